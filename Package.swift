@@ -1,0 +1,110 @@
+// swift-tools-version:6.0
+// Pathwatch: a host monitoring agent that loads probe plug-ins with dlopen and forwards their
+// aggregated status to sinks. See README.md for the map of the code.
+import PackageDescription
+
+// Our own targets build with warnings as errors: the project keeps no warnings.
+let strict: [SwiftSetting] = [.unsafeFlags(["-warnings-as-errors"])]
+
+let package = Package(
+    name: "pathwatch",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "pathwatch", targets: ["pathwatch"]),
+        // Probe plug-ins: each a shared library the agent opens with dlopen.
+        .library(name: "pathwatch_disk", type: .dynamic, targets: ["DiskProbe"]),
+        .library(name: "pathwatch_loadavg", type: .dynamic, targets: ["LoadAvgProbe"]),
+        .library(name: "pathwatch_linkstate", type: .dynamic, targets: ["LinkStateProbe"]),
+        .library(name: "pathwatch_reachability", type: .dynamic, targets: ["ReachabilityProbe"]),
+        .library(name: "pathwatch_bandwidth", type: .dynamic, targets: ["BandwidthProbe"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+    ],
+    targets: [
+        // The plug-in ABI: one public C header (include/pathwatch_probe.h).
+        .target(name: "CPathwatchProbe", path: "Sources/CPathwatchProbe"),
+        // System libraries, found through pkg-config.
+        .systemLibrary(
+            name: "CJSONC", path: "Sources/CJSONC", pkgConfig: "json-c",
+            providers: [.apt(["libjson-c-dev"])]),
+        .systemLibrary(
+            name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]),
+
+        // Non-variadic wrappers over libcurl's variadic calls, which Swift cannot import.
+        .target(name: "CCurlShims", dependencies: ["CCurl"], path: "Sources/CCurlShims"),
+        // Linux netlink headers and their function-like macros, made callable from Swift.
+        .target(name: "CNetlink", path: "Sources/CNetlink"),
+        // rtnetlink: socket, dumps, a strict attribute walker and typed readers.
+        .target(name: "PathwatchNetlink", dependencies: ["CNetlink"], swiftSettings: strict),
+
+        // JSON values, a strict parser and serializer, a decoder that rejects unknown keys and
+        // reports JSON paths, and the config units (durations, sizes). Shared by host and SDK.
+        .target(name: "PathwatchJSON", swiftSettings: strict),
+        // The Swift SDK for writing probe plug-ins over the C ABI.
+        .target(
+            name: "PathwatchProbeKit", dependencies: ["CPathwatchProbe", "PathwatchJSON"],
+            swiftSettings: strict),
+        // The agent as a library: config, plug-in host, scheduling, checks, status, sinks.
+        .target(
+            name: "PathwatchAgent",
+            dependencies: [
+                "CPathwatchProbe", "PathwatchJSON",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict),
+        // The executable: command line only.
+        .executableTarget(
+            name: "pathwatch",
+            dependencies: [
+                "PathwatchAgent",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
+
+        // Probe plug-ins.
+        .target(
+            name: "DiskProbe", dependencies: ["PathwatchProbeKit"], path: "Plugins/Disk/Sources",
+            swiftSettings: strict),
+        .target(
+            name: "LinkStateProbe", dependencies: ["PathwatchProbeKit", "PathwatchNetlink"],
+            path: "Plugins/LinkState/Sources", swiftSettings: strict),
+        .target(
+            name: "ReachabilityProbe", dependencies: ["PathwatchProbeKit", "CCurlShims"],
+            path: "Plugins/Reachability/Sources", swiftSettings: strict),
+        .target(
+            name: "BandwidthProbe", dependencies: ["PathwatchProbeKit", "PathwatchNetlink"],
+            path: "Plugins/Bandwidth/Sources", swiftSettings: strict),
+        .target(
+            name: "LoadAvgProbe", dependencies: ["CPathwatchProbe", "CJSONC"],
+            path: "Plugins/Examples/LoadAvg", exclude: ["README.md"], publicHeadersPath: "."),
+
+        // Tests. PathwatchTestSupport: processes, namespaces, build products, for every test target.
+        .target(name: "PathwatchTestSupport", path: "Tests/PathwatchTestSupport", swiftSettings: strict),
+        .testTarget(name: "PathwatchJSONTests", dependencies: ["PathwatchJSON"], swiftSettings: strict),
+        .testTarget(
+            name: "PathwatchNetlinkTests", dependencies: ["PathwatchNetlink", "PathwatchTestSupport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "PathwatchAgentTests",
+            dependencies: ["PathwatchAgent", "PathwatchProbeKit", "PathwatchTestSupport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "DiskProbeTests", dependencies: ["DiskProbe", "PathwatchTestSupport"],
+            path: "Plugins/Disk/Tests", swiftSettings: strict),
+        .testTarget(
+            name: "LinkStateProbeTests", dependencies: ["LinkStateProbe", "PathwatchTestSupport"],
+            path: "Plugins/LinkState/Tests", swiftSettings: strict),
+        .testTarget(
+            name: "ReachabilityProbeTests", dependencies: ["ReachabilityProbe", "PathwatchTestSupport"],
+            path: "Plugins/Reachability/Tests", swiftSettings: strict),
+        .testTarget(
+            name: "BandwidthProbeTests", dependencies: ["BandwidthProbe", "PathwatchTestSupport"],
+            path: "Plugins/Bandwidth/Tests", swiftSettings: strict),
+    ]
+)

@@ -1,0 +1,1 @@
+// Placeholder until the Bandwidth probe lands.

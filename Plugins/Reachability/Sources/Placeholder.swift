@@ -1,0 +1,1 @@
+// Placeholder until the Reachability probe lands.

@@ -1,0 +1,2 @@
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>

@@ -1,0 +1,178 @@
+/*
+ * pathwatch_probe.h — the Pathwatch probe plug-in ABI, version 1.
+ *
+ * This is the only file a plug-in author needs. A probe plug-in is a shared
+ * library (lib<name>.so) that exports one C symbol, PW_PROBE_ENTRY_SYMBOL,
+ * returning a pointer to a static, immutable pw_probe_descriptor.
+ *
+ * Rules of the boundary
+ *   - Only the C types below cross it; no language runtime type ever does.
+ *   - Configuration goes in as JSON text (UTF-8, not NUL-terminated: use the length).
+ *   - Observations come out as pw_observation structs through the host's
+ *     pw_emitter callback. Everything an observation points to only needs to
+ *     stay valid for the duration of the emit() call: the host copies it.
+ *   - Memory is owned by whoever allocated it. The host never frees plug-in
+ *     memory and the plug-in never frees host memory. Error text is written
+ *     into buffers the host owns (pw_error).
+ *   - Every struct that crosses the boundary begins with struct_size, set by
+ *     whoever fills it, so either side can grow a struct at its end without
+ *     breaking the other: a reader only touches fields that lie within the
+ *     struct_size it was given.
+ *   - The host never calls into one instance from two threads at once: create,
+ *     sample, handle_event and destroy of one instance are serialised. Distinct
+ *     instances (even of the same plug-in) may be called concurrently, so keep
+ *     no mutable global state, or guard it.
+ *   - The host refuses a plug-in whose abi_version differs from
+ *     PW_PROBE_ABI_VERSION, whose struct_size is smaller than the version-1
+ *     descriptor, or whose name is NULL or empty.
+ */
+#ifndef PATHWATCH_PROBE_H
+#define PATHWATCH_PROBE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The ABI version this header describes. Bumped on any incompatible change. */
+#define PW_PROBE_ABI_VERSION 1u
+
+/* The one symbol every plug-in exports, and its type. */
+#define PW_PROBE_ENTRY_SYMBOL "pathwatch_probe_entry"
+
+/* Return codes of the plug-in's calls. */
+#define PW_OK 0
+#define PW_ERR (-1)
+
+/* States of a check, in Nagios order (the values are the `pathwatch once` exit codes). */
+typedef enum pw_state {
+    PW_STATE_OK = 0,
+    PW_STATE_WARNING = 1,
+    PW_STATE_CRITICAL = 2,
+    PW_STATE_UNKNOWN = 3
+} pw_state;
+
+/* Descriptor flags. */
+/* The probe observes things reached over the network (HTTP endpoints, say). While the
+ * host's connectivity path is unsatisfied, the host attributes this probe's state changes
+ * to the path going offline instead of raising one alert per check. */
+#define PW_PROBE_FLAG_NEEDS_NETWORK (1ull << 0)
+/* The probe is event-driven: it implements event_fd and handle_event. It is still sampled
+ * on its interval (to report its current state), but changes arrive through the descriptor. */
+#define PW_PROBE_FLAG_EVENT_DRIVEN (1ull << 1)
+
+/*
+ * Well-known labels: how a link probe tells the host about connectivity, so the host can
+ * compute the status document's `path` without knowing anything about netlink. A link probe
+ * attaches them to its per-interface observations; the host reads them and removes them from
+ * the labels it publishes (their values change, labels must not churn).
+ *
+ *   PW_LABEL_IF_NAME       interface name the observation describes ("eth0")
+ *   PW_LABEL_IF_TYPE       "wifi" | "cellular" | "ethernet" | "loopback" | "other"
+ *   PW_LABEL_IF_USABLE     "1" when administratively up with carrier, else "0"
+ *   PW_LABEL_DEFAULT_ROUTE a default route (IPv4 or IPv6) leaves through this interface;
+ *                          the value is its metric in decimal ("100"). Absent otherwise.
+ *   PW_LABEL_METERED       "1" when the configuration marks the interface metered
+ *
+ * The path is satisfied when at least one usable interface carries a default route; the
+ * one with the lowest metric is the path's interface. It is expensive when that interface
+ * is cellular or metered. When observations carry these labels but no usable interface has
+ * a default route, the path is unsatisfied.
+ */
+#define PW_LABEL_IF_NAME "pathwatch.if.name"
+#define PW_LABEL_IF_TYPE "pathwatch.if.type"
+#define PW_LABEL_IF_USABLE "pathwatch.if.usable"
+#define PW_LABEL_DEFAULT_ROUTE "pathwatch.if.default_route"
+#define PW_LABEL_METERED "pathwatch.if.metered"
+/* Prefix of every label reserved for the host. */
+#define PW_LABEL_RESERVED_PREFIX "pathwatch."
+
+/* A numeric metric: name (snake_case with unit suffix, "total_ms") and a finite value.
+ * Non-finite values are dropped by the host. */
+typedef struct pw_metric {
+    size_t struct_size;  /* sizeof(pw_metric) */
+    const char *name;
+    double value;
+} pw_metric;
+
+/* A string label: stable facts about the check ("type": "ethernet"). */
+typedef struct pw_label {
+    size_t struct_size;  /* sizeof(pw_label) */
+    const char *name;
+    const char *value;
+} pw_label;
+
+/* One observation of one check. */
+typedef struct pw_observation {
+    size_t struct_size;        /* sizeof(pw_observation) */
+    const char *key;           /* check key within the probe ("eth0", "/var"); the host
+                                  publishes it as "<probe id>/<key>". Non-empty UTF-8. */
+    int32_t state;             /* a pw_state */
+    const char *message;       /* short human text, may be NULL */
+    const pw_metric *metrics;  /* array of metric_count metrics, may be NULL when 0 */
+    size_t metric_count;
+    const pw_label *labels;    /* array of label_count labels, may be NULL when 0 */
+    size_t label_count;
+} pw_observation;
+
+/* The host's callback for observations, handed to sample() and handle_event().
+ * emit() copies the observation and returns PW_OK, or PW_ERR when the observation was
+ * malformed (it is then dropped and logged by the host). It is only valid during the call
+ * it was handed to. */
+typedef struct pw_emitter {
+    size_t struct_size;  /* sizeof(pw_emitter) */
+    void *context;       /* the host's; pass it back unchanged */
+    int (*emit)(void *context, const pw_observation *observation);
+} pw_emitter;
+
+/* Error report written by the plug-in into host-owned buffers. Both strings must be
+ * NUL-terminated and truncated to fit. */
+typedef struct pw_error {
+    size_t struct_size;  /* sizeof(pw_error), set by the host */
+    char path[256];      /* JSON path within the probe's config of the offending value, e.g.
+                            "targets[0].url"; "" for the config as a whole or a runtime error */
+    char message[768];   /* what was wrong and what was expected; never include secrets */
+} pw_error;
+
+/* The descriptor: static, immutable, valid for as long as the library stays loaded. */
+typedef struct pw_probe_descriptor {
+    uint32_t abi_version;     /* PW_PROBE_ABI_VERSION */
+    uint32_t struct_size;     /* sizeof(pw_probe_descriptor) */
+    const char *name;         /* plug-in name used in config ("disk"); [a-z0-9_-]+ */
+    const char *version;      /* plug-in version ("1.0.0") */
+    const char *description;  /* one sentence */
+    uint64_t flags;           /* PW_PROBE_FLAG_* */
+
+    /* Validate the config (JSON text of the probe's "config" object, "{}" when absent) and
+     * create an instance. On success store it in *instance and return PW_OK; on failure
+     * fill *error (with the JSON path of the offending value) and return PW_ERR. */
+    int (*create)(const char *config_json, size_t config_len, void **instance, pw_error *error);
+
+    /* Take one sample: emit one observation per check. Return PW_OK, or PW_ERR with
+     * *error filled when the whole sample failed (the host then marks the probe's checks
+     * unknown with that message). May block; the host enforces the probe's timeout. */
+    int (*sample)(void *instance, const pw_emitter *emitter, pw_error *error);
+
+    /* Optional (NULL when not event-driven): the file descriptor the host should watch for
+     * readability. It stays owned by the instance and open until destroy(). */
+    int (*event_fd)(void *instance);
+
+    /* Optional: called when event_fd() is readable. Drain what is ready without blocking
+     * and emit observations for the checks that changed. Same return rules as sample(). */
+    int (*handle_event)(void *instance, const pw_emitter *emitter, pw_error *error);
+
+    /* Release everything the instance owns. */
+    void (*destroy)(void *instance);
+} pw_probe_descriptor;
+
+/* The entry point's type. A plug-in defines:
+ *     const pw_probe_descriptor *pathwatch_probe_entry(void) { return &my_descriptor; }  */
+typedef const pw_probe_descriptor *(*pw_probe_entry_fn)(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PATHWATCH_PROBE_H */

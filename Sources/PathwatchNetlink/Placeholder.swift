@@ -1,0 +1,1 @@
+// Placeholder until the netlink library lands.

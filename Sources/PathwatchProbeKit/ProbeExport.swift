@@ -1,0 +1,180 @@
+import CPathwatchProbe
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Turns a Swift `Probe` type into the C descriptor the host loads.
+///
+/// C function pointers cannot capture a generic type, so the descriptor's `create` finds the
+/// probe type through this library's one registration (every plug-in links its own copy of
+/// ProbeKit, so each library has exactly one). Instances carry their own type from then on.
+public enum ProbeExport {
+    private static let registration = Mutex<(type: any ProbeFactory.Type, descriptor: UnsafeMutablePointer<pw_probe_descriptor>)?>(nil)
+
+    /// The descriptor for `P`, built once. Call it from the plug-in's exported entry point.
+    public static func descriptor<P: Probe>(for type: P.Type) -> UnsafeRawPointer {
+        registration.withLock { current in
+            if let current { return UnsafeRawPointer(current.descriptor) }
+            let d = UnsafeMutablePointer<pw_probe_descriptor>.allocate(capacity: 1)
+            // The strings and the descriptor live as long as the library: never freed.
+            var flags = P.flags
+            if P.flags.contains(.eventDriven) { flags.insert(.eventDriven) }
+            d.initialize(
+                to: pw_probe_descriptor(
+                    abi_version: PW_PROBE_ABI_VERSION,
+                    struct_size: UInt32(MemoryLayout<pw_probe_descriptor>.size),
+                    name: UnsafePointer(strdup(P.name)),
+                    version: UnsafePointer(strdup(P.version)),
+                    description: UnsafePointer(strdup(P.summary)),
+                    flags: flags.rawValue,
+                    create: cCreate,
+                    sample: cSample,
+                    event_fd: P.flags.contains(.eventDriven) ? cEventFD : nil,
+                    handle_event: P.flags.contains(.eventDriven) ? cHandleEvent : nil,
+                    destroy: cDestroy))
+            current = (ProbeFactoryFor<P>.self, d)
+            return UnsafeRawPointer(d)
+        }
+    }
+
+    static var registeredType: (any ProbeFactory.Type)? { registration.withLock { $0?.type } }
+
+    /// Decodes a probe's config from JSON text, as the host hands it over.
+    public static func decodeConfig<C: Decodable>(_ type: C.Type, from json: String) throws(ProbeConfigError) -> C {
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(json.isEmpty ? "{}" : json)
+        } catch {
+            throw ProbeConfigError(path: JSONPath(), message: "config is not valid JSON: \(error)")
+        }
+        do {
+            return try JSONValueDecoder().decode(C.self, from: value)
+        } catch {
+            throw ProbeConfigError(path: error.path, message: error.message)
+        }
+    }
+}
+
+/// Type-erased construction of a probe from config text.
+protocol ProbeFactory {
+    static func make(configJSON: String) throws -> any ProbeInstance
+}
+
+enum ProbeFactoryFor<P: Probe>: ProbeFactory {
+    static func make(configJSON: String) throws -> any ProbeInstance {
+        let config = try ProbeExport.decodeConfig(P.Config.self, from: configJSON)
+        return ProbeBox(probe: try P(config: config))
+    }
+}
+
+protocol ProbeInstance: AnyObject {
+    func sample(into emitter: Emitter) throws
+    var eventFileDescriptor: Int32? { get }
+    func handleEvent(into emitter: Emitter) throws
+}
+
+final class ProbeBox<P: Probe>: ProbeInstance {
+    let probe: P
+    init(probe: P) { self.probe = probe }
+    func sample(into emitter: Emitter) throws { try probe.sample(into: emitter) }
+    var eventFileDescriptor: Int32? { probe.eventFileDescriptor }
+    func handleEvent(into emitter: Emitter) throws { try probe.handleEvent(into: emitter) }
+}
+
+/// Copies a Swift string into a fixed C char array, truncated on a UTF-8 boundary, NUL-ended.
+func copyCString<T>(_ text: String, into field: inout T) {
+    withUnsafeMutableBytes(of: &field) { buffer in
+        guard buffer.count > 0 else { return }
+        // Whole scalars only, so a multi-byte character is never cut in half.
+        var bytes: [UInt8] = []
+        for scalar in text.unicodeScalars {
+            let encoded = Array(String(scalar).utf8)
+            if bytes.count + encoded.count > buffer.count - 1 { break }
+            bytes += encoded
+        }
+        buffer.copyBytes(from: bytes)
+        buffer[bytes.count] = 0
+    }
+}
+
+func report(_ error: any Error, into out: UnsafeMutablePointer<pw_error>?) {
+    guard let out else { return }
+    switch error {
+    case let e as ProbeConfigError:
+        copyCString(e.path.isEmpty ? "" : e.path.description, into: &out.pointee.path)
+        copyCString(e.message, into: &out.pointee.message)
+    case let e as JSONPathError:
+        copyCString(e.path.isEmpty ? "" : e.path.description, into: &out.pointee.path)
+        copyCString(e.message, into: &out.pointee.message)
+    case let e as ProbeSampleError:
+        copyCString("", into: &out.pointee.path)
+        copyCString(e.message, into: &out.pointee.message)
+    default:
+        copyCString("", into: &out.pointee.path)
+        copyCString("\(error)", into: &out.pointee.message)
+    }
+}
+
+private func instance(_ raw: UnsafeMutableRawPointer?) -> (any ProbeInstance)? {
+    guard let raw else { return nil }
+    return Unmanaged<AnyObject>.fromOpaque(raw).takeUnretainedValue() as? any ProbeInstance
+}
+
+private let cCreate: @convention(c) (UnsafePointer<CChar>?, Int, UnsafeMutablePointer<UnsafeMutableRawPointer?>?, UnsafeMutablePointer<pw_error>?) -> Int32 = { json, length, out, errorOut in
+    guard let out else { return PW_ERR }
+    guard let type = ProbeExport.registeredType else {
+        report(ProbeSampleError("plug-in has no registered probe type"), into: errorOut)
+        return PW_ERR
+    }
+    let text: String
+    if let json {
+        text = String(decoding: UnsafeRawBufferPointer(start: json, count: length), as: UTF8.self)
+    } else {
+        text = "{}"
+    }
+    do {
+        let made = try type.make(configJSON: text)
+        out.pointee = Unmanaged.passRetained(made as AnyObject).toOpaque()
+        return PW_OK
+    } catch {
+        report(error, into: errorOut)
+        return PW_ERR
+    }
+}
+
+private let cSample: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<pw_emitter>?, UnsafeMutablePointer<pw_error>?) -> Int32 = { raw, emitter, error in
+    guard let probe = instance(raw), let emitter else { return PW_ERR }
+    do {
+        try probe.sample(into: Emitter(raw: emitter))
+        return PW_OK
+    } catch let failure {
+        report(failure, into: error)
+        return PW_ERR
+    }
+}
+
+private let cEventFD: @convention(c) (UnsafeMutableRawPointer?) -> Int32 = { raw in
+    instance(raw)?.eventFileDescriptor ?? -1
+}
+
+private let cHandleEvent: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<pw_emitter>?, UnsafeMutablePointer<pw_error>?) -> Int32 = { raw, emitter, error in
+    guard let probe = instance(raw), let emitter else { return PW_ERR }
+    do {
+        try probe.handleEvent(into: Emitter(raw: emitter))
+        return PW_OK
+    } catch let failure {
+        report(failure, into: error)
+        return PW_ERR
+    }
+}
+
+private let cDestroy: @convention(c) (UnsafeMutableRawPointer?) -> Void = { raw in
+    guard let raw else { return }
+    Unmanaged<AnyObject>.fromOpaque(raw).release()
+}

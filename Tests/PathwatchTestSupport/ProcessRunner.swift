@@ -1,0 +1,173 @@
+import Foundation
+
+/// The result of a finished process.
+public struct ProcessResult: Sendable {
+    public var status: Int32
+    public var stdout: String
+    public var stderr: String
+    public var timedOut: Bool
+}
+
+/// Runs a command to completion (with a deadline) and captures its output.
+/// `argv[0]` is looked up on PATH when it holds no slash.
+@discardableResult
+public func run(
+    _ argv: [String], input: String? = nil, environment: [String: String]? = nil,
+    timeout: Double = 60, currentDirectory: URL? = nil
+) throws -> ProcessResult {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = argv
+    if let environment {
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    }
+    if let currentDirectory { process.currentDirectoryURL = currentDirectory }
+    let outPipe = Pipe()
+    let errPipe = Pipe()
+    let inPipe = Pipe()
+    process.standardOutput = outPipe
+    process.standardError = errPipe
+    process.standardInput = inPipe
+    // Drain both pipes concurrently so a chatty child never blocks on a full pipe.
+    let outData = PipeCollector(outPipe)
+    let errData = PipeCollector(errPipe)
+    try process.run()
+    if let input { inPipe.fileHandleForWriting.write(Data(input.utf8)) }
+    try? inPipe.fileHandleForWriting.close()
+    let deadline = Date().addingTimeInterval(timeout)
+    var timedOut = false
+    while process.isRunning {
+        if Date() > deadline {
+            timedOut = true
+            kill(process.processIdentifier, SIGKILL)
+            break
+        }
+        usleep(5_000)
+    }
+    process.waitUntilExit()
+    return ProcessResult(
+        status: process.terminationStatus, stdout: outData.finish(), stderr: errData.finish(), timedOut: timedOut)
+}
+
+/// Runs a shell script with `bash -euo pipefail -c`.
+@discardableResult
+public func sh(_ script: String, environment: [String: String]? = nil, timeout: Double = 60) throws -> ProcessResult {
+    try run(["bash", "-euo", "pipefail", "-c", script], environment: environment, timeout: timeout)
+}
+
+final class PipeCollector: @unchecked Sendable {
+    private let lock = NSLock()
+    private var data = Data()
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ pipe: Pipe) {
+        let handle = pipe.fileHandleForReading
+        Thread.detachNewThread { [self] in
+            while true {
+                let chunk = handle.availableData
+                if chunk.isEmpty { break }
+                lock.lock()
+                data.append(chunk)
+                lock.unlock()
+            }
+            done.signal()
+        }
+    }
+
+    func finish() -> String {
+        done.wait()
+        lock.lock()
+        defer { lock.unlock() }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// A long-running child (the agent under `run`, a test HTTP server) whose stdout is read line by
+/// line while it runs. `stop()` sends SIGTERM, then SIGKILL after a grace period.
+public final class BackgroundProcess: @unchecked Sendable {
+    public let process = Process()
+    private let lock = NSLock()
+    private var lines: [String] = []
+    private var partial = ""
+    private var stderrText = ""
+
+    public init(_ argv: [String], environment: [String: String]? = nil, currentDirectory: URL? = nil) throws {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = argv
+        if let environment {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
+        if let currentDirectory { process.currentDirectoryURL = currentDirectory }
+        let outPipe = Pipe()
+        let errPipe = Pipe()
+        process.standardOutput = outPipe
+        process.standardError = errPipe
+        process.standardInput = FileHandle.nullDevice
+        outPipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            self?.append(handle.availableData)
+        }
+        errPipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let data = handle.availableData
+            guard let self else { return }
+            self.lock.lock()
+            self.stderrText += String(decoding: data, as: UTF8.self)
+            self.lock.unlock()
+        }
+        try process.run()
+    }
+
+    private func append(_ data: Data) {
+        lock.lock()
+        defer { lock.unlock() }
+        partial += String(decoding: data, as: UTF8.self)
+        while let newline = partial.firstIndex(of: "\n") {
+            lines.append(String(partial[..<newline]))
+            partial = String(partial[partial.index(after: newline)...])
+        }
+    }
+
+    /// Every complete stdout line so far.
+    public var outputLines: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return lines
+    }
+
+    public var errorOutput: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return stderrText
+    }
+
+    /// Waits until a stdout line satisfies `predicate` (searching from line `from`), or times out.
+    public func waitForLine(from: Int = 0, timeout: Double = 10, _ predicate: (String) -> Bool) -> (index: Int, line: String)? {
+        let deadline = Date().addingTimeInterval(timeout)
+        repeat {
+            let snapshot = outputLines
+            if from < snapshot.count {
+                for i in from..<snapshot.count where predicate(snapshot[i]) { return (i, snapshot[i]) }
+            }
+            usleep(2_000)
+        } while Date() < deadline
+        return nil
+    }
+
+    public var isRunning: Bool { process.isRunning }
+
+    public func signal(_ sig: Int32) { kill(process.processIdentifier, sig) }
+
+    /// SIGTERM, then SIGKILL after `grace` seconds; returns the exit status.
+    @discardableResult
+    public func stop(grace: Double = 5) -> Int32 {
+        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
+        let deadline = Date().addingTimeInterval(grace)
+        while process.isRunning, Date() < deadline { usleep(5_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+}
