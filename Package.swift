@@ -98,6 +98,9 @@ let package = Package(
             name: "DiskProbeTests", dependencies: ["DiskProbe", "PathwatchTestSupport"],
             path: "Plugins/Disk/Tests", swiftSettings: strict),
         .testTarget(
+            name: "ExampleProbeTests", dependencies: ["PathwatchTestSupport"],
+            path: "Plugins/Examples/Tests", swiftSettings: strict),
+        .testTarget(
             name: "LinkStateProbeTests", dependencies: ["LinkStateProbe", "PathwatchTestSupport"],
             path: "Plugins/LinkState/Tests", swiftSettings: strict),
         .testTarget(
