@@ -44,7 +44,7 @@ struct TargetSpec {
             ProbeConfigError(path: path.appending(key), message: message)
         }
         guard !config.name.isEmpty else { throw fail("name", "must not be empty") }
-        guard !config.name.contains(where: { $0.isNewline || $0 == "/" }) else {
+        guard !Self.breaksLine(config.name), !config.name.contains("/") else {
             throw fail("name", "must not contain \"/\" or line breaks (it becomes the check id <probe>/<name>)")
         }
         name = config.name
@@ -95,7 +95,7 @@ struct TargetSpec {
             guard Self.isToken(name) else {
                 throw ProbeConfigError(path: headerPath, message: "not a valid header name (letters, digits and !#$%&'*+-.^_`|~ only)")
             }
-            guard !value.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else {
+            guard !Self.breaksLine(value) else {
                 throw ProbeConfigError(path: headerPath, message: "header value must not contain line breaks or NUL")
             }
             if config.contentType != nil, name.lowercased() == "content-type" {
@@ -105,7 +105,7 @@ struct TargetSpec {
             headers.append(value.isEmpty ? "\(name);" : "\(name): \(value)")
         }
         if let contentType = config.contentType {
-            guard !contentType.isEmpty, !contentType.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else {
+            guard !contentType.isEmpty, !Self.breaksLine(contentType) else {
                 throw fail("content_type", "must be a non-empty media type on one line, like \"application/json\"")
             }
             headers.append("Content-Type: \(contentType)")
@@ -138,6 +138,11 @@ struct TargetSpec {
             tls = TLS(caFile: given.caFile, clientCert: given.clientCert, clientKey: given.clientKey, insecure: given.insecure ?? false)
         }
         self.tls = tls
+    }
+
+    /// CR, LF or NUL anywhere (checked per scalar: Swift sees "\r\n" as one Character).
+    static func breaksLine(_ text: String) -> Bool {
+        text.unicodeScalars.contains { $0 == "\r" || $0 == "\n" || $0 == "\0" }
     }
 
     /// RFC 9110 token characters, the only ones a header name may use.

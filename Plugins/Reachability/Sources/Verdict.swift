@@ -121,15 +121,16 @@ struct Verdict {
     static let certificateExpired = 10
 
     func certificateFailure() -> String {
+        // libcurl checks the host name itself, after OpenSSL accepted the chain.
+        if result.tlsDetail.contains("target host name") {
+            return "TLS: certificate does not match host name \(target.url.host)"
+        }
         switch result.verifyResult {
         case Self.certificateExpired:
             guard let days = certificateDaysLeft, days < 0 else { return "TLS: certificate expired" }
             return "TLS: certificate expired \(MessageFormat.days(-days)) ago"
         case Self.certificateNotYetValid:
             return "TLS: certificate not valid yet"
-        case 0 where result.tlsDetail.contains("subject name"):
-            // Chain verified, but libcurl's own host name check failed.
-            return "TLS: certificate does not match host name \(target.url.host)"
         default:
             return "TLS: certificate not trusted (\(tlsReason))"
         }
