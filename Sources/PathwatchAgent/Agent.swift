@@ -38,7 +38,9 @@ public final class Agent: Sendable {
         let catalog = PluginCatalog.discover(in: loaded.pluginDirectories)
         for refusal in catalog.refused { logger.warning("plug-in refused: \(refusal)") }
         let created = try ProbeSetup.instantiate(loaded, catalog: catalog)
-        let sinks = loaded.config.sinks.map { SinkFactory.make($0, baseDirectory: loaded.baseDirectory, logger: logger) }
+        let sinks = loaded.config.sinks.map {
+            SinkFactory.make($0, baseDirectory: loaded.baseDirectory, stateDirectory: loaded.stateDirectory, logger: logger)
+        }
         let runners = state.withLock { s -> [ProbeRunner] in
             s.catalog = catalog
             s.sinks = sinks
@@ -126,8 +128,10 @@ public final class Agent: Sendable {
         next.redactor.add(contentsOf: current.redactor)
         let sinksChanged = state.withLock { $0.sinkConfigs != next.config.sinks }
         let newSinks = sinksChanged
-            ? next.config.sinks.map { SinkFactory.make($0, baseDirectory: next.baseDirectory, logger: logger) } : nil
-        let (stopped, started) = state.withLock { s -> ([ProbeRunner], [ProbeRunner]) in
+            ? next.config.sinks.map {
+                SinkFactory.make($0, baseDirectory: next.baseDirectory, stateDirectory: next.stateDirectory, logger: logger)
+            } : nil
+        let (stopped, started, replacedSinks) = state.withLock { s -> ([ProbeRunner], [ProbeRunner], [any Sink]) in
             let keep = Set(next.config.probes.map(\.id))
             var stopped: [ProbeRunner] = []
             for (id, active) in s.probes where !keep.contains(id) || changed.contains(where: { next.config.probes[$0].id == id }) {
@@ -138,12 +142,17 @@ public final class Agent: Sendable {
             s.loaded = next
             s.catalog = merged
             s.book.probeOrder = next.config.probes.map(\.id)
+            var replaced: [any Sink] = []
             if let newSinks {
+                replaced = s.sinks
                 s.sinks = newSinks
                 s.sinkConfigs = next.config.sinks
             }
-            return (stopped, created.map { add($0, loaded: next, into: &s) })
+            return (stopped, created.map { add($0, loaded: next, into: &s) }, replaced)
         }
+        // A replaced webhook sink writes what it was handed to its queue folder and releases
+        // it; its replacement, waiting for that folder, then carries on with the same queue.
+        for sink in replacedSinks { sink.close() }
         for runner in stopped {
             events.unwatch(runner: runner)
             runner.stop()
@@ -158,6 +167,7 @@ public final class Agent: Sendable {
         events.stop()
         runners.forEach { $0.stop() }
         for sink in sinks { sink.drain(timeout: drainTimeout) }
+        for sink in sinks { sink.close() }
         logger.info("pathwatch stopped")
     }
 }

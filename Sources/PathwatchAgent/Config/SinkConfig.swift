@@ -9,6 +9,7 @@ public struct SinkConfig: Sendable, Decodable, Equatable {
     public enum Kind: Sendable, Equatable {
         case stdout(StdoutSinkSettings)
         case file(FileSinkSettings)
+        case webhook(WebhookSinkSettings)
     }
 
     public var kind: Kind
@@ -31,9 +32,18 @@ public struct SinkConfig: Sendable, Decodable, Equatable {
         case "file":
             kind = .file(try FileSinkSettings(from: decoder))
             on = try Self.decodeTriggers(c, default: [.every])
+        case "webhook":
+            let settings = try WebhookSinkSettings(from: decoder)
+            kind = .webhook(settings)
+            on = try Self.decodeTriggers(c, default: [.change])
+            if on.contains(.every) && settings.format != .pathwatch {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .on, in: c,
+                    debugDescription: "the \"\(settings.format.rawValue)\" format sends changes only; expected \"change\"")
+            }
         default:
             throw DecodingError.dataCorruptedError(
-                forKey: .type, in: c, debugDescription: "unknown sink type \"\(type)\"; expected one of: stdout, file")
+                forKey: .type, in: c, debugDescription: "unknown sink type \"\(type)\"; expected one of: stdout, file, webhook")
         }
     }
 

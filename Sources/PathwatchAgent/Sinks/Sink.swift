@@ -18,28 +18,39 @@ public struct SinkStatus: Sendable {
     /// Where it delivers, for people: a file path, "stdout", a URL without credentials or query.
     public var target: String
     public var queued: Int
+    /// Everything it accepted and will never deliver: dropped when full, or refused for good.
     public var dropped: Int
+    /// Of those, refused for good by the receiver (sinks that can be refused: webhook).
+    public var rejected: Int?
     public var lastDelivery: WallTime?
     public var lastError: String?
 
-    public init(type: String, target: String, queued: Int, dropped: Int, lastDelivery: WallTime? = nil, lastError: String? = nil) {
+    public init(
+        type: String, target: String, queued: Int, dropped: Int, rejected: Int? = nil, lastDelivery: WallTime? = nil,
+        lastError: String? = nil
+    ) {
         self.type = type
         self.target = target
         self.queued = queued
         self.dropped = dropped
+        self.rejected = rejected
         self.lastDelivery = lastDelivery
         self.lastError = lastError
     }
 
     public var json: JSONValue {
-        .object(JSONObject([
+        var members: [(String, JSONValue)] = [
             ("type", .string(type)),
             ("target", .string(target)),
             ("queued", .number(Double(queued))),
             ("dropped", .number(Double(dropped))),
+        ]
+        if let rejected { members.append(("rejected", .number(Double(rejected)))) }
+        members += [
             ("last_delivery", lastDelivery.map { .string($0.rfc3339) } ?? .null),
             ("last_error", lastError.map(JSONValue.string) ?? .null),
-        ]))
+        ]
+        return .object(JSONObject(members))
     }
 }
 
@@ -52,10 +63,17 @@ public protocol Sink: AnyObject, Sendable {
     func drain(timeout: Double)
     /// Its queue and delivery state, for the status document.
     func status() -> SinkStatus
+    /// Stops for good and releases what it holds (a webhook's queue folder), keeping anything
+    /// durable for the next start. Called after `drain`, or when a reload replaces the sink.
+    func close()
+}
+
+extension Sink {
+    public func close() {}
 }
 
 enum SinkFactory {
-    static func make(_ config: SinkConfig, baseDirectory: String, logger: AgentLogger) -> any Sink {
+    static func make(_ config: SinkConfig, baseDirectory: String, stateDirectory: String, logger: AgentLogger) -> any Sink {
         switch config.kind {
         case .stdout(let settings):
             return StdoutSink(format: settings.format, triggers: config.on)
@@ -63,6 +81,8 @@ enum SinkFactory {
             return FileSink(
                 path: resolvePath(settings.path, relativeTo: baseDirectory), pretty: settings.pretty, triggers: config.on,
                 logger: logger)
+        case .webhook(let settings):
+            return WebhookSink(settings: settings, triggers: config.on, stateDirectory: stateDirectory, logger: logger)
         }
     }
 }

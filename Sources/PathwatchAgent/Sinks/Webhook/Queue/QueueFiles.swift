@@ -1,0 +1,116 @@
+/// The files of one queue folder and the POSIX calls on them, each turning errno into a thrown
+/// error that names the file.
+///
+///     <folder>/lock                      flock(2)ed while one sink owns the folder
+///     <folder>/cursor                    two cursor slots (see QueueCursor)
+///     <folder>/<20-digit number>.seg     segments, appended in order, removed once delivered
+struct QueueFiles: Sendable {
+    struct IOError: Error, CustomStringConvertible {
+        var description: String
+        /// The folder is locked by another sink or process.
+        var busy = false
+    }
+
+    let folder: String
+
+    var lockPath: String { folder + "/lock" }
+    var cursorPath: String { folder + "/cursor" }
+
+    func segmentPath(_ number: UInt64) -> String {
+        let digits = String(number)
+        return folder + "/" + String(repeating: "0", count: max(0, 20 - digits.count)) + digits + ".seg"
+    }
+
+    /// Creates the folder and its parents (mode 0700: payloads may be private).
+    func createFolder() throws(IOError) {
+        var built = folder.hasPrefix("/") ? "" : "."
+        for part in folder.split(separator: "/", omittingEmptySubsequences: true) {
+            built += "/" + part
+            if mkdir(built, 0o700) != 0 && errno != EEXIST {
+                throw IOError(description: "cannot create \(built): \(errnoText())")
+            }
+        }
+    }
+
+    /// Takes the folder's lock; throws `busy` when another owner holds it.
+    func lock() throws(IOError) -> Int32 {
+        let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw IOError(description: "cannot open \(lockPath): \(errnoText())") }
+        if flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            let code = errno
+            close(fd)
+            throw IOError(description: "\(folder) is in use by another sink or process", busy: code == EWOULDBLOCK)
+        }
+        return fd
+    }
+
+    /// Segment numbers present, in order.
+    func segmentNumbers() throws(IOError) -> [UInt64] {
+        guard let dir = opendir(folder) else { throw IOError(description: "cannot list \(folder): \(errnoText())") }
+        defer { closedir(dir) }
+        var numbers: [UInt64] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            guard name.hasSuffix(".seg"), name.count == 24, let n = UInt64(name.dropLast(4)) else { continue }
+            numbers.append(n)
+        }
+        return numbers.sorted()
+    }
+
+    func openFile(_ path: String, flags: Int32) throws(IOError) -> Int32 {
+        let fd = open(path, flags | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw IOError(description: "cannot open \(path): \(errnoText())") }
+        return fd
+    }
+
+    /// Makes new and removed names in the folder durable.
+    func syncFolder() throws(IOError) {
+        let fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw IOError(description: "cannot open \(folder): \(errnoText())") }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw IOError(description: "fsync \(folder): \(errnoText())") }
+    }
+
+    static func closeDescriptor(_ fd: Int32) { close(fd) }
+
+    static func size(of fd: Int32) -> UInt64 {
+        var info = stat()
+        return fstat(fd, &info) == 0 ? UInt64(info.st_size) : 0
+    }
+
+    /// Reads `count` bytes at `offset`; fewer only at the end of the file.
+    static func read(_ fd: Int32, count: Int, at offset: UInt64) throws(IOError) -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: count)
+        var done = 0
+        while done < count {
+            let n = buffer.withUnsafeMutableBytes { raw in pread(fd, raw.baseAddress! + done, count - done, off_t(offset) + off_t(done)) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw IOError(description: "read: \(errnoText())")
+            }
+            if n == 0 { break }
+            done += n
+        }
+        buffer.removeLast(count - done)
+        return buffer
+    }
+
+    /// Writes all of `bytes` at `offset`.
+    static func write(_ fd: Int32, _ bytes: [UInt8], at offset: UInt64) throws(IOError) {
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeBytes { raw in pwrite(fd, raw.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done)) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw IOError(description: "write: \(errnoText())")
+            }
+            done += n
+        }
+    }
+
+    static func sync(_ fd: Int32) throws(IOError) {
+        guard fdatasync(fd) == 0 else { throw IOError(description: "fdatasync: \(errnoText())") }
+    }
+}

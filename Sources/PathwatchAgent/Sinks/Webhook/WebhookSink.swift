@@ -1,0 +1,269 @@
+import Crypto
+import Dispatch
+import Synchronization
+
+/// The `webhook` sink: HTTP POSTs of events (and, with `on: every`, documents) in one of three
+/// formats, through a durable queue of its own.
+///
+/// Two threads of its own, so neither the agent nor the other sinks ever wait on it:
+///  - intake: `submit` only parks the batch in memory; the intake queue formats it, appends the
+///    payloads to the disk queue (one fdatasync per burst) and wakes delivery;
+///  - delivery: takes the oldest payload, POSTs it, removes it after a 2xx (or a final 4xx), and
+///    otherwise backs off; it holds while the path is unsatisfied and the URL is not loopback.
+final class WebhookSink: Sink {
+    let settings: WebhookSinkSettings
+    let triggers: Set<SinkTrigger>
+    let target: WebhookTarget
+    /// `<state_dir>/webhook-<hash of format and URL>`.
+    let folder: String
+    let logger: AgentLogger
+    let name: String
+
+    /// Batches not yet formatted and written; past this many the oldest are dropped (counted),
+    /// which happens only if the disk stalls for a long time.
+    static let maxInboxBatches = 10_000
+    /// Batches formatted into one append (one fdatasync).
+    static let batchesPerAppend = 512
+
+    struct Inbox {
+        var batches: [SinkBatch] = []
+        var scheduled = false
+    }
+
+    /// What `status()` reports, kept apart from the disk queue's lock so that a slow fsync never
+    /// holds up the agent building its document.
+    struct Shared {
+        var queued = 0
+        var diskDropped: UInt64 = 0
+        var diskRejected: UInt64 = 0
+        var lostInMemory = 0
+        var lastDelivery: WallTime?
+        var lastError: String?
+        var pathUnsatisfied = false
+        var closing = false
+        var deliveryStarted = false
+    }
+
+    let inbox = Mutex(Inbox())
+    let shared = Mutex(Shared())
+    let store = Mutex<DurableQueue?>(nil)
+    let format = Mutex<(any PayloadFormat)?>(nil)
+    let intake = DispatchQueue(label: "pathwatch.sink.webhook.intake")
+    let deliveryThread = DispatchQueue(label: "pathwatch.sink.webhook.delivery")
+    /// Signalled when there may be something new for delivery: payloads, the path, closing.
+    let wake = DispatchSemaphore(value: 0)
+    let deliveryFinished = DispatchSemaphore(value: 0)
+    let abort = AbortFlag()
+    let openProblemLogged = Mutex(false)
+
+    init(settings: WebhookSinkSettings, triggers: Set<SinkTrigger>, stateDirectory: String, logger: AgentLogger) {
+        self.settings = settings
+        self.triggers = triggers
+        // Decoding already refused a URL this cannot parse.
+        self.target = WebhookTarget(settings.url) ?? WebhookTarget("http://invalid/")!
+        self.folder = stateDirectory + "/" + Self.folderName(format: settings.format, url: settings.url)
+        self.logger = logger
+        for secret in settings.secretValues { logger.redactor.add(secret) }
+        self.name = "webhook \(logger.redactor.redact(target.display))"
+        // Open the queue now, so a backlog left by a previous run starts moving without waiting
+        // for the first batch.
+        inbox.withLock { $0.scheduled = true }
+        intake.async { self.processInbox() }
+    }
+
+    /// A stable folder name from what identifies the receiver's stream (format and URL), never
+    /// the signing secret, so rotating the secret keeps the queue.
+    static func folderName(format: WebhookSinkSettings.Format, url: String) -> String {
+        let digest = SHA256.hash(data: Array("\(format.rawValue)\n\(url)".utf8))
+        return "webhook-" + digest.prefix(8).map { b in (b < 16 ? "0" : "") + String(b, radix: 16) }.joined()
+    }
+
+    // MARK: - Sink
+
+    func submit(_ batch: SinkBatch) {
+        let unsatisfied = batch.path.status == .unsatisfied
+        let pathChanged = shared.withLock { s -> Bool in
+            defer { s.pathUnsatisfied = unsatisfied }
+            return s.pathUnsatisfied != unsatisfied
+        }
+        if pathChanged { wake.signal() }
+        let wanted = (triggers.contains(.change) && !batch.events.isEmpty) || triggers.contains(.every)
+        guard wanted else { return }
+        let (schedule, lost) = inbox.withLock { box -> (Bool, Int) in
+            box.batches.append(batch)
+            var lost = 0
+            if box.batches.count > Self.maxInboxBatches {
+                lost = box.batches.count - Self.maxInboxBatches
+                box.batches.removeFirst(lost)
+            }
+            defer { box.scheduled = true }
+            return (!box.scheduled, lost)
+        }
+        if lost > 0 { countLost(lost, why: "the disk queue has not kept up") }
+        if schedule { intake.async { self.processInbox() } }
+    }
+
+    func status() -> SinkStatus {
+        let pending = inbox.withLock { $0.batches.count }
+        return shared.withLock { s in
+            SinkStatus(
+                type: "webhook", target: logger.redactor.redact(target.display), queued: s.queued + pending,
+                dropped: Int(s.diskDropped + s.diskRejected) + s.lostInMemory, rejected: Int(s.diskRejected),
+                lastDelivery: s.lastDelivery, lastError: s.lastError.map(logger.redactor.redact))
+        }
+    }
+
+    /// Writes everything submitted to disk, then lets delivery run while it makes progress,
+    /// until the queue is empty or `timeout`. Whatever is left stays on disk for the next start.
+    func drain(timeout: Double) {
+        let deadline = DispatchTime.now() + timeout
+        let persisted = DispatchSemaphore(value: 0)
+        intake.async {
+            self.processInbox()
+            persisted.signal()
+        }
+        guard persisted.wait(timeout: deadline) == .success else { return }
+        wake.signal()
+        while DispatchTime.now() < deadline {
+            let progressing = shared.withLock { $0.queued > 0 } && deliveryIsProgressing.withLock { $0 }
+            if !progressing { return }
+            usleep(10_000)
+        }
+    }
+
+    /// Stops delivery (aborting a request in flight: it stays queued), then releases the folder.
+    func close() {
+        let persisted = DispatchSemaphore(value: 0)
+        intake.async {
+            self.processInbox()
+            persisted.signal()
+        }
+        _ = persisted.wait(timeout: .now() + 5)
+        let started = shared.withLock { s -> Bool in
+            s.closing = true
+            return s.deliveryStarted
+        }
+        abort.set()
+        wake.signal()
+        if started { _ = deliveryFinished.wait(timeout: .now() + 5) }
+        intake.sync {
+            store.withLock { queue in
+                queue?.close()
+                queue = nil
+            }
+        }
+    }
+
+    /// True while delivery is sending, not holding or backing off (for `drain`).
+    let deliveryIsProgressing = Mutex(false)
+
+    // MARK: - Intake
+
+    /// Formats and appends what the inbox holds. Runs on the intake queue only.
+    func processInbox() {
+        guard let queue = openQueue() else {
+            // Busy (a sink being replaced still owns the folder) or failing: try again shortly.
+            intake.asyncAfter(deadline: .now() + .milliseconds(100)) { self.processInbox() }
+            return
+        }
+        while true {
+            let batches = inbox.withLock { box -> [SinkBatch] in
+                let taken = Array(box.batches.prefix(Self.batchesPerAppend))
+                box.batches.removeFirst(taken.count)
+                if taken.isEmpty { box.scheduled = false }
+                return taken
+            }
+            if batches.isEmpty { return }
+            let payloads = format.withLock { f -> [QueuedPayload] in
+                guard var current = f else { return [] }
+                let out = batches.flatMap { current.payloads(for: $0, triggers: triggers) }
+                f = current
+                return out
+            }
+            append(payloads, to: queue)
+        }
+    }
+
+    /// Queues what the format owes without a batch (Alertmanager's re-sends).
+    func enqueueDue() {
+        guard let queue = openQueue() else { return }
+        let payloads = format.withLock { f -> [QueuedPayload] in
+            guard var current = f else { return [] }
+            let out = current.duePayloads(at: .now(), monotonic: monotonicNanoseconds())
+            f = current
+            return out
+        }
+        append(payloads, to: queue)
+    }
+
+    private func append(_ payloads: [QueuedPayload], to queue: DurableQueue) {
+        guard !payloads.isEmpty else { return }
+        do {
+            let result = try queue.append(payloads)
+            if result.dropped > 0 {
+                logger.warning(
+                    "\(name): queue full (max_queue \(settings.maxQueue.events) payloads, \(settings.maxQueue.bytes)): "
+                        + "dropped the \(result.dropped) oldest undelivered payloads")
+            }
+        } catch {
+            countLost(payloads.count, why: "\(error)")
+        }
+        refreshCounts(queue)
+        wake.signal()
+    }
+
+    /// Opens the disk queue (once) and starts delivery; nil while the folder is busy or failing.
+    private func openQueue() -> DurableQueue? {
+        if let queue = store.withLock({ $0 }) { return queue }
+        if shared.withLock({ $0.closing }) { return nil }
+        let limits = DurableQueue.Limits(events: settings.maxQueue.events, bytes: settings.maxQueue.bytes.bytes)
+        let queue: DurableQueue
+        do {
+            queue = try DurableQueue(folder: folder, limits: limits)
+        } catch {
+            let first = openProblemLogged.withLock { logged -> Bool in
+                defer { logged = true }
+                return !logged
+            }
+            if !error.busy || first { logger.log(error.busy ? .notice : .error, "\(name): cannot open its queue: \(error)") }
+            shared.withLock { $0.lastError = "\(WallTime.now()): cannot open the queue: \(error)" }
+            return nil
+        }
+        for note in queue.recoveryNotes { logger.warning("\(name): \(note)") }
+        if queue.count > 0 { logger.info("\(name): \(queue.count) payloads queued from before; delivering them first") }
+        format.withLock { $0 = makeFormat() }
+        store.withLock { $0 = queue }
+        refreshCounts(queue)
+        shared.withLock { $0.deliveryStarted = true }
+        deliveryThread.async {
+            self.deliveryLoop(queue)
+            self.deliveryFinished.signal()
+        }
+        return queue
+    }
+
+    private func makeFormat() -> any PayloadFormat {
+        switch settings.format {
+        case .pathwatch: PathwatchFormat()
+        case .slack: SlackFormat()
+        case .alertmanager:
+            AlertmanagerFormat(
+                alertName: settings.alertName, resendEvery: settings.resendEvery, file: folder + "/alerts.json", logger: logger)
+        }
+    }
+
+    func refreshCounts(_ queue: DurableQueue) {
+        let count = queue.count
+        let counters = queue.counters
+        shared.withLock { s in
+            s.queued = count
+            s.diskDropped = counters.dropped
+            s.diskRejected = counters.rejected
+        }
+    }
+
+    private func countLost(_ count: Int, why: String) {
+        shared.withLock { $0.lostInMemory += count }
+        logger.error("\(name): dropped \(count) payloads before they were queued: \(why)")
+    }
+}

@@ -1,0 +1,62 @@
+/// The parts of a webhook URL the sink needs besides libcurl's own parsing: the host (to decide
+/// whether the destination is loopback) and a form safe to show, without userinfo, query or
+/// fragment (where credentials and tokens live).
+struct WebhookTarget: Sendable, Equatable {
+    var scheme: String
+    var host: String
+    /// As written, or nil for the scheme's default.
+    var port: String?
+    var path: String
+
+    init?(_ url: String) {
+        guard let schemeEnd = url.range(of: "://") else { return nil }
+        scheme = url[..<schemeEnd.lowerBound].lowercased()
+        guard scheme == "http" || scheme == "https" else { return nil }
+        var rest = url[schemeEnd.upperBound...]
+        let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
+        var authority = rest[..<authorityEnd]
+        rest = rest[authorityEnd...]
+        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        if authority.hasPrefix("[") {
+            guard let close = authority.firstIndex(of: "]") else { return nil }
+            host = String(authority[authority.index(after: authority.startIndex)..<close])
+            let after = authority[authority.index(after: close)...]
+            if after.isEmpty {
+                port = nil
+            } else {
+                guard after.hasPrefix(":") else { return nil }
+                port = String(after.dropFirst())
+            }
+        } else if let colon = authority.lastIndex(of: ":") {
+            host = String(authority[..<colon])
+            port = String(authority[authority.index(after: colon)...])
+        } else {
+            host = String(authority)
+            port = nil
+        }
+        if let p = port {
+            guard let number = Int(p), (1...65535).contains(number) else { return nil }
+        }
+        guard !host.isEmpty else { return nil }
+        let pathEnd = rest.firstIndex(where: { $0 == "?" || $0 == "#" }) ?? rest.endIndex
+        path = String(rest[..<pathEnd])
+    }
+
+    /// What is wrong with `url` as a webhook destination, or nil. Never quotes the URL: it may
+    /// carry a token.
+    static func problem(with url: String) -> String? {
+        if url.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) {
+            return "expected an http(s) URL without spaces or control characters"
+        }
+        guard WebhookTarget(url) != nil else {
+            return "expected an http:// or https:// URL with a host (and a port from 1 to 65535 if given)"
+        }
+        return nil
+    }
+
+    /// `scheme://host[:port]/path`, for the status document and logs.
+    var display: String {
+        let hostPart = host.contains(":") ? "[\(host)]" : host
+        return "\(scheme)://\(hostPart)\(port.map { ":\($0)" } ?? "")\(path)"
+    }
+}
