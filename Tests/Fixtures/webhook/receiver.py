@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""A webhook receiver for Pathwatch's tests and benchmark, on one address it is given.
+
+It answers every POST according to its mode, and records every request (headers, body, the
+status it answered, the client's port) as one JSON line in --log, written and flushed before
+the response is sent, so a record survives the receiver (and the sender) being killed.
+
+Modes (--mode, or changed at run time with POST /_control {"mode": ...}):
+  ok            200
+  fail          500
+  retry-after   429 with "Retry-After: <retry_after>" (seconds; default 1)
+  unavailable   503 with "Retry-After: <HTTP date retry_after seconds ahead>"
+  reject        400 with a two-line body ("bad payload: <id>" then "second line")
+  hang          never answers (the connection stays open until the sender gives up)
+
+POST /_control also takes "script": a list of answers for the next requests, in order, each
+{"status": N} (with "retry_after" sent as Retry-After if given) or {"mode": M, "retry_after": ...},
+before the mode applies again; "reject_ids": webhook-ids always
+answered 400; "delay_ms": a pause before every answer.
+
+With --secret, each request's Standard Webhooks signature is checked with the `standardwebhooks`
+package (an implementation independent of Pathwatch's) and the record says "verified".
+
+GET /_received returns every record so far as a JSON array.
+"""
+import argparse
+import email.utils
+import json
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+lock = threading.Lock()
+state = {"mode": "ok", "retry_after": "1", "script": [], "reject_ids": set(), "delay_ms": 0}
+records = []
+log_file = None
+verifier = None
+
+
+def next_answer(webhook_id):
+    """The status (and extra headers, and body) for the next request."""
+    with lock:
+        if webhook_id in state["reject_ids"]:
+            return 400, {}, f"bad payload: {webhook_id}\nsecond line\n"
+        step = state["script"].pop(0) if state["script"] else {}
+        mode = step.get("mode", state["mode"])
+        retry_after = step.get("retry_after", state["retry_after"])
+        delay = state["delay_ms"]
+    if delay:
+        time.sleep(delay / 1000)
+    if "status" in step:
+        headers = {"Retry-After": str(step["retry_after"])} if "retry_after" in step else {}
+        return step["status"], headers, "scripted\n"
+    if mode == "ok":
+        return 200, {}, "ok\n"
+    if mode == "fail":
+        return 500, {}, "internal error\n"
+    if mode == "retry-after":
+        return 429, {"Retry-After": str(retry_after)}, "slow down\n"
+    if mode == "unavailable":
+        when = email.utils.formatdate(time.time() + float(retry_after), usegmt=True)
+        return 503, {"Retry-After": when}, "unavailable\n"
+    if mode == "reject":
+        return 400, {}, f"bad payload: {webhook_id}\nsecond line\n"
+    if mode == "hang":
+        return None, {}, ""
+    return 500, {}, f"unknown mode {mode}\n"
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    # Headers and body go out in two writes; without TCP_NODELAY the second waits for the
+    # client's delayed ACK (40 ms), which would make the receiver, not the sender, the bottleneck.
+    disable_nagle_algorithm = True
+
+    def log_message(self, *args):
+        pass
+
+    def reply(self, status, headers, body):
+        data = body.encode()
+        self.send_response(status)
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.send_header("Content-Type", "text/plain" if not body.startswith(("[", "{")) else "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self):
+        if self.path == "/_received":
+            with lock:
+                body = json.dumps(records)
+            self.reply(200, {}, body)
+        else:
+            self.reply(404, {}, "not found\n")
+
+    def do_POST(self):
+        length = int(self.headers.get("Content-Length", "0"))
+        raw = self.rfile.read(length)
+        if self.path == "/_control":
+            change = json.loads(raw)
+            with lock:
+                for key in ("mode", "retry_after", "script", "delay_ms"):
+                    if key in change:
+                        state[key] = change[key]
+                if "reject_ids" in change:
+                    state["reject_ids"] = set(change["reject_ids"])
+            self.reply(200, {}, "{}")
+            return
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        status, extra, body = next_answer(headers.get("webhook-id"))
+        record = {
+            "time": time.time(),
+            "path": self.path,
+            "headers": headers,
+            "body": raw.decode("utf-8", "replace"),
+            "status": status,
+            "client_port": self.client_address[1],
+        }
+        if verifier is not None:
+            try:
+                verifier.verify(raw, headers)
+                record["verified"] = True
+            except Exception as error:  # the package raises its own error types
+                record["verified"] = False
+                record["verify_error"] = str(error)
+        with lock:
+            records.append(record)
+            if log_file is not None:
+                log_file.write(json.dumps(record) + "\n")
+                log_file.flush()
+        if status is None:
+            # Hang: keep the connection open without answering until the sender gives up.
+            while True:
+                time.sleep(3600)
+        self.reply(status, extra, body)
+
+
+def main():
+    global log_file, verifier
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--log")
+    parser.add_argument("--mode", default="ok")
+    parser.add_argument("--retry-after", default="1")
+    parser.add_argument("--delay-ms", type=int, default=0)
+    parser.add_argument("--secret")
+    args = parser.parse_args()
+    state["mode"] = args.mode
+    state["retry_after"] = args.retry_after
+    state["delay_ms"] = args.delay_ms
+    if args.secret:
+        try:
+            from standardwebhooks.webhooks import Webhook
+        except ImportError:
+            print("missing: the standardwebhooks package (python3 -m pip install standardwebhooks)", flush=True)
+            sys.exit(3)
+        verifier = Webhook(args.secret)
+    if args.log:
+        log_file = open(args.log, "a", encoding="utf-8")
+    server = ThreadingHTTPServer((args.host, args.port), Handler)
+    server.daemon_threads = True
+    print(f"listening {server.server_address[1]}", flush=True)
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()

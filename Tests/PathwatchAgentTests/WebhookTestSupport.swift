@@ -1,0 +1,140 @@
+import Foundation
+import PathwatchTestSupport
+import Testing
+
+/// The Python receiver in `Tests/Fixtures/webhook/receiver.py`, run on 127.0.0.1 (or an address
+/// inside a test's namespace) on a port the test chose, so it can be stopped and started again
+/// on the same URL. Its log file outlives it.
+final class WebhookReceiver: @unchecked Sendable {
+    static var script: URL { TestEnvironment.packageRoot.appendingPathComponent("Tests/Fixtures/webhook/receiver.py") }
+
+    let host: String
+    let port: Int
+    let log: URL
+    private(set) var process: BackgroundProcess?
+
+    var url: String { "http://\(host):\(port)/hook" }
+    var base: String { "http://\(host):\(port)" }
+
+    /// Starts at once unless `start` is false (a receiver that is "down" until `start()`).
+    init(log: URL, host: String = "127.0.0.1", port: Int? = nil, mode: String = "ok", secret: String? = nil,
+         delayMilliseconds: Int = 0, netns: String? = nil, start: Bool = true) throws {
+        self.host = host
+        self.port = try port ?? freeLoopbackPort()
+        self.log = log
+        self.mode = mode
+        self.secret = secret
+        self.delayMilliseconds = delayMilliseconds
+        self.netns = netns
+        if start { try self.start() }
+    }
+
+    private let mode: String
+    private let secret: String?
+    private let delayMilliseconds: Int
+    private let netns: String?
+
+    func start(mode: String? = nil) throws {
+        var argv = ["python3", Self.script.path, "--host", host, "--port", String(port), "--log", log.path,
+                    "--mode", mode ?? self.mode, "--delay-ms", String(delayMilliseconds)]
+        if let secret { argv += ["--secret", secret] }
+        if let netns { argv = ["ip", "netns", "exec", netns] + argv }
+        let p = try BackgroundProcess(argv)
+        guard p.waitForLine(timeout: 20, { $0.hasPrefix("listening") }) != nil else {
+            p.stop()
+            throw TestFailure("the webhook receiver did not start: \(p.outputLines.joined(separator: "\n")) \(p.errorOutput)")
+        }
+        process = p
+    }
+
+    func stop() {
+        process?.stop(grace: 2)
+        process = nil
+    }
+
+    /// Every request so far, from the log file (complete lines only).
+    func records() -> [[String: Any]] {
+        guard let text = try? String(contentsOf: log, encoding: .utf8) else { return [] }
+        return text.split(separator: "\n").compactMap { try? parseJSONObject(String($0)) }
+    }
+
+    /// Bodies of the requests answered 2xx, parsed.
+    func accepted() -> [[String: Any]] {
+        records().filter { (($0["status"] as? Int) ?? 0) / 100 == 2 }
+    }
+
+    func acceptedBodies() -> [[String: Any]] {
+        accepted().compactMap { ($0["body"] as? String).flatMap { try? parseJSONObject($0) } }
+    }
+
+    /// Changes the mode (and more, see receiver.py) of the running receiver.
+    func control(_ json: String) throws {
+        var argv = ["curl", "-sS", "--noproxy", "*", "-X", "POST", "--data-binary", json, "\(base)/_control"]
+        if let netns { argv = ["ip", "netns", "exec", netns] + argv }
+        let result = try run(argv, timeout: 10)
+        guard result.status == 0 else { throw TestFailure("receiver control failed: \(result.stderr)") }
+    }
+
+    deinit { stop() }
+}
+
+/// A port nobody listens on now: bound to 127.0.0.1:0 by the kernel, then released.
+func freeLoopbackPort() throws -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw TestFailure("socket: \(errno)") }
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    let bound = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard bound == 0 else { throw TestFailure("bind: \(errno)") }
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+    }
+    return Int(UInt16(bigEndian: address.sin_port))
+}
+
+/// Makes sure the `standardwebhooks` package is importable, installing it with pip if it is
+/// missing; returns why it cannot be had, or nil.
+func standardWebhooksUnavailable() -> String? {
+    if (try? run(["python3", "-c", "import standardwebhooks"]))?.status == 0 { return nil }
+    let install = try? run(["python3", "-m", "pip", "install", "--quiet", "standardwebhooks"], timeout: 300)
+    if (try? run(["python3", "-c", "import standardwebhooks"]))?.status == 0 { return nil }
+    return "the standardwebhooks Python package is missing and pip could not install it: \(install?.stderr ?? "pip did not run")"
+}
+
+/// A fresh Standard Webhooks secret: `whsec_` and 32 random bytes in base64.
+func makeWebhookSecret() -> String {
+    let bytes = (0..<32).map { _ in UInt8.random(in: 0...255) }
+    return "whsec_" + Data(bytes).base64EncodedString()
+}
+
+/// Lines for a test probe's `state_file`: `count` checks, all in `state`.
+func stateLines(_ count: Int, _ state: String, message: String = "fixture") -> String {
+    String(repeating: "\(state) \(message)\n", count: count)
+}
+
+/// The change events an agent printed on a `json` stdout sink, in order.
+func changeEvents(_ lines: [String]) -> [[String: Any]] {
+    lines.compactMap { try? parseJSONObject($0) }.filter { ($0["type"] as? String) == "change" }
+}
+
+/// The `sinks` entry of the given type in a status document file, once it can be read.
+func sinkEntry(inStatusFile url: URL, type: String = "webhook") -> [String: Any]? {
+    guard let text = try? String(contentsOf: url, encoding: .utf8), let doc = try? parseJSONObject(text) else { return nil }
+    return (doc["sinks"] as? [[String: Any]])?.first { ($0["type"] as? String) == type }
+}
+
+/// Nil when `got` is `expected`; otherwise a short account of the first difference (the whole
+/// arrays would bury it).
+func sequenceProblem(got: [String], expected: [String]) -> String? {
+    if got == expected { return nil }
+    if let i = zip(got, expected).enumerated().first(where: { $0.element.0 != $0.element.1 })?.offset {
+        return "first difference at \(i): got \(got[i]), expected \(expected[i]) (\(got.count) got, \(expected.count) expected)"
+    }
+    return "\(got.count) got, \(expected.count) expected; one is a prefix of the other"
+}
