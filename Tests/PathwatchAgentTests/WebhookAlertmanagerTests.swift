@@ -1,0 +1,115 @@
+import Foundation
+import PathwatchTestSupport
+import Testing
+
+/// The `alertmanager` format against a real Alertmanager (Debian's `prometheus-alertmanager`),
+/// started on 127.0.0.1 with a throwaway configuration and storage, no clustering.
+@Suite struct WebhookAlertmanagerTests {
+    static let binary = "/usr/bin/prometheus-alertmanager"
+
+    /// Installs the package when it is missing and this process may (root with apt-get).
+    static func unavailable() -> String? {
+        if FileManager.default.isExecutableFile(atPath: binary) { return nil }
+        if TestEnvironment.isRoot {
+            _ = try? sh("DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus-alertmanager", timeout: 600)
+            if FileManager.default.isExecutableFile(atPath: binary) { return nil }
+        }
+        return "prometheus-alertmanager is not installed (apt-get install -y prometheus-alertmanager)"
+    }
+
+    final class Alertmanager {
+        let port: Int
+        let process: BackgroundProcess
+        var api: String { "http://127.0.0.1:\(port)/api/v2" }
+
+        init(in dir: URL, resolveTimeout: String) throws {
+            port = try freeLoopbackPort()
+            let config = dir.appendingPathComponent("alertmanager.yml")
+            try """
+                global:
+                  resolve_timeout: \(resolveTimeout)
+                route:
+                  receiver: nowhere
+                receivers:
+                  - name: nowhere
+                """.write(to: config, atomically: true, encoding: .utf8)
+            process = try BackgroundProcess([
+                WebhookAlertmanagerTests.binary, "--config.file=\(config.path)", "--storage.path=\(dir.appendingPathComponent("data").path)",
+                "--web.listen-address=127.0.0.1:\(port)", "--cluster.listen-address=",
+            ])
+            let ready = waitUntil(timeout: 30) { (try? run(["curl", "-sf", "--noproxy", "*", "http://127.0.0.1:\(self.port)/-/ready"]))?.status == 0 }
+            guard ready else {
+                process.stop()
+                throw TestFailure("alertmanager did not become ready: \(process.errorOutput)")
+            }
+        }
+
+        /// `GET /api/v2/alerts`: the alerts it holds that have not ended.
+        func alerts() -> [[String: Any]] {
+            guard let result = try? run(["curl", "-sf", "--noproxy", "*", "\(api)/alerts"]), result.status == 0,
+                let list = try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]]
+            else { return [] }
+            return list
+        }
+
+        func alert(check: String) -> [String: Any]? {
+            alerts().first { ($0["labels"] as? [String: String])?["check"] == check }
+        }
+
+        deinit { process.stop() }
+    }
+
+    static func date(_ text: String?) -> Date? {
+        guard let text else { return nil }
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let d = formatter.date(from: text) { return d }
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.date(from: text)
+    }
+
+    @Test(.enabled(if: unavailable() == nil, "needs prometheus-alertmanager (apt-get install -y prometheus-alertmanager)"))
+    func aCriticalCheckIsAnActiveAlertThatStaysFiringAndIsResolvedOnRecovery() throws {
+        let dir = try TestEnvironment.makeTemporaryDirectory()
+        defer { TestEnvironment.removeTemporaryDirectory(dir) }
+        // A short resolve_timeout: without the sink's re-sends the alert would end on its own.
+        let manager = try Alertmanager(in: dir, resolveTimeout: "4s")
+        let probeDir = try FixturePlugins.folderWithTestProbe()
+        defer { TestEnvironment.removeTemporaryDirectory(probeDir) }
+        let stateFile = probeDir.appendingPathComponent("state")
+        try "ok fine\n".write(to: stateFile, atomically: true, encoding: .utf8)
+        let config = try writeConfig("""
+            {"agent": {"name": "web-test", "plugin_dirs": ["."], "interval": "200ms", "state_dir": "queues"},
+             "probes": [{"id": "api", "plugin": "testprobe", "config": {"state_file": "\(stateFile.path)"}}],
+             "sinks": [{"type": "stdout", "format": "json", "on": "change"},
+                       {"type": "webhook", "url": "\(manager.api)/alerts", "format": "alertmanager", "resend_every": "1s",
+                        "retry": {"initial": "100ms", "max": "1s"}}]}
+            """, in: probeDir)
+        let agent = try BackgroundProcess([TestEnvironment.pathwatchBinary.path, "run", "--config", config.path])
+        defer { agent.stop() }
+
+        try "critical HTTP 503 in 41 ms\n".write(to: stateFile, atomically: true, encoding: .utf8)
+        let fired = try #require(agent.waitForLine(timeout: 10) { $0.contains(#""to":"critical""#) })
+        let event = try parseJSONObject(fired.line)
+        #expect(waitUntil(timeout: 20) { manager.alert(check: "api/c0") != nil }, "\(agent.errorOutput)")
+        let alert = try #require(manager.alert(check: "api/c0"))
+        #expect(alert["labels"] as? [String: String] == [
+            "alertname": "PathwatchCheck", "check": "api/c0", "probe": "api", "agent": "web-test", "severity": "critical",
+        ])
+        #expect((alert["annotations"] as? [String: String])?["message"] == "HTTP 503 in 41 ms")
+        #expect((alert["status"] as? [String: Any])?["state"] as? String == "active")
+        #expect(Self.date(alert["startsAt"] as? String) == Self.date(event["at"] as? String))
+
+        // Three resolve timeouts later it is still firing, thanks to the re-sends.
+        Thread.sleep(forTimeInterval: 12)
+        let still = try #require(manager.alert(check: "api/c0"), "the alert ended although the check is still critical")
+        #expect((still["status"] as? [String: Any])?["state"] as? String == "active")
+        #expect((Self.date(still["endsAt"] as? String) ?? .distantPast) > Date())
+        #expect(Self.date(still["startsAt"] as? String) == Self.date(event["at"] as? String), "re-sends keep the start")
+
+        try "ok recovered\n".write(to: stateFile, atomically: true, encoding: .utf8)
+        #expect(agent.waitForLine(timeout: 10) { $0.contains(#""to":"ok""#) } != nil)
+        #expect(waitUntil(timeout: 20) { manager.alert(check: "api/c0") == nil }, "recovery resolves the alert")
+        #expect(manager.alerts().isEmpty)
+    }
+}
