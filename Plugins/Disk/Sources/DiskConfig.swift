@@ -91,16 +91,17 @@ struct DiskConfig: Decodable, Sendable {
         }
     }
 
-    /// The listed mount points as the kernel writes them ("/var/" is "/var").
+    /// The listed mount points as the kernel writes them ("/var/" and "//var" are "/var").
+    /// Symbolic links are not followed: resolving a path means touching the mounts on it,
+    /// which could hang on a dead one.
     var listedMountPoints: [String]? {
         guard case .listed(let paths) = mounts else { return nil }
         return paths.map(Self.normalized)
     }
 
     static func normalized(_ path: String) -> String {
-        var trimmed = Substring(path)
-        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
-        return String(trimmed)
+        let parts = path.split(separator: "/", omittingEmptySubsequences: true).filter { $0 != "." }
+        return "/" + parts.joined(separator: "/")
     }
 
     private static func checkPercentPair(

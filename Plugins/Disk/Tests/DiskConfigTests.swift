@@ -27,6 +27,7 @@ import Testing
             """)
         try config.validate()
         #expect(config.listedMountPoints == ["/", "/var"])
+        #expect(try DiskFixtures.config(#"{"mounts": ["//srv//data/./", "/"]}"#).listedMountPoints == ["/srv/data", "/"])
         #expect(config.ignore == [Glob("/run/*")])
         #expect(config.expectReadOnly == [Glob("/boot/efi")])
         #expect(config.critUsedPercent == 90.5)
@@ -41,6 +42,7 @@ import Testing
         (#"{"mounts": []}"#, "mounts", "lists no mount point; use \"*\" for every filesystem"),
         (#"{"mounts": ["/", "var"]}"#, "mounts[1]", "expected an absolute path, found \"var\""),
         (#"{"mounts": ["/var", "/var/"]}"#, "mounts[1]", "\"/var/\" is listed twice"),
+        (#"{"mounts": ["/", "//"]}"#, "mounts[1]", "\"//\" is listed twice"),
         (#"{"warn_used_percent": 101}"#, "warn_used_percent", "expected a percentage from 0 to 100, found 101"),
         (#"{"crit_used_percent": -1}"#, "crit_used_percent", "expected a percentage from 0 to 100, found -1"),
         (#"{"warn_used_percent": "85"}"#, "warn_used_percent", "expected a number, found a string"),
