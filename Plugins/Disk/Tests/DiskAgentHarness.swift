@@ -10,19 +10,23 @@ import PathwatchTestSupport
 struct DiskAgentHarness {
     let directory: URL
     let mountPoint: String
+    /// A second empty folder, for a mount that never answers (`$STUCK`).
+    let stuckPoint: String
     let configFile: URL
 
-    /// `probes` builds the config's probe list for the mount point the harness made.
-    init(probes: (_ mountPoint: String) -> [[String: Any]]) throws {
+    /// `probes` builds the config's probe list for the mount points the harness made.
+    init(interval: String = "10s", probes: (_ mountPoint: String, _ stuckPoint: String) -> [[String: Any]]) throws {
         directory = try TestEnvironment.makeTemporaryDirectory("pathwatch-disk")
         let mount = directory.appendingPathComponent("mnt")
         try FileManager.default.createDirectory(at: mount, withIntermediateDirectories: false)
         // As the kernel names it in mountinfo: no "//", no symbolic links.
         mountPoint = mount.resolvingSymlinksInPath().path
+        stuckPoint = directory.resolvingSymlinksInPath().appendingPathComponent("stuck").path
+        try FileManager.default.createDirectory(atPath: stuckPoint, withIntermediateDirectories: false)
         configFile = directory.appendingPathComponent("config.json")
         let config: [String: Any] = [
-            "agent": ["name": "disk-test", "plugin_dirs": [TestEnvironment.productsDirectory.path]],
-            "probes": probes(mountPoint),
+            "agent": ["name": "disk-test", "interval": interval, "plugin_dirs": [TestEnvironment.productsDirectory.path]],
+            "probes": probes(mountPoint, stuckPoint),
             "sinks": [["type": "stdout", "format": "json", "on": "every"]],
         ]
         try JSONSerialization.data(withJSONObject: config, options: [.prettyPrinted, .sortedKeys]).write(to: configFile)
@@ -30,8 +34,8 @@ struct DiskAgentHarness {
 
     func cleanUp() { TestEnvironment.removeTemporaryDirectory(directory) }
 
-    /// Runs `script` (with `$MNT`, `$AGENT`, `$CFG`, `$OUT` and `step` defined) in a private mount
-    /// namespace, and returns its recorded steps by name.
+    /// Runs `script` (with `$MNT`, `$STUCK`, `$AGENT`, `$CFG`, `$OUT`, `step` and `mount_stuck`
+    /// defined) in a private mount namespace, and returns its recorded steps by name.
     func run(_ script: String, timeout: Double = 120) throws -> [String: Step] {
         let prelude = #"""
             step() {
@@ -41,22 +45,33 @@ struct DiskAgentHarness {
               df -B1 --output=size,used,avail,pcent,itotal,iavail,ipcent "$MNT" > "$OUT/$1.df"
               echo "$1" >> "$OUT/steps"
             }
+            # A FUSE mount whose daemon never answers: every statfs on it blocks, as on a dead
+            # NFS server. Closing fd 3 (or the script ending) aborts the connection and frees
+            # the blocked callers.
+            mount_stuck() {
+              exec 3<>/dev/fuse
+              mount -t fuse -o fd=3,rootmode=40000,user_id=0,group_id=0 pathwatch-stuck "$STUCK"
+            }
             """#
         let result = try PathwatchTestSupport.run(
             ["unshare", "-m", "--propagation", "private", "bash", "-euo", "pipefail", "-c", prelude + "\n" + script],
             environment: [
-                "MNT": mountPoint, "AGENT": TestEnvironment.pathwatchBinary.path, "CFG": configFile.path,
+                "MNT": mountPoint, "STUCK": stuckPoint, "AGENT": TestEnvironment.pathwatchBinary.path, "CFG": configFile.path,
                 "OUT": directory.path,
             ],
             timeout: timeout)
         guard result.status == 0, !result.timedOut else {
             throw TestFailure("namespace script failed (\(result.status)): \(result.stderr)")
         }
-        let names = try String(contentsOf: directory.appendingPathComponent("steps"), encoding: .utf8)
-            .split(separator: "\n").map(String.init)
+        let names = (try? output("steps"))?.split(separator: "\n").map(String.init) ?? []
         var steps: [String: Step] = [:]
         for name in names { steps[name] = try Step(name: name, directory: directory) }
         return steps
+    }
+
+    /// A file the script wrote into `$OUT`.
+    func output(_ name: String) throws -> String {
+        try String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)
     }
 
     /// One recorded moment: the agent's document and exit status, and df's numbers.
