@@ -20,7 +20,7 @@ struct DiskConfig: Decodable, Sendable {
     var critInodesUsedPercent: Double = 95
     var timeout: ConfigDuration = .seconds(2)
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case mounts, ignore
         case expectReadOnly = "expect_readonly"
         case warnUsedPercent = "warn_used_percent"

@@ -5,9 +5,10 @@
  * judges the 1-minute load per CPU against two thresholds. It is the example out-of-tree authors
  * copy: everything a plug-in must do is here, and nothing else.
  *
- * Build it without the rest of the project:
+ * Build it without the rest of the project (from the repository root; out of tree, point -I at
+ * the folder holding pathwatch_probe.h):
  *   cc -shared -fPIC -I Sources/CPathwatchProbe/include $(pkg-config --cflags json-c) \
- *      loadavg.c $(pkg-config --libs json-c) -o libpathwatch_loadavg.so
+ *      Plugins/Examples/LoadAvg/loadavg.c $(pkg-config --libs json-c) -o libpathwatch_loadavg.so
  */
 /* POSIX.1-2008 for O_CLOEXEC, also under a strict -std=c11. */
 #define _POSIX_C_SOURCE 200809L
