@@ -47,3 +47,12 @@ import Testing
         #expect(fake.calls("/stuck") == 2)
     }
 }
+
+@Suite struct LibraryPinTests {
+    /// The probe pins the file its code was loaded from; linked into this test binary, that file
+    /// is the test binary itself.
+    @Test func findsTheFileHoldingTheProbesCode() throws {
+        let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        #expect(LibraryPin.ownFile() == executable)
+    }
+}
