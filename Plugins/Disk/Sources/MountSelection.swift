@@ -31,7 +31,7 @@ enum MountSelection {
     static func listed(_ paths: [String], in entries: [MountEntry], ignoring ignore: [Glob]) -> [Target] {
         let top = visible(entries)
         return paths.filter { !ignore.matchesAny($0) }.map { path in
-            top.first { $0.mountPoint == path }.map(Target.mounted) ?? .notMounted(path)
+            top.last { $0.mountPoint == path }.map(Target.mounted) ?? .notMounted(path)
         }
     }
 
@@ -45,7 +45,12 @@ enum MountSelection {
         for entry in entries where idsByPath[entry.mountPoint]?.contains(entry.parentID) == true {
             covered.insert(entry.parentID)
         }
-        return entries.filter { !covered.contains($0.mountID) }
+        let uncovered = entries.filter { !covered.contains($0.mountID) }
+        // Should two mounts still share a path (a table caught mid-change), the later one is
+        // the newer: keep it, so every mount point is reported once.
+        var lastIndex: [String: Int] = [:]
+        for (index, entry) in uncovered.enumerated() { lastIndex[entry.mountPoint] = index }
+        return uncovered.enumerated().filter { lastIndex[$0.element.mountPoint] == $0.offset }.map(\.element)
     }
 
     /// GNU df's rule for several mounts of one device (coreutils `filter_mount_list`), keyed on

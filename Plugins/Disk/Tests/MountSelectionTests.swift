@@ -58,4 +58,15 @@ import Testing
         #expect(targets[3].mountPoint == "/snap/core22/1122")
         if case .notMounted = targets[3] { Issue.record("the snap image is mounted") }
     }
+
+    @Test func twoMountsOnOnePathAreReportedOnce() throws {
+        let list = try MountInfoParser.parse(
+            """
+            27 1 8:1 / / rw - ext4 /dev/sda1 rw
+            60 27 0:70 / /data rw - tmpfs first rw
+            61 27 0:71 / /data rw - tmpfs second rw
+            """)
+        #expect(MountSelection.all(list, ignoring: []).map(\.mountPoint) == ["/", "/data"])
+        #expect(MountSelection.listed(["/data"], in: list, ignoring: []) == [.mounted(list[2])])
+    }
 }
