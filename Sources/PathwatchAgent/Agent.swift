@@ -75,8 +75,8 @@ public final class Agent: Sendable {
         let now = WallTime.now()
         let (batch, sinks) = state.withLock { s -> (SinkBatch, [any Sink]) in
             let raised = s.book.apply(redacted(report, with: s.loaded.redactor), probe: probe, at: now)
-            let document = StatusDocument.build(identity: identity, at: now, book: s.book)
-            return (SinkBatch(events: raised, document: document.document, state: document.state, time: now), s.sinks)
+            let document = StatusDocument.build(identity: identity, at: now, book: s.book, extra: sinkStatuses(s.sinks))
+            return (SinkBatch(events: raised, document: document.document, state: document.state, time: now, path: s.book.path), s.sinks)
         }
         for event in batch.events {
             logger.info("\(event.check): \(event.from?.name ?? "unknown") → \(event.to.name): \(event.message)")
@@ -102,7 +102,11 @@ public final class Agent: Sendable {
 
     /// The current status document.
     public func document() -> JSONValue {
-        state.withLock { StatusDocument.build(identity: identity, at: .now(), book: $0.book).document }
+        state.withLock { StatusDocument.build(identity: identity, at: .now(), book: $0.book, extra: sinkStatuses($0.sinks)).document }
+    }
+
+    private func sinkStatuses(_ sinks: [any Sink]) -> [(String, JSONValue)] {
+        [("sinks", .array(sinks.map { $0.status().json }))]
     }
 
     /// Applies a new configuration. Probes whose settings are unchanged keep running with their
