@@ -6,6 +6,9 @@ import Testing
 /// known size in a private mount namespace; its numbers must equal df's, not approximate them.
 @Suite(.serialized) struct DiskAgentTests {
     static let rootOnly = TestEnvironment.canUseNamespaces
+    /// The never-answering mount is a FUSE mount: root and the kernel's FUSE device.
+    static let canMountFUSE = rootOnly && FileManager.default.fileExists(atPath: "/dev/fuse")
+    static let needsFUSEReason: Comment = "needs root, namespaces and /dev/fuse"
 
     @Test(.enabled(if: rootOnly, Comment(rawValue: TestEnvironment.needsRootReason)))
     func tmpfsFilledPastEachThresholdMatchesDfAtEveryStep() throws {
@@ -88,7 +91,7 @@ import Testing
         #expect(message == "critical: inodes \(steps["critical"]?.df.ipcent ?? 0)% used (crit 90%)")
     }
 
-    @Test(.enabled(if: rootOnly, Comment(rawValue: TestEnvironment.needsRootReason)))
+    @Test(.enabled(if: canMountFUSE, needsFUSEReason))
     func aMountThatNeverAnswersIsUnknownWhileTheOthersReport() throws {
         let h = try DiskAgentHarness { mount, stuck in
             [["id": "disk", "plugin": "disk", "timeout": "10s", "config": ["mounts": [mount, stuck], "timeout": "300ms"]]]
@@ -113,7 +116,7 @@ import Testing
         #expect(DfRow(metrics: metrics) == step.df)
     }
 
-    @Test(.enabled(if: rootOnly, Comment(rawValue: TestEnvironment.needsRootReason)))
+    @Test(.enabled(if: canMountFUSE, needsFUSEReason))
     func aStuckMountHoldsOneThreadForeverNotOnePerSample() throws {
         let h = try DiskAgentHarness(interval: "250ms") { mount, stuck in
             [["id": "disk", "plugin": "disk", "timeout": "2s", "config": ["mounts": [mount, stuck], "timeout": "100ms"]]]
