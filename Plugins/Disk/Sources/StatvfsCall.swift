@@ -8,7 +8,7 @@ import Musl
 
 /// One statvfs call on a thread of its own, so that a mount that never answers (a dead NFS
 /// server, a hung FUSE daemon) holds that thread only and never the sample.
-final class StatvfsCall: @unchecked Sendable {
+final class StatvfsCall: Sendable {
     let mountPoint: String
     let startedAt: Int64
     private let statFunction: StatFunction
