@@ -100,7 +100,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "DiskProbeTests", dependencies: ["DiskProbe", "PathwatchTestSupport"],
-            path: "Plugins/Disk/Tests", swiftSettings: strict),
+            path: "Plugins/Disk/Tests", exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
             name: "ExampleProbeTests", dependencies: ["PathwatchTestSupport"],
             path: "Plugins/Examples/Tests", swiftSettings: strict),

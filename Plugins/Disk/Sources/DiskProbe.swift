@@ -11,6 +11,10 @@ final class DiskProbe: Probe {
     let config: DiskConfig
     private let environment: DiskEnvironment
     private let runner: StatvfsRunner
+    /// Mount points this instance has seen writable. A mount found by "*" that was read-only from
+    /// the start (a recovery partition, a sandbox's tmpfs) is how the host is built; one that
+    /// *turns* read-only under us (ext4 errors=remount-ro) is an emergency.
+    private var seenWritable: Set<String> = []
 
     convenience init(config: DiskConfig) throws {
         try self.init(config: config, environment: .system)
@@ -82,12 +86,21 @@ final class DiskProbe: Probe {
             if stats.blocks == 0, config.listedMountPoints == nil { return nil }
             var usage = DiskUsage(stats)
             usage.readOnly = usage.readOnly || entry.isReadOnlyByOptions
+            if !usage.readOnly { seenWritable.insert(entry.mountPoint) }
             let assessment = DiskAssessment(
-                usage: usage, config: config, readOnlyExpected: config.expectReadOnly.matchesAny(entry.mountPoint))
+                usage: usage, config: config, readOnlyExpected: readOnlyExpected(entry.mountPoint))
             return Observation(
                 key: entry.mountPoint, state: assessment.state, message: assessment.message,
                 metrics: Self.metrics(usage), labels: labels)
         }
+    }
+
+    /// A read-only mount is fine when the config expects it, or when "*" found it read-only and
+    /// it has never been writable since this probe started. A mount the operator listed by name,
+    /// or one that went from writable to read-only, is critical.
+    private func readOnlyExpected(_ mountPoint: String) -> Bool {
+        if config.expectReadOnly.matchesAny(mountPoint) { return true }
+        return config.listedMountPoints == nil && !seenWritable.contains(mountPoint)
     }
 
     static func metrics(_ usage: DiskUsage) -> [(name: String, value: Double)] {

@@ -1,5 +1,6 @@
 import Foundation
 import PathwatchProbeKit
+import Synchronization
 import Testing
 @testable import DiskProbe
 
@@ -35,11 +36,29 @@ import Testing
         answers["/dev/shm"] = .stats(DiskFixtures.stats(blocks: 0, used: 0))
         let observations = try probe("{}", FakeStatvfs(answers)).observations()
         #expect(observations.map(\.key) == ["/dev", "/", "/var", "/mnt/my disk", "/mnt/backup", "/srv/a", "/srv/b"])
-        // /mnt/backup is mounted "ro": critical unless expected.
-        #expect(observations.first { $0.key == "/mnt/backup" }?.state == .critical)
+        // /mnt/backup is mounted "ro" and "*" found it so: that is how the host is built, ok.
+        #expect(observations.first { $0.key == "/mnt/backup" }?.state == .ok)
+        #expect(observations.first { $0.key == "/mnt/backup" }?.message.hasSuffix(", read-only") == true)
         #expect(observations.first { $0.key == "/mnt/backup" }?.metric("readonly") == 1)
-        let expecting = try probe(#"{"expect_readonly": ["/mnt/backup"]}"#, FakeStatvfs(answers)).observations()
+        // Listed by name, a read-only mount is critical unless expected.
+        let listed = try probe(#"{"mounts": ["/mnt/backup"]}"#, FakeStatvfs(answers)).observations()
+        #expect(listed.first?.state == .critical)
+        let expecting = try probe(#"{"mounts": ["/mnt/backup"], "expect_readonly": ["/mnt/backup"]}"#, FakeStatvfs(answers)).observations()
         #expect(expecting.first { $0.key == "/mnt/backup" }?.state == .ok)
+    }
+
+    @Test func aMountThatTurnsReadOnlyWhileWatchedIsCritical() throws {
+        let turned = Mutex(false)
+        let environment = DiskEnvironment(readMountInfo: { [mountInfo] in mountInfo }, statFunction: { path in
+            let readOnly = turned.withLock { $0 } && path == "/var"
+            return .stats(DiskFixtures.stats(blocks: 100, used: 1, readOnly: readOnly))
+        })
+        let probe = try DiskProbe(config: try DiskFixtures.config("{}"), environment: environment)
+        #expect(try probe.observations().first { $0.key == "/var" }?.state == .ok)
+        turned.withLock { $0 = true }
+        let after = try #require(try probe.observations().first { $0.key == "/var" })
+        #expect(after.state == .critical)
+        #expect(after.message == "critical: read-only")
     }
 
     @Test func aConfiguredMountThatVanishedIsCriticalNotMounted() throws {
