@@ -52,7 +52,7 @@ let package = Package(
         .target(
             name: "PathwatchAgent",
             dependencies: [
-                "CPathwatchProbe", "PathwatchJSON",
+                "CPathwatchProbe", "PathwatchJSON", "PathwatchProbeKit",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -61,9 +61,11 @@ let package = Package(
         .executableTarget(
             name: "pathwatch",
             dependencies: [
-                "PathwatchAgent",
+                "PathwatchAgent", "PathwatchProbeKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict),
 

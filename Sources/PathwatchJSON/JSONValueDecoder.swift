@@ -81,9 +81,15 @@ final class KeyTracker {
         var tookAll = false
     }
     var entries: [Entry] = []
+    var byPath: [String: Int] = [:]
 
+    /// One entry per object: a type that decodes the same object twice (a tagged union reading
+    /// `type` first, then the variant's keys) shares what both asked for.
     func register(path: [any CodingKey], keys: [String]) -> Int {
+        let id = JSONPath(codingPath: path).description
+        if let existing = byPath[id] { return existing }
         entries.append(Entry(path: path, present: keys))
+        byPath[id] = entries.count - 1
         return entries.count - 1
     }
 

@@ -1,0 +1,159 @@
+import Dispatch
+import Synchronization
+import PathwatchProbeKit
+
+/// The running agent: probe runners feeding one check book, whose events and documents go to
+/// every sink's own queue. Reloading keeps the check states of probes whose configuration did
+/// not change.
+public final class Agent: Sendable {
+    private struct ActiveProbe {
+        var config: ProbeConfig
+        var policy: ProbePolicy
+        var runner: ProbeRunner
+    }
+
+    private struct State {
+        var loaded: LoadedConfig
+        var catalog: PluginCatalog
+        var book: CheckBook
+        var probes: [String: ActiveProbe] = [:]
+        var sinks: [any Sink] = []
+        var sinkConfigs: [SinkConfig] = []
+    }
+
+    public let identity: AgentIdentity
+    private let logger: AgentLogger
+    private let state: Mutex<State>
+    private let events = EventLoop()
+
+    public init(config: LoadedConfig, logger: AgentLogger) {
+        self.identity = AgentIdentity(name: config.config.agent.name)
+        self.logger = logger
+        self.state = Mutex(State(loaded: config, catalog: PluginCatalog(), book: CheckBook(agentName: config.config.agent.name)))
+    }
+
+    /// Loads plug-ins, creates every probe and sink, and starts sampling.
+    public func start() throws(ConfigError) {
+        let loaded = state.withLock { $0.loaded }
+        let catalog = PluginCatalog.discover(in: loaded.pluginDirectories)
+        for refusal in catalog.refused { logger.warning("plug-in refused: \(refusal)") }
+        let created = try ProbeSetup.instantiate(loaded, catalog: catalog)
+        let sinks = loaded.config.sinks.map { SinkFactory.make($0, baseDirectory: loaded.baseDirectory, logger: logger) }
+        let runners = state.withLock { s -> [ProbeRunner] in
+            s.catalog = catalog
+            s.sinks = sinks
+            s.sinkConfigs = loaded.config.sinks
+            s.book.probeOrder = loaded.config.probes.map(\.id)
+            return created.map { add($0, loaded: loaded, into: &s) }
+        }
+        events.start()
+        runners.forEach(begin)
+        logger.info("pathwatch \(AgentIdentity.version) started as \(identity.name): \(created.count) probes, \(sinks.count) sinks")
+    }
+
+    private func add(_ created: ProbeSetup.Created, loaded: LoadedConfig, into s: inout State) -> ProbeRunner {
+        let probe = created.config
+        let policy = ProbePolicy(
+            failAfter: probe.failAfter, recoverAfter: probe.recoverAfter,
+            needsNetwork: created.instance.plugin.needsNetwork, plugin: created.instance.plugin.name)
+        let id = probe.id
+        let runner = ProbeRunner(
+            id: id, instance: created.instance, interval: loaded.interval(of: probe), timeout: loaded.timeout(of: probe),
+            logger: logger, report: { [weak self] report in self?.receive(report, from: id) })
+        s.probes[id] = ActiveProbe(config: probe, policy: policy, runner: runner)
+        s.book.policies[id] = policy
+        return runner
+    }
+
+    private func begin(_ runner: ProbeRunner) {
+        if let fd = runner.instance.eventFileDescriptor() { events.watch(fd, runner: runner) }
+        runner.start()
+    }
+
+    /// One report of one probe: through the check book, then to every sink.
+    private func receive(_ report: ProbeReport, from probe: String) {
+        let now = WallTime.now()
+        let (batch, sinks) = state.withLock { s -> (SinkBatch, [any Sink]) in
+            let raised = s.book.apply(redacted(report, with: s.loaded.redactor), probe: probe, at: now)
+            let document = StatusDocument.build(identity: identity, at: now, book: s.book)
+            return (SinkBatch(events: raised, document: document.document, state: document.state, time: now), s.sinks)
+        }
+        for event in batch.events {
+            logger.info("\(event.check): \(event.from?.name ?? "unknown") → \(event.to.name): \(event.message)")
+        }
+        for sink in sinks { sink.submit(batch) }
+    }
+
+    /// Plug-ins see secrets; what they say goes through the redactor before anyone else sees it.
+    private func redacted(_ report: ProbeReport, with redactor: SecretRedactor) -> ProbeReport {
+        guard !redactor.isEmpty else { return report }
+        func clean(_ o: Observation) -> Observation {
+            var o = o
+            o.message = redactor.redact(o.message)
+            o.labels = o.labels.map { ($0.name, redactor.redact($0.value)) }
+            return o
+        }
+        switch report {
+        case .sample(let list): return .sample(list.map(clean))
+        case .event(let list): return .event(list.map(clean))
+        case .failure(let message): return .failure(redactor.redact(message))
+        }
+    }
+
+    /// The current status document.
+    public func document() -> JSONValue {
+        state.withLock { StatusDocument.build(identity: identity, at: .now(), book: $0.book).document }
+    }
+
+    /// Applies a new configuration. Probes whose settings are unchanged keep running with their
+    /// check states; changed ones are recreated; removed ones stop. On any error the running
+    /// configuration stays as it was.
+    public func reload(_ next: LoadedConfig) throws(ConfigError) {
+        let (current, catalog) = state.withLock { ($0.loaded, $0.catalog) }
+        var merged = catalog
+        for directory in next.pluginDirectories where !current.pluginDirectories.contains(directory) {
+            for plugin in PluginCatalog.discover(in: [directory]).plugins where merged.plugin(named: plugin.name) == nil {
+                merged.adopt(plugin)
+            }
+        }
+        let running = state.withLock { $0.probes.mapValues(\.config) }
+        let changed = next.config.probes.enumerated().filter { running[$0.element.id] != $0.element }.map(\.offset)
+        let created = try ProbeSetup.instantiate(next, catalog: merged, only: changed)
+        next.redactor.add(contentsOf: current.redactor)
+        let sinksChanged = state.withLock { $0.sinkConfigs != next.config.sinks }
+        let newSinks = sinksChanged
+            ? next.config.sinks.map { SinkFactory.make($0, baseDirectory: next.baseDirectory, logger: logger) } : nil
+        let (stopped, started) = state.withLock { s -> ([ProbeRunner], [ProbeRunner]) in
+            let keep = Set(next.config.probes.map(\.id))
+            var stopped: [ProbeRunner] = []
+            for (id, active) in s.probes where !keep.contains(id) || changed.contains(where: { next.config.probes[$0].id == id }) {
+                stopped.append(active.runner)
+                s.probes[id] = nil
+                s.book.removeProbe(id)
+            }
+            s.loaded = next
+            s.catalog = merged
+            s.book.probeOrder = next.config.probes.map(\.id)
+            if let newSinks {
+                s.sinks = newSinks
+                s.sinkConfigs = next.config.sinks
+            }
+            return (stopped, created.map { add($0, loaded: next, into: &s) })
+        }
+        for runner in stopped {
+            events.unwatch(runner: runner)
+            runner.stop()
+        }
+        started.forEach(begin)
+        logger.notice("configuration reloaded: \(started.count) probes (re)started, \(stopped.count) stopped, \(next.config.probes.count - started.count) kept")
+    }
+
+    /// Stops every probe and lets the sinks deliver what they hold.
+    public func stop(drainTimeout: Double = 5) {
+        let (runners, sinks) = state.withLock { s in (s.probes.values.map(\.runner), s.sinks) }
+        events.stop()
+        runners.forEach { $0.stop() }
+        for sink in sinks { sink.drain(timeout: drainTimeout) }
+        logger.info("pathwatch stopped")
+    }
+}

@@ -1,0 +1,56 @@
+import PathwatchProbeKit
+
+/// Everything the agent knows about one check: its debounced state and its latest observation.
+struct CheckRecord: Sendable {
+    let id: String
+    let probe: String
+    let plugin: String
+    var state: CheckState
+    var since: WallTime
+    var message: String
+    var metrics: [(name: String, value: Double)]
+    /// Labels as published: the reserved `pathwatch.*` labels are taken out into `pathFacts`.
+    var labels: [(name: String, value: String)]
+    /// The well-known connectivity labels of the header (PW_LABEL_*), read by PathSummary.
+    var pathFacts: [String: String]
+    var lastReported: WallTime
+    /// False once the probe stopped reporting the check (it is then `unknown`).
+    var fresh: Bool
+    var debounce: Debounce
+    /// The last state a change event was raised for; nil before the first one.
+    var announced: CheckState?
+}
+
+/// The fail_after / recover_after state machine of one check: a check changes state only after
+/// the new state held for that many consecutive samples.
+struct Debounce: Sendable {
+    var pending: CheckState?
+    var count = 0
+
+    /// Feeds one observed state; returns the state the check should now be in.
+    mutating func feed(_ observed: CheckState, current: CheckState, failAfter: Int, recoverAfter: Int) -> CheckState {
+        guard observed != current else {
+            pending = nil
+            count = 0
+            return current
+        }
+        if pending == observed {
+            count += 1
+        } else {
+            pending = observed
+            count = 1
+        }
+        let required = observed > current ? failAfter : recoverAfter
+        guard count >= required else { return current }
+        pending = nil
+        count = 0
+        return observed
+    }
+
+    /// "(2/3 toward critical)" while a change is pending, for the check's message.
+    func progress(failAfter: Int, recoverAfter: Int, current: CheckState) -> String? {
+        guard let pending else { return nil }
+        let required = pending > current ? failAfter : recoverAfter
+        return "(\(count)/\(required) toward \(pending.name))"
+    }
+}

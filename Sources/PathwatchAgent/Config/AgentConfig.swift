@@ -1,0 +1,101 @@
+/// The configuration file, decoded strictly (SPEC §2): unknown keys are errors.
+public struct AgentConfig: Sendable, Decodable {
+    public var agent: AgentSettings
+    public var probes: [ProbeConfig]
+    public var sinks: [SinkConfig]
+
+    enum CodingKeys: String, CodingKey { case agent, probes, sinks }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        agent = try c.decodeIfPresent(AgentSettings.self, forKey: .agent) ?? AgentSettings()
+        probes = try c.decodeIfPresent([ProbeConfig].self, forKey: .probes) ?? []
+        sinks = try c.decodeIfPresent([SinkConfig].self, forKey: .sinks) ?? [SinkConfig(kind: .stdout(.init()), on: [.change])]
+    }
+}
+
+public struct AgentSettings: Sendable, Decodable {
+    /// Defaults to the host name.
+    public var name: String = hostName()
+    /// The default probe interval.
+    public var interval: ConfigDuration = .seconds(10)
+    /// Folders searched for `lib*.so` plug-ins; relative paths are relative to the config file.
+    public var pluginDirs: [String] = ["./.build/release"]
+    /// Where durable state (webhook queues) lives; relative to the config file.
+    public var stateDir: String = "./.pathwatch"
+
+    enum CodingKeys: String, CodingKey {
+        case name, interval
+        case pluginDirs = "plugin_dirs"
+        case stateDir = "state_dir"
+    }
+
+    public init() {}
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        if let name = try c.decodeIfPresent(String.self, forKey: .name) {
+            guard !name.isEmpty else {
+                throw DecodingError.dataCorruptedError(forKey: .name, in: c, debugDescription: "expected a non-empty agent name")
+            }
+            self.name = name
+        }
+        if let interval = try c.decodeIfPresent(ConfigDuration.self, forKey: .interval) {
+            try requirePositive(interval, key: .interval, in: c)
+            self.interval = interval
+        }
+        pluginDirs = try c.decodeIfPresent([String].self, forKey: .pluginDirs) ?? pluginDirs
+        stateDir = try c.decodeIfPresent(String.self, forKey: .stateDir) ?? stateDir
+    }
+}
+
+public struct ProbeConfig: Sendable, Decodable, Equatable {
+    /// Unique, stable; prefixes every check the probe reports (`api/orion-api`).
+    public var id: String
+    public var plugin: String
+    /// Nil means the agent's interval.
+    public var interval: ConfigDuration?
+    /// Nil means the probe's interval.
+    public var timeout: ConfigDuration?
+    /// Consecutive samples a worse state must hold before the check changes to it.
+    public var failAfter: Int = 1
+    /// Consecutive samples a better state must hold before the check changes to it.
+    public var recoverAfter: Int = 1
+    /// Handed to the plug-in as JSON text.
+    public var config: JSONValue = .object(JSONObject())
+
+    enum CodingKeys: String, CodingKey {
+        case id, plugin, interval, timeout, config
+        case failAfter = "fail_after"
+        case recoverAfter = "recover_after"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        id = try c.decode(String.self, forKey: .id)
+        guard !id.isEmpty, !id.contains("/"), id.allSatisfy({ !$0.isWhitespace }) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .id, in: c, debugDescription: "expected a non-empty probe id without '/' or spaces, found \"\(id)\"")
+        }
+        plugin = try c.decode(String.self, forKey: .plugin)
+        interval = try c.decodeIfPresent(ConfigDuration.self, forKey: .interval)
+        if let interval { try requirePositive(interval, key: .interval, in: c) }
+        timeout = try c.decodeIfPresent(ConfigDuration.self, forKey: .timeout)
+        if let timeout { try requirePositive(timeout, key: .timeout, in: c) }
+        failAfter = try c.decodeIfPresent(Int.self, forKey: .failAfter) ?? 1
+        recoverAfter = try c.decodeIfPresent(Int.self, forKey: .recoverAfter) ?? 1
+        for (key, value) in [(CodingKeys.failAfter, failAfter), (.recoverAfter, recoverAfter)] where value < 1 || value > 1000 {
+            throw DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: "expected a whole number of samples from 1 to 1000, found \(value)")
+        }
+        config = try c.decodeIfPresent(JSONValue.self, forKey: .config) ?? .object(JSONObject())
+        guard case .object = config else {
+            throw DecodingError.dataCorruptedError(forKey: .config, in: c, debugDescription: "expected an object, found \(config.kindName)")
+        }
+    }
+}
+
+func requirePositive<K: CodingKey>(_ d: ConfigDuration, key: K, in c: KeyedDecodingContainer<K>) throws {
+    guard d.nanoseconds > 0 else {
+        throw DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: "expected a duration greater than zero, found \"\(d)\"")
+    }
+}

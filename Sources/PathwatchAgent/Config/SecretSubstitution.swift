@@ -1,0 +1,69 @@
+/// Replaces `${env:NAME}` and `${file:/path}` in every string of the configuration with the
+/// secret it names, and records each substituted value with the redactor so it never leaves
+/// the agent. Errors name the reference ("environment variable ORION_API_KEY is not set"),
+/// never a value.
+struct SecretSubstitution {
+    let redactor: SecretRedactor
+    /// Folder that relative `${file:…}` paths are resolved against (the config file's).
+    let baseDirectory: String
+
+    func apply(to value: JSONValue, at path: JSONPath = JSONPath()) throws(JSONPathError) -> JSONValue {
+        switch value {
+        case .string(let s):
+            return .string(try substitute(s, at: path))
+        case .array(let items):
+            var out: [JSONValue] = []
+            out.reserveCapacity(items.count)
+            for (i, item) in items.enumerated() { out.append(try apply(to: item, at: path.appending(index: i))) }
+            return .array(out)
+        case .object(let object):
+            var out = JSONObject()
+            for member in object.members { out[member.key] = try apply(to: member.value, at: path.appending(member.key)) }
+            return .object(out)
+        default:
+            return value
+        }
+    }
+
+    func substitute(_ text: String, at path: JSONPath) throws(JSONPathError) -> String {
+        guard text.contains("${") else { return text }
+        var out = ""
+        var rest = Substring(text)
+        while let start = rest.firstRange(of: "${") {
+            out += rest[..<start.lowerBound]
+            guard let end = rest[start.upperBound...].firstIndex(of: "}") else {
+                throw JSONPathError(path: path, message: "unterminated \"${\"; expected ${env:NAME} or ${file:/path}")
+            }
+            let reference = rest[start.upperBound..<end]
+            out += try resolve(String(reference), at: path)
+            rest = rest[rest.index(after: end)...]
+        }
+        out += rest
+        return out
+    }
+
+    func resolve(_ reference: String, at path: JSONPath) throws(JSONPathError) -> String {
+        if reference.hasPrefix("env:") {
+            let name = String(reference.dropFirst(4))
+            guard !name.isEmpty else { throw JSONPathError(path: path, message: "${env:} needs a variable name") }
+            guard let raw = getenv(name) else {
+                throw JSONPathError(path: path, message: "environment variable \(name) is not set (referenced as ${env:\(name)})")
+            }
+            let value = String(cString: raw)
+            redactor.add(value)
+            return value
+        }
+        if reference.hasPrefix("file:") {
+            let file = resolvePath(String(reference.dropFirst(5)), relativeTo: baseDirectory)
+            guard let content = readTextFile(file) else {
+                throw JSONPathError(path: path, message: "cannot read secret file \(file): \(errnoText())")
+            }
+            // Files written by editors and `echo` end with a newline that is not part of the secret.
+            var value = content
+            while value.hasSuffix("\n") || value.hasSuffix("\r") { value.removeLast() }
+            redactor.add(value)
+            return value
+        }
+        throw JSONPathError(path: path, message: "unknown substitution \"${\(reference.prefix(20))…}\"; expected ${env:NAME} or ${file:/path}")
+    }
+}

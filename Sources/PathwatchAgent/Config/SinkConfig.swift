@@ -1,0 +1,102 @@
+/// When a sink receives something: on a check's change, on every sample, or both.
+public enum SinkTrigger: String, Sendable, Hashable, Decodable, CaseIterable {
+    case change
+    case every
+}
+
+/// One entry of `sinks`: its kind with that kind's settings, and its triggers.
+public struct SinkConfig: Sendable, Decodable, Equatable {
+    public enum Kind: Sendable, Equatable {
+        case stdout(StdoutSinkSettings)
+        case file(FileSinkSettings)
+    }
+
+    public var kind: Kind
+    public var on: Set<SinkTrigger>
+
+    enum CodingKeys: String, CodingKey { case type, on }
+
+    public init(kind: Kind, on: Set<SinkTrigger>) {
+        self.kind = kind
+        self.on = on
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let type = try c.decode(String.self, forKey: .type)
+        switch type {
+        case "stdout":
+            kind = .stdout(try StdoutSinkSettings(from: decoder))
+            on = try Self.decodeTriggers(c, default: [.change])
+        case "file":
+            kind = .file(try FileSinkSettings(from: decoder))
+            on = try Self.decodeTriggers(c, default: [.every])
+        default:
+            throw DecodingError.dataCorruptedError(
+                forKey: .type, in: c, debugDescription: "unknown sink type \"\(type)\"; expected one of: stdout, file")
+        }
+    }
+
+    /// `"change"`, `"every"`, or a list of them.
+    static func decodeTriggers(_ c: KeyedDecodingContainer<CodingKeys>, default value: Set<SinkTrigger>) throws -> Set<SinkTrigger> {
+        guard c.contains(.on) else { return value }
+        let expected = "expected \"change\", \"every\" or a list of them"
+        if let one = try? c.decode(String.self, forKey: .on) {
+            guard let trigger = SinkTrigger(rawValue: one) else {
+                throw DecodingError.dataCorruptedError(forKey: .on, in: c, debugDescription: "\(expected), found \"\(one)\"")
+            }
+            return [trigger]
+        }
+        guard let list = try? c.decode([String].self, forKey: .on), !list.isEmpty else {
+            throw DecodingError.dataCorruptedError(forKey: .on, in: c, debugDescription: expected)
+        }
+        var set = Set<SinkTrigger>()
+        for item in list {
+            guard let trigger = SinkTrigger(rawValue: item) else {
+                throw DecodingError.dataCorruptedError(forKey: .on, in: c, debugDescription: "\(expected), found \"\(item)\"")
+            }
+            set.insert(trigger)
+        }
+        return set
+    }
+}
+
+public enum OutputFormat: String, Sendable, Decodable {
+    case text
+    case json
+}
+
+public struct StdoutSinkSettings: Sendable, Decodable, Equatable {
+    public var format: OutputFormat = .text
+
+    enum CodingKeys: String, CodingKey { case format }
+
+    public init() {}
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        if let text = try c.decodeIfPresent(String.self, forKey: .format) {
+            guard let format = OutputFormat(rawValue: text) else {
+                throw DecodingError.dataCorruptedError(forKey: .format, in: c, debugDescription: "expected \"text\" or \"json\", found \"\(text)\"")
+            }
+            self.format = format
+        }
+    }
+}
+
+public struct FileSinkSettings: Sendable, Decodable, Equatable {
+    /// Relative to the config file's folder.
+    public var path: String
+    public var pretty: Bool = true
+
+    enum CodingKeys: String, CodingKey { case path, pretty }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        path = try c.decode(String.self, forKey: .path)
+        guard !path.isEmpty, !path.hasSuffix("/") else {
+            throw DecodingError.dataCorruptedError(forKey: .path, in: c, debugDescription: "expected a file path, found \"\(path)\"")
+        }
+        pretty = try c.decodeIfPresent(Bool.self, forKey: .pretty) ?? true
+    }
+}

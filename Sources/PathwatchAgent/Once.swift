@@ -1,0 +1,62 @@
+import Dispatch
+import Synchronization
+import PathwatchProbeKit
+
+/// `pathwatch once`: one sample of every probe, all at once, each under its timeout, then the
+/// status document. Event-driven probes report their current state through their sample.
+public enum Once {
+    public static func run(_ loaded: LoadedConfig, logger: AgentLogger) throws(ConfigError) -> (document: JSONValue, state: CheckState) {
+        let catalog = PluginCatalog.discover(in: loaded.pluginDirectories)
+        for refusal in catalog.refused { logger.warning("plug-in refused: \(refusal)") }
+        let created = try ProbeSetup.instantiate(loaded, catalog: catalog)
+        let identity = AgentIdentity(name: loaded.config.agent.name)
+        var book = CheckBook(agentName: identity.name)
+        book.probeOrder = loaded.config.probes.map(\.id)
+        for c in created {
+            book.policies[c.config.id] = ProbePolicy(
+                failAfter: c.config.failAfter, recoverAfter: c.config.recoverAfter,
+                needsNetwork: c.instance.plugin.needsNetwork, plugin: c.instance.plugin.name)
+        }
+        let results = Mutex<[String: ProbeReport]>([:])
+        let group = DispatchGroup()
+        for c in created {
+            group.enter()
+            let timeout = loaded.timeout(of: c.config)
+            let done = DispatchSemaphore(value: 0)
+            // Each sample on its own queue; a hung one is abandoned at its deadline (its thread
+            // stays inside the plug-in until the process exits).
+            DispatchQueue(label: "pathwatch.once.\(c.config.id)").async {
+                let result = c.instance.sample()
+                for problem in result.problems { logger.warning("probe \(c.config.id): refused an observation: \(problem)") }
+                let report: ProbeReport = result.error.map { .failure($0) } ?? .sample(result.observations)
+                results.withLock { if $0[c.config.id] == nil { $0[c.config.id] = report } }
+                c.instance.destroy()
+                done.signal()
+            }
+            DispatchQueue.global().async {
+                if done.wait(timeout: .now() + .nanoseconds(Int(timeout.nanoseconds))) == .timedOut {
+                    logger.warning("probe \(c.config.id): sample timed out after \(timeout)")
+                    results.withLock { if $0[c.config.id] == nil { $0[c.config.id] = .failure("timed out after \(timeout)") } }
+                }
+                group.leave()
+            }
+        }
+        group.wait()
+        let now = WallTime.now()
+        let reports = results.withLock { $0 }
+        for c in created {
+            guard var report = reports[c.config.id] else { continue }
+            if case .failure(let message) = report { report = .failure(loaded.redactor.redact(message)) }
+            if case .sample(let list) = report {
+                report = .sample(list.map { o in
+                    var o = o
+                    o.message = loaded.redactor.redact(o.message)
+                    o.labels = o.labels.map { ($0.name, loaded.redactor.redact($0.value)) }
+                    return o
+                })
+            }
+            _ = book.apply(report, probe: c.config.id, at: now)
+        }
+        return StatusDocument.build(identity: identity, at: now, book: book)
+    }
+}

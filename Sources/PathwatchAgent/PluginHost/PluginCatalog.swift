@@ -1,0 +1,108 @@
+import CPathwatchProbe
+
+/// Every plug-in found in the configured folders, and every file that was refused with its
+/// reason. Discovery never crashes the agent over a bad file: it records why and moves on.
+public struct PluginCatalog: Sendable {
+    public private(set) var plugins: [LoadedPlugin] = []
+    public private(set) var refused: [RefusedPlugin] = []
+
+    public func plugin(named name: String) -> LoadedPlugin? { plugins.first { $0.name == name } }
+
+    /// Scans each folder for `lib*.so` files (sorted, so the first of two duplicates is stable).
+    public static func discover(in directories: [String]) -> PluginCatalog {
+        var catalog = PluginCatalog()
+        for directory in directories {
+            guard let names = listDirectory(directory) else {
+                catalog.refused.append(RefusedPlugin(path: directory, reason: "cannot read plug-in folder: \(errnoText())"))
+                continue
+            }
+            for name in names.sorted() where name.hasPrefix("lib") && name.hasSuffix(".so") {
+                catalog.consider(directory == "/" ? "/\(name)" : "\(directory)/\(name)")
+            }
+        }
+        return catalog
+    }
+
+    /// Takes in a plug-in loaded by another discovery (a folder added on reload).
+    mutating func adopt(_ plugin: LoadedPlugin) { plugins.append(plugin) }
+
+    mutating func consider(_ path: String) {
+        let canonical = PluginVetting.realPath(path) ?? path
+        if plugins.contains(where: { (PluginVetting.realPath($0.path) ?? $0.path) == canonical }) { return }
+        switch PluginLoader.load(path) {
+        case .failure(let refusal):
+            refused.append(RefusedPlugin(path: path, reason: refusal.reason))
+        case .success(let plugin):
+            if let first = self.plugin(named: plugin.name) {
+                refused.append(RefusedPlugin(path: path, reason: "duplicate plug-in name \"\(plugin.name)\" (already loaded from \(first.path))"))
+            } else {
+                plugins.append(plugin)
+            }
+        }
+    }
+
+    static func listDirectory(_ path: String) -> [String]? {
+        guard let dir = opendir(path) else { return nil }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+}
+
+/// Opens one library and reads its descriptor, checking the ABI before trusting any field.
+enum PluginLoader {
+    struct Refusal: Error {
+        var reason: String
+    }
+
+    /// The smallest descriptor an ABI-1 plug-in may hand over.
+    static let minimumDescriptorSize = UInt32(MemoryLayout<pw_probe_descriptor>.size)
+
+    static func load(_ path: String) -> Result<LoadedPlugin, Refusal> {
+        if let reason = PluginVetting.refusal(forFile: path) { return .failure(Refusal(reason: reason)) }
+        _ = dlerror()
+        // RTLD_LOCAL: a plug-in's symbols never satisfy another plug-in's references.
+        guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
+            let why = dlerror().map { String(cString: $0) } ?? "unknown error"
+            return .failure(Refusal(reason: "not a loadable library: \(why)"))
+        }
+        guard let symbol = dlsym(handle, PW_PROBE_ENTRY_SYMBOL) else {
+            return .failure(Refusal(reason: "not a Pathwatch plug-in: no \(PW_PROBE_ENTRY_SYMBOL) symbol"))
+        }
+        let entry = unsafeBitCast(symbol, to: pw_probe_entry_fn.self)
+        guard let raw = entry() else {
+            return .failure(Refusal(reason: "\(PW_PROBE_ENTRY_SYMBOL) returned no descriptor"))
+        }
+        // Read the two leading fields only, then decide whether the rest may be read.
+        let header = UnsafeRawPointer(raw)
+        let abi = header.load(as: UInt32.self)
+        let size = header.load(fromByteOffset: 4, as: UInt32.self)
+        guard abi == PW_PROBE_ABI_VERSION else {
+            return .failure(Refusal(reason: "plug-in ABI version \(abi), but this agent speaks version \(PW_PROBE_ABI_VERSION)"))
+        }
+        guard size >= minimumDescriptorSize else {
+            return .failure(Refusal(reason: "descriptor is \(size) bytes, smaller than the \(minimumDescriptorSize) bytes of ABI \(PW_PROBE_ABI_VERSION)"))
+        }
+        let d = raw.pointee
+        guard let name = d.name, name.pointee != 0 else {
+            return .failure(Refusal(reason: "descriptor has a null or empty name"))
+        }
+        let nameText = String(cString: name)
+        guard nameText.allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "_" || $0 == "-") }) else {
+            return .failure(Refusal(reason: "plug-in name \"\(nameText.prefix(64))\" is not of [a-z0-9_-]"))
+        }
+        guard d.create != nil, d.sample != nil, d.destroy != nil else {
+            return .failure(Refusal(reason: "descriptor lacks create, sample or destroy"))
+        }
+        if (d.event_fd == nil) != (d.handle_event == nil) {
+            return .failure(Refusal(reason: "descriptor has only one of event_fd and handle_event"))
+        }
+        return .success(LoadedPlugin(path: path, descriptor: raw))
+    }
+}

@@ -1,0 +1,128 @@
+import Dispatch
+import Synchronization
+import PathwatchProbeKit
+
+/// Drives one probe instance: samples it every interval on its own serial queue, enforces the
+/// timeout, and serves its event descriptor's readiness on the same queue, so calls into one
+/// instance never overlap.
+///
+/// A sample that overruns its timeout turns the probe's checks unknown ("timed out after 5s");
+/// while it is still inside the plug-in, no further sample is started (a hung read keeps one
+/// thread, never a pile of them), and its result, if it ever comes, is dropped as stale.
+/// Other probes have their own queues and timers and never wait on this one.
+final class ProbeRunner: Sendable {
+    let id: String
+    let instance: ProbeInstance
+    let interval: ConfigDuration
+    let timeout: ConfigDuration
+    private let report: @Sendable (ProbeReport) -> Void
+    private let logger: AgentLogger
+    private let calls: DispatchQueue
+    private let timer: Mutex<(any DispatchSourceTimer)?>
+    private let timerQueue: DispatchQueue
+
+    private struct State {
+        var inFlight = false
+        var callNumber = 0
+        var timedOut = false
+        var stopped = false
+    }
+    private let state = Mutex(State())
+    private let reportedProblems = Mutex<Set<String>>([])
+
+    init(id: String, instance: ProbeInstance, interval: ConfigDuration, timeout: ConfigDuration, logger: AgentLogger,
+         report: @escaping @Sendable (ProbeReport) -> Void) {
+        self.id = id
+        self.instance = instance
+        self.interval = interval
+        self.timeout = timeout
+        self.logger = logger
+        self.report = report
+        self.calls = DispatchQueue(label: "pathwatch.probe.\(id)")
+        self.timerQueue = DispatchQueue(label: "pathwatch.timer.\(id)")
+        self.timer = Mutex(nil)
+    }
+
+    func start() {
+        timer.withLock { timer in
+            let source = DispatchSource.makeTimerSource(queue: timerQueue)
+            source.setEventHandler { [weak self] in self?.tick() }
+            source.schedule(deadline: .now(), repeating: .nanoseconds(Int(interval.nanoseconds)), leeway: .milliseconds(1))
+            source.activate()
+            timer = source
+        }
+    }
+
+    /// Stops sampling and destroys the instance once no call is inside it. A hung instance is
+    /// never destroyed under a running call: its queue runs the destroy only after the call returns.
+    func stop() {
+        let first = state.withLock { s -> Bool in
+            defer { s.stopped = true }
+            return !s.stopped
+        }
+        guard first else { return }
+        timer.withLock { $0?.cancel() }
+        calls.async { [instance] in instance.destroy() }
+    }
+
+    private func tick() {
+        let call = state.withLock { s -> Int? in
+            guard !s.stopped, !s.inFlight else { return nil }
+            s.inFlight = true
+            s.timedOut = false
+            s.callNumber += 1
+            return s.callNumber
+        }
+        guard let call else {
+            logger.debug("probe \(id): previous sample still running; skipping this interval")
+            return
+        }
+        calls.async { [self] in
+            let result = instance.sample()
+            let late = state.withLock { s -> Bool in
+                s.inFlight = false
+                return s.timedOut || s.stopped
+            }
+            if late {
+                logger.warning("probe \(id): a sample returned after its \(timeout) timeout; its result was dropped")
+                return
+            }
+            deliver(result, asEvent: false)
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(timeout.nanoseconds))) { [self] in
+            let expired = state.withLock { s -> Bool in
+                guard s.inFlight, s.callNumber == call, !s.timedOut, !s.stopped else { return false }
+                s.timedOut = true
+                return true
+            }
+            if expired {
+                logger.warning("probe \(id): sample timed out after \(timeout)")
+                report(.failure("timed out after \(timeout)"))
+            }
+        }
+    }
+
+    /// Serves one readiness of the event descriptor, then calls `done` so the event loop watches
+    /// the descriptor again. Queued behind a running sample, never beside it.
+    func serviceEvent(done: @escaping @Sendable () -> Void) {
+        calls.async { [self] in
+            let stopped = state.withLock { $0.stopped }
+            if !stopped { deliver(instance.handleEvent(), asEvent: true) }
+            done()
+        }
+    }
+
+    private func deliver(_ result: CallResult, asEvent: Bool) {
+        // A plug-in that emits garbage does so every sample: say it once, then only at debug level.
+        for problem in result.problems {
+            let first = reportedProblems.withLock { $0.insert(problem).inserted }
+            logger.log(first ? .warning : .debug, "probe \(id): refused an observation: \(problem)")
+        }
+        if let error = result.error {
+            logger.warning("probe \(id): \(error)")
+            report(.failure(error))
+        } else {
+            report(asEvent ? .event(result.observations) : .sample(result.observations))
+        }
+    }
+}

@@ -1,0 +1,103 @@
+import Dispatch
+import Synchronization
+import PathwatchProbeKit
+
+/// Keeps the latest status document at `path`, replaced atomically: write a temporary file in
+/// the same folder, fsync it, rename it over the target, fsync the folder. A reader sees the old
+/// document or the new one, never a torn one, and a crash leaves one of the two on disk.
+/// Only the newest document matters, so documents that arrive while one is being written are
+/// coalesced into the next write.
+final class FileSink: Sink {
+    let path: String
+    let pretty: Bool
+    let triggers: Set<SinkTrigger>
+    private let logger: AgentLogger
+    private let queue = DispatchQueue(label: "pathwatch.sink.file")
+    private let latest = Mutex<(document: JSONValue?, scheduled: Bool)>((nil, false))
+
+    init(path: String, pretty: Bool, triggers: Set<SinkTrigger>, logger: AgentLogger) {
+        self.path = path
+        self.pretty = pretty
+        self.triggers = triggers
+        self.logger = logger
+    }
+
+    /// `every` rewrites the file after every sample; `change` only when a check changed.
+    func submit(_ batch: SinkBatch) {
+        guard triggers.contains(.every) || (triggers.contains(.change) && !batch.events.isEmpty) else { return }
+        let document = batch.document
+        let schedule = latest.withLock { state -> Bool in
+            state.document = document
+            if state.scheduled { return false }
+            state.scheduled = true
+            return true
+        }
+        if schedule { queue.async { self.writeLatest() } }
+    }
+
+    private func writeLatest() {
+        let document = latest.withLock { state -> JSONValue? in
+            let d = state.document
+            state.document = nil
+            state.scheduled = false
+            return d
+        }
+        guard let document else { return }
+        do {
+            try AtomicFile.write(JSONSerializer.serialize(document, pretty: pretty) + "\n", to: path)
+        } catch {
+            logger.error("file sink: cannot write \(path): \(error)")
+        }
+    }
+
+    func drain(timeout: Double) {
+        let done = DispatchSemaphore(value: 0)
+        queue.async { self.writeLatest(); done.signal() }
+        _ = done.wait(timeout: .now() + timeout)
+    }
+}
+
+/// write → fsync → rename → fsync(folder).
+public enum AtomicFile {
+    public struct WriteError: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    public static func write(_ text: String, to path: String) throws(WriteError) {
+        let folder = directoryName(path)
+        let temporary = "\(path).tmp.\(getpid())"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw WriteError(description: "open \(temporary): \(errnoText())") }
+        var bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { raw in Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                let why = errnoText()
+                close(fd)
+                unlink(temporary)
+                throw WriteError(description: "write \(temporary): \(why)")
+            }
+            offset += n
+        }
+        bytes.removeAll()
+        if fsync(fd) != 0 {
+            let why = errnoText()
+            close(fd)
+            unlink(temporary)
+            throw WriteError(description: "fsync \(temporary): \(why)")
+        }
+        close(fd)
+        guard rename(temporary, path) == 0 else {
+            let why = errnoText()
+            unlink(temporary)
+            throw WriteError(description: "rename to \(path): \(why)")
+        }
+        let dirFD = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if dirFD >= 0 {
+            fsync(dirFD)
+            close(dirFD)
+        }
+    }
+}

@@ -1,0 +1,72 @@
+import Dispatch
+import Synchronization
+import PathwatchProbeKit
+
+/// One line per event or document on standard output, flushed per line: `text` for people,
+/// `json` for one JSON object per line. Lines wait in this sink's own bounded queue, so a
+/// reader that stops reading blocks nobody but this sink; past the bound, the oldest lines are
+/// dropped and counted.
+final class StdoutSink: Sink {
+    static let maxQueuedLines = 10_000
+
+    let format: OutputFormat
+    let triggers: Set<SinkTrigger>
+    private let queue = DispatchQueue(label: "pathwatch.sink.stdout")
+    private let pending = Mutex<(lines: [String], scheduled: Bool, dropped: Int)>(([], false, 0))
+
+    init(format: OutputFormat, triggers: Set<SinkTrigger>) {
+        self.format = format
+        self.triggers = triggers
+    }
+
+    func submit(_ batch: SinkBatch) {
+        var lines: [String] = []
+        if triggers.contains(.change) { lines += batch.events.map(renderEvent) }
+        if triggers.contains(.every) { lines.append(renderDocument(batch)) }
+        guard !lines.isEmpty else { return }
+        let schedule = pending.withLock { state -> Bool in
+            state.lines += lines
+            if state.lines.count > Self.maxQueuedLines {
+                let excess = state.lines.count - Self.maxQueuedLines
+                state.lines.removeFirst(excess)
+                state.dropped += excess
+            }
+            if state.scheduled { return false }
+            state.scheduled = true
+            return true
+        }
+        if schedule { queue.async { self.flush() } }
+    }
+
+    private func flush() {
+        while true {
+            let batch = pending.withLock { state -> [String] in
+                let lines = state.lines
+                state.lines = []
+                if lines.isEmpty { state.scheduled = false }
+                return lines
+            }
+            if batch.isEmpty { return }
+            // write(2) on the descriptor: nothing buffered, so every line is out when written.
+            for line in batch { FileDescriptorWriter.writeAll(STDOUT_FILENO, line + "\n") }
+        }
+    }
+
+    func drain(timeout: Double) {
+        let done = DispatchSemaphore(value: 0)
+        queue.async { self.flush(); done.signal() }
+        _ = done.wait(timeout: .now() + timeout)
+    }
+
+    var droppedLines: Int { pending.withLock { $0.dropped } }
+
+    func renderEvent(_ event: ChangeEvent) -> String {
+        format == .json ? JSONSerializer.serialize(event.json) : TextFormat.eventLine(event)
+    }
+
+    func renderDocument(_ batch: SinkBatch) -> String {
+        format == .json
+            ? JSONSerializer.serialize(batch.document)
+            : TextFormat.documentLine(batch.document, state: batch.state, time: batch.time)
+    }
+}

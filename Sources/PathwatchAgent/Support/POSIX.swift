@@ -1,0 +1,64 @@
+#if canImport(Glibc)
+@_exported import Glibc
+#elseif canImport(Musl)
+@_exported import Musl
+#elseif canImport(Darwin)
+@_exported import Darwin
+#endif
+
+/// The text of an errno value ("Permission denied").
+func errnoText(_ code: Int32 = errno) -> String { String(cString: strerror(code)) }
+
+/// The host's name, for `agent.name`'s default.
+func hostName() -> String {
+    var buffer = [CChar](repeating: 0, count: 256)
+    guard gethostname(&buffer, buffer.count - 1) == 0 else { return "localhost" }
+    return String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+}
+
+/// Reads a whole file as text; nil with errno set when it cannot be read.
+func readTextFile(_ path: String) -> String? {
+    guard let file = fopen(path, "rb") else { return nil }
+    defer { fclose(file) }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 65536)
+    while true {
+        let n = fread(&chunk, 1, chunk.count, file)
+        if n > 0 { bytes += chunk[0..<n] }
+        if n < chunk.count { break }
+    }
+    if ferror(file) != 0 { return nil }
+    return String(decoding: bytes, as: UTF8.self)
+}
+
+/// The folder part of a path ("./config.json" → ".").
+func directoryName(_ path: String) -> String {
+    guard let slash = path.lastIndex(of: "/") else { return "." }
+    if slash == path.startIndex { return "/" }
+    return String(path[..<slash])
+}
+
+/// Resolves `path` against `base` unless it is absolute.
+func resolvePath(_ path: String, relativeTo base: String) -> String {
+    if path.hasPrefix("/") { return path }
+    if base == "." { return path }
+    return base + "/" + path
+}
+
+/// Unbuffered writes to a descriptor, retried on EINTR and short writes.
+enum FileDescriptorWriter {
+    @discardableResult
+    static func writeAll(_ fd: Int32, _ text: String) -> Bool {
+        var bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { raw in write(fd, raw.baseAddress! + offset, raw.count - offset) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return false
+            }
+            offset += n
+        }
+        return true
+    }
+}

@@ -1,0 +1,48 @@
+import ArgumentParser
+import Logging
+import PathwatchAgent
+
+/// The `--log-level` values.
+enum LogLevelOption: String, ExpressibleByArgument, CaseIterable {
+    case trace, debug, info, notice, warning, error
+
+    var level: Logger.Level {
+        switch self {
+        case .trace: .trace
+        case .debug: .debug
+        case .info: .info
+        case .notice: .notice
+        case .warning: .warning
+        case .error: .error
+        }
+    }
+}
+
+extension CommonOptions {
+    /// A logger writing to stderr at the chosen level, redacting the config's secrets.
+    func makeLogger(redactor: SecretRedactor) -> AgentLogger {
+        var logger = Logger(label: "pathwatch") { label in StreamLogHandler.standardError(label: label) }
+        logger.logLevel = logLevel.level
+        return AgentLogger(logger: logger, redactor: redactor)
+    }
+
+    /// Loads the configuration, or prints the error and exits 78.
+    func loadConfig() throws -> LoadedConfig {
+        do {
+            return try ConfigLoader.load(file: config)
+        } catch {
+            printError("configuration error: \(error)")
+            throw ExitStatus.configError
+        }
+    }
+}
+
+/// One line to stderr, written at once (stdout stays machine-readable).
+func printError(_ text: String) {
+    let bytes = Array("pathwatch: \(text)\n".utf8)
+    bytes.withUnsafeBytes { _ = write(STDERR_FILENO, $0.baseAddress, $0.count) }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif

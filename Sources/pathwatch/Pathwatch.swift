@@ -1,0 +1,26 @@
+import ArgumentParser
+
+/// `pathwatch`: the command line only; everything it does lives in PathwatchAgent.
+@main
+struct Pathwatch: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pathwatch",
+        abstract: "A host monitoring agent: link state, reachability, disk and bandwidth probes loaded as plug-ins.",
+        version: "0.1.0",
+        subcommands: [Run.self, Once.self, CheckConfig.self, Plugins.self])
+}
+
+/// Options every subcommand takes.
+struct CommonOptions: ParsableArguments {
+    @Option(name: .long, help: "The configuration file.")
+    var config: String = "./config.json"
+
+    @Option(name: .long, help: "Log level: trace, debug, info, notice, warning or error. Logs go to stderr.")
+    var logLevel: LogLevelOption = .info
+}
+
+/// Exit statuses of the contract (SPEC §1).
+enum ExitStatus {
+    /// A configuration error (EX_CONFIG from sysexits.h).
+    static let configError = ExitCode(78)
+}

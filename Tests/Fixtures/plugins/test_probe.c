@@ -1,0 +1,163 @@
+/* A configurable probe for the agent's own tests, built with cc against the ABI header alone.
+ *
+ * Compile-time knobs: -DTEST_NAME='"name"' (default "testprobe"), -DTEST_ABI=N (default the
+ * header's), -DTEST_NULL_NAME (a descriptor with no name).
+ *
+ * Config (json-c):
+ *   "state_file": path  each sample reads "STATE MESSAGE" lines ("ok fine") from it, one check
+ *                       per line keyed c0, c1, ...; a missing file fails the sample
+ *   "checks": N         otherwise N checks c0..c(N-1), all "state" (default "ok")
+ *   "sleep_ms": N       every sample sleeps that long first (a hung plug-in with a large N)
+ *   "garbage": true     emits malformed observations (bad state, NULL key, NaN metric) besides one good one
+ *   "fail_path": "a.b"  create() fails with this JSON path and a message
+ *   "echo": "text"      put this text in every check's message (secret-redaction tests)
+ *   "counter": true     a metric "samples" counting this instance's samples
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <json-c/json.h>
+#include "pathwatch_probe.h"
+
+#ifndef TEST_NAME
+#define TEST_NAME "testprobe"
+#endif
+#ifndef TEST_ABI
+#define TEST_ABI PW_PROBE_ABI_VERSION
+#endif
+
+typedef struct {
+    char state_file[512];
+    int checks;
+    int state;
+    long sleep_ms;
+    int garbage;
+    char echo[256];
+    int counter;
+    long samples;
+} test_probe;
+
+static int state_from(const char *s) {
+    if (strcmp(s, "ok") == 0) return PW_STATE_OK;
+    if (strcmp(s, "warning") == 0) return PW_STATE_WARNING;
+    if (strcmp(s, "critical") == 0) return PW_STATE_CRITICAL;
+    if (strcmp(s, "unknown") == 0) return PW_STATE_UNKNOWN;
+    return -1;
+}
+
+static int fail(pw_error *e, const char *path, const char *message) {
+    if (e) {
+        snprintf(e->path, sizeof e->path, "%s", path);
+        snprintf(e->message, sizeof e->message, "%s", message);
+    }
+    return PW_ERR;
+}
+
+static int tp_create(const char *json, size_t len, void **out, pw_error *e) {
+    json_tokener *tok = json_tokener_new();
+    json_object *root = json_tokener_parse_ex(tok, json, (int)len);
+    json_tokener_free(tok);
+    if (!root || !json_object_is_type(root, json_type_object)) {
+        if (root) json_object_put(root);
+        return fail(e, "", "expected a JSON object");
+    }
+    test_probe *p = calloc(1, sizeof *p);
+    if (!p) { json_object_put(root); return fail(e, "", "out of memory"); }
+    p->checks = 1;
+    json_object *v;
+    if (json_object_object_get_ex(root, "fail_path", &v)) {
+        fail(e, json_object_get_string(v), "refused as the test asked");
+        json_object_put(root);
+        free(p);
+        return PW_ERR;
+    }
+    if (json_object_object_get_ex(root, "state_file", &v)) snprintf(p->state_file, sizeof p->state_file, "%s", json_object_get_string(v));
+    if (json_object_object_get_ex(root, "checks", &v)) p->checks = json_object_get_int(v);
+    if (json_object_object_get_ex(root, "state", &v)) p->state = state_from(json_object_get_string(v));
+    if (json_object_object_get_ex(root, "sleep_ms", &v)) p->sleep_ms = json_object_get_int64(v);
+    if (json_object_object_get_ex(root, "garbage", &v)) p->garbage = json_object_get_boolean(v);
+    if (json_object_object_get_ex(root, "counter", &v)) p->counter = json_object_get_boolean(v);
+    if (json_object_object_get_ex(root, "echo", &v)) snprintf(p->echo, sizeof p->echo, "%s", json_object_get_string(v));
+    json_object_put(root);
+    if (p->state < 0) { free(p); return fail(e, "state", "expected ok, warning, critical or unknown"); }
+    *out = p;
+    return PW_OK;
+}
+
+static int emit_one(const pw_emitter *em, const char *key, int state, const char *message, double samples, int with_counter) {
+    pw_metric metrics[1] = {{sizeof(pw_metric), "samples", samples}};
+    pw_label labels[1] = {{sizeof(pw_label), "fixture", "yes"}};
+    pw_observation o = {sizeof(pw_observation), key, state, message, metrics, with_counter ? 1 : 0, labels, 1};
+    return em->emit(em->context, &o);
+}
+
+static int tp_sample(void *instance, const pw_emitter *em, pw_error *e) {
+    test_probe *p = instance;
+    p->samples++;
+    if (p->sleep_ms > 0) {
+        struct timespec ts = {p->sleep_ms / 1000, (p->sleep_ms % 1000) * 1000000L};
+        while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
+    }
+    char key[32];
+    if (p->state_file[0]) {
+        FILE *f = fopen(p->state_file, "r");
+        if (!f) return fail(e, "", "cannot open the state file");
+        char line[512];
+        int i = 0;
+        while (fgets(line, sizeof line, f)) {
+            line[strcspn(line, "\n")] = 0;
+            char *space = strchr(line, ' ');
+            const char *message = "";
+            if (space) { *space = 0; message = space + 1; }
+            int st = state_from(line);
+            if (st < 0) continue;
+            snprintf(key, sizeof key, "c%d", i++);
+            emit_one(em, key, st, p->echo[0] ? p->echo : message, (double)p->samples, p->counter);
+        }
+        fclose(f);
+        return PW_OK;
+    }
+    for (int i = 0; i < p->checks; i++) {
+        snprintf(key, sizeof key, "c%d", i);
+        emit_one(em, key, p->state, p->echo[0] ? p->echo : "fixture check", (double)p->samples, p->counter);
+    }
+    if (p->garbage) {
+        pw_observation bad_state = {sizeof(pw_observation), "bad-state", 42, "x", NULL, 0, NULL, 0};
+        em->emit(em->context, &bad_state);
+        pw_observation null_key = {sizeof(pw_observation), NULL, PW_STATE_OK, "x", NULL, 0, NULL, 0};
+        em->emit(em->context, &null_key);
+        pw_observation short_struct = {8, "short", PW_STATE_OK, "x", NULL, 0, NULL, 0};
+        em->emit(em->context, &short_struct);
+        pw_observation null_array = {sizeof(pw_observation), "null-array", PW_STATE_OK, "x", NULL, 3, NULL, 0};
+        em->emit(em->context, &null_array);
+        pw_metric nan_metric[2] = {{sizeof(pw_metric), "nan", NAN}, {sizeof(pw_metric), "fine", 1.5}};
+        pw_observation with_nan = {sizeof(pw_observation), "with-nan", PW_STATE_OK, "x", nan_metric, 2, NULL, 0};
+        em->emit(em->context, &with_nan);
+    }
+    return PW_OK;
+}
+
+static void tp_destroy(void *instance) { free(instance); }
+
+static const pw_probe_descriptor descriptor = {
+    TEST_ABI,
+    sizeof(pw_probe_descriptor),
+#ifdef TEST_NULL_NAME
+    NULL,
+#else
+    TEST_NAME,
+#endif
+    "9.9.9",
+    "A configurable probe for the agent's tests.",
+    0,
+    tp_create,
+    tp_sample,
+    NULL,
+    NULL,
+    tp_destroy,
+};
+
+const pw_probe_descriptor *pathwatch_probe_entry(void) { return &descriptor; }
