@@ -3,8 +3,12 @@ import Foundation
 import PathwatchTestSupport
 
 /// Two private network namespaces joined by a veth pair whose sending side is shaped with a
-/// token bucket: `va` (10.213.0.1, in `sender`) → `vb` (10.213.0.2, in `receiver`). IPv6 is off
-/// in both, so nothing but the test's own traffic (and the ARP it needs) crosses the pair.
+/// token bucket: `va` (10.213.0.1, in `sender`) → `vb` (in `receiver`).
+///
+/// Nothing but the test's own datagrams crosses the pair, so byte counts can be compared
+/// exactly: IPv6 is off in both namespaces (no neighbour discovery or MLD), and the peer
+/// address has a permanent neighbour entry with a MAC address `vb` does not own, so there is
+/// no ARP, and `vb` discards the frames without answering (no ICMP port unreachable).
 final class VethLab: Sendable {
     static let interface = "va"
     static let peerAddress = "10.213.0.2"
@@ -40,7 +44,7 @@ final class VethLab: Sendable {
         try Self.shell("""
             ip -n \(sender) link add name va type veth peer name vb netns \(receiver)
             ip -n \(sender) addr add 10.213.0.1/30 dev va
-            ip -n \(receiver) addr add \(Self.peerAddress)/30 dev vb
+            ip -n \(sender) neigh add \(Self.peerAddress) lladdr 02:00:00:00:02:13 dev va nud permanent
             ip -n \(sender) link set va up
             ip -n \(receiver) link set vb up
             tc -n \(sender) qdisc add dev va root tbf rate \(Self.shapedRate) burst 32kbit latency 400ms
