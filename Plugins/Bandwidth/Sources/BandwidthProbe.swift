@@ -49,13 +49,15 @@ public final class BandwidthProbe: Probe {
         for reading in snapshot.readings {
             present.insert(reading.name)
             let outcome = calculator.observe(reading, at: snapshot.time, width: source.width)
-            let speed: Double? = if case .rates = outcome { speeds.megabitsPerSecond(of: reading.name) } else { nil }
+            let speed: Double? =
+                if case .rates = outcome { speeds.megabitsPerSecond(of: reading, at: snapshot.time) } else { nil }
             let observation = report.observation(
                 interface: reading.name, outcome: outcome, speedMbps: speed, previousState: lastStates[reading.name])
             lastStates[reading.name] = observation.state
             observations.append(observation)
         }
         calculator.retain(only: present)
+        speeds.retain(only: present)
         if lastStates.count != present.count { lastStates = lastStates.filter { present.contains($0.key) } }
         return observations
     }

@@ -79,11 +79,16 @@ public struct InterfaceReading: Sendable, Equatable {
     /// means the interface was deleted and re-created between two readings.
     public var index: Int32?
     public var counters: InterfaceCounters
+    /// How often the link's carrier went up or down (`IFLA_CARRIER_CHANGES`), when the source
+    /// knows it. A renegotiated link flaps its carrier, so a change here means its speed may
+    /// have changed too.
+    public var carrierChanges: UInt32?
 
-    public init(name: String, index: Int32?, counters: InterfaceCounters) {
+    public init(name: String, index: Int32?, counters: InterfaceCounters, carrierChanges: UInt32? = nil) {
         self.name = name
         self.index = index
         self.counters = counters
+        self.carrierChanges = carrierChanges
     }
 }
 

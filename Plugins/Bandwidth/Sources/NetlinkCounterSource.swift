@@ -23,7 +23,9 @@ public final class NetlinkCounterSource: CounterSource {
         // A link the kernel sent without IFLA_STATS64 has nothing to rate and is left out.
         for link in links where selected(link.name) {
             guard let stats = link.stats else { continue }
-            readings.append(InterfaceReading(name: link.name, index: link.index, counters: InterfaceCounters(stats)))
+            readings.append(
+                InterfaceReading(
+                    name: link.name, index: link.index, counters: InterfaceCounters(stats), carrierChanges: link.carrierChanges))
         }
         return CounterSnapshot(readings: readings, time: .midpoint(before, after))
     }
