@@ -77,14 +77,16 @@ public struct BandwidthConfig: Decodable, Sendable {
             if try c.decodeNil(forKey: key) { return nil }
             let value = try c.decode(Double.self, forKey: key)
             guard value.isFinite, value > 0 else {
-                throw invalid(c, key, "expected a number above 0 (or null to disable), found \(value)")
+                throw invalid(c, key, "expected a number above 0 (or null to disable), found \(JSONSerializer.formatNumber(value))")
             }
             return value
         }
         let pair = ThresholdPair(warn: try level(warnKey, defaults.warn), crit: try level(critKey, defaults.crit))
         if let warn = pair.warn, let crit = pair.crit, warn > crit {
             let key = c.contains(critKey) ? critKey : warnKey
-            throw invalid(c, key, "\(warnKey.rawValue) (\(warn)) must not be above \(critKey.rawValue) (\(crit))")
+            throw invalid(
+                c, key,
+                "\(warnKey.rawValue) (\(JSONSerializer.formatNumber(warn))) must not be above \(critKey.rawValue) (\(JSONSerializer.formatNumber(crit)))")
         }
         return pair
     }

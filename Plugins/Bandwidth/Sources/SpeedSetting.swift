@@ -23,8 +23,9 @@ public enum SpeedSetting: Sendable, Equatable {
     init(_ raw: JSONValue, codingPath: [any CodingKey]) throws {
         func positive(_ value: JSONValue, _ path: [any CodingKey]) throws -> Double {
             guard let number = value.numberValue, number.isFinite, number > 0 else {
+                let found = value.numberValue.map { JSONSerializer.formatNumber($0) } ?? value.kindName
                 throw DecodingError.dataCorrupted(
-                    .init(codingPath: path, debugDescription: "expected a link speed in Mb/s above 0, found \(value.kindName)"))
+                    .init(codingPath: path, debugDescription: "expected a link speed in Mb/s above 0, found \(found)"))
             }
             return number
         }

@@ -62,15 +62,15 @@ import Testing
             (#"{"interfaces": []}"#, "interfaces", "at least one interface pattern"),
             (#"{"interfaces": ["eth0", ""]}"#, "interfaces[1]", "non-empty pattern"),
             (#"{"interfaces": "eth0"}"#, "interfaces", "expected an array"),
-            (#"{"speed": 0}"#, "speed", "above 0"),
+            (#"{"speed": 0}"#, "speed", "above 0, found 0"),
             (#"{"speed": "fast"}"#, "speed", "expected a speed in Mb/s or an object"),
             (#"{"speed": {"eth0": 100, "wlan*": "54"}}"#, #"speed["wlan*"]"#, "expected a link speed in Mb/s above 0"),
             (#"{"source": "sysfs"}"#, "source", #"expected "auto", "netlink" or "procfs""#),
             (#"{"procfs_path": "proc/net/dev"}"#, "procfs_path", "absolute path"),
             (#"{"warn_util_pct": -5}"#, "warn_util_pct", "above 0"),
             (#"{"crit_errors_ps": "many"}"#, "crit_errors_ps", "number"),
-            (#"{"warn_util_pct": 90, "crit_util_pct": 85}"#, "crit_util_pct", "warn_util_pct (90.0) must not be above crit_util_pct (85.0)"),
-            (#"{"warn_dropped_ps": 500}"#, "warn_dropped_ps", "must not be above crit_dropped_ps (100.0)"),
+            (#"{"warn_util_pct": 90, "crit_util_pct": 85}"#, "crit_util_pct", "warn_util_pct (90) must not be above crit_util_pct (85)"),
+            (#"{"warn_dropped_ps": 500}"#, "warn_dropped_ps", "warn_dropped_ps (500) must not be above crit_dropped_ps (100)"),
             (#"{"interface": ["eth0"]}"#, "interface", "unknown key"),
         ]
         for c in cases {
