@@ -45,29 +45,17 @@ import Testing
         #expect(readings.first { $0.name == "tun9" }?.counters.txBytes == 6)
     }
 
-    @Test func aTruncatedLineIsAnErrorNamingTheLine() throws {
-        let error = try #require(try error("proc-net-dev-truncated.txt"))
-        #expect(error.line == 4)
-        #expect(error.message.contains("eth0"))
-        #expect(error.message.contains("expected 16 counters, found 9"))
-    }
-
-    @Test func aFieldThatIsNotANumberIsAnError() throws {
-        let error = try #require(try error("proc-net-dev-not-a-number.txt"))
-        #expect(error.line == 4)
-        #expect(error.message.contains("\"eth1\": field 2 is not a decimal number"))
-    }
-
-    @Test func aCounterBeyondSixtyFourBitsIsAnError() throws {
-        let error = try #require(try error("proc-net-dev-overflow.txt"))
-        #expect(error.line == 3)
-        #expect(error.message.contains("does not fit in 64 bits"))
-    }
-
-    @Test func aFileWithoutHeaderLinesIsRejected() throws {
-        let error = try #require(try error("proc-net-dev-no-header.txt"))
-        #expect(error.line == 1)
-        #expect(error.message.contains("header"))
+    /// Bad kernel data is an error naming the line and what was wrong, never a crash or a guess.
+    @Test(arguments: [
+        ("proc-net-dev-truncated.txt", 4, "interface \"eth0\": expected 16 counters, found 9"),
+        ("proc-net-dev-not-a-number.txt", 4, "interface \"eth1\": field 2 is not a decimal number"),
+        ("proc-net-dev-overflow.txt", 3, "interface \"eth0\": field 1 does not fit in 64 bits"),
+        ("proc-net-dev-no-header.txt", 1, "expected a header line with '|' separators"),
+    ])
+    func badFilesAreErrorsNamingTheLine(fixture: String, line: Int, message: String) throws {
+        let error = try #require(try error(fixture))
+        #expect(error.line == line)
+        #expect(error.message == message)
     }
 
     @Test func emptyAndHeaderOnlyFiles() throws {
