@@ -63,5 +63,3 @@ public final class BandwidthProbe: Probe {
     }
 }
 
-@_cdecl("pathwatch_probe_entry")
-public func pathwatchProbeEntry() -> UnsafeRawPointer { ProbeExport.descriptor(for: BandwidthProbe.self) }

@@ -5,7 +5,7 @@ import Testing
 /// The probe as the host sees it: through the exported C descriptor only.
 @Suite struct BandwidthPluginABITests {
     var descriptor: pw_probe_descriptor {
-        pathwatchProbeEntry().assumingMemoryBound(to: pw_probe_descriptor.self).pointee
+        bandwidthProbeDescriptor().assumingMemoryBound(to: pw_probe_descriptor.self).pointee
     }
 
     func create(_ json: String) -> (instance: UnsafeMutableRawPointer?, path: String, message: String) {
