@@ -22,7 +22,9 @@ struct InterfaceReporter {
             state = usable ? .ok : .critical
             parts = ["up", link.hasCarrier ? "carrier" : "no carrier"]
             if let speed { parts.append("\(speed) Mb/s") }
-            parts += addresses.filter(Self.worthShowing).map(\.text)
+            let shown = addresses.filter(Self.worthShowing)
+            parts += shown.prefix(Self.addressesInMessage).map(\.text)
+            if shown.count > Self.addressesInMessage { parts.append("+\(shown.count - Self.addressesInMessage) more") }
         }
 
         var metrics = [
@@ -62,6 +64,9 @@ struct InterfaceReporter {
     private static func absentLabels(_ name: String) -> [Report.Label] {
         [Report.Label(name: WellKnownLabel.interfaceName, value: name), Report.Label(name: WellKnownLabel.interfaceUsable, value: "0")]
     }
+
+    /// Messages stay short: a host with hundreds of addresses lists the first few.
+    static let addressesInMessage = 3
 
     /// The message lists addresses a person would look for: not IPv6 link-local ones.
     static func worthShowing(_ address: Address) -> Bool {

@@ -28,6 +28,8 @@ final class LinkStateProbe: Probe {
     private var types: [String: InterfaceType] = [:]
     /// What the host last received for each check, to emit only changes on events.
     private var lastReported: [String: Report] = [:]
+    /// How often events were lost (overrun, unparsable) and the state rebuilt from a dump.
+    private(set) var resynchronizations = 0
 
     init(config: LinkStateConfig) throws {
         try config.validate()
@@ -112,6 +114,7 @@ final class LinkStateProbe: Probe {
         do {
             pending = try events.receiveEvents()
         } catch {
+            resynchronizations += 1
             try resynchronize()
             return
         }
