@@ -6,12 +6,11 @@ import PathwatchProbeKit
 /// message, the metrics, the stable labels, and the well-known path labels the host reads.
 struct InterfaceReporter {
     let config: LinkStateConfig
-    let sysfs: Sysfs
 
-    func report(for link: Link, type: InterfaceType, addresses: [Address], defaultRouteMetric: UInt32?) -> Report {
+    /// `speed` is the link speed in Mb/s when known (read from sysfs by the caller).
+    func report(for link: Link, type: InterfaceType, speed: Int?, addresses: [Address], defaultRouteMetric: UInt32?) -> Report {
         let usable = link.isUp && link.hasCarrier
         let required = config.require.matchesAny(link.name)
-        let speed = link.isUp ? sysfs.speedMbps(link.name) : nil
 
         let state: CheckState
         var parts: [String]

@@ -26,6 +26,10 @@ final class LinkStateProbe: Probe {
     /// Types never change for the life of an interface; keyed by index and name so a new
     /// interface reusing either is classified afresh.
     private var types: [String: InterfaceType] = [:]
+    /// Link speeds read from sysfs, per interface index. An event re-reads only the speed of
+    /// the links it touched (a host with a thousand veths must not read a thousand files per
+    /// event); a sample re-reads them all.
+    private var speeds: [Int32: Int?] = [:]
     /// What the host last received for each check, to emit only changes on events.
     private var lastReported: [String: Report] = [:]
     /// How often events were lost (overrun, unparsable) and the state rebuilt from a dump.
@@ -35,7 +39,7 @@ final class LinkStateProbe: Probe {
         try config.validate()
         self.config = config
         sysfs = Sysfs(root: config.sysfsRoot)
-        interfaces = InterfaceReporter(config: config, sysfs: sysfs)
+        interfaces = InterfaceReporter(config: config)
         do {
             // Subscribe before dumping, so no change between the dump and the subscription is lost.
             events = try RouteNetlinkSocket(groups: .connectivity)
@@ -49,6 +53,7 @@ final class LinkStateProbe: Probe {
     var eventFileDescriptor: Int32? { events.fileDescriptor }
 
     func sample(into emitter: Emitter) throws {
+        speeds = [:]
         try applyPendingEvents()
         for report in reports() { emitter.emit(report.observation) }
     }
@@ -71,7 +76,7 @@ final class LinkStateProbe: Probe {
             let type = classify(link)
             let metric = network.defaultRouteMetric(through: link.index)
             current.append(interfaces.report(
-                for: link, type: type, addresses: network.addresses[link.index] ?? [], defaultRouteMetric: metric))
+                for: link, type: type, speed: speed(of: link), addresses: network.addresses[link.index] ?? [], defaultRouteMetric: metric))
             if let metric, link.isUp, link.hasCarrier {
                 candidates.append(.init(name: link.name, type: type, metric: metric, metered: config.metered.matchesAny(link.name)))
             }
@@ -105,6 +110,14 @@ final class LinkStateProbe: Probe {
         return type
     }
 
+    private func speed(of link: Link) -> Int? {
+        guard link.isUp else { return nil }
+        if let known = speeds[link.index] { return known }
+        let speed = sysfs.speedMbps(link.name)
+        speeds[link.index] = speed
+        return speed
+    }
+
     private func typeKey(_ link: Link) -> String { "\(link.index) \(link.name)" }
 
     /// Applies every queued event. When the kernel dropped events (overrun) or sent something
@@ -121,6 +134,10 @@ final class LinkStateProbe: Probe {
         var refreshRoutes = false
         for event in pending {
             refreshRoutes = refreshRoutes || network.needsRouteRefresh(after: event)
+            switch event {
+            case .linkChanged(let link), .linkRemoved(let link): speeds[link.index] = nil
+            default: break
+            }
             network.apply(event)
         }
         if refreshRoutes {
@@ -135,6 +152,7 @@ final class LinkStateProbe: Probe {
     /// Discards queued events (they are older than the dump about to be taken), then dumps
     /// links, addresses and routes.
     private func resynchronize() throws {
+        speeds = [:]
         for _ in 0..<64 {
             if (try? events.receiveEvents())?.isEmpty == true { break }
         }

@@ -9,9 +9,7 @@ struct InterfaceReportTests {
     static let up = IFF_UP.rawValue | IFF_RUNNING.rawValue | IFF_LOWER_UP.rawValue
 
     func reporter(_ json: String = "{}") throws -> InterfaceReporter {
-        var config = try ProbeExport.decodeConfig(LinkStateConfig.self, from: json)
-        config.sysfsRoot = Fixtures.sysfs
-        return InterfaceReporter(config: config, sysfs: Sysfs(root: Fixtures.sysfs))
+        InterfaceReporter(config: try ProbeExport.decodeConfig(LinkStateConfig.self, from: json))
     }
 
     func link(_ name: String, flags: UInt32, carrier: Bool) -> Link {
@@ -25,7 +23,7 @@ struct InterfaceReportTests {
             Address(family: UInt8(AF_INET6), prefixLength: 64, interfaceIndex: 2, address: [0xfe, 0x80] + [UInt8](repeating: 0, count: 13) + [1]),
         ]
         let report = try reporter(#"{"metered": ["eth*"]}"#).report(
-            for: link("eth0", flags: Self.up, carrier: true), type: .ethernet, addresses: addresses, defaultRouteMetric: 100)
+            for: link("eth0", flags: Self.up, carrier: true), type: .ethernet, speed: 1000, addresses: addresses, defaultRouteMetric: 100)
         #expect(report.state == .ok)
         #expect(report.message == "up, carrier, 1000 Mb/s, 10.0.0.5/24")
         #expect(report.metrics.map(\.name) == ["up", "carrier", "speed_mbps", "mtu", "carrier_changes"])
@@ -39,7 +37,7 @@ struct InterfaceReportTests {
     }
 
     @Test func upWithoutCarrierIsCriticalAndUnusable() throws {
-        let report = try reporter().report(for: link("eth1", flags: IFF_UP.rawValue, carrier: false), type: .ethernet, addresses: [], defaultRouteMetric: 100)
+        let report = try reporter().report(for: link("eth1", flags: IFF_UP.rawValue, carrier: false), type: .ethernet, speed: nil, addresses: [], defaultRouteMetric: 100)
         #expect(report.state == .critical)
         #expect(report.message == "up, no carrier")
         #expect(report.metrics.first { $0.name == "speed_mbps" } == nil)
@@ -48,10 +46,10 @@ struct InterfaceReportTests {
 
     @Test func administrativelyDownIsOkUnlessRequired() throws {
         let down = link("eth0", flags: 0, carrier: false)
-        let relaxed = try reporter().report(for: down, type: .ethernet, addresses: [], defaultRouteMetric: nil)
+        let relaxed = try reporter().report(for: down, type: .ethernet, speed: nil, addresses: [], defaultRouteMetric: nil)
         #expect(relaxed.state == .ok && relaxed.message == "administratively down")
         #expect(!relaxed.labels.contains { $0.name == WellKnownLabel.defaultRoute })
-        let strict = try reporter(#"{"require": ["eth*"]}"#).report(for: down, type: .ethernet, addresses: [], defaultRouteMetric: nil)
+        let strict = try reporter(#"{"require": ["eth*"]}"#).report(for: down, type: .ethernet, speed: nil, addresses: [], defaultRouteMetric: nil)
         #expect(strict.state == .critical && strict.message == "administratively down")
     }
 
