@@ -5,6 +5,7 @@
 # measurement, prints p50/p99, and appends a row to bench/linkstate/RESULTS.md.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+invocation="bench/linkstate/run.sh${*:+ $*}"
 root="$(cd "$here/../.." && pwd)"
 toggles=150
 products=""
@@ -19,5 +20,6 @@ if [ -z "$products" ]; then
     (cd "$root" && swift build -c release --product pathwatch && swift build -c release --product pathwatch_linkstate)
     products="$root/.build/release"
 fi
+products="$(cd "$products" && pwd)"
 exec python3 "$here/latency.py" --products "$products" --toggles "$toggles" \
-    --results "$here/RESULTS.md" --command "bench/linkstate/run.sh --toggles $toggles"
+    --results "$here/RESULTS.md" --command "$invocation"
