@@ -71,7 +71,7 @@ public struct StdoutSinkSettings: Sendable, Decodable, Equatable {
 
     enum CodingKeys: String, CodingKey { case format }
 
-    public init() {}
+    public init(format: OutputFormat = .text) { self.format = format }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)

@@ -1,0 +1,53 @@
+# Pathwatch — the two commands of the README, and what they stand on.
+#   make run    install what is missing (as root), build in release mode, run the agent on config.json
+#   make test   the same set-up, then the whole test suite
+SHELL := /bin/bash
+SWIFT ?= swift
+CONFIG ?= config.json
+
+# Debian packages the build and the tests need. Build: libcurl, json-c, pkg-config, a C compiler.
+# Tests: iproute2 (ip, tc: namespaces and veth pairs), util-linux (unshare, fallocate),
+# coreutils (df), openssl (test certificates), curl (reference timings), python3 (test servers).
+BUILD_PACKAGES := libcurl4-openssl-dev libjson-c-dev pkg-config gcc
+TEST_PACKAGES := iproute2 util-linux coreutils openssl curl python3 procps
+
+.PHONY: run test deps test-deps build release plugins clean bench
+
+## Install missing Debian packages when root; otherwise print the exact command and stop.
+define ensure_packages
+	@missing=""; \
+	for p in $(1); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+		if [ "$$(id -u)" = 0 ]; then \
+			echo "installing:$$missing"; \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+		else \
+			echo "missing packages:$$missing"; echo "run: sudo apt-get install -y$$missing"; exit 1; \
+		fi; \
+	fi
+endef
+
+deps:
+	$(call ensure_packages,$(BUILD_PACKAGES))
+
+test-deps: deps
+	$(call ensure_packages,$(TEST_PACKAGES))
+
+release: deps
+	$(SWIFT) build -c release
+
+build: deps
+	$(SWIFT) build
+
+run: release
+	./.build/release/pathwatch run --config $(CONFIG)
+
+test: test-deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+bench: release
+	@for b in bench/*/run.sh; do echo "== $$b"; bash $$b; done
+
+clean:
+	rm -rf .build .pathwatch status.json

@@ -1,0 +1,197 @@
+import Foundation
+import PathwatchTestSupport
+import Testing
+
+/// The real agent binary, running real plug-ins: schedules, timeouts, events, sinks, reloads.
+@Suite struct AgentRunTests {
+    let pathwatch = TestEnvironment.pathwatchBinary.path
+
+    func documents(_ lines: [String]) -> [[String: Any]] {
+        lines.compactMap { try? parseJSONObject($0) }.filter { $0["schema"] != nil && $0["checks"] != nil }
+    }
+
+    func events(_ lines: [String]) -> [[String: Any]] {
+        lines.compactMap { try? parseJSONObject($0) }.filter { ($0["type"] as? String) == "change" }
+    }
+
+    func check(_ doc: [String: Any], _ id: String) -> [String: Any]? {
+        (doc["checks"] as? [[String: Any]])?.first { ($0["id"] as? String) == id }
+    }
+
+    @Test func hungProbeTimesOutWhileAnotherKeepsItsSchedule() throws {
+        let dir = try FixturePlugins.folderWithTestProbe()
+        defer { TestEnvironment.removeTemporaryDirectory(dir) }
+        let config = try writeConfig("""
+            {"agent": {"plugin_dirs": ["."], "interval": "200ms"}, "probes": [
+              {"id": "hung", "plugin": "testprobe", "interval": "500ms", "timeout": "300ms", "config": {"sleep_ms": 600000}},
+              {"id": "tick", "plugin": "testprobe", "config": {"counter": true}}],
+             "sinks": [{"type": "stdout", "format": "json", "on": "every"}]}
+            """, in: dir)
+        let agent = try BackgroundProcess([pathwatch, "run", "--config", config.path])
+        // Wait until the ticking probe has sampled 12 times; the hung one never returns (600 s).
+        let reached = agent.waitForLine(timeout: 30) { line in
+            guard let doc = try? parseJSONObject(line), let tick = self.check(doc, "tick/c0"),
+                let samples = (tick["metrics"] as? [String: Any])?["samples"] as? Double
+            else { return false }
+            return samples >= 12
+        }
+        let status = agent.stop()
+        #expect(reached != nil, "tick never reached 12 samples; stderr: \(agent.errorOutput)")
+        #expect(status == 0, "a clean stop exits 0 even with a plug-in stuck inside a call")
+        let docs = documents(agent.outputLines)
+        let hung = docs.compactMap { check($0, "hung") }
+        #expect(hung.contains { ($0["state"] as? String) == "unknown" && ($0["message"] as? String) == "timed out after 300ms" })
+        // The ticking probe's samples only ever increase, one per interval: never held up.
+        let samples = docs.compactMap { (check($0, "tick/c0")?["metrics"] as? [String: Any])?["samples"] as? Double }
+        #expect(samples == samples.sorted())
+        #expect(Set(samples).count >= 12)
+        // Only one call ever entered the hung instance: it logged one timeout, not one per interval.
+        let timeouts = agent.errorOutput.components(separatedBy: "probe hung: sample timed out").count - 1
+        #expect(timeouts == 1, "\(agent.errorOutput)")
+    }
+
+    @Test func stateChangesRaiseEventsAndRewriteTheFile() throws {
+        let dir = try FixturePlugins.folderWithTestProbe()
+        defer { TestEnvironment.removeTemporaryDirectory(dir) }
+        let stateFile = dir.appendingPathComponent("state")
+        try "ok all good\n".write(to: stateFile, atomically: true, encoding: .utf8)
+        let config = try writeConfig("""
+            {"agent": {"name": "test-agent", "plugin_dirs": ["."], "interval": "100ms"}, "probes": [
+              {"id": "p", "plugin": "testprobe", "fail_after": 2, "config": {"state_file": "\(stateFile.path)"}}],
+             "sinks": [{"type": "stdout", "format": "json", "on": "change"}, {"type": "file", "path": "status.json"}]}
+            """, in: dir)
+        let agent = try BackgroundProcess([pathwatch, "run", "--config", config.path])
+        defer { agent.stop() }
+        let statusFile = dir.appendingPathComponent("status.json")
+        func fileState() -> String? {
+            guard let text = try? String(contentsOf: statusFile, encoding: .utf8), let doc = try? parseJSONObject(text) else { return nil }
+            return check(doc, "p/c0")?["state"] as? String
+        }
+        #expect(waitUntil { fileState() == "ok" })
+        try "critical disk on fire\n".write(to: stateFile, atomically: true, encoding: .utf8)
+        let down = agent.waitForLine(timeout: 10) { $0.contains(#""to":"critical""#) }
+        #expect(down != nil)
+        #expect(waitUntil { fileState() == "critical" })
+        try "ok recovered\n".write(to: stateFile, atomically: true, encoding: .utf8)
+        #expect(agent.waitForLine(timeout: 10) { $0.contains(#""to":"ok""#) } != nil)
+        let all = events(agent.outputLines)
+        #expect(all.count == 2)
+        #expect(all.map { "\($0["check"]!):\($0["from"]!)->\($0["to"]!)" } == ["p/c0:ok->critical", "p/c0:critical->ok"])
+        #expect(all.allSatisfy { ($0["agent"] as? String) == "test-agent" && ($0["schema"] as? Int) == 1 })
+        #expect((all.first?["message"] as? String) == "disk on fire")
+        #expect(Set(all.compactMap { $0["id"] as? String }).count == 2)
+    }
+
+    @Test func hangupReloadsKeepingUnchangedProbesState() throws {
+        let dir = try FixturePlugins.folderWithTestProbe()
+        defer { TestEnvironment.removeTemporaryDirectory(dir) }
+        let stateFile = dir.appendingPathComponent("state")
+        try "critical still broken\n".write(to: stateFile, atomically: true, encoding: .utf8)
+        func config(otherState: String) -> String {
+            """
+            {"agent": {"plugin_dirs": ["."], "interval": "100ms"}, "probes": [
+              {"id": "keep", "plugin": "testprobe", "config": {"state_file": "\(stateFile.path)"}},
+              {"id": "other", "plugin": "testprobe", "config": {"state": "\(otherState)"}}],
+             "sinks": [{"type": "stdout", "format": "json", "on": ["change", "every"]}]}
+            """
+        }
+        let file = try writeConfig(config(otherState: "ok"), in: dir)
+        let agent = try BackgroundProcess([pathwatch, "run", "--config", file.path])
+        defer { agent.stop() }
+        let first = try #require(agent.waitForLine(timeout: 10) { line in
+            (try? parseJSONObject(line)).flatMap { self.check($0, "keep/c0") } != nil
+        })
+        let since = try #require(check(try parseJSONObject(first.line), "keep/c0")?["since"] as? String)
+        // A broken file on SIGHUP is refused; the agent keeps running the old configuration.
+        try "{ not json".write(to: file, atomically: true, encoding: .utf8)
+        agent.signal(SIGHUP)
+        #expect(waitUntil { agent.errorOutput.contains("reload refused") })
+        #expect(agent.isRunning)
+        try config(otherState: "warning").write(to: file, atomically: true, encoding: .utf8)
+        agent.signal(SIGHUP)
+        let warned = agent.waitForLine(from: first.index, timeout: 10) { $0.contains(#""check":"other/c0","from":"unknown","to":"warning""#) }
+        #expect(warned != nil, "\(agent.errorOutput)")
+        let later = try #require(agent.waitForLine(from: (warned?.index ?? 0) + 1, timeout: 10) { line in
+            (try? parseJSONObject(line)).flatMap { self.check($0, "other/c0") }?["state"] as? String == "warning"
+        })
+        // The unchanged probe kept its state machine: same `since`, and no second event for it.
+        #expect(check(try parseJSONObject(later.line), "keep/c0")?["since"] as? String == since)
+        #expect(events(agent.outputLines).filter { ($0["check"] as? String) == "keep/c0" }.count == 1)
+    }
+
+    @Test(arguments: [("ok", Int32(0)), ("warning", 1), ("critical", 2), ("unknown", 3)])
+    func onceExitsWithTheNagiosCodeOfTheWorstState(state: String, code: Int32) throws {
+        let dir = try FixturePlugins.folderWithTestProbe()
+        defer { TestEnvironment.removeTemporaryDirectory(dir) }
+        let config = try writeConfig("""
+            {"agent": {"plugin_dirs": ["."]}, "probes": [
+              {"id": "a", "plugin": "testprobe"}, {"id": "b", "plugin": "testprobe", "config": {"state": "\(state)"}}]}
+            """, in: dir)
+        let json = try run([pathwatch, "once", "--config", config.path])
+        #expect(json.status == code)
+        #expect((try parseJSONObject(json.stdout))["state"] as? String == state)
+        let text = try run([pathwatch, "once", "--config", config.path, "--format", "text"])
+        #expect(text.status == code)
+        #expect(text.stdout.contains("state: \(state)"))
+        #expect(text.stdout.contains("b/c0   \(state)"))
+    }
+
+    @Test func secretsNeverReachAnyOutput() throws {
+        let dir = try FixturePlugins.folderWithTestProbe()
+        defer { TestEnvironment.removeTemporaryDirectory(dir) }
+        let secret = "tok-\(UInt64.random(in: 1...UInt64.max))"
+        let env = ["PATHWATCH_TEST_TOKEN": secret]
+        // The plug-in echoes the secret in its messages; a second probe rejects it in an error.
+        let good = try writeConfig("""
+            {"agent": {"plugin_dirs": ["."], "interval": "100ms"}, "probes": [
+              {"id": "echo", "plugin": "testprobe", "config": {"echo": "Bearer ${env:PATHWATCH_TEST_TOKEN}"}}],
+             "sinks": [{"type": "stdout", "format": "json", "on": ["change", "every"]}, {"type": "file", "path": "status.json"},
+                       {"type": "stdout", "format": "text", "on": "every"}]}
+            """, in: dir)
+        let once = try run([pathwatch, "once", "--config", good.path, "--log-level", "trace"], environment: env)
+        #expect(once.status == 0)
+        #expect(once.stdout.contains("Bearer [redacted]"))
+        let agent = try BackgroundProcess([pathwatch, "run", "--config", good.path, "--log-level", "trace"], environment: env)
+        #expect(agent.waitForLine(timeout: 10) { $0.contains("Bearer [redacted]") } != nil)
+        #expect(waitUntil { FileManager.default.fileExists(atPath: dir.appendingPathComponent("status.json").path) })
+        agent.stop()
+        let bad = try writeConfig("""
+            {"agent": {"plugin_dirs": ["."], "interval": "${env:PATHWATCH_TEST_TOKEN}"}}
+            """, in: dir, name: "bad.json")
+        let badCheck = try run([pathwatch, "check-config", "--config", bad.path], environment: env)
+        #expect(badCheck.status == 78)
+        #expect(badCheck.stderr.contains("agent.interval"))
+        let goodCheck = try run([pathwatch, "check-config", "--config", good.path], environment: env)
+        #expect(goodCheck.status == 0)
+        let statusText = try String(contentsOf: dir.appendingPathComponent("status.json"), encoding: .utf8)
+        for (name, text) in [
+            ("once stdout", once.stdout), ("once stderr", once.stderr), ("run stdout", agent.outputLines.joined()),
+            ("run stderr", agent.errorOutput), ("status.json", statusText), ("check-config", badCheck.stdout + badCheck.stderr),
+            ("check-config ok", goodCheck.stdout + goodCheck.stderr),
+        ] {
+            #expect(!text.contains(secret), "the secret leaked into \(name)")
+        }
+    }
+
+    @Test func configErrorsExit78NamingFileAndPath() throws {
+        let dir = try TestEnvironment.makeTemporaryDirectory()
+        defer { TestEnvironment.removeTemporaryDirectory(dir) }
+        let config = try writeConfig(#"{"probes": [{"id": "a", "plugin": "x", "intervall": "5s"}]}"#, in: dir)
+        for command in ["run", "once", "check-config"] {
+            let result = try run([pathwatch, command, "--config", config.path])
+            #expect(result.status == 78)
+            #expect(result.stderr.contains("\(config.path): probes[0].intervall: unknown key \"intervall\""), "\(result.stderr)")
+            #expect(result.stdout.isEmpty)
+        }
+    }
+}
+
+/// Polls `condition` until it holds or `timeout` seconds pass.
+func waitUntil(timeout: Double = 10, _ condition: () -> Bool) -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+        if condition() { return true }
+        usleep(10_000)
+    }
+    return condition()
+}

@@ -1,0 +1,59 @@
+import Foundation
+import PathwatchTestSupport
+import Testing
+@testable import PathwatchAgent
+
+/// The file sink's replacement is atomic: readers hammering the file while it is rewritten
+/// thousands of times never see a torn or partial document.
+@Suite struct AtomicFileTests {
+    @Test func concurrentReadersNeverSeeATornFile() throws {
+        let dir = try TestEnvironment.makeTemporaryDirectory()
+        defer { TestEnvironment.removeTemporaryDirectory(dir) }
+        let path = dir.appendingPathComponent("status.json").path
+        // Each version is a ~64 KiB document whose filler repeats its own version number, so a
+        // mix of two versions is detectable, not just a parse error.
+        func document(_ version: Int) -> String {
+            let filler = String(repeating: "v\(version)-", count: 8_000)
+            return JSONSerializer.serialize(.object(JSONObject([("version", .number(Double(version))), ("filler", .string(filler))])))
+        }
+        try AtomicFile.write(document(0), to: path)
+        let writes = 2_000
+        let readsPerReader = 2_500
+        let readers = 2
+        let failures = LockedCounter()
+        let reads = LockedCounter()
+        let group = DispatchGroup()
+        for _ in 0..<readers {
+            DispatchQueue.global().async(group: group) {
+                for _ in 0..<readsPerReader {
+                    guard let data = FileManager.default.contents(atPath: path),
+                        let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+                        let version = object["version"] as? Int, let filler = object["filler"] as? String,
+                        filler == String(repeating: "v\(version)-", count: 8_000)
+                    else {
+                        failures.increment()
+                        continue
+                    }
+                    reads.increment()
+                }
+            }
+        }
+        for version in 1...writes { try AtomicFile.write(document(version), to: path) }
+        group.wait()
+        #expect(failures.value == 0)
+        #expect(reads.value == readers * readsPerReader)
+        // No temporary files are left behind.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["status.json"])
+    }
+
+    @Test func unwritableFolderIsAClearError() {
+        #expect(throws: AtomicFile.WriteError.self) { try AtomicFile.write("{}", to: "/nonexistent/folder/status.json") }
+    }
+}
+
+final class LockedCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    func increment() { lock.withLock { count += 1 } }
+    var value: Int { lock.withLock { count } }
+}
