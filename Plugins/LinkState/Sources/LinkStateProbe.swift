@@ -90,7 +90,8 @@ final class LinkStateProbe: Probe {
         current.append(PathReporter.report(candidates: candidates))
 
         lastReported = Dictionary(current.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
-        types = types.filter { key, _ in links.contains { typeKey($0) == key } }
+        let live = Set(links.map(typeKey))
+        types = types.filter { live.contains($0.key) }
         return gone + current
     }
 
