@@ -18,6 +18,7 @@ import ctypes
 import datetime
 import json
 import os
+import shutil
 import socket
 import statistics
 import struct
@@ -206,6 +207,7 @@ def main():
             except subprocess.TimeoutExpired:
                 agent.kill()
         subprocess.run(["ip", "netns", "del", ns], stderr=subprocess.DEVNULL)
+        shutil.rmtree(workdir, ignore_errors=True)
 
     everything = since_return["down"] + since_return["up"]
     issued = since_start["down"] + since_start["up"]
