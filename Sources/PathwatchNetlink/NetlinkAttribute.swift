@@ -75,27 +75,13 @@ public struct NetlinkAttributes: Sendable {
     /// Walks a run of attributes. A header cut short, a length shorter than the header or longer
     /// than the bytes left are errors naming the offset; unknown types are kept, for callers to skip.
     public init(parsing bytes: ArraySlice<UInt8>, in context: String) throws(NetlinkError) {
-        var found: [NetlinkAttribute] = []
-        var cursor = bytes.startIndex
-        while cursor < bytes.endIndex {
-            let rest = bytes[cursor...]
-            guard let length16 = rest.loadInteger(UInt16.self, at: 0), let rawType = rest.loadInteger(UInt16.self, at: 2) else {
-                throw .malformed("\(context): \(rest.count) byte(s) at offset \(cursor) are too short for an attribute header")
-            }
-            let length = Int(length16)
-            guard length >= NetlinkAttribute.headerSize else {
-                throw .malformed("\(context): attribute at offset \(cursor) has length \(length), shorter than its header")
-            }
-            guard length <= rest.count else {
-                throw .malformed("\(context): attribute type \(rawType & ~NetlinkAttribute.typeFlags) at offset \(cursor) has length \(length) but only \(rest.count) byte(s) remain")
-            }
-            found.append(NetlinkAttribute(
+        all = try AlignedRecords.split(bytes, headerSize: NetlinkAttribute.headerSize, length: UInt16.self, record: "attribute", in: context).map { record in
+            let rawType = record.loadInteger(UInt16.self, at: 2) ?? 0
+            return NetlinkAttribute(
                 type: rawType & ~NetlinkAttribute.typeFlags,
                 isNestedFlagSet: rawType & UInt16(NLA_F_NESTED) != 0,
-                payload: rest[(cursor + NetlinkAttribute.headerSize)..<(cursor + length)]))
-            cursor += min(netlinkAlign(length), rest.count)
+                payload: record.dropFirst(NetlinkAttribute.headerSize))
         }
-        all = found
     }
 
     /// The attribute of a type (the last one, should the kernel ever repeat it), or nil.

@@ -28,33 +28,13 @@ public struct NetlinkMessage: Sendable {
     /// really there: a truncated header, a length shorter than the header or longer than what is
     /// left, and stray bytes after the last message are errors, never guesses.
     public static func split(_ datagram: ArraySlice<UInt8>) throws(NetlinkError) -> [NetlinkMessage] {
-        var messages: [NetlinkMessage] = []
-        var cursor = datagram.startIndex
-        while cursor < datagram.endIndex {
-            let rest = datagram[cursor...]
-            guard rest.count >= headerSize,
-                let length32 = rest.loadInteger(UInt32.self, at: 0),
-                let type = rest.loadInteger(UInt16.self, at: 4),
-                let flags = rest.loadInteger(UInt16.self, at: 6),
-                let sequence = rest.loadInteger(UInt32.self, at: 8),
-                let portID = rest.loadInteger(UInt32.self, at: 12)
-            else {
-                throw .malformed("\(rest.count) byte(s) at offset \(cursor) are too short for a \(headerSize)-byte message header")
-            }
-            let length = Int(length32)
-            guard length >= headerSize else {
-                throw .malformed("message at offset \(cursor) has length \(length), shorter than its \(headerSize)-byte header")
-            }
-            guard length <= rest.count else {
-                throw .malformed("message at offset \(cursor) has length \(length) but only \(rest.count) byte(s) remain")
-            }
-            messages.append(NetlinkMessage(
-                type: type, flags: flags, sequence: sequence, portID: portID,
-                payload: rest[(cursor + headerSize)..<(cursor + length)]))
-            // The last message may omit its padding; anything else must start aligned.
-            cursor += min(netlinkAlign(length), rest.count)
+        try AlignedRecords.split(datagram, headerSize: headerSize, length: UInt32.self, record: "message", in: nil).map { record in
+            // nlmsghdr: len u32, type u16, flags u16, seq u32, pid u32; the split checked the size.
+            NetlinkMessage(
+                type: record.loadInteger(UInt16.self, at: 4) ?? 0, flags: record.loadInteger(UInt16.self, at: 6) ?? 0,
+                sequence: record.loadInteger(UInt32.self, at: 8) ?? 0, portID: record.loadInteger(UInt32.self, at: 12) ?? 0,
+                payload: record.dropFirst(headerSize))
         }
-        return messages
     }
 
     /// The fixed family header at the start of the payload (`ifinfomsg`, `ifaddrmsg`, `rtmsg`)

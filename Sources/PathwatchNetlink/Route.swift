@@ -74,22 +74,12 @@ public struct Route: Sendable, Equatable, Hashable {
 
     /// Walks `RTA_MULTIPATH`: an array of `rtnexthop` headers, each followed by its own attributes.
     private static func nextHops(_ attribute: NetlinkAttribute) throws(NetlinkError) -> [NextHop] {
+        let context = "RTA_MULTIPATH at offset \(attribute.offset)"
         var hops: [NextHop] = []
-        let bytes = attribute.payload
-        var cursor = bytes.startIndex
-        while cursor < bytes.endIndex {
-            let rest = bytes[cursor...]
-            guard let length16 = rest.loadInteger(UInt16.self, at: 0), let index = rest.loadInteger(Int32.self, at: 4) else {
-                throw .malformed("RTA_MULTIPATH at offset \(attribute.offset): \(rest.count) byte(s) at offset \(cursor) are too short for a next hop")
-            }
-            let length = Int(length16)
-            guard length >= nextHopHeaderSize, length <= rest.count else {
-                throw .malformed("RTA_MULTIPATH at offset \(attribute.offset): next hop at offset \(cursor) has length \(length) (\(rest.count) byte(s) remain, header is \(nextHopHeaderSize))")
-            }
-            let nested = try NetlinkAttributes(
-                parsing: rest[(cursor + nextHopHeaderSize)..<(cursor + length)], in: "RTA_MULTIPATH next hop at offset \(cursor)")
-            hops.append(NextHop(interfaceIndex: index, gateway: nested[RTA_GATEWAY]?.bytes()))
-            cursor += min(netlinkAlign(length), rest.count)
+        for record in try AlignedRecords.split(attribute.payload, headerSize: nextHopHeaderSize, length: UInt16.self, record: "next hop", in: context) {
+            // rtnexthop: len u16, flags u8, hops u8, ifindex s32; then the hop's own attributes.
+            let nested = try NetlinkAttributes(parsing: record.dropFirst(nextHopHeaderSize), in: "\(context), next hop at offset \(record.startIndex)")
+            hops.append(NextHop(interfaceIndex: record.loadInteger(Int32.self, at: 4) ?? 0, gateway: nested[RTA_GATEWAY]?.bytes()))
         }
         return hops
     }

@@ -7,7 +7,9 @@ public enum RouteEvent: Sendable, Equatable {
     case linkRemoved(Link)
     case addressAdded(Address)
     case addressRemoved(Address)
-    case routeAdded(Route)
+    /// `replacesExisting`: the kernel replaced the route with the same key (table, destination,
+    /// metric) in place (`NLM_F_REPLACE`) and sends no removal for the old one.
+    case routeAdded(Route, replacesExisting: Bool)
     case routeRemoved(Route)
 
     /// Decodes one message; nil for message types that are not link, address or route changes.
@@ -17,7 +19,8 @@ public enum RouteEvent: Sendable, Equatable {
         case RTM_DELLINK: self = .linkRemoved(try Link(message: message))
         case RTM_NEWADDR: self = .addressAdded(try Address(message: message))
         case RTM_DELADDR: self = .addressRemoved(try Address(message: message))
-        case RTM_NEWROUTE: self = .routeAdded(try Route(message: message))
+        case RTM_NEWROUTE:
+            self = .routeAdded(try Route(message: message), replacesExisting: message.flags & UInt16(NLM_F_REPLACE) != 0)
         case RTM_DELROUTE: self = .routeRemoved(try Route(message: message))
         default: return nil
         }

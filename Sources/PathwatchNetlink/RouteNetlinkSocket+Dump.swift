@@ -14,32 +14,28 @@ extension RouteNetlinkSocket {
 
     /// Every link with its 64-bit statistics (`RTM_GETLINK`, `NLM_F_DUMP`).
     public func dumpLinks() throws(NetlinkError) -> [Link] {
-        var links: [Link] = []
-        for message in try dump(type: RTM_GETLINK, familyHeader: familyHeader(size: Link.familyHeaderSize), request: "RTM_GETLINK")
-        where Int(message.type) == RTM_NEWLINK {
-            links.append(try Link(message: message))
-        }
-        return links
+        try dump(RTM_GETLINK, "RTM_GETLINK", replies: RTM_NEWLINK, headerSize: Link.familyHeaderSize, parse: Link.init(message:))
     }
 
     /// Every address of `family` (`AF_UNSPEC` for both IPv4 and IPv6).
     public func dumpAddresses(family: Int32 = AF_UNSPEC) throws(NetlinkError) -> [Address] {
-        var addresses: [Address] = []
-        for message in try dump(type: RTM_GETADDR, familyHeader: familyHeader(size: Address.familyHeaderSize, family: family), request: "RTM_GETADDR")
-        where Int(message.type) == RTM_NEWADDR {
-            addresses.append(try Address(message: message))
-        }
-        return addresses
+        try dump(RTM_GETADDR, "RTM_GETADDR", family: family, replies: RTM_NEWADDR, headerSize: Address.familyHeaderSize, parse: Address.init(message:))
     }
 
     /// Every route of `family` in every table (`AF_UNSPEC` for all families).
     public func dumpRoutes(family: Int32 = AF_UNSPEC) throws(NetlinkError) -> [Route] {
-        var routes: [Route] = []
-        for message in try dump(type: RTM_GETROUTE, familyHeader: familyHeader(size: Route.familyHeaderSize, family: family), request: "RTM_GETROUTE")
-        where Int(message.type) == RTM_NEWROUTE {
-            routes.append(try Route(message: message))
+        try dump(RTM_GETROUTE, "RTM_GETROUTE", family: family, replies: RTM_NEWROUTE, headerSize: Route.familyHeaderSize, parse: Route.init(message:))
+    }
+
+    /// Dumps one object type and parses every reply of type `replies`.
+    private func dump<T>(_ type: Int, _ request: String, family: Int32 = AF_UNSPEC, replies: Int, headerSize: Int,
+                         parse: (NetlinkMessage) throws(NetlinkError) -> T) throws(NetlinkError) -> [T] {
+        var parsed: [T] = []
+        for message in try dump(type: type, familyHeader: familyHeader(size: headerSize, family: family), request: request)
+        where Int(message.type) == replies {
+            parsed.append(try parse(message))
         }
-        return routes
+        return parsed
     }
 
     /// A zeroed family header (`ifinfomsg`, `ifaddrmsg`, `rtmsg`) whose first byte is the family.

@@ -34,21 +34,21 @@ struct AttributeWalkerTests {
 
     @Test func rejectsATruncatedAttributeHeader() {
         let bytes = B.attribute(IFLA_MTU, B.le(UInt32(1500))) + [8, 0]
-        #expect(throws: NetlinkError.malformed("test: 2 byte(s) at offset 8 are too short for an attribute header")) {
+        #expect(throws: NetlinkError.malformed("test: 2 byte(s) at offset 8 are too short for a 4-byte attribute header")) {
             try NetlinkAttributes(parsing: ArraySlice(bytes), in: "test")
         }
     }
 
     @Test func rejectsAnAttributeLengthShorterThanItsHeader() {
         let bytes = B.le(UInt16(2)) + B.le(UInt16(IFLA_MTU)) + [0, 0, 0, 0]
-        #expect(throws: NetlinkError.malformed("test: attribute at offset 0 has length 2, shorter than its header")) {
+        #expect(throws: NetlinkError.malformed("test: attribute at offset 0 has length 2, shorter than its 4-byte header")) {
             try NetlinkAttributes(parsing: ArraySlice(bytes), in: "test")
         }
     }
 
     @Test func rejectsAnAttributeLengthPastTheBuffer() {
         let bytes = B.le(UInt16(200)) + B.le(UInt16(IFLA_MTU)) + B.le(UInt32(1500))
-        #expect(throws: NetlinkError.malformed("test: attribute type 4 at offset 0 has length 200 but only 8 byte(s) remain")) {
+        #expect(throws: NetlinkError.malformed("test: attribute at offset 0 has length 200 but only 8 byte(s) remain")) {
             try NetlinkAttributes(parsing: ArraySlice(bytes), in: "test")
         }
     }

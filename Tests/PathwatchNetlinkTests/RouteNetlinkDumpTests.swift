@@ -130,7 +130,7 @@ struct RouteNetlinkDumpTests {
             case .linkRemoved(let link): "removed \(link.name)"
             case .addressAdded(let address): "addr \(address.text)"
             case .addressRemoved(let address): "unaddr \(address.text)"
-            case .routeAdded(let route): route.isMainDefault ? "default \(route.priority)" : "route"
+            case .routeAdded(let route, _): route.isMainDefault ? "default \(route.priority)" : "route"
             case .routeRemoved(let route): route.isMainDefault ? "no default" : "unroute"
             }
         }
