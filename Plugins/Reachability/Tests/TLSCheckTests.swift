@@ -86,3 +86,18 @@ import Testing
         #expect(check.message == "TLS: certificate does not match host name 127.0.0.2")
     }
 }
+
+/// Mutual TLS: the server requires a client certificate signed by the test CA.
+@Suite struct ClientCertificateTests {
+    @Test func clientCertificateIsPresented() throws {
+        let certs = try TestCertificates.get()
+        let server = try EndpointServer(certificate: certs.certificate("valid"), key: certs.key, clientCA: certs.ca)
+        let tls = #"{"ca_file": \#(jsonString(certs.ca.path)), "client_cert": \#(jsonString(certs.certificate("client").path)), "client_key": \#(jsonString(certs.directory.appendingPathComponent("client.key").path))}"#
+        let with = try ProbeHarness.check(#"{"name": "mtls", "url": "\#(server.url("/ok"))", "tls": \#(tls)}"#)
+        #expect(with.state == .ok, "\(with.message)")
+        let without = try ProbeHarness.check(
+            #"{"name": "mtls", "url": "\#(server.url("/ok"))", "tls": {"ca_file": \#(jsonString(certs.ca.path))}}"#)
+        #expect(without.state == .critical)
+        #expect(!without.message.hasPrefix("HTTP"), "\(without.message)")
+    }
+}
