@@ -22,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         // The plug-in ABI: one public C header (include/pathwatch_probe.h).
@@ -52,8 +53,9 @@ let package = Package(
         .target(
             name: "PathwatchAgent",
             dependencies: [
-                "CPathwatchProbe", "PathwatchJSON", "PathwatchProbeKit",
+                "CPathwatchProbe", "PathwatchJSON", "PathwatchProbeKit", "CCurlShims",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict),
@@ -98,7 +100,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "DiskProbeTests", dependencies: ["DiskProbe", "PathwatchTestSupport"],
-            path: "Plugins/Disk/Tests", swiftSettings: strict),
+            path: "Plugins/Disk/Tests", exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
             name: "ExampleProbeTests", dependencies: ["PathwatchTestSupport"],
             path: "Plugins/Examples/Tests", swiftSettings: strict),

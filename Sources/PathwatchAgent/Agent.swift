@@ -74,9 +74,9 @@ public final class Agent: Sendable {
     private func receive(_ report: ProbeReport, from probe: String) {
         let now = WallTime.now()
         let (batch, sinks) = state.withLock { s -> (SinkBatch, [any Sink]) in
-            let raised = s.book.apply(redacted(report, with: s.loaded.redactor), probe: probe, at: now)
-            let document = StatusDocument.build(identity: identity, at: now, book: s.book)
-            return (SinkBatch(events: raised, document: document.document, state: document.state, time: now), s.sinks)
+            let raised = s.book.apply(report.redacted(by: s.loaded.redactor), probe: probe, at: now)
+            let document = StatusDocument.build(identity: identity, at: now, book: s.book, extra: sinkStatuses(s.sinks))
+            return (SinkBatch(events: raised, document: document.document, state: document.state, time: now, path: s.book.path), s.sinks)
         }
         for event in batch.events {
             logger.info("\(event.check): \(event.from?.name ?? "unknown") → \(event.to.name): \(event.message)")
@@ -84,25 +84,13 @@ public final class Agent: Sendable {
         for sink in sinks { sink.submit(batch) }
     }
 
-    /// Plug-ins see secrets; what they say goes through the redactor before anyone else sees it.
-    private func redacted(_ report: ProbeReport, with redactor: SecretRedactor) -> ProbeReport {
-        guard !redactor.isEmpty else { return report }
-        func clean(_ o: Observation) -> Observation {
-            var o = o
-            o.message = redactor.redact(o.message)
-            o.labels = o.labels.map { ($0.name, redactor.redact($0.value)) }
-            return o
-        }
-        switch report {
-        case .sample(let list): return .sample(list.map(clean))
-        case .event(let list): return .event(list.map(clean))
-        case .failure(let message): return .failure(redactor.redact(message))
-        }
-    }
-
     /// The current status document.
     public func document() -> JSONValue {
-        state.withLock { StatusDocument.build(identity: identity, at: .now(), book: $0.book).document }
+        state.withLock { StatusDocument.build(identity: identity, at: .now(), book: $0.book, extra: sinkStatuses($0.sinks)).document }
+    }
+
+    private func sinkStatuses(_ sinks: [any Sink]) -> [(String, JSONValue)] {
+        [("sinks", .array(sinks.map { $0.status().json }))]
     }
 
     /// Applies a new configuration. Probes whose settings are unchanged keep running with their

@@ -45,17 +45,8 @@ public enum Once {
         let now = WallTime.now()
         let reports = results.withLock { $0 }
         for c in created {
-            guard var report = reports[c.config.id] else { continue }
-            if case .failure(let message) = report { report = .failure(loaded.redactor.redact(message)) }
-            if case .sample(let list) = report {
-                report = .sample(list.map { o in
-                    var o = o
-                    o.message = loaded.redactor.redact(o.message)
-                    o.labels = o.labels.map { ($0.name, loaded.redactor.redact($0.value)) }
-                    return o
-                })
-            }
-            _ = book.apply(report, probe: c.config.id, at: now)
+            guard let report = reports[c.config.id] else { continue }
+            _ = book.apply(report.redacted(by: loaded.redactor), probe: c.config.id, at: now)
         }
         return StatusDocument.build(identity: identity, at: now, book: book)
     }

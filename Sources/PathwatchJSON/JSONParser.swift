@@ -68,8 +68,12 @@ public enum JSONParser {
         }
 
         mutating func expect(_ literal: String, _ value: JSONValue) throws(SyntaxError) -> JSONValue {
+            let start = index
             for b in literal.utf8 {
-                guard peek == b else { throw error("invalid literal (expected \(literal))") }
+                guard peek == b else {
+                    index = start
+                    throw error("invalid literal (expected \(literal))")
+                }
                 index += 1
             }
             return value
@@ -201,6 +205,7 @@ public enum JSONParser {
                         throw error("invalid escape '\\\(Character(Unicode.Scalar(e)))'")
                     }
                 case 0x00..<0x20:
+                    index -= 1
                     throw error("control character in string (escape it)")
                 default:
                     out.append(b)

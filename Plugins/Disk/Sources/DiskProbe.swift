@@ -1,1 +1,118 @@
-struct P{}
+import PathwatchProbeKit
+
+/// The `disk` probe: one check per mounted filesystem, with df's numbers.
+final class DiskProbe: Probe {
+    typealias Config = DiskConfig
+
+    static let name = "disk"
+    static let version = "1.0.0"
+    static let summary = "Space, inodes and read-only state of mounted filesystems, computed as df does"
+
+    let config: DiskConfig
+    private let environment: DiskEnvironment
+    private let runner: StatvfsRunner
+    /// Mount points this instance has seen writable. A mount found by "*" that was read-only from
+    /// the start (a recovery partition, a sandbox's tmpfs) is how the host is built; one that
+    /// *turns* read-only under us (ext4 errors=remount-ro) is an emergency.
+    private var seenWritable: Set<String> = []
+
+    convenience init(config: DiskConfig) throws {
+        try self.init(config: config, environment: .system)
+    }
+
+    init(config: DiskConfig, environment: DiskEnvironment) throws {
+        try config.validate()
+        self.config = config
+        self.environment = environment
+        self.runner = StatvfsRunner(
+            timeoutNanoseconds: config.timeout.nanoseconds, statFunction: environment.statFunction)
+        LibraryPin.pin()
+    }
+
+    func sample(into emitter: Emitter) throws {
+        for observation in try observations() { emitter.emit(observation) }
+    }
+
+    /// One sample, as observations.
+    func observations() throws -> [Observation] {
+        let entries: [MountEntry]
+        do {
+            entries = try MountInfoParser.parse(try environment.readMountInfo())
+        } catch {
+            throw ProbeSampleError("cannot list mounts: \(error)")
+        }
+        let targets: [MountSelection.Target]
+        if let listed = config.listedMountPoints {
+            targets = MountSelection.listed(listed, in: entries, ignoring: config.ignore)
+        } else {
+            targets = MountSelection.all(entries, ignoring: config.ignore)
+        }
+        let mountPoints = targets.compactMap { target -> String? in
+            if case .mounted(let entry) = target { return entry.mountPoint }
+            return nil
+        }
+        let results = runner.run(mountPoints)
+        return targets.compactMap { target in
+            switch target {
+            case .notMounted(let path):
+                return Observation(
+                    key: path, state: .critical, message: "not mounted", labels: [("mount", path)])
+            case .mounted(let entry):
+                guard let result = results[entry.mountPoint] else { return nil }
+                return observation(of: entry, result: result)
+            }
+        }
+    }
+
+    private func observation(of entry: MountEntry, result: StatvfsRunner.Result) -> Observation? {
+        let labels = [("mount", entry.mountPoint), ("fstype", entry.fsType), ("device", entry.source)]
+        let timeout = ConfigDuration(nanoseconds: runner.timeoutNanoseconds)
+        switch result {
+        case .timedOut:
+            return Observation(
+                key: entry.mountPoint, state: .unknown, message: "statvfs timed out after \(timeout)",
+                labels: labels)
+        case .stillBlocked(let nanoseconds):
+            let blocked = ConfigDuration(nanoseconds: nanoseconds / 1_000_000_000 * 1_000_000_000)
+            return Observation(
+                key: entry.mountPoint, state: .unknown,
+                message: "statvfs timed out after \(timeout); still blocked after \(blocked)", labels: labels)
+        case .failed(let code):
+            return Observation(
+                key: entry.mountPoint, state: .unknown,
+                message: "statvfs failed: \(Statvfs.describe(errno: code))", labels: labels)
+        case .stats(let stats):
+            // Like df, a filesystem of zero blocks holds no storage; "*" leaves it out.
+            if stats.blocks == 0, config.listedMountPoints == nil { return nil }
+            var usage = DiskUsage(stats)
+            usage.readOnly = usage.readOnly || entry.isReadOnlyByOptions
+            if !usage.readOnly { seenWritable.insert(entry.mountPoint) }
+            let assessment = DiskAssessment(
+                usage: usage, config: config, readOnlyExpected: readOnlyExpected(entry.mountPoint))
+            return Observation(
+                key: entry.mountPoint, state: assessment.state, message: assessment.message,
+                metrics: Self.metrics(usage), labels: labels)
+        }
+    }
+
+    /// A read-only mount is fine when the config expects it, or when "*" found it read-only and
+    /// it has never been writable since this probe started. A mount the operator listed by name,
+    /// or one that went from writable to read-only, is critical.
+    private func readOnlyExpected(_ mountPoint: String) -> Bool {
+        if config.expectReadOnly.matchesAny(mountPoint) { return true }
+        return config.listedMountPoints == nil && !seenWritable.contains(mountPoint)
+    }
+
+    static func metrics(_ usage: DiskUsage) -> [(name: String, value: Double)] {
+        [
+            ("size_bytes", Double(usage.sizeBytes)),
+            ("used_bytes", Double(usage.usedBytes)),
+            ("avail_bytes", Double(usage.availableBytes)),
+            ("used_pct", Double(usage.usedPercent)),
+            ("inodes_total", Double(usage.inodesTotal)),
+            ("inodes_free", Double(usage.inodesFree)),
+            ("inodes_used_pct", Double(usage.inodesUsedPercent)),
+            ("readonly", usage.readOnly ? 1 : 0),
+        ]
+    }
+}

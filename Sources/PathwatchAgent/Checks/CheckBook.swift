@@ -18,6 +18,24 @@ enum ProbeReport: Sendable {
     case failure(String)
 }
 
+extension ProbeReport {
+    /// Plug-ins see secrets; what they say goes through the redactor before anyone else sees it.
+    func redacted(by redactor: SecretRedactor) -> ProbeReport {
+        guard !redactor.isEmpty else { return self }
+        func clean(_ o: Observation) -> Observation {
+            var o = o
+            o.message = redactor.redact(o.message)
+            o.labels = o.labels.map { ($0.name, redactor.redact($0.value)) }
+            return o
+        }
+        switch self {
+        case .sample(let list): return .sample(list.map(clean))
+        case .event(let list): return .event(list.map(clean))
+        case .failure(let message): return .failure(redactor.redact(message))
+        }
+    }
+}
+
 /// All checks of the agent, their state machines, and the change events they raise.
 /// Not thread-safe: the agent owns it behind a lock.
 struct CheckBook: Sendable {

@@ -14,6 +14,7 @@ final class FileSink: Sink {
     private let logger: AgentLogger
     private let queue = DispatchQueue(label: "pathwatch.sink.file")
     private let latest = Mutex<(document: JSONValue?, scheduled: Bool)>((nil, false))
+    private let outcome = Mutex<(lastWrite: WallTime?, lastError: String?)>((nil, nil))
 
     init(path: String, pretty: Bool, triggers: Set<SinkTrigger>, logger: AgentLogger) {
         self.path = path
@@ -45,9 +46,17 @@ final class FileSink: Sink {
         guard let document else { return }
         do {
             try AtomicFile.write(JSONSerializer.serialize(document, pretty: pretty) + "\n", to: path)
+            outcome.withLock { $0 = (WallTime.now(), nil) }
         } catch {
             logger.error("file sink: cannot write \(path): \(error)")
+            outcome.withLock { $0.lastError = "\(error)" }
         }
+    }
+
+    func status() -> SinkStatus {
+        let queued = latest.withLock { $0.document == nil ? 0 : 1 }
+        let (last, error) = outcome.withLock { ($0.lastWrite, $0.lastError) }
+        return SinkStatus(type: "file", target: path, queued: queued, dropped: 0, lastDelivery: last, lastError: error)
     }
 
     func drain(timeout: Double) {

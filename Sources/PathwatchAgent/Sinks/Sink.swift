@@ -7,6 +7,40 @@ public struct SinkBatch: Sendable {
     public var document: JSONValue
     public var state: CheckState
     public var time: WallTime
+    /// The connectivity path after this batch (a webhook holds deliveries while it is unsatisfied).
+    public var path: PathSummary
+}
+
+/// What a sink reports about itself in the status document's `sinks` array. Never a secret and
+/// never a URL with credentials.
+public struct SinkStatus: Sendable {
+    public var type: String
+    /// Where it delivers, for people: a file path, "stdout", a URL without credentials or query.
+    public var target: String
+    public var queued: Int
+    public var dropped: Int
+    public var lastDelivery: WallTime?
+    public var lastError: String?
+
+    public init(type: String, target: String, queued: Int, dropped: Int, lastDelivery: WallTime? = nil, lastError: String? = nil) {
+        self.type = type
+        self.target = target
+        self.queued = queued
+        self.dropped = dropped
+        self.lastDelivery = lastDelivery
+        self.lastError = lastError
+    }
+
+    public var json: JSONValue {
+        .object(JSONObject([
+            ("type", .string(type)),
+            ("target", .string(target)),
+            ("queued", .number(Double(queued))),
+            ("dropped", .number(Double(dropped))),
+            ("last_delivery", lastDelivery.map { .string($0.rfc3339) } ?? .null),
+            ("last_error", lastError.map(JSONValue.string) ?? .null),
+        ]))
+    }
 }
 
 /// A destination for events and documents. Each sink owns its own queue and thread of delivery,
@@ -16,6 +50,8 @@ public protocol Sink: AnyObject, Sendable {
     func submit(_ batch: SinkBatch)
     /// Delivers what is queued, waiting at most `timeout` seconds.
     func drain(timeout: Double)
+    /// Its queue and delivery state, for the status document.
+    func status() -> SinkStatus
 }
 
 enum SinkFactory {

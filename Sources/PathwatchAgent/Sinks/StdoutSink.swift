@@ -58,7 +58,9 @@ final class StdoutSink: Sink {
         _ = done.wait(timeout: .now() + timeout)
     }
 
-    var droppedLines: Int { pending.withLock { $0.dropped } }
+    func status() -> SinkStatus {
+        pending.withLock { SinkStatus(type: "stdout", target: "stdout", queued: $0.lines.count, dropped: $0.dropped) }
+    }
 
     func renderEvent(_ event: ChangeEvent) -> String {
         format == .json ? JSONSerializer.serialize(event.json) : TextFormat.eventLine(event)
