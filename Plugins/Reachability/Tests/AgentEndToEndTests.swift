@@ -27,6 +27,10 @@ import Testing
         deinit { TestEnvironment.removeTemporaryDirectory(directory) }
     }
 
+    func pathwatch(_ arguments: [String], environment: [String: String]? = nil) throws -> ProcessResult {
+        try run([TestEnvironment.pathwatchBinary.path] + arguments, environment: environment)
+    }
+
     func check(_ document: [String: Any], _ id: String) throws -> [String: Any] {
         let checks = document["checks"] as? [[String: Any]] ?? []
         guard let found = checks.first(where: { $0["id"] as? String == id }) else {
@@ -42,13 +46,13 @@ import Testing
         let config = try setup.config(
             #"{"targets": [{"name": "orion", "url": "\#(server.url("/bearer"))", "headers": {"Authorization": "Bearer ${env:PW_TEST_BEARER}"}}]}"#)
         let environment = ["PW_TEST_BEARER": token]
-        let json = try run([TestEnvironment.pathwatchBinary.path, "once", "--config", config, "--log-level", "trace"], environment: environment)
+        let json = try pathwatch(["once", "--config", config, "--log-level", "trace"], environment: environment)
         #expect(json.status == 0, "\(json.stdout)\n\(json.stderr)")
         let orion = try check(try parseJSONObject(json.stdout), "api/orion")
         #expect(orion["state"] as? String == "ok")
         #expect((orion["message"] as? String)?.hasPrefix("HTTP 200 in ") == true)
-        let text = try run([TestEnvironment.pathwatchBinary.path, "once", "--config", config, "--format", "text"], environment: environment)
-        let checked = try run([TestEnvironment.pathwatchBinary.path, "check-config", "--config", config], environment: environment)
+        let text = try pathwatch(["once", "--config", config, "--format", "text"], environment: environment)
+        let checked = try pathwatch(["check-config", "--config", config], environment: environment)
         #expect(checked.status == 0)
         for output in [json, text, checked] {
             #expect(!output.stdout.contains(token))
@@ -60,8 +64,7 @@ import Testing
         let setup = try Setup()
         let secret = "pw-\(getpid())"
         let config = try setup.config(#"{"targets": [{"name": "a", "url": "gopher://u:${env:PW_TEST_SECRET}@127.0.0.1/"}]}"#)
-        let result = try run(
-            [TestEnvironment.pathwatchBinary.path, "check-config", "--config", config], environment: ["PW_TEST_SECRET": secret])
+        let result = try pathwatch(["check-config", "--config", config], environment: ["PW_TEST_SECRET": secret])
         #expect(result.status == 78)
         #expect(result.stderr.contains("probes[0].config.targets[0].url"), "\(result.stderr)")
         #expect(result.stderr.contains("unsupported scheme \"gopher\""))
@@ -71,7 +74,7 @@ import Testing
     @Test func unknownMethodIsRefusedByOnce() throws {
         let setup = try Setup()
         let config = try setup.config(#"{"targets": [{"name": "a", "url": "http://127.0.0.1:9/", "method": "DELETE"}]}"#)
-        let result = try run([TestEnvironment.pathwatchBinary.path, "once", "--config", config])
+        let result = try pathwatch(["once", "--config", config])
         #expect(result.status == 78)
         #expect(result.stderr.contains("probes[0].config.targets[0].method"), "\(result.stderr)")
     }
@@ -79,7 +82,7 @@ import Testing
     @Test func insecureTLSIsAnnouncedAtLoad() throws {
         let setup = try Setup()
         let config = try setup.config(#"{"targets": [{"name": "lab", "url": "https://127.0.0.1:9/", "tls": {"insecure": true}}]}"#)
-        let result = try run([TestEnvironment.pathwatchBinary.path, "check-config", "--config", config])
+        let result = try pathwatch(["check-config", "--config", config])
         #expect(result.status == 0)
         #expect(result.stderr.contains("tls.insecure is set"), "\(result.stderr)")
     }
