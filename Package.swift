@@ -12,11 +12,11 @@ let package = Package(
     products: [
         .executable(name: "pathwatch", targets: ["pathwatch"]),
         // Probe plug-ins: each a shared library the agent opens with dlopen.
-        .library(name: "pathwatch_disk", type: .dynamic, targets: ["DiskProbe"]),
+        .library(name: "pathwatch_disk", type: .dynamic, targets: ["DiskProbeEntry"]),
         .library(name: "pathwatch_loadavg", type: .dynamic, targets: ["LoadAvgProbe"]),
         .library(name: "pathwatch_linkstate", type: .dynamic, targets: ["LinkStateProbe"]),
         .library(name: "pathwatch_reachability", type: .dynamic, targets: ["ReachabilityProbe"]),
-        .library(name: "pathwatch_bandwidth", type: .dynamic, targets: ["BandwidthProbe"]),
+        .library(name: "pathwatch_bandwidth", type: .dynamic, targets: ["BandwidthProbeEntry"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -71,7 +71,12 @@ let package = Package(
             ],
             swiftSettings: strict),
 
-        // Probe plug-ins.
+        // Probe plug-ins. Each is a module with the probe (which its tests link) and a one-file
+        // `…Entry` target exporting `pathwatch_probe_entry`, linked only into the plug-in library.
+        .target(name: "DiskProbeEntry", dependencies: ["DiskProbe"], path: "Plugins/Disk/Entry", swiftSettings: strict),
+        .target(
+            name: "BandwidthProbeEntry", dependencies: ["BandwidthProbe"], path: "Plugins/Bandwidth/Entry",
+            swiftSettings: strict),
         .target(
             name: "DiskProbe", dependencies: ["PathwatchProbeKit"], path: "Plugins/Disk/Sources",
             swiftSettings: strict),

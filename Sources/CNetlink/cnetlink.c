@@ -1,2 +1,2 @@
+/* CNetlink is a header-only module; SwiftPM needs one source file to build a C target. */
 #include "cnetlink.h"
-int pw_cnetlink_placeholder(void) { return 0; }

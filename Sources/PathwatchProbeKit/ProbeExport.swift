@@ -11,20 +11,28 @@ import Darwin
 
 /// Turns a Swift `Probe` type into the C descriptor the host loads.
 ///
-/// C function pointers cannot capture a generic type, so the descriptor's `create` finds the
-/// probe type through this library's one registration (every plug-in links its own copy of
-/// ProbeKit, so each library has exactly one). Instances carry their own type from then on.
+/// C function pointers cannot capture a generic type, so each registered probe type gets a slot,
+/// and the descriptor's `create` is that slot's trampoline. A plug-in library registers one type;
+/// a test binary that links several probes registers each in its own slot. Instances carry their
+/// own type from then on.
 public enum ProbeExport {
-    private static let registration = Mutex<(type: any ProbeFactory.Type, descriptor: UnsafeMutablePointer<pw_probe_descriptor>)?>(nil)
+    private struct Registration {
+        var type: any ProbeFactory.Type
+        var identity: ObjectIdentifier
+        var descriptor: UnsafeMutablePointer<pw_probe_descriptor>
+    }
+
+    private static let registrations = Mutex<[Registration]>([])
 
     /// The descriptor for `P`, built once. Call it from the plug-in's exported entry point.
     public static func descriptor<P: Probe>(for type: P.Type) -> UnsafeRawPointer {
-        registration.withLock { current in
-            if let current { return UnsafeRawPointer(current.descriptor) }
+        registrations.withLock { list in
+            if let existing = list.first(where: { $0.identity == ObjectIdentifier(P.self) }) {
+                return UnsafeRawPointer(existing.descriptor)
+            }
+            precondition(list.count < createTrampolines.count, "more than \(createTrampolines.count) probe types in one image")
             let d = UnsafeMutablePointer<pw_probe_descriptor>.allocate(capacity: 1)
             // The strings and the descriptor live as long as the library: never freed.
-            var flags = P.flags
-            if P.flags.contains(.eventDriven) { flags.insert(.eventDriven) }
             d.initialize(
                 to: pw_probe_descriptor(
                     abi_version: PW_PROBE_ABI_VERSION,
@@ -32,18 +40,20 @@ public enum ProbeExport {
                     name: UnsafePointer(strdup(P.name)),
                     version: UnsafePointer(strdup(P.version)),
                     description: UnsafePointer(strdup(P.summary)),
-                    flags: flags.rawValue,
-                    create: cCreate,
+                    flags: P.flags.rawValue,
+                    create: createTrampolines[list.count],
                     sample: cSample,
                     event_fd: P.flags.contains(.eventDriven) ? cEventFD : nil,
                     handle_event: P.flags.contains(.eventDriven) ? cHandleEvent : nil,
                     destroy: cDestroy))
-            current = (ProbeFactoryFor<P>.self, d)
+            list.append(Registration(type: ProbeFactoryFor<P>.self, identity: ObjectIdentifier(P.self), descriptor: d))
             return UnsafeRawPointer(d)
         }
     }
 
-    static var registeredType: (any ProbeFactory.Type)? { registration.withLock { $0?.type } }
+    static func registeredType(slot: Int) -> (any ProbeFactory.Type)? {
+        registrations.withLock { slot < $0.count ? $0[slot].type : nil }
+    }
 
     /// Decodes a probe's config from JSON text, as the host hands it over.
     public static func decodeConfig<C: Decodable>(_ type: C.Type, from json: String) throws(ProbeConfigError) -> C {
@@ -126,9 +136,22 @@ private func instance(_ raw: UnsafeMutableRawPointer?) -> (any ProbeInstance)? {
     return Unmanaged<AnyObject>.fromOpaque(raw).takeUnretainedValue() as? any ProbeInstance
 }
 
-private let cCreate: @convention(c) (UnsafePointer<CChar>?, Int, UnsafeMutablePointer<UnsafeMutableRawPointer?>?, UnsafeMutablePointer<pw_error>?) -> Int32 = { json, length, out, errorOut in
+typealias CreateFunction = @convention(c) (UnsafePointer<CChar>?, Int, UnsafeMutablePointer<UnsafeMutableRawPointer?>?, UnsafeMutablePointer<pw_error>?) -> Int32
+
+/// One `create` per registration slot (see ProbeExport).
+private let createTrampolines: [CreateFunction] = [
+    { create(slot: 0, $0, $1, $2, $3) }, { create(slot: 1, $0, $1, $2, $3) },
+    { create(slot: 2, $0, $1, $2, $3) }, { create(slot: 3, $0, $1, $2, $3) },
+    { create(slot: 4, $0, $1, $2, $3) }, { create(slot: 5, $0, $1, $2, $3) },
+    { create(slot: 6, $0, $1, $2, $3) }, { create(slot: 7, $0, $1, $2, $3) },
+]
+
+private func create(
+    slot: Int, _ json: UnsafePointer<CChar>?, _ length: Int, _ out: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
+    _ errorOut: UnsafeMutablePointer<pw_error>?
+) -> Int32 {
     guard let out else { return PW_ERR }
-    guard let type = ProbeExport.registeredType else {
+    guard let type = ProbeExport.registeredType(slot: slot) else {
         report(ProbeSampleError("plug-in has no registered probe type"), into: errorOut)
         return PW_ERR
     }

@@ -73,7 +73,7 @@ import Testing
     /// Creates an instance through the exported C descriptor, as the agent does; returns the
     /// error the plug-in reported, or nil when it accepted the config (the instance is destroyed).
     func createError(_ json: String) throws -> (path: String, message: String)? {
-        let descriptor = pathwatchProbeEntry().assumingMemoryBound(to: pw_probe_descriptor.self).pointee
+        let descriptor = diskProbeDescriptor().assumingMemoryBound(to: pw_probe_descriptor.self).pointee
         #expect(descriptor.abi_version == PW_PROBE_ABI_VERSION)
         #expect(String(cString: descriptor.name) == "disk")
         let create = try #require(descriptor.create)

@@ -1,0 +1,33 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A reading of CLOCK_MONOTONIC in nanoseconds. Rates are computed over the real time between
+/// two counter readings on this clock, which wall-clock steps (NTP, an operator's `date -s`)
+/// never move.
+public struct MonotonicInstant: Sendable, Equatable, Comparable {
+    public var nanoseconds: Int64
+
+    public init(nanoseconds: Int64) { self.nanoseconds = nanoseconds }
+
+    public static func now() -> MonotonicInstant {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return MonotonicInstant(nanoseconds: Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec))
+    }
+
+    /// The midpoint of two instants: the best single time stamp for counters the kernel read
+    /// somewhere between a request and its reply.
+    public static func midpoint(_ a: MonotonicInstant, _ b: MonotonicInstant) -> MonotonicInstant {
+        MonotonicInstant(nanoseconds: a.nanoseconds + (b.nanoseconds - a.nanoseconds) / 2)
+    }
+
+    /// Seconds from `earlier` to `self`; zero or negative when the clock did not advance.
+    public func seconds(since earlier: MonotonicInstant) -> Double {
+        Double(nanoseconds - earlier.nanoseconds) / 1e9
+    }
+
+    public static func < (a: MonotonicInstant, b: MonotonicInstant) -> Bool { a.nanoseconds < b.nanoseconds }
+}

@@ -1,0 +1,57 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import PathwatchProbeKit
+
+/// Counters from `/proc/net/dev`, the fallback when netlink is unavailable. The file has no
+/// ifindex, so it is read from `<sysfs>/<ifname>/ifindex` for each selected interface, which
+/// lets a re-created interface be told apart even when its new counters happen to be larger.
+public final class ProcNetDevSource: CounterSource {
+    public let kind = "procfs"
+    public let width: CounterWidth
+    let path: String
+    let sysfsPath: String
+    private var buffer: [UInt8] = []
+
+    public init(path: String, sysfsPath: String, width: CounterWidth = ProcNetDevSource.kernelCounterWidth()) {
+        self.path = path
+        self.sysfsPath = sysfsPath
+        self.width = width
+    }
+
+    public func read(selecting selected: (String) -> Bool) throws -> CounterSnapshot {
+        let before = MonotonicInstant.now()
+        try readWholeFile(path, into: &buffer)
+        let after = MonotonicInstant.now()
+        var readings: [InterfaceReading]
+        do {
+            readings = try ProcNetDevParser.parse(buffer).filter { selected($0.name) }
+        } catch {
+            throw ProbeSampleError("\(path): \(error)")
+        }
+        for i in readings.indices {
+            readings[i].index = readSysfsInteger("\(sysfsPath)/\(readings[i].name)/ifindex").flatMap(Int32.init(exactly:))
+        }
+        return CounterSnapshot(readings: readings, time: .midpoint(before, after))
+    }
+
+    /// `/proc/net/dev` prints `unsigned long` driver counters, which are 32 bits on a 32-bit
+    /// kernel. uname(2) names the kernel's machine, not this process's, so a 32-bit agent on a
+    /// 64-bit kernel still gets 64-bit treatment.
+    public static func kernelCounterWidth() -> CounterWidth {
+        var names = utsname()
+        guard uname(&names) == 0 else { return .bits64 }
+        let machine = withUnsafeBytes(of: &names.machine) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        return machineHas64BitCounters(machine) ? .bits64 : .bits32Wrapping
+    }
+
+    /// 64-bit machines name themselves with "64" (x86_64, aarch64, ppc64le, riscv64, ...), except
+    /// s390x and alpha.
+    static func machineHas64BitCounters(_ machine: String) -> Bool {
+        machine.contains("64") || machine == "s390x" || machine == "alpha"
+    }
+}

@@ -1,5 +1,0 @@
-import PathwatchProbeKit
-
-/// The plug-in's one exported symbol: the host finds the probe through it.
-@_cdecl("pathwatch_probe_entry")
-public func pathwatchProbeEntry() -> UnsafeRawPointer { ProbeExport.descriptor(for: DiskProbe.self) }

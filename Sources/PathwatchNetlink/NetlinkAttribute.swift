@@ -1,0 +1,96 @@
+import CNetlink
+
+/// One attribute (`struct rtattr` / `struct nlattr`: a 4-byte length and type, then payload).
+public struct NetlinkAttribute: Sendable {
+    /// `sizeof(struct rtattr)`.
+    public static let headerSize = 4
+    /// The flag bits netlink may set in an attribute's type (`NLA_F_NESTED`,
+    /// `NLA_F_NET_BYTEORDER`); `type` has them removed.
+    static let typeFlags = UInt16(NLA_F_NESTED | NLA_F_NET_BYTEORDER)
+
+    /// The attribute type without its flag bits.
+    public var type: UInt16
+    /// `NLA_F_NESTED` was set: the payload holds attributes.
+    public var isNestedFlagSet: Bool
+    /// The payload, exactly `rta_len - 4` bytes (padding excluded); indices are datagram positions.
+    public var payload: ArraySlice<UInt8>
+
+    public init(type: UInt16, isNestedFlagSet: Bool = false, payload: ArraySlice<UInt8>) {
+        self.type = type
+        self.isNestedFlagSet = isNestedFlagSet
+        self.payload = payload
+    }
+
+    /// Where the attribute header starts in its datagram.
+    public var offset: Int { payload.startIndex - Self.headerSize }
+
+    // MARK: Typed readers. Each checks the payload size: integers must be exactly their width.
+
+    public func u8(_ name: String? = nil) throws(NetlinkError) -> UInt8 { try integer(UInt8.self, "u8", name) }
+    public func u16(_ name: String? = nil) throws(NetlinkError) -> UInt16 { try integer(UInt16.self, "u16", name) }
+    public func u32(_ name: String? = nil) throws(NetlinkError) -> UInt32 { try integer(UInt32.self, "u32", name) }
+    public func u64(_ name: String? = nil) throws(NetlinkError) -> UInt64 { try integer(UInt64.self, "u64", name) }
+    public func i32(_ name: String? = nil) throws(NetlinkError) -> Int32 { try integer(Int32.self, "s32", name) }
+
+    /// A NUL-terminated string (`nla_put_string`). The NUL must be inside the payload.
+    public func string(_ name: String? = nil) throws(NetlinkError) -> String {
+        guard let end = payload.firstIndex(of: 0) else {
+            throw .malformed("\(label(name)) at offset \(offset): string of \(payload.count) byte(s) has no NUL terminator")
+        }
+        return String(decoding: payload[payload.startIndex..<end], as: UTF8.self)
+    }
+
+    /// The raw payload (hardware addresses, IP addresses).
+    public func bytes() -> [UInt8] { Array(payload) }
+
+    /// The payload as bytes of an expected length (an IPv4 address is 4, IPv6 16).
+    public func bytes(count expected: Int, _ name: String? = nil) throws(NetlinkError) -> [UInt8] {
+        guard payload.count == expected else {
+            throw .malformed("\(label(name)) at offset \(offset): expected \(expected) byte(s), found \(payload.count)")
+        }
+        return Array(payload)
+    }
+
+    /// The payload parsed as nested attributes.
+    public func nested(_ name: String? = nil) throws(NetlinkError) -> NetlinkAttributes {
+        try NetlinkAttributes(parsing: payload, in: "\(label(name)) at offset \(offset)")
+    }
+
+    private func integer<T: FixedWidthInteger>(_ type: T.Type, _ typeName: String, _ name: String?) throws(NetlinkError) -> T {
+        guard payload.count == MemoryLayout<T>.size, let value = payload.loadInteger(T.self, at: 0) else {
+            throw .malformed("\(label(name)) at offset \(offset): expected a \(MemoryLayout<T>.size)-byte \(typeName), found \(payload.count) byte(s)")
+        }
+        return value
+    }
+
+    private func label(_ name: String?) -> String { name ?? "attribute type \(type)" }
+}
+
+/// The attributes of one message (or of one nested attribute), in order.
+public struct NetlinkAttributes: Sendable {
+    public var all: [NetlinkAttribute]
+
+    public init(_ all: [NetlinkAttribute]) { self.all = all }
+
+    /// Walks a run of attributes. A header cut short, a length shorter than the header or longer
+    /// than the bytes left are errors naming the offset; unknown types are kept, for callers to skip.
+    public init(parsing bytes: ArraySlice<UInt8>, in context: String) throws(NetlinkError) {
+        all = try AlignedRecords.split(bytes, headerSize: NetlinkAttribute.headerSize, length: UInt16.self, record: "attribute", in: context).map { record in
+            let rawType = record.loadInteger(UInt16.self, at: 2) ?? 0
+            return NetlinkAttribute(
+                type: rawType & ~NetlinkAttribute.typeFlags,
+                isNestedFlagSet: rawType & UInt16(NLA_F_NESTED) != 0,
+                payload: record.dropFirst(NetlinkAttribute.headerSize))
+        }
+    }
+
+    /// The attribute of a type (the last one, should the kernel ever repeat it), or nil.
+    public subscript(type: Int) -> NetlinkAttribute? {
+        all.last { Int($0.type) == type }
+    }
+
+    /// Route attributes come as the `rtattr_type_t` enum (`RTA_OIF`, ...).
+    public subscript(type: rtattr_type_t) -> NetlinkAttribute? {
+        self[Int(type.rawValue)]
+    }
+}

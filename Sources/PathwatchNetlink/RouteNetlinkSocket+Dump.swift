@@ -1,0 +1,132 @@
+import CNetlink
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+extension RouteNetlinkSocket {
+    /// How long a dump may take before it counts as failed.
+    public static let defaultDumpTimeoutMilliseconds: Int32 = 5_000
+    /// A dump interrupted by a concurrent change is retried this many times in all.
+    static let dumpAttempts = 3
+
+    /// Every link with its 64-bit statistics (`RTM_GETLINK`, `NLM_F_DUMP`).
+    public func dumpLinks() throws(NetlinkError) -> [Link] {
+        try dump(RTM_GETLINK, "RTM_GETLINK", replies: RTM_NEWLINK, headerSize: Link.familyHeaderSize, parse: Link.init(message:))
+    }
+
+    /// Every address of `family` (`AF_UNSPEC` for both IPv4 and IPv6).
+    public func dumpAddresses(family: Int32 = AF_UNSPEC) throws(NetlinkError) -> [Address] {
+        try dump(RTM_GETADDR, "RTM_GETADDR", family: family, replies: RTM_NEWADDR, headerSize: Address.familyHeaderSize, parse: Address.init(message:))
+    }
+
+    /// Every route of `family` in every table (`AF_UNSPEC` for all families).
+    public func dumpRoutes(family: Int32 = AF_UNSPEC) throws(NetlinkError) -> [Route] {
+        try dump(RTM_GETROUTE, "RTM_GETROUTE", family: family, replies: RTM_NEWROUTE, headerSize: Route.familyHeaderSize, parse: Route.init(message:))
+    }
+
+    /// Dumps one object type and parses every reply of type `replies`.
+    private func dump<T>(_ type: Int, _ request: String, family: Int32 = AF_UNSPEC, replies: Int, headerSize: Int,
+                         parse: (NetlinkMessage) throws(NetlinkError) -> T) throws(NetlinkError) -> [T] {
+        var parsed: [T] = []
+        for message in try dump(type: type, familyHeader: familyHeader(size: headerSize, family: family), request: request)
+        where Int(message.type) == replies {
+            parsed.append(try parse(message))
+        }
+        return parsed
+    }
+
+    /// A zeroed family header (`ifinfomsg`, `ifaddrmsg`, `rtmsg`) whose first byte is the family.
+    private func familyHeader(size: Int, family: Int32 = AF_UNSPEC) -> [UInt8] {
+        var header = [UInt8](repeating: 0, count: size)
+        header[0] = UInt8(family)
+        return header
+    }
+
+    /// Sends a dump request and collects its replies until `NLMSG_DONE`, retrying when the
+    /// kernel flags the dump as interrupted.
+    public func dump(type: Int, familyHeader: [UInt8], request: String,
+                     timeoutMilliseconds: Int32 = defaultDumpTimeoutMilliseconds) throws(NetlinkError) -> [NetlinkMessage] {
+        var attempt = 1
+        while true {
+            do {
+                return try dumpOnce(type: type, familyHeader: familyHeader, request: request, timeoutMilliseconds: timeoutMilliseconds)
+            } catch .dumpInterrupted where attempt < Self.dumpAttempts {
+                attempt += 1
+            }
+        }
+    }
+
+    private func dumpOnce(type: Int, familyHeader: [UInt8], request: String,
+                          timeoutMilliseconds: Int32) throws(NetlinkError) -> [NetlinkMessage] {
+        let sequence = nextSequence()
+        var message: [UInt8] = []
+        let length = NetlinkMessage.headerSize + netlinkAlign(familyHeader.count)
+        message.appendBytes(of: UInt32(length))
+        message.appendBytes(of: UInt16(type))
+        message.appendBytes(of: UInt16(NLM_F_REQUEST | NLM_F_DUMP))
+        message.appendBytes(of: sequence)
+        message.appendBytes(of: portID)
+        message += familyHeader
+        message += [UInt8](repeating: 0, count: length - message.count)
+        try send(message, request: request)
+
+        var replies: [NetlinkMessage] = []
+        var interrupted = false
+        let deadline = monotonicMilliseconds() + Int64(timeoutMilliseconds)
+        while true {
+            guard let datagram = try receiveDatagram() else {
+                let left = deadline - monotonicMilliseconds()
+                guard left > 0, try waitReadable(milliseconds: Int32(clamping: left)) else {
+                    throw .timedOut(request: request)
+                }
+                continue
+            }
+            // Own the bytes: the socket's buffer is reused by the next receive.
+            for reply in try NetlinkMessage.split(ArraySlice(Array(datagram)))
+            where reply.sequence == sequence && reply.portID == portID {
+                if reply.flags & UInt16(NLM_F_DUMP_INTR) != 0 { interrupted = true }
+                switch Int32(reply.type) {
+                case NLMSG_NOOP:
+                    continue
+                case NLMSG_ERROR:
+                    let code = try Self.errorCode(of: reply)
+                    if code != 0 { throw .kernel(request: request, errno: -code) }
+                case NLMSG_DONE:
+                    // A dump that failed midway says so in NLMSG_DONE's payload (a negative errno).
+                    if let code = reply.payload.loadInteger(Int32.self, at: 0), code < 0 {
+                        throw .kernel(request: request, errno: -code)
+                    }
+                    if interrupted { throw .dumpInterrupted(request: request) }
+                    return replies
+                default:
+                    replies.append(reply)
+                }
+            }
+        }
+    }
+
+    /// The errno of an `NLMSG_ERROR` (`struct nlmsgerr` starts with a negative errno; 0 is an ack).
+    static func errorCode(of message: NetlinkMessage) throws(NetlinkError) -> Int32 {
+        guard let code = message.payload.loadInteger(Int32.self, at: 0) else {
+            throw .malformed("NLMSG_ERROR at offset \(message.offset): payload of \(message.payload.count) byte(s) has no error code")
+        }
+        return code
+    }
+}
+
+/// One-shot helpers for callers that only need a snapshot (a bandwidth sampler, say).
+public enum RouteNetlink {
+    /// Opens a request socket, dumps every link with its `IFLA_STATS64` counters, closes it.
+    public static func dumpLinks() throws(NetlinkError) -> [Link] {
+        try RouteNetlinkSocket(receiveBufferSize: 256 << 10).dumpLinks()
+    }
+}
+
+func monotonicMilliseconds() -> Int64 {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Int64(now.tv_sec) * 1_000 + Int64(now.tv_nsec) / 1_000_000
+}

@@ -1,0 +1,134 @@
+import CNetlink
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// An rtnetlink socket (`AF_NETLINK`, `NETLINK_ROUTE`), non-blocking and close-on-exec.
+///
+/// Use one socket for requests (dumps) and, when you need events, another one subscribed to
+/// multicast groups: events arriving on a socket that is also reading a dump would have to be
+/// set aside and replayed, which is exactly the bookkeeping two sockets avoid.
+public final class RouteNetlinkSocket {
+    /// The descriptor, for `poll`/`epoll`; owned by this object and closed when it goes away.
+    public let fileDescriptor: Int32
+    /// The port id the kernel assigned at bind; replies to our requests carry it.
+    public let portID: UInt32
+    private var lastSequence: UInt32
+    /// Dump replies are at most 32 KiB per datagram (the kernel caps its dump buffers there);
+    /// twice that leaves room, and a larger datagram is reported, never silently cut.
+    private let buffer: UnsafeMutableRawBufferPointer
+
+    /// iproute2's `ip monitor` uses 1 MiB too: enough for bursts of hundreds of events, small
+    /// enough not to matter. Overruns still happen under storms and surface as `.overrun`.
+    public static let defaultReceiveBufferSize = 1 << 20
+    static let datagramBufferSize = 64 << 10
+
+    /// Opens and binds a socket, subscribed to `groups` (none for a request-only socket).
+    public init(groups: RouteGroups = [], receiveBufferSize: Int = defaultReceiveBufferSize) throws(NetlinkError) {
+        let type = Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
+        let fd = socket(AF_NETLINK, type, NETLINK_ROUTE)
+        guard fd >= 0 else { throw .system(call: "socket(AF_NETLINK, NETLINK_ROUTE)", errno: errno) }
+        // SO_RCVBUFFORCE lets a privileged agent exceed net.core.rmem_max; others get the capped size.
+        var size = Int32(clamping: receiveBufferSize)
+        let optionSize = socklen_t(MemoryLayout<Int32>.size)
+        if setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, optionSize) != 0 {
+            _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, optionSize)
+        }
+        var address = sockaddr_nl()
+        address.nl_family = sa_family_t(AF_NETLINK)
+        address.nl_groups = groups.rawValue
+        var length = socklen_t(MemoryLayout<sockaddr_nl>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa in
+                bind(fd, sa, length) == 0 && getsockname(fd, sa, &length) == 0
+            }
+        }
+        guard bound else {
+            let code = errno
+            close(fd)
+            throw .system(call: "bind(NETLINK_ROUTE)", errno: code)
+        }
+        fileDescriptor = fd
+        portID = address.nl_pid
+        // Start from the clock, as iproute2 does, so replies meant for an earlier socket that
+        // reused this port id never match.
+        lastSequence = UInt32(truncatingIfNeeded: time(nil))
+        buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.datagramBufferSize, alignment: 8)
+    }
+
+    deinit {
+        close(fileDescriptor)
+        buffer.deallocate()
+    }
+
+    func nextSequence() -> UInt32 {
+        lastSequence &+= 1
+        return lastSequence
+    }
+
+    /// Sends one request message to the kernel.
+    func send(_ message: [UInt8], request: String) throws(NetlinkError) {
+        var kernel = sockaddr_nl()
+        kernel.nl_family = sa_family_t(AF_NETLINK)
+        while true {
+            let sent = message.withUnsafeBytes { bytes in
+                withUnsafePointer(to: &kernel) { pointer in
+                    pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa in
+                        sendto(fileDescriptor, bytes.baseAddress, bytes.count, 0, sa, socklen_t(MemoryLayout<sockaddr_nl>.size))
+                    }
+                }
+            }
+            if sent == message.count { return }
+            if sent < 0, errno == EINTR { continue }
+            throw .system(call: "sendto(\(request))", errno: sent < 0 ? errno : EMSGSIZE)
+        }
+    }
+
+    /// Receives one datagram from the kernel without blocking; nil when none is waiting.
+    /// Datagrams from anything but the kernel (port 0) are dropped: only the kernel speaks here.
+    func receiveDatagram() throws(NetlinkError) -> ArraySlice<UInt8>? {
+        while true {
+            var sender = sockaddr_nl()
+            var vector = iovec(iov_base: buffer.baseAddress, iov_len: buffer.count)
+            var flags: Int32 = 0
+            let received = withUnsafeMutablePointer(to: &sender) { senderPointer in
+                withUnsafeMutablePointer(to: &vector) { vectorPointer in
+                    var header = msghdr()
+                    header.msg_name = UnsafeMutableRawPointer(senderPointer)
+                    header.msg_namelen = socklen_t(MemoryLayout<sockaddr_nl>.size)
+                    header.msg_iov = vectorPointer
+                    header.msg_iovlen = 1
+                    let count = recvmsg(fileDescriptor, &header, 0)
+                    flags = header.msg_flags
+                    return count
+                }
+            }
+            if received < 0 {
+                switch errno {
+                case EINTR: continue
+                case EAGAIN, EWOULDBLOCK: return nil
+                case ENOBUFS: throw .overrun
+                case let code: throw .system(call: "recvmsg(NETLINK_ROUTE)", errno: code)
+                }
+            }
+            if flags & Int32(MSG_TRUNC) != 0 {
+                throw .malformed("a datagram larger than the \(buffer.count)-byte receive buffer was truncated")
+            }
+            if sender.nl_pid != 0 { continue }
+            return ArraySlice(UnsafeRawBufferPointer(rebasing: buffer[0..<received]))
+        }
+    }
+
+    /// Waits until the socket is readable or `milliseconds` pass; false on timeout.
+    func waitReadable(milliseconds: Int32) throws(NetlinkError) -> Bool {
+        var entry = pollfd(fd: fileDescriptor, events: Int16(POLLIN), revents: 0)
+        while true {
+            let ready = poll(&entry, 1, milliseconds)
+            if ready >= 0 { return ready > 0 }
+            if errno != EINTR { throw .system(call: "poll(NETLINK_ROUTE)", errno: errno) }
+        }
+    }
+}
