@@ -1,0 +1,74 @@
+import CCurlShims
+
+/// Runs a batch of transfers on one libcurl multi handle, on the calling thread: at most
+/// `maxConcurrency` in flight, the next one started as soon as one finishes.
+///
+/// Concurrency is limited here rather than with CURLMOPT_MAX_TOTAL_CONNECTIONS because libcurl
+/// queues the surplus transfers with their clocks already running, which would bill the wait
+/// to the endpoint's latency and eat into its timeout.
+final class MultiRunner {
+    private let multi: UnsafeMutableRawPointer
+    /// How long one curl_multi_poll may sleep; libcurl wakes earlier for its own timers.
+    static let pollMilliseconds: Int32 = 1000
+
+    init() throws {
+        guard curlGlobalInit == CURLE_OK, let multi = curl_multi_init() else {
+            throw CurlSetupError(description: "libcurl cannot create a multi handle")
+        }
+        self.multi = multi
+    }
+
+    /// Runs every transfer once and returns their results in the same order.
+    func run(_ transfers: [Transfer], maxConcurrency: Int) throws -> [TransferResult] {
+        var results = [TransferResult?](repeating: nil, count: transfers.count)
+        var indexOf: [UnsafeMutableRawPointer: Int] = [:]
+        var next = 0
+        var inFlight = 0
+
+        func startMore() throws {
+            while inFlight < maxConcurrency, next < transfers.count {
+                let transfer = transfers[next]
+                transfer.prepare()
+                let added = curl_multi_add_handle(multi, transfer.handle)
+                guard added == CURLM_OK else { throw multiError("curl_multi_add_handle", added) }
+                indexOf[transfer.handle] = next
+                next += 1
+                inFlight += 1
+            }
+        }
+
+        // A failure part-way leaves no handle behind in the multi handle for the next sample.
+        defer {
+            for handle in indexOf.keys { curl_multi_remove_handle(multi, handle) }
+        }
+
+        try startMore()
+        while inFlight > 0 {
+            var running: Int32 = 0
+            let performed = curl_multi_perform(multi, &running)
+            guard performed == CURLM_OK else { throw multiError("curl_multi_perform", performed) }
+            var queued: Int32 = 0
+            while let message = curl_multi_info_read(multi, &queued) {
+                guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle,
+                    let index = indexOf.removeValue(forKey: handle)
+                else { continue }
+                let code = message.pointee.data.result
+                results[index] = transfers[index].result(code)
+                curl_multi_remove_handle(multi, handle)
+                inFlight -= 1
+            }
+            try startMore()
+            if inFlight == 0 { break }
+            // Returns at once when a newly added handle or an expired timer needs work.
+            let polled = curl_multi_poll(multi, nil, 0, Self.pollMilliseconds, nil)
+            guard polled == CURLM_OK else { throw multiError("curl_multi_poll", polled) }
+        }
+        return results.map { $0 ?? TransferResult(code: CURLE_FAILED_INIT) }
+    }
+
+    private func multiError(_ call: String, _ code: CURLMcode) -> CurlSetupError {
+        CurlSetupError(description: "\(call) failed: \(String(cString: curl_multi_strerror(code)))")
+    }
+
+    deinit { curl_multi_cleanup(multi) }
+}

@@ -1,0 +1,154 @@
+import PathwatchProbeKit
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A target after validation: every default applied, every value checked against the others.
+/// Errors carry the JSON path of the offending value (relative to the probe's `config`), and
+/// never quote a URL, header value or body: those may hold substituted secrets.
+struct TargetSpec {
+    enum Method: String { case get = "GET", head = "HEAD", post = "POST" }
+
+    struct TLS {
+        var caFile: String?
+        var clientCert: String?
+        var clientKey: String?
+        var insecure = false
+    }
+
+    static let defaultTimeout = ConfigDuration.seconds(5)
+    static let defaultCertExpiryWarn = ConfigDuration.seconds(14 * 86_400)
+
+    let name: String
+    let url: TargetURL
+    let method: Method
+    let body: String?
+    let headers: [String]
+    let expectStatus: StatusExpectation
+    let expectBodyContains: String?
+    let maxLatency: ConfigDuration?
+    let timeout: ConfigDuration
+    let followRedirects: Bool
+    let tls: TLS
+    let certExpiryWarn: ConfigDuration
+    let ipVersion: IPVersion
+    let freshConnection: Bool
+
+    var isTCP: Bool { url.kind == .tcp }
+
+    init(_ config: TargetConfig, at path: JSONPath) throws(ProbeConfigError) {
+        func fail(_ key: String, _ message: String) -> ProbeConfigError {
+            ProbeConfigError(path: path.appending(key), message: message)
+        }
+        guard !config.name.isEmpty else { throw fail("name", "must not be empty") }
+        guard !Self.breaksLine(config.name), !config.name.contains("/") else {
+            throw fail("name", "must not contain \"/\" or line breaks (it becomes the check id <probe>/<name>)")
+        }
+        name = config.name
+        do {
+            url = try TargetURL(parsing: config.url)
+        } catch {
+            throw fail("url", error.message)
+        }
+
+        if url.kind == .tcp {
+            // A plain connect sends nothing and reads nothing: request options would be ignored.
+            let requestOnly: [(String, Bool)] = [
+                ("method", config.method != nil), ("body", config.body != nil),
+                ("content_type", config.contentType != nil), ("headers", config.headers != nil),
+                ("expect_status", config.expectStatus != nil),
+                ("expect_body_contains", config.expectBodyContains != nil),
+                ("follow_redirects", config.followRedirects != nil), ("tls", config.tls != nil),
+                ("cert_expiry_warn", config.certExpiryWarn != nil),
+            ]
+            if let (key, _) = requestOnly.first(where: { $0.1 }) {
+                throw fail(key, "does not apply to a tcp:// target, which only connects")
+            }
+        }
+
+        let methodText = config.method ?? "GET"
+        guard let method = Method(rawValue: methodText.uppercased()) else {
+            throw fail("method", "unsupported method \"\(methodText)\"; expected GET, HEAD or POST")
+        }
+        self.method = method
+        if config.body != nil, method != .post {
+            throw fail("body", "a request body needs \"method\": \"POST\" (method is \(method.rawValue))")
+        }
+        if config.contentType != nil, method != .post {
+            throw fail("content_type", "a content type needs \"method\": \"POST\" (method is \(method.rawValue))")
+        }
+        body = method == .post ? (config.body ?? "") : nil
+        if config.expectBodyContains != nil, method == .head {
+            throw fail("expect_body_contains", "a HEAD request has no body to search")
+        }
+        if let needle = config.expectBodyContains, needle.isEmpty {
+            throw fail("expect_body_contains", "must not be empty")
+        }
+        expectBodyContains = config.expectBodyContains
+
+        var headers: [String] = []
+        for (name, value) in config.headers?.fields ?? [] {
+            let headerPath = path.appending("headers").appending(name)
+            guard Self.isToken(name) else {
+                throw ProbeConfigError(path: headerPath, message: "not a valid header name (letters, digits and !#$%&'*+-.^_`|~ only)")
+            }
+            guard !Self.breaksLine(value) else {
+                throw ProbeConfigError(path: headerPath, message: "header value must not contain line breaks or NUL")
+            }
+            if config.contentType != nil, name.lowercased() == "content-type" {
+                throw ProbeConfigError(path: headerPath, message: "Content-Type is set twice: here and in content_type")
+            }
+            // "Name;" is libcurl's way to send a header with an empty value.
+            headers.append(value.isEmpty ? "\(name);" : "\(name): \(value)")
+        }
+        if let contentType = config.contentType {
+            guard !contentType.isEmpty, !Self.breaksLine(contentType) else {
+                throw fail("content_type", "must be a non-empty media type on one line, like \"application/json\"")
+            }
+            headers.append("Content-Type: \(contentType)")
+        }
+        self.headers = headers
+
+        expectStatus = config.expectStatus ?? .successful
+        timeout = config.timeout ?? Self.defaultTimeout
+        guard timeout.nanoseconds >= 1_000_000 else { throw fail("timeout", "must be at least 1ms") }
+        maxLatency = config.maxLatency
+        if let maxLatency, maxLatency.nanoseconds <= 0 { throw fail("max_latency", "must be more than 0") }
+        certExpiryWarn = config.certExpiryWarn ?? Self.defaultCertExpiryWarn
+        followRedirects = config.followRedirects ?? false
+        ipVersion = config.ipVersion ?? .any
+        freshConnection = config.freshConnection ?? true
+
+        var tls = TLS()
+        if let given = config.tls {
+            let tlsPath = path.appending("tls")
+            for (key, file) in [("ca_file", given.caFile), ("client_cert", given.clientCert), ("client_key", given.clientKey)] {
+                guard let file else { continue }
+                guard access(file, R_OK) == 0 else {
+                    throw ProbeConfigError(
+                        path: tlsPath.appending(key), message: "cannot read \"\(file)\": \(String(cString: strerror(errno)))")
+                }
+            }
+            if given.clientKey != nil, given.clientCert == nil {
+                throw ProbeConfigError(path: tlsPath.appending("client_key"), message: "a client key needs client_cert")
+            }
+            tls = TLS(caFile: given.caFile, clientCert: given.clientCert, clientKey: given.clientKey, insecure: given.insecure ?? false)
+        }
+        self.tls = tls
+    }
+
+    /// CR, LF or NUL anywhere (checked per scalar: Swift sees "\r\n" as one Character).
+    static func breaksLine(_ text: String) -> Bool {
+        text.unicodeScalars.contains { $0 == "\r" || $0 == "\n" || $0 == "\0" }
+    }
+
+    /// RFC 9110 token characters, the only ones a header name may use.
+    static func isToken(_ text: String) -> Bool {
+        !text.isEmpty && text.unicodeScalars.allSatisfy { scalar in
+            scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "!#$%&'*+-.^_`|~".unicodeScalars.contains(scalar))
+        }
+    }
+}

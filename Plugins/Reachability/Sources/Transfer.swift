@@ -1,0 +1,153 @@
+import CCurlShims
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// One libcurl easy handle, configured once from a target and reused for every sample (libcurl
+/// lets a finished handle be added to the multi handle again).
+final class Transfer {
+    let handle: UnsafeMutableRawPointer
+    private let search: BodySearch
+    private var headerList: UnsafeMutablePointer<curl_slist>?
+    private let errorBuffer: UnsafeMutablePointer<CChar>
+    private let connectOnly: Bool
+
+    static let userAgent = "pathwatch-reachability/\(ReachabilityProbe.version)"
+    static let maxRedirects = 10
+
+    /// The request a target describes.
+    convenience init(for target: TargetSpec) throws {
+        try self.init(needle: target.expectBodyContains, connectOnly: target.isTCP)
+        let set = EasyOptions(handle: handle)
+        try applyCommon(url: target.url.requestURL, target: target)
+        if target.isTCP {
+            try set.set(CURLOPT_CONNECT_ONLY, 1)
+            // A plain connect goes to the host itself, never through a proxy from the environment.
+            try set.set(CURLOPT_PROXY, string: "")
+            return
+        }
+        try set.set(CURLOPT_REDIR_PROTOCOLS_STR, string: "http,https")
+        try set.set(CURLOPT_WRITEFUNCTION, callback: BodySearch.writeCallback)
+        try set.set(CURLOPT_WRITEDATA, pointer: Unmanaged.passUnretained(search).toOpaque())
+        switch target.method {
+        case .get: break
+        case .head: try set.set(CURLOPT_NOBODY, true)
+        case .post:
+            let body = target.body ?? ""
+            try set.set(CURLOPT_POST, true)
+            // Size first, so a body holding NUL bytes is sent whole; COPY so libcurl owns it.
+            try set.set(CURLOPT_POSTFIELDSIZE_LARGE, offset: Int64(body.utf8.count))
+            try set.set(CURLOPT_COPYPOSTFIELDS, string: body)
+        }
+        for header in target.headers {
+            guard let extended = curl_slist_append(headerList, header) else {
+                throw CurlSetupError(description: "out of memory building request headers")
+            }
+            headerList = extended
+        }
+        if let headerList { try set.set(CURLOPT_HTTPHEADER, pointer: UnsafeMutableRawPointer(headerList)) }
+        if target.followRedirects {
+            try set.set(CURLOPT_FOLLOWLOCATION, true)
+            try set.set(CURLOPT_MAXREDIRS, Self.maxRedirects)
+        }
+        try set.set(CURLOPT_CERTINFO, true)
+        try applyTLS(target.tls)
+    }
+
+    /// A bare TLS handshake with verification off, only to read the certificate of a server whose
+    /// certificate failed verification as expired or not yet valid, so the message can say when.
+    convenience init(inspectingCertificateOf target: TargetSpec, at url: String) throws {
+        try self.init(needle: nil, connectOnly: true)
+        let set = EasyOptions(handle: handle)
+        try applyCommon(url: url, target: target)
+        try set.set(CURLOPT_CONNECT_ONLY, 1)
+        try set.set(CURLOPT_CERTINFO, true)
+        try applyTLS(target.tls)
+        try set.set(CURLOPT_SSL_VERIFYPEER, false)
+        try set.set(CURLOPT_SSL_VERIFYHOST, 0)
+    }
+
+    private init(needle: String?, connectOnly: Bool) throws {
+        guard curlGlobalInit == CURLE_OK else { throw CurlSetupError(description: "libcurl failed to initialise") }
+        guard let handle = curl_easy_init() else { throw CurlSetupError(description: "libcurl cannot create a handle") }
+        self.handle = handle
+        self.search = BodySearch(needle: needle)
+        self.connectOnly = connectOnly
+        errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
+    }
+
+    private func applyCommon(url: String, target: TargetSpec) throws {
+        let set = EasyOptions(handle: handle)
+        try set.set(CURLOPT_URL, string: url)
+        // libcurl must not use signals in a multi-threaded host.
+        try set.set(CURLOPT_NOSIGNAL, true)
+        try set.set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(errorBuffer))
+        try set.set(CURLOPT_PROTOCOLS_STR, string: "http,https")
+        try set.set(CURLOPT_USERAGENT, string: Self.userAgent)
+        try set.set(CURLOPT_TIMEOUT_MS, Int(max(1, target.timeout.nanoseconds / 1_000_000)))
+        switch target.ipVersion {
+        case .any: try set.set(CURLOPT_IPRESOLVE, Int(CURL_IPRESOLVE_WHATEVER))
+        case .v4: try set.set(CURLOPT_IPRESOLVE, Int(CURL_IPRESOLVE_V4))
+        case .v6: try set.set(CURLOPT_IPRESOLVE, Int(CURL_IPRESOLVE_V6))
+        }
+        if target.freshConnection {
+            // Each sample pays for DNS, connect and TLS afresh, so those phases are measured
+            // every time instead of being hidden by cached names, connections and sessions.
+            try set.set(CURLOPT_FRESH_CONNECT, true)
+            try set.set(CURLOPT_FORBID_REUSE, true)
+            try set.set(CURLOPT_DNS_CACHE_TIMEOUT, 0)
+            try set.set(CURLOPT_SSL_SESSIONID_CACHE, false)
+        }
+    }
+
+    private func applyTLS(_ tls: TargetSpec.TLS) throws {
+        let set = EasyOptions(handle: handle)
+        if let caFile = tls.caFile { try set.set(CURLOPT_CAINFO, string: caFile) }
+        if let clientCert = tls.clientCert { try set.set(CURLOPT_SSLCERT, string: clientCert) }
+        if let clientKey = tls.clientKey { try set.set(CURLOPT_SSLKEY, string: clientKey) }
+        if tls.insecure {
+            try set.set(CURLOPT_SSL_VERIFYPEER, false)
+            try set.set(CURLOPT_SSL_VERIFYHOST, 0)
+        }
+    }
+
+    /// Clears what the previous run left, before the handle goes into the multi handle again.
+    func prepare() {
+        search.reset()
+        errorBuffer[0] = 0
+    }
+
+    /// Reads the outcome; call right after libcurl reported the transfer done.
+    func result(_ code: CURLcode) -> TransferResult {
+        let info = EasyInfo(handle: handle)
+        var result = TransferResult(code: code)
+        result.osErrno = Int32(truncatingIfNeeded: info.long(CURLINFO_OS_ERRNO))
+        result.httpStatus = connectOnly ? 0 : info.long(CURLINFO_RESPONSE_CODE)
+        result.timings = PhaseTimings(reading: info)
+        result.bodyBytes = info.offset(CURLINFO_SIZE_DOWNLOAD_T)
+        result.verifyResult = info.long(CURLINFO_SSL_VERIFYRESULT)
+        result.certificateNotAfter = CertificateDate.leafNotAfter(TransferResult.certificateFields(info))
+        result.bodyMatched = search.found
+        result.endedOnHTTPS = effectiveURL?.lowercased().hasPrefix("https:") ?? false
+        if code != CURLE_OK { result.errorDetail = String(cString: errorBuffer) }
+        return result
+    }
+
+    /// The last URL libcurl requested (after redirects). Holds whatever the configured URL held,
+    /// so it is used to connect again, never shown.
+    var effectiveURL: String? {
+        var text: UnsafePointer<CChar>?
+        guard pw_curl_easy_getinfo_string(handle, CURLINFO_EFFECTIVE_URL, &text) == CURLE_OK, let text else { return nil }
+        return String(cString: text)
+    }
+
+    deinit {
+        curl_easy_cleanup(handle)
+        curl_slist_free_all(headerList)
+        errorBuffer.deallocate()
+    }
+}

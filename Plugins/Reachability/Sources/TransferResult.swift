@@ -1,0 +1,42 @@
+import CCurlShims
+
+/// Everything the verdict needs from one finished transfer, read from the easy handle as soon
+/// as it is done (the handle is reused by the next sample).
+struct TransferResult {
+    var code: CURLcode
+    /// errno of the last failed socket call (ECONNREFUSED…), 0 when none.
+    var osErrno: Int32 = 0
+    /// 0 when no response arrived.
+    var httpStatus: Int = 0
+    var timings = PhaseTimings()
+    var bodyBytes: Int64 = 0
+    /// OpenSSL's X509_V_* result of certificate verification, 0 when it passed or never ran.
+    var verifyResult: Int = 0
+    /// notAfter of the server's certificate, seconds since the epoch, when libcurl reported it.
+    var certificateNotAfter: Int64?
+    /// libcurl's error text (CURLOPT_ERRORBUFFER). Only its OpenSSL reason is ever shown.
+    var errorDetail: String = ""
+    var bodyMatched = true
+    /// Whether the request ended on an https:// URL (after redirects, if followed).
+    var endedOnHTTPS = false
+
+    init(code: CURLcode) { self.code = code }
+}
+
+extension TransferResult {
+    /// The leaf certificate's fields as libcurl lists them ("Expire date:…"), per certificate.
+    static func certificateFields(_ info: EasyInfo) -> [[String]] {
+        guard let raw = info.pointer(CURLINFO_CERTINFO) else { return [] }
+        let list = raw.assumingMemoryBound(to: curl_certinfo.self).pointee
+        guard list.num_of_certs > 0, let chain = list.certinfo else { return [] }
+        return (0..<Int(list.num_of_certs)).map { index in
+            var fields: [String] = []
+            var node = chain[index]
+            while let current = node {
+                if let data = current.pointee.data { fields.append(String(cString: data)) }
+                node = current.pointee.next
+            }
+            return fields
+        }
+    }
+}

@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""An HTTP(S) server on 127.0.0.1 with the endpoints the reachability tests need.
+
+Binds port 0 and prints "PORT <n>" once listening, then serves until killed:
+  /ok               200 "ok"
+  /status/<code>    that status, body "status <code>"
+  /slow/<ms>        waits <ms> milliseconds, then 200 "ok"
+  /peak             200 "peak <n>": the most /slow requests ever in progress at once
+  /hang             never answers (holds the connection for 10 minutes)
+  /bearer           200 when "Authorization: Bearer <BEARER_TOKEN env>" is sent, else 401
+  /redirect         302 to /ok
+  /echo (POST)      200 "<content-type>|<body>"
+Options: --cert FILE --key FILE to serve HTTPS; --client-ca FILE to require client certificates
+signed by that CA; --host ADDRESS to listen on another loopback address than 127.0.0.1.
+"""
+import argparse
+import http.server
+import os
+import signal
+import ssl
+import sys
+import threading
+import time
+
+
+class Concurrency:
+    lock = threading.Lock()
+    current = 0
+    peak = 0
+
+    @classmethod
+    def enter(cls):
+        with cls.lock:
+            cls.current += 1
+            cls.peak = max(cls.peak, cls.current)
+
+    @classmethod
+    def leave(cls):
+        with cls.lock:
+            cls.current -= 1
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass  # quiet: tests read stdout for the port line only
+
+    def reply(self, status, body=b"", headers=()):
+        self.send_response(status)
+        self.send_header("Content-Length", str(len(body)))
+        for name, value in headers:
+            self.send_header(name, value)
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def do_HEAD(self):
+        self.do_GET()
+
+    def do_GET(self):
+        path = self.path
+        if path == "/ok":
+            self.reply(200, b"ok")
+        elif path.startswith("/status/"):
+            code = int(path[len("/status/"):])
+            self.reply(code, b"status %d" % code)
+        elif path.startswith("/slow/"):
+            Concurrency.enter()
+            try:
+                time.sleep(int(path[len("/slow/"):]) / 1000)
+            finally:
+                Concurrency.leave()
+            self.reply(200, b"ok")
+        elif path == "/peak":
+            self.reply(200, b"peak %d" % Concurrency.peak)
+        elif path == "/hang":
+            time.sleep(600)
+        elif path == "/bearer":
+            expected = "Bearer " + os.environ.get("BEARER_TOKEN", "")
+            if self.headers.get("Authorization") == expected and expected != "Bearer ":
+                self.reply(200, b"authorized")
+            else:
+                self.reply(401, b"unauthorized")
+        elif path == "/redirect":
+            self.reply(302, b"", [("Location", "/ok")])
+        else:
+            self.reply(404, b"not found")
+
+    def do_POST(self):
+        length = int(self.headers.get("Content-Length", "0"))
+        body = self.rfile.read(length)
+        if self.path == "/echo":
+            kind = self.headers.get("Content-Type", "").encode()
+            self.reply(200, kind + b"|" + body)
+        else:
+            self.reply(404, b"not found")
+
+
+def exit_with_parent():
+    # A test that crashes must not leave servers behind: leave when the parent is gone.
+    parent = os.getppid()
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(0)
+
+
+def main():
+    # The parent may have left SIGTERM ignored or blocked (both survive exec): stop on it.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM])
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--cert")
+    parser.add_argument("--key")
+    parser.add_argument("--client-ca")
+    parser.add_argument("--host", default="127.0.0.1")
+    args = parser.parse_args()
+    server = http.server.ThreadingHTTPServer((args.host, 0), Handler)
+    server.daemon_threads = True
+    if args.cert:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(args.cert, args.key)
+        if args.client_ca:
+            context.verify_mode = ssl.CERT_REQUIRED
+            context.load_verify_locations(args.client_ca)
+        server.socket = context.wrap_socket(server.socket, server_side=True)
+    threading.Thread(target=exit_with_parent, daemon=True).start()
+    print("PORT %d" % server.server_address[1], flush=True)
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
