@@ -14,7 +14,7 @@ let package = Package(
         // Probe plug-ins: each a shared library the agent opens with dlopen.
         .library(name: "pathwatch_disk", type: .dynamic, targets: ["DiskProbeEntry"]),
         .library(name: "pathwatch_loadavg", type: .dynamic, targets: ["LoadAvgProbe"]),
-        .library(name: "pathwatch_linkstate", type: .dynamic, targets: ["LinkStateProbe"]),
+        .library(name: "pathwatch_linkstate", type: .dynamic, targets: ["LinkStateProbeEntry"]),
         .library(name: "pathwatch_reachability", type: .dynamic, targets: ["ReachabilityProbe"]),
         .library(name: "pathwatch_bandwidth", type: .dynamic, targets: ["BandwidthProbeEntry"]),
     ],
@@ -75,6 +75,9 @@ let package = Package(
         // `…Entry` target exporting `pathwatch_probe_entry`, linked only into the plug-in library.
         .target(name: "DiskProbeEntry", dependencies: ["DiskProbe"], path: "Plugins/Disk/Entry", swiftSettings: strict),
         .target(
+            name: "LinkStateProbeEntry", dependencies: ["LinkStateProbe"], path: "Plugins/LinkState/Entry",
+            swiftSettings: strict),
+        .target(
             name: "BandwidthProbeEntry", dependencies: ["BandwidthProbe"], path: "Plugins/Bandwidth/Entry",
             swiftSettings: strict),
         .target(
@@ -111,7 +114,7 @@ let package = Package(
             path: "Plugins/Examples/Tests", swiftSettings: strict),
         .testTarget(
             name: "LinkStateProbeTests", dependencies: ["LinkStateProbe", "PathwatchTestSupport"],
-            path: "Plugins/LinkState/Tests", swiftSettings: strict),
+            path: "Plugins/LinkState/Tests", exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
             name: "ReachabilityProbeTests", dependencies: ["ReachabilityProbe", "PathwatchTestSupport"],
             path: "Plugins/Reachability/Tests", swiftSettings: strict),

@@ -12,34 +12,42 @@ extension Pathwatch {
         @OptionGroup var options: CommonOptions
 
         func run() async throws {
+            // Trap SIGHUP before anything else: its default action would end the agent.
+            let hangups = await UnixSignalsSequence(trapping: .sighup)
             let loaded = try options.loadConfig()
             let logger = options.makeLogger(redactor: loaded.redactor)
             let agent = Agent(config: loaded, logger: logger)
-            do {
-                try agent.start()
-            } catch {
-                printError("configuration error: \(error)")
-                agent.stop(drainTimeout: 1)
-                throw ExitStatus.configError
-            }
+            // The agent starts inside the service group, once the group traps SIGTERM and SIGINT,
+            // so a stop request can never find the default handlers.
             let group = ServiceGroup(
                 configuration: .init(
                     services: [
                         .init(service: AgentService(agent: agent)),
-                        .init(service: ReloadOnHangup(agent: agent, options: options, logger: logger)),
+                        .init(service: ReloadOnHangup(agent: agent, hangups: hangups, options: options, logger: logger)),
                     ],
                     gracefulShutdownSignals: [.sigterm, .sigint],
                     logger: logger.logger))
-            try await group.run()
+            do {
+                try await group.run()
+            } catch let error as ConfigError {
+                printError("configuration error: \(error)")
+                throw ExitStatus.configError
+            }
         }
     }
 }
 
-/// Keeps the agent running until graceful shutdown, then stops it cleanly.
+/// Runs the agent until graceful shutdown, then stops it cleanly.
 struct AgentService: Service {
     let agent: Agent
 
     func run() async throws {
+        do {
+            try agent.start()
+        } catch {
+            agent.stop(drainTimeout: 1)
+            throw error
+        }
         try? await gracefulShutdown()
         agent.stop()
     }
@@ -48,11 +56,12 @@ struct AgentService: Service {
 /// SIGHUP: re-read the configuration. A bad file is reported and the running one kept.
 struct ReloadOnHangup: Service {
     let agent: Agent
+    let hangups: UnixSignalsSequence
     let options: CommonOptions
     let logger: AgentLogger
 
     func run() async throws {
-        for await _ in await UnixSignalsSequence(trapping: .sighup).cancelOnGracefulShutdown() {
+        for await _ in hangups.cancelOnGracefulShutdown() {
             logger.notice("SIGHUP: reloading \(options.config)")
             do {
                 try agent.reload(try ConfigLoader.load(file: options.config))

@@ -1,10 +1,6 @@
 import PathwatchNetlink
 import PathwatchProbeKit
 
-/// The plug-in's one exported symbol.
-@_cdecl("pathwatch_probe_entry")
-public func pathwatchProbeEntry() -> UnsafeRawPointer { ProbeExport.descriptor(for: LinkStateProbe.self) }
-
 /// Link state and the connectivity path, from rtnetlink events: one check per interface and a
 /// `path` check. Samples report everything; events report only the checks that changed.
 final class LinkStateProbe: Probe {

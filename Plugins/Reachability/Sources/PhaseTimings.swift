@@ -20,24 +20,6 @@ struct PhaseTimings: Equatable {
     var startTransfer: Int64 = 0
     var total: Int64 = 0
 
-    init(nameLookup: Int64 = 0, connect: Int64 = 0, appConnect: Int64 = 0, preTransfer: Int64 = 0, startTransfer: Int64 = 0, total: Int64 = 0) {
-        self.nameLookup = nameLookup
-        self.connect = connect
-        self.appConnect = appConnect
-        self.preTransfer = preTransfer
-        self.startTransfer = startTransfer
-        self.total = total
-    }
-
-    init(reading info: EasyInfo) {
-        nameLookup = info.offset(CURLINFO_NAMELOOKUP_TIME_T)
-        connect = info.offset(CURLINFO_CONNECT_TIME_T)
-        appConnect = info.offset(CURLINFO_APPCONNECT_TIME_T)
-        preTransfer = info.offset(CURLINFO_PRETRANSFER_TIME_T)
-        startTransfer = info.offset(CURLINFO_STARTTRANSFER_TIME_T)
-        total = info.offset(CURLINFO_TOTAL_TIME_T)
-    }
-
     var dnsMilliseconds: Double? { nameLookup > 0 ? Self.ms(nameLookup) : nil }
     var connectMilliseconds: Double? { connect > 0 ? Self.ms(connect - nameLookup) : nil }
     var tlsMilliseconds: Double? { appConnect > 0 ? Self.ms(appConnect - connect) : nil }
@@ -56,4 +38,17 @@ struct PhaseTimings: Equatable {
 
     /// Microseconds to milliseconds, kept to the microsecond libcurl measured; never negative.
     static func ms(_ microseconds: Int64) -> Double { Double(max(0, microseconds)) / 1000 }
+}
+
+extension PhaseTimings {
+    /// Reads the six times of a finished transfer. (In an extension, so the memberwise
+    /// initializer used for fixed timings stays.)
+    init(reading info: EasyInfo) {
+        nameLookup = info.offset(CURLINFO_NAMELOOKUP_TIME_T)
+        connect = info.offset(CURLINFO_CONNECT_TIME_T)
+        appConnect = info.offset(CURLINFO_APPCONNECT_TIME_T)
+        preTransfer = info.offset(CURLINFO_PRETRANSFER_TIME_T)
+        startTransfer = info.offset(CURLINFO_STARTTRANSFER_TIME_T)
+        total = info.offset(CURLINFO_TOTAL_TIME_T)
+    }
 }

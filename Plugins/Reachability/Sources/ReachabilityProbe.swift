@@ -97,6 +97,3 @@ final class ReachabilityProbe: Probe {
         return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
     }
 }
-
-@_cdecl("pathwatch_probe_entry")
-public func pathwatchProbeEntry() -> UnsafeRawPointer { ProbeExport.descriptor(for: ReachabilityProbe.self) }

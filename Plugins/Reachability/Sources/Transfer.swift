@@ -133,9 +133,7 @@ final class Transfer {
         result.certificateNotAfter = CertificateDate.leafNotAfter(TransferResult.certificateFields(info))
         result.bodyMatched = search.found
         result.endedOnHTTPS = effectiveURL?.lowercased().hasPrefix("https:") ?? false
-        if code == CURLE_PEER_FAILED_VERIFICATION || code == CURLE_SSL_CONNECT_ERROR || code == CURLE_SSL_CERTPROBLEM {
-            result.tlsDetail = String(cString: errorBuffer)
-        }
+        if code != CURLE_OK { result.errorDetail = String(cString: errorBuffer) }
         return result
     }
 

@@ -14,8 +14,8 @@ struct TransferResult {
     var verifyResult: Int = 0
     /// notAfter of the server's certificate, seconds since the epoch, when libcurl reported it.
     var certificateNotAfter: Int64?
-    /// libcurl's error text for TLS failures (OpenSSL's reason). Never holds URL or header data.
-    var tlsDetail: String = ""
+    /// libcurl's error text (CURLOPT_ERRORBUFFER). Only its OpenSSL reason is ever shown.
+    var errorDetail: String = ""
     var bodyMatched = true
     /// Whether the request ended on an https:// URL (after redirects, if followed).
     var endedOnHTTPS = false

@@ -94,8 +94,12 @@ struct Verdict {
             return "TLS: cannot load ca_file"
         case CURLE_GOT_NOTHING:
             return "empty reply from server"
-        case CURLE_RECV_ERROR where result.osErrno == ECONNRESET, CURLE_SEND_ERROR where result.osErrno == ECONNRESET:
-            return "connection reset by server"
+        case CURLE_RECV_ERROR, CURLE_SEND_ERROR:
+            // TLS 1.3 servers refuse a client (no or a wrong certificate) after the handshake,
+            // so the refusal arrives as a TLS alert on the first read.
+            if let reason = Self.opensslReason(result.errorDetail) { return "TLS: refused by server (\(reason))" }
+            if result.osErrno == ECONNRESET { return "connection reset by server" }
+            return code == CURLE_RECV_ERROR ? "receive failed" : "send failed"
         case CURLE_TOO_MANY_REDIRECTS:
             return "too many redirects (more than \(Transfer.maxRedirects))"
         case CURLE_WEIRD_SERVER_REPLY:
@@ -107,13 +111,23 @@ struct Verdict {
         }
     }
 
-    /// OpenSSL's reason as libcurl wrote it, without libcurl's own prefix.
+    /// OpenSSL's reason as libcurl wrote it, without libcurl's prefixes and OpenSSL's codes.
     var tlsReason: String {
-        var detail = result.tlsDetail
+        if let reason = Self.opensslReason(result.errorDetail) { return reason }
+        var detail = result.errorDetail
         for prefix in ["SSL certificate problem: ", "SSL: "] where detail.hasPrefix(prefix) {
             detail.removeFirst(prefix.count)
         }
         return detail.isEmpty ? curlText(result.code) : detail
+    }
+
+    /// "OpenSSL/3.0.19: error:0A00010B:SSL routines::wrong version number, errno 0" → "wrong
+    /// version number"; nil when the text holds no OpenSSL error.
+    static func opensslReason(_ detail: String) -> String? {
+        guard let marker = detail.firstRange(of: "routines::") else { return nil }
+        var reason = detail[marker.upperBound...]
+        if let errno = reason.firstRange(of: ", errno") { reason = reason[..<errno.lowerBound] }
+        return reason.isEmpty ? nil : String(reason)
     }
 
     /// X509_V_ERR_CERT_NOT_YET_VALID and X509_V_ERR_CERT_HAS_EXPIRED from OpenSSL's x509_vfy.h.
@@ -122,7 +136,7 @@ struct Verdict {
 
     func certificateFailure() -> String {
         // libcurl checks the host name itself, after OpenSSL accepted the chain.
-        if result.tlsDetail.contains("target host name") {
+        if result.errorDetail.contains("target host name") {
             return "TLS: certificate does not match host name \(target.url.host)"
         }
         switch result.verifyResult {

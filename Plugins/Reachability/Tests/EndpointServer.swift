@@ -12,10 +12,14 @@ final class EndpointServer {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
 
     /// Starts the server; with `certificate` and `key` it speaks HTTPS.
-    init(certificate: URL? = nil, key: URL? = nil, host: String = "127.0.0.1", environment: [String: String]? = nil) throws {
+    init(
+        certificate: URL? = nil, key: URL? = nil, clientCA: URL? = nil, host: String = "127.0.0.1",
+        environment: [String: String]? = nil
+    ) throws {
         var argv = ["python3", Self.fixtures.appendingPathComponent("endpoint_server.py").path, "--host", host]
         self.host = host
         if let certificate, let key { argv += ["--cert", certificate.path, "--key", key.path] }
+        if let clientCA { argv += ["--client-ca", clientCA.path] }
         scheme = certificate == nil ? "http" : "https"
         process = try BackgroundProcess(argv, environment: environment)
         guard let line = process.waitForLine(timeout: 20, { $0.hasPrefix("PORT ") })?.line,
@@ -28,6 +32,13 @@ final class EndpointServer {
     }
 
     func url(_ path: String) -> String { "\(scheme)://\(host):\(port)\(path)" }
+
+    /// The most /slow requests the server ever had in progress at once (plain HTTP servers only).
+    func peakConcurrency() throws -> Int {
+        let answer = try run(["curl", "-s", url("/peak")])
+        guard let peak = Int(answer.stdout.dropFirst("peak ".count)) else { throw TestFailure("bad /peak answer \(answer.stdout)") }
+        return peak
+    }
 
     deinit { process.stop() }
 }

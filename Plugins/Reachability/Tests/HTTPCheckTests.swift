@@ -143,3 +143,38 @@ import Testing
         }
     }
 }
+
+/// How many requests the probe has in flight at once, as counted by the server.
+@Suite struct ConcurrencyTests {
+    func slowTargets(_ server: EndpointServer, count: Int) -> String {
+        (0..<count).map { #"{"name": "s\#($0)", "url": "\#(server.url("/slow/300"))"}"# }.joined(separator: ",")
+    }
+
+    @Test func allTargetsAreInFlightTogether() throws {
+        let server = try EndpointServer()
+        let checks = try ProbeHarness.sample(ProbeHarness.makeProbe(#"{"targets": [\#(slowTargets(server, count: 6))]}"#))
+        #expect(checks.allSatisfy { $0.state == .ok })
+        #expect(try server.peakConcurrency() == 6)
+    }
+
+    @Test func maxConcurrencyCapsRequestsInFlight() throws {
+        let server = try EndpointServer()
+        let probe = try ProbeHarness.makeProbe(#"{"max_concurrency": 2, "targets": [\#(slowTargets(server, count: 6))]}"#)
+        let checks = try ProbeHarness.sample(probe)
+        #expect(checks.allSatisfy { $0.state == .ok })
+        #expect(try server.peakConcurrency() == 2)
+        // Waiting for a free slot is not billed to the endpoint: each total is about one delay.
+        #expect(try checks.allSatisfy { try $0.metric("total_ms") < 600 })
+    }
+}
+
+@Suite struct AddressFamilyTests {
+    @Test func ipVersionSelectsTheAddressFamily() throws {
+        let server = try EndpointServer()  // listens on 127.0.0.1 only
+        let v4 = try ProbeHarness.check(#"{"name": "v4", "url": "http://localhost:\#(server.port)/ok", "ip_version": 4}"#)
+        #expect(v4.state == .ok, "\(v4.message)")
+        let v6 = try ProbeHarness.check(#"{"name": "v6", "url": "http://localhost:\#(server.port)/ok", "ip_version": 6}"#)
+        #expect(v6.state == .critical)
+        #expect(!v6.message.hasPrefix("HTTP"), "\(v6.message)")
+    }
+}

@@ -5,12 +5,13 @@ Binds port 0 and prints "PORT <n>" once listening, then serves until killed:
   /ok               200 "ok"
   /status/<code>    that status, body "status <code>"
   /slow/<ms>        waits <ms> milliseconds, then 200 "ok"
+  /peak             200 "peak <n>": the most /slow requests ever in progress at once
   /hang             never answers (holds the connection for 10 minutes)
   /bearer           200 when "Authorization: Bearer <BEARER_TOKEN env>" is sent, else 401
   /redirect         302 to /ok
   /echo (POST)      200 "<content-type>|<body>"
-Options: --cert FILE --key FILE to serve HTTPS; --host ADDRESS to listen on another loopback
-address than 127.0.0.1.
+Options: --cert FILE --key FILE to serve HTTPS; --client-ca FILE to require client certificates
+signed by that CA; --host ADDRESS to listen on another loopback address than 127.0.0.1.
 """
 import argparse
 import http.server
@@ -20,6 +21,23 @@ import ssl
 import sys
 import threading
 import time
+
+
+class Concurrency:
+    lock = threading.Lock()
+    current = 0
+    peak = 0
+
+    @classmethod
+    def enter(cls):
+        with cls.lock:
+            cls.current += 1
+            cls.peak = max(cls.peak, cls.current)
+
+    @classmethod
+    def leave(cls):
+        with cls.lock:
+            cls.current -= 1
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -48,8 +66,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
             code = int(path[len("/status/"):])
             self.reply(code, b"status %d" % code)
         elif path.startswith("/slow/"):
-            time.sleep(int(path[len("/slow/"):]) / 1000)
+            Concurrency.enter()
+            try:
+                time.sleep(int(path[len("/slow/"):]) / 1000)
+            finally:
+                Concurrency.leave()
             self.reply(200, b"ok")
+        elif path == "/peak":
+            self.reply(200, b"peak %d" % Concurrency.peak)
         elif path == "/hang":
             time.sleep(600)
         elif path == "/bearer":
@@ -88,6 +112,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--cert")
     parser.add_argument("--key")
+    parser.add_argument("--client-ca")
     parser.add_argument("--host", default="127.0.0.1")
     args = parser.parse_args()
     server = http.server.ThreadingHTTPServer((args.host, 0), Handler)
@@ -95,6 +120,9 @@ def main():
     if args.cert:
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.load_cert_chain(args.cert, args.key)
+        if args.client_ca:
+            context.verify_mode = ssl.CERT_REQUIRED
+            context.load_verify_locations(args.client_ca)
         server.socket = context.wrap_socket(server.socket, server_side=True)
     threading.Thread(target=exit_with_parent, daemon=True).start()
     print("PORT %d" % server.server_address[1], flush=True)

@@ -5,6 +5,7 @@
 #   expiring.pem          expires in 2 days and 1 hour
 #   expired.pem           expired 3 days ago (validity backdated with `openssl ca -startdate/-enddate`)
 #   server.key            the key of all three server certificates
+#   client.pem client.key a client certificate for mutual TLS
 set -euo pipefail
 dir=$1
 cd "$dir"
@@ -35,3 +36,5 @@ stamp() { date -u -d "$1" +%Y%m%d%H%M%SZ; }
 sign valid.pem "$(stamp '1 day ago')" "$(stamp '365 days')"
 sign expiring.pem "$(stamp '1 day ago')" "$(stamp '2 days 1 hour')"
 sign expired.pem "$(stamp '30 days ago')" "$(stamp '3 days ago')"
+openssl req -newkey rsa:2048 -nodes -keyout client.key -out client.csr -subj "/CN=pathwatch-client" 2>/dev/null
+openssl ca -batch -config ca.cnf -cert ca.pem -keyfile ca.key -in client.csr -out client.pem -days 30 -notext 2>/dev/null
