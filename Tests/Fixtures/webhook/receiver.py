@@ -21,7 +21,8 @@ answered 400; "delay_ms": a pause before every answer.
 With --secret, each request's Standard Webhooks signature is checked with the `standardwebhooks`
 package (an implementation independent of Pathwatch's) and the record says "verified".
 
-GET /_received returns every record so far as a JSON array.
+GET /_received returns every record so far as a JSON array; GET /_count the number of requests
+answered 2xx (cheap enough to poll).
 """
 import argparse
 import email.utils
@@ -34,6 +35,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 lock = threading.Lock()
 state = {"mode": "ok", "retry_after": "1", "script": [], "reject_ids": set(), "delay_ms": 0}
 records = []
+accepted = [0]
 log_file = None
 verifier = None
 
@@ -92,6 +94,10 @@ class Handler(BaseHTTPRequestHandler):
             with lock:
                 body = json.dumps(records)
             self.reply(200, {}, body)
+        elif self.path == "/_count":
+            with lock:
+                body = json.dumps({"accepted": accepted[0]})
+            self.reply(200, {}, body)
         else:
             self.reply(404, {}, "not found\n")
 
@@ -127,6 +133,8 @@ class Handler(BaseHTTPRequestHandler):
                 record["verify_error"] = str(error)
         with lock:
             records.append(record)
+            if status is not None and 200 <= status < 300:
+                accepted[0] += 1
             if log_file is not None:
                 log_file.write(json.dumps(record) + "\n")
                 log_file.flush()

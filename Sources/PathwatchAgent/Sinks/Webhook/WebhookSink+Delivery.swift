@@ -32,12 +32,12 @@ extension WebhookSink {
         while !shared.withLock({ $0.closing }) {
             let now = monotonicNanoseconds()
             if mustHold(&state, now: now) {
-                setProgressing(false)
+                setPhase(.holding)
                 waitForWake(seconds: state.loopback == .unresolved ? 5 : nil)
                 continue
             }
             if now < state.notBefore {
-                setProgressing(false)
+                setPhase(.backingOff)
                 waitForWake(seconds: Double(state.notBefore - now) / 1e9)
                 continue
             }
@@ -50,7 +50,7 @@ extension WebhookSink {
                 continue
             }
             guard let head else {
-                setProgressing(false)
+                setPhase(.idle)
                 if let due = format.withLock({ $0?.nextDue }), due <= now {
                     intake.async { self.enqueueDue() }
                     waitForWake(seconds: 1)
@@ -60,11 +60,11 @@ extension WebhookSink {
                 }
                 continue
             }
-            setProgressing(true)
+            setPhase(.sending)
             let outcome = attempt(head.payload, poster: poster, signer: signer)
             handle(outcome, of: head, queue: queue, policy: policy, state: &state, generator: &generator)
         }
-        setProgressing(false)
+        setPhase(.stopped)
     }
 
     /// POSTs one payload with its `webhook-id`, a fresh `webhook-timestamp` and, with a secret,
@@ -144,7 +144,7 @@ extension WebhookSink {
         shared.withLock { $0.lastError = "\(WallTime.now()): \(error)" }
     }
 
-    private func setProgressing(_ value: Bool) { deliveryIsProgressing.withLock { $0 = value } }
+    private func setPhase(_ value: DeliveryPhase) { shared.withLock { $0.phase = value } }
 
     /// Sleeps until something may have changed, or `seconds` (nil: until woken).
     private func waitForWake(seconds: Double?) {

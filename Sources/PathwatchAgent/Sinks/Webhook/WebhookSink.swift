@@ -42,6 +42,17 @@ final class WebhookSink: Sink {
         var pathUnsatisfied = false
         var closing = false
         var deliveryStarted = false
+        var phase = DeliveryPhase.starting
+        /// Monotonic time the queue folder was first found busy, while it stays so.
+        var busySince: UInt64?
+        var busyLogged = false
+        /// The last error opening the queue that was logged (each different one is logged once).
+        var openError: String?
+    }
+
+    /// What the delivery thread is doing, for `drain`: it waits while delivery can progress.
+    enum DeliveryPhase {
+        case starting, sending, idle, holding, backingOff, stopped
     }
 
     let inbox = Mutex(Inbox())
@@ -54,7 +65,6 @@ final class WebhookSink: Sink {
     let wake = DispatchSemaphore(value: 0)
     let deliveryFinished = DispatchSemaphore(value: 0)
     let abort = AbortFlag()
-    let openProblemLogged = Mutex(false)
 
     init(settings: WebhookSinkSettings, triggers: Set<SinkTrigger>, stateDirectory: String, logger: AgentLogger) {
         self.settings = settings
@@ -125,8 +135,10 @@ final class WebhookSink: Sink {
         guard persisted.wait(timeout: deadline) == .success else { return }
         wake.signal()
         while DispatchTime.now() < deadline {
-            let progressing = shared.withLock { $0.queued > 0 } && deliveryIsProgressing.withLock { $0 }
-            if !progressing { return }
+            let stuck = shared.withLock { s in
+                s.queued == 0 || s.phase == .holding || s.phase == .backingOff || s.phase == .stopped
+            }
+            if stuck { return }
             usleep(10_000)
         }
     }
@@ -154,16 +166,24 @@ final class WebhookSink: Sink {
         }
     }
 
-    /// True while delivery is sending, not holding or backing off (for `drain`).
-    let deliveryIsProgressing = Mutex(false)
-
     // MARK: - Intake
 
     /// Formats and appends what the inbox holds. Runs on the intake queue only.
     func processInbox() {
         guard let queue = openQueue() else {
-            // Busy (a sink being replaced still owns the folder) or failing: try again shortly.
-            intake.asyncAfter(deadline: .now() + .milliseconds(100)) { self.processInbox() }
+            if shared.withLock({ $0.closing }) {
+                // Closed before its folder was ever free: what it still holds cannot be queued.
+                let left = inbox.withLock { box -> Int in
+                    defer { box = Inbox() }
+                    return box.batches.count
+                }
+                if left > 0 { countLost(left, why: "the sink closed before its queue folder could be opened") }
+                return
+            }
+            // Busy (a sink being replaced still owns the folder): try again shortly; failing
+            // (permissions, a full disk): try again now and then.
+            let busy = shared.withLock { $0.busySince != nil }
+            intake.asyncAfter(deadline: .now() + .milliseconds(busy ? 100 : 5_000)) { self.processInbox() }
             return
         }
         while true {
@@ -221,13 +241,29 @@ final class WebhookSink: Sink {
         do {
             queue = try DurableQueue(folder: folder, limits: limits)
         } catch {
-            let first = openProblemLogged.withLock { logged -> Bool in
-                defer { logged = true }
-                return !logged
+            // A replaced sink hands the folder over within moments: only a lasting wait is news.
+            let now = monotonicNanoseconds()
+            let report = shared.withLock { s -> Bool in
+                guard error.busy else {
+                    s.busySince = nil
+                    defer { s.openError = error.description }
+                    return s.openError != error.description
+                }
+                let since = s.busySince ?? now
+                s.busySince = since
+                guard !s.busyLogged, now - since >= 2_000_000_000 else { return false }
+                s.busyLogged = true
+                return true
             }
-            if !error.busy || first { logger.log(error.busy ? .notice : .error, "\(name): cannot open its queue: \(error)") }
-            shared.withLock { $0.lastError = "\(WallTime.now()): cannot open the queue: \(error)" }
+            if report {
+                logger.log(error.busy ? .warning : .error, "\(name): cannot open its queue: \(error)")
+                shared.withLock { $0.lastError = "\(WallTime.now()): cannot open the queue: \(error)" }
+            }
             return nil
+        }
+        shared.withLock { s in
+            s.busySince = nil
+            s.openError = nil
         }
         for note in queue.recoveryNotes { logger.warning("\(name): \(note)") }
         if queue.count > 0 { logger.info("\(name): \(queue.count) payloads queued from before; delivering them first") }

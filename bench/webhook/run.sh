@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Webhook sink benchmark: a 10,000-event backlog, queued on disk while the receiver is down,
+# then drained to a local receiver on 127.0.0.1. Reports the drain rate (events per second,
+# first to last request at the receiver), the queue's disk use (peak and with the full backlog,
+# allocated blocks in the sink's state folder) and the agent's peak RSS; appends the table to
+# bench/webhook/RESULTS.md.
+#
+# Receivers: the tests' Python receiver (records every request, so the order is checked too)
+# and nginx answering `return 204` (to show the sink's own rate, not Python's); each unsigned
+# and signed (Standard Webhooks HMAC per attempt).
+# Usage: bench/webhook/run.sh [events]   (default 10000; even)
+set -euo pipefail
+events=${1:-10000}
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+invocation="bench/webhook/run.sh${1:+ $1}"
+
+need() {  # need <command> <debian package>
+    command -v "$1" >/dev/null 2>&1 && return
+    if [ "$(id -u)" != 0 ]; then echo "missing $1: run sudo apt-get install -y $2" >&2; exit 1; fi
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$2" >/dev/null
+}
+need nginx nginx-light
+need python3 python3
+need cc gcc
+need pkg-config pkg-config
+
+(cd "$root" && swift build -c release --product pathwatch >/dev/null)
+work=$(mktemp -d /tmp/pathwatch-bench-webhook.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+chmod 755 "$work"
+mkdir -p "$work/plugins"
+# The tests' fixture probe: one check per line of a state file, so one rewrite makes thousands of changes.
+cc -shared -fPIC -O2 -I "$root/Sources/CPathwatchProbe/include" "$root/Tests/Fixtures/plugins/test_probe.c" \
+    -o "$work/plugins/libtestprobe.so" $(pkg-config --cflags --libs json-c) -lm
+
+exec python3 "$here/measure.py" --pathwatch "$root/.build/release/pathwatch" --plugins "$work/plugins" \
+    --receiver "$root/Tests/Fixtures/webhook/receiver.py" --work "$work" --events "$events" \
+    --results "$here/RESULTS.md" --command "$invocation"
