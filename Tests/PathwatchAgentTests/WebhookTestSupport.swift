@@ -13,13 +13,14 @@ final class WebhookReceiver: @unchecked Sendable {
     let log: URL
     private(set) var process: BackgroundProcess?
 
-    var url: String { "http://\(host):\(port)/hook" }
-    var base: String { "http://\(host):\(port)" }
+    var url: String { "\(base)/hook" }
+    var base: String { "\(tlsArguments.isEmpty ? "http" : "https")://\(host):\(port)" }
 
     /// Starts at once unless `start` is false (a receiver that is "down" until `start()`).
     init(log: URL, host: String = "127.0.0.1", port: Int? = nil, mode: String = "ok", secret: String? = nil,
-         delayMilliseconds: Int = 0, netns: String? = nil, start: Bool = true) throws {
+         delayMilliseconds: Int = 0, netns: String? = nil, tlsArguments: [String] = [], start: Bool = true) throws {
         self.host = host
+        self.tlsArguments = tlsArguments
         self.port = try port ?? freeLoopbackPort()
         self.log = log
         self.mode = mode
@@ -33,11 +34,14 @@ final class WebhookReceiver: @unchecked Sendable {
     private let secret: String?
     private let delayMilliseconds: Int
     private let netns: String?
+    /// `--tls-cert`, `--tls-key`, `--tls-client-ca` for an HTTPS receiver.
+    private let tlsArguments: [String]
 
     func start(mode: String? = nil) throws {
         var argv = ["python3", Self.script.path, "--host", host, "--port", String(port), "--log", log.path,
                     "--mode", mode ?? self.mode, "--delay-ms", String(delayMilliseconds)]
         if let secret { argv += ["--secret", secret] }
+        argv += tlsArguments
         if let netns { argv = ["ip", "netns", "exec", netns] + argv }
         let p = try BackgroundProcess(argv)
         guard p.waitForLine(timeout: 20, { $0.hasPrefix("listening") }) != nil else {
@@ -99,12 +103,18 @@ func freeLoopbackPort() throws -> Int {
 }
 
 /// Makes sure the `standardwebhooks` package is importable, installing it with pip if it is
-/// missing; returns why it cannot be had, or nil.
+/// missing (on a Debian Python that refuses pip installs, PEP 668, with
+/// `--break-system-packages`); returns why it cannot be had, or nil.
 func standardWebhooksUnavailable() -> String? {
-    if (try? run(["python3", "-c", "import standardwebhooks"]))?.status == 0 { return nil }
-    let install = try? run(["python3", "-m", "pip", "install", "--quiet", "standardwebhooks"], timeout: 300)
-    if (try? run(["python3", "-c", "import standardwebhooks"]))?.status == 0 { return nil }
-    return "the standardwebhooks Python package is missing and pip could not install it: \(install?.stderr ?? "pip did not run")"
+    func importable() -> Bool { (try? run(["python3", "-c", "import standardwebhooks"]))?.status == 0 }
+    if importable() { return nil }
+    var why = "pip did not run"
+    for extra in [[], ["--break-system-packages"]] {
+        let install = try? run(["python3", "-m", "pip", "install", "--quiet"] + extra + ["standardwebhooks"], timeout: 300)
+        if importable() { return nil }
+        why = install?.stderr ?? why
+    }
+    return "the standardwebhooks Python package is missing and pip could not install it: \(why)"
 }
 
 /// A fresh Standard Webhooks secret: `whsec_` and 32 random bytes in base64.

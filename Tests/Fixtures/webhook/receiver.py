@@ -18,6 +18,9 @@ POST /_control also takes "script": a list of answers for the next requests, in 
 before the mode applies again; "reject_ids": webhook-ids always
 answered 400; "delay_ms": a pause before every answer.
 
+With --tls-cert and --tls-key it serves HTTPS; with --tls-client-ca it also demands a client
+certificate signed by that CA (mutual TLS) and records the certificate's common name.
+
 With --secret, each request's Standard Webhooks signature is checked with the `standardwebhooks`
 package (an implementation independent of Pathwatch's) and the record says "verified".
 
@@ -27,6 +30,7 @@ answered 2xx (cheap enough to poll).
 import argparse
 import email.utils
 import json
+import ssl
 import sys
 import threading
 import time
@@ -124,6 +128,10 @@ class Handler(BaseHTTPRequestHandler):
             "status": status,
             "client_port": self.client_address[1],
         }
+        if isinstance(self.connection, ssl.SSLSocket):
+            peer = self.connection.getpeercert() or {}
+            names = [value for rdn in peer.get("subject", ()) for key, value in rdn if key == "commonName"]
+            record["client_cert_cn"] = names[0] if names else None
         if verifier is not None:
             try:
                 verifier.verify(raw, headers)
@@ -155,6 +163,9 @@ def main():
     parser.add_argument("--retry-after", default="1")
     parser.add_argument("--delay-ms", type=int, default=0)
     parser.add_argument("--secret")
+    parser.add_argument("--tls-cert")
+    parser.add_argument("--tls-key")
+    parser.add_argument("--tls-client-ca")
     args = parser.parse_args()
     state["mode"] = args.mode
     state["retry_after"] = args.retry_after
@@ -170,6 +181,14 @@ def main():
         log_file = open(args.log, "a", encoding="utf-8")
     server = ThreadingHTTPServer((args.host, args.port), Handler)
     server.daemon_threads = True
+    if args.tls_cert:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(args.tls_cert, args.tls_key)
+        if args.tls_client_ca:
+            context.verify_mode = ssl.CERT_REQUIRED
+            context.load_verify_locations(args.tls_client_ca)
+        # A failed handshake raises an OSError in accept, which the server ignores.
+        server.socket = context.wrap_socket(server.socket, server_side=True)
     print(f"listening {server.server_address[1]}", flush=True)
     server.serve_forever()
 
