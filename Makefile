@@ -11,7 +11,7 @@ CONFIG ?= config.json
 BUILD_PACKAGES := libcurl4-openssl-dev libjson-c-dev pkg-config gcc
 TEST_PACKAGES := iproute2 util-linux coreutils openssl curl python3 procps
 
-.PHONY: run test deps test-deps build release plugins clean bench
+.PHONY: run test deps test-deps build release example clean bench
 
 ## Install missing Debian packages when root; otherwise print the exact command and stop.
 define ensure_packages
@@ -45,6 +45,15 @@ run: release
 test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+
+## The C example plug-in built the way an out-of-tree author builds one: the header and json-c only.
+## (`swift build` also builds it, as the product pathwatch_loadavg.)
+example: deps
+	mkdir -p .build/example
+	cc -shared -fPIC -O2 -Wall -Wextra -Werror -I Sources/CPathwatchProbe/include \
+		$$(pkg-config --cflags json-c) Plugins/Examples/LoadAvg/loadavg.c $$(pkg-config --libs json-c) \
+		-o .build/example/libpathwatch_loadavg.so
+	@echo "built .build/example/libpathwatch_loadavg.so"
 
 bench: release
 	@for b in bench/*/run.sh; do echo "== $$b"; bash $$b; done

@@ -15,14 +15,14 @@ let package = Package(
         .library(name: "pathwatch_disk", type: .dynamic, targets: ["DiskProbeEntry"]),
         .library(name: "pathwatch_loadavg", type: .dynamic, targets: ["LoadAvgProbe"]),
         .library(name: "pathwatch_linkstate", type: .dynamic, targets: ["LinkStateProbeEntry"]),
-        .library(name: "pathwatch_reachability", type: .dynamic, targets: ["ReachabilityProbe"]),
+        .library(name: "pathwatch_reachability", type: .dynamic, targets: ["ReachabilityProbeEntry"]),
         .library(name: "pathwatch_bandwidth", type: .dynamic, targets: ["BandwidthProbeEntry"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
-        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
     ],
     targets: [
         // The plug-in ABI: one public C header (include/pathwatch_probe.h).
@@ -78,6 +78,9 @@ let package = Package(
             name: "LinkStateProbeEntry", dependencies: ["LinkStateProbe"], path: "Plugins/LinkState/Entry",
             swiftSettings: strict),
         .target(
+            name: "ReachabilityProbeEntry", dependencies: ["ReachabilityProbe"], path: "Plugins/Reachability/Entry",
+            swiftSettings: strict),
+        .target(
             name: "BandwidthProbeEntry", dependencies: ["BandwidthProbe"], path: "Plugins/Bandwidth/Entry",
             swiftSettings: strict),
         .target(
@@ -117,7 +120,7 @@ let package = Package(
             path: "Plugins/LinkState/Tests", exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
             name: "ReachabilityProbeTests", dependencies: ["ReachabilityProbe", "PathwatchTestSupport"],
-            path: "Plugins/Reachability/Tests", swiftSettings: strict),
+            path: "Plugins/Reachability/Tests", exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
             name: "BandwidthProbeTests", dependencies: ["BandwidthProbe", "PathwatchTestSupport"],
             path: "Plugins/Bandwidth/Tests", swiftSettings: strict),

@@ -24,6 +24,7 @@ cd "$root"
 swift build -c release --product pathwatch_bandwidth >&2
 plugin="$(swift build -c release --show-bin-path)/libpathwatch_bandwidth.so"
 cc -O2 -Wall -Wextra -I Sources/CPathwatchProbe/include bench/bandwidth/sample_cost.c -o "$work/sample_cost" -ldl
+cc -O2 -Wall -Wextra bench/bandwidth/peer_getifaddrs.c -o "$work/peer_getifaddrs"
 
 ip netns add "$namespace"
 ip -n "$namespace" link set lo up
@@ -49,4 +50,7 @@ for count in 2 1000; do
             ip netns exec "$namespace" "$work/sample_cost" "$plugin" "{\"source\": \"$source\"}" "$iterations")
         echo "| $count | $source | $observations | $median | $p90 | $mean | $rusage | $wall | $refresh |"
     done
+    # The peer in the same namespace and run: collectd's interface plug-in's read (getifaddrs).
+    read -r seen peer < <(ip netns exec "$namespace" "$work/peer_getifaddrs" "$iterations")
+    echo "| $count | peer: getifaddrs (collectd's interface read) | $seen | $peer | | | | | |"
 done

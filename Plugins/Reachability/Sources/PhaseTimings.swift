@@ -6,7 +6,8 @@ import CCurlShims
 ///     dns_ms      = namelookup                       resolving the host name
 ///     connect_ms  = connect − namelookup             the TCP handshake
 ///     tls_ms      = appconnect − connect             the TLS handshake (HTTPS only)
-///     ttfb_ms     = starttransfer − pretransfer      request sent → first response byte
+///     ttfb_ms     = starttransfer                    start → first response byte, as
+///                                                    `curl -w %{time_starttransfer}` and SPEC §3 count it
 ///     total_ms    = total                            everything, including redirects
 ///
 /// A phase that was never reached (libcurl reports 0) has no value, so a refused connection
@@ -23,7 +24,7 @@ struct PhaseTimings: Equatable {
     var dnsMilliseconds: Double? { nameLookup > 0 ? Self.ms(nameLookup) : nil }
     var connectMilliseconds: Double? { connect > 0 ? Self.ms(connect - nameLookup) : nil }
     var tlsMilliseconds: Double? { appConnect > 0 ? Self.ms(appConnect - connect) : nil }
-    var ttfbMilliseconds: Double? { startTransfer > 0 && preTransfer > 0 ? Self.ms(startTransfer - preTransfer) : nil }
+    var ttfbMilliseconds: Double? { startTransfer > 0 ? Self.ms(startTransfer) : nil }
     var totalMilliseconds: Double { Self.ms(total) }
 
     /// The phase a transfer was in when it stopped: the first one not reached.

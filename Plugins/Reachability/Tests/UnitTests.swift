@@ -69,7 +69,7 @@ import Testing
         #expect(t.dnsMilliseconds == 0.4)
         #expect(t.connectMilliseconds == 1.1)
         #expect(t.tlsMilliseconds == 12)
-        #expect(t.ttfbMilliseconds == 27.2)
+        #expect(t.ttfbMilliseconds == 40.8)
         #expect(t.totalMilliseconds == 41.2)
     }
 
