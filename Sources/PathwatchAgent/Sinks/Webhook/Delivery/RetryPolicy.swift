@@ -38,11 +38,11 @@ enum RetryAfter {
     static func seconds(_ value: String, now: time_t = time(nil)) -> Double? {
         let text = String(decoding: ASCIIText.trimmed(Array(value.utf8)), as: UTF8.self)
         if !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
-            return Double(text) ?? nil
+            return Double(text)
         }
         // libcurl's parser takes all three HTTP date forms (IMF-fixdate, RFC 850, asctime).
         let date = curl_getdate(text, nil)
-        guard date >= 0, text.contains(where: { $0 == "," || $0 == " " }) else { return nil }
+        guard date >= 0 else { return nil }
         return Double(Swift.max(0, date - now))
     }
 }
