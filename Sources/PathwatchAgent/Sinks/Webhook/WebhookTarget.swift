@@ -9,7 +9,7 @@ struct WebhookTarget: Sendable, Equatable {
     var path: String
 
     init?(_ url: String) {
-        guard let schemeEnd = url.range(of: "://") else { return nil }
+        guard let schemeEnd = url.firstRange(of: "://") else { return nil }
         scheme = url[..<schemeEnd.lowerBound].lowercased()
         guard scheme == "http" || scheme == "https" else { return nil }
         var rest = url[schemeEnd.upperBound...]
