@@ -267,7 +267,9 @@ def main():
         "delivered segments (4 MiB at most each) are removed as the cursor passes them.",
         "- **agent peak RSS**: `VmHWM` of the agent process (its probes, sinks and queues).",
         "",
-        "The Python receiver records every request in memory, which bounds its rows; nginx shows the sink's own pace.",
+        "The Python receiver records every request in memory, which bounds its rows; nginx shows the sink's own pace. "
+        "One run per row on a shared 2-core machine: runs differ by up to a third (the nginx rows have measured "
+        "37,000 to 57,000 events/s across runs of the same build); read the ratios.",
     ]
     with open(args.results, "w") as f:
         f.write("\n".join(lines) + "\n")
