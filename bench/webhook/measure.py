@@ -269,7 +269,7 @@ def main():
         "",
         "The Python receiver records every request in memory, which bounds its rows; nginx shows the sink's own pace. "
         "One run per row on a shared 2-core machine: runs differ by up to a third (the nginx rows have measured "
-        "37,000 to 57,000 events/s across runs of the same build); read the ratios.",
+        "37,000 to 57,000 events/s across runs); read the ratios.",
     ]
     with open(args.results, "w") as f:
         f.write("\n".join(lines) + "\n")
