@@ -7,9 +7,11 @@ CONFIG ?= config.json
 
 # Debian packages the build and the tests need. Build: libcurl, json-c, pkg-config, a C compiler.
 # Tests: iproute2 (ip, tc: namespaces and veth pairs), util-linux (unshare, fallocate),
-# coreutils (df), openssl (test certificates), curl (reference timings), python3 (test servers).
+# coreutils (df), openssl (test certificates), curl (reference timings), python3 (test servers),
+# prometheus-alertmanager (the webhook's Alertmanager format against the real thing), and from
+# PyPI standardwebhooks (an independent check of the webhook signatures).
 BUILD_PACKAGES := libcurl4-openssl-dev libjson-c-dev pkg-config gcc
-TEST_PACKAGES := iproute2 util-linux coreutils openssl curl python3 procps
+TEST_PACKAGES := iproute2 util-linux coreutils openssl curl python3 python3-pip procps prometheus-alertmanager
 
 .PHONY: run test deps test-deps build release example clean bench
 
@@ -32,6 +34,8 @@ deps:
 
 test-deps: deps
 	$(call ensure_packages,$(TEST_PACKAGES))
+	@python3 -c 'import standardwebhooks' 2>/dev/null || python3 -m pip install --quiet standardwebhooks 2>/dev/null \
+		|| python3 -m pip install --quiet --break-system-packages standardwebhooks
 
 release: deps
 	$(SWIFT) build -c release

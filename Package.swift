@@ -58,6 +58,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
+            exclude: ["Sinks/Webhook/README.md"],
             swiftSettings: strict),
         // The executable: command line only.
         .executableTarget(

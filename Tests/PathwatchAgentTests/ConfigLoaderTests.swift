@@ -113,6 +113,9 @@ import Testing
         ("""
          {"probes": [{"id": "a", "plugin": "x", "config": {"key": "${vault:x}"}}]}
          """, "probes[0].config.key", "unknown substitution"),
+        ("""
+         {"sinks": [{"type": "webhook", "url": "http://127.0.0.1:9/h"}, {"type": "webhook", "url": "http://127.0.0.1:9/h"}]}
+         """, "sinks[1].url", "two webhook sinks deliver the same format to the same URL"),
         ("[1, 2]", "(root)", "expected an object"),
     ])
     func badInputNamesItsPath(text: String, path: String, fragment: String) throws {

@@ -23,7 +23,7 @@ import Testing
         var api: String { "http://127.0.0.1:\(port)/api/v2" }
 
         init(in dir: URL, resolveTimeout: String) throws {
-            port = try freeLoopbackPort()
+            port = try unusedLoopbackPort()
             let config = dir.appendingPathComponent("alertmanager.yml")
             try """
                 global:

@@ -8,7 +8,7 @@ import Testing
     @Test func caFileClientCertificateAndInsecureDoWhatTheySay() throws {
         let certs = try TestEnvironment.makeTemporaryDirectory()
         defer { TestEnvironment.removeTemporaryDirectory(certs) }
-        let script = TestEnvironment.packageRoot.appendingPathComponent("Plugins/Reachability/Tests/Fixtures/make_certificates.sh")
+        let script = TestEnvironment.packageRoot.appendingPathComponent("Tests/Fixtures/tls/make_certificates.sh")
         let made = try run(["bash", script.path, certs.path], timeout: 120)
         try #require(made.status == 0, "\(made.stderr)")
         func file(_ name: String) -> String { certs.appendingPathComponent(name).path }

@@ -21,7 +21,7 @@ final class WebhookReceiver: @unchecked Sendable {
          delayMilliseconds: Int = 0, netns: String? = nil, tlsArguments: [String] = [], start: Bool = true) throws {
         self.host = host
         self.tlsArguments = tlsArguments
-        self.port = try port ?? freeLoopbackPort()
+        self.port = try port ?? unusedLoopbackPort()
         self.log = log
         self.mode = mode
         self.secret = secret
@@ -80,26 +80,6 @@ final class WebhookReceiver: @unchecked Sendable {
     }
 
     deinit { stop() }
-}
-
-/// A port nobody listens on now: bound to 127.0.0.1:0 by the kernel, then released.
-func freeLoopbackPort() throws -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { throw TestFailure("socket: \(errno)") }
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = 0
-    let bound = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-    }
-    guard bound == 0 else { throw TestFailure("bind: \(errno)") }
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-    }
-    return Int(UInt16(bigEndian: address.sin_port))
 }
 
 /// Makes sure the `standardwebhooks` package is importable, installing it with pip if it is

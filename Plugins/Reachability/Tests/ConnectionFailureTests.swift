@@ -8,7 +8,7 @@ import Testing
 /// Endpoints that cannot be reached, and plain TCP targets.
 @Suite struct ConnectionFailureTests {
     @Test func refusedPortIsCritical() throws {
-        let port = try closedPort()
+        let port = try unusedLoopbackPort()
         let check = try ProbeHarness.check(#"{"name": "down", "url": "http://127.0.0.1:\#(port)/"}"#)
         #expect(check.state == .critical)
         #expect(check.message == "connection refused")
@@ -28,7 +28,7 @@ import Testing
     }
 
     @Test func tcpConnectToClosedPortIsRefused() throws {
-        let port = try closedPort()
+        let port = try unusedLoopbackPort()
         let check = try ProbeHarness.check(#"{"name": "port", "url": "tcp://127.0.0.1:\#(port)"}"#)
         #expect(check.state == .critical)
         #expect(check.message == "connection refused")

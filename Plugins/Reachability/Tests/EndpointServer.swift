@@ -43,26 +43,7 @@ final class EndpointServer {
     deinit { process.stop() }
 }
 
-/// A port on 127.0.0.1 that nothing listens on: bound, then closed.
-func closedPort() throws -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { throw TestFailure("socket: \(errno)") }
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = 0
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-            bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
-        }
-    }
-    guard bound else { throw TestFailure("bind: \(errno)") }
-    return Int(UInt16(bigEndian: address.sin_port))
-}
-
-/// The certificates of Fixtures/make_certificates.sh, made once per test run in a folder that is
+/// The certificates of Tests/Fixtures/tls/make_certificates.sh (shared with the webhook tests), made once per test run in a folder that is
 /// removed when the test process ends normally.
 final class TestCertificates: Sendable {
     let directory: URL
@@ -70,7 +51,7 @@ final class TestCertificates: Sendable {
     static let shared: Result<TestCertificates, TestFailure> = {
         do {
             let directory = try TestEnvironment.makeTemporaryDirectory("pathwatch-reach-certs")
-            let made = try run([EndpointServer.fixtures.appendingPathComponent("make_certificates.sh").path, directory.path])
+            let made = try run([TestEnvironment.packageRoot.appendingPathComponent("Tests/Fixtures/tls/make_certificates.sh").path, directory.path])
             guard made.status == 0 else { return .failure(TestFailure("make_certificates.sh failed: \(made.stderr)")) }
             atexit { if case .success(let certs) = TestCertificates.shared { TestEnvironment.removeTemporaryDirectory(certs.directory) } }
             return .success(TestCertificates(directory: directory))

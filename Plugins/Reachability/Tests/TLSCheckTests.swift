@@ -5,7 +5,7 @@ import Testing
 
 @testable import ReachabilityProbe
 
-/// HTTPS targets with certificates made at test time by openssl (Fixtures/make_certificates.sh).
+/// HTTPS targets with certificates made at test time by openssl (Tests/Fixtures/tls/make_certificates.sh).
 @Suite struct TLSCheckTests {
     func server(_ certificate: String) throws -> (EndpointServer, TestCertificates) {
         let certs = try TestCertificates.get()

@@ -61,14 +61,27 @@ public enum ConfigLoader {
             seen[probe.id] = i
         }
         var filePaths: [String: Int] = [:]
+        var webhooks: [String: Int] = [:]
         for (i, sink) in config.sinks.enumerated() {
-            if case .file(let settings) = sink.kind {
+            switch sink.kind {
+            case .file(let settings):
                 if let first = filePaths[settings.path] {
                     throw ConfigError(
                         file: file, location: "sinks[\(i)].path",
                         message: "two file sinks write \"\(settings.path)\" (already used by sinks[\(first)])")
                 }
                 filePaths[settings.path] = i
+            case .webhook(let settings):
+                // Their durable queues would share one folder under state_dir.
+                let key = WebhookSink.folderName(format: settings.format, url: settings.url)
+                if let first = webhooks[key] {
+                    throw ConfigError(
+                        file: file, location: "sinks[\(i)].url",
+                        message: "two webhook sinks deliver the same format to the same URL (already used by sinks[\(first)])")
+                }
+                webhooks[key] = i
+            case .stdout:
+                break
             }
         }
     }
