@@ -19,6 +19,8 @@ public final class Agent: Sendable {
         var probes: [String: ActiveProbe] = [:]
         var sinks: [any Sink] = []
         var sinkConfigs: [SinkConfig] = []
+        /// Probes yet to report for the first time; nil once the first complete batch went out.
+        var awaitingFirstReport: Set<String>? = nil
     }
 
     public let identity: AgentIdentity
@@ -46,6 +48,7 @@ public final class Agent: Sendable {
             s.sinks = sinks
             s.sinkConfigs = loaded.config.sinks
             s.book.probeOrder = loaded.config.probes.map(\.id)
+            s.awaitingFirstReport = Set(loaded.config.probes.map(\.id))
             return created.map { add($0, loaded: loaded, into: &s) }
         }
         events.start()
@@ -78,7 +81,13 @@ public final class Agent: Sendable {
         let (batch, sinks) = state.withLock { s -> (SinkBatch, [any Sink]) in
             let raised = s.book.apply(report.redacted(by: s.loaded.redactor), probe: probe, at: now)
             let document = StatusDocument.build(identity: identity, at: now, book: s.book, extra: sinkStatuses(s.sinks))
-            return (SinkBatch(events: raised, document: document.document, state: document.state, time: now, path: s.book.path), s.sinks)
+            var batch = SinkBatch(events: raised, document: document.document, state: document.state, time: now, path: s.book.path)
+            if var awaiting = s.awaitingFirstReport {
+                awaiting.remove(probe)
+                batch.firstComplete = awaiting.isEmpty
+                s.awaitingFirstReport = awaiting.isEmpty ? nil : awaiting
+            }
+            return (batch, s.sinks)
         }
         for event in batch.events {
             logger.info("\(event.check): \(event.from?.name ?? "unknown") → \(event.to.name): \(event.message)")

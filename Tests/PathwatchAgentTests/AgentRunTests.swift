@@ -119,6 +119,31 @@ import Testing
         #expect(events(agent.outputLines).filter { ($0["check"] as? String) == "keep/c0" }.count == 1)
     }
 
+    @Test func textOnChangeSaysWhereThingsStandOnceAtStart() throws {
+        let dir = try FixturePlugins.folderWithTestProbe()
+        defer { TestEnvironment.removeTemporaryDirectory(dir) }
+        let config = try writeConfig("""
+            {"agent": {"plugin_dirs": ["."], "interval": "100ms"}, "probes": [
+              {"id": "a", "plugin": "testprobe", "config": {"checks": 2}}, {"id": "b", "plugin": "testprobe", "interval": "300ms"}],
+             "sinks": [{"type": "stdout", "format": "text", "on": "change"}]}
+            """, in: dir)
+        let agent = try BackgroundProcess([pathwatch, "run", "--config", config.path])
+        let line = agent.waitForLine(timeout: 10) { $0.contains("status:") }
+        usleep(1_000_000)  // ten more samples of `a`: none may print another status line
+        agent.stop()
+        #expect(line?.line.contains("status: ok        3 checks (3 ok)") == true, "\(agent.outputLines)")
+        #expect(agent.outputLines.filter { $0.contains("status:") }.count == 1)
+        // JSON readers get only what they asked for: events (none here, all ok).
+        let json = try writeConfig("""
+            {"agent": {"plugin_dirs": ["."], "interval": "100ms"}, "probes": [{"id": "a", "plugin": "testprobe"}],
+             "sinks": [{"type": "stdout", "format": "json", "on": "change"}]}
+            """, in: dir, name: "json.json")
+        let quiet = try BackgroundProcess([pathwatch, "run", "--config", json.path])
+        usleep(800_000)
+        quiet.stop()
+        #expect(quiet.outputLines.isEmpty)
+    }
+
     @Test(arguments: [("ok", Int32(0)), ("warning", 1), ("critical", 2), ("unknown", 3)])
     func onceExitsWithTheNagiosCodeOfTheWorstState(state: String, code: Int32) throws {
         let dir = try FixturePlugins.folderWithTestProbe()

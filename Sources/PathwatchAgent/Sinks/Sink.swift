@@ -9,6 +9,10 @@ public struct SinkBatch: Sendable {
     public var time: WallTime
     /// The connectivity path after this batch (a webhook holds deliveries while it is unsatisfied).
     public var path: PathSummary
+    /// True for the one batch after which every probe has reported once since start: the first
+    /// complete picture of the host, which a person watching stdout wants to see even when
+    /// nothing is wrong.
+    public var firstComplete: Bool = false
 }
 
 /// What a sink reports about itself in the status document's `sinks` array. Never a secret and

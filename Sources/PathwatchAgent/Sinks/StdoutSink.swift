@@ -22,7 +22,13 @@ final class StdoutSink: Sink {
     func submit(_ batch: SinkBatch) {
         var lines: [String] = []
         if triggers.contains(.change) { lines += batch.events.map(renderEvent) }
-        if triggers.contains(.every) { lines.append(renderDocument(batch)) }
+        if triggers.contains(.every) {
+            lines.append(renderDocument(batch))
+        } else if format == .text && batch.firstComplete {
+            // People watching changes in text still want one line saying where things stand at
+            // start; machines reading json get exactly the events they asked for.
+            lines.append(renderDocument(batch))
+        }
         guard !lines.isEmpty else { return }
         let schedule = pending.withLock { state -> Bool in
             state.lines += lines
