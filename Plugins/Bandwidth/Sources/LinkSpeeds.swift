@@ -1,3 +1,4 @@
+import PathwatchProbeKit
 /// Where an interface's link speed comes from: the configuration first, then the kernel.
 ///
 /// Reading `/sys/class/net/<if>/speed` asks the driver (an ethtool call under the RTNL lock), and
@@ -34,7 +35,7 @@ final class LinkSpeeds {
         {
             return entry.megabitsPerSecond
         }
-        let speed = readSysfsInteger("\(sysfsPath)/\(reading.name)/speed").flatMap { $0 > 0 ? Double($0) : nil }
+        let speed = KernelFile.attribute("\(sysfsPath)/\(reading.name)/speed").flatMap(Int64.init).flatMap { $0 > 0 ? Double($0) : nil }
         known[reading.name] = Known(
             index: reading.index, carrierChanges: reading.carrierChanges, megabitsPerSecond: speed, readAt: time)
         return speed

@@ -23,7 +23,7 @@ public final class ProcNetDevSource: CounterSource {
 
     public func read(selecting selected: (String) -> Bool) throws -> CounterSnapshot {
         let before = MonotonicInstant.now()
-        try readWholeFile(path, into: &buffer)
+        try KernelFile.readAll(path, into: &buffer)
         let after = MonotonicInstant.now()
         var readings: [InterfaceReading]
         do {
@@ -32,7 +32,7 @@ public final class ProcNetDevSource: CounterSource {
             throw ProbeSampleError("\(path): \(error)")
         }
         for i in readings.indices {
-            readings[i].index = readSysfsInteger("\(sysfsPath)/\(readings[i].name)/ifindex").flatMap(Int32.init(exactly:))
+            readings[i].index = KernelFile.attribute("\(sysfsPath)/\(readings[i].name)/ifindex").flatMap { Int32($0) }
         }
         return CounterSnapshot(readings: readings, time: .midpoint(before, after))
     }

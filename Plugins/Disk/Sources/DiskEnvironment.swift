@@ -1,3 +1,4 @@
+import PathwatchProbeKit
 /// Where the probe gets its facts: the mount table and statvfs. Tests substitute fixtures and a
 /// statvfs that blocks on cue.
 struct DiskEnvironment: Sendable {
@@ -5,6 +6,6 @@ struct DiskEnvironment: Sendable {
     var statFunction: StatFunction
 
     static let system = DiskEnvironment(
-        readMountInfo: { try ProcFile.contents(of: "/proc/self/mountinfo") },
+        readMountInfo: { try KernelFile.text("/proc/self/mountinfo") },
         statFunction: Statvfs.system)
 }

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import PathwatchProbeKit
 
 /// Keeps this plug-in's code mapped for the life of the process.
 ///
@@ -23,7 +24,7 @@ enum LibraryPin {
     static func ownFile() -> String? {
         let anchor: @convention(c) () -> Void = {}
         let address = UInt(bitPattern: unsafeBitCast(anchor, to: UnsafeRawPointer.self))
-        guard let maps = try? ProcFile.contents(of: "/proc/self/maps") else { return nil }
+        guard let maps = try? KernelFile.text("/proc/self/maps") else { return nil }
         for line in maps.split(separator: "\n") {
             // "start-end perms offset dev inode   path"
             let fields = line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)

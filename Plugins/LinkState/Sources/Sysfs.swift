@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import PathwatchProbeKit
 
 /// Reads the few sysfs files the probe needs, under a configurable root so tests can use
 /// fixture trees. A missing or unreadable file is nil, never an error: sysfs attributes
@@ -16,15 +17,7 @@ struct Sysfs {
 
     /// A small attribute file's text, without its trailing newline.
     func text(_ interface: String, _ file: String) -> String? {
-        let fd = open(interfacePath(interface, file), O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var bytes = [UInt8](repeating: 0, count: 4096)
-        let count = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        guard count >= 0 else { return nil }
-        var contents = String(decoding: bytes[0..<count], as: UTF8.self)
-        while contents.hasSuffix("\n") { contents.removeLast() }
-        return contents
+        KernelFile.attribute(interfacePath(interface, file))
     }
 
     func exists(_ interface: String, _ file: String) -> Bool {
