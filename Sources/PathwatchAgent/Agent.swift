@@ -8,7 +8,6 @@ import PathwatchProbeKit
 public final class Agent: Sendable {
     private struct ActiveProbe {
         var config: ProbeConfig
-        var policy: ProbePolicy
         var runner: ProbeRunner
     }
 
@@ -58,15 +57,12 @@ public final class Agent: Sendable {
 
     private func add(_ created: ProbeSetup.Created, loaded: LoadedConfig, into s: inout State) -> ProbeRunner {
         let probe = created.config
-        let policy = ProbePolicy(
-            failAfter: probe.failAfter, recoverAfter: probe.recoverAfter,
-            needsNetwork: created.instance.plugin.needsNetwork, plugin: created.instance.plugin.name)
         let id = probe.id
         let runner = ProbeRunner(
             id: id, instance: created.instance, interval: loaded.interval(of: probe), timeout: loaded.timeout(of: probe),
             logger: logger, report: { [weak self] report in self?.receive(report, from: id) })
-        s.probes[id] = ActiveProbe(config: probe, policy: policy, runner: runner)
-        s.book.policies[id] = policy
+        s.probes[id] = ActiveProbe(config: probe, runner: runner)
+        s.book.policies[id] = created.policy
         return runner
     }
 

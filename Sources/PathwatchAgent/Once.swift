@@ -13,9 +13,7 @@ public enum Once {
         var book = CheckBook(agentName: identity.name)
         book.probeOrder = loaded.config.probes.map(\.id)
         for c in created {
-            book.policies[c.config.id] = ProbePolicy(
-                failAfter: c.config.failAfter, recoverAfter: c.config.recoverAfter,
-                needsNetwork: c.instance.plugin.needsNetwork, plugin: c.instance.plugin.name)
+            book.policies[c.config.id] = c.policy
         }
         let results = Mutex<[String: ProbeReport]>([:])
         let group = DispatchGroup()

@@ -40,19 +40,6 @@ public struct PluginCatalog: Sendable {
             }
         }
     }
-
-    static func listDirectory(_ path: String) -> [String]? {
-        guard let dir = opendir(path) else { return nil }
-        defer { closedir(dir) }
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
-            }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names
-    }
 }
 
 /// Opens one library and reads its descriptor, checking the ABI before trusting any field.

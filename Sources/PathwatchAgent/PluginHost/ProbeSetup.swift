@@ -5,6 +5,13 @@ public enum ProbeSetup {
         public var index: Int
         public var config: ProbeConfig
         public var instance: ProbeInstance
+
+        /// How the check book judges this probe's results.
+        var policy: ProbePolicy {
+            ProbePolicy(
+                failAfter: config.failAfter, recoverAfter: config.recoverAfter,
+                needsNetwork: instance.plugin.needsNetwork, plugin: instance.plugin.name)
+        }
     }
 
     /// Instances for `indices` of the config's probes (all when nil). On an error, instances

@@ -77,20 +77,12 @@ public enum AtomicFile {
         let temporary = "\(path).tmp.\(getpid())"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw WriteError(description: "open \(temporary): \(errnoText())") }
-        var bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { raw in Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                let why = errnoText()
-                close(fd)
-                unlink(temporary)
-                throw WriteError(description: "write \(temporary): \(why)")
-            }
-            offset += n
+        guard FileDescriptorWriter.writeAll(fd, text) else {
+            let why = errnoText()
+            close(fd)
+            unlink(temporary)
+            throw WriteError(description: "write \(temporary): \(why)")
         }
-        bytes.removeAll()
         if fsync(fd) != 0 {
             let why = errnoText()
             close(fd)

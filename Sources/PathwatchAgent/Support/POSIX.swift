@@ -45,6 +45,20 @@ func resolvePath(_ path: String, relativeTo base: String) -> String {
     return base + "/" + path
 }
 
+/// The names in a folder, without "." and ".."; nil with errno set when it cannot be read.
+func listDirectory(_ path: String) -> [String]? {
+    guard let dir = opendir(path) else { return nil }
+    defer { closedir(dir) }
+    var names: [String] = []
+    while let entry = readdir(dir) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+            String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+        }
+        if name != "." && name != ".." { names.append(name) }
+    }
+    return names
+}
+
 /// Unbuffered writes to a descriptor, retried on EINTR and short writes.
 enum FileDescriptorWriter {
     @discardableResult

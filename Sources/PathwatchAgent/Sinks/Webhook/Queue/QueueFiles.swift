@@ -46,17 +46,11 @@ struct QueueFiles: Sendable {
 
     /// Segment numbers present, in order.
     func segmentNumbers() throws(IOError) -> [UInt64] {
-        guard let dir = opendir(folder) else { throw IOError(description: "cannot list \(folder): \(errnoText())") }
-        defer { closedir(dir) }
-        var numbers: [UInt64] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
-            guard name.hasSuffix(".seg"), name.count == 24, let n = UInt64(name.dropLast(4)) else { continue }
-            numbers.append(n)
-        }
-        return numbers.sorted()
+        guard let names = listDirectory(folder) else { throw IOError(description: "cannot list \(folder): \(errnoText())") }
+        return names.compactMap { name in
+            guard name.hasSuffix(".seg"), name.count == 24 else { return nil }
+            return UInt64(name.dropLast(4))
+        }.sorted()
     }
 
     func openFile(_ path: String, flags: Int32) throws(IOError) -> Int32 {
