@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import PathwatchProbeKit
 
 /// A reading of CLOCK_MONOTONIC in nanoseconds. Rates are computed over the real time between
 /// two counter readings on this clock, which wall-clock steps (NTP, an operator's `date -s`)
@@ -12,11 +13,7 @@ public struct MonotonicInstant: Sendable, Equatable, Comparable {
 
     public init(nanoseconds: Int64) { self.nanoseconds = nanoseconds }
 
-    public static func now() -> MonotonicInstant {
-        var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
-        return MonotonicInstant(nanoseconds: Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec))
-    }
+    public static func now() -> MonotonicInstant { MonotonicInstant(nanoseconds: MonotonicClock.nowNanoseconds()) }
 
     /// The midpoint of two instants: the best single time stamp for counters the kernel read
     /// somewhere between a request and its reply.

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import PathwatchProbeKit
 
 /// A countdown one thread waits on with a deadline while worker threads count it down.
 ///

@@ -4,14 +4,10 @@ import Glibc
 import Musl
 #endif
 
-/// CLOCK_MONOTONIC, the clock the statvfs deadline waits on (immune to wall-clock steps).
-enum MonotonicClock {
-    static func nowNanoseconds() -> Int64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
-    }
+import PathwatchProbeKit
 
+/// The statvfs deadline waits on CLOCK_MONOTONIC (ProbeKit's `MonotonicClock`), as a timespec.
+extension MonotonicClock {
     static func timeSpec(nanoseconds: Int64) -> timespec {
         var spec = timespec()
         spec.tv_sec = Int(nanoseconds / 1_000_000_000)

@@ -1,3 +1,4 @@
+import PathwatchProbeKit
 import Synchronization
 
 #if canImport(Glibc)

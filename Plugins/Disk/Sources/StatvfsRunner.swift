@@ -1,3 +1,4 @@
+import PathwatchProbeKit
 /// Runs the statvfs calls of one sample concurrently under one deadline, and remembers calls
 /// that are still stuck so that no second call is ever started on their mount point while the
 /// first is inside the kernel: a dead mount costs one thread, not one thread per sample.

@@ -1,3 +1,5 @@
+import PathwatchProbeKit
+
 /// Wall-clock instants as the status document writes them: RFC 3339, UTC, milliseconds.
 public struct WallTime: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// Milliseconds since the Unix epoch.
@@ -31,8 +33,4 @@ public struct WallTime: Sendable, Hashable, Comparable, CustomStringConvertible 
 }
 
 /// Monotonic time in nanoseconds, for intervals and deadlines (never steps with the wall clock).
-func monotonicNanoseconds() -> UInt64 {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
-}
+func monotonicNanoseconds() -> UInt64 { UInt64(MonotonicClock.nowNanoseconds()) }
