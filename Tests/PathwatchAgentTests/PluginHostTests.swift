@@ -67,6 +67,14 @@ import Testing
         #expect(catalog.refused.first?.reason.contains("writable by others") == true)
     }
 
+    @Test func theSameFileReachedTwiceIsOnePluginNotADuplicate() throws {
+        let dir = try FixturePlugins.folderWithTestProbe()
+        defer { TestEnvironment.removeTemporaryDirectory(dir) }
+        let catalog = PluginCatalog.discover(in: [dir.path, dir.path + "/."])
+        #expect(catalog.plugins.map(\.name) == ["testprobe"])
+        #expect(catalog.refused.isEmpty, "\(catalog.refused)")
+    }
+
     @Test func missingFolderIsReportedNotFatal() {
         let catalog = PluginCatalog.discover(in: ["/nonexistent/plugins"])
         #expect(catalog.plugins.isEmpty)

@@ -5,6 +5,9 @@ import CPathwatchProbe
 public struct PluginCatalog: Sendable {
     public private(set) var plugins: [LoadedPlugin] = []
     public private(set) var refused: [RefusedPlugin] = []
+    /// Resolved paths of the loaded libraries: the same file reached twice (a symlink, a folder
+    /// listed twice) is one plug-in, not a duplicate.
+    private var loadedFiles: Set<String> = []
 
     public func plugin(named name: String) -> LoadedPlugin? { plugins.first { $0.name == name } }
 
@@ -24,11 +27,14 @@ public struct PluginCatalog: Sendable {
     }
 
     /// Takes in a plug-in loaded by another discovery (a folder added on reload).
-    mutating func adopt(_ plugin: LoadedPlugin) { plugins.append(plugin) }
+    mutating func adopt(_ plugin: LoadedPlugin) {
+        plugins.append(plugin)
+        loadedFiles.insert(PluginVetting.realPath(plugin.path) ?? plugin.path)
+    }
 
     mutating func consider(_ path: String) {
         let canonical = PluginVetting.realPath(path) ?? path
-        if plugins.contains(where: { (PluginVetting.realPath($0.path) ?? $0.path) == canonical }) { return }
+        if loadedFiles.contains(canonical) { return }
         switch PluginLoader.load(path) {
         case .failure(let refusal):
             refused.append(RefusedPlugin(path: path, reason: refusal.reason))
@@ -37,6 +43,7 @@ public struct PluginCatalog: Sendable {
                 refused.append(RefusedPlugin(path: path, reason: "duplicate plug-in name \"\(plugin.name)\" (already loaded from \(first.path))"))
             } else {
                 plugins.append(plugin)
+                loadedFiles.insert(canonical)
             }
         }
     }
