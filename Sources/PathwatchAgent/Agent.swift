@@ -50,6 +50,7 @@ public final class Agent: Sendable {
             s.awaitingFirstReport = Set(loaded.config.probes.map(\.id))
             return created.map { add($0, loaded: loaded, into: &s) }
         }
+        sinks.forEach { $0.start() }
         events.start()
         runners.forEach(begin)
         logger.info("pathwatch \(AgentIdentity.version) started as \(identity.name): \(created.count) probes, \(sinks.count) sinks")
@@ -105,6 +106,11 @@ public final class Agent: Sendable {
     /// configuration stays as it was.
     public func reload(_ next: LoadedConfig) throws(ConfigError) {
         let (current, catalog) = state.withLock { ($0.loaded, $0.catalog) }
+        // One redactor for the agent's life: the logger and every sink hold the first one, so
+        // the new file's secrets join it (and the old ones stay: they may still be in queues).
+        var next = next
+        logger.redactor.add(contentsOf: next.redactor)
+        next.redactor = logger.redactor
         var merged = catalog
         for directory in next.pluginDirectories where !current.pluginDirectories.contains(directory) {
             for plugin in PluginCatalog.discover(in: [directory]).plugins where merged.plugin(named: plugin.name) == nil {
@@ -114,7 +120,6 @@ public final class Agent: Sendable {
         let running = state.withLock { $0.probes.mapValues(\.config) }
         let changed = next.config.probes.enumerated().filter { running[$0.element.id] != $0.element }.map(\.offset)
         let created = try ProbeSetup.instantiate(next, catalog: merged, only: changed)
-        next.redactor.add(contentsOf: current.redactor)
         let sinksChanged = state.withLock { $0.sinkConfigs != next.config.sinks }
         let newSinks = sinksChanged
             ? next.config.sinks.map {
@@ -139,9 +144,12 @@ public final class Agent: Sendable {
             }
             return (stopped, created.map { add($0, loaded: next, into: &s) }, replaced)
         }
-        // A replaced webhook sink writes what it was handed to its queue folder and releases
-        // it; its replacement, waiting for that folder, then carries on with the same queue.
-        for sink in replacedSinks { sink.close() }
+        // A replaced webhook sink writes what it was handed to its queue folder, releases it and
+        // hands anything it could not write to its replacement; only then do the new sinks
+        // start, so nothing accepted is lost to a reload, however fast reloads come.
+        let successors = newSinks ?? []
+        for sink in replacedSinks { sink.close(handingOverTo: successors) }
+        successors.forEach { $0.start() }
         for runner in stopped {
             events.unwatch(runner: runner)
             runner.stop()
@@ -156,7 +164,7 @@ public final class Agent: Sendable {
         events.stop()
         runners.forEach { $0.stop() }
         for sink in sinks { sink.drain(timeout: drainTimeout) }
-        for sink in sinks { sink.close() }
+        for sink in sinks { sink.close(handingOverTo: []) }
         logger.info("pathwatch stopped")
     }
 }

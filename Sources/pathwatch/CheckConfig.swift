@@ -21,6 +21,8 @@ extension Pathwatch {
             }
             created.forEach { $0.instance.destroy() }
             for refusal in catalog.refused { print("note: plug-in refused: \(refusal)") }
+            DescriptorLimit.raiseSoftToHard()
+            if let shortage = DescriptorLimit.shortage(for: loaded.config) { print("warning: \(shortage)") }
             print("\(loaded.file): valid (\(created.count) probes, \(loaded.config.sinks.count) sinks)")
         }
     }

@@ -26,6 +26,16 @@ extension CommonOptions {
         return AgentLogger(logger: logger, redactor: redactor)
     }
 
+    /// Raises the descriptor limit as far as allowed, and says so (debug), and warns when the
+    /// configuration needs more than even that.
+    func prepareDescriptors(for loaded: LoadedConfig, logger: AgentLogger) {
+        let raise = DescriptorLimit.raiseSoftToHard()
+        if raise.after != raise.before {
+            logger.debug("file descriptor limit (RLIMIT_NOFILE) raised from \(raise.before) to \(raise.after)")
+        }
+        if let shortage = DescriptorLimit.shortage(for: loaded.config) { logger.warning(shortage) }
+    }
+
     /// Loads the configuration, or prints the error and exits 78.
     func loadConfig() throws -> LoadedConfig {
         do {
@@ -39,7 +49,7 @@ extension CommonOptions {
 
 /// One line to stderr, written at once (stdout stays machine-readable).
 func printError(_ text: String) {
-    let bytes = Array("pathwatch: \(text)\n".utf8)
+    let bytes = Array("pathwatch: \(TextSafety.escaped(text))\n".utf8)
     bytes.withUnsafeBytes { _ = write(STDERR_FILENO, $0.baseAddress, $0.count) }
 }
 

@@ -15,6 +15,7 @@ extension Pathwatch {
         func run() throws {
             let loaded = try options.loadConfig()
             let logger = options.makeLogger(redactor: loaded.redactor)
+            options.prepareDescriptors(for: loaded, logger: logger)
             let result: (document: JSONValue, state: CheckState)
             do {
                 result = try PathwatchAgent.Once.run(loaded, logger: logger)

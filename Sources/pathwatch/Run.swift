@@ -16,6 +16,7 @@ extension Pathwatch {
             let hangups = await UnixSignalsSequence(trapping: .sighup)
             let loaded = try options.loadConfig()
             let logger = options.makeLogger(redactor: loaded.redactor)
+            options.prepareDescriptors(for: loaded, logger: logger)
             let agent = Agent(config: loaded, logger: logger)
             // The agent starts inside the service group, once the group traps SIGTERM and SIGINT,
             // so a stop request can never find the default handlers.

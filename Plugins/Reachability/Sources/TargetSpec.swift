@@ -44,8 +44,11 @@ struct TargetSpec {
             ProbeConfigError(path: path.appending(key), message: message)
         }
         guard !config.name.isEmpty else { throw fail("name", "must not be empty") }
-        guard !Self.breaksLine(config.name), !config.name.contains("/") else {
-            throw fail("name", "must not contain \"/\" or line breaks (it becomes the check id <probe>/<name>)")
+        if let problem = TextSafety.problem(in: config.name) {
+            throw fail("name", "must not contain \(problem) (it becomes the check id <probe>/<name>)")
+        }
+        guard !config.name.contains("/") else {
+            throw fail("name", "must not contain \"/\" (it becomes the check id <probe>/<name>)")
         }
         name = config.name
         do {

@@ -21,7 +21,16 @@ struct Verdict {
     }
 
     var labels: [(name: String, value: String)] {
-        [("endpoint", target.url.endpoint), ("method", target.isTCP ? "CONNECT" : target.method.rawValue)]
+        var out = [("endpoint", target.url.endpoint), ("method", target.isTCP ? "CONNECT" : target.method.rawValue)]
+        // The failure is the agent's, not the endpoint's: the host shows it but raises no event.
+        if agentOutOfDescriptors { out.append((WellKnownLabel.agentFault, "1")) }
+        return out
+    }
+
+    /// The transfer failed because this process ran out of file descriptors (EMFILE) or the
+    /// system did (ENFILE): nothing is known about the endpoint.
+    var agentOutOfDescriptors: Bool {
+        result.code != CURLE_OK && (result.osErrno == EMFILE || result.osErrno == ENFILE)
     }
 
     var certificateDaysLeft: Double? {
@@ -43,6 +52,9 @@ struct Verdict {
     }
 
     func judge() -> (CheckState, String) {
+        if agentOutOfDescriptors {
+            return (.unknown, "agent out of file descriptors (\(MessageFormat.lowercasingFirst(MessageFormat.systemError(result.osErrno)))); endpoint not checked")
+        }
         guard result.code == CURLE_OK else { return (.critical, failureMessage()) }
         let elapsed = MessageFormat.milliseconds(result.timings.totalMilliseconds)
         let summary = target.isTCP ? "connected in \(elapsed)" : "HTTP \(result.httpStatus) in \(elapsed)"

@@ -86,6 +86,10 @@ typedef enum pw_state {
 #define PW_LABEL_IF_USABLE "pathwatch.if.usable"
 #define PW_LABEL_DEFAULT_ROUTE "pathwatch.if.default_route"
 #define PW_LABEL_METERED "pathwatch.if.metered"
+/* "1": this observation failed for the agent's own lack of a resource (file descriptors), not
+ * because of what it observes. Send it with state PW_STATE_UNKNOWN: the host shows the check
+ * unknown with the message, but raises no change event for it. */
+#define PW_LABEL_AGENT_FAULT "pathwatch.agent_fault"
 /* Prefix of every label reserved for the host. */
 #define PW_LABEL_RESERVED_PREFIX "pathwatch."
 

@@ -24,8 +24,10 @@ extension ProbeReport {
         guard !redactor.isEmpty else { return self }
         func clean(_ o: Observation) -> Observation {
             var o = o
+            // The key too: a target named from ${env:…} becomes part of a check id.
+            o.key = redactor.redact(o.key)
             o.message = redactor.redact(o.message)
-            o.labels = o.labels.map { ($0.name, redactor.redact($0.value)) }
+            o.labels = o.labels.map { (redactor.redact($0.name), redactor.redact($0.value)) }
             return o
         }
         switch self {
@@ -47,6 +49,8 @@ struct CheckBook: Sendable {
     var policies: [String: ProbePolicy] = [:]
 
     init(agentName: String) { self.agentName = agentName }
+
+    static let agentFaultLabel = WellKnownLabel.agentFault
 
     /// Applies one report of `probe` at `now`; returns the change events it raised, the path's
     /// own change (if the path summary changed) first.
@@ -144,6 +148,10 @@ struct CheckBook: Sendable {
                 continue
             }
             if record.announced == record.state { continue }
+            // The agent's own fault (out of file descriptors) says nothing about what the check
+            // observes: shown as unknown, never announced; the next real state is compared with
+            // what was last announced.
+            if record.pathFacts[Self.agentFaultLabel] != nil { continue }
             // A check first seen ok is news to nobody, and first seen unknown changed from nothing
             // known; only a first state that is a problem is announced (from "unknown").
             if record.announced == nil && (record.state == .ok || record.state == .unknown) {

@@ -38,10 +38,11 @@ public struct AgentSettings: Sendable, Decodable {
             guard !name.isEmpty else {
                 throw DecodingError.dataCorruptedError(forKey: .name, in: c, debugDescription: "expected a non-empty agent name")
             }
+            try requireSafeText(name, key: .name, in: c)
             self.name = name
         }
         if let interval = try c.decodeIfPresent(ConfigDuration.self, forKey: .interval) {
-            try requirePositive(interval, key: .interval, in: c)
+            try requireInterval(interval, key: .interval, in: c)
             self.interval = interval
         }
         pluginDirs = try c.decodeIfPresent([String].self, forKey: .pluginDirs) ?? pluginDirs
@@ -73,13 +74,15 @@ public struct ProbeConfig: Sendable, Decodable, Equatable {
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         id = try c.decode(String.self, forKey: .id)
+        try requireSafeText(id, key: .id, in: c)
         guard !id.isEmpty, !id.contains("/"), id.allSatisfy({ !$0.isWhitespace }) else {
             throw DecodingError.dataCorruptedError(
                 forKey: .id, in: c, debugDescription: "expected a non-empty probe id without '/' or spaces, found \"\(id)\"")
         }
         plugin = try c.decode(String.self, forKey: .plugin)
+        try requireSafeText(plugin, key: .plugin, in: c)
         interval = try c.decodeIfPresent(ConfigDuration.self, forKey: .interval)
-        if let interval { try requirePositive(interval, key: .interval, in: c) }
+        if let interval { try requireInterval(interval, key: .interval, in: c) }
         timeout = try c.decodeIfPresent(ConfigDuration.self, forKey: .timeout)
         if let timeout { try requirePositive(timeout, key: .timeout, in: c) }
         failAfter = try c.decodeIfPresent(Int.self, forKey: .failAfter) ?? 1
@@ -91,6 +94,24 @@ public struct ProbeConfig: Sendable, Decodable, Equatable {
         guard case .object = config else {
             throw DecodingError.dataCorruptedError(forKey: .config, in: c, debugDescription: "expected an object, found \(config.kindName)")
         }
+    }
+}
+
+/// SPEC §2: anything that repeats faster than this would spin the host (an interval of "1ns"
+/// took 14 s of CPU in 10 s and flapped thousands of times).
+public let minimumRepeatInterval = ConfigDuration.milliseconds(100)
+
+func requireInterval<K: CodingKey>(_ d: ConfigDuration, key: K, in c: KeyedDecodingContainer<K>) throws {
+    guard d >= minimumRepeatInterval else {
+        throw DecodingError.dataCorruptedError(
+            forKey: key, in: c, debugDescription: "expected at least \(minimumRepeatInterval), found \"\(d)\"")
+    }
+}
+
+/// Names and ids reach terminals and log lines: no control or bidirectional characters.
+func requireSafeText<K: CodingKey>(_ text: String, key: K, in c: KeyedDecodingContainer<K>) throws {
+    if let problem = TextSafety.problem(in: text) {
+        throw DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: "must not contain \(problem)")
     }
 }
 

@@ -15,11 +15,17 @@ public struct LoadedConfig: Sendable {
 }
 
 public enum ConfigLoader {
+    /// A configuration larger than this is a mistake (or /dev/zero), not a configuration.
+    static let maxConfigBytes = 16 << 20
+
     /// Reads, parses, substitutes secrets and decodes `file`. Every error names the file and the
     /// JSON path (or line and column) of what was wrong.
     public static func load(file: String) throws(ConfigError) -> LoadedConfig {
-        guard let text = readTextFile(file) else {
-            throw ConfigError(file: file, location: "(file)", message: "cannot read the configuration: \(errnoText())")
+        let text: String
+        do {
+            text = try BoundedFile.readText(file, limit: maxConfigBytes)
+        } catch {
+            throw ConfigError(file: file, location: "(file)", message: "cannot read the configuration: \(error)")
         }
         return try load(text: text, file: file)
     }
@@ -34,19 +40,36 @@ public enum ConfigLoader {
         let redactor = SecretRedactor()
         let base = directoryName(file)
         let substituted: JSONValue
-        let config: AgentConfig
+        var config: AgentConfig
         do {
             substituted = try SecretSubstitution(redactor: redactor, baseDirectory: base).apply(to: raw)
             config = try JSONValueDecoder().decode(AgentConfig.self, from: substituted)
         } catch {
             throw ConfigError(file: file, location: error.path.description, message: redactor.redact(error.message))
         }
+        try keepSecretsOutOfNames(&config, redactor: redactor, file: file)
         try validate(config, file: file)
-        return LoadedConfig(
+        try ConfigHostChecks.checkFolders(config, file: file)
+        let loaded = LoadedConfig(
             file: file, config: config,
             pluginDirectories: config.agent.pluginDirs.map { resolvePath($0, relativeTo: base) },
             stateDirectory: resolvePath(config.agent.stateDir, relativeTo: base),
             redactor: redactor)
+        try ConfigHostChecks.checkPluginTimeouts(loaded)
+        return loaded
+    }
+
+    /// The agent's name and the probes' ids are printed in every line, document and event. A
+    /// substituted value there is a secret like any other: the name is kept redacted, and an id
+    /// (which must stay unique and stable) may not hold one at all.
+    static func keepSecretsOutOfNames(_ config: inout AgentConfig, redactor: SecretRedactor, file: String) throws(ConfigError) {
+        guard !redactor.isEmpty else { return }
+        config.agent.name = redactor.redact(config.agent.name)
+        for (i, probe) in config.probes.enumerated() where redactor.redact(probe.id) != probe.id {
+            throw ConfigError(
+                file: file, location: "probes[\(i)].id",
+                message: "a probe id cannot hold a substituted secret: it is printed in every check id")
+        }
     }
 
     /// What no single value can tell: uniqueness across the file.

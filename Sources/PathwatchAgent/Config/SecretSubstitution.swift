@@ -3,6 +3,8 @@
 /// the agent. Errors name the reference ("environment variable ORION_API_KEY is not set"),
 /// never a value.
 struct SecretSubstitution {
+    /// SPEC §2: a secret file over 64 KiB, or not a regular file, is refused.
+    static let maxSecretFileBytes = 64 << 10
     let redactor: SecretRedactor
     /// Folder that relative `${file:…}` paths are resolved against (the config file's).
     let baseDirectory: String
@@ -55,8 +57,11 @@ struct SecretSubstitution {
         }
         if reference.hasPrefix("file:") {
             let file = resolvePath(String(reference.dropFirst(5)), relativeTo: baseDirectory)
-            guard let content = readTextFile(file) else {
-                throw JSONPathError(path: path, message: "cannot read secret file \(file): \(errnoText())")
+            let content: String
+            do {
+                content = try BoundedFile.readText(file, limit: Self.maxSecretFileBytes)
+            } catch {
+                throw JSONPathError(path: path, message: "cannot read secret file \(file) (referenced as ${file:…}): \(error)")
             }
             // Files written by editors and `echo` end with a newline that is not part of the secret.
             var value = content

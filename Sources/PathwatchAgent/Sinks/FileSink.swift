@@ -68,14 +68,18 @@ final class FileSink: Sink {
 
 /// write → fsync → rename → fsync(folder).
 public enum AtomicFile {
+    private static let temporarySerial = Atomic<UInt64>(0)
+
     public struct WriteError: Error, CustomStringConvertible {
         public var description: String
     }
 
     public static func write(_ text: String, to path: String) throws(WriteError) {
         let folder = directoryName(path)
-        let temporary = "\(path).tmp.\(getpid())"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        // A name of its own for every write: two writers of one path (an old and a new file
+        // sink during a reload) must never share, truncate or rename each other's file.
+        let temporary = "\(path).tmp.\(getpid()).\(temporarySerial.add(1, ordering: .relaxed).newValue)"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw WriteError(description: "open \(temporary): \(errnoText())") }
         guard FileDescriptorWriter.writeAll(fd, text) else {
             let why = errnoText()

@@ -67,13 +67,19 @@ public protocol Sink: AnyObject, Sendable {
     func drain(timeout: Double)
     /// Its queue and delivery state, for the status document.
     func status() -> SinkStatus
-    /// Stops for good and releases what it holds (a webhook's queue folder), keeping anything
-    /// durable for the next start. Called after `drain`, or when a reload replaces the sink.
-    func close()
+    /// Begins delivering. A sink made by a reload starts only after the sinks it replaces are
+    /// closed, so it never races them for what they own (a webhook's queue folder).
+    func start()
+    /// Stops for good and releases what it holds, keeping anything durable for the next start.
+    /// What it accepted but could not yet make durable goes to the successor among `successors`
+    /// that delivers to the same place (a reload), and is counted as dropped only when none
+    /// does. Called after `drain`, or when a reload replaces the sink.
+    func close(handingOverTo successors: [any Sink])
 }
 
 extension Sink {
-    public func close() {}
+    public func start() {}
+    public func close(handingOverTo successors: [any Sink]) {}
 }
 
 enum SinkFactory {

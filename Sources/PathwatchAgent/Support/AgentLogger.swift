@@ -20,6 +20,8 @@ public struct AgentLogger: Sendable {
 
     public func log(_ level: Logger.Level, _ message: String) {
         guard level >= logger.logLevel else { return }
-        logger.log(level: level, "\(redactor.redact(message))")
+        // Escaped after redaction: one log line stays one line, whatever a plug-in or a
+        // configuration value put in it.
+        logger.log(level: level, "\(TextSafety.escaped(redactor.redact(message)))")
     }
 }

@@ -16,21 +16,6 @@ func hostName() -> String {
     return String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }
 
-/// Reads a whole file as text; nil with errno set when it cannot be read.
-func readTextFile(_ path: String) -> String? {
-    guard let file = fopen(path, "rb") else { return nil }
-    defer { fclose(file) }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 65536)
-    while true {
-        let n = fread(&chunk, 1, chunk.count, file)
-        if n > 0 { bytes += chunk[0..<n] }
-        if n < chunk.count { break }
-    }
-    if ferror(file) != 0 { return nil }
-    return String(decoding: bytes, as: UTF8.self)
-}
-
 /// The folder part of a path ("./config.json" → ".").
 func directoryName(_ path: String) -> String {
     guard let slash = path.lastIndex(of: "/") else { return "." }

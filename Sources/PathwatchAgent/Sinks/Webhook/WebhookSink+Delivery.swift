@@ -111,6 +111,8 @@ extension WebhookSink {
             note(error: "cannot advance the queue: \(error)", level: .error)
         }
         refreshCounts(queue)
+        // Delivery may have freed the space that held payloads wait for.
+        if shared.withLock({ $0.heldInMemory > 0 }) { intake.async { self.retryHeld() } }
     }
 
     /// True while deliveries must wait for the path: it is unsatisfied and the destination is

@@ -24,6 +24,11 @@ final class WebhookSink: Sink {
     static let maxInboxBatches = 10_000
     /// Batches formatted into one append (one fdatasync).
     static let batchesPerAppend = 512
+    /// Formatted payloads kept in memory while the state disk refuses appends (full, or failing);
+    /// only what goes past this is dropped.
+    static let maxHeldPayloads = 10_000
+    /// How often held payloads are offered to the disk again.
+    static let heldRetry = DispatchTimeInterval.seconds(1)
 
     struct Inbox {
         var batches: [SinkBatch] = []
@@ -37,6 +42,9 @@ final class WebhookSink: Sink {
         var diskDropped: UInt64 = 0
         var diskRejected: UInt64 = 0
         var lostInMemory = 0
+        /// Payloads formatted but not yet on disk because appends fail (see `held`).
+        var heldInMemory = 0
+        var heldRetryScheduled = false
         var lastDelivery: WallTime?
         var lastError: String?
         var pathUnsatisfied = false
@@ -59,7 +67,12 @@ final class WebhookSink: Sink {
     let shared = Mutex(Shared())
     let store = Mutex<DurableQueue?>(nil)
     let format = Mutex<(any PayloadFormat)?>(nil)
-    let intake = DispatchQueue(label: "pathwatch.sink.webhook.intake")
+    /// Formatted payloads the disk refused, oldest first; appended before anything newer.
+    /// Touched on the intake queue only (and by `close` after that queue has finished).
+    let held = Mutex<[QueuedPayload]>([])
+    /// Inactive until `start`: a sink made by a reload must not touch the queue folder before
+    /// the sink it replaces has let go of it.
+    let intake = DispatchQueue(label: "pathwatch.sink.webhook.intake", attributes: .initiallyInactive)
     let deliveryThread = DispatchQueue(label: "pathwatch.sink.webhook.delivery")
     /// Signalled when there may be something new for delivery: payloads, the path, closing.
     let wake = DispatchSemaphore(value: 0)
@@ -73,13 +86,15 @@ final class WebhookSink: Sink {
         self.target = WebhookTarget(settings.url) ?? WebhookTarget("http://invalid/")!
         self.folder = stateDirectory + "/" + Self.folderName(format: settings.format, url: settings.url)
         self.logger = logger
-        for secret in settings.secretValues { logger.redactor.add(secret) }
+        for secret in settings.secretValues + target.credentialForms { logger.redactor.add(secret) }
         self.name = "webhook \(logger.redactor.redact(target.display))"
-        // Open the queue now, so a backlog left by a previous run starts moving without waiting
-        // for the first batch.
+        // Open the queue as soon as the sink starts, so a backlog left by a previous run starts
+        // moving without waiting for the first batch.
         inbox.withLock { $0.scheduled = true }
         intake.async { self.processInbox() }
     }
+
+    func start() { intake.activate() }
 
     /// A stable folder name from what identifies the receiver's stream (format and URL), never
     /// the signing secret, so rotating the secret keeps the queue.
@@ -117,7 +132,7 @@ final class WebhookSink: Sink {
         let pending = inbox.withLock { $0.batches.count }
         return shared.withLock { s in
             SinkStatus(
-                type: "webhook", target: logger.redactor.redact(target.display), queued: s.queued + pending,
+                type: "webhook", target: logger.redactor.redact(target.display), queued: s.queued + s.heldInMemory + pending,
                 dropped: Int(s.diskDropped + s.diskRejected) + s.lostInMemory, rejected: Int(s.diskRejected),
                 lastDelivery: s.lastDelivery, lastError: s.lastError.map(logger.redactor.redact))
         }
@@ -144,7 +159,9 @@ final class WebhookSink: Sink {
     }
 
     /// Stops delivery (aborting a request in flight: it stays queued), then releases the folder.
-    func close() {
+    /// Whatever could not be written (the folder never opened, or the disk refused it) goes to
+    /// the successor with the same queue folder, or is counted as dropped.
+    func close(handingOverTo successors: [any Sink]) {
         let persisted = DispatchSemaphore(value: 0)
         intake.async {
             self.processInbox()
@@ -158,11 +175,51 @@ final class WebhookSink: Sink {
         abort.set()
         wake.signal()
         if started { _ = deliveryFinished.wait(timeout: .now() + 5) }
-        intake.sync {
+        let leftovers = intake.sync { () -> Leftovers in
             store.withLock { queue in
                 queue?.close()
                 queue = nil
             }
+            let payloads = held.withLock { h -> [QueuedPayload] in
+                defer { h = [] }
+                return h
+            }
+            let batches = inbox.withLock { box -> [SinkBatch] in
+                defer { box = Inbox() }
+                return box.batches
+            }
+            let lost = shared.withLock { s -> Int in
+                defer { s.heldInMemory = 0 }
+                return s.lostInMemory
+            }
+            return Leftovers(payloads: payloads, batches: batches, lost: lost)
+        }
+        if let successor = successors.lazy.compactMap({ $0 as? WebhookSink }).first(where: { $0.folder == folder }) {
+            successor.adopt(leftovers)
+        } else if leftovers.count > 0 {
+            countLost(leftovers.count, why: "the agent stopped before the state disk took them")
+        }
+    }
+
+    /// What a closing sink could not make durable, and what it had already lost.
+    struct Leftovers {
+        var payloads: [QueuedPayload]
+        var batches: [SinkBatch]
+        var lost: Int
+        var count: Int { payloads.count + batches.count }
+    }
+
+    /// Takes over a replaced sink's leftovers, ahead of everything this one was handed since:
+    /// its intake has not started yet, so the order on the wire stays the order of events.
+    private func adopt(_ leftovers: Leftovers) {
+        held.withLock { $0.insert(contentsOf: leftovers.payloads, at: 0) }
+        inbox.withLock { $0.batches.insert(contentsOf: leftovers.batches, at: 0) }
+        shared.withLock { s in
+            s.lostInMemory += leftovers.lost
+            s.heldInMemory += leftovers.payloads.count
+        }
+        if leftovers.count > 0 {
+            logger.debug("\(name): took over \(leftovers.count) payloads not yet queued from the sink it replaces")
         }
     }
 
@@ -171,15 +228,8 @@ final class WebhookSink: Sink {
     /// Formats and appends what the inbox holds. Runs on the intake queue only.
     func processInbox() {
         guard let queue = openQueue() else {
-            if shared.withLock({ $0.closing }) {
-                // Closed before its folder was ever free: what it still holds cannot be queued.
-                let left = inbox.withLock { box -> Int in
-                    defer { box = Inbox() }
-                    return box.batches.count
-                }
-                if left > 0 { countLost(left, why: "the sink closed before its queue folder could be opened") }
-                return
-            }
+            // Closing: what is still in the inbox is handed over by `close`.
+            if shared.withLock({ $0.closing }) { return }
             // Busy (a sink being replaced still owns the folder): try again shortly; failing
             // (permissions, a full disk): try again now and then.
             let busy = shared.withLock { $0.busySince != nil }
@@ -204,6 +254,12 @@ final class WebhookSink: Sink {
         }
     }
 
+    /// Offers held payloads to the disk again while some are held (space may have come back).
+    func retryHeld() {
+        guard let queue = store.withLock({ $0 }), !held.withLock({ $0.isEmpty }) else { return }
+        append([], to: queue)
+    }
+
     /// Queues what the format owes without a batch (Alertmanager's re-sends).
     func enqueueDue() {
         guard let queue = openQueue() else { return }
@@ -216,20 +272,57 @@ final class WebhookSink: Sink {
         append(payloads, to: queue)
     }
 
+    /// Appends held payloads, then `payloads`, in order. When the disk refuses (full, failing),
+    /// they wait in memory, up to `maxHeldPayloads`, and are offered again every second and
+    /// whenever delivery frees space; `last_error` says why.
     private func append(_ payloads: [QueuedPayload], to queue: DurableQueue) {
-        guard !payloads.isEmpty else { return }
+        let batch = held.withLock { h -> [QueuedPayload] in
+            defer { h = [] }
+            return h + payloads
+        }
+        guard !batch.isEmpty else { return }
         do {
-            let result = try queue.append(payloads)
+            let result = try queue.append(batch)
             if result.dropped > 0 {
                 logger.warning(
                     "\(name): queue full (max_queue \(settings.maxQueue.events) payloads, \(settings.maxQueue.bytes)): "
                         + "dropped the \(result.dropped) oldest undelivered payloads")
             }
+            let wasHeld = shared.withLock { s -> Int in
+                defer { s.heldInMemory = 0 }
+                return s.heldInMemory
+            }
+            if wasHeld > 0 { logger.notice("\(name): the state disk takes payloads again; \(wasHeld) held in memory are queued") }
         } catch {
-            countLost(payloads.count, why: "\(error)")
+            hold(batch, because: error)
         }
         refreshCounts(queue)
         wake.signal()
+    }
+
+    private func hold(_ batch: [QueuedPayload], because error: QueueFiles.IOError) {
+        var kept = batch
+        let over = max(0, kept.count - Self.maxHeldPayloads)
+        if over > 0 { kept.removeFirst(over) }
+        let firstTime = shared.withLock { s -> Bool in
+            defer { s.heldInMemory = kept.count }
+            return s.heldInMemory == 0
+        }
+        held.withLock { $0 = kept }
+        let why = error.diskFull ? "the state disk is full (\(error))" : "the state disk refuses writes (\(error))"
+        shared.withLock { $0.lastError = "\(WallTime.now()): \(why); \(kept.count) payloads held in memory" }
+        if firstTime { logger.error("\(name): \(why); holding payloads in memory (up to \(Self.maxHeldPayloads)) until it has room") }
+        if over > 0 { countLost(over, why: "more than \(Self.maxHeldPayloads) payloads waited for the state disk") }
+        let schedule = shared.withLock { s -> Bool in
+            defer { s.heldRetryScheduled = true }
+            return !s.heldRetryScheduled
+        }
+        if schedule {
+            intake.asyncAfter(deadline: .now() + Self.heldRetry) {
+                self.shared.withLock { $0.heldRetryScheduled = false }
+                self.retryHeld()
+            }
+        }
     }
 
     /// Opens the disk queue (once) and starts delivery; nil while the folder is busy or failing.

@@ -79,7 +79,7 @@ public struct WebhookSinkSettings: Sendable, Decodable, Equatable {
         public init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
             initial = try c.decodeIfPresent(ConfigDuration.self, forKey: .initial) ?? initial
-            try requirePositive(initial, key: .initial, in: c)
+            try requireInterval(initial, key: .initial, in: c)
             max = try c.decodeIfPresent(ConfigDuration.self, forKey: .max) ?? max
             guard max >= initial else {
                 throw DecodingError.dataCorruptedError(forKey: .max, in: c, debugDescription: "expected at least retry.initial (\(initial)), found \"\(max)\"")

@@ -7,6 +7,8 @@ struct WebhookTarget: Sendable, Equatable {
     /// As written, or nil for the scheme's default.
     var port: String?
     var path: String
+    /// `user:password` as written in the URL (percent-encoded), or nil.
+    var userinfo: String?
 
     init?(_ url: String) {
         guard let schemeEnd = url.firstRange(of: "://") else { return nil }
@@ -16,7 +18,11 @@ struct WebhookTarget: Sendable, Equatable {
         let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
         var authority = rest[..<authorityEnd]
         rest = rest[authorityEnd...]
-        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        userinfo = nil
+        if let at = authority.lastIndex(of: "@") {
+            userinfo = String(authority[..<at])
+            authority = authority[authority.index(after: at)...]
+        }
         if authority.hasPrefix("[") {
             guard let close = authority.firstIndex(of: "]") else { return nil }
             host = String(authority[authority.index(after: authority.startIndex)..<close])
@@ -52,6 +58,30 @@ struct WebhookTarget: Sendable, Equatable {
             return "expected an http:// or https:// URL with a host (and a port from 1 to 65535 if given)"
         }
         return nil
+    }
+
+    /// What the URL's credentials become on the wire and in echoes: each part as written and
+    /// decoded, and the decoded `user:password` that libcurl sends base64-encoded as Basic auth
+    /// (the redactor adds the base64 form itself).
+    var credentialForms: [String] {
+        guard let userinfo, !userinfo.isEmpty else { return [] }
+        let parts = userinfo.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+        let decoded = parts.map(Self.percentDecoded)
+        return [userinfo, decoded.joined(separator: ":")] + parts + decoded
+    }
+
+    static func percentDecoded(_ text: String) -> String {
+        var out: [UInt8] = []
+        var bytes = Array(text.utf8)[...]
+        while let b = bytes.popFirst() {
+            if b == UInt8(ascii: "%"), bytes.count >= 2, let v = UInt8(String(decoding: bytes.prefix(2), as: UTF8.self), radix: 16) {
+                out.append(v)
+                bytes = bytes.dropFirst(2)
+            } else {
+                out.append(b)
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// `scheme://host[:port]/path`, for the status document and logs.

@@ -28,7 +28,7 @@ struct AlertmanagerFormat: PayloadFormat {
         self.resendEvery = UInt64(resendEvery.nanoseconds)
         self.file = file
         self.logger = logger
-        if let file, let text = readTextFile(file) {
+        if let file, let text = try? BoundedFile.readText(file, limit: 64 << 20) {
             do {
                 let loaded = FiringAlerts.load(try JSONParser.parse(text), presentAt: .now())
                 firing = loaded.alerts

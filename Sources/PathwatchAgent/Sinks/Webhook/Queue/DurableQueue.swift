@@ -34,6 +34,10 @@ final class DurableQueue: Sendable {
     }
 
     static let cursorSyncInterval: UInt64 = 100_000_000
+    /// Once the queue is empty and its segment holds this much delivered data, a fresh segment
+    /// is started so the old one is removed: delivered payloads must not hold disk space that
+    /// new ones need (on a small state disk, 4 MiB segments were never rolled at all).
+    static let reclaimBytes: UInt64 = 64 << 10
 
     let files: QueueFiles
     let limits: Limits
@@ -54,6 +58,8 @@ final class DurableQueue: Sendable {
         var cursorDirty = false
         var lastCursorSync: UInt64 = 0
         var closed = false
+        /// An append failed (a full disk, most likely): reclaim delivered segments eagerly.
+        var spaceShort = false
 
         var count: Int { entries.count - head }
     }
@@ -121,7 +127,7 @@ final class DurableQueue: Sendable {
                 result.dropped += 1
             }
             s.cursor.dropped += UInt64(result.dropped)
-            if s.appendSize >= segmentLimit { try roll(&s) }
+            if s.appendSize >= segmentLimit || (s.spaceShort && s.count == 0 && s.appendSize > 0) { try roll(&s) }
             var buffer: [UInt8] = []
             buffer.reserveCapacity(Int(incoming))
             var added: [Entry] = []
@@ -137,10 +143,13 @@ final class DurableQueue: Sendable {
             } catch {
                 // Nothing of this batch counts: cut what may have been written.
                 _ = ftruncate(s.appendFD, off_t(s.appendSize))
+                s.spaceShort = true
                 try moveCursor(&s)
-                throw QueueFiles.IOError(description: "cannot append to \(files.segmentPath(s.appendSegment)): \(error.description)")
+                throw QueueFiles.IOError(
+                    description: "cannot append to \(files.segmentPath(s.appendSegment)): \(error.description)", diskFull: error.diskFull)
             }
             s.appendSize = offset
+            s.spaceShort = false
             s.entries += added
             s.liveBytes += incoming
             result.accepted = frames.count
@@ -180,6 +189,10 @@ final class DurableQueue: Sendable {
             s.head += 1
             if rejected { s.cursor.rejected += 1 }
             try moveCursor(&s)
+            if s.count == 0 && (s.appendSize >= Self.reclaimBytes || (s.spaceShort && s.appendSize > 0)) {
+                // Best effort: a failed roll keeps the current segment, which is still valid.
+                if (try? roll(&s)) != nil { try moveCursor(&s) }
+            }
             if s.count == 0 || monotonicNanoseconds() - s.lastCursorSync >= Self.cursorSyncInterval { try syncCursor(&s) }
         }
     }
@@ -245,7 +258,13 @@ final class DurableQueue: Sendable {
     private func roll(_ s: inout State) throws(QueueFiles.IOError) {
         let next = s.appendSegment + 1
         let fd = try files.openFile(files.segmentPath(next), flags: O_WRONLY | O_CREAT | O_TRUNC)
-        try files.syncFolder()
+        do {
+            try files.syncFolder()
+        } catch {
+            QueueFiles.closeDescriptor(fd)
+            unlink(files.segmentPath(next))
+            throw error
+        }
         QueueFiles.closeDescriptor(s.appendFD)
         s.appendFD = fd
         s.appendSegment = next

@@ -9,6 +9,19 @@ struct QueueFiles: Sendable {
         var description: String
         /// The folder is locked by another sink or process.
         var busy = false
+        /// The file system is out of space (or quota): retrying later can succeed.
+        var diskFull = false
+
+        init(description: String, busy: Bool = false, diskFull: Bool = false) {
+            self.description = description
+            self.busy = busy
+            self.diskFull = diskFull
+        }
+
+        /// From the errno of a failed call.
+        static func errno(_ what: String, _ code: Int32 = Glibc.errno) -> IOError {
+            IOError(description: "\(what): \(errnoText(code))", diskFull: code == ENOSPC || code == EDQUOT)
+        }
     }
 
     let folder: String
@@ -55,7 +68,7 @@ struct QueueFiles: Sendable {
 
     func openFile(_ path: String, flags: Int32) throws(IOError) -> Int32 {
         let fd = open(path, flags | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw IOError(description: "cannot open \(path): \(errnoText())") }
+        guard fd >= 0 else { throw IOError.errno("cannot open \(path)") }
         return fd
     }
 
@@ -98,13 +111,13 @@ struct QueueFiles: Sendable {
             let n = bytes.withUnsafeBytes { raw in pwrite(fd, raw.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done)) }
             if n < 0 {
                 if errno == EINTR { continue }
-                throw IOError(description: "write: \(errnoText())")
+                throw IOError.errno("write")
             }
             done += n
         }
     }
 
     static func sync(_ fd: Int32) throws(IOError) {
-        guard fdatasync(fd) == 0 else { throw IOError(description: "fdatasync: \(errnoText())") }
+        guard fdatasync(fd) == 0 else { throw IOError.errno("fdatasync") }
     }
 }

@@ -1,0 +1,97 @@
+/// Checks that need the host, not just the file: folders a sink will write to, and time budgets
+/// that only make sense together. Each names the JSON path an operator must change.
+enum ConfigHostChecks {
+    /// A `file` sink whose folder does not exist, or cannot be written, fails every write; say
+    /// so before the agent starts. A webhook's queue needs a writable `state_dir`: a read-only
+    /// one would silently hold every payload in memory.
+    static func checkFolders(_ config: AgentConfig, file: String) throws(ConfigError) {
+        let base = directoryName(file)
+        var needsState = false
+        for (i, sink) in config.sinks.enumerated() {
+            switch sink.kind {
+            case .file(let settings):
+                let folder = directoryName(resolvePath(settings.path, relativeTo: base))
+                if let problem = writableFolderProblem(folder, mayCreate: false) {
+                    throw ConfigError(file: file, location: "sinks[\(i)].path", message: "the folder \(folder) \(problem)")
+                }
+            case .webhook:
+                needsState = true
+            case .stdout:
+                break
+            }
+        }
+        if needsState {
+            let state = resolvePath(config.agent.stateDir, relativeTo: base)
+            if let problem = writableFolderProblem(state, mayCreate: true) {
+                throw ConfigError(
+                    file: file, location: "agent.state_dir",
+                    message: "the webhook queue's folder \(state) \(problem)")
+            }
+        }
+    }
+
+    /// Why nothing can be written in `folder`, or nil. With `mayCreate`, a missing folder is fine
+    /// when its nearest existing parent can be written (the agent creates it).
+    static func writableFolderProblem(_ folder: String, mayCreate: Bool) -> String? {
+        var info = stat()
+        if stat(folder, &info) == 0 {
+            guard (info.st_mode & S_IFMT) == S_IFDIR else { return "is not a folder" }
+            return writeProblem(folder)
+        }
+        guard errno == ENOENT else { return "cannot be inspected: \(errnoText())" }
+        guard mayCreate else { return "does not exist" }
+        var parent = folder
+        while true {
+            let next = directoryName(parent)
+            if next == parent { return "does not exist and cannot be created" }
+            parent = next
+            if stat(parent, &info) == 0 {
+                guard (info.st_mode & S_IFMT) == S_IFDIR else { return "cannot be created: \(parent) is not a folder" }
+                return writeProblem(parent).map { "does not exist and cannot be created: \(parent) \($0)" }
+            }
+        }
+    }
+
+    private static func writeProblem(_ folder: String) -> String? {
+        guard access(folder, W_OK | X_OK) != 0 else { return nil }
+        return errno == EROFS ? "is on a read-only file system" : "is not writable: \(errnoText())"
+    }
+
+    /// A plug-in's own `timeout` (a target's, say) must end before the probe's: otherwise a hung
+    /// endpoint shows `unknown` ("timed out") instead of the `critical` the plug-in would report.
+    /// Convention (documented in the header): any `timeout` duration inside a probe's config is
+    /// time the plug-in may spend inside one sample.
+    static func checkPluginTimeouts(_ loaded: LoadedConfig) throws(ConfigError) {
+        for (i, probe) in loaded.config.probes.enumerated() {
+            let budget = loaded.timeout(of: probe)
+            let base = JSONPath([.key("probes"), .index(i), .key("config")])
+            if let (path, found) = firstTimeout(in: probe.config, at: base, notBelow: budget) {
+                let source = probe.timeout != nil ? "probes[\(i)].timeout" : probe.interval != nil ? "probes[\(i)].interval" : "agent.interval"
+                throw ConfigError(
+                    file: loaded.file, location: path.description,
+                    message: "\(found) is not shorter than the probe's timeout \(budget) (from \(source)): "
+                        + "a hung call would show unknown instead of critical; lower it or raise probes[\(i)].timeout")
+            }
+        }
+    }
+
+    private static func firstTimeout(in value: JSONValue, at path: JSONPath, notBelow budget: ConfigDuration) -> (JSONPath, ConfigDuration)? {
+        switch value {
+        case .object(let object):
+            for member in object.members {
+                let here = path.appending(member.key)
+                if member.key == "timeout", case .string(let text) = member.value, let d = ConfigDuration(parsing: text), d >= budget {
+                    return (here, d)
+                }
+                if let found = firstTimeout(in: member.value, at: here, notBelow: budget) { return found }
+            }
+        case .array(let items):
+            for (i, item) in items.enumerated() {
+                if let found = firstTimeout(in: item, at: path.appending(index: i), notBelow: budget) { return found }
+            }
+        default:
+            break
+        }
+        return nil
+    }
+}
