@@ -46,6 +46,49 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["status.json"])
     }
 
+    /// Two writers of one path (the old and the new file sink during a reload) never share a
+    /// temporary file: no write fails, and no reader sees a torn document.
+    @Test func twoWritersOfOnePathNeverCollide() throws {
+        let dir = try TestEnvironment.makeTemporaryDirectory()
+        defer { TestEnvironment.removeTemporaryDirectory(dir) }
+        let path = dir.appendingPathComponent("status.json").path
+        @Sendable func document(_ writer: Int, _ version: Int) -> String {
+            let filler = String(repeating: "w\(writer)v\(version)-", count: 4_000)
+            return JSONSerializer.serialize(.object(JSONObject([
+                ("writer", .number(Double(writer))), ("version", .number(Double(version))), ("filler", .string(filler)),
+            ])))
+        }
+        try AtomicFile.write(document(0, 0), to: path)
+        let writeErrors = LockedCounter()
+        let torn = LockedCounter()
+        let group = DispatchGroup()
+        let done = LockedCounter()
+        for writer in 1...2 {
+            DispatchQueue.global().async(group: group) {
+                for version in 1...1_500 {
+                    do { try AtomicFile.write(document(writer, version), to: path) } catch { writeErrors.increment() }
+                }
+                done.increment()
+            }
+        }
+        DispatchQueue.global().async(group: group) {
+            while done.value < 2 {
+                guard let data = FileManager.default.contents(atPath: path),
+                    let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+                    let writer = object["writer"] as? Int, let version = object["version"] as? Int,
+                    (object["filler"] as? String) == String(repeating: "w\(writer)v\(version)-", count: 4_000)
+                else {
+                    torn.increment()
+                    continue
+                }
+            }
+        }
+        group.wait()
+        #expect(writeErrors.value == 0, "renames and opens of a shared temporary name fail")
+        #expect(torn.value == 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["status.json"])
+    }
+
     @Test func unwritableFolderIsAClearError() {
         #expect(throws: AtomicFile.WriteError.self) { try AtomicFile.write("{}", to: "/nonexistent/folder/status.json") }
     }

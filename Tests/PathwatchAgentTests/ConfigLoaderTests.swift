@@ -67,7 +67,7 @@ import Testing
          """, "agent.interval", "expected a duration"),
         ("""
          {"agent": {"interval": "0s"}}
-         """, "agent.interval", "greater than zero"),
+         """, "agent.interval", "expected at least 100ms"),
         ("""
          {"probes": [{"id": "a", "plugin": "disk"}, {"id": "b"}]}
          """, "probes[1].plugin", "required key \"plugin\" is missing"),

@@ -38,6 +38,7 @@ enum ConfigHostChecks {
             guard (info.st_mode & S_IFMT) == S_IFDIR else { return "is not a folder" }
             return writeProblem(folder)
         }
+        if errno == ENOTDIR { return "cannot be created: part of its path is a file, not a folder" }
         guard errno == ENOENT else { return "cannot be inspected: \(errnoText())" }
         guard mayCreate else { return "does not exist" }
         var parent = folder

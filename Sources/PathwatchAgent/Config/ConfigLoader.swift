@@ -25,9 +25,15 @@ public enum ConfigLoader {
         do {
             text = try BoundedFile.readText(file, limit: maxConfigBytes)
         } catch {
+            if let line = error.line, let column = error.column {
+                throw ConfigError(file: file, location: "line \(line), column \(column)", message: "invalid UTF-8; the configuration must be UTF-8 text")
+            }
             throw ConfigError(file: file, location: "(file)", message: "cannot read the configuration: \(error)")
         }
-        return try load(text: text, file: file)
+        let loaded = try load(text: text, file: file)
+        // Only for a real file: the folders it names are checked on the host it runs on.
+        try ConfigHostChecks.checkFolders(loaded.config, file: file)
+        return loaded
     }
 
     public static func load(text: String, file: String) throws(ConfigError) -> LoadedConfig {
@@ -49,7 +55,6 @@ public enum ConfigLoader {
         }
         try keepSecretsOutOfNames(&config, redactor: redactor, file: file)
         try validate(config, file: file)
-        try ConfigHostChecks.checkFolders(config, file: file)
         let loaded = LoadedConfig(
             file: file, config: config,
             pluginDirectories: config.agent.pluginDirs.map { resolvePath($0, relativeTo: base) },

@@ -4,6 +4,9 @@
 enum BoundedFile {
     struct Refusal: Error, CustomStringConvertible {
         var description: String
+        /// Where in a text file, for invalid UTF-8.
+        var line: Int? = nil
+        var column: Int? = nil
     }
 
     /// The bytes of the regular file at `path`, at most `limit` of them.
@@ -46,7 +49,9 @@ enum BoundedFile {
     static func decodeUTF8(_ bytes: [UInt8]) throws(Refusal) -> String {
         if let text = String(validating: bytes, as: UTF8.self) { return text }
         let (line, column, byte) = firstInvalidUTF8(bytes)
-        throw Refusal(description: "line \(line), column \(column): invalid UTF-8 (byte 0x\(String(byte, radix: 16, uppercase: true)))")
+        throw Refusal(
+            description: "line \(line), column \(column): invalid UTF-8 (byte 0x\(String(byte, radix: 16, uppercase: true)))",
+            line: line, column: column)
     }
 
     /// Where the first byte that does not start or continue a valid UTF-8 sequence sits.
