@@ -1,5 +1,8 @@
 #include "curl_shims.h"
 
+#include <errno.h>
+#include <sys/socket.h>
+
 const long pw_curl_global_default = CURL_GLOBAL_DEFAULT;
 
 CURLcode pw_curl_easy_setopt_long(CURL *handle, CURLoption option, long value) {
@@ -56,4 +59,20 @@ CURLMcode pw_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value
 
 CURLMcode pw_curl_multi_setopt_pointer(CURLM *multi, CURLMoption option, void *value) {
     return curl_multi_setopt(multi, option, value);
+}
+
+/* libcurl reports a socket() that failed only as "couldn't connect", with CURLINFO_OS_ERRNO
+ * often 0, so running out of file descriptors looks like the endpoint being down. Opening the
+ * socket here keeps the errno of a failed socket() where the caller can read it. */
+static curl_socket_t pw_open_socket(void *clientp, curlsocktype purpose, struct curl_sockaddr *address) {
+    (void)purpose;
+    int fd = socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
+    if (fd < 0 && clientp) *(int *)clientp = errno;
+    return fd < 0 ? CURL_SOCKET_BAD : fd;
+}
+
+CURLcode pw_curl_easy_record_socket_errno(CURL *handle, int *last_errno) {
+    CURLcode code = curl_easy_setopt(handle, CURLOPT_OPENSOCKETFUNCTION, pw_open_socket);
+    if (code != CURLE_OK) return code;
+    return curl_easy_setopt(handle, CURLOPT_OPENSOCKETDATA, (void *)last_errno);
 }

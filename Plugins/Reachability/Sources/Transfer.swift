@@ -13,6 +13,8 @@ final class Transfer {
     private let search: BodySearch
     private var headerList: UnsafeMutablePointer<curl_slist>?
     private let errorBuffer: UnsafeMutablePointer<CChar>
+    /// errno of the last socket() that failed for this handle (see the open-socket shim).
+    private let socketErrno: UnsafeMutablePointer<Int32>
     private let connectOnly: Bool
 
     static let userAgent = "pathwatch-reachability/\(ReachabilityProbe.version)"
@@ -78,6 +80,11 @@ final class Transfer {
         self.connectOnly = connectOnly
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
+        socketErrno = .allocate(capacity: 1)
+        socketErrno.initialize(to: 0)
+        guard pw_curl_easy_record_socket_errno(handle, socketErrno) == CURLE_OK else {
+            throw CurlSetupError(description: "libcurl refused the open-socket callback")
+        }
     }
 
     private func applyCommon(url: String, target: TargetSpec) throws {
@@ -119,6 +126,7 @@ final class Transfer {
     func prepare() {
         search.reset()
         errorBuffer[0] = 0
+        socketErrno.pointee = 0
     }
 
     /// Reads the outcome; call right after libcurl reported the transfer done.
@@ -126,6 +134,8 @@ final class Transfer {
         let info = EasyInfo(handle: handle)
         var result = TransferResult(code: code)
         result.osErrno = Int32(truncatingIfNeeded: info.long(CURLINFO_OS_ERRNO))
+        // A socket that could not even be opened says more than libcurl's "couldn't connect".
+        if code != CURLE_OK && socketErrno.pointee != 0 { result.osErrno = socketErrno.pointee }
         result.httpStatus = connectOnly ? 0 : info.long(CURLINFO_RESPONSE_CODE)
         result.timings = PhaseTimings(reading: info)
         result.bodyBytes = info.offset(CURLINFO_SIZE_DOWNLOAD_T)
@@ -149,5 +159,6 @@ final class Transfer {
         curl_easy_cleanup(handle)
         curl_slist_free_all(headerList)
         errorBuffer.deallocate()
+        socketErrno.deallocate()
     }
 }

@@ -50,6 +50,10 @@ CURLcode pw_curl_easy_getinfo_pointer(CURL *handle, CURLINFO info, void **value)
 CURLMcode pw_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
 CURLMcode pw_curl_multi_setopt_pointer(CURLM *multi, CURLMoption option, void *value);
 
+/* Opens the handle's sockets itself, so that the errno of a socket() that failed (EMFILE when
+ * the agent is out of file descriptors) is stored in *last_errno. */
+CURLcode pw_curl_easy_record_socket_errno(CURL *handle, int *last_errno);
+
 #ifdef __cplusplus
 }
 #endif

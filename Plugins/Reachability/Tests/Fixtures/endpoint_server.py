@@ -115,6 +115,9 @@ def main():
     parser.add_argument("--client-ca")
     parser.add_argument("--host", default="127.0.0.1")
     args = parser.parse_args()
+    # A deep accept backlog: tests open hundreds of connections at once, and the default of 5
+    # would turn the excess into SYN retries and timeouts that have nothing to do with the agent.
+    http.server.ThreadingHTTPServer.request_queue_size = 1024
     server = http.server.ThreadingHTTPServer((args.host, 0), Handler)
     server.daemon_threads = True
     if args.cert:
