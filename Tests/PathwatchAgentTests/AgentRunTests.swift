@@ -50,6 +50,29 @@ import Testing
         #expect(timeouts == 1, "\(agent.errorOutput)")
     }
 
+    /// A plug-in message with terminal escapes and a newline cannot forge a log line or a stdout
+    /// text line: control characters come out as `\u{…}` escapes, each line stays one line.
+    @Test func controlCharactersAreEscapedInLogAndTextLines() throws {
+        let dir = try FixturePlugins.folderWithTestProbe()
+        defer { TestEnvironment.removeTemporaryDirectory(dir) }
+        let config = try writeConfig(#"""
+            {"agent": {"plugin_dirs": ["."], "interval": "200ms"}, "probes": [
+              {"id": "p", "plugin": "testprobe", "config": {"state": "critical", "echo": "\u001b[31mred\nERROR forged line\u202e"}}],
+             "sinks": [{"type": "stdout", "format": "text", "on": "change"}]}
+            """#, in: dir)
+        let agent = try BackgroundProcess([pathwatch, "run", "--config", config.path])
+        defer { agent.stop() }
+        #expect(agent.waitForLine(timeout: 10) { $0.contains("p/c0") } != nil)
+        #expect(waitUntil { agent.errorOutput.contains("p/c0") })
+        agent.stop()
+        for (name, text) in [("stdout", agent.outputLines.joined(separator: "\n")), ("stderr", agent.errorOutput)] {
+            #expect(!text.contains("\u{1B}"), "\(name) carries a raw ESC")
+            #expect(!text.contains("\u{202E}"), "\(name) carries a raw right-to-left override")
+            #expect(text.contains(#"\u{1B}[31mred\u{A}ERROR forged line\u{202E}"#), "\(name): \(text)")
+            #expect(!text.split(separator: "\n").contains { $0.hasPrefix("ERROR forged line") }, "\(name) has a forged line")
+        }
+    }
+
     @Test func stateChangesRaiseEventsAndRewriteTheFile() throws {
         let dir = try FixturePlugins.folderWithTestProbe()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }

@@ -68,13 +68,15 @@ final class StdoutSink: Sink {
         pending.withLock { SinkStatus(type: "stdout", target: "stdout", queued: $0.lines.count, dropped: $0.dropped) }
     }
 
+    // Text lines are for terminals: whatever a plug-in put in a message, one event stays one
+    // line and cannot recolour or reorder the screen. JSON escapes control characters itself.
     func renderEvent(_ event: ChangeEvent) -> String {
-        format == .json ? JSONSerializer.serialize(event.json) : TextFormat.eventLine(event)
+        format == .json ? JSONSerializer.serialize(event.json) : TextSafety.escaped(TextFormat.eventLine(event))
     }
 
     func renderDocument(_ batch: SinkBatch) -> String {
         format == .json
             ? JSONSerializer.serialize(batch.document)
-            : TextFormat.documentLine(batch.document, state: batch.state, time: batch.time)
+            : TextSafety.escaped(TextFormat.documentLine(batch.document, state: batch.state, time: batch.time))
     }
 }

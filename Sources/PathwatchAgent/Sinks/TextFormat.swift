@@ -41,6 +41,6 @@ public enum TextFormat {
             let message = check["message"]?.stringValue ?? ""
             lines.append("\(pad(id, idWidth))  \(pad(s, 8))  \(message)")
         }
-        return lines.joined(separator: "\n")
+        return lines.map(TextSafety.escaped).joined(separator: "\n")
     }
 }

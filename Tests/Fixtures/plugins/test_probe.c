@@ -10,6 +10,7 @@
  *   "sleep_ms": N       every sample sleeps that long first (a hung plug-in with a large N)
  *   "garbage": true     emits malformed observations (bad state, NULL key, NaN metric) besides one good one
  *   "fail_path": "a.b"  create() fails with this JSON path and a message
+ *   "fail_message": s   ... and this message (cut to the header's 768-byte buffer like any other)
  *   "echo": "text"      put this text in every check's message (secret-redaction tests)
  *   "counter": true     a metric "samples" counting this instance's samples
  */
@@ -69,7 +70,9 @@ static int tp_create(const char *json, size_t len, void **out, pw_error *e) {
     p->checks = 1;
     json_object *v;
     if (json_object_object_get_ex(root, "fail_path", &v)) {
-        fail(e, json_object_get_string(v), "refused as the test asked");
+        json_object *m;
+        const char *message = json_object_object_get_ex(root, "fail_message", &m) ? json_object_get_string(m) : "refused as the test asked";
+        fail(e, json_object_get_string(v), message);
         json_object_put(root);
         free(p);
         return PW_ERR;

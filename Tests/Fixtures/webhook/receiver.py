@@ -11,6 +11,8 @@ Modes (--mode, or changed at run time with POST /_control {"mode": ...}):
   retry-after   429 with "Retry-After: <retry_after>" (seconds; default 1)
   unavailable   503 with "Retry-After: <HTTP date retry_after seconds ahead>"
   reject        400 with a two-line body ("bad payload: <id>" then "second line")
+  echo-auth     401 whose body echoes the request's Authorization header, as careless servers
+                do (the agent must redact what it logs of the body)
   hang          never answers (the connection stays open until the sender gives up)
 
 POST /_control also takes "script": a list of answers for the next requests, in order, each
@@ -44,7 +46,7 @@ log_file = None
 verifier = None
 
 
-def next_answer(webhook_id):
+def next_answer(webhook_id, authorization=""):
     """The status (and extra headers, and body) for the next request."""
     with lock:
         if webhook_id in state["reject_ids"]:
@@ -71,6 +73,8 @@ def next_answer(webhook_id):
         return 400, {}, f"bad payload: {webhook_id}\nsecond line\n"
     if mode == "hang":
         return None, {}, ""
+    if mode == "echo-auth":
+        return 401, {}, f"denied for Authorization: {authorization}\n"
     return 500, {}, f"unknown mode {mode}\n"
 
 
@@ -119,7 +123,7 @@ class Handler(BaseHTTPRequestHandler):
             self.reply(200, {}, "{}")
             return
         headers = {k.lower(): v for k, v in self.headers.items()}
-        status, extra, body = next_answer(headers.get("webhook-id"))
+        status, extra, body = next_answer(headers.get("webhook-id"), headers.get("authorization", ""))
         record = {
             "time": time.time(),
             "path": self.path,

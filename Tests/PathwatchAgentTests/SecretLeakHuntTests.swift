@@ -1,0 +1,130 @@
+import Foundation
+import PathwatchTestSupport
+import Testing
+
+/// A distinct secret in every field that takes one, then a hunt for each — raw, every
+/// 8-character piece, base64 and URL-encoded (and the Basic-auth form of the webhook's
+/// credentials) — across everything the agent writes: stdout, stderr at trace level, the status
+/// file, webhook bodies, the queue files on disk, and the output of `plugins`, `check-config`
+/// and `once`. Zero hits.
+@Suite struct SecretLeakHuntTests {
+    let pathwatch = TestEnvironment.pathwatchBinary.path
+
+    /// Distinct, random, and long enough that an 8-character piece of one never occurs by chance.
+    static func secret(_ tag: String) -> String {
+        let alphabet = Array("abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789")
+        return tag + String((0..<22).map { _ in alphabet.randomElement()! })
+    }
+
+    /// What must never appear for `secret`: the value, every 8-character piece of it, its base64
+    /// and URL-encoded forms.
+    static func forms(of secret: String) -> [String] {
+        let chars = Array(secret)
+        var out = [secret, Data(secret.utf8).base64EncodedString()]
+        out.append(secret.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? secret)
+        if chars.count > 8 { for i in 0...(chars.count - 8) { out.append(String(chars[i..<(i + 8)])) } }
+        return out
+    }
+
+    @Test
+    func noSecretLeavesTheAgentInAnyForm() throws {
+        let dir = try FixturePlugins.folderWithTestProbe()
+        defer { TestEnvironment.removeTemporaryDirectory(dir) }
+        try FileManager.default.copyItem(
+            at: TestEnvironment.plugin("pathwatch_reachability"), to: dir.appendingPathComponent("libpathwatch_reachability.so"))
+        let good = try WebhookReceiver(log: dir.appendingPathComponent("good.jsonl"))
+        defer { good.stop() }
+        let echoing = try WebhookReceiver(log: dir.appendingPathComponent("echo.jsonl"), mode: "echo-auth")
+        defer { echoing.stop() }
+
+        let secrets: [String: String] = [
+            "PW_LEAK_NAME": Self.secret("nm"), "PW_LEAK_TARGET": Self.secret("tg"), "PW_LEAK_URLTOKEN": Self.secret("ut"),
+            "PW_LEAK_ECHO": Self.secret("ec"), "PW_LEAK_USER": Self.secret("us"), "PW_LEAK_PASS": Self.secret("pw") + "+~",
+            "PW_LEAK_HDR": Self.secret("hd"), "PW_LEAK_LABEL": Self.secret("lb"),
+            "PW_LEAK_WHSEC": "whsec_" + Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString(),
+        ]
+        let bearer = Self.secret("br")
+        try Data(bearer.utf8).write(to: dir.appendingPathComponent("bearer.secret"))
+        let cut = Self.secret("ct") + Self.secret("ct2") + Self.secret("ct3")
+        try Data(cut.utf8).write(to: dir.appendingPathComponent("cut.secret"))
+        var all = Array(secrets.values) + [bearer, cut]
+        let credentials = "\(secrets["PW_LEAK_USER"]!):\(secrets["PW_LEAK_PASS"]!)"
+        all.append(credentials)
+        let stateFile = dir.appendingPathComponent("state")
+        try "ok fine\n".write(to: stateFile, atomically: true, encoding: .utf8)
+        let closedPort = try unusedLoopbackPort()
+        let echoURL = echoing.url.replacingOccurrences(
+            of: "http://", with: "http://${env:PW_LEAK_USER}:${env:PW_LEAK_PASS}@")
+        let config = try writeConfig("""
+            {"agent": {"name": "${env:PW_LEAK_NAME}", "plugin_dirs": ["."], "interval": "300ms", "state_dir": "queues"},
+             "probes": [
+               {"id": "p", "plugin": "testprobe", "config": {"state_file": "\(stateFile.path)", "echo": "token ${env:PW_LEAK_ECHO} in a message"}},
+               {"id": "api", "plugin": "reachability", "interval": "1s", "config": {"targets": [
+                 {"name": "${env:PW_LEAK_TARGET}", "url": "http://127.0.0.1:\(closedPort)/x?token=${env:PW_LEAK_URLTOKEN}", "timeout": "500ms",
+                  "headers": {"Authorization": "Bearer ${file:bearer.secret}", "X-Label": "${env:PW_LEAK_LABEL}"}}]}}],
+             "sinks": [{"type": "stdout", "format": "json", "on": ["change", "every"]},
+                       {"type": "stdout", "format": "text", "on": "change"},
+                       {"type": "file", "path": "status.json"},
+                       {"type": "webhook", "url": "\(good.url)", "secret": "${env:PW_LEAK_WHSEC}",
+                        "headers": {"X-Token": "${env:PW_LEAK_HDR}"}, "on": ["change", "every"]},
+                       {"type": "webhook", "url": "\(echoURL)", "retry": {"initial": "100ms", "max": "200ms"}}]}
+            """, in: dir)
+        // The same secrets where a plug-in's error message cuts one in half (check-config, once).
+        let failing = try writeConfig("""
+            {"agent": {"plugin_dirs": ["."]}, "probes": [{"id": "f", "plugin": "testprobe",
+              "config": {"fail_path": "x", "fail_message": "\(String(repeating: "m", count: 740))${file:cut.secret}"}}]}
+            """, in: dir, name: "failing.json")
+
+        var outputs: [(String, String)] = []
+        let agent = try BackgroundProcess([pathwatch, "run", "--config", config.path, "--log-level", "trace"], environment: secrets)
+        #expect(waitUntil(timeout: 20) { agent.outputLines.count > 5 })
+        try "critical broken\n".write(to: stateFile, atomically: true, encoding: .utf8)
+        #expect(waitUntil(timeout: 20) { good.acceptedBodies().contains { ($0["type"] as? String) == "change" } })
+        #expect(waitUntil(timeout: 20) { !echoing.records().isEmpty })
+        usleep(1_000_000)
+        agent.stop()
+        outputs.append(("run stdout", agent.outputLines.joined(separator: "\n")))
+        outputs.append(("run stderr", agent.errorOutput))
+        #expect(agent.errorOutput.contains("denied for Authorization: Basic"), "the echoing receiver's body is logged (redacted)")
+        outputs.append(("status file", (try? String(contentsOf: dir.appendingPathComponent("status.json"), encoding: .utf8)) ?? ""))
+        outputs.append(("webhook bodies", good.records().compactMap { $0["body"] as? String }.joined(separator: "\n")))
+        outputs.append(("echoing webhook bodies", echoing.records().compactMap { $0["body"] as? String }.joined(separator: "\n")))
+        let queues = dir.appendingPathComponent("queues")
+        for file in FileManager.default.enumerator(atPath: queues.path)?.compactMap({ $0 as? String }) ?? [] {
+            if let data = FileManager.default.contents(atPath: queues.appendingPathComponent(file).path) {
+                outputs.append(("queue file \(file)", String(decoding: data, as: UTF8.self)))
+            }
+        }
+        for (name, argv) in [
+            ("plugins", ["plugins", "--config", config.path]), ("check-config", ["check-config", "--config", config.path]),
+            ("once", ["once", "--config", config.path, "--log-level", "trace"]),
+            ("once text", ["once", "--config", config.path, "--format", "text"]),
+            ("check-config failing", ["check-config", "--config", failing.path]),
+            ("once failing", ["once", "--config", failing.path, "--log-level", "trace"]),
+        ] {
+            let result = try run([pathwatch] + argv, environment: secrets, timeout: 30)
+            outputs.append(("\(name) stdout", result.stdout))
+            outputs.append(("\(name) stderr", result.stderr))
+        }
+        #expect(outputs.first { $0.0 == "check-config failing stderr" }?.1.contains("mmmm") == true, "the cut message is shown")
+
+        var hits: [String] = []
+        for (name, text) in outputs {
+            for secret in all {
+                for form in Self.forms(of: secret) where text.contains(form) {
+                    hits.append("\(name) contains \"\(form)\" (from a secret of \(secret.count) characters)")
+                    break
+                }
+            }
+        }
+        // The hunt means something only if these really hold what the agent said.
+        let mustHaveText = [
+            "run stdout", "run stderr", "status file", "webhook bodies", "echoing webhook bodies", "plugins stdout",
+            "check-config stdout", "once stdout", "once text stdout", "check-config failing stderr",
+        ]
+        let empty = mustHaveText.filter { name in outputs.first { $0.0 == name }?.1.isEmpty ?? true }
+        #expect(empty.isEmpty, "nothing captured from: \(empty)")
+        #expect(outputs.contains { $0.0.hasPrefix("queue file") && $0.0.hasSuffix(".seg") }, "the queue's segments were read")
+        #expect(hits.isEmpty, "\(hits.count) leaks:\n\(hits.prefix(20).joined(separator: "\n"))")
+    }
+}
