@@ -156,7 +156,10 @@ typedef struct pw_probe_descriptor {
 
     /* Take one sample: emit one observation per check. Return PW_OK, or PW_ERR with
      * *error filled when the whole sample failed (the host then marks the probe's checks
-     * unknown with that message). May block; the host enforces the probe's timeout. */
+     * unknown with that message). May block; the host enforces the probe's timeout.
+     * Convention: a "timeout" duration anywhere in the probe's config is time this call may
+     * spend waiting (a target's timeout); the host refuses a config where one is not shorter
+     * than the probe's own timeout, so the plug-in's verdict always arrives in time. */
     int (*sample)(void *instance, const pw_emitter *emitter, pw_error *error);
 
     /* Optional (NULL when not event-driven): the file descriptor the host should watch for
