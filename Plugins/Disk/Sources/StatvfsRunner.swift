@@ -1,7 +1,13 @@
 import PathwatchProbeKit
-/// Runs the statvfs calls of one sample concurrently under one deadline, and remembers calls
-/// that are still stuck so that no second call is ever started on their mount point while the
-/// first is inside the kernel: a dead mount costs one thread, not one thread per sample.
+
+/// Runs the statvfs calls of one sample under one deadline on the probe's worker thread, and
+/// remembers calls that are still stuck so that no second call is ever started on their mount
+/// point while the first is inside the kernel.
+///
+/// Threads: one worker for the probe's life, asleep between samples (an idle agent creates
+/// none; the first release started a thread per mount per sample). When a call runs longer than
+/// a quarter of the timeout and mounts are waiting behind it, the worker is left to that call
+/// and a fresh worker takes the rest, so a dead mount delays no other mount and costs one thread.
 ///
 /// Not thread-safe: the host never calls one probe instance from two threads at once.
 final class StatvfsRunner {
@@ -9,61 +15,123 @@ final class StatvfsRunner {
     enum Result: Equatable {
         case stats(FilesystemStats)
         case failed(Int32)
-        /// The call started in this sample did not return within the timeout.
+        /// The call (or its turn) did not come within the timeout.
         case timedOut
         /// A call from an earlier sample is still stuck (for this many nanoseconds); none was
         /// started now.
         case stillBlocked(nanoseconds: Int64)
     }
 
+    typealias Worker = StatvfsWorkers.Worker
+
     let timeoutNanoseconds: Int64
-    private let statFunction: StatFunction
-    private var stuck: [String: StatvfsCall] = [:]
+    private let workers: StatvfsWorkers
+    /// The healthy worker, asleep between samples; nil until first needed or after it was left
+    /// to a stuck call.
+    private var worker: Worker?
+    /// Workers left inside a call that did not return, by mount point (under the workers' lock).
+    private var stuck: [String: Worker] = [:]
 
     init(timeoutNanoseconds: Int64, statFunction: @escaping StatFunction) {
         self.timeoutNanoseconds = timeoutNanoseconds
-        self.statFunction = statFunction
+        self.workers = StatvfsWorkers(statFunction: statFunction)
     }
 
+    deinit {
+        // The healthy worker exits; stuck ones exit when the kernel lets them go.
+        workers.withLock {
+            worker?.abandoned = true
+            workers.broadcast()
+        }
+    }
+
+    /// After this long inside one call, the mounts queued behind it move to a fresh worker.
+    private var stallNanoseconds: Int64 { max(timeoutNanoseconds / 4, 1_000_000) }
+
+    /// Worker threads started since the probe was created.
+    var threadsStarted: Int { workers.withLock { workers.spawned } }
+
     /// Mount points whose call is still inside the kernel.
-    var stuckMountPoints: [String] { stuck.filter { $0.value.outcome == nil }.keys.sorted() }
+    var stuckMountPoints: [String] {
+        workers.withLock { stuck.filter { $0.value.current != nil }.keys.sorted() }
+    }
 
     func run(_ mountPoints: [String]) -> [String: Result] {
-        // A stuck call that finished since the last sample frees its mount point again.
-        stuck = stuck.filter { $0.value.outcome == nil }
-        var results: [String: Result] = [:]
         let now = MonotonicClock.nowNanoseconds()
-        var toStart: [String] = []
+        var results: [String: Result] = [:]
+        workers.lock()
+        defer { workers.unlock() }
+        // A stuck call that returned since the last sample frees its mount point again.
+        stuck = stuck.filter { $0.value.current != nil }
+        var unassigned: [String] = []
         for mountPoint in Set(mountPoints).sorted() {
-            if let blocked = stuck[mountPoint] {
-                results[mountPoint] = .stillBlocked(nanoseconds: now - blocked.startedAt)
+            if let blocked = stuck[mountPoint], let call = blocked.current {
+                results[mountPoint] = .stillBlocked(nanoseconds: now - call.startedAt)
             } else {
-                toStart.append(mountPoint)
+                unassigned.append(mountPoint)
             }
         }
-        guard !toStart.isEmpty else { return results }
-
-        let latch = CompletionLatch(count: toStart.count)
-        var started: [StatvfsCall] = []
-        for mountPoint in toStart {
-            let call = StatvfsCall(mountPoint: mountPoint, latch: latch, statFunction: statFunction)
-            if let error = call.start() {
-                latch.countDown()
-                results[mountPoint] = .failed(error)
-            } else {
-                started.append(call)
+        let deadline = now + timeoutNanoseconds
+        var active: [Worker] = []
+        while true {
+            if !unassigned.isEmpty {
+                if let current = readyWorker(failing: unassigned, into: &results) {
+                    current.queue += unassigned
+                    if !active.contains(where: { $0 === current }) { active.append(current) }
+                    workers.broadcast()
+                }
+                unassigned = []
             }
+            for w in active {
+                for done in w.finished { results[done.mountPoint] = done.outcome.result }
+                w.finished = []
+            }
+            guard active.contains(where: { !$0.queue.isEmpty || $0.current != nil }) else { break }
+            let t = MonotonicClock.nowNanoseconds()
+            if t >= deadline { break }
+            if let w = worker, let call = w.current, !w.queue.isEmpty, t - call.startedAt >= stallNanoseconds {
+                // Leave this worker to its slow call; the mounts behind it go to a fresh one.
+                unassigned = w.queue
+                w.queue = []
+                w.abandoned = true
+                worker = nil
+                continue
+            }
+            let stallCheck = worker?.current.map { $0.startedAt + stallNanoseconds } ?? deadline
+            workers.wait(untilMonotonicNanoseconds: min(deadline, max(stallCheck, t + 1_000_000)))
         }
-        latch.wait(untilMonotonicNanoseconds: now + timeoutNanoseconds)
-        for call in started {
-            switch call.outcome {
-            case .stats(let stats)?: results[call.mountPoint] = .stats(stats)
-            case .failed(let code)?: results[call.mountPoint] = .failed(code)
-            case nil:
-                stuck[call.mountPoint] = call
-                results[call.mountPoint] = .timedOut
-            }
+        // At the deadline: a call still running is stuck; mounts never reached timed out too.
+        for w in active {
+            for mountPoint in w.queue { results[mountPoint] = .timedOut }
+            w.queue = []
+            guard let call = w.current else { continue }
+            results[call.mountPoint] = .timedOut
+            stuck[call.mountPoint] = w
+            w.abandoned = true
+            if w === worker { worker = nil }
         }
         return results
+    }
+
+    /// The healthy worker, started if needed (lock held). When no thread can be made, every
+    /// mount in `mountPoints` fails with the error and nil is returned.
+    private func readyWorker(failing mountPoints: [String], into results: inout [String: Result]) -> Worker? {
+        if let worker { return worker }
+        let fresh = Worker()
+        if let error = workers.spawn(fresh) {
+            for mountPoint in mountPoints { results[mountPoint] = .failed(error) }
+            return nil
+        }
+        worker = fresh
+        return fresh
+    }
+}
+
+extension StatOutcome {
+    var result: StatvfsRunner.Result {
+        switch self {
+        case .stats(let stats): .stats(stats)
+        case .failed(let code): .failed(code)
+        }
     }
 }

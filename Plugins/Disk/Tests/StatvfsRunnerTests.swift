@@ -34,6 +34,33 @@ import Testing
         #expect(fake.calls("/a") == 6)
     }
 
+    /// The first release started a thread per mount per sample; now one worker serves every
+    /// sample, and only a stuck call costs another.
+    @Test func samplesStartNoThreadsBeyondTheOneWorker() {
+        let mounts = (0..<5).map { "/m\($0)" }
+        let fake = FakeStatvfs(Dictionary(uniqueKeysWithValues: mounts.map { ($0, StatOutcome.stats(good)) }))
+        let runner = StatvfsRunner(timeoutNanoseconds: 1_000_000_000, statFunction: fake.function)
+        for _ in 0..<20 {
+            let results = runner.run(mounts)
+            #expect(results.values.allSatisfy { $0 == .stats(good) } && results.count == 5)
+        }
+        #expect(runner.threadsStarted == 1)
+        #expect(mounts.allSatisfy { fake.calls($0) == 20 })
+    }
+
+    @Test func aStuckMountCostsOneMoreThreadAndDelaysNoOtherMount() {
+        let fake = FakeStatvfs(["/a": .stats(good), "/b": .stats(good), "/c": .stats(good)], blocking: ["/b"])
+        defer { fake.release() }
+        let runner = StatvfsRunner(timeoutNanoseconds: 200_000_000, statFunction: fake.function)
+        for _ in 0..<5 {
+            let results = runner.run(["/a", "/b", "/c"])
+            #expect(results["/a"] == .stats(good))
+            #expect(results["/c"] == .stats(good), "the mount queued behind the stuck one still reports")
+        }
+        #expect(runner.threadsStarted == 2, "the worker left to the stuck call, and its replacement")
+        #expect(fake.calls("/b") == 1)
+    }
+
     @Test func aMountThatAnswersAgainIsCalledAgain() throws {
         let fake = FakeStatvfs(["/stuck": .stats(good)], blocking: ["/stuck"])
         let runner = StatvfsRunner(timeoutNanoseconds: 50_000_000, statFunction: fake.function)
