@@ -97,6 +97,19 @@ def stop(p):
             p.wait()
 
 
+def settle(out, log, agent, rx, seconds):
+    """Waits (at most `seconds`) for the receiver to hold every printed event, stops both, and
+    returns the printed events and those that never arrived."""
+    printed = out.events()
+    deadline = time.time() + seconds
+    while time.time() < deadline and len(received(log)) < len(printed):
+        time.sleep(0.2)
+    got = set(received(log))
+    stop(agent)
+    stop(rx)
+    return printed, [e for e in printed if e not in got]
+
+
 def setup(products, work):
     plugins = os.path.join(work, "plugins")
     os.makedirs(plugins)
@@ -140,14 +153,7 @@ def reload_storm(binary, plugins, work, seconds):
         agent.send_signal(signal.SIGHUP)
         time.sleep(0.07)
     time.sleep(1)
-    printed = out.events()
-    deadline = time.time() + 30
-    while time.time() < deadline and len(received(log)) < len(printed):
-        time.sleep(0.2)
-    got = set(received(log))
-    stop(agent)
-    stop(rx)
-    missing = [e for e in printed if e not in got]
+    printed, missing = settle(out, log, agent, rx, 30)
     return f"reload storm ({seconds} s, {reloads} SIGHUPs): {len(printed)} events printed, {len(missing)} never reached the receiver"
 
 
@@ -182,14 +188,7 @@ def disk_full(binary, plugins, work):
         if full_at is not None and flips >= full_at + 3:
             break
     rx = receiver(port, log)
-    printed = out.events()
-    deadline = time.time() + 60
-    while time.time() < deadline and len(received(log)) < len(printed):
-        time.sleep(0.2)
-    got = set(received(log))
-    stop(agent)
-    stop(rx)
-    missing = [e for e in printed if e not in got]
+    printed, missing = settle(out, log, agent, rx, 60)
     return f"full state disk (1 MiB tmpfs, full after {full_at} rounds of {checks} events): {len(printed)} events printed, {len(missing)} never arrived"
 
 

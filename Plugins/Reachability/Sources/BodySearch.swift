@@ -3,16 +3,15 @@ import CCurlShims
 /// Looks for `expect_body_contains` in a response body as it streams in, keeping only the last
 /// needle-length bytes between chunks, so a large body is searched without being stored.
 final class BodySearch {
-    let needle: [UInt8]
-    private(set) var found = false
+    private(set) var needle: [UInt8] = []
+    private(set) var found = true
     private var tail: [UInt8] = []
 
-    init(needle: String?) {
-        self.needle = Array((needle ?? "").utf8)
-        found = self.needle.isEmpty
-    }
+    init(needle: String? = nil) { reset(needle: needle) }
 
-    func reset() {
+    /// Starts a search for `needle` (nil: nothing to find).
+    func reset(needle text: String?) {
+        needle = Array((text ?? "").utf8)
         found = needle.isEmpty
         tail.removeAll(keepingCapacity: true)
     }

@@ -18,47 +18,59 @@ final class MultiRunner {
         self.multi = multi
     }
 
-    /// Runs every transfer once and returns their results in the same order.
-    func run(_ transfers: [Transfer], maxConcurrency: Int) throws -> [TransferResult] {
-        var results = [TransferResult?](repeating: nil, count: transfers.count)
-        var indexOf: [UnsafeMutableRawPointer: Int] = [:]
+    /// Runs `count` transfers once, each on a handle from `pool` that `configure` sets up for its
+    /// index, and returns their results in index order. Handles go back to the pool as soon as
+    /// their transfer is done.
+    func run(
+        count: Int, maxConcurrency: Int, pool: TransferPool, configure: (Int, Transfer) throws -> Void
+    ) throws -> [TransferResult] {
+        var results = [TransferResult?](repeating: nil, count: count)
+        var inFlight: [UnsafeMutableRawPointer: (index: Int, transfer: Transfer)] = [:]
         var next = 0
-        var inFlight = 0
 
         func startMore() throws {
-            while inFlight < maxConcurrency, next < transfers.count {
-                let transfer = transfers[next]
-                transfer.prepare()
+            while inFlight.count < maxConcurrency, next < count {
+                let transfer = try pool.take()
+                do {
+                    try configure(next, transfer)
+                } catch {
+                    pool.give(transfer)
+                    throw error
+                }
                 let added = curl_multi_add_handle(multi, transfer.handle)
-                guard added == CURLM_OK else { throw multiError("curl_multi_add_handle", added) }
-                indexOf[transfer.handle] = next
+                guard added == CURLM_OK else {
+                    pool.give(transfer)
+                    throw multiError("curl_multi_add_handle", added)
+                }
+                inFlight[transfer.handle] = (next, transfer)
                 next += 1
-                inFlight += 1
             }
         }
 
         // A failure part-way leaves no handle behind in the multi handle for the next sample.
         defer {
-            for handle in indexOf.keys { curl_multi_remove_handle(multi, handle) }
+            for (handle, entry) in inFlight {
+                curl_multi_remove_handle(multi, handle)
+                pool.give(entry.transfer)
+            }
         }
 
         try startMore()
-        while inFlight > 0 {
+        while !inFlight.isEmpty {
             var running: Int32 = 0
             let performed = curl_multi_perform(multi, &running)
             guard performed == CURLM_OK else { throw multiError("curl_multi_perform", performed) }
             var queued: Int32 = 0
             while let message = curl_multi_info_read(multi, &queued) {
                 guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle,
-                    let index = indexOf.removeValue(forKey: handle)
+                    let entry = inFlight.removeValue(forKey: handle)
                 else { continue }
-                let code = message.pointee.data.result
-                results[index] = transfers[index].result(code)
+                results[entry.index] = entry.transfer.result(message.pointee.data.result)
                 curl_multi_remove_handle(multi, handle)
-                inFlight -= 1
+                pool.give(entry.transfer)
             }
             try startMore()
-            if inFlight == 0 { break }
+            if inFlight.isEmpty { break }
             // Returns at once when a newly added handle or an expired timer needs work.
             let polled = curl_multi_poll(multi, nil, 0, Self.pollMilliseconds, nil)
             guard polled == CURLM_OK else { throw multiError("curl_multi_poll", polled) }

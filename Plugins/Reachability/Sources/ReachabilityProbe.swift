@@ -22,7 +22,7 @@ final class ReachabilityProbe: Probe {
 
     let targets: [TargetSpec]
     let maxConcurrency: Int
-    private let transfers: [Transfer]
+    let pool = TransferPool()
     private let runner: MultiRunner
 
     init(config: ReachabilityConfig) throws {
@@ -34,7 +34,11 @@ final class ReachabilityProbe: Probe {
                 + "the server's certificate and host name are not verified\n"
             _ = line.utf8CString.withUnsafeBufferPointer { write(STDERR_FILENO, $0.baseAddress, $0.count - 1) }
         }
-        transfers = try targets.map(Transfer.init(for:))
+        // Every target's options are set once now, so a target libcurl refuses fails here, at
+        // configuration time, not in every sample.
+        let check = try pool.take()
+        for target in targets { try check.configure(for: target) }
+        pool.give(check)
         runner = try MultiRunner()
     }
 
@@ -60,7 +64,9 @@ final class ReachabilityProbe: Probe {
     func sample(into emitter: Emitter) throws {
         var results: [TransferResult]
         do {
-            results = try runner.run(transfers, maxConcurrency: maxConcurrency)
+            results = try runner.run(count: targets.count, maxConcurrency: maxConcurrency, pool: pool) { index, transfer in
+                try transfer.configure(for: targets[index])
+            }
             try inspectRejectedCertificates(&results)
         } catch let error as CurlSetupError {
             throw ProbeSampleError(error.description)
@@ -74,18 +80,19 @@ final class ReachabilityProbe: Probe {
     /// For certificates refused as expired or not yet valid, reads their dates over a second,
     /// unverified handshake so the message can say "expired 3 days ago". Nothing is requested.
     private func inspectRejectedCertificates(_ results: inout [TransferResult]) throws {
-        var indices: [Int] = []
-        var inspections: [Transfer] = []
+        var inspections: [(index: Int, url: String)] = []
         for (index, result) in results.enumerated()
         where result.code == CURLE_PEER_FAILED_VERIFICATION
             && [Verdict.certificateExpired, Verdict.certificateNotYetValid].contains(result.verifyResult)
         {
-            guard let url = transfers[index].effectiveURL else { continue }
-            indices.append(index)
-            inspections.append(try Transfer(inspectingCertificateOf: targets[index], at: url))
+            guard let url = result.effectiveURL else { continue }
+            inspections.append((index, url))
         }
         guard !inspections.isEmpty else { return }
-        let inspected = try runner.run(inspections, maxConcurrency: maxConcurrency)
+        let inspected = try runner.run(count: inspections.count, maxConcurrency: maxConcurrency, pool: pool) { i, transfer in
+            try transfer.configure(inspectingCertificateOf: targets[inspections[i].index], at: inspections[i].url)
+        }
+        let indices = inspections.map(\.index)
         for (index, inspection) in zip(indices, inspected) {
             results[index].certificateNotAfter = inspection.certificateNotAfter
         }

@@ -6,23 +6,34 @@ import Glibc
 import Musl
 #endif
 
-/// One libcurl easy handle, configured once from a target and reused for every sample (libcurl
-/// lets a finished handle be added to the multi handle again).
+/// One libcurl easy handle from the probe's pool, configured afresh for each target it serves
+/// (curl_easy_reset keeps its buffers and the multi handle keeps the connections), so memory
+/// follows the number of transfers in flight, not the number of targets.
 final class Transfer {
     let handle: UnsafeMutableRawPointer
-    private let search: BodySearch
+    private let search = BodySearch()
     private var headerList: UnsafeMutablePointer<curl_slist>?
     private let errorBuffer: UnsafeMutablePointer<CChar>
     /// errno of the last socket() that failed for this handle (see the open-socket shim).
     private let socketErrno: UnsafeMutablePointer<Int32>
-    private let connectOnly: Bool
+    private var connectOnly = false
 
     static let userAgent = "pathwatch-reachability/\(ReachabilityProbe.version)"
     static let maxRedirects = 10
 
-    /// The request a target describes.
-    convenience init(for target: TargetSpec) throws {
-        try self.init(needle: target.expectBodyContains, connectOnly: target.isTCP)
+    init() throws {
+        guard curlGlobalInit == CURLE_OK else { throw CurlSetupError(description: "libcurl failed to initialise") }
+        guard let handle = curl_easy_init() else { throw CurlSetupError(description: "libcurl cannot create a handle") }
+        self.handle = handle
+        errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
+        socketErrno = .allocate(capacity: 1)
+        socketErrno.initialize(to: 0)
+    }
+
+    /// Sets the handle up for the request `target` describes.
+    func configure(for target: TargetSpec) throws {
+        try reset(needle: target.expectBodyContains, connectOnly: target.isTCP)
         let set = EasyOptions(handle: handle)
         try applyCommon(url: target.url.requestURL, target: target)
         if target.isTCP {
@@ -59,10 +70,11 @@ final class Transfer {
         try applyTLS(target.tls)
     }
 
-    /// A bare TLS handshake with verification off, only to read the certificate of a server whose
-    /// certificate failed verification as expired or not yet valid, so the message can say when.
-    convenience init(inspectingCertificateOf target: TargetSpec, at url: String) throws {
-        try self.init(needle: nil, connectOnly: true)
+    /// Sets the handle up for a bare TLS handshake with verification off, only to read the
+    /// certificate of a server whose certificate failed verification as expired or not yet
+    /// valid, so the message can say when.
+    func configure(inspectingCertificateOf target: TargetSpec, at url: String) throws {
+        try reset(needle: nil, connectOnly: true)
         let set = EasyOptions(handle: handle)
         try applyCommon(url: url, target: target)
         try set.set(CURLOPT_CONNECT_ONLY, 1)
@@ -72,16 +84,15 @@ final class Transfer {
         try set.set(CURLOPT_SSL_VERIFYHOST, 0)
     }
 
-    private init(needle: String?, connectOnly: Bool) throws {
-        guard curlGlobalInit == CURLE_OK else { throw CurlSetupError(description: "libcurl failed to initialise") }
-        guard let handle = curl_easy_init() else { throw CurlSetupError(description: "libcurl cannot create a handle") }
-        self.handle = handle
-        self.search = BodySearch(needle: needle)
+    /// Forgets the previous request: options, headers, the body search and the error texts.
+    private func reset(needle: String?, connectOnly: Bool) throws {
+        curl_easy_reset(handle)
+        curl_slist_free_all(headerList)
+        headerList = nil
         self.connectOnly = connectOnly
-        errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
-        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
-        socketErrno = .allocate(capacity: 1)
-        socketErrno.initialize(to: 0)
+        search.reset(needle: needle)
+        errorBuffer[0] = 0
+        socketErrno.pointee = 0
         guard pw_curl_easy_record_socket_errno(handle, socketErrno) == CURLE_OK else {
             throw CurlSetupError(description: "libcurl refused the open-socket callback")
         }
@@ -122,13 +133,6 @@ final class Transfer {
         }
     }
 
-    /// Clears what the previous run left, before the handle goes into the multi handle again.
-    func prepare() {
-        search.reset()
-        errorBuffer[0] = 0
-        socketErrno.pointee = 0
-    }
-
     /// Reads the outcome; call right after libcurl reported the transfer done.
     func result(_ code: CURLcode) -> TransferResult {
         let info = EasyInfo(handle: handle)
@@ -142,7 +146,8 @@ final class Transfer {
         result.verifyResult = info.long(CURLINFO_SSL_VERIFYRESULT)
         result.certificateNotAfter = CertificateDate.leafNotAfter(TransferResult.certificateFields(info))
         result.bodyMatched = search.found
-        result.endedOnHTTPS = effectiveURL?.lowercased().hasPrefix("https:") ?? false
+        result.effectiveURL = effectiveURL
+        result.endedOnHTTPS = result.effectiveURL?.lowercased().hasPrefix("https:") ?? false
         if code != CURLE_OK { result.errorDetail = String(cString: errorBuffer) }
         return result
     }

@@ -19,6 +19,9 @@ struct TransferResult {
     var bodyMatched = true
     /// Whether the request ended on an https:// URL (after redirects, if followed).
     var endedOnHTTPS = false
+    /// The last URL requested (after redirects). It holds whatever the configured URL held, so
+    /// it is used to connect again, never shown.
+    var effectiveURL: String?
 
     init(code: CURLcode) { self.code = code }
 }

@@ -169,6 +169,19 @@ import Testing
         // Waiting for a free slot is not billed to the endpoint: each total is about one delay.
         #expect(try checks.allSatisfy { try $0.metric("total_ms") < 600 })
     }
+
+    /// Easy handles are pooled: many targets, several samples, never more handles than the
+    /// concurrency (the first release kept one handle, about 10 KiB, per target).
+    @Test func handlesArePooledUpToTheConcurrency() throws {
+        let server = try EndpointServer()
+        let targets = (0..<120).map { #"{"name": "t\#($0)", "url": "\#(server.url("/ok"))"}"# }.joined(separator: ",")
+        let probe = try ProbeHarness.makeProbe(#"{"max_concurrency": 8, "targets": [\#(targets)]}"#)
+        for _ in 0..<3 {
+            let checks = try ProbeHarness.sample(probe)
+            #expect(checks.count == 120 && checks.allSatisfy { $0.state == .ok })
+        }
+        #expect(probe.pool.created <= 8, "\(probe.pool.created) handles for 120 targets")
+    }
 }
 
 @Suite struct AddressFamilyTests {

@@ -52,7 +52,7 @@ import Testing
         let search = BodySearch(needle: "healthy")
         feed(search, ["status: hea", "l", "thy!"])
         #expect(search.found)
-        search.reset()
+        search.reset(needle: "healthy")
         #expect(!search.found)
         feed(search, ["status: hea", "lth"])
         #expect(!search.found)
