@@ -31,7 +31,7 @@ def mount_count():
 
 
 def main():
-    binary, plugins = sys.argv[1], sys.argv[2]
+    binary, plugins = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     sizes = [int(x) for x in sys.argv[3].split(",")]
     runs = int(sys.argv[4])
     work = tempfile.mkdtemp(prefix="pathwatch-disk-bench-")
