@@ -31,12 +31,16 @@ let package = Package(
         .systemLibrary(
             name: "CJSONC", path: "Sources/CJSONC", pkgConfig: "json-c",
             providers: [.apt(["libjson-c-dev"])]),
+        // libcurl's headers only: nothing links libcurl, CCurlShims loads it on first use.
         .systemLibrary(
-            name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl",
+            name: "CCurl", path: "Sources/CCurl",
             providers: [.apt(["libcurl4-openssl-dev"])]),
 
-        // Non-variadic wrappers over libcurl's variadic calls, which Swift cannot import.
-        .target(name: "CCurlShims", dependencies: ["CCurl"], path: "Sources/CCurlShims"),
+        // libcurl loaded on first use (dlopen), and non-variadic wrappers over its variadic
+        // calls, which Swift cannot import.
+        .target(
+            name: "CCurlShims", dependencies: ["CCurl"], path: "Sources/CCurlShims",
+            linkerSettings: [.linkedLibrary("dl")]),
         // Linux netlink headers and their function-like macros, made callable from Swift.
         .target(name: "CNetlink", path: "Sources/CNetlink"),
         // rtnetlink: socket, dumps, a strict attribute walker and typed readers.

@@ -1,4 +1,5 @@
 #include "curl_shims.h"
+#include "curl_loader.h"
 
 #include <errno.h>
 #include <sys/socket.h>
@@ -6,59 +7,59 @@
 const long pw_curl_global_default = CURL_GLOBAL_DEFAULT;
 
 CURLcode pw_curl_easy_setopt_long(CURL *handle, CURLoption option, long value) {
-    return curl_easy_setopt(handle, option, value);
+    return pw_curl_loaded_easy_setopt_long(handle, option, value);
 }
 
 CURLcode pw_curl_easy_setopt_off_t(CURL *handle, CURLoption option, curl_off_t value) {
-    return curl_easy_setopt(handle, option, value);
+    return pw_curl_loaded_easy_setopt_off_t(handle, option, value);
 }
 
 CURLcode pw_curl_easy_setopt_string(CURL *handle, CURLoption option, const char *value) {
-    return curl_easy_setopt(handle, option, value);
+    return pw_curl_loaded_easy_setopt_pointer(handle, option, value);
 }
 
 CURLcode pw_curl_easy_setopt_pointer(CURL *handle, CURLoption option, void *value) {
-    return curl_easy_setopt(handle, option, value);
+    return pw_curl_loaded_easy_setopt_pointer(handle, option, value);
 }
 
 CURLcode pw_curl_easy_setopt_data_callback(CURL *handle, CURLoption option, pw_curl_data_callback callback) {
-    return curl_easy_setopt(handle, option, callback);
+    return pw_curl_loaded_easy_setopt_function(handle, option, (void (*)(void))callback);
 }
 
 CURLcode pw_curl_easy_setopt_xferinfo_callback(CURL *handle, CURLoption option, pw_curl_xferinfo_callback callback) {
-    return curl_easy_setopt(handle, option, callback);
+    return pw_curl_loaded_easy_setopt_function(handle, option, (void (*)(void))callback);
 }
 
 CURLcode pw_curl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
-    return curl_easy_getinfo(handle, info, value);
+    return pw_curl_loaded_easy_getinfo(handle, info, value);
 }
 
 CURLcode pw_curl_easy_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *value) {
-    return curl_easy_getinfo(handle, info, value);
+    return pw_curl_loaded_easy_getinfo(handle, info, value);
 }
 
 CURLcode pw_curl_easy_getinfo_double(CURL *handle, CURLINFO info, double *value) {
-    return curl_easy_getinfo(handle, info, value);
+    return pw_curl_loaded_easy_getinfo(handle, info, value);
 }
 
 CURLcode pw_curl_easy_getinfo_string(CURL *handle, CURLINFO info, const char **value) {
     /* libcurl writes a char * here; the const only tells the caller not to free or change it. */
     char *text = NULL;
-    CURLcode code = curl_easy_getinfo(handle, info, &text);
+    CURLcode code = pw_curl_loaded_easy_getinfo(handle, info, &text);
     *value = text;
     return code;
 }
 
 CURLcode pw_curl_easy_getinfo_pointer(CURL *handle, CURLINFO info, void **value) {
-    return curl_easy_getinfo(handle, info, value);
+    return pw_curl_loaded_easy_getinfo(handle, info, value);
 }
 
 CURLMcode pw_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
-    return curl_multi_setopt(multi, option, value);
+    return pw_curl_loaded_multi_setopt_long(multi, option, value);
 }
 
 CURLMcode pw_curl_multi_setopt_pointer(CURLM *multi, CURLMoption option, void *value) {
-    return curl_multi_setopt(multi, option, value);
+    return pw_curl_loaded_multi_setopt_pointer(multi, option, value);
 }
 
 /* libcurl reports a socket() that failed only as "couldn't connect", with CURLINFO_OS_ERRNO
@@ -72,7 +73,7 @@ static curl_socket_t pw_open_socket(void *clientp, curlsocktype purpose, struct 
 }
 
 CURLcode pw_curl_easy_record_socket_errno(CURL *handle, int *last_errno) {
-    CURLcode code = curl_easy_setopt(handle, CURLOPT_OPENSOCKETFUNCTION, pw_open_socket);
+    CURLcode code = pw_curl_loaded_easy_setopt_function(handle, CURLOPT_OPENSOCKETFUNCTION, (void (*)(void))pw_open_socket);
     if (code != CURLE_OK) return code;
-    return curl_easy_setopt(handle, CURLOPT_OPENSOCKETDATA, (void *)last_errno);
+    return pw_curl_loaded_easy_setopt_pointer(handle, CURLOPT_OPENSOCKETDATA, (void *)last_errno);
 }

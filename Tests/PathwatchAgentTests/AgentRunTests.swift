@@ -50,6 +50,33 @@ import Testing
         #expect(timeouts == 1, "\(agent.errorOutput)")
     }
 
+    /// libcurl and its libraries are mapped only once something uses them: not by an agent with
+    /// no webhook sink and no reachability probe, but by one whose webhook delivers.
+    @Test func libcurlIsLoadedOnlyWhenSomethingUsesIt() throws {
+        let dir = try FixturePlugins.folderWithTestProbe()
+        defer { TestEnvironment.removeTemporaryDirectory(dir) }
+        func mapsCurl(_ webhook: String, within seconds: Double) throws -> Bool {
+            let config = try writeConfig("""
+                {"agent": {"plugin_dirs": ["."], "interval": "200ms", "state_dir": "queues"},
+                 "probes": [{"id": "p", "plugin": "testprobe", "config": {"state": "critical"}}],
+                 "sinks": [{"type": "stdout", "format": "json", "on": "change"}\(webhook)]}
+                """, in: dir)
+            let agent = try BackgroundProcess([pathwatch, "run", "--config", config.path])
+            defer { agent.stop() }
+            #expect(agent.waitForLine(timeout: 10) { $0.contains("p/c0") } != nil)
+            // Read through cat: Foundation reads a /proc file as if it were one page long.
+            func maps() -> String { (try? run(["cat", "/proc/\(agent.processIdentifier)/maps"]))?.stdout ?? "" }
+            let found = waitUntil(timeout: seconds) { maps().contains("libcurl") }
+            #expect(!maps().isEmpty)
+            return found
+        }
+        #expect(try !mapsCurl("", within: 2), "an agent that never speaks HTTP maps no libcurl")
+        let port = try unusedLoopbackPort()
+        #expect(
+            try mapsCurl(#", {"type": "webhook", "url": "http://127.0.0.1:\#(port)/hook"}"#, within: 10),
+            "a webhook sink loads it on first use")
+    }
+
     /// A plug-in message with terminal escapes and a newline cannot forge a log line or a stdout
     /// text line: control characters come out as `\u{…}` escapes, each line stays one line.
     @Test func controlCharactersAreEscapedInLogAndTextLines() throws {

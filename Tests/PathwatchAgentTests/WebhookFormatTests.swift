@@ -191,7 +191,7 @@ import Testing
         #expect(outcome(400, body: "  bad field \"x\"\r\nstack trace") == .rejected(status: 400, firstLine: "bad field \"x\""))
         #expect(outcome(404) == .rejected(status: 404, firstLine: ""))
         if case .retry(let reason, _) = outcome(0, code: CURLE_COULDNT_CONNECT) {
-            #expect(reason == String(cString: curl_easy_strerror(CURLE_COULDNT_CONNECT)))
+            #expect(reason == String(cString: pw_curl_easy_strerror(CURLE_COULDNT_CONNECT)))
         } else {
             Issue.record("a refused connection is retried")
         }

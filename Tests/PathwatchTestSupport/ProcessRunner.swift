@@ -156,6 +156,8 @@ public final class BackgroundProcess: @unchecked Sendable {
 
     public func signal(_ sig: Int32) { kill(process.processIdentifier, sig) }
 
+    public var processIdentifier: Int32 { process.processIdentifier }
+
     /// SIGTERM, then SIGKILL after `grace` seconds; returns the exit status.
     @discardableResult
     public func stop(grace: Double = 5) -> Int32 {

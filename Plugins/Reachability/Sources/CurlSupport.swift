@@ -9,7 +9,7 @@ import Musl
 /// libcurl's process-wide set-up, done once per process before the first handle (Swift runs a
 /// global's initializer exactly once, thread-safely). Never torn down: other libcurl users in the
 /// process (the agent's webhook sink) may still need it.
-let curlGlobalInit: CURLcode = curl_global_init(pw_curl_global_default)
+let curlGlobalInit: CURLcode = pw_curl_global_init(pw_curl_global_default)
 
 /// A libcurl call that failed while setting a handle up: a bug or an exhausted resource, never
 /// an endpoint's fault, so it ends the sample instead of landing on one check.
@@ -18,7 +18,7 @@ struct CurlSetupError: Error, CustomStringConvertible {
 }
 
 /// The static English text libcurl has for a code (no URL, header or body in it).
-func curlText(_ code: CURLcode) -> String { String(cString: curl_easy_strerror(code)) }
+func curlText(_ code: CURLcode) -> String { String(cString: pw_curl_easy_strerror(code)) }
 
 /// Typed setopt calls that turn a failure into a thrown error naming the option.
 struct EasyOptions {

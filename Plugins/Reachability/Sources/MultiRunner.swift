@@ -12,7 +12,7 @@ final class MultiRunner {
     static let pollMilliseconds: Int32 = 1000
 
     init() throws {
-        guard curlGlobalInit == CURLE_OK, let multi = curl_multi_init() else {
+        guard curlGlobalInit == CURLE_OK, let multi = pw_curl_multi_init() else {
             throw CurlSetupError(description: "libcurl cannot create a multi handle")
         }
         self.multi = multi
@@ -37,7 +37,7 @@ final class MultiRunner {
                     pool.give(transfer)
                     throw error
                 }
-                let added = curl_multi_add_handle(multi, transfer.handle)
+                let added = pw_curl_multi_add_handle(multi, transfer.handle)
                 guard added == CURLM_OK else {
                     pool.give(transfer)
                     throw multiError("curl_multi_add_handle", added)
@@ -50,7 +50,7 @@ final class MultiRunner {
         // A failure part-way leaves no handle behind in the multi handle for the next sample.
         defer {
             for (handle, entry) in inFlight {
-                curl_multi_remove_handle(multi, handle)
+                pw_curl_multi_remove_handle(multi, handle)
                 pool.give(entry.transfer)
             }
         }
@@ -58,29 +58,29 @@ final class MultiRunner {
         try startMore()
         while !inFlight.isEmpty {
             var running: Int32 = 0
-            let performed = curl_multi_perform(multi, &running)
+            let performed = pw_curl_multi_perform(multi, &running)
             guard performed == CURLM_OK else { throw multiError("curl_multi_perform", performed) }
             var queued: Int32 = 0
-            while let message = curl_multi_info_read(multi, &queued) {
+            while let message = pw_curl_multi_info_read(multi, &queued) {
                 guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle,
                     let entry = inFlight.removeValue(forKey: handle)
                 else { continue }
                 results[entry.index] = entry.transfer.result(message.pointee.data.result)
-                curl_multi_remove_handle(multi, handle)
+                pw_curl_multi_remove_handle(multi, handle)
                 pool.give(entry.transfer)
             }
             try startMore()
             if inFlight.isEmpty { break }
             // Returns at once when a newly added handle or an expired timer needs work.
-            let polled = curl_multi_poll(multi, nil, 0, Self.pollMilliseconds, nil)
+            let polled = pw_curl_multi_poll(multi, nil, 0, Self.pollMilliseconds, nil)
             guard polled == CURLM_OK else { throw multiError("curl_multi_poll", polled) }
         }
         return results.map { $0 ?? TransferResult(code: CURLE_FAILED_INIT) }
     }
 
     private func multiError(_ call: String, _ code: CURLMcode) -> CurlSetupError {
-        CurlSetupError(description: "\(call) failed: \(String(cString: curl_multi_strerror(code)))")
+        CurlSetupError(description: "\(call) failed: \(String(cString: pw_curl_multi_strerror(code)))")
     }
 
-    deinit { curl_multi_cleanup(multi) }
+    deinit { pw_curl_multi_cleanup(multi) }
 }

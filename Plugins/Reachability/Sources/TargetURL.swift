@@ -24,17 +24,17 @@ struct TargetURL {
 
     /// Parses `text`, throwing a message (never containing the URL) when it is not usable.
     init(parsing text: String) throws(URLProblem) {
-        guard let handle = curl_url() else { throw URLProblem("cannot parse: out of memory") }
-        defer { curl_url_cleanup(handle) }
-        let parsed = curl_url_set(handle, CURLUPART_URL, text, UInt32(CURLU_NON_SUPPORT_SCHEME))
+        guard let handle = pw_curl_url() else { throw URLProblem("cannot parse: out of memory") }
+        defer { pw_curl_url_cleanup(handle) }
+        let parsed = pw_curl_url_set(handle, CURLUPART_URL, text, UInt32(CURLU_NON_SUPPORT_SCHEME))
         guard parsed == CURLUE_OK else {
             throw URLProblem(
-                "not a valid URL (\(String(cString: curl_url_strerror(parsed)))); expected http://…, https://… or tcp://host:port")
+                "not a valid URL (\(String(cString: pw_curl_url_strerror(parsed)))); expected http://…, https://… or tcp://host:port")
         }
         func part(_ which: CURLUPart) -> String? {
             var value: UnsafeMutablePointer<CChar>?
-            guard curl_url_get(handle, which, &value, 0) == CURLUE_OK, let value else { return nil }
-            defer { curl_free(value) }
+            guard pw_curl_url_get(handle, which, &value, 0) == CURLUE_OK, let value else { return nil }
+            defer { pw_curl_free(value) }
             return String(cString: value)
         }
         let scheme = part(CURLUPART_SCHEME)?.lowercased() ?? ""

@@ -23,7 +23,7 @@ final class Transfer {
 
     init() throws {
         guard curlGlobalInit == CURLE_OK else { throw CurlSetupError(description: "libcurl failed to initialise") }
-        guard let handle = curl_easy_init() else { throw CurlSetupError(description: "libcurl cannot create a handle") }
+        guard let handle = pw_curl_easy_init() else { throw CurlSetupError(description: "libcurl cannot create a handle") }
         self.handle = handle
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
@@ -56,7 +56,7 @@ final class Transfer {
             try set.set(CURLOPT_COPYPOSTFIELDS, string: body)
         }
         for header in target.headers {
-            guard let extended = curl_slist_append(headerList, header) else {
+            guard let extended = pw_curl_slist_append(headerList, header) else {
                 throw CurlSetupError(description: "out of memory building request headers")
             }
             headerList = extended
@@ -86,8 +86,8 @@ final class Transfer {
 
     /// Forgets the previous request: options, headers, the body search and the error texts.
     private func reset(needle: String?, connectOnly: Bool) throws {
-        curl_easy_reset(handle)
-        curl_slist_free_all(headerList)
+        pw_curl_easy_reset(handle)
+        pw_curl_slist_free_all(headerList)
         headerList = nil
         self.connectOnly = connectOnly
         search.reset(needle: needle)
@@ -161,8 +161,8 @@ final class Transfer {
     }
 
     deinit {
-        curl_easy_cleanup(handle)
-        curl_slist_free_all(headerList)
+        pw_curl_easy_cleanup(handle)
+        pw_curl_slist_free_all(headerList)
         errorBuffer.deallocate()
         socketErrno.deallocate()
     }

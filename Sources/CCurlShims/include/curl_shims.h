@@ -19,6 +19,34 @@
 extern "C" {
 #endif
 
+/* libcurl is loaded on first use (see curl_loader.c): call these pw_curl_* forwarders, never
+ * libcurl's own functions, which nothing links. Each returns libcurl's error for a failed
+ * initialisation when libcurl.so.4 cannot be loaded; pw_curl_available says whether it can. */
+int pw_curl_available(void);
+CURLcode pw_curl_global_init(long flags);
+CURL *pw_curl_easy_init(void);
+void pw_curl_easy_cleanup(CURL *handle);
+void pw_curl_easy_reset(CURL *handle);
+CURLcode pw_curl_easy_perform(CURL *handle);
+const char *pw_curl_easy_strerror(CURLcode code);
+struct curl_slist *pw_curl_slist_append(struct curl_slist *list, const char *text);
+void pw_curl_slist_free_all(struct curl_slist *list);
+CURLM *pw_curl_multi_init(void);
+CURLMcode pw_curl_multi_cleanup(CURLM *multi);
+CURLMcode pw_curl_multi_add_handle(CURLM *multi, CURL *handle);
+CURLMcode pw_curl_multi_remove_handle(CURLM *multi, CURL *handle);
+CURLMcode pw_curl_multi_perform(CURLM *multi, int *running);
+CURLMcode pw_curl_multi_poll(CURLM *multi, struct curl_waitfd *extra, unsigned int count, int timeout_ms, int *ready);
+CURLMsg *pw_curl_multi_info_read(CURLM *multi, int *queued);
+const char *pw_curl_multi_strerror(CURLMcode code);
+CURLU *pw_curl_url(void);
+void pw_curl_url_cleanup(CURLU *url);
+CURLUcode pw_curl_url_set(CURLU *url, CURLUPart part, const char *content, unsigned int flags);
+CURLUcode pw_curl_url_get(CURLU *url, CURLUPart part, char **content, unsigned int flags);
+const char *pw_curl_url_strerror(CURLUcode code);
+time_t pw_curl_getdate(const char *text);
+void pw_curl_free(void *pointer);
+
 /* curl_global_init's default flags, a macro expression Swift does not import. */
 extern const long pw_curl_global_default;
 

@@ -45,6 +45,9 @@ final class WebhookSink: Sink {
         /// Payloads formatted but not yet on disk because appends fail (see `held`).
         var heldInMemory = 0
         var heldRetryScheduled = false
+        /// Why payloads are held in memory, while they are: it outranks delivery errors in
+        /// `last_error`, since it is what stands between the agent and losing payloads.
+        var stateDiskError: String?
         var lastDelivery: WallTime?
         var lastError: String?
         var pathUnsatisfied = false
@@ -134,7 +137,7 @@ final class WebhookSink: Sink {
             SinkStatus(
                 type: "webhook", target: logger.redactor.redact(target.display), queued: s.queued + s.heldInMemory + pending,
                 dropped: Int(s.diskDropped + s.diskRejected) + s.lostInMemory, rejected: Int(s.diskRejected),
-                lastDelivery: s.lastDelivery, lastError: s.lastError.map(logger.redactor.redact))
+                lastDelivery: s.lastDelivery, lastError: (s.stateDiskError ?? s.lastError).map(logger.redactor.redact))
         }
     }
 
@@ -289,7 +292,10 @@ final class WebhookSink: Sink {
                         + "dropped the \(result.dropped) oldest undelivered payloads")
             }
             let wasHeld = shared.withLock { s -> Int in
-                defer { s.heldInMemory = 0 }
+                defer {
+                    s.heldInMemory = 0
+                    s.stateDiskError = nil
+                }
                 return s.heldInMemory
             }
             if wasHeld > 0 { logger.notice("\(name): the state disk takes payloads again; \(wasHeld) held in memory are queued") }
@@ -310,7 +316,10 @@ final class WebhookSink: Sink {
         }
         held.withLock { $0 = kept }
         let why = error.diskFull ? "the state disk is full (\(error))" : "the state disk refuses writes (\(error))"
-        shared.withLock { $0.lastError = "\(WallTime.now()): \(why); \(kept.count) payloads held in memory" }
+        shared.withLock { s in
+            s.lastError = "\(WallTime.now()): \(why); \(kept.count) payloads held in memory"
+            s.stateDiskError = s.lastError
+        }
         if firstTime { logger.error("\(name): \(why); holding payloads in memory (up to \(Self.maxHeldPayloads)) until it has room") }
         if over > 0 { countLost(over, why: "more than \(Self.maxHeldPayloads) payloads waited for the state disk") }
         let schedule = shared.withLock { s -> Bool in

@@ -2,7 +2,7 @@ import CCurlShims
 
 /// libcurl's process-wide set-up, once, before the first handle (thread-safe since libcurl 7.84;
 /// a global's initializer also runs exactly once).
-let webhookCurlInit: CURLcode = curl_global_init(pw_curl_global_default)
+let webhookCurlInit: CURLcode = pw_curl_global_init(pw_curl_global_default)
 
 /// POSTs bodies to one URL through one libcurl easy handle, kept for the life of the sink so the
 /// connection (and TLS session) is reused from one payload to the next. Used only on the sink's
@@ -22,7 +22,7 @@ final class HTTPPoster {
 
     init(settings: WebhookSinkSettings, abort: AbortFlag) throws(SetupError) {
         guard webhookCurlInit == CURLE_OK else { throw SetupError(description: "libcurl failed to initialise") }
-        guard let handle = curl_easy_init() else { throw SetupError(description: "libcurl cannot create a handle") }
+        guard let handle = pw_curl_easy_init() else { throw SetupError(description: "libcurl cannot create a handle") }
         self.handle = handle
         collector = ResponseCollector(abort: abort)
         // libcurl sends "Expect: 100-continue" for larger bodies and waits for an answer many
@@ -55,21 +55,21 @@ final class HTTPPoster {
             steps.append((CURLOPT_SSL_VERIFYHOST, pw_curl_easy_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 0)))
         }
         if let failed = steps.first(where: { $0.1 != CURLE_OK }) {
-            curl_easy_cleanup(handle)
-            throw SetupError(description: "libcurl refused option \(failed.0.rawValue): \(String(cString: curl_easy_strerror(failed.1)))")
+            pw_curl_easy_cleanup(handle)
+            throw SetupError(description: "libcurl refused option \(failed.0.rawValue): \(String(cString: pw_curl_easy_strerror(failed.1)))")
         }
     }
 
-    deinit { curl_easy_cleanup(handle) }
+    deinit { pw_curl_easy_cleanup(handle) }
 
     /// One POST of `body` with the fixed headers plus `extraHeaders`; blocks until the answer,
     /// the timeout, or an abort.
     func post(_ body: [UInt8], extraHeaders: [String]) -> HTTPResponse {
         collector.reset()
         var list: UnsafeMutablePointer<curl_slist>?
-        defer { curl_slist_free_all(list) }
+        defer { pw_curl_slist_free_all(list) }
         for line in fixedHeaders + extraHeaders {
-            guard let extended = curl_slist_append(list, line) else {
+            guard let extended = pw_curl_slist_append(list, line) else {
                 return HTTPResponse(curlCode: CURLE_OUT_OF_MEMORY)
             }
             list = extended
@@ -81,7 +81,7 @@ final class HTTPPoster {
             _ = pw_curl_easy_setopt_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count))
             // Not copied: the bytes stay alive for the whole perform below.
             _ = pw_curl_easy_setopt_pointer(handle, CURLOPT_POSTFIELDS, UnsafeMutableRawPointer(mutating: raw.baseAddress))
-            return curl_easy_perform(handle)
+            return pw_curl_easy_perform(handle)
         }
         _ = pw_curl_easy_setopt_pointer(handle, CURLOPT_POSTFIELDS, nil)
         _ = pw_curl_easy_setopt_pointer(handle, CURLOPT_HTTPHEADER, nil)

@@ -13,7 +13,7 @@ struct HTTPResponse: Sendable {
     static let bodyLimit = 4096
 
     /// libcurl's static text for the error (it names no URL, header or body).
-    var transportError: String { String(cString: curl_easy_strerror(curlCode)) }
+    var transportError: String { String(cString: pw_curl_easy_strerror(curlCode)) }
 
     /// The body's first line, trimmed and cut to 200 characters.
     var bodyFirstLine: String {

@@ -41,7 +41,7 @@ enum RetryAfter {
             return Double(text)
         }
         // libcurl's parser takes all three HTTP date forms (IMF-fixdate, RFC 850, asctime).
-        let date = curl_getdate(text, nil)
+        let date = pw_curl_getdate(text)
         guard date >= 0 else { return nil }
         return Double(Swift.max(0, date - now))
     }
