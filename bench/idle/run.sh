@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 WINDOW=${1:-60}
 command -v collectd >/dev/null || { [ "$(id -u)" = 0 ] && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq collectd-core >/dev/null; }
-[ -x .build/release/pathwatch ] || swift build -c release >/dev/null
+make --no-print-directory release >/dev/null
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 sed "s|@STATE@|$work/collectd|g" bench/idle/collectd.conf > "$work/collectd.conf"
