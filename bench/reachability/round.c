@@ -65,6 +65,14 @@ int main(int argc, char **argv) {
         if (probe->sample(instance, &emitter, &error) != PW_OK) { fprintf(stderr, "sample failed: %s\n", error.message); return 1; }
         printf("round %d %.1f %d %d\n", i, now_ms() - start, tally.observations, tally.ok);
     }
+    /* Proportional set size with the instance alive: what the probe holds between samples. */
+    FILE *rollup = fopen("/proc/self/smaps_rollup", "r");
+    char line[256];
+    while (rollup && fgets(line, sizeof line, rollup)) {
+        long kib;
+        if (sscanf(line, "Pss: %ld kB", &kib) == 1) printf("pss_kib %ld\n", kib);
+    }
+    if (rollup) fclose(rollup);
     probe->destroy(instance);
     struct rusage usage;
     getrusage(RUSAGE_SELF, &usage);

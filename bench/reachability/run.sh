@@ -154,3 +154,23 @@ for mode in fresh keep-alive; do
     echo "| $mode | ratio: sampling round / curl | **$(ratio "$round_median" "$curl_median")×** | | |"
     echo "| $mode | ratio: \`pathwatch once\` / curl | $(ratio "$agent_median" "$curl_median")× | | |"
 done
+
+# Memory per target: the harness's PSS with one probe instance alive after 3 sampling rounds, at
+# 100, 1,000 and 5,000 targets (keep-alive server); the slope is what one more target costs.
+echo
+echo "| targets | harness PSS after 3 rounds | round (median) |"
+echo "|---|---|---|"
+for count in 100 1000 5000; do
+    python3 - "$port" "$count" "$work" <<'PY'
+import json, sys
+port, count, work = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+targets = [{"name": f"t{i}", "url": f"http://127.0.0.1:{port}/target/{i}", "fresh_connection": False} for i in range(count)]
+json.dump({"max_concurrency": 64, "targets": targets}, open(f"{work}/probe-{count}.json", "w"))
+PY
+    "$work/round" "$work/plugins/libpathwatch_reachability.so" "$work/probe-$count.json" 3 > "$work/mem-$count.out"
+    pss=$(awk '$1 == "pss_kib" { print $2 }' "$work/mem-$count.out")
+    echo "$count $pss" >> "$work/mem.points"
+    echo "| $count | $(( pss / 1024 )) MiB ($pss KiB) | $(awk '$1 == "round" && $2 > 1 { print $3 }' "$work/mem-$count.out" | median) ms |"
+done
+awk 'NR == 1 { n0 = $1; p0 = $2 } { n1 = $1; p1 = $2 } END { printf "\nmemory per target (%d to %d targets): %.2f KiB\n", n0, n1, (p1 - p0) / (n1 - n0) }' "$work/mem.points"
+
