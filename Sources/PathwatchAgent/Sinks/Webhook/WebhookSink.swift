@@ -165,6 +165,9 @@ final class WebhookSink: Sink {
     /// Whatever could not be written (the folder never opened, or the disk refused it) goes to
     /// the successor with the same queue folder, or is counted as dropped.
     func close(handingOverTo successors: [any Sink]) {
+        // A sink closed without ever starting would otherwise wait on its paused intake forever
+        // (activating an active queue does nothing).
+        intake.activate()
         let persisted = DispatchSemaphore(value: 0)
         intake.async {
             self.processInbox()
