@@ -39,7 +39,7 @@ extension CommonOptions {
     /// Loads the configuration, or prints the error and exits 78.
     func loadConfig() throws -> LoadedConfig {
         do {
-            return try ConfigLoader.load(file: config)
+            return try ConfigLoader.load(file: configFile)
         } catch {
             printError("configuration error: \(error)")
             throw ExitStatus.configError

@@ -63,9 +63,9 @@ struct ReloadOnHangup: Service {
 
     func run() async throws {
         for await _ in hangups.cancelOnGracefulShutdown() {
-            logger.notice("SIGHUP: reloading \(options.config)")
+            logger.notice("SIGHUP: reloading \(options.configFile)")
             do {
-                try agent.reload(try ConfigLoader.load(file: options.config))
+                try agent.reload(try ConfigLoader.load(file: options.configFile))
             } catch {
                 logger.error("reload refused, keeping the running configuration: \(error)")
             }
