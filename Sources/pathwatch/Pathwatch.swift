@@ -7,6 +7,7 @@ struct Pathwatch: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pathwatch",
         abstract: "A host monitoring agent: link state, reachability, disk and bandwidth probes loaded as plug-ins.",
+        discussion: discussion,
         version: "0.1.0",
         subcommands: [Run.self, Once.self, CheckConfig.self, Plugins.self])
 }

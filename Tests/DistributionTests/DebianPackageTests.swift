@@ -52,6 +52,8 @@ struct DebianPackageTests {
         #expect(missing.stdout.isEmpty, "missing: \(missing.stdout)")
         #expect(try inRoot("stat -c %U /var/lib/pathwatch").stdout == "pathwatch\n")
         #expect(try inRoot("man -w pathwatch").stdout == "/usr/share/man/man1/pathwatch.1.gz\n")
+        let manual = try inRoot("MANWIDTH=200 man -P cat pathwatch 2>/dev/null")
+        #expect(manual.stdout.contains("/etc/pathwatch/conf.d/*.json") && manual.stdout.contains("check-config"), "\(manual.stdout)")
         let help = try inRoot("bash -c 'source /usr/share/bash-completion/completions/pathwatch && complete -p pathwatch'")
         #expect(help.status == 0 && help.stdout.contains("pathwatch"), "\(help.stderr)")
 
