@@ -42,6 +42,7 @@ import Testing
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         let loaded = try load(dir)
         #expect(loaded.config.probes.map(\.id) == ["disk", "a", "b"])
+        #expect(loaded.origins.fragments == ["10-a.json", "20-b.json"].map { dir.appendingPathComponent("conf.d/\($0)").path })
         #expect(loaded.config.sinks.count == 2)
     }
 

@@ -64,6 +64,8 @@ public struct ConfigOrigins: Sendable {
     }
 
     var mainFile: String = ""
+    /// The conf.d files read, in the order they were appended.
+    public internal(set) var fragments: [String] = []
     var probes: [Origin] = []
     var sinks: [Origin] = []
 

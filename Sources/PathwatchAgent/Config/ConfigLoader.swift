@@ -75,6 +75,7 @@ public enum ConfigLoader {
                 origins.sinks = []
                 mainHasSinks = true
             }
+            origins.fragments.append(fragment.file)
             origins.probes += content.probes.indices.map { .init(file: fragment.file, index: $0) }
             origins.sinks += content.sinks.indices.map { .init(file: fragment.file, index: $0) }
             config.probes += content.probes
