@@ -89,6 +89,14 @@ struct DebianPackageTests {
         let bad = try inRoot(#"echo '{"probes": [{"id": "x"}]}' > /etc/pathwatch/conf.d/70-bad.json; cd / && pathwatch check-config"#)
         #expect(bad.status == 78)
         #expect(bad.stderr.contains("/etc/pathwatch/conf.d/70-bad.json: probes[0]"), "\(bad.stderr)")
+
+        // Removal keeps the operator's configuration; purge takes the package's own with it.
+        let remove = try inRoot("DEBIAN_FRONTEND=noninteractive apt-get remove -y -qq pathwatch", timeout: 300)
+        #expect(remove.status == 0, "\(remove.stderr)")
+        #expect(try inRoot("test ! -e /usr/bin/pathwatch && test ! -e /usr/lib/pathwatch/libswiftCore.so && test -f /etc/pathwatch/config.json").status == 0)
+        let purge = try inRoot("DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq pathwatch", timeout: 300)
+        #expect(purge.status == 0, "\(purge.stderr)")
+        #expect(try inRoot("test ! -e /etc/pathwatch/config.json && test ! -e /var/lib/pathwatch").status == 0)
     }
 
     /// Removes a run's root, never while anything is mounted below it (the mounts live in
