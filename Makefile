@@ -1,6 +1,7 @@
 # Pathwatch — the two commands of the README, and what they stand on.
 #   make run    install what is missing (as root), build in release mode, run the agent on config.json
 #   make test   the same set-up, then the whole test suite
+#   make install / make deb   the installed layout of SPEC §9 (PREFIX, DESTDIR), or a .deb of it
 SHELL := /bin/bash
 SWIFT ?= swift
 CONFIG ?= config.json
@@ -10,10 +11,20 @@ CONFIG ?= config.json
 # coreutils (df), openssl (test certificates), curl (reference timings), python3 (test servers),
 # prometheus-alertmanager (the webhook's Alertmanager format against the real thing), and from
 # PyPI standardwebhooks (an independent check of the webhook signatures).
+# Install and package: patchelf (run paths into lib/pathwatch), dpkg-dev (dpkg-shlibdeps),
+# binutils (readelf, strip). The package test: debootstrap (a Debian 12 root without the toolchain).
 BUILD_PACKAGES := libcurl4-openssl-dev libjson-c-dev pkg-config gcc
-TEST_PACKAGES := iproute2 util-linux coreutils openssl curl python3 python3-pip procps prometheus-alertmanager
+DIST_PACKAGES := patchelf dpkg-dev binutils
+TEST_PACKAGES := iproute2 util-linux coreutils openssl curl python3 python3-pip procps prometheus-alertmanager debootstrap
 
-.PHONY: run test deps test-deps build release example clean bench
+# The one version: the agent's own (documents, --version, the package).
+VERSION := $(shell sed -n 's/.*static let version = "\(.*\)"/\1/p' Sources/PathwatchAgent/Status/StatusDocument.swift)
+PREFIX ?= /usr/local
+MANPAGE := .build/plugins/GenerateManual/outputs/pathwatch/pathwatch.1
+# install.sh reads these (and defaults the ones left unset: SYSCONFDIR /etc, LOCALSTATEDIR /var, …).
+export DESTDIR PREFIX SYSCONFDIR LOCALSTATEDIR UNITDIR BASHCOMPDIR ZSHCOMPDIR FISHCOMPDIR MANDIR
+
+.PHONY: run test deps dist-deps test-deps build release man install deb example clean bench
 
 ## Install missing Debian packages when root; otherwise print the exact command and stop.
 define ensure_packages
@@ -32,7 +43,10 @@ endef
 deps:
 	$(call ensure_packages,$(BUILD_PACKAGES))
 
-test-deps: deps
+dist-deps: deps
+	$(call ensure_packages,$(DIST_PACKAGES))
+
+test-deps: dist-deps
 	$(call ensure_packages,$(TEST_PACKAGES))
 	@python3 -c 'import standardwebhooks' 2>/dev/null || python3 -m pip install --quiet standardwebhooks 2>/dev/null \
 		|| python3 -m pip install --quiet --break-system-packages standardwebhooks
@@ -46,7 +60,19 @@ build: deps
 run: release
 	./.build/release/pathwatch run --config $(CONFIG)
 
-test: test-deps
+## The man page, from the command definitions (swift-argument-parser's generate-manual plug-in,
+## which builds release first). Dated by the last commit, so a rebuild yields the same page.
+man: release
+	$(SWIFT) package generate-manual --date $$(git log -1 --format=%cs 2>/dev/null || date -u +%F) >/dev/null
+
+install: dist-deps man
+	PRODUCTS=.build/release MANPAGE=$(MANPAGE) VERSION=$(VERSION) ./dist/install.sh
+
+deb: dist-deps man
+	@PRODUCTS=.build/release MANPAGE=$(MANPAGE) VERSION=$(VERSION) OUT=.build ./dist/make-deb.sh
+
+## The package test (Tests/DistributionTests) packages the release build and its man page.
+test: test-deps man
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 

@@ -114,6 +114,10 @@ let package = Package(
             name: "PathwatchAgentTests",
             dependencies: ["PathwatchAgent", "PathwatchProbeKit", "PathwatchTestSupport"],
             swiftSettings: strict),
+        // make install, make deb, systemd's notify protocol: the agent as an operator installs and runs it.
+        .testTarget(
+            name: "DistributionTests", dependencies: ["PathwatchTestSupport"], exclude: ["Scripts"],
+            swiftSettings: strict),
         .testTarget(
             name: "DiskProbeTests", dependencies: ["DiskProbe", "PathwatchTestSupport"],
             path: "Plugins/Disk/Tests", exclude: ["Fixtures"], swiftSettings: strict),

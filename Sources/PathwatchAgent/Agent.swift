@@ -20,16 +20,20 @@ public final class Agent: Sendable {
         var sinkConfigs: [SinkConfig] = []
         /// Probes yet to report for the first time; nil once the first complete batch went out.
         var awaitingFirstReport: Set<String>? = nil
+        /// Reports taken in since start: orders the summaries handed to the observer.
+        var reports: UInt64 = 0
     }
 
     public let identity: AgentIdentity
     private let logger: AgentLogger
     private let state: Mutex<State>
     private let events = EventLoop()
+    private let observer: (any AgentObserver)?
 
-    public init(config: LoadedConfig, logger: AgentLogger) {
+    public init(config: LoadedConfig, logger: AgentLogger, observer: (any AgentObserver)? = nil) {
         self.identity = AgentIdentity(name: config.config.agent.name)
         self.logger = logger
+        self.observer = observer
         self.state = Mutex(State(loaded: config, catalog: PluginCatalog(), book: CheckBook(agentName: config.config.agent.name)))
     }
 
@@ -53,6 +57,10 @@ public final class Agent: Sendable {
         sinks.forEach { $0.start() }
         events.start()
         runners.forEach(begin)
+        // With no probe there is no first report to wait for.
+        if created.isEmpty, let observer {
+            observer.agentReported(state.withLock { AgentSummary(sequence: 0, book: $0.book) }, firstComplete: true)
+        }
         logger.info("pathwatch \(AgentIdentity.version) started as \(identity.name): \(created.count) probes, \(sinks.count) sinks")
     }
 
@@ -75,7 +83,7 @@ public final class Agent: Sendable {
     /// One report of one probe: through the check book, then to every sink.
     private func receive(_ report: ProbeReport, from probe: String) {
         let now = WallTime.now()
-        let (batch, sinks) = state.withLock { s -> (SinkBatch, [any Sink]) in
+        let (batch, sinks, summary) = state.withLock { s -> (SinkBatch, [any Sink], AgentSummary?) in
             let raised = s.book.apply(report.redacted(by: s.loaded.redactor), probe: probe, at: now)
             let document = StatusDocument.build(identity: identity, at: now, book: s.book, extra: sinkStatuses(s.sinks))
             var batch = SinkBatch(events: raised, document: document.document, state: document.state, time: now, path: s.book.path)
@@ -84,12 +92,22 @@ public final class Agent: Sendable {
                 batch.firstComplete = awaiting.isEmpty
                 s.awaitingFirstReport = awaiting.isEmpty ? nil : awaiting
             }
-            return (batch, s.sinks)
+            s.reports += 1
+            return (batch, s.sinks, observer == nil ? nil : AgentSummary(sequence: s.reports, book: s.book))
         }
         for event in batch.events {
             logger.info("\(event.check): \(event.from?.name ?? "unknown") → \(event.to.name): \(event.message)")
         }
         for sink in sinks { sink.submit(batch) }
+        if let summary { observer?.agentReported(summary, firstComplete: batch.firstComplete) }
+    }
+
+    /// Proof of life for a watchdog: returns only if the agent's state lock can be taken, and
+    /// nudges the event loop, returning how many turns it had made before. A later call
+    /// returning the same number means the loop did not come round since: it is wedged.
+    public func heartbeat() -> UInt64 {
+        state.withLock { _ in }
+        return events.nudge()
     }
 
     /// The current status document.

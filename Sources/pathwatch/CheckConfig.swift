@@ -23,7 +23,9 @@ extension Pathwatch {
             for refusal in catalog.refused { print("note: plug-in refused: \(refusal)") }
             DescriptorLimit.raiseSoftToHard()
             if let shortage = DescriptorLimit.shortage(for: loaded.config) { print("warning: \(shortage)") }
-            print("\(loaded.file): valid (\(created.count) probes, \(loaded.config.sinks.count) sinks)")
+            let fragments = loaded.origins.fragments
+            let from = fragments.isEmpty ? "" : " with \(fragments.joined(separator: ", "))"
+            print("\(loaded.file)\(from): valid (\(created.count) probes, \(loaded.config.sinks.count) sinks)")
         }
     }
 }

@@ -21,7 +21,9 @@ enum LogLevelOption: String, ExpressibleByArgument, CaseIterable {
 extension CommonOptions {
     /// A logger writing to stderr at the chosen level, redacting the config's secrets.
     func makeLogger(redactor: SecretRedactor) -> AgentLogger {
-        var logger = Logger(label: "pathwatch") { label in StreamLogHandler.standardError(label: label) }
+        var logger = Logger(label: "pathwatch") { label in
+            JournalStream.isStandardError ? JournalLogHandler() as any LogHandler : StreamLogHandler.standardError(label: label)
+        }
         logger.logLevel = logLevel.level
         return AgentLogger(logger: logger, redactor: redactor)
     }
@@ -39,7 +41,7 @@ extension CommonOptions {
     /// Loads the configuration, or prints the error and exits 78.
     func loadConfig() throws -> LoadedConfig {
         do {
-            return try ConfigLoader.load(file: config)
+            return try ConfigLoader.load(file: configFile)
         } catch {
             printError("configuration error: \(error)")
             throw ExitStatus.configError

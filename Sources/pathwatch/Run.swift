@@ -17,15 +17,20 @@ extension Pathwatch {
             let loaded = try options.loadConfig()
             let logger = options.makeLogger(redactor: loaded.redactor)
             options.prepareDescriptors(for: loaded, logger: logger)
-            let agent = Agent(config: loaded, logger: logger)
+            let systemd = systemdNotifier(logger: logger)
+            let agent = Agent(config: loaded, logger: logger, observer: systemd.map(SystemdStatusReporter.init))
             // The agent starts inside the service group, once the group traps SIGTERM and SIGINT,
             // so a stop request can never find the default handlers.
+            var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+                .init(service: AgentService(agent: agent, systemd: systemd)),
+                .init(service: ReloadOnHangup(agent: agent, hangups: hangups, file: options.configFile, systemd: systemd, logger: logger)),
+            ]
+            if let systemd, let period = systemd.watchdogPeriod {
+                services.append(.init(service: Watchdog(agent: agent, notifier: systemd, period: period)))
+            }
             let group = ServiceGroup(
                 configuration: .init(
-                    services: [
-                        .init(service: AgentService(agent: agent)),
-                        .init(service: ReloadOnHangup(agent: agent, hangups: hangups, options: options, logger: logger)),
-                    ],
+                    services: services,
                     gracefulShutdownSignals: [.sigterm, .sigint],
                     logger: logger.logger))
             do {
@@ -38,9 +43,22 @@ extension Pathwatch {
     }
 }
 
+/// The service manager's notify channel when it asked for one; a warning when it asked but
+/// libsystemd cannot be used (the unit's `Type=notify` would then time out, so say why).
+func systemdNotifier(logger: AgentLogger) -> SystemdNotifier? {
+    switch SystemdNotifier.fromEnvironment() {
+    case .success(let notifier): return notifier
+    case .failure(.notRequested): return nil
+    case .failure(let reason):
+        logger.warning("\(reason)")
+        return nil
+    }
+}
+
 /// Runs the agent until graceful shutdown, then stops it cleanly.
 struct AgentService: Service {
     let agent: Agent
+    let systemd: SystemdNotifier?
 
     func run() async throws {
         do {
@@ -50,6 +68,7 @@ struct AgentService: Service {
             throw error
         }
         try? await gracefulShutdown()
+        systemd?.send("STOPPING=1")
         agent.stop()
     }
 }
@@ -58,17 +77,21 @@ struct AgentService: Service {
 struct ReloadOnHangup: Service {
     let agent: Agent
     let hangups: UnixSignalsSequence
-    let options: CommonOptions
+    let file: String
+    let systemd: SystemdNotifier?
     let logger: AgentLogger
 
     func run() async throws {
         for await _ in hangups.cancelOnGracefulShutdown() {
-            logger.notice("SIGHUP: reloading \(options.config)")
+            logger.notice("SIGHUP: reloading \(file)")
+            // `systemctl reload` waits from RELOADING=1 until READY=1, refused or not.
+            systemd?.send(SystemdNotifier.reloadingMessage())
             do {
-                try agent.reload(try ConfigLoader.load(file: options.config))
+                try agent.reload(try ConfigLoader.load(file: file))
             } catch {
                 logger.error("reload refused, keeping the running configuration: \(error)")
             }
+            systemd?.send("READY=1")
         }
     }
 }

@@ -6,6 +6,8 @@ public struct LoadedConfig: Sendable {
     public var pluginDirectories: [String]
     public var stateDirectory: String
     public var redactor: SecretRedactor
+    /// Which file (the main one or a conf.d fragment) each probe and sink came from.
+    public var origins = ConfigOrigins()
 
     /// The folder relative paths in the config are resolved against.
     public var baseDirectory: String { directoryName(file) }
@@ -30,13 +32,19 @@ public enum ConfigLoader {
             }
             throw ConfigError(file: file, location: "(file)", message: "cannot read the configuration: \(error)")
         }
-        let loaded = try load(text: text, file: file)
+        let loaded = try load(text: text, file: file, fragments: try ConfigFragment.read(besides: file))
         // Only for a real file: the folders it names are checked on the host it runs on.
-        try ConfigHostChecks.checkFolders(loaded.config, file: file)
+        do {
+            try ConfigHostChecks.checkFolders(loaded.config, file: file)
+        } catch {
+            throw loaded.origins.relocate(error)
+        }
         return loaded
     }
 
-    public static func load(text: String, file: String) throws(ConfigError) -> LoadedConfig {
+    /// `text` as the main file `file`, with `fragments` (conf.d) appended. Relative paths in a
+    /// fragment are relative to the main file's folder, as if its arrays were written there.
+    public static func load(text: String, file: String, fragments: [ConfigFragment] = []) throws(ConfigError) -> LoadedConfig {
         let raw: JSONValue
         do {
             raw = try JSONParser.parse(text)
@@ -53,15 +61,57 @@ public enum ConfigLoader {
         } catch {
             throw ConfigError(file: file, location: error.path.description, message: redactor.redact(error.message))
         }
-        try keepSecretsOutOfNames(&config, redactor: redactor, file: file)
-        try validate(config, file: file)
-        let loaded = LoadedConfig(
+        var origins = ConfigOrigins(
+            mainFile: file, probes: config.probes.indices.map { .init(file: file, index: $0) },
+            sinks: config.sinks.indices.map { .init(file: file, index: $0) })
+        var mainHasSinks = false
+        if case .object(let object) = raw { mainHasSinks = object.members.contains { $0.key == "sinks" } }
+        for fragment in fragments {
+            let content = try decode(fragment, redactor: redactor, baseDirectory: base)
+            // The default stdout sink stands in for a main file without sinks, not beside the
+            // sinks a fragment brings.
+            if content.hasSinks, !mainHasSinks {
+                config.sinks = []
+                origins.sinks = []
+                mainHasSinks = true
+            }
+            origins.fragments.append(fragment.file)
+            origins.probes += content.probes.indices.map { .init(file: fragment.file, index: $0) }
+            origins.sinks += content.sinks.indices.map { .init(file: fragment.file, index: $0) }
+            config.probes += content.probes
+            config.sinks += content.sinks
+        }
+        var loaded = LoadedConfig(
             file: file, config: config,
             pluginDirectories: config.agent.pluginDirs.map { resolvePath($0, relativeTo: base) },
             stateDirectory: resolvePath(config.agent.stateDir, relativeTo: base),
-            redactor: redactor)
-        try ConfigHostChecks.checkPluginTimeouts(loaded)
+            redactor: redactor, origins: origins)
+        do {
+            try keepSecretsOutOfNames(&loaded.config, redactor: redactor, file: file)
+            try validate(loaded.config, file: file, origins: origins)
+            try ConfigHostChecks.checkPluginTimeouts(loaded)
+        } catch {
+            throw origins.relocate(error)
+        }
         return loaded
+    }
+
+    /// One conf.d fragment: parsed, secrets substituted, decoded; errors name the fragment.
+    static func decode(_ fragment: ConfigFragment, redactor: SecretRedactor, baseDirectory: String) throws(ConfigError) -> FragmentContent {
+        let raw: JSONValue
+        do {
+            raw = try JSONParser.parse(fragment.text)
+        } catch {
+            throw ConfigError(file: fragment.file, location: "line \(error.line), column \(error.column)", message: error.message)
+        }
+        do {
+            let substituted = try SecretSubstitution(redactor: redactor, baseDirectory: baseDirectory).apply(to: raw)
+            return try JSONValueDecoder().decode(FragmentContent.self, from: substituted)
+        } catch {
+            var message = redactor.redact(error.message)
+            if error.path.description.hasPrefix("agent") { message += " (a conf.d fragment holds only probes and sinks; agent settings belong in the main file)" }
+            throw ConfigError(file: fragment.file, location: error.path.description, message: message)
+        }
     }
 
     /// The agent's name and the probes' ids are printed in every line, document and event. A
@@ -78,13 +128,13 @@ public enum ConfigLoader {
     }
 
     /// What no single value can tell: uniqueness across the file.
-    static func validate(_ config: AgentConfig, file: String) throws(ConfigError) {
+    static func validate(_ config: AgentConfig, file: String, origins: ConfigOrigins = ConfigOrigins()) throws(ConfigError) {
         var seen: [String: Int] = [:]
         for (i, probe) in config.probes.enumerated() {
             if let first = seen[probe.id] {
                 throw ConfigError(
                     file: file, location: "probes[\(i)].id",
-                    message: "duplicate probe id \"\(probe.id)\" (already used by probes[\(first)])")
+                    message: "duplicate probe id \"\(probe.id)\" (already used by \(origins.describeProbe(first)))")
             }
             seen[probe.id] = i
         }

@@ -23,7 +23,7 @@ public enum ProbeSetup {
                 created.append(Created(index: i, config: probe, instance: try instantiate(probe, index: i, loaded: loaded, catalog: catalog)))
             } catch {
                 for c in created { c.instance.destroy() }
-                throw error
+                throw loaded.origins.relocate(error)
             }
         }
         return created

@@ -17,6 +17,8 @@ final class EventLoop: Sendable {
     private let wakeRead: Int32
     private let wakeWrite: Int32
     private let finished = DispatchSemaphore(value: 0)
+    /// Loop iterations so far: the watchdog's evidence that the loop still comes round.
+    private let turns = Atomic<UInt64>(0)
 
     init() {
         var fds: [Int32] = [-1, -1]
@@ -64,6 +66,13 @@ final class EventLoop: Sendable {
         _ = finished.wait(timeout: .now() + 2)
     }
 
+    /// Wakes the loop for one more turn, and returns the turns made before it.
+    func nudge() -> UInt64 {
+        let before = turns.load(ordering: .acquiring)
+        wake()
+        return before
+    }
+
     private func wake() {
         var byte: UInt8 = 1
         _ = write(wakeWrite, &byte, 1)
@@ -71,6 +80,8 @@ final class EventLoop: Sendable {
 
     private func loop() {
         while running.withLock({ $0 }) {
+            let turn = turns.add(1, ordering: .releasing).newValue
+            Failpoint.wedgeEventLoop(atTurn: turn)
             let armed = watches.withLock { $0.filter(\.armed) }
             var polls = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
             polls += armed.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }

@@ -1,0 +1,104 @@
+import Synchronization
+
+/// systemd's notify protocol (sd_notify(3)) through libsystemd, opened with dlopen only when the
+/// service manager asked for notifications (`NOTIFY_SOCKET` is set). Linking libsystemd would
+/// map it and its compression and crypto libraries into every `pathwatch` process, `once` and
+/// `check-config` included; opened on demand it costs nothing outside a `Type=notify` unit.
+public final class SystemdNotifier: @unchecked Sendable {
+    // @unchecked: the two C function pointers are immutable after init and the library stays
+    // loaded for the life of the process; libsystemd documents both calls as thread-safe.
+    private typealias NotifyFunction = @convention(c) (Int32, UnsafePointer<CChar>?) -> Int32
+    private typealias WatchdogEnabledFunction = @convention(c) (Int32, UnsafeMutablePointer<UInt64>?) -> Int32
+    private let notifyFunction: NotifyFunction
+    private let watchdogEnabledFunction: WatchdogEnabledFunction
+
+    public enum Unavailable: Error, CustomStringConvertible {
+        case notRequested
+        case library(String)
+        public var description: String {
+            switch self {
+            case .notRequested: "NOTIFY_SOCKET is not set"
+            case .library(let reason): "NOTIFY_SOCKET is set but libsystemd cannot be used: \(reason)"
+            }
+        }
+    }
+
+    /// The notifier, when the service manager asked for notifications; `.notRequested` when it
+    /// did not (a shell, a test, `once`).
+    public static func fromEnvironment() -> Result<SystemdNotifier, Unavailable> {
+        guard let socket = getenv("NOTIFY_SOCKET"), socket.pointee != 0 else { return .failure(.notRequested) }
+        guard let library = dlopen("libsystemd.so.0", RTLD_NOW | RTLD_LOCAL) else {
+            return .failure(.library(dlerror().map { String(cString: $0) } ?? "dlopen failed"))
+        }
+        guard let notify = dlsym(library, "sd_notify"), let watchdog = dlsym(library, "sd_watchdog_enabled") else {
+            return .failure(.library("sd_notify or sd_watchdog_enabled missing"))
+        }
+        return .success(SystemdNotifier(
+            notify: unsafeBitCast(notify, to: NotifyFunction.self),
+            watchdogEnabled: unsafeBitCast(watchdog, to: WatchdogEnabledFunction.self)))
+    }
+
+    private init(notify: NotifyFunction, watchdogEnabled: WatchdogEnabledFunction) {
+        notifyFunction = notify
+        watchdogEnabledFunction = watchdogEnabled
+    }
+
+    /// Sends one notification ("READY=1", "STATUS=…", several joined by newlines). Returns
+    /// false when it could not be delivered; the agent runs on either way.
+    @discardableResult
+    public func send(_ assignments: String) -> Bool {
+        notifyFunction(0, assignments) > 0
+    }
+
+    /// How often to send `WATCHDOG=1`: half of `WATCHDOG_USEC`, as sd_watchdog_enabled(3)
+    /// recommends; nil when the unit has no `WatchdogSec` (or it is meant for another process).
+    public var watchdogPeriod: Duration? {
+        var usec: UInt64 = 0
+        guard watchdogEnabledFunction(0, &usec) > 0, usec > 0 else { return nil }
+        return .microseconds(Int64(clamping: usec / 2))
+    }
+
+    /// `RELOADING=1` needs the monotonic time of the request (systemd.service(5),
+    /// `Type=notify-reload`); older managers ignore the extra field.
+    public static func reloadingMessage() -> String {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        let usec = UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
+        return "RELOADING=1\nMONOTONIC_USEC=\(usec)"
+    }
+}
+
+/// Tells the service manager what the agent is doing: `READY=1` once every probe has reported,
+/// then `STATUS=` whenever the summary line changes.
+public final class SystemdStatusReporter: AgentObserver {
+    private struct State {
+        var lastSequence: UInt64 = 0
+        var lastLine: String? = nil
+        var ready = false
+    }
+
+    private let notifier: SystemdNotifier
+    private let state = Mutex(State())
+
+    public init(notifier: SystemdNotifier) { self.notifier = notifier }
+
+    public func agentReported(_ summary: AgentSummary, firstComplete: Bool) {
+        // Sent under this reporter's own lock (never the agent's): notifications leave in the
+        // order the summaries were taken, and an older one never overwrites a newer one.
+        state.withLock { s in
+            guard summary.sequence >= s.lastSequence else { return }
+            s.lastSequence = summary.sequence
+            let line = summary.statusLine
+            var message: [String] = []
+            if firstComplete && !s.ready {
+                s.ready = true
+                message.append("READY=1")
+            }
+            if line != s.lastLine {
+                s.lastLine = line
+                message.append("STATUS=\(line)")
+            }
+            if !message.isEmpty { notifier.send(message.joined(separator: "\n")) }
+        }
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import PathwatchTestSupport
+import Testing
+
+/// `make deb`, installed with apt into a freshly debootstrapped Debian 12 root that has no Swift
+/// toolchain: the agent runs from `/` against /etc/pathwatch/config.json with a conf.d fragment,
+/// the README's out-of-tree C plug-in builds with `pkg-config --cflags pathwatch-probe` and loads,
+/// the unit passes `systemd-analyze verify`, and everything sits where SPEC §9 says.
+@Suite(.enabled(if: Distribution.missingInputs == nil, "\(Distribution.missingInputs ?? "")"))
+struct DebianPackageTests {
+    /// The pristine root, cached between runs inside .build (made again from a clean clone).
+    static var baseRoot: URL { Distribution.root.appendingPathComponent(".build/pkgtest/bookworm") }
+
+    @Test func installsWithAptIntoABareDebianAndRunsFromThere() throws {
+        try #require(TestEnvironment.canUseNamespaces, "\(TestEnvironment.needsRootReason)")
+        try #require(try run(["sh", "-c", "command -v debootstrap"]).status == 0, "needs debootstrap: run `make test-deps`")
+        let scratch = try TestEnvironment.makeTemporaryDirectory("pathwatch-deb")
+        defer { TestEnvironment.removeTemporaryDirectory(scratch) }
+        let deb = try Distribution.makeDeb(into: scratch)
+        #expect(deb.lastPathComponent == "pathwatch_\(Distribution.version)_\(try run(["dpkg", "--print-architecture"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)).deb")
+
+        let made = try run(["bash", Distribution.scripts.appendingPathComponent("bookworm-root.sh").path, Self.baseRoot.path], timeout: 900)
+        try #require(made.status == 0, "debootstrap: \(made.stderr)")
+        let root = Distribution.root.appendingPathComponent(".build/pkgtest/run-\(getpid())")
+        let copied = try run(["cp", "-a", Self.baseRoot.path, root.path], timeout: 300)
+        try #require(copied.status == 0, "\(copied.stderr)")
+        defer { Self.remove(root) }
+        try FileManager.default.copyItem(at: deb, to: root.appendingPathComponent("tmp/\(deb.lastPathComponent)"))
+        func inRoot(_ command: String, timeout: Double = 120) throws -> ProcessResult {
+            try run(["bash", Distribution.scripts.appendingPathComponent("in-root.sh").path, root.path, command], timeout: timeout)
+        }
+
+        let apt = try inRoot("DEBIAN_FRONTEND=noninteractive apt-get install -y -qq /tmp/\(deb.lastPathComponent)", timeout: 600)
+        try #require(apt.status == 0, "apt install: \(apt.stdout)\n\(apt.stderr)")
+
+        // No toolchain, and the runtime comes from the package.
+        #expect(try inRoot("test ! -e /opt/swift && ! command -v swift").status == 0)
+        let ldd = try inRoot("ldd /usr/bin/pathwatch")
+        #expect(ldd.stdout.contains("libswiftCore.so => /usr/bin/../lib/pathwatch/libswiftCore.so"), "\(ldd.stdout)")
+        #expect(!ldd.stdout.contains("not found"), "\(ldd.stdout)")
+
+        // SPEC §9.
+        let layout = [
+            "/usr/bin/pathwatch", "/usr/lib/pathwatch/libswiftCore.so", "/usr/lib/pathwatch/plugins/libpathwatch_disk.so",
+            "/usr/include/pathwatch/pathwatch_probe.h", "/usr/lib/pkgconfig/pathwatch-probe.pc",
+            "/usr/share/man/man1/pathwatch.1.gz", "/usr/share/bash-completion/completions/pathwatch",
+            "/usr/share/zsh/vendor-completions/_pathwatch", "/usr/share/fish/vendor_completions.d/pathwatch.fish",
+            "/etc/pathwatch/config.json", "/etc/pathwatch/conf.d", "/var/lib/pathwatch", "/lib/systemd/system/pathwatch.service",
+            "/usr/local/lib/pathwatch/plugins",
+        ]
+        let missing = try inRoot("for f in \(layout.joined(separator: " ")); do [ -e $f ] || echo $f; done")
+        #expect(missing.stdout.isEmpty, "missing: \(missing.stdout)")
+        #expect(try inRoot("stat -c %U /var/lib/pathwatch").stdout == "pathwatch\n")
+        #expect(try inRoot("man -w pathwatch").stdout == "/usr/share/man/man1/pathwatch.1.gz\n")
+        let manual = try inRoot("MANWIDTH=200 man -P cat pathwatch 2>/dev/null")
+        #expect(manual.stdout.contains("/etc/pathwatch/conf.d/*.json") && manual.stdout.contains("check-config"), "\(manual.stdout)")
+        let help = try inRoot("bash -c 'source /usr/share/bash-completion/completions/pathwatch && complete -p pathwatch'")
+        #expect(help.status == 0 && help.stdout.contains("pathwatch"), "\(help.stderr)")
+
+        // The unit, by systemd's own checker (paths, directives, the man page it names).
+        let verify = try inRoot("systemd-analyze verify /lib/systemd/system/pathwatch.service")
+        #expect(verify.status == 0 && verify.stderr.isEmpty && verify.stdout.isEmpty, "\(verify.stdout)\(verify.stderr)")
+        let security = try inRoot("systemd-analyze security --offline=true --threshold=30 /lib/systemd/system/pathwatch.service")
+        #expect(security.status == 0, "exposure over 3.0: \(security.stdout)")
+
+        // The README's C walkthrough, verbatim but for sudo, in a folder of its own.
+        let walkthrough = try Walkthrough(readme: Distribution.root.appendingPathComponent("README.md"), prefix: "walkthrough-c")
+        let work = root.appendingPathComponent("root/uptime-probe")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        try walkthrough.block("uptime.c").write(to: work.appendingPathComponent("uptime.c"), atomically: true, encoding: .utf8)
+        let commands = try walkthrough.block("commands").replacingOccurrences(of: "sudo ", with: "")
+        let built = try inRoot("cd /root/uptime-probe && \(commands)")
+        #expect(built.status == 0, "walkthrough: \(built.stdout)\n\(built.stderr)")
+        #expect(built.stdout.contains("/etc/pathwatch/config.json with /etc/pathwatch/conf.d/50-uptime.json: valid (5 probes, 2 sinks)"), "\(built.stdout)")
+
+        // From `/`, no --config: /etc/pathwatch/config.json with the fragment's probe.
+        let once = try inRoot("cd / && pathwatch once")
+        #expect((0...3).contains(once.status), "once: \(once.stderr)")
+        let document = try parseJSONObject(once.stdout)
+        let checks = try #require(document["checks"] as? [[String: Any]])
+        let ids = Set(checks.compactMap { $0["id"] as? String })
+        #expect(ids.contains("load/load"), "\(ids)")
+        #expect(ids.contains { $0.hasPrefix("disk/") }, "\(ids)")
+        let uptime = try #require(checks.first { $0["id"] as? String == "uptime/uptime" }, "\(ids)")
+        #expect(uptime["state"] as? String == "ok")
+        #expect(((uptime["metrics"] as? [String: Double])?["uptime_seconds"] ?? 0) > 0)
+
+        // A bad fragment is refused by name, and the agent says where.
+        let bad = try inRoot(#"echo '{"probes": [{"id": "x"}]}' > /etc/pathwatch/conf.d/70-bad.json; cd / && pathwatch check-config"#)
+        #expect(bad.status == 78)
+        #expect(bad.stderr.contains("/etc/pathwatch/conf.d/70-bad.json: probes[0]"), "\(bad.stderr)")
+
+        // Removal keeps the operator's configuration; purge takes the package's own with it.
+        let remove = try inRoot("DEBIAN_FRONTEND=noninteractive apt-get remove -y -qq pathwatch", timeout: 300)
+        #expect(remove.status == 0, "\(remove.stderr)")
+        #expect(try inRoot("test ! -e /usr/bin/pathwatch && test ! -e /usr/lib/pathwatch/libswiftCore.so && test -f /etc/pathwatch/config.json").status == 0)
+        let purge = try inRoot("DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq pathwatch", timeout: 300)
+        #expect(purge.status == 0, "\(purge.stderr)")
+        #expect(try inRoot("test ! -e /etc/pathwatch/config.json && test ! -e /var/lib/pathwatch").status == 0)
+    }
+
+    /// Removes a run's root, never while anything is mounted below it (the mounts live in
+    /// namespaces that ended with their commands, but a removal must not trust that blindly).
+    static func remove(_ root: URL) {
+        // Through cat: /proc files report size 0, and a reader trusting the size reads nothing.
+        let mounts = (try? run(["cat", "/proc/self/mountinfo"]).stdout) ?? ""
+        guard mounts.contains(" / / "), !mounts.contains(" \(root.path)/") else { return }
+        _ = try? run(["rm", "-rf", "--one-file-system", root.path], timeout: 300)
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import PathwatchTestSupport
+import Testing
+
+/// `make install` (dist/install.sh) into a DESTDIR: the layout of SPEC §9, run paths into
+/// lib/pathwatch, and a binary that runs with the toolchain hidden.
+@Suite(.enabled(if: Distribution.missingInputs == nil, "\(Distribution.missingInputs ?? "")"))
+struct InstallLayoutTests {
+    @Test func installsTheLayoutOfTheSpecWithRunPathsIntoItsOwnRuntime() throws {
+        let dest = try TestEnvironment.makeTemporaryDirectory("pathwatch-install")
+        defer { TestEnvironment.removeTemporaryDirectory(dest) }
+        let result = try Distribution.install(into: dest, prefix: "/usr/local")
+        try #require(result.status == 0, "install.sh: \(result.stderr)")
+        let p = dest.path + "/usr/local"
+        for file in [
+            "bin/pathwatch", "lib/pathwatch/libswiftCore.so", "lib/pathwatch/libswift_Concurrency.so",
+            "lib/pathwatch/libdispatch.so", "lib/pathwatch/libFoundationEssentials.so",
+            "lib/pathwatch/plugins/libpathwatch_disk.so", "lib/pathwatch/plugins/libpathwatch_linkstate.so",
+            "lib/pathwatch/plugins/libpathwatch_bandwidth.so", "lib/pathwatch/plugins/libpathwatch_reachability.so",
+            "lib/pathwatch/plugins/libpathwatch_loadavg.so",
+            "include/pathwatch/pathwatch_probe.h", "lib/pkgconfig/pathwatch-probe.pc", "share/man/man1/pathwatch.1.gz",
+            "share/bash-completion/completions/pathwatch", "share/zsh/site-functions/_pathwatch",
+            "share/fish/vendor_completions.d/pathwatch.fish", "lib/systemd/system/pathwatch.service",
+        ] {
+            #expect(FileManager.default.fileExists(atPath: "\(p)/\(file)"), "missing \(file)")
+        }
+        for file in ["/etc/pathwatch/config.json", "/etc/pathwatch/conf.d", "/var/lib/pathwatch"] {
+            #expect(FileManager.default.fileExists(atPath: dest.path + file), "missing \(file)")
+        }
+
+        let binary = try run(["readelf", "-d", "\(p)/bin/pathwatch"])
+        #expect(Distribution.runPath(inReadelf: binary.stdout) == ["$ORIGIN/../lib/pathwatch"])
+        let plugin = try run(["readelf", "-d", "\(p)/lib/pathwatch/plugins/libpathwatch_disk.so"])
+        #expect(Distribution.runPath(inReadelf: plugin.stdout) == ["$ORIGIN/.."])
+
+        // The installed configuration names the installed folders.
+        let config = try String(contentsOfFile: dest.path + "/etc/pathwatch/config.json", encoding: .utf8)
+        #expect(config.contains(#""plugin_dirs": ["/usr/local/lib/pathwatch/plugins"]"#))
+        #expect(config.contains(#""state_dir": "/var/lib/pathwatch""#))
+
+        // pkg-config hands a C author the installed header's folder.
+        let pc = ["PKG_CONFIG_PATH": "\(p)/lib/pkgconfig"]
+        #expect(try run(["pkg-config", "--cflags", "pathwatch-probe"], environment: pc).stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "-I/usr/local/include/pathwatch")
+        #expect(try run(["pkg-config", "--modversion", "pathwatch-probe"], environment: pc).stdout == "\(Distribution.version)\n")
+    }
+
+    @Test func theInstalledAgentRunsWithTheToolchainHiddenAndTheBuiltOneDoesNot() throws {
+        try #require(TestEnvironment.canUseNamespaces, "\(TestEnvironment.needsRootReason)")
+        let dest = try TestEnvironment.makeTemporaryDirectory("pathwatch-install")
+        defer { TestEnvironment.removeTemporaryDirectory(dest) }
+        chmod(dest.path, 0o755)
+        try #require(try Distribution.install(into: dest, prefix: "/usr").status == 0)
+        let config = try writeConfig(
+            #"{"agent": {"name": "installed", "plugin_dirs": ["\#(dest.path)/usr/lib/pathwatch/plugins"]}, "probes": [{"id": "load", "plugin": "loadavg"}]}"#,
+            in: dest, name: "test.json")
+        let toolchain = try Distribution.toolchainRuntime()
+        // An empty tmpfs over the toolchain's runtime folder, in a mount namespace of our own.
+        func hidden(_ command: String) throws -> ProcessResult {
+            try run(["unshare", "-m", "sh", "-c", "mount -t tmpfs none '\(toolchain)' && \(command)"])
+        }
+        let built = try hidden("'\(Distribution.releaseProducts.path)/pathwatch' --version")
+        #expect(built.status != 0)
+        #expect(built.stderr.contains("libswiftCore.so: cannot open shared object file"), "the hiding must bite: \(built.stderr)")
+
+        let installed = try hidden("'\(dest.path)/usr/bin/pathwatch' once --config '\(config.path)'")
+        #expect((0...3).contains(installed.status), "stderr: \(installed.stderr)")
+        let checks = try #require(try parseJSONObject(installed.stdout)["checks"] as? [[String: Any]])
+        #expect(checks.contains { $0["id"] as? String == "load/load" }, "\(installed.stdout)")
+    }
+
+    @Test func reinstallingKeepsTheOperatorsConfiguration() throws {
+        let dest = try TestEnvironment.makeTemporaryDirectory("pathwatch-install")
+        defer { TestEnvironment.removeTemporaryDirectory(dest) }
+        try #require(try Distribution.install(into: dest, prefix: "/usr/local").status == 0)
+        let file = dest.appendingPathComponent("etc/pathwatch/config.json")
+        try "{}".write(to: file, atomically: true, encoding: .utf8)
+        let again = try Distribution.install(into: dest, prefix: "/usr/local")
+        #expect(again.status == 0)
+        #expect(try String(contentsOf: file, encoding: .utf8) == "{}")
+        #expect(again.stdout.contains("keeping the existing"))
+    }
+}

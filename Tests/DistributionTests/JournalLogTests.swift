@@ -1,0 +1,45 @@
+import Foundation
+import PathwatchTestSupport
+import Testing
+
+/// When stderr is the journal's stream (`JOURNAL_STREAM` names its device and inode), log lines
+/// carry `<N>` priorities and no timestamp; otherwise they are the usual timestamped lines.
+@Suite struct JournalLogTests {
+    /// Runs `once` with stderr to a file, JOURNAL_STREAM naming that file or another, and a plug-in
+    /// folder holding a file that is refused (a warning line).
+    func stderrLines(journalIsStderr: Bool) throws -> [String] {
+        let folder = try TestEnvironment.makeTemporaryDirectory("pathwatch-journal")
+        defer { TestEnvironment.removeTemporaryDirectory(folder) }
+        chmod(folder.path, 0o755)
+        try "not a plug-in".write(to: folder.appendingPathComponent("libbogus.so"), atomically: true, encoding: .utf8)
+        chmod(folder.appendingPathComponent("libbogus.so").path, 0o644)
+        let config = try writeConfig(#"{"agent": {"plugin_dirs": ["\#(folder.path)"]}}"#, in: folder)
+        let log = folder.appendingPathComponent("stderr")
+        let other = journalIsStderr ? log : config
+        let result = try sh(
+            """
+            touch '\(log.path)'
+            export JOURNAL_STREAM=$(stat -c '%d:%i' '\(other.path)')
+            '\(TestEnvironment.pathwatchBinary.path)' once --config '\(config.path)' 2>'\(log.path)' >/dev/null
+            """)
+        #expect(result.status == 0, "\(result.stderr)")
+        return try String(contentsOf: log, encoding: .utf8).split(separator: "\n").map(String.init)
+    }
+
+    @Test func journalLinesCarryPrioritiesAndNoTimestamp() throws {
+        let lines = try stderrLines(journalIsStderr: true)
+        let refused = try #require(lines.first { $0.contains("plug-in refused") }, "\(lines)")
+        #expect(refused.hasPrefix("<4>plug-in refused: "), "\(refused)")
+        for line in lines {
+            #expect(line.range(of: #"^<[0-7]>"#, options: .regularExpression) != nil, "\(line)")
+            #expect(line.range(of: #"\d{4}-\d\d-\d\dT\d\d:"#, options: .regularExpression) == nil, "timestamp in \(line)")
+        }
+    }
+
+    @Test func anInheritedVariableForAnotherStreamChangesNothing() throws {
+        let lines = try stderrLines(journalIsStderr: false)
+        let refused = try #require(lines.first { $0.contains("plug-in refused") }, "\(lines)")
+        #expect(!refused.hasPrefix("<"))
+        #expect(refused.range(of: #"^\d{4}-\d\d-\d\dT\d\d:"#, options: .regularExpression) != nil, "\(refused)")
+    }
+}

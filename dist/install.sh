@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Installs built products into the layout of SPEC §9 under $DESTDIR$PREFIX; `make install` and
+# `make deb` both come here. The binary and the plug-ins find the Swift runtime libraries copied
+# beside them through $ORIGIN-relative run paths, so nothing depends on the toolchain afterwards.
+#
+#   PRODUCTS   folder with the release build: pathwatch and libpathwatch_*.so (required)
+#   MANPAGE    the generated pathwatch.1 (required)
+#   VERSION    the package version (required)
+#   DESTDIR PREFIX SYSCONFDIR LOCALSTATEDIR UNITDIR BASHCOMPDIR ZSHCOMPDIR FISHCOMPDIR MANDIR
+set -euo pipefail
+: "${PRODUCTS:?}" "${MANPAGE:?}" "${VERSION:?}"
+DESTDIR=${DESTDIR:-}
+PREFIX=${PREFIX:-/usr/local}
+SYSCONFDIR=${SYSCONFDIR:-/etc}
+LOCALSTATEDIR=${LOCALSTATEDIR:-/var}
+UNITDIR=${UNITDIR:-$PREFIX/lib/systemd/system}
+BASHCOMPDIR=${BASHCOMPDIR:-$PREFIX/share/bash-completion/completions}
+ZSHCOMPDIR=${ZSHCOMPDIR:-$PREFIX/share/zsh/site-functions}
+FISHCOMPDIR=${FISHCOMPDIR:-$PREFIX/share/fish/vendor_completions.d}
+MANDIR=${MANDIR:-$PREFIX/share/man}
+here=$(cd "$(dirname "$0")" && pwd)
+
+bindir=$PREFIX/bin
+libdir=$PREFIX/lib/pathwatch
+plugindir=$libdir/plugins
+statedir=$LOCALSTATEDIR/lib/pathwatch
+# Plug-ins an administrator builds (out of tree) go here, apart from the packaged ones.
+localplugindir=/usr/local/lib/pathwatch/plugins
+d() { echo "$DESTDIR$1"; }
+
+install -d "$(d "$bindir")" "$(d "$plugindir")" "$(d "$PREFIX/include/pathwatch")" "$(d "$PREFIX/lib/pkgconfig")" \
+    "$(d "$MANDIR/man1")" "$(d "$BASHCOMPDIR")" "$(d "$ZSHCOMPDIR")" "$(d "$FISHCOMPDIR")" "$(d "$UNITDIR")" \
+    "$(d "$SYSCONFDIR/pathwatch/conf.d")"
+install -d -m 0750 "$(d "$statedir")"
+
+# The agent and its plug-ins, run paths pointing into lib/pathwatch instead of the toolchain.
+# Release builds carry DWARF (20 MB of the agent's 28); the symbol table stays for backtraces.
+install -m 0755 "$PRODUCTS/pathwatch" "$(d "$bindir/pathwatch")"
+strip --strip-debug "$(d "$bindir/pathwatch")"
+patchelf --set-rpath '$ORIGIN/../lib/pathwatch' "$(d "$bindir/pathwatch")"
+for plugin in "$PRODUCTS"/libpathwatch_*.so; do
+    install -m 0644 "$plugin" "$(d "$plugindir/$(basename "$plugin")")"
+    strip --strip-debug "$(d "$plugindir/$(basename "$plugin")")"
+    patchelf --set-rpath '$ORIGIN/..' "$(d "$plugindir/$(basename "$plugin")")"
+done
+
+# The Swift runtime libraries they need: every NEEDED library, transitively, that is found in
+# the toolchain's runtime folder (the one the build's run path names). System libraries (libc,
+# libcurl, json-c) stay the distribution's.
+runtime=$(readelf -d "$PRODUCTS/pathwatch" | sed -n 's/.*(RUNPATH).*\[\(.*\)\]/\1/p' | tr ':' '\n' \
+    | while read -r dir; do [ -e "$dir/libswiftCore.so" ] && echo "$dir" && break; done)
+[ -n "$runtime" ] || { echo "install.sh: no Swift runtime folder in the run path of $PRODUCTS/pathwatch" >&2; exit 1; }
+needed() { readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'; }
+queue=("$PRODUCTS/pathwatch" "$PRODUCTS"/libpathwatch_*.so)
+declare -A copied=()
+while [ ${#queue[@]} -gt 0 ]; do
+    file=${queue[0]}
+    queue=("${queue[@]:1}")
+    for lib in $(needed "$file"); do
+        if [ -z "${copied[$lib]:-}" ] && [ -e "$runtime/$lib" ]; then
+            copied[$lib]=1
+            install -m 0644 "$runtime/$lib" "$(d "$libdir/$lib")"
+            queue+=("$runtime/$lib")
+        fi
+    done
+done
+
+# The plug-in SDK for C: the header and its pkg-config file.
+install -m 0644 "$here/../Sources/CPathwatchProbe/include/pathwatch_probe.h" "$(d "$PREFIX/include/pathwatch/pathwatch_probe.h")"
+sed -e "s|@PREFIX@|$PREFIX|g" -e "s|@VERSION@|$VERSION|g" "$here/pathwatch-probe.pc.in" > "$(d "$PREFIX/lib/pkgconfig/pathwatch-probe.pc")"
+
+# Man page and completions, generated from the command definitions at build time.
+gzip -9n < "$MANPAGE" > "$(d "$MANDIR/man1/pathwatch.1.gz")"
+"$PRODUCTS/pathwatch" --generate-completion-script bash > "$(d "$BASHCOMPDIR/pathwatch")"
+"$PRODUCTS/pathwatch" --generate-completion-script zsh > "$(d "$ZSHCOMPDIR/_pathwatch")"
+"$PRODUCTS/pathwatch" --generate-completion-script fish > "$(d "$FISHCOMPDIR/pathwatch.fish")"
+
+# The unit, and the configuration with the installed folders. An existing configuration is
+# the operator's: never replaced by `make install` (the package's conffile handling asks).
+sed -e "s|@BINDIR@|$bindir|g" -e "s|@SYSCONFDIR@|$SYSCONFDIR|g" "$here/pathwatch.service.in" > "$(d "$UNITDIR/pathwatch.service")"
+dirs="\"$plugindir\""
+[ "$plugindir" = "$localplugindir" ] || dirs="$dirs, \"$localplugindir\""
+config=$(d "$SYSCONFDIR/pathwatch/config.json")
+if [ -e "$config" ]; then
+    echo "install.sh: keeping the existing $config"
+else
+    sed -e "s|@PLUGIN_DIRS@|$dirs|g" -e "s|@STATEDIR@|$statedir|g" "$here/config.json.in" > "$config"
+fi

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Builds pathwatch_<version>_<arch>.deb with Debian's own tools: install.sh into a staging root
+# (PREFIX=/usr), dependencies computed by dpkg-shlibdeps from what the ELF files really link,
+# dpkg-deb to pack it. Prints the package's path.
+#
+#   PRODUCTS MANPAGE VERSION   as for install.sh
+#   OUT                        folder the package is written to
+set -euo pipefail
+: "${PRODUCTS:?}" "${MANPAGE:?}" "${VERSION:?}" "${OUT:?}"
+here=$(cd "$(dirname "$0")" && pwd)
+arch=$(dpkg --print-architecture)
+work=$(mktemp -d "${TMPDIR:-/tmp}/pathwatch-deb.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+# dpkg-shlibdeps expects a source tree: debian/control, and the package's files in debian/<name>.
+root=$work/debian/pathwatch
+mkdir -p "$root"
+DESTDIR=$root PREFIX=/usr SYSCONFDIR=/etc LOCALSTATEDIR=/var UNITDIR=/lib/systemd/system \
+    ZSHCOMPDIR=/usr/share/zsh/vendor-completions FISHCOMPDIR=/usr/share/fish/vendor_completions.d \
+    MANDIR=/usr/share/man PRODUCTS=$PRODUCTS MANPAGE=$MANPAGE VERSION=$VERSION "$here/install.sh" >/dev/null
+
+printf 'Source: pathwatch\n\nPackage: pathwatch\nArchitecture: any\n' > "$work/debian/control"
+# The Swift runtime in /usr/lib/pathwatch is the package's own (-l): what remains are the
+# distribution's libraries (libc, libstdc++, libgcc, json-c) with their versions.
+shlibs=$(cd "$work" && dpkg-shlibdeps -O -l"$root/usr/lib/pathwatch" -e"$root/usr/bin/pathwatch" \
+    $(find "$root/usr/lib/pathwatch" -name '*.so' -printf ' -e%p') 2>"$work/shlibdeps.log" \
+    | sed -n 's/^shlibs:Depends=//p') || { cat "$work/shlibdeps.log" >&2; exit 1; }
+# Not found by dpkg-shlibdeps: libsystemd0 and libcurl4 are opened with dlopen (sd_notify; HTTP
+# for webhook sinks and the reachability probe, loaded on first use: CURLOPT_PROTOCOLS_STR needs
+# 7.85), and the unit's ExecReload runs /bin/kill from procps.
+depends="$shlibs, libcurl4 (>= 7.85.0), libsystemd0, procps"
+
+install -d "$root/DEBIAN" "$root/usr/share/doc/pathwatch"
+install -m 0644 "$here/../README.md" "$root/usr/share/doc/pathwatch/README.md"
+for script in postinst prerm postrm; do install -m 0755 "$here/deb/$script" "$root/DEBIAN/$script"; done
+find "$root/etc" -type f -printf '/etc/%P\n' > "$root/DEBIAN/conffiles"
+size=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
+cat > "$root/DEBIAN/control" <<CONTROL
+Package: pathwatch
+Version: $VERSION
+Architecture: $arch
+Maintainer: Pathwatch maintainers <pathwatch@localhost>
+Installed-Size: $size
+Depends: $depends
+Section: admin
+Priority: optional
+Description: host monitoring agent with probe plug-ins
+ Pathwatch answers, continuously, whether a host is online, over which link
+ and at what cost, whether it reaches the services it depends on, and whether
+ it is running out of disk or bandwidth, and tells its sinks (stdout, a status
+ file, webhooks) the moment an answer changes. Probes are plug-ins: shared
+ libraries against one C header, which this package installs with its
+ pkg-config file for plug-in authors.
+CONTROL
+(cd "$root" && find . -path ./DEBIAN -prune -o -type f -printf '%P\0' | xargs -0 md5sum > DEBIAN/md5sums)
+mkdir -p "$OUT"
+deb=$OUT/pathwatch_${VERSION}_${arch}.deb
+dpkg-deb --root-owner-group -Zxz --build "$root" "$deb" >/dev/null
+echo "$deb"
