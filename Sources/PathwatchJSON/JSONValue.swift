@@ -38,6 +38,11 @@ public enum JSONValue: Sendable, Equatable {
         return nil
     }
 
+    public var boolValue: Bool? {
+        if case .bool(let b) = self { return b }
+        return nil
+    }
+
     public var arrayValue: [JSONValue]? {
         if case .array(let a) = self { return a }
         return nil

@@ -38,15 +38,26 @@ extension CommonOptions {
         if let shortage = DescriptorLimit.shortage(for: loaded.config) { logger.warning(shortage) }
     }
 
-    /// Loads the configuration, or prints the error and exits 78.
-    func loadConfig() throws -> LoadedConfig {
+    /// Loads the configuration, or prints the error and exits 78 (with `nagios`, prints an
+    /// UNKNOWN line on stdout as well and exits 3, as a Nagios plug-in must).
+    func loadConfig(nagios: Bool = false) throws -> LoadedConfig {
         do {
             return try ConfigLoader.load(file: configFile)
         } catch {
-            printError("configuration error: \(error)")
-            throw ExitStatus.configError
+            try failConfiguration(error, nagios: nagios)
         }
     }
+}
+
+/// Reports a configuration error on stderr and exits 78; in the Nagios format, also one
+/// UNKNOWN line on stdout, and exit 3.
+func failConfiguration(_ error: any Error, nagios: Bool) throws -> Never {
+    printError("configuration error: \(error)")
+    if nagios {
+        print(NagiosFormat.unknown("configuration error: \(error)"))
+        throw ExitCode(NagiosFormat.unknownExit)
+    }
+    throw ExitStatus.configError
 }
 
 /// One line to stderr, written at once (stdout stays machine-readable).

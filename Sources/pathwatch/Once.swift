@@ -9,23 +9,24 @@ extension Pathwatch {
 
         @OptionGroup var options: CommonOptions
 
-        @Option(help: "Output format: json (the status document) or text (a table for people).")
+        @Option(help: "Output format: json (the status document), text (a table for people) or nagios (one Nagios/Icinga plug-in line with performance data; a configuration error is then UNKNOWN, exit 3).")
         var format: OnceFormat = .json
 
         func run() throws {
-            let loaded = try options.loadConfig()
+            let nagios = format == .nagios
+            let loaded = try options.loadConfig(nagios: nagios)
             let logger = options.makeLogger(redactor: loaded.redactor)
             options.prepareDescriptors(for: loaded, logger: logger)
             let result: (document: JSONValue, state: CheckState)
             do {
                 result = try PathwatchAgent.Once.run(loaded, logger: logger)
             } catch {
-                printError("configuration error: \(error)")
-                throw ExitStatus.configError
+                try failConfiguration(error, nagios: nagios)
             }
             switch format {
             case .json: print(JSONSerializer.serialize(result.document, pretty: true))
             case .text: print(TextFormat.table(result.document))
+            case .nagios: print(NagiosFormat.line(result.document))
             }
             // Nagios convention: the state's value is the exit status.
             throw ExitCode(result.state.rawValue)
@@ -33,6 +34,6 @@ extension Pathwatch {
     }
 
     enum OnceFormat: String, ExpressibleByArgument, CaseIterable {
-        case json, text
+        case json, text, nagios
     }
 }

@@ -10,15 +10,17 @@ import PathwatchProbeKit
 final class FileSink: Sink {
     let path: String
     let pretty: Bool
+    let format: FileSinkSettings.Format
     let triggers: Set<SinkTrigger>
     private let logger: AgentLogger
     private let queue = DispatchQueue(label: "pathwatch.sink.file")
     private let latest = Mutex<(document: JSONValue?, scheduled: Bool)>((nil, false))
     private let outcome = Mutex<(lastWrite: WallTime?, lastError: String?)>((nil, nil))
 
-    init(path: String, pretty: Bool, triggers: Set<SinkTrigger>, logger: AgentLogger) {
+    init(path: String, pretty: Bool, format: FileSinkSettings.Format = .json, triggers: Set<SinkTrigger>, logger: AgentLogger) {
         self.path = path
         self.pretty = pretty
+        self.format = format
         self.triggers = triggers
         self.logger = logger
     }
@@ -45,11 +47,18 @@ final class FileSink: Sink {
         }
         guard let document else { return }
         do {
-            try AtomicFile.write(JSONSerializer.serialize(document, pretty: pretty) + "\n", to: path)
+            try AtomicFile.write(render(document), to: path)
             outcome.withLock { $0 = (WallTime.now(), nil) }
         } catch {
             logger.error("file sink: cannot write \(path): \(error)")
             outcome.withLock { $0.lastError = "\(error)" }
+        }
+    }
+
+    private func render(_ document: JSONValue) -> String {
+        switch format {
+        case .json: JSONSerializer.serialize(document, pretty: pretty) + "\n"
+        case .prometheus: PrometheusExposition.render(document)
         }
     }
 

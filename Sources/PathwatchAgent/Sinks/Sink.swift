@@ -89,7 +89,8 @@ enum SinkFactory {
             return StdoutSink(format: settings.format, triggers: config.on)
         case .file(let settings):
             return FileSink(
-                path: resolvePath(settings.path, relativeTo: baseDirectory), pretty: settings.pretty, triggers: config.on,
+                path: resolvePath(settings.path, relativeTo: baseDirectory), pretty: settings.pretty, format: settings.format,
+                triggers: config.on,
                 logger: logger)
         case .webhook(let settings):
             return WebhookSink(settings: settings, triggers: config.on, stateDirectory: stateDirectory, logger: logger)

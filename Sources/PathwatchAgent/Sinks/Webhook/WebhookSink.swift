@@ -33,6 +33,15 @@ final class WebhookSink: Sink {
     struct Inbox {
         var batches: [SinkBatch] = []
         var scheduled = false
+        /// Set when the sink has closed: where batches submitted after that go.
+        var afterClose: AfterClose?
+    }
+
+    /// A batch can reach a sink after a reload closed it: the agent picks its sinks under its
+    /// lock but submits outside it. Such a batch goes to the successor, or counts as lost.
+    enum AfterClose {
+        case forward(WebhookSink)
+        case refuse
     }
 
     /// What `status()` reports, kept apart from the disk queue's lock so that a slow fsync never
@@ -117,7 +126,8 @@ final class WebhookSink: Sink {
         if pathChanged { wake.signal() }
         let wanted = (triggers.contains(.change) && !batch.events.isEmpty) || triggers.contains(.every)
         guard wanted else { return }
-        let (schedule, lost) = inbox.withLock { box -> (Bool, Int) in
+        let (schedule, lost, forward) = inbox.withLock { box -> (Bool, Int, AfterClose?) in
+            if let after = box.afterClose { return (false, 0, after) }
             box.batches.append(batch)
             var lost = 0
             if box.batches.count > Self.maxInboxBatches {
@@ -125,7 +135,12 @@ final class WebhookSink: Sink {
                 box.batches.removeFirst(lost)
             }
             defer { box.scheduled = true }
-            return (!box.scheduled, lost)
+            return (!box.scheduled, lost, nil)
+        }
+        switch forward {
+        case .forward(let successor)?: return successor.submit(batch)
+        case .refuse?: return countLost(1, why: "it arrived after the sink closed")
+        case nil: break
         }
         if lost > 0 { countLost(lost, why: "the disk queue has not kept up") }
         if schedule { intake.async { self.processInbox() } }
@@ -181,6 +196,7 @@ final class WebhookSink: Sink {
         abort.set()
         wake.signal()
         if started { _ = deliveryFinished.wait(timeout: .now() + 5) }
+        let successor = successors.lazy.compactMap({ $0 as? WebhookSink }).first(where: { $0.folder == folder })
         let leftovers = intake.sync { () -> Leftovers in
             store.withLock { queue in
                 queue?.close()
@@ -190,8 +206,9 @@ final class WebhookSink: Sink {
                 defer { h = [] }
                 return h
             }
+            // Under the inbox lock, so a batch submitted now is either taken here or forwarded.
             let batches = inbox.withLock { box -> [SinkBatch] in
-                defer { box = Inbox() }
+                defer { box = Inbox(afterClose: successor.map(AfterClose.forward) ?? .refuse) }
                 return box.batches
             }
             let lost = shared.withLock { s -> Int in
@@ -200,7 +217,7 @@ final class WebhookSink: Sink {
             }
             return Leftovers(payloads: payloads, batches: batches, lost: lost)
         }
-        if let successor = successors.lazy.compactMap({ $0 as? WebhookSink }).first(where: { $0.folder == folder }) {
+        if let successor {
             successor.adopt(leftovers)
         } else if leftovers.count > 0 {
             countLost(leftovers.count, why: "the agent stopped before the state disk took them")
