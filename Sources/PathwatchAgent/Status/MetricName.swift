@@ -21,6 +21,11 @@ struct MetricName: Equatable {
         "seconds": ("seconds", 1),
     ]
 
+    init(base: String, scale: Double) {
+        self.base = base
+        self.scale = scale
+    }
+
     /// `name` as a plug-in reports it ("rx_util_pct", "cert_days_left").
     init(pluginMetric name: String) {
         var tokens = PrometheusText.sanitizedName(name).split(separator: "_").map(String.init)
