@@ -75,8 +75,11 @@ public final class Agent: Sendable {
     /// One report of one probe: through the check book, then to every sink.
     private func receive(_ report: ProbeReport, from probe: String) {
         let now = WallTime.now()
-        let (batch, sinks) = state.withLock { s -> (SinkBatch, [any Sink]) in
+        let (batch, sinks, resample) = state.withLock { s -> (SinkBatch, [any Sink], [ProbeRunner]) in
+            let before = s.book.path
             let raised = s.book.apply(report.redacted(by: s.loaded.redactor), probe: probe, at: now)
+            let resample = PathChange.probesToSample(before: before, after: s.book.path, policies: s.book.policies)
+                .compactMap { s.probes[$0]?.runner }
             let document = StatusDocument.build(identity: identity, at: now, book: s.book, extra: sinkStatuses(s.sinks))
             var batch = SinkBatch(events: raised, document: document.document, state: document.state, time: now, path: s.book.path)
             if var awaiting = s.awaitingFirstReport {
@@ -84,12 +87,16 @@ public final class Agent: Sendable {
                 batch.firstComplete = awaiting.isEmpty
                 s.awaitingFirstReport = awaiting.isEmpty ? nil : awaiting
             }
-            return (batch, s.sinks)
+            return (batch, s.sinks, resample)
         }
         for event in batch.events {
             logger.info("\(event.check): \(event.from?.name ?? "unknown") → \(event.to.name): \(event.message)")
         }
         for sink in sinks { sink.submit(batch) }
+        for runner in resample {
+            logger.debug("probe \(runner.id): sampled at once: the path is now \(batch.path.description)")
+            runner.sampleNow()
+        }
     }
 
     /// The current status document.
