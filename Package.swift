@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "pathwatch_linkstate", type: .dynamic, targets: ["LinkStateProbeEntry"]),
         .library(name: "pathwatch_reachability", type: .dynamic, targets: ["ReachabilityProbeEntry"]),
         .library(name: "pathwatch_bandwidth", type: .dynamic, targets: ["BandwidthProbeEntry"]),
+        .library(name: "pathwatch_connectivity", type: .dynamic, targets: ["ConnectivityProbeEntry"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -97,6 +98,13 @@ let package = Package(
             name: "BandwidthProbe", dependencies: ["PathwatchProbeKit", "PathwatchNetlink"],
             path: "Plugins/Bandwidth/Sources", swiftSettings: strict),
         .target(
+            name: "ConnectivityProbeEntry", dependencies: ["ConnectivityProbe"], path: "Plugins/Connectivity/Entry",
+            swiftSettings: strict),
+        // Asks its URL through the reachability probe's libcurl machinery (HTTPCheck).
+        .target(
+            name: "ConnectivityProbe", dependencies: ["PathwatchProbeKit", "ReachabilityProbe"],
+            path: "Plugins/Connectivity/Sources", swiftSettings: strict),
+        .target(
             name: "LoadAvgProbe", dependencies: ["CPathwatchProbe", "CJSONC"],
             path: "Plugins/Examples/LoadAvg", exclude: ["README.md"], publicHeadersPath: "."),
 
@@ -125,5 +133,8 @@ let package = Package(
         .testTarget(
             name: "BandwidthProbeTests", dependencies: ["BandwidthProbe", "PathwatchTestSupport"],
             path: "Plugins/Bandwidth/Tests", swiftSettings: strict),
+        .testTarget(
+            name: "ConnectivityProbeTests", dependencies: ["ConnectivityProbe", "PathwatchTestSupport"],
+            path: "Plugins/Connectivity/Tests", exclude: ["Fixtures"], swiftSettings: strict),
     ]
 )

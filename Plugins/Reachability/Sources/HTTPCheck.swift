@@ -1,0 +1,86 @@
+import CCurlShims
+import PathwatchProbeKit
+
+/// One HTTP(S) request made with this probe's own machinery (a configured libcurl handle, the
+/// phase timings, the failure messages), for plug-ins that ask one URL and judge the answer
+/// themselves: the connectivity probe tells a captive portal from no answer at all. Redirects
+/// are never followed: a portal's redirect is the answer.
+public final class HTTPCheck {
+    /// What came back.
+    public struct Answer {
+        /// The response's status; nil when no HTTP response arrived.
+        public var status: Int?
+        /// Where a redirect pointed, as scheme://host[:port] only (never its path or query).
+        public var redirectEndpoint: String?
+        /// The body was exactly the expected one (true when none is expected).
+        public var bodyMatched: Bool
+        /// Why no response arrived, worded as the reachability probe words it ("connection
+        /// refused", "timed out after 2 s (connect)", "DNS: cannot resolve …"); nil with a response.
+        public var failure: String?
+        /// The request failed for this process's own lack of file descriptors: nothing is known.
+        public var agentFault: Bool
+        /// The reachability probe's metrics: http_status, dns_ms, connect_ms, ttfb_ms, total_ms, size_bytes.
+        public var metrics: [(name: String, value: Double)]
+        public var totalMilliseconds: Double
+    }
+
+    private let target: TargetSpec
+    private let transfer: Transfer
+    private let runner: MultiRunner
+    /// The exact body expected, in bytes; nil when any body will do.
+    private let expectedBodyBytes: Int?
+
+    /// `url` must be http:// or https://. Errors carry the path "url" (relative to the caller's
+    /// config) and never quote the URL.
+    public init(url: String, expectBody: String?, timeout: ConfigDuration) throws(ProbeConfigError) {
+        if let parsed = try? TargetURL(parsing: url), parsed.kind == .tcp {
+            throw ProbeConfigError("url", "expected an http:// or https:// URL")
+        }
+        let config = TargetConfig(
+            name: "check", url: url, expectBodyContains: expectBody?.isEmpty == false ? expectBody : nil, timeout: timeout,
+            followRedirects: false, freshConnection: true)
+        let spec = try TargetSpec(config, at: JSONPath([]))
+        target = spec
+        expectedBodyBytes = expectBody.map { $0.utf8.count }
+        do {
+            transfer = try Transfer(for: spec)
+            runner = try MultiRunner()
+        } catch {
+            throw ProbeConfigError("", "\(error)")
+        }
+    }
+
+    /// scheme://host[:port] of the URL: safe to show.
+    public var endpoint: String { target.url.endpoint }
+
+    /// Asks the URL once, blocking the calling thread for at most the timeout.
+    public func ask() throws(ProbeSampleError) -> Answer {
+        let result: TransferResult
+        do {
+            guard let only = try runner.run([transfer], maxConcurrency: 1).first else { throw ProbeSampleError("no result") }
+            result = only
+        } catch let error as ProbeSampleError {
+            throw error
+        } catch {
+            throw ProbeSampleError("\(error)")
+        }
+        let verdict = Verdict(target: target, result: result, now: 0)
+        let answered = result.code == CURLE_OK && result.httpStatus > 0
+        // Contains the expected text and is exactly as long: the body is the expected one.
+        let exact = expectedBodyBytes.map { result.bodyMatched && result.bodyBytes == Int64($0) } ?? true
+        return Answer(
+            status: answered ? result.httpStatus : nil,
+            redirectEndpoint: answered ? redirectEndpoint() : nil,
+            bodyMatched: answered && exact,
+            failure: answered ? nil : verdict.failureMessage(),
+            agentFault: verdict.agentOutOfDescriptors,
+            metrics: verdict.metrics.filter { $0.name != "cert_days_left" },
+            totalMilliseconds: result.timings.totalMilliseconds)
+    }
+
+    private func redirectEndpoint() -> String? {
+        var text: UnsafePointer<CChar>?
+        guard pw_curl_easy_getinfo_string(transfer.handle, CURLINFO_REDIRECT_URL, &text) == CURLE_OK, let text else { return nil }
+        return try? TargetURL(parsing: String(cString: text)).endpoint
+    }
+}
