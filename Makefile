@@ -8,10 +8,11 @@ CONFIG ?= config.json
 # Debian packages the build and the tests need. Build: libcurl, json-c, pkg-config, a C compiler.
 # Tests: iproute2 (ip, tc: namespaces and veth pairs), util-linux (unshare, fallocate),
 # coreutils (df), openssl (test certificates), curl (reference timings), python3 (test servers),
+# iputils-ping (the reference the ping probe is compared with),
 # prometheus-alertmanager (the webhook's Alertmanager format against the real thing), and from
 # PyPI standardwebhooks (an independent check of the webhook signatures).
 BUILD_PACKAGES := libcurl4-openssl-dev libjson-c-dev pkg-config gcc
-TEST_PACKAGES := iproute2 util-linux coreutils openssl curl python3 python3-pip procps prometheus-alertmanager
+TEST_PACKAGES := iproute2 util-linux coreutils openssl curl python3 python3-pip procps prometheus-alertmanager iputils-ping
 
 .PHONY: run test deps test-deps build release example clean bench
 

@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "pathwatch_reachability", type: .dynamic, targets: ["ReachabilityProbeEntry"]),
         .library(name: "pathwatch_bandwidth", type: .dynamic, targets: ["BandwidthProbeEntry"]),
         .library(name: "pathwatch_connectivity", type: .dynamic, targets: ["ConnectivityProbeEntry"]),
+        .library(name: "pathwatch_ping", type: .dynamic, targets: ["PingProbeEntry"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -104,6 +105,8 @@ let package = Package(
         .target(
             name: "ConnectivityProbe", dependencies: ["PathwatchProbeKit", "ReachabilityProbe"],
             path: "Plugins/Connectivity/Sources", swiftSettings: strict),
+        .target(name: "PingProbeEntry", dependencies: ["PingProbe"], path: "Plugins/Ping/Entry", swiftSettings: strict),
+        .target(name: "PingProbe", dependencies: ["PathwatchProbeKit"], path: "Plugins/Ping/Sources", swiftSettings: strict),
         .target(
             name: "LoadAvgProbe", dependencies: ["CPathwatchProbe", "CJSONC"],
             path: "Plugins/Examples/LoadAvg", exclude: ["README.md"], publicHeadersPath: "."),
@@ -136,5 +139,8 @@ let package = Package(
         .testTarget(
             name: "ConnectivityProbeTests", dependencies: ["ConnectivityProbe", "PathwatchTestSupport"],
             path: "Plugins/Connectivity/Tests", exclude: ["Fixtures"], swiftSettings: strict),
+        .testTarget(
+            name: "PingProbeTests", dependencies: ["PingProbe", "PathwatchTestSupport"], path: "Plugins/Ping/Tests",
+            swiftSettings: strict),
     ]
 )
