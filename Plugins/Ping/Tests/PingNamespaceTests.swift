@@ -80,9 +80,14 @@ import Testing
     }
 
     /// `pathwatch once` with one ping target per host; returns each check by name.
-    func pathwatchOnce(_ pair: Pair, hosts: [(name: String, host: String)], count: Int, interval: String, socket: String) throws -> [String: [String: Any]] {
+    /// With `asNobody`, the agent runs as uid and gid 65534 with no other groups, as an agent
+    /// without privileges would.
+    func pathwatchOnce(
+        _ pair: Pair, hosts: [(name: String, host: String)], count: Int, interval: String, socket: String, asNobody: Bool = false
+    ) throws -> [String: [String: Any]] {
         let directory = try TestEnvironment.makeTemporaryDirectory("pathwatch-ping")
         defer { TestEnvironment.removeTemporaryDirectory(directory) }
+        if asNobody { chmod(directory.path, 0o755) }
         let targets = hosts.map {
             #"{"name": "\#($0.name)", "host": "\#($0.host)", "count": \#(count), "interval": "\#(interval)", "timeout": "1s", "socket": "\#(socket)"}"#
         }
@@ -91,8 +96,13 @@ import Testing
              "probes": [{"id": "ping", "plugin": "ping", "interval": "30s", "config": {"targets": [\(targets.joined(separator: ","))]}}],
              "sinks": []}
             """, in: directory)
-        let result = try run(["ip", "netns", "exec", pair.pinger.name, TestEnvironment.pathwatchBinary.path, "once", "--config", config.path, "--format", "json"])
-        let document = try parseJSONObject(result.stdout)
+        chmod(config.path, 0o644)
+        let user = asNobody ? ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] : []
+        let result = try run(
+            ["ip", "netns", "exec", pair.pinger.name] + user + [TestEnvironment.pathwatchBinary.path, "once", "--config", config.path, "--format", "json"])
+        guard let document = try? parseJSONObject(result.stdout) else {
+            throw TestFailure("pathwatch once printed no document (status \(result.status)): \(result.stderr)")
+        }
         let checks = document["checks"] as? [[String: Any]] ?? []
         return Dictionary(uniqueKeysWithValues: checks.compactMap { check in
             (check["id"] as? String).map { (String($0.dropFirst("ping/".count)), check) }
@@ -141,6 +151,36 @@ import Testing
     @Test(.enabled(if: enabled, Comment(rawValue: why)))
     func autoFallsBackToRawWhenUnprivilegedSocketsAreRefused() throws {
         try compare(socket: "auto", unprivilegedAllowed: false)
+    }
+
+    /// Products and configuration readable by an unprivileged user (not so when the checkout
+    /// lives in a private folder).
+    static var nobodyCanRun: Bool {
+        enabled && (try? run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "test", "-x", TestEnvironment.pathwatchBinary.path]))?.status == 0
+    }
+
+    @Test(.enabled(if: nobodyCanRun, Comment(rawValue: "\(why); and setpriv, with the build products readable by uid 65534")))
+    func anAgentWithoutPrivilegesUsesUnprivilegedSocketsOnlyWhereTheSysctlAllows() throws {
+        let pair = try Pair()
+        defer { pair.delete() }
+        try pair.allowUnprivileged(true)
+        for (name, host) in [("v4", "10.84.0.2"), ("v6", "fd84::2")] {
+            let reference = try startReference(pair, host: host, count: 10, interval: "0.05")
+            let checks = try pathwatchOnce(pair, hosts: [(name, host)], count: 10, interval: "50ms", socket: "auto", asNobody: true)
+            let expected = try referenceSummary(reference)
+            let ours = summary(of: checks[name])
+            print("ping \(name) as uid 65534: pathwatch \(ours), iputils \(expected)")
+            #expect((checks[name]?["labels"] as? [String: String])?["socket"] == "dgram")
+            #expect(ours.loss == expected.loss && ours.sent == 10, "pathwatch \(ours), iputils \(expected)")
+            let a = try #require(ours.average), b = try #require(expected.average)
+            #expect(abs(a - b) <= max(0.2, 0.2 * b), "average round trip: pathwatch \(a) ms, iputils \(b) ms")
+        }
+        // Refused by the sysctl, and no raw socket without root: unknown, saying both.
+        try pair.allowUnprivileged(false)
+        let refused = try pathwatchOnce(pair, hosts: [("v4", "10.84.0.2")], count: 1, interval: "50ms", socket: "auto", asNobody: true)
+        let message = refused["v4"]?["message"] as? String ?? ""
+        #expect(refused["v4"]?["state"] as? String == "unknown")
+        #expect(message.contains("the agent's group is 65534") && message.contains("raw: operation not permitted"), "\(message)")
     }
 
     @Test(.enabled(if: enabled, Comment(rawValue: why)))
