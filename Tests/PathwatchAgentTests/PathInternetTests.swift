@@ -55,7 +55,19 @@ import Testing
         // The internet check's label is a fact for the host, not a published label.
         #expect(book.records["net/internet"]?.labels.map(\.name) == ["endpoint"])
         _ = apply(.event([link(false)]), "link")
-        #expect(book.path.description == "Offline - No internet connection" && book.path.internet == .limited)
+        // Nothing is known of what lies behind a link that is gone, nor of the next one, until checked.
+        #expect(book.path.description == "Offline - No internet connection" && book.path.internet == .unknown)
+        _ = apply(.event([link(true)]), "link")
+        #expect(book.path.status == .unsatisfied && book.path.description == "Connected via Wi-Fi (wlan0), internet access unknown")
+        _ = apply(.sample([internet("full")]), "net")
+        #expect(book.path.status == .satisfied)
+    }
+
+    @Test mutating func theFirstLinkPictureKeepsAVerdictThatCameBeforeIt() {
+        _ = apply(.sample([internet("full")]), "net")
+        #expect(book.path.status == .unknown && book.path.internet == .full)
+        _ = apply(.sample([link(true)]), "link")
+        #expect(book.path.status == .satisfied && book.path.internet == .full)
     }
 
     @Test mutating func aFailedConnectivityProbeLeavesTheInternetUnknownNotFull() {
@@ -92,6 +104,7 @@ import Testing
         _ = apply(.sample([link(true)]), "link")
         _ = apply(.sample([internet("full")]), "net")
         #expect(apply(.event([link(false)]), "link").map(\.check) == ["link/wlan0"])
+        #expect(book.path.internet == .unknown)
         #expect(apply(.sample([internet("limited")]), "net").isEmpty, "the link's event is the alert")
         #expect(book.records["net/internet"]?.message == "limited (host offline)")
         _ = apply(.event([link(true)]), "link")
@@ -110,14 +123,17 @@ import Testing
         let full = [PW_LABEL_INTERNET: "full"], limited = [PW_LABEL_INTERNET: "limited"]
         // Start-up: every probe samples then anyway.
         #expect(PathChange.probesToSample(before: .unmonitored, after: path([up]), policies: policies).isEmpty)
-        // The link goes down: re-check the internet; nothing to retry.
-        #expect(PathChange.probesToSample(before: path([up, full]), after: path([down, full]), policies: policies) == ["net"])
+        // The link goes down: nothing to check behind it, nothing to retry.
+        #expect(PathChange.probesToSample(before: path([up, full]), after: path([down, full]), policies: policies).isEmpty)
         // The link returns while the last verdict was limited: re-check; still unsatisfied.
         #expect(PathChange.probesToSample(before: path([down, limited]), after: path([up, limited]), policies: policies) == ["net"])
         // The internet is full again: every network-dependent probe at once.
         #expect(PathChange.probesToSample(before: path([up, limited]), after: path([up, full]), policies: policies) == ["api"])
         // Without a connectivity probe the link returning is the recovery.
         #expect(PathChange.probesToSample(before: path([down]), after: path([up]), policies: policies) == ["api", "net"])
+        // Another interface takes over: check behind it.
+        let wifi: [String: String] = [PW_LABEL_IF_NAME: "wlan0", PW_LABEL_IF_USABLE: "1", PW_LABEL_DEFAULT_ROUTE: "0"]
+        #expect(PathChange.probesToSample(before: path([up, full]), after: path([wifi, full]), policies: policies) == ["net"])
         // Nothing changed: nothing sampled.
         #expect(PathChange.probesToSample(before: path([up, full]), after: path([up, full]), policies: policies).isEmpty)
     }

@@ -194,6 +194,15 @@ struct CheckBook: Sendable {
     static let offlineReasons = ([nil, .full, .portal, .limited, .unknown] as [PathSummary.Internet?]).map(offlineReason)
 
     private mutating func refreshPath() {
+        let previous = path
+        path = PathSummary.compute(from: records.values.filter(\.fresh).map(\.pathFacts))
+        // A verdict on what lies behind one link says nothing about the next: when the link
+        // changes (but not when the agent first learns of it), the internet is unknown until the
+        // connectivity probe, sampled at once, reports again — as NetworkManager re-checks.
+        guard previous.status != .unknown, path.internet != nil, path.linkDiffers(from: previous) else { return }
+        for (id, record) in records where record.pathFacts[WellKnownLabel.internet] != nil {
+            records[id]?.pathFacts[WellKnownLabel.internet] = PathSummary.Internet.unknown.rawValue
+        }
         path = PathSummary.compute(from: records.values.filter(\.fresh).map(\.pathFacts))
     }
 

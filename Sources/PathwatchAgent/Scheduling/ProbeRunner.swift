@@ -68,7 +68,8 @@ final class ProbeRunner: Sendable {
     }
 
     /// Samples at once, outside the interval (the path changed). When a sample is running, one
-    /// more follows as soon as it returns: what the running one sees may predate the change.
+    /// more follows as soon as it returns, and the running one's result is dropped: what it saw
+    /// may predate the change.
     func sampleNow() {
         let busy = state.withLock { s -> Bool in
             if s.inFlight { s.againWhenDone = true }
@@ -96,7 +97,13 @@ final class ProbeRunner: Sendable {
                 defer { s.againWhenDone = false }
                 return (s.timedOut || s.stopped, s.againWhenDone && !s.stopped)
             }
-            if again { timerQueue.async { [weak self] in self?.tick() } }
+            if again {
+                // Asked for a fresh sample while this one ran (the path changed under it): what it
+                // saw may be the old path's, so the next one, starting now, speaks instead.
+                timerQueue.async { [weak self] in self?.tick() }
+                logger.debug("probe \(id): a sample that started before the path changed was superseded")
+                return
+            }
             if late {
                 logger.warning("probe \(id): a sample returned after its \(timeout) timeout; its result was dropped")
                 return
