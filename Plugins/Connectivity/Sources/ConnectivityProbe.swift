@@ -34,7 +34,7 @@ final class ConnectivityProbe: Probe {
     }
 
     func sample(into emitter: Emitter) throws {
-        let answer = try check.ask()
+        let answer = try PersistentAsk.ask(check)
         let verdict = InternetVerdict(answer, expectStatus: expectStatus, expectBody: expectBody)
         var labels: [(name: String, value: String)] = [
             ("endpoint", check.endpoint), (WellKnownLabel.internet, verdict.internet.rawValue),

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import PathwatchProbeKit
 import PathwatchTestSupport
 import Testing
@@ -71,6 +72,27 @@ import Testing
         #expect(seen.labels[WellKnownLabel.internet] == "limited")
         #expect(seen.message == "no internet access: connection refused")
         #expect(seen.metrics["http_status"] == nil)
+    }
+
+    /// Right after a link comes up the first attempt often fails at once (a neighbour entry that
+    /// failed while the link was down); limited means no answer within the timeout, so a fast
+    /// failure is tried again. Here nothing listens until a server starts a moment later.
+    @Test func aFastFailureIsTriedAgainWithinTheTimeout() throws {
+        let port = try unusedLoopbackPort()
+        let late = Mutex<PortalServer?>(nil)
+        let started = DispatchSemaphore(value: 0)
+        let starter = Thread {
+            usleep(300_000)
+            late.withLock { $0 = try? PortalServer(in: directory, port: port) }
+            started.signal()
+        }
+        starter.start()
+        defer {
+            started.wait()
+            late.withLock { $0?.stop() }
+        }
+        let seen = try ProbeDriver.sampleOnce(#"{"url": "http://127.0.0.1:\#(port)/generate_204", "timeout": "8s"}"#)
+        #expect(seen.labels[WellKnownLabel.internet] == "full", "\(seen.message)")
     }
 
     @Test func noAnswerWithinTheTimeoutIsLimited() throws {

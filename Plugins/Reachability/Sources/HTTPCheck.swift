@@ -53,10 +53,16 @@ public final class HTTPCheck {
     /// scheme://host[:port] of the URL: safe to show.
     public var endpoint: String { target.url.endpoint }
 
-    /// Asks the URL once, blocking the calling thread for at most the timeout.
-    public func ask() throws(ProbeSampleError) -> Answer {
+    /// The timeout the check was made with.
+    public var timeout: ConfigDuration { target.timeout }
+
+    /// Asks the URL once, blocking the calling thread for at most `within` (the configured
+    /// timeout when nil). A failure's message names the configured timeout.
+    public func ask(within: ConfigDuration? = nil) throws(ProbeSampleError) -> Answer {
         let result: TransferResult
         do {
+            let limit = within ?? target.timeout
+            try EasyOptions(handle: transfer.handle).set(CURLOPT_TIMEOUT_MS, Int(max(1, limit.nanoseconds / 1_000_000)))
             guard let only = try runner.run([transfer], maxConcurrency: 1).first else { throw ProbeSampleError("no result") }
             result = only
         } catch let error as ProbeSampleError {
