@@ -9,6 +9,7 @@ CONFIG ?= config.json
 # Debian packages the build and the tests need. Build: libcurl, json-c, pkg-config, a C compiler.
 # Tests: iproute2 (ip, tc: namespaces and veth pairs), util-linux (unshare, fallocate),
 # coreutils (df), openssl (test certificates), curl (reference timings), python3 (test servers),
+# iputils-ping (the reference the ping probe is compared with),
 # prometheus-alertmanager (the webhook's Alertmanager format against the real thing), prometheus
 # (promtool checks the metrics exposition) and prometheus-node-exporter (reads the textfile
 # output), and from PyPI standardwebhooks (an independent check of the webhook signatures).
@@ -17,7 +18,7 @@ CONFIG ?= config.json
 BUILD_PACKAGES := libcurl4-openssl-dev libjson-c-dev pkg-config gcc
 DIST_PACKAGES := patchelf dpkg-dev binutils
 TEST_PACKAGES := iproute2 util-linux coreutils openssl curl python3 python3-pip procps prometheus-alertmanager debootstrap \
-	prometheus prometheus-node-exporter
+	prometheus prometheus-node-exporter iputils-ping
 
 # The one version: the agent's own (documents, --version, the package).
 VERSION := $(shell sed -n 's/.*static let version = "\(.*\)"/\1/p' Sources/PathwatchAgent/Status/StatusDocument.swift)

@@ -17,6 +17,8 @@ let package = Package(
         .library(name: "pathwatch_linkstate", type: .dynamic, targets: ["LinkStateProbeEntry"]),
         .library(name: "pathwatch_reachability", type: .dynamic, targets: ["ReachabilityProbeEntry"]),
         .library(name: "pathwatch_bandwidth", type: .dynamic, targets: ["BandwidthProbeEntry"]),
+        .library(name: "pathwatch_connectivity", type: .dynamic, targets: ["ConnectivityProbeEntry"]),
+        .library(name: "pathwatch_ping", type: .dynamic, targets: ["PingProbeEntry"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -101,6 +103,15 @@ let package = Package(
             name: "BandwidthProbe", dependencies: ["PathwatchProbeKit", "PathwatchNetlink"],
             path: "Plugins/Bandwidth/Sources", swiftSettings: strict),
         .target(
+            name: "ConnectivityProbeEntry", dependencies: ["ConnectivityProbe"], path: "Plugins/Connectivity/Entry",
+            swiftSettings: strict),
+        // Asks its URL through the reachability probe's libcurl machinery (HTTPCheck).
+        .target(
+            name: "ConnectivityProbe", dependencies: ["PathwatchProbeKit", "ReachabilityProbe"],
+            path: "Plugins/Connectivity/Sources", swiftSettings: strict),
+        .target(name: "PingProbeEntry", dependencies: ["PingProbe"], path: "Plugins/Ping/Entry", swiftSettings: strict),
+        .target(name: "PingProbe", dependencies: ["PathwatchProbeKit"], path: "Plugins/Ping/Sources", swiftSettings: strict),
+        .target(
             name: "LoadAvgProbe", dependencies: ["CPathwatchProbe", "CJSONC"],
             path: "Plugins/Examples/LoadAvg", exclude: ["README.md"], publicHeadersPath: "."),
 
@@ -133,5 +144,11 @@ let package = Package(
         .testTarget(
             name: "BandwidthProbeTests", dependencies: ["BandwidthProbe", "PathwatchTestSupport"],
             path: "Plugins/Bandwidth/Tests", swiftSettings: strict),
+        .testTarget(
+            name: "ConnectivityProbeTests", dependencies: ["ConnectivityProbe", "PathwatchTestSupport"],
+            path: "Plugins/Connectivity/Tests", exclude: ["Fixtures"], swiftSettings: strict),
+        .testTarget(
+            name: "PingProbeTests", dependencies: ["PingProbe", "PathwatchTestSupport"], path: "Plugins/Ping/Tests",
+            swiftSettings: strict),
     ]
 )

@@ -83,8 +83,11 @@ public final class Agent: Sendable {
     /// One report of one probe: through the check book, then to every sink.
     private func receive(_ report: ProbeReport, from probe: String) {
         let now = WallTime.now()
-        let (batch, sinks, summary) = state.withLock { s -> (SinkBatch, [any Sink], AgentSummary?) in
+        let (batch, sinks, summary, resample) = state.withLock { s -> (SinkBatch, [any Sink], AgentSummary?, [ProbeRunner]) in
+            let before = s.book.path
             let raised = s.book.apply(report.redacted(by: s.loaded.redactor), probe: probe, at: now)
+            let resample = PathChange.probesToSample(before: before, after: s.book.path, policies: s.book.policies)
+                .compactMap { s.probes[$0]?.runner }
             let document = StatusDocument.build(identity: identity, at: now, book: s.book, extra: sinkStatuses(s.sinks))
             var batch = SinkBatch(events: raised, document: document.document, state: document.state, time: now, path: s.book.path)
             if var awaiting = s.awaitingFirstReport {
@@ -93,13 +96,17 @@ public final class Agent: Sendable {
                 s.awaitingFirstReport = awaiting.isEmpty ? nil : awaiting
             }
             s.reports += 1
-            return (batch, s.sinks, observer == nil ? nil : AgentSummary(sequence: s.reports, book: s.book))
+            return (batch, s.sinks, observer == nil ? nil : AgentSummary(sequence: s.reports, book: s.book), resample)
         }
         for event in batch.events {
             logger.info("\(event.check): \(event.from?.name ?? "unknown") → \(event.to.name): \(event.message)")
         }
         for sink in sinks { sink.submit(batch) }
         if let summary { observer?.agentReported(summary, firstComplete: batch.firstComplete) }
+        for runner in resample {
+            logger.debug("probe \(runner.id): sampled at once: the path is now \(batch.path.description)")
+            runner.sampleNow()
+        }
     }
 
     /// Proof of life for a watchdog: returns only if the agent's state lock can be taken, and

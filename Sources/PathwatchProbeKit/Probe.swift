@@ -48,6 +48,9 @@ public struct ProbeFlags: OptionSet, Sendable {
     public static let needsNetwork = ProbeFlags(rawValue: 1 << 0)
     /// The probe implements `eventFileDescriptor` and `handleEvent`.
     public static let eventDriven = ProbeFlags(rawValue: 1 << 1)
+    /// The host also samples the probe at once when a link comes up or another takes over the
+    /// path (a connectivity probe re-checks its URL behind the new link).
+    public static let sampleOnPathChange = ProbeFlags(rawValue: 1 << 2)
 }
 
 /// A configuration error found by a probe, with the JSON path (relative to the probe's `config`

@@ -147,9 +147,17 @@ final class Transfer {
         result.certificateNotAfter = CertificateDate.leafNotAfter(TransferResult.certificateFields(info))
         result.bodyMatched = search.found
         result.effectiveURL = effectiveURL
+        result.redirectURL = redirectURL
         result.endedOnHTTPS = result.effectiveURL?.lowercased().hasPrefix("https:") ?? false
         if code != CURLE_OK { result.errorDetail = String(cString: errorBuffer) }
         return result
+    }
+
+    /// Where the response redirected to, when redirects are not followed.
+    var redirectURL: String? {
+        var text: UnsafePointer<CChar>?
+        guard pw_curl_easy_getinfo_string(handle, CURLINFO_REDIRECT_URL, &text) == CURLE_OK, let text else { return nil }
+        return String(cString: text)
     }
 
     /// The last URL libcurl requested (after redirects). Holds whatever the configured URL held,

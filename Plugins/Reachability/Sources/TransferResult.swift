@@ -22,6 +22,8 @@ struct TransferResult {
     /// The last URL requested (after redirects). It holds whatever the configured URL held, so
     /// it is used to connect again, never shown.
     var effectiveURL: String?
+    /// Where a redirect that was not followed pointed (CURLINFO_REDIRECT_URL); never shown whole.
+    var redirectURL: String?
 
     init(code: CURLcode) { self.code = code }
 }

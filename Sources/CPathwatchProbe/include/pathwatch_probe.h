@@ -62,6 +62,11 @@ typedef enum pw_state {
 /* The probe is event-driven: it implements event_fd and handle_event. It is still sampled
  * on its interval (to report its current state), but changes arrive through the descriptor. */
 #define PW_PROBE_FLAG_EVENT_DRIVEN (1ull << 1)
+/* The probe checks what lies behind the host's link (a connectivity probe asking a check URL):
+ * besides its interval, the host samples it at once whenever a link with a default route comes
+ * up or another interface takes over the path, so its verdict follows the link within one
+ * check. A sample running when that happens is superseded: its result is dropped. */
+#define PW_PROBE_FLAG_SAMPLE_ON_PATH_CHANGE (1ull << 2)
 
 /*
  * Well-known labels: how a link probe tells the host about connectivity, so the host can
@@ -86,6 +91,14 @@ typedef enum pw_state {
 #define PW_LABEL_IF_USABLE "pathwatch.if.usable"
 #define PW_LABEL_DEFAULT_ROUTE "pathwatch.if.default_route"
 #define PW_LABEL_METERED "pathwatch.if.metered"
+/* What the link path leads to, as a connectivity probe found it by asking a check URL:
+ * "full" (the expected answer), "portal" (another answer: a captive portal's redirect or login
+ * page), "limited" (no answer: timeout, refused, DNS failure) or "unknown". The host publishes
+ * it as the path's `internet`; with one reported, the path is satisfied only when it is "full"
+ * (any observation saying "full" suffices when several do), and checks of probes flagged
+ * PW_PROBE_FLAG_NEEDS_NETWORK stay silent while it is not. When the link changes, the host
+ * holds it "unknown" until the probe reports again. */
+#define PW_LABEL_INTERNET "pathwatch.internet"
 /* "1": this observation failed for the agent's own lack of a resource (file descriptors), not
  * because of what it observes. Send it with state PW_STATE_UNKNOWN: the host shows the check
  * unknown with the message, but raises no change event for it. */

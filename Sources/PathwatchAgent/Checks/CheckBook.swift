@@ -6,6 +6,8 @@ struct ProbePolicy: Sendable, Equatable {
     var recoverAfter: Int
     var needsNetwork: Bool
     var plugin: String
+    /// Sampled at once when the link path changes (a connectivity probe).
+    var sampleOnPathChange = false
 }
 
 /// What a call into a probe produced, as the check book consumes it.
@@ -103,6 +105,11 @@ struct CheckBook: Sendable {
         for label in observation.labels {
             if label.name.hasPrefix("pathwatch.") { facts[label.name] = label.value } else { published.append(label) }
         }
+        // A connectivity check that failed or timed out still says something about the path:
+        // that what lies behind the link is unknown (not that nobody checks it).
+        if facts[WellKnownLabel.internet] == nil, records[id]?.pathFacts[WellKnownLabel.internet] != nil {
+            facts[WellKnownLabel.internet] = PathSummary.Internet.unknown.rawValue
+        }
         guard var record = records[id] else {
             records[id] = CheckRecord(
                 id: id, probe: probe, plugin: policy.plugin, state: observation.state, since: now,
@@ -134,16 +141,22 @@ struct CheckBook: Sendable {
     }
 
     /// Raises events for the checks whose state differs from the last one announced. While the
-    /// path is unsatisfied, checks of network-dependent probes stay silent: the path's own
-    /// event says "host offline" once, instead of one alert per endpoint. They catch up on
-    /// their first report after the path is satisfied again.
+    /// path is unsatisfied (no link, or a link with no internet or a portal behind it), checks
+    /// of network-dependent probes stay silent: the path's own event says it once, instead of
+    /// one alert per endpoint. A connectivity check stays silent while the link itself is down
+    /// (the link's event is that alert). They catch up on their first report after the path is
+    /// satisfied again.
     private mutating func announce(_ ids: [String], at now: WallTime) -> [ChangeEvent] {
         var events: [ChangeEvent] = []
         let offline = path.status == .unsatisfied
+        let reason = path.linkSatisfied ? Self.offlineReason(path.internet) : "(host offline)"
         for id in ids {
             guard var record = records[id], let policy = policies[record.probe] else { continue }
-            if policy.needsNetwork && offline {
-                if record.state != .ok && !record.message.hasSuffix("(host offline)") { record.message += " (host offline)" }
+            let checksInternet = record.pathFacts[WellKnownLabel.internet] != nil
+            if (policy.needsNetwork && offline) || (checksInternet && offline && !path.linkSatisfied) {
+                if record.state != .ok && !Self.offlineReasons.contains(where: record.message.hasSuffix) {
+                    record.message += " \(reason)"
+                }
                 records[id] = record
                 continue
             }
@@ -168,7 +181,28 @@ struct CheckBook: Sendable {
         return events
     }
 
+    /// What a silenced check's message ends with, by why the path is unsatisfied.
+    static func offlineReason(_ internet: PathSummary.Internet?) -> String {
+        switch internet {
+        case .portal: "(sign-in required)"
+        case .limited: "(no internet access)"
+        case .unknown: "(internet access unknown)"
+        case .full, nil: "(host offline)"
+        }
+    }
+
+    static let offlineReasons = ([nil, .full, .portal, .limited, .unknown] as [PathSummary.Internet?]).map(offlineReason)
+
     private mutating func refreshPath() {
+        let previous = path
+        path = PathSummary.compute(from: records.values.filter(\.fresh).map(\.pathFacts))
+        // A verdict on what lies behind one link says nothing about the next: when the link
+        // changes (but not when the agent first learns of it), the internet is unknown until the
+        // connectivity probe, sampled at once, reports again — as NetworkManager re-checks.
+        guard previous.status != .unknown, path.internet != nil, path.linkDiffers(from: previous) else { return }
+        for (id, record) in records where record.pathFacts[WellKnownLabel.internet] != nil {
+            records[id]?.pathFacts[WellKnownLabel.internet] = PathSummary.Internet.unknown.rawValue
+        }
         path = PathSummary.compute(from: records.values.filter(\.fresh).map(\.pathFacts))
     }
 

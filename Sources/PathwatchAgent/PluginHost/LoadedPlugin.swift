@@ -24,6 +24,7 @@ public final class LoadedPlugin: @unchecked Sendable {
     }
 
     public var needsNetwork: Bool { flags & UInt64(PW_PROBE_FLAG_NEEDS_NETWORK) != 0 }
+    public var samplesOnPathChange: Bool { flags & UInt64(PW_PROBE_FLAG_SAMPLE_ON_PATH_CHANGE) != 0 }
     public var isEventDriven: Bool { descriptor.pointee.event_fd != nil && descriptor.pointee.handle_event != nil }
 }
 

@@ -10,7 +10,8 @@ public enum ProbeSetup {
         var policy: ProbePolicy {
             ProbePolicy(
                 failAfter: config.failAfter, recoverAfter: config.recoverAfter,
-                needsNetwork: instance.plugin.needsNetwork, plugin: instance.plugin.name)
+                needsNetwork: instance.plugin.needsNetwork, plugin: instance.plugin.name,
+                sampleOnPathChange: instance.plugin.samplesOnPathChange)
         }
     }
 

@@ -26,6 +26,8 @@ final class ProbeRunner: Sendable {
         var callNumber = 0
         var timedOut = false
         var stopped = false
+        /// A sample was asked for at once while one was running: take another when it returns.
+        var againWhenDone = false
     }
     private let state = Mutex(State())
     private let reportedProblems = Mutex<Set<String>>([])
@@ -65,6 +67,17 @@ final class ProbeRunner: Sendable {
         calls.async { [instance] in instance.destroy() }
     }
 
+    /// Samples at once, outside the interval (the path changed). When a sample is running, one
+    /// more follows as soon as it returns, and the running one's result is dropped: what it saw
+    /// may predate the change.
+    func sampleNow() {
+        let busy = state.withLock { s -> Bool in
+            if s.inFlight { s.againWhenDone = true }
+            return s.inFlight
+        }
+        if !busy { timerQueue.async { [weak self] in self?.tick() } }
+    }
+
     private func tick() {
         let call = state.withLock { s -> Int? in
             guard !s.stopped, !s.inFlight else { return nil }
@@ -79,9 +92,17 @@ final class ProbeRunner: Sendable {
         }
         calls.async { [self] in
             let result = instance.sample()
-            let late = state.withLock { s -> Bool in
+            let (late, again) = state.withLock { s -> (Bool, Bool) in
                 s.inFlight = false
-                return s.timedOut || s.stopped
+                defer { s.againWhenDone = false }
+                return (s.timedOut || s.stopped, s.againWhenDone && !s.stopped)
+            }
+            if again {
+                // Asked for a fresh sample while this one ran (the path changed under it): what it
+                // saw may be the old path's, so the next one, starting now, speaks instead.
+                timerQueue.async { [weak self] in self?.tick() }
+                logger.debug("probe \(id): a sample that started before the path changed was superseded")
+                return
             }
             if late {
                 logger.warning("probe \(id): a sample returned after its \(timeout) timeout; its result was dropped")

@@ -12,12 +12,22 @@ public struct PathSummary: Sendable, Equatable {
         case unknown
     }
 
+    /// What lies behind the link, as a connectivity probe found it (SPEC §3 `path.internet`).
+    public enum Internet: String, Sendable {
+        case full, limited, portal, unknown
+    }
+
     public var status: Status
     /// wifi, cellular, ethernet, loopback, other, or none.
     public var type: String
     public var interface: String?
     public var expensive: Bool
     public var description: String
+    /// Present when a connectivity probe reports; the status is then satisfied only when full.
+    public var internet: Internet? = nil
+    /// Whether the link alone is usable with a default route, whatever lies behind it: a change
+    /// of this or of `interface` is what a connectivity probe re-checks on.
+    public var linkSatisfied = false
 
     public static let unmonitored = PathSummary(
         status: .unknown, type: "none", interface: nil, expensive: false,
@@ -27,8 +37,30 @@ public struct PathSummary: Sendable, Equatable {
         status: .unsatisfied, type: "none", interface: nil, expensive: false,
         description: "Offline - No internet connection")
 
-    /// `facts` holds the well-known labels of each fresh interface observation.
+    /// `facts` holds the well-known labels of each fresh observation: the link probe's interface
+    /// facts, and the connectivity probe's verdict on what lies behind the link.
     static func compute(from facts: [[String: String]]) -> PathSummary {
+        let link = computeLink(from: facts)
+        guard let internet = Internet.combining(facts.compactMap { $0[PW_LABEL_INTERNET] }) else { return link }
+        var path = link
+        path.internet = internet
+        // The link says nothing about what is behind it: only the check URL's expected answer
+        // makes the path satisfied (a link up with a route and no internet behind it is the
+        // common real failure: a captive portal, an ISP outage behind a working router).
+        guard link.status == .satisfied else { return path }
+        let connected = "Connected via \(displayName(of: link.type)) (\(link.interface ?? ""))"
+        switch internet {
+        case .full: return path
+        case .limited: path.description = connected + ", no internet access"
+        case .portal: path.description = connected + ", sign-in required"
+        case .unknown: path.description = connected + ", internet access unknown"
+        }
+        path.status = .unsatisfied
+        return path
+    }
+
+    /// The path from the link probe's interface facts alone.
+    static func computeLink(from facts: [[String: String]]) -> PathSummary {
         let interfaces = facts.filter { $0[PW_LABEL_IF_NAME] != nil }
         guard !interfaces.isEmpty else { return .unmonitored }
         let candidates = interfaces.compactMap { f -> (name: String, metric: Int64, facts: [String: String])? in
@@ -41,7 +73,13 @@ public struct PathSummary: Sendable, Equatable {
         let expensive = type == "cellular" || best.facts[PW_LABEL_METERED] == "1"
         return PathSummary(
             status: .satisfied, type: type, interface: best.name, expensive: expensive,
-            description: "Connected via \(displayName(of: type)) (\(best.name))")
+            description: "Connected via \(displayName(of: type)) (\(best.name))", linkSatisfied: true)
+    }
+
+    /// True when `other` goes through another link, or one satisfied where this is not: what a
+    /// connectivity probe must check again.
+    func linkDiffers(from other: PathSummary) -> Bool {
+        linkSatisfied != other.linkSatisfied || interface != other.interface
     }
 
     static func displayName(of type: String) -> String {
@@ -61,6 +99,18 @@ public struct PathSummary: Sendable, Equatable {
             ("interface", interface.map(JSONValue.string) ?? .null),
             ("expensive", .bool(expensive)),
             ("description", .string(description)),
-        ]))
+        ] + (internet.map { [("internet", JSONValue.string($0.rawValue))] } ?? [])))
+    }
+}
+
+extension PathSummary.Internet {
+    /// One verdict from every connectivity check's: the internet is full when any check URL
+    /// answered as expected; else a portal if any was answered by something else; else limited
+    /// if any got no answer; nil when no check reports.
+    static func combining(_ values: [String]) -> Self? {
+        guard !values.isEmpty else { return nil }
+        let known = values.map { Self(rawValue: $0) ?? .unknown }
+        for candidate in [Self.full, .portal, .limited] where known.contains(candidate) { return candidate }
+        return .unknown
     }
 }

@@ -1,0 +1,93 @@
+import CCurlShims
+import PathwatchProbeKit
+
+/// One HTTP(S) request made with this probe's own machinery (a configured libcurl handle, the
+/// phase timings, the failure messages), for plug-ins that ask one URL and judge the answer
+/// themselves: the connectivity probe tells a captive portal from no answer at all. Redirects
+/// are never followed: a portal's redirect is the answer.
+public final class HTTPCheck {
+    /// What came back.
+    public struct Answer {
+        /// The response's status; nil when no HTTP response arrived.
+        public var status: Int?
+        /// Where a redirect pointed, as scheme://host[:port] only (never its path or query).
+        public var redirectEndpoint: String?
+        /// The body was exactly the expected one (true when none is expected).
+        public var bodyMatched: Bool
+        /// Why no response arrived, worded as the reachability probe words it ("connection
+        /// refused", "timed out after 2 s (connect)", "DNS: cannot resolve …"); nil with a response.
+        public var failure: String?
+        /// The request failed for this process's own lack of file descriptors: nothing is known.
+        public var agentFault: Bool
+        /// The reachability probe's metrics: http_status, dns_ms, connect_ms, ttfb_ms, total_ms, size_bytes.
+        public var metrics: [(name: String, value: Double)]
+        public var totalMilliseconds: Double
+    }
+
+    private let target: TargetSpec
+    private let pool = TransferPool()
+    private let runner: MultiRunner
+    /// The exact body expected, in bytes; nil when any body will do.
+    private let expectedBodyBytes: Int?
+
+    /// `url` must be http:// or https://. Errors carry the path "url" (relative to the caller's
+    /// config) and never quote the URL.
+    public init(url: String, expectBody: String?, timeout: ConfigDuration) throws(ProbeConfigError) {
+        if let parsed = try? TargetURL(parsing: url), parsed.kind == .tcp {
+            throw ProbeConfigError("url", "expected an http:// or https:// URL")
+        }
+        let config = TargetConfig(
+            name: "check", url: url, expectBodyContains: expectBody?.isEmpty == false ? expectBody : nil, timeout: timeout,
+            followRedirects: false, freshConnection: true)
+        let spec = try TargetSpec(config, at: JSONPath([]))
+        target = spec
+        expectedBodyBytes = expectBody.map { $0.utf8.count }
+        do {
+            // Set up once now, so options libcurl refuses fail at configuration time.
+            let check = try pool.take()
+            try check.configure(for: spec)
+            pool.give(check)
+            runner = try MultiRunner()
+        } catch {
+            throw ProbeConfigError("", "\(error)")
+        }
+    }
+
+    /// scheme://host[:port] of the URL: safe to show.
+    public var endpoint: String { target.url.endpoint }
+
+    /// The timeout the check was made with.
+    public var timeout: ConfigDuration { target.timeout }
+
+    /// Asks the URL once, blocking the calling thread for at most `within` (the configured
+    /// timeout when nil). A failure's message names the configured timeout.
+    public func ask(within: ConfigDuration? = nil) throws(ProbeSampleError) -> Answer {
+        let result: TransferResult
+        do {
+            let limit = within ?? target.timeout
+            let target = self.target
+            let results = try runner.run(count: 1, maxConcurrency: 1, pool: pool) { _, transfer in
+                try transfer.configure(for: target)
+                try EasyOptions(handle: transfer.handle).set(CURLOPT_TIMEOUT_MS, Int(max(1, limit.nanoseconds / 1_000_000)))
+            }
+            guard let only = results.first else { throw ProbeSampleError("no result") }
+            result = only
+        } catch let error as ProbeSampleError {
+            throw error
+        } catch {
+            throw ProbeSampleError("\(error)")
+        }
+        let verdict = Verdict(target: target, result: result, now: 0)
+        let answered = result.code == CURLE_OK && result.httpStatus > 0
+        // Contains the expected text and is exactly as long: the body is the expected one.
+        let exact = expectedBodyBytes.map { result.bodyMatched && result.bodyBytes == Int64($0) } ?? true
+        return Answer(
+            status: answered ? result.httpStatus : nil,
+            redirectEndpoint: answered ? result.redirectURL.flatMap { try? TargetURL(parsing: $0).endpoint } : nil,
+            bodyMatched: answered && exact,
+            failure: answered ? nil : verdict.failureMessage(),
+            agentFault: verdict.agentOutOfDescriptors,
+            metrics: verdict.metrics.filter { $0.name != "cert_days_left" },
+            totalMilliseconds: result.timings.totalMilliseconds)
+    }
+}

@@ -1,0 +1,22 @@
+/// Which probes a change of the path samples at once, instead of leaving them to their interval:
+/// the phone's "retry when the connection is restored" (SPEC §7).
+enum PathChange {
+    /// - A link that comes up, or another interface that takes over, has what lies behind it
+    ///   checked at once: probes flagged to sample on path changes (connectivity). A link going
+    ///   away needs no check (the path is unsatisfied whatever lies behind it), and a check
+    ///   started then could still hang in its timeout when the link returns.
+    /// - The path becoming satisfied samples every network-dependent probe, so an endpoint with a
+    ///   60 s interval turns green within moments of the connection returning, not a minute.
+    /// Nothing is sampled on the first path the agent learns at start: every probe starts then.
+    static func probesToSample(before: PathSummary, after: PathSummary, policies: [String: ProbePolicy]) -> [String] {
+        guard before.status != .unknown else { return [] }
+        var ids: Set<String> = []
+        if after.linkSatisfied && after.linkDiffers(from: before) {
+            ids.formUnion(policies.filter(\.value.sampleOnPathChange).keys)
+        }
+        if after.status == .satisfied && before.status != .satisfied {
+            ids.formUnion(policies.filter(\.value.needsNetwork).keys)
+        }
+        return ids.sorted()
+    }
+}
