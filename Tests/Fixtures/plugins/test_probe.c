@@ -13,6 +13,9 @@
  *   "fail_message": s   ... and this message (cut to the header's 768-byte buffer like any other)
  *   "echo": "text"      put this text in every check's message (secret-redaction tests)
  *   "counter": true     a metric "samples" counting this instance's samples
+ *   "crash_in": "create"|"sample"   dereferences NULL there (SIGSEGV)
+ *   "exit_in": "create"|"sample"    calls exit(3) there
+ *   "chatter": true     prints to stdout and stderr in every call
  */
 #include <errno.h>
 #include <math.h>
@@ -39,7 +42,21 @@ typedef struct {
     char echo[256];
     int counter;
     long samples;
+    int crash_in_sample;
+    int exit_in_sample;
+    int chatter;
 } test_probe;
+
+/* Hostile behaviours for the isolation and trial tests. */
+static void misbehave(int crash, int leave, int chatter, const char *where) {
+    if (chatter) {
+        printf("testprobe chatter on stdout in %s\n", where);
+        fflush(stdout);
+        fprintf(stderr, "testprobe chatter on stderr in %s\n", where);
+    }
+    if (leave) exit(3);
+    if (crash) { volatile int *nowhere = NULL; *nowhere = 1; }
+}
 
 static int state_from(const char *s) {
     if (strcmp(s, "ok") == 0) return PW_STATE_OK;
@@ -65,10 +82,17 @@ static int tp_create(const char *json, size_t len, void **out, pw_error *e) {
         if (root) json_object_put(root);
         return fail(e, "", "expected a JSON object");
     }
+    json_object *v;
+    int chatter = json_object_object_get_ex(root, "chatter", &v) && json_object_get_boolean(v);
+    const char *crash_in = json_object_object_get_ex(root, "crash_in", &v) ? json_object_get_string(v) : "";
+    const char *exit_in = json_object_object_get_ex(root, "exit_in", &v) ? json_object_get_string(v) : "";
+    misbehave(strcmp(crash_in, "create") == 0, strcmp(exit_in, "create") == 0, chatter, "create");
     test_probe *p = calloc(1, sizeof *p);
     if (!p) { json_object_put(root); return fail(e, "", "out of memory"); }
     p->checks = 1;
-    json_object *v;
+    p->chatter = chatter;
+    p->crash_in_sample = strcmp(crash_in, "sample") == 0;
+    p->exit_in_sample = strcmp(exit_in, "sample") == 0;
     if (json_object_object_get_ex(root, "fail_path", &v)) {
         json_object *m;
         const char *message = json_object_object_get_ex(root, "fail_message", &m) ? json_object_get_string(m) : "refused as the test asked";
@@ -100,6 +124,7 @@ static int emit_one(const pw_emitter *em, const char *key, int state, const char
 static int tp_sample(void *instance, const pw_emitter *em, pw_error *e) {
     test_probe *p = instance;
     p->samples++;
+    misbehave(p->crash_in_sample, p->exit_in_sample, p->chatter, "sample");
     if (p->sleep_ms > 0) {
         struct timespec ts = {p->sleep_ms / 1000, (p->sleep_ms % 1000) * 1000000L};
         while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}

@@ -1,0 +1,85 @@
+/// `pathwatch plugins --try FILE`: a plug-in author's first test. The library is loaded in a
+/// child process (this executable again, with a hidden subcommand), never in this one, so a
+/// constructor that prints or exits, a crash or a hang is reported, not suffered.
+public struct PluginTrial: Sendable {
+    /// How far the child got and what it said; the plug-in's own stdout and stderr; how it ended.
+    public struct Outcome: Sendable {
+        public var steps: [JSONValue]
+        public var stdout: String
+        public var stderr: String
+        public var ending: ChildEnding
+        public var timedOut: Bool
+
+        /// The last stage the child started ("load", "create", "sample", "destroy", "done").
+        public var lastStage: String { steps.last?["stage"]?.stringValue ?? "start" }
+        public var succeeded: Bool { lastStage == "done" && !timedOut && ending == .exited(0) }
+    }
+
+    public var executable: String
+    public var file: String
+    public var configJSON: String
+    public var timeoutSeconds: Double
+
+    public init(executable: String, file: String, configJSON: String, timeoutSeconds: Double) {
+        self.executable = executable
+        self.file = file
+        self.configJSON = configJSON
+        self.timeoutSeconds = timeoutSeconds
+    }
+
+    public func run() throws(ChildProcess.SpawnError) -> Outcome {
+        let child = try ChildProcess.spawn(
+            executable, arguments: ["_try-plugin", file, configJSON], extraDescriptor: PluginTrialChild.reportDescriptor)
+        let collected = child.collect(timeoutSeconds: timeoutSeconds)
+        let steps = collected.extra.split(separator: "\n").compactMap { try? JSONParser.parse(String($0)) }
+        return Outcome(
+            steps: steps, stdout: collected.stdout, stderr: collected.stderr, ending: collected.ending, timedOut: collected.timedOut)
+    }
+
+    /// What a person reads.
+    public static func describe(_ outcome: Outcome, file: String) -> [String] {
+        var lines: [String] = ["file: \(file)"]
+        for step in outcome.steps {
+            let stage = step["stage"]?.stringValue ?? ""
+            if let error = step["error"]?.stringValue {
+                lines.append("\(stage): failed: \(error)")
+                continue
+            }
+            switch stage {
+            case "loaded":
+                lines.append(
+                    "plug-in: \(step["name"]?.stringValue ?? "?") \(step["version"]?.stringValue ?? "") "
+                        + "(abi \(Int(step["abi"]?.numberValue ?? 0))\(step["event_driven"]?.boolValue == true ? ", event-driven" : "")): "
+                        + (step["description"]?.stringValue ?? ""))
+            case "sample": lines.append("create: ok")
+            case "sampled":
+                let observations = step["observations"]?.arrayValue ?? []
+                lines.append("sample: \(observations.count) observation\(observations.count == 1 ? "" : "s")")
+                for o in observations {
+                    let metrics = (o["metrics"]?.objectValue?.members ?? []).map { "\($0.key)=\(PrometheusText.number($0.value.numberValue ?? 0))" }
+                    let labels = (o["labels"]?.objectValue?.members ?? []).map { "\($0.key)=\($0.value.stringValue ?? "")" }
+                    lines.append("  \(o["key"]?.stringValue ?? "")  \(o["state"]?.stringValue ?? "")  \(o["message"]?.stringValue ?? "")")
+                    if !metrics.isEmpty { lines.append("      metrics: \(metrics.joined(separator: " "))") }
+                    if !labels.isEmpty { lines.append("      labels: \(labels.joined(separator: " "))") }
+                }
+                for problem in step["problems"]?.arrayValue ?? [] { lines.append("  refused: \(problem.stringValue ?? "")") }
+            case "done": lines.append("destroy: ok")
+            default: break
+            }
+        }
+        if outcome.timedOut {
+            lines.append("the plug-in did not finish \(outcome.lastStage) within the time allowed; the child was killed")
+        } else if case .signaled(let signal) = outcome.ending {
+            lines.append("plug-in crashed: \(ChildEnding.signalName(signal)) (signal \(signal)) during \(outcome.lastStage)")
+        } else if case .exited(let code) = outcome.ending, outcome.lastStage != "done", code != 1 || outcome.steps.last?["error"] == nil {
+            lines.append("plug-in exited with status \(code) during \(outcome.lastStage)")
+        }
+        if !outcome.stdout.isEmpty { lines.append("the plug-in wrote to stdout (\(outcome.stdout.utf8.count) bytes): \(Self.excerpt(outcome.stdout))") }
+        if !outcome.stderr.isEmpty { lines.append("the plug-in wrote to stderr (\(outcome.stderr.utf8.count) bytes): \(Self.excerpt(outcome.stderr))") }
+        return lines.map(TextSafety.escaped)
+    }
+
+    static func excerpt(_ text: String) -> String {
+        text.count > 400 ? String(text.prefix(400)) + "…" : text
+    }
+}
