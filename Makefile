@@ -83,7 +83,7 @@ test: test-deps man
 ## (`swift build` also builds it, as the product pathwatch_loadavg.)
 example: deps
 	mkdir -p .build/example
-	cc -shared -fPIC -O2 -Wall -Wextra -Werror -I Sources/CPathwatchProbe/include \
+	cc -shared -fPIC -O2 -Wall -Wextra -Werror -I SDK/Sources/CPathwatchProbe/include \
 		$$(pkg-config --cflags json-c) Plugins/Examples/LoadAvg/loadavg.c $$(pkg-config --libs json-c) \
 		-o .build/example/libpathwatch_loadavg.so
 	@echo "built .build/example/libpathwatch_loadavg.so"

@@ -6,6 +6,12 @@ import PackageDescription
 // Our own targets build with warnings as errors: the project keeps no warnings.
 let strict: [SwiftSetting] = [.unsafeFlags(["-warnings-as-errors"])]
 
+// From the SDK package (SDK/): the ABI header, the JSON pieces, the Swift probe kit, testing.
+let probeABI = Target.Dependency.product(name: "CPathwatchProbe", package: "SDK")
+let json = Target.Dependency.product(name: "PathwatchJSON", package: "SDK")
+let probeKit = Target.Dependency.product(name: "PathwatchProbeKit", package: "SDK")
+let probeTesting = Target.Dependency.product(name: "PathwatchProbeTesting", package: "SDK")
+
 let package = Package(
     name: "pathwatch",
     platforms: [.macOS(.v15)],
@@ -25,10 +31,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        // The plug-in SDK (header, JSON, ProbeKit, testing): its own package, which out-of-tree
+        // plug-ins depend on without the agent's dependencies.
+        .package(path: "SDK"),
     ],
     targets: [
-        // The plug-in ABI: one public C header (include/pathwatch_probe.h).
-        .target(name: "CPathwatchProbe", path: "Sources/CPathwatchProbe"),
         // System libraries, found through pkg-config.
         .systemLibrary(
             name: "CJSONC", path: "Sources/CJSONC", pkgConfig: "json-c",
@@ -48,18 +55,11 @@ let package = Package(
         // rtnetlink: socket, dumps, a strict attribute walker and typed readers.
         .target(name: "PathwatchNetlink", dependencies: ["CNetlink"], swiftSettings: strict),
 
-        // JSON values, a strict parser and serializer, a decoder that rejects unknown keys and
-        // reports JSON paths, and the config units (durations, sizes). Shared by host and SDK.
-        .target(name: "PathwatchJSON", swiftSettings: strict),
-        // The Swift SDK for writing probe plug-ins over the C ABI.
-        .target(
-            name: "PathwatchProbeKit", dependencies: ["CPathwatchProbe", "PathwatchJSON"],
-            swiftSettings: strict),
         // The agent as a library: config, plug-in host, scheduling, checks, status, sinks.
         .target(
             name: "PathwatchAgent",
             dependencies: [
-                "CPathwatchProbe", "PathwatchJSON", "PathwatchProbeKit", "CCurlShims",
+                probeABI, json, probeKit, "CCurlShims",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -70,7 +70,7 @@ let package = Package(
         .executableTarget(
             name: "pathwatch",
             dependencies: [
-                "PathwatchAgent", "PathwatchProbeKit",
+                "PathwatchAgent", probeKit,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -91,39 +91,39 @@ let package = Package(
             name: "BandwidthProbeEntry", dependencies: ["BandwidthProbe"], path: "Plugins/Bandwidth/Entry",
             swiftSettings: strict),
         .target(
-            name: "DiskProbe", dependencies: ["PathwatchProbeKit"], path: "Plugins/Disk/Sources",
+            name: "DiskProbe", dependencies: [probeKit], path: "Plugins/Disk/Sources",
             swiftSettings: strict),
         .target(
-            name: "LinkStateProbe", dependencies: ["PathwatchProbeKit", "PathwatchNetlink"],
+            name: "LinkStateProbe", dependencies: [probeKit, "PathwatchNetlink"],
             path: "Plugins/LinkState/Sources", swiftSettings: strict),
         .target(
-            name: "ReachabilityProbe", dependencies: ["PathwatchProbeKit", "CCurlShims"],
+            name: "ReachabilityProbe", dependencies: [probeKit, "CCurlShims"],
             path: "Plugins/Reachability/Sources", swiftSettings: strict),
         .target(
-            name: "BandwidthProbe", dependencies: ["PathwatchProbeKit", "PathwatchNetlink"],
+            name: "BandwidthProbe", dependencies: [probeKit, "PathwatchNetlink"],
             path: "Plugins/Bandwidth/Sources", swiftSettings: strict),
         .target(
             name: "ConnectivityProbeEntry", dependencies: ["ConnectivityProbe"], path: "Plugins/Connectivity/Entry",
             swiftSettings: strict),
         // Asks its URL through the reachability probe's libcurl machinery (HTTPCheck).
         .target(
-            name: "ConnectivityProbe", dependencies: ["PathwatchProbeKit", "ReachabilityProbe"],
+            name: "ConnectivityProbe", dependencies: [probeKit, "ReachabilityProbe"],
             path: "Plugins/Connectivity/Sources", swiftSettings: strict),
         .target(name: "PingProbeEntry", dependencies: ["PingProbe"], path: "Plugins/Ping/Entry", swiftSettings: strict),
-        .target(name: "PingProbe", dependencies: ["PathwatchProbeKit"], path: "Plugins/Ping/Sources", swiftSettings: strict),
+        .target(name: "PingProbe", dependencies: [probeKit], path: "Plugins/Ping/Sources", swiftSettings: strict),
         .target(
-            name: "LoadAvgProbe", dependencies: ["CPathwatchProbe", "CJSONC"],
+            name: "LoadAvgProbe", dependencies: [probeABI, "CJSONC"],
             path: "Plugins/Examples/LoadAvg", exclude: ["README.md"], publicHeadersPath: "."),
 
         // Tests. PathwatchTestSupport: processes, namespaces, build products, for every test target.
         .target(name: "PathwatchTestSupport", path: "Tests/PathwatchTestSupport", swiftSettings: strict),
-        .testTarget(name: "PathwatchJSONTests", dependencies: ["PathwatchJSON"], swiftSettings: strict),
+        .testTarget(name: "PathwatchJSONTests", dependencies: [json], swiftSettings: strict),
         .testTarget(
             name: "PathwatchNetlinkTests", dependencies: ["PathwatchNetlink", "PathwatchTestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "PathwatchAgentTests",
-            dependencies: ["PathwatchAgent", "PathwatchProbeKit", "PathwatchTestSupport"],
+            dependencies: ["PathwatchAgent", probeKit, "PathwatchTestSupport"],
             swiftSettings: strict),
         // make install, make deb, systemd's notify protocol: the agent as an operator installs and runs it.
         .testTarget(
@@ -136,16 +136,16 @@ let package = Package(
             name: "ExampleProbeTests", dependencies: ["PathwatchTestSupport"],
             path: "Plugins/Examples/Tests", swiftSettings: strict),
         .testTarget(
-            name: "LinkStateProbeTests", dependencies: ["LinkStateProbe", "PathwatchTestSupport"],
+            name: "LinkStateProbeTests", dependencies: [probeTesting, "LinkStateProbe", "PathwatchTestSupport"],
             path: "Plugins/LinkState/Tests", exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
-            name: "ReachabilityProbeTests", dependencies: ["ReachabilityProbe", "PathwatchTestSupport"],
+            name: "ReachabilityProbeTests", dependencies: [probeTesting, "ReachabilityProbe", "PathwatchTestSupport"],
             path: "Plugins/Reachability/Tests", exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
-            name: "BandwidthProbeTests", dependencies: ["BandwidthProbe", "PathwatchTestSupport"],
+            name: "BandwidthProbeTests", dependencies: [probeTesting, "BandwidthProbe", "PathwatchTestSupport"],
             path: "Plugins/Bandwidth/Tests", swiftSettings: strict),
         .testTarget(
-            name: "ConnectivityProbeTests", dependencies: ["ConnectivityProbe", "PathwatchTestSupport"],
+            name: "ConnectivityProbeTests", dependencies: [probeTesting, "ConnectivityProbe", "PathwatchTestSupport"],
             path: "Plugins/Connectivity/Tests", exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
             name: "PingProbeTests", dependencies: ["PingProbe", "PathwatchTestSupport"], path: "Plugins/Ping/Tests",

@@ -66,7 +66,7 @@ while [ ${#queue[@]} -gt 0 ]; do
 done
 
 # The plug-in SDK for C: the header and its pkg-config file.
-install -m 0644 "$here/../Sources/CPathwatchProbe/include/pathwatch_probe.h" "$(d "$PREFIX/include/pathwatch/pathwatch_probe.h")"
+install -m 0644 "$here/../SDK/Sources/CPathwatchProbe/include/pathwatch_probe.h" "$(d "$PREFIX/include/pathwatch/pathwatch_probe.h")"
 sed -e "s|@PREFIX@|$PREFIX|g" -e "s|@VERSION@|$VERSION|g" "$here/pathwatch-probe.pc.in" > "$(d "$PREFIX/lib/pkgconfig/pathwatch-probe.pc")"
 
 # Man page and completions, generated from the command definitions at build time.

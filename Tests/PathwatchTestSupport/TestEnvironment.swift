@@ -36,7 +36,7 @@ public enum TestEnvironment {
 
     /// The ABI header, for tests that compile C plug-ins against it alone.
     public static var probeHeaderDirectory: URL {
-        packageRoot.appendingPathComponent("Sources/CPathwatchProbe/include")
+        packageRoot.appendingPathComponent("SDK/Sources/CPathwatchProbe/include")
     }
 
     public static var isRoot: Bool { geteuid() == 0 }

@@ -24,7 +24,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RECEIVER = os.path.join(ROOT, "Tests/Fixtures/webhook/receiver.py")
 ENDPOINTS = os.path.join(ROOT, "Plugins/Reachability/Tests/Fixtures/endpoint_server.py")
-HEADER = os.path.join(ROOT, "Sources/CPathwatchProbe/include")
+HEADER = os.path.join(ROOT, "SDK/Sources/CPathwatchProbe/include")
 
 
 def free_port():

@@ -48,7 +48,7 @@ trap cleanup EXIT
 chmod 755 "$work"
 mkdir -p "$work/plugins" "$work/nginx/logs"
 cp "$bin/libpathwatch_reachability.so" "$work/plugins/"
-cc -O2 -Wall -Werror -I "$root/Sources/CPathwatchProbe/include" "$(dirname "$0")/round.c" -o "$work/round" -ldl
+cc -O2 -Wall -Werror -I "$root/SDK/Sources/CPathwatchProbe/include" "$(dirname "$0")/round.c" -o "$work/round" -ldl
 
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 

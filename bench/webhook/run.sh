@@ -31,7 +31,7 @@ trap 'rm -rf "$work"' EXIT
 chmod 755 "$work"
 mkdir -p "$work/plugins"
 # The tests' fixture probe: one check per line of a state file, so one rewrite makes thousands of changes.
-cc -shared -fPIC -O2 -I "$root/Sources/CPathwatchProbe/include" "$root/Tests/Fixtures/plugins/test_probe.c" \
+cc -shared -fPIC -O2 -I "$root/SDK/Sources/CPathwatchProbe/include" "$root/Tests/Fixtures/plugins/test_probe.c" \
     -o "$work/plugins/libtestprobe.so" $(pkg-config --cflags --libs json-c) -lm
 
 exec python3 "$here/measure.py" --pathwatch "$root/.build/release/pathwatch" --plugins "$work/plugins" \

@@ -1,5 +1,6 @@
 import BandwidthProbe
 import CPathwatchProbe
+import PathwatchProbeTesting
 import Testing
 
 /// The probe as the host sees it: through the exported C descriptor only.
@@ -36,27 +37,15 @@ import Testing
     @Test func samplesThroughTheEmitter() throws {
         let files = try FakeKernelFiles()
         try files.write([FakeKernelFiles.Interface(name: "eth0", index: 2), FakeKernelFiles.Interface(name: "eth1", index: 3)])
-        let made = create(#"{"source": "procfs", "procfs_path": "\#(files.procfsPath)", "sysfs_path": "\#(files.sysfsPath)"}"#)
-        let instance = try #require(made.instance, "\(made.path): \(made.message)")
-        defer { descriptor.destroy(instance) }
-
-        final class Collected { var items: [(key: String, state: Int32, message: String, metrics: Int)] = [] }
-        let collected = Collected()
-        var emitter = pw_emitter(
-            struct_size: MemoryLayout<pw_emitter>.size, context: Unmanaged.passUnretained(collected).toOpaque(),
-            emit: { context, observation in
-                guard let context, let o = observation?.pointee else { return PW_ERR }
-                Unmanaged<Collected>.fromOpaque(context).takeUnretainedValue().items.append(
-                    (String(cString: o.key), o.state, String(cString: o.message), o.metric_count))
-                return PW_OK
-            })
-        var error = pw_error()
-        error.struct_size = MemoryLayout<pw_error>.size
-        #expect(descriptor.sample(instance, &emitter, &error) == PW_OK)
-        #expect(collected.items.map(\.key) == ["eth0", "eth1"])
-        #expect(collected.items.allSatisfy { $0.state == PW_STATE_OK.rawValue && $0.metrics == 0 })
-        #expect(descriptor.sample(instance, &emitter, &error) == PW_OK)
-        #expect(collected.items.count == 4)
-        #expect(collected.items[2].metrics == 9, "eight rates and window_ms, no utilisation without a speed")
+        // Through the exported descriptor, with the SDK testing library's copying emitter.
+        let probe = try ProbeTester(
+            descriptor: bandwidthProbeDescriptor().assumingMemoryBound(to: pw_probe_descriptor.self),
+            config: #"{"source": "procfs", "procfs_path": "\#(files.procfsPath)", "sysfs_path": "\#(files.sysfsPath)"}"#)
+        let first = try probe.sample()
+        #expect(first.map(\.key) == ["eth0", "eth1"])
+        #expect(first.allSatisfy { $0.state == .ok && $0.metrics.isEmpty })
+        let second = try probe.sample()
+        #expect(second.count == 2)
+        #expect(second.first?.metrics.count == 9, "eight rates and window_ms, no utilisation without a speed")
     }
 }

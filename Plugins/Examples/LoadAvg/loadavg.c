@@ -7,7 +7,7 @@
  *
  * Build it without the rest of the project (from the repository root; out of tree, point -I at
  * the folder holding pathwatch_probe.h):
- *   cc -shared -fPIC -I Sources/CPathwatchProbe/include $(pkg-config --cflags json-c) \
+ *   cc -shared -fPIC -I SDK/Sources/CPathwatchProbe/include $(pkg-config --cflags json-c) \
  *      Plugins/Examples/LoadAvg/loadavg.c $(pkg-config --libs json-c) -o libpathwatch_loadavg.so
  */
 /* POSIX.1-2008 for O_CLOEXEC, also under a strict -std=c11. */

@@ -1,0 +1,28 @@
+// swift-tools-version:6.2
+// The Pathwatch plug-in SDK: the C ABI header, the JSON pieces a probe needs, the Swift probe
+// kit, and a testing library. It depends on nothing: a plug-in package that uses it resolves
+// no other package (the agent's own dependencies stay the agent's).
+import PackageDescription
+
+let strict: [SwiftSetting] = [.treatAllWarnings(as: .error)]
+
+let package = Package(
+    name: "PathwatchSDK",
+    products: [
+        // The plug-in ABI: one public C header (include/pathwatch_probe.h).
+        .library(name: "CPathwatchProbe", targets: ["CPathwatchProbe"]),
+        // JSON values, a strict parser and serializer, a strict decoder with JSON paths, and
+        // the config units (durations, sizes).
+        .library(name: "PathwatchJSON", targets: ["PathwatchJSON"]),
+        // The Swift SDK: a Probe protocol, config decoding, an emitter, the exported entry point.
+        .library(name: "PathwatchProbeKit", targets: ["PathwatchProbeKit"]),
+        // Runs a probe's create/sample/event calls in a unit test and returns what it emitted.
+        .library(name: "PathwatchProbeTesting", targets: ["PathwatchProbeTesting"]),
+    ],
+    targets: [
+        .target(name: "CPathwatchProbe"),
+        .target(name: "PathwatchJSON", swiftSettings: strict),
+        .target(name: "PathwatchProbeKit", dependencies: ["CPathwatchProbe", "PathwatchJSON"], swiftSettings: strict),
+        .target(name: "PathwatchProbeTesting", dependencies: ["PathwatchProbeKit"], swiftSettings: strict),
+    ]
+)
