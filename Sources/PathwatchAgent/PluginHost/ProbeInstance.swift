@@ -16,6 +16,15 @@ public final class ProbeInstance: @unchecked Sendable {
     public let plugin: LoadedPlugin
     private let handle: UnsafeMutableRawPointer?
     private var destroyed = false
+    /// The emitter handed to this instance's calls. It lives as long as the process (24 bytes
+    /// per instance, deliberately never freed): a plug-in that keeps the pointer and emits after
+    /// its call returned reads this valid struct, finds a context that is no longer registered,
+    /// and gets PW_ERR instead of crashing the agent.
+    private let emitter: UnsafeMutablePointer<pw_emitter> = {
+        let emitter = UnsafeMutablePointer<pw_emitter>.allocate(capacity: 1)
+        emitter.initialize(to: pw_emitter(struct_size: MemoryLayout<pw_emitter>.size, context: nil, emit: emitObservation))
+        return emitter
+    }()
 
     /// Creates an instance from the probe's config; a refusal comes back as a path relative to
     /// that config (e.g. "targets[0].url") with the plug-in's message.
@@ -71,12 +80,15 @@ public final class ProbeInstance: @unchecked Sendable {
 
     private func call(_ body: (UnsafeMutableRawPointer?, UnsafePointer<pw_emitter>, UnsafeMutablePointer<pw_error>) -> Int32) -> CallResult {
         let collector = ObservationCollector()
-        let context = Unmanaged.passRetained(collector)
-        defer { context.release() }
-        var emitter = pw_emitter(struct_size: MemoryLayout<pw_emitter>.size, context: context.toOpaque(), emit: emitObservation)
+        let token = EmitterRegistry.register(collector)
+        emitter.pointee.context = UnsafeMutableRawPointer(bitPattern: token)
+        defer {
+            emitter.pointee.context = nil
+            EmitterRegistry.unregister(token)
+        }
         var error = pw_error()
         error.struct_size = MemoryLayout<pw_error>.size
-        let status = body(handle, &emitter, &error)
+        let status = body(handle, emitter, &error)
         var failure: String? = nil
         if status != PW_OK {
             let message = Self.text(of: &error).message
