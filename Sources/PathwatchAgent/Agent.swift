@@ -40,7 +40,7 @@ public final class Agent: Sendable {
     /// Loads plug-ins, creates every probe and sink, and starts sampling.
     public func start() throws(ConfigError) {
         let loaded = state.withLock { $0.loaded }
-        let catalog = PluginCatalog.discover(in: loaded.pluginDirectories)
+        let catalog = PluginCatalog.discover(in: loaded.pluginDirectories, needing: Set(loaded.config.probes.map(\.plugin)))
         for refusal in catalog.refused { logger.warning("plug-in refused: \(refusal)") }
         let created = try ProbeSetup.instantiate(loaded, catalog: catalog)
         let sinks = loaded.config.sinks.map {
@@ -130,15 +130,18 @@ public final class Agent: Sendable {
     /// check states; changed ones are recreated; removed ones stop. On any error the running
     /// configuration stays as it was.
     public func reload(_ next: LoadedConfig) throws(ConfigError) {
-        let (current, catalog) = state.withLock { ($0.loaded, $0.catalog) }
+        let catalog = state.withLock { $0.catalog }
         // One redactor for the agent's life: the logger and every sink hold the first one, so
         // the new file's secrets join it (and the old ones stay: they may still be in queues).
         var next = next
         logger.redactor.add(contentsOf: next.redactor)
         next.redactor = logger.redactor
+        // Plug-ins the new configuration names that are not loaded yet (start opened only those
+        // it needed), from any of its folders.
         var merged = catalog
-        for directory in next.pluginDirectories where !current.pluginDirectories.contains(directory) {
-            for plugin in PluginCatalog.discover(in: [directory]).plugins where merged.plugin(named: plugin.name) == nil {
+        let missing = Set(next.config.probes.map(\.plugin)).filter { merged.plugin(named: $0) == nil }
+        if !missing.isEmpty {
+            for plugin in PluginCatalog.discover(in: next.pluginDirectories, needing: missing).plugins where merged.plugin(named: plugin.name) == nil {
                 merged.adopt(plugin)
             }
         }

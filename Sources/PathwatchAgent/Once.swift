@@ -6,7 +6,7 @@ import PathwatchProbeKit
 /// status document. Event-driven probes report their current state through their sample.
 public enum Once {
     public static func run(_ loaded: LoadedConfig, logger: AgentLogger) throws(ConfigError) -> (document: JSONValue, state: CheckState) {
-        let catalog = PluginCatalog.discover(in: loaded.pluginDirectories)
+        let catalog = PluginCatalog.discover(in: loaded.pluginDirectories, needing: Set(loaded.config.probes.map(\.plugin)))
         for refusal in catalog.refused { logger.warning("plug-in refused: \(refusal)") }
         let created = try ProbeSetup.instantiate(loaded, catalog: catalog)
         let identity = AgentIdentity(name: loaded.config.agent.name)

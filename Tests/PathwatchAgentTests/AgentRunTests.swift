@@ -50,6 +50,30 @@ import Testing
         #expect(timeouts == 1, "\(agent.errorOutput)")
     }
 
+    /// `run` opens only the plug-ins its configuration names (`plugins` still lists every one),
+    /// and a reload that names another one opens it then.
+    @Test func runOpensOnlyTheConfiguredPluginsAndAReloadOpensMore() throws {
+        let dir = try FixturePlugins.folderWithTestProbe()
+        defer { TestEnvironment.removeTemporaryDirectory(dir) }
+        try FixturePlugins.build("test_probe.c", as: "otherprobe", into: dir, defines: [#"TEST_NAME="otherprobe""#])
+        func config(_ probes: String) throws -> URL {
+            try writeConfig(#"{"agent": {"plugin_dirs": ["."], "interval": "200ms"}, "probes": [\#(probes)], "sinks": [{"type": "stdout", "format": "json", "on": "every"}]}"#, in: dir)
+        }
+        let file = try config(#"{"id": "a", "plugin": "testprobe"}"#)
+        let listed = try run([pathwatch, "plugins", "--config", file.path])
+        #expect(listed.stdout.contains("otherprobe") && listed.stdout.contains("testprobe"), "\(listed.stdout)")
+        let agent = try BackgroundProcess([pathwatch, "run", "--config", file.path])
+        defer { agent.stop() }
+        #expect(agent.waitForLine(timeout: 10) { $0.contains(#""a/c0""#) } != nil)
+        func maps() -> String { (try? run(["cat", "/proc/\(agent.processIdentifier)/maps"]))?.stdout ?? "" }
+        #expect(maps().contains("libtestprobe.so"))
+        #expect(!maps().contains("libotherprobe.so"), "a plug-in nothing names is never opened")
+        _ = try config(#"{"id": "a", "plugin": "testprobe"}, {"id": "b", "plugin": "otherprobe"}"#)
+        agent.signal(SIGHUP)
+        #expect(agent.waitForLine(timeout: 10) { $0.contains(#""b/c0""#) } != nil, "\(agent.errorOutput)")
+        #expect(maps().contains("libotherprobe.so"))
+    }
+
     /// libcurl and its libraries are mapped only once something uses them: not by an agent with
     /// no webhook sink and no reachability probe, but by one whose webhook delivers.
     @Test func libcurlIsLoadedOnlyWhenSomethingUsesIt() throws {

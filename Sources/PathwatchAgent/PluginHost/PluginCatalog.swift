@@ -26,6 +26,31 @@ public struct PluginCatalog: Sendable {
         return catalog
     }
 
+    /// Opens only what a configuration needs (`run`, `once`): for each plug-in name, the files
+    /// named `lib<name>.so` or `libpathwatch_<name>.so`. Every other library would cost start-up
+    /// time and memory for nothing. Only when a name is not found that way are the remaining
+    /// files opened (a plug-in's file may be named anything), so a configuration that works with
+    /// full discovery works here.
+    public static func discover(in directories: [String], needing names: Set<String>) -> PluginCatalog {
+        var catalog = PluginCatalog()
+        let likely = Set(names.flatMap { ["lib\($0).so", "libpathwatch_\($0.replacing("-", with: "_")).so"] })
+        var others: [String] = []
+        for directory in directories {
+            guard let files = listDirectory(directory) else {
+                catalog.refused.append(RefusedPlugin(path: directory, reason: "cannot read plug-in folder: \(errnoText())"))
+                continue
+            }
+            for file in files.sorted() where file.hasPrefix("lib") && file.hasSuffix(".so") {
+                let path = directory == "/" ? "/\(file)" : "\(directory)/\(file)"
+                if likely.contains(file) { catalog.consider(path) } else { others.append(path) }
+            }
+        }
+        if names.contains(where: { catalog.plugin(named: $0) == nil }) {
+            for path in others { catalog.consider(path) }
+        }
+        return catalog
+    }
+
     /// Takes in a plug-in loaded by another discovery (a folder added on reload).
     mutating func adopt(_ plugin: LoadedPlugin) {
         plugins.append(plugin)
