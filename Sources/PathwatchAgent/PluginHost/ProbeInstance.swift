@@ -71,12 +71,9 @@ public final class ProbeInstance: @unchecked Sendable {
 
     private func call(_ body: (UnsafeMutableRawPointer?, UnsafePointer<pw_emitter>, UnsafeMutablePointer<pw_error>) -> Int32) -> CallResult {
         let collector = ObservationCollector()
-        let context = Unmanaged.passRetained(collector)
-        defer { context.release() }
-        var emitter = pw_emitter(struct_size: MemoryLayout<pw_emitter>.size, context: context.toOpaque(), emit: emitObservation)
         var error = pw_error()
         error.struct_size = MemoryLayout<pw_error>.size
-        let status = body(handle, &emitter, &error)
+        let status = EmitterSlots.withEmitter(for: collector) { emitter in body(handle, emitter, &error) }
         var failure: String? = nil
         if status != PW_OK {
             let message = Self.text(of: &error).message
