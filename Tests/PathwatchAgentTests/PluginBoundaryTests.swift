@@ -9,12 +9,12 @@ import Testing
     let pathwatch = TestEnvironment.pathwatchBinary.path
 
     /// A folder with the boundary plug-in (grown or not) and a config running it in `mode`.
-    func setUp(mode: String, grown: Bool = false, extra: String = "") throws -> (dir: URL, config: URL) {
+    func setUp(mode: String, grown: Bool = false, isolation: String = "inline", extra: String = "") throws -> (dir: URL, config: URL) {
         let dir = try TestEnvironment.makeTemporaryDirectory()
         chmod(dir.path, 0o755)
         try FixturePlugins.build("boundary_probe.c", as: "boundary", into: dir, defines: grown ? ["GROWN"] : [])
         let config = try writeConfig("""
-            {"agent": {"plugin_dirs": ["."], "interval": "200ms"}, "probes": [
+            {"agent": {"plugin_dirs": ["."], "interval": "200ms", "isolation": "\(isolation)"}, "probes": [
               {"id": "b", "plugin": "boundary", "config": {"mode": "\(mode)"}}]\(extra)}
             """, in: dir)
         return (dir, config)
@@ -27,8 +27,8 @@ import Testing
     /// Before: the host walked metrics[i] with its own stride and read a grown metric's extra
     /// fields as the next one's struct_size and name: the observation was refused, and with
     /// other values in those fields the agent read through a wild pointer.
-    @Test func structsGrownAtTheirEndAreReadWithThePluginsStride() throws {
-        let (dir, config) = try setUp(mode: "plain", grown: true)
+    @Test(arguments: ["inline", "process"]) func structsGrownAtTheirEndAreReadWithThePluginsStride(isolation: String) throws {
+        let (dir, config) = try setUp(mode: "plain", grown: true, isolation: isolation)
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         let plugins = try run([pathwatch, "plugins", "--config", config.path])
         #expect(plugins.status == 0)
@@ -43,8 +43,8 @@ import Testing
 
     /// Before: the emitter's context was freed when sample returned; a thread calling it later
     /// crashed the agent (SIGSEGV in the collector).
-    @Test func anEmitterCalledAfterItsCallReturnedGetsAnErrorAndTheAgentLives() throws {
-        let (dir, config) = try setUp(mode: "late_emit", extra: #", "sinks": [{"type": "stdout", "format": "json", "on": "every"}]"#)
+    @Test(arguments: ["inline", "process"]) func anEmitterCalledAfterItsCallReturnedGetsAnErrorAndTheAgentLives(isolation: String) throws {
+        let (dir, config) = try setUp(mode: "late_emit", isolation: isolation, extra: #", "sinks": [{"type": "stdout", "format": "json", "on": "every"}]"#)
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         let agent = try BackgroundProcess([pathwatch, "run", "--config", config.path])
         // Each sample reports what the previous sample's late emit returned: PW_ERR is -1.
@@ -61,8 +61,8 @@ import Testing
     }
 
     /// Before: a message of 64 KiB or more became "" and emit returned PW_OK.
-    @Test func aLongMessageIsCutAndMarked() throws {
-        let (dir, config) = try setUp(mode: "long_message")
+    @Test(arguments: ["inline", "process"]) func aLongMessageIsCutAndMarked(isolation: String) throws {
+        let (dir, config) = try setUp(mode: "long_message", isolation: isolation)
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         let result = try run([pathwatch, "once", "--config", config.path, "--format", "json"])
         #expect(result.status == 0, "exit \(result.status): \(result.stderr)")
@@ -72,8 +72,8 @@ import Testing
     }
 
     /// Before: the second observation with a key was dropped without a word and emit said PW_OK.
-    @Test func aSecondObservationWithTheSameKeyIsRefusedAndNamed() throws {
-        let (dir, config) = try setUp(mode: "duplicate")
+    @Test(arguments: ["inline", "process"]) func aSecondObservationWithTheSameKeyIsRefusedAndNamed(isolation: String) throws {
+        let (dir, config) = try setUp(mode: "duplicate", isolation: isolation)
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         let result = try run([pathwatch, "once", "--config", config.path, "--format", "json"])
         #expect(result.status == 0, "exit \(result.status): \(result.stderr)")

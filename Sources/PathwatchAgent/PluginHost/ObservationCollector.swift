@@ -30,8 +30,15 @@ final class ObservationCollector: Sendable {
         var keys: Set<String> = []
         var problems: [String] = []
         var closed = false
+        var overLimit = false
     }
     private let state = Mutex(State())
+    private let maxObservations: Int
+
+    /// `maxObservations`: the probe's `max_observations`, at most `Limits.observationsPerCall`.
+    init(maxObservations: Int = Limits.observationsPerCall) {
+        self.maxObservations = min(maxObservations, Limits.observationsPerCall)
+    }
 
     var observations: [Observation] { state.withLock { $0.observations } }
     var problems: [String] { state.withLock { $0.problems } }
@@ -47,8 +54,9 @@ final class ObservationCollector: Sendable {
             return state.withLock { s in
                 guard !s.closed else { return PW_ERR }
                 s.problems += dropped
-                guard s.observations.count < Limits.observationsPerCall else {
-                    s.problems.append("more than \(Limits.observationsPerCall) observations in one call")
+                guard s.observations.count < maxObservations else {
+                    if !s.overLimit { s.problems.append("more than \(maxObservations) observations in one call; the rest refused") }
+                    s.overLimit = true
                     return PW_ERR
                 }
                 guard s.keys.insert(observation.key).inserted else {

@@ -11,8 +11,18 @@ public struct PluginCatalog: Sendable {
 
     public func plugin(named name: String) -> LoadedPlugin? { plugins.first { $0.name == name } }
 
+    /// The plug-ins a configuration can use. When any of its probes runs isolated (the
+    /// default), every descriptor is read by a child and this process maps no plug-in.
+    public static func discover(for loaded: LoadedConfig, logger: AgentLogger, in directories: [String]? = nil) -> PluginCatalog {
+        let isolated = loaded.config.agent.isolation == .process || loaded.config.probes.contains { loaded.isolation(of: $0) == .process }
+        return discover(in: directories ?? loaded.pluginDirectories, describer: isolated ? { PluginDescriber.describe($0, logger: logger) } : nil)
+    }
+
     /// Scans each folder for `lib*.so` files (sorted, so the first of two duplicates is stable).
-    public static func discover(in directories: [String]) -> PluginCatalog {
+    /// `describer` reads a file's descriptor; by default the library is loaded in this process.
+    public static func discover(in directories: [String]) -> PluginCatalog { discover(in: directories, describer: nil) }
+
+    static func discover(in directories: [String], describer: ((String) -> Result<LoadedPlugin, PluginLoader.Refusal>)?) -> PluginCatalog {
         var catalog = PluginCatalog()
         for directory in directories {
             guard let names = listDirectory(directory) else {
@@ -20,7 +30,7 @@ public struct PluginCatalog: Sendable {
                 continue
             }
             for name in names.sorted() where name.hasPrefix("lib") && name.hasSuffix(".so") {
-                catalog.consider(directory == "/" ? "/\(name)" : "\(directory)/\(name)")
+                catalog.consider(directory == "/" ? "/\(name)" : "\(directory)/\(name)", describer: describer)
             }
         }
         return catalog
@@ -32,10 +42,10 @@ public struct PluginCatalog: Sendable {
         loadedFiles.insert(PluginVetting.realPath(plugin.path) ?? plugin.path)
     }
 
-    mutating func consider(_ path: String) {
+    mutating func consider(_ path: String, describer: ((String) -> Result<LoadedPlugin, PluginLoader.Refusal>)? = nil) {
         let canonical = PluginVetting.realPath(path) ?? path
         if loadedFiles.contains(canonical) { return }
-        switch PluginLoader.load(path) {
+        switch describer?(path) ?? PluginLoader.load(path) {
         case .failure(let refusal):
             refused.append(RefusedPlugin(path: path, reason: refusal.reason))
         case .success(let plugin):

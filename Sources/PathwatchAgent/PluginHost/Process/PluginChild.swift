@@ -1,0 +1,87 @@
+import CPathwatchProbe
+import Dispatch
+
+/// The child side of process isolation: `pathwatch plugin-child` loads one plug-in and serves
+/// the agent's calls over the socketpair on descriptor 3, one at a time, on one thread. Between
+/// calls it polls the instance's event descriptor itself and streams what `handle_event` emits.
+/// Its stdout and stderr are pipes the agent reads: whatever the plug-in prints goes there.
+public enum PluginChild {
+    /// The descriptor the agent hands the socketpair's child end on.
+    public static let socketDescriptor: Int32 = 3
+
+    public struct Options: Sendable {
+        public var path: String
+        public var describeOnly: Bool
+        public var maxMemoryBytes: UInt64?
+        public var maxObservations: Int
+        public init(path: String, describeOnly: Bool, maxMemoryBytes: UInt64?, maxObservations: Int) {
+            self.path = path
+            self.describeOnly = describeOnly
+            self.maxMemoryBytes = maxMemoryBytes
+            self.maxObservations = maxObservations
+        }
+    }
+
+    /// Serves until the agent closes the socket; returns the exit status.
+    public static func serve(_ options: Options) -> Int32 {
+        let fd = socketDescriptor
+        if let bytes = options.maxMemoryBytes {
+            // RLIMIT_DATA bounds the heap (brk and private anonymous mappings): a leaking plug-in
+            // gets NULL from malloc, or dies, in its own process.
+            var limit = rlimit(rlim_cur: rlim_t(bytes), rlim_max: rlim_t(bytes))
+            _ = setrlimit(Int32(RLIMIT_DATA.rawValue), &limit)
+        }
+        let plugin: LoadedPlugin
+        switch PluginLoader.load(options.path) {
+        case .failure(let refusal):
+            _ = Frames.write(["refused": .string(refusal.reason)], to: fd)
+            return 0
+        case .success(let loaded):
+            plugin = loaded
+            guard Frames.write(["described": WireCodec.encode(loaded)], to: fd) else { return 1 }
+        }
+        if options.describeOnly { return 0 }
+        var instance: ProbeInstance?
+        var eventFD: Int32?
+        while true {
+            var polls = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
+            if let eventFD { polls.append(pollfd(fd: eventFD, events: Int16(POLLIN), revents: 0)) }
+            let n = poll(&polls, nfds_t(polls.count), -1)
+            if n < 0 {
+                if errno == EINTR { continue }
+                return 1
+            }
+            if polls.count > 1, polls[1].revents != 0, let instance {
+                guard Frames.write(["event": WireCodec.encode(instance.handleEvent())], to: fd) else { return 1 }
+            }
+            guard polls[0].revents != 0 else { continue }
+            guard let request = Frames.read(from: fd), let call = request["call"]?.stringValue else {
+                instance?.destroy()
+                return 0
+            }
+            let reply: JSONValue
+            switch call {
+            case "create":
+                switch ProbeInstance.create(plugin: plugin, configJSON: request["config"]?.stringValue ?? "{}", maxObservations: options.maxObservations) {
+                case .success(let created):
+                    instance = created
+                    eventFD = created.eventFileDescriptor()
+                    reply = ["created": true]
+                case .failure(let error):
+                    reply = ["refused_config": ["path": .string(error.path.description), "message": .string(error.message)]]
+                }
+            case "sample":
+                guard let instance else { return 1 }
+                reply = ["sampled": WireCodec.encode(instance.sample())]
+            case "destroy":
+                instance?.destroy()
+                instance = nil
+                eventFD = nil
+                reply = ["destroyed": true]
+            default:
+                return 1
+            }
+            guard Frames.write(reply, to: fd) else { return 1 }
+        }
+    }
+}
