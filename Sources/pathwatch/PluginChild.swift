@@ -9,13 +9,13 @@ extension Pathwatch {
         static let configuration = CommandConfiguration(
             commandName: "plugin-child", abstract: "Serve one plug-in to the agent (internal).", shouldDisplay: false)
 
-        @Option(help: "The plug-in library.") var plugin: String
-        @Flag(help: "Only read the descriptor, then exit.") var describe = false
+        @Option(help: "The plug-in library (several with --describe).") var plugin: [String]
+        @Flag(help: "Only read each file's descriptor, then exit.") var describe = false
         @Option(help: "Heap limit in bytes (RLIMIT_DATA).") var maxMemory: UInt64?
         @Option(help: "Observations one call may emit.") var maxObservations = 10_000
 
         func run() async throws {
-            let options = PluginChild.Options(path: plugin, describeOnly: describe, maxMemoryBytes: maxMemory, maxObservations: maxObservations)
+            let options = PluginChild.Options(paths: plugin, describeOnly: describe, maxMemoryBytes: maxMemory, maxObservations: maxObservations)
             // The serving loop blocks on its socket: on a thread of its own, not the cooperative pool.
             let status: Int32 = await withCheckedContinuation { done in
                 DispatchQueue(label: "pathwatch.plugin-child").async { done.resume(returning: PluginChild.serve(options)) }

@@ -138,4 +138,21 @@ import Testing
             #expect(result.stdout.isEmpty, "\(command): \(result.stdout)")
         }
     }
+
+    @Test func badIsolationSettingsAreRefusedWithTheirPath() throws {
+        let dir = try FixturePlugins.folderWithTestProbe()
+        defer { TestEnvironment.removeTemporaryDirectory(dir) }
+        let cases = [
+            (#"{"agent": {"isolation": "sandbox"}}"#, #"agent.isolation: expected "process" or "inline", found "sandbox""#),
+            (#"{"probes": [{"id": "p", "plugin": "testprobe", "isolation": 1}]}"#, "probes[0].isolation"),
+            (#"{"probes": [{"id": "p", "plugin": "testprobe", "max_memory": "1MiB"}]}"#, "probes[0].max_memory: expected at least 16MiB"),
+            (#"{"probes": [{"id": "p", "plugin": "testprobe", "max_observations": 0}]}"#, "probes[0].max_observations: expected a whole number from 1 to 100000, found 0"),
+        ]
+        for (text, expected) in cases {
+            let config = try writeConfig(text, in: dir)
+            let result = try run([pathwatch, "check-config", "--config", config.path])
+            #expect(result.status == 78, "\(text): \(result.stderr)")
+            #expect(result.stderr.contains("\(config.path): \(expected)"), "\(text): \(result.stderr)")
+        }
+    }
 }

@@ -22,15 +22,29 @@ public struct PluginCatalog: Sendable {
     /// `describer` reads a file's descriptor; by default the library is loaded in this process.
     public static func discover(in directories: [String]) -> PluginCatalog { discover(in: directories, describer: nil) }
 
-    static func discover(in directories: [String], describer: ((String) -> Result<LoadedPlugin, PluginLoader.Refusal>)?) -> PluginCatalog {
+    static func discover(in directories: [String], describer: (([String]) -> [String: Result<LoadedPlugin, PluginLoader.Refusal>])?) -> PluginCatalog {
         var catalog = PluginCatalog()
+        var candidates: [String] = []
         for directory in directories {
             guard let names = listDirectory(directory) else {
                 catalog.refused.append(RefusedPlugin(path: directory, reason: "cannot read plug-in folder: \(errnoText())"))
                 continue
             }
             for name in names.sorted() where name.hasPrefix("lib") && name.hasSuffix(".so") {
-                catalog.consider(directory == "/" ? "/\(name)" : "\(directory)/\(name)", describer: describer)
+                candidates.append(directory == "/" ? "/\(name)" : "\(directory)/\(name)")
+            }
+        }
+        // The same file reached twice is described once.
+        var seen: Set<String> = []
+        let unique = candidates.filter { seen.insert(PluginVetting.realPath($0) ?? $0).inserted }
+        let described = describer?(unique)
+        for path in candidates {
+            if let described {
+                // Described under another name (the same file reached twice): never loaded here.
+                guard let outcome = described[path] else { continue }
+                catalog.consider(path, outcome: outcome)
+            } else {
+                catalog.consider(path)
             }
         }
         return catalog
@@ -42,10 +56,11 @@ public struct PluginCatalog: Sendable {
         loadedFiles.insert(PluginVetting.realPath(plugin.path) ?? plugin.path)
     }
 
-    mutating func consider(_ path: String, describer: ((String) -> Result<LoadedPlugin, PluginLoader.Refusal>)? = nil) {
+    /// `outcome`: the file as a child described it; nil to load it in this process.
+    mutating func consider(_ path: String, outcome: Result<LoadedPlugin, PluginLoader.Refusal>? = nil) {
         let canonical = PluginVetting.realPath(path) ?? path
         if loadedFiles.contains(canonical) { return }
-        switch describer?(path) ?? PluginLoader.load(path) {
+        switch outcome ?? PluginLoader.load(path) {
         case .failure(let refusal):
             refused.append(RefusedPlugin(path: path, reason: refusal.reason))
         case .success(let plugin):

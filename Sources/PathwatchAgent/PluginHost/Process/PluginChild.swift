@@ -10,12 +10,13 @@ public enum PluginChild {
     public static let socketDescriptor: Int32 = 3
 
     public struct Options: Sendable {
-        public var path: String
+        /// The plug-in to serve; with `describeOnly`, every file to describe, in order.
+        public var paths: [String]
         public var describeOnly: Bool
         public var maxMemoryBytes: UInt64?
         public var maxObservations: Int
-        public init(path: String, describeOnly: Bool, maxMemoryBytes: UInt64?, maxObservations: Int) {
-            self.path = path
+        public init(paths: [String], describeOnly: Bool, maxMemoryBytes: UInt64?, maxObservations: Int) {
+            self.paths = paths
             self.describeOnly = describeOnly
             self.maxMemoryBytes = maxMemoryBytes
             self.maxObservations = maxObservations
@@ -31,8 +32,22 @@ public enum PluginChild {
             var limit = rlimit(rlim_cur: rlim_t(bytes), rlim_max: rlim_t(bytes))
             _ = setrlimit(Int32(RLIMIT_DATA.rawValue), &limit)
         }
+        if options.describeOnly {
+            // One frame per file, in order: if a file's constructor ends this process, the agent
+            // knows which one it was from the frames it got, and goes on in a new child.
+            for path in options.paths {
+                let frame: JSONValue
+                switch PluginLoader.load(path) {
+                case .failure(let refusal): frame = ["file": .string(path), "refused": .string(refusal.reason)]
+                case .success(let loaded): frame = ["file": .string(path), "described": WireCodec.encode(loaded)]
+                }
+                guard Frames.write(frame, to: fd) else { return 1 }
+            }
+            return 0
+        }
+        guard let path = options.paths.first else { return 64 }
         let plugin: LoadedPlugin
-        switch PluginLoader.load(options.path) {
+        switch PluginLoader.load(path) {
         case .failure(let refusal):
             _ = Frames.write(["refused": .string(refusal.reason)], to: fd)
             return 0
@@ -40,7 +55,6 @@ public enum PluginChild {
             plugin = loaded
             guard Frames.write(["described": WireCodec.encode(loaded)], to: fd) else { return 1 }
         }
-        if options.describeOnly { return 0 }
         var instance: ProbeInstance?
         var eventFD: Int32?
         while true {
