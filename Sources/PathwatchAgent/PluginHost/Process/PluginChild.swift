@@ -46,6 +46,7 @@ public enum PluginChild {
             return 0
         }
         guard let path = options.paths.first else { return 64 }
+        exitWhenOrphaned()
         let plugin: LoadedPlugin
         switch PluginLoader.load(path) {
         case .failure(let refusal):
@@ -96,6 +97,18 @@ public enum PluginChild {
                 return 1
             }
             guard Frames.write(reply, to: fd) else { return 1 }
+        }
+    }
+
+    /// A child must not outlive its agent (a spinning plug-in would keep its core after the
+    /// agent was killed). PR_SET_PDEATHSIG follows the thread that started the child, and the
+    /// agent starts children from worker threads that come and go, so a thread of the child's
+    /// own looks for a new parent once a second instead; it runs even while the plug-in spins.
+    private static func exitWhenOrphaned() {
+        let parent = getppid()
+        DispatchQueue(label: "pathwatch.plugin-child.orphan").async {
+            while getppid() == parent { sleep(1) }
+            _exit(70)
         }
     }
 }
