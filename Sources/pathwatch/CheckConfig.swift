@@ -11,10 +11,11 @@ extension Pathwatch {
 
         func run() throws {
             let loaded = try options.loadConfig()
-            let catalog = PluginCatalog.discover(for: loaded, logger: options.makeLogger(redactor: loaded.redactor))
+            let logger = options.makeLogger(redactor: loaded.redactor)
+            let catalog = PluginCatalog.discover(for: loaded, logger: logger)
             let created: [ProbeSetup.Created]
             do {
-                created = try ProbeSetup.instantiate(loaded, catalog: catalog)
+                created = try ProbeSetup.instantiate(loaded, catalog: catalog, logger: logger)
             } catch {
                 printError("configuration error: \(error)")
                 throw ExitStatus.configError

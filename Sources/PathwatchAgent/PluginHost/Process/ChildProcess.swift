@@ -94,6 +94,17 @@ final class ChildProcess: Sendable {
         }
     }
 
+    /// Waits until the child has ended and everything it printed was logged; false after `seconds`.
+    @discardableResult
+    func waitForEnd(seconds: Double) -> Bool {
+        let deadline = MonotonicClock.nowNanoseconds() + Int64(seconds * 1e9)
+        while true {
+            let left = Double(deadline - MonotonicClock.nowNanoseconds()) / 1e9
+            guard left > 0, let message = next(within: left) else { return false }
+            if case .ended = message { return true }
+        }
+    }
+
     private func post(_ message: Message) {
         inbox.withLock { $0.append(message) }
         arrived.signal()

@@ -215,6 +215,9 @@ public final class ProcessProbeHost: ProbeHost, Sendable {
             defer { s.child = nil }
             return s.child
         }
+        // The child destroys its instance and exits (or is killed after 2 s); waiting for it
+        // means what it printed on the way out is logged before the agent goes on or exits.
         child?.finish()
+        child?.waitForEnd(seconds: 3)
     }
 }
