@@ -22,6 +22,8 @@ public final class Agent: Sendable {
         var awaitingFirstReport: Set<String>? = nil
         /// Reports taken in since start: orders the summaries handed to the observer.
         var reports: UInt64 = 0
+        /// When each probe last reported (the `probes` array's `last_sample_at`).
+        var lastReportAt: [String: WallTime] = [:]
     }
 
     public let identity: AgentIdentity
@@ -40,9 +42,9 @@ public final class Agent: Sendable {
     /// Loads plug-ins, creates every probe and sink, and starts sampling.
     public func start() throws(ConfigError) {
         let loaded = state.withLock { $0.loaded }
-        let catalog = PluginCatalog.discover(in: loaded.pluginDirectories, needing: Set(loaded.config.probes.map(\.plugin)))
+        let catalog = PluginCatalog.discover(for: loaded, logger: logger, needing: Set(loaded.config.probes.map(\.plugin)))
         for refusal in catalog.refused { logger.warning("plug-in refused: \(refusal)") }
-        let created = try ProbeSetup.instantiate(loaded, catalog: catalog)
+        let created = try ProbeSetup.instantiate(loaded, catalog: catalog, logger: logger)
         let sinks = loaded.config.sinks.map {
             SinkFactory.make($0, baseDirectory: loaded.baseDirectory, stateDirectory: loaded.stateDirectory, logger: logger)
         }
@@ -86,9 +88,10 @@ public final class Agent: Sendable {
         let (batch, sinks, summary, resample) = state.withLock { s -> (SinkBatch, [any Sink], AgentSummary?, [ProbeRunner]) in
             let before = s.book.path
             let raised = s.book.apply(report.redacted(by: s.loaded.redactor), probe: probe, at: now)
+            s.lastReportAt[probe] = now
             let resample = PathChange.probesToSample(before: before, after: s.book.path, policies: s.book.policies)
                 .compactMap { s.probes[$0]?.runner }
-            let document = StatusDocument.build(identity: identity, at: now, book: s.book, extra: sinkStatuses(s.sinks))
+            let document = StatusDocument.build(identity: identity, at: now, book: s.book, extra: probeStatuses(s) + sinkStatuses(s.sinks))
             var batch = SinkBatch(events: raised, document: document.document, state: document.state, time: now, path: s.book.path)
             if var awaiting = s.awaitingFirstReport {
                 awaiting.remove(probe)
@@ -119,7 +122,19 @@ public final class Agent: Sendable {
 
     /// The current status document.
     public func document() -> JSONValue {
-        state.withLock { StatusDocument.build(identity: identity, at: .now(), book: $0.book, extra: sinkStatuses($0.sinks)).document }
+        state.withLock { StatusDocument.build(identity: identity, at: .now(), book: $0.book, extra: probeStatuses($0) + sinkStatuses($0.sinks)).document }
+    }
+
+    /// Each probe's host: isolation, child pid, restarts, last error and duration (SPEC §3).
+    private func probeStatuses(_ s: State) -> [(String, JSONValue)] {
+        let probes = s.book.probeOrder.compactMap { id -> JSONValue? in
+            guard let active = s.probes[id] else { return nil }
+            var health = active.runner.instance.health
+            health.lastError = health.lastError.map { s.loaded.redactor.redact($0) }
+            return health.json(id: id, plugin: active.runner.instance.plugin.name, isolation: active.runner.instance.isolation,
+                               lastSampleAt: s.lastReportAt[id])
+        }
+        return [("probes", .array(probes))]
     }
 
     private func sinkStatuses(_ sinks: [any Sink]) -> [(String, JSONValue)] {
@@ -141,13 +156,13 @@ public final class Agent: Sendable {
         var merged = catalog
         let missing = Set(next.config.probes.map(\.plugin)).filter { merged.plugin(named: $0) == nil }
         if !missing.isEmpty {
-            for plugin in PluginCatalog.discover(in: next.pluginDirectories, needing: missing).plugins where merged.plugin(named: plugin.name) == nil {
+            for plugin in PluginCatalog.discover(for: next, logger: logger, needing: missing).plugins where merged.plugin(named: plugin.name) == nil {
                 merged.adopt(plugin)
             }
         }
         let running = state.withLock { $0.probes.mapValues(\.config) }
         let changed = next.config.probes.enumerated().filter { running[$0.element.id] != $0.element }.map(\.offset)
-        let created = try ProbeSetup.instantiate(next, catalog: merged, only: changed)
+        let created = try ProbeSetup.instantiate(next, catalog: merged, only: changed, logger: logger)
         let sinksChanged = state.withLock { $0.sinkConfigs != next.config.sinks }
         let newSinks = sinksChanged
             ? next.config.sinks.map {

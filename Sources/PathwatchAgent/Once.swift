@@ -6,9 +6,9 @@ import PathwatchProbeKit
 /// status document. Event-driven probes report their current state through their sample.
 public enum Once {
     public static func run(_ loaded: LoadedConfig, logger: AgentLogger) throws(ConfigError) -> (document: JSONValue, state: CheckState) {
-        let catalog = PluginCatalog.discover(in: loaded.pluginDirectories, needing: Set(loaded.config.probes.map(\.plugin)))
+        let catalog = PluginCatalog.discover(for: loaded, logger: logger, needing: Set(loaded.config.probes.map(\.plugin)))
         for refusal in catalog.refused { logger.warning("plug-in refused: \(refusal)") }
-        let created = try ProbeSetup.instantiate(loaded, catalog: catalog)
+        let created = try ProbeSetup.instantiate(loaded, catalog: catalog, logger: logger)
         let identity = AgentIdentity(name: loaded.config.agent.name)
         var book = CheckBook(agentName: identity.name)
         book.probeOrder = loaded.config.probes.map(\.id)
@@ -35,6 +35,8 @@ public enum Once {
                 if done.wait(timeout: .now() + .nanoseconds(Int(timeout.nanoseconds))) == .timedOut {
                     logger.warning("probe \(c.config.id): sample timed out after \(timeout)")
                     results.withLock { if $0[c.config.id] == nil { $0[c.config.id] = .failure("timed out after \(timeout)") } }
+                    // A child is killed; an inline call keeps its thread until the process exits.
+                    c.instance.abandonRunningCall(reason: "timed out after \(timeout)")
                 }
                 group.leave()
             }
@@ -46,6 +48,11 @@ public enum Once {
             guard let report = reports[c.config.id] else { continue }
             _ = book.apply(report.redacted(by: loaded.redactor), probe: c.config.id, at: now)
         }
-        return StatusDocument.build(identity: identity, at: now, book: book)
+        let probes = created.map { c in
+            var health = c.instance.health
+            health.lastError = health.lastError.map { loaded.redactor.redact($0) }
+            return health.json(id: c.config.id, plugin: c.instance.plugin.name, isolation: c.instance.isolation, lastSampleAt: now)
+        }
+        return StatusDocument.build(identity: identity, at: now, book: book, extra: [("probes", .array(probes))])
     }
 }

@@ -11,13 +11,19 @@ extension Pathwatch {
 
         func run() throws {
             let loaded = try options.loadConfig()
-            let catalog = PluginCatalog.discover(in: loaded.pluginDirectories)
+            let logger = options.makeLogger(redactor: loaded.redactor)
+            let catalog = PluginCatalog.discover(for: loaded, logger: logger)
             let created: [ProbeSetup.Created]
             do {
-                created = try ProbeSetup.instantiate(loaded, catalog: catalog)
+                created = try ProbeSetup.instantiate(loaded, catalog: catalog, logger: logger)
             } catch {
                 printError("configuration error: \(error)")
                 throw ExitStatus.configError
+            }
+            // A plug-in whose child died creating its instance is not a configuration error (the
+            // agent would start it again), but the operator should know before starting.
+            for c in created where c.instance.health.state != .running {
+                print("warning: probe \(c.config.id): \(loaded.redactor.redact(c.instance.health.lastError ?? "not running"))")
             }
             created.forEach { $0.instance.destroy() }
             for refusal in catalog.refused { print("note: plug-in refused: \(refusal)") }

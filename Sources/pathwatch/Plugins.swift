@@ -23,7 +23,7 @@ extension Pathwatch {
         func run() throws {
             if let tryFile { return try runTrial(tryFile) }
             let loaded = try options.loadConfig()
-            let catalog = PluginCatalog.discover(in: loaded.pluginDirectories)
+            let catalog = PluginCatalog.discover(for: loaded, logger: options.makeLogger(redactor: loaded.redactor))
             let rows = catalog.plugins.map { p in
                 [p.name, p.version, "abi \(p.abiVersion)", p.path, p.summary]
             }

@@ -18,12 +18,14 @@ import Testing
         (doc["checks"] as? [[String: Any]])?.first { ($0["id"] as? String) == id }
     }
 
+    /// Inline, a hung call cannot be stopped: it keeps one thread, and no second call enters the
+    /// instance. (Isolated, the child is killed and restarted: IsolationTests.)
     @Test func hungProbeTimesOutWhileAnotherKeepsItsSchedule() throws {
         let dir = try FixturePlugins.folderWithTestProbe()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         let config = try writeConfig("""
             {"agent": {"plugin_dirs": ["."], "interval": "200ms"}, "probes": [
-              {"id": "hung", "plugin": "testprobe", "interval": "500ms", "timeout": "300ms", "config": {"sleep_ms": 600000}},
+              {"id": "hung", "plugin": "testprobe", "isolation": "inline", "interval": "500ms", "timeout": "300ms", "config": {"sleep_ms": 600000}},
               {"id": "tick", "plugin": "testprobe", "config": {"counter": true}}],
              "sinks": [{"type": "stdout", "format": "json", "on": "every"}]}
             """, in: dir)
@@ -57,7 +59,8 @@ import Testing
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         try FixturePlugins.build("test_probe.c", as: "otherprobe", into: dir, defines: [#"TEST_NAME="otherprobe""#])
         func config(_ probes: String) throws -> URL {
-            try writeConfig(#"{"agent": {"plugin_dirs": ["."], "interval": "200ms"}, "probes": [\#(probes)], "sinks": [{"type": "stdout", "format": "json", "on": "every"}]}"#, in: dir)
+            // Inline: the agent itself opens the library (an isolated probe's opens in its child).
+            try writeConfig(#"{"agent": {"plugin_dirs": ["."], "interval": "200ms", "isolation": "inline"}, "probes": [\#(probes)], "sinks": [{"type": "stdout", "format": "json", "on": "every"}]}"#, in: dir)
         }
         let file = try config(#"{"id": "a", "plugin": "testprobe"}"#)
         let listed = try run([pathwatch, "plugins", "--config", file.path])

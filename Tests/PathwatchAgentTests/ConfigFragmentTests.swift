@@ -115,7 +115,9 @@ import Testing
     @Test func aPluginRefusingItsConfigIsReportedAgainstTheFragment() throws {
         let plugins = try FixturePlugins.folderWithTestProbe()
         let dir = try folder(
-            main: #"{"agent": {"plugin_dirs": ["\#(plugins.path)"]}, "probes": [{"id": "main", "plugin": "testprobe"}]}"#,
+            // Inline: this test creates the instances in its own process, which cannot serve as
+            // the plug-in child (that is the pathwatch binary).
+            main: #"{"agent": {"plugin_dirs": ["\#(plugins.path)"], "isolation": "inline"}, "probes": [{"id": "main", "plugin": "testprobe"}]}"#,
             fragments: ["10-a.json": #"{"probes": [{"id": "extra", "plugin": "testprobe", "config": {"fail_path": "targets[0]"}}]}"#])
         defer { [plugins, dir].forEach(TestEnvironment.removeTemporaryDirectory) }
         let loaded = try load(dir)

@@ -139,14 +139,23 @@ def main():
     parser.add_argument("--toggles", type=int, default=150, help="down/up cycles (each is two measured changes)")
     parser.add_argument("--results", help="markdown file to append the result row to")
     parser.add_argument("--command", default="", help="the command line to record with the result")
+    parser.add_argument("--isolation", default="both", choices=["inline", "process", "both"],
+                        help="where the plug-in runs: in the agent, in its child, or both one after the other")
     args = parser.parse_args()
+    for isolation in (["inline", "process"] if args.isolation == "both" else [args.isolation]):
+        print(f"isolation {isolation}:")
+        report(args, isolation, *measure(args, isolation))
+    return 0
 
+
+
+def measure(args, isolation):
     ns = f"pwbench{os.getpid()}"
     workdir = tempfile.mkdtemp(prefix="pathwatch-bench-")
     config = os.path.join(workdir, "config.json")
     with open(config, "w") as f:
         json.dump({
-            "agent": {"name": "bench", "interval": "60s", "plugin_dirs": [args.products],
+            "agent": {"name": "bench", "interval": "60s", "plugin_dirs": [args.products], "isolation": isolation,
                       "state_dir": os.path.join(workdir, "state")},
             "probes": [{"id": "link", "plugin": "linkstate",
                         "config": {"require": ["vA"], "ignore": ["lo", "vB"]}}],
@@ -209,6 +218,10 @@ def main():
         subprocess.run(["ip", "netns", "del", ns], stderr=subprocess.DEVNULL)
         shutil.rmtree(workdir, ignore_errors=True)
 
+    return since_return, since_start, since_kernel
+
+
+def report(args, isolation, since_return, since_start, since_kernel):
     everything = since_return["down"] + since_return["up"]
     issued = since_start["down"] + since_start["up"]
     def line(name, values):
@@ -233,11 +246,11 @@ def main():
                         "to its stdout sink, independent of how long `ip` takes to exit.\n\n"
                         "| date | build | changes | p50 (ms) | p99 (ms) | max (ms) | kernel→line p50 (ms) | kernel→line p99 (ms) | command |\n"
                         "|---|---|---|---|---|---|---|---|---|\n")
-            build = os.path.basename(os.path.normpath(args.products))
+            build = os.path.basename(os.path.normpath(args.products)) + f", {isolation}"
             f.write(f"| {datetime.date.today().isoformat()} | {build} | {len(everything)} | "
                     f"{percentile(everything, 50):.2f} | {percentile(everything, 99):.2f} | {max(everything):.2f} | "
                     f"{percentile(since_kernel, 50):.2f} | {percentile(since_kernel, 99):.2f} | `{args.command}` |\n")
-    return 0
+
 
 
 if __name__ == "__main__":

@@ -123,7 +123,8 @@ import Testing
         }
         defer { h.cleanUp() }
         // The agent runs for about 4 s (some 16 samples) while the script counts, four times a
-        // second, the agent's threads that sit inside the statfs system call on the FUSE mount.
+        // second, the threads of the agent and its plug-in child (the probe runs isolated) that
+        // sit inside the statfs system call on the FUSE mount.
         _ = try h.run(
             """
             mount -t tmpfs -o size=16M pathwatch-test "$MNT"
@@ -133,7 +134,7 @@ import Testing
             for i in $(seq 1 16); do
               sleep 0.25
               n=0
-              for task in /proc/$agent/task/*; do
+              for task in /proc/$agent/task/* $(for c in $(cat /proc/$agent/task/*/children 2>/dev/null); do echo /proc/$c/task/*; done); do
                 nr=$(cut -d' ' -f1 "$task/syscall" 2>/dev/null || true)
                 wchan=$(cat "$task/wchan" 2>/dev/null || true)
                 # Asleep in statfs waiting on FUSE: the call on the dead mount (a statfs on the

@@ -82,9 +82,11 @@ import Testing
     @Test func insecureTLSIsAnnouncedAtLoad() throws {
         let setup = try Setup()
         let config = try setup.config(#"{"targets": [{"name": "lab", "url": "https://127.0.0.1:9/", "tls": {"insecure": true}}]}"#)
-        let result = try pathwatch(["check-config", "--config", config])
+        // Isolated (the default), what the plug-in writes to stderr is its child's, logged by the
+        // agent at debug level with the probe's id.
+        let result = try pathwatch(["check-config", "--config", config, "--log-level", "debug"])
         #expect(result.status == 0)
-        #expect(result.stderr.contains("tls.insecure is set"), "\(result.stderr)")
+        #expect(result.stderr.contains("plug-in output: reachability: targets[0] (lab): tls.insecure is set"), "\(result.stderr)")
     }
 
     /// A host name that cannot resolve, inside a network namespace with no route (loopback down)

@@ -23,9 +23,11 @@ public struct AgentSettings: Sendable, Decodable {
     public var pluginDirs: [String] = ["./.build/release"]
     /// Where durable state (webhook queues) lives; relative to the config file.
     public var stateDir: String = "./.pathwatch"
+    /// Where probes' plug-ins run unless a probe says otherwise (SPEC §6).
+    public var isolation: Isolation = .process
 
     enum CodingKeys: String, CodingKey {
-        case name, interval
+        case name, interval, isolation
         case pluginDirs = "plugin_dirs"
         case stateDir = "state_dir"
     }
@@ -47,6 +49,7 @@ public struct AgentSettings: Sendable, Decodable {
         }
         pluginDirs = try c.decodeIfPresent([String].self, forKey: .pluginDirs) ?? pluginDirs
         stateDir = try c.decodeIfPresent(String.self, forKey: .stateDir) ?? stateDir
+        isolation = try c.decodeIfPresent(Isolation.self, forKey: .isolation) ?? isolation
     }
 }
 
@@ -64,9 +67,17 @@ public struct ProbeConfig: Sendable, Decodable, Equatable {
     public var recoverAfter: Int = 1
     /// Handed to the plug-in as JSON text.
     public var config: JSONValue = .object(JSONObject())
+    /// Nil means the agent's isolation.
+    public var isolation: Isolation?
+    /// Heap limit of the plug-in's child (process isolation).
+    public var maxMemory = ByteSize(bytes: 256 << 20)
+    /// Observations one call may emit; the rest are refused.
+    public var maxObservations = 10_000
 
     enum CodingKeys: String, CodingKey {
-        case id, plugin, interval, timeout, config
+        case id, plugin, interval, timeout, config, isolation
+        case maxMemory = "max_memory"
+        case maxObservations = "max_observations"
         case failAfter = "fail_after"
         case recoverAfter = "recover_after"
     }
@@ -89,6 +100,16 @@ public struct ProbeConfig: Sendable, Decodable, Equatable {
         recoverAfter = try c.decodeIfPresent(Int.self, forKey: .recoverAfter) ?? 1
         for (key, value) in [(CodingKeys.failAfter, failAfter), (.recoverAfter, recoverAfter)] where value < 1 || value > 1000 {
             throw DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: "expected a whole number of samples from 1 to 1000, found \(value)")
+        }
+        isolation = try c.decodeIfPresent(Isolation.self, forKey: .isolation)
+        maxMemory = try c.decodeIfPresent(ByteSize.self, forKey: .maxMemory) ?? maxMemory
+        guard maxMemory.bytes >= 16 << 20 else {
+            throw DecodingError.dataCorruptedError(forKey: .maxMemory, in: c, debugDescription: "expected at least 16MiB, found \(maxMemory)")
+        }
+        maxObservations = try c.decodeIfPresent(Int.self, forKey: .maxObservations) ?? maxObservations
+        guard (1...100_000).contains(maxObservations) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .maxObservations, in: c, debugDescription: "expected a whole number from 1 to 100000, found \(maxObservations)")
         }
         config = try c.decodeIfPresent(JSONValue.self, forKey: .config) ?? .object(JSONObject())
         guard case .object = config else {

@@ -14,6 +14,7 @@ public struct LoadedConfig: Sendable {
 
     public func interval(of probe: ProbeConfig) -> ConfigDuration { probe.interval ?? config.agent.interval }
     public func timeout(of probe: ProbeConfig) -> ConfigDuration { probe.timeout ?? interval(of: probe) }
+    public func isolation(of probe: ProbeConfig) -> Isolation { probe.isolation ?? config.agent.isolation }
 }
 
 public enum ConfigLoader {

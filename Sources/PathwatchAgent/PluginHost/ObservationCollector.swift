@@ -1,134 +1,153 @@
 import CPathwatchProbe
-import Synchronization
 import PathwatchProbeKit
+import Synchronization
 
 /// Receives observations through the C emitter and copies them into Swift values, checking
 /// everything a plug-in could get wrong: sizes, null pointers, states out of range,
-/// non-finite metrics, malformed or repeated keys. A malformed observation is refused, never
-/// trusted; each refusal is a problem the runner logs. The limits are the header's (PW_MAX_*).
-/// `@unchecked Sendable`: a plug-in may emit from a thread of its own while its call is in
-/// progress, so `accept` runs under a lock; the results are read after the call returned.
-final class ObservationCollector: @unchecked Sendable {
-    static let maxObservations = Int(PW_MAX_OBSERVATIONS)
-    static let maxItemsPerObservation = Int(PW_MAX_ITEMS)
-    static let maxKeyLength = Int(PW_MAX_KEY_BYTES)
-    /// Longer messages are cut (at a character boundary) and end with `truncationMarker`.
-    static let maxMessageBytes = Int(PW_MAX_MESSAGE_BYTES)
-    static let truncationMarker = "… [truncated]"
-    /// Names and label values longer than this are refused.
-    static let maxTextBytes = Int(PW_MAX_TEXT_BYTES)
+/// non-finite metrics, malformed or repeated keys. A malformed observation is refused (emit
+/// returns PW_ERR and the reason is logged with the probe's id), never trusted.
+///
+/// A plug-in may emit from threads of its own while its call runs, so the collector is locked;
+/// once the call has returned it is closed and refuses everything.
+final class ObservationCollector: Sendable {
+    /// The limits a plug-in's output is held to; the header and the README list them too.
+    enum Limits {
+        static let observationsPerCall = 100_000
+        static let itemsPerObservation = 1_024
+        /// Characters of a check key.
+        static let keyLength = 256
+        /// Bytes of a message: a longer one is cut (at a character boundary) and marked.
+        static let messageBytes = 4_096
+        /// Bytes of a metric name, a label name or a label value: a longer one is refused.
+        static let textBytes = 65_535
+    }
 
-    private(set) var observations: [Observation] = []
-    private(set) var problems: [String] = []
-    private var keys = Set<String>()
+    /// Appended to a message cut at `Limits.messageBytes`.
+    static let truncationMarker = " [truncated by pathwatch]"
 
-    private let lock = Mutex(())
+    private struct State {
+        var observations: [Observation] = []
+        var keys: Set<String> = []
+        var problems: [String] = []
+        var closed = false
+        var overLimit = false
+    }
+    private let state = Mutex(State())
+    private let maxObservations: Int
+
+    /// `maxObservations`: the probe's `max_observations`, at most `Limits.observationsPerCall`.
+    init(maxObservations: Int = Limits.observationsPerCall) {
+        self.maxObservations = min(maxObservations, Limits.observationsPerCall)
+    }
+
+    var observations: [Observation] { state.withLock { $0.observations } }
+    var problems: [String] { state.withLock { $0.problems } }
+
+    /// Refuses every emit from now on: the call it was handed to has returned.
+    func close() { state.withLock { $0.closed = true } }
 
     func accept(_ raw: UnsafePointer<pw_observation>?) -> Int32 {
-        lock.withLock { _ in copy(raw) }
+        switch copy(raw) {
+        case .failure(let problem):
+            return refuse(problem.description)
+        case .success(let (observation, dropped)):
+            return state.withLock { s in
+                guard !s.closed else { return PW_ERR }
+                s.problems += dropped
+                guard s.observations.count < maxObservations else {
+                    if !s.overLimit { s.problems.append("more than \(maxObservations) observations in one call; the rest refused") }
+                    s.overLimit = true
+                    return PW_ERR
+                }
+                guard s.keys.insert(observation.key).inserted else {
+                    s.problems.append("check \"\(observation.key)\": a second observation with this key in one call; refused, the first kept")
+                    return PW_ERR
+                }
+                s.observations.append(observation)
+                return PW_OK
+            }
+        }
     }
 
-    private func copy(_ raw: UnsafePointer<pw_observation>?) -> Int32 {
-        guard let raw else { return refuse("null observation") }
+    /// Copies one observation, or says what is wrong with it. `dropped` lists the parts left
+    /// out of an observation that is otherwise kept (non-finite metrics).
+    private func copy(_ raw: UnsafePointer<pw_observation>?) -> Result<(Observation, dropped: [String]), ArrayProblem> {
+        func problem(_ text: String) -> Result<(Observation, dropped: [String]), ArrayProblem> { .failure(ArrayProblem(description: text)) }
+        guard let raw else { return problem("null observation") }
         let size = UnsafeRawPointer(raw).load(as: Int.self)
         guard size >= MemoryLayout<pw_observation>.size else {
-            return refuse("observation struct_size \(size) is smaller than \(MemoryLayout<pw_observation>.size)")
+            return problem("observation struct_size \(size) is smaller than \(MemoryLayout<pw_observation>.size)")
         }
+        // Only the version-1 fields are read: a grown observation's extra fields are ignored.
         let o = raw.pointee
-        guard observations.count < Self.maxObservations else { return refuse("more than \(Self.maxObservations) observations in one call") }
-        guard let keyPointer = o.key, let key = validText(keyPointer), !key.isEmpty, key.count <= Self.maxKeyLength,
+        guard let keyPointer = o.key, let key = Self.text(keyPointer, limit: Limits.textBytes), !key.isEmpty, key.count <= Limits.keyLength,
             key.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F })
-        else { return refuse("observation key is null, empty, too long or not printable UTF-8") }
-        guard !keys.contains(key) else {
-            return refuse("check \"\(key)\": a second observation with the same key in one call; refused (keys must be unique)")
-        }
+        else { return problem("observation key is null, empty, longer than \(Limits.keyLength) characters or not printable UTF-8") }
         guard let state = CheckState(rawValue: o.state) else {
-            return refuse("check \"\(key)\": state \(o.state) is not one of ok(0), warning(1), critical(2), unknown(3)")
+            return problem("check \"\(key)\": state \(o.state) is not one of ok(0), warning(1), critical(2), unknown(3)")
         }
-        guard o.metric_count <= Self.maxItemsPerObservation, o.label_count <= Self.maxItemsPerObservation else {
-            return refuse("check \"\(key)\": more than \(Self.maxItemsPerObservation) metrics or labels")
+        guard o.metric_count <= Limits.itemsPerObservation, o.label_count <= Limits.itemsPerObservation else {
+            return problem("check \"\(key)\": more than \(Limits.itemsPerObservation) metrics or labels")
         }
-        guard (o.metric_count == 0 || o.metrics != nil), (o.label_count == 0 || o.labels != nil) else {
-            return refuse("check \"\(key)\": metric or label array is null but its count is not zero")
-        }
-        // Arrays are walked with the plug-in's own element size: a plug-in built against a later
-        // header, whose structs grew at their end, is read correctly.
-        let metricStride = o.metric_count > 0 ? UnsafeRawPointer(o.metrics).load(as: Int.self) : 0
-        let labelStride = o.label_count > 0 ? UnsafeRawPointer(o.labels).load(as: Int.self) : 0
-        guard o.metric_count == 0 || metricStride >= MemoryLayout<pw_metric>.size,
-            o.label_count == 0 || labelStride >= MemoryLayout<pw_label>.size
-        else { return refuse("check \"\(key)\": a metric or label struct_size is smaller than this header's") }
+        var dropped: [String] = []
         var metrics: [(name: String, value: Double)] = []
-        for i in 0..<o.metric_count {
-            let m = UnsafeRawPointer(o.metrics!).advanced(by: i * metricStride).assumingMemoryBound(to: pw_metric.self).pointee
-            guard m.struct_size >= MemoryLayout<pw_metric>.size, let namePointer = m.name, let name = validText(namePointer), !name.isEmpty else {
-                return refuse("check \"\(key)\": metric \(i) has a bad struct_size or name")
+        switch PluginArray<pw_metric>.open(o.metrics, count: o.metric_count) {
+        case .failure(let why):
+            return problem("check \"\(key)\": metrics: \(why)")
+        case .success(let array):
+            for i in 0..<array.count {
+                guard let m = array.element(i), let namePointer = m.name, let name = Self.text(namePointer, limit: Limits.textBytes), !name.isEmpty else {
+                    return problem("check \"\(key)\": metric \(i) has a struct_size other than the first one's, or a bad name")
+                }
+                // Metric values in the document are finite numbers (SPEC §3): others are dropped.
+                if m.value.isFinite { metrics.append((name, m.value)) } else { dropped.append("check \"\(key)\": metric \(name) is not finite; dropped") }
             }
-            // Metric values in the document are finite numbers (SPEC §3): others are dropped.
-            if m.value.isFinite { metrics.append((name, m.value)) } else { problems.append("check \"\(key)\": metric \(name) is not finite; dropped") }
         }
         var labels: [(name: String, value: String)] = []
-        for i in 0..<o.label_count {
-            let l = UnsafeRawPointer(o.labels!).advanced(by: i * labelStride).assumingMemoryBound(to: pw_label.self).pointee
-            guard l.struct_size >= MemoryLayout<pw_label>.size, let n = l.name, let name = validText(n), !name.isEmpty,
-                let v = l.value, let value = validText(v)
-            else { return refuse("check \"\(key)\": label \(i) has a bad struct_size, name or value") }
-            labels.append((name, value))
+        switch PluginArray<pw_label>.open(o.labels, count: o.label_count) {
+        case .failure(let why):
+            return problem("check \"\(key)\": labels: \(why)")
+        case .success(let array):
+            for i in 0..<array.count {
+                guard let l = array.element(i), let n = l.name, let name = Self.text(n, limit: Limits.textBytes), !name.isEmpty,
+                    let v = l.value, let value = Self.text(v, limit: Limits.textBytes)
+                else { return problem("check \"\(key)\": label \(i) has a struct_size other than the first one's, or a bad name or value") }
+                labels.append((name, value))
+            }
         }
-        let message = o.message.map(Self.message) ?? ""
-        keys.insert(key)
-        observations.append(Observation(key: key, state: state, message: message, metrics: metrics, labels: labels))
-        return PW_OK
-    }
-
-    /// A message as text: at most `maxMessageBytes`, cut at a character boundary with a marker
-    /// when longer (a 64 KiB message used to become "" without a word); invalid UTF-8 is shown
-    /// as U+FFFD, since a message is for reading, not an identifier.
-    static func message(_ pointer: UnsafePointer<CChar>) -> String {
-        let length = strnlen(pointer, maxMessageBytes + 1)
-        let bytes = UnsafeRawBufferPointer(start: pointer, count: length)
-        guard length > maxMessageBytes else { return String(decoding: bytes, as: UTF8.self) }
-        var cut = maxMessageBytes - truncationMarker.utf8.count
-        while cut > 0 && bytes[cut] & 0xC0 == 0x80 { cut -= 1 }
-        return String(decoding: bytes[..<cut], as: UTF8.self) + truncationMarker
+        var message = ""
+        if let pointer = o.message {
+            guard let text = Self.message(pointer) else { return problem("check \"\(key)\": message is not UTF-8") }
+            message = text
+        }
+        return .success((Observation(key: key, state: state, message: message, metrics: metrics, labels: labels), dropped))
     }
 
     private func refuse(_ problem: String) -> Int32 {
-        problems.append(problem)
+        state.withLock { s in
+            if !s.closed { s.problems.append(problem) }
+        }
         return PW_ERR
     }
 
-    /// A C string as UTF-8 text, refusing invalid encodings and absurd lengths.
-    private func validText(_ pointer: UnsafePointer<CChar>) -> String? {
-        let length = strnlen(pointer, Self.maxTextBytes + 1)
-        guard length <= Self.maxTextBytes else { return nil }
-        let bytes = UnsafeRawBufferPointer(start: pointer, count: length)
-        return String(validating: bytes, as: UTF8.self)
-    }
-}
-
-/// The C entry of the emitter: the context is a token for the collector of the call in
-/// progress; a token whose call has returned (a plug-in emitting late, from a thread of its own)
-/// finds nothing and gets PW_ERR.
-let emitObservation: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<pw_observation>?) -> Int32 = { context, observation in
-    guard let context, let collector = EmitterRegistry.collector(UInt(bitPattern: context)) else { return PW_ERR }
-    return collector.accept(observation)
-}
-
-/// The collectors of the calls in progress, by token. Tokens are never reused.
-enum EmitterRegistry {
-    private static let live = Mutex<(next: UInt, collectors: [UInt: ObservationCollector])>((1, [:]))
-
-    static func register(_ collector: ObservationCollector) -> UInt {
-        live.withLock { state in
-            let token = state.next
-            state.next += 1
-            state.collectors[token] = collector
-            return token
-        }
+    /// A C string as UTF-8 text of at most `limit` bytes; nil when invalid or longer.
+    static func text(_ pointer: UnsafePointer<CChar>, limit: Int) -> String? {
+        let length = strnlen(pointer, limit + 1)
+        guard length <= limit else { return nil }
+        return String(validating: UnsafeRawBufferPointer(start: pointer, count: length), as: UTF8.self)
     }
 
-    static func unregister(_ token: UInt) { live.withLock { _ = $0.collectors.removeValue(forKey: token) } }
-
-    static func collector(_ token: UInt) -> ObservationCollector? { live.withLock { $0.collectors[token] } }
+    /// A message, cut at `Limits.messageBytes` on a character boundary and marked when longer;
+    /// nil when its bytes (up to the cut) are not UTF-8.
+    static func message(_ pointer: UnsafePointer<CChar>) -> String? {
+        let limit = Limits.messageBytes
+        let length = strnlen(pointer, limit + 1)
+        guard length > limit else { return String(validating: UnsafeRawBufferPointer(start: pointer, count: length), as: UTF8.self) }
+        let bytes = UnsafeRawBufferPointer(start: pointer, count: limit + 1)
+        // Step back over continuation bytes (10xxxxxx) so the cut never splits a character.
+        var end = limit
+        while end > 0 && bytes[end] & 0xC0 == 0x80 { end -= 1 }
+        guard let kept = String(validating: UnsafeRawBufferPointer(rebasing: bytes[0..<end]), as: UTF8.self) else { return nil }
+        return kept + truncationMarker
+    }
 }

@@ -11,42 +11,78 @@ public struct PluginCatalog: Sendable {
 
     public func plugin(named name: String) -> LoadedPlugin? { plugins.first { $0.name == name } }
 
+    /// The plug-ins a configuration can use. When any of its probes runs isolated (the
+    /// default), every descriptor is read by a child and this process maps no plug-in.
+    ///
+    /// With `needing` (`run`, `once`, a reload), only what the configuration names is opened:
+    /// for each plug-in name, the files `lib<name>.so` or `libpathwatch_<name>.so`; the other
+    /// files only when a name is not found that way (a plug-in's file may be named anything).
+    /// Every other library would cost start-up time and memory for nothing.
+    public static func discover(
+        for loaded: LoadedConfig, logger: AgentLogger, in directories: [String]? = nil, needing: Set<String>? = nil
+    ) -> PluginCatalog {
+        let isolated = loaded.config.agent.isolation == .process || loaded.config.probes.contains { loaded.isolation(of: $0) == .process }
+        return discover(
+            in: directories ?? loaded.pluginDirectories, needing: needing,
+            describer: isolated ? { PluginDescriber.describe($0, logger: logger) } : nil)
+    }
+
     /// Scans each folder for `lib*.so` files (sorted, so the first of two duplicates is stable).
-    public static func discover(in directories: [String]) -> PluginCatalog {
-        var catalog = PluginCatalog()
-        for directory in directories {
-            guard let names = listDirectory(directory) else {
-                catalog.refused.append(RefusedPlugin(path: directory, reason: "cannot read plug-in folder: \(errnoText())"))
-                continue
-            }
-            for name in names.sorted() where name.hasPrefix("lib") && name.hasSuffix(".so") {
-                catalog.consider(directory == "/" ? "/\(name)" : "\(directory)/\(name)")
-            }
+    /// `describer` reads a file's descriptor; by default the library is loaded in this process.
+    public static func discover(in directories: [String]) -> PluginCatalog { discover(in: directories, describer: nil) }
+
+    static func discover(
+        in directories: [String], needing: Set<String>? = nil,
+        describer: (([String]) -> [String: Result<LoadedPlugin, PluginLoader.Refusal>])?
+    ) -> PluginCatalog {
+        guard let needing else { return discover(candidates: candidates(in: directories), describer: describer) }
+        let all = candidates(in: directories)
+        let likely = Set(needing.flatMap { ["lib\($0).so", "libpathwatch_\($0.replacing("-", with: "_")).so"] })
+        let first = all.paths.filter { likely.contains(String($0.split(separator: "/").last ?? "")) }
+        var catalog = discover(candidates: (first, all.refusedFolders), describer: describer)
+        if needing.contains(where: { catalog.plugin(named: $0) == nil }) {
+            let rest = discover(candidates: (all.paths.filter { !first.contains($0) }, []), describer: describer)
+            for plugin in rest.plugins where catalog.plugin(named: plugin.name) == nil { catalog.adopt(plugin) }
+            catalog.refused += rest.refused
         }
         return catalog
     }
 
-    /// Opens only what a configuration needs (`run`, `once`): for each plug-in name, the files
-    /// named `lib<name>.so` or `libpathwatch_<name>.so`. Every other library would cost start-up
-    /// time and memory for nothing. Only when a name is not found that way are the remaining
-    /// files opened (a plug-in's file may be named anything), so a configuration that works with
-    /// full discovery works here.
-    public static func discover(in directories: [String], needing names: Set<String>) -> PluginCatalog {
-        var catalog = PluginCatalog()
-        let likely = Set(names.flatMap { ["lib\($0).so", "libpathwatch_\($0.replacing("-", with: "_")).so"] })
-        var others: [String] = []
+    /// The `lib*.so` files of the folders, sorted within each; folders that cannot be read.
+    private static func candidates(in directories: [String]) -> (paths: [String], refusedFolders: [RefusedPlugin]) {
+        var refused: [RefusedPlugin] = []
+        var candidates: [String] = []
         for directory in directories {
-            guard let files = listDirectory(directory) else {
-                catalog.refused.append(RefusedPlugin(path: directory, reason: "cannot read plug-in folder: \(errnoText())"))
+            guard let names = listDirectory(directory) else {
+                refused.append(RefusedPlugin(path: directory, reason: "cannot read plug-in folder: \(errnoText())"))
                 continue
             }
-            for file in files.sorted() where file.hasPrefix("lib") && file.hasSuffix(".so") {
-                let path = directory == "/" ? "/\(file)" : "\(directory)/\(file)"
-                if likely.contains(file) { catalog.consider(path) } else { others.append(path) }
+            for name in names.sorted() where name.hasPrefix("lib") && name.hasSuffix(".so") {
+                candidates.append(directory == "/" ? "/\(name)" : "\(directory)/\(name)")
             }
         }
-        if names.contains(where: { catalog.plugin(named: $0) == nil }) {
-            for path in others { catalog.consider(path) }
+        return (candidates, refused)
+    }
+
+    private static func discover(
+        candidates found: (paths: [String], refusedFolders: [RefusedPlugin]),
+        describer: (([String]) -> [String: Result<LoadedPlugin, PluginLoader.Refusal>])?
+    ) -> PluginCatalog {
+        var catalog = PluginCatalog()
+        catalog.refused = found.refusedFolders
+        let candidates = found.paths
+        // The same file reached twice is described once.
+        var seen: Set<String> = []
+        let unique = candidates.filter { seen.insert(PluginVetting.realPath($0) ?? $0).inserted }
+        let described = describer?(unique)
+        for path in candidates {
+            if let described {
+                // Described under another name (the same file reached twice): never loaded here.
+                guard let outcome = described[path] else { continue }
+                catalog.consider(path, outcome: outcome)
+            } else {
+                catalog.consider(path)
+            }
         }
         return catalog
     }
@@ -57,10 +93,11 @@ public struct PluginCatalog: Sendable {
         loadedFiles.insert(PluginVetting.realPath(plugin.path) ?? plugin.path)
     }
 
-    mutating func consider(_ path: String) {
+    /// `outcome`: the file as a child described it; nil to load it in this process.
+    mutating func consider(_ path: String, outcome: Result<LoadedPlugin, PluginLoader.Refusal>? = nil) {
         let canonical = PluginVetting.realPath(path) ?? path
         if loadedFiles.contains(canonical) { return }
-        switch PluginLoader.load(path) {
+        switch outcome ?? PluginLoader.load(path) {
         case .failure(let refusal):
             refused.append(RefusedPlugin(path: path, reason: refusal.reason))
         case .success(let plugin):

@@ -1,5 +1,6 @@
 import CPathwatchProbe
 import PathwatchProbeKit
+import Synchronization
 
 /// What one call into a plug-in produced.
 public struct CallResult: Sendable {
@@ -10,32 +11,33 @@ public struct CallResult: Sendable {
     public var problems: [String]
 }
 
-/// One created instance of a plug-in, configured for one probe. Calls into it are not
-/// thread-safe by contract: the caller (a ProbeRunner) serialises them.
-public final class ProbeInstance: @unchecked Sendable {
+/// One created instance of a plug-in loaded in this process, configured for one probe: the
+/// inline host. Calls into it are not thread-safe by contract: the caller (a ProbeRunner)
+/// serialises them.
+public final class ProbeInstance: ProbeHost, @unchecked Sendable {
     public let plugin: LoadedPlugin
+    public var isolation: Isolation { .inline }
+    private let descriptor: UnsafePointer<pw_probe_descriptor>
     private let handle: UnsafeMutableRawPointer?
+    private let maxObservations: Int
     private var destroyed = false
-    /// The emitter handed to this instance's calls. It lives as long as the process (24 bytes
-    /// per instance, deliberately never freed): a plug-in that keeps the pointer and emits after
-    /// its call returned reads this valid struct, finds a context that is no longer registered,
-    /// and gets PW_ERR instead of crashing the agent.
-    private let emitter: UnsafeMutablePointer<pw_emitter> = {
-        let emitter = UnsafeMutablePointer<pw_emitter>.allocate(capacity: 1)
-        emitter.initialize(to: pw_emitter(struct_size: MemoryLayout<pw_emitter>.size, context: nil, emit: emitObservation))
-        return emitter
-    }()
+    private let lastDuration = Mutex<Double?>(nil)
 
     /// Creates an instance from the probe's config; a refusal comes back as a path relative to
     /// that config (e.g. "targets[0].url") with the plug-in's message.
-    public static func create(plugin: LoadedPlugin, configJSON: String) -> Result<ProbeInstance, JSONPathError> {
+    public static func create(plugin: LoadedPlugin, configJSON: String, maxObservations: Int = 100_000)
+        -> Result<ProbeInstance, JSONPathError>
+    {
+        guard let descriptor = plugin.descriptor else {
+            return .failure(JSONPathError(path: JSONPath(parsing: ""), message: "plug-in \(plugin.name) is not loaded in this process"))
+        }
         var error = pw_error()
         error.struct_size = MemoryLayout<pw_error>.size
         var instance: UnsafeMutableRawPointer? = nil
         let bytes = Array(configJSON.utf8) + [0]
         let status = bytes.withUnsafeBufferPointer { buffer in
             buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) { text in
-                plugin.descriptor.pointee.create(text, buffer.count - 1, &instance, &error)
+                descriptor.pointee.create(text, buffer.count - 1, &instance, &error)
             }
         }
         if status != PW_OK {
@@ -44,29 +46,31 @@ public final class ProbeInstance: @unchecked Sendable {
                 path: JSONPath(parsing: path),
                 message: message.isEmpty ? "plug-in \(plugin.name) refused its configuration without saying why" : message))
         }
-        return .success(ProbeInstance(plugin: plugin, handle: instance))
+        return .success(ProbeInstance(plugin: plugin, descriptor: descriptor, handle: instance, maxObservations: maxObservations))
     }
 
-    private init(plugin: LoadedPlugin, handle: UnsafeMutableRawPointer?) {
+    private init(plugin: LoadedPlugin, descriptor: UnsafePointer<pw_probe_descriptor>, handle: UnsafeMutableRawPointer?, maxObservations: Int) {
         self.plugin = plugin
+        self.descriptor = descriptor
         self.handle = handle
+        self.maxObservations = maxObservations
     }
 
     /// Takes one sample. Blocks for as long as the plug-in does.
     public func sample() -> CallResult {
-        call { handle, emitter, error in plugin.descriptor.pointee.sample(handle, emitter, error) }
+        call { [descriptor] handle, emitter, error in descriptor.pointee.sample(handle, emitter, error) }
     }
 
     /// The descriptor to watch, for event-driven plug-ins; nil otherwise.
     public func eventFileDescriptor() -> Int32? {
-        guard let eventFD = plugin.descriptor.pointee.event_fd else { return nil }
+        guard let eventFD = descriptor.pointee.event_fd else { return nil }
         let fd = eventFD(handle)
         return fd >= 0 ? fd : nil
     }
 
     /// Serves readiness of the event descriptor.
     public func handleEvent() -> CallResult {
-        guard let handleEvent = plugin.descriptor.pointee.handle_event else {
+        guard let handleEvent = descriptor.pointee.handle_event else {
             return CallResult(observations: [], error: nil, problems: [])
         }
         return call { handle, emitter, error in handleEvent(handle, emitter, error) }
@@ -75,20 +79,26 @@ public final class ProbeInstance: @unchecked Sendable {
     public func destroy() {
         guard !destroyed else { return }
         destroyed = true
-        plugin.descriptor.pointee.destroy(handle)
+        descriptor.pointee.destroy(handle)
+    }
+
+    /// Inline, events come through the agent's event loop.
+    public func forwardEvents(to deliver: @escaping @Sendable (CallResult) -> Void) {}
+
+    /// Nothing can stop a call inside this process: its thread stays until the plug-in returns.
+    public func abandonRunningCall(reason: String) {}
+
+    public var health: ProbeHealth {
+        ProbeHealth(state: .running, restarts: 0, pid: nil, lastError: nil, lastDurationMilliseconds: lastDuration.withLock { $0 })
     }
 
     private func call(_ body: (UnsafeMutableRawPointer?, UnsafePointer<pw_emitter>, UnsafeMutablePointer<pw_error>) -> Int32) -> CallResult {
-        let collector = ObservationCollector()
-        let token = EmitterRegistry.register(collector)
-        emitter.pointee.context = UnsafeMutableRawPointer(bitPattern: token)
-        defer {
-            emitter.pointee.context = nil
-            EmitterRegistry.unregister(token)
-        }
+        let collector = ObservationCollector(maxObservations: maxObservations)
         var error = pw_error()
         error.struct_size = MemoryLayout<pw_error>.size
-        let status = body(handle, emitter, &error)
+        let started = MonotonicClock.nowNanoseconds()
+        let status = EmitterSlots.withEmitter(for: collector) { emitter in body(handle, emitter, &error) }
+        lastDuration.withLock { $0 = Double(MonotonicClock.nowNanoseconds() - started) / 1e6 }
         var failure: String? = nil
         if status != PW_OK {
             let message = Self.text(of: &error).message

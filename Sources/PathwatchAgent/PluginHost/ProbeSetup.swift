@@ -1,10 +1,13 @@
-/// Creates the probe instances a configuration asks for, turning every refusal into a
-/// configuration error with the full JSON path (`probes[1].config.targets[0].url`).
+import Logging
+
+/// Creates the probe instances a configuration asks for, each behind the host its isolation
+/// names, turning every refusal into a configuration error with the full JSON path
+/// (`probes[1].config.targets[0].url`).
 public enum ProbeSetup {
     public struct Created: Sendable {
         public var index: Int
         public var config: ProbeConfig
-        public var instance: ProbeInstance
+        public var instance: any ProbeHost
 
         /// How the check book judges this probe's results.
         var policy: ProbePolicy {
@@ -17,11 +20,15 @@ public enum ProbeSetup {
 
     /// Instances for `indices` of the config's probes (all when nil). On an error, instances
     /// already created are destroyed before throwing.
-    public static func instantiate(_ loaded: LoadedConfig, catalog: PluginCatalog, only indices: [Int]? = nil) throws(ConfigError) -> [Created] {
+    public static func instantiate(_ loaded: LoadedConfig, catalog: PluginCatalog, only indices: [Int]? = nil, logger: AgentLogger? = nil)
+        throws(ConfigError) -> [Created]
+    {
+        let logger = logger ?? AgentLogger(logger: Logger(label: "pathwatch"), redactor: loaded.redactor)
         var created: [Created] = []
         for (i, probe) in loaded.config.probes.enumerated() where indices?.contains(i) ?? true {
             do {
-                created.append(Created(index: i, config: probe, instance: try instantiate(probe, index: i, loaded: loaded, catalog: catalog)))
+                let host = try instantiate(probe, index: i, loaded: loaded, catalog: catalog, logger: logger)
+                created.append(Created(index: i, config: probe, instance: host))
             } catch {
                 for c in created { c.instance.destroy() }
                 throw loaded.origins.relocate(error)
@@ -30,7 +37,9 @@ public enum ProbeSetup {
         return created
     }
 
-    static func instantiate(_ probe: ProbeConfig, index i: Int, loaded: LoadedConfig, catalog: PluginCatalog) throws(ConfigError) -> ProbeInstance {
+    static func instantiate(_ probe: ProbeConfig, index i: Int, loaded: LoadedConfig, catalog: PluginCatalog, logger: AgentLogger)
+        throws(ConfigError) -> any ProbeHost
+    {
         guard let plugin = catalog.plugin(named: probe.plugin) else {
             let found = catalog.plugins.map(\.name).sorted().joined(separator: ", ")
             var message = "no plug-in named \"\(probe.plugin)\" in \(loaded.pluginDirectories.joined(separator: ", "))"
@@ -39,7 +48,28 @@ public enum ProbeSetup {
             if !refusals.isEmpty { message += "; refused: " + refusals.joined(separator: "; ") }
             throw ConfigError(file: loaded.file, location: "probes[\(i)].plugin", message: message)
         }
-        switch ProbeInstance.create(plugin: plugin, configJSON: JSONSerializer.serialize(probe.config)) {
+        let configJSON = JSONSerializer.serialize(probe.config)
+        let result: Result<any ProbeHost, JSONPathError>
+        switch loaded.isolation(of: probe) {
+        case .process:
+            let limits = ProcessProbeHost.ChildLimits(
+                maxMemoryBytes: probe.maxMemory.bytes, maxObservations: probe.maxObservations,
+                createTimeout: max(5, Double(loaded.timeout(of: probe).nanoseconds) / 1e9))
+            result = ProcessProbeHost.create(plugin: plugin, probeID: probe.id, configJSON: configJSON, limits: limits, logger: logger)
+                .map { $0 }
+        case .inline:
+            // Described by a child (another probe runs isolated): load it here now.
+            var inlinePlugin = plugin
+            if plugin.descriptor == nil {
+                switch PluginLoader.load(plugin.path) {
+                case .success(let loadedHere): inlinePlugin = loadedHere
+                case .failure(let refusal):
+                    throw ConfigError(file: loaded.file, location: "probes[\(i)].plugin", message: "\(plugin.path): \(refusal.reason)")
+                }
+            }
+            result = ProbeInstance.create(plugin: inlinePlugin, configJSON: configJSON, maxObservations: probe.maxObservations).map { $0 }
+        }
+        switch result {
         case .success(let instance):
             return instance
         case .failure(let error):

@@ -27,8 +27,8 @@ public struct PluginTrial: Sendable {
         self.timeoutSeconds = timeoutSeconds
     }
 
-    public func run() throws(ChildProcess.SpawnError) -> Outcome {
-        let child = try ChildProcess.spawn(
+    public func run() throws(TrialProcess.SpawnError) -> Outcome {
+        let child = try TrialProcess.spawn(
             executable, arguments: ["_try-plugin", file, configJSON], extraDescriptor: PluginTrialChild.reportDescriptor)
         let collected = child.collect(timeoutSeconds: timeoutSeconds)
         let steps = collected.extra.split(separator: "\n").compactMap { try? JSONParser.parse(String($0)) }
@@ -70,7 +70,7 @@ public struct PluginTrial: Sendable {
         if outcome.timedOut {
             lines.append("the plug-in did not finish \(outcome.lastStage) within the time allowed; the child was killed")
         } else if case .signaled(let signal) = outcome.ending {
-            lines.append("plug-in crashed: \(ChildEnding.signalName(signal)) (signal \(signal)) during \(outcome.lastStage)")
+            lines.append("plug-in crashed: \(ChildEnd.signalName(signal)) (signal \(signal)) during \(outcome.lastStage)")
         } else if case .exited(let code) = outcome.ending, outcome.lastStage != "done", code != 1 || outcome.steps.last?["error"] == nil {
             lines.append("plug-in exited with status \(code) during \(outcome.lastStage)")
         }

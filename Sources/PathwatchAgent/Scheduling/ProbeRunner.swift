@@ -12,7 +12,7 @@ import PathwatchProbeKit
 /// Other probes have their own queues and timers and never wait on this one.
 final class ProbeRunner: Sendable {
     let id: String
-    let instance: ProbeInstance
+    let instance: any ProbeHost
     let interval: ConfigDuration
     let timeout: ConfigDuration
     private let report: @Sendable (ProbeReport) -> Void
@@ -32,7 +32,7 @@ final class ProbeRunner: Sendable {
     private let state = Mutex(State())
     private let reportedProblems = Mutex<Set<String>>([])
 
-    init(id: String, instance: ProbeInstance, interval: ConfigDuration, timeout: ConfigDuration, logger: AgentLogger,
+    init(id: String, instance: any ProbeHost, interval: ConfigDuration, timeout: ConfigDuration, logger: AgentLogger,
          report: @escaping @Sendable (ProbeReport) -> Void) {
         self.id = id
         self.instance = instance
@@ -46,6 +46,14 @@ final class ProbeRunner: Sendable {
     }
 
     func start() {
+        // A child polls its plug-in's event descriptor itself and streams the results here;
+        // they are delivered on the calls queue, in order with samples.
+        instance.forwardEvents { [weak self] result in
+            guard let self else { return }
+            calls.async { [self] in
+                if !state.withLock({ $0.stopped }) { deliver(result, asEvent: true) }
+            }
+        }
         timer.withLock { timer in
             let source = DispatchSource.makeTimerSource(queue: timerQueue)
             source.setEventHandler { [weak self] in self?.tick() }
@@ -64,6 +72,8 @@ final class ProbeRunner: Sendable {
         }
         guard first else { return }
         timer.withLock { $0?.cancel() }
+        // A child stuck in a call is killed now rather than left running; inline, nothing can be.
+        if state.withLock({ $0.inFlight }) { instance.abandonRunningCall(reason: "stopped") }
         calls.async { [instance] in instance.destroy() }
     }
 
@@ -117,8 +127,11 @@ final class ProbeRunner: Sendable {
                 return true
             }
             if expired {
-                logger.warning("probe \(id): sample timed out after \(timeout)")
-                report(.failure("timed out after \(timeout)"))
+                // A child is killed (and started again); an inline call keeps its thread.
+                let message = instance.isolation == .process ? "timed out after \(timeout); plug-in restarted" : "timed out after \(timeout)"
+                logger.warning("probe \(id): sample \(message)")
+                instance.abandonRunningCall(reason: "timed out after \(timeout)")
+                report(.failure(message))
             }
         }
     }

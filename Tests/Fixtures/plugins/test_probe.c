@@ -16,17 +16,8 @@
  *   "crash_in": "create"|"sample"   dereferences NULL there (SIGSEGV)
  *   "exit_in": "create"|"sample"    calls exit(3) there
  *   "chatter": true     prints to stdout and stderr in every call
- *   "long_message": N   every check's message is N bytes long ("x" repeated)
- *   "duplicate": true   emits check c0 a second time in each sample
- *   "grown": true       emits two metrics and a label as structs grown at their end (a later
- *                       header's), with struct_size saying so
- *   "late_emit": true   each sample starts a thread that emits 100 ms after sample returned,
- *                       through the emitter pointer it kept, and prints what emit returned
- *                       to stderr ("late emit returned N")
  */
 #include <errno.h>
-#include <pthread.h>
-#include <unistd.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,26 +45,7 @@ typedef struct {
     int crash_in_sample;
     int exit_in_sample;
     int chatter;
-    long long_message;
-    int duplicate;
-    int grown;
-    int late_emit;
 } test_probe;
-
-/* Emits after the call that received the emitter has returned: a use the ABI forbids, which the
- * host must survive. */
-static void *emit_late(void *arg) {
-    const pw_emitter *em = arg;
-    usleep(100000);
-    pw_observation o = {sizeof(pw_observation), "late", PW_STATE_OK, "too late", NULL, 0, NULL, 0};
-    int status = em->emit(em->context, &o);
-    fprintf(stderr, "late emit returned %d\n", status);
-    return NULL;
-}
-
-/* pw_metric and pw_label as a later header might grow them: extra fields at the end. */
-typedef struct { pw_metric base; double added_later[3]; } grown_metric;
-typedef struct { pw_label base; const char *added_later[2]; } grown_label;
 
 /* Hostile behaviours for the isolation and trial tests. */
 static void misbehave(int crash, int leave, int chatter, const char *where) {
@@ -136,10 +108,6 @@ static int tp_create(const char *json, size_t len, void **out, pw_error *e) {
     if (json_object_object_get_ex(root, "garbage", &v)) p->garbage = json_object_get_boolean(v);
     if (json_object_object_get_ex(root, "counter", &v)) p->counter = json_object_get_boolean(v);
     if (json_object_object_get_ex(root, "echo", &v)) snprintf(p->echo, sizeof p->echo, "%s", json_object_get_string(v));
-    if (json_object_object_get_ex(root, "long_message", &v)) p->long_message = json_object_get_int64(v);
-    if (json_object_object_get_ex(root, "duplicate", &v)) p->duplicate = json_object_get_boolean(v);
-    if (json_object_object_get_ex(root, "grown", &v)) p->grown = json_object_get_boolean(v);
-    if (json_object_object_get_ex(root, "late_emit", &v)) p->late_emit = json_object_get_boolean(v);
     json_object_put(root);
     if (p->state < 0) { free(p); return fail(e, "state", "expected ok, warning, critical or unknown"); }
     *out = p;
@@ -180,29 +148,9 @@ static int tp_sample(void *instance, const pw_emitter *em, pw_error *e) {
         fclose(f);
         return PW_OK;
     }
-    char *long_text = NULL;
-    if (p->long_message > 0) {
-        long_text = malloc((size_t)p->long_message + 1);
-        if (!long_text) return fail(e, "", "out of memory");
-        memset(long_text, 'x', (size_t)p->long_message);
-        long_text[p->long_message] = 0;
-    }
     for (int i = 0; i < p->checks; i++) {
         snprintf(key, sizeof key, "c%d", i);
-        emit_one(em, key, p->state, long_text ? long_text : p->echo[0] ? p->echo : "fixture check", (double)p->samples, p->counter);
-    }
-    free(long_text);
-    if (p->duplicate) emit_one(em, "c0", PW_STATE_CRITICAL, "the same key again", 0, 0);
-    if (p->late_emit) {
-        pthread_t thread;
-        if (pthread_create(&thread, NULL, emit_late, (void *)em) == 0) pthread_detach(thread);
-    }
-    if (p->grown) {
-        grown_metric metrics[2] = {{{sizeof(grown_metric), "first", 1.25}, {9, 9, 9}}, {{sizeof(grown_metric), "second", 2.5}, {9, 9, 9}}};
-        grown_label labels[1] = {{{sizeof(grown_label), "kind", "grown"}, {"x", "y"}}};
-        pw_observation o = {sizeof(pw_observation), "grown", PW_STATE_OK, "grown structs",
-                            (const pw_metric *)metrics, 2, (const pw_label *)labels, 1};
-        em->emit(em->context, &o);
+        emit_one(em, key, p->state, p->echo[0] ? p->echo : "fixture check", (double)p->samples, p->counter);
     }
     if (p->garbage) {
         pw_observation bad_state = {sizeof(pw_observation), "bad-state", 42, "x", NULL, 0, NULL, 0};

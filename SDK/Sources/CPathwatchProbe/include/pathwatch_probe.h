@@ -17,13 +17,31 @@
  *   - Every struct that crosses the boundary begins with struct_size, set by
  *     whoever fills it, so either side can grow a struct at its end without
  *     breaking the other: a reader only touches fields that lie within the
- *     struct_size it was given.
- *   - The host never calls into one instance from two threads at once: create,
- *     sample, handle_event and destroy of one instance are serialised, but one
- *     call may run on a different thread than the one before it (keep no
+ *     struct_size it was given. Arrays (pw_observation.metrics, .labels) are
+ *     walked with their first element's struct_size as the stride; every element
+ *     of one array must carry that same struct_size.
+ *   - Threads: the host never calls into one instance from two threads at once:
+ *     create, sample, event_fd, handle_event and destroy of one instance are
+ *     serialised, but successive calls may come from different threads (keep no
  *     thread-local state between calls). Distinct instances (even of the same
  *     plug-in) may be called concurrently, so keep no mutable global state, or
  *     guard it.
+ *   - The emitter is valid only during the call it was handed to. emit() may be
+ *     called from threads of the plug-in's own while that call runs; called
+ *     after the call returned, it returns PW_ERR and the observation is dropped.
+ *
+ * Limits the host holds a plug-in's output to (over them, emit() returns PW_ERR
+ * and the host logs the reason with the probe's id, unless said otherwise):
+ *   - 100,000 observations per call;
+ *   - one observation per check key per call: a second one with the same key is
+ *     refused, the first kept;
+ *   - a key of 1 to 256 characters of printable UTF-8;
+ *   - 1,024 metrics and 1,024 labels per observation;
+ *   - metric names, label names and label values of at most 65,535 bytes of UTF-8;
+ *   - a message of at most 4,096 bytes: a longer one is kept, cut at a character
+ *     boundary and marked " [truncated by pathwatch]" (emit() returns PW_OK);
+ *   - non-finite metric values are dropped from an observation that is kept;
+ *   - an element struct_size (stride) of at most 4,096 bytes, a multiple of 8.
  *   - The host refuses a plug-in whose abi_version differs from
  *     PW_PROBE_ABI_VERSION, whose struct_size is smaller than the version-1
  *     descriptor, or whose name is NULL or empty.
@@ -138,25 +156,9 @@ typedef struct pw_observation {
 
 /* The host's callback for observations, handed to sample() and handle_event().
  * emit() copies the observation and returns PW_OK, or PW_ERR when the observation was
- * malformed (it is then dropped and logged by the host). It is only valid during the call
- * it was handed to: a later emit (from a thread the plug-in started, say) returns PW_ERR
- * and is dropped. emit() may be called from another thread while the call is in progress.
- * Arrays (metrics, labels) are read with the stride their first element's struct_size gives.
- *
- * Limits, per call and per observation (beyond them emit() returns PW_ERR, logged once):
- *   PW_MAX_OBSERVATIONS     observations in one call
- *   PW_MAX_ITEMS            metrics, and labels, in one observation
- *   PW_MAX_KEY_BYTES        bytes of a key (UTF-8, no control characters)
- *   PW_MAX_TEXT_BYTES       bytes of a metric name, label name or label value
- *   A key may appear once per call: a second observation with the same key is refused.
- *   A message longer than PW_MAX_MESSAGE_BYTES is cut at a character boundary and ends with
- *   "… [truncated]" (it is accepted); invalid UTF-8 in a message is shown as U+FFFD.
- *   Non-finite metric values are dropped (the rest of the observation is kept). */
-#define PW_MAX_OBSERVATIONS 100000
-#define PW_MAX_ITEMS 1024
-#define PW_MAX_KEY_BYTES 256
-#define PW_MAX_TEXT_BYTES 65535
-#define PW_MAX_MESSAGE_BYTES 4096
+ * malformed or over a limit (see the top of this file; it is then dropped and logged by the
+ * host). It is only valid during the call it was handed to: after that call returned,
+ * emit() returns PW_ERR. */
 typedef struct pw_emitter {
     size_t struct_size;  /* sizeof(pw_emitter) */
     void *context;       /* the host's; pass it back unchanged */

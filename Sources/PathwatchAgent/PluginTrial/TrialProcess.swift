@@ -3,25 +3,13 @@
 public enum ChildEnding: Sendable, Equatable {
     case exited(Int32)
     case signaled(Int32)
-
-    static func signalName(_ signal: Int32) -> String {
-        switch signal {
-        case SIGSEGV: "SIGSEGV"
-        case SIGABRT: "SIGABRT"
-        case SIGBUS: "SIGBUS"
-        case SIGFPE: "SIGFPE"
-        case SIGILL: "SIGILL"
-        case SIGKILL: "SIGKILL"
-        case SIGTERM: "SIGTERM"
-        default: "signal \(signal)"
-        }
-    }
 }
 
-/// A child process started with posix_spawn, its stdout and stderr captured through pipes, and
-/// optionally one more pipe on a descriptor of its own (a report channel the child's plug-in
-/// cannot pollute by printing).
-public final class ChildProcess: Sendable {
+/// The child of a plug-in trial, started with posix_spawn: its stdout and stderr captured through
+/// pipes, and one more pipe on a descriptor of its own (a report channel the child's plug-in
+/// cannot pollute by printing). Probes that run isolated use the framed socket of
+/// `ChildProcess` instead; a trial wants plain pipes it reads to the end.
+public final class TrialProcess: Sendable {
     public struct SpawnError: Error, CustomStringConvertible {
         public var description: String
     }
@@ -45,7 +33,7 @@ public final class ChildProcess: Sendable {
     /// Captured output is bounded: a child that floods gets its first megabyte kept.
     static let captureLimit = 1 << 20
 
-    public static func spawn(_ executable: String, arguments: [String], extraDescriptor: Int32) throws(SpawnError) -> ChildProcess {
+    public static func spawn(_ executable: String, arguments: [String], extraDescriptor: Int32) throws(SpawnError) -> TrialProcess {
         var pipes: [(read: Int32, write: Int32)] = []
         for _ in 0..<3 {
             var fds: [Int32] = [0, 0]
@@ -71,7 +59,7 @@ public final class ChildProcess: Sendable {
             pipes.forEach { close($0.read) }
             throw SpawnError(description: "cannot start \(executable): \(errnoText(status))")
         }
-        return ChildProcess(pid: pid, descriptors: pipes.map(\.read))
+        return TrialProcess(pid: pid, descriptors: pipes.map(\.read))
     }
 
     /// Reads stdout, stderr and the extra pipe until the child closes them or `timeoutSeconds`

@@ -1,0 +1,35 @@
+/// Every call the agent makes into a plug-in instance goes through a host: `ProbeInstance`
+/// calls it in this process (`inline`), `ProcessProbeHost` in a supervised child (`process`).
+/// Calls to one host are serialised by its caller (a ProbeRunner's queue), and may block for
+/// as long as the plug-in does; they run on threads of their own, never on Swift concurrency's
+/// cooperative pool.
+public protocol ProbeHost: AnyObject, Sendable {
+    var plugin: LoadedPlugin { get }
+    var isolation: Isolation { get }
+    /// Takes one sample.
+    func sample() -> CallResult
+    /// The descriptor the agent's event loop should watch (inline event-driven probes); nil when
+    /// there is none or the host watches it itself.
+    func eventFileDescriptor() -> Int32?
+    /// Serves readiness of `eventFileDescriptor()`.
+    func handleEvent() -> CallResult
+    /// Where results of events the host watches itself go (a child polls its plug-in's
+    /// descriptor and streams what it emits).
+    func forwardEvents(to deliver: @escaping @Sendable (CallResult) -> Void)
+    /// The running call overran its timeout. A child is killed (and restarted); an inline
+    /// call cannot be stopped and keeps its thread until it returns.
+    func abandonRunningCall(reason: String)
+    /// How the host itself is doing, for the status document and `pathwatch plugins`.
+    var health: ProbeHealth { get }
+    func destroy()
+}
+
+/// The agent's view of one probe's host (SPEC §3, `probes`).
+public struct ProbeHealth: Sendable {
+    public enum State: String, Sendable { case running, restarting, failed }
+    public var state: State = .running
+    public var restarts = 0
+    public var pid: Int32?
+    public var lastError: String?
+    public var lastDurationMilliseconds: Double?
+}

@@ -1,0 +1,222 @@
+import Dispatch
+import PathwatchProbeKit
+import Synchronization
+
+/// One running `pathwatch plugin-child`: its pid, the agent's end of the socketpair, and one
+/// reader thread that owns everything the child sends — frames (replies to calls, events) and
+/// its stdout and stderr (the plug-in's prints), which are logged at debug, cut and bounded.
+/// When the socket reaches its end the reader reaps the child and reports how it ended.
+final class ChildProcess: Sendable {
+    enum Message: Sendable {
+        case frame(JSONValue)
+        /// The child is gone; its wait status.
+        case ended(Int32)
+    }
+
+    let pid: pid_t
+    private let socket: Int32
+    private let inbox = Mutex<[Message]>([])
+    private let arrived = DispatchSemaphore(value: 0)
+    private let events: Mutex<(@Sendable (JSONValue) -> Void)?>
+
+    /// The executable to re-run as the child: this very program.
+    static let executable: String = {
+        var buffer = [CChar](repeating: 0, count: 4_096)
+        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        return n > 0 ? String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) : "/proc/self/exe"
+    }()
+
+    /// Starts the child with `arguments` after `plugin-child`. `label` names it in logs.
+    static func start(arguments: [String], label: String, logger: AgentLogger,
+                      events: (@Sendable (JSONValue) -> Void)? = nil) -> Result<ChildProcess, ChildStartError> {
+        var pair: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
+            return .failure(ChildStartError(reason: "socketpair: \(errnoText())"))
+        }
+        // The child's stdout and stderr: a socketpair too, because it can be made close-on-exec
+        // atomically (another probe's child started meanwhile must not inherit it).
+        var output: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &output) == 0 else {
+            close(pair[0]); close(pair[1])
+            return .failure(ChildStartError(reason: "socketpair: \(errnoText())"))
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, output[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, output[1], 2)
+        posix_spawn_file_actions_adddup2(&actions, pair[1], PluginChild.socketDescriptor)
+        let argv = [executable, "plugin-child"] + arguments
+        var cArgs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
+        defer { for a in cArgs { free(a) } }
+        var pid: pid_t = 0
+        let status = posix_spawn(&pid, executable, &actions, nil, &cArgs, environ)
+        close(pair[1])
+        close(output[1])
+        guard status == 0 else {
+            close(pair[0]); close(output[0])
+            return .failure(ChildStartError(reason: "cannot start \(executable): \(errnoText(status))"))
+        }
+        let child = ChildProcess(pid: pid, socket: pair[0], events: events)
+        let outputEnd = output[0]
+        DispatchQueue(label: "pathwatch.child.\(label)").async {
+            child.readUntilEnd(output: outputEnd, label: label, logger: logger)
+        }
+        return .success(child)
+    }
+
+    private init(pid: pid_t, socket: Int32, events: (@Sendable (JSONValue) -> Void)?) {
+        self.pid = pid
+        self.socket = socket
+        self.events = Mutex(events)
+    }
+
+    func send(_ value: JSONValue) -> Bool { Frames.write(value, to: socket) }
+
+    /// The next reply or the child's end; nil after `seconds` (nil: wait as long as it takes).
+    func next(within seconds: Double? = nil) -> Message? {
+        let got: Bool
+        if let seconds { got = arrived.wait(timeout: .now() + seconds) == .success } else { arrived.wait(); got = true }
+        guard got else { return nil }
+        return inbox.withLock { $0.removeFirst() }
+    }
+
+    func kill() { _ = Glibc.kill(pid, SIGKILL) }
+
+    /// Closes the agent's end: the child sees the end of its input, destroys the instance and
+    /// exits. A child that is still busy after `grace` seconds is killed.
+    func finish(grace: Double = 2) {
+        shutdown(socket, Int32(SHUT_RDWR))
+        let pid = self.pid
+        DispatchQueue.global().asyncAfter(deadline: .now() + grace) { [self] in
+            if inbox.withLock({ !$0.contains { if case .ended = $0 { true } else { false } } }) { _ = Glibc.kill(pid, SIGKILL) }
+        }
+    }
+
+    /// Waits until the child has ended and everything it printed was logged; false after `seconds`.
+    @discardableResult
+    func waitForEnd(seconds: Double) -> Bool {
+        let deadline = MonotonicClock.nowNanoseconds() + Int64(seconds * 1e9)
+        while true {
+            let left = Double(deadline - MonotonicClock.nowNanoseconds()) / 1e9
+            guard left > 0, let message = next(within: left) else { return false }
+            if case .ended = message { return true }
+        }
+    }
+
+    private func post(_ message: Message) {
+        inbox.withLock { $0.append(message) }
+        arrived.signal()
+    }
+
+    /// The reader thread: frames to the inbox (events to the event handler), output to the
+    /// debug log, and at the end the wait status.
+    private func readUntilEnd(output: Int32, label: String, logger: AgentLogger) {
+        var printed = OutputLog(label: label, logger: logger)
+        var outputOpen = true
+        while true {
+            var polls = [pollfd(fd: socket, events: Int16(POLLIN), revents: 0)]
+            if outputOpen { polls.append(pollfd(fd: output, events: Int16(POLLIN), revents: 0)) }
+            if poll(&polls, nfds_t(polls.count), -1) < 0 {
+                if errno == EINTR { continue }
+                break
+            }
+            if outputOpen, polls[1].revents != 0 {
+                var chunk = [UInt8](repeating: 0, count: 4_096)
+                let n = read(output, &chunk, chunk.count)
+                if n > 0 { printed.append(chunk[0..<n]) } else if n == 0 || errno != EINTR { outputOpen = false }
+            }
+            guard polls[0].revents != 0 else { continue }
+            guard let frame = Frames.read(from: socket) else { break }
+            if let event = frame["event"], let handler = events.withLock({ $0 }) {
+                handler(event)
+            } else {
+                post(.frame(frame))
+            }
+        }
+        // Drain what the child printed last (a crash report, say), without waiting, then reap it.
+        _ = fcntl(output, F_SETFL, fcntl(output, F_GETFL) | O_NONBLOCK)
+        while outputOpen {
+            var chunk = [UInt8](repeating: 0, count: 4_096)
+            let n = read(output, &chunk, chunk.count)
+            if n > 0 { printed.append(chunk[0..<n]) } else { outputOpen = false }
+        }
+        printed.flush()
+        close(output)
+        close(socket)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        post(.ended(status))
+    }
+}
+
+struct ChildStartError: Error {
+    var reason: String
+}
+
+/// What a wait status says, as the operator reads it ("plug-in crashed: SIGSEGV (signal 11)").
+enum ChildEnd {
+    static func describe(_ status: Int32) -> String {
+        let signal = status & 0x7F
+        if signal == 0 { return "plug-in exited with status \((status >> 8) & 0xFF)" }
+        return "plug-in crashed: \(signalName(signal)) (signal \(signal))"
+    }
+
+    static func signalName(_ signal: Int32) -> String {
+        switch signal {
+        case SIGSEGV: "SIGSEGV"
+        case SIGABRT: "SIGABRT"
+        case SIGBUS: "SIGBUS"
+        case SIGFPE: "SIGFPE"
+        case SIGILL: "SIGILL"
+        case SIGKILL: "SIGKILL"
+        case SIGTERM: "SIGTERM"
+        case SIGTRAP: "SIGTRAP"
+        case SIGXCPU: "SIGXCPU"
+        case SIGPIPE: "SIGPIPE"
+        default: "signal"
+        }
+    }
+}
+
+/// A child's stdout and stderr, as debug log lines naming the probe: each line cut at 1 KiB,
+/// at most 100 lines a minute (the rest counted), so a chattering plug-in cannot flood the log.
+struct OutputLog {
+    let label: String
+    let logger: AgentLogger
+    private var partial: [UInt8] = []
+    private var windowStart = MonotonicClock.nowNanoseconds()
+    private var linesInWindow = 0
+    private var suppressed = 0
+
+    init(label: String, logger: AgentLogger) {
+        self.label = label
+        self.logger = logger
+    }
+
+    mutating func append(_ bytes: ArraySlice<UInt8>) {
+        for byte in bytes {
+            if byte == UInt8(ascii: "\n") { emit() } else if partial.count < 1_024 { partial.append(byte) }
+        }
+    }
+
+    mutating func flush() {
+        if !partial.isEmpty { emit() }
+        if suppressed > 0 { logger.debug("\(label): plug-in output: \(suppressed) more lines not logged") }
+    }
+
+    private mutating func emit() {
+        let now = MonotonicClock.nowNanoseconds()
+        if now - windowStart > 60_000_000_000 {
+            if suppressed > 0 { logger.debug("\(label): plug-in output: \(suppressed) more lines not logged") }
+            windowStart = now
+            linesInWindow = 0
+            suppressed = 0
+        }
+        let line = String(decoding: partial, as: UTF8.self)
+        partial.removeAll(keepingCapacity: true)
+        linesInWindow += 1
+        if linesInWindow <= 100 { logger.debug("\(label): plug-in output: \(line)") } else { suppressed += 1 }
+    }
+}

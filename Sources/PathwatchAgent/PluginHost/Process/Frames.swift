@@ -1,0 +1,49 @@
+/// Length-prefixed frames over the socketpair between the agent and a plug-in's child: four
+/// bytes of length (little-endian), then that many bytes of JSON. Both ends block in these
+/// calls, always on threads of their own.
+enum Frames {
+    /// A frame beyond this is taken as a broken peer, not a message (100,000 observations of
+    /// short text fit in a few MiB).
+    static let maximumLength = 64 << 20
+
+    static func write(_ value: JSONValue, to fd: Int32) -> Bool {
+        let body = Array(JSONSerializer.serialize(value).utf8)
+        guard body.count <= maximumLength else { return false }
+        let length = UInt32(body.count)
+        let frame = [UInt8(length & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length >> 16 & 0xFF), UInt8(length >> 24)] + body
+        return frame.withUnsafeBytes { writeAll(fd, $0) }
+    }
+
+    /// The next frame, or nil at end of stream, on an error or a malformed frame.
+    static func read(from fd: Int32) -> JSONValue? {
+        var header = [UInt8](repeating: 0, count: 4)
+        guard header.withUnsafeMutableBytes({ readAll(fd, $0) }) else { return nil }
+        let length = Int(header[0]) | Int(header[1]) << 8 | Int(header[2]) << 16 | Int(header[3]) << 24
+        guard length <= maximumLength else { return nil }
+        var body = [UInt8](repeating: 0, count: length)
+        guard body.withUnsafeMutableBytes({ readAll(fd, $0) }) else { return nil }
+        return try? JSONParser.parse(bytes: body)
+    }
+
+    private static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let n = send(fd, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { return false }
+            offset += n
+        }
+        return true
+    }
+
+    private static func readAll(_ fd: Int32, _ bytes: UnsafeMutableRawBufferPointer) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let n = recv(fd, bytes.baseAddress! + offset, bytes.count - offset, 0)
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { return false }
+            offset += n
+        }
+        return true
+    }
+}

@@ -1,0 +1,59 @@
+/// Reads plug-ins' descriptors in a child (`pathwatch plugin-child --describe`), so the agent
+/// never maps a library it may run isolated, not even to list it: a constructor that prints,
+/// crashes or exits does so in the child, and the file is refused with the cause. One child
+/// reads every file in turn; when one ends it, the next child goes on after that file.
+enum PluginDescriber {
+    static let timeoutSeconds = 5.0
+
+    typealias Outcome = Result<LoadedPlugin, PluginLoader.Refusal>
+
+    static func describe(_ paths: [String], logger: AgentLogger) -> [String: Outcome] {
+        var outcomes: [String: Outcome] = [:]
+        var remaining: [String] = []
+        for path in paths {
+            if let reason = PluginVetting.refusal(forFile: path) { outcomes[path] = .failure(PluginLoader.Refusal(reason: reason)) } else { remaining.append(path) }
+        }
+        while !remaining.isEmpty {
+            let child: ChildProcess
+            switch ChildProcess.start(arguments: ["--describe"] + remaining.flatMap { ["--plugin", $0] }, label: "plug-in loader", logger: logger) {
+            case .failure(let error):
+                for path in remaining { outcomes[path] = .failure(PluginLoader.Refusal(reason: error.reason)) }
+                return outcomes
+            case .success(let started): child = started
+            }
+            var reading = true
+            while reading, let current = remaining.first {
+                switch child.next(within: timeoutSeconds) {
+                case .frame(let frame)?:
+                    guard frame["file"]?.stringValue == current else {
+                        outcomes[current] = .failure(PluginLoader.Refusal(reason: "the loading child answered out of turn"))
+                        child.kill()
+                        reading = false
+                        remaining.removeFirst()
+                        break
+                    }
+                    if let reason = frame["refused"]?.stringValue {
+                        outcomes[current] = .failure(PluginLoader.Refusal(reason: reason))
+                    } else if let described = frame["described"], let plugin = WireCodec.decodePlugin(described, path: current) {
+                        outcomes[current] = .success(plugin)
+                    } else {
+                        outcomes[current] = .failure(PluginLoader.Refusal(reason: "the loading child answered with something else than a descriptor"))
+                    }
+                    remaining.removeFirst()
+                case .ended(let status)?:
+                    outcomes[current] = .failure(PluginLoader.Refusal(reason: "\(ChildEnd.describe(status)) while loading"))
+                    remaining.removeFirst()
+                    reading = false
+                case nil:
+                    child.kill()
+                    outcomes[current] = .failure(PluginLoader.Refusal(
+                        reason: "loading did not finish within \(Int(timeoutSeconds))s (a constructor that blocks or spins); killed"))
+                    remaining.removeFirst()
+                    reading = false
+                }
+            }
+            child.finish(grace: 0)
+        }
+        return outcomes
+    }
+}

@@ -1,0 +1,115 @@
+/* A plug-in that misbehaves in the ways a plug-in author's mistakes do, for the isolation tests.
+ * Built with cc against the ABI header alone.
+ *
+ * Compile-time knobs: -DHOSTILE_NAME='"name"' (default "hostile"); -DEXIT_IN_CONSTRUCTOR (the
+ * library's constructor calls exit(4): loading it at all ends the process that loads it).
+ *
+ * Config: {"do": WHAT, "count_file": PATH}; WHAT is one of
+ *   "segfault"       every sample writes through a null pointer
+ *   "abort"          every sample calls abort()
+ *   "exit_in_create" create calls exit(3)
+ *   "spin"           every sample spins forever
+ *   "block"          every sample sleeps forever
+ *   "leak"           every sample leaks 10 MB it has written to (and dies when malloc fails)
+ *   "flood"          every sample emits 100,000 observations
+ *   "chatter"        prints to stdout and stderr in every call, then reports one ok check
+ *   "crash_first"    crashes (SIGSEGV) in its first 3 samples, counted across processes in
+ *                    count_file, then reports one ok check
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "pathwatch_probe.h"
+
+#ifndef HOSTILE_NAME
+#define HOSTILE_NAME "hostile"
+#endif
+
+#ifdef EXIT_IN_CONSTRUCTOR
+__attribute__((constructor)) static void leave_at_once(void) {
+    printf("constructor talking on stdout\n");
+    exit(4);
+}
+#endif
+
+typedef struct { char what[32]; char count_file[512]; } probe;
+
+static void field(const char *json, size_t len, const char *name, char *out, size_t size) {
+    char text[1024] = {0}, pattern[64];
+    memcpy(text, json, len < sizeof text - 1 ? len : sizeof text - 1);
+    snprintf(pattern, sizeof pattern, "\"%s\": \"", name);
+    char *at = strstr(text, pattern);
+    if (!at) { snprintf(pattern, sizeof pattern, "\"%s\":\"", name); at = strstr(text, pattern); }
+    if (!at) return;
+    at += strlen(pattern);
+    char *end = strchr(at, '"');
+    if (end) snprintf(out, size, "%.*s", (int)(end - at), at);
+}
+
+static int is(const probe *p, const char *what) { return strcmp(p->what, what) == 0; }
+
+static int hp_create(const char *json, size_t len, void **out, pw_error *e) {
+    probe *p = calloc(1, sizeof *p);
+    if (!p) return PW_ERR;
+    field(json, len, "do", p->what, sizeof p->what);
+    field(json, len, "count_file", p->count_file, sizeof p->count_file);
+    if (is(p, "exit_in_create")) exit(3);
+    if (is(p, "chatter")) { printf("create talking on stdout\n"); fprintf(stderr, "create talking on stderr\n"); fflush(stdout); }
+    (void)e;
+    *out = p;
+    return PW_OK;
+}
+
+static int ok_check(const pw_emitter *em, const char *message) {
+    pw_observation o = {sizeof o, "c", PW_STATE_OK, message, NULL, 0, NULL, 0};
+    return em->emit(em->context, &o);
+}
+
+static long bump(const char *path) {
+    long n = 0;
+    FILE *f = fopen(path, "r");
+    if (f) { if (fscanf(f, "%ld", &n) != 1) n = 0; fclose(f); }
+    f = fopen(path, "w");
+    if (f) { fprintf(f, "%ld\n", n + 1); fclose(f); }
+    return n + 1;
+}
+
+static int hp_sample(void *instance, const pw_emitter *em, pw_error *e) {
+    probe *p = instance;
+    (void)e;
+    if (is(p, "segfault")) { volatile int *nowhere = NULL; *nowhere = 1; }
+    if (is(p, "abort")) abort();
+    if (is(p, "spin")) { volatile unsigned long n = 0; for (;;) n++; }
+    if (is(p, "block")) { for (;;) sleep(1000); }
+    if (is(p, "leak")) {
+        char *block = malloc(10 * 1000 * 1000);
+        memset(block, 1, 10 * 1000 * 1000);  /* NULL once the limit is reached: SIGSEGV */
+    }
+    if (is(p, "flood")) {
+        char key[32];
+        for (int i = 0; i < 100000; i++) {
+            snprintf(key, sizeof key, "k%d", i);
+            pw_observation o = {sizeof o, key, PW_STATE_OK, "flood", NULL, 0, NULL, 0};
+            em->emit(em->context, &o);
+        }
+        return PW_OK;
+    }
+    if (is(p, "chatter")) { printf("sample talking on stdout\n"); fprintf(stderr, "sample talking on stderr\n"); fflush(stdout); }
+    if (is(p, "crash_first") && bump(p->count_file) <= 3) { volatile int *nowhere = NULL; *nowhere = 1; }
+    return ok_check(em, "fine now") == PW_OK ? PW_OK : PW_ERR;
+}
+
+static void hp_destroy(void *instance) {
+    probe *p = instance;
+    if (is(p, "chatter")) { printf("destroy talking on stdout\n"); fprintf(stderr, "destroy talking on stderr\n"); fflush(stdout); }
+    free(instance);
+}
+
+static const pw_probe_descriptor descriptor = {
+    PW_PROBE_ABI_VERSION, sizeof(pw_probe_descriptor), HOSTILE_NAME, "1.0.0", "Misbehaves as its config says.", 0,
+    hp_create, hp_sample, NULL, NULL, hp_destroy,
+};
+
+const pw_probe_descriptor *pathwatch_probe_entry(void) { return &descriptor; }
