@@ -21,7 +21,12 @@ public struct PluginCatalog: Sendable {
     public static func discover(
         for loaded: LoadedConfig, logger: AgentLogger, in directories: [String]? = nil, needing: Set<String>? = nil
     ) -> PluginCatalog {
-        let isolated = loaded.config.agent.isolation == .process || loaded.config.probes.contains { loaded.isolation(of: $0) == .process }
+        // Descriptors are read in a child whenever a library might be one an isolated probe
+        // runs: with `needing`, only when one of the named probes is isolated (an all-inline
+        // configuration, like the shipped one, starts without a child); otherwise, for every
+        // file, unless the agent runs everything inline.
+        let isolatedProbes = loaded.config.probes.contains { loaded.isolation(of: $0) == .process }
+        let isolated = needing == nil ? loaded.config.agent.isolation == .process || isolatedProbes : isolatedProbes
         return discover(
             in: directories ?? loaded.pluginDirectories, needing: needing,
             describer: isolated ? { PluginDescriber.describe($0, logger: logger) } : nil)
