@@ -67,7 +67,7 @@ public final class ProbeTester {
             }
         }
         guard status == PW_OK else {
-            let (path, message) = Self.text(of: &error)
+            let (path, message) = error.texts()
             throw Failure(message, path: path)
         }
         instance = created
@@ -120,19 +120,9 @@ public final class ProbeTester {
         var error = pw_error()
         error.struct_size = MemoryLayout<pw_error>.size
         let status = body(instance, &emitter, &error)
-        guard status == PW_OK else { throw Failure(Self.text(of: &error).message) }
+        guard status == PW_OK else { throw Failure(error.texts().message) }
         if let problem = collected.problems.first { throw Failure("malformed observation: \(problem)") }
         return collected.emitted
-    }
-
-    static func text(of error: inout pw_error) -> (path: String, message: String) {
-        func read<T>(_ field: inout T) -> String {
-            withUnsafeMutableBytes(of: &field) { raw in
-                raw[raw.count - 1] = 0
-                return String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
-        }
-        return (read(&error.path), read(&error.message))
     }
 }
 

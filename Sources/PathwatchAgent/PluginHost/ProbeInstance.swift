@@ -41,7 +41,7 @@ public final class ProbeInstance: ProbeHost, @unchecked Sendable {
             }
         }
         if status != PW_OK {
-            let (path, message) = Self.text(of: &error)
+            let (path, message) = error.texts()
             return .failure(JSONPathError(
                 path: JSONPath(parsing: path),
                 message: message.isEmpty ? "plug-in \(plugin.name) refused its configuration without saying why" : message))
@@ -101,21 +101,9 @@ public final class ProbeInstance: ProbeHost, @unchecked Sendable {
         lastDuration.withLock { $0 = Double(MonotonicClock.nowNanoseconds() - started) / 1e6 }
         var failure: String? = nil
         if status != PW_OK {
-            let message = Self.text(of: &error).message
+            let message = error.texts().message
             failure = message.isEmpty ? "plug-in \(plugin.name) reported a failed sample without saying why" : message
         }
         return CallResult(observations: collector.observations, error: failure, problems: collector.problems)
-    }
-
-    /// Reads the two NUL-terminated buffers of a pw_error, forcing termination first so a
-    /// plug-in that filled them to the brim cannot make the host read past them.
-    static func text(of error: inout pw_error) -> (path: String, message: String) {
-        func read<T>(_ field: inout T) -> String {
-            withUnsafeMutableBytes(of: &field) { raw in
-                raw[raw.count - 1] = 0
-                return String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
-        }
-        return (read(&error.path), read(&error.message))
     }
 }
