@@ -9,38 +9,8 @@ import subprocess
 import sys
 import time
 
-
-def tree(pid):
-    """pid and all its descendants."""
-    children = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
-        except (OSError, IndexError, ValueError):
-            continue
-        children.setdefault(ppid, []).append(int(entry))
-    out, todo = [], [pid]
-    while todo:
-        p = todo.pop()
-        out.append(p)
-        todo += children.get(p, [])
-    return out
-
-
-def pss_kib(pid):
-    total = 0
-    for p in tree(pid):
-        try:
-            with open(f"/proc/{p}/smaps_rollup") as f:
-                for line in f:
-                    if line.startswith("Pss:"):
-                        total += int(line.split()[1])
-        except OSError:
-            pass
-    return total
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from proctree import pss_kib, tree  # noqa: E402
 
 
 def thread_ids(pid):
@@ -72,7 +42,7 @@ def one_run(argv, seconds):
             key, _, value = line.partition(":")
             if key in ("VmRSS", "VmHWM"):
                 status[key] = int(value.split()[0])
-    status["Pss"] = pss_kib(proc.pid)
+    status["Pss"] = pss_kib(tree(proc.pid))
     status["threads_created"] = created
     os.kill(proc.pid, signal.SIGTERM)
     _, _, usage = os.wait4(proc.pid, 0)

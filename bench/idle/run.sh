@@ -2,17 +2,13 @@
 # Idle cost of `pathwatch run` on the default config.json over a window (default 60 s), beside
 # collectd (Debian's package, the reference agent) doing the same job in the same run.
 # CPU is user + system time of all threads from wait4's rusage (microseconds; /proc's 10 ms ticks
-# are too coarse for an idle agent); memory is VmRSS and VmHWM (peak) at the end of the window.
+# are too coarse for an idle agent); memory is PSS summed over the process tree, VmRSS and VmHWM
+# (peak) at the end of the window; threads created after start-up are counted.
 # Usage: bash bench/idle/run.sh [seconds]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 WINDOW=${1:-60}
-command -v collectd >/dev/null || { [ "$(id -u)" = 0 ] && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq collectd-core >/dev/null; }
-make --no-print-directory release >/dev/null
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-sed "s|@STATE@|$work/collectd|g" bench/idle/collectd.conf > "$work/collectd.conf"
-mkdir -p "$work/collectd"
+source bench/collectd-job.sh
 # Each agent runs twice, for STARTUP seconds and for STARTUP + WINDOW seconds; the difference of
 # their CPU times is the idle cost (see measure.py).
 python3 bench/idle/measure.py "$WINDOW" 5 \

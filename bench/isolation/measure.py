@@ -12,34 +12,11 @@ Usage: measure.py PATHWATCH PLUGIN_DIR WINDOW ROUNDS plugin:config_json ...
 """
 import json, os, subprocess, sys, tempfile, threading, time
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from proctree import pss_kib, tree  # noqa: E402
+
 pathwatch, plugin_dir, window, rounds = sys.argv[1], sys.argv[2], float(sys.argv[3]), int(sys.argv[4])
 probes = [a.split(":", 1) for a in sys.argv[5:]]
-
-def tree(pid):
-    """The process and its descendants (children are listed per thread: the agent starts its
-    plug-in children from worker threads)."""
-    pids, i = [pid], 0
-    while i < len(pids):
-        try:
-            for task in os.listdir(f"/proc/{pids[i]}/task"):
-                with open(f"/proc/{pids[i]}/task/{task}/children") as f:
-                    pids += [int(c) for c in f.read().split()]
-        except OSError:
-            pass
-        i += 1
-    return pids
-
-def pss_kib(pids):
-    total = 0
-    for p in pids:
-        try:
-            with open(f"/proc/{p}/smaps_rollup") as f:
-                for line in f:
-                    if line.startswith("Pss:"):
-                        total += int(line.split()[1])
-        except OSError:
-            pass
-    return total
 
 def cpu_seconds(pids):
     """CPU time of every thread of the processes, in seconds, from schedstat (nanoseconds;

@@ -5,12 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 RUNS=${1:-30}
-command -v collectd >/dev/null || { [ "$(id -u)" = 0 ] && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq collectd-core >/dev/null; }
-make --no-print-directory release >/dev/null
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-sed "s|@STATE@|$work/collectd|g" bench/idle/collectd.conf > "$work/collectd.conf"
-mkdir -p "$work/collectd"
+source bench/collectd-job.sh
 python3 bench/startup/measure.py "$RUNS" \
     "./.build/release/pathwatch"$'\x1f'"once"$'\x1f'"--config"$'\x1f'"config.json" \
     "collectd"$'\x1f'"-T"$'\x1f'"-C"$'\x1f'"$work/collectd.conf"

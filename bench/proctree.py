@@ -1,0 +1,33 @@
+"""What the benchmarks read of a process tree: the process and its descendants, and their PSS
+summed from /proc/PID/smaps_rollup (shared pages divided among the processes that map them,
+so children count what they really cost)."""
+import os
+
+
+def tree(pid):
+    """The process and its descendants. Children are listed per thread: the agent starts its
+    plug-in children from worker threads."""
+    pids, i = [pid], 0
+    while i < len(pids):
+        try:
+            for task in os.listdir(f"/proc/{pids[i]}/task"):
+                with open(f"/proc/{pids[i]}/task/{task}/children") as f:
+                    pids += [int(c) for c in f.read().split()]
+        except OSError:
+            pass
+        i += 1
+    return pids
+
+
+def pss_kib(pids):
+    """Summed PSS of `pids`, in KiB."""
+    total = 0
+    for p in pids:
+        try:
+            with open(f"/proc/{p}/smaps_rollup") as f:
+                for line in f:
+                    if line.startswith("Pss:"):
+                        total += int(line.split()[1])
+        except OSError:
+            pass
+    return total
