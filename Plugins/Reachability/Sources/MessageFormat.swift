@@ -10,15 +10,15 @@ import Musl
 enum MessageFormat {
     /// "0.8 ms", "12 ms", "950 ms", "12.3 s".
     static func milliseconds(_ value: Double) -> String {
-        if value < 10 { return "\(trimmed(value, decimals: 1)) ms" }
+        if value < 10 { return "\(DecimalText.trimmed(value, decimals: 1)) ms" }
         if value < 10_000 { return "\(Int(value.rounded())) ms" }
-        return "\(trimmed(value / 1000, decimals: 1)) s"
+        return "\(DecimalText.trimmed(value / 1000, decimals: 1)) s"
     }
 
     /// A configured duration: "5 s", "1.5 s", "800 ms".
     static func duration(_ value: ConfigDuration) -> String {
         value.nanoseconds >= 1_000_000_000
-            ? "\(trimmed(value.seconds, decimals: 3)) s" : "\(trimmed(value.milliseconds, decimals: 3)) ms"
+            ? "\(DecimalText.trimmed(value.seconds, decimals: 3)) s" : "\(DecimalText.trimmed(value.milliseconds, decimals: 3)) ms"
     }
 
     /// "3 days", "1 day", "less than a day".
@@ -45,15 +45,4 @@ enum MessageFormat {
     }
 
     static func systemError(_ code: Int32) -> String { String(cString: strerror(code)) }
-
-    /// A number with at most `decimals` decimals and no trailing zeros: 5, 1.5, 0.25.
-    static func trimmed(_ value: Double, decimals: Int) -> String {
-        var scale = 1.0
-        for _ in 0..<decimals { scale *= 10 }
-        let rounded = (value * scale).rounded() / scale
-        if rounded == rounded.rounded() { return "\(Int(rounded))" }
-        var text = "\(rounded)"
-        while text.hasSuffix("0") { text.removeLast() }
-        return text
-    }
 }
