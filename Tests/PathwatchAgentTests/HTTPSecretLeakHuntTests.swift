@@ -7,8 +7,8 @@ import Testing
 /// config (a message, a reachability target's name, URL and headers), a webhook's URL
 /// credentials, signing secret and headers, and the http sink's token itself — then a hunt for
 /// each, in every form the other hunt knows, through everything a client can get: `/`, `/status`,
-/// `/metrics`, `/events` (a few seconds of it, across a change), `/healthz`, the 401, 404, 413
-/// and 431 answers, headers included, and the agent's stdout and stderr. Zero hits.
+/// `/metrics`, `/events` (a few seconds of it, across a change), `/healthz`, the 401, 404, 405,
+/// 413 and 431 answers, headers included, and the agent's stdout and stderr. Zero hits.
 @Suite struct HTTPSecretLeakHuntTests {
     struct Capture: Sendable {
         var name: String
@@ -76,7 +76,8 @@ import Testing
                 capture("\(path) with another token", try agent.request(path, auth: .bearer(String(httpToken.reversed())), maxTime: 3))
             }
             capture("404", try agent.request("/nothing-here"))
-            capture("413", try agent.request("/status", method: "POST", body: String(repeating: "b", count: 100)))
+            capture("405", try agent.request("/status", method: "POST", body: String(repeating: "b", count: 100)))
+            capture("413", try agent.request("/status", body: String(repeating: "b", count: 100)))
             capture("431", try agent.request("/status", headers: ["X-Big: " + String(repeating: "h", count: 16 * 1024)]))
             usleep(500_000)
             agent.stop()
@@ -96,7 +97,7 @@ import Testing
         }
         // The hunt means something only if each answer is the one it is named after.
         let expected: [String: Int] = [
-            "/events": 200, "/": 200, "/status": 200, "/metrics": 200, "/healthz": 200, "404": 404, "413": 413, "431": 431,
+            "/events": 200, "/": 200, "/status": 200, "/metrics": 200, "/healthz": 200, "404": 404, "405": 405, "413": 413, "431": 431,
             "/ without a token": 401, "/status without a token": 401, "/metrics without a token": 401, "/events without a token": 401,
             "/ with another token": 401, "/status with another token": 401, "/metrics with another token": 401,
             "/events with another token": 401,

@@ -15,7 +15,8 @@ At once, on threads of their own:
   --toggle FILE     rewrite the test probe's state file every --toggle-period seconds, between
                     --toggle-checks lines of "critical" and of "ok", so change events flow
 
---token T adds "Authorization: Bearer T" to every request but /healthz. The summary's counts
+--summary FILE also writes the summary there (a long line is easier to take from a file than
+from a pipe). --token T adds "Authorization: Bearer T" to every request but /healthz. The summary's counts
 are all a caller asserts on; no timing in it is an assertion (bench/http reads the timings).
 """
 import argparse
@@ -360,6 +361,7 @@ def main():
     parser.add_argument("--toggle")
     parser.add_argument("--toggle-checks", type=int, default=1)
     parser.add_argument("--toggle-period", type=float, default=1.0)
+    parser.add_argument("--summary")
     args = parser.parse_args()
     parts = urlsplit(args.url)
     host, port = parts.hostname, parts.port
@@ -404,6 +406,7 @@ def main():
         "sse": {
             "clients": len(sse),
             "status_200": sum(1 for c in sse if c.status == 200),
+            "statuses": {str(k): sum(1 for c in sse if c.status == k) for k in {c.status for c in sse}},
             "event_stream": sum(1 for c in sse if (c.content_type or "").startswith("text/event-stream")),
             "first_is_status": sum(1 for c in sse if c.events and c.events[0][0] == "status" and c.first_status_ok),
             "second_is_history": sum(1 for c in sse if len(c.events) > 1 and c.events[1][0] == "history"),
@@ -425,6 +428,10 @@ def main():
         "stuck": {"clients": len(stuck), "dropped": sum(1 for d, _ in drained if d), "drained_bytes": [b for _, b in drained]},
         "toggles": toggler.count if toggler else 0,
     }
+    if args.summary:
+        with open(args.summary + ".tmp", "w") as f:
+            json.dump(summary, f)
+        os.replace(args.summary + ".tmp", args.summary)
     print(json.dumps(summary), flush=True)
 
 
