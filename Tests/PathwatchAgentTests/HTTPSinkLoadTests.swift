@@ -68,6 +68,10 @@ import Testing
             stderr: String(agent.process.errorOutput.suffix(2000)) + load.errorOutput)
     }
 
+    /// What the agent's process tree may hold (PSS) under these loads: about four times what it
+    /// was seen to, in a debug build.
+    static let memoryBoundKiB = 96 * 1024
+
     static func int(_ object: [String: Any], _ key: String) -> Int { (object[key] as? Int) ?? -1 }
 
     /// Each SSE client's change ids form a contiguous, in-order run of what the agent printed:
@@ -117,9 +121,9 @@ import Testing
         // stdout kept its lines: every toggle the agent saw is there, alternating, ending ok.
         #expect(run.stdoutStates.count >= 2 && run.stdoutStates.last == "ok", "\(run.stdoutStates)")
         #expect(zip(run.stdoutStates, run.stdoutStates.dropFirst()).allSatisfy { $0 != $1 }, "\(run.stdoutStates)")
-        // Generous: the idle agent's tree is about 20 MiB in a debug build; 50 streams must not
-        // make it hold more than a few MiB each.
-        #expect(run.peakPSSKiB > 0 && run.peakPSSKiB < 192 * 1024, "peak PSS of the agent's tree: \(run.peakPSSKiB) KiB")
+        // Generous: the debug build's tree is about 22 MiB idle and peaked at 24 MiB under this
+        // load when the test was written; four times that means the streams are piling up data.
+        #expect(run.peakPSSKiB > 0 && run.peakPSSKiB < Self.memoryBoundKiB, "peak PSS of the agent's tree: \(run.peakPSSKiB) KiB")
     }
 
     /// A client that opens `/events` and never reads, while 500 checks flip twice a second, is
@@ -145,7 +149,9 @@ import Testing
             #expect(dropped.map { $0.hasSuffix(" 1") } == true, "the sink's drops in /metrics: \(dropped ?? "none")")
         }
         #expect(run.healthzAfter == 200 && run.stillRunning, "\(run.stderr)")
-        #expect(run.peakPSSKiB > 0 && run.peakPSSKiB < 192 * 1024, "peak PSS of the agent's tree: \(run.peakPSSKiB) KiB")
+        // The unread stream may cost its bound (256 KiB), not what the agent keeps producing (26 MiB
+        // peak in a debug build when the test was written).
+        #expect(run.peakPSSKiB > 0 && run.peakPSSKiB < Self.memoryBoundKiB, "peak PSS of the agent's tree: \(run.peakPSSKiB) KiB")
     }
 
     /// With `max_connections` 8, twelve clients on `/events` at once: eight are served and the

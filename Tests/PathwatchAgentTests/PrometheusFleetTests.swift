@@ -14,8 +14,8 @@ import Testing
         return missing.isEmpty ? nil : "needs \(missing.joined(separator: ", ")) (make test-deps installs them)"
     }
 
-    /// The agent with the test probe as check `api/c0` (state from `state`), a `json` stdout sink
-    /// and the `http` sink; `extraSink` and `token` add to the sinks.
+    /// The agent with the test probe as check `api/c0` (its state read from `stateFile`), a `json`
+    /// stdout sink and the `http` sink, guarded by `token` when one is given.
     static func fleetConfig(port: Int, stateFile: URL, token: String? = nil) -> String {
         let tokenKey = token.map { #", "token": "\#($0)""# } ?? ""
         return """

@@ -93,24 +93,31 @@ def stop(process):
         process.wait()
 
 
-def scrape_series(url, pid, count):
-    """`count` scrapes of `url` by one curl over one kept-alive connection (after 10 to warm up):
-    per-scrape seconds (total, first byte), sizes, statuses, and CPU seconds of `pid`'s tree."""
+def scrape_series(url, pid, count, rate=None):
+    """`count` scrapes of `url` by one curl over one kept-alive connection (after 10 to warm up),
+    back to back or `rate` a second: per-scrape seconds (total, first byte), sizes, statuses,
+    and the CPU seconds of `pid`'s tree per scrape, less what the tree spends in a window as long
+    without scrapes (the agent samples meanwhile)."""
     subprocess.run(["curl", "-s", "--noproxy", "*", f"{url}?warm=[1-10]"], stdout=subprocess.DEVNULL, check=True)
     pids = tree(pid)
     before = cpu_seconds(pids)
+    started = time.monotonic()
     result = subprocess.run(
-        ["curl", "-s", "--noproxy", "*", f"{url}?n=[1-{count}]",
-         "-w", "%{stderr}%{http_code} %{time_total} %{time_starttransfer} %{size_download}\n"],
+        ["curl", "-s", "--noproxy", "*", f"{url}?n=[1-{count}]"] + (["--rate", f"{rate}/s"] if rate else []) +
+        ["-w", "%{stderr}%{http_code} %{time_total} %{time_starttransfer} %{size_download}\n"],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=True)
+    elapsed = time.monotonic() - started
     cpu = cpu_seconds(pids) - before
+    quiet_before = cpu_seconds(pids)
+    time.sleep(elapsed)
+    quiet = cpu_seconds(pids) - quiet_before
     rows = [line.split() for line in result.stderr.splitlines() if line.strip()]
     return {
         "statuses": sorted({r[0] for r in rows}),
         "total": [float(r[1]) for r in rows],
         "first_byte": [float(r[2]) for r in rows],
         "bytes": [int(r[3]) for r in rows],
-        "cpu_per_scrape": cpu / max(1, len(rows)),
+        "cpu_per_scrape": max(0.0, cpu - quiet) / max(1, len(rows)),
     }
 
 
@@ -119,45 +126,50 @@ def series_count(text):
 
 
 def metrics(args):
+    """Fresh: the probe reports every 100 ms and the scrapes come 5 a second, so each one finds a
+    new report and renders it. Cached: back to back, so nearly all are copies of one rendering."""
     port, peer_port = free_port(), free_port()
     agent = start_agent(args, "metrics", {
-        "agent": {"name": "bench", "interval": "10s", "plugin_dirs": [args.plugins], "state_dir": os.path.join(args.work, "state")},
+        "agent": {"name": "bench", "interval": "100ms", "plugin_dirs": [args.plugins], "state_dir": os.path.join(args.work, "state")},
         "probes": [{"id": "p", "plugin": "testprobe", "config": {"checks": args.checks, "counter": True}}],
         "sinks": [{"type": "http", "listen": f"127.0.0.1:{port}"}],
     })
     peer = start_node_exporter(peer_port)
+    fresh_count = max(10, args.scrapes // 2)
     try:
         url, peer_url = f"http://127.0.0.1:{port}/metrics", f"http://127.0.0.1:{peer_port}/metrics"
         last = f'check="p/c{args.checks - 1}"'
         wait_for(lambda: last in get(url), 60, f"the agent's /metrics with {args.checks} checks")
         wait_for(lambda: "node_exporter_build_info" in get(peer_url), 30, "node_exporter")
         text, peer_text = get(url), get(peer_url)
-        ours = scrape_series(url, agent.pid, args.scrapes)
-        theirs = scrape_series(peer_url, peer.pid, args.scrapes)
+        fresh = scrape_series(url, agent.pid, fresh_count, rate=5)
+        cached = scrape_series(url, agent.pid, args.scrapes)
+        theirs = scrape_series(peer_url, peer.pid, fresh_count, rate=5)
     finally:
         stop(agent)
         stop(peer)
 
     def row(name, m, text):
-        p50 = percentile(m["total"], 50) * 1000
         return (f"| {name} | {len(m['total'])} | {', '.join(m['statuses'])} | {series_count(text):,} | "
-                f"{statistics.median(m['bytes']):,.0f} | {p50:.2f} | {percentile(m['total'], 90) * 1000:.2f} | "
-                f"{percentile(m['first_byte'], 50) * 1000:.2f} | {m['cpu_per_scrape'] * 1000:.2f} |")
-    ratio_time = percentile(ours["total"], 50) / percentile(theirs["total"], 50)
-    ratio_cpu = ours["cpu_per_scrape"] / theirs["cpu_per_scrape"] if theirs["cpu_per_scrape"] > 0 else float("nan")
-    per_series = (percentile(ours["total"], 50) / series_count(text)) / (percentile(theirs["total"], 50) / series_count(peer_text))
-    table = [
-        f"### `/metrics` at {args.checks:,} checks, {args.scrapes} scrapes over one connection",
+                f"{statistics.median(m['bytes']):,.0f} | {percentile(m['total'], 50) * 1000:.2f} | "
+                f"{percentile(m['total'], 90) * 1000:.2f} | {percentile(m['first_byte'], 50) * 1000:.2f} | "
+                f"{m['cpu_per_scrape'] * 1000:.2f} |")
+    p50 = lambda m: percentile(m["total"], 50)  # noqa: E731
+    per_series = (p50(fresh) / series_count(text)) / (p50(theirs) / series_count(peer_text))
+    cpu_ratio = fresh["cpu_per_scrape"] / theirs["cpu_per_scrape"] if theirs["cpu_per_scrape"] > 0 else float("nan")
+    return [
+        f"### `/metrics` at {args.checks:,} checks",
         "",
         "| server | scrapes | statuses | series | bytes | p50 (ms) | p90 (ms) | first byte p50 (ms) | CPU per scrape (ms) |",
         "|---|---|---|---|---|---|---|---|---|",
-        row(f"pathwatch, http sink, {args.checks:,} checks", ours, text),
-        row("node_exporter, default collectors (peer)", theirs, peer_text),
+        row(f"pathwatch, fresh report each scrape (5/s, probe every 100 ms)", fresh, text),
+        row(f"pathwatch, back to back (rendered once, copies after)", cached, text),
+        row("node_exporter, default collectors, 5/s (peer)", theirs, peer_text),
         "",
-        f"pathwatch/node_exporter: p50 time {ratio_time:.2f}×, CPU per scrape {ratio_cpu:.2f}×, "
-        f"time per series {per_series:.2f}×.",
+        f"pathwatch fresh / node_exporter: p50 time {p50(fresh) / p50(theirs):.2f}×, CPU per scrape {cpu_ratio:.2f}×, "
+        f"time per series {per_series:.2f}×, bytes {statistics.median(fresh['bytes']) / statistics.median(theirs['bytes']):.1f}×; "
+        f"a fresh rendering takes {p50(fresh) / p50(cached):.0f}× as long as a copy.",
     ]
-    return table
 
 
 def idle(args):
@@ -221,7 +233,7 @@ def latency(args):
     table = [
         "### Link change → stdout line, with the http sink idle and under load (kernel notice → line)",
         "",
-        "| linkstate | http sink | changes | agent p50 (ms) | agent p99 (ms) | `ip monitor link` p50 (ms) | `ip monitor link` p99 (ms) | p50 ratio | load served |",
+        "| probes | http sink | changes | agent p50 (ms) | agent p99 (ms) | `ip monitor link` p50 (ms) | `ip monitor link` p99 (ms) | ratio p50, p99 | load served |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
@@ -232,8 +244,12 @@ def latency(args):
             served = (f"{sse.get('status_200', 0)} SSE clients (min {sse.get('min_changes', 0)} changes each), "
                       f"{scrapes.get('ok', 0)}/{scrapes.get('attempted', 0)} scrapes, slow client cut: "
                       f"{load.get('slow', {}).get('cut_off', 0)}")
-        table.append(f"| {r['isolation']} | {r['http']} | {r['changes']} | {r['agent_p50']:.2f} | {r['agent_p99']:.2f} | "
-                     f"{r['peer_p50']:.2f} | {r['peer_p99']:.2f} | {r['agent_p50'] / r['peer_p50']:.2f}× | {served} |")
+        probes = f"linkstate ({r['isolation']})"
+        if r.get("bulk_checks"):
+            probes += f" + {r['bulk_checks']:,} checks every 1 s"
+        table.append(f"| {probes} | {r['http']} | {r['changes']} | {r['agent_p50']:.2f} | {r['agent_p99']:.2f} | "
+                     f"{r['peer_p50']:.2f} | {r['peer_p99']:.2f} | {r['agent_p50'] / r['peer_p50']:.1f}×, "
+                     f"{r['agent_p99'] / r['peer_p99']:.1f}× | {served} |")
     return table
 
 
@@ -255,9 +271,14 @@ def main():
     table = {"metrics": metrics, "idle": idle, "latency": latency}[args.part](args)
     print("\n".join(table))
     if args.results:
+        run = os.environ.get("PW_BENCH_RUN", datetime.date.today().isoformat())
+        header = (f"## {run}, release build, {os.cpu_count()} CPUs, "
+                  f"Linux {platform.release()}: `{args.command}`")
+        existing = open(args.results).read() if os.path.exists(args.results) else ""
+        headers = [line for line in existing.splitlines() if line.startswith("## ")]
+        # The parts of one run share its header.
         with open(args.results, "a") as f:
-            f.write(f"\n## {datetime.date.today().isoformat()}, release build, {os.cpu_count()} CPUs, "
-                    f"Linux {platform.release()}: `{args.command}`\n\n" + "\n".join(table) + "\n")
+            f.write(("\n" if headers and headers[-1] == header else f"\n{header}\n\n") + "\n".join(table) + "\n")
 
 
 if __name__ == "__main__":

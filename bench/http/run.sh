@@ -6,7 +6,8 @@
 #      beside node_exporter scraped every 1 s.
 #   3. link change → stdout line (bench/linkstate/latency.py), http sink off, idle, and under load
 #      (50 SSE clients, /metrics 20 times a second, a slowloris client: Tests/Fixtures/http/load.py,
-#      inside the namespace) for about 60 s — beside `ip monitor link` timed from the same notices.
+#      inside the namespace) for about 60 s — beside `ip monitor link` timed from the same notices;
+#      then again with 1,000 more checks reported every second, sink off and under load.
 # Usage: bash bench/http/run.sh [scrapes, default 200] [idle window s, default 20] [rounds, default 3] [toggles, default 150]
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -38,6 +39,8 @@ mkdir -p "$work/plugins"
 cc -shared -fPIC -O2 -I "$root/SDK/Sources/CPathwatchProbe/include" "$root/Tests/Fixtures/plugins/test_probe.c" \
     -o "$work/plugins/libtestprobe.so" $(pkg-config --cflags --libs json-c) -lm
 
+# The parts of one run share one heading in RESULTS.md.
+export PW_BENCH_RUN="$(date -u '+%Y-%m-%d %H:%M UTC')"
 measure() { python3 "$here/measure.py" "$@" --results "$here/RESULTS.md" --command "$invocation"; }
 measure metrics --pathwatch "$products/pathwatch" --plugins "$work/plugins" --work "$work" --scrapes "$scrapes"
 measure idle --pathwatch "$products/pathwatch" --products "$products" --work "$work" --window "$window" --rounds "$rounds"
@@ -45,4 +48,8 @@ measure idle --pathwatch "$products/pathwatch" --products "$products" --work "$w
 python3 "$root/bench/linkstate/latency.py" --products "$products" --toggles "$toggles" --isolation inline \
     --http off,idle,load --ip-monitor --pause 0.2 --load-script "$root/Tests/Fixtures/http/load.py" \
     --summary-json "$work/latency.jsonl"
+# The same beside 1,000 checks reported every second: each report is a document to render anew.
+python3 "$root/bench/linkstate/latency.py" --products "$products" --toggles "$toggles" --isolation inline \
+    --http off,load --ip-monitor --pause 0.2 --load-script "$root/Tests/Fixtures/http/load.py" \
+    --bulk-checks 1000 --bulk-plugins "$work/plugins" --summary-json "$work/latency.jsonl"
 measure latency --summaries "$work/latency.jsonl"

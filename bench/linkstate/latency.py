@@ -189,6 +189,9 @@ def main():
     parser.add_argument("--load-arguments", default="--sse 50 --scrape-rate 20 --health-rate 2 --slow 1",
                         help="what the load script runs (its --url and --seconds are added)")
     parser.add_argument("--summary-json", help="file to append one JSON line per measurement to")
+    parser.add_argument("--bulk-checks", type=int, default=0,
+                        help="also run the tests' fixture probe (libtestprobe.so in --bulk-plugins) with this many checks")
+    parser.add_argument("--bulk-plugins", help="folder with libtestprobe.so (for --bulk-checks)")
     args = parser.parse_args()
     for isolation in (["inline", "process"] if args.isolation == "both" else [args.isolation]):
         for http in args.http.split(","):
@@ -206,12 +209,17 @@ def measure(args, isolation, http="off"):
     http_port = 18080  # inside the namespace: nothing else listens there
     if http != "off":
         sinks.append({"type": "http", "listen": f"127.0.0.1:{http_port}"})
+    probes = [{"id": "link", "plugin": "linkstate", "config": {"require": ["vA"], "ignore": ["lo", "vB"]}}]
+    plugin_dirs = [args.products]
+    if args.bulk_checks:
+        # A document of that many checks, reported every second (so rendered anew as often).
+        probes.append({"id": "bulk", "plugin": "testprobe", "interval": "1s", "config": {"checks": args.bulk_checks}})
+        plugin_dirs.append(args.bulk_plugins)
     with open(config, "w") as f:
         json.dump({
-            "agent": {"name": "bench", "interval": "60s", "plugin_dirs": [args.products], "isolation": isolation,
+            "agent": {"name": "bench", "interval": "60s", "plugin_dirs": plugin_dirs, "isolation": isolation,
                       "state_dir": os.path.join(workdir, "state")},
-            "probes": [{"id": "link", "plugin": "linkstate",
-                        "config": {"require": ["vA"], "ignore": ["lo", "vB"]}}],
+            "probes": probes,
             "sinks": sinks,
         }, f)
 
@@ -331,7 +339,7 @@ def report(args, isolation, http, since_return, since_start, since_kernel, since
     if args.summary_json:
         with open(args.summary_json, "a") as f:
             f.write(json.dumps({
-                "isolation": isolation, "http": http, "changes": len(since_kernel),
+                "isolation": isolation, "http": http, "changes": len(since_kernel), "bulk_checks": args.bulk_checks,
                 "agent_p50": percentile(since_kernel, 50), "agent_p99": percentile(since_kernel, 99),
                 "peer_p50": percentile(since_peer, 50) if since_peer else None,
                 "peer_p99": percentile(since_peer, 99) if since_peer else None,
