@@ -46,7 +46,9 @@ public final class Agent: Sendable {
         for refusal in catalog.refused { logger.warning("plug-in refused: \(refusal)") }
         let created = try ProbeSetup.instantiate(loaded, catalog: catalog, logger: logger)
         let sinks = loaded.config.sinks.map {
-            SinkFactory.make($0, baseDirectory: loaded.baseDirectory, stateDirectory: loaded.stateDirectory, logger: logger)
+            SinkFactory.make(
+                $0, baseDirectory: loaded.baseDirectory, stateDirectory: loaded.stateDirectory, interval: loaded.config.agent.interval,
+                logger: logger)
         }
         let runners = state.withLock { s -> [ProbeRunner] in
             s.catalog = catalog
@@ -166,7 +168,9 @@ public final class Agent: Sendable {
         let sinksChanged = state.withLock { $0.sinkConfigs != next.config.sinks }
         let newSinks = sinksChanged
             ? next.config.sinks.map {
-                SinkFactory.make($0, baseDirectory: next.baseDirectory, stateDirectory: next.stateDirectory, logger: logger)
+                SinkFactory.make(
+                    $0, baseDirectory: next.baseDirectory, stateDirectory: next.stateDirectory, interval: next.config.agent.interval,
+                    logger: logger)
             } : nil
         let (stopped, started, replacedSinks) = state.withLock { s -> ([ProbeRunner], [ProbeRunner], [any Sink]) in
             let keep = Set(next.config.probes.map(\.id))

@@ -83,15 +83,16 @@ extension Sink {
 }
 
 enum SinkFactory {
-    static func make(_ config: SinkConfig, baseDirectory: String, stateDirectory: String, logger: AgentLogger) -> any Sink {
+    static func make(
+        _ config: SinkConfig, baseDirectory: String, stateDirectory: String, interval: ConfigDuration, logger: AgentLogger
+    ) -> any Sink {
         switch config.kind {
         case .stdout(let settings):
             return StdoutSink(format: settings.format, triggers: config.on)
         case .file(let settings):
             return FileSink(
                 path: resolvePath(settings.path, relativeTo: baseDirectory), pretty: settings.pretty, format: settings.format,
-                triggers: config.on,
-                logger: logger)
+                triggers: config.on, spacing: interval, logger: logger)
         case .webhook(let settings):
             return WebhookSink(settings: settings, triggers: config.on, stateDirectory: stateDirectory, logger: logger)
         case .http(let settings):
