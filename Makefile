@@ -62,6 +62,7 @@ build: deps
 	$(SWIFT) build
 
 run: release
+	@sed -n 's|.*"type": "http", "listen": "\([^"]*\)".*|status page, /metrics, /status, /events: http://\1/|p' $(CONFIG)
 	./.build/release/pathwatch run --config $(CONFIG)
 
 ## The man page, from the command definitions (swift-argument-parser's generate-manual plug-in,

@@ -31,6 +31,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        // The http sink's server: SwiftNIO's event loop and HTTP/1.1 codec (README "The live agent").
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         // The plug-in SDK (header, JSON, ProbeKit, testing): its own package, which out-of-tree
         // plug-ins depend on without the agent's dependencies.
         .package(path: "SDK"),
@@ -63,6 +65,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             exclude: ["Sinks/Webhook/README.md"],
             swiftSettings: strict),

@@ -9,7 +9,7 @@ struct Pathwatch: AsyncParsableCommand {
         abstract: "A host monitoring agent: link state, reachability, disk and bandwidth probes loaded as plug-ins.",
         discussion: discussion,
         version: "0.1.0",
-        subcommands: [Run.self, Once.self, CheckConfig.self, Plugins.self, TryPluginChild.self, PluginChildCommand.self])
+        subcommands: [Run.self, Once.self, Status.self, CheckConfig.self, Plugins.self, TryPluginChild.self, PluginChildCommand.self])
 }
 
 /// Options every subcommand takes.

@@ -16,7 +16,7 @@ enum ConfigHostChecks {
                 }
             case .webhook:
                 needsState = true
-            case .stdout:
+            case .stdout, .http:
                 break
             }
         }

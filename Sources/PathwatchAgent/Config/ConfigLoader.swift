@@ -141,6 +141,7 @@ public enum ConfigLoader {
         }
         var filePaths: [String: Int] = [:]
         var webhooks: [String: Int] = [:]
+        var listeners: [ListenAddress: Int] = [:]
         for (i, sink) in config.sinks.enumerated() {
             switch sink.kind {
             case .file(let settings):
@@ -159,6 +160,13 @@ public enum ConfigLoader {
                         message: "two webhook sinks deliver the same format to the same URL (already used by sinks[\(first)])")
                 }
                 webhooks[key] = i
+            case .http(let settings):
+                if let first = listeners[settings.listen] {
+                    throw ConfigError(
+                        file: file, location: "sinks[\(i)].listen",
+                        message: "two http sinks listen on \(settings.listen) (already used by sinks[\(first)])")
+                }
+                listeners[settings.listen] = i
             case .stdout:
                 break
             }

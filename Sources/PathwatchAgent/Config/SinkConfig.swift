@@ -10,6 +10,7 @@ public struct SinkConfig: Sendable, Decodable, Equatable {
         case stdout(StdoutSinkSettings)
         case file(FileSinkSettings)
         case webhook(WebhookSinkSettings)
+        case http(HTTPSinkSettings)
     }
 
     public var kind: Kind
@@ -41,9 +42,14 @@ public struct SinkConfig: Sendable, Decodable, Equatable {
                     forKey: .on, in: c,
                     debugDescription: "the \"\(settings.format.rawValue)\" format sends changes only; expected \"change\"")
             }
+        case "http":
+            // It serves what is asked when it is asked: every sample and every change, so it
+            // takes no `on` (the strict decoder refuses one).
+            kind = .http(try HTTPSinkSettings(from: decoder))
+            on = [.change, .every]
         default:
             throw DecodingError.dataCorruptedError(
-                forKey: .type, in: c, debugDescription: "unknown sink type \"\(type)\"; expected one of: stdout, file, webhook")
+                forKey: .type, in: c, debugDescription: "unknown sink type \"\(type)\"; expected one of: stdout, file, webhook, http")
         }
     }
 

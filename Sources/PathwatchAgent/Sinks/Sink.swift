@@ -94,6 +94,8 @@ enum SinkFactory {
                 logger: logger)
         case .webhook(let settings):
             return WebhookSink(settings: settings, triggers: config.on, stateDirectory: stateDirectory, logger: logger)
+        case .http(let settings):
+            return HTTPSink(settings: settings, logger: logger)
         }
     }
 }

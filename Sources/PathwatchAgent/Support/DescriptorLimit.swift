@@ -41,7 +41,11 @@ public enum DescriptorLimit {
         var total = base
         for probe in config.probes { total += perProbe + targets(in: probe.config) }
         for sink in config.sinks {
-            if case .webhook = sink.kind { total += perWebhook } else { total += 1 }
+            switch sink.kind {
+            case .webhook: total += perWebhook
+            case .http(let settings): total += 1 + settings.maxConnections
+            case .stdout, .file: total += 1
+            }
         }
         return total
     }

@@ -1,0 +1,113 @@
+import NIOCore
+import NIOHTTP1
+
+/// One connection to the http sink: a request head must arrive within `headDeadline` of the
+/// connection opening or of the previous response (a slow-loris client is cut off, an idle
+/// keep-alive connection closed); requests carry no body (413); oversized heads are refused by
+/// the decoder's limits (431); everything but `/healthz` needs the bearer token when one is set.
+final class HTTPConnectionHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    static let headDeadline = TimeAmount.seconds(10)
+
+    private let router: HTTPRouter
+    private var request: HTTPRequestHead?
+    private var deadline: Scheduled<Void>?
+    /// Once the response is a stream (`/events`) or the connection is being closed, nothing
+    /// more is read as requests.
+    private var finished = false
+
+    init(router: HTTPRouter) { self.router = router }
+
+    func channelActive(context: ChannelHandlerContext) {
+        armDeadline(context)
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        deadline?.cancel()
+        context.fireChannelInactive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !finished else { return }
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            deadline?.cancel()
+            request = head
+            if head.method != .GET && head.method != .HEAD {
+                respond(context, HTTPReply.plain(.methodNotAllowed, "only GET and HEAD\n", extra: [("Allow", "GET, HEAD")]), close: true)
+            } else if Self.hasBody(head) {
+                respond(context, HTTPReply.plain(.payloadTooLarge, "requests take no body\n"), close: true)
+            }
+        case .body:
+            break
+        case .end:
+            guard let head = request else { return }
+            request = nil
+            serve(head, context: context)
+        }
+    }
+
+    private func serve(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
+        switch router.route(head) {
+        case .reply(let reply):
+            respond(context, reply, close: !head.isKeepAlive, headOnly: head.method == .HEAD)
+        case .stream(let lastEventID):
+            finished = true
+            var headers = HTTPReply.commonHeaders
+            headers.add(name: "Content-Type", value: "text/event-stream; charset=utf-8")
+            // A proxy in front must not buffer the stream.
+            headers.add(name: "X-Accel-Buffering", value: "no")
+            context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .ok, headers: headers))), promise: nil)
+            router.hub.subscribe(context.channel, lastEventID: lastEventID)
+        }
+        router.hub.noteResponse()
+    }
+
+    private func respond(_ context: ChannelHandlerContext, _ reply: HTTPReply, close: Bool, headOnly: Bool = false) {
+        var headers = reply.headers
+        headers.add(name: "Content-Length", value: String(reply.body.readableBytes))
+        if close {
+            finished = true
+            headers.add(name: "Connection", value: "close")
+        }
+        let version = request?.version ?? .http1_1
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: version, status: reply.status, headers: headers))), promise: nil)
+        if !headOnly { context.write(wrapOutboundOut(.body(.byteBuffer(reply.body))), promise: nil) }
+        let done = context.writeAndFlush(wrapOutboundOut(.end(nil)))
+        if close {
+            done.whenComplete { [channel = context.channel] _ in channel.close(promise: nil) }
+        } else {
+            armDeadline(context)
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard !finished else {
+            context.close(promise: nil)
+            return
+        }
+        // Decoder errors: the head was too large (431) or not HTTP (400). Either way, close.
+        if let parse = error as? HTTPParserError {
+            let reply = parse == .headerOverflow
+                ? HTTPReply.plain(.init(statusCode: 431, reasonPhrase: "Request Header Fields Too Large"), "request header fields too large (limit \(HTTPServer.maxHeaderBytes) bytes)\n")
+                : HTTPReply.plain(.badRequest, "malformed request\n")
+            respond(context, reply, close: true)
+        } else {
+            context.close(promise: nil)
+        }
+    }
+
+    private func armDeadline(_ context: ChannelHandlerContext) {
+        deadline?.cancel()
+        let channel = context.channel
+        deadline = context.eventLoop.scheduleTask(in: Self.headDeadline) { channel.close(promise: nil) }
+    }
+
+    private static func hasBody(_ head: HTTPRequestHead) -> Bool {
+        if head.headers.contains(name: "Transfer-Encoding") { return true }
+        return head.headers["Content-Length"].contains { (Int($0.filter { $0 != " " && $0 != "\t" }) ?? 1) != 0 }
+    }
+}

@@ -1,0 +1,58 @@
+import NIOCore
+import NIOHTTP1
+
+/// Which endpoint a request asks for, and whether it may (SPEC §8). Answers are rendered from
+/// the hub's latest document, never by sampling: they cost the agent nothing.
+struct HTTPRouter: Sendable {
+    enum Route {
+        case reply(HTTPReply)
+        /// `/events`: a Server-Sent Events stream, resuming after the event with this id.
+        case stream(lastEventID: String?)
+    }
+
+    let hub: LiveHub
+    /// `Bearer <token>` as bytes, compared in constant time.
+    let expectedAuthorization: [UInt8]?
+    let page: StatusPageResponse
+
+    init(hub: LiveHub, token: String?) {
+        self.hub = hub
+        self.expectedAuthorization = token.map { Array("Bearer \($0)".utf8) }
+        self.page = StatusPageResponse()
+    }
+
+    func route(_ head: HTTPRequestHead) -> Route {
+        let path = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? head.uri
+        if path == "/healthz" { return .reply(.plain(.ok, "ok\n")) }
+        guard authorized(head.headers) else {
+            return .reply(.plain(.unauthorized, "a bearer token is required\n", extra: [("WWW-Authenticate", "Bearer realm=\"pathwatch\"")]))
+        }
+        switch path {
+        case "/":
+            return .reply(page.reply)
+        case "/status":
+            guard let text = hub.documentText() else { return .reply(.plain(.serviceUnavailable, "no report yet\n", extra: [("Retry-After", "1")])) }
+            return .reply(.text(.ok, text + "\n", contentType: "application/json"))
+        case "/metrics":
+            return .reply(.text(.ok, hub.metricsText(), contentType: "text/plain; version=0.0.4; charset=utf-8"))
+        case "/events":
+            let last = head.headers["Last-Event-ID"].first.flatMap { $0.isEmpty ? nil : String($0.prefix(128)) }
+            return .stream(lastEventID: last)
+        default:
+            return .reply(.plain(.notFound, "not found; try /, /status, /metrics, /events or /healthz\n"))
+        }
+    }
+
+    private func authorized(_ headers: HTTPHeaders) -> Bool {
+        guard let expected = expectedAuthorization else { return true }
+        guard let given = headers["Authorization"].first else { return false }
+        return Self.constantTimeEqual(Array(given.utf8), expected)
+    }
+
+    /// Takes as long whatever prefix matches, so timing tells nothing about the token.
+    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        var difference = UInt8(a.count == b.count ? 0 : 1)
+        for i in 0..<b.count { difference |= (i < a.count ? a[i] : 0) ^ b[i] }
+        return difference == 0
+    }
+}

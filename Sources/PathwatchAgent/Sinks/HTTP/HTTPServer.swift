@@ -1,0 +1,86 @@
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import Synchronization
+
+/// The listening socket and its connections, on the sink's one event-loop thread (SwiftNIO's
+/// HTTP/1.1 codec: nothing here parses HTTP). Bounds: `maxConnections` at once (the next is
+/// answered 503 and closed), request heads of at most `maxHeaderBytes`, no request bodies,
+/// `HTTPConnectionHandler.headDeadline` for a head to arrive, and a high-water mark on what a
+/// connection may have waiting to be sent.
+final class HTTPServer: Sendable {
+    static let maxHeaderBytes = 8 * 1024
+    static let maxHeaderFields = 64
+    static let writeBuffer = ChannelOptions.Types.WriteBufferWaterMark(low: 64 * 1024, high: 256 * 1024)
+
+    private let address: ListenAddress
+    private let router: HTTPRouter
+    private let maxConnections: Int
+    private let connections = Atomic<Int>(0)
+    private let listener = Mutex<(any Channel)?>(nil)
+    let loop: any NIOCore.EventLoop
+
+    init(address: ListenAddress, router: HTTPRouter, maxConnections: Int, loop: any NIOCore.EventLoop) {
+        self.address = address
+        self.router = router
+        self.maxConnections = maxConnections
+        self.loop = loop
+    }
+
+    /// Binds and listens; the result arrives on the event loop.
+    func bind(_ done: @escaping @Sendable (Result<Void, any Error>) -> Void) {
+        let socketAddress: SocketAddress
+        do {
+            socketAddress = try SocketAddress(ipAddress: address.host, port: address.port)
+        } catch {
+            done(.failure(error))
+            return
+        }
+        let bootstrap = ServerBootstrap(group: loop)
+            .serverChannelOption(ChannelOptions.backlog, value: 256)
+            .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(ChannelOptions.writeBufferWaterMark, value: Self.writeBuffer)
+            .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture { try self.initialize(channel) }
+            }
+        bootstrap.bind(to: socketAddress).whenComplete { result in
+            switch result {
+            case .success(let channel):
+                self.listener.withLock { $0 = channel }
+                done(.success(()))
+            case .failure(let error):
+                done(.failure(error))
+            }
+        }
+    }
+
+    private func initialize(_ channel: any Channel) throws {
+        let open = connections.add(1, ordering: .relaxed).newValue
+        channel.closeFuture.whenComplete { _ in self.connections.subtract(1, ordering: .relaxed) }
+        guard open <= maxConnections else {
+            // Over the bound: say so in one write, without parsing anything, and hang up.
+            let busy = "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+            channel.writeAndFlush(ByteBuffer(string: busy)).whenComplete { _ in channel.close(promise: nil) }
+            return
+        }
+        var limits = NIOHTTPDecoderLimitConfiguration()
+        limits.maxHeaderFieldSize = Self.maxHeaderBytes
+        limits.maxHeaderListSize = Self.maxHeaderBytes
+        limits.maxHeaderFieldCount = Self.maxHeaderFields
+        try channel.pipeline.syncOperations.configureHTTPServerPipeline(
+            withPipeliningAssistance: false, withErrorHandling: false,
+            withEncoderConfiguration: .init(), withDecoderLimitConfiguration: limits)
+        try channel.pipeline.syncOperations.addHandler(HTTPConnectionHandler(router: router))
+    }
+
+    /// The port bound (the configured one, or the kernel's pick for port 0 in tests).
+    var boundPort: Int? { listener.withLock { $0?.localAddress?.port } }
+
+    /// Stops listening and closes every connection; returns when the socket is closed, so a
+    /// successor can bind the same address at once.
+    func close() -> EventLoopFuture<Void> {
+        guard let channel = listener.withLock({ $0 }) else { return loop.makeSucceededVoidFuture() }
+        return channel.close()
+    }
+}

@@ -1,0 +1,87 @@
+import Dispatch
+import NIOCore
+import NIOPosix
+import Synchronization
+
+/// The live agent over HTTP (SPEC §8): `/`, `/status`, `/metrics`, `/events`, `/healthz`,
+/// served from the latest report on one event-loop thread of its own. `submit` only records the
+/// report and hands change events to that thread, so no client can slow the agent.
+///
+/// A listen address that is taken is retried every `bindRetry` (the agent keeps running and the
+/// sink's `last_error` says why), so a restart racing its predecessor's socket recovers by itself.
+final class HTTPSink: Sink {
+    static let bindRetry = TimeAmount.seconds(5)
+
+    let settings: HTTPSinkSettings
+    private let logger: AgentLogger
+    private let group: MultiThreadedEventLoopGroup
+    private let hub: LiveHub
+    private let server: HTTPServer
+    private let outcome = Mutex<(listening: Bool, lastError: String?, closed: Bool)>((false, nil, false))
+
+    init(settings: HTTPSinkSettings, logger: AgentLogger) {
+        self.settings = settings
+        self.logger = logger
+        group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let loop = group.next()
+        hub = LiveHub(loop: loop)
+        server = HTTPServer(
+            address: settings.listen, router: HTTPRouter(hub: hub, token: settings.token),
+            maxConnections: settings.maxConnections, loop: loop)
+    }
+
+    var url: String { "\(settings.listen.localURL)/" }
+
+    func submit(_ batch: SinkBatch) { hub.accept(batch) }
+
+    func start() { bind() }
+
+    private func bind() {
+        server.bind { result in
+            switch result {
+            case .success:
+                let first = self.outcome.withLock { o -> Bool in
+                    defer { o = (true, nil, o.closed) }
+                    return o.lastError == nil
+                }
+                self.logger.notice("http sink: serving \(self.url)\(first ? "" : " (the address is free again)")")
+            case .failure(let error):
+                let why = "cannot listen on \(self.settings.listen): \(error)"
+                let (closed, repeated) = self.outcome.withLock { o -> (Bool, Bool) in
+                    defer { o.lastError = why }
+                    return (o.closed, o.lastError == why)
+                }
+                guard !closed else { return }
+                if !repeated { self.logger.error("http sink: \(why); retrying every \(Self.bindRetry.nanoseconds / 1_000_000_000) s") }
+                self.server.loop.scheduleTask(in: Self.bindRetry) {
+                    if !self.outcome.withLock({ $0.closed }) { self.bind() }
+                }
+            }
+        }
+    }
+
+    func status() -> SinkStatus {
+        let (listening, lastError, _) = outcome.withLock { $0 }
+        let counters = hub.counters
+        // `queued`: change events and documents waiting for a stream; they never wait here, the
+        // event loop writes them at once. `dropped`: streams cut off for not reading.
+        return SinkStatus(
+            type: "http", target: url, queued: 0, dropped: counters.disconnected,
+            lastDelivery: counters.lastResponse, lastError: listening ? nil : lastError)
+    }
+
+    /// Nothing is queued: every response is rendered from the latest report when asked.
+    func drain(timeout: Double) {}
+
+    func close(handingOverTo successors: [any Sink]) {
+        outcome.withLock { $0.closed = true }
+        if let successor = successors.compactMap({ $0 as? HTTPSink }).first(where: { $0.settings.listen == settings.listen }) {
+            hub.handOver(to: successor.hub)
+        }
+        // Wait (briefly) for the socket to close, so a successor on the same address can bind.
+        let closed = DispatchSemaphore(value: 0)
+        server.close().whenComplete { _ in closed.signal() }
+        _ = closed.wait(timeout: .now() + 2)
+        group.shutdownGracefully { _ in }
+    }
+}

@@ -1,0 +1,107 @@
+/// The `http` sink's settings (SPEC §5, §8): where it listens, the bearer token that guards
+/// every endpoint but `/healthz`, and how many connections it serves at once.
+public struct HTTPSinkSettings: Sendable, Decodable, Equatable {
+    public static let defaultMaxConnections = 100
+    /// A token shorter than this is guessable; refuse it rather than pretend it protects.
+    public static let minimumTokenLength = 16
+
+    public var listen: ListenAddress
+    public var token: String?
+    public var maxConnections = Self.defaultMaxConnections
+
+    enum CodingKeys: String, CodingKey {
+        case listen, token
+        case maxConnections = "max_connections"
+    }
+
+    public init(listen: ListenAddress, token: String? = nil, maxConnections: Int = Self.defaultMaxConnections) {
+        self.listen = listen
+        self.token = token
+        self.maxConnections = maxConnections
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let text = try c.decode(String.self, forKey: .listen)
+        guard let listen = ListenAddress(text) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .listen, in: c,
+                debugDescription: "expected an IP address and port such as \"127.0.0.1:8470\" or \"[::1]:8470\", found \"\(text)\"")
+        }
+        self.listen = listen
+        // Never echo the token: it is a secret even when written in the file itself.
+        if let token = try c.decodeIfPresent(String.self, forKey: .token) {
+            guard token.utf8.count >= Self.minimumTokenLength else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .token, in: c, debugDescription: "expected at least \(Self.minimumTokenLength) characters")
+            }
+            guard token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .token, in: c, debugDescription: "expected printable ASCII without spaces (it travels in a header)")
+            }
+            self.token = token
+        }
+        if !listen.isLoopback && self.token == nil {
+            throw DecodingError.dataCorruptedError(
+                forKey: .listen, in: c,
+                debugDescription: "\"\(text)\" is not a loopback address: set \"token\" to serve the agent beyond this host")
+        }
+        maxConnections = try c.decodeIfPresent(Int.self, forKey: .maxConnections) ?? maxConnections
+        guard (1...4096).contains(maxConnections) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .maxConnections, in: c, debugDescription: "expected 1 to 4096, found \(maxConnections)")
+        }
+    }
+}
+
+/// `"127.0.0.1:8470"`, `"[::1]:8470"`, `"0.0.0.0:8470"`: an IP literal and a port. Host names
+/// are refused: what the agent binds must not depend on a resolver.
+public struct ListenAddress: Sendable, Hashable, CustomStringConvertible {
+    public var host: String
+    public var port: Int
+    public var isIPv6: Bool
+
+    public init?(_ text: String) {
+        let hostPart: Substring
+        let portPart: Substring
+        if text.hasPrefix("[") {
+            guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") else { return nil }
+            hostPart = text[text.index(after: text.startIndex)..<close]
+            portPart = text[text.index(close, offsetBy: 2)...]
+            isIPv6 = true
+        } else {
+            guard let colon = text.lastIndex(of: ":") else { return nil }
+            hostPart = text[..<colon]
+            portPart = text[text.index(after: colon)...]
+            isIPv6 = false
+        }
+        guard !portPart.isEmpty, portPart.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), portPart.count <= 5,
+              let port = Int(portPart), (1...65535).contains(port)
+        else { return nil }
+        var buffer = [UInt8](repeating: 0, count: 16)
+        guard inet_pton(isIPv6 ? AF_INET6 : AF_INET, String(hostPart), &buffer) == 1 else { return nil }
+        self.host = String(hostPart)
+        self.port = port
+        self.bytes = isIPv6 ? buffer : Array(buffer.prefix(4))
+    }
+
+    private var bytes: [UInt8]
+
+    /// 127.0.0.0/8 or ::1 (and ::ffff:127.x.y.z): reachable from this host only.
+    public var isLoopback: Bool {
+        if !isIPv6 { return bytes[0] == 127 }
+        if bytes == [UInt8](repeating: 0, count: 15) + [1] { return true }
+        return bytes.prefix(10).allSatisfy { $0 == 0 } && bytes[10] == 0xFF && bytes[11] == 0xFF && bytes[12] == 127
+    }
+
+    public var description: String { isIPv6 ? "[\(host)]:\(port)" : "\(host):\(port)" }
+
+    /// The base URL a client on this host uses: a wildcard address is reached through loopback.
+    public var localURL: String {
+        switch host {
+        case "0.0.0.0": "http://127.0.0.1:\(port)"
+        case "::": "http://[::1]:\(port)"
+        default: "http://\(description)"
+        }
+    }
+}

@@ -1,0 +1,192 @@
+import NIOCore
+import NIOHTTP1
+import Synchronization
+
+/// What the http sink serves, kept current by the agent's reports: the latest status document
+/// (serialised and rendered as metrics at most once per report, when first asked), the change
+/// events' replay ring, the plots' history, and the `/events` subscribers.
+///
+/// The agent only ever takes the lock for a moment and hands writes to the server's event loop:
+/// a slow or stuck client never delays a probe or another sink. A subscriber whose unsent data
+/// passes the channel's high-water mark is disconnected (its browser reconnects with
+/// `Last-Event-ID` and misses nothing the ring still holds).
+final class LiveHub: Sendable {
+    static let ringCapacity = 1024
+    /// `status` events after reports: at most one a second per stream.
+    static let statusPushSpacing = TimeAmount.seconds(1)
+    static let keepAliveSpacing = TimeAmount.seconds(15)
+
+    private struct Subscriber {
+        var channel: any Channel
+        /// Ring frames up to this one were sent in its opening (replay); skip them live.
+        var sentThrough: UInt64
+    }
+
+    private struct State {
+        var document: JSONValue?
+        var version: UInt64 = 0
+        var documentText: (version: UInt64, text: String)?
+        var metricsText: (version: UInt64, text: String)?
+        var ring = EventRing(capacity: LiveHub.ringCapacity)
+        var history = MetricHistory()
+        var subscribers: [ObjectIdentifier: Subscriber] = [:]
+        var statusPushScheduled = false
+        var lastStatusPush = NIODeadline.uptimeNanoseconds(0)
+        var keepAlive: RepeatedTask?
+        var disconnected = 0
+        var lastResponse: WallTime?
+    }
+
+    private let state = Mutex(State())
+    let loop: any NIOCore.EventLoop
+
+    init(loop: any NIOCore.EventLoop) { self.loop = loop }
+
+    // MARK: From the agent
+
+    func accept(_ batch: SinkBatch) {
+        let (frames, push) = state.withLock { s -> ([(UInt64, ByteBuffer)], Bool) in
+            s.document = batch.document
+            s.version += 1
+            s.history.record(batch.document, at: batch.time)
+            var frames: [(UInt64, ByteBuffer)] = []
+            for event in batch.events {
+                let frame = "id: \(event.id)\nevent: change\ndata: \(JSONSerializer.serialize(event.json))\n\n"
+                s.ring.append(id: event.id, frame: frame)
+                frames.append((s.ring.lastSequence, ByteBuffer(string: frame)))
+            }
+            let push = !s.subscribers.isEmpty && !s.statusPushScheduled
+            if push { s.statusPushScheduled = true }
+            return (frames, push)
+        }
+        if !frames.isEmpty { loop.execute { self.broadcast(frames) } }
+        if push { scheduleStatusPush() }
+    }
+
+    /// The latest document when something asks: `/status`, `/metrics`, `pathwatch status`.
+    var document: JSONValue? { state.withLock { $0.document } }
+
+    /// The document serialised, once per report however often it is asked for.
+    func documentText() -> String? {
+        state.withLock { s in
+            guard let document = s.document else { return nil }
+            if let cached = s.documentText, cached.version == s.version { return cached.text }
+            let text = JSONSerializer.serialize(document)
+            s.documentText = (s.version, text)
+            return text
+        }
+    }
+
+    /// `/metrics`: rendered once per report, so a scrape storm costs a copy, not a render.
+    func metricsText() -> String {
+        state.withLock { s in
+            if let cached = s.metricsText, cached.version == s.version { return cached.text }
+            let text = s.document.map(PrometheusExposition.render) ?? PrometheusExposition.render(.object(JSONObject()))
+            s.metricsText = (s.version, text)
+            return text
+        }
+    }
+
+    func noteResponse() { state.withLock { $0.lastResponse = .now() } }
+
+    var counters: (streams: Int, disconnected: Int, lastResponse: WallTime?) {
+        state.withLock { ($0.subscribers.count, $0.disconnected, $0.lastResponse) }
+    }
+
+    // MARK: Streams (called on the event loop)
+
+    /// Opens an `/events` stream on `channel`, whose response head is already written: the
+    /// document as `status`, the plots' `history`, then what the client missed since
+    /// `lastEventID`, and from then on every change as it happens.
+    func subscribe(_ channel: any Channel, lastEventID: String?) {
+        loop.preconditionInEventLoop()
+        let opening = state.withLock { s -> String in
+            var text = "retry: 2000\n\n"
+            if let document = s.document {
+                text += "event: status\ndata: \(JSONSerializer.serialize(document))\n\n"
+            }
+            text += "event: history\ndata: \(JSONSerializer.serialize(s.history.json))\n\n"
+            if let lastEventID, let missed = s.ring.after(id: lastEventID) {
+                text += missed.map(\.frame).joined()
+            }
+            s.subscribers[ObjectIdentifier(channel)] = Subscriber(channel: channel, sentThrough: s.ring.lastSequence)
+            if s.keepAlive == nil {
+                s.keepAlive = loop.scheduleRepeatedTask(initialDelay: Self.keepAliveSpacing, delay: Self.keepAliveSpacing) { _ in
+                    self.sendKeepAlive()
+                }
+            }
+            return text
+        }
+        write(ByteBuffer(string: opening), to: channel)
+        let id = ObjectIdentifier(channel)
+        channel.closeFuture.whenComplete { _ in self.unsubscribe(id) }
+    }
+
+    private func unsubscribe(_ id: ObjectIdentifier) {
+        let task = state.withLock { s -> RepeatedTask? in
+            s.subscribers[id] = nil
+            guard s.subscribers.isEmpty, let task = s.keepAlive else { return nil }
+            s.keepAlive = nil
+            return task
+        }
+        task?.cancel()
+    }
+
+    private func broadcast(_ frames: [(sequence: UInt64, buffer: ByteBuffer)]) {
+        let subscribers = state.withLock { Array($0.subscribers.values) }
+        for subscriber in subscribers {
+            for frame in frames where frame.sequence > subscriber.sentThrough {
+                write(frame.buffer, to: subscriber.channel)
+            }
+        }
+    }
+
+    private func scheduleStatusPush() {
+        loop.execute {
+            let due = self.state.withLock { $0.lastStatusPush + Self.statusPushSpacing }
+            let delay = due - .now()
+            if delay > .zero {
+                self.loop.scheduleTask(in: delay) { self.pushStatus() }
+            } else {
+                self.pushStatus()
+            }
+        }
+    }
+
+    private func pushStatus() {
+        let subscribers = state.withLock { s -> [Subscriber] in
+            s.statusPushScheduled = false
+            s.lastStatusPush = .now()
+            return Array(s.subscribers.values)
+        }
+        guard !subscribers.isEmpty, let text = documentText() else { return }
+        let buffer = ByteBuffer(string: "event: status\ndata: \(text)\n\n")
+        for subscriber in subscribers { write(buffer, to: subscriber.channel) }
+    }
+
+    private func sendKeepAlive() {
+        let subscribers = state.withLock { Array($0.subscribers.values) }
+        let buffer = ByteBuffer(string: ": keep-alive\n\n")
+        for subscriber in subscribers { write(buffer, to: subscriber.channel) }
+    }
+
+    /// A client that does not read cannot make the agent hold its data without bound.
+    private func write(_ buffer: ByteBuffer, to channel: any Channel) {
+        guard channel.isWritable else {
+            state.withLock { $0.disconnected += 1 }
+            channel.close(promise: nil)
+            return
+        }
+        channel.writeAndFlush(HTTPServerResponsePart.body(.byteBuffer(buffer)), promise: nil)
+    }
+
+    /// Hands the ring and the history to a successor serving the same address (a reload), so
+    /// reconnecting browsers replay across it.
+    func handOver(to successor: LiveHub) {
+        let (ring, history) = state.withLock { ($0.ring, $0.history) }
+        successor.state.withLock { s in
+            if s.ring.lastSequence == 0 { s.ring = ring }
+            if s.history.samples.isEmpty { s.history = history }
+        }
+    }
+}

@@ -1,0 +1,49 @@
+/// Recent values for the status page's plots: bandwidth, latency and disk use, one sample per
+/// `spacing` at most, the last `capacity` samples, at most `maxChecks` checks each. Bounded
+/// whatever the configuration: 120 × 64 checks × a few metrics.
+struct MetricHistory {
+    static let capacity = 120
+    static let spacingMilliseconds: Int64 = 5_000
+    static let maxChecks = 64
+    /// The plug-ins whose metrics the page plots.
+    static let plotted: Set<String> = ["bandwidth", "reachability", "connectivity", "ping", "disk"]
+
+    struct Sample {
+        var at: WallTime
+        var checks: [(check: String, metrics: [(name: String, value: Double)])]
+    }
+
+    private(set) var samples: [Sample] = []
+
+    /// Takes the numeric metrics of the plotted plug-ins' checks from `document`, unless the last
+    /// sample is younger than `spacing`.
+    mutating func record(_ document: JSONValue, at time: WallTime) {
+        if let last = samples.last, time.milliseconds - last.at.milliseconds < Self.spacingMilliseconds { return }
+        var checks: [(check: String, metrics: [(name: String, value: Double)])] = []
+        for check in document["checks"]?.arrayValue ?? [] where checks.count < Self.maxChecks {
+            guard let plugin = check["plugin"]?.stringValue, Self.plotted.contains(plugin),
+                  let id = check["id"]?.stringValue
+            else { continue }
+            let metrics = (check["metrics"]?.objectValue?.members ?? []).compactMap { member in
+                member.value.numberValue.map { (name: member.key, value: $0) }
+            }
+            if !metrics.isEmpty { checks.append((id, metrics)) }
+        }
+        // Nothing to plot yet (the first reports come from other probes): wait for a sample that has.
+        guard !checks.isEmpty else { return }
+        samples.append(Sample(at: time, checks: checks))
+        if samples.count > Self.capacity { samples.removeFirst(samples.count - Self.capacity) }
+    }
+
+    /// `[{"at": "…", "metrics": {"<check>": {"<metric>": n}}}]`, oldest first.
+    var json: JSONValue {
+        .array(samples.map { sample in
+            .object(JSONObject([
+                ("at", .string(sample.at.rfc3339)),
+                ("metrics", .object(JSONObject(sample.checks.map { check in
+                    (check.check, .object(JSONObject(check.metrics.map { ($0.name, .number($0.value)) })))
+                }))),
+            ]))
+        })
+    }
+}

@@ -1,0 +1,61 @@
+import ArgumentParser
+import PathwatchAgent
+import PathwatchProbeKit
+
+extension Pathwatch {
+    struct Status: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Ask the running agent (through its http sink) for its status document: live values, not a fresh sample; exit 0 ok, 1 warning, 2 critical, 3 unknown or no answer.")
+
+        @OptionGroup var options: CommonOptions
+
+        @Option(help: "The agent's base URL or its /status URL (default: the configuration's http sink).")
+        var url: String?
+
+        @Option(help: "Output format: text (a table for people), json (the status document) or nagios (one Nagios/Icinga line).")
+        var format: OnceFormat = .text
+
+        @Option(help: "Seconds to wait for the answer.")
+        var timeout: Double = 5
+
+        func run() throws {
+            let nagios = format == .nagios
+            let (target, token) = try endpoint(nagios: nagios)
+            switch LiveStatusClient.fetch(target, token: token, timeoutSeconds: timeout) {
+            case .failure(let failure):
+                printError(failure.description)
+                if nagios { print(NagiosFormat.unknown(failure.description)) }
+                throw ExitCode(NagiosFormat.unknownExit)
+            case .success(let document):
+                switch format {
+                case .json: print(JSONSerializer.serialize(document, pretty: true))
+                case .text: print(TextFormat.table(document))
+                case .nagios: print(NagiosFormat.line(document))
+                }
+                let state = CheckState.allCases.first { $0.name == document["state"]?.stringValue } ?? .unknown
+                throw ExitCode(state.rawValue)
+            }
+        }
+
+        /// `--url` as given (a base URL gets `/status`), with the configuration's token when the
+        /// file names the same agent; else the configuration's http sink.
+        private func endpoint(nagios: Bool) throws -> (String, String?) {
+            if let url {
+                let target = url.hasSuffix("/status") ? url : (url.hasSuffix("/") ? url + "status" : url + "/status")
+                let configured = (try? ConfigLoader.load(file: options.configFile)).flatMap { LiveStatusClient.endpoint(in: $0.config) }
+                return (target, configured?.url == target ? configured?.token : nil)
+            }
+            let loaded = try options.loadConfig(nagios: nagios)
+            guard let found = LiveStatusClient.endpoint(in: loaded.config) else {
+                try failConfiguration(NoLiveSink(file: options.configFile), nagios: nagios)
+            }
+            return found
+        }
+    }
+}
+
+/// `status` needs an agent serving HTTP to ask.
+struct NoLiveSink: Error, CustomStringConvertible {
+    var file: String
+    var description: String { "\(file): no http sink to ask; add one ({\"type\": \"http\", \"listen\": \"127.0.0.1:8470\"}) or pass --url" }
+}
