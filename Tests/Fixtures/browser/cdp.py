@@ -289,8 +289,10 @@ def main():
     parser.add_argument("--wait", help="for screenshot: a JS expression to wait for first")
     parser.add_argument("--dark", action="store_true")
     args = parser.parse_args()
-    # A stop from the test (SIGTERM) still closes Chromium and removes its profile.
+    # A stop from the test (SIGTERM) still closes Chromium and removes its profile. The test
+    # process that started us may have left SIGTERM blocked in the mask we (and Chromium) inherit.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
     browser = Chromium(args.chromium, args.width, args.height)
     try:
         if args.mode == "serve":

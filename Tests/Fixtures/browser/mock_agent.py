@@ -23,6 +23,8 @@ import hashlib
 import json
 import os
 import queue
+import signal
+import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -102,6 +104,7 @@ def handler_class(hub, page, policy):
                 self.send_header("Content-Type", "text/event-stream")
                 self.send_header("Cache-Control", "no-store")
                 self.end_headers()
+                self.wfile.write(b"retry: 500\n\n")  # the sink says 2000; tests need not wait that long
                 if state["status"] is not None:
                     self.wfile.write(frame("status", state["status"]))
                 self.wfile.write(frame("history", state["history"]))
@@ -154,6 +157,10 @@ def main():
               "img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'") % (digest(script), style_hash)
     server = ThreadingHTTPServer((args.host, args.port), handler_class(Hub(), page.encode(), policy))
     server.daemon_threads = True
+    # Stop at once on SIGTERM, open streams or not; the test process that started us may have
+    # left SIGTERM blocked in the mask we inherited.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
     print("listening", flush=True)
     server.serve_forever()
 

@@ -59,6 +59,7 @@ enum StatusPage {
         tbody tr:last-child td { border-bottom: 0; }
         td.id { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: .85rem; white-space: nowrap; }
         td.message, td.error { overflow-wrap: anywhere; }
+        td.since { white-space: nowrap; }
         td.number { text-align: right; font-variant-numeric: tabular-nums; }
         .badge { display: inline-block; padding: 0 .55em; border: 1px solid currentColor; border-radius: 1em;
                  font-size: .78rem; font-weight: 650; color: var(--unknown); }
@@ -93,6 +94,7 @@ enum StatusPage {
         "use strict";
         (() => {
           const MAX_POINTS = 120;          // samples kept for the plots
+          const SPACING_MS = 5000;         // between kept samples (the agent's history spacing)
           const MAX_SERIES = 6;            // lines per plot (the palette's size)
           const RETRY_MS = 5000;           // a new EventSource after the browser gave up
           const $ = (id) => document.getElementById(id);
@@ -100,7 +102,10 @@ enum StatusPage {
           const checksBody = $("checks").tBodies[0], probesBody = $("probes").tBodies[0];
           const rows = new Map();          // check id -> <tr>
           const pluginOf = new Map();      // check id -> plug-in name
-          const samples = new Map();       // time (ms) -> { check id: { metric: number } }
+          // Recent values, as the agent keeps them for `history`: one sample per SPACING_MS at
+          // most, the last MAX_POINTS; plus the newest document's values, shown until they settle.
+          let settled = [];                // [{ at: ms, metrics: { check id: { metric: number } } }]
+          let head = null;
 
           function el(tag, className, text) {
             const node = document.createElement(tag);
@@ -114,9 +119,11 @@ enum StatusPage {
             return node;
           }
           function badge(text) { return el("span", "badge", text); }
-          function clock(time) {
+          function clock(time) {   // the time of day, with the date when it is not today
             const date = new Date(time);
-            return isNaN(date) ? "" : date.toLocaleString(undefined, { dateStyle: "short", timeStyle: "medium" });
+            if (isNaN(date)) return "";
+            const today = date.toDateString() === new Date().toDateString();
+            return date.toLocaleString(undefined, today ? { timeStyle: "medium" } : { dateStyle: "short", timeStyle: "medium" });
           }
 
           // The path banner: from every status document and every change event.
@@ -190,19 +197,19 @@ enum StatusPage {
             $("probes-empty").hidden = rowsNow.length > 0;
           }
 
-          // Recent values, bounded: one entry per report time, merged by time.
-          function addSample(time, metrics) {
+          function sample(time, metrics) {
             const at = Date.parse(time);
-            if (isNaN(at) || !metrics || typeof metrics !== "object") return;
-            const entry = samples.get(at) || {};
-            for (const [check, values] of Object.entries(metrics)) {
-              if (values && typeof values === "object") entry[check] = Object.assign(entry[check] || {}, values);
-            }
-            samples.set(at, entry);
+            return isNaN(at) || !metrics || typeof metrics !== "object" ? null : { at, metrics };
           }
-          function trimSamples() {
-            const times = [...samples.keys()].sort((a, b) => a - b);
-            for (const at of times.slice(0, Math.max(0, times.length - MAX_POINTS))) samples.delete(at);
+          function plotted() {
+            const all = head && (!settled.length || head.at > settled[settled.length - 1].at) ? [...settled, head] : settled;
+            return all.slice(-MAX_POINTS);
+          }
+          function addLive(entry) {
+            if (!entry) return;
+            head = entry;
+            const last = settled[settled.length - 1];
+            if (!last || entry.at - last.at >= SPACING_MS) settled = [...settled, entry].slice(-MAX_POINTS);
           }
 
           const formatRate = (v) => {
@@ -226,32 +233,37 @@ enum StatusPage {
           ];
 
           function drawPlots() {
-            const times = [...samples.keys()].sort((a, b) => a - b);
-            for (const plot of plots) drawPlot(plot, times);
+            const points = plotted();
+            for (const plot of plots) drawPlot(plot, points);
           }
-          function drawPlot(plot, times) {
+          function drawPlot(plot, points) {
             const figure = $(plot.id);
+            // A series missing from a sample (no reply, no rate) breaks its line there: a gap, not a guess.
             const series = new Map();
-            for (const at of times) {
-              for (const [check, values] of Object.entries(samples.get(at))) {
+            points.forEach(({ at, metrics }, index) => {
+              for (const [check, values] of Object.entries(metrics)) {
+                if (!values || typeof values !== "object") continue;
                 for (const [metric, label] of plot.pick(pluginOf.get(check))) {
                   const value = values[metric];
                   if (typeof value !== "number" || !isFinite(value)) continue;
                   const key = check + "\u0000" + metric;
                   if (!series.has(key) && series.size >= MAX_SERIES) continue;
-                  if (!series.has(key)) series.set(key, { label: label ? check + " " + label : check, points: [] });
-                  series.get(key).points.push([at, value]);
+                  if (!series.has(key)) series.set(key, { label: label ? check + " " + label : check, lines: [], last: -2 });
+                  const s = series.get(key);
+                  if (s.last !== index - 1) s.lines.push([]);
+                  s.lines[s.lines.length - 1].push([at, value]);
+                  s.last = index;
                 }
               }
-            }
+            });
             const svg = figure.querySelector("svg"), legend = figure.querySelector(".legend");
             const empty = figure.querySelector(".empty"), scale = figure.querySelector(".scale");
             empty.hidden = series.size > 0;
             if (series.size === 0) { svg.replaceChildren(); legend.replaceChildren(); scale.textContent = ""; return; }
-            const first = times[0], last = times[times.length - 1], span = Math.max(1, last - first);
+            const first = points[0].at, last = points[points.length - 1].at, span = Math.max(1, last - first);
             let top = plot.ceiling;
             if (!top) {
-              for (const s of series.values()) for (const [, value] of s.points) top = Math.max(top, value);
+              for (const s of series.values()) for (const line of s.lines) for (const [, value] of line) top = Math.max(top, value);
               top = top > 0 ? top * 1.15 : 1;
             }
             const width = 300, height = 100;
@@ -262,11 +274,14 @@ enum StatusPage {
             let index = 0;
             for (const s of series.values()) {
               const cls = "s" + index;
-              const points = s.points.length === 1 ? [s.points[0], s.points[0]] : s.points;
-              nodes.push(svgEl("polyline", { class: cls, points: points.map(([at, v]) => x(at) + "," + y(v)).join(" ") }));
+              for (const line of s.lines) {
+                const drawn = line.length === 1 ? [line[0], line[0]] : line;   // a lone point: a dot
+                nodes.push(svgEl("polyline", { class: cls, points: drawn.map(([at, v]) => x(at) + "," + y(v)).join(" ") }));
+              }
+              const newest = s.lines[s.lines.length - 1];
               const item = el("li");
               item.append(el("span", "swatch " + cls), el("span", "label", s.label),
-                el("span", "value", plot.format(s.points[s.points.length - 1][1])));
+                el("span", "value", s.last === points.length - 1 ? plot.format(newest[newest.length - 1][1]) : "–"));
               items.push(item);
               index += 1;
             }
@@ -289,13 +304,13 @@ enum StatusPage {
             for (const check of Array.isArray(doc.checks) ? doc.checks : []) {
               if (check && typeof check.id === "string") metrics[check.id] = check.metrics;
             }
-            addSample(doc.time, metrics);
-            trimSamples();
+            addLive(sample(doc.time, metrics));
             drawPlots();
           }
           function onHistory(entries) {
-            for (const entry of Array.isArray(entries) ? entries : []) if (entry) addSample(entry.at, entry.metrics);
-            trimSamples();
+            // The agent's own record replaces ours (on every connect, so a reconnect fills the gap).
+            settled = (Array.isArray(entries) ? entries : []).map((entry) => entry && sample(entry.at, entry.metrics))
+              .filter(Boolean).sort((a, b) => a.at - b.at).slice(-MAX_POINTS);
             drawPlots();
           }
           function onChange(event) {
