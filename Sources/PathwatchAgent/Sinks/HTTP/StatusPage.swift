@@ -93,8 +93,8 @@ enum StatusPage {
     static let script = #"""
         "use strict";
         (() => {
-          const MAX_POINTS = 120;          // samples kept for the plots
-          const SPACING_MS = 5000;         // between kept samples (the agent's history spacing)
+          const MAX_POINTS = \#(MetricHistory.capacity);   // samples kept for the plots, as the agent keeps them
+          const SPACING_MS = \#(MetricHistory.spacingMilliseconds);   // between kept samples, likewise
           const MAX_SERIES = 6;            // lines per plot (the palette's size)
           const RETRY_MS = 5000;           // a new EventSource after the browser gave up
           const $ = (id) => document.getElementById(id);
