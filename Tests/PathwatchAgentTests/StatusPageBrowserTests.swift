@@ -14,7 +14,7 @@ extension Trait where Self == ConditionTrait {
 /// text; the stand-in tests serve it from `Tests/Fixtures/browser/mock_agent.py`, which sends
 /// exactly the events a test scripts (markup in messages, a dropped stream, a wrong hash); the
 /// last runs the real agent in a network namespace and takes its link down and up under the page.
-@Suite("Status page in Chromium", .serialized)
+@Suite("Status page in Chromium", .serialized, .onItsOwnThread)
 struct StatusPageBrowserTests {
     // MARK: - The page's text
 
