@@ -46,7 +46,7 @@ extension Trait where Self == OnItsOwnThread {
 
 /// Bounds how many blocking tests run at once, waiting without holding a thread.
 actor BlockingTestSlots {
-    static let capacity = max(3, ProcessInfo.processInfo.activeProcessorCount + 1)
+    static let capacity = max(2, ProcessInfo.processInfo.activeProcessorCount)
     static let shared = BlockingTestSlots()
 
     private var free = BlockingTestSlots.capacity

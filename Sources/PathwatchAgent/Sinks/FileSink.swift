@@ -20,7 +20,7 @@ final class FileSink: Sink {
     private let queue = SerialThread(name: "pw-sink-file")
 
     private struct Pending {
-        var document: JSONValue?
+        var snapshot: StatusSnapshot?
         /// A write is queued or waiting for its time.
         var scheduled = false
         /// A write for a change is queued (changes skip the wait, once each).
@@ -51,11 +51,11 @@ final class FileSink: Sink {
     func submit(_ batch: SinkBatch) {
         let changed = !batch.events.isEmpty
         guard triggers.contains(.every) || (triggers.contains(.change) && changed) else { return }
-        let document = batch.document
-        let states = Self.statesFingerprint(document)
+        let snapshot = batch.snapshot
+        let states = batch.snapshot.statesFingerprint
         let spacing = UInt64(max(0, self.spacing.nanoseconds))
         let due = latest.withLock { p -> UInt64? in
-            p.document = document
+            p.snapshot = snapshot
             let moved = changed || states != p.states
             p.states = states
             if moved && !p.urgent {
@@ -76,15 +76,17 @@ final class FileSink: Sink {
     }
 
     private func writeLatest() {
-        let document = latest.withLock { p -> JSONValue? in
-            let d = p.document
-            p.document = nil
+        let snapshot = latest.withLock { p -> StatusSnapshot? in
+            let d = p.snapshot
+            p.snapshot = nil
             p.scheduled = false
             p.urgent = false
             if d != nil { p.lastWrite = monotonicNanoseconds() }
             return d
         }
-        guard let document else { return }
+        guard let snapshot else { return }
+        // Rendered here, on this sink's thread, once per write.
+        let document = snapshot.document
         do {
             try AtomicFile.write(render(document), to: path)
             outcome.withLock { $0 = (WallTime.now(), nil) }
@@ -102,18 +104,9 @@ final class FileSink: Sink {
     }
 
     func status() -> SinkStatus {
-        let queued = latest.withLock { $0.document == nil ? 0 : 1 }
+        let queued = latest.withLock { $0.snapshot == nil ? 0 : 1 }
         let (last, error) = outcome.withLock { ($0.lastWrite, $0.lastError) }
         return SinkStatus(type: "file", target: path, queued: queued, dropped: 0, lastDelivery: last, lastError: error)
-    }
-
-    private static func statesFingerprint(_ document: JSONValue) -> Int {
-        var hasher = Hasher()
-        for check in document["checks"]?.arrayValue ?? [] {
-            hasher.combine(check["id"]?.stringValue)
-            hasher.combine(check["state"]?.stringValue)
-        }
-        return hasher.finalize()
     }
 
     func close(handingOverTo successors: [any Sink]) { queue.finish() }
