@@ -12,13 +12,14 @@ CONFIG ?= config.json
 # iputils-ping (the reference the ping probe is compared with),
 # prometheus-alertmanager (the webhook's Alertmanager format against the real thing), prometheus
 # (promtool checks the metrics exposition) and prometheus-node-exporter (reads the textfile
-# output), and from PyPI standardwebhooks (an independent check of the webhook signatures).
+# output), chromium (the status page in a real headless browser), and from PyPI standardwebhooks
+# (an independent check of the webhook signatures).
 # Install and package: patchelf (run paths into lib/pathwatch), dpkg-dev (dpkg-shlibdeps),
 # binutils (readelf, strip). The package test: debootstrap (a Debian 12 root without the toolchain).
 BUILD_PACKAGES := libcurl4-openssl-dev libjson-c-dev pkg-config gcc
 DIST_PACKAGES := patchelf dpkg-dev binutils
 TEST_PACKAGES := iproute2 util-linux coreutils openssl curl python3 python3-pip procps prometheus-alertmanager debootstrap \
-	prometheus prometheus-node-exporter iputils-ping
+	prometheus prometheus-node-exporter iputils-ping chromium
 
 # The one version: the agent's own (documents, --version, the package).
 VERSION := $(shell sed -n 's/.*static let version = "\(.*\)"/\1/p' Sources/PathwatchAgent/Status/StatusDocument.swift)

@@ -46,7 +46,9 @@ public final class Agent: Sendable {
         for refusal in catalog.refused { logger.warning("plug-in refused: \(refusal)") }
         let created = try ProbeSetup.instantiate(loaded, catalog: catalog, logger: logger)
         let sinks = loaded.config.sinks.map {
-            SinkFactory.make($0, baseDirectory: loaded.baseDirectory, stateDirectory: loaded.stateDirectory, logger: logger)
+            SinkFactory.make(
+                $0, baseDirectory: loaded.baseDirectory, stateDirectory: loaded.stateDirectory, interval: loaded.config.agent.interval,
+                logger: logger)
         }
         let runners = state.withLock { s -> [ProbeRunner] in
             s.catalog = catalog
@@ -91,8 +93,9 @@ public final class Agent: Sendable {
             s.lastReportAt[probe] = now
             let resample = PathChange.probesToSample(before: before, after: s.book.path, policies: s.book.policies)
                 .compactMap { s.probes[$0]?.runner }
-            let document = StatusDocument.build(identity: identity, at: now, book: s.book, extra: probeStatuses(s) + sinkStatuses(s.sinks))
-            var batch = SinkBatch(events: raised, document: document.document, state: document.state, time: now, path: s.book.path)
+            // Frozen and typed; the document is rendered only if a sink asks for it.
+            var batch = SinkBatch(
+                events: raised, snapshot: StatusSnapshot(identity: identity, time: now, book: s.book, agentParts: agentParts))
             if var awaiting = s.awaitingFirstReport {
                 awaiting.remove(probe)
                 batch.firstComplete = awaiting.isEmpty
@@ -123,6 +126,16 @@ public final class Agent: Sendable {
     /// The current status document.
     public func document() -> JSONValue {
         state.withLock { StatusDocument.build(identity: identity, at: .now(), book: $0.book, extra: probeStatuses($0) + sinkStatuses($0.sinks)).document }
+    }
+
+    /// The document's `probes` and `sinks`, read when a snapshot is rendered (never under a
+    /// sink's own lock: a sink's status is asked outside the agent's lock).
+    private var agentParts: @Sendable () -> [(String, JSONValue)] {
+        { [weak self] in
+            guard let self else { return [] }
+            let (probes, sinks) = state.withLock { s in (probeStatuses(s), s.sinks) }
+            return probes + sinkStatuses(sinks)
+        }
     }
 
     /// Each probe's host: isolation, child pid, restarts, last error and duration (SPEC §3).
@@ -166,7 +179,9 @@ public final class Agent: Sendable {
         let sinksChanged = state.withLock { $0.sinkConfigs != next.config.sinks }
         let newSinks = sinksChanged
             ? next.config.sinks.map {
-                SinkFactory.make($0, baseDirectory: next.baseDirectory, stateDirectory: next.stateDirectory, logger: logger)
+                SinkFactory.make(
+                    $0, baseDirectory: next.baseDirectory, stateDirectory: next.stateDirectory, interval: next.config.agent.interval,
+                    logger: logger)
             } : nil
         let (stopped, started, replacedSinks) = state.withLock { s -> ([ProbeRunner], [ProbeRunner], [any Sink]) in
             let keep = Set(next.config.probes.map(\.id))

@@ -15,33 +15,38 @@ public enum Once {
         for c in created {
             book.policies[c.config.id] = c.policy
         }
+        // The agent's own runners, each sampling once under its timeout on its own thread: a hung
+        // inline call keeps its thread until the process exits, a hung child is killed.
         let results = Mutex<[String: ProbeReport]>([:])
         let group = DispatchGroup()
-        for c in created {
+        let runners = created.map { c in
+            let id = c.config.id
             group.enter()
-            let timeout = loaded.timeout(of: c.config)
-            let done = DispatchSemaphore(value: 0)
-            // Each sample on its own queue; a hung one is abandoned at its deadline (its thread
-            // stays inside the plug-in until the process exits).
-            DispatchQueue(label: "pathwatch.once.\(c.config.id)").async {
-                let result = c.instance.sample()
-                for problem in result.problems { logger.warning("probe \(c.config.id): refused an observation: \(problem)") }
-                let report: ProbeReport = result.error.map { .failure($0) } ?? .sample(result.observations)
-                results.withLock { if $0[c.config.id] == nil { $0[c.config.id] = report } }
-                c.instance.destroy()
-                done.signal()
-            }
-            DispatchQueue.global().async {
-                if done.wait(timeout: .now() + .nanoseconds(Int(timeout.nanoseconds))) == .timedOut {
-                    logger.warning("probe \(c.config.id): sample timed out after \(timeout)")
-                    results.withLock { if $0[c.config.id] == nil { $0[c.config.id] = .failure("timed out after \(timeout)") } }
-                    // A child is killed; an inline call keeps its thread until the process exits.
-                    c.instance.abandonRunningCall(reason: "timed out after \(timeout)")
-                }
-                group.leave()
-            }
+            return ProbeRunner(
+                id: id, instance: c.instance, interval: loaded.interval(of: c.config), timeout: loaded.timeout(of: c.config),
+                logger: logger,
+                report: { report in
+                    let first = results.withLock { r -> Bool in
+                        guard r[id] == nil else { return false }
+                        r[id] = report
+                        return true
+                    }
+                    if first { group.leave() }
+                })
         }
+        runners.forEach { $0.sampleOnce() }
         group.wait()
+        // Destroy what returned (a plug-in may clean up, a child must end); never wait on a hung call.
+        let destroyed = DispatchGroup()
+        for runner in runners {
+            guard !runner.callRunning else {
+                runner.stop()
+                continue
+            }
+            destroyed.enter()
+            runner.stop { destroyed.leave() }
+        }
+        _ = destroyed.wait(timeout: .now() + 2)
         let now = WallTime.now()
         let reports = results.withLock { $0 }
         for c in created {

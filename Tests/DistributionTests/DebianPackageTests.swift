@@ -6,7 +6,7 @@ import Testing
 /// toolchain: the agent runs from `/` against /etc/pathwatch/config.json with a conf.d fragment,
 /// the README's out-of-tree C plug-in builds with `pkg-config --cflags pathwatch-probe` and loads,
 /// the unit passes `systemd-analyze verify`, and everything sits where SPEC §9 says.
-@Suite(.enabled(if: Distribution.missingInputs == nil, "\(Distribution.missingInputs ?? "")"))
+@Suite(.enabled(if: Distribution.missingInputs == nil, "\(Distribution.missingInputs ?? "")"), .onItsOwnThread)
 struct DebianPackageTests {
     /// The pristine root, cached between runs inside .build (made again from a clean clone).
     static var baseRoot: URL { Distribution.root.appendingPathComponent(".build/pkgtest/bookworm") }

@@ -4,7 +4,7 @@ import Testing
 
 /// `make install` (dist/install.sh) into a DESTDIR: the layout of SPEC §9, run paths into
 /// lib/pathwatch, and a binary that runs with the toolchain hidden.
-@Suite(.enabled(if: Distribution.missingInputs == nil, "\(Distribution.missingInputs ?? "")"))
+@Suite(.enabled(if: Distribution.missingInputs == nil, "\(Distribution.missingInputs ?? "")"), .onItsOwnThread)
 struct InstallLayoutTests {
     @Test func installsTheLayoutOfTheSpecWithRunPathsIntoItsOwnRuntime() throws {
         let dest = try TestEnvironment.makeTemporaryDirectory("pathwatch-install")

@@ -4,7 +4,7 @@ import Testing
 
 /// When stderr is the journal's stream (`JOURNAL_STREAM` names its device and inode), log lines
 /// carry `<N>` priorities and no timestamp; otherwise they are the usual timestamped lines.
-@Suite struct JournalLogTests {
+@Suite(.onItsOwnThread) struct JournalLogTests {
     /// Runs `once` with stderr to a file, JOURNAL_STREAM naming that file or another, under a
     /// descriptor limit lower than the agent's own base need (a warning line).
     func stderrLines(journalIsStderr: Bool) throws -> [String] {

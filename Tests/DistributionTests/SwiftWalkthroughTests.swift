@@ -5,7 +5,7 @@ import Testing
 /// The README's Swift walkthrough, run against a `make install` tree: a plug-in package that
 /// depends on the installed SDK package only resolves nothing else, its tests pass with the SDK's
 /// testing library, and the built library loads into the installed agent.
-@Suite(.enabled(if: Distribution.missingInputs == nil, "\(Distribution.missingInputs ?? "")"))
+@Suite(.enabled(if: Distribution.missingInputs == nil, "\(Distribution.missingInputs ?? "")"), .onItsOwnThread)
 struct SwiftWalkthroughTests {
     @Test func anOutOfTreeSwiftPluginBuildsAgainstTheInstalledSDKAndLoads() throws {
         let dest = try TestEnvironment.makeTemporaryDirectory("pathwatch-swift-sdk")

@@ -4,7 +4,7 @@ import Testing
 
 /// The agent under `pathwatch run` speaking systemd's notify protocol to a real NOTIFY_SOCKET
 /// datagram listener, the way a `Type=notify` unit with `WatchdogSec=1s` sees it.
-@Suite struct SystemdNotifyTests {
+@Suite(.onItsOwnThread) struct SystemdNotifyTests {
     /// Two test probes (one reading its state from a file the test writes) sampled every 200 ms.
     struct Setup {
         let folder: URL

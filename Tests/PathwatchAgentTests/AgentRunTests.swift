@@ -3,7 +3,7 @@ import PathwatchTestSupport
 import Testing
 
 /// The real agent binary, running real plug-ins: schedules, timeouts, events, sinks, reloads.
-@Suite struct AgentRunTests {
+@Suite(.onItsOwnThread) struct AgentRunTests {
     let pathwatch = TestEnvironment.pathwatchBinary.path
 
     func documents(_ lines: [String]) -> [[String: Any]] {

@@ -6,7 +6,7 @@ import Testing
 /// with write access to conf files) might hand the agent. `check-config`, `once` and `run` must
 /// each refuse every one with exit 78 within a second, naming the file and the JSON path (or the
 /// line and column) of what is wrong — and never crash or hang.
-@Suite struct BadConfigCorpusTests {
+@Suite(.onItsOwnThread) struct BadConfigCorpusTests {
     struct Case {
         var file: String
         var location: String

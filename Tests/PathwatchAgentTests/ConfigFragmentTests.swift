@@ -5,7 +5,7 @@ import Testing
 
 /// conf.d fragments and the lookup of the main file (SPEC §1), on real files in a temporary
 /// folder: fragments append in name order, and every error names the file to edit.
-@Suite struct ConfigFragmentTests {
+@Suite(.onItsOwnThread) struct ConfigFragmentTests {
     /// A folder with `config.json` and `conf.d/` holding `fragments` (name → text).
     func folder(main: String, fragments: [String: String]) throws -> URL {
         let dir = try TestEnvironment.makeTemporaryDirectory("pathwatch-confd")

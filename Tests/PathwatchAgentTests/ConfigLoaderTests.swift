@@ -1,8 +1,9 @@
+import PathwatchTestSupport
 import Testing
 @testable import PathwatchAgent
 
 /// Every good form of the configuration, and each kind of bad input with its JSON path.
-@Suite struct ConfigLoaderTests {
+@Suite(.onItsOwnThread) struct ConfigLoaderTests {
     func load(_ text: String) throws(ConfigError) -> LoadedConfig { try ConfigLoader.load(text: text, file: "/etc/pw/config.json") }
 
     func error(_ text: String) -> ConfigError? {

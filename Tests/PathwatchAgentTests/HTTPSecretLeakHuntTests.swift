@@ -9,14 +9,14 @@ import Testing
 /// each, in every form the other hunt knows, through everything a client can get: `/`, `/status`,
 /// `/metrics`, `/events` (a few seconds of it, across a change), `/healthz`, the 401, 404, 405,
 /// 413 and 431 answers, headers included, and the agent's stdout and stderr. Zero hits.
-@Suite struct HTTPSecretLeakHuntTests {
+@Suite(.onItsOwnThread) struct HTTPSecretLeakHuntTests {
     struct Capture: Sendable {
         var name: String
         var status: Int
         var text: String
     }
 
-    @Test func noSecretLeavesTheLiveAgentThroughItsEndpoints() async throws {
+    @Test func noSecretLeavesTheLiveAgentThroughItsEndpoints() throws {
         let secrets: [String: String] = [
             "PW_LEAK_NAME": SecretLeakHuntTests.secret("nm"), "PW_LEAK_TARGET": SecretLeakHuntTests.secret("tg"),
             "PW_LEAK_URLTOKEN": SecretLeakHuntTests.secret("ut"), "PW_LEAK_ECHO": SecretLeakHuntTests.secret("ec"),
@@ -29,7 +29,8 @@ import Testing
         let credentials = "\(secrets["PW_LEAK_USER"]!):\(secrets["PW_LEAK_PASS"]!)"
         let all = Array(secrets.values) + [bearer, httpToken, credentials]
 
-        let captures = try await onOwnThread { () -> [Capture] in
+        /// Everything a client and the agent's own output give, each named.
+        func collect() throws -> [Capture] {
             let dir = try FixturePlugins.folderWithTestProbe()
             defer { TestEnvironment.removeTemporaryDirectory(dir) }
             try FileManager.default.copyItem(
@@ -85,6 +86,7 @@ import Testing
             captures.append(Capture(name: "stderr", status: 0, text: agent.process.errorOutput))
             return captures
         }
+        let captures = try collect()
 
         var hits: [String] = []
         for capture in captures {

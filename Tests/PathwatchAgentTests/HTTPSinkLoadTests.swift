@@ -6,7 +6,7 @@ import Testing
 /// a slow client never delays the agent). The load is `Tests/Fixtures/http/load.py` (threads of
 /// its own, on 127.0.0.1) for a bounded time; the assertions are on what was served and what
 /// the agent kept doing, never on how fast (bench/http measures that).
-@Suite(.serialized) struct HTTPSinkLoadTests {
+@Suite(.serialized, .onItsOwnThread) struct HTTPSinkLoadTests {
     static var loadScript: URL { TestEnvironment.packageRoot.appendingPathComponent("Tests/Fixtures/http/load.py") }
 
     static func config(port: Int, stateFile: URL, maxConnections: Int? = nil) -> String {
@@ -94,13 +94,11 @@ import Testing
     /// every SSE client gets the status event first and every change the agent printed while it
     /// was connected, in order and without a gap; every scrape and health check is answered;
     /// the slow client is cut off; stdout keeps its lines; the tree's PSS stays bounded.
-    @Test func theAgentKeepsServingUnderLoadAndCutsOffASlowClient() async throws {
-        let run = try await onOwnThread {
-            try Self.run(checks: 5, [
-                "--seconds", "15", "--sse", "50", "--scrape-rate", "20", "--health-rate", "2", "--slow", "1",
-                "--slow-deadline", "40", "--toggle-period", "1",
-            ])
-        }
+    @Test func theAgentKeepsServingUnderLoadAndCutsOffASlowClient() throws {
+        let run = try Self.run(checks: 5, [
+            "--seconds", "15", "--sse", "50", "--scrape-rate", "20", "--health-rate", "2", "--slow", "1",
+            "--slow-deadline", "40", "--toggle-period", "1",
+        ])
         let summary = try #require(try? parseJSONObject(run.summary), "the load script's summary: \(run.summary.prefix(300))\n\(run.stderr)")
         let sse = try #require(summary["sse"] as? [String: Any])
         let scrapes = try #require(summary["scrapes"] as? [String: Any])
@@ -129,10 +127,8 @@ import Testing
     /// A client that opens `/events` and never reads, while 500 checks flip twice a second, is
     /// disconnected once its unsent data passes the bound, and counted as the sink's drop; two
     /// clients that read meanwhile get every change; the agent's memory stays bounded.
-    @Test func aStreamThatNeverReadsIsDroppedWhileTheOthersGetEveryChange() async throws {
-        let run = try await onOwnThread {
-            try Self.run(checks: 500, ["--seconds", "15", "--sse", "2", "--stuck", "1", "--toggle-period", "0.5"])
-        }
+    @Test func aStreamThatNeverReadsIsDroppedWhileTheOthersGetEveryChange() throws {
+        let run = try Self.run(checks: 500, ["--seconds", "15", "--sse", "2", "--stuck", "1", "--toggle-period", "0.5"])
         let summary = try #require(try? parseJSONObject(run.summary), "the load script's summary: \(run.summary.prefix(300))\n\(run.stderr)")
         let sse = try #require(summary["sse"] as? [String: Any])
         let stuck = try #require(summary["stuck"] as? [String: Any])
@@ -156,10 +152,8 @@ import Testing
 
     /// With `max_connections` 8, twelve clients on `/events` at once: eight are served and the
     /// rest answered 503; once they leave, the agent serves again.
-    @Test func connectionsBeyondTheBoundAreAnswered503() async throws {
-        let run = try await onOwnThread {
-            try Self.run(checks: 1, maxConnections: 8, toggle: false, ["--seconds", "4", "--sse", "12"])
-        }
+    @Test func connectionsBeyondTheBoundAreAnswered503() throws {
+        let run = try Self.run(checks: 1, maxConnections: 8, toggle: false, ["--seconds", "4", "--sse", "12"])
         let summary = try #require(try? parseJSONObject(run.summary), "the load script's summary: \(run.summary.prefix(300))\n\(run.stderr)")
         let sse = try #require(summary["sse"] as? [String: Any])
         let statuses = (sse["statuses"] as? [String: Int]) ?? [:]
@@ -170,33 +164,24 @@ import Testing
     /// A 16 KiB request header is answered 431 and a GET with a body (sized or chunked) 413,
     /// while a 4 KiB header is served; a POST is refused (405) whatever it carries; the agent
     /// goes on serving after each.
-    @Test func oversizedRequestsAreRefusedWithTheirStatus() async throws {
-        struct Outcome: Sendable {
-            var replies: [String: LiveAgent.Reply] = [:]
-            var stderr = ""
-        }
-        let outcome = try await onOwnThread {
-            var outcome = Outcome()
-            let dir = try FixturePlugins.folderWithTestProbe()
-            defer { TestEnvironment.removeTemporaryDirectory(dir) }
-            let stateFile = dir.appendingPathComponent("state")
-            try "ok fine\n".write(to: stateFile, atomically: true, encoding: .utf8)
-            let agent = try LiveAgent(in: dir) { Self.config(port: $0, stateFile: stateFile) }
-            defer { agent.stop() }
-            outcome.replies["16 KiB header"] = try agent.request("/metrics", headers: ["X-Big: " + String(repeating: "h", count: 16 * 1024)])
-            outcome.replies["healthz after 431"] = try agent.request("/healthz")
-            outcome.replies["4 KiB header"] = try agent.request("/metrics", headers: ["X-Fine: " + String(repeating: "f", count: 4 * 1024)])
-            outcome.replies["POST with a body"] = try agent.request("/status", method: "POST", body: String(repeating: "b", count: 1000))
-            outcome.replies["GET with a body"] = try agent.request("/status", method: "GET", body: String(repeating: "b", count: 1000))
-            outcome.replies["GET with a chunked body"] = try agent.request(
-                "/status", method: "GET", headers: ["Transfer-Encoding: chunked"], body: "x")
-            outcome.replies["healthz after 413"] = try agent.request("/healthz")
-            outcome.stderr = agent.process.errorOutput
-            return outcome
-        }
-        func status(_ name: String) -> Int { outcome.replies[name]?.status ?? -1 }
+    @Test func oversizedRequestsAreRefusedWithTheirStatus() throws {
+        let dir = try FixturePlugins.folderWithTestProbe()
+        defer { TestEnvironment.removeTemporaryDirectory(dir) }
+        let stateFile = dir.appendingPathComponent("state")
+        try "ok fine\n".write(to: stateFile, atomically: true, encoding: .utf8)
+        let agent = try LiveAgent(in: dir) { Self.config(port: $0, stateFile: stateFile) }
+        defer { agent.stop() }
+        var replies: [String: LiveAgent.Reply] = [:]
+        replies["16 KiB header"] = try agent.request("/metrics", headers: ["X-Big: " + String(repeating: "h", count: 16 * 1024)])
+        replies["healthz after 431"] = try agent.request("/healthz")
+        replies["4 KiB header"] = try agent.request("/metrics", headers: ["X-Fine: " + String(repeating: "f", count: 4 * 1024)])
+        replies["POST with a body"] = try agent.request("/status", method: "POST", body: String(repeating: "b", count: 1000))
+        replies["GET with a body"] = try agent.request("/status", method: "GET", body: String(repeating: "b", count: 1000))
+        replies["GET with a chunked body"] = try agent.request("/status", method: "GET", headers: ["Transfer-Encoding: chunked"], body: "x")
+        replies["healthz after 413"] = try agent.request("/healthz")
+        func status(_ name: String) -> Int { replies[name]?.status ?? -1 }
         func account(_ name: String) -> String {
-            guard let reply = outcome.replies[name] else { return "no reply" }
+            guard let reply = replies[name] else { return "no reply" }
             return "\(reply.head.prefix(200)) curl \(reply.curlStatus): \(reply.curlError)"
         }
         #expect(status("16 KiB header") == 431, "\(account("16 KiB header"))")
@@ -204,6 +189,6 @@ import Testing
         #expect(status("POST with a body") == 405, "\(account("POST with a body"))")
         #expect(status("GET with a body") == 413, "\(account("GET with a body"))")
         #expect(status("GET with a chunked body") == 413, "\(account("GET with a chunked body"))")
-        #expect(status("healthz after 431") == 200 && status("healthz after 413") == 200, "\(outcome.stderr.suffix(1000))")
+        #expect(status("healthz after 431") == 200 && status("healthz after 413") == 200, "\(agent.process.errorOutput.suffix(1000))")
     }
 }

@@ -4,7 +4,7 @@ import Testing
 
 /// The http sink through the real agent and real clients (curl, Python sockets): every endpoint,
 /// the event stream with replay, the token, the bounds, and `pathwatch status`.
-@Suite("http sink", .serialized)
+@Suite("http sink", .serialized, .onItsOwnThread)
 struct HTTPSinkTests {
     /// An agent whose test probe reads its checks' states from `states`, with a stdout sink
     /// printing change events as JSON and an http sink on a free loopback port.

@@ -6,7 +6,7 @@ import Testing
 /// and the real agent binary: whatever a plug-in does, the agent lives, stdout stays the
 /// agent's, a healthy probe beside them keeps its schedule, and each hostile probe's checks say
 /// why they are unknown.
-@Suite(.serialized) struct IsolationTests {
+@Suite(.serialized, .onItsOwnThread) struct IsolationTests {
     let pathwatch = TestEnvironment.pathwatchBinary.path
 
     /// The fixtures: the test probe (healthy), the hostile one, one whose constructor exits,

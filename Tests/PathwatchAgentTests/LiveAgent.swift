@@ -2,7 +2,7 @@ import Foundation
 import PathwatchTestSupport
 
 /// `pathwatch run` with an `http` sink on an unused loopback port, and curl as its client.
-/// Everything here blocks: call it from `onOwnThread`.
+/// Everything here blocks: for suites with the `.onItsOwnThread` trait.
 final class LiveAgent: @unchecked Sendable {
     let port: Int
     let process: BackgroundProcess

@@ -5,7 +5,7 @@ import Testing
 /// What crosses the plug-in boundary at its edges, through the real agent binary and a real C
 /// plug-in (Tests/Fixtures/plugins/boundary_probe.c): structs grown at their end, an emitter
 /// kept and called after its call returned, messages past the limit, a key emitted twice.
-@Suite struct PluginBoundaryTests {
+@Suite(.onItsOwnThread) struct PluginBoundaryTests {
     let pathwatch = TestEnvironment.pathwatchBinary.path
 
     /// A folder with the boundary plug-in (grown or not) and a config running it in `mode`.

@@ -4,7 +4,7 @@ import Testing
 @testable import PathwatchAgent
 
 /// The plug-in host against real files: the built plug-ins, and each kind of file it must refuse.
-@Suite struct PluginHostTests {
+@Suite(.onItsOwnThread) struct PluginHostTests {
     @Test func loadsTheRealBuiltPlugins() throws {
         let catalog = PluginCatalog.discover(in: [TestEnvironment.productsDirectory.path])
         let names = Set(catalog.plugins.map(\.name))

@@ -4,7 +4,7 @@ import Testing
 
 /// `pathwatch plugins --try FILE --config JSON`: one library loaded in a child process, created,
 /// sampled once; what it emitted, or why it failed — whatever the plug-in does to its process.
-@Suite struct PluginTrialTests {
+@Suite(.onItsOwnThread) struct PluginTrialTests {
     let pathwatch = TestEnvironment.pathwatchBinary.path
 
     func trial(_ config: String, timeout: String = "10", library: String = "testprobe", source: String = "test_probe.c") throws -> ProcessResult {

@@ -5,7 +5,7 @@ import Testing
 
 /// The metrics exposition (SPEC §8) and the Nagios line (SPEC §1), against the tools operators
 /// trust: promtool, node_exporter's textfile collector, and the Nagios exit convention.
-@Suite struct PrometheusOutputTests {
+@Suite(.onItsOwnThread) struct PrometheusOutputTests {
     let pathwatch = TestEnvironment.pathwatchBinary.path
 
     static func tool(_ name: String) -> String? {

@@ -7,7 +7,7 @@ import Testing
 /// credentials) — across everything the agent writes: stdout, stderr at trace level, the status
 /// file, webhook bodies, the queue files on disk, and the output of `plugins`, `check-config`
 /// and `once`. Zero hits.
-@Suite struct SecretLeakHuntTests {
+@Suite(.onItsOwnThread) struct SecretLeakHuntTests {
     let pathwatch = TestEnvironment.pathwatchBinary.path
 
     /// Distinct, random, and long enough that an 8-character piece of one never occurs by chance.

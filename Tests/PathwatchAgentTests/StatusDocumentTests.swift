@@ -1,8 +1,9 @@
 import PathwatchProbeKit
+import PathwatchTestSupport
 import Testing
 @testable import PathwatchAgent
 
-@Suite struct StatusDocumentTests {
+@Suite(.onItsOwnThread) struct StatusDocumentTests {
     func makeBook() -> CheckBook {
         var book = CheckBook(agentName: "web-01")
         book.probeOrder = ["z-first", "a-second"]

@@ -4,7 +4,7 @@ import Testing
 
 /// The `alertmanager` format against a real Alertmanager (Debian's `prometheus-alertmanager`),
 /// started on 127.0.0.1 with a throwaway configuration and storage, no clustering.
-@Suite struct WebhookAlertmanagerTests {
+@Suite(.onItsOwnThread) struct WebhookAlertmanagerTests {
     /// Debian's `prometheus-alertmanager`, which `make test-deps` installs.
     static func unavailable() -> String? { Alertmanager.unavailable() }
 

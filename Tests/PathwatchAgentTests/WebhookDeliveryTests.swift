@@ -6,7 +6,7 @@ import Testing
 /// receiver outage and across `kill -9`, retries, Retry-After, refusals, and a hung receiver.
 /// Events come from the fixture probe's `state_file`: one check per line, so rewriting the
 /// file raises one change per line that changed.
-@Suite(.serialized) struct WebhookDeliveryTests {
+@Suite(.serialized, .onItsOwnThread) struct WebhookDeliveryTests {
     let pathwatch = TestEnvironment.pathwatchBinary.path
 
     struct Setup {

@@ -8,7 +8,7 @@ import Testing
 
 /// The webhook's pieces that decide what is sent and when: formats, signatures, retry timing,
 /// response classification and the loopback test for holding.
-@Suite struct WebhookFormatTests {
+@Suite(.onItsOwnThread) struct WebhookFormatTests {
     let logger = AgentLogger(logger: Logger(label: "test"), redactor: SecretRedactor())
 
     func event(_ check: String = "api/orion-api", from: CheckState? = .ok, to: CheckState = .critical,

@@ -5,7 +5,7 @@ import Testing
 /// What the webhook sink promises under pressure, through the real binary: reload storms lose
 /// nothing, a full state disk holds payloads in memory and recovers, a read-only state folder
 /// is a configuration error.
-@Suite struct WebhookHardeningTests {
+@Suite(.onItsOwnThread) struct WebhookHardeningTests {
     let pathwatch = TestEnvironment.pathwatchBinary.path
 
     /// A test probe reading `checks` lines from a state file, a json stdout sink on change, a

@@ -6,7 +6,7 @@ import Testing
 /// runs in `host` with the linkstate probe; `upstream` holds the receiver on 10.81.0.2, reached
 /// over veth `up0` (10.81.0.1/24, default route via 10.81.0.2). A second veth, `flap0`, whose
 /// peer the test takes down and up, gives the carrier changes that become change events.
-@Suite(.serialized) struct WebhookNamespaceTests {
+@Suite(.serialized, .onItsOwnThread) struct WebhookNamespaceTests {
     final class Topology {
         let host: LinkStateNamespace
         let upstream: LinkStateNamespace

@@ -4,7 +4,7 @@ import Testing
 
 /// The TLS options against an HTTPS receiver on 127.0.0.1 that demands a client certificate,
 /// with a private CA made by openssl for the test (the same script the reachability tests use).
-@Suite struct WebhookTLSTests {
+@Suite(.onItsOwnThread) struct WebhookTLSTests {
     @Test func caFileClientCertificateAndInsecureDoWhatTheySay() throws {
         let certs = try TestEnvironment.makeTemporaryDirectory()
         defer { TestEnvironment.removeTemporaryDirectory(certs) }

@@ -5,7 +5,7 @@ import PathwatchTestSupport
 import Testing
 
 /// Real dumps from the kernel, compared with what `ip -j` reports for the same namespace.
-@Suite("rtnetlink dumps against ip -j")
+@Suite("rtnetlink dumps against ip -j", .onItsOwnThread)
 struct RouteNetlinkDumpTests {
     /// The flags `ip` prints by name (it hides IFF_RUNNING and prints NO-CARRIER instead).
     static let namedFlags: [(String, UInt32)] = [

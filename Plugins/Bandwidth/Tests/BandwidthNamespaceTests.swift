@@ -6,7 +6,7 @@ import Testing
 /// The agent and the plug-in against real traffic through a shaped veth pair in private
 /// namespaces. Two probes watch the same interface, one per counter source, so both are held
 /// to the same standard.
-@Suite(.serialized) struct BandwidthNamespaceTests {
+@Suite(.serialized, .onItsOwnThread) struct BandwidthNamespaceTests {
     static let probes = """
         [ { "id": "bw", "plugin": "bandwidth", "interval": "1s",
             "config": { "interfaces": ["va"], "source": "netlink" } },

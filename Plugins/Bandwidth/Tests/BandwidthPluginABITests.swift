@@ -1,10 +1,11 @@
 import BandwidthProbe
 import CPathwatchProbe
 import PathwatchProbeTesting
+import PathwatchTestSupport
 import Testing
 
 /// The probe as the host sees it: through the exported C descriptor only.
-@Suite struct BandwidthPluginABITests {
+@Suite(.onItsOwnThread) struct BandwidthPluginABITests {
     var descriptor: pw_probe_descriptor {
         bandwidthProbeDescriptor().assumingMemoryBound(to: pw_probe_descriptor.self).pointee
     }

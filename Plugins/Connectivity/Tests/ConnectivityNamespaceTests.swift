@@ -8,7 +8,7 @@ import Testing
 /// again. `path.internet`, `status` and the description must follow each within the probe's
 /// interval plus the check's timeout; the internet check raises one change event per transition;
 /// the endpoint behind the same uplink stays silent throughout.
-@Suite(.serialized) struct ConnectivityNamespaceTests {
+@Suite(.serialized, .onItsOwnThread) struct ConnectivityNamespaceTests {
     static let interval = 1.0
     static let checkTimeout = 0.8
     /// Interval plus timeout, with room for a busy machine (the tests share two cores).

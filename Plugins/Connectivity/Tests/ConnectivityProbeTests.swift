@@ -8,7 +8,7 @@ import Testing
 
 /// The probe against the fixture server on loopback: each answer a portal or an outage gives,
 /// and the verdict it must produce.
-@Suite(.serialized) struct ConnectivityProbeTests {
+@Suite(.serialized, .onItsOwnThread) struct ConnectivityProbeTests {
     let directory: URL
     let server: PortalServer
 

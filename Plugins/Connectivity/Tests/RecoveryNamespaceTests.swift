@@ -5,7 +5,7 @@ import Testing
 /// "Retry when the connection is restored" (SPEC §7): when the uplink's carrier returns, the agent
 /// samples its network-dependent probes at once — an endpoint with a 60 s interval is green again
 /// within moments, not a minute — and the webhook sends what it held while offline at once.
-@Suite(.serialized) struct RecoveryNamespaceTests {
+@Suite(.serialized, .onItsOwnThread) struct RecoveryNamespaceTests {
     /// The acceptance's bound: the endpoint and the held deliveries, after the carrier returns.
     static let recoveryBound = 2.0
 

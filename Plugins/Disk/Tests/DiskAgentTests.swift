@@ -4,7 +4,7 @@ import Testing
 
 /// The acceptance tests: the real agent loads the real plug-in and reports on a real tmpfs of
 /// known size in a private mount namespace; its numbers must equal df's, not approximate them.
-@Suite(.serialized) struct DiskAgentTests {
+@Suite(.serialized, .onItsOwnThread) struct DiskAgentTests {
     static let rootOnly = TestEnvironment.canUseNamespaces
     /// The never-answering mount is a FUSE mount: root and the kernel's FUSE device.
     static let canMountFUSE = rootOnly && FileManager.default.fileExists(atPath: "/dev/fuse")

@@ -1,10 +1,11 @@
 import Foundation
 import CPathwatchProbe
 import PathwatchProbeKit
+import PathwatchTestSupport
 import Testing
 @testable import DiskProbe
 
-@Suite struct DiskConfigTests {
+@Suite(.onItsOwnThread) struct DiskConfigTests {
     @Test func defaults() throws {
         let config = try DiskFixtures.config("{}")
         #expect(config.mounts == .all)

@@ -1,11 +1,12 @@
 import Foundation
 import PathwatchProbeKit
 import Synchronization
+import PathwatchTestSupport
 import Testing
 @testable import DiskProbe
 
 /// The whole sample through the probe's Swift API, over the fixture mount table.
-@Suite struct DiskProbeSampleTests {
+@Suite(.onItsOwnThread) struct DiskProbeSampleTests {
     let mountInfo: String
     init() throws { mountInfo = try DiskFixtures.text("mountinfo-host.txt") }
 

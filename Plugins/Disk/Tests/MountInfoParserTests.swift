@@ -1,7 +1,8 @@
+import PathwatchTestSupport
 import Testing
 @testable import DiskProbe
 
-@Suite struct MountInfoParserTests {
+@Suite(.onItsOwnThread) struct MountInfoParserTests {
     @Test func parsesEveryFieldOfALine() throws {
         let entries = try MountInfoParser.parse(
             "36 35 98:0 /mnt1 /mnt2 rw,noatime master:1 shared:7 - ext3 /dev/root rw,errors=continue\n")

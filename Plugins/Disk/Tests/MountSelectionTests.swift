@@ -1,8 +1,9 @@
 import PathwatchProbeKit
+import PathwatchTestSupport
 import Testing
 @testable import DiskProbe
 
-@Suite struct MountSelectionTests {
+@Suite(.onItsOwnThread) struct MountSelectionTests {
     let entries: [MountEntry]
 
     init() throws { entries = try MountInfoParser.parse(try DiskFixtures.text("mountinfo-host.txt")) }

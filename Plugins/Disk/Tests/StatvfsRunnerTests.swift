@@ -1,8 +1,9 @@
 import Foundation
+import PathwatchTestSupport
 import Testing
 @testable import DiskProbe
 
-@Suite struct StatvfsRunnerTests {
+@Suite(.onItsOwnThread) struct StatvfsRunnerTests {
     let good = DiskFixtures.stats(blocks: 100, used: 10)
 
     @Test func aStuckCallTimesOutWhileTheOthersReport() {
@@ -75,7 +76,7 @@ import Testing
     }
 }
 
-@Suite struct LibraryPinTests {
+@Suite(.onItsOwnThread) struct LibraryPinTests {
     /// The probe pins the file its code was loaded from; linked into this test binary, that file
     /// is the test binary itself.
     @Test func findsTheFileHoldingTheProbesCode() throws {

@@ -3,7 +3,7 @@ import PathwatchTestSupport
 import Testing
 
 /// The C example: built from the header alone, loaded by the real agent.
-@Suite struct LoadAvgExampleTests {
+@Suite(.onItsOwnThread) struct LoadAvgExampleTests {
     @Test func builtFromTheHeaderAloneItReportsWhatTheKernelSays() throws {
         let build = try ExampleBuild()
         defer { build.cleanUp() }

@@ -4,7 +4,7 @@ import Testing
 
 /// The real agent, run inside the topology's namespace with the built plug-in, observed through
 /// its stdout sink and `pathwatch once`, compared with `ip -j`.
-@Suite("linkstate through the agent", .serialized)
+@Suite("linkstate through the agent", .serialized, .onItsOwnThread)
 struct LinkStateAgentTests {
     /// A configuration loading the built plug-ins, with the linkstate probe as `link`.
     func writeConfig(in directory: URL, probeConfig: String = "{}", interval: String = "2s") throws -> String {

@@ -6,7 +6,7 @@ import Testing
 
 /// The probe through its Swift API, created inside a private namespace (its sockets stay
 /// there), with a sysfs instance mounted for that namespace.
-@Suite("linkstate probe in a namespace", .serialized)
+@Suite("linkstate probe in a namespace", .serialized, .onItsOwnThread)
 struct LinkStateProbeNamespaceTests {
     /// Runs `action`, then serves the probe's descriptor until it has been quiet for a while;
     /// returns the last observation of each check emitted on those events.

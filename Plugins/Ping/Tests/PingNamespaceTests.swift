@@ -7,7 +7,7 @@ import Testing
 /// 0.2 ms or 20 %, the same loss; over IPv4 and IPv6; with unprivileged ICMP sockets (the
 /// namespace's `net.ipv4.ping_group_range` admitting root's group) and with raw sockets (that
 /// sysctl refusing everyone).
-@Suite(.serialized) struct PingNamespaceTests {
+@Suite(.serialized, .onItsOwnThread) struct PingNamespaceTests {
     /// `pinger` (10.84.0.1, fd84::1) and `target` (10.84.0.2, fd84::2) over one veth pair.
     final class Pair {
         let pinger: LinkStateNamespace

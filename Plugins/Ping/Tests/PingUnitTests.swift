@@ -1,10 +1,11 @@
 import PathwatchProbeKit
+import PathwatchTestSupport
 import Testing
 
 @testable import PingProbe
 
 /// The pieces of the ping probe that need no network: packets, statistics, configuration.
-@Suite struct PingUnitTests {
+@Suite(.onItsOwnThread) struct PingUnitTests {
     @Test func checksumIsRFC1071() {
         // RFC 1071's worked example: the one's complement sum of these words is 0xddf2.
         #expect(EchoPacket.checksum([0x00, 0x01, 0xf2, 0x03, 0xf4, 0xf5, 0xf6, 0xf7]) == ~UInt16(0xddf2))

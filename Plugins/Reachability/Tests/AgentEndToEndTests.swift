@@ -4,7 +4,7 @@ import Testing
 
 /// The built plug-in loaded by the real agent (`pathwatch once`, `pathwatch check-config`), so
 /// secret substitution, JSON paths and exit codes are the agent's own.
-@Suite struct AgentEndToEndTests {
+@Suite(.onItsOwnThread) struct AgentEndToEndTests {
     /// A private plug-in folder (mode 0755) holding only the reachability plug-in, and a config.
     final class Setup {
         let directory: URL

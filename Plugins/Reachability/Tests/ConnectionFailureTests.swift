@@ -6,7 +6,7 @@ import Testing
 @testable import ReachabilityProbe
 
 /// Endpoints that cannot be reached, and plain TCP targets.
-@Suite struct ConnectionFailureTests {
+@Suite(.onItsOwnThread) struct ConnectionFailureTests {
     @Test func refusedPortIsCritical() throws {
         let port = try unusedLoopbackPort()
         let check = try ProbeHarness.check(#"{"name": "down", "url": "http://127.0.0.1:\#(port)/"}"#)

@@ -7,7 +7,7 @@ import Testing
 /// the affected checks say "agent out of file descriptors", and the agent says up front that
 /// the configuration needs more descriptors than the limit allows. With room in the hard limit
 /// the soft limit is raised and every target is checked.
-@Suite struct DescriptorShortageTests {
+@Suite(.onItsOwnThread) struct DescriptorShortageTests {
     let targets = 300
 
     func setUp(_ server: EndpointServer, sinks: String) throws -> (dir: URL, config: String) {

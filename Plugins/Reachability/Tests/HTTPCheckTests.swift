@@ -6,7 +6,7 @@ import Testing
 @testable import ReachabilityProbe
 
 /// HTTP targets against a real server on 127.0.0.1, through the probe's Swift API.
-@Suite struct HTTPCheckTests {
+@Suite(.onItsOwnThread) struct HTTPCheckTests {
     @Test func okResponseIsOkWithPhasesAndSize() throws {
         let server = try EndpointServer()
         let check = try ProbeHarness.check(#"{"name": "api", "url": "\#(server.url("/ok"))"}"#)
@@ -148,7 +148,7 @@ import Testing
 }
 
 /// How many requests the probe has in flight at once, as counted by the server.
-@Suite struct ConcurrencyTests {
+@Suite(.onItsOwnThread) struct ConcurrencyTests {
     func slowTargets(_ server: EndpointServer, count: Int) -> String {
         (0..<count).map { #"{"name": "s\#($0)", "url": "\#(server.url("/slow/300"))"}"# }.joined(separator: ",")
     }
@@ -184,7 +184,7 @@ import Testing
     }
 }
 
-@Suite struct AddressFamilyTests {
+@Suite(.onItsOwnThread) struct AddressFamilyTests {
     @Test func ipVersionSelectsTheAddressFamily() throws {
         let server = try EndpointServer()  // listens on 127.0.0.1 only
         let v4 = try ProbeHarness.check(#"{"name": "v4", "url": "http://localhost:\#(server.port)/ok", "ip_version": 4}"#)

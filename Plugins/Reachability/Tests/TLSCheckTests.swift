@@ -6,7 +6,7 @@ import Testing
 @testable import ReachabilityProbe
 
 /// HTTPS targets with certificates made at test time by openssl (Tests/Fixtures/tls/make_certificates.sh).
-@Suite struct TLSCheckTests {
+@Suite(.onItsOwnThread) struct TLSCheckTests {
     func server(_ certificate: String) throws -> (EndpointServer, TestCertificates) {
         let certs = try TestCertificates.get()
         return (try EndpointServer(certificate: certs.certificate(certificate), key: certs.key), certs)
@@ -83,7 +83,7 @@ import Testing
 }
 
 /// Mutual TLS: the server requires a client certificate signed by the test CA.
-@Suite struct ClientCertificateTests {
+@Suite(.onItsOwnThread) struct ClientCertificateTests {
     @Test func clientCertificateIsPresented() throws {
         let certs = try TestCertificates.get()
         let server = try EndpointServer(certificate: certs.certificate("valid"), key: certs.key, clientCA: certs.ca)

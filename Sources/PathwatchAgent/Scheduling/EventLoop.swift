@@ -49,11 +49,12 @@ final class EventLoop: Sendable {
 
     func start() {
         running.withLock { $0 = true }
-        let thread = DispatchQueue(label: "pathwatch.events")
+        let thread = SerialThread(name: "pw-events")
         thread.async { [self] in
             loop()
             finished.signal()
         }
+        thread.finish()
     }
 
     func stop() {

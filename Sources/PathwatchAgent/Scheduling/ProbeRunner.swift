@@ -2,9 +2,10 @@ import Dispatch
 import Synchronization
 import PathwatchProbeKit
 
-/// Drives one probe instance: samples it every interval on its own serial queue, enforces the
-/// timeout, and serves its event descriptor's readiness on the same queue, so calls into one
-/// instance never overlap.
+/// Drives one probe instance: samples it every interval on a thread of its own, enforces the
+/// timeout, and serves its event descriptor's readiness on the same thread, so calls into one
+/// instance never overlap. Its deadlines (the next interval, the running sample's timeout) live
+/// on the agent's one timer thread.
 ///
 /// A sample that overruns its timeout turns the probe's checks unknown ("timed out after 5s");
 /// while it is still inside the plug-in, no further sample is started (a hung read keeps one
@@ -17,9 +18,8 @@ final class ProbeRunner: Sendable {
     let timeout: ConfigDuration
     private let report: @Sendable (ProbeReport) -> Void
     private let logger: AgentLogger
-    private let calls: DispatchQueue
-    private let timer: Mutex<(any DispatchSourceTimer)?>
-    private let timerQueue: DispatchQueue
+    private let calls: SerialThread
+    private let timers = TimerThread.shared
 
     private struct State {
         var inFlight = false
@@ -28,6 +28,8 @@ final class ProbeRunner: Sendable {
         var stopped = false
         /// A sample was asked for at once while one was running: take another when it returns.
         var againWhenDone = false
+        /// The next interval's timer.
+        var tickTimer: TimerThread.Token?
     }
     private let state = Mutex(State())
     private let reportedProblems = Mutex<Set<String>>([])
@@ -40,9 +42,7 @@ final class ProbeRunner: Sendable {
         self.timeout = timeout
         self.logger = logger
         self.report = report
-        self.calls = DispatchQueue(label: "pathwatch.probe.\(id)")
-        self.timerQueue = DispatchQueue(label: "pathwatch.timer.\(id)")
-        self.timer = Mutex(nil)
+        self.calls = SerialThread(name: "pw-probe-\(id)")
     }
 
     func start() {
@@ -54,27 +54,50 @@ final class ProbeRunner: Sendable {
                 if !state.withLock({ $0.stopped }) { deliver(result, asEvent: true) }
             }
         }
-        timer.withLock { timer in
-            let source = DispatchSource.makeTimerSource(queue: timerQueue)
-            source.setEventHandler { [weak self] in self?.tick() }
-            source.schedule(deadline: .now(), repeating: .nanoseconds(Int(interval.nanoseconds)), leeway: .milliseconds(1))
-            source.activate()
-            timer = source
-        }
+        scheduleTick(at: monotonicNanoseconds())
     }
 
+    /// The interval's next tick, on the grid set at start (no drift); a grid point already past
+    /// (the machine was suspended, the timer thread held up) is skipped, not fired in a burst.
+    /// Stopping is seen by the firing tick itself, so a cancel that loses a race changes nothing.
+    private func scheduleTick(at deadline: UInt64) {
+        let token = timers.schedule(atMonotonic: deadline) { [weak self] in
+            guard let self, !state.withLock({ $0.stopped }) else { return }
+            let period = UInt64(interval.nanoseconds)
+            var next = deadline &+ period
+            let now = monotonicNanoseconds()
+            if next <= now { next = now &+ (period - (now &- deadline) % period) }
+            scheduleTick(at: next)
+            tick()
+        }
+        state.withLock { $0.tickTimer = token }
+    }
+
+    /// A call is inside the plug-in (a hung one, after its timeout).
+    var callRunning: Bool { state.withLock { $0.inFlight } }
+
+    /// `once`: one sample, now, under the timeout, reported through `report` like any other
+    /// (a hung one as "timed out after …"); no interval, no events.
+    func sampleOnce() { tick() }
+
     /// Stops sampling and destroys the instance once no call is inside it. A hung instance is
-    /// never destroyed under a running call: its queue runs the destroy only after the call returns.
-    func stop() {
+    /// never destroyed under a running call: its thread runs the destroy only after the call
+    /// returns. `destroyed` runs after the destroy.
+    func stop(destroyed: (@Sendable () -> Void)? = nil) {
         let first = state.withLock { s -> Bool in
             defer { s.stopped = true }
             return !s.stopped
         }
         guard first else { return }
-        timer.withLock { $0?.cancel() }
+        if let token = state.withLock({ $0.tickTimer }) { timers.cancel(token) }
         // A child stuck in a call is killed now rather than left running; inline, nothing can be.
         if state.withLock({ $0.inFlight }) { instance.abandonRunningCall(reason: "stopped") }
-        calls.async { [instance] in instance.destroy() }
+        calls.async { [instance] in
+            instance.destroy()
+            destroyed?()
+        }
+        // The thread ends once the destroy has run (a hung call keeps it until it returns).
+        calls.finish()
     }
 
     /// Samples at once, outside the interval (the path changed). When a sample is running, one
@@ -85,7 +108,7 @@ final class ProbeRunner: Sendable {
             if s.inFlight { s.againWhenDone = true }
             return s.inFlight
         }
-        if !busy { timerQueue.async { [weak self] in self?.tick() } }
+        if !busy { tick() }
     }
 
     private func tick() {
@@ -110,7 +133,7 @@ final class ProbeRunner: Sendable {
             if again {
                 // Asked for a fresh sample while this one ran (the path changed under it): what it
                 // saw may be the old path's, so the next one, starting now, speaks instead.
-                timerQueue.async { [weak self] in self?.tick() }
+                tick()
                 logger.debug("probe \(id): a sample that started before the path changed was superseded")
                 return
             }
@@ -120,7 +143,7 @@ final class ProbeRunner: Sendable {
             }
             deliver(result, asEvent: false)
         }
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(timeout.nanoseconds))) { [self] in
+        timers.schedule(afterNanoseconds: UInt64(timeout.nanoseconds)) { [self] in
             let expired = state.withLock { s -> Bool in
                 guard s.inFlight, s.callNumber == call, !s.timedOut, !s.stopped else { return false }
                 s.timedOut = true

@@ -5,47 +5,88 @@ import PathwatchProbeKit
 /// Keeps the latest status document at `path`, replaced atomically: write a temporary file in
 /// the same folder, fsync it, rename it over the target, fsync the folder. A reader sees the old
 /// document or the new one, never a torn one, and a crash leaves one of the two on disk.
-/// Only the newest document matters, so documents that arrive while one is being written are
-/// coalesced into the next write.
+///
+/// Only the newest document matters, and each write costs two fsyncs: reports are coalesced so
+/// the file is written at most once per `spacing` (the agent's interval), the newest document
+/// each time. A report that changed a check's state, or added or removed a check, is written at
+/// once: a change never waits.
 final class FileSink: Sink {
     let path: String
     let pretty: Bool
     let format: FileSinkSettings.Format
     let triggers: Set<SinkTrigger>
+    let spacing: ConfigDuration
     private let logger: AgentLogger
-    private let queue = DispatchQueue(label: "pathwatch.sink.file")
-    private let latest = Mutex<(document: JSONValue?, scheduled: Bool)>((nil, false))
+    private let queue = SerialThread(name: "pw-sink-file")
+
+    private struct Pending {
+        var snapshot: StatusSnapshot?
+        /// A write is queued or waiting for its time.
+        var scheduled = false
+        /// A write for a change is queued (changes skip the wait, once each).
+        var urgent = false
+        /// When the last write began (monotonic nanoseconds).
+        var lastWrite: UInt64?
+        /// The checks and their states in the newest document: a check that appears, goes or
+        /// changes state is written at once, like a change event.
+        var states = 0
+    }
+    private let latest = Mutex(Pending())
     private let outcome = Mutex<(lastWrite: WallTime?, lastError: String?)>((nil, nil))
 
-    init(path: String, pretty: Bool, format: FileSinkSettings.Format = .json, triggers: Set<SinkTrigger>, logger: AgentLogger) {
+    init(
+        path: String, pretty: Bool, format: FileSinkSettings.Format = .json, triggers: Set<SinkTrigger>,
+        spacing: ConfigDuration = .seconds(0), logger: AgentLogger
+    ) {
         self.path = path
         self.pretty = pretty
         self.format = format
         self.triggers = triggers
+        self.spacing = spacing
         self.logger = logger
     }
 
-    /// `every` rewrites the file after every sample; `change` only when a check changed.
+    /// `every` rewrites the file after reports (at most once per spacing); `change` only when a
+    /// check changed.
     func submit(_ batch: SinkBatch) {
-        guard triggers.contains(.every) || (triggers.contains(.change) && !batch.events.isEmpty) else { return }
-        let document = batch.document
-        let schedule = latest.withLock { state -> Bool in
-            state.document = document
-            if state.scheduled { return false }
-            state.scheduled = true
-            return true
+        let changed = !batch.events.isEmpty
+        guard triggers.contains(.every) || (triggers.contains(.change) && changed) else { return }
+        let snapshot = batch.snapshot
+        let states = batch.snapshot.statesFingerprint
+        let spacing = UInt64(max(0, self.spacing.nanoseconds))
+        let due = latest.withLock { p -> UInt64? in
+            p.snapshot = snapshot
+            let moved = changed || states != p.states
+            p.states = states
+            if moved && !p.urgent {
+                p.urgent = true
+                p.scheduled = true
+                return 0
+            }
+            if p.scheduled { return nil }
+            p.scheduled = true
+            return p.lastWrite.map { $0 &+ spacing } ?? 0
         }
-        if schedule { queue.async { self.writeLatest() } }
+        guard let due else { return }
+        if due <= monotonicNanoseconds() {
+            queue.async { self.writeLatest() }
+        } else {
+            TimerThread.shared.schedule(atMonotonic: due) { self.queue.async { self.writeLatest() } }
+        }
     }
 
     private func writeLatest() {
-        let document = latest.withLock { state -> JSONValue? in
-            let d = state.document
-            state.document = nil
-            state.scheduled = false
+        let snapshot = latest.withLock { p -> StatusSnapshot? in
+            let d = p.snapshot
+            p.snapshot = nil
+            p.scheduled = false
+            p.urgent = false
+            if d != nil { p.lastWrite = monotonicNanoseconds() }
             return d
         }
-        guard let document else { return }
+        guard let snapshot else { return }
+        // Rendered here, on this sink's thread, once per write.
+        let document = snapshot.document
         do {
             try AtomicFile.write(render(document), to: path)
             outcome.withLock { $0 = (WallTime.now(), nil) }
@@ -63,10 +104,12 @@ final class FileSink: Sink {
     }
 
     func status() -> SinkStatus {
-        let queued = latest.withLock { $0.document == nil ? 0 : 1 }
+        let queued = latest.withLock { $0.snapshot == nil ? 0 : 1 }
         let (last, error) = outcome.withLock { ($0.lastWrite, $0.lastError) }
         return SinkStatus(type: "file", target: path, queued: queued, dropped: 0, lastDelivery: last, lastError: error)
     }
+
+    func close(handingOverTo successors: [any Sink]) { queue.finish() }
 
     func drain(timeout: Double) {
         let done = DispatchSemaphore(value: 0)

@@ -1,18 +1,31 @@
 import PathwatchProbeKit
 
 /// What one report of one probe produced, as sinks receive it: the change events it raised (often
-/// none) and the status document after it.
+/// none) and the snapshot after it, whose document is rendered only if a sink asks.
 public struct SinkBatch: Sendable {
     public var events: [ChangeEvent]
-    public var document: JSONValue
-    public var state: CheckState
-    public var time: WallTime
-    /// The connectivity path after this batch (a webhook holds deliveries while it is unsatisfied).
-    public var path: PathSummary
+    public var snapshot: StatusSnapshot
     /// True for the one batch after which every probe has reported once since start: the first
     /// complete picture of the host, which a person watching stdout wants to see even when
     /// nothing is wrong.
     public var firstComplete: Bool = false
+
+    public init(events: [ChangeEvent], snapshot: StatusSnapshot, firstComplete: Bool = false) {
+        self.events = events
+        self.snapshot = snapshot
+        self.firstComplete = firstComplete
+    }
+
+    public init(events: [ChangeEvent], document: JSONValue, state: CheckState, time: WallTime, path: PathSummary) {
+        self.init(events: events, snapshot: StatusSnapshot(document: document, state: state, time: time, path: path))
+    }
+
+    /// The status document, rendered on first use and shared.
+    public var document: JSONValue { snapshot.document }
+    public var state: CheckState { snapshot.state }
+    public var time: WallTime { snapshot.time }
+    /// The connectivity path after this batch (a webhook holds deliveries while it is unsatisfied).
+    public var path: PathSummary { snapshot.path }
 }
 
 /// What a sink reports about itself in the status document's `sinks` array. Never a secret and
@@ -83,15 +96,16 @@ extension Sink {
 }
 
 enum SinkFactory {
-    static func make(_ config: SinkConfig, baseDirectory: String, stateDirectory: String, logger: AgentLogger) -> any Sink {
+    static func make(
+        _ config: SinkConfig, baseDirectory: String, stateDirectory: String, interval: ConfigDuration, logger: AgentLogger
+    ) -> any Sink {
         switch config.kind {
         case .stdout(let settings):
             return StdoutSink(format: settings.format, triggers: config.on)
         case .file(let settings):
             return FileSink(
                 path: resolvePath(settings.path, relativeTo: baseDirectory), pretty: settings.pretty, format: settings.format,
-                triggers: config.on,
-                logger: logger)
+                triggers: config.on, spacing: interval, logger: logger)
         case .webhook(let settings):
             return WebhookSink(settings: settings, triggers: config.on, stateDirectory: stateDirectory, logger: logger)
         case .http(let settings):

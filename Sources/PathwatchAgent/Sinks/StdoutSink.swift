@@ -11,7 +11,8 @@ final class StdoutSink: Sink {
 
     let format: OutputFormat
     let triggers: Set<SinkTrigger>
-    private let queue = DispatchQueue(label: "pathwatch.sink.stdout")
+    /// Its own thread: a reader that stops reading blocks this write and nothing else.
+    private let queue = SerialThread(name: "pw-sink-stdout")
     private let pending = Mutex<(lines: [String], scheduled: Bool, dropped: Int)>(([], false, 0))
 
     init(format: OutputFormat, triggers: Set<SinkTrigger>) {
@@ -63,6 +64,8 @@ final class StdoutSink: Sink {
         queue.async { self.flush(); done.signal() }
         _ = done.wait(timeout: .now() + timeout)
     }
+
+    func close(handingOverTo successors: [any Sink]) { queue.finish() }
 
     func status() -> SinkStatus {
         pending.withLock { SinkStatus(type: "stdout", target: "stdout", queued: $0.lines.count, dropped: $0.dropped) }

@@ -60,9 +60,9 @@ final class ChildProcess: Sendable {
         }
         let child = ChildProcess(pid: pid, socket: pair[0], events: events)
         let outputEnd = output[0]
-        DispatchQueue(label: "pathwatch.child.\(label)").async {
-            child.readUntilEnd(output: outputEnd, label: label, logger: logger)
-        }
+        let reader = SerialThread(name: "pw-child-\(label)")
+        reader.async { child.readUntilEnd(output: outputEnd, label: label, logger: logger) }
+        reader.finish()
         return .success(child)
     }
 

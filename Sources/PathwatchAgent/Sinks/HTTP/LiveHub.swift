@@ -23,7 +23,7 @@ final class LiveHub: Sendable {
     }
 
     private struct State {
-        var document: JSONValue?
+        var snapshot: StatusSnapshot?
         var version: UInt64 = 0
         var documentText: (version: UInt64, text: String)?
         var metricsText: (version: UInt64, text: String)?
@@ -46,9 +46,9 @@ final class LiveHub: Sendable {
 
     func accept(_ batch: SinkBatch) {
         let (frames, push) = state.withLock { s -> ([(UInt64, ByteBuffer)], Bool) in
-            s.document = batch.document
+            s.snapshot = batch.snapshot
             s.version += 1
-            s.history.record(batch.document, at: batch.time)
+            s.history.record(batch.snapshot)
             var frames: [(UInt64, ByteBuffer)] = []
             for event in batch.events {
                 let frame = "id: \(event.id)\nevent: change\ndata: \(JSONSerializer.serialize(event.json))\n\n"
@@ -63,28 +63,24 @@ final class LiveHub: Sendable {
         if push { scheduleStatusPush() }
     }
 
-    /// The latest document when something asks: `/status`, `/metrics`, `pathwatch status`.
-    var document: JSONValue? { state.withLock { $0.document } }
-
-    /// The document serialised, once per report however often it is asked for.
+    /// The document serialised, once per report however often it is asked for. Rendered
+    /// outside the hub's lock: rendering asks every sink (this one too) for its status.
     func documentText() -> String? {
-        state.withLock { s in
-            guard let document = s.document else { return nil }
-            if let cached = s.documentText, cached.version == s.version { return cached.text }
-            let text = JSONSerializer.serialize(document)
-            s.documentText = (s.version, text)
-            return text
-        }
+        let (snapshot, version, cached) = state.withLock { ($0.snapshot, $0.version, $0.documentText) }
+        guard let snapshot else { return nil }
+        if let cached, cached.version == version { return cached.text }
+        let text = JSONSerializer.serialize(snapshot.document)
+        state.withLock { if $0.version == version { $0.documentText = (version, text) } }
+        return text
     }
 
     /// `/metrics`: rendered once per report, so a scrape storm costs a copy, not a render.
     func metricsText() -> String {
-        state.withLock { s in
-            if let cached = s.metricsText, cached.version == s.version { return cached.text }
-            let text = s.document.map(PrometheusExposition.render) ?? PrometheusExposition.render(.object(JSONObject()))
-            s.metricsText = (s.version, text)
-            return text
-        }
+        let (snapshot, version, cached) = state.withLock { ($0.snapshot, $0.version, $0.metricsText) }
+        if let cached, cached.version == version { return cached.text }
+        let text = PrometheusExposition.render(snapshot?.document ?? .object(JSONObject()))
+        state.withLock { if $0.version == version { $0.metricsText = (version, text) } }
+        return text
     }
 
     func noteResponse() { state.withLock { $0.lastResponse = .now() } }
@@ -100,11 +96,10 @@ final class LiveHub: Sendable {
     /// `lastEventID`, and from then on every change as it happens.
     func subscribe(_ channel: any Channel, lastEventID: String?) {
         loop.preconditionInEventLoop()
+        let current = documentText()
         let opening = state.withLock { s -> String in
             var text = "retry: 2000\n\n"
-            if let document = s.document {
-                text += "event: status\ndata: \(JSONSerializer.serialize(document))\n\n"
-            }
+            if let current { text += "event: status\ndata: \(current)\n\n" }
             text += "event: history\ndata: \(JSONSerializer.serialize(s.history.json))\n\n"
             if let lastEventID, let missed = s.ring.after(id: lastEventID) {
                 text += missed.map(\.frame).joined()

@@ -15,19 +15,15 @@ struct MetricHistory {
 
     private(set) var samples: [Sample] = []
 
-    /// Takes the numeric metrics of the plotted plug-ins' checks from `document`, unless the last
-    /// sample is younger than `spacing`.
-    mutating func record(_ document: JSONValue, at time: WallTime) {
+    /// Takes the numeric metrics of the plotted plug-ins' checks from `snapshot`, unless the
+    /// last sample is younger than `spacing`.
+    mutating func record(_ snapshot: StatusSnapshot) {
+        let time = snapshot.time
         if let last = samples.last, time.milliseconds - last.at.milliseconds < Self.spacingMilliseconds { return }
         var checks: [(check: String, metrics: [(name: String, value: Double)])] = []
-        for check in document["checks"]?.arrayValue ?? [] where checks.count < Self.maxChecks {
-            guard let plugin = check["plugin"]?.stringValue, Self.plotted.contains(plugin),
-                  let id = check["id"]?.stringValue
-            else { continue }
-            let metrics = (check["metrics"]?.objectValue?.members ?? []).compactMap { member in
-                member.value.numberValue.map { (name: member.key, value: $0) }
-            }
-            if !metrics.isEmpty { checks.append((id, metrics)) }
+        for record in snapshot.checks where checks.count < Self.maxChecks {
+            guard Self.plotted.contains(record.plugin), !record.metrics.isEmpty else { continue }
+            checks.append((record.id, record.metrics))
         }
         // Nothing to plot yet (the first reports come from other probes): wait for a sample that has.
         guard !checks.isEmpty else { return }

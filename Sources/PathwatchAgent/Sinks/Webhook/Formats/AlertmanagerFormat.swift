@@ -49,9 +49,8 @@ struct AlertmanagerFormat: PayloadFormat {
             if !alerts.isEmpty { out.append(QueuedPayload(kind: .event, id: event.id, at: batch.time, json: .array(alerts))) }
         }
         lastDocument = batch.time
-        for check in batch.document["checks"]?.arrayValue ?? [] {
-            if let id = check["id"]?.stringValue { firing.markPresent(id, at: batch.time) }
-        }
+        // The snapshot's typed checks: no document is rendered for this.
+        for id in batch.snapshot.checkIDs { firing.markPresent(id, at: batch.time) }
         if let before, firing.json != before { save() }
         return out
     }

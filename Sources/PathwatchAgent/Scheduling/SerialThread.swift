@@ -1,0 +1,79 @@
+import Dispatch
+import Synchronization
+
+/// A thread of its own that runs jobs one at a time, in the order given, for as long as its
+/// owner lives. Used where libdispatch's queues would borrow a worker thread from the global
+/// pool: an idle agent's work comes every few seconds, and the pool retires a worker that has
+/// been idle for a few seconds, so each sample would start a thread and end it again (58
+/// thread creations a minute on the default configuration). A blocking call (a plug-in's sample,
+/// a write to a full pipe) holds this thread and nothing else: not Swift concurrency's
+/// cooperative pool, not another probe's or sink's thread.
+final class SerialThread: Sendable {
+    private struct Jobs {
+        var pending: [@Sendable () -> Void] = []
+        var finishing = false
+    }
+
+    let name: String
+    private let jobs = Mutex(Jobs())
+    private let wake = DispatchSemaphore(value: 0)
+
+    /// Starts the thread. `name` shows in `ps -L` and /proc (cut to the kernel's 15 bytes).
+    init(name: String) {
+        self.name = name
+        let box = Unmanaged.passRetained(self).toOpaque()
+        var thread = pthread_t()
+        let started = pthread_create(&thread, nil, { context in
+            let me = Unmanaged<SerialThread>.fromOpaque(context!).takeRetainedValue()
+            me.loop()
+            return nil
+        }, box)
+        if started == 0 {
+            pthread_detach(thread)
+        } else {
+            // No thread to be had (the process is at its limit): run jobs where they are given
+            // rather than lose them.
+            Unmanaged<SerialThread>.fromOpaque(box).release()
+            jobs.withLock { $0.finishing = true }
+        }
+    }
+
+    /// Queues `job`; returns at once.
+    func async(_ job: @escaping @Sendable () -> Void) {
+        let inline = jobs.withLock { j -> Bool in
+            if j.finishing { return true }
+            j.pending.append(job)
+            return false
+        }
+        if inline { job() } else { wake.signal() }
+    }
+
+    /// Runs what is queued, then lets the thread end. Jobs given afterwards run on the caller.
+    func finish() {
+        jobs.withLock { $0.finishing = true }
+        wake.signal()
+    }
+
+    private func loop() {
+        setThreadName(name)
+        while true {
+            wake.wait()
+            while true {
+                let (next, done) = jobs.withLock { j -> ((@Sendable () -> Void)?, Bool) in
+                    if j.pending.isEmpty { return (nil, j.finishing) }
+                    return (j.pending.removeFirst(), false)
+                }
+                if let next { next() } else if done { return } else { break }
+            }
+        }
+    }
+}
+
+/// Names the calling thread (at most 15 bytes; longer names are cut), through
+/// /proc/thread-self/comm: glibc's pthread_setname_np is not visible to Swift without _GNU_SOURCE.
+func setThreadName(_ name: String) {
+    let fd = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
+    guard fd >= 0 else { return }
+    _ = FileDescriptorWriter.writeAll(fd, String(decoding: name.utf8.prefix(15), as: UTF8.self))
+    close(fd)
+}

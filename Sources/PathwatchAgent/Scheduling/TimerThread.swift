@@ -1,0 +1,83 @@
+import Dispatch
+import Synchronization
+
+/// Every deadline of the agent on one thread: probe intervals, sample timeouts, a file sink's
+/// next write. Each fires by running a short job on this thread (jobs hand real work to their
+/// own thread). One sleeping thread, woken only when something is due, instead of a timer
+/// source and a borrowed pool worker per deadline.
+final class TimerThread: Sendable {
+    /// The agent's timers: started on first use, lives as long as the process.
+    static let shared = TimerThread(name: "pw-timers")
+
+    struct Token: Sendable, Hashable {
+        fileprivate var value: UInt64
+    }
+
+    private struct Entry {
+        var deadline: UInt64
+        var token: UInt64
+        var job: @Sendable () -> Void
+    }
+
+    private struct State {
+        /// Sorted by deadline, soonest last (removal from the end is cheap).
+        var entries: [Entry] = []
+        var nextToken: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
+    private let wake = DispatchSemaphore(value: 0)
+    private let thread: SerialThread
+
+    private init(name: String) {
+        thread = SerialThread(name: name)
+        thread.async { [self] in loop() }
+    }
+
+    /// Runs `job` on this thread `nanoseconds` from now.
+    @discardableResult
+    func schedule(afterNanoseconds nanoseconds: UInt64, _ job: @escaping @Sendable () -> Void) -> Token {
+        schedule(atMonotonic: monotonicNanoseconds() &+ nanoseconds, job)
+    }
+
+    /// Runs `job` on this thread at the monotonic instant `deadline` (nanoseconds).
+    @discardableResult
+    func schedule(atMonotonic deadline: UInt64, _ job: @escaping @Sendable () -> Void) -> Token {
+        let (token, soonest) = state.withLock { s -> (UInt64, Bool) in
+            s.nextToken += 1
+            let index = s.entries.firstIndex { $0.deadline < deadline } ?? s.entries.endIndex
+            s.entries.insert(Entry(deadline: deadline, token: s.nextToken, job: job), at: index)
+            return (s.nextToken, index == s.entries.count - 1)
+        }
+        if soonest { wake.signal() }
+        return Token(value: token)
+    }
+
+    /// Forgets a deadline that has not fired. A job already running is not stopped.
+    func cancel(_ token: Token) {
+        state.withLock { s in s.entries.removeAll { $0.token == token.value } }
+    }
+
+    private func loop() {
+        while true {
+            let now = monotonicNanoseconds()
+            let (due, wait) = state.withLock { s -> ((@Sendable () -> Void)?, UInt64?) in
+                guard let last = s.entries.last else { return (nil, nil) }
+                if last.deadline <= now {
+                    s.entries.removeLast()
+                    return (last.job, 0)
+                }
+                return (nil, last.deadline - now)
+            }
+            if let due {
+                due()
+                continue
+            }
+            if let wait {
+                _ = self.wake.wait(timeout: .now() + .nanoseconds(Int(min(wait, UInt64(Int.max)))))
+            } else {
+                self.wake.wait()
+            }
+        }
+    }
+}
