@@ -5,59 +5,8 @@ import Testing
 /// The `alertmanager` format against a real Alertmanager (Debian's `prometheus-alertmanager`),
 /// started on 127.0.0.1 with a throwaway configuration and storage, no clustering.
 @Suite(.onItsOwnThread) struct WebhookAlertmanagerTests {
-    static let binary = "/usr/bin/prometheus-alertmanager"
-
-    /// Installs the package when it is missing and this process may (root with apt-get).
-    static func unavailable() -> String? {
-        if FileManager.default.isExecutableFile(atPath: binary) { return nil }
-        if TestEnvironment.isRoot {
-            _ = try? sh("DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus-alertmanager", timeout: 600)
-            if FileManager.default.isExecutableFile(atPath: binary) { return nil }
-        }
-        return "prometheus-alertmanager is not installed (apt-get install -y prometheus-alertmanager)"
-    }
-
-    final class Alertmanager {
-        let port: Int
-        let process: BackgroundProcess
-        var api: String { "http://127.0.0.1:\(port)/api/v2" }
-
-        init(in dir: URL, resolveTimeout: String) throws {
-            port = try unusedLoopbackPort()
-            let config = dir.appendingPathComponent("alertmanager.yml")
-            try """
-                global:
-                  resolve_timeout: \(resolveTimeout)
-                route:
-                  receiver: nowhere
-                receivers:
-                  - name: nowhere
-                """.write(to: config, atomically: true, encoding: .utf8)
-            process = try BackgroundProcess([
-                WebhookAlertmanagerTests.binary, "--config.file=\(config.path)", "--storage.path=\(dir.appendingPathComponent("data").path)",
-                "--web.listen-address=127.0.0.1:\(port)", "--cluster.listen-address=",
-            ])
-            let ready = waitUntil(timeout: 30) { (try? run(["curl", "-sf", "--noproxy", "*", "http://127.0.0.1:\(self.port)/-/ready"]))?.status == 0 }
-            guard ready else {
-                process.stop()
-                throw TestFailure("alertmanager did not become ready: \(process.errorOutput)")
-            }
-        }
-
-        /// `GET /api/v2/alerts`: the alerts it holds that have not ended.
-        func alerts() -> [[String: Any]] {
-            guard let result = try? run(["curl", "-sf", "--noproxy", "*", "\(api)/alerts"]), result.status == 0,
-                let list = try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]]
-            else { return [] }
-            return list
-        }
-
-        func alert(check: String) -> [String: Any]? {
-            alerts().first { ($0["labels"] as? [String: String])?["check"] == check }
-        }
-
-        deinit { process.stop() }
-    }
+    /// Debian's `prometheus-alertmanager`, which `make test-deps` installs.
+    static func unavailable() -> String? { Alertmanager.unavailable() }
 
     static func date(_ text: String?) -> Date? {
         guard let text else { return nil }

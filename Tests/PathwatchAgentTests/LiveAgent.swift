@@ -1,0 +1,205 @@
+import Foundation
+import PathwatchTestSupport
+
+/// `pathwatch run` with an `http` sink on an unused loopback port, and curl as its client.
+/// Everything here blocks: for suites with the `.onItsOwnThread` trait.
+final class LiveAgent: @unchecked Sendable {
+    let port: Int
+    let process: BackgroundProcess
+    /// The token the sink was configured with (what `.token` requests send), if any.
+    let token: String?
+    let config: URL
+    var base: String { "http://127.0.0.1:\(port)" }
+
+    /// Writes the configuration `configuration(port)` returns into `directory`, starts the agent
+    /// and waits until `/healthz` answers 200.
+    init(in directory: URL, token: String? = nil, environment: [String: String]? = nil, logLevel: String? = nil,
+         configuration: (Int) -> String) throws {
+        port = try unusedLoopbackPort()
+        self.token = token
+        config = try writeConfig(configuration(port), in: directory)
+        var argv = [TestEnvironment.pathwatchBinary.path, "run", "--config", config.path]
+        if let logLevel { argv += ["--log-level", logLevel] }
+        process = try BackgroundProcess(argv, environment: environment)
+        let healthy = waitUntil(timeout: 30) { [self] in
+            !process.isRunning || (try? request("/healthz", auth: .none, maxTime: 2))?.status == 200
+        }
+        guard healthy, process.isRunning else {
+            let stderr = process.errorOutput
+            process.stop()
+            throw TestFailure("the agent's http sink did not answer /healthz on \(base): \(stderr)")
+        }
+    }
+
+    enum Auth { case token, none, bearer(String) }
+
+    struct Reply: Sendable {
+        /// The HTTP status, or 0 when curl got no response (its exit status and error say why).
+        var status: Int
+        var head: String
+        var body: String
+        var curlStatus: Int32
+        var curlError: String
+        /// Everything the client received.
+        var text: String { head + "\r\n\r\n" + body }
+
+        func header(_ name: String) -> String? {
+            for line in head.split(separator: "\r\n").dropFirst() {
+                let parts = line.split(separator: ":", maxSplits: 1)
+                if parts.count == 2, parts[0].lowercased() == name.lowercased() {
+                    return parts[1].trimmingCharacters(in: .whitespaces)
+                }
+            }
+            return nil
+        }
+    }
+
+    /// One request with curl. `maxTime` bounds it (for `/events`, a stream, the reply is what
+    /// arrived by then).
+    func request(_ path: String, auth: Auth = .token, method: String = "GET", headers: [String] = [],
+                 body: String? = nil, maxTime: Double = 10) throws -> Reply {
+        var argv = ["curl", "-sS", "-N", "--noproxy", "*", "-D", "-", "--max-time", String(maxTime), "-X", method]
+        switch auth {
+        case .token: if let token { argv += ["-H", "Authorization: Bearer \(token)"] }
+        case .none: break
+        case .bearer(let other): argv += ["-H", "Authorization: Bearer \(other)"]
+        }
+        for header in headers { argv += ["-H", header] }
+        if let body { argv += ["--data-binary", body] }
+        argv.append(base + path)
+        let result = try run(argv, timeout: maxTime + 10)
+        return Self.parse(result)
+    }
+
+    static func parse(_ result: ProcessResult) -> Reply {
+        var head = "", body = ""
+        if let end = result.stdout.range(of: "\r\n\r\n") {
+            head = String(result.stdout[..<end.lowerBound])
+            body = String(result.stdout[end.upperBound...])
+        } else {
+            head = result.stdout
+        }
+        let status = head.hasPrefix("HTTP/") ? Int(head.split(separator: " ").dropFirst().first ?? "") ?? 0 : 0
+        return Reply(status: status, head: head, body: body, curlStatus: result.status, curlError: result.stderr)
+    }
+
+    /// The change events the agent printed on a `json` stdout sink, in order.
+    var changeEvents: [[String: Any]] { PathwatchAgentTests.changeEvents(process.outputLines) }
+
+    func stop() { process.stop() }
+
+    deinit { process.stop() }
+}
+
+/// A real Prometheus server (Debian's `prometheus`) on 127.0.0.1 with a throwaway storage folder,
+/// started from the configuration text given (and any rule files written beside it).
+final class PrometheusServer: @unchecked Sendable {
+    static let binary = "/usr/bin/prometheus"
+    let port: Int
+    let process: BackgroundProcess
+    var base: String { "http://127.0.0.1:\(port)" }
+
+    init(in directory: URL, configuration: String, files: [String: String] = [:]) throws {
+        let home = directory.appendingPathComponent("prometheus")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        for (name, text) in files { try text.write(to: home.appendingPathComponent(name), atomically: true, encoding: .utf8) }
+        let config = home.appendingPathComponent("prometheus.yml")
+        try configuration.write(to: config, atomically: true, encoding: .utf8)
+        port = try unusedLoopbackPort()
+        process = try BackgroundProcess([
+            Self.binary, "--config.file=\(config.path)", "--storage.tsdb.path=\(home.appendingPathComponent("data").path)",
+            "--web.listen-address=127.0.0.1:\(port)",
+        ], currentDirectory: home)
+        let ready = waitUntil(timeout: 60) { [self] in
+            (try? run(["curl", "-sf", "--noproxy", "*", "\(base)/-/ready"], timeout: 5))?.status == 0
+        }
+        guard ready else {
+            process.stop()
+            throw TestFailure("prometheus did not become ready: \(process.errorOutput.suffix(2000))")
+        }
+    }
+
+    /// `GET /api/v1/query`: the instant vector's samples as (labels, value).
+    func query(_ expression: String) -> [(labels: [String: String], value: String)] {
+        guard let result = try? run(["curl", "-sfG", "--noproxy", "*", "--data-urlencode", "query=\(expression)", "\(base)/api/v1/query"], timeout: 10),
+            result.status == 0, let object = try? parseJSONObject(result.stdout),
+            let samples = (object["data"] as? [String: Any])?["result"] as? [[String: Any]]
+        else { return [] }
+        return samples.map { sample in
+            ((sample["metric"] as? [String: String]) ?? [:], ((sample["value"] as? [Any])?.last as? String) ?? "")
+        }
+    }
+
+    /// `GET /api/v1/targets`: each active target's job, health and last error.
+    func targets() -> [(job: String, health: String, lastError: String)] {
+        guard let result = try? run(["curl", "-sf", "--noproxy", "*", "\(base)/api/v1/targets"], timeout: 10), result.status == 0,
+            let object = try? parseJSONObject(result.stdout),
+            let active = (object["data"] as? [String: Any])?["activeTargets"] as? [[String: Any]]
+        else { return [] }
+        return active.map {
+            ((($0["labels"] as? [String: String]) ?? [:])["job"] ?? "", $0["health"] as? String ?? "", $0["lastError"] as? String ?? "")
+        }
+    }
+
+    deinit { process.stop() }
+}
+
+/// A real Alertmanager (Debian's `prometheus-alertmanager`) on 127.0.0.1, no clustering, with a
+/// throwaway storage folder and the configuration given.
+final class Alertmanager: @unchecked Sendable {
+    static let binary = "/usr/bin/prometheus-alertmanager"
+    let port: Int
+    let process: BackgroundProcess
+    var api: String { "http://127.0.0.1:\(port)/api/v2" }
+    var address: String { "127.0.0.1:\(port)" }
+
+    /// One that routes everything to a receiver that sends nothing, resolving alerts that are
+    /// not re-sent after `resolveTimeout`.
+    convenience init(in dir: URL, resolveTimeout: String) throws {
+        try self.init(in: dir, configuration: """
+            global:
+              resolve_timeout: \(resolveTimeout)
+            route:
+              receiver: nowhere
+            receivers:
+              - name: nowhere
+            """)
+    }
+
+    init(in dir: URL, configuration: String) throws {
+        port = try unusedLoopbackPort()
+        let config = dir.appendingPathComponent("alertmanager.yml")
+        try configuration.write(to: config, atomically: true, encoding: .utf8)
+        process = try BackgroundProcess([
+            Self.binary, "--config.file=\(config.path)", "--storage.path=\(dir.appendingPathComponent("alertmanager-data").path)",
+            "--web.listen-address=127.0.0.1:\(port)", "--cluster.listen-address=",
+        ])
+        let ready = waitUntil(timeout: 30) { [port] in
+            (try? run(["curl", "-sf", "--noproxy", "*", "http://127.0.0.1:\(port)/-/ready"]))?.status == 0
+        }
+        guard ready else {
+            process.stop()
+            throw TestFailure("alertmanager did not become ready: \(process.errorOutput)")
+        }
+    }
+
+    /// Installs the package when it is missing and this process may (root with apt-get).
+    static func unavailable() -> String? {
+        if FileManager.default.isExecutableFile(atPath: binary) { return nil }
+        return "prometheus-alertmanager is not installed (make test-deps installs it)"
+    }
+
+    /// `GET /api/v2/alerts`: the alerts it holds that have not ended.
+    func alerts() -> [[String: Any]] {
+        guard let result = try? run(["curl", "-sf", "--noproxy", "*", "\(api)/alerts"]), result.status == 0,
+            let list = try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]]
+        else { return [] }
+        return list
+    }
+
+    func alert(check: String) -> [String: Any]? {
+        alerts().first { ($0["labels"] as? [String: String])?["check"] == check }
+    }
+
+    deinit { process.stop() }
+}
