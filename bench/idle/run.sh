@@ -4,13 +4,24 @@
 # CPU is user + system time of all threads from wait4's rusage (microseconds; /proc's 10 ms ticks
 # are too coarse for an idle agent); memory is PSS summed over the process tree, VmRSS and VmHWM
 # (peak) at the end of the window; threads created after start-up are counted.
-# Usage: bash bench/idle/run.sh [seconds]
+# Usage: bash bench/idle/run.sh [seconds] [interval-seconds]
+# With an interval, both agents run the same job at that interval instead of the default
+# configuration's (pathwatch: every probe; collectd: its global Interval).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 WINDOW=${1:-60}
+INTERVAL=${2:-}
 source bench/collectd-job.sh
+CONFIG=config.json
+if [ -n "$INTERVAL" ]; then
+    CONFIG="$work/pathwatch.json"
+    sed -E -e "s|\"interval\": \"[0-9]+s\"|\"interval\": \"${INTERVAL}s\"|g" \
+        -e "s|\"\./\.build/release\"|\"$PWD/.build/release\"|" -e "s|\"\./\.pathwatch\"|\"$work/state\"|" \
+        -e "s|\"\./status\.json\"|\"$work/status.json\"|" config.json > "$CONFIG"
+    sed -i "s/^Interval .*/Interval $INTERVAL/" "$work/collectd.conf"
+fi
 # Each agent runs twice, for STARTUP seconds and for STARTUP + WINDOW seconds; the difference of
 # their CPU times is the idle cost (see measure.py).
 python3 bench/idle/measure.py "$WINDOW" 5 \
-    "./.build/release/pathwatch"$'\x1f'"run"$'\x1f'"--config"$'\x1f'"config.json"$'\x1f'"--log-level"$'\x1f'"warning" \
+    "./.build/release/pathwatch"$'\x1f'"run"$'\x1f'"--config"$'\x1f'"$CONFIG"$'\x1f'"--log-level"$'\x1f'"warning" \
     "collectd"$'\x1f'"-f"$'\x1f'"-C"$'\x1f'"$work/collectd.conf"
