@@ -98,6 +98,12 @@ struct HTTPSinkTests {
         #expect(post.stdout == "405")
         let head = try live.curl(["-I"], "/metrics")
         #expect(head.stdout.hasPrefix("HTTP/1.1 200"))
+        // HEAD of the stream: its head only, answered and done (curl would time out otherwise).
+        let streamHead = try live.curl(["-I"], "/events")
+        #expect(streamHead.status == 0 && streamHead.stdout.contains("text/event-stream"), "\(streamHead.stderr)")
+        // The absolute form of a request target (RFC 9112 §3.2.2).
+        let absolute = try live.curl(["--request-target", "\(live.base)/healthz"], "/healthz")
+        #expect(absolute.stdout == "ok\n")
         #expect(live.agent.isRunning)
     }
 

@@ -54,6 +54,11 @@ final class HTTPConnectionHandler: ChannelInboundHandler {
         switch router.route(head) {
         case .reply(let reply):
             respond(context, reply, close: !head.isKeepAlive, headOnly: head.method == .HEAD)
+        case .stream where head.method == .HEAD:
+            // What a stream would begin with, and nothing more: no subscription for a HEAD.
+            var reply = HTTPReply.text(.ok, "", contentType: "text/event-stream; charset=utf-8")
+            reply.headers.add(name: "X-Accel-Buffering", value: "no")
+            respond(context, reply, close: !head.isKeepAlive, headOnly: true)
         case .stream(let lastEventID):
             finished = true
             var headers = HTTPReply.commonHeaders
@@ -78,17 +83,30 @@ final class HTTPConnectionHandler: ChannelInboundHandler {
         if !headOnly { context.write(wrapOutboundOut(.body(.byteBuffer(reply.body))), promise: nil) }
         let done = context.writeAndFlush(wrapOutboundOut(.end(nil)))
         if close {
-            done.whenComplete { [channel = context.channel] _ in channel.close(promise: nil) }
+            lingeringClose(context, after: done)
         } else {
             armDeadline(context)
         }
     }
 
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        guard !finished else {
-            context.close(promise: nil)
-            return
+    /// Closes without losing the reply: a client may still be sending what we refused (a body,
+    /// an oversized head), and closing a socket with unread input makes the kernel answer with
+    /// a reset that can overtake the reply. So: stop writing, read and discard for a moment
+    /// (until the client closes, at most `lingerTime`), then close.
+    private func lingeringClose(_ context: ChannelHandlerContext, after done: EventLoopFuture<Void>) {
+        finished = true
+        let channel = context.channel
+        done.whenComplete { _ in
+            channel.close(mode: .output, promise: nil)
+            channel.eventLoop.scheduleTask(in: Self.lingerTime) { channel.close(promise: nil) }
         }
+    }
+
+    static let lingerTime = TimeAmount.seconds(2)
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // After a reply that ends the connection, what still arrives is discarded, errors too.
+        guard !finished else { return }
         // Decoder errors: the head was too large (431) or not HTTP (400). Either way, close.
         if let parse = error as? HTTPParserError {
             let reply = parse == .headerOverflow

@@ -22,7 +22,7 @@ struct HTTPRouter: Sendable {
     }
 
     func route(_ head: HTTPRequestHead) -> Route {
-        let path = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? head.uri
+        let path = Self.path(of: head.uri)
         if path == "/healthz" { return .reply(.plain(.ok, "ok\n")) }
         guard authorized(head.headers) else {
             return .reply(.plain(.unauthorized, "a bearer token is required\n", extra: [("WWW-Authenticate", "Bearer realm=\"pathwatch\"")]))
@@ -41,6 +41,17 @@ struct HTTPRouter: Sendable {
         default:
             return .reply(.plain(.notFound, "not found; try /, /status, /metrics, /events or /healthz\n"))
         }
+    }
+
+    /// The path of an origin-form target (`/status?x`) or an absolute-form one
+    /// (`http://host:port/status`), which HTTP/1.1 servers must accept too (RFC 9112 §3.2.2).
+    static func path(of target: String) -> String {
+        var rest = Substring(target)
+        for scheme in ["http://", "https://"] where rest.lowercased().hasPrefix(scheme) {
+            rest = rest.dropFirst(scheme.count)
+            rest = rest.firstIndex(of: "/").map { rest[$0...] } ?? "/"
+        }
+        return String(rest.prefix { $0 != "?" && $0 != "#" })
     }
 
     private func authorized(_ headers: HTTPHeaders) -> Bool {

@@ -61,7 +61,12 @@ final class HTTPServer: Sendable {
         guard open <= maxConnections else {
             // Over the bound: say so in one write, without parsing anything, and hang up.
             let busy = "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-            channel.writeAndFlush(ByteBuffer(string: busy)).whenComplete { _ in channel.close(promise: nil) }
+            // Stop writing, let what the client sends drain for a moment, then close: closing
+            // with unread input would reset the connection and could lose the 503.
+            channel.writeAndFlush(ByteBuffer(string: busy)).whenComplete { _ in
+                channel.close(mode: .output, promise: nil)
+                channel.eventLoop.scheduleTask(in: HTTPConnectionHandler.lingerTime) { channel.close(promise: nil) }
+            }
             return
         }
         var limits = NIOHTTPDecoderLimitConfiguration()

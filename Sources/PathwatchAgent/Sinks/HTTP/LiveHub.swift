@@ -131,6 +131,10 @@ final class LiveHub: Sendable {
         let subscribers = state.withLock { Array($0.subscribers.values) }
         for subscriber in subscribers {
             for frame in frames where frame.sequence > subscriber.sentThrough {
+                guard subscriber.channel.isWritable else {
+                    write(frame.buffer, to: subscriber.channel)  // drops it, once
+                    break
+                }
                 write(frame.buffer, to: subscriber.channel)
             }
         }
@@ -165,11 +169,16 @@ final class LiveHub: Sendable {
         for subscriber in subscribers { write(buffer, to: subscriber.channel) }
     }
 
-    /// A client that does not read cannot make the agent hold its data without bound.
+    /// A client that does not read cannot make the agent hold its data without bound: it is
+    /// removed from the streams and disconnected, counted once.
     private func write(_ buffer: ByteBuffer, to channel: any Channel) {
         guard channel.isWritable else {
-            state.withLock { $0.disconnected += 1 }
-            channel.close(promise: nil)
+            let wasStreaming = state.withLock { s -> Bool in
+                guard s.subscribers.removeValue(forKey: ObjectIdentifier(channel)) != nil else { return false }
+                s.disconnected += 1
+                return true
+            }
+            if wasStreaming { channel.close(promise: nil) }
             return
         }
         channel.writeAndFlush(HTTPServerResponsePart.body(.byteBuffer(buffer)), promise: nil)
