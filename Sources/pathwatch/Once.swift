@@ -5,6 +5,7 @@ import PathwatchProbeKit
 extension Pathwatch {
     struct Once: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "once",
             abstract: "Sample every probe once and print the status document; exit 0 ok, 1 warning, 2 critical, 3 unknown.")
 
         @OptionGroup var options: CommonOptions

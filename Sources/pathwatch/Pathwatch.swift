@@ -9,7 +9,28 @@ struct Pathwatch: AsyncParsableCommand {
         abstract: "A host monitoring agent: link state, reachability, disk and bandwidth probes loaded as plug-ins.",
         discussion: discussion,
         version: "0.1.0",
+        // Each of these names itself in its configuration: ArgumentParser would otherwise derive
+        // every name from `String(describing:)` of the type, a search of the runtime's
+        // conformance tables per subcommand on every start.
         subcommands: [Run.self, Once.self, Status.self, CheckConfig.self, Plugins.self, TryPluginChild.self, PluginChildCommand.self])
+
+    /// ArgumentParser's own entry, except that an `ExitCode` (how `once` reports its state, and
+    /// every command its exit status) ends the process at once: the library's error path builds
+    /// the command's usage text for any error, then discards it for an exit code.
+    static func main() async {
+        do {
+            var command = try await asyncParseAsRoot()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch let code as ExitCode {
+            exitProcess(code.rawValue)
+        } catch {
+            exit(withError: error)
+        }
+    }
 }
 
 /// Options every subcommand takes.
@@ -31,3 +52,12 @@ enum ExitStatus {
     /// A configuration error (EX_CONFIG from sysexits.h).
     static let configError = ExitCode(78)
 }
+
+/// exit(3), which flushes what was printed (inside a command type, `exit` is ArgumentParser's).
+private func exitProcess(_ status: Int32) -> Never { exit(status) }
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif

@@ -4,6 +4,7 @@ import PathwatchAgent
 extension Pathwatch {
     struct Plugins: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "plugins",
             abstract: "List the plug-ins found in the configured folders, and why any file was refused; or try one library.",
             discussion: """
                 With --try FILE, loads that one library in a child process (never in this one), creates an \

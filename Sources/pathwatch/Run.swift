@@ -7,6 +7,7 @@ import UnixSignals
 extension Pathwatch {
     struct Run: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "run",
             abstract: "Run the agent until SIGINT or SIGTERM; SIGHUP reloads the configuration.")
 
         @OptionGroup var options: CommonOptions

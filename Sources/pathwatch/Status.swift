@@ -5,6 +5,7 @@ import PathwatchProbeKit
 extension Pathwatch {
     struct Status: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "status",
             abstract: "Ask the running agent (through its http sink) for its status document: live values, not a fresh sample; exit 0 ok, 1 warning, 2 critical, 3 unknown or no answer.")
 
         @OptionGroup var options: CommonOptions

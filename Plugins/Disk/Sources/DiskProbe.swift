@@ -65,7 +65,7 @@ final class DiskProbe: Probe {
     }
 
     private func observation(of entry: MountEntry, result: StatvfsRunner.Result) -> Observation? {
-        let labels = [("mount", entry.mountPoint), ("fstype", entry.fsType), ("device", entry.source)]
+        let labels: [(name: String, value: String)] = [("mount", entry.mountPoint), ("fstype", entry.fsType), ("device", entry.source)]
         let timeout = ConfigDuration(nanoseconds: runner.timeoutNanoseconds)
         switch result {
         case .timedOut:

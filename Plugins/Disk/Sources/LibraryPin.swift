@@ -20,19 +20,27 @@ enum LibraryPin {
 
     /// The file this code was loaded from: the mapping in /proc/self/maps that holds the
     /// address of one of our functions. (dladdr would say the same, but the C library module
-    /// does not offer it.)
+    /// does not offer it.) The agent maps a few hundred regions: only the address range of each
+    /// line is read, as bytes, until the one holding ours. Splitting the whole file into lines of
+    /// Characters cost more than the rest of the probe's creation.
     static func ownFile() -> String? {
         let anchor: @convention(c) () -> Void = {}
         let address = UInt(bitPattern: unsafeBitCast(anchor, to: UnsafeRawPointer.self))
-        guard let maps = try? KernelFile.text("/proc/self/maps") else { return nil }
-        for line in maps.split(separator: "\n") {
+        var maps: [UInt8] = []
+        guard (try? KernelFile.readAll("/proc/self/maps", into: &maps)) != nil else { return nil }
+        var lineStart = 0
+        while lineStart < maps.count {
+            let lineEnd = maps[lineStart...].firstIndex(of: UInt8(ascii: "\n")) ?? maps.count
+            let line = maps[lineStart..<lineEnd]
+            lineStart = lineEnd + 1
             // "start-end perms offset dev inode   path"
-            let fields = line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)
-            guard fields.count == 6 else { continue }
-            let range = fields[0].split(separator: "-")
-            guard range.count == 2, let start = UInt(range[0], radix: 16), let end = UInt(range[1], radix: 16),
+            guard let dash = line.firstIndex(of: UInt8(ascii: "-")), let space = line[dash...].firstIndex(of: UInt8(ascii: " ")),
+                let start = UInt(String(decoding: line[..<dash], as: UTF8.self), radix: 16),
+                let end = UInt(String(decoding: line[(dash + 1)..<space], as: UTF8.self), radix: 16),
                 start <= address, address < end
             else { continue }
+            let fields = String(decoding: line, as: UTF8.self).split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)
+            guard fields.count == 6 else { return nil }
             let path = fields[5].drop(while: { $0 == " " })
             return path.hasPrefix("/") ? String(path) : nil
         }

@@ -31,36 +31,44 @@ struct MountInfoError: Error, Sendable, Equatable, CustomStringConvertible {
     var description: String { "mountinfo line \(line): \(reason)" }
 }
 
+/// Lines and fields are cut on bytes, not Characters: the kernel separates them with ASCII
+/// newlines, spaces and commas, and grapheme breaking a host's whole mount table cost more than
+/// the rest of the disk probe's sample.
 enum MountInfoParser {
+    typealias Bytes = ArraySlice<UInt8>
+
     /// Parses the whole file. A malformed line is an error naming its line number: the kernel
     /// writes this file, so a line we cannot read means we would report the wrong mounts.
     static func parse(_ text: String) throws(MountInfoError) -> [MountEntry] {
+        let bytes = Array(text.utf8)
         var entries: [MountEntry] = []
         var number = 0
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        var start = 0
+        while start <= bytes.count {
+            let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
             number += 1
-            if line.isEmpty { continue }
-            entries.append(try parseLine(line, number: number))
+            if end > start { entries.append(try parseLine(bytes[start..<end], number: number)) }
+            start = end + 1
         }
         return entries
     }
 
-    static func parseLine(_ line: Substring, number: Int) throws(MountInfoError) -> MountEntry {
+    static func parseLine(_ line: Bytes, number: Int) throws(MountInfoError) -> MountEntry {
         func fail(_ reason: String) -> MountInfoError { MountInfoError(line: number, reason: reason) }
 
-        let fields = line.split(separator: " ", omittingEmptySubsequences: false)
+        let fields = line.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false)
         // Optional fields end at the lone "-"; everything after it has a fixed shape.
-        guard let separator = fields.firstIndex(of: "-") else { throw fail("no \"-\" separator") }
+        guard let separator = fields.firstIndex(where: { $0.elementsEqual("-".utf8) }) else { throw fail("no \"-\" separator") }
         guard separator >= 6 else { throw fail("expected 6 fields before \"-\", found \(separator)") }
         let tail = fields[(separator + 1)...]
         guard tail.count >= 3 else { throw fail("expected 3 fields after \"-\", found \(tail.count)") }
 
-        guard let mountID = Int(fields[0]), let parentID = Int(fields[1]) else {
-            throw fail("mount ids \"\(fields[0])\" \"\(fields[1])\" are not numbers")
+        guard let mountID = Int(text(fields[0])), let parentID = Int(text(fields[1])) else {
+            throw fail("mount ids \"\(text(fields[0]))\" \"\(text(fields[1]))\" are not numbers")
         }
-        let device = fields[2]
-        let numbers = device.split(separator: ":", omittingEmptySubsequences: false)
-        guard numbers.count == 2, UInt32(numbers[0]) != nil, UInt32(numbers[1]) != nil else {
+        let device = text(fields[2])
+        let numbers = fields[2].split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false)
+        guard numbers.count == 2, UInt32(text(numbers[0])) != nil, UInt32(text(numbers[1])) != nil else {
             throw fail("device \"\(device)\" is not major:minor")
         }
         guard let root = unescape(fields[3]), let mountPoint = unescape(fields[4]) else {
@@ -70,22 +78,25 @@ enum MountInfoParser {
         let rest = Array(tail)
         guard let source = unescape(rest[1]) else { throw fail("bad octal escape in the source") }
         return MountEntry(
-            mountID: mountID, parentID: parentID, device: String(device), root: root,
-            mountPoint: mountPoint, mountOptions: options(fields[5]), fsType: String(rest[0]),
+            mountID: mountID, parentID: parentID, device: device, root: root,
+            mountPoint: mountPoint, mountOptions: options(fields[5]), fsType: text(rest[0]),
             source: source, superOptions: options(rest[2]))
     }
 
-    private static func options(_ field: Substring) -> [String] {
-        field.split(separator: ",").map(String.init)
+    private static func options(_ field: Bytes) -> [String] {
+        field.split(separator: UInt8(ascii: ",")).map(text)
     }
+
+    /// A field as text: it came out of a String, so its bytes are UTF-8 already.
+    private static func text(_ field: Bytes) -> String { String(decoding: field, as: UTF8.self) }
 
     /// Undoes the kernel's `\ooo` escapes. Nil when a backslash is not followed by three octal
     /// digits of a byte value (the kernel never writes that).
-    static func unescape(_ field: Substring) -> String? {
-        guard field.contains("\\") else { return String(field) }
+    static func unescape(_ field: Bytes) -> String? {
+        guard field.contains(UInt8(ascii: "\\")) else { return text(field) }
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(field.utf8.count)
-        var input = Array(field.utf8)[...]
+        bytes.reserveCapacity(field.count)
+        var input = field
         while let byte = input.popFirst() {
             guard byte == UInt8(ascii: "\\") else {
                 bytes.append(byte)

@@ -39,10 +39,13 @@ enum MountSelection {
     /// mount point has the covered mount as its parent, so a mount is hidden exactly when some
     /// mount on the same path names it as parent.
     static func visible(_ entries: [MountEntry]) -> [MountEntry] {
+        // Mount ids are unique in the table, so "a mount on my path has my parent's id" is "my
+        // parent's path is mine".
+        var pathByID: [Int: String] = [:]
+        pathByID.reserveCapacity(entries.count)
+        for entry in entries { pathByID[entry.mountID] = entry.mountPoint }
         var covered: Set<Int> = []
-        var idsByPath: [String: Set<Int>] = [:]
-        for entry in entries { idsByPath[entry.mountPoint, default: []].insert(entry.mountID) }
-        for entry in entries where idsByPath[entry.mountPoint]?.contains(entry.parentID) == true {
+        for entry in entries where pathByID[entry.parentID] == entry.mountPoint {
             covered.insert(entry.parentID)
         }
         let uncovered = entries.filter { !covered.contains($0.mountID) }

@@ -64,7 +64,9 @@ final class StatvfsRunner {
         // A stuck call that returned since the last sample frees its mount point again.
         stuck = stuck.filter { $0.value.current != nil }
         var unassigned: [String] = []
-        for mountPoint in Set(mountPoints).sorted() {
+        // Each mount point once, in the order given (the mount table's, as df goes).
+        var seen = Set<String>()
+        for mountPoint in mountPoints where seen.insert(mountPoint).inserted {
             if let blocked = stuck[mountPoint], let call = blocked.current {
                 results[mountPoint] = .stillBlocked(nanoseconds: now - call.startedAt)
             } else {
@@ -97,7 +99,10 @@ final class StatvfsRunner {
                 worker = nil
                 continue
             }
-            let stallCheck = worker?.current.map { $0.startedAt + stallNanoseconds } ?? deadline
+            // The worker wakes us when its queue runs empty, not after each call: while mounts
+            // wait behind a call, look again when that call (or one not begun yet) would stall.
+            var stallCheck = deadline
+            if let w = worker, !w.queue.isEmpty { stallCheck = (w.current?.startedAt ?? t) + stallNanoseconds }
             workers.wait(untilMonotonicNanoseconds: min(deadline, max(stallCheck, t + 1_000_000)))
         }
         // At the deadline: a call still running is stuck; mounts never reached timed out too.

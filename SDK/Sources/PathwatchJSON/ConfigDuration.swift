@@ -116,7 +116,10 @@ public struct ByteSize: Sendable, Hashable, Comparable, CustomStringConvertible,
 }
 
 extension StringProtocol {
+    /// Indices rather than reversed views: each generic view type is metadata the runtime
+    /// builds, and checks conformances for, the first time a process uses it.
     func trimmingSpaces() -> String {
-        String(drop(while: { $0 == " " }).reversed().drop(while: { $0 == " " }).reversed())
+        guard let first = firstIndex(where: { $0 != " " }), let last = lastIndex(where: { $0 != " " }) else { return "" }
+        return String(self[first...last])
     }
 }

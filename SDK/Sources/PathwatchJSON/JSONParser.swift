@@ -164,15 +164,24 @@ public enum JSONParser {
 
         mutating func parseString() throws(SyntaxError) -> String {
             index += 1  // opening quote
-            var out: [UInt8] = []
+            // Most strings hold no escape: their bytes become the String as they are.
+            var end = index
+            while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"), bytes[end] >= 0x20 {
+                end += 1
+            }
+            if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
+                guard let s = Self.text(bytes[index..<end]) else { throw error("string is not valid UTF-8") }
+                index = end + 1
+                return s
+            }
+            var out = Array(bytes[index..<end])
+            index = end
             while true {
                 guard let b = peek else { throw error("unterminated string") }
                 index += 1
                 switch b {
                 case UInt8(ascii: "\""):
-                    guard let s = String(validating: out, as: UTF8.self) else {
-                        throw error("string is not valid UTF-8")
-                    }
+                    guard let s = Self.text(out[...]) else { throw error("string is not valid UTF-8") }
                     return s
                 case UInt8(ascii: "\\"):
                     guard let e = peek else { throw error("unterminated escape") }
@@ -241,12 +250,36 @@ public enum JSONParser {
                 if peek == UInt8(ascii: "+") || peek == UInt8(ascii: "-") { index += 1 }
                 if digits(&self) == 0 { throw error("expected digits in exponent") }
             }
+            if let integer = Self.smallInteger(bytes[start..<index]) { return .number(integer) }
             let text = String(decoding: bytes[start..<index], as: UTF8.self)
             guard let value = Double(text), value.isFinite else {
                 index = start
                 throw error("number out of range")
             }
             return .number(value)
+        }
+
+        /// `bytes` as a String; nil when they are not UTF-8. ASCII, most of what a config or a
+        /// frame holds, needs no validation, and `String(validating:)` costs several times
+        /// `String(decoding:)`.
+        static func text(_ bytes: ArraySlice<UInt8>) -> String? {
+            if bytes.allSatisfy({ $0 < 0x80 }) { return String(decoding: bytes, as: UTF8.self) }
+            return String(validating: bytes, as: UTF8.self)
+        }
+
+        /// The value of an integer literal of at most 15 digits (below 2^53, so exact as a
+        /// Double), without going through a String; nil for any other number.
+        static func smallInteger(_ literal: ArraySlice<UInt8>) -> Double? {
+            let negative = literal.first == UInt8(ascii: "-")
+            let digits = negative ? literal.dropFirst() : literal
+            guard !digits.isEmpty, digits.count <= 15 else { return nil }
+            var value: Int64 = 0
+            for b in digits {
+                guard b >= UInt8(ascii: "0"), b <= UInt8(ascii: "9") else { return nil }
+                value = value * 10 + Int64(b - UInt8(ascii: "0"))
+            }
+            // "-0" is negative zero, as Double("-0") reads it.
+            return negative ? -Double(value) : Double(value)
         }
     }
 }

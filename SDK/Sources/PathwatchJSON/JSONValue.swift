@@ -55,12 +55,23 @@ public enum JSONValue: Sendable, Equatable {
 }
 
 /// An ordered JSON object. Later duplicates of a key replace the earlier value in place.
+///
+/// Members are kept in document order. A small object (a check, a probe's config) is searched
+/// linearly, which is cheaper than hashing its few keys; past `indexThreshold` members a
+/// dictionary from key to position is kept beside them, so building or parsing an object of
+/// many members stays linear instead of quadratic.
 public struct JSONObject: Sendable, Equatable {
     public private(set) var members: [(key: String, value: JSONValue)] = []
+    /// Position of each key in `members`; nil while the object is small.
+    private var positions: [String: Int]?
+
+    /// Members beyond which a key is found through `positions`.
+    static let indexThreshold = 16
 
     public init() {}
 
     public init(_ members: [(String, JSONValue)]) {
+        self.members.reserveCapacity(members.count)
         for (key, value) in members { self[key] = value }
     }
 
@@ -69,14 +80,41 @@ public struct JSONObject: Sendable, Equatable {
     public var count: Int { members.count }
 
     public subscript(key: String) -> JSONValue? {
-        get { members.first(where: { $0.key == key })?.value }
+        get { position(of: key).map { members[$0].value } }
         set {
-            if let index = members.firstIndex(where: { $0.key == key }) {
-                if let newValue { members[index].value = newValue } else { members.remove(at: index) }
+            if let index = position(of: key) {
+                if let newValue {
+                    members[index].value = newValue
+                } else {
+                    members.remove(at: index)
+                    reindex()
+                }
             } else if let newValue {
                 members.append((key, newValue))
+                if positions != nil {
+                    positions?[key] = members.count - 1
+                } else if members.count > Self.indexThreshold {
+                    reindex()
+                }
             }
         }
+    }
+
+    private func position(of key: String) -> Int? {
+        if let positions { return positions[key] }
+        return members.firstIndex { $0.key == key }
+    }
+
+    /// Rebuilds `positions` after members moved (a removal) or the object grew past the threshold.
+    private mutating func reindex() {
+        guard members.count > Self.indexThreshold else {
+            positions = nil
+            return
+        }
+        var index: [String: Int] = [:]
+        index.reserveCapacity(members.count)
+        for (position, member) in members.enumerated() { index[member.key] = position }
+        positions = index
     }
 
     public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {

@@ -160,7 +160,7 @@ struct ValueDecoder: Decoder {
             guard case .number(let n) = value else { throw mismatch("a number") }
             return (T.self == Double.self ? n as Any : Float(n) as Any) as! T
         }
-        if let integer = T.self as? any (FixedWidthInteger & Decodable).Type {
+        if let integer = Self.integerType(T.self) {
             guard case .number(let n) = value else { throw mismatch("an integer") }
             guard n == n.rounded(), let v = integer.init(exactlyDouble: n) else {
                 throw DecodingError.dataCorrupted(
@@ -169,6 +169,23 @@ struct ValueDecoder: Decoder {
             return v as! T
         }
         return try T(from: self)
+    }
+
+    /// `type` as one of the standard integer types, found by identity. A cast to
+    /// `any FixedWidthInteger.Type` searches every loaded image's conformance tables for each
+    /// other type a config decodes (every struct, array and enum of it): in `once` those
+    /// searches were a third of the cost of decoding the configurations. Another integer type
+    /// decodes through its own `init(from:)`.
+    static func integerType<T>(_ type: T.Type) -> (any (FixedWidthInteger & Decodable).Type)? {
+        let standard: [any (FixedWidthInteger & Decodable).Type] = [
+            Int.self, Int8.self, Int16.self, Int32.self, Int64.self, UInt.self, UInt8.self, UInt16.self, UInt32.self, UInt64.self,
+        ]
+        if let found = standard.first(where: { $0 == type }) { return found }
+        if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) {
+            if type == Int128.self { return Int128.self }
+            if type == UInt128.self { return UInt128.self }
+        }
+        return nil
     }
 }
 

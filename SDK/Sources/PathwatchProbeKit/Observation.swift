@@ -73,25 +73,45 @@ public struct Emitter {
     @discardableResult
     public func emit(_ observation: Observation) -> Bool {
         guard let emit = raw.pointee.emit else { return false }
-        // Every string must outlive the emit() call only; strdup/free keeps that simple.
-        var owned: [UnsafeMutablePointer<CChar>] = []
-        defer { owned.forEach { free($0) } }
-        func c(_ s: String) -> UnsafePointer<CChar> {
-            let p = strdup(s)!
-            owned.append(p)
-            return UnsafePointer(p)
+        // The strings must outlive the emit() call only. Each is copied, NUL-terminated, into one
+        // buffer, in the order the pointers are taken below: one allocation per observation
+        // rather than one per string.
+        var text: [UInt8] = []
+        text.reserveCapacity(
+            observation.key.utf8.count + observation.message.utf8.count + 2
+                + observation.metrics.reduce(0) { $0 + $1.name.utf8.count + 1 }
+                + observation.labels.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 2 })
+        func add(_ s: String) {
+            text += s.utf8
+            text.append(0)
         }
-        let metrics = observation.metrics.map { pw_metric(struct_size: MemoryLayout<pw_metric>.size, name: c($0.name), value: $0.value) }
-        let labels = observation.labels.map { pw_label(struct_size: MemoryLayout<pw_label>.size, name: c($0.name), value: c($0.value)) }
-        let key = c(observation.key)
-        let message = c(observation.message)
-        return metrics.withUnsafeBufferPointer { m in
-            labels.withUnsafeBufferPointer { l in
-                var obs = pw_observation(
-                    struct_size: MemoryLayout<pw_observation>.size, key: key, state: observation.state.rawValue,
-                    message: message, metrics: m.baseAddress, metric_count: m.count,
-                    labels: l.baseAddress, label_count: l.count)
-                return emit(raw.pointee.context, &obs) == PW_OK
+        add(observation.key)
+        add(observation.message)
+        for metric in observation.metrics { add(metric.name) }
+        for label in observation.labels {
+            add(label.name)
+            add(label.value)
+        }
+        return text.withUnsafeBufferPointer { buffer in
+            // A C string is CChar; the bytes are UTF-8 (UInt8), which may be read as CChar.
+            let base = UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self)
+            var offset = 0
+            func next(_ s: String) -> UnsafePointer<CChar> {
+                defer { offset += s.utf8.count + 1 }
+                return base + offset
+            }
+            let key = next(observation.key)
+            let message = next(observation.message)
+            let metrics = observation.metrics.map { pw_metric(struct_size: MemoryLayout<pw_metric>.size, name: next($0.name), value: $0.value) }
+            let labels = observation.labels.map { pw_label(struct_size: MemoryLayout<pw_label>.size, name: next($0.name), value: next($0.value)) }
+            return metrics.withUnsafeBufferPointer { m in
+                labels.withUnsafeBufferPointer { l in
+                    var obs = pw_observation(
+                        struct_size: MemoryLayout<pw_observation>.size, key: key, state: observation.state.rawValue,
+                        message: message, metrics: m.baseAddress, metric_count: m.count,
+                        labels: l.baseAddress, label_count: l.count)
+                    return emit(raw.pointee.context, &obs) == PW_OK
+                }
             }
         }
     }

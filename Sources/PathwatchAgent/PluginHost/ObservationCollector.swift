@@ -80,7 +80,10 @@ final class ObservationCollector: Sendable {
         }
         // Only the version-1 fields are read: a grown observation's extra fields are ignored.
         let o = raw.pointee
-        guard let keyPointer = o.key, let key = Self.text(keyPointer, limit: Limits.textBytes), !key.isEmpty, key.count <= Limits.keyLength,
+        // A key of at most keyLength bytes has at most keyLength characters: only a longer one
+        // is counted in Characters, which takes grapheme breaking.
+        guard let keyPointer = o.key, let key = Self.text(keyPointer, limit: Limits.textBytes), !key.isEmpty,
+            key.utf8.count <= Limits.keyLength || key.count <= Limits.keyLength,
             key.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F })
         else { return problem("observation key is null, empty, longer than \(Limits.keyLength) characters or not printable UTF-8") }
         guard let state = CheckState(rawValue: o.state) else {
@@ -91,6 +94,7 @@ final class ObservationCollector: Sendable {
         }
         var dropped: [String] = []
         var metrics: [(name: String, value: Double)] = []
+        metrics.reserveCapacity(o.metric_count)
         switch PluginArray<pw_metric>.open(o.metrics, count: o.metric_count) {
         case .failure(let why):
             return problem("check \"\(key)\": metrics: \(why)")
@@ -104,6 +108,7 @@ final class ObservationCollector: Sendable {
             }
         }
         var labels: [(name: String, value: String)] = []
+        labels.reserveCapacity(o.label_count)
         switch PluginArray<pw_label>.open(o.labels, count: o.label_count) {
         case .failure(let why):
             return problem("check \"\(key)\": labels: \(why)")
@@ -131,10 +136,11 @@ final class ObservationCollector: Sendable {
     }
 
     /// A C string as UTF-8 text of at most `limit` bytes; nil when invalid or longer.
+    /// (`String(validatingCString:)` takes the standard library's fast UTF-8 check; validating a
+    /// raw buffer goes through its generic transcoder, several times slower per string.)
     static func text(_ pointer: UnsafePointer<CChar>, limit: Int) -> String? {
-        let length = strnlen(pointer, limit + 1)
-        guard length <= limit else { return nil }
-        return String(validating: UnsafeRawBufferPointer(start: pointer, count: length), as: UTF8.self)
+        guard strnlen(pointer, limit + 1) <= limit else { return nil }
+        return String(validatingCString: pointer)
     }
 
     /// A message, cut at `Limits.messageBytes` on a character boundary and marked when longer;
@@ -142,7 +148,7 @@ final class ObservationCollector: Sendable {
     static func message(_ pointer: UnsafePointer<CChar>) -> String? {
         let limit = Limits.messageBytes
         let length = strnlen(pointer, limit + 1)
-        guard length > limit else { return String(validating: UnsafeRawBufferPointer(start: pointer, count: length), as: UTF8.self) }
+        guard length > limit else { return String(validatingCString: pointer) }
         let bytes = UnsafeRawBufferPointer(start: pointer, count: limit + 1)
         // Step back over continuation bytes (10xxxxxx) so the cut never splits a character.
         var end = limit

@@ -15,18 +15,40 @@ public struct WallTime: Sendable, Hashable, Comparable, CustomStringConvertible 
 
     public static func < (a: WallTime, b: WallTime) -> Bool { a.milliseconds < b.milliseconds }
 
-    /// "2026-11-21T20:51:00.123Z"
+    /// "2026-11-21T20:51:00.123Z". Written into one byte buffer: every check of every status
+    /// document has a time, and building it from a dozen interpolated Strings was a third of the
+    /// cost of building a check's part of the document.
     public var rfc3339: String {
         var seconds = time_t(milliseconds / 1000)
         var parts = tm()
         gmtime_r(&seconds, &parts)
-        func pad(_ v: Int32, _ width: Int) -> String {
-            let s = String(v)
-            return String(repeating: "0", count: max(0, width - s.count)) + s
+        var text: [UInt8] = []
+        text.reserveCapacity(24)
+        /// `value` in at least `width` digits, zero-padded on the left.
+        func field(_ value: Int32, width: Int, then separator: Unicode.Scalar) {
+            var place: Int32 = 1
+            for _ in 1..<width { place *= 10 }
+            if value >= 0 && value / place < 10 {
+                while place > 0 {
+                    text.append(UInt8(ascii: "0") + UInt8(value / place % 10))
+                    place /= 10
+                }
+            } else {
+                // A year past 9999, or an instant before 1970 (negative milliseconds).
+                let digits = String(value).utf8
+                text.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: max(0, width - digits.count)))
+                text.append(contentsOf: digits)
+            }
+            text.append(UInt8(ascii: separator))
         }
-        let ms = Int32(milliseconds % 1000)
-        return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
-            + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)).\(pad(ms, 3))Z"
+        field(parts.tm_year + 1900, width: 4, then: "-")
+        field(parts.tm_mon + 1, width: 2, then: "-")
+        field(parts.tm_mday, width: 2, then: "T")
+        field(parts.tm_hour, width: 2, then: ":")
+        field(parts.tm_min, width: 2, then: ":")
+        field(parts.tm_sec, width: 2, then: ".")
+        field(Int32(milliseconds % 1000), width: 3, then: "Z")
+        return String(decoding: text, as: UTF8.self)
     }
 
     public var description: String { rfc3339 }

@@ -9,6 +9,8 @@ import Synchronization
 final class ChildProcess: Sendable {
     enum Message: Sendable {
         case frame(JSONValue)
+        /// The answer to a sample call; nil when it was malformed.
+        case sampled(CallResult?)
         /// The child is gone; its wait status.
         case ended(Int32)
     }
@@ -17,7 +19,7 @@ final class ChildProcess: Sendable {
     private let socket: Int32
     private let inbox = Mutex<[Message]>([])
     private let arrived = DispatchSemaphore(value: 0)
-    private let events: Mutex<(@Sendable (JSONValue) -> Void)?>
+    private let events: Mutex<(@Sendable (CallResult) -> Void)?>
 
     /// The executable to re-run as the child: this very program.
     static let executable: String = {
@@ -28,7 +30,7 @@ final class ChildProcess: Sendable {
 
     /// Starts the child with `arguments` after `plugin-child`. `label` names it in logs.
     static func start(arguments: [String], label: String, logger: AgentLogger,
-                      events: (@Sendable (JSONValue) -> Void)? = nil) -> Result<ChildProcess, ChildStartError> {
+                      events: (@Sendable (CallResult) -> Void)? = nil) -> Result<ChildProcess, ChildStartError> {
         var pair: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
             return .failure(ChildStartError(reason: "socketpair: \(errnoText())"))
@@ -66,7 +68,7 @@ final class ChildProcess: Sendable {
         return .success(child)
     }
 
-    private init(pid: pid_t, socket: Int32, events: (@Sendable (JSONValue) -> Void)?) {
+    private init(pid: pid_t, socket: Int32, events: (@Sendable (CallResult) -> Void)?) {
         self.pid = pid
         self.socket = socket
         self.events = Mutex(events)
@@ -128,11 +130,15 @@ final class ChildProcess: Sendable {
                 if n > 0 { printed.append(chunk[0..<n]) } else if n == 0 || errno != EINTR { outputOpen = false }
             }
             guard polls[0].revents != 0 else { continue }
-            guard let frame = Frames.read(from: socket) else { break }
-            if let event = frame["event"], let handler = events.withLock({ $0 }) {
-                handler(event)
-            } else {
-                post(.frame(frame))
+            guard let body = Frames.readBody(from: socket), let frame = ResultFrames.decode(body) else { break }
+            switch frame {
+            case .result(.event, let result):
+                // A malformed event is dropped; the child's next sample says what it sees.
+                if let result, let handler = events.withLock({ $0 }) { handler(result) }
+            case .result(.sampled, let result):
+                post(.sampled(result))
+            case .other(let value):
+                post(.frame(value))
             }
         }
         // Drain what the child printed last (a crash report, say), without waiting, then reap it.

@@ -1,28 +1,44 @@
 /// Length-prefixed frames over the socketpair between the agent and a plug-in's child: four
-/// bytes of length (little-endian), then that many bytes of JSON. Both ends block in these
-/// calls, always on threads of their own.
+/// bytes of length (little-endian), then that many bytes of JSON, or of a call's result
+/// (ResultFrames). Both ends block in these calls, always on threads of their own.
 enum Frames {
     /// A frame beyond this is taken as a broken peer, not a message (100,000 observations of
     /// short text fit in a few MiB).
     static let maximumLength = 64 << 20
 
-    static func write(_ value: JSONValue, to fd: Int32) -> Bool {
-        let body = Array(JSONSerializer.serialize(value).utf8)
+    static func write(_ value: JSONValue, to fd: Int32) -> Bool { write(body: body(value), to: fd) }
+
+    /// A frame's body for `value`.
+    static func body(_ value: JSONValue) -> [UInt8] {
+        var body: [UInt8] = []
+        JSONSerializer.write(value, into: &body)
+        return body
+    }
+
+    /// Sends a body already written: the length, then the body as it is, without copying it
+    /// behind the length.
+    static func write(body: [UInt8], to fd: Int32) -> Bool {
         guard body.count <= maximumLength else { return false }
         let length = UInt32(body.count)
-        let frame = [UInt8(length & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length >> 16 & 0xFF), UInt8(length >> 24)] + body
-        return frame.withUnsafeBytes { writeAll(fd, $0) }
+        let header = [UInt8(length & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length >> 16 & 0xFF), UInt8(length >> 24)]
+        return header.withUnsafeBytes { writeAll(fd, $0) } && body.withUnsafeBytes { writeAll(fd, $0) }
     }
 
     /// The next frame, or nil at end of stream, on an error or a malformed frame.
     static func read(from fd: Int32) -> JSONValue? {
+        guard let body = readBody(from: fd) else { return nil }
+        return try? JSONParser.parse(bytes: body)
+    }
+
+    /// The next frame's body, unread; nil at end of stream or on an error.
+    static func readBody(from fd: Int32) -> [UInt8]? {
         var header = [UInt8](repeating: 0, count: 4)
         guard header.withUnsafeMutableBytes({ readAll(fd, $0) }) else { return nil }
         let length = Int(header[0]) | Int(header[1]) << 8 | Int(header[2]) << 16 | Int(header[3]) << 24
         guard length <= maximumLength else { return nil }
         var body = [UInt8](repeating: 0, count: length)
         guard body.withUnsafeMutableBytes({ readAll(fd, $0) }) else { return nil }
-        return try? JSONParser.parse(bytes: body)
+        return body
     }
 
     private static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {

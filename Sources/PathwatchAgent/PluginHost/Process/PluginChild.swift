@@ -67,36 +67,36 @@ public enum PluginChild {
                 return 1
             }
             if polls.count > 1, polls[1].revents != 0, let instance {
-                guard Frames.write(["event": WireCodec.encode(instance.handleEvent())], to: fd) else { return 1 }
+                guard Frames.write(body: ResultFrames.encode(.event, instance.handleEvent()), to: fd) else { return 1 }
             }
             guard polls[0].revents != 0 else { continue }
             guard let request = Frames.read(from: fd), let call = request["call"]?.stringValue else {
                 instance?.destroy()
                 return 0
             }
-            let reply: JSONValue
+            let reply: [UInt8]
             switch call {
+            case "sample":
+                guard let instance else { return 1 }
+                reply = ResultFrames.encode(.sampled, instance.sample())
             case "create":
                 switch ProbeInstance.create(plugin: plugin, configJSON: request["config"]?.stringValue ?? "{}", maxObservations: options.maxObservations) {
                 case .success(let created):
                     instance = created
                     eventFD = created.eventFileDescriptor()
-                    reply = ["created": true]
+                    reply = Frames.body(["created": true])
                 case .failure(let error):
-                    reply = ["refused_config": ["path": .string(error.path.description), "message": .string(error.message)]]
+                    reply = Frames.body(["refused_config": ["path": .string(error.path.description), "message": .string(error.message)]])
                 }
-            case "sample":
-                guard let instance else { return 1 }
-                reply = ["sampled": WireCodec.encode(instance.sample())]
             case "destroy":
                 instance?.destroy()
                 instance = nil
                 eventFD = nil
-                reply = ["destroyed": true]
+                reply = Frames.body(["destroyed": true])
             default:
                 return 1
             }
-            guard Frames.write(reply, to: fd) else { return 1 }
+            guard Frames.write(body: reply, to: fd) else { return 1 }
         }
     }
 

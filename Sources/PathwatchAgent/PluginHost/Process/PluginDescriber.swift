@@ -23,9 +23,10 @@ enum PluginDescriber {
             }
             var reading = true
             while reading, let current = remaining.first {
-                switch child.next(within: timeoutSeconds) {
-                case .frame(let frame)?:
-                    guard frame["file"]?.stringValue == current else {
+                let reply = child.next(within: timeoutSeconds)
+                switch reply {
+                case .frame?, .sampled?:
+                    guard case .frame(let frame)? = reply, frame["file"]?.stringValue == current else {
                         outcomes[current] = .failure(PluginLoader.Refusal(reason: "the loading child answered out of turn"))
                         child.kill()
                         reading = false

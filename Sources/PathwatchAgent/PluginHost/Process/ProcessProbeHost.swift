@@ -63,7 +63,7 @@ public final class ProcessProbeHost: ProbeHost, Sendable {
 
     /// Starts a child and creates the instance in it.
     private func startChild() -> StartOutcome {
-        let forward: @Sendable (JSONValue) -> Void = { [weak self] value in self?.forwardEvent(value) }
+        let forward: @Sendable (CallResult) -> Void = { [weak self] result in self?.forwardEvent(result) }
         let arguments = ["--plugin", plugin.path, "--max-memory", String(limits.maxMemoryBytes), "--max-observations", String(limits.maxObservations)]
         let child: ChildProcess
         switch ChildProcess.start(arguments: arguments, label: "probe \(probeID)", logger: logger, events: forward) {
@@ -81,19 +81,21 @@ public final class ProcessProbeHost: ProbeHost, Sendable {
         switch child.next(within: limits.createTimeout) {
         case .frame(let frame)?:
             if let reason = frame["refused"]?.stringValue { return fail("plug-in refused while loading: \(reason)", child: child) }
+        case .sampled?: break
         case .ended(let status)?: return fail("\(ChildEnd.describe(status)) while loading", child: child)
         case nil: return killed("did not load within \(limits.createTimeout)s", child: child)
         }
         guard child.send(["call": "create", "config": .string(configJSON)]) else { return ended(child, during: "create") }
-        switch child.next(within: limits.createTimeout) {
-        case .frame(let frame)?:
-            if let refusal = frame["refused_config"] {
-                child.finish()
-                state.withLock { $0.child = nil }
-                return .refusedConfig(JSONPathError(
-                    path: JSONPath(parsing: refusal["path"]?.stringValue ?? ""),
-                    message: refusal["message"]?.stringValue ?? "plug-in \(plugin.name) refused its configuration without saying why"))
-            }
+        let reply = child.next(within: limits.createTimeout)
+        if case .frame(let frame)? = reply, let refusal = frame["refused_config"] {
+            child.finish()
+            state.withLock { $0.child = nil }
+            return .refusedConfig(JSONPathError(
+                path: JSONPath(parsing: refusal["path"]?.stringValue ?? ""),
+                message: refusal["message"]?.stringValue ?? "plug-in \(plugin.name) refused its configuration without saying why"))
+        }
+        switch reply {
+        case .frame?, .sampled?:
             state.withLock { s in
                 s.health.state = .running
             }
@@ -154,16 +156,15 @@ public final class ProcessProbeHost: ProbeHost, Sendable {
         state.withLock { $0.killReason = nil }
         guard child.send(["call": "sample"]) else { return failure(of: child, during: "sample") }
         switch child.next() {
-        case .frame(let frame)?:
-            guard let result = WireCodec.decodeResult(frame["sampled"]) else {
-                child.kill()
-                return failure(of: child, during: "sample")
-            }
+        case .sampled(let result?)?:
             state.withLock { s in
                 s.health.state = .running
                 s.health.lastError = result.error
             }
             return result
+        case .sampled(nil)?, .frame?:
+            child.kill()
+            return failure(of: child, during: "sample")
         case .ended(let status)?:
             return failed(child, status: status, during: "sample")
         case nil:
@@ -194,9 +195,8 @@ public final class ProcessProbeHost: ProbeHost, Sendable {
         state.withLock { $0.events = deliver }
     }
 
-    private func forwardEvent(_ value: JSONValue) {
-        guard let result = WireCodec.decodeResult(value), let deliver = state.withLock({ $0.events }) else { return }
-        deliver(result)
+    private func forwardEvent(_ result: CallResult) {
+        state.withLock { $0.events }?(result)
     }
 
     public func abandonRunningCall(reason: String) {

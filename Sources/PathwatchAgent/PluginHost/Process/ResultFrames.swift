@@ -1,0 +1,168 @@
+import PathwatchProbeKit
+
+/// The frames that carry a call's result from a plug-in's child: the answer to a sample call,
+/// and what the child's event loop got. Every other frame is JSON (it starts with `{`); these
+/// are a binary record, since both ends are this same program:
+///
+///     kind          1 byte: 1 sampled, 2 event
+///     observations  u32 count, then each: key, state (1 byte), message,
+///                   u32 count of (name, f64 value) metrics, u32 count of (name, value) labels
+///     error         1 byte: 0 none, 1 followed by a text
+///     problems      u32 count of texts
+///
+/// where a text is a u32 byte count and that many bytes of UTF-8, and numbers are
+/// little-endian. A sample of a few hundred mounts is a few hundred observations; as JSON,
+/// writing it in the child and reading it back in the agent cost as much as everything else the
+/// agent did with those checks. The reader checks every length against what is left of the
+/// frame, and every text for UTF-8: the child runs a plug-in, and is not trusted.
+enum ResultFrames {
+    enum Kind: UInt8 {
+        case sampled = 1
+        case event = 2
+    }
+
+    /// A frame as the agent's reader thread got it.
+    enum Incoming {
+        /// A call's result; nil when the record is malformed (the child is then not trusted).
+        case result(Kind, CallResult?)
+        case other(JSONValue)
+    }
+
+    static func encode(_ kind: Kind, _ result: CallResult) -> [UInt8] {
+        var record = RecordWriter(capacity: 16 + 256 * result.observations.count)
+        record.byte(kind.rawValue)
+        record.count(result.observations.count)
+        for o in result.observations {
+            record.text(o.key)
+            record.byte(UInt8(truncatingIfNeeded: o.state.rawValue))
+            record.text(o.message)
+            record.count(o.metrics.count)
+            for metric in o.metrics {
+                record.text(metric.name)
+                record.number(metric.value)
+            }
+            record.count(o.labels.count)
+            for label in o.labels {
+                record.text(label.name)
+                record.text(label.value)
+            }
+        }
+        if let error = result.error {
+            record.byte(1)
+            record.text(error)
+        } else {
+            record.byte(0)
+        }
+        record.count(result.problems.count)
+        for problem in result.problems { record.text(problem) }
+        return record.bytes
+    }
+
+    /// Reads a frame's body: a result record, or JSON (nil when it is neither).
+    static func decode(_ body: [UInt8]) -> Incoming? {
+        guard let tag = body.first, let kind = Kind(rawValue: tag) else {
+            return (try? JSONParser.parse(bytes: body)).map(Incoming.other)
+        }
+        let result = body.withUnsafeBytes { bytes -> CallResult? in
+            var record = RecordReader(bytes: UnsafeRawBufferPointer(rebasing: bytes[1...]))
+            return try? record.result()
+        }
+        return .result(kind, result)
+    }
+}
+
+/// Appends the fields of a result record.
+private struct RecordWriter {
+    private(set) var bytes: [UInt8] = []
+
+    init(capacity: Int) { bytes.reserveCapacity(capacity) }
+
+    mutating func byte(_ value: UInt8) { bytes.append(value) }
+
+    mutating func count(_ value: Int) {
+        withUnsafeBytes(of: UInt32(truncatingIfNeeded: value).littleEndian) { bytes += $0 }
+    }
+
+    mutating func number(_ value: Double) {
+        withUnsafeBytes(of: value.bitPattern.littleEndian) { bytes += $0 }
+    }
+
+    mutating func text(_ value: String) {
+        count(value.utf8.count)
+        bytes += value.utf8
+    }
+}
+
+/// Reads the fields of a result record, refusing any that runs past the end.
+private struct RecordReader {
+    struct Malformed: Error {}
+
+    let bytes: UnsafeRawBufferPointer
+    var offset = 0
+
+    mutating func result() throws(Malformed) -> CallResult {
+        // An observation takes at least 17 bytes (its lengths, counts and state): a count is
+        // never believed beyond what the rest of the record could hold.
+        let observationCount = try count(atLeast: 17)
+        var observations: [Observation] = []
+        observations.reserveCapacity(observationCount)
+        for _ in 0..<observationCount { observations.append(try observation()) }
+        let error: String?
+        switch try byte() {
+        case 0: error = nil
+        case 1: error = try text()
+        default: throw Malformed()
+        }
+        var problems: [String] = []
+        for _ in 0..<(try count(atLeast: 4)) { problems.append(try text()) }
+        guard offset == bytes.count else { throw Malformed() }
+        return CallResult(observations: observations, error: error, problems: problems)
+    }
+
+    private mutating func observation() throws(Malformed) -> Observation {
+        let key = try text()
+        guard let state = CheckState(rawValue: Int32(try byte())) else { throw Malformed() }
+        let message = try text()
+        let metricCount = try count(atLeast: 12)
+        var metrics: [(name: String, value: Double)] = []
+        metrics.reserveCapacity(metricCount)
+        for _ in 0..<metricCount { metrics.append((try text(), try number())) }
+        let labelCount = try count(atLeast: 8)
+        var labels: [(name: String, value: String)] = []
+        labels.reserveCapacity(labelCount)
+        for _ in 0..<labelCount { labels.append((try text(), try text())) }
+        return Observation(key: key, state: state, message: message, metrics: metrics, labels: labels)
+    }
+
+    private mutating func take(_ size: Int) throws(Malformed) -> UnsafeRawBufferPointer {
+        guard size <= bytes.count - offset else { throw Malformed() }
+        defer { offset += size }
+        return UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + size)])
+    }
+
+    private mutating func byte() throws(Malformed) -> UInt8 { try take(1)[0] }
+
+    private mutating func u32() throws(Malformed) -> UInt32 {
+        UInt32(littleEndian: try take(4).loadUnaligned(as: UInt32.self))
+    }
+
+    /// A count of items of at least `size` bytes each.
+    private mutating func count(atLeast size: Int) throws(Malformed) -> Int {
+        let value = Int(try u32())
+        guard value <= (bytes.count - offset) / size else { throw Malformed() }
+        return value
+    }
+
+    private mutating func number() throws(Malformed) -> Double {
+        Double(bitPattern: UInt64(littleEndian: try take(8).loadUnaligned(as: UInt64.self)))
+    }
+
+    /// UTF-8 text. ASCII, nearly all of what probes report, needs no validation, and
+    /// `String(validating:)` costs several times `String(decoding:)`.
+    private mutating func text() throws(Malformed) -> String {
+        let utf8 = try take(Int(try u32())).assumingMemoryBound(to: UInt8.self)
+        if utf8.allSatisfy({ $0 < 0x80 }) { return String(decoding: utf8, as: UTF8.self) }
+        guard let text = String(validating: utf8, as: UTF8.self) else { throw Malformed() }
+        return text
+    }
+}

@@ -1,0 +1,87 @@
+import PathwatchProbeKit
+import Testing
+@testable import PathwatchAgent
+
+/// The binary record a plug-in's child sends a call's result in: what goes in comes out, and a
+/// record that lies about its lengths or its text is refused, never trusted.
+@Suite struct ResultFramesTests {
+    static let result = CallResult(
+        observations: [
+            Observation(
+                key: "/mnt/my disk", state: .warning, message: "91% used, 3.2 GiB free — «über» 😀",
+                metrics: [("used_pct", 91), ("avail_bytes", 3_435_973_836.5), ("below_zero", -0.25)],
+                labels: [("mount", "/mnt/my disk"), ("device", "/dev/sdb1")]),
+            Observation(key: "empty", state: .unknown),
+        ],
+        error: "statvfs failed: Permission denied",
+        problems: ["check \"x\": metric y is not finite; dropped"])
+
+    /// The result a sample record holds; nil when it is not one.
+    static func decoded(_ body: [UInt8]) -> CallResult? {
+        guard case .result(.sampled, let result?)? = ResultFrames.decode(body) else { return nil }
+        return result
+    }
+
+    /// True when the body is a result record that was refused as malformed.
+    static func refused(_ body: [UInt8]) -> Bool {
+        guard case .result(_, nil)? = ResultFrames.decode(body) else { return false }
+        return true
+    }
+
+    @Test func whatIsWrittenIsReadBack() throws {
+        let result = try #require(Self.decoded(ResultFrames.encode(.sampled, Self.result)))
+        #expect(result.observations.count == 2)
+        for (got, sent) in zip(result.observations, Self.result.observations) {
+            #expect(got.key == sent.key && got.state == sent.state && got.message == sent.message)
+            #expect(got.metrics.map(\.name) == sent.metrics.map(\.name) && got.metrics.map(\.value) == sent.metrics.map(\.value))
+            #expect(got.labels.map(\.name) == sent.labels.map(\.name) && got.labels.map(\.value) == sent.labels.map(\.value))
+        }
+        #expect(result.error == Self.result.error)
+        #expect(result.problems == Self.result.problems)
+        let event = ResultFrames.encode(.event, CallResult(observations: [], error: nil, problems: []))
+        guard case .result(.event, let empty?)? = ResultFrames.decode(event) else {
+            Issue.record("an event record was not read as one")
+            return
+        }
+        #expect(empty.observations.isEmpty && empty.error == nil && empty.problems.isEmpty)
+    }
+
+    @Test func everyCutShortRecordIsRefused() {
+        let body = ResultFrames.encode(.sampled, Self.result)
+        for length in 1..<body.count {
+            #expect(Self.refused(Array(body[..<length])), "cut at \(length) of \(body.count)")
+        }
+        #expect(Self.refused(body + [0]), "a byte past the end")
+    }
+
+    @Test func aCountBeyondTheRecordIsRefusedBeforeAnythingIsReserved() {
+        // One observation claimed 4 billion times.
+        var body = ResultFrames.encode(.sampled, Self.result)
+        body.replaceSubrange(1..<5, with: [0xFF, 0xFF, 0xFF, 0xFF])
+        #expect(Self.refused(body))
+    }
+
+    @Test func textThatIsNotUTF8IsRefused() throws {
+        var body = ResultFrames.encode(.sampled, CallResult(observations: [Observation(key: "abc", state: .ok)], error: nil, problems: []))
+        let key = try #require(body.firstIndex(of: UInt8(ascii: "b")))
+        body[key] = 0xFF
+        #expect(Self.refused(body))
+    }
+
+    @Test func aStateOutsideTheFourIsRefused() throws {
+        var body = ResultFrames.encode(.sampled, CallResult(observations: [Observation(key: "k", state: .critical)], error: nil, problems: []))
+        // kind, count, key length, "k", then the state byte.
+        #expect(body[10] == 2)
+        body[10] = 4
+        #expect(Self.refused(body))
+    }
+
+    @Test func otherFramesAreJSON() {
+        guard case .other(let value)? = ResultFrames.decode(Frames.body(["created": true])) else {
+            Issue.record("a JSON frame was not read as JSON")
+            return
+        }
+        #expect(value["created"] == true)
+        #expect(ResultFrames.decode(Array("{not json".utf8)) == nil)
+    }
+}
