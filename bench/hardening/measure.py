@@ -25,12 +25,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 RECEIVER = os.path.join(ROOT, "Tests/Fixtures/webhook/receiver.py")
 ENDPOINTS = os.path.join(ROOT, "Plugins/Reachability/Tests/Fixtures/endpoint_server.py")
 HEADER = os.path.join(ROOT, "SDK/Sources/CPathwatchProbe/include")
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+from loopback import free_port  # noqa: E402
 
 
 class Lines:

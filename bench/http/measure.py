@@ -26,25 +26,12 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from loopback import free_port, wait_for  # noqa: E402
 from proctree import private_kib, pss_kib, tree  # noqa: E402
 
 NODE_EXPORTER = "prometheus-node-exporter"
 TICK = os.sysconf("SC_CLK_TCK")
 
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_for(condition, timeout, what):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if condition():
-            return
-        time.sleep(0.05)
-    raise SystemExit(f"timed out waiting for {what}")
 
 
 def get(url, timeout=5):

@@ -4,16 +4,14 @@ printing change events as JSON and the http sink; one reader timestamps stdout l
 SSE frames, both on this host's monotonic clock, and the delay is per event id.
 
 Usage: measure.py PATHWATCH PLUGINS_DIR WORK_DIR [CHANGES] [CLIENTS]"""
-import json, os, socket, statistics, subprocess, sys, threading, time
+import json, os, socket, subprocess, sys, threading, time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from loopback import free_port  # noqa: E402
 
 pathwatch, plugins, work = sys.argv[1:4]
 changes = int(sys.argv[4]) if len(sys.argv) > 4 else 200
 clients = int(sys.argv[5]) if len(sys.argv) > 5 else 1
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 port = free_port()
 states = os.path.join(work, "states")
