@@ -139,37 +139,33 @@ public enum ConfigLoader {
             }
             seen[probe.id] = i
         }
-        var filePaths: [String: Int] = [:]
-        var webhooks: [String: Int] = [:]
-        var listeners: [ListenAddress: Int] = [:]
+        // What a sink holds for itself (a file, a queue folder, a listening address): no two
+        // sinks may hold the same one.
+        var claimed: [String: Int] = [:]
         for (i, sink) in config.sinks.enumerated() {
-            switch sink.kind {
-            case .file(let settings):
-                if let first = filePaths[settings.path] {
-                    throw ConfigError(
-                        file: file, location: "sinks[\(i)].path",
-                        message: "two file sinks write \"\(settings.path)\" (already used by sinks[\(first)])")
-                }
-                filePaths[settings.path] = i
-            case .webhook(let settings):
-                // Their durable queues would share one folder under state_dir.
-                let key = WebhookSink.folderName(format: settings.format, url: settings.url)
-                if let first = webhooks[key] {
-                    throw ConfigError(
-                        file: file, location: "sinks[\(i)].url",
-                        message: "two webhook sinks deliver the same format to the same URL (already used by sinks[\(first)])")
-                }
-                webhooks[key] = i
-            case .http(let settings):
-                if let first = listeners[settings.listen] {
-                    throw ConfigError(
-                        file: file, location: "sinks[\(i)].listen",
-                        message: "two http sinks listen on \(settings.listen) (already used by sinks[\(first)])")
-                }
-                listeners[settings.listen] = i
-            case .stdout:
-                break
+            guard let claim = exclusiveClaim(of: sink.kind) else { continue }
+            if let first = claimed[claim.key] {
+                throw ConfigError(
+                    file: file, location: "sinks[\(i)].\(claim.field)", message: "\(claim.clash) (already used by sinks[\(first)])")
             }
+            claimed[claim.key] = i
+        }
+    }
+
+    /// The one thing a sink must not share with another sink of its kind: its key, the field
+    /// that names it, and how to say two sinks clash.
+    private static func exclusiveClaim(of kind: SinkConfig.Kind) -> (key: String, field: String, clash: String)? {
+        switch kind {
+        case .file(let settings):
+            ("file:\(settings.path)", "path", "two file sinks write \"\(settings.path)\"")
+        case .webhook(let settings):
+            // Their durable queues would share one folder under state_dir.
+            ("webhook:\(WebhookSink.folderName(format: settings.format, url: settings.url))", "url",
+             "two webhook sinks deliver the same format to the same URL")
+        case .http(let settings):
+            ("http:\(settings.listen)", "listen", "two http sinks listen on \(settings.listen)")
+        case .stdout:
+            nil
         }
     }
 }

@@ -36,7 +36,4 @@ struct EventRing {
         guard let index = all.lastIndex(where: { $0.id == id }) else { return nil }
         return Array(all[(index + 1)...])
     }
-
-    /// Holds entries newer than `sequence` (used to skip what a new client's replay already sent).
-    func entries(after sequence: UInt64) -> [Entry] { ordered.filter { $0.sequence > sequence } }
 }

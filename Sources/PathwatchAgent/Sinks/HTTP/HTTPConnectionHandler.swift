@@ -11,6 +11,14 @@ final class HTTPConnectionHandler: ChannelInboundHandler {
 
     static let headDeadline = TimeAmount.seconds(10)
 
+    /// An `/events` response's head; a proxy in front must not buffer the stream.
+    static var streamHeaders: HTTPHeaders {
+        var headers = HTTPReply.commonHeaders
+        headers.add(name: "Content-Type", value: "text/event-stream; charset=utf-8")
+        headers.add(name: "X-Accel-Buffering", value: "no")
+        return headers
+    }
+
     private let router: HTTPRouter
     private var request: HTTPRequestHead?
     private var deadline: Scheduled<Void>?
@@ -56,16 +64,10 @@ final class HTTPConnectionHandler: ChannelInboundHandler {
             respond(context, reply, close: !head.isKeepAlive, headOnly: head.method == .HEAD)
         case .stream where head.method == .HEAD:
             // What a stream would begin with, and nothing more: no subscription for a HEAD.
-            var reply = HTTPReply.text(.ok, "", contentType: "text/event-stream; charset=utf-8")
-            reply.headers.add(name: "X-Accel-Buffering", value: "no")
-            respond(context, reply, close: !head.isKeepAlive, headOnly: true)
+            respond(context, HTTPReply(status: .ok, headers: Self.streamHeaders, body: ByteBuffer()), close: !head.isKeepAlive, headOnly: true)
         case .stream(let lastEventID):
             finished = true
-            var headers = HTTPReply.commonHeaders
-            headers.add(name: "Content-Type", value: "text/event-stream; charset=utf-8")
-            // A proxy in front must not buffer the stream.
-            headers.add(name: "X-Accel-Buffering", value: "no")
-            context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .ok, headers: headers))), promise: nil)
+            context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .ok, headers: Self.streamHeaders))), promise: nil)
             router.hub.subscribe(context.channel, lastEventID: lastEventID)
         }
         router.hub.noteResponse()

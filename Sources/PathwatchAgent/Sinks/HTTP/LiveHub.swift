@@ -63,30 +63,33 @@ final class LiveHub: Sendable {
         if push { scheduleStatusPush() }
     }
 
-    /// The document serialised, once per report however often it is asked for. Rendered
-    /// outside the hub's lock: rendering asks every sink (this one too) for its status.
+    /// The document serialised, once per report however often it is asked for.
     func documentText() -> String? {
-        let (snapshot, version, cached) = state.withLock { ($0.snapshot, $0.version, $0.documentText) }
-        guard let snapshot else { return nil }
-        if let cached, cached.version == version { return cached.text }
-        let text = JSONSerializer.serialize(snapshot.document)
-        state.withLock { if $0.version == version { $0.documentText = (version, text) } }
-        return text
+        guard state.withLock({ $0.snapshot != nil }) else { return nil }
+        return rendered(\.documentText) { JSONSerializer.serialize($0?.document ?? .null) }
     }
 
     /// `/metrics`: rendered once per report, so a scrape storm costs a copy, not a render.
     func metricsText() -> String {
-        let (snapshot, version, cached) = state.withLock { ($0.snapshot, $0.version, $0.metricsText) }
+        rendered(\.metricsText) { PrometheusExposition.render($0?.document ?? .object(JSONObject())) }
+    }
+
+    /// The latest snapshot rendered by `render`, kept in `slot` until the next report. Rendered
+    /// outside the hub's lock: rendering asks every sink (this one too) for its status.
+    private func rendered(
+        _ slot: WritableKeyPath<State, (version: UInt64, text: String)?>, _ render: (StatusSnapshot?) -> String
+    ) -> String {
+        let (snapshot, version, cached) = state.withLock { ($0.snapshot, $0.version, $0[keyPath: slot]) }
         if let cached, cached.version == version { return cached.text }
-        let text = PrometheusExposition.render(snapshot?.document ?? .object(JSONObject()))
-        state.withLock { if $0.version == version { $0.metricsText = (version, text) } }
+        let text = render(snapshot)
+        state.withLock { if $0.version == version { $0[keyPath: slot] = (version, text) } }
         return text
     }
 
     func noteResponse() { state.withLock { $0.lastResponse = .now() } }
 
-    var counters: (streams: Int, disconnected: Int, lastResponse: WallTime?) {
-        state.withLock { ($0.subscribers.count, $0.disconnected, $0.lastResponse) }
+    var counters: (disconnected: Int, lastResponse: WallTime?) {
+        state.withLock { ($0.disconnected, $0.lastResponse) }
     }
 
     // MARK: Streams (called on the event loop)
@@ -131,11 +134,7 @@ final class LiveHub: Sendable {
         let subscribers = state.withLock { Array($0.subscribers.values) }
         for subscriber in subscribers {
             for frame in frames where frame.sequence > subscriber.sentThrough {
-                guard subscriber.channel.isWritable else {
-                    write(frame.buffer, to: subscriber.channel)  // drops it, once
-                    break
-                }
-                write(frame.buffer, to: subscriber.channel)
+                guard write(frame.buffer, to: subscriber.channel) else { break }
             }
         }
     }
@@ -170,8 +169,9 @@ final class LiveHub: Sendable {
     }
 
     /// A client that does not read cannot make the agent hold its data without bound: it is
-    /// removed from the streams and disconnected, counted once.
-    private func write(_ buffer: ByteBuffer, to channel: any Channel) {
+    /// removed from the streams and disconnected, counted once. False when it was dropped.
+    @discardableResult
+    private func write(_ buffer: ByteBuffer, to channel: any Channel) -> Bool {
         guard channel.isWritable else {
             let wasStreaming = state.withLock { s -> Bool in
                 guard s.subscribers.removeValue(forKey: ObjectIdentifier(channel)) != nil else { return false }
@@ -179,9 +179,10 @@ final class LiveHub: Sendable {
                 return true
             }
             if wasStreaming { channel.close(promise: nil) }
-            return
+            return false
         }
         channel.writeAndFlush(HTTPServerResponsePart.body(.byteBuffer(buffer)), promise: nil)
+        return true
     }
 
     /// Hands the ring and the history to a successor serving the same address (a reload), so
