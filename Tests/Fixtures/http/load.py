@@ -47,22 +47,28 @@ def request_head(path, host, token, extra=""):
     return f"GET {path} HTTP/1.1\r\nHost: {host}\r\n{auth}{extra}\r\n".encode()
 
 
-def read_response(sock):
-    """Reads one HTTP/1.1 response (Content-Length or close-delimited) and returns
-    (status, headers, body)."""
+def read_head(sock):
+    """Reads a response head; returns (status, headers with lower-case names, what arrived
+    after the head)."""
     data = b""
     while b"\r\n\r\n" not in data:
         chunk = sock.recv(65536)
         if not chunk:
             raise ConnectionError("closed before the response head")
         data += chunk
-    head, _, body = data.partition(b"\r\n\r\n")
+    head, _, rest = data.partition(b"\r\n\r\n")
     lines = head.decode("latin-1").split("\r\n")
-    status = int(lines[0].split()[1])
     headers = {}
     for line in lines[1:]:
         name, _, value = line.partition(":")
         headers[name.strip().lower()] = value.strip()
+    return int(lines[0].split()[1]), headers, rest
+
+
+def read_response(sock):
+    """Reads one HTTP/1.1 response (Content-Length or close-delimited) and returns
+    (status, headers, body)."""
+    status, headers, body = read_head(sock)
     if "content-length" in headers:
         length = int(headers["content-length"])
         while len(body) < length:
@@ -118,19 +124,10 @@ class SSEClient(threading.Thread):
         try:
             sock = connect(self.host, self.port)
             sock.sendall(request_head("/events", self.host, self.token, "Accept: text/event-stream\r\n"))
-            data = b""
-            while b"\r\n\r\n" not in data:
-                chunk = sock.recv(65536)
-                if not chunk:
-                    raise ConnectionError("closed before the response head")
-                data += chunk
-            head, _, data = data.partition(b"\r\n\r\n")
-            lines = head.decode("latin-1").split("\r\n")
-            self.status = int(lines[0].split()[1])
-            for line in lines[1:]:
-                if line.lower().startswith("content-type:"):
-                    self.content_type = line.split(":", 1)[1].strip()
-            chunked = any(l.lower().replace(" ", "") == "transfer-encoding:chunked" for l in lines[1:])
+            self.status, headers, data = read_head(sock)
+            if "content-type" in headers:
+                self.content_type = headers["content-type"]
+            chunked = headers.get("transfer-encoding", "").lower() == "chunked"
             if self.status != 200:
                 return
             sock.settimeout(0.5)
