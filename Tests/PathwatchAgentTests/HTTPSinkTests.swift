@@ -211,6 +211,35 @@ struct HTTPSinkTests {
         #expect(try live.curl([], "/healthz").stdout == "ok\n")
     }
 
+    @Test func aTakenAddressIsReportedAndRetriedUntilItIsFree() throws {
+        let directory = try TestEnvironment.makeTemporaryDirectory()
+        defer { TestEnvironment.removeTemporaryDirectory(directory) }
+        let port = try unusedLoopbackPort()
+        // Something else holds the address when the agent starts.
+        let holder = try BackgroundProcess(["python3", "-c", """
+            import socket, sys, time
+            s = socket.socket(); s.bind(("127.0.0.1", \(port))); s.listen(1)
+            print("held", flush=True); time.sleep(120)
+            """])
+        #expect(holder.waitForLine(timeout: 10) { $0 == "held" } != nil)
+        let plugins = try FixturePlugins.folderWithTestProbe()
+        defer { TestEnvironment.removeTemporaryDirectory(plugins) }
+        let config = try writeConfig("""
+            {"agent": {"name": "http-taken", "interval": "200ms", "plugin_dirs": ["\(plugins.path)"], "state_dir": "\(directory.path)/state"},
+             "probes": [{"id": "t", "plugin": "testprobe", "isolation": "inline", "config": {"checks": 1}}],
+             "sinks": [{"type": "stdout", "format": "json", "on": "every"}, {"type": "http", "listen": "127.0.0.1:\(port)"}]}
+            """, in: directory)
+        let agent = try BackgroundProcess([TestEnvironment.pathwatchBinary.path, "run", "--config", config.path])
+        defer { _ = agent.stop() }
+        #expect(waitUntil(timeout: 10) { agent.errorOutput.contains("http sink: cannot listen on 127.0.0.1:\(port)") }, "\(agent.errorOutput)")
+        // The document says why meanwhile, and the agent runs on.
+        let reported = agent.waitForLine(timeout: 10) { $0.contains("cannot listen on 127.0.0.1:\(port)") }
+        #expect(reported != nil, "the sink's last_error in the document")
+        _ = holder.stop()
+        #expect(waitUntil(timeout: 20) { agent.errorOutput.contains("serving http://127.0.0.1:\(port)/ (the address is free again)") })
+        #expect(try run(["curl", "-sS", "--max-time", "5", "http://127.0.0.1:\(port)/healthz"]).stdout == "ok\n")
+    }
+
     @Test func statusAsksTheRunningAgentAndSaysWhenNoneAnswers() throws {
         let live = try LiveAgent()
         defer { live.stop() }
