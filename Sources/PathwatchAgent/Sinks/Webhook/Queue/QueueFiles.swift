@@ -46,16 +46,30 @@ struct QueueFiles: Sendable {
     }
 
     /// Takes the folder's lock; throws `busy` when another owner holds it.
+    ///
+    /// A lock just released can still be held for a moment by a child process the agent is
+    /// starting (a plug-in's): between its fork and its exec the child has a copy of every
+    /// descriptor, close-on-exec or not, and a flock lasts while any copy is open. So a busy
+    /// lock is tried again for up to `busyGrace` before it counts as another owner's.
     func lock() throws(IOError) -> Int32 {
         let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw IOError(description: "cannot open \(lockPath): \(errnoText())") }
-        if flock(fd, LOCK_EX | LOCK_NB) != 0 {
+        var waited: UInt32 = 0
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
             let code = errno
+            if code == EWOULDBLOCK && waited < Self.busyGraceMicroseconds {
+                usleep(Self.busyRetryMicroseconds)
+                waited += Self.busyRetryMicroseconds
+                continue
+            }
             close(fd)
             throw IOError(description: "\(folder) is in use by another sink or process", busy: code == EWOULDBLOCK)
         }
         return fd
     }
+
+    static let busyGraceMicroseconds: UInt32 = 200_000
+    static let busyRetryMicroseconds: UInt32 = 5_000
 
     /// Segment numbers present, in order.
     func segmentNumbers() throws(IOError) -> [UInt64] {
