@@ -30,7 +30,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
-        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         // The http sink's server: SwiftNIO's event loop and HTTP/1.1 codec (README "The live agent").
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         // The plug-in SDK (header, JSON, ProbeKit, testing): its own package, which out-of-tree
@@ -52,6 +51,8 @@ let package = Package(
         .target(
             name: "CCurlShims", dependencies: ["CCurl"], path: "Sources/CCurlShims",
             linkerSettings: [.linkedLibrary("dl")]),
+        // OpenSSL's libcrypto loaded on first use (dlopen) for the webhook's SHA-256 and HMAC.
+        .target(name: "CLibcrypto", path: "Sources/CLibcrypto", linkerSettings: [.linkedLibrary("dl")]),
         // Linux netlink headers and their function-like macros, made callable from Swift.
         .target(name: "CNetlink", path: "Sources/CNetlink"),
         // rtnetlink: socket, dumps, a strict attribute walker and typed readers.
@@ -61,9 +62,8 @@ let package = Package(
         .target(
             name: "PathwatchAgent",
             dependencies: [
-                probeABI, json, probeKit, "CCurlShims",
+                probeABI, json, probeKit, "CCurlShims", "CLibcrypto",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -3,7 +3,7 @@
 enum ConfigHostChecks {
     /// A `file` sink whose folder does not exist, or cannot be written, fails every write; say
     /// so before the agent starts. A webhook's queue needs a writable `state_dir`: a read-only
-    /// one would silently hold every payload in memory.
+    /// one would silently hold every payload in memory. It also needs libcrypto.
     static func checkFolders(_ config: AgentConfig, file: String) throws(ConfigError) {
         let base = directoryName(file)
         var needsState = false
@@ -16,6 +16,12 @@ enum ConfigHostChecks {
                 }
             case .webhook:
                 needsState = true
+                // It signs payloads and names its queue with libcrypto's SHA-256.
+                guard Digest.available else {
+                    throw ConfigError(
+                        file: file, location: "sinks[\(i)].type",
+                        message: "a webhook sink needs OpenSSL's libcrypto (libcrypto.so.3, Debian's libssl3), which cannot be loaded")
+                }
             case .stdout, .http:
                 break
             }

@@ -159,8 +159,8 @@ public enum ConfigLoader {
         case .file(let settings):
             ("file:\(settings.path)", "path", "two file sinks write \"\(settings.path)\"")
         case .webhook(let settings):
-            // Their durable queues would share one folder under state_dir.
-            ("webhook:\(WebhookSink.folderName(format: settings.format, url: settings.url))", "url",
+            // Their durable queues would share one folder under state_dir (named by these two).
+            ("webhook:\(settings.format.rawValue)\n\(settings.url)", "url",
              "two webhook sinks deliver the same format to the same URL")
         case .http(let settings):
             ("http:\(settings.listen)", "listen", "two http sinks listen on \(settings.listen)")

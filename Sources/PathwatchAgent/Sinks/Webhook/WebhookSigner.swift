@@ -1,5 +1,3 @@
-import Crypto
-
 /// Standard Webhooks signing: `webhook-id` (stable for one payload across every retry),
 /// `webhook-timestamp` (seconds, when this attempt is sent) and
 /// `webhook-signature: v1,<base64 HMAC-SHA256 of "id.timestamp.body">`.
@@ -32,8 +30,10 @@ struct WebhookSigner: Sendable {
     func signature(id: String, timestamp: Int64, body: [UInt8]) -> String {
         var message = Array("\(id).\(timestamp).".utf8)
         message += body
-        let mac = HMAC<SHA256>.authenticationCode(for: message, using: SymmetricKey(data: key))
-        return "v1," + Base64.encode(Array(mac))
+        // libcrypto is in the process before the first delivery (libcurl links it), and the
+        // configuration check refused a webhook sink where it cannot be loaded.
+        let mac = Digest.hmacSHA256(key: key, message: message) ?? []
+        return "v1," + Base64.encode(mac)
     }
 
     /// The three header lines for one attempt.

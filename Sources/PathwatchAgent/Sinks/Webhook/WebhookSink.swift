@@ -1,4 +1,3 @@
-import Crypto
 import Dispatch
 import Synchronization
 
@@ -111,7 +110,8 @@ final class WebhookSink: Sink {
     /// A stable folder name from what identifies the receiver's stream (format and URL), never
     /// the signing secret, so rotating the secret keeps the queue.
     static func folderName(format: WebhookSinkSettings.Format, url: String) -> String {
-        let digest = SHA256.hash(data: Array("\(format.rawValue)\n\(url)".utf8))
+        // Checked loadable by the configuration check before any webhook sink is made.
+        let digest = Digest.sha256(Array("\(format.rawValue)\n\(url)".utf8)) ?? []
         return "webhook-" + digest.prefix(8).map { b in (b < 16 ? "0" : "") + String(b, radix: 16) }.joined()
     }
 
