@@ -55,8 +55,13 @@ test-deps: dist-deps
 	@python3 -c 'import standardwebhooks' 2>/dev/null || python3 -m pip install --quiet standardwebhooks 2>/dev/null \
 		|| python3 -m pip install --quiet --break-system-packages standardwebhooks
 
+## Release builds favour size (-Osize): the executable's code is resident whole on current kernels
+## (page cache in large folios), and -Osize takes 0.8 MiB off an idle agent's memory with no
+## measurable change in start-up or per-mount disk cost (README "Benchmarks").
+RELEASE_FLAGS := -c release -Xswiftc -Osize
+
 release: deps
-	$(SWIFT) build -c release
+	$(SWIFT) build $(RELEASE_FLAGS)
 
 build: deps
 	$(SWIFT) build

@@ -21,8 +21,8 @@ cleanup() {
 trap cleanup EXIT
 
 cd "$root"
-swift build -c release --product pathwatch_bandwidth >&2
-plugin="$(swift build -c release --show-bin-path)/libpathwatch_bandwidth.so"
+make --no-print-directory release >&2
+plugin="$root/.build/release/libpathwatch_bandwidth.so"
 cc -O2 -Wall -Wextra -I SDK/Sources/CPathwatchProbe/include bench/bandwidth/sample_cost.c -o "$work/sample_cost" -ldl
 cc -O2 -Wall -Wextra bench/bandwidth/peer_getifaddrs.c -o "$work/peer_getifaddrs"
 

@@ -29,7 +29,7 @@ need python3 python3
 need cc gcc
 need pkg-config pkg-config
 
-(cd "$root" && swift build -c release >/dev/null)
+(cd "$root" && make --no-print-directory release >/dev/null)
 products="$root/.build/release"
 work=$(mktemp -d /tmp/pathwatch-bench-http.XXXXXX)
 trap 'rm -rf "$work"' EXIT

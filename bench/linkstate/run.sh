@@ -19,7 +19,7 @@ while [ $# -gt 0 ]; do
     esac
 done
 if [ -z "$products" ]; then
-    (cd "$root" && swift build -c release --product pathwatch && swift build -c release --product pathwatch_linkstate)
+    (cd "$root" && make --no-print-directory release)
     products="$root/.build/release"
 fi
 products="$(cd "$products" && pwd)"

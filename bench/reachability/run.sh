@@ -35,7 +35,7 @@ need python3 python3
 need cc gcc
 [ -x /usr/bin/time ] || need /usr/bin/time time
 
-(cd "$root" && swift build -c release >/dev/null)
+(cd "$root" && make --no-print-directory release >/dev/null)
 bin="$root/.build/release"
 
 work=$(mktemp -d /tmp/pathwatch-bench-reach.XXXXXX)

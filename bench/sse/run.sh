@@ -3,7 +3,7 @@
 # Usage: bash bench/sse/run.sh [changes] [clients]
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-(cd "$root" && swift build -c release >/dev/null)
+(cd "$root" && make --no-print-directory release >/dev/null)
 work=$(mktemp -d /tmp/pathwatch-bench-sse.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 chmod 755 "$work"

@@ -25,7 +25,7 @@ need python3 python3
 need cc gcc
 need pkg-config pkg-config
 
-(cd "$root" && swift build -c release --product pathwatch >/dev/null)
+(cd "$root" && make --no-print-directory release >/dev/null)
 work=$(mktemp -d /tmp/pathwatch-bench-webhook.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 chmod 755 "$work"
