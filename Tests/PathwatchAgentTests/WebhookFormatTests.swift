@@ -59,7 +59,7 @@ import Testing
     }
 
     @Test func alertmanagerFiresChangesSeverityAndResolves() throws {
-        var format = AlertmanagerFormat(alertName: "PathwatchCheck", resendEvery: .seconds(60), file: nil, logger: logger)
+        var format = AlertmanagerFormat(alertName: "PathwatchCheck", resendEvery: .seconds(60))
         let fire = event(to: .critical, at: 1_000_000)
         var out = format.payloads(for: batch([fire]), triggers: [.change])
         #expect(out.count == 1 && out[0].id == fire.id)
@@ -86,46 +86,134 @@ import Testing
         #expect((sent[0]["labels"] as? [String: String])?["severity"] == "warning")
         #expect(sent[0]["startsAt"] as? String == WallTime(milliseconds: 2_000_000).rfc3339)
         #expect(sent[0]["endsAt"] as? String == WallTime(milliseconds: 3_000_000).rfc3339)
-        #expect(format.firing.isEmpty)
+        #expect(format.told.isEmpty)
         // Recovering a check that never fired sends nothing.
         #expect(format.payloads(for: batch([event(from: nil, to: .ok)]), triggers: [.change]).isEmpty)
     }
 
-    @Test func alertmanagerResendsFiringAlertsAndRemembersThemAcrossRestarts() throws {
-        let dir = try TestEnvironment.makeTemporaryDirectory()
-        defer { TestEnvironment.removeTemporaryDirectory(dir) }
-        let file = dir.appendingPathComponent("alerts.json").path
-        var format = AlertmanagerFormat(alertName: "A", resendEvery: .seconds(60), file: file, logger: logger)
-        _ = format.payloads(for: batch([event("a/x", at: 1_000), event("b/y", to: .warning, at: 2_000)], checks: ["a/x", "b/y"], at: 2_000), triggers: [.change])
-        // Nothing fired before this run: the first re-send waits a whole resend_every.
-        #expect(format.duePayloads(at: WallTime(milliseconds: 3_000), monotonic: monotonicNanoseconds()).isEmpty)
-
-        var restarted = AlertmanagerFormat(alertName: "A", resendEvery: .seconds(60), file: file, logger: logger)
-        #expect(restarted.firing.alerts.map(\.check) == ["a/x", "b/y"])
-        #expect(restarted.nextDue == 0, "alerts saved by the last run are re-sent at once")
-        let now = WallTime.now()
-        let resend = restarted.duePayloads(at: now, monotonic: monotonicNanoseconds())
-        #expect(resend.count == 1 && resend[0].kind == .resend)
-        let sent = try alerts(resend[0])
-        #expect(sent.map { ($0["labels"] as? [String: String])?["check"] } == ["a/x", "b/y"])
-        #expect(sent.allSatisfy { $0["endsAt"] == nil })
-        #expect(sent[0]["startsAt"] as? String == WallTime(milliseconds: 1_000).rfc3339, "the original start is kept")
-        // Not due again until resend_every has passed.
-        #expect(restarted.duePayloads(at: now, monotonic: monotonicNanoseconds()).isEmpty)
+    @Test func anAlertStartsWhenItsCheckEnteredTheState() throws {
+        // Announced late (silenced while the host was offline): the alert starts when the check
+        // turned critical, as its record says, not when the event was raised.
+        var feed = BookFeed(probes: ["api"])
+        _ = feed.report("api", [("orion-api", .critical)], at: 1_000)
+        let record = try #require(feed.book.records["api/orion-api"])
+        var format = AlertmanagerFormat(alertName: "A", resendEvery: .seconds(60))
+        let sent = format.apply(event(to: .critical, at: 9_000), record: record)
+        #expect(sent.count == 1)
+        #expect(sent[0]["startsAt"]?.stringValue == WallTime(milliseconds: 1_000).rfc3339)
+        // A record that already moved on says nothing about this change: the event's time.
+        let other = format.apply(event("api/other", to: .warning, at: 9_500), record: record)
+        #expect(other[0]["startsAt"]?.stringValue == WallTime(milliseconds: 9_500).rfc3339)
     }
 
-    @Test func anAlertWhoseCheckLeftTheDocumentsIsResolvedByTheResend() throws {
-        var format = AlertmanagerFormat(alertName: "A", resendEvery: .milliseconds(100), file: nil, logger: logger)
-        let t0 = WallTime.now().milliseconds
-        _ = format.payloads(for: batch([event("gone/x", at: t0), event("kept/y", at: t0)], checks: ["gone/x", "kept/y"], at: t0), triggers: [.change])
-        // Documents for the next 200 ms hold only kept/y.
-        _ = format.payloads(for: batch([], checks: ["kept/y"], at: t0 + 200), triggers: [.change])
-        let resend = format.duePayloads(at: WallTime(milliseconds: t0 + 200), monotonic: monotonicNanoseconds() + 1_000_000_000)
-        let sent = try alerts(try #require(resend.first))
-        let byCheck = Dictionary(uniqueKeysWithValues: sent.map { (($0["labels"] as? [String: String])?["check"] ?? "", $0) })
-        #expect(byCheck["gone/x"]?["endsAt"] as? String == WallTime(milliseconds: t0 + 200).rfc3339)
-        #expect(byCheck["kept/y"]?["endsAt"] == nil)
-        #expect(format.firing.alerts.map(\.check) == ["kept/y"])
+    /// The check `id` of each alert of a payload, with its severity and, when resolved, `ended`.
+    func summary(_ payload: QueuedPayload) throws -> [String] {
+        try alerts(payload).map { a in
+            let labels = a["labels"] as? [String: String] ?? [:]
+            return "\(labels["check"] ?? "?") \(labels["severity"] ?? "?")" + (a["endsAt"] == nil ? "" : " ended")
+        }
+    }
+
+    @Test func alertmanagerResendsWhatTheLatestSnapshotSaysIsFiring() throws {
+        var feed = BookFeed(probes: ["a", "b"])
+        var format = AlertmanagerFormat(alertName: "A", resendEvery: .seconds(60))
+        #expect(format.nextDue == 0, "a re-send is owed from the start")
+        #expect(format.duePayloads(at: .now(), monotonic: monotonicNanoseconds()).isEmpty, "nothing to read before a batch")
+        // a/x turns critical (an event fires it); b/z is first seen unknown (no event).
+        let fired = format.payloads(for: feed.report("a", [("x", .critical), ("y", .ok)], at: 1_000), triggers: [.change])
+        #expect(try fired.map(summary) == [["a/x critical"]])
+        #expect(format.payloads(for: feed.report("b", [("z", .unknown)], at: 2_000), triggers: [.change]).isEmpty)
+
+        var clock = monotonicNanoseconds()
+        let first = format.duePayloads(at: WallTime(milliseconds: 2_500), monotonic: clock)
+        #expect(first.count == 1 && first[0].kind == .resend)
+        #expect(try summary(first[0]) == ["a/x critical", "b/z unknown"], "the firing set of the snapshot, in start order")
+        let sent = try alerts(first[0])
+        #expect(sent.map { $0["startsAt"] as? String } == [WallTime(milliseconds: 1_000).rfc3339, WallTime(milliseconds: 2_000).rfc3339])
+        #expect(format.nextDue == clock + 60_000_000_000)
+        #expect(format.duePayloads(at: WallTime(milliseconds: 2_600), monotonic: clock + 1).isEmpty, "not due again yet")
+
+        // Still critical, with another message: re-sent with the same start and the new message.
+        _ = format.payloads(for: feed.report("a", [("x", .critical, "worse"), ("y", .ok, "")], at: 5_000), triggers: [.change])
+        clock += 60_000_000_000
+        let second = try #require(format.duePayloads(at: WallTime(milliseconds: 61_000), monotonic: clock).first)
+        let again = try alerts(second)
+        #expect(try summary(second) == ["a/x critical", "b/z unknown"])
+        #expect(again[0]["startsAt"] as? String == WallTime(milliseconds: 1_000).rfc3339, "startsAt stays when re-sent")
+        #expect((again[0]["annotations"] as? [String: String])?["message"] == "worse")
+
+        // b is removed from the configuration: the next re-send resolves b/z, once.
+        feed.book.removeProbe("b")
+        _ = format.payloads(for: feed.report("a", [("x", .critical, "worse"), ("y", .ok, "")], at: 62_000), triggers: [.change])
+        clock += 60_000_000_000
+        let third = try #require(format.duePayloads(at: WallTime(milliseconds: 121_000), monotonic: clock).first)
+        #expect(try summary(third) == ["b/z unknown ended", "a/x critical"])
+        #expect(try alerts(third)[0]["endsAt"] as? String == WallTime(milliseconds: 121_000).rfc3339)
+        #expect(format.told.alerts.map(\.check) == ["a/x"])
+        clock += 60_000_000_000
+        #expect(try summary(try #require(format.duePayloads(at: .now(), monotonic: clock).first)) == ["a/x critical"])
+
+        // a/x recovers: the event resolves it, and then there is nothing left to re-send.
+        let recovered = format.payloads(for: feed.report("a", [("x", .ok), ("y", .ok)], at: 200_000), triggers: [.change])
+        #expect(try recovered.map(summary) == [["a/x critical ended"]])
+        clock += 60_000_000_000
+        #expect(format.duePayloads(at: .now(), monotonic: clock).isEmpty)
+        #expect(format.nextDue == clock + 60_000_000_000, "still read every resend_every: a check may go unknown without an event")
+    }
+
+    @Test func aCheckTheAgentHasNotAnnouncedKeepsTheAlertLastTold() throws {
+        // The agent's own fault shows the check unknown but announces nothing: Alertmanager
+        // keeps hearing the critical alert it was told, not an unknown one.
+        var feed = BookFeed(probes: ["a"])
+        var format = AlertmanagerFormat(alertName: "A", resendEvery: .seconds(60))
+        _ = format.payloads(for: feed.report("a", [("x", .critical)], at: 1_000), triggers: [.change])
+        let fault = Observation(key: "x", state: .unknown, message: "out of file descriptors", labels: [(WellKnownLabel.agentFault, "1")])
+        let batch = feed.report("a", [fault], at: 2_000)
+        #expect(batch.events.isEmpty && feed.book.records["a/x"]?.state == .unknown)
+        #expect(format.payloads(for: batch, triggers: [.change]).isEmpty)
+        let resend = try #require(format.duePayloads(at: .now(), monotonic: monotonicNanoseconds()).first)
+        #expect(try summary(resend) == ["a/x critical"])
+        #expect(try alerts(resend)[0]["startsAt"] as? String == WallTime(milliseconds: 1_000).rfc3339)
+    }
+
+    @Test func afterARestartTheFirstSnapshotIsResentAndNothingIsReadFromDisk() throws {
+        let dir = try TestEnvironment.makeTemporaryDirectory()
+        defer { TestEnvironment.removeTemporaryDirectory(dir) }
+        // What an older version left in the queue folder is removed, never read.
+        let older = dir.appendingPathComponent("alerts.json")
+        try #"{"schema":1,"alerts":[{"check":"old/gone","probe":"old","agent":"web-01","severity":"critical","message":"","starts_at_ms":1}]}"#
+            .write(to: older, atomically: true, encoding: .utf8)
+        AlertmanagerFormat.removeFileOfOlderVersions(in: dir.path)
+        #expect(!FileManager.default.fileExists(atPath: older.path))
+
+        // The first run fired a/x and b/y.
+        var before = BookFeed(probes: ["a", "b"])
+        var first = AlertmanagerFormat(alertName: "A", resendEvery: .seconds(60))
+        _ = first.payloads(for: before.report("a", [("x", .critical)], at: 1_000), triggers: [.change])
+        _ = first.payloads(for: before.report("b", [("y", .warning)], at: 2_000), triggers: [.change])
+        #expect(first.told.alerts.map(\.check) == ["a/x", "b/y"])
+
+        // The restarted agent: a fresh check book whose first report has a/x unknown (no event).
+        var after = BookFeed(probes: ["a", "b"])
+        var restarted = AlertmanagerFormat(alertName: "A", resendEvery: .seconds(60))
+        #expect(restarted.told.isEmpty, "nothing is carried over")
+        let clock = monotonicNanoseconds()
+        #expect(restarted.payloads(for: after.report("a", [("x", .unknown)], at: 50_000), triggers: [.change]).isEmpty)
+        #expect(restarted.nextDue == 0, "the first snapshot is re-sent as soon as the queue allows")
+        let resend = try #require(restarted.duePayloads(at: WallTime(milliseconds: 50_100), monotonic: clock).first)
+        #expect(try summary(resend) == ["a/x unknown"])
+        #expect(try alerts(resend)[0]["startsAt"] as? String == WallTime(milliseconds: 50_000).rfc3339, "this run's first sight")
+        #expect(restarted.nextDue == clock + 60_000_000_000)
+
+        // Once every probe has reported, the set is re-sent again at once, b/y now included.
+        var complete = after.report("b", [("y", .warning)], at: 51_000)
+        complete.firstComplete = true
+        let fired = restarted.payloads(for: complete, triggers: [.change])
+        #expect(try fired.map(summary) == [["b/y warning"]])
+        #expect(restarted.nextDue == 0)
+        let full = try #require(restarted.duePayloads(at: WallTime(milliseconds: 51_100), monotonic: clock + 1).first)
+        #expect(try summary(full) == ["a/x unknown", "b/y warning"])
+        #expect(!FileManager.default.fileExists(atPath: older.path), "nothing is written to the folder")
     }
 
     // MARK: - Signing
@@ -209,5 +297,31 @@ import Testing
         }
         #expect(LoopbackCheck.literal("hooks.example.com") == nil, "a name needs a lookup")
         #expect(LoopbackCheck.resolve("localhost") == .loopback)
+    }
+}
+
+/// A check book fed by hand, and the batches the agent would hand its sinks from it.
+struct BookFeed {
+    var book = CheckBook(agentName: "web-01")
+
+    init(probes: [String]) {
+        book.probeOrder = probes
+        for probe in probes { book.policies[probe] = ProbePolicy(failAfter: 1, recoverAfter: 1, needsNetwork: false, plugin: "test") }
+    }
+
+    /// A full sample of `probe` at `ms`: its change events and the frozen snapshot after it.
+    mutating func report(_ probe: String, _ checks: [(String, CheckState)], at ms: Int64) -> SinkBatch {
+        report(probe, checks.map { Observation(key: $0.0, state: $0.1, message: "\($0.1.name) now") }, at: ms)
+    }
+
+    mutating func report(_ probe: String, _ checks: [(String, CheckState, String)], at ms: Int64) -> SinkBatch {
+        report(probe, checks.map { Observation(key: $0.0, state: $0.1, message: $0.2) }, at: ms)
+    }
+
+    mutating func report(_ probe: String, _ observations: [Observation], at ms: Int64) -> SinkBatch {
+        let now = WallTime(milliseconds: ms)
+        let events = book.apply(.sample(observations), probe: probe, at: now)
+        let snapshot = StatusSnapshot(identity: AgentIdentity(name: book.agentName), time: now, book: book, agentParts: { [] })
+        return SinkBatch(events: events, snapshot: snapshot)
     }
 }

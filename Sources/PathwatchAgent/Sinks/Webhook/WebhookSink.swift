@@ -402,11 +402,11 @@ final class WebhookSink: Sink {
 
     private func makeFormat() -> any PayloadFormat {
         switch settings.format {
-        case .pathwatch: PathwatchFormat()
-        case .slack: SlackFormat()
+        case .pathwatch: return PathwatchFormat()
+        case .slack: return SlackFormat()
         case .alertmanager:
-            AlertmanagerFormat(
-                alertName: settings.alertName, resendEvery: settings.resendEvery, file: folder + "/alerts.json", logger: logger)
+            AlertmanagerFormat.removeFileOfOlderVersions(in: folder)
+            return AlertmanagerFormat(alertName: settings.alertName, resendEvery: settings.resendEvery)
         }
     }
 

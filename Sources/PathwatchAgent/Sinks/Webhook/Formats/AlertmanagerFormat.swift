@@ -6,100 +6,102 @@ import PathwatchProbeKit
 ///
 /// A check going warning, critical or unknown fires an alert whose `severity` is that state; a
 /// change of severity resolves the old label set and fires the new one; going ok resolves it.
+/// `startsAt` is when the check entered its state, as the check book recorded it.
+///
 /// Firing alerts are sent without `endsAt`, so Alertmanager ends them after its
-/// `resolve_timeout` unless they are sent again: every `resend_every` the whole firing set is
-/// queued again (only when the queue is empty, so a backlog never piles up re-sends). A firing
-/// alert whose check has been missing from the status documents for a whole `resend_every`
-/// (its probe was removed from the configuration) is resolved by that re-send.
+/// `resolve_timeout` unless they are sent again: every `resend_every` (only when the queue is
+/// empty, so a backlog never piles up re-sends) the firing set is read from the latest snapshot
+/// and queued again, with a resolution for each alert told before that the snapshot no longer
+/// has (its probe was removed from the configuration).
+///
+/// What is firing is the check book's to know: the format keeps no file, only the alerts it last
+/// told Alertmanager, so it can resolve exactly the label set that fired. After a restart (or a
+/// reload that changes the sinks, which replaces this one) the first snapshot's firing checks
+/// are re-sent as soon as the queue allows, and once more when every probe has reported, so
+/// Alertmanager keeps them. A restart starts the check book afresh too, so their `startsAt` is
+/// then when the new run first saw the state (Alertmanager keeps the earlier start of an alert
+/// still active). An alert told before whose check is gone, or recovered meanwhile, is not told
+/// again: Alertmanager ends it after its `resolve_timeout`.
 struct AlertmanagerFormat: PayloadFormat {
     let alertName: String
     let resendEvery: UInt64
-    /// Where the firing set is saved; nil keeps it in memory only.
-    let file: String?
-    let logger: AgentLogger
-    private(set) var firing = FiringAlerts()
-    /// Monotonic time of the last re-send; 0 makes the next one due at once.
+    /// What Alertmanager was last told is firing, by check.
+    private(set) var told = FiringAlerts()
+    /// The snapshot of the latest batch: what a re-send reads.
+    private var latest: StatusSnapshot?
+    /// A re-send is owed as soon as the queue allows: at start, and when every probe has reported.
+    private var resendSoon = true
+    /// Monotonic time of the last re-send.
     private var lastResend: UInt64 = 0
-    /// When the latest status document was seen.
-    private var lastDocument = WallTime(milliseconds: 0)
 
-    init(alertName: String, resendEvery: ConfigDuration, file: String?, logger: AgentLogger) {
+    init(alertName: String, resendEvery: ConfigDuration) {
         self.alertName = alertName
         self.resendEvery = UInt64(resendEvery.nanoseconds)
-        self.file = file
-        self.logger = logger
-        if let file, let text = try? BoundedFile.readText(file, limit: 64 << 20) {
-            do {
-                let loaded = FiringAlerts.load(try JSONParser.parse(text), presentAt: .now())
-                firing = loaded.alerts
-                if loaded.skipped > 0 { logger.warning("webhook: skipped \(loaded.skipped) malformed entries of \(file)") }
-            } catch {
-                logger.warning("webhook: \(file) is not valid JSON (\(error)); starting with no firing alerts")
-            }
-        }
-        // Alerts saved by a previous run are re-sent as soon as the queue allows.
-        lastResend = firing.isEmpty ? monotonicNanoseconds() : 0
     }
 
     mutating func payloads(for batch: SinkBatch, triggers: Set<SinkTrigger>) -> [QueuedPayload] {
-        let before: JSONValue? = batch.events.isEmpty ? nil : firing.json
+        latest = batch.snapshot
+        if batch.firstComplete { resendSoon = true }
         var out: [QueuedPayload] = []
         for event in batch.events {
-            let alerts = apply(event)
+            let alerts = apply(event, record: batch.snapshot.book.records[event.check])
             if !alerts.isEmpty { out.append(QueuedPayload(kind: .event, id: event.id, at: batch.time, json: .array(alerts))) }
         }
-        lastDocument = batch.time
-        // The snapshot's typed checks: no document is rendered for this.
-        for id in batch.snapshot.checkIDs { firing.markPresent(id, at: batch.time) }
-        if let before, firing.json != before { save() }
         return out
     }
 
-    /// The alerts one change sends, updating the firing set.
-    mutating func apply(_ event: ChangeEvent) -> [JSONValue] {
+    /// The alerts one change sends, updating what was told. `record` is the check as the batch's
+    /// snapshot has it, for the time it entered its state.
+    mutating func apply(_ event: ChangeEvent, record: CheckRecord?) -> [JSONValue] {
         var alerts: [JSONValue] = []
-        let prior = firing[event.check]
+        let prior = told[event.check]
         if event.to == .ok {
             if let prior {
                 alerts.append(alert(prior, endsAt: event.at))
-                firing[event.check] = nil
+                told[event.check] = nil
             }
             return alerts
         }
+        // The record's start, unless it already moved on (it has not in a batch the agent made).
+        let since = record.flatMap { $0.state == event.to ? $0.since : nil } ?? event.at
         var next = FiringAlert(
             check: event.check, probe: event.probe, agent: event.agent, severity: event.to.name, message: event.message,
-            startsAt: event.at, lastPresent: event.at)
+            startsAt: since)
         if let prior {
-            if prior.severity == next.severity {
-                next.startsAt = prior.startsAt
+            if prior.sameLabels(as: next) {
+                next.startsAt = min(prior.startsAt, next.startsAt)
             } else {
                 alerts.append(alert(prior, endsAt: event.at))
             }
         }
-        firing[event.check] = next
+        told[event.check] = next
         alerts.append(alert(next, endsAt: nil))
         return alerts
     }
 
     mutating func duePayloads(at now: WallTime, monotonic: UInt64) -> [QueuedPayload] {
-        guard !firing.isEmpty, lastResend == 0 || monotonic >= lastResend &+ resendEvery else { return [] }
+        // Before the first batch there is nothing to read; the owed re-send waits for it.
+        guard let latest, resendSoon || monotonic >= lastResend &+ resendEvery else { return [] }
+        resendSoon = false
         lastResend = monotonic
+        let firing = FiringAlerts(snapshot: latest, told: told)
         var alerts: [JSONValue] = []
-        var removed = false
-        for a in firing.alerts {
-            if lastDocument.milliseconds - a.lastPresent.milliseconds >= Int64(resendEvery / 1_000_000) {
-                alerts.append(alert(a, endsAt: now))
-                firing[a.check] = nil
-                removed = true
-            } else {
-                alerts.append(alert(a, endsAt: nil))
-            }
+        // What was told and is no longer firing as told (its check is gone): resolved first, so
+        // a check whose severity moved ends its old label set before the new one fires.
+        for old in told.alerts where !(firing[old.check].map { $0.sameLabels(as: old) } ?? false) {
+            alerts.append(alert(old, endsAt: now))
         }
-        if removed { save() }
+        for a in firing.alerts { alerts.append(alert(a, endsAt: nil)) }
+        told = firing
+        guard !alerts.isEmpty else { return [] }
         return [QueuedPayload(kind: .resend, id: EventID.make(at: now), at: now, json: .array(alerts))]
     }
 
-    var nextDue: UInt64? { firing.isEmpty ? nil : (lastResend == 0 ? 0 : lastResend &+ resendEvery) }
+    /// Due at once while a re-send is owed (the delivery loop asks again every second until the
+    /// first batch arrives, which is at once: the format is made when the first batch opens the
+    /// queue), then every `resend_every`: a check can start firing without a change event (first
+    /// seen `unknown`), so the set is read again even when nothing was firing.
+    var nextDue: UInt64? { resendSoon ? 0 : lastResend &+ resendEvery }
 
     func alert(_ a: FiringAlert, endsAt: WallTime?) -> JSONValue {
         let change = endsAt == nil ? "is \(a.severity)" : "recovered from \(a.severity)"
@@ -116,15 +118,4 @@ struct AlertmanagerFormat: PayloadFormat {
         if let endsAt { members.append(("endsAt", .string(endsAt.rfc3339))) }
         return .object(JSONObject(members))
     }
-
-    private func save() {
-        guard let file else { return }
-        do {
-            try AtomicFile.write(JSONSerializer.serialize(firing.json, pretty: true) + "\n", to: file)
-        } catch {
-            logger.error("webhook: cannot save the firing alerts: \(error)")
-        }
-    }
 }
-
-typealias FiringAlert = FiringAlerts.Alert

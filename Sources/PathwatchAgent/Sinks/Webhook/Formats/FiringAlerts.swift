@@ -1,8 +1,9 @@
-/// The alerts this sink has told Alertmanager are firing, one per check, kept so they can be
-/// re-sent before Alertmanager's `resolve_timeout` ends them, and so a recovery can resolve the
-/// exact label set that fired. Saved in the queue folder (`alerts.json`, replaced atomically) on
-/// every change, so a restarted agent keeps re-sending them.
-struct FiringAlerts: Sendable {
+/// A set of firing alerts, at most one per check: what the `alertmanager` format last told
+/// Alertmanager, or what a snapshot says should be firing. Kept in memory only; what is firing is
+/// the check book's to know, and a restarted agent learns it again from its first snapshot.
+struct FiringAlerts: Sendable, Equatable {
+    /// One alert as Alertmanager knows it: the label set (check, probe, agent, severity) that
+    /// identifies it, and the start and message it was sent with.
     struct Alert: Sendable, Equatable {
         var check: String
         var probe: String
@@ -11,8 +12,11 @@ struct FiringAlerts: Sendable {
         var severity: String
         var message: String
         var startsAt: WallTime
-        /// When the check was last seen in a status document (in memory only).
-        var lastPresent: WallTime
+
+        /// Same labels: Alertmanager takes them for the same alert.
+        func sameLabels(as other: Alert) -> Bool {
+            check == other.check && probe == other.probe && agent == other.agent && severity == other.severity
+        }
     }
 
     private(set) var byCheck: [String: Alert] = [:]
@@ -24,42 +28,6 @@ struct FiringAlerts: Sendable {
         get { byCheck[check] }
         set { byCheck[check] = newValue }
     }
-
-    mutating func markPresent(_ check: String, at time: WallTime) {
-        byCheck[check]?.lastPresent = time
-    }
-
-    // MARK: - On disk
-
-    var json: JSONValue {
-        .object(JSONObject([
-            ("schema", 1),
-            ("alerts", .array(alerts.map { a in
-                .object(JSONObject([
-                    ("check", .string(a.check)), ("probe", .string(a.probe)), ("agent", .string(a.agent)),
-                    ("severity", .string(a.severity)), ("message", .string(a.message)),
-                    ("starts_at", .string(a.startsAt.rfc3339)), ("starts_at_ms", .number(Double(a.startsAt.milliseconds))),
-                ]))
-            })),
-        ]))
-    }
-
-    /// Reads a saved set; a malformed entry is skipped (and counted), never fatal.
-    static func load(_ value: JSONValue, presentAt now: WallTime) -> (alerts: FiringAlerts, skipped: Int) {
-        var set = FiringAlerts()
-        var skipped = 0
-        for item in value["alerts"]?.arrayValue ?? [] {
-            guard let check = item["check"]?.stringValue, let probe = item["probe"]?.stringValue,
-                let agent = item["agent"]?.stringValue, let severity = item["severity"]?.stringValue,
-                let message = item["message"]?.stringValue, let ms = item["starts_at_ms"]?.numberValue, ms.isFinite
-            else {
-                skipped += 1
-                continue
-            }
-            set[check] = Alert(
-                check: check, probe: probe, agent: agent, severity: severity, message: message,
-                startsAt: WallTime(milliseconds: Int64(ms)), lastPresent: now)
-        }
-        return (set, skipped)
-    }
 }
+
+typealias FiringAlert = FiringAlerts.Alert
