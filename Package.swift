@@ -126,6 +126,9 @@ let package = Package(
         .testTarget(
             name: "PathwatchNetlinkTests", dependencies: ["PathwatchNetlink", "PathwatchTestSupport"],
             swiftSettings: strict),
+        // The command line itself (the executable's module): how `once` reads its arguments.
+        .testTarget(
+            name: "PathwatchCommandTests", dependencies: ["pathwatch"], swiftSettings: strict),
         .testTarget(
             name: "PathwatchAgentTests",
             dependencies: ["PathwatchAgent", probeKit, "PathwatchTestSupport"],

@@ -18,7 +18,10 @@ enum LogLevelOption: String, ExpressibleByArgument, CaseIterable {
     }
 }
 
-extension CommonOptions {
+extension CommonSettings {
+    /// The file `--config`, the environment or the installed default names (SPEC §1).
+    var configFile: String { ConfigLocation.resolve(explicit: config) }
+
     /// A logger writing to stderr at the chosen level, redacting the config's secrets.
     func makeLogger(redactor: SecretRedactor) -> AgentLogger {
         var logger = Logger(label: "pathwatch") { label in

@@ -14,6 +14,23 @@ extension Pathwatch {
         var format: OnceFormat = .json
 
         func run() throws {
+            Self.execute(options: options, format: format)
+        }
+
+        /// What `once` does, given its options however they were parsed: prints the document
+        /// in `format` and ends the process with the state's status (or the configuration
+        /// error's).
+        static func execute(options: some CommonSettings, format: OnceFormat) -> Never {
+            do {
+                try sampleAndPrint(options: options, format: format)
+            } catch let code as ExitCode {
+                exitProcess(code.rawValue)
+            } catch {
+                Pathwatch.exit(withError: error)
+            }
+        }
+
+        private static func sampleAndPrint(options: some CommonSettings, format: OnceFormat) throws -> Never {
             let nagios = format == .nagios
             let loaded = try options.loadConfig(nagios: nagios)
             let logger = options.makeLogger(redactor: loaded.redactor)

@@ -18,6 +18,8 @@ struct Pathwatch: AsyncParsableCommand {
     /// every command its exit status) ends the process at once: the library's error path builds
     /// the command's usage text for any error, then discards it for an exit code.
     static func main() async {
+        // `once` with plain arguments skips ArgumentParser altogether (see OnceArguments).
+        if let once = OnceArguments(CommandLine.arguments) { Once.execute(options: once.options, format: once.format) }
         do {
             var command = try await asyncParseAsRoot()
             if var asyncCommand = command as? AsyncParsableCommand {
@@ -34,7 +36,7 @@ struct Pathwatch: AsyncParsableCommand {
 }
 
 /// Options every subcommand takes.
-struct CommonOptions: ParsableArguments {
+struct CommonOptions: ParsableArguments, CommonSettings {
     @Option(
         name: .long,
         help: "The configuration file (default: $PATHWATCH_CONFIG, else ./config.json if it exists, else /etc/pathwatch/config.json); conf.d/*.json beside it is appended.")
@@ -42,9 +44,6 @@ struct CommonOptions: ParsableArguments {
 
     @Option(name: .long, help: "Log level: trace, debug, info, notice, warning or error. Logs go to stderr.")
     var logLevel: LogLevelOption = .info
-
-    /// The file `--config`, the environment or the installed default names (SPEC §1).
-    var configFile: String { ConfigLocation.resolve(explicit: config) }
 }
 
 /// Exit statuses of the contract (SPEC §1).
@@ -54,7 +53,7 @@ enum ExitStatus {
 }
 
 /// exit(3), which flushes what was printed (inside a command type, `exit` is ArgumentParser's).
-private func exitProcess(_ status: Int32) -> Never { exit(status) }
+func exitProcess(_ status: Int32) -> Never { exit(status) }
 
 #if canImport(Glibc)
 import Glibc
