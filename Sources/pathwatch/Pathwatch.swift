@@ -18,8 +18,14 @@ struct Pathwatch: AsyncParsableCommand {
     /// every command its exit status) ends the process at once: the library's error path builds
     /// the command's usage text for any error, then discards it for an exit code.
     static func main() async {
-        // `once` with plain arguments skips ArgumentParser altogether (see OnceArguments).
+        // `once` with plain arguments, and a plug-in child as the agent starts it, skip
+        // ArgumentParser altogether (see OnceArguments, PluginChildArguments).
         if let once = OnceArguments(CommandLine.arguments) { Once.execute(options: once.options, format: once.format) }
+        if let child = PluginChildArguments(CommandLine.arguments) {
+            await PluginChildCommand.serve(.init(
+                paths: child.plugins, describeOnly: child.describe, maxMemoryBytes: child.maxMemory,
+                maxObservations: child.maxObservations))
+        }
         do {
             var command = try await asyncParseAsRoot()
             if var asyncCommand = command as? AsyncParsableCommand {

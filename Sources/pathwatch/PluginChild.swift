@@ -15,12 +15,16 @@ extension Pathwatch {
         @Option(help: "Observations one call may emit.") var maxObservations = 10_000
 
         func run() async throws {
-            let options = PluginChild.Options(paths: plugin, describeOnly: describe, maxMemoryBytes: maxMemory, maxObservations: maxObservations)
+            await Self.serve(PluginChild.Options(paths: plugin, describeOnly: describe, maxMemoryBytes: maxMemory, maxObservations: maxObservations))
+        }
+
+        /// Serves until the agent is done, then ends the process with the serving loop's status.
+        static func serve(_ options: PluginChild.Options) async -> Never {
             // The serving loop blocks on its socket: on a thread of its own, not the cooperative pool.
             let status: Int32 = await withCheckedContinuation { done in
                 DispatchQueue(label: "pathwatch.plugin-child").async { done.resume(returning: PluginChild.serve(options)) }
             }
-            throw ExitCode(status)
+            exitProcess(status)
         }
     }
 }
