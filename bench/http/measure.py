@@ -217,8 +217,9 @@ def idle(args):
                   f"(private +{uss[on] - uss[off]:.1f}, +{uss[scraped] - uss[off]:.1f} MiB); "
                   f"pathwatch with the sink / node_exporter: PSS {med[scraped] / peer:.2f}×, private {uss[scraped] / uss[peer_name]:.2f}× (scraped).",
               "",
-              "Private memory (Private_Clean + Private_Dirty) does not depend on what else maps the same "
-              "libraries; PSS does (a Swift process running beside the agent halves its share of the Swift runtime)."]
+              "Both figures move with what else maps the same libraries: a page another process maps is "
+              "divided in PSS and is not private. With no other Swift process running, PSS is nearly RSS; "
+              "a Swift process beside the agent halves its share of the Swift runtime. Compare rows of one run."]
     return table
 
 
