@@ -29,15 +29,8 @@ need python3 python3
 need cc gcc
 need pkg-config pkg-config
 
-(cd "$root" && make --no-print-directory release >/dev/null)
 products="$root/.build/release"
-work=$(mktemp -d /tmp/pathwatch-bench-http.XXXXXX)
-trap 'rm -rf "$work"' EXIT
-chmod 755 "$work"
-mkdir -p "$work/plugins"
-# The tests' fixture probe: as many checks as its config asks for.
-cc -shared -fPIC -O2 -I "$root/SDK/Sources/CPathwatchProbe/include" "$root/Tests/Fixtures/plugins/test_probe.c" \
-    -o "$work/plugins/libtestprobe.so" $(pkg-config --cflags --libs json-c) -lm
+source "$root/bench/test-probe.sh" http
 
 # The parts of one run share one heading in RESULTS.md.
 export PW_BENCH_RUN="$(date -u '+%Y-%m-%d %H:%M UTC')"

@@ -25,14 +25,7 @@ need python3 python3
 need cc gcc
 need pkg-config pkg-config
 
-(cd "$root" && make --no-print-directory release >/dev/null)
-work=$(mktemp -d /tmp/pathwatch-bench-webhook.XXXXXX)
-trap 'rm -rf "$work"' EXIT
-chmod 755 "$work"
-mkdir -p "$work/plugins"
-# The tests' fixture probe: one check per line of a state file, so one rewrite makes thousands of changes.
-cc -shared -fPIC -O2 -I "$root/SDK/Sources/CPathwatchProbe/include" "$root/Tests/Fixtures/plugins/test_probe.c" \
-    -o "$work/plugins/libtestprobe.so" $(pkg-config --cflags --libs json-c) -lm
+source "$root/bench/test-probe.sh" webhook
 
 exec python3 "$here/measure.py" --pathwatch "$root/.build/release/pathwatch" --plugins "$work/plugins" \
     --receiver "$root/Tests/Fixtures/webhook/receiver.py" --work "$work" --events "$events" \
