@@ -21,11 +21,7 @@ struct Pathwatch: AsyncParsableCommand {
         // `once` with plain arguments, and a plug-in child as the agent starts it, skip
         // ArgumentParser altogether (see OnceArguments, PluginChildArguments).
         if let once = OnceArguments(CommandLine.arguments) { Once.execute(options: once.options, format: once.format) }
-        if let child = PluginChildArguments(CommandLine.arguments) {
-            await PluginChildCommand.serve(.init(
-                paths: child.plugins, describeOnly: child.describe, maxMemoryBytes: child.maxMemory,
-                maxObservations: child.maxObservations))
-        }
+        if let child = PluginChildArguments(CommandLine.arguments) { await PluginChildCommand.serve(child.options) }
         do {
             var command = try await asyncParseAsRoot()
             if var asyncCommand = command as? AsyncParsableCommand {

@@ -12,7 +12,10 @@ extension Pathwatch {
         @Option(help: "The plug-in library (several with --describe).") var plugin: [String]
         @Flag(help: "Only read each file's descriptor, then exit.") var describe = false
         @Option(help: "Heap limit in bytes (RLIMIT_DATA).") var maxMemory: UInt64?
-        @Option(help: "Observations one call may emit.") var maxObservations = 10_000
+        @Option(help: "Observations one call may emit.") var maxObservations = Self.defaultMaxObservations
+
+        /// `--max-observations` when the agent gives none (both readings of the command line).
+        static let defaultMaxObservations = 10_000
 
         func run() async throws {
             await Self.serve(PluginChild.Options(paths: plugin, describeOnly: describe, maxMemoryBytes: maxMemory, maxObservations: maxObservations))

@@ -1,3 +1,5 @@
+import PathwatchAgent
+
 /// `pathwatch plugin-child …` read directly from the command line, as the agent writes it
 /// (ProcessProbeHost, PluginDescriber), so that each plug-in child skips ArgumentParser: parsing
 /// the command tree was about 44% of a child's start-up instructions, paid again at every probe
@@ -11,7 +13,7 @@ struct PluginChildArguments {
     var plugins: [String] = []
     var describe = false
     var maxMemory: UInt64?
-    var maxObservations = 10_000
+    var maxObservations = Pathwatch.PluginChildCommand.defaultMaxObservations
 
     /// `arguments` as `CommandLine.arguments` gives them (the program first).
     init?(_ arguments: [String]) {
@@ -44,5 +46,10 @@ struct PluginChildArguments {
             }
         }
         guard !plugins.isEmpty else { return nil }
+    }
+
+    /// The serving loop's options.
+    var options: PluginChild.Options {
+        PluginChild.Options(paths: plugins, describeOnly: describe, maxMemoryBytes: maxMemory, maxObservations: maxObservations)
     }
 }
