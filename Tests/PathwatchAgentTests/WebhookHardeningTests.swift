@@ -150,6 +150,30 @@ import Testing
             #expect(result.stderr.contains("read-only file system"), "\(command): \(result.stderr)")
         }
     }
+
+    /// A webhook signs and names its queue with libcrypto's SHA-256, loaded on first use: a host
+    /// where it cannot be loaded refuses the sink, naming it, at start and in check-config. The
+    /// library is hidden by mounting an empty file over it in a private mount namespace.
+    @Test(.enabled(if: TestEnvironment.canUseNamespaces, Comment(rawValue: TestEnvironment.needsRootReason)))
+    func aHostWithoutLibcryptoRefusesAWebhookSink() throws {
+        let dir = try FixturePlugins.folderWithTestProbe()
+        defer { TestEnvironment.removeTemporaryDirectory(dir) }
+        let stateFile = dir.appendingPathComponent("state")
+        try stateLines(1, "ok").write(to: stateFile, atomically: true, encoding: .utf8)
+        let config = try makeConfig(
+            in: dir, stateFile: stateFile, stateDir: "queues", webhook: #"{"type": "webhook", "url": "http://127.0.0.1:9/hook"}"#)
+        let hide = #"lib=$(readlink -f "$(ldconfig -p | awk '/libcrypto\.so\.3 /{print $NF; exit}')") && [ -f "$lib" ] && mount --bind /dev/null "$lib""#
+        for command in ["check-config", "run"] {
+            let script = "\(hide) && exec \(pathwatch) \(command) --config \(config.path)"
+            let result = try run(["unshare", "--mount", "--propagation", "private", "sh", "-c", script], timeout: 10)
+            #expect(result.status == 78, "\(command): \(result.stderr)")
+            #expect(
+                result.stderr.contains("\(config.path): sinks[2].type: a webhook sink needs OpenSSL's libcrypto"),
+                "\(command): \(result.stderr)")
+        }
+        // Without the mount, the same file is valid: the refusal was libcrypto's absence alone.
+        #expect(try run([pathwatch, "check-config", "--config", config.path], timeout: 10).status == 0)
+    }
 }
 
 /// Polls `body` until it returns a value, or gives up after `timeout` seconds.
