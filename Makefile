@@ -24,7 +24,7 @@ TEST_PACKAGES := iproute2 util-linux coreutils openssl curl python3 python3-pip 
 # The one version: the agent's own (documents, --version, the package).
 VERSION := $(shell sed -n 's/.*static let version = "\(.*\)"/\1/p' Sources/PathwatchAgent/Status/StatusDocument.swift)
 PREFIX ?= /usr/local
-MANPAGE := .build/plugins/GenerateManual/outputs/pathwatch/pathwatch.1
+MANPAGE := .build/plugins/GenerateManual/outputs/PathwatchCLI/pathwatch.1
 # install.sh reads these (and defaults the ones left unset: SYSCONFDIR /etc, LOCALSTATEDIR /var, …).
 export DESTDIR PREFIX SYSCONFDIR LOCALSTATEDIR UNITDIR BASHCOMPDIR ZSHCOMPDIR FISHCOMPDIR MANDIR
 

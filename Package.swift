@@ -21,6 +21,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "pathwatch", targets: ["pathwatch"]),
+        .executable(name: "pathwatch-cli", targets: ["PathwatchCLI"]),
         // Probe plug-ins: each a shared library the agent opens with dlopen.
         .library(name: "pathwatch_disk", type: .dynamic, targets: ["DiskProbeEntry"]),
         .library(name: "pathwatch_loadavg", type: .dynamic, targets: ["LoadAvgProbe"]),
@@ -75,15 +76,27 @@ let package = Package(
             ],
             exclude: ["Sinks/Webhook/README.md"],
             swiftSettings: strict),
-        // The executable: command line only.
-        .executableTarget(
-            name: "pathwatch",
+        // What the commands do, apart from how their arguments are parsed: `run`, `once` and a
+        // plug-in child for both executables below, and the direct reading of their plain forms.
+        .target(
+            name: "PathwatchCommands",
             dependencies: [
                 "PathwatchAgent", probeKit,
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict),
+        // The agent's executable: reads `run`, `once` and `plugin-child` directly and hands every
+        // other command line to pathwatch-cli, so that no agent process maps the argument parser
+        // and its Foundation library (README "Command line").
+        .executableTarget(name: "pathwatch", dependencies: ["PathwatchCommands"], swiftSettings: strict),
+        // The command-line companion: every command of `pathwatch`, with swift-argument-parser.
+        .executableTarget(
+            name: "PathwatchCLI",
+            dependencies: [
+                "PathwatchAgent", "PathwatchCommands", probeKit,
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
 
@@ -130,9 +143,10 @@ let package = Package(
         .testTarget(
             name: "PathwatchNetlinkTests", dependencies: ["PathwatchNetlink", "PathwatchTestSupport"],
             swiftSettings: strict),
-        // The command line itself (the executable's module): how `once` reads its arguments.
+        // The command line itself: the direct reading of `run`, `once` and a plug-in child against
+        // ArgumentParser's reading of the same lines, and where the companion is looked for.
         .testTarget(
-            name: "PathwatchCommandTests", dependencies: ["pathwatch"], swiftSettings: strict),
+            name: "PathwatchCommandTests", dependencies: ["PathwatchCLI", "PathwatchCommands"], swiftSettings: strict),
         .testTarget(
             name: "PathwatchAgentTests",
             dependencies: ["PathwatchAgent", probeKit, "PathwatchTestSupport"],

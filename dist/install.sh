@@ -3,7 +3,7 @@
 # `make deb` both come here. The binary and the plug-ins find the Swift runtime libraries copied
 # beside them through $ORIGIN-relative run paths, so nothing depends on the toolchain afterwards.
 #
-#   PRODUCTS   folder with the release build: pathwatch and libpathwatch_*.so (required)
+#   PRODUCTS   folder with the release build: pathwatch, pathwatch-cli and libpathwatch_*.so (required)
 #   MANPAGE    the generated pathwatch.1 (required)
 #   VERSION    the package version (required)
 #   DESTDIR PREFIX SYSCONFDIR LOCALSTATEDIR UNITDIR BASHCOMPDIR ZSHCOMPDIR FISHCOMPDIR MANDIR
@@ -38,6 +38,11 @@ install -d -m 0750 "$(d "$statedir")"
 install -m 0755 "$PRODUCTS/pathwatch" "$(d "$bindir/pathwatch")"
 strip --strip-debug "$(d "$bindir/pathwatch")"
 patchelf --set-rpath '$ORIGIN/../lib/pathwatch' "$(d "$bindir/pathwatch")"
+# Its command-line companion (every command but the plain forms of run, once and a plug-in child;
+# README "Command line"), a private program beside the runtime it shares.
+install -m 0755 "$PRODUCTS/pathwatch-cli" "$(d "$libdir/pathwatch-cli")"
+strip --strip-debug "$(d "$libdir/pathwatch-cli")"
+patchelf --set-rpath '$ORIGIN' "$(d "$libdir/pathwatch-cli")"
 for plugin in "$PRODUCTS"/libpathwatch_*.so; do
     install -m 0644 "$plugin" "$(d "$plugindir/$(basename "$plugin")")"
     strip --strip-debug "$(d "$plugindir/$(basename "$plugin")")"
@@ -51,7 +56,7 @@ runtime=$(readelf -d "$PRODUCTS/pathwatch" | sed -n 's/.*(RUNPATH).*\[\(.*\)\]/\
     | while read -r dir; do [ -e "$dir/libswiftCore.so" ] && echo "$dir" && break; done)
 [ -n "$runtime" ] || { echo "install.sh: no Swift runtime folder in the run path of $PRODUCTS/pathwatch" >&2; exit 1; }
 needed() { readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'; }
-queue=("$PRODUCTS/pathwatch" "$PRODUCTS"/libpathwatch_*.so)
+queue=("$PRODUCTS/pathwatch" "$PRODUCTS/pathwatch-cli" "$PRODUCTS"/libpathwatch_*.so)
 declare -A copied=()
 while [ ${#queue[@]} -gt 0 ]; do
     file=${queue[0]}

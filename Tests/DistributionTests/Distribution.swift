@@ -6,7 +6,7 @@ import PathwatchTestSupport
 enum Distribution {
     static var root: URL { TestEnvironment.packageRoot }
     static var releaseProducts: URL { root.appendingPathComponent(".build/release") }
-    static var manPage: URL { root.appendingPathComponent(".build/plugins/GenerateManual/outputs/pathwatch/pathwatch.1") }
+    static var manPage: URL { root.appendingPathComponent(".build/plugins/GenerateManual/outputs/PathwatchCLI/pathwatch.1") }
     static var scripts: URL { root.appendingPathComponent("Tests/DistributionTests/Scripts") }
 
     static var version: String {

@@ -13,7 +13,7 @@ struct InstallLayoutTests {
         try #require(result.status == 0, "install.sh: \(result.stderr)")
         let p = dest.path + "/usr/local"
         for file in [
-            "bin/pathwatch", "lib/pathwatch/libswiftCore.so", "lib/pathwatch/libswift_Concurrency.so",
+            "bin/pathwatch", "lib/pathwatch/pathwatch-cli", "lib/pathwatch/libswiftCore.so", "lib/pathwatch/libswift_Concurrency.so",
             "lib/pathwatch/libdispatch.so", "lib/pathwatch/libFoundationEssentials.so",
             "lib/pathwatch/plugins/libpathwatch_disk.so", "lib/pathwatch/plugins/libpathwatch_linkstate.so",
             "lib/pathwatch/plugins/libpathwatch_bandwidth.so", "lib/pathwatch/plugins/libpathwatch_reachability.so",
@@ -32,6 +32,9 @@ struct InstallLayoutTests {
 
         let binary = try run(["readelf", "-d", "\(p)/bin/pathwatch"])
         #expect(Distribution.runPath(inReadelf: binary.stdout) == ["$ORIGIN/../lib/pathwatch"])
+        #expect(!binary.stdout.contains("libFoundationEssentials"), "the agent's executable maps no Foundation: \(binary.stdout)")
+        let companion = try run(["readelf", "-d", "\(p)/lib/pathwatch/pathwatch-cli"])
+        #expect(Distribution.runPath(inReadelf: companion.stdout) == ["$ORIGIN"])
         let plugin = try run(["readelf", "-d", "\(p)/lib/pathwatch/plugins/libpathwatch_disk.so"])
         #expect(Distribution.runPath(inReadelf: plugin.stdout) == ["$ORIGIN/.."])
 
@@ -68,6 +71,12 @@ struct InstallLayoutTests {
         #expect((0...3).contains(installed.status), "stderr: \(installed.stderr)")
         let checks = try #require(try parseJSONObject(installed.stdout)["checks"] as? [[String: Any]])
         #expect(checks.contains { $0["id"] as? String == "load/load" }, "\(installed.stdout)")
+
+        // Commands the agent's executable does not read itself reach the installed companion.
+        let checked = try hidden("'\(dest.path)/usr/bin/pathwatch' check-config --config '\(config.path)'")
+        #expect(checked.status == 0 && checked.stdout.contains("valid (1 probes"), "stdout: \(checked.stdout) stderr: \(checked.stderr)")
+        let version = try hidden("'\(dest.path)/usr/bin/pathwatch' --version")
+        #expect(version.status == 0 && version.stdout == "\(Distribution.version)\n", "stderr: \(version.stderr)")
     }
 
     @Test func reinstallingKeepsTheOperatorsConfiguration() throws {

@@ -1,6 +1,7 @@
 import ArgumentParser
+import PathwatchCommands
 import Testing
-@testable import pathwatch
+@testable import PathwatchCLI
 
 /// A plug-in child reads the command line the agent writes without ArgumentParser
 /// (`PluginChildArguments`): whatever it takes, ArgumentParser must read to the same options;

@@ -1,11 +1,12 @@
 import ArgumentParser
+import PathwatchCommands
 import Testing
-@testable import pathwatch
+@testable import PathwatchCLI
 
-/// `once` reads its plain command lines without ArgumentParser (`OnceArguments`): whatever it
-/// takes, ArgumentParser must read to the same options; whatever else, it must leave to
-/// ArgumentParser.
-@Suite struct OnceArgumentsTests {
+/// `run` and `once` read their plain command lines without ArgumentParser (`PlainArguments`):
+/// whatever that takes, ArgumentParser must read to the same options; whatever else, it must
+/// leave to ArgumentParser (in the command-line companion).
+@Suite struct PlainArgumentsTests {
     /// Command lines the direct reading takes, after `pathwatch`.
     static let taken: [[String]] = [
         ["once"],
@@ -22,9 +23,19 @@ import Testing
         ["once", "--config", "", "--format", "nagios"],
     ]
 
+    /// `run` command lines the direct reading takes.
+    static let takenRun: [[String]] = [
+        ["run"],
+        ["run", "--config", "/etc/pathwatch/config.json"],
+        ["run", "--config=config.json", "--log-level", "warning"],
+        ["run", "--log-level=debug", "--config", "run"],
+    ]
+
     /// Command lines left to ArgumentParser (help, errors, and forms read in more than one way).
     static let left: [[String]] = [
-        [], ["run"], ["status"], ["help", "once"], ["once", "--help"], ["once", "-h"], ["once", "--version"],
+        [], ["status"], ["check-config"], ["plugins"], ["--help"], ["--version"], ["runs"],
+        ["run", "--format", "json"], ["run", "--help"], ["run", "--config"], ["run", "x"],
+        ["run", "--log-level", "loud"], ["run", "--config", "a", "--config", "b"], ["help", "once"], ["once", "--help"], ["once", "-h"], ["once", "--version"],
         ["once", "--config"], ["once", "--config="], ["once", "--config", "-x"], ["once", "--config", "--format"],
         ["once", "--config", "a", "--config", "b"], ["once", "--format", "yaml"], ["once", "--format", "JSON"],
         ["once", "--log-level", "verbose"], ["once", "--", "--config"], ["once", "x"], ["once", "--conf", "x"],
@@ -33,7 +44,8 @@ import Testing
     ]
 
     @Test(arguments: taken) func takenLinesReadAsArgumentParserReadsThem(_ line: [String]) throws {
-        let direct = try #require(OnceArguments(["pathwatch"] + line))
+        let direct = try #require(PlainArguments(["pathwatch"] + line))
+        #expect(direct.command == .once)
         let parsed = try Pathwatch.parseAsRoot(line)
         let once = try #require(parsed as? Pathwatch.Once)
         #expect(direct.options.config == once.options.config)
@@ -41,7 +53,16 @@ import Testing
         #expect(direct.format == once.format)
     }
 
+    @Test(arguments: takenRun) func takenRunLinesReadAsArgumentParserReadsThem(_ line: [String]) throws {
+        let direct = try #require(PlainArguments(["pathwatch"] + line))
+        #expect(direct.command == .run)
+        let parsed = try Pathwatch.parseAsRoot(line)
+        let run = try #require(parsed as? Pathwatch.Run)
+        #expect(direct.options.config == run.options.config)
+        #expect(direct.options.logLevel == run.options.logLevel)
+    }
+
     @Test(arguments: left) func otherLinesAreLeftToArgumentParser(_ line: [String]) {
-        #expect(OnceArguments(["pathwatch"] + line) == nil)
+        #expect(PlainArguments(["pathwatch"] + line) == nil)
     }
 }

@@ -1,7 +1,11 @@
 import ArgumentParser
 import PathwatchAgent
+import PathwatchCommands
 
-/// `pathwatch`: the command line only; everything it does lives in PathwatchAgent.
+/// `pathwatch-cli`: the whole command line of `pathwatch`, defined with swift-argument-parser.
+/// The agent's executable reads the plain forms of `run`, `once` and `plugin-child` itself and
+/// hands every other command line to this one (PathwatchCommands' CommandLineCompanion); what the
+/// commands do lives in PathwatchCommands and PathwatchAgent.
 @main
 struct Pathwatch: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -18,10 +22,6 @@ struct Pathwatch: AsyncParsableCommand {
     /// every command its exit status) ends the process at once: the library's error path builds
     /// the command's usage text for any error, then discards it for an exit code.
     static func main() async {
-        // `once` with plain arguments, and a plug-in child as the agent starts it, skip
-        // ArgumentParser altogether (see OnceArguments, PluginChildArguments).
-        if let once = OnceArguments(CommandLine.arguments) { Once.execute(options: once.options, format: once.format) }
-        if let child = PluginChildArguments(CommandLine.arguments) { await PluginChildCommand.serve(child.options) }
         do {
             var command = try await asyncParseAsRoot()
             if var asyncCommand = command as? AsyncParsableCommand {
@@ -48,17 +48,6 @@ struct CommonOptions: ParsableArguments, CommonSettings {
     var logLevel: LogLevelOption = .info
 }
 
-/// Exit statuses of the contract (SPEC §1).
-enum ExitStatus {
-    /// A configuration error (EX_CONFIG from sysexits.h).
-    static let configError = ExitCode(78)
-}
-
-/// exit(3), which flushes what was printed (inside a command type, `exit` is ArgumentParser's).
-func exitProcess(_ status: Int32) -> Never { exit(status) }
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+/// `--log-level` and `--format` values as ArgumentParser reads them.
+extension LogLevelOption: ExpressibleByArgument {}
+extension OnceFormat: ExpressibleByArgument {}

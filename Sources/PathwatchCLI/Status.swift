@@ -1,5 +1,6 @@
 import ArgumentParser
 import PathwatchAgent
+import PathwatchCommands
 import PathwatchProbeKit
 
 extension Pathwatch {
@@ -46,9 +47,9 @@ extension Pathwatch {
                 let configured = (try? ConfigLoader.load(file: options.configFile)).flatMap { LiveStatusClient.endpoint(in: $0.config) }
                 return (target, configured?.url == target ? configured?.token : nil)
             }
-            let loaded = try options.loadConfig(nagios: nagios)
+            let loaded = options.loadConfig(nagios: nagios)
             guard let found = LiveStatusClient.endpoint(in: loaded.config) else {
-                try failConfiguration(NoLiveSink(file: options.configFile), nagios: nagios)
+                failConfiguration(NoLiveSink(file: options.configFile), nagios: nagios)
             }
             return found
         }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import PathwatchAgent
+import PathwatchCommands
 
 extension Pathwatch {
     struct Plugins: ParsableCommand {
@@ -23,7 +24,7 @@ extension Pathwatch {
 
         func run() throws {
             if let tryFile { return try runTrial(tryFile) }
-            let loaded = try options.loadConfig()
+            let loaded = options.loadConfig()
             let catalog = PluginCatalog.discover(for: loaded, logger: options.makeLogger(redactor: loaded.redactor))
             let rows = catalog.plugins.map { p in
                 [p.name, p.version, "abi \(p.abiVersion)", p.path, p.summary]

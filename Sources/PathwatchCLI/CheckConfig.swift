@@ -1,5 +1,6 @@
 import ArgumentParser
 import PathwatchAgent
+import PathwatchCommands
 
 extension Pathwatch {
     struct CheckConfig: ParsableCommand {
@@ -10,7 +11,7 @@ extension Pathwatch {
         @OptionGroup var options: CommonOptions
 
         func run() throws {
-            let loaded = try options.loadConfig()
+            let loaded = options.loadConfig()
             let logger = options.makeLogger(redactor: loaded.redactor)
             let catalog = PluginCatalog.discover(for: loaded, logger: logger)
             let created: [ProbeSetup.Created]
@@ -18,7 +19,7 @@ extension Pathwatch {
                 created = try ProbeSetup.instantiate(loaded, catalog: catalog, logger: logger)
             } catch {
                 printError("configuration error: \(error)")
-                throw ExitStatus.configError
+                throw ExitCode(ExitStatus.configError)
             }
             // A plug-in whose child died creating its instance is not a configuration error (the
             // agent would start it again), but the operator should know before starting.

@@ -1,22 +1,23 @@
 import PathwatchAgent
 
 /// `pathwatch plugin-child …` read directly from the command line, as the agent writes it
-/// (ProcessProbeHost, PluginDescriber), so that each plug-in child skips ArgumentParser: parsing
-/// the command tree was about 44% of a child's start-up instructions, paid again at every probe
-/// start and restart under process isolation.
+/// (ProcessProbeHost, PluginDescriber), so that each plug-in child needs no argument parser:
+/// parsing the command tree was about 44% of a child's start-up instructions, paid again at every
+/// probe start and restart under process isolation, and the parser's Foundation library about
+/// 2.8 MiB of each child's memory.
 ///
 /// Only the forms the agent writes are taken: `--plugin PATH` one or more times, and at most
 /// once each `--describe`, `--max-memory BYTES` and `--max-observations COUNT`, every value
-/// separate and not starting with `-`. Anything else returns nil and goes through ArgumentParser
-/// as before. `PluginChildArgumentsTests` checks both readings agree.
-struct PluginChildArguments {
-    var plugins: [String] = []
-    var describe = false
-    var maxMemory: UInt64?
-    var maxObservations = Pathwatch.PluginChildCommand.defaultMaxObservations
+/// separate and not starting with `-`. Anything else returns nil and goes to ArgumentParser in
+/// the command-line companion. `PluginChildArgumentsTests` checks both readings agree.
+public struct PluginChildArguments: Sendable {
+    public var plugins: [String] = []
+    public var describe = false
+    public var maxMemory: UInt64?
+    public var maxObservations = PluginChildServing.defaultMaxObservations
 
     /// `arguments` as `CommandLine.arguments` gives them (the program first).
-    init?(_ arguments: [String]) {
+    public init?(_ arguments: [String]) {
         guard arguments.count >= 2, arguments[1] == "plugin-child" else { return nil }
         var seenMemory = false
         var seenObservations = false
@@ -49,7 +50,7 @@ struct PluginChildArguments {
     }
 
     /// The serving loop's options.
-    var options: PluginChild.Options {
+    public var options: PluginChild.Options {
         PluginChild.Options(paths: plugins, describeOnly: describe, maxMemoryBytes: maxMemory, maxObservations: maxObservations)
     }
 }

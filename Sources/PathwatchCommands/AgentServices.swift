@@ -1,0 +1,56 @@
+import PathwatchAgent
+import ServiceLifecycle
+import UnixSignals
+
+/// Runs the agent until graceful shutdown, then stops it cleanly.
+struct AgentService: Service {
+    let agent: Agent
+    let systemd: SystemdNotifier?
+
+    func run() async throws {
+        do {
+            try agent.start()
+        } catch {
+            agent.stop(drainTimeout: 1)
+            throw error
+        }
+        try? await gracefulShutdown()
+        systemd?.send("STOPPING=1")
+        agent.stop()
+    }
+}
+
+/// SIGHUP: re-read the configuration. A bad file is reported and the running one kept.
+struct ReloadOnHangup: Service {
+    let agent: Agent
+    let hangups: UnixSignalsSequence
+    let file: String
+    let systemd: SystemdNotifier?
+    let logger: AgentLogger
+
+    func run() async throws {
+        for await _ in hangups.cancelOnGracefulShutdown() {
+            logger.notice("SIGHUP: reloading \(file)")
+            // `systemctl reload` waits from RELOADING=1 until READY=1, refused or not.
+            systemd?.send(SystemdNotifier.reloadingMessage())
+            do {
+                try agent.reload(try ConfigLoader.load(file: file))
+            } catch {
+                logger.error("reload refused, keeping the running configuration: \(error)")
+            }
+            systemd?.send("READY=1")
+        }
+    }
+}
+
+/// The service manager's notify channel when it asked for one; a warning when it asked but
+/// libsystemd cannot be used (the unit's `Type=notify` would then time out, so say why).
+func systemdNotifier(logger: AgentLogger) -> SystemdNotifier? {
+    switch SystemdNotifier.fromEnvironment() {
+    case .success(let notifier): return notifier
+    case .failure(.notRequested): return nil
+    case .failure(let reason):
+        logger.warning("\(reason)")
+        return nil
+    }
+}

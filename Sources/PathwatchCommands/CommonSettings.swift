@@ -1,0 +1,20 @@
+/// What every command's common options say, apart from how they were parsed: the command-line
+/// companion's `CommonOptions` (ArgumentParser's) and `PlainCommonOptions` (the direct reading of
+/// `run` and `once`) both carry it.
+public protocol CommonSettings {
+    /// `--config`, if given.
+    var config: String? { get }
+    /// `--log-level`.
+    var logLevel: LogLevelOption { get }
+}
+
+/// The common options as plain values, read without ArgumentParser (see `PlainArguments`).
+public struct PlainCommonOptions: CommonSettings, Sendable {
+    public var config: String?
+    public var logLevel: LogLevelOption = .info
+
+    public init(config: String? = nil, logLevel: LogLevelOption = .info) {
+        self.config = config
+        self.logLevel = logLevel
+    }
+}

@@ -1,0 +1,31 @@
+import PathwatchAgent
+import PathwatchProbeKit
+
+/// `once`'s output formats.
+public enum OnceFormat: String, CaseIterable, Sendable {
+    case json, text, nagios
+}
+
+/// What `once` does, however its options were parsed.
+public enum OnceCommand {
+    /// Samples every probe once, prints the document in `format` and ends the process with the
+    /// state's status (Nagios convention), or the configuration error's.
+    public static func execute(options: some CommonSettings, format: OnceFormat) -> Never {
+        let nagios = format == .nagios
+        let loaded = options.loadConfig(nagios: nagios)
+        let logger = options.makeLogger(redactor: loaded.redactor)
+        options.prepareDescriptors(for: loaded, logger: logger)
+        let result: (document: JSONValue, state: CheckState)
+        do {
+            result = try PathwatchAgent.Once.run(loaded, logger: logger)
+        } catch {
+            failConfiguration(error, nagios: nagios)
+        }
+        switch format {
+        case .json: print(JSONSerializer.serialize(result.document, pretty: true))
+        case .text: print(TextFormat.table(result.document))
+        case .nagios: print(NagiosFormat.line(result.document))
+        }
+        exitProcess(result.state.rawValue)
+    }
+}

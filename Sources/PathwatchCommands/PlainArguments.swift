@@ -1,0 +1,57 @@
+/// `pathwatch run` and `pathwatch once` read directly from the command line when their
+/// arguments take only the plain forms, so the agent's service start, and the command most often
+/// started by others (Nagios, cron, scripts), need no argument parser: the executable then links
+/// neither swift-argument-parser nor the Foundation library it brings (about 2.8 MiB of every
+/// agent process's memory, README "Command line"). Parsing the command tree also reflects every
+/// subcommand's property wrappers, each a search of the runtime's conformance tables.
+///
+/// Only what ArgumentParser reads in exactly one way is taken: the subcommand, then each of
+/// `--config`, `--log-level` and (`once` only) `--format` at most once, as `--name value` (a value
+/// not starting with `-`) or `--name=value` (not empty), with a log level and a format among
+/// their values. Anything else — help, `--version`, a repeated, unknown or misspelt option, a bad
+/// value, `--` — returns nil and goes to the command-line companion, so every message and exit
+/// status stays ArgumentParser's. `PlainArgumentsTests` checks both readings agree.
+public struct PlainArguments: Sendable {
+    public enum Command: String, Sendable { case run, once }
+
+    public var command: Command
+    public var options = PlainCommonOptions()
+    public var format: OnceFormat = .json
+
+    /// `arguments` as `CommandLine.arguments` gives them (the program first).
+    public init?(_ arguments: [String]) {
+        guard arguments.count >= 2, let command = Command(rawValue: arguments[1]) else { return nil }
+        self.command = command
+        var seen: [Substring] = []  // an array: a set's storage would cost a conformance search
+        var index = 2
+        while index < arguments.count {
+            let argument = arguments[index]
+            guard argument.hasPrefix("--") else { return nil }
+            let name: Substring
+            let value: String
+            if let equals = argument.firstIndex(of: "=") {
+                name = argument[..<equals]
+                value = String(argument[argument.index(after: equals)...])
+                guard !value.isEmpty else { return nil }
+                index += 1
+            } else {
+                guard index + 1 < arguments.count, !arguments[index + 1].hasPrefix("-") else { return nil }
+                name = Substring(argument)
+                value = arguments[index + 1]
+                index += 2
+            }
+            guard !seen.contains(name) else { return nil }
+            seen.append(name)
+            switch name {
+            case "--config": options.config = value
+            case "--log-level":
+                guard let level = LogLevelOption(rawValue: value) else { return nil }
+                options.logLevel = level
+            case "--format" where command == .once:
+                guard let format = OnceFormat(rawValue: value) else { return nil }
+                self.format = format
+            default: return nil
+            }
+        }
+    }
+}

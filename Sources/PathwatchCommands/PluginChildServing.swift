@@ -1,0 +1,18 @@
+import Dispatch
+import PathwatchAgent
+
+/// The child of process isolation: the agent re-runs itself as `pathwatch plugin-child …` to load
+/// one plug-in and serve its calls over descriptor 3.
+public enum PluginChildServing {
+    /// `--max-observations` when the agent gives none (both readings of the command line).
+    public static let defaultMaxObservations = 10_000
+
+    /// Serves until the agent is done, then ends the process with the serving loop's status.
+    public static func serve(_ options: PluginChild.Options) async -> Never {
+        // The serving loop blocks on its socket: on a thread of its own, not the cooperative pool.
+        let status: Int32 = await withCheckedContinuation { done in
+            DispatchQueue(label: "pathwatch.plugin-child").async { done.resume(returning: PluginChild.serve(options)) }
+        }
+        exitProcess(status)
+    }
+}

@@ -1,0 +1,34 @@
+import PathwatchAgent
+
+/// Exit statuses of the contract (SPEC §1) that more than one command uses.
+public enum ExitStatus {
+    /// A configuration error (EX_CONFIG from sysexits.h).
+    public static let configError: Int32 = 78
+    /// A failure that is neither a state nor a configuration error.
+    public static let failure: Int32 = 1
+}
+
+/// exit(3), which flushes what was printed (inside an ArgumentParser command type, `exit` is
+/// the library's).
+public func exitProcess(_ status: Int32) -> Never { exit(status) }
+
+/// One line to stderr, written at once (stdout stays machine-readable).
+public func printError(_ text: String) {
+    let bytes = Array("pathwatch: \(TextSafety.escaped(text))\n".utf8)
+    bytes.withUnsafeBytes { _ = write(STDERR_FILENO, $0.baseAddress, $0.count) }
+}
+
+/// Reports a configuration error on stderr and exits 78; in the Nagios format, also one
+/// UNKNOWN line on stdout, and exit 3 (a Nagios plug-in's UNKNOWN).
+public func failConfiguration(_ error: any Error, nagios: Bool) -> Never {
+    printError("configuration error: \(error)")
+    if nagios {
+        print(NagiosFormat.unknown("configuration error: \(error)"))
+        exitProcess(NagiosFormat.unknownExit)
+    }
+    exitProcess(ExitStatus.configError)
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif

@@ -1,0 +1,14 @@
+import PathwatchCommands
+
+// `pathwatch`: the agent's executable. `run`, `once` and a plug-in child, in the plain forms the
+// service unit, monitoring systems and the agent itself write, are read here directly; every
+// other command line goes to the command-line companion (see CommandLineCompanion).
+let arguments = CommandLine.arguments
+if let plain = PlainArguments(arguments) {
+    switch plain.command {
+    case .run: await RunCommand.execute(options: plain.options)
+    case .once: OnceCommand.execute(options: plain.options, format: plain.format)
+    }
+}
+if let child = PluginChildArguments(arguments) { await PluginChildServing.serve(child.options) }
+CommandLineCompanion.replaceProcess(arguments: arguments)
