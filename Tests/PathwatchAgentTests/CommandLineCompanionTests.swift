@@ -1,0 +1,39 @@
+import Foundation
+import PathwatchTestSupport
+import Testing
+
+/// `pathwatch` runs the agent's own command lines (plain `run`, `once`, a plug-in child) by
+/// itself and hands every other one to `pathwatch-cli` beside it; without the companion, those
+/// still run, and the rest fail saying what is missing and where it was looked for.
+@Suite(.onItsOwnThread) struct CommandLineCompanionTests {
+    @Test func withoutTheCompanionTheAgentsOwnCommandsRunAndTheRestSayWhatIsMissing() throws {
+        let dir = try TestEnvironment.makeTemporaryDirectory("pathwatch-alone")
+        defer { TestEnvironment.removeTemporaryDirectory(dir) }
+        let alone = dir.appendingPathComponent("pathwatch")
+        try FileManager.default.copyItem(at: TestEnvironment.pathwatchBinary, to: alone)
+        let config = try writeConfig(
+            #"{"agent": {"plugin_dirs": ["\#(TestEnvironment.productsDirectory.path)"]}, "probes": [{"id": "load", "plugin": "loadavg", "isolation": "process"}]}"#,
+            in: dir)
+
+        // once, with its plug-in in a child: the executable reads both command lines itself.
+        let once = try run([alone.path, "once", "--config", config.path])
+        #expect((0...2).contains(once.status), "stderr: \(once.stderr)")
+        let checks = try #require(try parseJSONObject(once.stdout)["checks"] as? [[String: Any]])
+        #expect(checks.contains { $0["id"] as? String == "load/load" && $0["state"] as? String != "unknown" }, "\(once.stdout)")
+
+        for line in [["--version"], ["check-config", "--config", config.path], ["once", "--bogus"]] {
+            let result = try run([alone.path] + line)
+            #expect(result.status == 1, "\(line): \(result.status)")
+            #expect(result.stdout.isEmpty, "\(line): \(result.stdout)")
+            #expect(result.stderr.contains("needs the command-line companion pathwatch-cli"), "\(line): \(result.stderr)")
+            #expect(result.stderr.contains("\(dir.lastPathComponent)/pathwatch-cli: No such file"), "names where it looked: \(result.stderr)")
+            #expect(result.stderr.contains("/../lib/pathwatch/pathwatch-cli"), "\(result.stderr)")
+        }
+
+        // Beside the real companion, the same lines are ArgumentParser's.
+        let version = try run([TestEnvironment.pathwatchBinary.path, "--version"])
+        #expect(version.status == 0 && !version.stdout.isEmpty, "\(version.stderr)")
+        let bogus = try run([TestEnvironment.pathwatchBinary.path, "once", "--bogus"])
+        #expect(bogus.status == 64 && bogus.stderr.contains("Unknown option '--bogus'"), "\(bogus.stderr)")
+    }
+}
