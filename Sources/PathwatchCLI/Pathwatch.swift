@@ -18,7 +18,7 @@ struct Pathwatch: AsyncParsableCommand {
         // conformance tables per subcommand on every start.
         subcommands: [Run.self, Once.self, Status.self, CheckConfig.self, Plugins.self, TryPluginChild.self, PluginChildCommand.self])
 
-    /// ArgumentParser's own entry, except that an `ExitCode` (how `once` reports its state, and
+    /// ArgumentParser's own entry, except that an `ExitCode` (how `status` reports its state, and
     /// every command its exit status) ends the process at once: the library's error path builds
     /// the command's usage text for any error, then discards it for an exit code.
     static func main() async {
