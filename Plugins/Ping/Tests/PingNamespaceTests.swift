@@ -64,16 +64,17 @@ import Testing
     }
 
     /// "20 packets transmitted, 20 received, … 0% packet loss" and "rtt min/avg/max/mdev = a/b/c/d ms".
+    /// The lines themselves are waited for, not ping's exit: its output is read on another
+    /// thread, so under load ping can be seen to have exited before its last lines are read.
     func referenceSummary(_ process: BackgroundProcess) throws -> Summary {
-        let deadline = Date().addingTimeInterval(30)
-        while process.isRunning, Date() < deadline { usleep(20_000) }
-        let lines = process.outputLines
-        guard let counts = lines.first(where: { $0.contains("packets transmitted") }) else {
-            throw TestFailure("no summary from ping: \(lines) \(process.errorOutput)")
+        guard let (_, counts) = process.waitForLine(timeout: 30, { $0.contains("packets transmitted") }) else {
+            throw TestFailure("no summary from ping: \(process.outputLines) \(process.errorOutput)")
         }
         let numbers = counts.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces).split(separator: " ").first ?? "") }
+        // With any reply, the round-trip line follows the counts.
+        let rttLine = numbers[1] > 0 ? process.waitForLine(timeout: 5, { $0.hasPrefix("rtt ") })?.line : nil
         var average: Double?
-        if let rtt = lines.first(where: { $0.hasPrefix("rtt ") }), let values = rtt.split(separator: "=").last {
+        if let rtt = rttLine, let values = rtt.split(separator: "=").last {
             average = Double(values.trimmingCharacters(in: .whitespaces).split(separator: "/")[1])
         }
         return Summary(sent: numbers[0], received: numbers[1], average: average)
