@@ -3,8 +3,10 @@ import PathwatchTestSupport
 import Testing
 
 /// The ping probe through the real agent (`pathwatch once`) in a namespace the test creates,
-/// beside iputils' `ping` against the same target at the same time: average round trip within
-/// 0.2 ms or 20 %, the same loss; over IPv4 and IPv6; with unprivileged ICMP sockets (the
+/// beside iputils' `ping` against the same target at the same time: the same loss, the least
+/// round trip within 0.2 ms or 20 %, the average within that or the larger spread the two saw
+/// (one reply read late by a descheduled process moves an average of 20 by half a millisecond
+/// in a loaded run, and not the least); over IPv4 and IPv6; with unprivileged ICMP sockets (the
 /// namespace's `net.ipv4.ping_group_range` admitting root's group) and with raw sockets (that
 /// sysctl refusing everyone).
 @Suite(.serialized, .onItsOwnThread) struct PingNamespaceTests {
@@ -50,8 +52,23 @@ import Testing
         var sent: Int
         var received: Int
         var average: Double?
+        var least: Double?
+        /// iputils' mdev; the probe's jitter.
+        var spread: Double?
         var loss: Double { sent == 0 ? 100 : Double(sent - received) / Double(sent) * 100 }
-        var description: String { "\(received)/\(sent) avg \(average.map { String($0) } ?? "-") ms" }
+        var description: String {
+            func text(_ value: Double?) -> String { value.map { String($0) } ?? "-" }
+            return "\(received)/\(sent) min \(text(least)) avg \(text(average)) spread \(text(spread)) ms"
+        }
+
+        /// Round trips measured by `self` agree with `reference`'s, measured at the same time.
+        func expectAgreement(with reference: Summary, sourceLocation: SourceLocation = #_sourceLocation) throws {
+            let a = try #require(average, sourceLocation: sourceLocation), b = try #require(reference.average, sourceLocation: sourceLocation)
+            let x = try #require(least, sourceLocation: sourceLocation), y = try #require(reference.least, sourceLocation: sourceLocation)
+            #expect(abs(x - y) <= max(0.2, 0.2 * y), "least round trip: pathwatch \(x) ms, iputils \(y) ms", sourceLocation: sourceLocation)
+            let allowance = max(0.2, 0.2 * b, spread ?? 0, reference.spread ?? 0)
+            #expect(abs(a - b) <= allowance, "average round trip: pathwatch \(self), iputils \(reference)", sourceLocation: sourceLocation)
+        }
     }
 
     static var iputilsMissing: Bool { (try? run(["sh", "-c", "command -v ping"]))?.status != 0 }
@@ -73,11 +90,12 @@ import Testing
         let numbers = counts.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces).split(separator: " ").first ?? "") }
         // With any reply, the round-trip line follows the counts.
         let rttLine = numbers[1] > 0 ? process.waitForLine(timeout: 5, { $0.hasPrefix("rtt ") })?.line : nil
-        var average: Double?
+        var summary = Summary(sent: numbers[0], received: numbers[1])
         if let rtt = rttLine, let values = rtt.split(separator: "=").last {
-            average = Double(values.trimmingCharacters(in: .whitespaces).split(separator: "/")[1])
+            let fields = values.trimmingCharacters(in: .whitespaces).split(separator: " ")[0].split(separator: "/").map { Double($0) }
+            if fields.count == 4 { (summary.least, summary.average, summary.spread) = (fields[0], fields[1], fields[3]) }
         }
-        return Summary(sent: numbers[0], received: numbers[1], average: average)
+        return summary
     }
 
     /// `pathwatch once` with one ping target per host; returns each check by name.
@@ -112,10 +130,12 @@ import Testing
 
     func summary(of check: [String: Any]?) -> Summary {
         let metrics = check?["metrics"] as? [String: Double] ?? [:]
-        return Summary(sent: Int(metrics["sent"] ?? 0), received: Int(metrics["received"] ?? 0), average: metrics["rtt_avg_ms"])
+        return Summary(
+            sent: Int(metrics["sent"] ?? 0), received: Int(metrics["received"] ?? 0),
+            average: metrics["rtt_avg_ms"], least: metrics["rtt_min_ms"], spread: metrics["jitter_ms"])
     }
 
-    /// Both tools at once against the same hosts; the averages and losses must agree.
+    /// Both tools at once against the same hosts; the round trips and losses must agree.
     func compare(socket: String, unprivilegedAllowed: Bool) throws {
         let pair = try Pair()
         defer { pair.delete() }
@@ -132,8 +152,8 @@ import Testing
             #expect((check?["labels"] as? [String: String])?["socket"] == (socket == "auto" ? (unprivilegedAllowed ? "dgram" : "raw") : socket))
             #expect((check?["labels"] as? [String: String])?["family"] == (name == "v6" ? "ipv6" : "ipv4"))
             #expect(ours.sent == count && ours.loss == expected.loss, "loss: pathwatch \(ours), iputils \(expected)")
-            let a = try #require(ours.average), b = try #require(expected.average)
-            #expect(abs(a - b) <= max(0.2, 0.2 * b), "average round trip: pathwatch \(a) ms, iputils \(b) ms")
+            try ours.expectAgreement(with: expected)
+            let a = try #require(ours.average)
             let metrics = check?["metrics"] as? [String: Double] ?? [:]
             #expect(metrics["rtt_min_ms"]! <= a && a <= metrics["rtt_max_ms"]! && metrics["jitter_ms"]! >= 0)
         }
@@ -173,8 +193,7 @@ import Testing
             print("ping \(name) as uid 65534: pathwatch \(ours), iputils \(expected)")
             #expect((checks[name]?["labels"] as? [String: String])?["socket"] == "dgram")
             #expect(ours.loss == expected.loss && ours.sent == 10, "pathwatch \(ours), iputils \(expected)")
-            let a = try #require(ours.average), b = try #require(expected.average)
-            #expect(abs(a - b) <= max(0.2, 0.2 * b), "average round trip: pathwatch \(a) ms, iputils \(b) ms")
+            try ours.expectAgreement(with: expected)
         }
         // Refused by the sysctl, and no raw socket without root: unknown, saying both.
         try pair.allowUnprivileged(false)
