@@ -84,7 +84,6 @@ let package = Package(
                 "PathwatchAgent", probeKit,
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict),
         // The agent's executable: reads `run`, `once` and `plugin-child` directly and hands every

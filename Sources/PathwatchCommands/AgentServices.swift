@@ -1,6 +1,5 @@
 import PathwatchAgent
 import ServiceLifecycle
-import UnixSignals
 
 /// Runs the agent until graceful shutdown, then stops it cleanly.
 struct AgentService: Service {
@@ -23,7 +22,7 @@ struct AgentService: Service {
 /// SIGHUP: re-read the configuration. A bad file is reported and the running one kept.
 struct ReloadOnHangup: Service {
     let agent: Agent
-    let hangups: UnixSignalsSequence
+    let hangups: AsyncStream<Int32>
     let file: String
     let systemd: SystemdNotifier?
     let logger: AgentLogger

@@ -1,21 +1,37 @@
+import Glibc
 import PathwatchAgent
 import ServiceLifecycle
-import UnixSignals
 
 /// What `run` does, however its options were parsed.
 public enum RunCommand {
+    /// `execute` as the agent's executable runs it: Swift concurrency on the agent's own threads
+    /// (AgentExecutors), the main thread parked. Must come before any other asynchronous work.
+    public static func executeOnAgentThreads(options: PlainCommonOptions) -> Never {
+        // Before any thread starts: each inherits this thread's signal mask.
+        SignalTrap.unblock(trappedSignals)
+        AgentExecutors.install()
+        // Through an existential: the optimiser's specialisation of `execute` for
+        // PlainCommonOptions crashes Swift 6.3.1's SimplifyCFG pass in release builds.
+        let settings: any CommonSettings & Sendable = options
+        Task.detached { await execute(options: settings) }
+        while true { pause() }
+    }
+
+    static let trappedSignals = [SIGHUP, SIGTERM, SIGINT]
+
     /// Runs the agent until SIGINT or SIGTERM (SIGHUP reloads), then ends the process: 0 after a
     /// clean stop, 78 when the configuration cannot start, 1 on any other failure.
     public static func execute(options: some CommonSettings) async -> Never {
-        // Trap SIGHUP before anything else: its default action would end the agent.
-        let hangups = await UnixSignalsSequence(trapping: .sighup)
+        // Trap the signals before anything else: SIGHUP's default action would end the agent,
+        // and a stop request must never find the default handlers while the agent starts.
+        let signals = SignalTrap(trappedSignals)
+        let hangups = signals.stream(SIGHUP)
+        let stops = signals.stream(SIGTERM, SIGINT)
         let loaded = options.loadConfig()
         let logger = options.makeLogger(redactor: loaded.redactor)
         options.prepareDescriptors(for: loaded, logger: logger)
         let systemd = systemdNotifier(logger: logger)
         let agent = Agent(config: loaded, logger: logger, observer: systemd.map(SystemdStatusReporter.init))
-        // The agent starts inside the service group, once the group traps SIGTERM and SIGINT,
-        // so a stop request can never find the default handlers.
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: AgentService(agent: agent, systemd: systemd)),
             .init(service: ReloadOnHangup(agent: agent, hangups: hangups, file: options.configFile, systemd: systemd, logger: logger)),
@@ -23,11 +39,8 @@ public enum RunCommand {
         if let systemd, let period = systemd.watchdogPeriod {
             services.append(.init(service: Watchdog(agent: agent, notifier: systemd, period: period)))
         }
-        let group = ServiceGroup(
-            configuration: .init(
-                services: services,
-                gracefulShutdownSignals: [.sigterm, .sigint],
-                logger: logger.logger))
+        let group = ServiceGroup(configuration: .init(services: services, logger: logger.logger))
+        shutDown(group, on: stops)
         do {
             try await group.run()
         } catch let error as ConfigError {
@@ -38,5 +51,11 @@ public enum RunCommand {
             exitProcess(ExitStatus.failure)
         }
         exitProcess(0)
+    }
+
+    /// Each stop signal asks `group` to shut down gracefully; one that comes before the group
+    /// runs is remembered by it.
+    private static func shutDown(_ group: ServiceGroup, on stops: AsyncStream<Int32>) {
+        Task { for await _ in stops { await group.triggerGracefulShutdown() } }
     }
 }

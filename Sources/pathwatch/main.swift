@@ -6,9 +6,9 @@ import PathwatchCommands
 let arguments = CommandLine.arguments
 if let plain = PlainArguments(arguments) {
     switch plain.command {
-    case .run: await RunCommand.execute(options: plain.options)
+    case .run: RunCommand.executeOnAgentThreads(options: plain.options)
     case .once: OnceCommand.execute(options: plain.options, format: plain.format)
     }
 }
-if let child = PluginChildArguments(arguments) { await PluginChildServing.serve(child.options) }
+if let child = PluginChildArguments(arguments) { PluginChildServing.serveOnThisThread(child.options) }
 CommandLineCompanion.replaceProcess(arguments: arguments)

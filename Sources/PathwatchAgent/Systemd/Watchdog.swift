@@ -25,7 +25,8 @@ public struct Watchdog: Service {
     public func run() async throws {
         let beats = Beats()
         let stop = DispatchSemaphore(value: 0)
-        DispatchQueue(label: "pathwatch.watchdog").async { [agent, notifier, period] in
+        let thread = SerialThread(name: "pw-watchdog")
+        thread.async { [agent, notifier, period] in
             var lastTurns = agent.heartbeat()
             var lastBeat = beats.count
             while stop.wait(timeout: .now() + .nanoseconds(Int(period.nanosecondsClamped))) == .timedOut {
@@ -43,6 +44,7 @@ public struct Watchdog: Service {
         }
         // Not waited for: a thread stuck on a wedged agent would hold the shutdown forever.
         stop.signal()
+        thread.finish()
     }
 }
 

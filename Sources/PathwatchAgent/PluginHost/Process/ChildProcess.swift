@@ -91,7 +91,7 @@ final class ChildProcess: Sendable {
     func finish(grace: Double = 2) {
         shutdown(socket, Int32(SHUT_RDWR))
         let pid = self.pid
-        DispatchQueue.global().asyncAfter(deadline: .now() + grace) { [self] in
+        TimerThread.shared.schedule(afterNanoseconds: UInt64(max(0, grace) * 1e9)) { [self] in
             if inbox.withLock({ !$0.contains { if case .ended = $0 { true } else { false } } }) { _ = Glibc.kill(pid, SIGKILL) }
         }
     }

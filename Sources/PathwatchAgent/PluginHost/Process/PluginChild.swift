@@ -106,7 +106,7 @@ public enum PluginChild {
     /// own looks for a new parent once a second instead; it runs even while the plug-in spins.
     private static func exitWhenOrphaned() {
         let parent = getppid()
-        DispatchQueue(label: "pathwatch.plugin-child.orphan").async {
+        SerialThread(name: "pw-orphan-watch").async {
             while getppid() == parent { sleep(1) }
             _exit(70)
         }
