@@ -1,10 +1,18 @@
-"""Idle cost of an agent: CPU time (user + system, all threads, microsecond precision from
-wait4's rusage) and memory (VmRSS, VmHWM, and PSS summed over the agent's whole process tree
-from /proc/PID/smaps_rollup, so child processes count what they really cost) of a run of WINDOW
-seconds, minus a run of STARTUP seconds, so start-up (loading plug-ins, first samples) is not
-counted as idle."""
+"""Idle cost of two agents started side by side, REPEAT times: CPU time of every thread of each
+agent's process tree over WINDOW seconds once STARTUP seconds have passed (nanoseconds on a CPU,
+from /proc/PID/task/TID/schedstat read at both ends of the window), and memory at the window's
+end (VmRSS, VmHWM, and PSS summed over the process tree from /proc/PID/smaps_rollup, so child
+processes count what they really cost).
+
+Why schedstat: the earlier method took wait4's rusage of a long run minus a short one, so the
+start-up of two separate runs (loading plug-ins, first samples: several times the idle minute's
+cost) sat inside the difference, and a ratio read 0.6x in one run and 1.5x in the next. Reading
+the same processes at both ends of the window leaves start-up out. A thread that ends inside the
+window takes its time with it, so threads created are counted too (an agent that creates none
+loses nothing)."""
 import os
 import signal
+import statistics
 import subprocess
 import sys
 import time
@@ -14,66 +22,85 @@ from proctree import pss_kib, tree  # noqa: E402
 
 
 def thread_ids(pid):
-    try:
-        return set(os.listdir(f"/proc/{pid}/task"))
-    except OSError:
-        return set()
+    ids = set()
+    for p in tree(pid):
+        try:
+            ids |= {(p, t) for t in os.listdir(f"/proc/{p}/task")}
+        except OSError:
+            pass
+    return ids
 
 
-def one_run(argv, seconds):
-    """CPU, memory, and the threads created after the first STARTUP seconds (task ids seen
-    appearing, polled every 50 ms: a thread that lives less than that can be missed)."""
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    startup_end = time.time() + min(seconds, STARTUP)
-    seen = set()
-    while time.time() < startup_end:
-        seen |= thread_ids(proc.pid)
-        time.sleep(0.05)
-    created = 0
-    end = time.time() + max(0.0, seconds - STARTUP)
-    while time.time() < end:
-        now = thread_ids(proc.pid)
-        created += len(now - seen)
-        seen |= now
-        time.sleep(0.05)
+def cpu_ns(pid):
+    """Time on a CPU of every live thread of the tree, in nanoseconds."""
+    total = 0
+    for p, t in thread_ids(pid):
+        try:
+            with open(f"/proc/{p}/task/{t}/schedstat") as f:
+                total += int(f.read().split()[0])
+        except OSError:
+            pass
+    return total
+
+
+def memory(pid):
     status = {}
-    with open(f"/proc/{proc.pid}/status") as f:
+    with open(f"/proc/{pid}/status") as f:
         for line in f:
             key, _, value = line.partition(":")
             if key in ("VmRSS", "VmHWM"):
                 status[key] = int(value.split()[0])
-    status["Pss"] = pss_kib(tree(proc.pid))
-    status["threads_created"] = created
-    os.kill(proc.pid, signal.SIGTERM)
-    _, _, usage = os.wait4(proc.pid, 0)
-    proc.returncode = 0
-    return usage.ru_utime + usage.ru_stime, status
+    status["Pss"] = pss_kib(tree(pid))
+    return status
 
 
-STARTUP = 5.0
+def one_round(argvs, window, startup):
+    """Both agents at once; per agent: CPU ns over the window, memory, threads created."""
+    procs = [subprocess.Popen(a, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for a in argvs]
+    time.sleep(startup)
+    seen = [thread_ids(p.pid) for p in procs]
+    start = [cpu_ns(p.pid) for p in procs]
+    created = [0 for _ in procs]
+    end = time.time() + window
+    while time.time() < end:
+        for i, p in enumerate(procs):
+            now = thread_ids(p.pid)
+            created[i] += len(now - seen[i])
+            seen[i] |= now
+        time.sleep(0.05)
+    cpu = [cpu_ns(p.pid) - s for p, s in zip(procs, start)]
+    mem = [memory(p.pid) for p in procs]
+    for p in procs:
+        os.kill(p.pid, signal.SIGTERM)
+    for p in procs:
+        p.wait()
+    return cpu, mem, created
 
 
 def main():
-    global STARTUP
     window, startup = float(sys.argv[1]), float(sys.argv[2])
-    STARTUP = startup
-    agents = [("pathwatch (default config.json)", sys.argv[3].split("\x1f")),
-              ("collectd 5.12 (load, df, interface, netlink, csv)", sys.argv[4].split("\x1f"))]
-    rows = []
-    for name, argv in agents:
-        short, _ = one_run(argv, startup)
-        long, mem = one_run(argv, startup + window)
-        rows.append((name, max(0.0, long - short), mem))
-        print(f"{name}: {mem['threads_created']} threads created in {window:.0f} s after start-up "
-              f"({mem['threads_created'] * 60 / window:.1f} a minute)")
-    print(f"| agent | CPU over {window:.0f} s idle | CPU % of one core | PSS (process tree) | RSS | peak RSS |")
+    repeat = int(os.environ.get("REPEAT", "3"))
+    names = ["pathwatch (default config.json)", "collectd 5.12 (load, df, interface, netlink, csv)"]
+    argvs = [sys.argv[3].split("\x1f"), sys.argv[4].split("\x1f")]
+    rounds = [one_round(argvs, window, startup) for _ in range(repeat)]
+    for i, name in enumerate(names):
+        made = [r[2][i] for r in rounds]
+        print(f"{name}: threads created after start-up, per round of {window:.0f} s: {made} "
+              f"({statistics.median(made) * 60 / window:.1f} a minute, median)")
+    ratios = [r[0][0] / r[0][1] for r in rounds if r[0][1] > 0]
+    for n, r in enumerate(rounds, 1):
+        print(f"round {n}: pathwatch {r[0][0] / 1e6:.1f} ms, collectd {r[0][1] / 1e6:.1f} ms"
+              + (f", ratio {r[0][0] / r[0][1]:.2f}" if r[0][1] > 0 else ""))
+    print(f"| agent | CPU over {window:.0f} s idle (median of {repeat}) | CPU % of one core | PSS (process tree) | RSS | peak RSS |")
     print("|---|---|---|---|---|---|")
-    for name, cpu, mem in rows:
+    for i, name in enumerate(names):
+        cpu = statistics.median(r[0][i] for r in rounds) / 1e9
+        mem = rounds[-1][1][i]
         print(f"| {name} | {cpu * 1000:.1f} ms | {cpu / window * 100:.3f} % | {mem['Pss'] / 1024:.1f} MiB | "
               f"{mem['VmRSS'] / 1024:.1f} MiB | {mem['VmHWM'] / 1024:.1f} MiB |")
-    (_, pc, pm), (_, cc, cm) = rows
-    ratio = f"{pc / cc:.2f}" if cc > 0 else "n/a (collectd below measurement)"
-    print(f"\nratios pathwatch/collectd: CPU {ratio}, PSS {pm['Pss'] / cm['Pss']:.2f}, RSS {pm['VmRSS'] / cm['VmRSS']:.2f}")
+    pm, cm = rounds[-1][1]
+    spread = f"median {statistics.median(ratios):.2f}, rounds {min(ratios):.2f}–{max(ratios):.2f}" if ratios else "n/a"
+    print(f"\nratios pathwatch/collectd: CPU {spread}; PSS {pm['Pss'] / cm['Pss']:.2f}, RSS {pm['VmRSS'] / cm['VmRSS']:.2f} (last round)")
 
 
 main()

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Idle cost of `pathwatch run` on the default config.json over a window (default 60 s), beside
-# collectd (Debian's package, the reference agent) doing the same job in the same run.
-# CPU is user + system time of all threads from wait4's rusage (microseconds; /proc's 10 ms ticks
-# are too coarse for an idle agent); memory is PSS summed over the process tree, VmRSS and VmHWM
-# (peak) at the end of the window; threads created after start-up are counted.
-# Usage: bash bench/idle/run.sh [seconds] [interval-seconds]
+# collectd (Debian's package, the reference agent) doing the same job, started together.
+# CPU is each process tree's time on a CPU over the window after 5 s of start-up, from
+# /proc/PID/task/TID/schedstat (nanoseconds; /proc's 10 ms ticks are too coarse for an idle
+# agent); memory is PSS summed over the process tree, VmRSS and VmHWM (peak) at the end of the
+# window; threads created after start-up are counted. REPEAT rounds (default 3): the median and
+# the range of the per-round ratios (see measure.py).
+# Usage: [REPEAT=n] bash bench/idle/run.sh [seconds] [interval-seconds]
 # With an interval, both agents run the same job at that interval instead of the default
 # configuration's (pathwatch: every probe; collectd: its global Interval).
 set -euo pipefail
@@ -20,8 +22,6 @@ if [ -n "$INTERVAL" ]; then
         -e "s|\"\./status\.json\"|\"$work/status.json\"|" config.json > "$CONFIG"
     sed -i "s/^Interval .*/Interval $INTERVAL/" "$work/collectd.conf"
 fi
-# Each agent runs twice, for STARTUP seconds and for STARTUP + WINDOW seconds; the difference of
-# their CPU times is the idle cost (see measure.py).
 python3 bench/idle/measure.py "$WINDOW" 5 \
     "./.build/release/pathwatch"$'\x1f'"run"$'\x1f'"--config"$'\x1f'"$CONFIG"$'\x1f'"--log-level"$'\x1f'"warning" \
     "collectd"$'\x1f'"-f"$'\x1f'"-C"$'\x1f'"$work/collectd.conf"

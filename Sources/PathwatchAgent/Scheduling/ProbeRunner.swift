@@ -68,7 +68,7 @@ final class ProbeRunner: Sendable {
             let now = monotonicNanoseconds()
             if next <= now { next = now &+ (period - (now &- deadline) % period) }
             scheduleTick(at: next)
-            tick()
+            tick(due: deadline)
         }
         state.withLock { $0.tickTimer = token }
     }
@@ -111,7 +111,10 @@ final class ProbeRunner: Sendable {
         if !busy { tick() }
     }
 
-    private func tick() {
+    /// Starts a sample. Its timeout runs from `due`, the grid point it was scheduled for, when it
+    /// has one and is not more than 10 ms past: with the timeout equal to the interval (the default), the check falls on the
+    /// same instant as the next tick, and the timer thread wakes once for both, not twice.
+    private func tick(due: UInt64? = nil) {
         let call = state.withLock { s -> Int? in
             guard !s.stopped, !s.inFlight else { return nil }
             s.inFlight = true
@@ -143,7 +146,10 @@ final class ProbeRunner: Sendable {
             }
             deliver(result, asEvent: false)
         }
-        timers.schedule(afterNanoseconds: UInt64(timeout.nanoseconds)) { [self] in
+        // A tick that came late (the timer thread was held up) keeps its whole timeout.
+        let now = monotonicNanoseconds()
+        let start = due.map { now &- $0 < 10_000_000 ? $0 : now } ?? now
+        timers.schedule(atMonotonic: start &+ UInt64(timeout.nanoseconds)) { [self] in
             let expired = state.withLock { s -> Bool in
                 guard s.inFlight, s.callNumber == call, !s.timedOut, !s.stopped else { return false }
                 s.timedOut = true

@@ -3,10 +3,12 @@ import Synchronization
 import PathwatchProbeKit
 
 /// Keeps the latest status document at `path`, replaced atomically: write a temporary file in
-/// the same folder, fsync it, rename it over the target, fsync the folder. A reader sees the old
-/// document or the new one, never a torn one, and a crash leaves one of the two on disk.
+/// the same folder, fsync it, rename it over the target. A reader sees the old document or the
+/// new one, never a torn one, and a crash leaves one of the two on disk. The folder is not
+/// fsynced: whether the rename itself survives a crash does not matter for a document the
+/// agent writes again within an interval of starting, and it cost a fifth of each write.
 ///
-/// Only the newest document matters, and each write costs two fsyncs: reports are coalesced so
+/// Only the newest document matters, and each write costs an fsync: reports are coalesced so
 /// the file is written at most once per `spacing` (the agent's interval), the newest document
 /// each time. A report that changed a check's state, or added or removed a check, is written at
 /// once: a change never waits.
@@ -88,7 +90,7 @@ final class FileSink: Sink {
         // Rendered here, on this sink's thread, once per write.
         let document = snapshot.document
         do {
-            try AtomicFile.write(render(document), to: path)
+            try AtomicFile.write(render(document), to: path, syncFolder: false)
             outcome.withLock { $0 = (WallTime.now(), nil) }
         } catch {
             logger.error("file sink: cannot write \(path): \(error)")
@@ -118,7 +120,7 @@ final class FileSink: Sink {
     }
 }
 
-/// write → fsync → rename → fsync(folder).
+/// write → fsync → rename → fsync(folder), the last when the rename itself must survive a crash.
 public enum AtomicFile {
     private static let temporarySerial = Atomic<UInt64>(0)
 
@@ -126,8 +128,7 @@ public enum AtomicFile {
         public var description: String
     }
 
-    public static func write(_ text: String, to path: String) throws(WriteError) {
-        let folder = directoryName(path)
+    public static func write(_ text: String, to path: String, syncFolder: Bool = true) throws(WriteError) {
         // A name of its own for every write: two writers of one path (an old and a new file
         // sink during a reload) must never share, truncate or rename each other's file.
         let temporary = "\(path).tmp.\(getpid()).\(temporarySerial.add(1, ordering: .relaxed).newValue)"
@@ -151,7 +152,8 @@ public enum AtomicFile {
             unlink(temporary)
             throw WriteError(description: "rename to \(path): \(why)")
         }
-        let dirFD = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard syncFolder else { return }
+        let dirFD = open(directoryName(path), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if dirFD >= 0 {
             fsync(dirFD)
             close(dirFD)
