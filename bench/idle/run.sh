@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Idle cost of `pathwatch run` on the default config.json over a window (default 60 s), beside
 # collectd (Debian's package, the reference agent) doing the same job, started together.
-# CPU is each process tree's time on a CPU over the window after 5 s of start-up, from
-# /proc/PID/task/TID/schedstat (nanoseconds; /proc's 10 ms ticks are too coarse for an idle
-# agent); memory is PSS summed over the process tree, VmRSS and VmHWM (peak) at the end of the
+# CPU is each process tree's time on a CPU over the window after 5 s of start-up, from each
+# process's CPU-time clock (nanoseconds, threads that ended included; /proc's 10 ms ticks are too
+# coarse for an idle agent); memory is PSS summed over the process tree, VmRSS and VmHWM (peak) at the end of the
 # window; threads created after start-up are counted. REPEAT rounds (default 3): the median and
 # the range of the per-round ratios (see measure.py).
 # Usage: [REPEAT=n] bash bench/idle/run.sh [seconds] [interval-seconds]
