@@ -3,8 +3,8 @@ import PathwatchTestSupport
 import Testing
 
 /// The agent runs Swift concurrency on threads of its own and reads its signals itself: after
-/// starting an inline and an isolated probe, answering HTTP and reloading, every thread is one it
-/// named (no libdispatch worker: the first job on libdispatch's pool arms a monitor that wakes
+/// starting an inline and an isolated probe, answering HTTP, retrying a webhook that nothing
+/// answers and reloading, every thread is one it named (no libdispatch worker: the first job on libdispatch's pool arms a monitor that wakes
 /// the process every second for good), and SIGTERM or SIGINT still stops it cleanly, even when
 /// its parent started it with those signals blocked.
 @Suite(.onItsOwnThread) struct AgentThreadsTests {
@@ -21,10 +21,12 @@ import Testing
         let dir = try FixturePlugins.folderWithTestProbe()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         let port = try unusedLoopbackPort()
+        let silent = try unusedLoopbackPort()
         let config = try writeConfig("""
             {"agent": {"plugin_dirs": ["."], "interval": "200ms", "state_dir": "state"},
              "probes": [{"id": "a", "plugin": "testprobe", "isolation": "inline"}, {"id": "b", "plugin": "testprobe"}],
-             "sinks": [{"type": "stdout", "format": "json", "on": "every"}, {"type": "http", "listen": "127.0.0.1:\(port)"}]}
+             "sinks": [{"type": "stdout", "format": "json", "on": "every"}, {"type": "http", "listen": "127.0.0.1:\(port)"},
+                       {"type": "webhook", "url": "http://127.0.0.1:\(silent)/hook", "on": "every"}]}
             """, in: dir)
         // Started the way a careless parent would: SIGTERM, SIGINT and SIGHUP blocked.
         let blockThenExec = "import os, signal, sys; signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGTERM, signal.SIGINT, signal.SIGHUP]); os.execv(sys.argv[1], sys.argv[1:])"
@@ -41,7 +43,7 @@ import Testing
         let names = threadNames(agent.processIdentifier)
         let strangers = names.filter { !($0 == "pathwatch" || $0.hasPrefix("pw-") || $0.hasPrefix("NIO-ELT")) }
         #expect(strangers.isEmpty, "threads the agent did not start itself: \(strangers) among \(names)")
-        #expect(names.contains("pw-tasks") && names.contains("pw-signals"), "\(names)")
+        #expect(names.contains("pw-tasks") && names.contains("pw-signals") && names.contains("pw-webhook-out"), "\(names)")
 
         agent.signal(stop)
         #expect(waitUntil(timeout: 10) { !agent.isRunning }, "signal \(stop) did not stop the agent")

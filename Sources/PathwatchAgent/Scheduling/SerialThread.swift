@@ -12,6 +12,8 @@ final class SerialThread: Sendable {
     private struct Jobs {
         var pending: [@Sendable () -> Void] = []
         var finishing = false
+        /// Jobs wait until `activate` (a thread started paused).
+        var paused = false
     }
 
     let name: String
@@ -19,8 +21,10 @@ final class SerialThread: Sendable {
     private let wake = DispatchSemaphore(value: 0)
 
     /// Starts the thread. `name` shows in `ps -L` and /proc (cut to the kernel's 15 bytes).
-    init(name: String) {
+    /// A thread started `paused` queues jobs and runs none until `activate`.
+    init(name: String, paused: Bool = false) {
         self.name = name
+        jobs.withLock { $0.paused = paused }
         let box = Unmanaged.passRetained(self).toOpaque()
         var thread = pthread_t()
         let started = pthread_create(&thread, nil, { context in
@@ -48,9 +52,38 @@ final class SerialThread: Sendable {
         if inline { job() } else { wake.signal() }
     }
 
+    /// Queues `job` to run `nanoseconds` from now (the deadline waits on the timer thread).
+    func async(afterNanoseconds nanoseconds: UInt64, _ job: @escaping @Sendable () -> Void) {
+        TimerThread.shared.schedule(afterNanoseconds: nanoseconds) { [self] in async(job) }
+    }
+
+    /// Runs `body` on this thread, after what is queued, and returns its result. Never from a
+    /// job of this same thread: it would wait for itself.
+    func sync<T: Sendable>(_ body: @escaping @Sendable () -> T) -> T {
+        let result = Mutex<T?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        async {
+            let value = body()
+            result.withLock { $0 = value }
+            done.signal()
+        }
+        done.wait()
+        return result.withLock { $0! }
+    }
+
+    /// Lets a thread started paused run its jobs. Does nothing to a running one.
+    func activate() {
+        jobs.withLock { $0.paused = false }
+        wake.signal()
+    }
+
     /// Runs what is queued, then lets the thread end. Jobs given afterwards run on the caller.
+    /// A paused thread is let go first: finishing means running what is queued.
     func finish() {
-        jobs.withLock { $0.finishing = true }
+        jobs.withLock {
+            $0.finishing = true
+            $0.paused = false
+        }
         wake.signal()
     }
 
@@ -60,7 +93,7 @@ final class SerialThread: Sendable {
             wake.wait()
             while true {
                 let (next, done) = jobs.withLock { j -> ((@Sendable () -> Void)?, Bool) in
-                    if j.pending.isEmpty { return (nil, j.finishing) }
+                    if j.paused || j.pending.isEmpty { return (nil, j.finishing && !j.paused) }
                     return (j.pending.removeFirst(), false)
                 }
                 if let next { next() } else if done { return } else { break }

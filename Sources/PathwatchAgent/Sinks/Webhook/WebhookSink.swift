@@ -26,8 +26,8 @@ final class WebhookSink: Sink {
     /// Formatted payloads kept in memory while the state disk refuses appends (full, or failing);
     /// only what goes past this is dropped.
     static let maxHeldPayloads = 10_000
-    /// How often held payloads are offered to the disk again.
-    static let heldRetry = DispatchTimeInterval.seconds(1)
+    /// How often held payloads are offered to the disk again (nanoseconds).
+    static let heldRetry: UInt64 = 1_000_000_000
 
     struct Inbox {
         var batches: [SinkBatch] = []
@@ -81,10 +81,12 @@ final class WebhookSink: Sink {
     /// Formatted payloads the disk refused, oldest first; appended before anything newer.
     /// Touched on the intake queue only (and by `close` after that queue has finished).
     let held = Mutex<[QueuedPayload]>([])
-    /// Inactive until `start`: a sink made by a reload must not touch the queue folder before
-    /// the sink it replaces has let go of it.
-    let intake = DispatchQueue(label: "pathwatch.sink.webhook.intake", attributes: .initiallyInactive)
-    let deliveryThread = DispatchQueue(label: "pathwatch.sink.webhook.delivery")
+    /// Paused until `start`: a sink made by a reload must not touch the queue folder before
+    /// the sink it replaces has let go of it. Threads of the agent's own, not Dispatch queues:
+    /// a queue's job borrows libdispatch's pool, whose first job arms a monitor that wakes the
+    /// agent every second for good (see TaskThreadPool).
+    let intake = SerialThread(name: "pw-webhook-in", paused: true)
+    let deliveryThread = SerialThread(name: "pw-webhook-out")
     /// Signalled when there may be something new for delivery: payloads, the path, closing.
     let wake = DispatchSemaphore(value: 0)
     let deliveryFinished = DispatchSemaphore(value: 0)
@@ -197,7 +199,7 @@ final class WebhookSink: Sink {
         wake.signal()
         if started { _ = deliveryFinished.wait(timeout: .now() + 5) }
         let successor = successors.lazy.compactMap({ $0 as? WebhookSink }).first(where: { $0.folder == folder })
-        let leftovers = intake.sync { () -> Leftovers in
+        let leftovers = intake.sync { [self] () -> Leftovers in
             store.withLock { queue in
                 queue?.close()
                 queue = nil
@@ -222,10 +224,14 @@ final class WebhookSink: Sink {
         } else if leftovers.count > 0 {
             countLost(leftovers.count, why: "the agent stopped before the state disk took them")
         }
+        // The threads end once their last job has run (a delivery stuck past the wait above
+        // keeps its thread until the request returns).
+        intake.finish()
+        deliveryThread.finish()
     }
 
     /// What a closing sink could not make durable, and what it had already lost.
-    struct Leftovers {
+    struct Leftovers: Sendable {
         var payloads: [QueuedPayload]
         var batches: [SinkBatch]
         var lost: Int
@@ -256,7 +262,7 @@ final class WebhookSink: Sink {
             // Busy (a sink being replaced still owns the folder): try again shortly; failing
             // (permissions, a full disk): try again now and then.
             let busy = shared.withLock { $0.busySince != nil }
-            intake.asyncAfter(deadline: .now() + .milliseconds(busy ? 100 : 5_000)) { self.processInbox() }
+            intake.async(afterNanoseconds: busy ? 100_000_000 : 5_000_000_000) { self.processInbox() }
             return
         }
         while true {
@@ -347,7 +353,7 @@ final class WebhookSink: Sink {
             return !s.heldRetryScheduled
         }
         if schedule {
-            intake.asyncAfter(deadline: .now() + Self.heldRetry) {
+            intake.async(afterNanoseconds: Self.heldRetry) {
                 self.shared.withLock { $0.heldRetryScheduled = false }
                 self.retryHeld()
             }
