@@ -29,7 +29,6 @@ public final class Agent: Sendable {
     public let identity: AgentIdentity
     private let logger: AgentLogger
     private let state: Mutex<State>
-    private let events = EventLoop()
     private let observer: (any AgentObserver)?
 
     public init(config: LoadedConfig, logger: AgentLogger, observer: (any AgentObserver)? = nil) {
@@ -59,7 +58,6 @@ public final class Agent: Sendable {
             return created.map { add($0, loaded: loaded, into: &s) }
         }
         sinks.forEach { $0.start() }
-        events.start()
         runners.forEach(begin)
         // With no probe there is no first report to wait for.
         if created.isEmpty, let observer {
@@ -79,10 +77,8 @@ public final class Agent: Sendable {
         return runner
     }
 
-    private func begin(_ runner: ProbeRunner) {
-        if let fd = runner.instance.eventFileDescriptor() { events.watch(fd, runner: runner) }
-        runner.start()
-    }
+    /// Starts sampling; an event-driven probe's runner watches its descriptor itself.
+    private func begin(_ runner: ProbeRunner) { runner.start() }
 
     /// One report of one probe: through the check book, then to every sink.
     private func receive(_ report: ProbeReport, from probe: String) {
@@ -104,10 +100,11 @@ public final class Agent: Sendable {
             s.reports += 1
             return (batch, s.sinks, observer == nil ? nil : AgentSummary(sequence: s.reports, book: s.book), resample)
         }
+        // The sinks first: a change's line should not wait for the log's write to stderr.
+        for sink in sinks { sink.submit(batch) }
         for event in batch.events {
             logger.info("\(event.check): \(event.from?.name ?? "unknown") → \(event.to.name): \(event.message)")
         }
-        for sink in sinks { sink.submit(batch) }
         if let summary { observer?.agentReported(summary, firstComplete: batch.firstComplete) }
         for runner in resample {
             logger.debug("probe \(runner.id): sampled at once: the path is now \(batch.path.description)")
@@ -116,11 +113,12 @@ public final class Agent: Sendable {
     }
 
     /// Proof of life for a watchdog: returns only if the agent's state lock can be taken, and
-    /// nudges the event loop, returning how many turns it had made before. A later call
-    /// returning the same number means the loop did not come round since: it is wedged.
+    /// nudges the timer thread (every interval and timeout fires there), returning how many
+    /// turns it had made before. A later call returning the same number means the thread did
+    /// not come round since: it is wedged, and nothing is sampled any more.
     public func heartbeat() -> UInt64 {
         state.withLock { _ in }
-        return events.nudge()
+        return TimerThread.shared.nudge()
     }
 
     /// The current status document.
@@ -208,10 +206,7 @@ public final class Agent: Sendable {
         let successors = newSinks ?? []
         for sink in replacedSinks { sink.close(handingOverTo: successors) }
         successors.forEach { $0.start() }
-        for runner in stopped {
-            events.unwatch(runner: runner)
-            runner.stop()
-        }
+        for runner in stopped { runner.stop() }
         started.forEach(begin)
         logger.notice("configuration reloaded: \(started.count) probes (re)started, \(stopped.count) stopped, \(next.config.probes.count - started.count) kept")
     }
@@ -219,7 +214,6 @@ public final class Agent: Sendable {
     /// Stops every probe and lets the sinks deliver what they hold.
     public func stop(drainTimeout: Double = 5) {
         let (runners, sinks) = state.withLock { s in (s.probes.values.map(\.runner), s.sinks) }
-        events.stop()
         runners.forEach { $0.stop() }
         for sink in sinks { sink.drain(timeout: drainTimeout) }
         for sink in sinks { sink.close(handingOverTo: []) }

@@ -8,7 +8,7 @@ public protocol ProbeHost: AnyObject, Sendable {
     var isolation: Isolation { get }
     /// Takes one sample.
     func sample() -> CallResult
-    /// The descriptor the agent's event loop should watch (inline event-driven probes); nil when
+    /// The descriptor the probe's runner should watch (inline event-driven probes); nil when
     /// there is none or the host watches it itself.
     func eventFileDescriptor() -> Int32?
     /// Serves readiness of `eventFileDescriptor()`.

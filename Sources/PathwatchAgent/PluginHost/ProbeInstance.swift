@@ -82,7 +82,7 @@ public final class ProbeInstance: ProbeHost, @unchecked Sendable {
         descriptor.pointee.destroy(handle)
     }
 
-    /// Inline, events come through the agent's event loop.
+    /// Inline, the probe's runner watches the event descriptor itself.
     public func forwardEvents(to deliver: @escaping @Sendable (CallResult) -> Void) {}
 
     /// Nothing can stop a call inside this process: its thread stays until the plug-in returns.

@@ -3,8 +3,8 @@ import Synchronization
 import PathwatchProbeKit
 
 /// Drives one probe instance: samples it every interval on a thread of its own, enforces the
-/// timeout, and serves its event descriptor's readiness on the same thread, so calls into one
-/// instance never overlap. Its deadlines (the next interval, the running sample's timeout) live
+/// timeout, and watches its event descriptor on the same thread, serving each readiness there,
+/// so calls into one instance never overlap and a kernel notice wakes only this thread. Its deadlines (the next interval, the running sample's timeout) live
 /// on the agent's one timer thread.
 ///
 /// A sample that overruns its timeout turns the probe's checks unknown ("timed out after 5s");
@@ -20,6 +20,8 @@ final class ProbeRunner: Sendable {
     private let logger: AgentLogger
     private let calls: SerialThread
     private let timers = TimerThread.shared
+    /// An inline event-driven plug-in's descriptor, watched by `calls` between its jobs.
+    private let eventDescriptor: Int32?
 
     private struct State {
         var inFlight = false
@@ -42,7 +44,8 @@ final class ProbeRunner: Sendable {
         self.timeout = timeout
         self.logger = logger
         self.report = report
-        self.calls = SerialThread(name: "pw-probe-\(id)")
+        eventDescriptor = instance.eventFileDescriptor()
+        calls = SerialThread(name: "pw-probe-\(id)", watchingDescriptors: eventDescriptor != nil)
     }
 
     func start() {
@@ -52,6 +55,17 @@ final class ProbeRunner: Sendable {
             guard let self else { return }
             calls.async { [self] in
                 if !state.withLock({ $0.stopped }) { deliver(result, asEvent: true) }
+            }
+        }
+        if let fd = eventDescriptor {
+            let watching = calls.watch(
+                fd, onReadable: { [weak self] in self?.serveEvent() },
+                onClosed: { [weak self] in
+                    guard let self else { return }
+                    logger.warning("probe \(id): the plug-in closed its event descriptor \(fd); it reports at its interval only")
+                })
+            if !watching {
+                logger.error("probe \(id): no descriptor left to watch the plug-in's events with; it reports at its interval only")
             }
         }
         scheduleTick(at: monotonicNanoseconds())
@@ -90,6 +104,8 @@ final class ProbeRunner: Sendable {
         }
         guard first else { return }
         if let token = state.withLock({ $0.tickTimer }) { timers.cancel(token) }
+        // No readiness is served after this: the destroy below may close the descriptor.
+        calls.unwatch()
         // A child stuck in a call is killed now rather than left running; inline, nothing can be.
         if state.withLock({ $0.inFlight }) { instance.abandonRunningCall(reason: "stopped") }
         calls.async { [instance] in
@@ -165,14 +181,9 @@ final class ProbeRunner: Sendable {
         }
     }
 
-    /// Serves one readiness of the event descriptor, then calls `done` so the event loop watches
-    /// the descriptor again. Queued behind a running sample, never beside it.
-    func serviceEvent(done: @escaping @Sendable () -> Void) {
-        calls.async { [self] in
-            let stopped = state.withLock { $0.stopped }
-            if !stopped { deliver(instance.handleEvent(), asEvent: true) }
-            done()
-        }
+    /// Serves one readiness of the event descriptor, on the calls thread, between samples.
+    private func serveEvent() {
+        if !state.withLock({ $0.stopped }) { deliver(instance.handleEvent(), asEvent: true) }
     }
 
     private func deliver(_ result: CallResult, asEvent: Bool) {

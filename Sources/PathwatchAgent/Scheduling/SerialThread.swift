@@ -8,6 +8,11 @@ import Synchronization
 /// thread creations a minute on the default configuration). A blocking call (a plug-in's sample,
 /// a write to a full pipe) holds this thread and nothing else: not Swift concurrency's
 /// cooperative pool, not another probe's or sink's thread.
+///
+/// A thread started `watchingDescriptors` can also watch one descriptor between its jobs (an
+/// event-driven probe's): it sleeps in poll(2) on the descriptor and on an pipe that new jobs
+/// write a byte to, and serves the descriptor's readiness itself, in turn with its jobs. A kernel
+/// notice then wakes the one thread that handles it, not a poll thread that hands it on.
 final class SerialThread: Sendable {
     private struct Jobs {
         var pending: [@Sendable () -> Void] = []
@@ -18,12 +23,13 @@ final class SerialThread: Sendable {
 
     let name: String
     private let jobs = Mutex(Jobs())
-    private let wake = DispatchSemaphore(value: 0)
+    private let sleeper: ThreadSleeper
 
     /// Starts the thread. `name` shows in `ps -L` and /proc (cut to the kernel's 15 bytes).
     /// A thread started `paused` queues jobs and runs none until `activate`.
-    init(name: String, paused: Bool = false) {
+    init(name: String, paused: Bool = false, watchingDescriptors: Bool = false) {
         self.name = name
+        sleeper = watchingDescriptors ? ThreadSleeper.polling() : ThreadSleeper.waiting()
         jobs.withLock { $0.paused = paused }
         let box = Unmanaged.passRetained(self).toOpaque()
         var thread = pthread_t()
@@ -49,7 +55,7 @@ final class SerialThread: Sendable {
             j.pending.append(job)
             return false
         }
-        if inline { job() } else { wake.signal() }
+        if inline { job() } else { sleeper.wake() }
     }
 
     /// Queues `job` to run `nanoseconds` from now (the deadline waits on the timer thread).
@@ -74,8 +80,21 @@ final class SerialThread: Sendable {
     /// Lets a thread started paused run its jobs. Does nothing to a running one.
     func activate() {
         jobs.withLock { $0.paused = false }
-        wake.signal()
+        sleeper.wake()
     }
+
+    /// Watches `fd` between jobs: when it is readable (or hung up), `onReadable` runs on this
+    /// thread, never beside a job; if it is closed under the watch, `onClosed` runs there once
+    /// and the watch ends. False when this thread cannot watch (it was not started
+    /// `watchingDescriptors`, or no pipe could be had for it).
+    @discardableResult
+    func watch(_ fd: Int32, onReadable: @escaping @Sendable () -> Void, onClosed: @escaping @Sendable () -> Void) -> Bool {
+        sleeper.watch(WatchedDescriptor(fd: fd, onReadable: onReadable, onClosed: onClosed))
+    }
+
+    /// Stops watching. A readiness being served finishes; none is served afterwards, so the
+    /// descriptor may be closed by the next job.
+    func unwatch() { sleeper.unwatch() }
 
     /// Runs what is queued, then lets the thread end. Jobs given afterwards run on the caller.
     /// A paused thread is let go first: finishing means running what is queued.
@@ -84,13 +103,14 @@ final class SerialThread: Sendable {
             $0.finishing = true
             $0.paused = false
         }
-        wake.signal()
+        sleeper.wake()
     }
 
     private func loop() {
         setThreadName(name)
         while true {
-            wake.wait()
+            // Every job there is first; the thread ends when finishing and none is left, before
+            // it could poll a descriptor that the last job closed.
             while true {
                 let (next, done) = jobs.withLock { j -> ((@Sendable () -> Void)?, Bool) in
                     if j.paused || j.pending.isEmpty { return (nil, j.finishing && !j.paused) }
@@ -98,6 +118,7 @@ final class SerialThread: Sendable {
                 }
                 if let next { next() } else if done { return } else { break }
             }
+            sleeper.sleep()
         }
     }
 }

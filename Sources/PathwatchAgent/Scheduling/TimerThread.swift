@@ -28,6 +28,9 @@ final class TimerThread: Sendable {
     private let state = Mutex(State())
     private let wake = DispatchSemaphore(value: 0)
     private let thread: SerialThread
+    /// Loop iterations so far: the watchdog's evidence that the thread that drives every
+    /// interval and timeout still comes round.
+    private let turns = Atomic<UInt64>(0)
 
     private init(name: String) {
         thread = SerialThread(name: name)
@@ -58,8 +61,17 @@ final class TimerThread: Sendable {
         state.withLock { s in s.entries.removeAll { $0.token == token.value } }
     }
 
+    /// Wakes the thread for one more turn, and returns the turns it had made before.
+    func nudge() -> UInt64 {
+        let before = turns.load(ordering: .acquiring)
+        wake.signal()
+        return before
+    }
+
     private func loop() {
         while true {
+            let turn = turns.add(1, ordering: .releasing).newValue
+            Failpoint.wedgeTimerThread(atTurn: turn)
             let now = monotonicNanoseconds()
             let (due, wait) = state.withLock { s -> ((@Sendable () -> Void)?, UInt64?) in
                 guard let last = s.entries.last else { return (nil, nil) }

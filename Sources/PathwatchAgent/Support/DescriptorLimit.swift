@@ -26,10 +26,10 @@ public enum DescriptorLimit {
         return getrlimit(Self.resource, &limit) == 0 ? UInt64(limit.rlim_cur) : 0
     }
 
-    /// Descriptors the agent itself holds (standard streams, logs, the event loop, netlink,
+    /// Descriptors the agent itself holds (standard streams, logs, signal pipe, netlink,
     /// plug-in libraries), before any probe or sink.
     static let base = 48
-    /// Per probe: its event descriptor, pipes and the files a sample opens.
+    /// Per probe: its event descriptor and its runner's wake-up, pipes and the files a sample opens.
     static let perProbe = 4
     /// Per webhook sink: queue lock, cursor, two segments, a connection.
     static let perWebhook = 8

@@ -1,21 +1,21 @@
 /// Faults a test can switch on in a debug build, to prove that the agent notices them: the
-/// systemd watchdog must stop pinging when one of the agent's loops is wedged, and nothing short
+/// systemd watchdog must stop pinging when the agent's timer thread is wedged, and nothing short
 /// of really wedging a loop shows that. Release builds compile to nothing here.
 enum Failpoint {
 #if DEBUG
-    /// `PATHWATCH_FAILPOINT=event-loop-wedge:N` blocks the event loop forever on its Nth turn.
-    private static let eventLoopWedgeTurn: UInt64? = {
+    /// `PATHWATCH_FAILPOINT=timer-wedge:N` blocks the timer thread forever on its Nth turn.
+    private static let timerWedgeTurn: UInt64? = {
         guard let raw = getenv("PATHWATCH_FAILPOINT") else { return nil }
         let text = String(cString: raw)
-        guard text.hasPrefix("event-loop-wedge:") else { return nil }
-        return UInt64(text.dropFirst("event-loop-wedge:".count))
+        guard text.hasPrefix("timer-wedge:") else { return nil }
+        return UInt64(text.dropFirst("timer-wedge:".count))
     }()
 #endif
 
     @inline(__always)
-    static func wedgeEventLoop(atTurn turn: UInt64) {
+    static func wedgeTimerThread(atTurn turn: UInt64) {
 #if DEBUG
-        guard let wedgeAt = eventLoopWedgeTurn, turn >= wedgeAt else { return }
+        guard let wedgeAt = timerWedgeTurn, turn >= wedgeAt else { return }
         while true { pause() }
 #endif
     }

@@ -6,7 +6,8 @@ import Synchronization
 /// loops are alive, so that a wedged agent is restarted instead of pinging on from a thread that
 /// knows nothing of the rest. Before each ping it checks:
 ///   - the agent's state lock can be taken (a deadlock blocks the pinging thread itself),
-///   - the event loop came round since the last check (it is nudged at every check),
+///   - the timer thread, where every interval and timeout fires, came round since the last
+///     check (it is nudged at every check),
 ///   - this service's own task ran since the last check: Swift concurrency's pool, where the
 ///     command line's services run, is not starved.
 /// The pings come from a thread of their own: waiting on a lock that may never be released must
