@@ -42,7 +42,35 @@ final class StdoutSink: Sink {
             state.scheduled = true
             return true
         }
-        if schedule { queue.async { self.flush() } }
+        if schedule && !writeOnCaller() { queue.async { self.flush() } }
+    }
+
+    /// Lines the caller may write itself: at most what a pipe takes in one atomic write.
+    static let callerWriteLimit = 4096
+
+    /// With nothing queued before and nobody writing, the submitting thread writes the lines
+    /// itself when standard output can take them now (poll says writable, and they fit in one
+    /// atomic pipe write), saving this sink's thread a wake-up on the path from a change to its
+    /// line. Otherwise (a reader that is behind, a long document) the sink's thread writes, so
+    /// a reader that stops reading still blocks nobody else. Returns false when it wrote nothing.
+    private func writeOnCaller() -> Bool {
+        var ready = pollfd(fd: STDOUT_FILENO, events: Int16(POLLOUT), revents: 0)
+        guard poll(&ready, 1, 0) == 1, ready.revents == Int16(POLLOUT) else { return false }
+        let text = pending.withLock { state -> String? in
+            var text = state.lines.joined(separator: "\n")
+            text += "\n"
+            guard text.utf8.count <= Self.callerWriteLimit else { return nil }
+            state.lines = []
+            return text
+        }
+        guard let text else { return false }
+        FileDescriptorWriter.writeAll(STDOUT_FILENO, text)
+        let more = pending.withLock { state -> Bool in
+            if state.lines.isEmpty { state.scheduled = false }
+            return !state.lines.isEmpty
+        }
+        if more { queue.async { self.flush() } }
+        return true
     }
 
     private func flush() {
