@@ -68,6 +68,15 @@ import Testing
         #expect(ids.allSatisfy { $0.count == 36 && $0[$0.index($0.startIndex, offsetBy: 14)] == "7" })
     }
 
+    @Test func eventIdsCarryTheirMillisecondAndTheRFC9562Variant() {
+        #expect(EventID.text(of: Array(0..<16)) == "00010203-0405-0607-0809-0a0b0c0d0e0f")
+        #expect(EventID.text(of: [UInt8](repeating: 0xAB, count: 16)) == "abababab-abab-abab-abab-abababababab")
+        let id = EventID.make(at: WallTime(milliseconds: 0x0193_F6C2_0A0B))
+        #expect(id.hasPrefix("0193f6c2-0a0b-7"), "\(id)")
+        // The variant: the first hex digit of the fourth group is 8, 9, a or b.
+        #expect("89ab".contains(id[id.index(id.startIndex, offsetBy: 19)]), "\(id)")
+    }
+
     @Test func textFormsAreAlignedAndReadable() {
         let event = ChangeEvent(
             id: "x", agent: "a", check: "link/eth0", probe: "link", from: .ok, to: .critical,
