@@ -50,16 +50,23 @@ struct NetworkState {
         defaultRoutes = routes.filter(\.isMainDefault)
     }
 
-    /// Whether applying `event` may remove routes without the kernel saying so: IPv4 flushes
-    /// the routes of a link taken down, and routes depending on a removed address, and sends
-    /// no RTM_DELROUTE for them. The caller re-dumps routes after such an event.
+    /// Whether applying `event` may remove default routes without the kernel saying so: IPv4
+    /// flushes the routes of a link taken down, and routes depending on a removed address, and
+    /// sends no RTM_DELROUTE for them. The caller re-dumps routes after such an event. Only the
+    /// default routes are kept, so a link or address that no known default route leaves through
+    /// has none to lose, and its change costs no dump (a route through a nexthop object names
+    /// no interface here, so it always may).
     func needsRouteRefresh(after event: RouteEvent) -> Bool {
         switch event {
-        case .linkChanged(let link): links[link.index]?.isUp == true && !link.isUp
+        case .linkChanged(let link): links[link.index]?.isUp == true && !link.isUp && mayHoldDefaultRoute(link.index)
         case .linkRemoved: true
-        case .addressRemoved: true
+        case .addressRemoved(let address): mayHoldDefaultRoute(address.interfaceIndex)
         default: false
         }
+    }
+
+    private func mayHoldDefaultRoute(_ index: Int32) -> Bool {
+        defaultRoutes.contains { route in route.nextHops.isEmpty || route.nextHops.contains { $0.interfaceIndex == index } }
     }
 
     private mutating func add(_ address: Address) {

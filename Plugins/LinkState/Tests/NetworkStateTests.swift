@@ -44,8 +44,25 @@ struct NetworkStateTests {
 
     @Test func takingALinkDownAsksForARouteRefreshButLosingCarrierDoesNot() {
         let up = Link(index: 2, name: "eth0", flags: IFF_UP.rawValue | IFF_LOWER_UP.rawValue)
-        let state = NetworkState(links: [up], addresses: [], routes: [])
+        let state = NetworkState(links: [up], addresses: [], routes: [defaultRoute(via: 2, metric: 100)])
         #expect(state.needsRouteRefresh(after: .linkChanged(Link(index: 2, name: "eth0", flags: 0))))
         #expect(!state.needsRouteRefresh(after: .linkChanged(Link(index: 2, name: "eth0", flags: IFF_UP.rawValue))))
+    }
+
+    @Test func aLinkOrAddressNoDefaultRouteLeavesThroughAsksForNoRefresh() {
+        let eth0 = Link(index: 2, name: "eth0", flags: IFF_UP.rawValue | IFF_LOWER_UP.rawValue)
+        let eth1 = Link(index: 3, name: "eth1", flags: IFF_UP.rawValue | IFF_LOWER_UP.rawValue)
+        let onEth1 = Address(family: Self.ipv4, prefixLength: 24, interfaceIndex: 3, address: [10, 0, 1, 5])
+        let onEth0 = Address(family: Self.ipv4, prefixLength: 24, interfaceIndex: 2, address: [10, 0, 0, 5])
+        let state = NetworkState(links: [eth0, eth1], addresses: [onEth0, onEth1], routes: [defaultRoute(via: 2, metric: 100)])
+        #expect(!state.needsRouteRefresh(after: .linkChanged(Link(index: 3, name: "eth1", flags: 0))))
+        #expect(!state.needsRouteRefresh(after: .addressRemoved(onEth1)))
+        #expect(state.needsRouteRefresh(after: .addressRemoved(onEth0)))
+        // No default route at all: nothing to lose.
+        let bare = NetworkState(links: [eth0], addresses: [onEth0], routes: [])
+        #expect(!bare.needsRouteRefresh(after: .linkChanged(Link(index: 2, name: "eth0", flags: 0))))
+        // A route through a nexthop object names no interface: always refreshed.
+        let viaObject = NetworkState(links: [eth0, eth1], addresses: [], routes: [Route(family: Self.ipv4, priority: 1, nextHops: [])])
+        #expect(viaObject.needsRouteRefresh(after: .linkChanged(Link(index: 3, name: "eth1", flags: 0))))
     }
 }
