@@ -10,6 +10,14 @@ import PackageDescription
 // the runtime's tables, several thousand records each time, where the accessor is handed them.
 let strict: [SwiftSetting] = [.unsafeFlags(["-warnings-as-errors", "-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"])]
 
+// A bundled plug-in exports its entry point and nothing else. Each links its own copy of the
+// SDK's ProbeKit and JSON code, whose public symbols would otherwise all be exported: a plug-in
+// then carried some 1,200 dynamic symbols, and link-time optimisation had to keep every one of
+// them. Kept local, the linker drops what the plug-in never reaches.
+let pluginExports: [LinkerSetting] = [
+    .unsafeFlags(["-Xlinker", "--version-script=\(Context.packageDirectory)/Plugins/exports.map"])
+]
+
 // From the SDK package (SDK/): the ABI header, the JSON pieces, the Swift probe kit, testing.
 let probeABI = Target.Dependency.product(name: "CPathwatchProbe", package: "SDK")
 let json = Target.Dependency.product(name: "PathwatchJSON", package: "SDK")
@@ -101,16 +109,16 @@ let package = Package(
 
         // Probe plug-ins. Each is a module with the probe (which its tests link) and a one-file
         // `…Entry` target exporting `pathwatch_probe_entry`, linked only into the plug-in library.
-        .target(name: "DiskProbeEntry", dependencies: ["DiskProbe"], path: "Plugins/Disk/Entry", swiftSettings: strict),
+        .target(name: "DiskProbeEntry", dependencies: ["DiskProbe"], path: "Plugins/Disk/Entry", swiftSettings: strict, linkerSettings: pluginExports),
         .target(
             name: "LinkStateProbeEntry", dependencies: ["LinkStateProbe"], path: "Plugins/LinkState/Entry",
-            swiftSettings: strict),
+            swiftSettings: strict, linkerSettings: pluginExports),
         .target(
             name: "ReachabilityProbeEntry", dependencies: ["ReachabilityProbe"], path: "Plugins/Reachability/Entry",
-            swiftSettings: strict),
+            swiftSettings: strict, linkerSettings: pluginExports),
         .target(
             name: "BandwidthProbeEntry", dependencies: ["BandwidthProbe"], path: "Plugins/Bandwidth/Entry",
-            swiftSettings: strict),
+            swiftSettings: strict, linkerSettings: pluginExports),
         .target(
             name: "DiskProbe", dependencies: [probeKit], path: "Plugins/Disk/Sources",
             swiftSettings: strict),
@@ -125,12 +133,12 @@ let package = Package(
             path: "Plugins/Bandwidth/Sources", swiftSettings: strict),
         .target(
             name: "ConnectivityProbeEntry", dependencies: ["ConnectivityProbe"], path: "Plugins/Connectivity/Entry",
-            swiftSettings: strict),
+            swiftSettings: strict, linkerSettings: pluginExports),
         // Asks its URL through the reachability probe's libcurl machinery (HTTPCheck).
         .target(
             name: "ConnectivityProbe", dependencies: [probeKit, "ReachabilityProbe"],
             path: "Plugins/Connectivity/Sources", swiftSettings: strict),
-        .target(name: "PingProbeEntry", dependencies: ["PingProbe"], path: "Plugins/Ping/Entry", swiftSettings: strict),
+        .target(name: "PingProbeEntry", dependencies: ["PingProbe"], path: "Plugins/Ping/Entry", swiftSettings: strict, linkerSettings: pluginExports),
         .target(name: "PingProbe", dependencies: [probeKit], path: "Plugins/Ping/Sources", swiftSettings: strict),
         .target(
             name: "LoadAvgProbe", dependencies: [probeABI, "CJSONC"],
