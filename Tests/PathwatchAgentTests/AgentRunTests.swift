@@ -221,6 +221,48 @@ import Testing
         #expect(quiet.outputLines.isEmpty)
     }
 
+    /// The stdout sink writes on the reporting thread only when standard output can take the
+    /// lines now; a reader that stops reading fills the pipe, and then the sink's own thread
+    /// waits on it. Probes and the other sinks go on; once the reader reads again it gets every
+    /// document, in order.
+    @Test func aStdoutReaderThatStopsReadingBlocksNobodyElse() throws {
+        let dir = try FixturePlugins.folderWithTestProbe()
+        defer { TestEnvironment.removeTemporaryDirectory(dir) }
+        let status = dir.appendingPathComponent("status.json")
+        let out = dir.appendingPathComponent("out.jsonl")
+        // 200 checks: each document is some 40 KB, so two fill a pipe.
+        let config = try writeConfig("""
+            {"agent": {"plugin_dirs": ["."], "interval": "100ms"}, "probes": [{"id": "a", "plugin": "testprobe", "config": {"checks": 200}}],
+             "sinks": [{"type": "stdout", "format": "json", "on": "every"}, {"type": "file", "path": "\(status.path)"}]}
+            """, in: dir)
+        let pipeline = try BackgroundProcess([
+            "/bin/sh", "-c", "timeout -s TERM 6 '\(pathwatch)' run --config '\(config.path)' | { sleep 4; cat > '\(out.path)'; }",
+        ])
+        func documentTime() -> String? {
+            guard let data = try? Data(contentsOf: status),
+                  let document = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
+            return document["time"] as? String
+        }
+        // While nothing reads stdout, the file sink's document keeps moving.
+        Thread.sleep(forTimeInterval: 1.5)
+        let early = documentTime()
+        Thread.sleep(forTimeInterval: 1.5)
+        let later = documentTime()
+        #expect(early != nil && later != nil, "no status file")
+        if let early, let later { #expect(later > early, "the status file stopped at \(early) while stdout was not read") }
+        let deadline = Date().addingTimeInterval(15)
+        while pipeline.isRunning, Date() < deadline { usleep(50_000) }
+        #expect(!pipeline.isRunning)
+        let lines = try String(contentsOf: out, encoding: .utf8).split(separator: "\n")
+        let times = lines.compactMap { line -> String? in
+            guard let document = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { return nil }
+            return document["time"] as? String
+        }
+        #expect(times.count == lines.count, "a line that is not one whole document")
+        #expect(times.count > 20, "\(times.count) documents in 6 s at 100 ms")
+        #expect(times == times.sorted(), "documents out of order")
+    }
+
     @Test(arguments: [("ok", Int32(0)), ("warning", 1), ("critical", 2), ("unknown", 3)])
     func onceExitsWithTheNagiosCodeOfTheWorstState(state: String, code: Int32) throws {
         let dir = try FixturePlugins.folderWithTestProbe()

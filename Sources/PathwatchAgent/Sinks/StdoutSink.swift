@@ -73,6 +73,7 @@ final class StdoutSink: Sink {
         return true
     }
 
+    /// On the sink's thread, for whoever claimed the queue: writes until it is empty.
     private func flush() {
         while true {
             let batch = pending.withLock { state -> [String] in
@@ -87,10 +88,18 @@ final class StdoutSink: Sink {
         }
     }
 
+    /// Waits until every line handed over is written. Only the thread that claimed the queue
+    /// (`scheduled`) writes, so this never writes itself: it waits for the flushes already
+    /// queued, and for a caller still writing, which either empties the queue or queues one more.
     func drain(timeout: Double) {
-        let done = DispatchSemaphore(value: 0)
-        queue.async { self.flush(); done.signal() }
-        _ = done.wait(timeout: .now() + timeout)
+        let deadline = DispatchTime.now() + timeout
+        while true {
+            let reached = DispatchSemaphore(value: 0)
+            queue.async { reached.signal() }
+            guard reached.wait(timeout: deadline) == .success else { return }
+            if pending.withLock({ $0.lines.isEmpty && !$0.scheduled }) || DispatchTime.now() >= deadline { return }
+            usleep(1_000)
+        }
     }
 
     func close(handingOverTo successors: [any Sink]) { queue.finish() }
