@@ -63,8 +63,12 @@ test-deps: dist-deps
 ## for one channel) and the unused parts of SwiftNIO: a third of the code, 1.2 MiB of an idle
 ## agent (README "Benchmarks"). (-experimental-hermetic-seal-at-link, which adds virtual-function
 ## and witness elimination, fails to link against the toolchain's Dispatch.)
+## Relative relocations are packed (DT_RELR, glibc 2.36 and later: Debian 12): the executable's
+## 11,000 of them took 270 KB of 24-byte entries, read at every start and resident after it; a
+## bitmap takes 2.6 KB (0.23 MiB off an idle agent).
 RELEASE_FLAGS := -c release -Xswiftc -Osize --experimental-lto-mode=full \
-	-Xswiftc -Xfrontend -Xswiftc -conditional-runtime-records -Xswiftc -Xfrontend -Xswiftc -internalize-at-link
+	-Xswiftc -Xfrontend -Xswiftc -conditional-runtime-records -Xswiftc -Xfrontend -Xswiftc -internalize-at-link \
+	-Xlinker -z -Xlinker pack-relative-relocs
 
 release: deps
 	$(SWIFT) build $(RELEASE_FLAGS)
