@@ -1,0 +1,224 @@
+import PathwatchProbeKit
+
+/// Writes the status document (SPEC §3) as JSON text straight from the check book: the bytes
+/// `JSONSerializer` makes of `StatusDocument.build`'s tree, without building the tree. As a
+/// tree, every value of every check was an enum case and every check an ordered object, all
+/// walked again to print them: the largest part of what `once` and a status write cost per
+/// check. Strings and numbers still go through `JSONSerializer`, so escaping and number forms
+/// stay its own.
+///
+/// Where the tree would merge members (an object given one key twice keeps the first place and
+/// the last value), the writer hands that object to the tree and the serializer instead, so the
+/// text stays the tree's in every case.
+struct StatusDocumentWriter {
+    let pretty: Bool
+    private(set) var out: [UInt8] = []
+    /// Containers open around the next member: its indentation in the pretty form.
+    private var depth = 0
+    /// No member written yet in the innermost open container.
+    private var first = true
+    /// The last `since` written and its text: the checks of one sample share their time.
+    private var lastSince: (time: WallTime, text: [UInt8])?
+
+    /// The document's own keys; `extra` members (`probes`, `sinks`) must not repeat them.
+    static let coreKeys: Set<String> = ["schema", "agent", "time", "state", "path", "checks"]
+
+    /// The document as JSON text: two-space indented when `pretty`, one line otherwise.
+    static func render(
+        identity: AgentIdentity, at time: WallTime, book: CheckBook, extra: [(String, JSONValue)] = [], pretty: Bool
+    ) -> String {
+        guard Self.canWrite(extra) else {
+            let document = StatusDocument.build(identity: identity, at: time, book: book, extra: extra).document
+            return JSONSerializer.serialize(document, pretty: pretty)
+        }
+        let records = book.orderedRecords
+        var writer = StatusDocumentWriter(pretty: pretty)
+        writer.out.reserveCapacity(512 + 640 * records.count)
+        writer.document(identity: identity, at: time, book: book, records: records, extra: extra)
+        return String(decoding: writer.out, as: UTF8.self)
+    }
+
+    /// Extra members the writer can place as the tree would: none repeats a key.
+    private static func canWrite(_ extra: [(String, JSONValue)]) -> Bool {
+        var keys = coreKeys
+        return extra.allSatisfy { keys.insert($0.0).inserted }
+    }
+
+    private init(pretty: Bool) { self.pretty = pretty }
+
+    private mutating func document(
+        identity: AgentIdentity, at time: WallTime, book: CheckBook, records: [CheckRecord], extra: [(String, JSONValue)]
+    ) {
+        open(UInt8(ascii: "{"))
+        key(Key.schema)
+        JSONSerializer.writeNumber(Double(StatusDocument.schema), into: &out)
+        key(Key.agent)
+        open(UInt8(ascii: "{"))
+        key(Key.name)
+        JSONSerializer.writeString(identity.name, into: &out)
+        key(Key.version)
+        JSONSerializer.writeString(AgentIdentity.version, into: &out)
+        key(Key.startedAt)
+        timestamp(identity.startedAt)
+        close(UInt8(ascii: "}"))
+        key(Key.time)
+        timestamp(time)
+        key(Key.state)
+        JSONSerializer.writeString(StatusDocument.overallState(records).name, into: &out)
+        key(Key.path)
+        value(book.path.json)
+        key(Key.checks)
+        if records.isEmpty {
+            out += Self.emptyArray
+        } else {
+            open(UInt8(ascii: "["))
+            for record in records { check(record) }
+            close(UInt8(ascii: "]"))
+        }
+        for (name, member) in extra {
+            key(name)
+            value(member)
+        }
+        close(UInt8(ascii: "}"))
+    }
+
+    /// One element of `checks`, as `StatusDocument.checkJSON` builds it.
+    private mutating func check(_ r: CheckRecord) {
+        element()
+        open(UInt8(ascii: "{"))
+        key(Key.id)
+        JSONSerializer.writeString(r.id, into: &out)
+        key(Key.probe)
+        JSONSerializer.writeString(r.probe, into: &out)
+        key(Key.plugin)
+        JSONSerializer.writeString(r.plugin, into: &out)
+        key(Key.state)
+        JSONSerializer.writeString(r.state.name, into: &out)
+        key(Key.since)
+        since(r.since)
+        key(Key.message)
+        JSONSerializer.writeString(r.message, into: &out)
+        key(Key.metrics)
+        if r.metrics.isEmpty {
+            out += Self.emptyObject
+        } else if Self.namesAreDistinct(r.metrics.lazy.map(\.name)) {
+            open(UInt8(ascii: "{"))
+            for metric in r.metrics {
+                key(metric.name)
+                JSONSerializer.writeNumber(metric.value, into: &out)
+            }
+            close(UInt8(ascii: "}"))
+        } else {
+            value(.object(JSONObject(r.metrics.map { ($0.name, JSONValue.number($0.value)) })))
+        }
+        if !r.labels.isEmpty {
+            key(Key.labels)
+            if Self.namesAreDistinct(r.labels.lazy.map(\.name)) {
+                open(UInt8(ascii: "{"))
+                for label in r.labels {
+                    key(label.name)
+                    JSONSerializer.writeString(label.value, into: &out)
+                }
+                close(UInt8(ascii: "}"))
+            } else {
+                value(.object(JSONObject(r.labels.map { ($0.name, JSONValue.string($0.value)) })))
+            }
+        }
+        close(UInt8(ascii: "}"))
+    }
+
+    /// True when no name repeats. A check has a handful of metrics and labels: comparing each
+    /// with those before it is cheaper than hashing them.
+    private static func namesAreDistinct(_ names: some Collection<String>) -> Bool {
+        var index = names.startIndex
+        while index != names.endIndex {
+            let name = names[index]
+            if names[..<index].contains(name) { return false }
+            names.formIndex(after: &index)
+        }
+        return true
+    }
+
+    // MARK: Structure
+
+    private mutating func open(_ bracket: UInt8) {
+        out.append(bracket)
+        depth += 1
+        first = true
+    }
+
+    private mutating func close(_ bracket: UInt8) {
+        depth -= 1
+        if pretty { JSONSerializer.newline(&out, depth) }
+        out.append(bracket)
+        first = false
+    }
+
+    /// Starts an array element: the comma after the one before, and its line.
+    private mutating func element() {
+        if !first { out.append(UInt8(ascii: ",")) }
+        first = false
+        if pretty { JSONSerializer.newline(&out, depth) }
+    }
+
+    /// Starts an object member named by a fixed key, already quoted with its colon.
+    private mutating func key(_ quoted: [UInt8]) {
+        element()
+        out += quoted
+        if pretty { out.append(UInt8(ascii: " ")) }
+    }
+
+    /// Starts an object member with a name from the data.
+    private mutating func key(_ name: String) {
+        element()
+        JSONSerializer.writeString(name, into: &out)
+        out.append(UInt8(ascii: ":"))
+        if pretty { out.append(UInt8(ascii: " ")) }
+    }
+
+    /// A value already in tree form (the path, the probes and sinks arrays), at this depth.
+    private mutating func value(_ value: JSONValue) {
+        JSONSerializer.write(value, into: &out, pretty: pretty, indent: depth)
+    }
+
+    private mutating func timestamp(_ time: WallTime) {
+        out.append(UInt8(ascii: "\""))
+        time.writeRFC3339(into: &out)
+        out.append(UInt8(ascii: "\""))
+    }
+
+    private mutating func since(_ time: WallTime) {
+        if let last = lastSince, last.time == time {
+            out += last.text
+            return
+        }
+        let start = out.count
+        timestamp(time)
+        lastSince = (time, Array(out[start...]))
+    }
+
+    private static let emptyArray = Array("[]".utf8)
+    private static let emptyObject = Array("{}".utf8)
+
+    /// The document's fixed keys, quoted and followed by their colon.
+    private enum Key {
+        static let schema = quoted("schema")
+        static let agent = quoted("agent")
+        static let name = quoted("name")
+        static let version = quoted("version")
+        static let startedAt = quoted("started_at")
+        static let time = quoted("time")
+        static let state = quoted("state")
+        static let path = quoted("path")
+        static let checks = quoted("checks")
+        static let id = quoted("id")
+        static let probe = quoted("probe")
+        static let plugin = quoted("plugin")
+        static let since = quoted("since")
+        static let message = quoted("message")
+        static let metrics = quoted("metrics")
+        static let labels = quoted("labels")
+
+        private static func quoted(_ key: String) -> [UInt8] { Array("\"\(key)\":".utf8) }
+    }
+}
