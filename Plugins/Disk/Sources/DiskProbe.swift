@@ -87,8 +87,10 @@ final class DiskProbe: Probe {
             var usage = DiskUsage(stats)
             usage.readOnly = usage.readOnly || entry.isReadOnlyByOptions
             if !usage.readOnly { seenWritable.insert(entry.mountPoint) }
+            // Whether read-only is expected matters only for a read-only mount: the question
+            // (a glob match and a set lookup) is not asked of the others.
             let assessment = DiskAssessment(
-                usage: usage, config: config, readOnlyExpected: readOnlyExpected(entry.mountPoint))
+                usage: usage, config: config, readOnlyExpected: usage.readOnly && readOnlyExpected(entry.mountPoint))
             return Observation(
                 key: entry.mountPoint, state: assessment.state, message: assessment.message,
                 metrics: Self.metrics(usage), labels: labels)
