@@ -68,6 +68,9 @@ struct CheckBook: Sendable {
         let serial = reportSerial
         switch report {
         case .sample(let observations), .event(let observations):
+            // Room for a first sample's checks at once, rather than growing (and rehashing) the
+            // table step by step; a no-op once the book holds them.
+            records.reserveCapacity(observations.count)
             for observation in observations {
                 let id = "\(probe)/\(observation.key)"
                 if let index = records.index(forKey: id) {

@@ -101,7 +101,7 @@ struct StatusDocumentWriter {
         key(Key.metrics)
         if r.metrics.isEmpty {
             out += Self.emptyObject
-        } else if Self.namesAreDistinct(r.metrics.lazy.map(\.name)) {
+        } else if Self.namesAreDistinct(r.metrics) {
             open(UInt8(ascii: "{"))
             for metric in r.metrics {
                 key(metric.name)
@@ -113,7 +113,7 @@ struct StatusDocumentWriter {
         }
         if !r.labels.isEmpty {
             key(Key.labels)
-            if Self.namesAreDistinct(r.labels.lazy.map(\.name)) {
+            if Self.namesAreDistinct(r.labels) {
                 open(UInt8(ascii: "{"))
                 for label in r.labels {
                     key(label.name)
@@ -128,13 +128,11 @@ struct StatusDocumentWriter {
     }
 
     /// True when no name repeats. A check has a handful of metrics and labels: comparing each
-    /// with those before it is cheaper than hashing them.
-    private static func namesAreDistinct(_ names: some Collection<String>) -> Bool {
-        var index = names.startIndex
-        while index != names.endIndex {
-            let name = names[index]
-            if names[..<index].contains(name) { return false }
-            names.formIndex(after: &index)
+    /// with those before it is cheaper than hashing them. (Indices, not a lazy map of names: a
+    /// key path is projected through the runtime, and cost more than the rest of the check.)
+    private static func namesAreDistinct<Value>(_ items: [(name: String, value: Value)]) -> Bool {
+        for i in items.indices {
+            for j in 0..<i where items[j].name == items[i].name { return false }
         }
         return true
     }
