@@ -52,6 +52,8 @@ final class DiskProbe: Probe {
             return nil
         }
         let results = runner.run(mountPoints)
+        // The first sample meets every mount: room for them at once, not grown step by step.
+        seenWritable.reserveCapacity(mountPoints.count)
         return targets.compactMap { target in
             switch target {
             case .notMounted(let path):
