@@ -19,6 +19,13 @@ struct StatusDocumentWriter {
     private var first = true
     /// The last `since` written and its text: the checks of one sample share their time.
     private var lastSince: (time: WallTime, text: [UInt8])?
+    /// Probe and plug-in names, and metric and label names with their colon, by place.
+    private var repeated = RepeatedJSONStrings()
+    private enum Slot {
+        static let probe = 0
+        static let plugin = 1
+        static let names = 2
+    }
 
     /// The document's own keys; `extra` members (`probes`, `sinks`) must not repeat them.
     static let coreKeys: Set<String> = ["schema", "agent", "time", "state", "path", "checks"]
@@ -89,11 +96,11 @@ struct StatusDocumentWriter {
         key(Key.id)
         JSONSerializer.writeString(r.id, into: &out)
         key(Key.probe)
-        JSONSerializer.writeString(r.probe, into: &out)
+        repeated.write(r.probe, slot: Slot.probe, into: &out)
         key(Key.plugin)
-        JSONSerializer.writeString(r.plugin, into: &out)
+        repeated.write(r.plugin, slot: Slot.plugin, into: &out)
         key(Key.state)
-        JSONSerializer.writeString(r.state.name, into: &out)
+        out += Self.quotedState[Int(r.state.rawValue)]
         key(Key.since)
         since(r.since)
         key(Key.message)
@@ -103,8 +110,8 @@ struct StatusDocumentWriter {
             out += Self.emptyObject
         } else if Self.namesAreDistinct(r.metrics) {
             open(UInt8(ascii: "{"))
-            for metric in r.metrics {
-                key(metric.name)
+            for (place, metric) in r.metrics.enumerated() {
+                repeatedKey(metric.name, slot: Slot.names + place)
                 JSONSerializer.writeNumber(metric.value, into: &out)
             }
             close(UInt8(ascii: "}"))
@@ -115,8 +122,8 @@ struct StatusDocumentWriter {
             key(Key.labels)
             if Self.namesAreDistinct(r.labels) {
                 open(UInt8(ascii: "{"))
-                for label in r.labels {
-                    key(label.name)
+                for (place, label) in r.labels.enumerated() {
+                    repeatedKey(label.name, slot: Slot.names + r.metrics.count + place)
                     JSONSerializer.writeString(label.value, into: &out)
                 }
                 close(UInt8(ascii: "}"))
@@ -174,6 +181,13 @@ struct StatusDocumentWriter {
         if pretty { out.append(UInt8(ascii: " ")) }
     }
 
+    /// Starts an object member whose name the checks before may have had in this place.
+    private mutating func repeatedKey(_ name: String, slot: Int) {
+        element()
+        repeated.write(name, slot: slot, suffix: UInt8(ascii: ":"), into: &out)
+        if pretty { out.append(UInt8(ascii: " ")) }
+    }
+
     /// A value already in tree form (the path, the probes and sinks arrays), at this depth.
     private mutating func value(_ value: JSONValue) {
         JSONSerializer.write(value, into: &out, pretty: pretty, indent: depth)
@@ -195,6 +209,8 @@ struct StatusDocumentWriter {
         lastSince = (time, Array(out[start...]))
     }
 
+    /// Each state's name as a JSON string, by raw value.
+    private static let quotedState: [[UInt8]] = CheckState.allCases.sorted { $0.rawValue < $1.rawValue }.map { Array("\"\($0.name)\"".utf8) }
     private static let emptyArray = Array("[]".utf8)
     private static let emptyObject = Array("{}".utf8)
 
