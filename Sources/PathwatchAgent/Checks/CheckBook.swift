@@ -280,24 +280,28 @@ struct CheckBook: Sendable {
         return placed.sorted { $0.place != $1.place ? $0.place < $1.place : $0.id < $1.id }.map(\.id)
     }
 
-    /// The checks in document order, sorted where they are: no check is looked up by its id.
+    /// The checks in document order. Sort keys are taken once and sorted beside each check's
+    /// position, and no check is looked up by its id: a sort of n checks makes n log n
+    /// comparisons, and reaching into the records for each cost more than comparing.
     var orderedRecords: [CheckRecord] {
         var rank: [String: Int] = [:]
         for (position, probe) in probeOrder.enumerated() where rank[probe] == nil { rank[probe] = position }
         let all = Array(records.values)
-        var places: [Int] = []
-        places.reserveCapacity(all.count)
+        var keys: [(place: Int, id: String, position: Int)] = []
+        keys.reserveCapacity(all.count)
         var last: (probe: String, place: Int)?
-        for record in all {
+        for (position, record) in all.enumerated() {
             // A probe's checks are many, its name the same string: hashed once per run of them.
+            let place: Int
             if let last, last.probe == record.probe {
-                places.append(last.place)
-                continue
+                place = last.place
+            } else {
+                place = rank[record.probe] ?? Int.max
+                last = (record.probe, place)
             }
-            let place = rank[record.probe] ?? Int.max
-            last = (record.probe, place)
-            places.append(place)
+            keys.append((place, record.id, position))
         }
-        return all.indices.sorted { places[$0] != places[$1] ? places[$0] < places[$1] : all[$0].id < all[$1].id }.map { all[$0] }
+        keys.sort { $0.place != $1.place ? $0.place < $1.place : $0.id < $1.id }
+        return keys.map { all[$0.position] }
     }
 }
