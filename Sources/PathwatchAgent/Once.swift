@@ -5,7 +5,9 @@ import PathwatchProbeKit
 /// `pathwatch once`: one sample of every probe, all at once, each under its timeout, then the
 /// status document. Event-driven probes report their current state through their sample.
 public enum Once {
-    public static func run(_ loaded: LoadedConfig, logger: AgentLogger) throws(ConfigError) -> (document: JSONValue, state: CheckState) {
+    /// The snapshot after every probe's one report: its `state`, and the document as text
+    /// (`jsonText`) or as a tree for the other formats (`document`).
+    public static func run(_ loaded: LoadedConfig, logger: AgentLogger) throws(ConfigError) -> StatusSnapshot {
         let catalog = PluginCatalog.discover(for: loaded, logger: logger, needing: Set(loaded.config.probes.map(\.plugin)))
         for refusal in catalog.refused { logger.warning("plug-in refused: \(refusal)") }
         let created = try ProbeSetup.instantiate(loaded, catalog: catalog, logger: logger)
@@ -58,6 +60,7 @@ public enum Once {
             health.lastError = health.lastError.map { loaded.redactor.redact($0) }
             return health.json(id: c.config.id, plugin: c.instance.plugin.name, isolation: c.instance.isolation, lastSampleAt: now)
         }
-        return StatusDocument.build(identity: identity, at: now, book: book, extra: [("probes", .array(probes))])
+        let parts: [(String, JSONValue)] = [("probes", .array(probes))]
+        return StatusSnapshot(identity: identity, time: now, book: book, agentParts: { parts })
     }
 }

@@ -15,14 +15,14 @@ public enum OnceCommand {
         let loaded = options.loadConfig(nagios: nagios)
         let logger = options.makeLogger(redactor: loaded.redactor)
         options.prepareDescriptors(for: loaded, logger: logger)
-        let result: (document: JSONValue, state: CheckState)
+        let result: StatusSnapshot
         do {
             result = try PathwatchAgent.Once.run(loaded, logger: logger)
         } catch {
             failConfiguration(error, nagios: nagios)
         }
         switch format {
-        case .json: print(JSONSerializer.serialize(result.document, pretty: true))
+        case .json: print(result.jsonText(pretty: true))
         case .text: print(TextFormat.table(result.document))
         case .nagios: print(NagiosFormat.line(result.document))
         }

@@ -39,8 +39,9 @@ struct DiskAssessment: Equatable {
         {
             findings.append(finding)
         }
-        // Stable sort: worst first, and in the order above among equals.
-        let ordered = findings.enumerated().sorted {
+        // Stable sort: worst first, and in the order above among equals. Most mounts have no
+        // finding, and one needs no sorting.
+        let ordered = findings.count < 2 ? findings : findings.enumerated().sorted {
             ($0.element.state.severity, -$0.offset) > ($1.element.state.severity, -$1.offset)
         }.map(\.element)
         self.findings = ordered

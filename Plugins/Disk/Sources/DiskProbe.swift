@@ -52,6 +52,8 @@ final class DiskProbe: Probe {
             return nil
         }
         let results = runner.run(mountPoints)
+        // The first sample meets every mount: room for them at once, not grown step by step.
+        seenWritable.reserveCapacity(mountPoints.count)
         return targets.compactMap { target in
             switch target {
             case .notMounted(let path):
@@ -87,8 +89,10 @@ final class DiskProbe: Probe {
             var usage = DiskUsage(stats)
             usage.readOnly = usage.readOnly || entry.isReadOnlyByOptions
             if !usage.readOnly { seenWritable.insert(entry.mountPoint) }
+            // Whether read-only is expected matters only for a read-only mount: the question
+            // (a glob match and a set lookup) is not asked of the others.
             let assessment = DiskAssessment(
-                usage: usage, config: config, readOnlyExpected: readOnlyExpected(entry.mountPoint))
+                usage: usage, config: config, readOnlyExpected: usage.readOnly && readOnlyExpected(entry.mountPoint))
             return Observation(
                 key: entry.mountPoint, state: assessment.state, message: assessment.message,
                 metrics: Self.metrics(usage), labels: labels)

@@ -33,7 +33,9 @@ struct MountInfoError: Error, Sendable, Equatable, CustomStringConvertible {
 
 /// Lines and fields are cut on bytes, not Characters: the kernel separates them with ASCII
 /// newlines, spaces and commas, and grapheme breaking a host's whole mount table cost more than
-/// the rest of the disk probe's sample.
+/// the rest of the disk probe's sample. A line's fields are found as ranges of the table's bytes,
+/// in one list kept for every line: cutting each line into a new array of slices (each holding
+/// the table) was the larger part of parsing it.
 enum MountInfoParser {
     typealias Bytes = ArraySlice<UInt8>
 
@@ -42,49 +44,75 @@ enum MountInfoParser {
     static func parse(_ text: String) throws(MountInfoError) -> [MountEntry] {
         let bytes = Array(text.utf8)
         var entries: [MountEntry] = []
+        var fields: [Range<Int>] = []
+        fields.reserveCapacity(16)
         var number = 0
         var start = 0
         while start <= bytes.count {
             let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
             number += 1
-            if end > start { entries.append(try parseLine(bytes[start..<end], number: number)) }
+            if end > start { entries.append(try parseLine(bytes[start..<end], number: number, fields: &fields)) }
             start = end + 1
         }
         return entries
     }
 
-    static func parseLine(_ line: Bytes, number: Int) throws(MountInfoError) -> MountEntry {
+    /// `fields` is scratch space, handed in so that every line reuses it.
+    static func parseLine(_ line: Bytes, number: Int, fields: inout [Range<Int>]) throws(MountInfoError) -> MountEntry {
         func fail(_ reason: String) -> MountInfoError { MountInfoError(line: number, reason: reason) }
+        func field(_ i: Int) -> Bytes { line[fields[i]] }
 
-        let fields = line.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false)
+        // Fields are separated by single spaces; an empty one (two spaces) still counts.
+        fields.removeAll(keepingCapacity: true)
+        var fieldStart = line.startIndex
+        for i in line.indices where line[i] == UInt8(ascii: " ") {
+            fields.append(fieldStart..<i)
+            fieldStart = i + 1
+        }
+        fields.append(fieldStart..<line.endIndex)
         // Optional fields end at the lone "-"; everything after it has a fixed shape.
-        guard let separator = fields.firstIndex(where: { $0.elementsEqual("-".utf8) }) else { throw fail("no \"-\" separator") }
+        guard let separator = fields.firstIndex(where: { $0.count == 1 && line[$0.lowerBound] == UInt8(ascii: "-") }) else {
+            throw fail("no \"-\" separator")
+        }
         guard separator >= 6 else { throw fail("expected 6 fields before \"-\", found \(separator)") }
-        let tail = fields[(separator + 1)...]
-        guard tail.count >= 3 else { throw fail("expected 3 fields after \"-\", found \(tail.count)") }
+        let tailCount = fields.count - separator - 1
+        guard tailCount >= 3 else { throw fail("expected 3 fields after \"-\", found \(tailCount)") }
 
-        guard let mountID = Int(text(fields[0])), let parentID = Int(text(fields[1])) else {
-            throw fail("mount ids \"\(text(fields[0]))\" \"\(text(fields[1]))\" are not numbers")
+        guard let mountID = Int(text(field(0))), let parentID = Int(text(field(1))) else {
+            throw fail("mount ids \"\(text(field(0)))\" \"\(text(field(1)))\" are not numbers")
         }
-        let device = text(fields[2])
-        let numbers = fields[2].split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false)
-        guard numbers.count == 2, UInt32(text(numbers[0])) != nil, UInt32(text(numbers[1])) != nil else {
-            throw fail("device \"\(device)\" is not major:minor")
-        }
-        guard let root = unescape(fields[3]), let mountPoint = unescape(fields[4]) else {
+        let device = text(field(2))
+        guard isMajorMinor(field(2)) else { throw fail("device \"\(device)\" is not major:minor") }
+        guard let root = unescape(field(3)), let mountPoint = unescape(field(4)) else {
             throw fail("bad octal escape in a path")
         }
         guard mountPoint.hasPrefix("/") else { throw fail("mount point \"\(mountPoint)\" is not absolute") }
-        let rest = Array(tail)
-        guard let source = unescape(rest[1]) else { throw fail("bad octal escape in the source") }
+        guard let source = unescape(field(separator + 2)) else { throw fail("bad octal escape in the source") }
         return MountEntry(
             mountID: mountID, parentID: parentID, device: device, root: root,
-            mountPoint: mountPoint, mountOptions: options(fields[5]), fsType: text(rest[0]),
-            source: source, superOptions: options(rest[2]))
+            mountPoint: mountPoint, mountOptions: options(field(5)), fsType: text(field(separator + 1)),
+            source: source, superOptions: options(field(separator + 3)))
     }
 
+    /// "major:minor": two numbers that fit 32 bits, one colon between them.
+    private static func isMajorMinor(_ field: Bytes) -> Bool {
+        guard let colon = field.firstIndex(of: UInt8(ascii: ":")) else { return false }
+        let major = field[..<colon], minor = field[(colon + 1)...]
+        guard !minor.contains(UInt8(ascii: ":")) else { return false }
+        return UInt32(text(major)) != nil && UInt32(text(minor)) != nil
+    }
+
+    /// Comma-separated options; empty ones (",,") are left out.
     private static func options(_ field: Bytes) -> [String] {
-        field.split(separator: UInt8(ascii: ",")).map(text)
+        var options: [String] = []
+        options.reserveCapacity(8)
+        var start = field.startIndex
+        for i in field.indices where field[i] == UInt8(ascii: ",") {
+            if i > start { options.append(text(field[start..<i])) }
+            start = i + 1
+        }
+        if field.endIndex > start { options.append(text(field[start..<field.endIndex])) }
+        return options
     }
 
     /// A field as text: it came out of a String, so its bytes are UTF-8 already.

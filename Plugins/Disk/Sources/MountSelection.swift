@@ -40,7 +40,8 @@ enum MountSelection {
     /// mount on the same path names it as parent.
     static func visible(_ entries: [MountEntry]) -> [MountEntry] {
         // Mount ids are unique in the table, so "a mount on my path has my parent's id" is "my
-        // parent's path is mine".
+        // parent's path is mine". Entries are handled by position: each is copied once, into
+        // the result, and each path hashed once.
         var pathByID: [Int: String] = [:]
         pathByID.reserveCapacity(entries.count)
         for entry in entries { pathByID[entry.mountID] = entry.mountPoint }
@@ -48,12 +49,16 @@ enum MountSelection {
         for entry in entries where pathByID[entry.parentID] == entry.mountPoint {
             covered.insert(entry.parentID)
         }
-        let uncovered = entries.filter { !covered.contains($0.mountID) }
         // Should two mounts still share a path (a table caught mid-change), the later one is
-        // the newer: keep it, so every mount point is reported once.
-        var lastIndex: [String: Int] = [:]
-        for (index, entry) in uncovered.enumerated() { lastIndex[entry.mountPoint] = index }
-        return uncovered.enumerated().filter { lastIndex[$0.element.mountPoint] == $0.offset }.map(\.element)
+        // the newer: keep it, so every mount point is reported once. Walking the table from its
+        // end, the first of a path met is the one kept.
+        var paths = Set<String>(minimumCapacity: entries.count)
+        var kept: [Int] = []
+        kept.reserveCapacity(entries.count)
+        for index in entries.indices.reversed() where !covered.contains(entries[index].mountID) {
+            if paths.insert(entries[index].mountPoint).inserted { kept.append(index) }
+        }
+        return kept.reversed().map { entries[$0] }
     }
 
     /// GNU df's rule for several mounts of one device (coreutils `filter_mount_list`), keyed on

@@ -59,13 +59,14 @@ final class StatvfsRunner {
     func run(_ mountPoints: [String]) -> [String: Result] {
         let now = MonotonicClock.nowNanoseconds()
         var results: [String: Result] = [:]
+        results.reserveCapacity(mountPoints.count)
         workers.lock()
         defer { workers.unlock() }
         // A stuck call that returned since the last sample frees its mount point again.
         stuck = stuck.filter { $0.value.current != nil }
         var unassigned: [String] = []
         // Each mount point once, in the order given (the mount table's, as df goes).
-        var seen = Set<String>()
+        var seen = Set<String>(minimumCapacity: mountPoints.count)
         for mountPoint in mountPoints where seen.insert(mountPoint).inserted {
             if let blocked = stuck[mountPoint], let call = blocked.current {
                 results[mountPoint] = .stillBlocked(nanoseconds: now - call.startedAt)

@@ -107,8 +107,12 @@ public struct ByteSize: Sendable, Hashable, Comparable, CustomStringConvertible,
 
     public static func < (a: ByteSize, b: ByteSize) -> Bool { a.bytes < b.bytes }
 
+    /// The units `description` uses, largest first: made once, not with every description (a
+    /// disk check's message has two).
+    private static let binaryUnits: [(suffix: String, factor: Double)] = [("GiB", 1_073_741_824.0), ("MiB", 1_048_576.0), ("KiB", 1024.0)]
+
     public var description: String {
-        for (suffix, factor) in [("GiB", 1_073_741_824.0), ("MiB", 1_048_576.0), ("KiB", 1024.0)] where Double(bytes) >= factor {
+        for (suffix, factor) in Self.binaryUnits where Double(bytes) >= factor {
             return "\(JSONSerializer.formatNumber((Double(bytes) / factor * 10).rounded() / 10)) \(suffix)"
         }
         return "\(bytes) B"

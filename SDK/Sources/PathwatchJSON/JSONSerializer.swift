@@ -19,8 +19,9 @@ public enum JSONSerializer {
     }
 
     /// Appends `n` as `formatNumber` writes it; integers (most of what a document holds)
-    /// digit by digit, without making a String of them first.
-    static func writeNumber(_ n: Double, into out: inout [UInt8]) {
+    /// digit by digit, without making a String of them first. Public for writers that render a
+    /// typed record straight to JSON text, so their numbers are this serializer's to the byte.
+    public static func writeNumber(_ n: Double, into out: inout [UInt8]) {
         guard n.isFinite, n == n.rounded(), abs(n) < 9.007_199_254_740_992e15 else {
             out += formatNumber(n).utf8
             return
@@ -39,7 +40,9 @@ public enum JSONSerializer {
         }
     }
 
-    static func write(_ value: JSONValue, into out: inout [UInt8], pretty: Bool, indent: Int) {
+    /// Appends `value` as it would appear nested `indent` levels deep in a pretty document (the
+    /// level only matters when `pretty`): for a writer that renders the enclosing object itself.
+    public static func write(_ value: JSONValue, into out: inout [UInt8], pretty: Bool, indent: Int) {
         switch value {
         case .null: out += Literal.null
         case .bool(let b): out += b ? Literal.true : Literal.false
@@ -77,10 +80,13 @@ public enum JSONSerializer {
         }
     }
 
-    static func newline(_ out: inout [UInt8], _ indent: Int) {
+    /// Appends a line break and the indentation of `indent` levels (pretty form).
+    public static func newline(_ out: inout [UInt8], _ indent: Int) {
         let width = 1 + 2 * indent
         if width <= Literal.newlineAndIndent.count {
-            out += Literal.newlineAndIndent[..<width]
+            // From the literal's buffer: appending an ArraySlice of it took a third longer, and a
+            // pretty document has a dozen of these per check.
+            Literal.newlineAndIndent.withUnsafeBufferPointer { out.append(contentsOf: UnsafeBufferPointer(rebasing: $0[..<width])) }
         } else {
             out.append(UInt8(ascii: "\n"))
             out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * indent))
@@ -112,7 +118,7 @@ public enum JSONSerializer {
     /// Appends `s` as a JSON string, quotes included. Runs of bytes that need no escape are
     /// copied whole; `"`, `\`, control characters, and U+2028 and U+2029 (JSON allows them raw,
     /// JavaScript string literals do not) are escaped.
-    static func writeString(_ s: String, into out: inout [UInt8]) {
+    public static func writeString(_ s: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         var text = s
         text.withUTF8 { bytes in

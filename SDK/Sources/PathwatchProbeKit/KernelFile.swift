@@ -29,7 +29,9 @@ public enum KernelFile {
         defer { buffer.removeSubrange(used...) }
         while true {
             if buffer.count - used < 16 * 1024 {
-                buffer.append(contentsOf: repeatElement(0, count: max(64 * 1024, buffer.count)))
+                // An array of zeros is made with a memset and appended with a copy; appending a
+                // repeated element goes byte by byte (a mount table of 500 lines is 64 KiB).
+                buffer += [UInt8](repeating: 0, count: max(64 * 1024, buffer.count))
             }
             let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + used, $0.count - used) }
             if count < 0 {

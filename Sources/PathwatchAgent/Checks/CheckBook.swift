@@ -46,6 +46,8 @@ struct CheckBook: Sendable {
     let agentName: String
     private(set) var records: [String: CheckRecord] = [:]
     private(set) var path = PathSummary.unmonitored
+    /// Counts reports; each check keeps the serial of the last one that touched it.
+    private var reportSerial: UInt64 = 0
     /// Probe ids in configuration order, for a stable document order.
     var probeOrder: [String] = []
     var policies: [String: ProbePolicy] = [:]
@@ -56,39 +58,61 @@ struct CheckBook: Sendable {
 
     /// Applies one report of `probe` at `now`; returns the change events it raised, the path's
     /// own change (if the path summary changed) first.
+    ///
+    /// Each check is found once per report (`index(forKey:)`) and changed where it is stored:
+    /// a sample of a few hundred checks used to look each up, copy it out and store it back
+    /// several times over, hashing its id at every step.
     mutating func apply(_ report: ProbeReport, probe: String, at now: WallTime) -> [ChangeEvent] {
         guard let policy = policies[probe] else { return [] }
-        var touched: [String] = []
+        reportSerial &+= 1
+        let serial = reportSerial
         switch report {
         case .sample(let observations), .event(let observations):
-            var seen = Set<String>()
+            // Room for a first sample's checks at once, rather than growing (and rehashing) the
+            // table step by step; a no-op once the book holds them.
+            records.reserveCapacity(observations.count)
             for observation in observations {
                 let id = "\(probe)/\(observation.key)"
-                guard seen.insert(id).inserted else { continue }
-                observe(id: id, probe: probe, policy: policy, observation: observation, at: now)
-                touched.append(id)
+                if let index = records.index(forKey: id) {
+                    // A key repeated within one report: the first is kept.
+                    guard records.values[index].reportSerial != serial else { continue }
+                    Self.update(&records.values[index], policy: policy, observation: observation, at: now, serial: serial)
+                } else {
+                    insert(id: id, probe: probe, policy: policy, observation: observation, at: now, serial: serial)
+                }
             }
             if case .sample = report {
                 // A check the probe stopped reporting is not silently dropped: it goes unknown.
-                for (id, record) in records where record.probe == probe && !seen.contains(id) && record.fresh {
+                updateEach { record in
+                    guard record.probe == probe, record.reportSerial != serial, record.fresh else { return }
                     let stale = Observation(key: "", state: .unknown, message: "not reported since \(record.lastReported.rfc3339)")
-                    observe(id: id, probe: probe, policy: policy, observation: stale, at: now, stillFresh: false)
-                    touched.append(id)
+                    Self.update(&record, policy: policy, observation: stale, at: now, serial: serial, stillFresh: false)
                 }
                 // A probe-level failure check is dropped once the probe reports real checks again.
                 if !observations.isEmpty, records[probe] != nil { records[probe] = nil }
             }
         case .failure(let message):
-            let ids = records.values.filter { $0.probe == probe }.map(\.id)
-            let targets = ids.isEmpty ? [probe] : ids
-            for id in targets {
-                let failed = Observation(key: "", state: .unknown, message: message)
-                observe(id: id, probe: probe, policy: policy, observation: failed, at: now, stillFresh: records[id]?.fresh ?? true)
-                touched.append(id)
+            let failed = Observation(key: "", state: .unknown, message: message)
+            var found = false
+            updateEach { record in
+                guard record.probe == probe else { return }
+                found = true
+                Self.update(&record, policy: policy, observation: failed, at: now, serial: serial, stillFresh: record.fresh)
             }
+            if !found { insert(id: probe, probe: probe, policy: policy, observation: failed, at: now, serial: serial) }
         }
         refreshPath()
-        return announce(inDocumentOrder(touched), at: now)
+        return announce(serial: serial, policy: policy, at: now)
+    }
+
+    /// Visits every check where it is stored. (A `for` over `records.indices` would hold a
+    /// second reference to the storage, and the first change would copy the whole book.)
+    private mutating func updateEach(_ body: (inout CheckRecord) -> Void) {
+        var index = records.startIndex
+        while index != records.endIndex {
+            body(&records.values[index])
+            records.formIndex(after: &index)
+        }
     }
 
     /// Forgets a probe's checks (the probe was removed or reconfigured).
@@ -99,23 +123,35 @@ struct CheckBook: Sendable {
         refreshPath()
     }
 
-    private mutating func observe(id: String, probe: String, policy: ProbePolicy, observation: Observation, at now: WallTime, stillFresh: Bool = true) {
+    /// An observation's labels as published, and the reserved `pathwatch.*` ones as path facts.
+    private static func split(_ labels: [(name: String, value: String)]) -> (published: [(name: String, value: String)], facts: [String: String]) {
         var published: [(name: String, value: String)] = []
+        published.reserveCapacity(labels.count)
         var facts: [String: String] = [:]
-        for label in observation.labels {
+        for label in labels {
             if label.name.hasPrefix("pathwatch.") { facts[label.name] = label.value } else { published.append(label) }
         }
+        return (published, facts)
+    }
+
+    /// A check seen for the first time.
+    private mutating func insert(id: String, probe: String, policy: ProbePolicy, observation: Observation, at now: WallTime, serial: UInt64) {
+        let (published, facts) = Self.split(observation.labels)
+        records[id] = CheckRecord(
+            id: id, probe: probe, plugin: policy.plugin, state: observation.state, since: now,
+            message: observation.message, metrics: observation.metrics, labels: published, pathFacts: facts,
+            lastReported: now, fresh: true, debounce: Debounce(), announced: nil, reportSerial: serial)
+    }
+
+    /// Feeds one observation to a known check, in place.
+    private static func update(
+        _ record: inout CheckRecord, policy: ProbePolicy, observation: Observation, at now: WallTime, serial: UInt64, stillFresh: Bool = true
+    ) {
+        var (published, facts) = split(observation.labels)
         // A connectivity check that failed or timed out still says something about the path:
         // that what lies behind the link is unknown (not that nobody checks it).
-        if facts[WellKnownLabel.internet] == nil, records[id]?.pathFacts[WellKnownLabel.internet] != nil {
+        if !record.pathFacts.isEmpty, facts[WellKnownLabel.internet] == nil, record.pathFacts[WellKnownLabel.internet] != nil {
             facts[WellKnownLabel.internet] = PathSummary.Internet.unknown.rawValue
-        }
-        guard var record = records[id] else {
-            records[id] = CheckRecord(
-                id: id, probe: probe, plugin: policy.plugin, state: observation.state, since: now,
-                message: observation.message, metrics: observation.metrics, labels: published, pathFacts: facts,
-                lastReported: now, fresh: stillFresh, debounce: Debounce(), announced: nil)
-            return
         }
         let next = record.debounce.feed(observation.state, current: record.state, failAfter: policy.failAfter, recoverAfter: policy.recoverAfter)
         if next != record.state {
@@ -137,7 +173,7 @@ struct CheckBook: Sendable {
             record.pathFacts = [:]
         }
         record.fresh = stillFresh
-        records[id] = record
+        record.reportSerial = serial
     }
 
     /// Raises events for the checks whose state differs from the last one announced. While the
@@ -146,39 +182,56 @@ struct CheckBook: Sendable {
     /// one alert per endpoint. A connectivity check stays silent while the link itself is down
     /// (the link's event is that alert). They catch up on their first report after the path is
     /// satisfied again.
-    private mutating func announce(_ ids: [String], at now: WallTime) -> [ChangeEvent] {
-        var events: [ChangeEvent] = []
+    ///
+    /// Events come out in document order; only the few checks that raise one are sorted.
+    private mutating func announce(serial: UInt64, policy: ProbePolicy, at now: WallTime) -> [ChangeEvent] {
+        var raised: [(id: String, from: CheckState?)] = []
         let offline = path.status == .unsatisfied
-        let reason = path.linkSatisfied ? Self.offlineReason(path.internet) : "(host offline)"
-        for id in ids {
-            guard var record = records[id], let policy = policies[record.probe] else { continue }
-            let checksInternet = record.pathFacts[WellKnownLabel.internet] != nil
-            if (policy.needsNetwork && offline) || (checksInternet && offline && !path.linkSatisfied) {
-                if record.state != .ok && !Self.offlineReasons.contains(where: record.message.hasSuffix) {
-                    record.message += " \(reason)"
-                }
-                records[id] = record
-                continue
+        let linkSatisfied = path.linkSatisfied
+        let reason = linkSatisfied ? Self.offlineReason(path.internet) : "(host offline)"
+        updateEach { record in
+            // Only the checks this report touched.
+            guard record.reportSerial == serial else { return }
+            if let from = Self.announce(&record, policy: policy, offline: offline, linkSatisfied: linkSatisfied, reason: reason) {
+                raised.append((record.id, from))
             }
-            if record.announced == record.state { continue }
-            // The agent's own fault (out of file descriptors) says nothing about what the check
-            // observes: shown as unknown, never announced; the next real state is compared with
-            // what was last announced.
-            if record.pathFacts[Self.agentFaultLabel] != nil { continue }
-            // A check first seen ok is news to nobody, and first seen unknown changed from nothing
-            // known; only a first state that is a problem is announced (from "unknown").
-            if record.announced == nil && (record.state == .ok || record.state == .unknown) {
-                record.announced = record.state
-                records[id] = record
-                continue
-            }
-            events.append(ChangeEvent(
-                id: EventID.make(at: now), agent: agentName, check: id, probe: record.probe,
-                from: record.announced, to: record.state, at: now, message: record.message, path: path))
-            record.announced = record.state
-            records[id] = record
         }
-        return events
+        guard !raised.isEmpty else { return [] }
+        let from = Dictionary(raised.map { ($0.id, $0.from) }, uniquingKeysWith: { first, _ in first })
+        return inDocumentOrder(raised.map(\.id)).compactMap { id in
+            guard let record = records[id] else { return nil }
+            return ChangeEvent(
+                id: EventID.make(at: now), agent: agentName, check: id, probe: record.probe,
+                from: from[id] ?? nil, to: record.state, at: now, message: record.message, path: path)
+        }
+    }
+
+    /// Announces one check in place: the state it was announced in before, when it raises an
+    /// event (`.some(nil)` for a first announcement), nil when it raises none.
+    private static func announce(
+        _ record: inout CheckRecord, policy: ProbePolicy, offline: Bool, linkSatisfied: Bool, reason: String
+    ) -> CheckState?? {
+        let checksInternet = !record.pathFacts.isEmpty && record.pathFacts[WellKnownLabel.internet] != nil
+        if (policy.needsNetwork && offline) || (checksInternet && offline && !linkSatisfied) {
+            if record.state != .ok && !offlineReasons.contains(where: record.message.hasSuffix) {
+                record.message += " \(reason)"
+            }
+            return nil
+        }
+        if record.announced == record.state { return nil }
+        // The agent's own fault (out of file descriptors) says nothing about what the check
+        // observes: shown as unknown, never announced; the next real state is compared with
+        // what was last announced.
+        if !record.pathFacts.isEmpty, record.pathFacts[agentFaultLabel] != nil { return nil }
+        // A check first seen ok is news to nobody, and first seen unknown changed from nothing
+        // known; only a first state that is a problem is announced (from "unknown").
+        if record.announced == nil && (record.state == .ok || record.state == .unknown) {
+            record.announced = record.state
+            return nil
+        }
+        let from = record.announced
+        record.announced = record.state
+        return .some(from)
     }
 
     /// What a silenced check's message ends with, by why the path is unsatisfied.
@@ -195,15 +248,23 @@ struct CheckBook: Sendable {
 
     private mutating func refreshPath() {
         let previous = path
-        path = PathSummary.compute(from: records.values.filter(\.fresh).map(\.pathFacts))
+        path = PathSummary.compute(from: freshPathFacts)
         // A verdict on what lies behind one link says nothing about the next: when the link
         // changes (but not when the agent first learns of it), the internet is unknown until the
         // connectivity probe, sampled at once, reports again — as NetworkManager re-checks.
         guard previous.status != .unknown, path.internet != nil, path.linkDiffers(from: previous) else { return }
-        for (id, record) in records where record.pathFacts[WellKnownLabel.internet] != nil {
-            records[id]?.pathFacts[WellKnownLabel.internet] = PathSummary.Internet.unknown.rawValue
+        updateEach { record in
+            if record.pathFacts[WellKnownLabel.internet] != nil {
+                record.pathFacts[WellKnownLabel.internet] = PathSummary.Internet.unknown.rawValue
+            }
         }
-        path = PathSummary.compute(from: records.values.filter(\.fresh).map(\.pathFacts))
+        path = PathSummary.compute(from: freshPathFacts)
+    }
+
+    /// The path facts of the fresh checks that have any (a disk's or an endpoint's have none,
+    /// and say nothing about the path).
+    private var freshPathFacts: [[String: String]] {
+        records.values.compactMap { $0.fresh && !$0.pathFacts.isEmpty ? $0.pathFacts : nil }
     }
 
     /// `ids` in document order: by the probe's place in the configuration (checks of a probe no
@@ -219,6 +280,28 @@ struct CheckBook: Sendable {
         return placed.sorted { $0.place != $1.place ? $0.place < $1.place : $0.id < $1.id }.map(\.id)
     }
 
-    /// The checks in document order.
-    var orderedRecords: [CheckRecord] { inDocumentOrder(records.keys).compactMap { records[$0] } }
+    /// The checks in document order. Sort keys are taken once and sorted beside each check's
+    /// position, and no check is looked up by its id: a sort of n checks makes n log n
+    /// comparisons, and reaching into the records for each cost more than comparing.
+    var orderedRecords: [CheckRecord] {
+        var rank: [String: Int] = [:]
+        for (position, probe) in probeOrder.enumerated() where rank[probe] == nil { rank[probe] = position }
+        let all = Array(records.values)
+        var keys: [(place: Int, id: String, position: Int)] = []
+        keys.reserveCapacity(all.count)
+        var last: (probe: String, place: Int)?
+        for (position, record) in all.enumerated() {
+            // A probe's checks are many, its name the same string: hashed once per run of them.
+            let place: Int
+            if let last, last.probe == record.probe {
+                place = last.place
+            } else {
+                place = rank[record.probe] ?? Int.max
+                last = (record.probe, place)
+            }
+            keys.append((place, record.id, position))
+        }
+        keys.sort { $0.place != $1.place ? $0.place < $1.place : $0.id < $1.id }
+        return keys.map { all[$0.position] }
+    }
 }

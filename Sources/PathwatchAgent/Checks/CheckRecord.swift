@@ -19,6 +19,9 @@ struct CheckRecord: Sendable {
     var debounce: Debounce
     /// The last state a change event was raised for; nil before the first one.
     var announced: CheckState?
+    /// The check book's serial of the last report that touched this check: a key repeated
+    /// within one report, and the checks a sample left out, are told by it without a set.
+    var reportSerial: UInt64 = 0
 }
 
 /// The fail_after / recover_after state machine of one check: a check changes state only after

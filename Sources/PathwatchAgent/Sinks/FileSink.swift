@@ -88,9 +88,8 @@ final class FileSink: Sink {
         }
         guard let snapshot else { return }
         // Rendered here, on this sink's thread, once per write.
-        let document = snapshot.document
         do {
-            try AtomicFile.write(render(document), to: path, syncFolder: false)
+            try AtomicFile.write(render(snapshot), to: path, syncFolder: false)
             outcome.withLock { $0 = (WallTime.now(), nil) }
         } catch {
             logger.error("file sink: cannot write \(path): \(error)")
@@ -98,10 +97,10 @@ final class FileSink: Sink {
         }
     }
 
-    private func render(_ document: JSONValue) -> String {
+    private func render(_ snapshot: StatusSnapshot) -> String {
         switch format {
-        case .json: JSONSerializer.serialize(document, pretty: pretty) + "\n"
-        case .prometheus: PrometheusExposition.render(document)
+        case .json: snapshot.jsonText(pretty: pretty) + "\n"
+        case .prometheus: PrometheusExposition.render(snapshot.document)
         }
     }
 

@@ -116,7 +116,7 @@ final class StdoutSink: Sink {
 
     func renderDocument(_ batch: SinkBatch) -> String {
         format == .json
-            ? JSONSerializer.serialize(batch.document)
+            ? batch.snapshot.jsonText()
             : TextSafety.escaped(TextFormat.documentLine(batch.document, state: batch.state, time: batch.time))
     }
 }

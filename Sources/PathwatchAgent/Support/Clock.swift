@@ -19,11 +19,17 @@ public struct WallTime: Sendable, Hashable, Comparable, CustomStringConvertible 
     /// document has a time, and building it from a dozen interpolated Strings was a third of the
     /// cost of building a check's part of the document.
     public var rfc3339: String {
+        var text: [UInt8] = []
+        text.reserveCapacity(24)
+        writeRFC3339(into: &text)
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// Appends `rfc3339`'s text (without quotes) to `text`: for writers of JSON bytes.
+    public func writeRFC3339(into text: inout [UInt8]) {
         var seconds = time_t(milliseconds / 1000)
         var parts = tm()
         gmtime_r(&seconds, &parts)
-        var text: [UInt8] = []
-        text.reserveCapacity(24)
         /// `value` in at least `width` digits, zero-padded on the left.
         func field(_ value: Int32, width: Int, then separator: Unicode.Scalar) {
             var place: Int32 = 1
@@ -48,7 +54,6 @@ public struct WallTime: Sendable, Hashable, Comparable, CustomStringConvertible 
         field(parts.tm_min, width: 2, then: ":")
         field(parts.tm_sec, width: 2, then: ".")
         field(Int32(milliseconds % 1000), width: 3, then: "Z")
-        return String(decoding: text, as: UTF8.self)
     }
 
     public var description: String { rfc3339 }

@@ -87,9 +87,14 @@ private struct RecordWriter {
         withUnsafeBytes(of: value.bitPattern.littleEndian) { bytes += $0 }
     }
 
+    /// Copied from the string's UTF-8 storage in one piece: appending its UTF8View, sixteen
+    /// times per disk check, took a third longer.
     mutating func text(_ value: String) {
-        count(value.utf8.count)
-        bytes += value.utf8
+        var value = value
+        value.withUTF8 { utf8 in
+            count(utf8.count)
+            bytes.append(contentsOf: utf8)
+        }
     }
 }
 

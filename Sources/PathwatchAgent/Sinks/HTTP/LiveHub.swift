@@ -66,7 +66,7 @@ final class LiveHub: Sendable {
     /// The document serialised, once per report however often it is asked for.
     func documentText() -> String? {
         guard state.withLock({ $0.snapshot != nil }) else { return nil }
-        return rendered(\.documentText) { JSONSerializer.serialize($0?.document ?? .null) }
+        return rendered(\.documentText) { $0?.jsonText() ?? "null" }
     }
 
     /// `/metrics`: rendered once per report, so a scrape storm costs a copy, not a render.

@@ -1,0 +1,133 @@
+import PathwatchProbeKit
+import PathwatchTestSupport
+import Synchronization
+import Testing
+@testable import PathwatchAgent
+
+/// The writer renders the status document straight from the check book; its text must be the
+/// serializer's text of the tree `StatusDocument.build` makes, byte for byte, in both forms.
+@Suite(.onItsOwnThread) struct StatusDocumentWriterTests {
+    static let identity = AgentIdentity(name: "web-01 \"edge\" \\ é", startedAt: WallTime(milliseconds: 1_795_294_200_000))
+    static let time = WallTime(milliseconds: 1_795_294_260_123)
+
+    /// What the agent adds after the checks: a probe's health with nulls and fractions, sinks.
+    static let extra: [(String, JSONValue)] = [
+        ("probes", .array([
+            ProbeHealth(state: .running, restarts: 0, pid: nil, lastError: nil, lastDurationMilliseconds: 1.2345678)
+                .json(id: "disk", plugin: "disk", isolation: .inline, lastSampleAt: time),
+            ProbeHealth(state: .restarting, restarts: 3, pid: 4242, lastError: "plug-in crashed: \"SIGSEGV\"\n", lastDurationMilliseconds: nil)
+                .json(id: "net\u{2028}", plugin: "reachability", isolation: .process, lastSampleAt: nil),
+        ])),
+        ("sinks", .array([
+            SinkStatus(type: "file", target: "/var/lib/pathwatch/status.json", queued: 0, dropped: 0).json,
+            SinkStatus(type: "webhook", target: "https://example.net/hook", queued: 12, dropped: 1, rejected: 1,
+                       lastDelivery: time, lastError: "HTTP 500 \u{01}").json,
+        ])),
+    ]
+
+    /// A book of checks that exercise every corner of the text: escapes, non-ASCII, every kind
+    /// of number, labels and none, no metrics, repeated metric and label names, reserved
+    /// labels, a stale check, a probe-level failure, checks of a probe no longer configured.
+    static func variedBook() -> CheckBook {
+        var book = CheckBook(agentName: identity.name)
+        book.probeOrder = ["disk", "net", "link", "gone"]
+        book.policies["disk"] = ProbePolicy(failAfter: 1, recoverAfter: 1, needsNetwork: false, plugin: "disk")
+        book.policies["net"] = ProbePolicy(failAfter: 2, recoverAfter: 1, needsNetwork: true, plugin: "reachability")
+        book.policies["link"] = ProbePolicy(failAfter: 1, recoverAfter: 1, needsNetwork: false, plugin: "linkstate")
+        book.policies["gone"] = ProbePolicy(failAfter: 1, recoverAfter: 1, needsNetwork: false, plugin: "loadavg")
+        let earlier = WallTime(milliseconds: 1_795_294_200_004)
+        _ = book.apply(.sample([
+            Observation(key: "/", state: .ok, message: "10% used, 45 GiB free of 50 GiB",
+                        metrics: [("size_bytes", 53_687_091_200), ("used_pct", 10), ("readonly", 0)],
+                        labels: [("mount", "/"), ("fstype", "ext4"), ("device", "/dev/sda1")]),
+            Observation(key: "/mnt/\"quoted\" \\ back", state: .warning, message: "tab\there, newline\nthere, bell \u{07}, del \u{7F}",
+                        metrics: [("fraction", 0.25), ("third", 1.0 / 3), ("tiny", 1e-7), ("negative", -5), ("negative_fraction", -0.5),
+                                  ("huge", 1e300), ("two_to_53", 9_007_199_254_740_992), ("past_2_53", 9_007_199_254_740_994),
+                                  ("minus_two_to_53", -9_007_199_254_740_992), ("minus_zero", -0.0), ("max", Double.greatestFiniteMagnitude),
+                                  ("least", Double.leastNonzeroMagnitude)],
+                        labels: [("mount", "/mnt/\"quoted\" \\ back"), ("note", "")]),
+            Observation(key: "/média/データ/🙂", state: .critical, message: "é, データ, 🙂, e\u{301}, line\u{2028}para\u{2029}end",
+                        metrics: [("used_pct", 99)], labels: [("ラベル", "値 🙂"), ("mount", "/média/データ/🙂")]),
+            Observation(key: "empty", state: .unknown),
+            Observation(key: "repeats", state: .ok, message: "names given twice",
+                        metrics: [("a", 1), ("b", 2), ("a", 3)], labels: [("x", "1"), ("y", "2"), ("x", "3")]),
+        ]), probe: "disk", at: earlier)
+        _ = book.apply(.sample([
+            Observation(key: "api", state: .critical, message: "HTTP 503", metrics: [("total_ms", 12.5)], labels: [("url", "https://example.net/?q=1&r=2")]),
+        ]), probe: "net", at: time)
+        _ = book.apply(.event([
+            Observation(key: "eth0", state: .ok, message: "up", labels: [
+                (WellKnownLabel.interfaceName, "eth0"), (WellKnownLabel.interfaceType, "ethernet"),
+                (WellKnownLabel.interfaceUsable, "1"), (WellKnownLabel.defaultRoute, "1"), ("speed", "1000"),
+            ]),
+        ]), probe: "link", at: earlier)
+        _ = book.apply(.sample([Observation(key: "load", state: .ok, metrics: [("load1", 0.01)])]), probe: "gone", at: earlier)
+        // The disk probe stops reporting one check (it goes stale), net's sample fails.
+        _ = book.apply(.sample([Observation(key: "/", state: .ok, message: "10% used", metrics: [("used_pct", 10)])]), probe: "disk", at: time)
+        _ = book.apply(.failure("sample timed out after 5s"), probe: "net", at: time)
+        book.probeOrder.removeLast()
+        return book
+    }
+
+    static func expectSameText(_ book: CheckBook, extra: [(String, JSONValue)]) {
+        let tree = StatusDocument.build(identity: identity, at: time, book: book, extra: extra).document
+        for pretty in [false, true] {
+            let written = StatusDocumentWriter.render(identity: identity, at: time, book: book, extra: extra, pretty: pretty)
+            let serialized = JSONSerializer.serialize(tree, pretty: pretty)
+            #expect(Array(written.utf8) == Array(serialized.utf8), "pretty: \(pretty)\nwritten:\n\(written)\nserialized:\n\(serialized)")
+        }
+    }
+
+    @Test func writesTheSerializersTextOfVariedChecks() {
+        let book = Self.variedBook()
+        #expect(book.records.count >= 8)
+        Self.expectSameText(book, extra: Self.extra)
+        Self.expectSameText(book, extra: [])
+    }
+
+    @Test func writesTheSerializersTextOfAnEmptyBook() {
+        var book = CheckBook(agentName: "x")
+        book.probeOrder = ["disk"]
+        Self.expectSameText(book, extra: [])
+        Self.expectSameText(book, extra: [("probes", .array([])), ("sinks", .array([]))])
+    }
+
+    @Test func extraMembersRepeatingAKeyAreMergedAsTheTreeMergesThem() {
+        Self.expectSameText(Self.variedBook(), extra: [("probes", .array([])), ("checks", .null), ("probes", .number(1))])
+    }
+
+    @Test func manyChecksOfOneSampleShareTheirTime() {
+        var book = CheckBook(agentName: "host")
+        book.probeOrder = ["disk"]
+        book.policies["disk"] = ProbePolicy(failAfter: 1, recoverAfter: 1, needsNetwork: false, plugin: "disk")
+        let observations = (0..<300).map { (i: Int) -> Observation in
+            let state: CheckState = i % 7 == 0 ? .warning : .ok
+            let usedPercent = Double(i % 100)
+            let available = Double(i) * 1_048_576.5
+            return Observation(key: "/m\(i)", state: state, message: "\(i)% used",
+                               metrics: [("used_pct", usedPercent), ("avail_bytes", available)], labels: [("mount", "/m\(i)")])
+        }
+        _ = book.apply(.sample(observations), probe: "disk", at: Self.time)
+        _ = book.apply(.sample(Array(observations.prefix(200))), probe: "disk", at: WallTime(milliseconds: 1_795_294_270_004))
+        Self.expectSameText(book, extra: Self.extra)
+    }
+
+    /// A snapshot's text is its document's text, and the compact form is rendered once.
+    @Test func snapshotTextIsItsDocumentsText() {
+        let book = Self.variedBook()
+        let reads = Mutex(0)
+        let snapshot = StatusSnapshot(identity: Self.identity, time: Self.time, book: book) {
+            reads.withLock { $0 += 1 }
+            return Self.extra
+        }
+        let compact = snapshot.jsonText()
+        #expect(compact == JSONSerializer.serialize(snapshot.document))
+        #expect(snapshot.jsonText(pretty: true) == JSONSerializer.serialize(snapshot.document, pretty: true))
+        #expect(snapshot.jsonText() == compact)
+        // The agent's parts are read once: the text and the tree describe one moment.
+        #expect(reads.withLock { $0 } == 1)
+        let handMade = StatusSnapshot(document: snapshot.document, state: snapshot.state, time: Self.time, path: snapshot.path)
+        #expect(handMade.jsonText() == compact)
+        #expect(handMade.jsonText(pretty: true) == JSONSerializer.serialize(snapshot.document, pretty: true))
+    }
+}
