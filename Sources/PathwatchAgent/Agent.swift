@@ -29,6 +29,8 @@ public final class Agent: Sendable {
     public let identity: AgentIdentity
     private let logger: AgentLogger
     private let state: Mutex<State>
+    /// Batches reach the sinks in the order the check book made them (see DeliveryTurns).
+    private let deliveries = DeliveryTurns()
     private let observer: (any AgentObserver)?
 
     public init(config: LoadedConfig, logger: AgentLogger, observer: (any AgentObserver)? = nil) {
@@ -83,7 +85,8 @@ public final class Agent: Sendable {
     /// One report of one probe: through the check book, then to every sink.
     private func receive(_ report: ProbeReport, from probe: String) {
         let now = WallTime.now()
-        let (batch, sinks, summary, resample) = state.withLock { s -> (SinkBatch, [any Sink], AgentSummary?, [ProbeRunner]) in
+        let (batch, turn, sinks, summary, resample) = state.withLock {
+            s -> (SinkBatch, UInt64, [any Sink], AgentSummary?, [ProbeRunner]) in
             let before = s.book.path
             let raised = s.book.apply(report.redacted(by: s.loaded.redactor), probe: probe, at: now)
             s.lastReportAt[probe] = now
@@ -98,10 +101,10 @@ public final class Agent: Sendable {
                 s.awaitingFirstReport = awaiting.isEmpty ? nil : awaiting
             }
             s.reports += 1
-            return (batch, s.sinks, observer == nil ? nil : AgentSummary(sequence: s.reports, book: s.book), resample)
+            return (batch, s.reports, s.sinks, observer == nil ? nil : AgentSummary(sequence: s.reports, book: s.book), resample)
         }
         // The sinks first: a change's line should not wait for the log's write to stderr.
-        for sink in sinks { sink.submit(batch) }
+        deliveries.take(turn) { for sink in sinks { sink.submit(batch) } }
         for event in batch.events {
             logger.info("\(event.check): \(event.from?.name ?? "unknown") → \(event.to.name): \(event.message)")
         }
