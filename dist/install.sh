@@ -34,18 +34,19 @@ install -d "$(d "$bindir")" "$(d "$plugindir")" "$(d "$PREFIX/include/pathwatch"
 install -d -m 0750 "$(d "$statedir")"
 
 # The agent and its plug-ins, run paths pointing into lib/pathwatch instead of the toolchain.
-# Release builds carry DWARF (20 MB of the agent's 28); the symbol table stays for backtraces.
+# Release builds carry DWARF (20 MB of the agent's 28); the symbol table stays for backtraces, less
+# the assembler's local labels (.L…), which release links keep only to lay out code (Makefile).
 install -m 0755 "$PRODUCTS/pathwatch" "$(d "$bindir/pathwatch")"
-strip --strip-debug "$(d "$bindir/pathwatch")"
+strip --strip-debug --discard-locals "$(d "$bindir/pathwatch")"
 patchelf --set-rpath '$ORIGIN/../lib/pathwatch' "$(d "$bindir/pathwatch")"
 # Its command-line companion (every command but the plain forms of run, once and a plug-in child;
 # README "Command line"), a private program beside the runtime it shares.
 install -m 0755 "$PRODUCTS/pathwatch-cli" "$(d "$libdir/pathwatch-cli")"
-strip --strip-debug "$(d "$libdir/pathwatch-cli")"
+strip --strip-debug --discard-locals "$(d "$libdir/pathwatch-cli")"
 patchelf --set-rpath '$ORIGIN' "$(d "$libdir/pathwatch-cli")"
 for plugin in "$PRODUCTS"/libpathwatch_*.so; do
     install -m 0644 "$plugin" "$(d "$plugindir/$(basename "$plugin")")"
-    strip --strip-debug "$(d "$plugindir/$(basename "$plugin")")"
+    strip --strip-debug --discard-locals "$(d "$plugindir/$(basename "$plugin")")"
     patchelf --set-rpath '$ORIGIN/..' "$(d "$plugindir/$(basename "$plugin")")"
 done
 

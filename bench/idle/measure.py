@@ -44,6 +44,22 @@ def cpu_ns(pid):
     return total
 
 
+def swift_neighbours(pids):
+    """Other processes mapping the Swift runtime. PSS divides its shared pages among them, so
+    the agent's PSS reads lower while a compiler or another Swift program runs beside it."""
+    others = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) in pids:
+            continue
+        try:
+            with open(f"/proc/{entry}/maps") as f:
+                if "libswiftCore.so" in f.read():
+                    others.append(int(entry))
+        except OSError:
+            pass
+    return others
+
+
 def memory(pid):
     status = {}
     with open(f"/proc/{pid}/status") as f:
@@ -52,6 +68,7 @@ def memory(pid):
             if key in ("VmRSS", "VmHWM"):
                 status[key] = int(value.split()[0])
     status["Pss"] = pss_kib(tree(pid))
+    status["neighbours"] = len(swift_neighbours(set(tree(pid))))
     return status
 
 
@@ -100,6 +117,9 @@ def main():
         print(f"| {name} | {cpu * 1000:.1f} ms | {cpu / window * 100:.3f} % | {mem['Pss'] / 1024:.1f} MiB | "
               f"{mem['VmRSS'] / 1024:.1f} MiB | {mem['VmHWM'] / 1024:.1f} MiB |")
     pm, cm = rounds[-1][1]
+    if pm["neighbours"]:
+        print(f"\nwarning: {pm['neighbours']} other processes mapped the Swift runtime at the last reading; "
+              "the agent's PSS is divided with them and reads low: measure again on a quiet machine")
     spread = f"median {statistics.median(ratios):.2f}, rounds {min(ratios):.2f}–{max(ratios):.2f}" if ratios else "n/a"
     print(f"\nratios pathwatch/collectd: CPU {spread}; PSS {pm['Pss'] / cm['Pss']:.2f}, RSS {pm['VmRSS'] / cm['VmRSS']:.2f} (last round)")
 
