@@ -41,14 +41,26 @@ extension RouteNetlinkSocket {
         var events: [RouteEvent] = []
         while true {
             let (datagrams, full) = try receiveDatagramBatch()
-            for datagram in datagrams {
-                for message in try NetlinkMessage.split(datagram) {
-                    if Int32(message.type) == NLMSG_OVERRUN { throw .overrun }
-                    if defaultRoutesOnly && message.isRouteToSpecificDestination { continue }
-                    if let event = try RouteEvent(message: message) { events.append(event) }
-                }
-            }
+            for datagram in datagrams { try Self.parse(datagram, defaultRoutesOnly: defaultRoutesOnly, into: &events) }
             if !full { return events }
+        }
+    }
+
+    /// The events of the one datagram at the head of the queue (one notification), nil when none
+    /// is waiting. For a caller that acts on the first notice of a burst before receiving the
+    /// rest: receiving and parsing a link change's four companions took as long as reporting it.
+    public func receiveFirstEvents(defaultRoutesOnly: Bool = false) throws(NetlinkError) -> [RouteEvent]? {
+        guard let datagram = try receiveDatagram() else { return nil }
+        var events: [RouteEvent] = []
+        try Self.parse(datagram, defaultRoutesOnly: defaultRoutesOnly, into: &events)
+        return events
+    }
+
+    private static func parse(_ datagram: ArraySlice<UInt8>, defaultRoutesOnly: Bool, into events: inout [RouteEvent]) throws(NetlinkError) {
+        for message in try NetlinkMessage.split(datagram) {
+            if Int32(message.type) == NLMSG_OVERRUN { throw .overrun }
+            if defaultRoutesOnly && message.isRouteToSpecificDestination { continue }
+            if let event = try RouteEvent(message: message) { events.append(event) }
         }
     }
 }

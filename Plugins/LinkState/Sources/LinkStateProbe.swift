@@ -73,7 +73,7 @@ final class LinkStateProbe: Probe {
     static let speedReadDelayNanoseconds = 10_000_000
 
     func sample(into emitter: Emitter) throws {
-        try applyPendingEvents()
+        _ = try receive { () throws(NetlinkError) in try events.receiveEvents(defaultRoutesOnly: true) }
         speeds.readAll(reportedLinks(), sysfs: sysfs)
         speedTimer.disarm()
         for report in reports() { emitter.emit(report.observation) }
@@ -81,10 +81,25 @@ final class LinkStateProbe: Probe {
 
     /// Serves the netlink socket and the speed timer. The speeds due are read before the new
     /// events are applied, so an event never waits for a speed read it made due itself.
+    ///
+    /// The first notification waiting is received alone: when it touches a check (the link
+    /// change comes first in its burst, before its peer's carrier and its IPv6 routes and
+    /// addresses), it is reported before the rest is even received, and the rest, which keeps
+    /// the socket readable, is served by the next call. Otherwise the rest is received at once.
+    /// Reports are built only when something touched a check.
     func handleEvent(into emitter: Emitter) throws {
-        if speedTimer.takeExpiry() { speeds.readDue(of: network.links, sysfs: sysfs) }
-        try applyPendingEvents()
+        var touched = false
+        if speedTimer.takeExpiry() {
+            speeds.readDue(of: network.links, sysfs: sysfs)
+            touched = true
+        }
+        if try receive({ () throws(NetlinkError) in try events.receiveFirstEvents(defaultRoutesOnly: true) ?? [] }) {
+            touched = true
+        } else if try receive({ () throws(NetlinkError) in try events.receiveEvents(defaultRoutesOnly: true) }) {
+            touched = true
+        }
         if !speeds.due.isEmpty { speedTimer.arm(afterNanoseconds: Self.speedReadDelayNanoseconds) }
+        guard touched else { return }
         let before = lastReported
         for report in reports() where report != before[report.key] {
             emitter.emit(report.observation)
@@ -151,19 +166,22 @@ final class LinkStateProbe: Probe {
         return type
     }
 
-    /// Applies every queued event. When the kernel dropped events (overrun) or sent something
-    /// that does not parse, the picture is rebuilt from a fresh dump instead of being trusted.
-    private func applyPendingEvents() throws {
+    /// Applies the events `read` receives; true when any may change a check (see `touches`).
+    /// When the kernel dropped events (overrun) or sent something that does not parse, the
+    /// picture is rebuilt from a fresh dump instead of being trusted (and everything may change).
+    private func receive(_ read: () throws(NetlinkError) -> [RouteEvent]) throws -> Bool {
         let pending: [RouteEvent]
         do {
-            pending = try events.receiveEvents(defaultRoutesOnly: true)
+            pending = try read()
         } catch {
             resynchronizations += 1
             try resynchronize()
-            return
+            return true
         }
+        var touched = false
         var refreshRoutes = false
         for event in pending {
+            touched = touched || touches(event)
             refreshRoutes = refreshRoutes || network.needsRouteRefresh(after: event)
             switch event {
             case .linkChanged(let link): speeds.linkChanged(link, reported: !config.ignore.matchesAny(link.name))
@@ -178,6 +196,27 @@ final class LinkStateProbe: Probe {
             } catch {
                 throw ProbeSampleError("rtnetlink route dump failed: \(error)")
             }
+            return true
+        }
+        return touched
+    }
+
+    /// Whether applying `event` (not yet applied) may change a check: it concerns a link that
+    /// has one, under its old name or its new, or an address of such a link (or of a link not
+    /// known), or a default route (the path, and the route labels). Events about ignored
+    /// links, such as a veth's peer losing carrier, change nothing anyone sees.
+    private func touches(_ event: RouteEvent) -> Bool {
+        func reported(_ index: Int32) -> Bool {
+            guard let known = network.links[index] else { return true }
+            return !config.ignore.matchesAny(known.name)
+        }
+        switch event {
+        case .linkChanged(let link), .linkRemoved(let link):
+            return !config.ignore.matchesAny(link.name) || (network.links[link.index].map { !config.ignore.matchesAny($0.name) } ?? false)
+        case .addressAdded(let address), .addressRemoved(let address):
+            return reported(address.interfaceIndex)
+        case .routeAdded(let route, _), .routeRemoved(let route):
+            return route.isMainDefault
         }
     }
 
