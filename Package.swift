@@ -123,8 +123,9 @@ let package = Package(
             name: "DiskProbe", dependencies: [probeKit], path: "Plugins/Disk/Sources",
             swiftSettings: strict),
         .target(
-            name: "LinkStateProbe", dependencies: [probeKit, "PathwatchNetlink"],
+            name: "LinkStateProbe", dependencies: [probeKit, "PathwatchNetlink", "CLinkStateEvents"],
             path: "Plugins/LinkState/Sources", swiftSettings: strict),
+        .target(name: "CLinkStateEvents", path: "Plugins/LinkState/CEvents"),
         .target(
             name: "ReachabilityProbe", dependencies: [probeKit, "CCurlShims"],
             path: "Plugins/Reachability/Sources", swiftSettings: strict),

@@ -73,9 +73,10 @@ public struct NetlinkAttributes: Sendable {
     public init(_ all: [NetlinkAttribute]) { self.all = all }
 
     /// Walks a run of attributes. A header cut short, a length shorter than the header or longer
-    /// than the bytes left are errors naming the offset; unknown types are kept, for callers to skip.
-    public init(parsing bytes: ArraySlice<UInt8>, in context: String) throws(NetlinkError) {
-        all = try AlignedRecords.split(bytes, headerSize: NetlinkAttribute.headerSize, length: UInt16.self, record: "attribute", in: context).map { record in
+    /// than the bytes left are errors naming the offset and `context` (built only then); unknown
+    /// types are kept, for callers to skip.
+    public init(parsing bytes: ArraySlice<UInt8>, in context: @autoclosure () -> String) throws(NetlinkError) {
+        all = try AlignedRecords.split(bytes, headerSize: NetlinkAttribute.headerSize, length: UInt16.self, record: "attribute", in: context()).map { record in
             let rawType = record.loadInteger(UInt16.self, at: 2) ?? 0
             return NetlinkAttribute(
                 type: rawType & ~NetlinkAttribute.typeFlags,

@@ -28,18 +28,48 @@ public enum RouteEvent: Sendable, Equatable {
 }
 
 extension RouteNetlinkSocket {
-    /// Drains every event waiting on a subscribed socket without blocking.
+    /// Drains the events waiting on a subscribed socket without blocking, several datagrams per
+    /// system call (a link change brings five or six). Events that arrive while the batch is
+    /// parsed are left for the next call: the socket is readable again by then.
+    ///
+    /// `defaultRoutesOnly`: route messages for any destination but a default one (prefix length
+    /// 0) are skipped unparsed, for a caller that keeps default routes only.
     ///
     /// Throws `.overrun` when the kernel dropped events (`ENOBUFS`): whatever the caller built
     /// from earlier events is then stale and must be replaced by a fresh dump.
-    public func receiveEvents() throws(NetlinkError) -> [RouteEvent] {
+    public func receiveEvents(defaultRoutesOnly: Bool = false) throws(NetlinkError) -> [RouteEvent] {
         var events: [RouteEvent] = []
-        while let datagram = try receiveDatagram() {
-            for message in try NetlinkMessage.split(datagram) {
-                if Int32(message.type) == NLMSG_OVERRUN { throw .overrun }
-                if let event = try RouteEvent(message: message) { events.append(event) }
-            }
+        while true {
+            let (datagrams, full) = try receiveDatagramBatch()
+            for datagram in datagrams { try Self.parse(datagram, defaultRoutesOnly: defaultRoutesOnly, into: &events) }
+            if !full { return events }
         }
+    }
+
+    /// The events of the one datagram at the head of the queue (one notification), nil when none
+    /// is waiting. For a caller that acts on the first notice of a burst before receiving the
+    /// rest: receiving and parsing a link change's four companions took as long as reporting it.
+    public func receiveFirstEvents(defaultRoutesOnly: Bool = false) throws(NetlinkError) -> [RouteEvent]? {
+        guard let datagram = try receiveDatagram() else { return nil }
+        var events: [RouteEvent] = []
+        try Self.parse(datagram, defaultRoutesOnly: defaultRoutesOnly, into: &events)
         return events
+    }
+
+    private static func parse(_ datagram: ArraySlice<UInt8>, defaultRoutesOnly: Bool, into events: inout [RouteEvent]) throws(NetlinkError) {
+        for message in try NetlinkMessage.split(datagram) {
+            if Int32(message.type) == NLMSG_OVERRUN { throw .overrun }
+            if defaultRoutesOnly && message.isRouteToSpecificDestination { continue }
+            if let event = try RouteEvent(message: message) { events.append(event) }
+        }
+    }
+}
+
+extension NetlinkMessage {
+    /// A route message whose destination has a prefix length (`rtm_dst_len`, the second byte of
+    /// `rtmsg`) other than 0: not a default route. Read from the fixed header alone.
+    var isRouteToSpecificDestination: Bool {
+        guard Int(type) == RTM_NEWROUTE || Int(type) == RTM_DELROUTE, payload.count >= Route.familyHeaderSize else { return false }
+        return payload[payload.startIndex + 1] != 0
     }
 }

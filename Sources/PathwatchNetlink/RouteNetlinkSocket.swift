@@ -20,11 +20,20 @@ public final class RouteNetlinkSocket {
     /// Dump replies are at most 32 KiB per datagram (the kernel caps its dump buffers there);
     /// twice that leaves room, and a larger datagram is reported, never silently cut.
     private let buffer: UnsafeMutableRawBufferPointer
+    /// Slots for a batch of event datagrams (`receiveDatagramBatch`), allocated on first use: a
+    /// request-only socket never needs them. Only the bytes received are ever touched.
+    private var batchSlots: UnsafeMutableRawBufferPointer?
 
     /// iproute2's `ip monitor` uses 1 MiB too: enough for bursts of hundreds of events, small
     /// enough not to matter. Overruns still happen under storms and surface as `.overrun`.
     public static let defaultReceiveBufferSize = 1 << 20
     static let datagramBufferSize = 64 << 10
+    /// A notification describes one object (a link, an address, a route) and is far smaller than
+    /// a dump datagram: a dump datagram's 32 KiB is room to spare.
+    static let batchSlotSize = 32 << 10
+    /// Datagrams per batch: a link change brings five or six (the link, its peer's carrier, the
+    /// IPv6 routes and addresses that go with it).
+    public static let batchCount = 8
 
     /// Opens and binds a socket, subscribed to `groups` (none for a request-only socket).
     public init(groups: RouteGroups = [], receiveBufferSize: Int = defaultReceiveBufferSize) throws(NetlinkError) {
@@ -62,6 +71,7 @@ public final class RouteNetlinkSocket {
     deinit {
         close(fileDescriptor)
         buffer.deallocate()
+        batchSlots?.deallocate()
     }
 
     func nextSequence() -> UInt32 {
@@ -120,6 +130,35 @@ public final class RouteNetlinkSocket {
             if sender.nl_pid != 0 { continue }
             return ArraySlice(UnsafeRawBufferPointer(rebasing: buffer[0..<received]))
         }
+    }
+
+    /// Receives the datagrams waiting, up to `batchCount`, in one system call (recvmmsg) without
+    /// blocking; none when none is waiting. `full` says the batch took all `batchCount`, so more
+    /// may wait; otherwise none was left at that moment. Datagrams from anything but the kernel
+    /// are dropped, as in `receiveDatagram`.
+    func receiveDatagramBatch() throws(NetlinkError) -> (datagrams: [ArraySlice<UInt8>], full: Bool) {
+        let slots = batchSlots ?? UnsafeMutableRawBufferPointer.allocate(byteCount: Self.batchSlotSize * Self.batchCount, alignment: 8)
+        batchSlots = slots
+        var received = [pw_netlink_datagram](repeating: pw_netlink_datagram(), count: Self.batchCount)
+        let count = pw_netlink_receive_batch(fileDescriptor, slots.baseAddress, Self.batchSlotSize, UInt32(Self.batchCount), &received)
+        if count < 0 {
+            switch errno {
+            case EAGAIN, EWOULDBLOCK: return ([], false)
+            case ENOBUFS: throw .overrun
+            case let code: throw .system(call: "recvmmsg(NETLINK_ROUTE)", errno: code)
+            }
+        }
+        var datagrams: [ArraySlice<UInt8>] = []
+        datagrams.reserveCapacity(Int(count))
+        for (slot, datagram) in received.prefix(Int(count)).enumerated() {
+            if datagram.truncated != 0 {
+                throw .malformed("a datagram larger than the \(Self.batchSlotSize)-byte receive slot was truncated")
+            }
+            if datagram.sender_port != 0 { continue }
+            let start = slot * Self.batchSlotSize
+            datagrams.append(ArraySlice(UnsafeRawBufferPointer(rebasing: slots[start..<start + datagram.length])))
+        }
+        return (datagrams, Int(count) == Self.batchCount)
     }
 
     /// Waits until the socket is readable or `milliseconds` pass; false on timeout.

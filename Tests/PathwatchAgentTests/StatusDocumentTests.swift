@@ -77,6 +77,24 @@ import Testing
         #expect("89ab".contains(id[id.index(id.startIndex, offsetBy: 19)]), "\(id)")
     }
 
+    /// A change's line on a json stdout sink is written without the JSON tree; it must be the
+    /// tree's text to the byte, whatever the strings hold.
+    @Test func changeEventTextIsTheSerializedTree() {
+        let paths: [PathSummary] = [.offline, .unmonitored, PathSummary.compute(from: [[
+            WellKnownLabel.interfaceName: "eth0", WellKnownLabel.interfaceType: "ethernet",
+            WellKnownLabel.interfaceUsable: "1", WellKnownLabel.defaultRoute: "100",
+        ]])]
+        let messages = ["up, carrier, 10000 Mb/s", "", "quote \" backslash \\ tab \t newline \n nul \u{0} del \u{7F}", "é → 🚀 \u{2028}"]
+        for (i, message) in messages.enumerated() {
+            for from in [nil, .ok, .warning, .critical, .unknown] as [CheckState?] {
+                let event = ChangeEvent(
+                    id: EventID.make(), agent: i == 2 ? "a\"gent" : "edge-1", check: "link/vA \(message)", probe: "link", from: from,
+                    to: .critical, at: WallTime(milliseconds: 1_795_294_330_004 + Int64(i)), message: message, path: paths[i % paths.count])
+                #expect(event.jsonText == JSONSerializer.serialize(event.json), "\(message)")
+            }
+        }
+    }
+
     @Test func textFormsAreAlignedAndReadable() {
         let event = ChangeEvent(
             id: "x", agent: "a", check: "link/eth0", probe: "link", from: .ok, to: .critical,

@@ -142,6 +142,34 @@ struct RouteNetlinkDumpTests {
         #expect(summary.firstIndex(of: "default 50")! < summary.firstIndex(of: "no default")!)
     }
 
+    /// More events than one batch of datagrams holds all arrive, in order; with
+    /// `defaultRoutesOnly`, routes to a specific destination are left out and default ones kept.
+    @Test(.needsNamespaces)
+    func batchesKeepOrderAndDefaultRoutesOnlySkipsOtherRoutes() throws {
+        let ns = try LinkStateNamespace("eb")
+        defer { ns.delete() }
+        try ns.exec("ip link add vE type veth peer name vF; ip link set vF up; ip link set vE up; ip addr add 10.76.0.1/24 dev vE")
+        let socket = try ns.entered { try RouteNetlinkSocket(groups: .connectivity) }
+        while try waitReadable(socket.fileDescriptor) { _ = try socket.receiveEvents() }
+
+        let count = 3 * RouteNetlinkSocket.batchCount
+        try ns.exec((1...count).map { "ip addr add 10.77.0.\($0)/32 dev vE" }.joined(separator: "\n") + """
+
+            ip route add 10.75.0.0/16 via 10.76.0.2 dev vE
+            ip route add default via 10.76.0.2 dev vE metric 60
+            """)
+        var events: [RouteEvent] = []
+        while try waitReadable(socket.fileDescriptor) { events += try socket.receiveEvents(defaultRoutesOnly: true) }
+        let added = events.compactMap { event -> String? in
+            if case .addressAdded(let address) = event, address.text.hasPrefix("10.77.") { address.text } else { nil }
+        }
+        #expect(added == (1...count).map { "10.77.0.\($0)/32" })
+        let routes = events.compactMap { event -> Route? in
+            if case .routeAdded(let route, _) = event { route } else { nil }
+        }
+        #expect(routes.count == 1 && routes.first?.isMainDefault == true && routes.first?.priority == 60)
+    }
+
     @Test(.needsNamespaces)
     func aFullReceiveBufferSurfacesAsOverrun() throws {
         let ns = try LinkStateNamespace("ob")

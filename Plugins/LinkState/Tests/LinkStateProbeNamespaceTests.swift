@@ -110,6 +110,37 @@ struct LinkStateProbeNamespaceTests {
         }
     }
 
+    /// A link that comes up is reported at once without its speed: reading sysfs's `speed` takes
+    /// the RTNL lock, which the command that brought the link up still holds. The speed follows
+    /// on the probe's own timer, through the same descriptor, with no sample asked for: served
+    /// until vE's check carries a speed, the probe converges on what sysfs says.
+    @Test(.needsNamespaces) func speedFollowsALinkThatCameUp() throws {
+        try withProbe { topology, probe in
+            _ = try collect { try probe.sample(into: $0) }
+            let down = try step(probe) { try topology.ns.ip("link set vE down") }
+            #expect(down["vE"]?.message == "administratively down" && down["vE"]?.metric("speed_mbps") == nil)
+
+            try topology.ns.ip("link set vE up")
+            let fd = try #require(probe.eventFileDescriptor)
+            var reports: [Observation] = []
+            // Served until a report of vE carries a speed; a report never comes without a
+            // readiness, and a quiet descriptor (3 s) ends the loop, failing the test below.
+            while reports.last?.metric("speed_mbps") == nil, readable(fd, milliseconds: 3_000) {
+                if let report = try collect({ try probe.handleEvent(into: $0) })["vE"] { reports.append(report) }
+            }
+            let speed = try topology.ns.exec("cat /sys/class/net/vE/speed").trimmingCharacters(in: .whitespacesAndNewlines)
+            let first = try #require(reports.first)
+            #expect(first.state == .ok && first.message == "up, carrier")
+            #expect(first.metric("speed_mbps") == nil)
+            let last = try #require(reports.last)
+            #expect(last.state == .ok && last.message == "up, carrier, \(speed) Mb/s")
+            #expect(last.metric("speed_mbps") == Double(speed))
+            // A sample agrees with what the events converged on.
+            let sample = try collect { try probe.sample(into: $0) }
+            #expect(sample["vE"]?.message == last.message && sample["vE"]?.metric("speed_mbps") == Double(speed))
+        }
+    }
+
     /// Taking the uplink down makes IPv4 flush its default route without an RTM_DELROUTE; the
     /// probe must notice, or it would claim a path the kernel no longer has once the link is up.
     @Test(.needsNamespaces) func defaultRouteFlushedByLinkDownIsNotResurrected() throws {

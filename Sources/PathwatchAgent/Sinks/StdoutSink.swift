@@ -111,7 +111,7 @@ final class StdoutSink: Sink {
     // Text lines are for terminals: whatever a plug-in put in a message, one event stays one
     // line and cannot recolour or reorder the screen. JSON escapes control characters itself.
     func renderEvent(_ event: ChangeEvent) -> String {
-        format == .json ? JSONSerializer.serialize(event.json) : TextSafety.escaped(TextFormat.eventLine(event))
+        format == .json ? event.jsonText : TextSafety.escaped(TextFormat.eventLine(event))
     }
 
     func renderDocument(_ batch: SinkBatch) -> String {
