@@ -67,27 +67,67 @@ public struct NetlinkAttribute: Sendable {
 }
 
 /// The attributes of one message (or of one nested attribute), in order.
+///
+/// Walked once into a table of plain integers (type and payload bounds) over the bytes: a
+/// link's notice carries some forty attributes, and an array of slices, each retaining the
+/// datagram, cost more than everything else in parsing it. Attributes are made on lookup.
 public struct NetlinkAttributes: Sendable {
-    public var all: [NetlinkAttribute]
+    private struct Entry: Sendable {
+        var type: UInt16
+        var isNestedFlagSet: Bool
+        /// The payload's bounds, as indices of `bytes` (datagram positions).
+        var start: Int
+        var end: Int
+    }
 
-    public init(_ all: [NetlinkAttribute]) { self.all = all }
+    private let bytes: ArraySlice<UInt8>
+    private let entries: [Entry]
+
+    /// Every attribute, in order (unknown types included).
+    public var all: [NetlinkAttribute] { entries.map(attribute) }
 
     /// Walks a run of attributes. A header cut short, a length shorter than the header or longer
     /// than the bytes left are errors naming the offset and `context` (built only then); unknown
-    /// types are kept, for callers to skip.
+    /// types are kept, for callers to skip. The last attribute may omit its padding; anything
+    /// else must start aligned.
     public init(parsing bytes: ArraySlice<UInt8>, in context: @autoclosure () -> String) throws(NetlinkError) {
-        all = try AlignedRecords.split(bytes, headerSize: NetlinkAttribute.headerSize, length: UInt16.self, record: "attribute", in: context()).map { record in
-            let rawType = record.loadInteger(UInt16.self, at: 2) ?? 0
-            return NetlinkAttribute(
-                type: rawType & ~NetlinkAttribute.typeFlags,
-                isNestedFlagSet: rawType & UInt16(NLA_F_NESTED) != 0,
-                payload: record.dropFirst(NetlinkAttribute.headerSize))
+        let headerSize = NetlinkAttribute.headerSize
+        var entries: [Entry] = []
+        var cursor = bytes.startIndex
+        let end = bytes.endIndex
+        while cursor < end {
+            let left = end - cursor
+            guard left >= headerSize else {
+                throw .malformed("\(context()): \(left) byte(s) at offset \(cursor) are too short for a \(headerSize)-byte attribute header")
+            }
+            let (length, rawType) = bytes.withUnsafeBytes { raw in
+                let at = cursor - bytes.startIndex
+                return (Int(raw.loadUnaligned(fromByteOffset: at, as: UInt16.self)), raw.loadUnaligned(fromByteOffset: at + 2, as: UInt16.self))
+            }
+            guard length >= headerSize else {
+                throw .malformed("\(context()): attribute at offset \(cursor) has length \(length), shorter than its \(headerSize)-byte header")
+            }
+            guard length <= left else {
+                throw .malformed("\(context()): attribute at offset \(cursor) has length \(length) but only \(left) byte(s) remain")
+            }
+            if entries.isEmpty { entries.reserveCapacity(min(64, left / 8)) }
+            entries.append(Entry(
+                type: rawType & ~NetlinkAttribute.typeFlags, isNestedFlagSet: rawType & UInt16(NLA_F_NESTED) != 0,
+                start: cursor + headerSize, end: cursor + length))
+            cursor += min(netlinkAlign(length), left)
         }
+        self.bytes = bytes
+        self.entries = entries
+    }
+
+    private func attribute(_ entry: Entry) -> NetlinkAttribute {
+        NetlinkAttribute(type: entry.type, isNestedFlagSet: entry.isNestedFlagSet, payload: bytes[entry.start..<entry.end])
     }
 
     /// The attribute of a type (the last one, should the kernel ever repeat it), or nil.
     public subscript(type: Int) -> NetlinkAttribute? {
-        all.last { Int($0.type) == type }
+        guard let entry = entries.last(where: { Int($0.type) == type }) else { return nil }
+        return attribute(entry)
     }
 
     /// Route attributes come as the `rtattr_type_t` enum (`RTA_OIF`, ...).

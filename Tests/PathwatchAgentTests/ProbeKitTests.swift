@@ -1,3 +1,4 @@
+import Glibc
 import CPathwatchProbe
 import PathwatchProbeKit
 import Testing
@@ -88,4 +89,18 @@ import Testing
         #expect(text(error.path) == path)
         #expect(text(error.message) == message)
     }
+
+    /// Plain names are compared as bytes rather than through fnmatch: every pattern, plain or
+    /// not, must still match exactly what fnmatch(3) matches.
+    @Test func globsMatchWhatFnmatchMatches() {
+        let patterns = ["lo", "eth0", "eth*", "wlan?", "veth[0-9]", "a\\b", "", "é", "lo ", "]x", "docker0"]
+        let names = ["lo", "lo0", "eth0", "eth", "wlan1", "veth3", "vethx", "ab", "a\\b", "", "é", "e\u{301}", "lo ", "]x", "docker0", "Docker0"]
+        for pattern in patterns {
+            for name in names {
+                #expect(Glob(pattern).matches(name) == (fnmatch(pattern, name, 0) == 0), "pattern \(pattern) against \(name)")
+            }
+        }
+        #expect(Glob("lo") == Glob("lo") && Set([Glob("lo"), Glob("lo")]).count == 1)
+    }
 }
+

@@ -10,14 +10,25 @@ import Darwin
 /// patterns, matched with fnmatch(3).
 public struct Glob: Sendable, Hashable, Decodable, CustomStringConvertible {
     public let pattern: String
+    /// No `*`, `?`, `[` or `\`: the pattern matches only itself, and is compared byte for byte,
+    /// as fnmatch would.
+    /// (Most patterns are plain names, "lo" or "docker0", matched against every interface on
+    /// every event; fnmatch costs some hundred times a comparison.)
+    private let isLiteral: Bool
 
-    public init(_ pattern: String) { self.pattern = pattern }
-
-    public init(from decoder: any Decoder) throws {
-        self.pattern = try decoder.singleValueContainer().decode(String.self)
+    public init(_ pattern: String) {
+        self.pattern = pattern
+        self.isLiteral = !pattern.utf8.contains { $0 == UInt8(ascii: "*") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "[") || $0 == UInt8(ascii: "\\") }
     }
 
-    public func matches(_ name: String) -> Bool { fnmatch(pattern, name, 0) == 0 }
+    public init(from decoder: any Decoder) throws {
+        self.init(try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func matches(_ name: String) -> Bool { isLiteral ? pattern.utf8.elementsEqual(name.utf8) : fnmatch(pattern, name, 0) == 0 }
+
+    public static func == (a: Glob, b: Glob) -> Bool { a.pattern == b.pattern }
+    public func hash(into hasher: inout Hasher) { hasher.combine(pattern) }
 
     public var description: String { pattern }
 }
