@@ -87,34 +87,16 @@ public struct NetlinkAttributes: Sendable {
     public var all: [NetlinkAttribute] { entries.map(attribute) }
 
     /// Walks a run of attributes. A header cut short, a length shorter than the header or longer
-    /// than the bytes left are errors naming the offset and `context` (built only then); unknown
-    /// types are kept, for callers to skip. The last attribute may omit its padding; anything
-    /// else must start aligned.
+    /// than the bytes left are errors naming the offset and `context` (built only then; see
+    /// `AlignedRecords.walk`); unknown types are kept, for callers to skip.
     public init(parsing bytes: ArraySlice<UInt8>, in context: @autoclosure () -> String) throws(NetlinkError) {
-        let headerSize = NetlinkAttribute.headerSize
         var entries: [Entry] = []
-        var cursor = bytes.startIndex
-        let end = bytes.endIndex
-        while cursor < end {
-            let left = end - cursor
-            guard left >= headerSize else {
-                throw .malformed("\(context()): \(left) byte(s) at offset \(cursor) are too short for a \(headerSize)-byte attribute header")
-            }
-            let (length, rawType) = bytes.withUnsafeBytes { raw in
-                let at = cursor - bytes.startIndex
-                return (Int(raw.loadUnaligned(fromByteOffset: at, as: UInt16.self)), raw.loadUnaligned(fromByteOffset: at + 2, as: UInt16.self))
-            }
-            guard length >= headerSize else {
-                throw .malformed("\(context()): attribute at offset \(cursor) has length \(length), shorter than its \(headerSize)-byte header")
-            }
-            guard length <= left else {
-                throw .malformed("\(context()): attribute at offset \(cursor) has length \(length) but only \(left) byte(s) remain")
-            }
-            if entries.isEmpty { entries.reserveCapacity(min(64, left / 8)) }
+        try AlignedRecords.walk(bytes, headerSize: NetlinkAttribute.headerSize, length: UInt16.self, record: "attribute", in: context()) { record in
+            if entries.isEmpty { entries.reserveCapacity(min(64, bytes.count / 8)) }
+            let rawType = bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: record.lowerBound - bytes.startIndex + 2, as: UInt16.self) }
             entries.append(Entry(
                 type: rawType & ~NetlinkAttribute.typeFlags, isNestedFlagSet: rawType & UInt16(NLA_F_NESTED) != 0,
-                start: cursor + headerSize, end: cursor + length))
-            cursor += min(netlinkAlign(length), left)
+                start: record.lowerBound + NetlinkAttribute.headerSize, end: record.upperBound))
         }
         self.bytes = bytes
         self.entries = entries
