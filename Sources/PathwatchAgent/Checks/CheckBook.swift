@@ -128,11 +128,15 @@ struct CheckBook: Sendable {
         var published: [(name: String, value: String)] = []
         published.reserveCapacity(labels.count)
         var facts: [String: String] = [:]
-        // A link's observation carries five path facts: room for them at once, rather than
-        // growing (and rehashing) the table at the second and the third.
-        if labels.contains(where: { $0.name.hasPrefix("pathwatch.") }) { facts.reserveCapacity(labels.count) }
         for label in labels {
-            if label.name.hasPrefix("pathwatch.") { facts[label.name] = label.value } else { published.append(label) }
+            guard label.name.hasPrefix("pathwatch.") else {
+                published.append(label)
+                continue
+            }
+            // A link's observation carries five path facts: room for them at the first, rather
+            // than growing (and rehashing) the table at the second and the third.
+            if facts.isEmpty { facts.reserveCapacity(labels.count) }
+            facts[label.name] = label.value
         }
         return (published, facts)
     }
