@@ -82,14 +82,20 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
-            exclude: ["Sinks/Webhook/README.md"],
+            swiftSettings: strict),
+        // The webhook sink: durable queue, deliverer, formats and signer, built on the agent's sink
+        // protocol and handed to it by the commands (README "Sinks").
+        .target(
+            name: "PathwatchWebhook",
+            dependencies: ["PathwatchAgent", probeKit, json, "CCurlShims", .product(name: "Logging", package: "swift-log")],
+            exclude: ["README.md"],
             swiftSettings: strict),
         // What the commands do, apart from how their arguments are parsed: `run`, `once` and a
         // plug-in child for both executables below, and the direct reading of their plain forms.
         .target(
             name: "PathwatchCommands",
             dependencies: [
-                "PathwatchAgent", probeKit,
+                "PathwatchAgent", "PathwatchWebhook", probeKit,
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -157,7 +163,15 @@ let package = Package(
             name: "PathwatchCommandTests", dependencies: ["PathwatchCLI", "PathwatchCommands"], swiftSettings: strict),
         .testTarget(
             name: "PathwatchAgentTests",
-            dependencies: ["PathwatchAgent", probeKit, "PathwatchTestSupport"],
+            dependencies: [
+                "PathwatchAgent", probeKit, "PathwatchTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "PathwatchWebhookTests",
+            dependencies: ["PathwatchWebhook", "PathwatchAgent", probeKit, "CCurlShims", "PathwatchTestSupport"],
             swiftSettings: strict),
         // make install, make deb, systemd's notify protocol: the agent as an operator installs and runs it.
         .testTarget(

@@ -32,11 +32,18 @@ public final class Agent: Sendable {
     /// Batches reach the sinks in the order the check book made them (see DeliveryTurns).
     private let deliveries = DeliveryTurns()
     private let observer: (any AgentObserver)?
+    private let sinkFactory: SinkFactory
+    /// The sinks as services: put in the service group before the agent's own service, so they
+    /// drain after the probes stopped (see SinkGroup).
+    public let sinkGroup = SinkGroup()
 
-    public init(config: LoadedConfig, logger: AgentLogger, observer: (any AgentObserver)? = nil) {
+    /// `webhookSinks` makes the webhook sinks the configuration names (PathwatchWebhook's
+    /// `WebhookSinks.make`).
+    public init(config: LoadedConfig, logger: AgentLogger, webhookSinks: @escaping WebhookSinkMaker, observer: (any AgentObserver)? = nil) {
         self.identity = AgentIdentity(name: config.config.agent.name)
         self.logger = logger
         self.observer = observer
+        self.sinkFactory = SinkFactory(webhook: webhookSinks)
         self.state = Mutex(State(loaded: config, catalog: PluginCatalog(), book: CheckBook(agentName: config.config.agent.name)))
     }
 
@@ -47,7 +54,7 @@ public final class Agent: Sendable {
         for refusal in catalog.refused { logger.warning("plug-in refused: \(refusal)") }
         let created = try ProbeSetup.instantiate(loaded, catalog: catalog, logger: logger)
         let sinks = loaded.config.sinks.map {
-            SinkFactory.make(
+            sinkFactory.make(
                 $0, baseDirectory: loaded.baseDirectory, stateDirectory: loaded.stateDirectory, interval: loaded.config.agent.interval,
                 logger: logger)
         }
@@ -60,6 +67,7 @@ public final class Agent: Sendable {
             return created.map { add($0, loaded: loaded, into: &s) }
         }
         sinks.forEach { $0.start() }
+        sinkGroup.join(sinks)
         runners.forEach(begin)
         // With no probe there is no first report to wait for.
         if created.isEmpty, let observer {
@@ -180,7 +188,7 @@ public final class Agent: Sendable {
         let sinksChanged = state.withLock { $0.sinkConfigs != next.config.sinks }
         let newSinks = sinksChanged
             ? next.config.sinks.map {
-                SinkFactory.make(
+                sinkFactory.make(
                     $0, baseDirectory: next.baseDirectory, stateDirectory: next.stateDirectory, interval: next.config.agent.interval,
                     logger: logger)
             } : nil
@@ -208,18 +216,18 @@ public final class Agent: Sendable {
         // start, so nothing accepted is lost to a reload, however fast reloads come.
         let successors = newSinks ?? []
         for sink in replacedSinks { sink.close(handingOverTo: successors) }
+        sinkGroup.leave(replacedSinks)
         successors.forEach { $0.start() }
+        sinkGroup.join(successors)
         for runner in stopped { runner.stop() }
         started.forEach(begin)
         logger.notice("configuration reloaded: \(started.count) probes (re)started, \(stopped.count) stopped, \(next.config.probes.count - started.count) kept")
     }
 
-    /// Stops every probe and lets the sinks deliver what they hold.
-    public func stop(drainTimeout: Double = 5) {
-        let (runners, sinks) = state.withLock { s in (s.probes.values.map(\.runner), s.sinks) }
+    /// Stops every probe. The sinks deliver what they hold when the service group shuts their
+    /// SinkGroup down, after this.
+    public func stop() {
+        let runners = state.withLock { s in s.probes.values.map(\.runner) }
         runners.forEach { $0.stop() }
-        for sink in sinks { sink.drain(timeout: drainTimeout) }
-        for sink in sinks { sink.close(handingOverTo: []) }
-        logger.info("pathwatch stopped")
     }
 }

@@ -1,7 +1,8 @@
 import PathwatchAgent
 import ServiceLifecycle
 
-/// Runs the agent until graceful shutdown, then stops it cleanly.
+/// Runs the agent until graceful shutdown, then stops its probes; its sinks, a service of their
+/// own (`agent.sinkGroup`, earlier in the group), drain after this returns.
 struct AgentService: Service {
     let agent: Agent
     let systemd: SystemdNotifier?
@@ -10,7 +11,7 @@ struct AgentService: Service {
         do {
             try agent.start()
         } catch {
-            agent.stop(drainTimeout: 1)
+            agent.stop()
             throw error
         }
         try? await gracefulShutdown()

@@ -1,5 +1,6 @@
 import Glibc
 import PathwatchAgent
+import PathwatchWebhook
 import ServiceLifecycle
 
 /// What `run` does, however its options were parsed.
@@ -31,8 +32,11 @@ public enum RunCommand {
         let logger = options.makeLogger(redactor: loaded.redactor)
         options.prepareDescriptors(for: loaded, logger: logger)
         let systemd = systemdNotifier(logger: logger)
-        let agent = Agent(config: loaded, logger: logger, observer: systemd.map(SystemdStatusReporter.init))
+        let agent = Agent(
+            config: loaded, logger: logger, webhookSinks: WebhookSinks.make, observer: systemd.map(SystemdStatusReporter.init))
+        // The sinks first: a group shuts down in reverse order, so they drain once the probes stopped.
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: agent.sinkGroup),
             .init(service: AgentService(agent: agent, systemd: systemd)),
             .init(service: ReloadOnHangup(agent: agent, hangups: hangups, file: options.configFile, systemd: systemd, logger: logger)),
         ]
@@ -43,6 +47,7 @@ public enum RunCommand {
         shutDown(group, on: stops)
         do {
             try await group.run()
+            logger.info("pathwatch stopped")
         } catch let error as ConfigError {
             printError("configuration error: \(error)")
             exitProcess(ExitStatus.configError)

@@ -31,9 +31,4 @@ import Testing
         #expect(StatusPageResponse.scriptHash == script, "StatusPage.script changed: its hash is now \(script ?? "?")")
         #expect(StatusPageResponse.styleHash == style, "StatusPage.style changed: its hash is now \(style ?? "?")")
     }
-
-    @Test func aQueueFolderKeepsTheNameEarlierReleasesGaveIt() {
-        // An existing backlog is found again only if the name never changes.
-        #expect(WebhookSink.folderName(format: .pathwatch, url: "http://127.0.0.1:9000/hook") == "webhook-39293ac685a70623")
-    }
 }

@@ -94,14 +94,6 @@ import Testing
         }
     }
 
-    @Test func theQueueFolderIsNamedByFormatAndURLOnly() {
-        let a = WebhookSink.folderName(format: .pathwatch, url: "http://127.0.0.1:9000/hook")
-        #expect(a == WebhookSink.folderName(format: .pathwatch, url: "http://127.0.0.1:9000/hook"))
-        #expect(a != WebhookSink.folderName(format: .slack, url: "http://127.0.0.1:9000/hook"))
-        #expect(a != WebhookSink.folderName(format: .pathwatch, url: "http://127.0.0.1:9001/hook"))
-        #expect(a.hasPrefix("webhook-") && a.count == "webhook-".count + 16)
-    }
-
     @Test func targetsAreShownWithoutCredentialsQueryOrFragment() throws {
         let t = try #require(WebhookTarget("https://user:pw@hooks.example.com:8443/a/b?token=x#frag"))
         #expect(t.display == "https://hooks.example.com:8443/a/b")

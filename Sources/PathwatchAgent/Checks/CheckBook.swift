@@ -42,9 +42,9 @@ extension ProbeReport {
 
 /// All checks of the agent, their state machines, and the change events they raise.
 /// Not thread-safe: the agent owns it behind a lock.
-struct CheckBook: Sendable {
-    let agentName: String
-    private(set) var records: [String: CheckRecord] = [:]
+package struct CheckBook: Sendable {
+    package let agentName: String
+    package private(set) var records: [String: CheckRecord] = [:]
     private(set) var path = PathSummary.unmonitored
     /// Counts reports; each check keeps the serial of the last one that touched it.
     private var reportSerial: UInt64 = 0

@@ -1,24 +1,24 @@
 import PathwatchProbeKit
 
 /// Everything the agent knows about one check: its debounced state and its latest observation.
-struct CheckRecord: Sendable {
-    let id: String
-    let probe: String
-    let plugin: String
-    var state: CheckState
-    var since: WallTime
-    var message: String
-    var metrics: [(name: String, value: Double)]
+package struct CheckRecord: Sendable {
+    package let id: String
+    package let probe: String
+    package let plugin: String
+    package var state: CheckState
+    package var since: WallTime
+    package var message: String
+    package var metrics: [(name: String, value: Double)]
     /// Labels as published: the reserved `pathwatch.*` labels are taken out into `pathFacts`.
-    var labels: [(name: String, value: String)]
+    package var labels: [(name: String, value: String)]
     /// The well-known connectivity labels of the header (PW_LABEL_*), read by PathSummary.
-    var pathFacts: [String: String]
-    var lastReported: WallTime
+    package var pathFacts: [String: String]
+    package var lastReported: WallTime
     /// False once the probe stopped reporting the check (it is then `unknown`).
-    var fresh: Bool
+    package var fresh: Bool
     var debounce: Debounce
     /// The last state a change event was raised for; nil before the first one.
-    var announced: CheckState?
+    package var announced: CheckState?
     /// The check book's serial of the last report that touched this check: a key repeated
     /// within one report, and the checks a sample left out, are told by it without a set.
     var reportSerial: UInt64 = 0

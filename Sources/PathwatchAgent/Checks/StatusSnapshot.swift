@@ -13,7 +13,7 @@ public final class StatusSnapshot: Sendable {
     public let time: WallTime
     public let state: CheckState
     public let path: PathSummary
-    let book: CheckBook
+    package let book: CheckBook
     private let identity: AgentIdentity
     private let agentParts: @Sendable () -> [(String, JSONValue)]
     private let rendered: Mutex<Rendered>

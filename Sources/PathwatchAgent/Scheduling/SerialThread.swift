@@ -13,7 +13,7 @@ import Synchronization
 /// event-driven probe's): it sleeps in poll(2) on the descriptor and on an pipe that new jobs
 /// write a byte to, and serves the descriptor's readiness itself, in turn with its jobs. A kernel
 /// notice then wakes the one thread that handles it, not a poll thread that hands it on.
-final class SerialThread: Sendable {
+package final class SerialThread: Sendable {
     private struct Jobs {
         var pending: [@Sendable () -> Void] = []
         var finishing = false
@@ -27,7 +27,7 @@ final class SerialThread: Sendable {
 
     /// Starts the thread. `name` shows in `ps -L` and /proc (cut to the kernel's 15 bytes).
     /// A thread started `paused` queues jobs and runs none until `activate`.
-    init(name: String, paused: Bool = false, watchingDescriptors: Bool = false) {
+    package init(name: String, paused: Bool = false, watchingDescriptors: Bool = false) {
         self.name = name
         sleeper = watchingDescriptors ? ThreadSleeper.polling() : ThreadSleeper.waiting()
         jobs.withLock { $0.paused = paused }
@@ -49,7 +49,7 @@ final class SerialThread: Sendable {
     }
 
     /// Queues `job`; returns at once.
-    func async(_ job: @escaping @Sendable () -> Void) {
+    package func async(_ job: @escaping @Sendable () -> Void) {
         let inline = jobs.withLock { j -> Bool in
             if j.finishing { return true }
             j.pending.append(job)
@@ -59,13 +59,13 @@ final class SerialThread: Sendable {
     }
 
     /// Queues `job` to run `nanoseconds` from now (the deadline waits on the timer thread).
-    func async(afterNanoseconds nanoseconds: UInt64, _ job: @escaping @Sendable () -> Void) {
+    package func async(afterNanoseconds nanoseconds: UInt64, _ job: @escaping @Sendable () -> Void) {
         TimerThread.shared.schedule(afterNanoseconds: nanoseconds) { [self] in async(job) }
     }
 
     /// Runs `body` on this thread, after what is queued, and returns its result. Never from a
     /// job of this same thread: it would wait for itself.
-    func sync<T: Sendable>(_ body: @escaping @Sendable () -> T) -> T {
+    package func sync<T: Sendable>(_ body: @escaping @Sendable () -> T) -> T {
         let result = Mutex<T?>(nil)
         let done = DispatchSemaphore(value: 0)
         async {
@@ -78,7 +78,7 @@ final class SerialThread: Sendable {
     }
 
     /// Lets a thread started paused run its jobs. Does nothing to a running one.
-    func activate() {
+    package func activate() {
         jobs.withLock { $0.paused = false }
         sleeper.wake()
     }
@@ -88,17 +88,17 @@ final class SerialThread: Sendable {
     /// and the watch ends. False when this thread cannot watch (it was not started
     /// `watchingDescriptors`, or no pipe could be had for it).
     @discardableResult
-    func watch(_ fd: Int32, onReadable: @escaping @Sendable () -> Void, onClosed: @escaping @Sendable () -> Void) -> Bool {
+    package func watch(_ fd: Int32, onReadable: @escaping @Sendable () -> Void, onClosed: @escaping @Sendable () -> Void) -> Bool {
         sleeper.watch(WatchedDescriptor(fd: fd, onReadable: onReadable, onClosed: onClosed))
     }
 
     /// Stops watching. A readiness being served finishes; none is served afterwards, so the
     /// descriptor may be closed by the next job.
-    func unwatch() { sleeper.unwatch() }
+    package func unwatch() { sleeper.unwatch() }
 
     /// Runs what is queued, then lets the thread end. Jobs given afterwards run on the caller.
     /// A paused thread is let go first: finishing means running what is queued.
-    func finish() {
+    package func finish() {
         jobs.withLock {
             $0.finishing = true
             $0.paused = false
@@ -130,4 +130,17 @@ func setThreadName(_ name: String) {
     guard fd >= 0 else { return }
     _ = FileDescriptorWriter.writeAll(fd, String(decoding: name.utf8.prefix(15), as: UTF8.self))
     close(fd)
+}
+
+/// Runs `body`, which blocks, on a thread made for it, and resumes when it returns: a task waits
+/// for it without holding one of Swift concurrency's threads.
+func onThreadOfItsOwn(named name: String, _ body: @escaping @Sendable () -> Void) async {
+    let thread = SerialThread(name: name)
+    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+        thread.async {
+            body()
+            done.resume()
+        }
+    }
+    thread.finish()
 }

@@ -1,4 +1,5 @@
 import PathwatchProbeKit
+import ServiceLifecycle
 
 /// What one report of one probe produced, as sinks receive it: the change events it raised (often
 /// none) and the snapshot after it, whose document is rendered only if a sink asks.
@@ -71,9 +72,11 @@ public struct SinkStatus: Sendable {
     }
 }
 
-/// A destination for events and documents. Each sink owns its own queue and thread of delivery,
-/// so a slow or dead sink never delays another or the probes.
-public protocol Sink: AnyObject, Sendable {
+/// A destination for events and documents, and a service of the agent's service group (run
+/// inside its SinkGroup). Each sink owns its own bounded queue and a thread of delivery, so a
+/// slow or dead sink never delays another or the probes, and its blocking calls (a write to a
+/// full pipe, an fsync, a request) never hold Swift concurrency's threads.
+public protocol Sink: Service, AnyObject {
     /// Hands over a batch; returns at once. The sink picks what its triggers ask for.
     func submit(_ batch: SinkBatch)
     /// Delivers what is queued, waiting at most `timeout` seconds.
@@ -93,10 +96,35 @@ public protocol Sink: AnyObject, Sendable {
 extension Sink {
     public func start() {}
     public func close(handingOverTo successors: [any Sink]) {}
+
+    /// The sink as a service: it delivers from `start`, which the agent calls (in order with
+    /// the sinks a reload replaces), until the service group shuts down; then it delivers what
+    /// it holds, for at most `SinkGroup.drainSeconds`, and closes. That wait blocks, so it runs
+    /// on a thread of its own. Cancelled (a reload replaced and closed it, or the group is
+    /// failing), it returns at once.
+    public func run() async throws {
+        do {
+            try await gracefulShutdown()
+        } catch {
+            return
+        }
+        await onThreadOfItsOwn(named: "pw-sink-drain") {
+            self.drain(timeout: SinkGroup.drainSeconds)
+            self.close(handingOverTo: [])
+        }
+    }
 }
 
-enum SinkFactory {
-    static func make(
+/// Makes a webhook sink. The webhook sink is a module of its own (PathwatchWebhook) built on this
+/// one, so the agent is handed its maker (`WebhookSinks.make`) instead of naming it.
+public typealias WebhookSinkMaker =
+    @Sendable (_ settings: WebhookSinkSettings, _ triggers: Set<SinkTrigger>, _ stateDirectory: String, _ logger: AgentLogger) -> any Sink
+
+/// A configured sink made into a running one.
+struct SinkFactory: Sendable {
+    let webhook: WebhookSinkMaker
+
+    func make(
         _ config: SinkConfig, baseDirectory: String, stateDirectory: String, interval: ConfigDuration, logger: AgentLogger
     ) -> any Sink {
         switch config.kind {
@@ -107,7 +135,7 @@ enum SinkFactory {
                 path: resolvePath(settings.path, relativeTo: baseDirectory), pretty: settings.pretty, format: settings.format,
                 triggers: config.on, spacing: interval, logger: logger)
         case .webhook(let settings):
-            return WebhookSink(settings: settings, triggers: config.on, stateDirectory: stateDirectory, logger: logger)
+            return webhook(settings, config.on, stateDirectory, logger)
         case .http(let settings):
             return HTTPSink(settings: settings, logger: logger)
         }

@@ -60,4 +60,4 @@ public struct WallTime: Sendable, Hashable, Comparable, CustomStringConvertible 
 }
 
 /// Monotonic time in nanoseconds, for intervals and deadlines (never steps with the wall clock).
-func monotonicNanoseconds() -> UInt64 { UInt64(MonotonicClock.nowNanoseconds()) }
+package func monotonicNanoseconds() -> UInt64 { UInt64(MonotonicClock.nowNanoseconds()) }

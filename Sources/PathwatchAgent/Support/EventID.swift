@@ -1,7 +1,7 @@
 /// Event identifiers: UUID version 7 (RFC 9562) — unique, and ordered by creation time, so a
 /// receiver can drop duplicates and sort by id.
-enum EventID {
-    static func make(at time: WallTime = .now()) -> String {
+package enum EventID {
+    package static func make(at time: WallTime = .now()) -> String {
         // The ten bytes after the timestamp from the kernel's CSPRNG in one getrandom call
         // (glibc's arc4random_buf), where two 64-bit draws of the system generator made two on
         // the path from a change to its line (and a byte at a time, sixteen).

@@ -7,7 +7,7 @@
 #endif
 
 /// The text of an errno value ("Permission denied").
-func errnoText(_ code: Int32 = errno) -> String { String(cString: strerror(code)) }
+package func errnoText(_ code: Int32 = errno) -> String { String(cString: strerror(code)) }
 
 /// The host's name, for `agent.name`'s default.
 func hostName() -> String {
@@ -31,7 +31,7 @@ func resolvePath(_ path: String, relativeTo base: String) -> String {
 }
 
 /// The names in a folder, without "." and ".."; nil with errno set when it cannot be read.
-func listDirectory(_ path: String) -> [String]? {
+package func listDirectory(_ path: String) -> [String]? {
     guard let dir = opendir(path) else { return nil }
     defer { closedir(dir) }
     var names: [String] = []

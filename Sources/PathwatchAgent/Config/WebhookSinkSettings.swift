@@ -1,0 +1,209 @@
+/// The settings of one `webhook` sink, decoded strictly with JSON paths in every error. Values
+/// may hold secrets substituted from `${env:…}`/`${file:…}`; no error message here repeats a
+/// value that could be one (URL, secret, header values).
+public struct WebhookSinkSettings: Sendable, Decodable, Equatable {
+    public enum Format: String, Sendable, Equatable, CaseIterable {
+        case pathwatch
+        case slack
+        case alertmanager
+    }
+
+    public struct TLS: Sendable, Equatable, Decodable {
+        public var caFile: String?
+        public var clientCert: String?
+        public var clientKey: String?
+        public var insecure = false
+
+        enum CodingKeys: String, CodingKey {
+            case caFile = "ca_file"
+            case clientCert = "client_cert"
+            case clientKey = "client_key"
+            case insecure
+        }
+
+        public init() {}
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            caFile = try c.decodeIfPresent(String.self, forKey: .caFile)
+            clientCert = try c.decodeIfPresent(String.self, forKey: .clientCert)
+            clientKey = try c.decodeIfPresent(String.self, forKey: .clientKey)
+            insecure = try c.decodeIfPresent(Bool.self, forKey: .insecure) ?? false
+            for (key, file) in [(CodingKeys.caFile, caFile), (.clientCert, clientCert), (.clientKey, clientKey)] {
+                guard let file else { continue }
+                guard access(file, R_OK) == 0 else {
+                    throw DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: "cannot read \"\(file)\": \(errnoText())")
+                }
+            }
+            if clientKey != nil, clientCert == nil {
+                throw DecodingError.dataCorruptedError(forKey: .clientKey, in: c, debugDescription: "a client key needs client_cert")
+            }
+        }
+    }
+
+    /// The queue's bounds: past either, the oldest payloads are dropped and counted.
+    public struct QueueLimits: Sendable, Equatable, Decodable {
+        public static let defaultEvents = 100_000
+        public static let defaultBytes = ByteSize(bytes: 64_000_000)
+
+        public var events = Self.defaultEvents
+        public var bytes = Self.defaultBytes
+
+        enum CodingKeys: String, CodingKey { case events, bytes }
+
+        public init() {}
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            events = try c.decodeIfPresent(Int.self, forKey: .events) ?? Self.defaultEvents
+            guard events >= 1 else {
+                throw DecodingError.dataCorruptedError(forKey: .events, in: c, debugDescription: "expected at least 1 payload, found \(events)")
+            }
+            bytes = try c.decodeIfPresent(ByteSize.self, forKey: .bytes) ?? Self.defaultBytes
+            guard bytes.bytes >= 64 * 1024 else {
+                throw DecodingError.dataCorruptedError(forKey: .bytes, in: c, debugDescription: "expected at least 64KiB, found \(bytes)")
+            }
+        }
+    }
+
+    /// Exponential backoff between attempts at one payload: `initial`, doubled per failure,
+    /// never more than `max`, with jitter.
+    public struct Retry: Sendable, Equatable, Decodable {
+        public var initial = ConfigDuration.seconds(1)
+        public var max = ConfigDuration.seconds(300)
+
+        enum CodingKeys: String, CodingKey { case initial, max }
+
+        public init() {}
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            initial = try c.decodeIfPresent(ConfigDuration.self, forKey: .initial) ?? initial
+            try requireInterval(initial, key: .initial, in: c)
+            max = try c.decodeIfPresent(ConfigDuration.self, forKey: .max) ?? max
+            guard max >= initial else {
+                throw DecodingError.dataCorruptedError(forKey: .max, in: c, debugDescription: "expected at least retry.initial (\(initial)), found \"\(max)\"")
+            }
+        }
+    }
+
+    public var url: String
+    public var format: Format = .pathwatch
+    /// The Standard Webhooks key (decoded from `whsec_<base64>`); nil sends unsigned.
+    public var signingKey: [UInt8]?
+    /// `Name: value` lines in the order written.
+    public var headers: [HTTPHeader] = []
+    public var timeout = ConfigDuration.seconds(10)
+    public var tls = TLS()
+    public var maxQueue = QueueLimits()
+    public var retry = Retry()
+    /// Alertmanager only: how often firing alerts are sent again, so Alertmanager's
+    /// `resolve_timeout` (5m by default) never ends an alert that is still firing.
+    public var resendEvery = ConfigDuration.seconds(60)
+    /// Alertmanager only: the `alertname` label.
+    public var alertName = "PathwatchCheck"
+
+    public struct HTTPHeader: Sendable, Equatable {
+        public var name: String
+        public var value: String
+        public var line: String { "\(name): \(value)" }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case url, format, secret, headers, timeout, tls, retry
+        case maxQueue = "max_queue"
+        case resendEvery = "resend_every"
+        case alertName = "alertname"
+    }
+
+    /// Headers the sink sets itself; the configuration may not replace them.
+    static let reservedHeaders: Set<String> = ["content-type", "content-length", "host", "webhook-id", "webhook-timestamp", "webhook-signature"]
+
+    public init(url: String, format: Format = .pathwatch) {
+        self.url = url
+        self.format = format
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        url = try c.decode(String.self, forKey: .url)
+        if let problem = WebhookTarget.problem(with: url) {
+            throw DecodingError.dataCorruptedError(forKey: .url, in: c, debugDescription: problem)
+        }
+        if let text = try c.decodeIfPresent(String.self, forKey: .format) {
+            guard let format = Format(rawValue: text) else {
+                let names = Format.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+                throw DecodingError.dataCorruptedError(forKey: .format, in: c, debugDescription: "expected one of \(names), found \"\(text)\"")
+            }
+            self.format = format
+        }
+        if let secret = try c.decodeIfPresent(String.self, forKey: .secret) {
+            do {
+                signingKey = try WebhookSecret.key(from: secret)
+            } catch {
+                throw DecodingError.dataCorruptedError(forKey: .secret, in: c, debugDescription: error.description)
+            }
+        }
+        headers = try Self.decodeHeaders(c)
+        timeout = try c.decodeIfPresent(ConfigDuration.self, forKey: .timeout) ?? timeout
+        guard timeout.nanoseconds >= 1_000_000 else {
+            throw DecodingError.dataCorruptedError(forKey: .timeout, in: c, debugDescription: "expected at least 1ms, found \"\(timeout)\"")
+        }
+        tls = try c.decodeIfPresent(TLS.self, forKey: .tls) ?? TLS()
+        maxQueue = try c.decodeIfPresent(QueueLimits.self, forKey: .maxQueue) ?? QueueLimits()
+        retry = try c.decodeIfPresent(Retry.self, forKey: .retry) ?? Retry()
+        for key in [CodingKeys.resendEvery, .alertName] where c.contains(key) && format != .alertmanager {
+            throw DecodingError.dataCorruptedError(
+                forKey: key, in: c, debugDescription: "applies to the \"alertmanager\" format only (this sink's format is \"\(format.rawValue)\")")
+        }
+        resendEvery = try c.decodeIfPresent(ConfigDuration.self, forKey: .resendEvery) ?? resendEvery
+        guard resendEvery.nanoseconds >= 100_000_000 else {
+            throw DecodingError.dataCorruptedError(forKey: .resendEvery, in: c, debugDescription: "expected at least 100ms, found \"\(resendEvery)\"")
+        }
+        alertName = try c.decodeIfPresent(String.self, forKey: .alertName) ?? alertName
+        guard !alertName.isEmpty else {
+            throw DecodingError.dataCorruptedError(forKey: .alertName, in: c, debugDescription: "expected a non-empty alert name")
+        }
+    }
+
+    /// An object of header names to values, kept in the order written. Names must be HTTP
+    /// tokens; values must not break the line. Values are never quoted back (they may be secrets).
+    static func decodeHeaders(_ c: KeyedDecodingContainer<CodingKeys>) throws -> [HTTPHeader] {
+        guard c.contains(.headers) else { return [] }
+        let nested = try c.nestedContainer(keyedBy: AnyKey.self, forKey: .headers)
+        var headers: [HTTPHeader] = []
+        for key in nested.allKeys {
+            let value = try nested.decode(String.self, forKey: key)
+            let name = key.stringValue
+            guard isToken(name) else {
+                throw DecodingError.dataCorruptedError(forKey: key, in: nested, debugDescription: "expected an HTTP header name (letters, digits, -_.!#$%&'*+^`|~)")
+            }
+            guard !reservedHeaders.contains(name.lowercased()) else {
+                throw DecodingError.dataCorruptedError(forKey: key, in: nested, debugDescription: "the sink sets \(name) itself")
+            }
+            guard !value.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else {
+                throw DecodingError.dataCorruptedError(forKey: key, in: nested, debugDescription: "a header value must not contain CR, LF or NUL")
+            }
+            headers.append(HTTPHeader(name: name, value: value))
+        }
+        return headers
+    }
+
+    static func isToken(_ text: String) -> Bool {
+        !text.isEmpty && text.unicodeScalars.allSatisfy { s in
+            s.isASCII && (s.properties.isAlphabetic || ("0"..."9").contains(s) || "!#$%&'*+-.^_`|~".unicodeScalars.contains(s))
+        }
+    }
+
+    /// The secrets this sink sends (signing key text is redacted where it was substituted;
+    /// header values are added so that a literal one is never logged either).
+    package var secretValues: [String] { headers.map(\.value) }
+}
+
+/// A coding key for objects whose keys are data (header names).
+struct AnyKey: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+}

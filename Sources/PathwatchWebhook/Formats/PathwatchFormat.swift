@@ -1,0 +1,16 @@
+import PathwatchAgent
+/// `pathwatch`: each change event as SPEC §4 writes it, one POST per event under the event's
+/// own id; with `on: every`, also each status document (SPEC §3) under an id made when it is
+/// queued.
+struct PathwatchFormat: PayloadFormat {
+    func payloads(for batch: SinkBatch, triggers: Set<SinkTrigger>) -> [QueuedPayload] {
+        var out: [QueuedPayload] = []
+        if triggers.contains(.change) {
+            out += batch.events.map { QueuedPayload(kind: .event, id: $0.id, at: batch.time, json: $0.json) }
+        }
+        if triggers.contains(.every) {
+            out.append(QueuedPayload(kind: .document, id: EventID.make(at: batch.time), at: batch.time, json: batch.document))
+        }
+        return out
+    }
+}

@@ -1,0 +1,101 @@
+import Logging
+import ServiceLifecycle
+import Synchronization
+import Testing
+@testable import PathwatchAgent
+
+/// What the sinks of one test did, in order.
+private final class SinkLog: Sendable {
+    let entries = Mutex<[String]>([])
+    /// Drains waiting for each other: a drain that never meets the other ran alone.
+    let drainsStarted = Atomic<Int>(0)
+
+    func add(_ entry: String) { entries.withLock { $0.append(entry) } }
+    var all: [String] { entries.withLock { $0 } }
+}
+
+/// A sink that records its drain and close. With `meet`, its drain waits (up to 10 s) until that
+/// many drains have started: side by side they all meet, one after another the first waits alone.
+private final class RecordingSink: Sink {
+    let name: String
+    let log: SinkLog
+    let meet: Int
+
+    init(_ name: String, log: SinkLog, meet: Int = 0) {
+        self.name = name
+        self.log = log
+        self.meet = meet
+    }
+
+    func submit(_ batch: SinkBatch) {}
+    func status() -> SinkStatus { SinkStatus(type: "test", target: name, queued: 0, dropped: 0) }
+
+    func drain(timeout: Double) {
+        let started = log.drainsStarted.add(1, ordering: .relaxed).newValue
+        var met = started >= meet
+        for _ in 0..<1000 where !met {
+            usleep(10_000)
+            met = log.drainsStarted.load(ordering: .relaxed) >= meet
+        }
+        log.add("\(name) drained\(met ? "" : " alone")")
+    }
+
+    func close(handingOverTo successors: [any Sink]) { log.add("\(name) closed") }
+}
+
+@Suite struct SinkGroupTests {
+    private func runUntilShutdown(_ group: SinkGroup, before shutdown: @Sendable () async -> Void) async throws {
+        let services = ServiceGroup(configuration: .init(services: [.init(service: group)], logger: Logger(label: "sink-group-test")))
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await services.run() }
+            await shutdown()
+            await services.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+        }
+    }
+
+    @Test func atShutdownEverySinkDrainsSideBySideThenCloses() async throws {
+        let log = SinkLog()
+        let group = SinkGroup()
+        group.join([RecordingSink("a", log: log, meet: 2), RecordingSink("b", log: log, meet: 2)])
+        try await runUntilShutdown(group) { await waitUntil(group, serves: 2) }
+        let entries = log.all
+        #expect(Set(entries) == ["a drained", "b drained", "a closed", "b closed"], "\(entries)")
+        for name in ["a", "b"] {
+            let drained = try #require(entries.firstIndex(of: "\(name) drained"))
+            let closed = try #require(entries.firstIndex(of: "\(name) closed"))
+            #expect(drained < closed, "\(entries)")
+        }
+    }
+
+    @Test func aSinkThatLeftIsNeitherDrainedNorClosedAgain() async throws {
+        let log = SinkLog()
+        let group = SinkGroup()
+        let replaced = RecordingSink("replaced", log: log)
+        group.join([replaced])
+        group.leave([replaced])
+        group.join([RecordingSink("successor", log: log)])
+        try await runUntilShutdown(group) {
+            // The group has applied the leave once only the successor is served.
+            await waitUntil(group, serves: 1)
+        }
+        #expect(log.all == ["successor drained", "successor closed"])
+    }
+
+    @Test func aSinkThatJoinsAsTheGroupShutsDownStillDrains() async throws {
+        let log = SinkLog()
+        let group = SinkGroup()
+        group.join([RecordingSink("early", log: log)])
+        try await runUntilShutdown(group) {
+            await waitUntil(group, serves: 1)
+            group.join([RecordingSink("late", log: log)])
+        }
+        #expect(Set(log.all) == ["early drained", "early closed", "late drained", "late closed"])
+    }
+
+    /// Waits (up to 10 s) until the group runs that many sinks: it is running and has applied
+    /// the changes handed to it.
+    private func waitUntil(_ group: SinkGroup, serves count: Int) async {
+        for _ in 0..<1000 where group.serving != count { try? await Task.sleep(for: .milliseconds(10)) }
+    }
+}
