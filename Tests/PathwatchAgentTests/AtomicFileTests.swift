@@ -4,8 +4,11 @@ import Testing
 @testable import PathwatchAgent
 
 /// The file sink's replacement is atomic: readers hammering the file while it is rewritten
-/// thousands of times never see a torn or partial document.
-@Suite struct AtomicFileTests {
+/// thousands of times never see a torn or partial document. These tests block (thousands of
+/// fsyncs, waits for their reader threads), so they run on threads of their own: on the
+/// cooperative pool they held both of a two-core machine's threads for about five seconds, and
+/// every unit test of the run waited behind them.
+@Suite(.onItsOwnThread) struct AtomicFileTests {
     @Test func concurrentReadersNeverSeeATornFile() throws {
         let dir = try TestEnvironment.makeTemporaryDirectory()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
