@@ -82,7 +82,7 @@ final class DiskProbe: Probe {
         case .failed(let code):
             return Observation(
                 key: entry.mountPoint, state: .unknown,
-                message: "statvfs failed: \(Statvfs.describe(errno: code))", labels: labels)
+                message: "statvfs failed: \(systemErrorText(code))", labels: labels)
         case .stats(let stats):
             // Like df, a filesystem of zero blocks holds no storage; "*" leaves it out.
             if stats.blocks == 0, config.listedMountPoints == nil { return nil }

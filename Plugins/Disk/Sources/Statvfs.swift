@@ -30,9 +30,4 @@ enum Statvfs {
                 blocksAvailable: UInt64(buffer.f_bavail), files: UInt64(buffer.f_files),
                 filesFree: UInt64(buffer.f_ffree), readOnly: buffer.f_flag & UInt(ST_RDONLY) != 0))
     }
-
-    static func describe(errno code: Int32) -> String {
-        guard let text = strerror(code) else { return "error \(code)" }
-        return String(cString: text)
-    }
 }

@@ -18,7 +18,7 @@ final class EventSet {
     /// the set readable, so nothing is lost between calls).
     init(watching members: [Int32]) throws(ProbeSampleError) {
         let fd = epoll_create1(Int32(EPOLL_CLOEXEC))
-        guard fd >= 0 else { throw ProbeSampleError("cannot create an epoll set: \(Self.errorText(errno))") }
+        guard fd >= 0 else { throw ProbeSampleError("cannot create an epoll set: \(systemErrorText(errno))") }
         for member in members {
             var event = epoll_event()
             event.events = EPOLLIN.rawValue
@@ -26,15 +26,11 @@ final class EventSet {
             guard epoll_ctl(fd, EPOLL_CTL_ADD, member, &event) == 0 else {
                 let code = errno
                 close(fd)
-                throw ProbeSampleError("cannot watch descriptor \(member) in an epoll set: \(Self.errorText(code))")
+                throw ProbeSampleError("cannot watch descriptor \(member) in an epoll set: \(systemErrorText(code))")
             }
         }
         fileDescriptor = fd
     }
 
     deinit { close(fileDescriptor) }
-
-    static func errorText(_ code: Int32) -> String {
-        strerror(code).map { String(cString: $0) } ?? "error \(code)"
-    }
 }

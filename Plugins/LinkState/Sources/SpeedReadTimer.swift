@@ -16,7 +16,7 @@ final class SpeedReadTimer {
 
     init() throws(ProbeSampleError) {
         let fd = timerfd_create(CLOCK_MONOTONIC, Int32(TFD_NONBLOCK | TFD_CLOEXEC))
-        guard fd >= 0 else { throw ProbeSampleError("cannot create a timer: \(EventSet.errorText(errno))") }
+        guard fd >= 0 else { throw ProbeSampleError("cannot create a timer: \(systemErrorText(errno))") }
         fileDescriptor = fd
     }
 

@@ -13,10 +13,7 @@ public enum KernelFile {
     public struct ReadError: Error, Sendable, CustomStringConvertible {
         public var path: String
         public var code: Int32
-        public var description: String {
-            let text = strerror(code).map { String(cString: $0) } ?? "error \(code)"
-            return "cannot read \(path): \(text)"
-        }
+        public var description: String { "cannot read \(path): \(systemErrorText(code))" }
     }
 
     /// Reads the whole file into `buffer`, which keeps its capacity from call to call.
