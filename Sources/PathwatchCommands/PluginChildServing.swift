@@ -1,4 +1,3 @@
-import Dispatch
 import PathwatchAgent
 
 /// The child of process isolation: the agent re-runs itself as `pathwatch plugin-child …` to load
@@ -16,9 +15,6 @@ public enum PluginChildServing {
     /// `serveOnThisThread` from an asynchronous command (the command-line companion's reading).
     public static func serve(_ options: PluginChild.Options) async -> Never {
         // The serving loop blocks on its socket: on a thread of its own, not the cooperative pool.
-        let status: Int32 = await withCheckedContinuation { done in
-            DispatchQueue(label: "pathwatch.plugin-child").async { done.resume(returning: PluginChild.serve(options)) }
-        }
-        exitProcess(status)
+        exitProcess(await onThreadOfItsOwn(named: "pw-plugin-child") { PluginChild.serve(options) })
     }
 }

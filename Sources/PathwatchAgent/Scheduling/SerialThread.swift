@@ -132,15 +132,13 @@ func setThreadName(_ name: String) {
     close(fd)
 }
 
-/// Runs `body`, which blocks, on a thread made for it, and resumes when it returns: a task waits
+/// Runs `body`, which blocks, on a thread made for it, and returns what it returns: a task waits
 /// for it without holding one of Swift concurrency's threads.
-func onThreadOfItsOwn(named name: String, _ body: @escaping @Sendable () -> Void) async {
+package func onThreadOfItsOwn<T: Sendable>(named name: String, _ body: @escaping @Sendable () -> T) async -> T {
     let thread = SerialThread(name: name)
-    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-        thread.async {
-            body()
-            done.resume()
-        }
+    let result = await withCheckedContinuation { (done: CheckedContinuation<T, Never>) in
+        thread.async { done.resume(returning: body()) }
     }
     thread.finish()
+    return result
 }
