@@ -126,13 +126,19 @@ import Testing
 
     /// A client that opens `/events` and never reads, while 500 checks flip twice a second, is
     /// disconnected once its unsent data passes the bound, and counted as the sink's drop; two
-    /// clients that read meanwhile get every change; the agent's memory stays bounded.
+    /// clients that read meanwhile get every change; the agent's memory and what the kernel holds
+    /// for the stuck client stay bounded.
     @Test func aStreamThatNeverReadsIsDroppedWhileTheOthersGetEveryChange() throws {
         let run = try Self.run(checks: 500, ["--seconds", "15", "--sse", "2", "--stuck", "1", "--toggle-period", "0.5"])
         let summary = try #require(try? parseJSONObject(run.summary), "the load script's summary: \(run.summary.prefix(300))\n\(run.stderr)")
         let sse = try #require(summary["sse"] as? [String: Any])
         let stuck = try #require(summary["stuck"] as? [String: Any])
         #expect(Self.int(stuck, "dropped") == 1, "the client that never read was not dropped: \(stuck)")
+        // What it drained after the drop is what the kernel still held for it: the stream's fixed
+        // send buffer (twice LiveHub.streamSendBuffer) and its own 4 KiB receive buffer, not the
+        // megabytes an autotuned send buffer takes before the agent sees any backpressure.
+        let drained = (stuck["drained_bytes"] as? [Int]) ?? []
+        #expect(drained.count == 1 && drained.allSatisfy { $0 < 512 * 1024 }, "bytes the kernel held for the stuck client: \(drained)")
         #expect(Self.int(sse, "status_200") == 2 && Self.int(sse, "closed_by_agent") == 0, "\(sse["errors"] ?? "")")
         #expect(Self.int(sse, "min_changes") >= 1000, "changes each reading client got: \(Self.int(sse, "min_changes"))")
         let problems = Self.streamProblems(sse, printed: run.stdoutChangeIDs)

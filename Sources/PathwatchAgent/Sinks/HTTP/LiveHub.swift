@@ -9,12 +9,18 @@ import Synchronization
 /// The agent only ever takes the lock for a moment and hands writes to the server's event loop:
 /// a slow or stuck client never delays a probe or another sink. A subscriber whose unsent data
 /// passes the channel's high-water mark is disconnected (its browser reconnects with
-/// `Last-Event-ID` and misses nothing the ring still holds).
+/// `Last-Event-ID` and misses nothing the ring still holds). A stream's socket has a fixed send
+/// buffer, `streamSendBuffer`: left to the kernel's autotuning it grows to `tcp_wmem`'s maximum
+/// (4 MiB on Debian), which a client that never reads fills before the channel turns
+/// unwritable, so the agent would notice late, or never, and the kernel holds megabytes for it.
 final class LiveHub: Sendable {
     static let ringCapacity = 1024
     /// `status` events after reports: at most one a second per stream.
     static let statusPushSpacing = TimeAmount.seconds(1)
     static let keepAliveSpacing = TimeAmount.seconds(15)
+    /// What `SO_SNDBUF` asks for on a stream; the kernel doubles it for its bookkeeping. Change
+    /// events are small and few, so this is ample for a reader across a slow link.
+    static let streamSendBuffer = 64 * 1024
 
     private struct Subscriber {
         var channel: any Channel
@@ -99,6 +105,9 @@ final class LiveHub: Sendable {
     /// `lastEventID`, and from then on every change as it happens.
     func subscribe(_ channel: any Channel, lastEventID: String?) {
         loop.preconditionInEventLoop()
+        // Best effort: a socket that refuses it keeps autotuning, and the high-water mark
+        // still bounds what the agent itself holds.
+        try? channel.syncOptions?.setOption(ChannelOptions.socketOption(.so_sndbuf), value: SocketOptionValue(Self.streamSendBuffer))
         let current = documentText()
         let opening = state.withLock { s -> String in
             var text = "retry: 2000\n\n"
