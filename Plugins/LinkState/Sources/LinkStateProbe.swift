@@ -47,9 +47,8 @@ final class LinkStateProbe: Probe {
     init(config: LinkStateConfig) throws {
         try config.validate()
         self.config = config
-        let isLiteral = { (glob: Glob) in !glob.pattern.contains(where: "*?[".contains) }
-        requiredLiterals = Array(Set(config.require.filter(isLiteral).map(\.pattern))).filter { !config.ignore.matchesAny($0) }.sorted()
-        requiredGlobs = config.require.filter { !isLiteral($0) }
+        requiredLiterals = Array(Set(config.require.filter(\.isLiteral).map(\.pattern))).filter { !config.ignore.matchesAny($0) }.sorted()
+        requiredGlobs = config.require.filter { !$0.isLiteral }
         sysfs = Sysfs(root: config.sysfsRoot)
         interfaces = InterfaceReporter(config: config)
         do {

@@ -158,13 +158,17 @@ struct LinkStateProbeNamespaceTests {
         }
     }
 
+    /// `v\A` is a glob (fnmatch reads the backslash as an escape) and matches `vA`: it is not a
+    /// name reported "not present".
     @Test(.needsNamespaces) func requiredInterfacesAreCriticalWhenDownOrAbsent() throws {
         let topology = try LinkStateTopology()
         defer { topology.delete() }
-        let config = try ProbeExport.decodeConfig(LinkStateConfig.self, from: #"{"require": ["vE", "wlan0"], "ignore": ["lo", "v[BCD]", "br*"]}"#)
+        let config = try ProbeExport.decodeConfig(
+            LinkStateConfig.self, from: #"{"require": ["vE", "wlan0", "v\\A"], "ignore": ["lo", "v[BCD]", "br*"]}"#)
         let probe = try topology.ns.entered { try LinkStateProbe(config: config) }
         var sample = try collect { try probe.sample(into: $0) }
         #expect(Set(sample.map(\.key)) == ["vA", "vE", "wlan0", "path"])
+        #expect(sample["vA"]?.state == .ok)
         #expect(sample["wlan0"]?.state == .critical && sample["wlan0"]?.message == "not present")
         #expect(sample["vE"]?.state == .ok)
 

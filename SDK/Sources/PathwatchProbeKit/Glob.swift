@@ -11,10 +11,11 @@ import Darwin
 public struct Glob: Sendable, Hashable, Decodable, CustomStringConvertible {
     public let pattern: String
     /// No `*`, `?`, `[` or `\`: the pattern matches only itself, and is compared byte for byte,
-    /// as fnmatch would.
+    /// as fnmatch would. A probe that reports a required name as absent asks this, so that what
+    /// it calls a name is what the match treats as one (`a\b` is a glob matching `ab`).
     /// (Most patterns are plain names, "lo" or "docker0", matched against every interface on
     /// every event; fnmatch costs some hundred times a comparison.)
-    private let isLiteral: Bool
+    public let isLiteral: Bool
 
     public init(_ pattern: String) {
         self.pattern = pattern
