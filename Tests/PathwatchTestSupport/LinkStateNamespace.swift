@@ -12,6 +12,7 @@ public final class LinkStateNamespace: @unchecked Sendable {
 
     /// Creates `pw<label><pid>n<k>`; namespace names become file names, so keep `label` short.
     public init(_ label: String) throws {
+        LeftoverNamespaces.sweep()
         let serial = Self.counter.add(1, ordering: .relaxed).newValue
         name = "pw\(label)\(getpid())n\(serial)"
         try Self.check(run(["ip", "netns", "add", name]), "ip netns add \(name)")

@@ -20,6 +20,7 @@ final class VethLab: Sendable {
     let receiver: String
 
     init(tag: String) throws {
+        LeftoverNamespaces.sweep()
         // Unique per process and test, so concurrent runs never share a namespace.
         sender = "pwbw-\(getpid())-\(tag)-s"
         receiver = "pwbw-\(getpid())-\(tag)-r"
