@@ -66,6 +66,8 @@ let package = Package(
             linkerSettings: [.linkedLibrary("dl")]),
         // OpenSSL's libcrypto loaded on first use (dlopen) for the webhook's SHA-256 and HMAC.
         .target(name: "CLibcrypto", path: "Sources/CLibcrypto", linkerSettings: [.linkedLibrary("dl")]),
+        // pipe2(2), which Swift's Glibc module does not declare.
+        .target(name: "CPipe", path: "Sources/CPipe"),
         // Linux netlink headers and their function-like macros, made callable from Swift.
         .target(name: "CNetlink", path: "Sources/CNetlink"),
         // rtnetlink: socket, dumps, a strict attribute walker and typed readers.
@@ -75,7 +77,7 @@ let package = Package(
         .target(
             name: "PathwatchAgent",
             dependencies: [
-                probeABI, json, probeKit, "CCurlShims", "CLibcrypto",
+                probeABI, json, probeKit, "CCurlShims", "CLibcrypto", "CPipe",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),

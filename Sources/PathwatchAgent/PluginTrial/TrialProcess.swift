@@ -36,13 +36,13 @@ public final class TrialProcess: Sendable {
     public static func spawn(_ executable: String, arguments: [String], extraDescriptor: Int32) throws(SpawnError) -> TrialProcess {
         var pipes: [(read: Int32, write: Int32)] = []
         for _ in 0..<3 {
-            var fds: [Int32] = [0, 0]
             // Close-on-exec: the child gets only the dup2'd copies, never another child's ends.
-            guard pipe(&fds) == 0, fcntl(fds[0], F_SETFD, FD_CLOEXEC) == 0, fcntl(fds[1], F_SETFD, FD_CLOEXEC) == 0 else {
+            guard let pipe = makePipe() else {
+                let text = errnoText()
                 pipes.forEach { close($0.read); close($0.write) }
-                throw SpawnError(description: "pipe: \(errnoText())")
+                throw SpawnError(description: "pipe: \(text)")
             }
-            pipes.append((fds[0], fds[1]))
+            pipes.append(pipe)
         }
         defer { pipes.forEach { close($0.write) } }
         var actions = posix_spawn_file_actions_t()

@@ -28,13 +28,8 @@ final class ThreadSleeper: Sendable {
     /// A sleeper that can watch a descriptor; a semaphore if no pipe can be had (the process is
     /// out of descriptors), which then refuses to watch.
     static func polling() -> ThreadSleeper {
-        var fds: [Int32] = [-1, -1]
-        guard pipe(&fds) == 0 else { return waiting() }
-        for fd in fds {
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-        }
-        return ThreadSleeper(semaphore: nil, wakePipe: (fds[0], fds[1]))
+        guard let pipe = makePipe(nonBlocking: true) else { return waiting() }
+        return ThreadSleeper(semaphore: nil, wakePipe: pipe)
     }
 
     deinit {

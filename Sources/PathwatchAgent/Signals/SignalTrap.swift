@@ -22,15 +22,13 @@ public final class SignalTrap: Sendable {
     /// and the signals keep their default effect: stopping the agent beats ignoring the request.
     public init(_ signals: [Int32]) {
         Self.unblock(signals)
-        var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else { return }
-        // Not inherited by plug-in children. A full pipe drops the byte rather than block the
-        // handler: a signal already waits.
-        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        _ = fcntl(ends[1], F_SETFL, fcntl(ends[1], F_GETFL) | O_NONBLOCK)
-        signalPipeWriteEnd = ends[1]
+        guard let ends = makePipe() else { return }
+        // A full pipe drops the byte rather than block the handler: a signal already waits. The
+        // read end blocks: its thread has nothing else to do.
+        _ = fcntl(ends.write, F_SETFL, fcntl(ends.write, F_GETFL) | O_NONBLOCK)
+        signalPipeWriteEnd = ends.write
         let reader = SerialThread(name: "pw-signals")
-        reader.async { [self, readEnd = ends[0]] in read(from: readEnd) }
+        reader.async { [self, readEnd = ends.read] in read(from: readEnd) }
         for signal in signals {
             var action = sigaction()
             action.__sigaction_handler.sa_handler = { number in

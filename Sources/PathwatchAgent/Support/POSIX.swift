@@ -5,9 +5,20 @@
 #elseif canImport(Darwin)
 @_exported import Darwin
 #endif
+import CPipe
 
 /// The text of an errno value ("Permission denied").
 package func errnoText(_ code: Int32 = errno) -> String { String(cString: strerror(code)) }
+
+/// A pipe whose ends are close-on-exec from the moment they exist, and non-blocking when asked.
+/// Set afterwards with fcntl, a plug-in child spawned by another thread in between would inherit
+/// both ends; one holding the write end of another child's output pipe keeps that pipe from ever
+/// reaching end of file. Nil with errno set when there is no descriptor to be had.
+package func makePipe(nonBlocking: Bool = false) -> (read: Int32, write: Int32)? {
+    var fds: [Int32] = [-1, -1]
+    guard pw_pipe2(&fds, O_CLOEXEC | (nonBlocking ? O_NONBLOCK : 0)) == 0 else { return nil }
+    return (fds[0], fds[1])
+}
 
 /// The host's name, for `agent.name`'s default.
 func hostName() -> String {
