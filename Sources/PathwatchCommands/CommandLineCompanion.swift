@@ -26,12 +26,12 @@ public enum CommandLineCompanion {
         var reasons: [String] = []
         for path in places {
             guard access(path, X_OK) == 0 else {
-                reasons.append("\(path): \(String(cString: strerror(errno)))")
+                reasons.append("\(path): \(errnoText())")
                 continue
             }
             var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
             execv(path, &argv)
-            reasons.append("\(path): cannot be started: \(String(cString: strerror(errno)))")
+            reasons.append("\(path): cannot be started: \(errnoText())")
         }
         printError("this command needs the command-line companion \(name), and none could be started (\(reasons.joined(separator: "; "))); reinstall pathwatch")
         exitProcess(ExitStatus.failure)
@@ -48,3 +48,4 @@ public enum CommandLineCompanion {
 #if canImport(Glibc)
 import Glibc
 #endif
+import PathwatchAgent

@@ -25,7 +25,7 @@ struct PingVerdict {
         let s = statistics
         let counts = "\(s.received)/\(s.sent) replies from \(address.text)"
         guard let minimum = s.minimum, let average = s.average, let maximum = s.maximum else {
-            let why = sendError != 0 ? ": cannot send: \(String(cString: strerror(sendError)).lowercased())" : ""
+            let why = sendError != 0 ? ": cannot send: \(systemErrorText(sendError).lowercased())" : ""
             return "no reply: \(s.sent) sent to \(address.text), 0 received\(why)"
         }
         var text = "\(counts), \(MessageText.number(s.lossPercent))% loss, rtt min/avg/max "

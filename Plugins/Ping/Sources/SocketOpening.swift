@@ -32,7 +32,7 @@ enum SocketOpening {
     }
 
     static func explain(_ error: ICMPSocket.OpenError) -> String {
-        let text = String(cString: strerror(error.code)).lowercased()
+        let text = systemErrorText(error.code).lowercased()
         switch error.kind {
         case .dgram:
             let range = groupRange().map { "\"\($0)\"" } ?? "unreadable"

@@ -44,5 +44,4 @@ enum MessageFormat {
         return "\"\(short)\""
     }
 
-    static func systemError(_ code: Int32) -> String { String(cString: strerror(code)) }
 }

@@ -132,7 +132,7 @@ struct TargetSpec {
                 guard let file else { continue }
                 guard access(file, R_OK) == 0 else {
                     throw ProbeConfigError(
-                        path: tlsPath.appending(key), message: "cannot read \"\(file)\": \(String(cString: strerror(errno)))")
+                        path: tlsPath.appending(key), message: "cannot read \"\(file)\": \(systemErrorText(errno))")
                 }
             }
             if given.clientKey != nil, given.clientCert == nil {

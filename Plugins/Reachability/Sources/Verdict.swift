@@ -53,7 +53,7 @@ struct Verdict {
 
     func judge() -> (CheckState, String) {
         if agentOutOfDescriptors {
-            return (.unknown, "agent out of file descriptors (\(MessageFormat.lowercasingFirst(MessageFormat.systemError(result.osErrno)))); endpoint not checked")
+            return (.unknown, "agent out of file descriptors (\(MessageFormat.lowercasingFirst(systemErrorText(result.osErrno)))); endpoint not checked")
         }
         guard result.code == CURLE_OK else { return (.critical, failureMessage()) }
         let elapsed = MessageFormat.milliseconds(result.timings.totalMilliseconds)
@@ -90,7 +90,7 @@ struct Verdict {
             switch result.osErrno {
             case ECONNREFUSED: return "connection refused"
             case 0: return "cannot connect"
-            default: return "cannot connect: \(MessageFormat.lowercasingFirst(MessageFormat.systemError(result.osErrno)))"
+            default: return "cannot connect: \(MessageFormat.lowercasingFirst(systemErrorText(result.osErrno)))"
             }
         case CURLE_OPERATION_TIMEDOUT:
             let phase = result.timings.unfinishedPhase(

@@ -6,9 +6,11 @@
 @_exported import Darwin
 #endif
 import CPipe
+import PathwatchProbeKit
 
-/// The text of an errno value ("Permission denied").
-package func errnoText(_ code: Int32 = errno) -> String { String(cString: strerror(code)) }
+/// The text of an errno value ("Permission denied"), by default the calling thread's: ProbeKit's
+/// `systemErrorText`, which the plug-ins use too.
+package func errnoText(_ code: Int32 = errno) -> String { systemErrorText(code) }
 
 /// A pipe whose ends are close-on-exec from the moment they exist, and non-blocking when asked.
 /// Set afterwards with fcntl, a plug-in child spawned by another thread in between would inherit
