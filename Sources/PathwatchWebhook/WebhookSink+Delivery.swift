@@ -52,12 +52,12 @@ extension WebhookSink {
             }
             guard let head else {
                 setPhase(.idle)
-                if let due = format.withLock({ $0?.nextDue }), due <= now {
+                let due = format.withLock { $0?.nextDue }
+                if let due, due <= now {
                     intake.async { self.enqueueDue() }
                     waitForWake(seconds: 1)
                 } else {
-                    let due = format.withLock { $0?.nextDue }
-                    waitForWake(seconds: due.map { Double($0 - min($0, now)) / 1e9 })
+                    waitForWake(seconds: due.map { Double($0 - now) / 1e9 })
                 }
                 continue
             }
