@@ -22,10 +22,15 @@ public enum OnceCommand {
             failConfiguration(error, nagios: nagios)
         }
         switch format {
-        case .json: print(result.jsonText(pretty: true))
+        case .json:
+            // The document's bytes as written, with no String made of them to validate again.
+            var line = result.prettyJSONBytes()
+            line.append(UInt8(ascii: "\n"))
+            FileDescriptorWriter.writeAll(STDOUT_FILENO, line)
         case .text: print(TextFormat.table(result.document))
         case .nagios: print(NagiosFormat.line(result.document))
         }
         exitProcess(result.state.rawValue)
     }
 }
+

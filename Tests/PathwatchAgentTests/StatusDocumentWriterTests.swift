@@ -124,10 +124,13 @@ import Testing
         #expect(compact == JSONSerializer.serialize(snapshot.document))
         #expect(snapshot.jsonText(pretty: true) == JSONSerializer.serialize(snapshot.document, pretty: true))
         #expect(snapshot.jsonText() == compact)
+        // `once` writes the pretty text's bytes without making a String of them.
+        #expect(snapshot.prettyJSONBytes() == Array(JSONSerializer.serialize(snapshot.document, pretty: true).utf8))
         // The agent's parts are read once: the text and the tree describe one moment.
         #expect(reads.withLock { $0 } == 1)
         let handMade = StatusSnapshot(document: snapshot.document, state: snapshot.state, time: Self.time, path: snapshot.path)
         #expect(handMade.jsonText() == compact)
         #expect(handMade.jsonText(pretty: true) == JSONSerializer.serialize(snapshot.document, pretty: true))
+        #expect(handMade.prettyJSONBytes() == Array(JSONSerializer.serialize(snapshot.document, pretty: true).utf8))
     }
 }

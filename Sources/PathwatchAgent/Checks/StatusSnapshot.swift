@@ -78,6 +78,13 @@ public final class StatusSnapshot: Sendable {
         }
     }
 
+    /// The pretty status document as UTF-8 bytes, for `once` to write as they are.
+    public func prettyJSONBytes() -> [UInt8] {
+        madeFromDocument
+            ? Array(JSONSerializer.serialize(document, pretty: true).utf8)
+            : StatusDocumentWriter.renderBytes(identity: identity, at: time, book: book, extra: parts, pretty: true)
+    }
+
     /// The agent's parts of the document (`probes`, `sinks`), read on first use. Read outside
     /// the lock: a sink's status is its own lock's, and this sink may be the one asking.
     private var parts: [(String, JSONValue)] {

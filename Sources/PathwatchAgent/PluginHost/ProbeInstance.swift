@@ -92,18 +92,42 @@ public final class ProbeInstance: ProbeHost, @unchecked Sendable {
         ProbeHealth(state: .running, restarts: 0, pid: nil, lastError: nil, lastDurationMilliseconds: lastDuration.withLock { $0 })
     }
 
-    private func call(_ body: (UnsafeMutableRawPointer?, UnsafePointer<pw_emitter>, UnsafeMutablePointer<pw_error>) -> Int32) -> CallResult {
+    /// A sample written straight into the result record a plug-in's child sends.
+    func sampleRecord() -> [UInt8] {
+        record(.sampled) { [descriptor] handle, emitter, error in descriptor.pointee.sample(handle, emitter, error) }
+    }
+
+    /// An event's result written straight into the record a plug-in's child sends.
+    func handleEventRecord() -> [UInt8] {
+        guard let handleEvent = descriptor.pointee.handle_event else {
+            return ResultFrames.encode(.event, CallResult(observations: [], error: nil, problems: []))
+        }
+        return record(.event) { handle, emitter, error in handleEvent(handle, emitter, error) }
+    }
+
+    private typealias Call = (UnsafeMutableRawPointer?, UnsafePointer<pw_emitter>, UnsafeMutablePointer<pw_error>) -> Int32
+
+    private func call(_ body: Call) -> CallResult {
         let collector = ObservationCollector(maxObservations: maxObservations)
+        let failure = run(body, into: collector)
+        return CallResult(observations: collector.observations, error: failure, problems: collector.problems)
+    }
+
+    private func record(_ kind: ResultFrames.Kind, _ body: Call) -> [UInt8] {
+        let collector = ObservationCollector(maxObservations: maxObservations, record: kind)
+        let failure = run(body, into: collector)
+        return collector.finishedRecord(error: failure)!
+    }
+
+    /// Runs one call with the collector's emitter; the plug-in's error when it failed.
+    private func run(_ body: Call, into collector: ObservationCollector) -> String? {
         var error = pw_error()
         error.struct_size = MemoryLayout<pw_error>.size
         let started = MonotonicClock.nowNanoseconds()
         let status = EmitterSlots.withEmitter(for: collector) { emitter in body(handle, emitter, &error) }
         lastDuration.withLock { $0 = Double(MonotonicClock.nowNanoseconds() - started) / 1e6 }
-        var failure: String? = nil
-        if status != PW_OK {
-            let message = error.texts().message
-            failure = message.isEmpty ? "plug-in \(plugin.name) reported a failed sample without saying why" : message
-        }
-        return CallResult(observations: collector.observations, error: failure, problems: collector.problems)
+        guard status != PW_OK else { return nil }
+        let message = error.texts().message
+        return message.isEmpty ? "plug-in \(plugin.name) reported a failed sample without saying why" : message
     }
 }

@@ -58,13 +58,15 @@ package func listDirectory(_ path: String) -> [String]? {
 }
 
 /// Unbuffered writes to a descriptor, retried on EINTR and short writes.
-enum FileDescriptorWriter {
+package enum FileDescriptorWriter {
     @discardableResult
-    static func writeAll(_ fd: Int32, _ text: String) -> Bool {
-        var bytes = Array(text.utf8)
+    package static func writeAll(_ fd: Int32, _ text: String) -> Bool { writeAll(fd, Array(text.utf8)) }
+
+    @discardableResult
+    package static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
         var offset = 0
         while offset < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { raw in write(fd, raw.baseAddress! + offset, raw.count - offset) }
+            let n = bytes.withUnsafeBytes { raw in write(fd, raw.baseAddress! + offset, raw.count - offset) }
             if n < 0 {
                 if errno == EINTR { continue }
                 return false

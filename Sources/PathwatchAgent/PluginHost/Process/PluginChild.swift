@@ -67,7 +67,7 @@ public enum PluginChild {
                 return 1
             }
             if polls.count > 1, polls[1].revents != 0, let instance {
-                guard Frames.write(body: ResultFrames.encode(.event, instance.handleEvent()), to: fd) else { return 1 }
+                guard Frames.write(body: instance.handleEventRecord(), to: fd) else { return 1 }
             }
             guard polls[0].revents != 0 else { continue }
             guard let request = Frames.read(from: fd), let call = request["call"]?.stringValue else {
@@ -78,7 +78,7 @@ public enum PluginChild {
             switch call {
             case "sample":
                 guard let instance else { return 1 }
-                reply = ResultFrames.encode(.sampled, instance.sample())
+                reply = instance.sampleRecord()
             case "create":
                 switch ProbeInstance.create(plugin: plugin, configJSON: request["config"]?.stringValue ?? "{}", maxObservations: options.maxObservations) {
                 case .success(let created):

@@ -29,33 +29,9 @@ enum ResultFrames {
     }
 
     static func encode(_ kind: Kind, _ result: CallResult) -> [UInt8] {
-        var record = RecordWriter(capacity: 16 + 256 * result.observations.count)
-        record.byte(kind.rawValue)
-        record.count(result.observations.count)
-        for o in result.observations {
-            record.text(o.key)
-            record.byte(UInt8(truncatingIfNeeded: o.state.rawValue))
-            record.text(o.message)
-            record.count(o.metrics.count)
-            for metric in o.metrics {
-                record.text(metric.name)
-                record.number(metric.value)
-            }
-            record.count(o.labels.count)
-            for label in o.labels {
-                record.text(label.name)
-                record.text(label.value)
-            }
-        }
-        if let error = result.error {
-            record.byte(1)
-            record.text(error)
-        } else {
-            record.byte(0)
-        }
-        record.count(result.problems.count)
-        for problem in result.problems { record.text(problem) }
-        return record.bytes
+        var record = ResultRecordWriter(kind: kind, capacity: 16 + 256 * result.observations.count)
+        for o in result.observations { record.observation(o) }
+        return record.finished(error: result.error, problems: result.problems)
     }
 
     /// Reads a frame's body: a result record, or JSON (nil when it is neither).
@@ -68,33 +44,6 @@ enum ResultFrames {
             return try? record.result()
         }
         return .result(kind, result)
-    }
-}
-
-/// Appends the fields of a result record.
-private struct RecordWriter {
-    private(set) var bytes: [UInt8] = []
-
-    init(capacity: Int) { bytes.reserveCapacity(capacity) }
-
-    mutating func byte(_ value: UInt8) { bytes.append(value) }
-
-    mutating func count(_ value: Int) {
-        withUnsafeBytes(of: UInt32(truncatingIfNeeded: value).littleEndian) { bytes += $0 }
-    }
-
-    mutating func number(_ value: Double) {
-        withUnsafeBytes(of: value.bitPattern.littleEndian) { bytes += $0 }
-    }
-
-    /// Copied from the string's UTF-8 storage in one piece: appending its UTF8View, sixteen
-    /// times per disk check, took a third longer.
-    mutating func text(_ value: String) {
-        var value = value
-        value.withUTF8 { utf8 in
-            count(utf8.count)
-            bytes.append(contentsOf: utf8)
-        }
     }
 }
 
