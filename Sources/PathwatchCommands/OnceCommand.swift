@@ -33,4 +33,3 @@ public enum OnceCommand {
         exitProcess(result.state.rawValue)
     }
 }
-

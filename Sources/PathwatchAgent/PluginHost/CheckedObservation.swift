@@ -32,13 +32,15 @@ struct CheckedObservation {
         // A key of at most keyLength bytes has at most keyLength characters: only a longer one
         // is counted in Characters, which takes grapheme breaking. Printable means no control
         // character; in UTF-8 those are exactly the bytes below 0x20 and 0x7F.
+        // Made only when refused: an observation that passes pays for no interpolation.
+        func badKey() -> Result<CheckedObservation, ArrayProblem> {
+            problem("observation key is null, empty, longer than \(Limits.keyLength) characters or not printable UTF-8")
+        }
         guard let keyPointer = o.key, let keyText = PluginText.checked(keyPointer, limit: Limits.textBytes), !keyText.isEmpty,
             keyText.bytes.allSatisfy({ $0 >= 0x20 && $0 != 0x7F })
-        else { return problem("observation key is null, empty, longer than \(Limits.keyLength) characters or not printable UTF-8") }
+        else { return badKey() }
         let key = keyText.string
-        guard keyText.bytes.count <= Limits.keyLength || key.count <= Limits.keyLength else {
-            return problem("observation key is null, empty, longer than \(Limits.keyLength) characters or not printable UTF-8")
-        }
+        guard keyText.bytes.count <= Limits.keyLength || key.count <= Limits.keyLength else { return badKey() }
         guard let state = CheckState(rawValue: o.state) else {
             return problem("check \"\(key)\": state \(o.state) is not one of ok(0), warning(1), critical(2), unknown(3)")
         }

@@ -5,8 +5,8 @@ import Synchronization
 /// Receives observations through the C emitter and copies them into Swift values (inline), or
 /// straight into the result record a plug-in's child sends (no values made only to be written),
 /// checking everything a plug-in could get wrong (`CheckedObservation`): sizes, null pointers,
-/// states out of range, non-finite metrics, malformed or repeated keys. A malformed observation is refused (emit
-/// returns PW_ERR and the reason is logged with the probe's id), never trusted.
+/// states out of range, non-finite metrics, malformed or repeated keys. A malformed observation
+/// is refused (emit returns PW_ERR and the reason is logged with the probe's id), never trusted.
 ///
 /// A plug-in may emit from threads of its own while its call runs, so the collector is locked;
 /// once the call has returned it is closed and refuses everything.
@@ -30,7 +30,7 @@ final class ObservationCollector: Sendable {
         /// What the call's accepted observations became: Swift values, or a result record.
         var observations: [Observation] = []
         var record: ResultRecordWriter?
-        var accepted = 0
+        var accepted: Int { record?.observationCount ?? observations.count }
         var keys: Set<String> = []
         var problems: [String] = []
         var closed = false
@@ -76,7 +76,6 @@ final class ObservationCollector: Sendable {
                     s.problems.append("check \"\(checked.key)\": a second observation with this key in one call; refused, the first kept")
                     return PW_ERR
                 }
-                s.accepted += 1
                 // Copied while the plug-in's emit call still holds its texts.
                 if s.record != nil {
                     s.record!.observation(checked)

@@ -4,7 +4,7 @@ import PathwatchProbeKit
 /// observations the writer fills in when the record is finished, each observation as it comes,
 /// then the error and the problems.
 struct ResultRecordWriter {
-    private(set) var bytes: [UInt8] = []
+    private var bytes: [UInt8] = []
     private(set) var observationCount = 0
 
     init(kind: ResultFrames.Kind, capacity: Int = 256) {
