@@ -46,6 +46,29 @@ import Testing
         #expect(empty.observations.isEmpty && empty.error == nil && empty.problems.isEmpty)
     }
 
+    /// The reader reuses a metric or label name when the bytes in its place are the last
+    /// observation's: names that change in place (same length, other bytes; another length;
+    /// a label where a metric was; none at all) must still come out as they were sent.
+    @Test func namesThatChangeInPlaceAreReadAsSent() throws {
+        let sent = [
+            Observation(key: "a", state: .ok, metrics: [("x", 1), ("yy", 2), ("size_bytes", 3)], labels: [("mount", "/")]),
+            Observation(key: "b", state: .ok, metrics: [("x", 1), ("yz", 2), ("size_byte", 3)], labels: [("mount", "/b")]),
+            Observation(key: "c", state: .ok, metrics: [("x", 4)], labels: [("yz", "metric name as label"), ("mount", "/c")]),
+            Observation(key: "d", state: .ok, labels: [("x", "1"), ("", "empty name"), ("mount", "/d")]),
+            Observation(key: "e", state: .ok, metrics: [("é", 1), ("x", 2)], labels: [("", "")]),
+            Observation(key: "f", state: .ok, metrics: [("e\u{301}", 1), ("x", 2)]),
+        ]
+        let result = try #require(Self.decoded(ResultFrames.encode(.sampled, CallResult(observations: sent, error: nil, problems: []))))
+        #expect(result.observations.count == sent.count)
+        for (got, sent) in zip(result.observations, sent) {
+            #expect(got.key == sent.key)
+            #expect(got.metrics.map { Array($0.name.utf8) } == sent.metrics.map { Array($0.name.utf8) })
+            #expect(got.metrics.map(\.value) == sent.metrics.map(\.value))
+            #expect(got.labels.map { Array($0.name.utf8) } == sent.labels.map { Array($0.name.utf8) })
+            #expect(got.labels.map(\.value) == sent.labels.map(\.value))
+        }
+    }
+
     @Test func everyCutShortRecordIsRefused() {
         let body = ResultFrames.encode(.sampled, Self.result)
         for length in 1..<body.count {

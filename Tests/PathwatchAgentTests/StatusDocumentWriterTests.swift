@@ -85,6 +85,23 @@ import Testing
         Self.expectSameText(book, extra: [])
     }
 
+    /// A member name is copied with the comma and indentation it had in its place in the check
+    /// before; the same name in the same place but first in its object (a label where a metric
+    /// was) takes none, and one at another depth another indentation.
+    @Test func repeatedNamesInPlacesOfAnotherShapeKeepTheirOwnLeadIn() {
+        var book = CheckBook(agentName: Self.identity.name)
+        book.probeOrder = ["disk"]
+        book.policies["disk"] = ProbePolicy(failAfter: 1, recoverAfter: 1, needsNetwork: false, plugin: "disk")
+        _ = book.apply(.sample([
+            Observation(key: "a1", state: .ok, metrics: [("a", 1), ("b", 2), ("c", 3)]),
+            Observation(key: "a2", state: .ok, metrics: [("a", 1)], labels: [("b", "2"), ("c", "3")]),
+            Observation(key: "a3", state: .ok, labels: [("a", "1"), ("b", "2")]),
+            Observation(key: "a4", state: .ok, metrics: [("b", 1), ("a", 2), ("c", 3)], labels: [("a", "1")]),
+            Observation(key: "a5", state: .ok, metrics: [("a", 1), ("b", 2), ("c", 3)]),
+        ]), probe: "disk", at: Self.time)
+        Self.expectSameText(book, extra: Self.extra)
+    }
+
     @Test func writesTheSerializersTextOfAnEmptyBook() {
         var book = CheckBook(agentName: "x")
         book.probeOrder = ["disk"]

@@ -74,46 +74,53 @@ public struct Emitter {
     public func emit(_ observation: Observation) -> Bool {
         guard let emit = raw.pointee.emit else { return false }
         // The strings must outlive the emit() call only. Each is copied, NUL-terminated, into one
-        // buffer, in the order the pointers are taken below: one allocation per observation
-        // rather than one per string.
-        var text: [UInt8] = []
-        text.reserveCapacity(
-            observation.key.utf8.count + observation.message.utf8.count + 2
-                + observation.metrics.reduce(0) { $0 + $1.name.utf8.count + 1 }
-                + observation.labels.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 2 })
-        func add(_ s: String) {
-            text += s.utf8
-            text.append(0)
-        }
-        add(observation.key)
-        add(observation.message)
-        for metric in observation.metrics { add(metric.name) }
-        for label in observation.labels {
-            add(label.name)
-            add(label.value)
-        }
-        return text.withUnsafeBufferPointer { buffer in
-            // A C string is CChar; the bytes are UTF-8 (UInt8), which may be read as CChar.
-            let base = UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self)
+        // buffer, and the metric and label structs into two more, all on the stack when small:
+        // a disk check's emit made three heap arrays and freed them again.
+        var size = observation.key.utf8.count + observation.message.utf8.count + 2
+        for metric in observation.metrics { size += metric.name.utf8.count + 1 }
+        for label in observation.labels { size += label.name.utf8.count + label.value.utf8.count + 2 }
+        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: size) { text in
             var offset = 0
-            func next(_ s: String) -> UnsafePointer<CChar> {
-                defer { offset += s.utf8.count + 1 }
-                return base + offset
-            }
-            let key = next(observation.key)
-            let message = next(observation.message)
-            let metrics = observation.metrics.map { pw_metric(struct_size: MemoryLayout<pw_metric>.size, name: next($0.name), value: $0.value) }
-            let labels = observation.labels.map { pw_label(struct_size: MemoryLayout<pw_label>.size, name: next($0.name), value: next($0.value)) }
-            return metrics.withUnsafeBufferPointer { m in
-                labels.withUnsafeBufferPointer { l in
+            let key = Self.copy(observation.key, into: text, at: &offset)
+            let message = Self.copy(observation.message, into: text, at: &offset)
+            return withUnsafeTemporaryAllocation(of: pw_metric.self, capacity: observation.metrics.count) { metrics in
+                for (i, metric) in observation.metrics.enumerated() {
+                    (metrics.baseAddress! + i).initialize(
+                        to: pw_metric(
+                            struct_size: MemoryLayout<pw_metric>.size, name: Self.copy(metric.name, into: text, at: &offset),
+                            value: metric.value))
+                }
+                return withUnsafeTemporaryAllocation(of: pw_label.self, capacity: observation.labels.count) { labels in
+                    for (i, label) in observation.labels.enumerated() {
+                        let name = Self.copy(label.name, into: text, at: &offset)
+                        let value = Self.copy(label.value, into: text, at: &offset)
+                        (labels.baseAddress! + i).initialize(
+                            to: pw_label(struct_size: MemoryLayout<pw_label>.size, name: name, value: value))
+                    }
                     var obs = pw_observation(
                         struct_size: MemoryLayout<pw_observation>.size, key: key, state: observation.state.rawValue,
-                        message: message, metrics: m.baseAddress, metric_count: m.count,
-                        labels: l.baseAddress, label_count: l.count)
+                        message: message, metrics: observation.metrics.isEmpty ? nil : UnsafePointer(metrics.baseAddress),
+                        metric_count: observation.metrics.count,
+                        labels: observation.labels.isEmpty ? nil : UnsafePointer(labels.baseAddress),
+                        label_count: observation.labels.count)
                     return emit(raw.pointee.context, &obs) == PW_OK
                 }
             }
         }
+    }
+
+    /// Copies `s` NUL-terminated into `text` at `offset`, moves `offset` past it, and returns
+    /// where it starts. (A C string is CChar; the bytes are UTF-8, which may be read as CChar.)
+    private static func copy(_ s: String, into text: UnsafeMutableBufferPointer<CChar>, at offset: inout Int) -> UnsafePointer<CChar> {
+        let start = text.baseAddress! + offset
+        var s = s
+        let count = s.withUTF8 { utf8 in
+            UnsafeMutableRawBufferPointer(start: start, count: utf8.count).copyMemory(from: UnsafeRawBufferPointer(utf8))
+            return utf8.count
+        }
+        start[count] = 0
+        offset += count + 1
+        return UnsafePointer(start)
     }
 }
 

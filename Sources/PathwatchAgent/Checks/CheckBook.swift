@@ -284,7 +284,7 @@ package struct CheckBook: Sendable {
             let place = records[id].flatMap { rank[$0.probe] } ?? Int.max
             return (place, id)
         }
-        return placed.sorted { $0.place != $1.place ? $0.place < $1.place : $0.id < $1.id }.map(\.id)
+        return DocumentOrder.positions(of: placed).map { placed[$0].id }
     }
 
     /// The checks in document order. Sort keys are taken once and sorted beside each check's
@@ -294,10 +294,10 @@ package struct CheckBook: Sendable {
         var rank: [String: Int] = [:]
         for (position, probe) in probeOrder.enumerated() where rank[probe] == nil { rank[probe] = position }
         let all = Array(records.values)
-        var keys: [(place: Int, id: String, position: Int)] = []
+        var keys: [(place: Int, id: String)] = []
         keys.reserveCapacity(all.count)
         var last: (probe: String, place: Int)?
-        for (position, record) in all.enumerated() {
+        for record in all {
             // A probe's checks are many, its name the same string: hashed once per run of them.
             let place: Int
             if let last, last.probe == record.probe {
@@ -306,9 +306,8 @@ package struct CheckBook: Sendable {
                 place = rank[record.probe] ?? Int.max
                 last = (record.probe, place)
             }
-            keys.append((place, record.id, position))
+            keys.append((place, record.id))
         }
-        keys.sort { $0.place != $1.place ? $0.place < $1.place : $0.id < $1.id }
-        return keys.map { all[$0.position] }
+        return DocumentOrder.positions(of: keys).map { all[$0] }
     }
 }

@@ -101,19 +101,20 @@ struct StatusDocumentWriter {
     private mutating func check(_ r: CheckRecord) {
         element()
         open(UInt8(ascii: "{"))
-        key(Key.id)
+        if checkKeys?.depth != depth { checkKeys = (depth, CheckKey.allCases.map(checkKeyText)) }
+        checkKey(.id)
         JSONSerializer.writeString(r.id, into: &out)
-        key(Key.probe)
-        repeated.write(r.probe, slot: Slot.probe, into: &out)
-        key(Key.plugin)
-        repeated.write(r.plugin, slot: Slot.plugin, into: &out)
-        key(Key.state)
+        checkKey(.probe)
+        repeated.write(r.probe, slot: Slot.probe, into: &out, JSONSerializer.writeString)
+        checkKey(.plugin)
+        repeated.write(r.plugin, slot: Slot.plugin, into: &out, JSONSerializer.writeString)
+        checkKey(.state)
         out += Self.quotedState[Int(r.state.rawValue)]
-        key(Key.since)
+        checkKey(.since)
         since(r.since)
-        key(Key.message)
+        checkKey(.message)
         JSONSerializer.writeString(r.message, into: &out)
-        key(Key.metrics)
+        checkKey(.metrics)
         if r.metrics.isEmpty {
             out += Self.emptyObject
         } else if Self.namesAreDistinct(r.metrics) {
@@ -127,7 +128,7 @@ struct StatusDocumentWriter {
             value(.object(JSONObject(r.metrics.map { ($0.name, JSONValue.number($0.value)) })))
         }
         if !r.labels.isEmpty {
-            key(Key.labels)
+            checkKey(.labels)
             if Self.namesAreDistinct(r.labels) {
                 open(UInt8(ascii: "{"))
                 for (place, label) in r.labels.enumerated() {
@@ -140,6 +141,41 @@ struct StatusDocumentWriter {
             }
         }
         close(UInt8(ascii: "}"))
+    }
+
+    /// A check's members, always in this order and all of them but `labels` always there: each
+    /// one's comma, line, indentation, name and colon are written once per document and copied.
+    private enum CheckKey: Int, CaseIterable {
+        case id, probe, plugin, state, since, message, metrics, labels
+
+        var quoted: [UInt8] {
+            switch self {
+            case .id: Key.id
+            case .probe: Key.probe
+            case .plugin: Key.plugin
+            case .state: Key.state
+            case .since: Key.since
+            case .message: Key.message
+            case .metrics: Key.metrics
+            case .labels: Key.labels
+            }
+        }
+    }
+
+    /// The check keys' texts at `depth`, as `key(_:)` writes them.
+    private var checkKeys: (depth: Int, texts: [[UInt8]])?
+
+    private func checkKeyText(_ key: CheckKey) -> [UInt8] {
+        var text: [UInt8] = key == .id ? [] : [UInt8(ascii: ",")]
+        if pretty { JSONSerializer.newline(&text, depth) }
+        text += key.quoted
+        if pretty { text.append(UInt8(ascii: " ")) }
+        return text
+    }
+
+    private mutating func checkKey(_ key: CheckKey) {
+        out += checkKeys!.texts[key.rawValue]
+        first = false
     }
 
     /// True when no name repeats. A check has a handful of metrics and labels: comparing each
@@ -189,11 +225,18 @@ struct StatusDocumentWriter {
         if pretty { out.append(UInt8(ascii: " ")) }
     }
 
-    /// Starts an object member whose name the checks before may have had in this place.
+    /// Starts an object member whose name the checks before may have had in this place: its
+    /// comma, line and indentation are kept with it.
     private mutating func repeatedKey(_ name: String, slot: Int) {
-        element()
-        repeated.write(name, slot: slot, suffix: UInt8(ascii: ":"), into: &out)
-        if pretty { out.append(UInt8(ascii: " ")) }
+        let (comma, pretty, depth) = (!first, self.pretty, self.depth)
+        first = false
+        repeated.write(name, slot: slot, layout: (comma ? 1 : 0) | depth << 1, into: &out) { name, out in
+            if comma { out.append(UInt8(ascii: ",")) }
+            if pretty { JSONSerializer.newline(&out, depth) }
+            JSONSerializer.writeString(name, into: &out)
+            out.append(UInt8(ascii: ":"))
+            if pretty { out.append(UInt8(ascii: " ")) }
+        }
     }
 
     /// A value already in tree form (the path, the probes and sinks arrays), at this depth.

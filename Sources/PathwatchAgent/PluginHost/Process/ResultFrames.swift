@@ -1,5 +1,11 @@
 import PathwatchProbeKit
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// The frames that carry a call's result from a plug-in's child: the answer to a sample call,
 /// and what the child's event loop got. Every other frame is JSON (it starts with `{`); these
 /// are a binary record, since both ends are this same program:
@@ -80,12 +86,36 @@ private struct RecordReader {
         let metricCount = try count(atLeast: 12)
         var metrics: [(name: String, value: Double)] = []
         metrics.reserveCapacity(metricCount)
-        for _ in 0..<metricCount { metrics.append((try text(), try number())) }
+        for slot in 0..<metricCount { metrics.append((try name(slot: slot), try number())) }
         let labelCount = try count(atLeast: 8)
         var labels: [(name: String, value: String)] = []
         labels.reserveCapacity(labelCount)
-        for _ in 0..<labelCount { labels.append((try text(), try text())) }
+        for slot in 0..<labelCount { labels.append((try name(slot: metricCount + slot), try text())) }
         return Observation(key: key, state: state, message: message, metrics: metrics, labels: labels)
+    }
+
+    /// Metric and label names by place in the observation before: a probe's observations
+    /// mostly name the same metrics and labels in the same order.
+    private(set) var names: [(start: Int, length: Int, text: String)] = []
+
+    /// A metric or label name: the String of the observation before when the bytes in its
+    /// place are the same, so that a repeated name is compared, not validated and made again.
+    private mutating func name(slot: Int) throws(Malformed) -> String {
+        let length = Int(try u32())
+        let start = offset
+        let utf8 = try take(length)
+        if slot < names.count, names[slot].length == length,
+            length == 0 || memcmp(bytes.baseAddress! + names[slot].start, utf8.baseAddress!, length) == 0
+        {
+            return names[slot].text
+        }
+        let text = try Self.string(utf8)
+        if slot < names.count {
+            names[slot] = (start, length, text)
+        } else if slot == names.count {
+            names.append((start, length, text))
+        }
+        return text
     }
 
     private mutating func take(_ size: Int) throws(Malformed) -> UnsafeRawBufferPointer {
@@ -114,7 +144,11 @@ private struct RecordReader {
     /// UTF-8 text. ASCII, nearly all of what probes report, needs no validation, and
     /// `String(validating:)` costs several times `String(decoding:)`.
     private mutating func text() throws(Malformed) -> String {
-        let utf8 = try take(Int(try u32())).assumingMemoryBound(to: UInt8.self)
+        try Self.string(try take(Int(try u32())))
+    }
+
+    private static func string(_ raw: UnsafeRawBufferPointer) throws(Malformed) -> String {
+        let utf8 = raw.assumingMemoryBound(to: UInt8.self)
         if utf8.allSatisfy({ $0 < 0x80 }) { return String(decoding: utf8, as: UTF8.self) }
         guard let text = String(validating: utf8, as: UTF8.self) else { throw Malformed() }
         return text

@@ -3,42 +3,53 @@ import PathwatchProbeKit
 /// Writes a result record (the layout is in `ResultFrames`): the kind and a count of
 /// observations the writer fills in when the record is finished, each observation as it comes,
 /// then the error and the problems.
+///
+/// An observation is measured first, then written through a `RecordCursor` into room made for
+/// it at once: a disk check is some forty small fields.
 struct ResultRecordWriter {
     private var bytes: [UInt8] = []
     private(set) var observationCount = 0
 
     init(kind: ResultFrames.Kind, capacity: Int = 256) {
         bytes.reserveCapacity(max(capacity, 16))
-        bytes.append(kind.rawValue)
-        count(0)
+        RecordCursor.append(5, to: &bytes) { cursor in
+            cursor.byte(kind.rawValue)
+            cursor.count(0)
+        }
     }
 
     mutating func observation(_ o: Observation) {
-        fields(key: o.key, state: o.state, message: o.message, metrics: o.metrics, labels: o.labels) { $0.text($1) }
+        fields(key: o.key, state: o.state, message: o.message, metrics: o.metrics, labels: o.labels)
     }
 
     /// A checked observation written from the plug-in's own bytes, with no Swift values made
     /// on the way (in a plug-in's child, where the record is all that becomes of it).
     mutating func observation(_ o: CheckedObservation) {
-        fields(key: o.key, state: o.state, message: o.message, metrics: o.metrics, labels: o.labels) { $0.text($1) }
+        fields(key: o.key, state: o.state, message: o.message, metrics: o.metrics, labels: o.labels)
     }
 
-    private mutating func fields<Text>(
+    private mutating func fields<Text: RecordText>(
         key: String, state: CheckState, message: Text, metrics: [(name: Text, value: Double)],
-        labels: [(name: Text, value: Text)], text: (inout ResultRecordWriter, Text) -> Void
+        labels: [(name: Text, value: Text)]
     ) {
-        self.text(key)
-        byte(UInt8(truncatingIfNeeded: state.rawValue))
-        text(&self, message)
-        count(metrics.count)
-        for metric in metrics {
-            text(&self, metric.name)
-            number(metric.value)
-        }
-        count(labels.count)
-        for label in labels {
-            text(&self, label.name)
-            text(&self, label.value)
+        // key, state, message, the two counts; then each metric's name and value, each label's texts.
+        var size = key.recordSize + 1 + message.recordSize + 8
+        for metric in metrics { size += metric.name.recordSize + 8 }
+        for label in labels { size += label.name.recordSize + label.value.recordSize }
+        RecordCursor.append(size, to: &bytes) { cursor in
+            key.write(to: &cursor)
+            cursor.byte(UInt8(truncatingIfNeeded: state.rawValue))
+            message.write(to: &cursor)
+            cursor.count(metrics.count)
+            for metric in metrics {
+                metric.name.write(to: &cursor)
+                cursor.number(metric.value)
+            }
+            cursor.count(labels.count)
+            for label in labels {
+                label.name.write(to: &cursor)
+                label.value.write(to: &cursor)
+            }
         }
         observationCount += 1
     }
@@ -48,44 +59,56 @@ struct ResultRecordWriter {
         withUnsafeBytes(of: UInt32(truncatingIfNeeded: observationCount).littleEndian) { count in
             for i in 0..<4 { bytes[1 + i] = count[i] }
         }
-        if let error {
-            byte(1)
-            text(error)
-        } else {
-            byte(0)
+        var size = 1 + (error?.recordSize ?? 0) + 4
+        for problem in problems { size += problem.recordSize }
+        RecordCursor.append(size, to: &bytes) { cursor in
+            if let error {
+                cursor.byte(1)
+                error.write(to: &cursor)
+            } else {
+                cursor.byte(0)
+            }
+            cursor.count(problems.count)
+            for problem in problems { problem.write(to: &cursor) }
         }
-        count(problems.count)
-        for problem in problems { text(problem) }
         return bytes
     }
+}
 
-    private mutating func byte(_ value: UInt8) { bytes.append(value) }
+/// A text as the record holds it: a u32 byte count, then the UTF-8 bytes.
+protocol RecordText {
+    /// Bytes it takes in the record, its count included.
+    var recordSize: Int { get }
+    func write(to cursor: inout RecordCursor)
+}
 
-    private mutating func count(_ value: Int) { append(UInt32(truncatingIfNeeded: value).littleEndian) }
+extension String: RecordText {
+    var recordSize: Int { 4 + utf8.count }
 
-    private mutating func number(_ value: Double) { append(value.bitPattern.littleEndian) }
-
-    /// A number's bytes as they lie in memory, appended as typed bytes in one copy (a raw
-    /// buffer is appended byte by byte).
-    private mutating func append<Number: FixedWidthInteger>(_ value: Number) {
-        withUnsafeBytes(of: value) { raw in raw.withMemoryRebound(to: UInt8.self) { bytes.append(contentsOf: $0) } }
-    }
-
-    /// Copied from the string's UTF-8 storage in one piece: appending its UTF8View, sixteen
-    /// times per disk check, took a third longer.
-    private mutating func text(_ value: String) {
-        var value = value
-        value.withUTF8 { utf8 in
-            count(utf8.count)
-            bytes.append(contentsOf: utf8)
+    /// Copied from the string's UTF-8 storage in one piece.
+    func write(to cursor: inout RecordCursor) {
+        var text = self
+        text.withUTF8 { utf8 in
+            cursor.count(utf8.count)
+            cursor.bytes(UnsafeRawBufferPointer(utf8))
         }
     }
+}
 
-    private mutating func text(_ value: PluginText) {
-        let marker = value.truncated ? ObservationCollector.truncationMarker : ""
-        count(value.bytes.count + marker.utf8.count)
-        // As typed bytes, appended with one copy; a raw buffer is appended byte by byte.
-        value.bytes.withMemoryRebound(to: UInt8.self) { bytes.append(contentsOf: $0) }
-        if value.truncated { bytes.append(contentsOf: marker.utf8) }
+extension PluginText: RecordText {
+    var recordSize: Int { 4 + bytes.count + (truncated ? ObservationCollector.truncationMarker.utf8.count : 0) }
+
+    func write(to cursor: inout RecordCursor) {
+        guard truncated else {
+            cursor.count(bytes.count)
+            cursor.bytes(bytes)
+            return
+        }
+        var marker = ObservationCollector.truncationMarker
+        marker.withUTF8 { marker in
+            cursor.count(bytes.count + marker.count)
+            cursor.bytes(bytes)
+            cursor.bytes(UnsafeRawBufferPointer(marker))
+        }
     }
 }
