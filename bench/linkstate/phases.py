@@ -20,17 +20,18 @@ Usage: python3 bench/linkstate/phases.py [--keep FILE] -- python3 bench/linkstat
 """
 import os
 import re
-import statistics
 import subprocess
 import sys
 import time
+
+from latency import percentile
 
 TRACEFS = "/sys/kernel/tracing"
 THREAD = "pw-probe-link"
 SYSCALLS = ("poll", "recvmsg", "getrandom", "write")
 # A tracepoint's line: "<comm>-<tid> [cpu] flags seconds: name: fields" for sched events;
 # "sys_NAME(arguments)" on a syscall's entry and "sys_NAME -> result" on its exit.
-LINE = re.compile(r"^\s*.+?-(\d+)\s+\[(\d+)\]\s+\S+\s+([\d.]+): (\w+)(: | -> |\()(.*)$")
+LINE = re.compile(r"^\s*.+?-(\d+)\s+\[\d+\]\s+\S+\s+([\d.]+): (\w+)(: | -> |\()(.*)$")
 
 
 def write(path, text):
@@ -72,8 +73,9 @@ def phases(trace, tid):
         match = LINE.match(raw)
         if not match:
             continue
-        pid, stamp, name, rest = int(match.group(1)), float(match.group(3)) * 1e6, match.group(4), match.group(6)
-        kind = {" -> ": f"{name}_exit", "(": f"{name}_enter"}.get(match.group(5), name)
+        pid, stamp, name, separator, rest = match.groups()
+        pid, stamp = int(pid), float(stamp) * 1e6
+        kind = {" -> ": f"{name}_exit", "(": f"{name}_enter"}.get(separator, name)
         if kind == "sched_waking":
             change = {"waking": stamp, "preempted": False}
         elif change is None:
@@ -148,9 +150,8 @@ def main():
         return 1
     print(f"agent's path, {len(rows)} change lines (µs; tracepoints on):")
     for name in ("wake", "entry", "handling", "render", "total"):
-        values = sorted(row[name] for row in rows)
-        print(f"  {name:9s} p10 {values[len(values) // 10]:7.1f}  p50 {statistics.median(values):7.1f}  "
-              f"p90 {values[9 * len(values) // 10]:7.1f}")
+        values = [row[name] for row in rows]
+        print(f"  {name:9s} " + "  ".join(f"p{p} {percentile(values, p):7.1f}" for p in (10, 50, 90)))
     print(f"  preempted between poll and write: {sum(row['preempted'] for row in rows)} of {len(rows)}")
     return status
 
