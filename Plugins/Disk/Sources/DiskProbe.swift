@@ -51,7 +51,9 @@ final class DiskProbe: Probe {
             if case .mounted(let entry) = target { return entry.mountPoint }
             return nil
         }
-        let results = runner.run(mountPoints)
+        // Every call ends by the sample's deadline, less a margin to report in.
+        let end = Deadline.current.map { MonotonicClock.nowNanoseconds() + $0.allowing(config.timeout).nanoseconds }
+        let results = runner.run(mountPoints, end: end)
         // The first sample meets every mount: room for them at once, not grown step by step.
         seenWritable.reserveCapacity(mountPoints.count)
         return targets.compactMap { target in
@@ -71,9 +73,11 @@ final class DiskProbe: Probe {
         let timeout = ConfigDuration(nanoseconds: runner.timeoutNanoseconds)
         switch result {
         case .timedOut:
-            return Observation(
-                key: entry.mountPoint, state: .unknown, message: "statvfs timed out after \(timeout)",
-                labels: labels)
+            // Waited less than the timeout: the sample's deadline came first (whole ms shown).
+            let waited = ConfigDuration.milliseconds(runner.lastWaitNanoseconds / 1_000_000)
+            let message = waited < timeout
+                ? "statvfs timed out after \(waited): ran out of time before the probe's deadline" : "statvfs timed out after \(timeout)"
+            return Observation(key: entry.mountPoint, state: .unknown, message: message, labels: labels)
         case .stillBlocked(let nanoseconds):
             let blocked = ConfigDuration(nanoseconds: nanoseconds / 1_000_000_000 * 1_000_000_000)
             return Observation(

@@ -56,7 +56,13 @@ final class StatvfsRunner {
         workers.withLock { stuck.filter { $0.value.current != nil }.keys.sorted() }
     }
 
-    func run(_ mountPoints: [String]) -> [String: Result] {
+    /// How long the last run waited at most: the timeout, or less when the sample's deadline
+    /// left less.
+    private(set) var lastWaitNanoseconds: Int64 = 0
+
+    /// The calls for `mountPoints`, each given the timeout, all of them ending by `end` (CLOCK_MONOTONIC
+    /// nanoseconds: the sample's deadline less a margin to report in) when given.
+    func run(_ mountPoints: [String], end: Int64? = nil) -> [String: Result] {
         let now = MonotonicClock.nowNanoseconds()
         var results: [String: Result] = [:]
         results.reserveCapacity(mountPoints.count)
@@ -74,7 +80,8 @@ final class StatvfsRunner {
                 unassigned.append(mountPoint)
             }
         }
-        let deadline = now + timeoutNanoseconds
+        let deadline = min(now + timeoutNanoseconds, end ?? .max)
+        lastWaitNanoseconds = max(0, deadline - now)
         var active: [Worker] = []
         while true {
             if !unassigned.isEmpty {
