@@ -39,6 +39,7 @@ enum PersistentAsk {
     /// (in whole milliseconds, as the message shows it).
     static func timeBudget(_ timeout: ConfigDuration, by deadline: Deadline?) -> ConfigDuration {
         guard let deadline else { return timeout }
-        return .milliseconds(deadline.allowing(timeout).nanoseconds / 1_000_000)
+        let allowed = deadline.allowing(timeout)
+        return allowed == timeout ? timeout : .milliseconds(allowed.nanoseconds / 1_000_000)
     }
 }

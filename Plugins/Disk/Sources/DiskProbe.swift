@@ -52,8 +52,7 @@ final class DiskProbe: Probe {
             return nil
         }
         // Every call ends by the sample's deadline, less a margin to report in.
-        let end = Deadline.current.map { MonotonicClock.nowNanoseconds() + $0.allowing(config.timeout).nanoseconds }
-        let results = runner.run(mountPoints, end: end)
+        let results = runner.run(mountPoints, within: Deadline.current)
         // The first sample meets every mount: room for them at once, not grown step by step.
         seenWritable.reserveCapacity(mountPoints.count)
         return targets.compactMap { target in
@@ -74,9 +73,9 @@ final class DiskProbe: Probe {
         switch result {
         case .timedOut:
             // Waited less than the timeout: the sample's deadline came first (whole ms shown).
-            let waited = ConfigDuration.milliseconds(runner.lastWaitNanoseconds / 1_000_000)
-            let message = waited < timeout
-                ? "statvfs timed out after \(waited): ran out of time before the probe's deadline" : "statvfs timed out after \(timeout)"
+            let message = runner.lastWait < timeout
+                ? "statvfs timed out after \(ConfigDuration.milliseconds(runner.lastWait.nanoseconds / 1_000_000)): ran out of time before the probe's deadline"
+                : "statvfs timed out after \(timeout)"
             return Observation(key: entry.mountPoint, state: .unknown, message: message, labels: labels)
         case .stillBlocked(let nanoseconds):
             let blocked = ConfigDuration(nanoseconds: nanoseconds / 1_000_000_000 * 1_000_000_000)

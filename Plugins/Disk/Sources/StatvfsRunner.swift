@@ -58,12 +58,14 @@ final class StatvfsRunner {
 
     /// How long the last run waited at most: the timeout, or less when the sample's deadline
     /// left less.
-    private(set) var lastWaitNanoseconds: Int64 = 0
+    private(set) var lastWait = ConfigDuration(nanoseconds: 0)
 
-    /// The calls for `mountPoints`, each given the timeout, all of them ending by `end` (CLOCK_MONOTONIC
-    /// nanoseconds: the sample's deadline less a margin to report in) when given.
-    func run(_ mountPoints: [String], end: Int64? = nil) -> [String: Result] {
+    /// The calls for `mountPoints` under the timeout, cut to what `sampleDeadline` leaves (less
+    /// a margin to report in) when given.
+    func run(_ mountPoints: [String], within sampleDeadline: Deadline? = nil) -> [String: Result] {
         let now = MonotonicClock.nowNanoseconds()
+        let timeout = ConfigDuration(nanoseconds: timeoutNanoseconds)
+        lastWait = sampleDeadline?.allowing(timeout) ?? timeout
         var results: [String: Result] = [:]
         results.reserveCapacity(mountPoints.count)
         workers.lock()
@@ -80,8 +82,7 @@ final class StatvfsRunner {
                 unassigned.append(mountPoint)
             }
         }
-        let deadline = min(now + timeoutNanoseconds, end ?? .max)
-        lastWaitNanoseconds = max(0, deadline - now)
+        let deadline = now + lastWait.nanoseconds
         var active: [Worker] = []
         while true {
             if !unassigned.isEmpty {

@@ -14,8 +14,10 @@ struct SampleBudget {
     /// The limit for a transfer of `timeout` starting now; nil when no time is left for it.
     func limit(for timeout: ConfigDuration) -> ConfigDuration? {
         guard let deadline else { return timeout }
-        // Whole milliseconds: libcurl's unit, and what the message shows.
-        let allowed = ConfigDuration.milliseconds(deadline.allowing(timeout).nanoseconds / 1_000_000)
-        return allowed.nanoseconds > 0 ? allowed : nil
+        let allowed = deadline.allowing(timeout)
+        if allowed == timeout { return timeout }
+        // Cut short: whole milliseconds, libcurl's unit and what the message shows.
+        let cut = ConfigDuration.milliseconds(allowed.nanoseconds / 1_000_000)
+        return cut.nanoseconds > 0 ? cut : nil
     }
 }
