@@ -3,19 +3,17 @@ import PathwatchProbeKit
 import PathwatchTestSupport
 import Testing
 
-/// The real agent binary (unprivileged where it can be) and the C test probe: every call is told
+/// The real agent binary, as an ordinary user, and the C test probe: every call is told
 /// its deadline, derived from the probe's `timeout`, in both isolations; a plug-in that returns
 /// within the grace after it is heard; one that ignores it and sleeps on is given up on, saying so.
 @Suite(.onItsOwnThread) struct DeadlineAgentTests {
-    let pathwatch = TestEnvironment.pathwatchBinary.path
-
     func once(_ probes: String) throws -> (document: [String: Any], stderr: String) {
         let dir = try FixturePlugins.folderWithTestProbe()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         let config = try writeConfig(#"{"agent": {"plugin_dirs": ["."], "interval": "10s"}, "probes": [\#(probes)]}"#, in: dir)
         chmod(config.path, 0o644)
         chmod(dir.appendingPathComponent("libtestprobe.so").path, 0o644)
-        let result = try run(TestEnvironment.unprivileged + [pathwatch, "once", "--config", config.path, "--format", "json"], timeout: 60)
+        let result = try run(Unprivileged.pathwatch(["once", "--config", config.path, "--format", "json"]), timeout: 60)
         guard let document = try? parseJSONObject(result.stdout) else {
             throw TestFailure("once printed no document (status \(result.status)): \(result.stderr.suffix(2_000))")
         }

@@ -47,16 +47,6 @@ public enum TestEnvironment {
         return (try? run(["unshare", "-n", "-m", "true"]).status) == 0
     }
 
-    /// The prefix that runs a command as uid and gid 65534 with no other groups, as an agent
-    /// without privileges runs: `setpriv …` when this process is root and that user can run the
-    /// build products, else empty (the command runs as this process's user). Files the command
-    /// reads must be readable by others.
-    public static let unprivileged: [String] = {
-        let setpriv = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
-        guard isRoot, (try? run(setpriv + ["test", "-x", pathwatchBinary.path]))?.status == 0 else { return [] }
-        return setpriv
-    }()
-
     /// Why a root-only test is skipped, printed by the test framework.
     public static let needsRootReason = "needs root and namespace support (ip netns, unshare); run as root"
 

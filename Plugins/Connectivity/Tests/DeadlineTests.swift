@@ -25,7 +25,7 @@ import Testing
         #expect(own.message == "no internet access: timed out after 300 ms (waiting for response)", "\(own.message)")
     }
 
-    /// `pathwatch once` (as an unprivileged user where it can) with the probe's `timeout` at
+    /// `pathwatch once` (as an ordinary user) with the probe's `timeout` at
     /// 1500ms and no `timeout` in its config, against a check URL on loopback that accepts and
     /// never answers, in both isolations.
     @Test(arguments: ["process", "inline"])
@@ -43,9 +43,7 @@ import Testing
              "sinks": []}
             """, in: directory)
         chmod(config.path, 0o644)
-        let result = try run(
-            TestEnvironment.unprivileged + [TestEnvironment.pathwatchBinary.path, "once", "--config", config.path, "--format", "json"],
-            timeout: 30)
+        let result = try run(Unprivileged.pathwatch(["once", "--config", config.path, "--format", "json"]), timeout: 30)
         let document = try parseJSONObject(result.stdout)
         let check = (document["checks"] as? [[String: Any]])?.first { $0["id"] as? String == "net/internet" }
         let message = check?["message"] as? String ?? ""
@@ -57,7 +55,7 @@ import Testing
         #expect(probe?["restarts"] as? Double ?? 0 == 0 && probe?["last_error"] as? String == nil, "\(String(describing: probe))")
     }
 
-    /// The issue's case: the agent runs (unprivileged where it can) in a namespace whose uplink
+    /// The issue's case: the agent runs as an ordinary user in a namespace whose uplink
     /// leads to an ISP namespace that has stopped answering — carrier and route kept, the
     /// gateway's address gone, so nothing on the link answers. The probe's `timeout` is 1500ms
     /// and its config keeps the default 5 s wait. The first sample says `limited`, and the
@@ -77,9 +75,7 @@ import Testing
              "sinks": [{"type": "stdout", "format": "json", "on": "every"}]}
             """, in: directory)
         chmod(config.path, 0o644)
-        let agent = try BackgroundProcess(
-            ["ip", "netns", "exec", topology.host.name] + TestEnvironment.unprivileged
-                + [TestEnvironment.pathwatchBinary.path, "run", "--config", config.path])
+        let agent = try BackgroundProcess(["ip", "netns", "exec", topology.host.name] + Unprivileged.pathwatch(["run", "--config", config.path]))
         defer { agent.stop() }
 
         func documentWithTheCheck(from: Int) -> (index: Int, document: [String: Any])? {

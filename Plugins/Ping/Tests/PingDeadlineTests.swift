@@ -6,7 +6,7 @@ import Testing
 /// last reply) ends the round inside the deadline: the echoes that fit are sent, the unanswered
 /// ones are loss, and the check says the deadline cut it short — instead of the plug-in being
 /// killed and every check turning unknown. `pathwatch once` runs in a namespace the test creates
-/// (unprivileged where it can), pinging a target that answers and an address nobody holds.
+/// (as an ordinary user), pinging a target that answers and an address nobody holds.
 @Suite(.serialized, .onItsOwnThread) struct PingDeadlineTests {
     @Test(.enabled(if: TestEnvironment.canUseNamespaces, Comment(rawValue: TestEnvironment.needsRootReason)))
     func aRoundLongerThanTheProbeTimeoutIsCutShortNotKilled() throws {
@@ -28,8 +28,7 @@ import Testing
             """, in: directory)
         chmod(config.path, 0o644)
         let result = try run(
-            ["ip", "netns", "exec", pair.pinger.name] + TestEnvironment.unprivileged
-                + [TestEnvironment.pathwatchBinary.path, "once", "--config", config.path, "--format", "json"], timeout: 60)
+            ["ip", "netns", "exec", pair.pinger.name] + Unprivileged.pathwatch(["once", "--config", config.path, "--format", "json"]), timeout: 60)
         let document = try parseJSONObject(result.stdout)
         func check(_ name: String) -> [String: Any]? {
             (document["checks"] as? [[String: Any]])?.first { $0["id"] as? String == "ping/\(name)" }
