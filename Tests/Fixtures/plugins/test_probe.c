@@ -15,6 +15,7 @@
  *   "fail_path": "a.b"  create() fails with this JSON path and a message
  *   "fail_message": s   ... and this message (cut to the header's 768-byte buffer like any other)
  *   "echo": "text"      put this text in every check's message (secret-redaction tests)
+ *   "metric_echo": "text"   give every check a metric with this text as its name (value 1)
  *   "counter": true     a metric "samples" counting this instance's samples
  *   "crash_in": "create"|"sample"   dereferences NULL there (SIGSEGV)
  *   "exit_in": "create"|"sample"    calls exit(3) there
@@ -46,6 +47,7 @@ typedef struct {
     uint64_t create_deadline;
     int garbage;
     char echo[256];
+    char metric_echo[256];
     int counter;
     long samples;
     int crash_in_sample;
@@ -117,17 +119,26 @@ static int tp_create(const char *json, size_t len, void **out, pw_error *e) {
     if (json_object_object_get_ex(root, "garbage", &v)) p->garbage = json_object_get_boolean(v);
     if (json_object_object_get_ex(root, "counter", &v)) p->counter = json_object_get_boolean(v);
     if (json_object_object_get_ex(root, "echo", &v)) snprintf(p->echo, sizeof p->echo, "%s", json_object_get_string(v));
+    if (json_object_object_get_ex(root, "metric_echo", &v)) snprintf(p->metric_echo, sizeof p->metric_echo, "%s", json_object_get_string(v));
     json_object_put(root);
     if (p->state < 0) { free(p); return fail(e, "state", "expected ok, warning, critical or unknown"); }
     *out = p;
     return PW_OK;
 }
 
-static int emit_one(const pw_emitter *em, const char *key, int state, const char *message, double samples, int with_counter) {
-    pw_metric metrics[1] = {{sizeof(pw_metric), "samples", samples}};
+static int emit_one_with(const pw_emitter *em, const char *key, int state, const char *message, double samples, int with_counter,
+                         const char *extra) {
+    pw_metric metrics[2];
+    size_t count = 0;
+    if (with_counter) metrics[count++] = (pw_metric){sizeof(pw_metric), "samples", samples};
+    if (extra) metrics[count++] = (pw_metric){sizeof(pw_metric), extra, 1};
     pw_label labels[1] = {{sizeof(pw_label), "fixture", "yes"}};
-    pw_observation o = {sizeof(pw_observation), key, state, message, metrics, with_counter ? 1 : 0, labels, 1};
+    pw_observation o = {sizeof(pw_observation), key, state, message, metrics, count, labels, 1};
     return em->emit(em->context, &o);
+}
+
+static int emit_one(const pw_emitter *em, const char *key, int state, const char *message, double samples, int with_counter) {
+    return emit_one_with(em, key, state, message, samples, with_counter, NULL);
 }
 
 static int tp_sample(void *instance, const pw_emitter *em, pw_error *e) {
@@ -166,14 +177,14 @@ static int tp_sample(void *instance, const pw_emitter *em, pw_error *e) {
             int st = state_from(line);
             if (st < 0) continue;
             snprintf(key, sizeof key, "c%d", i++);
-            emit_one(em, key, st, p->echo[0] ? p->echo : message, (double)p->samples, p->counter);
+            emit_one_with(em, key, st, p->echo[0] ? p->echo : message, (double)p->samples, p->counter, p->metric_echo[0] ? p->metric_echo : NULL);
         }
         fclose(f);
         return PW_OK;
     }
     for (int i = 0; i < p->checks; i++) {
         snprintf(key, sizeof key, "c%d", i);
-        emit_one(em, key, p->state, p->echo[0] ? p->echo : "fixture check", (double)p->samples, p->counter);
+        emit_one_with(em, key, p->state, p->echo[0] ? p->echo : "fixture check", (double)p->samples, p->counter, p->metric_echo[0] ? p->metric_echo : NULL);
     }
     if (p->garbage) {
         pw_observation bad_state = {sizeof(pw_observation), "bad-state", 42, "x", NULL, 0, NULL, 0};
