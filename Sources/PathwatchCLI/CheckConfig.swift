@@ -27,7 +27,8 @@ extension Pathwatch {
                 print("warning: probe \(c.config.id): \(loaded.redactor.redact(c.instance.health.lastError ?? "not running"))")
             }
             created.forEach { $0.instance.destroy() }
-            for refusal in catalog.refused { print("note: plug-in refused: \(refusal)") }
+            // A refusal names its file, whose folder may be a substituted secret.
+            for refusal in catalog.refused { print("note: plug-in refused: \(loaded.redactor.redact(refusal.description))") }
             DescriptorLimit.raiseSoftToHard()
             if let shortage = DescriptorLimit.shortage(for: loaded.config) { print("warning: \(shortage)") }
             let fragments = loaded.origins.fragments

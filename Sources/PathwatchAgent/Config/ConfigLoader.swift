@@ -38,7 +38,7 @@ public enum ConfigLoader {
         do {
             try ConfigHostChecks.checkFolders(loaded.config, file: file)
         } catch {
-            throw loaded.origins.relocate(error)
+            throw loaded.origins.relocate(error).redacted(by: loaded.redactor)
         }
         return loaded
     }
@@ -92,7 +92,7 @@ public enum ConfigLoader {
             try validate(loaded.config, file: file, origins: origins)
             try ConfigHostChecks.checkPluginTimeouts(loaded)
         } catch {
-            throw origins.relocate(error)
+            throw origins.relocate(error).redacted(by: redactor)
         }
         return loaded
     }
