@@ -7,12 +7,28 @@ enum ConfigHostChecks {
     static func checkFolders(_ config: AgentConfig, file: String) throws(ConfigError) {
         let base = directoryName(file)
         var needsState = false
+        // Each file sink's file under its one spelling: "a/../b.json" and a folder reached
+        // through a link name the same file as "b.json" (ConfigLoader.validate compares only
+        // the text).
+        var files: [String: Int] = [:]
         for (i, sink) in config.sinks.enumerated() {
             switch sink.kind {
             case .file(let settings):
-                let folder = directoryName(resolvePath(settings.path, relativeTo: base))
+                let path = resolvePath(settings.path, relativeTo: base)
+                let folder = directoryName(path)
                 if let problem = writableFolderProblem(folder, mayCreate: false) {
                     throw ConfigError(file: file, location: "sinks[\(i)].path", message: "the folder \(folder) \(problem)")
+                }
+                if let problem = FileSinkTarget.problem(path) {
+                    throw ConfigError(file: file, location: "sinks[\(i)].path", message: "\(path) \(problem)")
+                }
+                if let name = FileSinkTarget.canonicalName(path) {
+                    if let first = files[name] {
+                        throw ConfigError(
+                            file: file, location: "sinks[\(i)].path",
+                            message: "two file sinks write \(name) (already used by sinks[\(first)], spelled differently)")
+                    }
+                    files[name] = i
                 }
             case .webhook:
                 needsState = true
