@@ -16,6 +16,7 @@
  *   "fail_message": s   ... and this message (cut to the header's 768-byte buffer like any other)
  *   "echo": "text"      put this text in every check's message (secret-redaction tests)
  *   "metric_echo": "text"   give every check a metric with this text as its name (value 1)
+ *   "message_bytes": N  every check's message is N bytes of 'x' (large documents; the host cuts at 4096)
  *   "counter": true     a metric "samples" counting this instance's samples
  *   "crash_in": "create"|"sample"   dereferences NULL there (SIGSEGV)
  *   "exit_in": "create"|"sample"    calls exit(3) there
@@ -53,6 +54,7 @@ typedef struct {
     int crash_in_sample;
     int exit_in_sample;
     int chatter;
+    char *long_message;
 } test_probe;
 
 /* Hostile behaviours for the isolation and trial tests. */
@@ -117,11 +119,16 @@ static int tp_create(const char *json, size_t len, void **out, pw_error *e) {
     if (json_object_object_get_ex(root, "deadline", &v)) p->deadline = json_object_get_boolean(v);
     p->create_deadline = pw_call_deadline_ns(e);
     if (json_object_object_get_ex(root, "garbage", &v)) p->garbage = json_object_get_boolean(v);
+    if (json_object_object_get_ex(root, "message_bytes", &v) && json_object_get_int(v) > 0) {
+        int n = json_object_get_int(v);
+        p->long_message = malloc((size_t)n + 1);
+        if (p->long_message) { memset(p->long_message, 'x', (size_t)n); p->long_message[n] = 0; }
+    }
     if (json_object_object_get_ex(root, "counter", &v)) p->counter = json_object_get_boolean(v);
     if (json_object_object_get_ex(root, "echo", &v)) snprintf(p->echo, sizeof p->echo, "%s", json_object_get_string(v));
     if (json_object_object_get_ex(root, "metric_echo", &v)) snprintf(p->metric_echo, sizeof p->metric_echo, "%s", json_object_get_string(v));
     json_object_put(root);
-    if (p->state < 0) { free(p); return fail(e, "state", "expected ok, warning, critical or unknown"); }
+    if (p->state < 0) { free(p->long_message); free(p); return fail(e, "state", "expected ok, warning, critical or unknown"); }
     *out = p;
     return PW_OK;
 }
@@ -184,7 +191,7 @@ static int tp_sample(void *instance, const pw_emitter *em, pw_error *e) {
     }
     for (int i = 0; i < p->checks; i++) {
         snprintf(key, sizeof key, "c%d", i);
-        emit_one_with(em, key, p->state, p->echo[0] ? p->echo : "fixture check", (double)p->samples, p->counter, p->metric_echo[0] ? p->metric_echo : NULL);
+        emit_one_with(em, key, p->state, p->echo[0] ? p->echo : p->long_message ? p->long_message : "fixture check", (double)p->samples, p->counter, p->metric_echo[0] ? p->metric_echo : NULL);
     }
     if (p->garbage) {
         pw_observation bad_state = {sizeof(pw_observation), "bad-state", 42, "x", NULL, 0, NULL, 0};
@@ -202,7 +209,11 @@ static int tp_sample(void *instance, const pw_emitter *em, pw_error *e) {
     return PW_OK;
 }
 
-static void tp_destroy(void *instance) { free(instance); }
+static void tp_destroy(void *instance) {
+    test_probe *p = instance;
+    free(p->long_message);
+    free(p);
+}
 
 static const pw_probe_descriptor descriptor = {
     TEST_ABI,
