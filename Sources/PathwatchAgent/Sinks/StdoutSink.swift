@@ -76,7 +76,7 @@ final class StdoutSink: Sink {
     /// line. Otherwise (a reader that is behind, a long document) the sink's thread writes, so
     /// a reader that stops reading still blocks nobody else. Returns false when it wrote nothing.
     private func writeOnCaller() -> Bool {
-        var ready = pollfd(fd: STDOUT_FILENO, events: Int16(POLLOUT), revents: 0)
+        var ready = pollfd(fd: AgentOutput.descriptor, events: Int16(POLLOUT), revents: 0)
         guard poll(&ready, 1, 0) == 1, ready.revents == Int16(POLLOUT) else { return false }
         let text = pending.withLock { state -> String? in
             guard !state.closing else { return nil }
@@ -88,7 +88,7 @@ final class StdoutSink: Sink {
             return text
         }
         guard let text else { return false }
-        FileDescriptorWriter.writeAll(STDOUT_FILENO, text)
+        AgentOutput.write(text)
         let more = pending.withLock { state -> Bool in
             state.writing = false
             if state.lines.isEmpty { state.scheduled = false }
@@ -122,7 +122,7 @@ final class StdoutSink: Sink {
                 }
                 if stopping { return }
                 // write(2) on the descriptor: nothing buffered, so every line is out when written.
-                FileDescriptorWriter.writeAll(STDOUT_FILENO, line + "\n")
+                AgentOutput.write(line + "\n")
                 pending.withLock { $0.writing = false }
             }
         }
