@@ -17,6 +17,7 @@
  *   "echo": "text"      put this text in every check's message (secret-redaction tests)
  *   "metric_echo": "text"   give every check a metric with this text as its name (value 1)
  *   "message_bytes": N  every check's message is N bytes of 'x' (large documents; the host cuts at 4096)
+ *   "duplicate": true   emits c0 a second time, critical, after the checks (the host refuses it)
  *   "counter": true     a metric "samples" counting this instance's samples
  *   "crash_in": "create"|"sample"   dereferences NULL there (SIGSEGV)
  *   "exit_in": "create"|"sample"    calls exit(3) there
@@ -47,6 +48,7 @@ typedef struct {
     int deadline;
     uint64_t create_deadline;
     int garbage;
+    int duplicate;
     char echo[256];
     char metric_echo[256];
     int counter;
@@ -119,6 +121,7 @@ static int tp_create(const char *json, size_t len, void **out, pw_error *e) {
     if (json_object_object_get_ex(root, "deadline", &v)) p->deadline = json_object_get_boolean(v);
     p->create_deadline = pw_call_deadline_ns(e);
     if (json_object_object_get_ex(root, "garbage", &v)) p->garbage = json_object_get_boolean(v);
+    if (json_object_object_get_ex(root, "duplicate", &v)) p->duplicate = json_object_get_boolean(v);
     if (json_object_object_get_ex(root, "message_bytes", &v) && json_object_get_int(v) > 0) {
         int n = json_object_get_int(v);
         p->long_message = malloc((size_t)n + 1);
@@ -193,6 +196,7 @@ static int tp_sample(void *instance, const pw_emitter *em, pw_error *e) {
         snprintf(key, sizeof key, "c%d", i);
         emit_one_with(em, key, p->state, p->echo[0] ? p->echo : p->long_message ? p->long_message : "fixture check", (double)p->samples, p->counter, p->metric_echo[0] ? p->metric_echo : NULL);
     }
+    if (p->duplicate) emit_one(em, "c0", PW_STATE_CRITICAL, "the same key again", 0, 0);
     if (p->garbage) {
         pw_observation bad_state = {sizeof(pw_observation), "bad-state", 42, "x", NULL, 0, NULL, 0};
         em->emit(em->context, &bad_state);
