@@ -76,8 +76,21 @@ enum ConfigHostChecks {
     }
 
     private static func writeProblem(_ folder: String) -> String? {
-        guard access(folder, W_OK | X_OK) != 0 else { return nil }
-        return errno == EROFS ? "is on a read-only file system" : "is not writable: \(errnoText())"
+        guard access(folder, W_OK | X_OK) == 0 else {
+            return errno == EROFS ? "is on a read-only file system" : "is not writable: \(errnoText())"
+        }
+        // access(2) says yes to root for any folder, /proc and /sys included, where nothing can
+        // be created: only creating something tells. A file of our own, removed at once.
+        let trial = "\(folder)/.pathwatch-write-check.\(getpid())"
+        let fd = open(trial, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            // Someone else's file by that name: the folder was writable enough to hold it.
+            if errno == EEXIST { return nil }
+            return errno == EROFS ? "is on a read-only file system" : "does not let files be created: \(errnoText())"
+        }
+        close(fd)
+        unlink(trial)
+        return nil
     }
 
     /// A plug-in's own `timeout` (a target's, say) must end before the probe's: otherwise a hung

@@ -32,6 +32,8 @@ final class StdoutSink: Sink {
     /// Its own thread: a reader that stops reading blocks this write and nothing else.
     private let queue = SerialThread(name: "pw-sink-stdout")
     private let pending = Mutex(Pending())
+    /// When the last line was written whole: the document's `last_delivery`.
+    private let lastDelivery = Mutex<WallTime?>(nil)
 
     init(format: OutputFormat, triggers: Set<SinkTrigger>) {
         self.format = format
@@ -88,7 +90,7 @@ final class StdoutSink: Sink {
             return text
         }
         guard let text else { return false }
-        AgentOutput.write(text)
+        if AgentOutput.write(text) { lastDelivery.withLock { $0 = .now() } }
         let more = pending.withLock { state -> Bool in
             state.writing = false
             if state.lines.isEmpty { state.scheduled = false }
@@ -122,8 +124,9 @@ final class StdoutSink: Sink {
                 }
                 if stopping { return }
                 // write(2) on the descriptor: nothing buffered, so every line is out when written.
-                AgentOutput.write(line + "\n")
+                let written = AgentOutput.write(line + "\n")
                 pending.withLock { $0.writing = false }
+                if written { lastDelivery.withLock { $0 = .now() } }
             }
         }
     }
@@ -144,7 +147,10 @@ final class StdoutSink: Sink {
     func close(handingOverTo successors: [any Sink]) { queue.finish() }
 
     func status() -> SinkStatus {
-        pending.withLock { SinkStatus(type: "stdout", target: "stdout", queued: $0.lines.count, dropped: $0.dropped) }
+        let last = lastDelivery.withLock { $0 }
+        return pending.withLock {
+            SinkStatus(type: "stdout", target: "stdout", queued: $0.lines.count, dropped: $0.dropped, lastDelivery: last)
+        }
     }
 
     // Text lines are for terminals: whatever a plug-in put in a message, one event stays one

@@ -1,7 +1,8 @@
 /* A configurable probe for the agent's own tests, built with cc against the ABI header alone.
  *
  * Compile-time knobs: -DTEST_NAME='"name"' (default "testprobe"), -DTEST_ABI=N (default the
- * header's), -DTEST_NULL_NAME (a descriptor with no name).
+ * header's), -DTEST_NULL_NAME (a descriptor with no name), -DTEST_EVENT_DRIVEN (event_fd and
+ * handle_event; event_fd returns the config's "event_fd", -1 by default: no descriptor).
  *
  * Config (json-c):
  *   "state_file": path  each sample reads "STATE MESSAGE" lines ("ok fine") from it, one check
@@ -49,6 +50,7 @@ typedef struct {
     uint64_t create_deadline;
     int garbage;
     int duplicate;
+    int event_fd;
     char echo[256];
     char metric_echo[256];
     int counter;
@@ -102,6 +104,7 @@ static int tp_create(const char *json, size_t len, void **out, pw_error *e) {
     test_probe *p = calloc(1, sizeof *p);
     if (!p) { json_object_put(root); return fail(e, "", "out of memory"); }
     p->checks = 1;
+    p->event_fd = -1;
     p->chatter = chatter;
     p->crash_in_sample = strcmp(crash_in, "sample") == 0;
     p->exit_in_sample = strcmp(exit_in, "sample") == 0;
@@ -122,6 +125,7 @@ static int tp_create(const char *json, size_t len, void **out, pw_error *e) {
     p->create_deadline = pw_call_deadline_ns(e);
     if (json_object_object_get_ex(root, "garbage", &v)) p->garbage = json_object_get_boolean(v);
     if (json_object_object_get_ex(root, "duplicate", &v)) p->duplicate = json_object_get_boolean(v);
+    if (json_object_object_get_ex(root, "event_fd", &v)) p->event_fd = json_object_get_int(v);
     if (json_object_object_get_ex(root, "message_bytes", &v) && json_object_get_int(v) > 0) {
         int n = json_object_get_int(v);
         p->long_message = malloc((size_t)n + 1);
@@ -219,6 +223,11 @@ static void tp_destroy(void *instance) {
     free(p);
 }
 
+#ifdef TEST_EVENT_DRIVEN
+static int tp_event_fd(void *instance) { return ((test_probe *)instance)->event_fd; }
+static int tp_handle_event(void *instance, const pw_emitter *em, pw_error *e) { (void)instance; (void)em; (void)e; return PW_OK; }
+#endif
+
 static const pw_probe_descriptor descriptor = {
     TEST_ABI,
     sizeof(pw_probe_descriptor),
@@ -232,8 +241,13 @@ static const pw_probe_descriptor descriptor = {
     0,
     tp_create,
     tp_sample,
+#ifdef TEST_EVENT_DRIVEN
+    tp_event_fd,
+    tp_handle_event,
+#else
     NULL,
     NULL,
+#endif
     tp_destroy,
 };
 
