@@ -61,7 +61,7 @@ test-deps: dist-deps
 ## LTO with conditional runtime records and link-time internalizing lets the linker drop what the
 ## program never reaches — most of swift-async-algorithms (which swift-service-lifecycle links
 ## for one channel) and the unused parts of SwiftNIO: a third of the code, 1.2 MiB of an idle
-## agent (README "Benchmarks"). (-experimental-hermetic-seal-at-link, which adds virtual-function
+## agent (bench/RESULTS.md). (-experimental-hermetic-seal-at-link, which adds virtual-function
 ## and witness elimination, fails to link against the toolchain's Dispatch.)
 ## Relative relocations are packed (DT_RELR, glibc 2.36 and later: Debian 12): the executable's
 ## 11,000 of them took 270 KB of 24-byte entries, read at every start and resident after it; a
@@ -71,7 +71,7 @@ test-deps: dist-deps
 ## neighbours, so code spread over the whole executable kept 2.3 MiB of it resident; packed, 0.9.
 ## Private functions (closure destroyers, outlined copies) have symbols only with save-temp-labels;
 ## their names carry link-order counters, so after a code change they miss until the order is
-## recorded again (named functions keep matching; README "Why release builds lay out code by use").
+## recorded again (named functions keep matching; docs/design.md, "Why release builds lay out code by use").
 CODE_ORDER := $(CURDIR)/dist/code-order/hot.order
 RELEASE_FLAGS := -c release -Xswiftc -Osize --experimental-lto-mode=full \
 	-Xswiftc -Xfrontend -Xswiftc -conditional-runtime-records -Xswiftc -Xfrontend -Xswiftc -internalize-at-link \
