@@ -17,6 +17,11 @@ final class PosixRegex {
 
     /// Compiles `pattern`; throws regerror's text ("Unmatched ( or \\(") when it is not valid.
     init(_ pattern: String) throws(RegexProblem) {
+        // glibc accepts back-references in ERE as an extension; they make matching exponential
+        // in the input's length, and the input is up to max_body bytes from the network.
+        guard !Self.hasBackReference(pattern) else {
+            throw RegexProblem(message: "back-references (\\1 to \\9) are not supported: they can take time exponential in the body's length")
+        }
         let code = regcomp(&compiled, pattern, REG_EXTENDED | REG_NOSUB)
         guard code == 0 else {
             var text = [CChar](repeating: 0, count: 256)
@@ -44,6 +49,20 @@ final class PosixRegex {
         text.append(0)
         return regexec(&compiled, text, 0, nil, 0) == 0
         #endif
+    }
+
+    /// A backslash followed by 1 to 9, outside an escaped backslash.
+    static func hasBackReference(_ pattern: String) -> Bool {
+        var escaped = false
+        for scalar in pattern.unicodeScalars {
+            if escaped {
+                if ("1"..."9").contains(scalar) { return true }
+                escaped = false
+            } else if scalar == "\\" {
+                escaped = true
+            }
+        }
+        return false
     }
 
     deinit { regfree(&compiled) }

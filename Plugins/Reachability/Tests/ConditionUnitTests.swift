@@ -73,10 +73,12 @@ import Testing
         #expect([UInt8]().withUnsafeBytes { !parsed.matches($0) })
     }
 
-    @Test func invalidOrEmptyPatternsAreRefused() {
+    @Test func invalidOrEmptyPatternsAreRefused() throws {
         #expect(throws: RegexProblem.self) { try BodyPattern(parsing: "/a(/") }
         #expect(throws: RegexProblem.self) { try BodyPattern(parsing: "//") }
         #expect(throws: RegexProblem.self) { try BodyPattern(parsing: "") }
+        #expect(throws: RegexProblem.self) { try BodyPattern(parsing: #"/(a+)\1/"#) }
+        #expect(try BodyPattern(parsing: #"/a\\1/"#).label == #"/a\\1/"#)  // an escaped backslash, then 1
     }
 }
 
