@@ -2,7 +2,7 @@
 /// `status`, any argument error) is the work of its command-line companion, `pathwatch-cli`:
 /// the same commands defined with swift-argument-parser. The agent's executable links neither
 /// the parser nor the Foundation library the parser needs, so a running agent and each plug-in
-/// child do not carry them (README "Command line"); the companion replaces this process, as git
+/// child do not carry them (docs/design.md); the companion replaces this process, as git
 /// does with its helpers.
 public enum CommandLineCompanion {
     /// The companion's file name.
@@ -18,30 +18,11 @@ public enum CommandLineCompanion {
     /// Replaces this process with the companion, given the same arguments; says what is missing
     /// and exits 1 when no companion can be started.
     public static func replaceProcess(arguments: [String]) -> Never {
-        guard let executable = ownExecutable() else {
+        guard let executable = ProcessImage.ownExecutable() else {
             printError("cannot find this executable (/proc/self/exe), so not its command-line companion \(name)")
             exitProcess(ExitStatus.failure)
         }
-        let places = candidates(executable: executable)
-        var reasons: [String] = []
-        for path in places {
-            guard access(path, X_OK) == 0 else {
-                reasons.append("\(path): \(errnoText())")
-                continue
-            }
-            var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-            execv(path, &argv)
-            reasons.append("\(path): cannot be started: \(errnoText())")
-        }
-        printError("this command needs the command-line companion \(name), and none could be started (\(reasons.joined(separator: "; "))); reinstall pathwatch")
-        exitProcess(ExitStatus.failure)
-    }
-
-    private static func ownExecutable() -> String? {
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard length > 0 else { return nil }
-        return String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        ProcessImage.replace(with: candidates(executable: executable), arguments: arguments, what: "the command-line companion \(name)")
     }
 }
 

@@ -2,7 +2,7 @@
 /// arguments take only the plain forms, so the agent's service start, and the command most often
 /// started by others (Nagios, cron, scripts), need no argument parser: the executable then links
 /// neither swift-argument-parser nor the Foundation library it brings (about 2.8 MiB of every
-/// agent process's memory, README "Command line"). Parsing the command tree also reflects every
+/// agent process's memory, docs/design.md). Parsing the command tree also reflects every
 /// subcommand's property wrappers, each a search of the runtime's conformance tables.
 ///
 /// Only what ArgumentParser reads in exactly one way is taken: the subcommand, then each of
@@ -53,5 +53,25 @@ public struct PlainArguments: Sendable {
             default: return nil
             }
         }
+    }
+}
+
+extension PlainArguments {
+    /// `command` with these options in the plain form (the program not included), as the
+    /// command-line companion hands `run` and `once` back to the agent's executable.
+    public init(command: Command, options: PlainCommonOptions, format: OnceFormat = .json) {
+        self.command = command
+        self.options = options
+        self.format = format
+    }
+
+    /// The arguments that read back as these. A value starting with `-` goes in `--name=value`
+    /// (it would otherwise read as an option), an empty one as `--name ""`.
+    public var arguments: [String] {
+        var out = [command.rawValue]
+        if let config = options.config { out += config.hasPrefix("-") ? ["--config=\(config)"] : ["--config", config] }
+        out.append("--log-level=\(options.logLevel.rawValue)")
+        if command == .once { out.append("--format=\(format.rawValue)") }
+        return out
     }
 }

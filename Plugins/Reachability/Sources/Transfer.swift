@@ -1,4 +1,5 @@
 import CCurlShims
+import PathwatchProbeKit
 
 #if canImport(Glibc)
 import Glibc
@@ -11,12 +12,17 @@ import Musl
 /// follows the number of transfers in flight, not the number of targets.
 final class Transfer {
     let handle: UnsafeMutableRawPointer
-    private let search = BodySearch()
+    private let body = ResponseBody()
+    private let responseHeaders = HeaderCapture()
+    /// The conditions of the target being served, judged as soon as its transfer finishes.
+    private var conditions = ResponseConditions()
     private var headerList: UnsafeMutablePointer<curl_slist>?
     private let errorBuffer: UnsafeMutablePointer<CChar>
     /// errno of the last socket() that failed for this handle (see the open-socket shim).
     private let socketErrno: UnsafeMutablePointer<Int32>
     private var connectOnly = false
+    /// The time limit set for the current request.
+    private var timeLimit: ConfigDuration?
 
     static let userAgent = "pathwatch-reachability/\(ReachabilityProbe.version)"
     static let maxRedirects = 10
@@ -31,11 +37,12 @@ final class Transfer {
         socketErrno.initialize(to: 0)
     }
 
-    /// Sets the handle up for the request `target` describes.
-    func configure(for target: TargetSpec) throws {
-        try reset(needle: target.expectBodyContains, connectOnly: target.isTCP)
+    /// Sets the handle up for the request `target` describes, limited to `timeLimit` (the
+    /// target's timeout when nil).
+    func configure(for target: TargetSpec, timeLimit: ConfigDuration? = nil) throws {
+        try reset(needle: target.expectBodyContains, connectOnly: target.isTCP, conditions: target.conditions)
         let set = EasyOptions(handle: handle)
-        try applyCommon(url: target.url.requestURL, target: target)
+        try applyCommon(url: target.url.requestURL, target: target, timeLimit: timeLimit)
         if target.isTCP {
             try set.set(CURLOPT_CONNECT_ONLY, 1)
             // A plain connect goes to the host itself, never through a proxy from the environment.
@@ -43,8 +50,12 @@ final class Transfer {
             return
         }
         try set.set(CURLOPT_REDIR_PROTOCOLS_STR, string: "http,https")
-        try set.set(CURLOPT_WRITEFUNCTION, callback: BodySearch.writeCallback)
-        try set.set(CURLOPT_WRITEDATA, pointer: Unmanaged.passUnretained(search).toOpaque())
+        try set.set(CURLOPT_WRITEFUNCTION, callback: ResponseBody.writeCallback)
+        try set.set(CURLOPT_WRITEDATA, pointer: Unmanaged.passUnretained(body).toOpaque())
+        if !conditions.headers.isEmpty {
+            try set.set(CURLOPT_HEADERFUNCTION, callback: HeaderCapture.headerCallback)
+            try set.set(CURLOPT_HEADERDATA, pointer: Unmanaged.passUnretained(responseHeaders).toOpaque())
+        }
         switch target.method {
         case .get: break
         case .head: try set.set(CURLOPT_NOBODY, true)
@@ -73,10 +84,10 @@ final class Transfer {
     /// Sets the handle up for a bare TLS handshake with verification off, only to read the
     /// certificate of a server whose certificate failed verification as expired or not yet
     /// valid, so the message can say when.
-    func configure(inspectingCertificateOf target: TargetSpec, at url: String) throws {
+    func configure(inspectingCertificateOf target: TargetSpec, at url: String, timeLimit: ConfigDuration? = nil) throws {
         try reset(needle: nil, connectOnly: true)
         let set = EasyOptions(handle: handle)
-        try applyCommon(url: url, target: target)
+        try applyCommon(url: url, target: target, timeLimit: timeLimit)
         try set.set(CURLOPT_CONNECT_ONLY, 1)
         try set.set(CURLOPT_CERTINFO, true)
         try applyTLS(target.tls)
@@ -84,13 +95,16 @@ final class Transfer {
         try set.set(CURLOPT_SSL_VERIFYHOST, 0)
     }
 
-    /// Forgets the previous request: options, headers, the body search and the error texts.
-    private func reset(needle: String?, connectOnly: Bool) throws {
+    /// Forgets the previous request: options, headers, the body search and the error texts. The
+    /// body is kept (up to max_body) and headers read only for conditions that need them.
+    private func reset(needle: String?, connectOnly: Bool, conditions: ResponseConditions = ResponseConditions()) throws {
         pw_curl_easy_reset(handle)
         pw_curl_slist_free_all(headerList)
         headerList = nil
         self.connectOnly = connectOnly
-        search.reset(needle: needle)
+        self.conditions = conditions
+        body.reset(needle: needle, keepUpTo: conditions.keepsBody ? conditions.maxBody : nil)
+        responseHeaders.reset(names: conditions.headers.map(\.name))
         errorBuffer[0] = 0
         socketErrno.pointee = 0
         guard pw_curl_easy_record_socket_errno(handle, socketErrno) == CURLE_OK else {
@@ -98,7 +112,7 @@ final class Transfer {
         }
     }
 
-    private func applyCommon(url: String, target: TargetSpec) throws {
+    private func applyCommon(url: String, target: TargetSpec, timeLimit: ConfigDuration?) throws {
         let set = EasyOptions(handle: handle)
         try set.set(CURLOPT_URL, string: url)
         // libcurl must not use signals in a multi-threaded host.
@@ -106,7 +120,9 @@ final class Transfer {
         try set.set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(errorBuffer))
         try set.set(CURLOPT_PROTOCOLS_STR, string: "http,https")
         try set.set(CURLOPT_USERAGENT, string: Self.userAgent)
-        try set.set(CURLOPT_TIMEOUT_MS, Int(max(1, target.timeout.nanoseconds / 1_000_000)))
+        let limit = timeLimit ?? target.timeout
+        self.timeLimit = limit
+        try set.set(CURLOPT_TIMEOUT_MS, Int(max(1, limit.nanoseconds / 1_000_000)))
         switch target.ipVersion {
         case .any: try set.set(CURLOPT_IPRESOLVE, Int(CURL_IPRESOLVE_WHATEVER))
         case .v4: try set.set(CURLOPT_IPRESOLVE, Int(CURL_IPRESOLVE_V4))
@@ -136,7 +152,10 @@ final class Transfer {
     /// Reads the outcome; call right after libcurl reported the transfer done.
     func result(_ code: CURLcode) -> TransferResult {
         let info = EasyInfo(handle: handle)
-        var result = TransferResult(code: code)
+        // The body was cut at max_body on purpose: the response is judged on what arrived.
+        let cut = code == CURLE_WRITE_ERROR && body.cut
+        var result = TransferResult(code: cut ? CURLE_OK : code)
+        result.bodyCut = cut
         result.osErrno = Int32(truncatingIfNeeded: info.long(CURLINFO_OS_ERRNO))
         // A socket that could not even be opened says more than libcurl's "couldn't connect".
         if code != CURLE_OK && socketErrno.pointee != 0 { result.osErrno = socketErrno.pointee }
@@ -145,10 +164,16 @@ final class Transfer {
         result.bodyBytes = info.offset(CURLINFO_SIZE_DOWNLOAD_T)
         result.verifyResult = info.long(CURLINFO_SSL_VERIFYRESULT)
         result.certificateNotAfter = CertificateDate.leafNotAfter(TransferResult.certificateFields(info))
-        result.bodyMatched = search.found
+        result.bodyMatched = body.search.found
+        if result.code == CURLE_OK, result.httpStatus > 0, !conditions.isEmpty {
+            result.conditionFailures = ConditionJudge(conditions: conditions)
+                .failures(body: body.kept, cut: cut, headers: responseHeaders.values)
+        }
+        body.release()
         result.effectiveURL = effectiveURL
         result.redirectURL = redirectURL
         result.endedOnHTTPS = result.effectiveURL?.lowercased().hasPrefix("https:") ?? false
+        result.timeLimit = timeLimit
         if code != CURLE_OK { result.errorDetail = String(cString: errorBuffer) }
         return result
     }

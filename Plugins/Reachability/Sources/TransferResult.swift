@@ -1,4 +1,5 @@
 import CCurlShims
+import PathwatchProbeKit
 
 /// Everything the verdict needs from one finished transfer, read from the easy handle as soon
 /// as it is done (the handle is reused by the next sample).
@@ -17,6 +18,10 @@ struct TransferResult {
     /// libcurl's error text (CURLOPT_ERRORBUFFER). Only its OpenSSL reason is ever shown.
     var errorDetail: String = ""
     var bodyMatched = true
+    /// The body was longer than `max_body`: the transfer was stopped there and judged on what arrived.
+    var bodyCut = false
+    /// What `expect_body`, `expect_json` and `expect_header` found wrong, one message each.
+    var conditionFailures: [String] = []
     /// Whether the request ended on an https:// URL (after redirects, if followed).
     var endedOnHTTPS = false
     /// The last URL requested (after redirects). It holds whatever the configured URL held, so
@@ -24,6 +29,11 @@ struct TransferResult {
     var effectiveURL: String?
     /// Where a redirect that was not followed pointed (CURLINFO_REDIRECT_URL); never shown whole.
     var redirectURL: String?
+    /// The time limit the transfer ran under: the target's timeout, or less when the sample's
+    /// deadline left less. Nil when none was set (a result made without a transfer).
+    var timeLimit: ConfigDuration?
+    /// Never started: the sample's deadline came before the transfer's turn.
+    var notStarted = false
 
     init(code: CURLcode) { self.code = code }
 }

@@ -63,7 +63,13 @@ struct Verdict {
                 return (.critical, "HTTP \(result.httpStatus) (expected \(target.expectStatus)) in \(elapsed)")
             }
             if let needle = target.expectBodyContains, !result.bodyMatched {
-                return (.critical, "body does not contain \(MessageFormat.quoted(needle)) (\(summary))")
+                let cut = result.bodyCut ? ", body cut at max_body" : ""
+                return (.critical, "body does not contain \(MessageFormat.quoted(needle)) (\(summary)\(cut))")
+            }
+            if let first = result.conditionFailures.first {
+                let more = result.conditionFailures.count - 1
+                let others = more == 0 ? "" : "; \(more) more condition\(more == 1 ? "" : "s") failed"
+                return (.critical, "\(first)\(others) (\(summary))")
             }
         }
         var warnings: [String] = []
@@ -73,10 +79,10 @@ struct Verdict {
                     ? "TLS: certificate expired \(MessageFormat.days(-days)) ago"
                     : "TLS: certificate expires in \(MessageFormat.days(days))")
         }
-        if let maxLatency = target.maxLatency, result.timings.totalMilliseconds > maxLatency.milliseconds {
-            warnings.append("slow: \(elapsed) (max \(MessageFormat.milliseconds(maxLatency.milliseconds)))")
-        }
-        return warnings.isEmpty ? (.ok, summary) : (.warning, warnings.joined(separator: "; "))
+        if let limits = target.maxLatency { warnings += limits.warnings(result.timings) }
+        // Conditions held on what arrived; the message says it was not the whole body.
+        let read = result.bodyCut ? " (body cut at max_body, \(MessageFormat.size(target.conditions.maxBody)))" : ""
+        return warnings.isEmpty ? (.ok, summary + read) : (.warning, warnings.joined(separator: "; "))
     }
 
     /// What went wrong, from libcurl's code and the details it keeps beside it.
@@ -93,9 +99,13 @@ struct Verdict {
             default: return "cannot connect: \(MessageFormat.lowercasingFirst(systemErrorText(result.osErrno)))"
             }
         case CURLE_OPERATION_TIMEDOUT:
+            if result.notStarted { return "timed out before it started: no time left before the probe's deadline" }
             let phase = result.timings.unfinishedPhase(
                 usesTLS: target.url.kind == .https || result.endedOnHTTPS, connectOnly: target.isTCP)
-            return "timed out after \(MessageFormat.duration(target.timeout)) (\(phase))"
+            let limit = result.timeLimit ?? target.timeout
+            // Cut short by the sample's deadline: say so, or the configured timeout looks ignored.
+            let cut = limit < target.timeout ? ": ran out of time before the probe's deadline" : ""
+            return "timed out after \(MessageFormat.duration(limit)) (\(phase))\(cut)"
         case CURLE_PEER_FAILED_VERIFICATION:
             return certificateFailure()
         case CURLE_SSL_CONNECT_ERROR:
