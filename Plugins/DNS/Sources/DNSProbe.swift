@@ -86,9 +86,21 @@ final class DNSProbe: Probe {
         return all
     }
 
+    /// The round's settings, its wait cut to what the sample's deadline leaves (less the margin
+    /// for reporting), so a resolver that does not answer is reported `critical` by the probe,
+    /// not cut off by the host as `unknown`.
+    func settings(by deadline: Deadline?) -> QueryRound.Settings {
+        var settings = self.settings
+        guard let deadline else { return settings }
+        let allowed = deadline.allowing(settings.timeout)
+        // Whole milliseconds, as the message shows it; at least one, so the queries still go out.
+        if allowed != settings.timeout { settings.timeout = .milliseconds(max(1, allowed.nanoseconds / 1_000_000)) }
+        return settings
+    }
+
     func sample(into emitter: Emitter) throws {
         let resolvers = resolvers()
-        let outcomes = QueryRound.run(resolvers: resolvers, queries: queries, settings: settings)
+        let outcomes = QueryRound.run(resolvers: resolvers, queries: queries, settings: settings(by: Deadline.current))
         var health: [(resolver: ResolverAddress, health: ResolverHealth)] = []
         for (resolver, answers) in zip(resolvers, outcomes) {
             for (query, outcome) in zip(queries, answers) {

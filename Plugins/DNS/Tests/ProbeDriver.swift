@@ -23,9 +23,9 @@ enum ProbeDriver {
         }
     }
 
-    /// One sample's observations by key.
-    static func sample(_ probe: DNSProbe) throws -> [String: Emitted] {
-        let seen = try ProbeTester.sample(probe)
+    /// One sample's observations by key, under the host's `deadline` when given.
+    static func sample(_ probe: DNSProbe, by deadline: Deadline? = nil) throws -> [String: Emitted] {
+        let seen = try ProbeTester.sample(probe, by: deadline)
         return Dictionary(seen.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
     }
 }
