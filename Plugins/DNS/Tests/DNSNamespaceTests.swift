@@ -121,6 +121,20 @@ final class DNSNamespaceTests {
         try expectNearDig("www.test")
     }
 
+    /// An answer too large for UDP comes back truncated; by default it is asked again over TCP,
+    /// and with `tcp: never` it is reported as it came.
+    @Test func truncatedAnswersFallBackToTCP() throws {
+        try topology.resolver.set(.normal)
+        let big = #"{"name": "big.test", "type": "TXT", "expect": ["\#(String(repeating: "x", count: 250) + String(repeating: "y", count: 250) + String(repeating: "z", count: 250))"]}"#
+        let fallback = try ProbeDriver.make(#"{"resolvers": ["10.86.0.2"], "queries": [\#(big)]}"#)
+        let whole = try #require(try topology.host.entered { try ProbeDriver.sample(fallback) }["10.86.0.2/big.test"])
+        #expect(whole.state == .ok && !whole.message.contains("truncated"), "\(whole.message)")
+        #expect(whole.metrics["answers"] == 1)
+        let udp = try ProbeDriver.make(#"{"resolvers": ["10.86.0.2"], "tcp": "never", "queries": [{"name": "big.test", "type": "TXT"}]}"#)
+        let cut = try #require(try topology.host.entered { try ProbeDriver.sample(udp) }["10.86.0.2/big.test"])
+        #expect(cut.message.contains("(truncated)"), "\(cut.message)")
+    }
+
     /// Every query of a sample goes out at once: twenty names held 300 ms each fit in a 3 s
     /// timeout only if they wait together (one after another they would take 6 s).
     @Test func queriesGoOutTogether() throws {

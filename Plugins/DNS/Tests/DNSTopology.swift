@@ -129,8 +129,12 @@ final class ISPResolver {
             "--no-hosts", "--addn-hosts=\(file.path)", "--listen-address=\(address)", "--bind-interfaces", "--port=\(port)",
             "--user=nobody", "--pid-file=", "--log-facility=-", "--cache-size=0",
         ]
-        // The zone is dnsmasq's own: a name it does not list does not exist (NXDOMAIN).
-        if local { argv.append("--local=/test/") }
+        // The zone is dnsmasq's own: a name it does not list does not exist (NXDOMAIN). big.test
+        // has a TXT record of three 250-byte strings: more than a plain UDP answer holds.
+        if local {
+            argv.append("--local=/test/")
+            argv.append("--txt-record=big.test," + ["x", "y", "z"].map { String(repeating: $0, count: 250) }.joined(separator: ","))
+        }
         try server(argv)
     }
 
