@@ -18,8 +18,9 @@ enum QueryOutcome {
     case notSent(String)
 }
 
-/// One sample's queries: every query to every resolver sent at once, and all the answers read on
-/// one poll loop over c-ares's sockets, on the calling thread (the host's thread for this probe).
+/// One sample's queries: every resolver asked at once, up to `window` queries in flight each, and
+/// all the answers read on one poll loop over c-ares's sockets, on the calling thread (the host's
+/// thread for this probe).
 /// Each resolver has a c-ares channel of its own, so each answer is known to come from the
 /// resolver it is reported for (a channel with several servers would quietly ask the next one).
 enum QueryRound {
@@ -41,7 +42,7 @@ enum QueryRound {
             let why = QueryOutcome.notSent("c-ares: \(String(cString: ares_strerror(libraryStatus)))")
             return resolvers.map { _ in queries.map { _ in why } }
         }
-        var channels: [OpaquePointer] = []
+        var channels: [Channel] = []
         var pending: [PendingQuery] = []
         for (r, resolver) in resolvers.enumerated() {
             let channel: OpaquePointer
@@ -51,22 +52,18 @@ enum QueryRound {
                 for q in queries.indices { outcomes[r][q] = .notSent(why.text) }
                 continue
             }
-            channels.append(channel)
-            for (q, query) in queries.enumerated() {
-                let waiting = PendingQuery(resolver: r, query: q, type: query.type, round: round)
-                if let why = send(query, on: channel, waiting) {
-                    outcomes[r][q] = .notSent(why)
-                } else {
-                    pending.append(waiting)
-                }
-            }
+            let index = channels.count
+            let waiting = queries.indices.map { PendingQuery(resolver: r, query: $0, channel: index, type: queries[$0].type, round: round) }
+            pending += waiting
+            channels.append(Channel(handle: channel, queued: waiting.reversed()))
         }
+        round.inFlight = Array(repeating: 0, count: channels.count)
         withExtendedLifetime(pending) {
-            loop(channels, round)
+            loop(channels, queries, round)
             // Whatever is still unanswered gets ARES_ECANCELLED: no answer within the timeout.
             for channel in channels {
-                ares_cancel(channel)
-                ares_destroy(channel)
+                ares_cancel(channel.handle)
+                ares_destroy(channel.handle)
             }
         }
         for waiting in pending { outcomes[waiting.resolver][waiting.query] = waiting.outcome }
@@ -74,6 +71,34 @@ enum QueryRound {
     }
 
     struct ChannelError: Error { var text: String }
+
+    /// At most this many queries wait for answers from one resolver at once; the rest are sent
+    /// as answers come. A burst of a thousand overflows the sockets' receive buffers on both
+    /// sides (a resolver's and ours: 208 KiB by default, some 270 datagrams), and what is
+    /// dropped is lost until a retry: half of 1,000 names against a local dnsmasq.
+    static let window = 100
+
+    /// A resolver's c-ares channel and its queries not sent yet (the next one last).
+    final class Channel {
+        let handle: OpaquePointer
+        var queued: [PendingQuery]
+
+        init(handle: OpaquePointer, queued: [PendingQuery]) {
+            self.handle = handle
+            self.queued = queued
+        }
+    }
+
+    /// Sends queued queries while the channel has room in its window.
+    private static func topUp(_ channel: Channel, index: Int, _ queries: [DNSQuery], _ round: Round) {
+        while round.inFlight[index] < window, let next = channel.queued.popLast() {
+            round.inFlight[index] += 1
+            if let why = send(queries[next.query], on: channel.handle, next) {
+                round.inFlight[index] -= 1
+                next.fail(.notSent(why))
+            }
+        }
+    }
 
     private static func channel(for resolver: ResolverAddress, settings: Settings) -> Result<OpaquePointer, ChannelError> {
         var options = ares_options()
@@ -121,18 +146,19 @@ enum QueryRound {
     }
 
     /// Polls every channel's sockets until every query is answered or the round's time is up.
-    private static func loop(_ channels: [OpaquePointer], _ round: Round) {
+    private static func loop(_ channels: [Channel], _ queries: [DNSQuery], _ round: Round) {
         let end = MonotonicClock.nowNanoseconds() + round.timeout.nanoseconds
         let maximum = Int(ARES_GETSOCK_MAXNUM)
         var sockets = [ares_socket_t](repeating: ARES_SOCKET_BAD, count: maximum)
         var fds: [pollfd] = []
         var owners: [OpaquePointer] = []
         while round.unanswered > 0 {
+            for (index, channel) in channels.enumerated() { topUp(channel, index: index, queries, round) }
             var wait = end - MonotonicClock.nowNanoseconds()
             if wait <= 0 { return }
             fds.removeAll(keepingCapacity: true)
             owners.removeAll(keepingCapacity: true)
-            for channel in channels {
+            for channel in channels.map(\.handle) {
                 let bits = ares_getsock(channel, &sockets, Int32(maximum))
                 for index in 0..<maximum {
                     let read = pw_ares_sock_readable(bits, Int32(index)) != 0
@@ -158,7 +184,7 @@ enum QueryRound {
                 }
             }
             // Retries and timeouts that fell due.
-            for channel in channels { ares_process_fd(channel, ARES_SOCKET_BAD, ARES_SOCKET_BAD) }
+            for channel in channels { ares_process_fd(channel.handle, ARES_SOCKET_BAD, ARES_SOCKET_BAD) }
         }
     }
 }
@@ -167,6 +193,8 @@ enum QueryRound {
 final class Round {
     let timeout: ConfigDuration
     var unanswered = 0
+    /// Queries sent and not yet answered, by channel.
+    var inFlight: [Int] = []
 
     init(timeout: ConfigDuration) { self.timeout = timeout }
 }
@@ -175,22 +203,32 @@ final class Round {
 final class PendingQuery {
     let resolver: Int
     let query: Int
+    let channel: Int
     let type: RecordType
     let round: Round
     var sentAt: Int64 = 0
     var outcome: QueryOutcome?
 
-    init(resolver: Int, query: Int, type: RecordType, round: Round) {
+    init(resolver: Int, query: Int, channel: Int, type: RecordType, round: Round) {
         self.resolver = resolver
         self.query = query
+        self.channel = channel
         self.type = type
         self.round = round
         round.unanswered += 1
     }
 
+    /// Ends a query that was never sent, or never will be.
+    func fail(_ why: QueryOutcome) {
+        guard outcome == nil else { return }
+        round.unanswered -= 1
+        outcome = why
+    }
+
     func finish(status: Int32, answer: UnsafeBufferPointer<UInt8>?) {
         guard outcome == nil else { return }
         round.unanswered -= 1
+        round.inFlight[channel] -= 1
         let latency = Double(MonotonicClock.nowNanoseconds() - sentAt) / 1e6
         switch status {
         case ARES_SUCCESS:
