@@ -135,6 +135,17 @@ final class DNSNamespaceTests {
         #expect(cut.message.contains("(truncated)"), "\(cut.message)")
     }
 
+    /// A thousand names in one sample all get their answers: the window of queries in flight keeps
+    /// a burst from overflowing the sockets' buffers (all at once, half were lost).
+    @Test func aThousandNamesAreAllAnswered() throws {
+        try topology.resolver.set(.normal)
+        let names = (0..<1000).map { #"{"name": "n\#($0).test", "rcode": "NXDOMAIN"}"# }.joined(separator: ", ")
+        let probe = try ProbeDriver.make(#"{"resolvers": ["10.86.0.2"], "tries": 1, "timeout": "5s", "queries": [\#(names)]}"#)
+        let seen = try topology.host.entered { try ProbeDriver.sample(probe) }
+        let failing = seen.values.filter { $0.state != .ok }
+        #expect(seen.count == 1001 && failing.isEmpty, "\(failing.count) not ok: \(failing.prefix(3).map(\.message))")
+    }
+
     /// Every query of a sample goes out at once: twenty names held 300 ms each fit in a 3 s
     /// timeout only if they wait together (one after another they would take 6 s).
     @Test func queriesGoOutTogether() throws {
