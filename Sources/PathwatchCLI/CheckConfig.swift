@@ -33,7 +33,9 @@ extension Pathwatch {
             if let shortage = DescriptorLimit.shortage(for: loaded.config) { print("warning: \(shortage)") }
             let fragments = loaded.origins.fragments
             let from = fragments.isEmpty ? "" : " with \(fragments.joined(separator: ", "))"
-            print("\(loaded.file)\(from): valid (\(created.count) probes, \(loaded.config.sinks.count) sinks)")
+            print(
+                "\(loaded.file)\(from): valid (\(created.count) probes, \(loaded.config.sinks.count) sinks); "
+                    + "limits: \(ConfigLoader.maxProbes) probes, max_observations per probe up to 100000")
         }
     }
 }
