@@ -30,11 +30,19 @@ public final class Browser: @unchecked Sendable {
     private var ended = false
     private var stderrText = ""
 
-    public init(netns: String? = nil, width: Int = 1100, height: Int = 900) throws {
+    public convenience init(netns: String? = nil, width: Int = 1100, height: Int = 900) throws {
+        try self.init(wrapper: netns.map { ["ip", "netns", "exec", $0] } ?? [], width: width, height: height)
+    }
+
+    /// A browser started through `wrapper`: a command that runs the rest of its command line
+    /// elsewhere (`nsenter --target PID --net`, then `setpriv` to run as another user).
+    /// `environment` replaces what the driver and Chromium would inherit (HOME for a user).
+    public init(wrapper: [String], environment: [String: String]? = nil, width: Int = 1100, height: Int = 900) throws {
         guard let chromium = Self.chromium else { throw TestFailure(Self.unavailableReason) }
         let driver = ["python3", Self.driverScript.path, "serve", "--chromium", chromium, "--width", "\(width)", "--height", "\(height)"]
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = netns.map { ["ip", "netns", "exec", $0] + driver } ?? driver
+        process.arguments = wrapper + driver
+        if let environment { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         let output = Pipe()
         let errors = Pipe()
         process.standardInput = input
