@@ -114,7 +114,7 @@ public final class Agent: Sendable {
         // The sinks first: a change's line should not wait for the log's write to stderr.
         deliveries.take(turn) { for sink in sinks { sink.submit(batch) } }
         for event in batch.events {
-            logger.info("\(event.check): \(event.from?.name ?? "unknown") → \(event.to.name): \(event.message)")
+            logger.log(event.logLevel, event.logLine)
         }
         if let summary { observer?.agentReported(summary, firstComplete: batch.firstComplete) }
         for runner in resample {

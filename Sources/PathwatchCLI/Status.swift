@@ -40,18 +40,23 @@ extension Pathwatch {
         }
 
         /// `--url` as given (a base URL gets `/status`), with the configuration's token when the
-        /// file names the same agent; else the configuration's http sink.
+        /// file names the same agent; else the configuration's http sink. Only that sink is read
+        /// (`LiveEndpointConfig`): the shell asking may lack the service's other secrets.
         private func endpoint(nagios: Bool) throws -> (String, String?) {
+            let file = options.configFile
             if let url {
                 let target = url.hasSuffix("/status") ? url : (url.hasSuffix("/") ? url + "status" : url + "/status")
-                let configured = (try? ConfigLoader.load(file: options.configFile)).flatMap { LiveStatusClient.endpoint(in: $0.config) }
+                let configured = (try? LiveEndpointConfig.firstHTTPSink(file: file)).flatMap { $0.map(LiveStatusClient.endpoint) }
                 return (target, configured?.url == target ? configured?.token : nil)
             }
-            let loaded = options.loadConfig(nagios: nagios)
-            guard let found = LiveStatusClient.endpoint(in: loaded.config) else {
-                failConfiguration(NoLiveSink(file: options.configFile), nagios: nagios)
+            let settings: HTTPSinkSettings?
+            do {
+                settings = try LiveEndpointConfig.firstHTTPSink(file: file)
+            } catch {
+                failConfiguration(error, nagios: nagios)
             }
-            return found
+            guard let settings else { failConfiguration(NoLiveSink(file: file), nagios: nagios) }
+            return LiveStatusClient.endpoint(of: settings)
         }
     }
 }

@@ -5,7 +5,7 @@ import ServiceLifecycle
 /// own (`agent.sinkGroup`, earlier in the group), drain after this returns.
 struct AgentService: Service {
     let agent: Agent
-    let systemd: SystemdNotifier?
+    let systemd: SystemdStatusReporter?
 
     func run() async throws {
         do {
@@ -15,7 +15,7 @@ struct AgentService: Service {
             throw error
         }
         try? await gracefulShutdown()
-        systemd?.send("STOPPING=1")
+        systemd?.stopping()
         agent.stop()
     }
 }

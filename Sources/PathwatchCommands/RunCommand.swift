@@ -32,12 +32,12 @@ public enum RunCommand {
         let logger = options.makeLogger(redactor: loaded.redactor)
         options.prepareDescriptors(for: loaded, logger: logger)
         let systemd = systemdNotifier(logger: logger)
-        let agent = Agent(
-            config: loaded, logger: logger, webhookSinks: WebhookSinks.make, observer: systemd.map(SystemdStatusReporter.init))
+        let reporter = systemd.map(SystemdStatusReporter.init)
+        let agent = Agent(config: loaded, logger: logger, webhookSinks: WebhookSinks.make, observer: reporter)
         // The sinks first: a group shuts down in reverse order, so they drain once the probes stopped.
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: agent.sinkGroup),
-            .init(service: AgentService(agent: agent, systemd: systemd)),
+            .init(service: AgentService(agent: agent, systemd: reporter)),
             .init(service: ReloadOnHangup(agent: agent, hangups: hangups, file: options.configFile, systemd: systemd, logger: logger)),
         ]
         if let systemd, let period = systemd.watchdogPeriod {

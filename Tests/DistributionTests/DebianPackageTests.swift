@@ -57,7 +57,7 @@ struct DebianPackageTests {
         let commands = try walkthrough.block("commands").replacingOccurrences(of: "sudo ", with: "")
         let built = try inRoot("cd /root/uptime-probe && \(commands)")
         #expect(built.status == 0, "walkthrough: \(built.stdout)\n\(built.stderr)")
-        #expect(built.stdout.contains("/etc/pathwatch/config.json with /etc/pathwatch/conf.d/50-uptime.json: valid (5 probes, 3 sinks)"), "\(built.stdout)")
+        #expect(built.stdout.contains("/etc/pathwatch/config.json with /etc/pathwatch/conf.d/50-uptime.json: valid (5 probes, 2 sinks)"), "\(built.stdout)")
 
         // From `/`, no --config: /etc/pathwatch/config.json with the fragment's probe.
         let once = try inRoot("cd / && pathwatch once")

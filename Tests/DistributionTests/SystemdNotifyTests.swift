@@ -78,6 +78,33 @@ import Testing
         #expect(listener.messages[beforeStop...].contains { $0.fields["STOPPING"] == "1" }, "no STOPPING=1")
     }
 
+    /// With a link probe the path is monitored; once the agent says STOPPING=1 it says nothing
+    /// more, where the probes stopping used to send a last "Connectivity not monitored".
+    @Test func nothingFollowsStopping() throws {
+        let setup = try Setup()
+        defer { setup.cleanUp() }
+        let config = try writeConfig(
+            """
+            {"agent": {"name": "notify-stop", "interval": "1s", "plugin_dirs": ["\(TestEnvironment.productsDirectory.path)"]},
+             "probes": [{"id": "link", "plugin": "linkstate", "isolation": "inline"}],
+             "sinks": [{"type": "stdout", "format": "json", "on": "change"}]}
+            """, in: setup.folder, name: "link.json")
+        let listener = try NotifyListener(in: setup.folder)
+        defer { listener.close() }
+        // The service's own user, who may write to the notify socket, as systemd arranges.
+        try Unprivileged.own(setup.folder)
+        let agent = try BackgroundProcess(
+            Unprivileged.pathwatch(["run", "--config", config.path]), environment: ["NOTIFY_SOCKET": listener.path])
+        let ready = try #require(listener.wait(for: "READY", value: "1"), "no READY=1; stderr: \(agent.errorOutput)")
+        let status = listener.messages[...ready.index].compactMap { $0.fields["STATUS"] }.last ?? ""
+        #expect(!status.hasPrefix("Connectivity not monitored"), "\(status)")
+        #expect(agent.stop() == 0)
+        let messages = listener.messages
+        let stopping = try #require(messages.firstIndex { $0.fields["STOPPING"] == "1" }, "no STOPPING=1")
+        let after = messages[(stopping + 1)...].compactMap { $0.fields["STATUS"] }
+        #expect(after.isEmpty, "STATUS= after STOPPING=1: \(after)")
+    }
+
     @Test(.enabled(if: !TestEnvironment.productsDirectory.path.contains("/release"), "failpoints exist only in debug builds"))
     func aWedgedTimerThreadStopsTheWatchdogPings() throws {
         let setup = try Setup()

@@ -137,7 +137,9 @@ import Testing
               {"id": "p", "plugin": "testprobe", "fail_after": 2, "config": {"state_file": "\(stateFile.path)"}}],
              "sinks": [{"type": "stdout", "format": "json", "on": "change"}, {"type": "file", "path": "status.json"}]}
             """, in: dir)
-        let agent = try BackgroundProcess([pathwatch, "run", "--config", config.path])
+        // The stdout and file sinks as an ordinary user, who owns the folder the file goes in.
+        try Unprivileged.own(dir)
+        let agent = try BackgroundProcess(Unprivileged.pathwatch(["run", "--config", config.path]))
         defer { agent.stop() }
         let statusFile = dir.appendingPathComponent("status.json")
         func fileState() -> String? {
@@ -328,14 +330,4 @@ import Testing
             #expect(result.stdout.isEmpty)
         }
     }
-}
-
-/// Polls `condition` until it holds or `timeout` seconds pass.
-func waitUntil(timeout: Double = 10, _ condition: () -> Bool) -> Bool {
-    let deadline = Date().addingTimeInterval(timeout)
-    while Date() < deadline {
-        if condition() { return true }
-        usleep(10_000)
-    }
-    return condition()
 }

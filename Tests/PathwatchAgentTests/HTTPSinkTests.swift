@@ -7,7 +7,8 @@ import Testing
 @Suite("http sink", .serialized, .onItsOwnThread)
 struct HTTPSinkTests {
     /// An agent whose test probe reads its checks' states from `states`, with a stdout sink
-    /// printing change events as JSON and an http sink on a free loopback port.
+    /// printing change events as JSON and an http sink on a free loopback port (plus
+    /// `extraSinks`, JSON objects). It runs as an ordinary user, as the packaged service does.
     final class LiveAgent {
         let directory: URL
         let plugins: URL
@@ -17,8 +18,9 @@ struct HTTPSinkTests {
         let agent: BackgroundProcess
 
         /// `token` is the configuration's text (perhaps `${env:…}`); `bearer` what clients send.
-        init(token: String? = nil, bearer: String? = nil, maxConnections: Int? = nil, environment: [String: String] = [:]) throws {
-            directory = try TestEnvironment.makeTemporaryDirectory()
+        init(token: String? = nil, bearer: String? = nil, maxConnections: Int? = nil, extraSinks: [String] = [],
+             environment: [String: String] = [:]) throws {
+            directory = try Unprivileged.makeTemporaryDirectory()
             plugins = try FixturePlugins.folderWithTestProbe()
             states = directory.appendingPathComponent("states")
             try "ok fine\nok fine\n".write(to: states, atomically: true, encoding: .utf8)
@@ -33,11 +35,10 @@ struct HTTPSinkTests {
                              "state_dir": "\(directory.path)/state" },
                   "probes": [ { "id": "t", "plugin": "testprobe", "isolation": "inline",
                                 "config": { "state_file": "\(states.path)" } } ],
-                  "sinks": [ { "type": "stdout", "format": "json", "on": "change" }, \(http) ]
+                  "sinks": [ { "type": "stdout", "format": "json", "on": "change" }, \(([http] + extraSinks).joined(separator: ", ")) ]
                 }
                 """, in: directory)
-            agent = try BackgroundProcess(
-                [TestEnvironment.pathwatchBinary.path, "run", "--config", config.path], environment: environment)
+            agent = try BackgroundProcess(Unprivileged.pathwatch(["run", "--config", config.path]), environment: environment)
             // Serving, and with a first report to serve.
             _ = waitUntil(timeout: 20) { self.agent.errorOutput.contains("http sink: serving") }
             _ = waitUntil(timeout: 20) { (try? self.curl(["-o", "/dev/null", "-w", "%{http_code}"] + self.auth(bearer), "/status").stdout) == "200" }
@@ -164,6 +165,24 @@ struct HTTPSinkTests {
         #expect(asked.status == 0, "\(asked.stderr)")
         #expect(try parseJSONObject(asked.stdout)["agent"] != nil)
         #expect(!live.agent.errorOutput.contains(token) && !live.agent.outputLines.joined().contains(token))
+    }
+
+    /// `status` reads only the http sink's address and token: an operator's shell that lacks a
+    /// secret only the service's environment carries (a webhook header's) still asks the agent.
+    @Test func statusNeedsNoSecretButTheSinksOwn() throws {
+        let hook = try unusedLoopbackPort()
+        let webhook = #"{ "type": "webhook", "url": "http://127.0.0.1:\#(hook)/hook", "headers": { "Authorization": "Bearer ${env:PW_HOOK_TOKEN}" } }"#
+        let live = try LiveAgent(extraSinks: [webhook], environment: ["PW_HOOK_TOKEN": "hook-secret-only-the-service-has"])
+        defer { live.stop() }
+        // The shell asking has no PW_HOOK_TOKEN, and is an ordinary user.
+        let asked = try run(["env", "-u", "PW_HOOK_TOKEN"] + Unprivileged.pathwatch(["status", "--config", live.config.path, "--format", "json"]))
+        #expect(asked.status == 0, "\(asked.stderr)")
+        #expect(try parseJSONObject(asked.stdout)["agent"] != nil, "\(asked.stdout)")
+        // A broken http sink is still a configuration error naming where.
+        let broken = try writeConfig(#"{"sinks": [{"type": "http", "listen": "${env:PW_UNSET_LISTEN}"}]}"#, in: live.directory, name: "broken.json")
+        let refused = try run(Unprivileged.pathwatch(["status", "--config", broken.path]))
+        #expect(refused.status == 78)
+        #expect(refused.stderr.contains("sinks[0].listen: environment variable PW_UNSET_LISTEN is not set"), "\(refused.stderr)")
     }
 
     @Test func oversizedSlowAndSurplusClientsAreRefused() throws {

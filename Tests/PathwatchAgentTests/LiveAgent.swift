@@ -12,14 +12,21 @@ final class LiveAgent: @unchecked Sendable {
     var base: String { "http://127.0.0.1:\(port)" }
 
     /// Writes the configuration `configuration(port)` returns into `directory`, starts the agent
-    /// and waits until `/healthz` answers 200.
+    /// and waits until `/healthz` answers 200. The agent runs as an ordinary user (it owns
+    /// `directory`), as the packaged service does, unless `asRoot`.
     init(in directory: URL, token: String? = nil, environment: [String: String]? = nil, logLevel: String? = nil,
-         configuration: (Int) -> String) throws {
+         asRoot: Bool = false, configuration: (Int) -> String) throws {
         port = try unusedLoopbackPort()
         self.token = token
         config = try writeConfig(configuration(port), in: directory)
-        var argv = [TestEnvironment.pathwatchBinary.path, "run", "--config", config.path]
+        var argv = ["run", "--config", config.path]
         if let logLevel { argv += ["--log-level", logLevel] }
+        if asRoot {
+            argv = [TestEnvironment.pathwatchBinary.path] + argv
+        } else {
+            try Unprivileged.own(directory)
+            argv = Unprivileged.pathwatch(argv)
+        }
         process = try BackgroundProcess(argv, environment: environment)
         let healthy = waitUntil(timeout: 30) { [self] in
             !process.isRunning || (try? request("/healthz", auth: .none, maxTime: 2))?.status == 200

@@ -111,6 +111,15 @@ import Testing
         #expect(apply(.sample([internet("full")]), "net").isEmpty, "never announced critical: nothing to recover from")
     }
 
+    /// A link probe that watches the links and reports none (only ignored ones exist) says the
+    /// host is offline; with no link probe at all, the path stays unmonitored.
+    @Test func aLinkProbeWithNoInterfacesMeansOffline() {
+        #expect(PathSummary.compute(from: [[PW_LABEL_LINK_MONITOR: "1"]]) == .offline)
+        #expect(PathSummary.compute(from: []) == .unmonitored)
+        let up: [String: String] = [PW_LABEL_IF_NAME: "eth0", PW_LABEL_IF_USABLE: "1", PW_LABEL_DEFAULT_ROUTE: "0"]
+        #expect(PathSummary.compute(from: [[PW_LABEL_LINK_MONITOR: "1"], up]).status == .satisfied)
+    }
+
     @Test func pathChangesSampleTheRightProbes() {
         let policies = [
             "net": ProbePolicy(failAfter: 1, recoverAfter: 1, needsNetwork: false, plugin: "connectivity", sampleOnPathChange: true),

@@ -1,4 +1,5 @@
 import Foundation
+import PathwatchTestSupport
 import Synchronization
 import Testing
 

@@ -61,8 +61,10 @@ import Testing
             """)
         defer { TestEnvironment.removeTemporaryDirectory(setup.dir) }
         let token = "tok-\(UInt64.random(in: 1...UInt64.max))"
+        // As an ordinary user owning its state folder (the queue), as the packaged service runs.
+        try Unprivileged.own(setup.dir)
         let agent = try BackgroundProcess(
-            [pathwatch, "run", "--config", setup.config.path, "--log-level", "debug"],
+            Unprivileged.pathwatch(["run", "--config", setup.config.path, "--log-level", "debug"]),
             environment: ["PW_TEST_WEBHOOK_SECRET": secret, "PW_TEST_WEBHOOK_TOKEN": token])
         defer { agent.stop() }
         // 20 checks flipped 10 times: 200 changes in 10 batches, while nothing listens.

@@ -175,13 +175,3 @@ import Testing
         #expect(try run([pathwatch, "check-config", "--config", config.path], timeout: 10).status == 0)
     }
 }
-
-/// Polls `body` until it returns a value, or gives up after `timeout` seconds.
-func waitUntilValue<T>(timeout: Double = 10, _ body: () -> T?) -> T? {
-    let deadline = Date().addingTimeInterval(timeout)
-    repeat {
-        if let value = body() { return value }
-        usleep(20_000)
-    } while Date() < deadline
-    return nil
-}

@@ -21,7 +21,7 @@ final class AgentRun {
 
     /// `probes` is the JSON array of probe entries.
     init(namespace: String, probes: String) throws {
-        directory = try TestEnvironment.makeTemporaryDirectory("pathwatch-bandwidth-agent")
+        directory = try Unprivileged.makeTemporaryDirectory("pathwatch-bandwidth-agent")
         let config = """
             {
               "agent": { "name": "bandwidth-test", "interval": "1s",
@@ -33,9 +33,8 @@ final class AgentRun {
             """
         let configPath = directory.appendingPathComponent("config.json")
         try config.write(to: configPath, atomically: true, encoding: .utf8)
-        process = try BackgroundProcess([
-            "ip", "netns", "exec", namespace, TestEnvironment.pathwatchBinary.path, "run", "--config", configPath.path,
-        ])
+        // As an ordinary user, as operators run it: rtnetlink's counters need no privilege.
+        process = try BackgroundProcess(["ip", "netns", "exec", namespace] + Unprivileged.pathwatch(["run", "--config", configPath.path]))
     }
 
     deinit {

@@ -17,6 +17,8 @@ struct DiskAgentHarness {
     /// `probes` builds the config's probe list for the mount points the harness made.
     init(interval: String = "10s", probes: (_ mountPoint: String, _ stuckPoint: String) -> [[String: Any]]) throws {
         directory = try TestEnvironment.makeTemporaryDirectory("pathwatch-disk")
+        // Readable and searchable by the unprivileged user an `unprivileged` run's agent is.
+        chmod(directory.path, 0o755)
         let mount = directory.appendingPathComponent("mnt")
         try FileManager.default.createDirectory(at: mount, withIntermediateDirectories: false)
         // As the kernel names it in mountinfo: no "//", no symbolic links.
@@ -35,12 +37,14 @@ struct DiskAgentHarness {
     func cleanUp() { TestEnvironment.removeTemporaryDirectory(directory) }
 
     /// Runs `script` (with `$MNT`, `$STUCK`, `$AGENT`, `$CFG`, `$OUT`, `step` and `mount_stuck`
-    /// defined) in a private mount namespace, and returns its recorded steps by name.
-    func run(_ script: String, timeout: Double = 120) throws -> [String: Step] {
+    /// defined) in a private mount namespace, and returns its recorded steps by name. With
+    /// `unprivileged`, each `step` runs the agent as an ordinary user, as operators run it (not
+    /// for the FUSE mount: without allow_other, FUSE answers other users at once, never blocking).
+    func run(_ script: String, unprivileged: Bool = false, timeout: Double = 120) throws -> [String: Step] {
         let prelude = #"""
             step() {
               local rc=0
-              "$AGENT" once --config "$CFG" --format json > "$OUT/$1.json" 2> "$OUT/$1.err" || rc=$?
+              $RUNAS "$AGENT" once --config "$CFG" --format json > "$OUT/$1.json" 2> "$OUT/$1.err" || rc=$?
               echo "$rc" > "$OUT/$1.rc"
               df -B1 --output=size,used,avail,pcent,itotal,iavail,ipcent "$MNT" > "$OUT/$1.df"
               echo "$1" >> "$OUT/steps"
@@ -57,7 +61,7 @@ struct DiskAgentHarness {
             ["unshare", "-m", "--propagation", "private", "bash", "-euo", "pipefail", "-c", prelude + "\n" + script],
             environment: [
                 "MNT": mountPoint, "STUCK": stuckPoint, "AGENT": TestEnvironment.pathwatchBinary.path, "CFG": configFile.path,
-                "OUT": directory.path,
+                "OUT": directory.path, "RUNAS": unprivileged ? Unprivileged.command([]).joined(separator: " ") : "",
             ],
             timeout: timeout)
         guard result.status == 0, !result.timedOut else {

@@ -32,7 +32,7 @@ import Testing
             fallocate -l 10MiB "$MNT/b"; step critical
             fallocate -l 10MiB "$MNT/c"; step minfree
             mount -o remount,ro "$MNT"; step readonly
-            """)
+            """, unprivileged: true)
         let expected: [(step: String, exit: Int32, usage: String, full: String)] = [
             ("empty", 0, "ok", "ok"),
             ("warning", 1, "warning", "ok"),

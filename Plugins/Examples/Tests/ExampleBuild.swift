@@ -47,7 +47,7 @@ struct ExampleBuild {
              "probes": [{"id": "load", "plugin": "loadavg", "timeout": "10s", "config": \(probeConfig)}]}
             """
         try text.write(to: config, atomically: true, encoding: .utf8)
-        return try run([TestEnvironment.pathwatchBinary.path, "once", "--config", config.path, "--format", "json"])
+        return try run(Unprivileged.pathwatch(["once", "--config", config.path, "--format", "json"]))
     }
 }
 

@@ -88,6 +88,27 @@ struct LinkStateAgentTests {
         #expect(pathCheck["message"] as? String == "Offline - No internet connection")
     }
 
+    /// A host whose only link is an ignored one (a container before its veth arrives) is
+    /// offline, in the document's path as in the `link/path` check, not "not monitored".
+    @Test(.needsNamespaces) func onlyAnIgnoredLoopbackIsOfflineNotUnmonitored() throws {
+        let ns = try LinkStateNamespace("lo-only")
+        defer { ns.delete() }
+        let directory = try Unprivileged.makeTemporaryDirectory()
+        defer { TestEnvironment.removeTemporaryDirectory(directory) }
+        let config = try writeConfig(in: directory, probeConfig: #"{"ignore": ["lo"]}"#)
+
+        let result = try run(["ip", "netns", "exec", ns.name] + Unprivileged.pathwatch(["once", "--config", config, "--format", "json"]))
+        #expect(result.status == 2, "stderr: \(result.stderr)")
+        let document = try parseJSONObject(result.stdout)
+        let path = try #require(document["path"] as? [String: Any])
+        #expect(path["status"] as? String == "unsatisfied")
+        #expect(path["type"] as? String == "none")
+        #expect(path["description"] as? String == "Offline - No internet connection")
+        let checks = try #require(document["checks"] as? [[String: Any]])
+        #expect(checks.compactMap { $0["id"] as? String } == ["link/path"])
+        #expect(checks.first?["message"] as? String == "Offline - No internet connection")
+    }
+
     @Test(.needsNamespaces) func badConfigIsRefusedWithItsPath() throws {
         let directory = try TestEnvironment.makeTemporaryDirectory()
         defer { TestEnvironment.removeTemporaryDirectory(directory) }

@@ -27,8 +27,9 @@ import Testing
         deinit { TestEnvironment.removeTemporaryDirectory(directory) }
     }
 
+    /// The agent as an ordinary user, as operators run it.
     func pathwatch(_ arguments: [String], environment: [String: String]? = nil) throws -> ProcessResult {
-        try run([TestEnvironment.pathwatchBinary.path] + arguments, environment: environment)
+        try run(Unprivileged.pathwatch(arguments), environment: environment)
     }
 
     func check(_ document: [String: Any], _ id: String) throws -> [String: Any] {

@@ -56,6 +56,8 @@ public enum WellKnownLabel {
     public static let interfaceUsable = PW_LABEL_IF_USABLE
     public static let defaultRoute = PW_LABEL_DEFAULT_ROUTE
     public static let metered = PW_LABEL_METERED
+    /// "1" on a link probe's own path observation: it watches the links, so no interface means offline.
+    public static let linkMonitor = PW_LABEL_LINK_MONITOR
     /// "full", "portal", "limited" or "unknown": what a connectivity probe found behind the link.
     public static let internet = PW_LABEL_INTERNET
     /// "1" on an `unknown` observation that failed for the agent's own lack of a resource.

@@ -62,7 +62,10 @@ public struct PathSummary: Sendable, Equatable {
     /// The path from the link probe's interface facts alone.
     static func computeLink(from facts: [[String: String]]) -> PathSummary {
         let interfaces = facts.filter { $0[PW_LABEL_IF_NAME] != nil }
-        guard !interfaces.isEmpty else { return .unmonitored }
+        guard !interfaces.isEmpty else {
+            // A link probe that watches every link and reports none: offline, not unwatched.
+            return facts.contains { $0[PW_LABEL_LINK_MONITOR] == "1" } ? .offline : .unmonitored
+        }
         let candidates = interfaces.compactMap { f -> (name: String, metric: Int64, facts: [String: String])? in
             guard f[PW_LABEL_IF_USABLE] == "1", let metricText = f[PW_LABEL_DEFAULT_ROUTE], let name = f[PW_LABEL_IF_NAME] else { return nil }
             return (name, Int64(metricText) ?? Int64.max, f)

@@ -69,12 +69,14 @@ public final class SystemdNotifier: @unchecked Sendable {
 }
 
 /// Tells the service manager what the agent is doing: `READY=1` once every probe has reported,
-/// then `STATUS=` whenever the summary line changes.
+/// then `STATUS=` whenever the summary line changes, and `STOPPING=1` as it stops — after which
+/// it says nothing more: the probes stopping would otherwise read as "not monitored".
 public final class SystemdStatusReporter: AgentObserver {
     private struct State {
         var lastSequence: UInt64 = 0
         var lastLine: String? = nil
         var ready = false
+        var stopping = false
     }
 
     private let notifier: SystemdNotifier
@@ -86,7 +88,7 @@ public final class SystemdStatusReporter: AgentObserver {
         // Sent under this reporter's own lock (never the agent's): notifications leave in the
         // order the summaries were taken, and an older one never overwrites a newer one.
         state.withLock { s in
-            guard summary.sequence >= s.lastSequence else { return }
+            guard !s.stopping, summary.sequence >= s.lastSequence else { return }
             s.lastSequence = summary.sequence
             let line = summary.statusLine
             var message: [String] = []
@@ -99,6 +101,14 @@ public final class SystemdStatusReporter: AgentObserver {
                 message.append("STATUS=\(line)")
             }
             if !message.isEmpty { notifier.send(message.joined(separator: "\n")) }
+        }
+    }
+
+    /// `STOPPING=1`, sent under the same lock as every `STATUS=`, so none follows it.
+    public func stopping() {
+        state.withLock { s in
+            s.stopping = true
+            notifier.send("STOPPING=1")
         }
     }
 }

@@ -104,13 +104,18 @@ typedef enum pw_state {
  * The path is satisfied when at least one usable interface carries a default route; the
  * one with the lowest metric is the path's interface. It is expensive when that interface
  * is cellular or metered. When observations carry these labels but no usable interface has
- * a default route, the path is unsatisfied.
+ * a default route, or a link probe's path observation (PW_LABEL_LINK_MONITOR) says it watches the
+ * links and reports none, the path is unsatisfied.
  */
 #define PW_LABEL_IF_NAME "pathwatch.if.name"
 #define PW_LABEL_IF_TYPE "pathwatch.if.type"
 #define PW_LABEL_IF_USABLE "pathwatch.if.usable"
 #define PW_LABEL_DEFAULT_ROUTE "pathwatch.if.default_route"
 #define PW_LABEL_METERED "pathwatch.if.metered"
+/* "1" on the observation a link probe makes of the path itself: the probe watches every link,
+ * so when none of its observations carries PW_LABEL_IF_NAME (a host whose only links are ignored
+ * ones, or no links at all) the path is unsatisfied, not unmonitored. */
+#define PW_LABEL_LINK_MONITOR "pathwatch.link.monitor"
 /* What the link path leads to, as a connectivity probe found it by asking a check URL:
  * "full" (the expected answer), "portal" (another answer: a captive portal's redirect or login
  * page), "limited" (no answer: timeout, refused, DNS failure) or "unknown". The host publishes

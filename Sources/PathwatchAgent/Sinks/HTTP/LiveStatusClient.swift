@@ -9,12 +9,9 @@ public enum LiveStatusClient {
         public var description: String
     }
 
-    /// The URL of `/status` on the configuration's first http sink, and its token.
-    public static func endpoint(in config: AgentConfig) -> (url: String, token: String?)? {
-        for sink in config.sinks {
-            if case .http(let settings) = sink.kind { return ("\(settings.listen.localURL)/status", settings.token) }
-        }
-        return nil
+    /// The URL of `/status` on an http sink, and its token.
+    public static func endpoint(of settings: HTTPSinkSettings) -> (url: String, token: String?) {
+        ("\(settings.listen.localURL)/status", settings.token)
     }
 
     /// GETs `url` and parses the document; a refused connection, a timeout, a status other than
