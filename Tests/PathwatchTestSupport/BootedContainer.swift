@@ -133,19 +133,3 @@ public final class BootedContainer: @unchecked Sendable {
 
     deinit { shutDown() }
 }
-
-/// Polls `body` (every 50 ms, with `interval` to wait longer between tries) until it returns a
-/// value, at most `timeout` seconds; then throws naming `what` and the last error `body` threw.
-public func waitFor<T>(_ what: String, timeout: Double = 60, interval: Double = 0.05, _ body: () throws -> T?) throws -> T {
-    let deadline = Date().addingTimeInterval(timeout)
-    var lastError: (any Error)?
-    repeat {
-        do {
-            if let value = try body() { return value }
-        } catch {
-            lastError = error
-        }
-        usleep(useconds_t(interval * 1_000_000))
-    } while Date() < deadline
-    throw TestFailure("waited \(timeout) s for \(what)\(lastError.map { ": \($0)" } ?? "")")
-}

@@ -103,8 +103,17 @@ public final class Browser: @unchecked Sendable {
         return answer["value"] is NSNull ? nil : answer["value"]
     }
 
+    /// True once the driver's output has ended: it exited (or is exiting), and a write to it
+    /// would raise SIGPIPE, which ends the whole test process.
+    private var driverEnded: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return ended
+    }
+
     @discardableResult
     private func send(_ command: [String: Any], timeout: Double) throws -> Any? {
+        guard !driverEnded else { throw TestFailure("the browser driver has exited: \(errorOutput)") }
         var data = try JSONSerialization.data(withJSONObject: command)
         data.append(0x0A)
         try input.fileHandleForWriting.write(contentsOf: data)
@@ -161,7 +170,7 @@ public final class Browser: @unchecked Sendable {
     /// Closes Chromium and ends the driver; safe to call twice.
     public func close() {
         guard process.isRunning else { return }
-        _ = try? send(["cmd": "quit"], timeout: 10)
+        if !driverEnded { _ = try? send(["cmd": "quit"], timeout: 10) }
         try? input.fileHandleForWriting.close()
         let deadline = Date().addingTimeInterval(15)
         while process.isRunning, Date() < deadline { usleep(10_000) }

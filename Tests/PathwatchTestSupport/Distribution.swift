@@ -146,31 +146,43 @@ public enum DebianRoot {
 
     /// Removes the copies of runs whose process is gone (a killed `swift test` skips its
     /// `defer`s), first killing whatever still runs in them: a container a killed run booted
-    /// keeps running, its systemd-nspawn orphaned. Only processes whose root directory is such a
-    /// copy, or whose command line names one, are touched.
+    /// keeps running, its systemd-nspawn orphaned. Only processes that run in such a copy (their
+    /// root mount is it, even once deleted) or name one on their command line are touched.
     public static func sweepLeftovers() {
+        let deadline = Date().addingTimeInterval(30)
+        var stray = leftoverProcesses()
+        while !stray.isEmpty, Date() < deadline {
+            for process in stray { kill(process, SIGKILL) }
+            usleep(50_000)
+            stray = leftoverProcesses()
+        }
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-        for name in names {
-            guard let dash = name.lastIndex(of: "-"), let pid = pid_t(name[name.index(after: dash)...]),
-                  pid != getpid(), kill(pid, 0) != 0, errno == ESRCH
-            else { continue }
-            let copy = folder.appendingPathComponent(name)
-            for process in processes(using: copy.path) { kill(process, SIGKILL) }
-            let deadline = Date().addingTimeInterval(30)
-            while !processes(using: copy.path).isEmpty, Date() < deadline { usleep(50_000) }
-            remove(copy)
+        for name in names where isLeftover(folder.appendingPathComponent(name).path) {
+            remove(folder.appendingPathComponent(name))
         }
     }
 
-    /// Processes whose root is inside `path`, or whose command line names it.
-    static func processes(using path: String) -> [pid_t] {
+    /// Whether `path` is a run's folder (`.build/pkgtest/<name>-<pid>`) whose process is gone.
+    static func isLeftover(_ path: String) -> Bool {
+        guard path.hasPrefix(folder.path + "/") else { return false }
+        let name = path.dropFirst(folder.path.count + 1)
+        guard !name.contains("/"), let dash = name.lastIndex(of: "-"), let pid = pid_t(name[name.index(after: dash)...]) else { return false }
+        return pid != getpid() && kill(pid, 0) != 0 && errno == ESRCH
+    }
+
+    /// Processes left by runs that are gone: in a container booted from a run's folder (the
+    /// root mount of their mount namespace is that folder), or naming one as an argument.
+    static func leftoverProcesses() -> [pid_t] {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         return entries.compactMap { pid_t($0) }.filter { pid in
-            if let rootDir = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/root"),
-               rootDir == path || rootDir.hasPrefix(path + "/") {
-                return true
-            }
-            return readWhole("/proc/\(pid)/cmdline").split(separator: 0).contains { String(decoding: $0, as: UTF8.self) == path }
+            let arguments = readWhole("/proc/\(pid)/cmdline").split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            if arguments.contains(where: isLeftover) { return true }
+            // mountinfo: "id parent dev root mountpoint …"; the last mount on "/" is the root.
+            let mounts = String(decoding: readWhole("/proc/\(pid)/mountinfo"), as: UTF8.self).split(separator: "\n")
+            guard let rootMount = mounts.last(where: { $0.split(separator: " ").dropFirst(4).first == "/" }) else { return false }
+            var source = String(rootMount.split(separator: " ")[3])
+            if source.hasSuffix("//deleted") { source.removeLast("//deleted".count) }
+            return isLeftover(source)
         }
     }
 

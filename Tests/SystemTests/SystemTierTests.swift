@@ -117,14 +117,14 @@ let systemTierUnavailable: String? = Distribution.missingInputs ?? BootedContain
 struct Figures {
     var start: Double?
     var reload: Double?
-    var watchdog: Double?
+    var watchdog: (seconds: Double, restartSec: String)?
     var stop: Double?
     var total: Double?
 
     var line: String {
         func seconds(_ value: Double?) -> String { value.map { String(format: "%.2f s", $0) } ?? "not measured" }
         return "system tier figures: systemctl start → READY \(seconds(start)); systemctl reload \(seconds(reload)); "
-            + "watchdog restart (WatchdogSec=3s, RestartSec=5s; SIGSTOP → new MainPID) \(seconds(watchdog)); "
+            + "watchdog restart (WatchdogSec=3s, RestartSec=\(watchdog?.restartSec ?? "?"); SIGSTOP → new MainPID) \(seconds(watchdog?.seconds)); "
             + "systemctl stop \(seconds(stop)); the whole tier \(seconds(total))"
     }
 }
