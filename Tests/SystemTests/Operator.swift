@@ -169,7 +169,8 @@ struct Operator {
 
     // MARK: 2. every endpoint, through the sandbox
 
-    func servesEveryEndpoint() throws {
+    /// Returns how long /events took to deliver its first event after curl started.
+    func servesEveryEndpoint() throws -> Double? {
         let endpoints: [(path: String, type: String, body: String)] = [
             ("/", "text/html", "id=\"banner\""), ("/status", "application/json", "\"schema\""),
             ("/metrics", "text/plain", "pathwatch_build_info{version=\""), ("/healthz", "", ""),
@@ -187,8 +188,10 @@ struct Operator {
         }
 
         // /events never ends: read it until the first event, from the container's network.
+        let connected = Date()
         let events = try BackgroundProcess(container.enterNetwork + ["curl", "-sSN", "--max-time", "30", "\(url)/events"])
-        defer { events.stop() }
+        // curl inherits the test thread's blocked signals and would sit out SIGTERM: no grace.
+        defer { events.stop(grace: 0) }
         let deadline = Date().addingTimeInterval(20)
         var lines: [String] = []
         while Date() < deadline {
@@ -197,11 +200,13 @@ struct Operator {
             if !events.isRunning { break }
             usleep(20_000)
         }
+        let firstEvent = Date().timeIntervalSince(connected)
         let event = lines.first { $0.hasPrefix("event:") }
         #expect(event == "event: status", "the first lines of /events: \(lines.prefix(3)) \(events.errorOutput)")
         let data = lines.first { $0.hasPrefix("data:") }
         let document = data.flatMap { try? parseJSONObject(String($0.dropFirst(5))) }
         #expect(document?["schema"] as? Int == 1, "the first event's data: \(data?.prefix(200) ?? "none")")
+        return document == nil ? nil : firstEvent
     }
 
     /// The status page in headless Chromium, in the container's network and as an unprivileged
@@ -283,6 +288,11 @@ struct Operator {
     /// probe reports the filesystems `df` lists inside the container, with their sizes.
     func measuresTheMountsDfShows() throws {
         let df = try container.must("df -B1 --output=target,size,used | tail -n +2")
+        // What the operator's shell sees as read-only (the superblock's and the mount's options).
+        let readOnly = Set(try container.must("findmnt -rn -o TARGET,OPTIONS").split(separator: "\n").compactMap { line -> String? in
+            let fields = line.split(separator: " ")
+            return fields.count == 2 && fields[1].split(separator: ",").contains("ro") ? String(fields[0]) : nil
+        })
         let rows = df.split(separator: "\n").map { $0.split(separator: " ") }.filter { $0.count == 3 }
         let mounts = Dictionary(rows.map { (String($0[0]), (size: Double($0[1]) ?? -1, used: Double($0[2]) ?? -1)) }, uniquingKeysWith: { $1 })
         do {
@@ -298,6 +308,11 @@ struct Operator {
                 #expect(metrics["size_bytes"] == figures.size, "\(mount): probe \(metrics), df size \(figures.size)")
                 let used = metrics["used_bytes"] ?? -1
                 #expect(abs(used - figures.used) <= max(16 * 1_048_576, figures.size / 50), "\(mount): probe used \(used), df used \(figures.used)")
+                // The unit's ProtectSystem=strict makes every mount read-only in the agent's own
+                // namespace; the host's filesystems are not, and the probe must not say they are.
+                let message = document.checks["disk/\(mount)"]?["message"] as? String ?? ""
+                #expect((metrics["readonly"] == 1) == readOnly.contains(mount),
+                        "\(mount): the probe says readonly \(metrics["readonly"] ?? -1) (\(message)); findmnt in the container: \(readOnly.contains(mount) ? "ro" : "rw")")
             }
         } catch {
             Issue.record(error)

@@ -58,7 +58,7 @@ struct SystemTierTests {
         step("11 security") { try host.securityExposure() }
         figures.stop = step("7 stop") { try host.stopsCleanly() }
         figures.start = step("1 start") { try host.startsAndReportsReady() }
-        step("2 endpoints") { try host.servesEveryEndpoint() }
+        figures.firstEvent = step("2 endpoints") { try host.servesEveryEndpoint() } ?? nil
         step("2 browser") { try host.showsThePathBannerInABrowser() }
         step("3 status") { try host.answersStatusWithoutTheServiceEnvironment() }
         step("4 isolation") { try host.runsAProcessIsolatedProbe() }
@@ -119,12 +119,13 @@ struct Figures {
     var reload: Double?
     var watchdog: (seconds: Double, restartSec: String)?
     var stop: Double?
+    var firstEvent: Double?
     var total: Double?
 
     var line: String {
         func seconds(_ value: Double?) -> String { value.map { String(format: "%.2f s", $0) } ?? "not measured" }
         return "system tier figures: systemctl start → READY \(seconds(start)); systemctl reload \(seconds(reload)); "
             + "watchdog restart (WatchdogSec=3s, RestartSec=\(watchdog?.restartSec ?? "?"); SIGSTOP → new MainPID) \(seconds(watchdog?.seconds)); "
-            + "systemctl stop \(seconds(stop)); the whole tier \(seconds(total))"
+            + "systemctl stop \(seconds(stop)); /events first event \(seconds(firstEvent)); the whole tier \(seconds(total))"
     }
 }
