@@ -29,7 +29,7 @@ MANPAGE := .build/plugins/GenerateManual/outputs/PathwatchCLI/pathwatch.1
 # install.sh reads these (and defaults the ones left unset: SYSCONFDIR /etc, LOCALSTATEDIR /var, …).
 export DESTDIR PREFIX SYSCONFDIR LOCALSTATEDIR UNITDIR BASHCOMPDIR ZSHCOMPDIR FISHCOMPDIR MANDIR
 
-.PHONY: run test deps dist-deps test-deps build release man install deb example clean bench code-order
+.PHONY: run test deps dist-deps test-deps build release man install deb example clean bench
 
 ## Install missing Debian packages when root; otherwise print the exact command and stop.
 define ensure_packages
@@ -56,29 +56,15 @@ test-deps: dist-deps
 	@python3 -c 'import standardwebhooks' 2>/dev/null || python3 -m pip install --quiet standardwebhooks 2>/dev/null \
 		|| python3 -m pip install --quiet --break-system-packages standardwebhooks
 
-## Release builds favour size: the executable's code is resident nearly whole on current kernels
-## (page cache in large folios), so code nobody calls still costs memory. -Osize takes 0.8 MiB
-## off an idle agent with no measurable change in start-up or per-mount disk cost. Whole-program
-## LTO with conditional runtime records and link-time internalizing lets the linker drop what the
-## program never reaches — most of swift-async-algorithms (which swift-service-lifecycle links
-## for one channel) and the unused parts of SwiftNIO: a third of the code, 1.2 MiB of an idle
-## agent (README "Benchmarks"). (-experimental-hermetic-seal-at-link, which adds virtual-function
-## and witness elimination, fails to link against the toolchain's Dispatch.)
-## Relative relocations are packed (DT_RELR, glibc 2.36 and later: Debian 12): the executable's
-## 11,000 of them took 270 KB of 24-byte entries, read at every start and resident after it; a
-## bitmap takes 2.6 KB (0.23 MiB off an idle agent).
-## Code is laid out by use: the functions a recorded day of work runs (CODE_ORDER, written by
-## `make code-order`) come first and share pages. A page the agent touches is mapped with its
-## neighbours, so code spread over the whole executable kept 2.3 MiB of it resident; packed, 0.9.
-## Private functions (closure destroyers, outlined copies) have symbols only with save-temp-labels;
-## their names carry link-order counters, so after a code change they miss until the order is
-## recorded again (named functions keep matching; README "Why release builds lay out code by use").
-CODE_ORDER := $(CURDIR)/dist/code-order/hot.order
+## Release builds: only supported compiler and linker settings, nothing to re-record by hand.
+## -Osize: the executable's code is resident nearly whole on current kernels (page cache in large
+## folios), so code nobody calls still costs memory. Whole-program LTO lets the linker drop what
+## the program never reaches (most of swift-async-algorithms, which swift-service-lifecycle links
+## for one channel, and the unused parts of SwiftNIO). Relative relocations are packed (DT_RELR,
+## glibc 2.36 and later: Debian 12): a bitmap instead of thousands of 24-byte entries read at
+## every start. Each plug-in exports only its entry point (Plugins/exports.map, Package.swift).
 RELEASE_FLAGS := -c release -Xswiftc -Osize --experimental-lto-mode=full \
-	-Xswiftc -Xfrontend -Xswiftc -conditional-runtime-records -Xswiftc -Xfrontend -Xswiftc -internalize-at-link \
-	-Xlinker -z -Xlinker pack-relative-relocs \
-	-Xlinker --symbol-ordering-file=$(CODE_ORDER) -Xlinker --no-warn-symbol-ordering \
-	-Xlinker -mllvm -Xlinker -save-temp-labels
+	-Xlinker -z -Xlinker pack-relative-relocs
 
 release: deps
 	$(SWIFT) build $(RELEASE_FLAGS)
@@ -118,14 +104,6 @@ example: deps
 		$$(pkg-config --cflags json-c) Plugins/Examples/LoadAvg/loadavg.c $$(pkg-config --libs json-c) \
 		-o .build/example/libpathwatch_loadavg.so
 	@echo "built .build/example/libpathwatch_loadavg.so"
-
-## Record the code order again (root: a private network namespace; valgrind's callgrind), then
-## link again with it (the linker reads the file, but the build does not know it as an input).
-code-order: release
-	$(call ensure_packages,valgrind)
-	bash dist/code-order/record.sh
-	rm -f .build/release/pathwatch .build/release/pathwatch-cli .build/release/libpathwatch_*.so
-	$(SWIFT) build $(RELEASE_FLAGS)
 
 bench: release
 	@for b in bench/*/run.sh; do echo "== $$b"; bash $$b; done

@@ -1,14 +1,10 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.2
 // Pathwatch: a host monitoring agent that loads probe plug-ins with dlopen and forwards their
 // aggregated status to sinks. See README.md for the map of the code.
 import PackageDescription
 
-// Our own targets build with warnings as errors: the project keeps no warnings. They also reach
-// concrete generic types through their metadata accessors rather than by mangled name: a type
-// made by name (KeyedDecodingContainer<CodingKeys> in each Decodable init, the storage of each
-// Set and Dictionary) has its conformances (CodingKeys: CodingKey, Key: Hashable) searched for in
-// the runtime's tables, several thousand records each time, where the accessor is handed them.
-let strict: [SwiftSetting] = [.unsafeFlags(["-warnings-as-errors", "-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"])]
+// Our own targets build with warnings as errors: the project keeps no warnings.
+let strict: [SwiftSetting] = [.treatAllWarnings(as: .error)]
 
 // A bundled plug-in exports its entry point and nothing else. Each links its own copy of the
 // SDK's ProbeKit and JSON code, whose public symbols would otherwise all be exported: a plug-in

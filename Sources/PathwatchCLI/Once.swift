@@ -12,8 +12,10 @@ extension Pathwatch {
         @Option(help: "Output format: json (the status document), text (a table for people) or nagios (one Nagios/Icinga plug-in line with performance data; a configuration error is then UNKNOWN, exit 3).")
         var format: OnceFormat = .json
 
+        /// Handed back to `pathwatch` in the plain form: the agent runs only there.
         func run() throws {
-            OnceCommand.execute(options: options, format: format)
+            AgentExecutable.replaceProcess(
+                with: PlainArguments(command: .once, options: options.plain, format: format), program: CommandLine.arguments[0])
         }
     }
 }

@@ -51,3 +51,8 @@ struct CommonOptions: ParsableArguments, CommonSettings {
 /// `--log-level` and `--format` values as ArgumentParser reads them.
 extension LogLevelOption: ExpressibleByArgument {}
 extension OnceFormat: ExpressibleByArgument {}
+
+extension CommonOptions {
+    /// The same options as the agent's executable reads them.
+    var plain: PlainCommonOptions { PlainCommonOptions(config: config, logLevel: logLevel) }
+}

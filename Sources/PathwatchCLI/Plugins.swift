@@ -1,6 +1,7 @@
 import ArgumentParser
 import PathwatchAgent
 import PathwatchCommands
+import PathwatchProbeKit
 
 extension Pathwatch {
     struct Plugins: ParsableCommand {
@@ -63,9 +64,12 @@ struct TryPluginChild: ParsableCommand {
 
     @Argument var file: String
     @Argument var configJSON: String
+    /// The trial's deadline (CLOCK_MONOTONIC nanoseconds), told to create and sample.
+    @Argument var deadlineNanoseconds: Int64
 
     func run() throws {
-        let status = PluginTrialChild.run(file: file, configJSON: configJSON)
+        let deadline = Deadline(monotonicNanoseconds: deadlineNanoseconds)
+        let status = PluginTrialChild.run(file: file, configJSON: configJSON, deadline: deadline)
         if status != 0 { throw ExitCode(status) }
     }
 }

@@ -2,15 +2,16 @@ import ArgumentParser
 import PathwatchCommands
 
 extension Pathwatch {
-    struct Run: AsyncParsableCommand {
+    struct Run: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "run",
             abstract: "Run the agent until SIGINT or SIGTERM; SIGHUP reloads the configuration.")
 
         @OptionGroup var options: CommonOptions
 
-        func run() async throws {
-            await RunCommand.execute(options: options)
+        /// Handed back to `pathwatch` in the plain form: the agent runs only there.
+        func run() throws {
+            AgentExecutable.replaceProcess(with: PlainArguments(command: .run, options: options.plain), program: CommandLine.arguments[0])
         }
     }
 }

@@ -7,16 +7,20 @@ struct AgentService: Service {
     let agent: Agent
     let systemd: SystemdStatusReporter?
 
+    /// Starting (dlopen, plug-in children) and stopping block: each runs on a thread of its own,
+    /// and the task pool only awaits them.
     func run() async throws {
-        do {
-            try agent.start()
-        } catch {
-            agent.stop()
+        let agent = agent
+        let started = await onThreadOfItsOwn(named: "pw-agent-start") { () -> Result<Void, any Error> in
+            Result { try agent.start() }
+        }
+        if case .failure(let error) = started {
+            await onThreadOfItsOwn(named: "pw-agent-stop") { agent.stop() }
             throw error
         }
         try? await gracefulShutdown()
         systemd?.stopping()
-        agent.stop()
+        await onThreadOfItsOwn(named: "pw-agent-stop") { agent.stop() }
     }
 }
 
@@ -33,9 +37,13 @@ struct ReloadOnHangup: Service {
             logger.notice("SIGHUP: reloading \(file)")
             // `systemctl reload` waits from RELOADING=1 until READY=1, refused or not.
             systemd?.send(SystemdNotifier.reloadingMessage())
-            do {
-                try agent.reload(try ConfigLoader.load(file: file))
-            } catch {
+            // Reading the files, opening plug-ins and closing replaced sinks block: a thread of
+            // their own does it, the task pool only awaits.
+            let (agent, file) = (agent, file)
+            let reloaded = await onThreadOfItsOwn(named: "pw-agent-reload") { () -> Result<Void, any Error> in
+                Result { try agent.reload(try ConfigLoader.load(file: file)) }
+            }
+            if case .failure(let error) = reloaded {
                 logger.error("reload refused, keeping the running configuration: \(error)")
             }
             systemd?.send("READY=1")

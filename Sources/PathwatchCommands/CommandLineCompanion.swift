@@ -18,30 +18,11 @@ public enum CommandLineCompanion {
     /// Replaces this process with the companion, given the same arguments; says what is missing
     /// and exits 1 when no companion can be started.
     public static func replaceProcess(arguments: [String]) -> Never {
-        guard let executable = ownExecutable() else {
+        guard let executable = ProcessImage.ownExecutable() else {
             printError("cannot find this executable (/proc/self/exe), so not its command-line companion \(name)")
             exitProcess(ExitStatus.failure)
         }
-        let places = candidates(executable: executable)
-        var reasons: [String] = []
-        for path in places {
-            guard access(path, X_OK) == 0 else {
-                reasons.append("\(path): \(errnoText())")
-                continue
-            }
-            var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-            execv(path, &argv)
-            reasons.append("\(path): cannot be started: \(errnoText())")
-        }
-        printError("this command needs the command-line companion \(name), and none could be started (\(reasons.joined(separator: "; "))); reinstall pathwatch")
-        exitProcess(ExitStatus.failure)
-    }
-
-    private static func ownExecutable() -> String? {
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard length > 0 else { return nil }
-        return String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        ProcessImage.replace(with: candidates(executable: executable), arguments: arguments, what: "the command-line companion \(name)")
     }
 }
 

@@ -10,7 +10,7 @@ public enum OnceFormat: String, CaseIterable, Sendable {
 public enum OnceCommand {
     /// Samples every probe once, prints the document in `format` and ends the process with the
     /// state's status (Nagios convention), or the configuration error's.
-    public static func execute(options: some CommonSettings, format: OnceFormat) -> Never {
+    public static func execute(options: PlainCommonOptions, format: OnceFormat) -> Never {
         let nagios = format == .nagios
         let loaded = options.loadConfig(nagios: nagios)
         let logger = options.makeLogger(redactor: loaded.redactor)

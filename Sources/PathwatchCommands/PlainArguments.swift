@@ -55,3 +55,23 @@ public struct PlainArguments: Sendable {
         }
     }
 }
+
+extension PlainArguments {
+    /// `command` with these options in the plain form (the program not included), as the
+    /// command-line companion hands `run` and `once` back to the agent's executable.
+    public init(command: Command, options: PlainCommonOptions, format: OnceFormat = .json) {
+        self.command = command
+        self.options = options
+        self.format = format
+    }
+
+    /// The arguments that read back as these. A value starting with `-` goes in `--name=value`
+    /// (it would otherwise read as an option), an empty one as `--name ""`.
+    public var arguments: [String] {
+        var out = [command.rawValue]
+        if let config = options.config { out += config.hasPrefix("-") ? ["--config=\(config)"] : ["--config", config] }
+        out.append("--log-level=\(options.logLevel.rawValue)")
+        if command == .once { out.append("--format=\(format.rawValue)") }
+        return out
+    }
+}

@@ -6,6 +6,8 @@ public enum ExitStatus {
     public static let configError: Int32 = 78
     /// A failure that is neither a state nor a configuration error.
     public static let failure: Int32 = 1
+    /// A command line that cannot be run as given (EX_USAGE, as the argument parser exits).
+    public static let usage: Int32 = 64
 }
 
 /// exit(3), which flushes what was printed (inside an ArgumentParser command type, `exit` is

@@ -11,10 +11,7 @@ public enum RunCommand {
         // Before any thread starts: each inherits this thread's signal mask.
         SignalTrap.unblock(trappedSignals)
         AgentExecutors.install()
-        // Through an existential: the optimiser's specialisation of `execute` for
-        // PlainCommonOptions crashes Swift 6.3.1's SimplifyCFG pass in release builds.
-        let settings: any CommonSettings & Sendable = options
-        Task.detached { await execute(options: settings) }
+        Task.detached { await execute(options: options) }
         while true { pause() }
     }
 
@@ -22,7 +19,7 @@ public enum RunCommand {
 
     /// Runs the agent until SIGINT or SIGTERM (SIGHUP reloads), then ends the process: 0 after a
     /// clean stop, 78 when the configuration cannot start, 1 on any other failure.
-    public static func execute(options: some CommonSettings) async -> Never {
+    static func execute(options: PlainCommonOptions) async -> Never {
         // Trap the signals before anything else: SIGHUP's default action would end the agent,
         // and a stop request must never find the default handlers while the agent starts.
         let signals = SignalTrap(trappedSignals)

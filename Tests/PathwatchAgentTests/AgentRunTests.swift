@@ -42,13 +42,13 @@ import Testing
         #expect(status == 0, "a clean stop exits 0 even with a plug-in stuck inside a call")
         let docs = documents(agent.outputLines)
         let hung = docs.compactMap { check($0, "hung") }
-        #expect(hung.contains { ($0["state"] as? String) == "unknown" && ($0["message"] as? String) == "timed out after 300ms" })
+        #expect(hung.contains { ($0["state"] as? String) == "unknown" && ($0["message"] as? String) == "overran its 300ms deadline by more than 1s" })
         // The ticking probe's samples only ever increase, one per interval: never held up.
         let samples = docs.compactMap { (check($0, "tick/c0")?["metrics"] as? [String: Any])?["samples"] as? Double }
         #expect(samples == samples.sorted())
         #expect(Set(samples).count >= 12)
         // Only one call ever entered the hung instance: it logged one timeout, not one per interval.
-        let timeouts = agent.errorOutput.components(separatedBy: "probe hung: sample timed out").count - 1
+        let timeouts = agent.errorOutput.components(separatedBy: "probe hung: sample overran").count - 1
         #expect(timeouts == 1, "\(agent.errorOutput)")
     }
 

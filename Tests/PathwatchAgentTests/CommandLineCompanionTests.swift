@@ -36,4 +36,27 @@ import Testing
         let bogus = try run([TestEnvironment.pathwatchBinary.path, "once", "--bogus"])
         #expect(bogus.status == 64 && bogus.stderr.contains("Unknown option '--bogus'"), "\(bogus.stderr)")
     }
+
+    /// A spelling only the argument parser reads (a repeated option) still runs the agent in
+    /// `pathwatch` itself, on its own executor and without the parser's Foundation mapped: the
+    /// companion hands the command back instead of running an agent of its own.
+    @Test func everySpellingOfRunEndsInTheAgentsOwnExecutable() throws {
+        let dir = try Unprivileged.makeTemporaryDirectory("pathwatch-spelling")
+        defer { TestEnvironment.removeTemporaryDirectory(dir) }
+        let config = try writeConfig(
+            #"{"agent": {"plugin_dirs": ["\#(TestEnvironment.productsDirectory.path)"]}, "probes": [{"id": "load", "plugin": "loadavg", "isolation": "inline"}], "sinks": [{"type": "stdout", "format": "json", "on": "every"}]}"#,
+            in: dir)
+        let agent = try BackgroundProcess(Unprivileged.pathwatch(["run", "--config", "nowhere.json", "--config", config.path]))
+        defer { agent.stop() }
+        #expect(agent.waitForLine(timeout: 20) { $0.contains("\"load/load\"") } != nil, "\(agent.errorOutput)")
+        let pid = agent.process.processIdentifier
+        let image = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe")
+        #expect(image.hasSuffix("/pathwatch"), "\(image)")
+        let maps = try run(["cat", "/proc/\(pid)/maps"]).stdout
+        #expect(!maps.contains("Foundation"), "the argument parser's Foundation is mapped in the agent")
+
+        let once = try run(Unprivileged.pathwatch(["once", "--format=text", "--format", "json", "--config", config.path]))
+        #expect((0...2).contains(once.status), "\(once.stderr)")
+        #expect(try parseJSONObject(once.stdout)["checks"] != nil, "\(once.stdout)")
+    }
 }

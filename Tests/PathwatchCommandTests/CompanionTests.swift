@@ -12,4 +12,13 @@ import Testing
             CommandLineCompanion.candidates(executable: "/src/pathwatch/.build/release/pathwatch")
                 == ["/src/pathwatch/.build/release/pathwatch-cli", "/src/pathwatch/.build/release/../lib/pathwatch/pathwatch-cli"])
     }
+
+    @Test func theAgentIsLookedForBesideTheCompanionThenInBin() {
+        #expect(
+            AgentExecutable.candidates(companion: "/usr/lib/pathwatch/pathwatch-cli")
+                == ["/usr/lib/pathwatch/pathwatch", "/usr/lib/pathwatch/../../bin/pathwatch"])
+        #expect(
+            AgentExecutable.candidates(companion: "/src/pathwatch/.build/release/pathwatch-cli")
+                == ["/src/pathwatch/.build/release/pathwatch", "/src/pathwatch/.build/release/../../bin/pathwatch"])
+    }
 }

@@ -21,6 +21,7 @@ import Testing
         ["once", "--log-level", "debug"],
         ["once", "--log-level=error", "--format=text", "--config=x"],
         ["once", "--config", "", "--format", "nagios"],
+        ["once", "--config=-dash.json"],
     ]
 
     /// `run` command lines the direct reading takes.
@@ -41,6 +42,7 @@ import Testing
         ["once", "--log-level", "verbose"], ["once", "--", "--config"], ["once", "x"], ["once", "--conf", "x"],
         ["once", "-c", "x"], ["once", "--format"], ["once", "--generate-completion-script", "bash"],
         ["once", "--config=a", "--config=b"], ["once", "--format=text", "--format", "json"],
+        ["run", "--config", "a", "--log-level", "debug", "--config", "b"],
     ]
 
     @Test(arguments: taken) func takenLinesReadAsArgumentParserReadsThem(_ line: [String]) throws {
@@ -60,6 +62,25 @@ import Testing
         let run = try #require(parsed as? Pathwatch.Run)
         #expect(direct.options.config == run.options.config)
         #expect(direct.options.logLevel == run.options.logLevel)
+    }
+
+    /// What the companion parsed is handed back to `pathwatch` in a form the direct reading takes,
+    /// to the same options: every spelling of `run` and `once` ends in the agent's executable.
+    @Test(arguments: taken + takenRun + left) func parsedLinesAreHandedBackInAPlainFormThatReadsTheSame(_ line: [String]) throws {
+        guard let parsed = try? Pathwatch.parseAsRoot(line) else { return }
+        let plain: PlainArguments
+        if let once = parsed as? Pathwatch.Once {
+            plain = PlainArguments(command: .once, options: once.options.plain, format: once.format)
+        } else if let run = parsed as? Pathwatch.Run {
+            plain = PlainArguments(command: .run, options: run.options.plain)
+        } else {
+            return
+        }
+        let back = try #require(PlainArguments(["pathwatch"] + plain.arguments), "\(line) → \(plain.arguments)")
+        #expect(back.command == plain.command)
+        #expect(back.options.config == plain.options.config)
+        #expect(back.options.logLevel == plain.options.logLevel)
+        #expect(back.format == plain.format)
     }
 
     @Test(arguments: left) func otherLinesAreLeftToArgumentParser(_ line: [String]) {

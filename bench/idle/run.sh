@@ -22,7 +22,6 @@ if [ -n "$INTERVAL" ]; then
         -e "s|\"\./status\.json\"|\"$work/status.json\"|" config.json > "$CONFIG"
     sed -i "s/^Interval .*/Interval $INTERVAL/" "$work/collectd.conf"
 fi
-python3 dist/code-order/coverage.py .build/release
 python3 bench/idle/measure.py "$WINDOW" 5 \
     "./.build/release/pathwatch"$'\x1f'"run"$'\x1f'"--config"$'\x1f'"$CONFIG"$'\x1f'"--log-level"$'\x1f'"warning" \
     "collectd"$'\x1f'"-f"$'\x1f'"-C"$'\x1f'"$work/collectd.conf"

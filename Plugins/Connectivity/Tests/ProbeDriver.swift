@@ -27,10 +27,10 @@ enum ProbeDriver {
         }
     }
 
-    /// Creates the probe, samples once and returns its one observation.
-    static func sampleOnce(_ json: String) throws -> Seen {
+    /// Creates the probe, samples once (under `deadline` when given) and returns its one observation.
+    static func sampleOnce(_ json: String, by deadline: Deadline? = nil) throws -> Seen {
         let probe = try make(json)
-        let seen = try ProbeTester.sample(probe)
+        let seen = try ProbeTester.sample(probe, by: deadline)
         guard seen.count == 1, let only = seen.first else { throw TestFailure("expected one observation, got \(seen.count)") }
         return only
     }

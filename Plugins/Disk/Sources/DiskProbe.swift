@@ -51,7 +51,8 @@ final class DiskProbe: Probe {
             if case .mounted(let entry) = target { return entry.mountPoint }
             return nil
         }
-        let results = runner.run(mountPoints)
+        // Every call ends by the sample's deadline, less a margin to report in.
+        let results = runner.run(mountPoints, within: Deadline.current)
         // The first sample meets every mount: room for them at once, not grown step by step.
         seenWritable.reserveCapacity(mountPoints.count)
         return targets.compactMap { target in
@@ -71,9 +72,11 @@ final class DiskProbe: Probe {
         let timeout = ConfigDuration(nanoseconds: runner.timeoutNanoseconds)
         switch result {
         case .timedOut:
-            return Observation(
-                key: entry.mountPoint, state: .unknown, message: "statvfs timed out after \(timeout)",
-                labels: labels)
+            // Waited less than the timeout: the sample's deadline came first (whole ms shown).
+            let message = runner.lastWait < timeout
+                ? "statvfs timed out after \(ConfigDuration.milliseconds(runner.lastWait.nanoseconds / 1_000_000)): ran out of time before the probe's deadline"
+                : "statvfs timed out after \(timeout)"
+            return Observation(key: entry.mountPoint, state: .unknown, message: message, labels: labels)
         case .stillBlocked(let nanoseconds):
             let blocked = ConfigDuration(nanoseconds: nanoseconds / 1_000_000_000 * 1_000_000_000)
             return Observation(

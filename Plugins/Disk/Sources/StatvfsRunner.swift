@@ -56,8 +56,16 @@ final class StatvfsRunner {
         workers.withLock { stuck.filter { $0.value.current != nil }.keys.sorted() }
     }
 
-    func run(_ mountPoints: [String]) -> [String: Result] {
+    /// How long the last run waited at most: the timeout, or less when the sample's deadline
+    /// left less.
+    private(set) var lastWait = ConfigDuration(nanoseconds: 0)
+
+    /// The calls for `mountPoints` under the timeout, cut to what `sampleDeadline` leaves (less
+    /// a margin to report in) when given.
+    func run(_ mountPoints: [String], within sampleDeadline: Deadline? = nil) -> [String: Result] {
         let now = MonotonicClock.nowNanoseconds()
+        let timeout = ConfigDuration(nanoseconds: timeoutNanoseconds)
+        lastWait = sampleDeadline?.allowing(timeout) ?? timeout
         var results: [String: Result] = [:]
         results.reserveCapacity(mountPoints.count)
         workers.lock()
@@ -74,7 +82,7 @@ final class StatvfsRunner {
                 unassigned.append(mountPoint)
             }
         }
-        let deadline = now + timeoutNanoseconds
+        let deadline = now + lastWait.nanoseconds
         var active: [Worker] = []
         while true {
             if !unassigned.isEmpty {

@@ -86,6 +86,19 @@ import Testing
         #expect(fake.calls("/srv/a") == 1)
     }
 
+    /// The sample's deadline comes before the 10 s stuck-mount timeout: the stuck mount is
+    /// given up on in time, saying the deadline cut the wait short.
+    @Test func aStuckMountIsGivenUpOnByTheSamplesDeadline() throws {
+        let some = DiskFixtures.stats(blocks: 100, used: 1)
+        let fake = FakeStatvfs(["/": .stats(some), "/srv/a": .stats(some)], blocking: ["/srv/a"])
+        defer { fake.release() }
+        let disk = try probe(#"{"mounts": ["/", "/srv/a"], "timeout": "10s"}"#, fake)
+        let checks = try Deadline.$current.withValue(.after(.milliseconds(300))) { try disk.observations() }
+        #expect(checks.map(\.state) == [.ok, .unknown])
+        #expect(checks[1].message.hasPrefix("statvfs timed out after "), "\(checks[1].message)")
+        #expect(checks[1].message.hasSuffix(": ran out of time before the probe's deadline"), "\(checks[1].message)")
+    }
+
     @Test func aFailedStatvfsIsUnknownWithTheReason() throws {
         let observations = try probe(#"{"mounts": ["/var"]}"#, FakeStatvfs(["/var": .failed(EACCES)])).observations()
         #expect(observations.first?.state == .unknown)

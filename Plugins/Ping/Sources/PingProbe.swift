@@ -44,11 +44,14 @@ final class PingProbe: Probe {
                 emitter.emit(observation(target, state: .unknown, message: refusal.message, family: v6 ? "ipv6" : "ipv4"))
             }
         }
-        PingRound.run(sessions)
+        // The round fits inside the sample's deadline, less a margin to report in.
+        let end = Deadline.current.map { MonotonicClock.nowNanoseconds() + $0.allowing(.seconds(86_400)).nanoseconds }
+        PingRound.run(sessions, end: end)
         for session in sessions {
             let verdict = PingVerdict(
                 target: session.target, address: session.address,
-                statistics: PingStatistics(sent: session.sent, rtts: session.rtts), sendError: session.sendError)
+                statistics: PingStatistics(sent: session.sent, rtts: session.rtts), sendError: session.sendError,
+                cutShort: session.cutShort)
             emitter.emit(observation(
                 session.target, state: verdict.state, message: verdict.message, metrics: verdict.metrics,
                 family: session.socket.v6 ? "ipv6" : "ipv4", socket: session.socket.kind.rawValue))

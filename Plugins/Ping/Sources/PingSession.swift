@@ -27,7 +27,13 @@ final class PingSession {
         self.socket = socket
     }
 
-    var hasMoreToSend: Bool { sent < target.count }
+    /// The round ended (the sample's deadline) before every echo was sent or waited for.
+    private(set) var cutShort = false
+
+    var hasMoreToSend: Bool { sent < target.count && !cutShort }
+
+    /// Sends no more echoes this round: the sample's deadline comes before their replies could.
+    func stopSending() { cutShort = true }
     var awaitsReplies: Bool { rtts.count < sent }
 
     func sendNext(now: Int64) {

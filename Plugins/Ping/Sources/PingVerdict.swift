@@ -12,6 +12,8 @@ struct PingVerdict {
     let address: SocketAddress
     let statistics: PingStatistics
     let sendError: Int32
+    /// The sample's deadline ended the round before every echo was sent or waited for.
+    var cutShort = false
 
     var state: CheckState {
         let loss = statistics.lossPercent
@@ -22,6 +24,11 @@ struct PingVerdict {
     }
 
     var message: String {
+        guard cutShort else { return summary }
+        return summary + " (cut short by the probe's deadline: \(statistics.sent) of \(target.count) sent)"
+    }
+
+    private var summary: String {
         let s = statistics
         let counts = "\(s.received)/\(s.sent) replies from \(address.text)"
         guard let minimum = s.minimum, let average = s.average, let maximum = s.maximum else {

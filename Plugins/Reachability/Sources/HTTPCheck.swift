@@ -19,6 +19,8 @@ public final class HTTPCheck {
         public var failure: String?
         /// The request failed for this process's own lack of file descriptors: nothing is known.
         public var agentFault: Bool
+        /// No answer came within the time limit.
+        public var timedOut: Bool
         /// The reachability probe's metrics: http_status, dns_ms, connect_ms, ttfb_ms, total_ms, size_bytes.
         public var metrics: [(name: String, value: Double)]
         public var totalMilliseconds: Double
@@ -60,17 +62,20 @@ public final class HTTPCheck {
     public var timeout: ConfigDuration { target.timeout }
 
     /// Asks the URL once, blocking the calling thread for at most `within` (the configured
-    /// timeout when nil). A failure's message names the configured timeout.
-    public func ask(within: ConfigDuration? = nil) throws(ProbeSampleError) -> Answer {
+    /// timeout when nil). A timeout's message names `stated` (the whole time the caller gave
+    /// the check, over several attempts), else the limit; when that is less than the configured
+    /// timeout, it says the probe's deadline cut it short.
+    public func ask(within: ConfigDuration? = nil, stated: ConfigDuration? = nil) throws(ProbeSampleError) -> Answer {
         let result: TransferResult
         do {
             let limit = within ?? target.timeout
             let target = self.target
             let results = try runner.run(count: 1, maxConcurrency: 1, pool: pool) { _, transfer in
-                try transfer.configure(for: target)
-                try EasyOptions(handle: transfer.handle).set(CURLOPT_TIMEOUT_MS, Int(max(1, limit.nanoseconds / 1_000_000)))
+                try transfer.configure(for: target, timeLimit: limit)
+                return true
             }
-            guard let only = results.first else { throw ProbeSampleError("no result") }
+            guard var only = results.first else { throw ProbeSampleError("no result") }
+            only.timeLimit = stated ?? limit
             result = only
         } catch let error as ProbeSampleError {
             throw error
@@ -87,6 +92,7 @@ public final class HTTPCheck {
             bodyMatched: answered && exact,
             failure: answered ? nil : verdict.failureMessage(),
             agentFault: verdict.agentOutOfDescriptors,
+            timedOut: result.code == CURLE_OPERATION_TIMEDOUT,
             metrics: verdict.metrics.filter { $0.name != "cert_days_left" },
             totalMilliseconds: result.timings.totalMilliseconds)
     }

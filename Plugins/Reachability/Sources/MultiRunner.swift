@@ -20,9 +20,10 @@ final class MultiRunner {
 
     /// Runs `count` transfers once, each on a handle from `pool` that `configure` sets up for its
     /// index, and returns their results in index order. Handles go back to the pool as soon as
-    /// their transfer is done.
+    /// their transfer is done. A transfer whose `configure` returns false (no time left before
+    /// the sample's deadline) is not started: its result is a timeout marked `notStarted`.
     func run(
-        count: Int, maxConcurrency: Int, pool: TransferPool, configure: (Int, Transfer) throws -> Void
+        count: Int, maxConcurrency: Int, pool: TransferPool, configure: (Int, Transfer) throws -> Bool
     ) throws -> [TransferResult] {
         var results = [TransferResult?](repeating: nil, count: count)
         var inFlight: [UnsafeMutableRawPointer: (index: Int, transfer: Transfer)] = [:]
@@ -31,11 +32,20 @@ final class MultiRunner {
         func startMore() throws {
             while inFlight.count < maxConcurrency, next < count {
                 let transfer = try pool.take()
+                let start: Bool
                 do {
-                    try configure(next, transfer)
+                    start = try configure(next, transfer)
                 } catch {
                     pool.give(transfer)
                     throw error
+                }
+                guard start else {
+                    pool.give(transfer)
+                    var skipped = TransferResult(code: CURLE_OPERATION_TIMEDOUT)
+                    skipped.notStarted = true
+                    results[next] = skipped
+                    next += 1
+                    continue
                 }
                 let added = pw_curl_multi_add_handle(multi, transfer.handle)
                 guard added == CURLM_OK else {

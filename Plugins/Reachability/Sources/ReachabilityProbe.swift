@@ -63,11 +63,14 @@ final class ReachabilityProbe: Probe {
 
     func sample(into emitter: Emitter) throws {
         var results: [TransferResult]
+        let budget = SampleBudget.current
         do {
             results = try runner.run(count: targets.count, maxConcurrency: maxConcurrency, pool: pool) { index, transfer in
-                try transfer.configure(for: targets[index])
+                guard let limit = budget.limit(for: targets[index].timeout) else { return false }
+                try transfer.configure(for: targets[index], timeLimit: limit)
+                return true
             }
-            try inspectRejectedCertificates(&results)
+            try inspectRejectedCertificates(&results, budget: budget)
         } catch let error as CurlSetupError {
             throw ProbeSampleError(error.description)
         }
@@ -79,7 +82,7 @@ final class ReachabilityProbe: Probe {
 
     /// For certificates refused as expired or not yet valid, reads their dates over a second,
     /// unverified handshake so the message can say "expired 3 days ago". Nothing is requested.
-    private func inspectRejectedCertificates(_ results: inout [TransferResult]) throws {
+    private func inspectRejectedCertificates(_ results: inout [TransferResult], budget: SampleBudget) throws {
         var inspections: [(index: Int, url: String)] = []
         for (index, result) in results.enumerated()
         where result.code == CURLE_PEER_FAILED_VERIFICATION
@@ -89,8 +92,12 @@ final class ReachabilityProbe: Probe {
             inspections.append((index, url))
         }
         guard !inspections.isEmpty else { return }
+        // Only with time left: without it the message says "expired" without saying when.
         let inspected = try runner.run(count: inspections.count, maxConcurrency: maxConcurrency, pool: pool) { i, transfer in
-            try transfer.configure(inspectingCertificateOf: targets[inspections[i].index], at: inspections[i].url)
+            let target = targets[inspections[i].index]
+            guard let limit = budget.limit(for: target.timeout) else { return false }
+            try transfer.configure(inspectingCertificateOf: target, at: inspections[i].url, timeLimit: limit)
+            return true
         }
         let indices = inspections.map(\.index)
         for (index, inspection) in zip(indices, inspected) {

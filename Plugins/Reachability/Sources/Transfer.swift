@@ -1,4 +1,5 @@
 import CCurlShims
+import PathwatchProbeKit
 
 #if canImport(Glibc)
 import Glibc
@@ -17,6 +18,8 @@ final class Transfer {
     /// errno of the last socket() that failed for this handle (see the open-socket shim).
     private let socketErrno: UnsafeMutablePointer<Int32>
     private var connectOnly = false
+    /// The time limit set for the current request.
+    private var timeLimit: ConfigDuration?
 
     static let userAgent = "pathwatch-reachability/\(ReachabilityProbe.version)"
     static let maxRedirects = 10
@@ -31,11 +34,12 @@ final class Transfer {
         socketErrno.initialize(to: 0)
     }
 
-    /// Sets the handle up for the request `target` describes.
-    func configure(for target: TargetSpec) throws {
+    /// Sets the handle up for the request `target` describes, limited to `timeLimit` (the
+    /// target's timeout when nil).
+    func configure(for target: TargetSpec, timeLimit: ConfigDuration? = nil) throws {
         try reset(needle: target.expectBodyContains, connectOnly: target.isTCP)
         let set = EasyOptions(handle: handle)
-        try applyCommon(url: target.url.requestURL, target: target)
+        try applyCommon(url: target.url.requestURL, target: target, timeLimit: timeLimit)
         if target.isTCP {
             try set.set(CURLOPT_CONNECT_ONLY, 1)
             // A plain connect goes to the host itself, never through a proxy from the environment.
@@ -73,10 +77,10 @@ final class Transfer {
     /// Sets the handle up for a bare TLS handshake with verification off, only to read the
     /// certificate of a server whose certificate failed verification as expired or not yet
     /// valid, so the message can say when.
-    func configure(inspectingCertificateOf target: TargetSpec, at url: String) throws {
+    func configure(inspectingCertificateOf target: TargetSpec, at url: String, timeLimit: ConfigDuration? = nil) throws {
         try reset(needle: nil, connectOnly: true)
         let set = EasyOptions(handle: handle)
-        try applyCommon(url: url, target: target)
+        try applyCommon(url: url, target: target, timeLimit: timeLimit)
         try set.set(CURLOPT_CONNECT_ONLY, 1)
         try set.set(CURLOPT_CERTINFO, true)
         try applyTLS(target.tls)
@@ -98,7 +102,7 @@ final class Transfer {
         }
     }
 
-    private func applyCommon(url: String, target: TargetSpec) throws {
+    private func applyCommon(url: String, target: TargetSpec, timeLimit: ConfigDuration?) throws {
         let set = EasyOptions(handle: handle)
         try set.set(CURLOPT_URL, string: url)
         // libcurl must not use signals in a multi-threaded host.
@@ -106,7 +110,9 @@ final class Transfer {
         try set.set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(errorBuffer))
         try set.set(CURLOPT_PROTOCOLS_STR, string: "http,https")
         try set.set(CURLOPT_USERAGENT, string: Self.userAgent)
-        try set.set(CURLOPT_TIMEOUT_MS, Int(max(1, target.timeout.nanoseconds / 1_000_000)))
+        let limit = timeLimit ?? target.timeout
+        self.timeLimit = limit
+        try set.set(CURLOPT_TIMEOUT_MS, Int(max(1, limit.nanoseconds / 1_000_000)))
         switch target.ipVersion {
         case .any: try set.set(CURLOPT_IPRESOLVE, Int(CURL_IPRESOLVE_WHATEVER))
         case .v4: try set.set(CURLOPT_IPRESOLVE, Int(CURL_IPRESOLVE_V4))
@@ -149,6 +155,7 @@ final class Transfer {
         result.effectiveURL = effectiveURL
         result.redirectURL = redirectURL
         result.endedOnHTTPS = result.effectiveURL?.lowercased().hasPrefix("https:") ?? false
+        result.timeLimit = timeLimit
         if code != CURLE_OK { result.errorDetail = String(cString: errorBuffer) }
         return result
     }

@@ -1,4 +1,5 @@
 import CCurlShims
+import PathwatchProbeKit
 
 /// Everything the verdict needs from one finished transfer, read from the easy handle as soon
 /// as it is done (the handle is reused by the next sample).
@@ -24,6 +25,11 @@ struct TransferResult {
     var effectiveURL: String?
     /// Where a redirect that was not followed pointed (CURLINFO_REDIRECT_URL); never shown whole.
     var redirectURL: String?
+    /// The time limit the transfer ran under: the target's timeout, or less when the sample's
+    /// deadline left less. Nil when none was set (a result made without a transfer).
+    var timeLimit: ConfigDuration?
+    /// Never started: the sample's deadline came before the transfer's turn.
+    var notStarted = false
 
     init(code: CURLcode) { self.code = code }
 }

@@ -93,9 +93,13 @@ struct Verdict {
             default: return "cannot connect: \(MessageFormat.lowercasingFirst(systemErrorText(result.osErrno)))"
             }
         case CURLE_OPERATION_TIMEDOUT:
+            if result.notStarted { return "timed out before it started: no time left before the probe's deadline" }
             let phase = result.timings.unfinishedPhase(
                 usesTLS: target.url.kind == .https || result.endedOnHTTPS, connectOnly: target.isTCP)
-            return "timed out after \(MessageFormat.duration(target.timeout)) (\(phase))"
+            let limit = result.timeLimit ?? target.timeout
+            // Cut short by the sample's deadline: say so, or the configured timeout looks ignored.
+            let cut = limit < target.timeout ? ": ran out of time before the probe's deadline" : ""
+            return "timed out after \(MessageFormat.duration(limit)) (\(phase))\(cut)"
         case CURLE_PEER_FAILED_VERIFICATION:
             return certificateFailure()
         case CURLE_SSL_CONNECT_ERROR:

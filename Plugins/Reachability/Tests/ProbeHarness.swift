@@ -26,8 +26,8 @@ enum ProbeHarness {
         throw TestFailure("config was accepted: \(json)")
     }
 
-    static func sample(_ probe: ReachabilityProbe) throws -> [Collected] {
-        try ProbeTester.sample(probe)
+    static func sample(_ probe: ReachabilityProbe, by deadline: Deadline? = nil) throws -> [Collected] {
+        try ProbeTester.sample(probe, by: deadline)
     }
 
     /// Creates a probe with one target and returns that target's observation.

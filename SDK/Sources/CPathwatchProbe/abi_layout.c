@@ -8,7 +8,9 @@ _Static_assert(sizeof(pw_metric) == 24, "pw_metric layout changed: bump PW_PROBE
 _Static_assert(sizeof(pw_label) == 24, "pw_label layout changed: bump PW_PROBE_ABI_VERSION");
 _Static_assert(sizeof(pw_observation) == 64, "pw_observation layout changed");
 _Static_assert(sizeof(pw_emitter) == 24, "pw_emitter layout changed");
-_Static_assert(sizeof(pw_error) == 8 + 256 + 768, "pw_error layout changed");
+_Static_assert(sizeof(pw_error) == 8 + 256 + 768 + 8, "pw_error layout changed");
+/* deadline_ns grew pw_error at its end: a host of the first layout hands struct_size 1032. */
+_Static_assert(offsetof(pw_error, deadline_ns) == 8 + 256 + 768, "pw_error.deadline_ns moved");
 _Static_assert(offsetof(pw_probe_descriptor, create) == 40, "pw_probe_descriptor layout changed");
 _Static_assert(sizeof(pw_probe_descriptor) == 80, "pw_probe_descriptor layout changed");
 #endif

@@ -8,6 +8,8 @@
 ///
 /// The host never calls one instance from two threads at once, so an instance may keep plain
 /// mutable state. Distinct instances may run concurrently: keep no mutable globals.
+///
+/// Every call has a deadline, `Deadline.current`: fit the call's waits inside it (see `Deadline`).
 public protocol Probe: AnyObject {
     /// The probe's typed configuration, decoded strictly from the `config` object: unknown keys
     /// are errors, and every error carries the JSON path of the offending value.

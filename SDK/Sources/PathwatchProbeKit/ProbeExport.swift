@@ -162,7 +162,7 @@ private func create(
         text = "{}"
     }
     do {
-        let made = try type.make(configJSON: text)
+        let made = try Deadline.binding(from: errorOut) { try type.make(configJSON: text) }
         out.pointee = Unmanaged.passRetained(made as AnyObject).toOpaque()
         return PW_OK
     } catch {
@@ -174,7 +174,7 @@ private func create(
 private let cSample: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<pw_emitter>?, UnsafeMutablePointer<pw_error>?) -> Int32 = { raw, emitter, error in
     guard let probe = instance(raw), let emitter else { return PW_ERR }
     do {
-        try probe.sample(into: Emitter(raw: emitter))
+        try Deadline.binding(from: error) { try probe.sample(into: Emitter(raw: emitter)) }
         return PW_OK
     } catch let failure {
         report(failure, into: error)
@@ -189,7 +189,7 @@ private let cEventFD: @convention(c) (UnsafeMutableRawPointer?) -> Int32 = { raw
 private let cHandleEvent: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<pw_emitter>?, UnsafeMutablePointer<pw_error>?) -> Int32 = { raw, emitter, error in
     guard let probe = instance(raw), let emitter else { return PW_ERR }
     do {
-        try probe.handleEvent(into: Emitter(raw: emitter))
+        try Deadline.binding(from: error) { try probe.handleEvent(into: Emitter(raw: emitter)) }
         return PW_OK
     } catch let failure {
         report(failure, into: error)

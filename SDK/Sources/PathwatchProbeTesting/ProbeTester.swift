@@ -33,6 +33,11 @@ public struct Emitted: Sendable, Equatable {
 ///     let probe = try ProbeTester(UptimeProbe.self, config: #"{"warn_below": "1h"}"#)
 ///     let checks = try probe.sample()
 ///     #expect(checks.first?.state == .ok)
+///
+/// Each call takes the deadline the host would hand it (`Deadline.current` inside the probe);
+/// without one the probe sees none, as under an agent that sets none:
+///
+///     let checks = try probe.sample(by: .after(.milliseconds(300)))
 public final class ProbeTester {
     public struct Failure: Error, CustomStringConvertible, Equatable {
         /// The JSON path of a refused config value ("" when not about one).
@@ -48,17 +53,18 @@ public final class ProbeTester {
     private let descriptor: UnsafePointer<pw_probe_descriptor>
     private let instance: UnsafeMutableRawPointer?
 
-    /// Creates an instance of the Swift probe `type` from `config` (JSON text); a refusal is
-    /// thrown with its JSON path.
-    public convenience init<P: Probe>(_ type: P.Type, config: String = "{}") throws(Failure) {
-        try self.init(descriptor: ProbeExport.descriptor(for: type).assumingMemoryBound(to: pw_probe_descriptor.self), config: config)
+    /// Creates an instance of the Swift probe `type` from `config` (JSON text), under `deadline`
+    /// when given; a refusal is thrown with its JSON path.
+    public convenience init<P: Probe>(_ type: P.Type, config: String = "{}", deadline: Deadline? = nil) throws(Failure) {
+        try self.init(
+            descriptor: ProbeExport.descriptor(for: type).assumingMemoryBound(to: pw_probe_descriptor.self), config: config,
+            deadline: deadline)
     }
 
     /// Creates an instance through any plug-in's descriptor.
-    public init(descriptor: UnsafePointer<pw_probe_descriptor>, config: String = "{}") throws(Failure) {
+    public init(descriptor: UnsafePointer<pw_probe_descriptor>, config: String = "{}", deadline: Deadline? = nil) throws(Failure) {
         self.descriptor = descriptor
-        var error = pw_error()
-        error.struct_size = MemoryLayout<pw_error>.size
+        var error = Self.hostError(deadline)
         var created: UnsafeMutableRawPointer? = nil
         let bytes = Array(config.utf8) + [0]
         let status = bytes.withUnsafeBufferPointer { buffer in
@@ -75,9 +81,10 @@ public final class ProbeTester {
 
     deinit { descriptor.pointee.destroy(instance) }
 
-    /// One sample: every observation emitted, in order. A failed sample throws its message.
-    public func sample() throws(Failure) -> [Emitted] {
-        try call { instance, emitter, error in descriptor.pointee.sample(instance, emitter, error) }
+    /// One sample, under `deadline` when given: every observation emitted, in order. A failed
+    /// sample throws its message.
+    public func sample(by deadline: Deadline? = nil) throws(Failure) -> [Emitted] {
+        try call(deadline) { instance, emitter, error in descriptor.pointee.sample(instance, emitter, error) }
     }
 
     /// The event descriptor of an event-driven probe, nil otherwise.
@@ -87,16 +94,26 @@ public final class ProbeTester {
         return fd >= 0 ? fd : nil
     }
 
-    /// Serves the event descriptor's readiness once: the observations that changed.
-    public func handleEvent() throws(Failure) -> [Emitted] {
+    /// Serves the event descriptor's readiness once, under `deadline` when given: the
+    /// observations that changed.
+    public func handleEvent(by deadline: Deadline? = nil) throws(Failure) -> [Emitted] {
         guard let handle = descriptor.pointee.handle_event else { throw Failure("the probe is not event-driven") }
-        return try call { instance, emitter, error in handle(instance, emitter, error) }
+        return try call(deadline) { instance, emitter, error in handle(instance, emitter, error) }
     }
 
     /// One sample of a probe object the test made itself (to look at its internals too), through
-    /// the same copying emitter. A failed sample throws what the probe threw.
-    public static func sample<P: Probe>(_ probe: P) throws -> [Emitted] {
-        try collect { try probe.sample(into: $0) }
+    /// the same copying emitter, with `Deadline.current` bound to `deadline`. A failed sample
+    /// throws what the probe threw.
+    public static func sample<P: Probe>(_ probe: P, by deadline: Deadline? = nil) throws -> [Emitted] {
+        try Deadline.$current.withValue(deadline) { try collect { try probe.sample(into: $0) } }
+    }
+
+    /// The pw_error a host hands in: full size, carrying `deadline` (0 when nil).
+    private static func hostError(_ deadline: Deadline?) -> pw_error {
+        var error = pw_error()
+        error.struct_size = MemoryLayout<pw_error>.size
+        error.deadline_ns = deadline.map { UInt64(max(1, $0.monotonicNanoseconds)) } ?? 0
+        return error
     }
 
     /// Runs `call` with an emitter that copies what it emits (a probe's own event handler, say).
@@ -111,14 +128,13 @@ public final class ProbeTester {
     }
 
     private func call(
-        _ body: (UnsafeMutableRawPointer?, UnsafePointer<pw_emitter>, UnsafeMutablePointer<pw_error>) -> Int32
+        _ deadline: Deadline?, _ body: (UnsafeMutableRawPointer?, UnsafePointer<pw_emitter>, UnsafeMutablePointer<pw_error>) -> Int32
     ) throws(Failure) -> [Emitted] {
         let collected = Collected()
         let context = Unmanaged.passRetained(collected)
         defer { context.release() }
         var emitter = pw_emitter(struct_size: MemoryLayout<pw_emitter>.size, context: context.toOpaque(), emit: copyObservation)
-        var error = pw_error()
-        error.struct_size = MemoryLayout<pw_error>.size
+        var error = Self.hostError(deadline)
         let status = body(instance, &emitter, &error)
         guard status == PW_OK else { throw Failure(error.texts().message) }
         if let problem = collected.problems.first { throw Failure("malformed observation: \(problem)") }

@@ -1,3 +1,5 @@
+import PathwatchProbeKit
+
 /// Every call the agent makes into a plug-in instance goes through a host: `ProbeInstance`
 /// calls it in this process (`inline`), `ProcessProbeHost` in a supervised child (`process`).
 /// Calls to one host are serialised by its caller (a ProbeRunner's queue), and may block for
@@ -6,18 +8,18 @@
 public protocol ProbeHost: AnyObject, Sendable {
     var plugin: LoadedPlugin { get }
     var isolation: Isolation { get }
-    /// Takes one sample.
-    func sample() -> CallResult
+    /// Takes one sample; the plug-in is told `deadline` (SPEC §6 "Deadlines").
+    func sample(by deadline: Deadline) -> CallResult
     /// The descriptor the probe's runner should watch (inline event-driven probes); nil when
     /// there is none or the host watches it itself.
     func eventFileDescriptor() -> Int32?
-    /// Serves readiness of `eventFileDescriptor()`.
-    func handleEvent() -> CallResult
+    /// Serves readiness of `eventFileDescriptor()`; the plug-in is told `deadline`.
+    func handleEvent(by deadline: Deadline) -> CallResult
     /// Where results of events the host watches itself go (a child polls its plug-in's
     /// descriptor and streams what it emits).
     func forwardEvents(to deliver: @escaping @Sendable (CallResult) -> Void)
-    /// The running call overran its timeout. A child is killed (and restarted); an inline
-    /// call cannot be stopped and keeps its thread until it returns.
+    /// The running call overran its deadline by more than the grace. A child is killed (and
+    /// restarted); an inline call cannot be stopped and keeps its thread until it returns.
     func abandonRunningCall(reason: String)
     /// How the host itself is doing, for the status document and `pathwatch plugins`.
     var health: ProbeHealth { get }

@@ -22,17 +22,19 @@ public final class ProbeInstance: ProbeHost, @unchecked Sendable {
     private let maxObservations: Int
     private var destroyed = false
     private let lastDuration = Mutex<Double?>(nil)
+    /// Why the running call was given up on (it overran its deadline), until it returns.
+    private let abandoned = Mutex<String?>(nil)
 
-    /// Creates an instance from the probe's config; a refusal comes back as a path relative to
-    /// that config (e.g. "targets[0].url") with the plug-in's message.
-    public static func create(plugin: LoadedPlugin, configJSON: String, maxObservations: Int = 100_000)
+    /// Creates an instance from the probe's config, telling the plug-in `deadline` (none when
+    /// nil); a refusal comes back as a path relative to that config (e.g. "targets[0].url") with
+    /// the plug-in's message.
+    public static func create(plugin: LoadedPlugin, configJSON: String, maxObservations: Int = 100_000, deadline: Deadline?)
         -> Result<ProbeInstance, JSONPathError>
     {
         guard let descriptor = plugin.descriptor else {
             return .failure(JSONPathError(path: JSONPath(parsing: ""), message: "plug-in \(plugin.name) is not loaded in this process"))
         }
-        var error = pw_error()
-        error.struct_size = MemoryLayout<pw_error>.size
+        var error = hostError(deadline)
         var instance: UnsafeMutableRawPointer? = nil
         let bytes = Array(configJSON.utf8) + [0]
         let status = bytes.withUnsafeBufferPointer { buffer in
@@ -57,8 +59,8 @@ public final class ProbeInstance: ProbeHost, @unchecked Sendable {
     }
 
     /// Takes one sample. Blocks for as long as the plug-in does.
-    public func sample() -> CallResult {
-        call { [descriptor] handle, emitter, error in descriptor.pointee.sample(handle, emitter, error) }
+    public func sample(by deadline: Deadline) -> CallResult {
+        call(deadline) { [descriptor] handle, emitter, error in descriptor.pointee.sample(handle, emitter, error) }
     }
 
     /// The descriptor to watch, for event-driven plug-ins; nil otherwise.
@@ -69,11 +71,11 @@ public final class ProbeInstance: ProbeHost, @unchecked Sendable {
     }
 
     /// Serves readiness of the event descriptor.
-    public func handleEvent() -> CallResult {
+    public func handleEvent(by deadline: Deadline) -> CallResult {
         guard let handleEvent = descriptor.pointee.handle_event else {
             return CallResult(observations: [], error: nil, problems: [])
         }
-        return call { handle, emitter, error in handleEvent(handle, emitter, error) }
+        return call(deadline) { handle, emitter, error in handleEvent(handle, emitter, error) }
     }
 
     public func destroy() {
@@ -86,48 +88,59 @@ public final class ProbeInstance: ProbeHost, @unchecked Sendable {
     public func forwardEvents(to deliver: @escaping @Sendable (CallResult) -> Void) {}
 
     /// Nothing can stop a call inside this process: its thread stays until the plug-in returns.
-    public func abandonRunningCall(reason: String) {}
+    /// The reason is the host's last error meanwhile.
+    public func abandonRunningCall(reason: String) { abandoned.withLock { $0 = reason } }
 
     public var health: ProbeHealth {
-        ProbeHealth(state: .running, restarts: 0, pid: nil, lastError: nil, lastDurationMilliseconds: lastDuration.withLock { $0 })
+        ProbeHealth(
+            state: .running, restarts: 0, pid: nil, lastError: abandoned.withLock { $0 },
+            lastDurationMilliseconds: lastDuration.withLock { $0 })
     }
 
     /// A sample written straight into the result record a plug-in's child sends.
-    func sampleRecord() -> [UInt8] {
-        record(.sampled) { [descriptor] handle, emitter, error in descriptor.pointee.sample(handle, emitter, error) }
+    func sampleRecord(by deadline: Deadline?) -> [UInt8] {
+        record(.sampled, deadline) { [descriptor] handle, emitter, error in descriptor.pointee.sample(handle, emitter, error) }
     }
 
     /// An event's result written straight into the record a plug-in's child sends.
-    func handleEventRecord() -> [UInt8] {
+    func handleEventRecord(by deadline: Deadline?) -> [UInt8] {
         guard let handleEvent = descriptor.pointee.handle_event else {
             return ResultFrames.encode(.event, CallResult(observations: [], error: nil, problems: []))
         }
-        return record(.event) { handle, emitter, error in handleEvent(handle, emitter, error) }
+        return record(.event, deadline) { handle, emitter, error in handleEvent(handle, emitter, error) }
     }
 
     private typealias Call = (UnsafeMutableRawPointer?, UnsafePointer<pw_emitter>, UnsafeMutablePointer<pw_error>) -> Int32
 
-    private func call(_ body: Call) -> CallResult {
+    private func call(_ deadline: Deadline?, _ body: Call) -> CallResult {
         let collector = ObservationCollector(maxObservations: maxObservations)
-        let failure = run(body, into: collector)
+        let failure = run(body, deadline, into: collector)
         return CallResult(observations: collector.observations, error: failure, problems: collector.problems)
     }
 
-    private func record(_ kind: ResultFrames.Kind, _ body: Call) -> [UInt8] {
+    private func record(_ kind: ResultFrames.Kind, _ deadline: Deadline?, _ body: Call) -> [UInt8] {
         let collector = ObservationCollector(maxObservations: maxObservations, record: kind)
-        let failure = run(body, into: collector)
+        let failure = run(body, deadline, into: collector)
         return collector.finishedRecord(error: failure)!
     }
 
     /// Runs one call with the collector's emitter; the plug-in's error when it failed.
-    private func run(_ body: Call, into collector: ObservationCollector) -> String? {
-        var error = pw_error()
-        error.struct_size = MemoryLayout<pw_error>.size
+    private func run(_ body: Call, _ deadline: Deadline?, into collector: ObservationCollector) -> String? {
+        var error = hostError(deadline)
         let started = MonotonicClock.nowNanoseconds()
         let status = EmitterSlots.withEmitter(for: collector) { emitter in body(handle, emitter, &error) }
         lastDuration.withLock { $0 = Double(MonotonicClock.nowNanoseconds() - started) / 1e6 }
+        abandoned.withLock { $0 = nil }
         guard status != PW_OK else { return nil }
         let message = error.texts().message
         return message.isEmpty ? "plug-in \(plugin.name) reported a failed sample without saying why" : message
     }
+}
+
+/// The pw_error handed to a call: the host's full size, and the call's deadline (0: none).
+func hostError(_ deadline: Deadline?) -> pw_error {
+    var error = pw_error()
+    error.struct_size = MemoryLayout<pw_error>.size
+    error.deadline_ns = deadline.map { UInt64(max(1, $0.monotonicNanoseconds)) } ?? 0
+    return error
 }

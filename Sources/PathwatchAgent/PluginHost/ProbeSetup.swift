@@ -1,4 +1,5 @@
 import Logging
+import PathwatchProbeKit
 
 /// Creates the probe instances a configuration asks for, each behind the host its isolation
 /// names, turning every refusal into a configuration error with the full JSON path
@@ -49,12 +50,12 @@ public enum ProbeSetup {
             throw ConfigError(file: loaded.file, location: "probes[\(i)].plugin", message: message)
         }
         let configJSON = JSONSerializer.serialize(probe.config)
+        let timeout = loaded.timeout(of: probe)
         let result: Result<any ProbeHost, JSONPathError>
         switch loaded.isolation(of: probe) {
         case .process:
             let limits = ProcessProbeHost.ChildLimits(
-                maxMemoryBytes: probe.maxMemory.bytes, maxObservations: probe.maxObservations,
-                createTimeout: max(5, Double(loaded.timeout(of: probe).nanoseconds) / 1e9))
+                maxMemoryBytes: probe.maxMemory.bytes, maxObservations: probe.maxObservations, probeTimeout: timeout)
             result = ProcessProbeHost.create(plugin: plugin, probeID: probe.id, configJSON: configJSON, limits: limits, logger: logger)
                 .map { $0 }
         case .inline:
@@ -67,7 +68,11 @@ public enum ProbeSetup {
                     throw ConfigError(file: loaded.file, location: "probes[\(i)].plugin", message: "\(plugin.path): \(refusal.reason)")
                 }
             }
-            result = ProbeInstance.create(plugin: inlinePlugin, configJSON: configJSON, maxObservations: probe.maxObservations).map { $0 }
+            // Inline, nothing can stop a create that overruns: it is only told its deadline.
+            let deadline = Deadline.after(CallDeadlines.createTimeout(probeTimeout: timeout))
+            result = ProbeInstance.create(
+                plugin: inlinePlugin, configJSON: configJSON, maxObservations: probe.maxObservations, deadline: deadline
+            ).map { $0 }
         }
         switch result {
         case .success(let instance):

@@ -1,3 +1,5 @@
+import PathwatchProbeKit
+
 /// `pathwatch plugins --try FILE`: a plug-in author's first test. The library is loaded in a
 /// child process (this executable again, with a hidden subcommand), never in this one, so a
 /// constructor that prints or exits, a crash or a hang is reported, not suffered.
@@ -28,8 +30,10 @@ public struct PluginTrial: Sendable {
     }
 
     public func run() throws(TrialProcess.SpawnError) -> Outcome {
+        // The plug-in is told when the trial ends, as the agent tells it its deadlines.
+        let deadline = MonotonicClock.nowNanoseconds() + Int64(timeoutSeconds * 1e9)
         let child = try TrialProcess.spawn(
-            executable, arguments: ["_try-plugin", file, configJSON], extraDescriptor: PluginTrialChild.reportDescriptor)
+            executable, arguments: ["_try-plugin", file, configJSON, String(deadline)], extraDescriptor: PluginTrialChild.reportDescriptor)
         let collected = child.collect(timeoutSeconds: timeoutSeconds)
         let steps = collected.extra.split(separator: "\n").compactMap { try? JSONParser.parse(String($0)) }
         return Outcome(

@@ -8,7 +8,8 @@ public enum PluginTrialChild {
     /// The descriptor the parent reads the report from (stdout and stderr are the plug-in's).
     public static let reportDescriptor: Int32 = 3
 
-    public static func run(file: String, configJSON: String) -> Int32 {
+    /// `deadline` (the trial's end) is told to create and sample.
+    public static func run(file: String, configJSON: String, deadline: Deadline) -> Int32 {
         report(["stage": .string("load")])
         let plugin: LoadedPlugin
         switch PluginLoader.load(file) {
@@ -25,7 +26,7 @@ public enum PluginTrialChild {
         ])
         report(["stage": .string("create")])
         let instance: ProbeInstance
-        switch ProbeInstance.create(plugin: plugin, configJSON: configJSON) {
+        switch ProbeInstance.create(plugin: plugin, configJSON: configJSON, deadline: deadline) {
         case .failure(let error):
             report(["stage": .string("create"), "error": .string("\(error.path.isEmpty ? "" : "config.\(error.path): ")\(error.message)")])
             return 1
@@ -33,7 +34,7 @@ public enum PluginTrialChild {
             instance = created
         }
         report(["stage": .string("sample")])
-        let result = instance.sample()
+        let result = instance.sample(by: deadline)
         report([
             "stage": .string("sampled"), "observations": .array(result.observations.map(json)),
             "problems": .array(result.problems.map(JSONValue.string)), "error": result.error.map(JSONValue.string) ?? .null,

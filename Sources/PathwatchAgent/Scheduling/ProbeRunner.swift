@@ -2,14 +2,16 @@ import Dispatch
 import Synchronization
 import PathwatchProbeKit
 
-/// Drives one probe instance: samples it every interval on a thread of its own, enforces the
-/// timeout, and watches its event descriptor on the same thread, serving each readiness there,
+/// Drives one probe instance: samples it every interval on a thread of its own, hands each
+/// call its deadline and enforces it, and watches its event descriptor on the same thread, serving each readiness there,
 /// so calls into one instance never overlap and a kernel notice wakes only this thread. Its deadlines (the next interval, the running sample's timeout) live
 /// on the agent's one timer thread.
 ///
-/// A sample that overruns its timeout turns the probe's checks unknown ("timed out after 5s");
-/// while it is still inside the plug-in, no further sample is started (a hung read keeps one
-/// thread, never a pile of them), and its result, if it ever comes, is dropped as stale.
+/// A sample's deadline is its timeout from the tick that started it; the plug-in is told it and
+/// fits its waits inside it. One still running `CallDeadlines.grace` after it turns the probe's
+/// checks unknown ("overran its 5s deadline by more than 1s") and is given up on (a child is
+/// killed); while it is still inside the plug-in, no further sample is started (a hung read keeps
+/// one thread, never a pile of them), and its result, if it ever comes, is dropped as stale.
 /// Other probes have their own queues and timers and never wait on this one.
 final class ProbeRunner: Sendable {
     let id: String
@@ -90,8 +92,8 @@ final class ProbeRunner: Sendable {
     /// A call is inside the plug-in (a hung one, after its timeout).
     var callRunning: Bool { state.withLock { $0.inFlight } }
 
-    /// `once`: one sample, now, under the timeout, reported through `report` like any other
-    /// (a hung one as "timed out after …"); no interval, no events.
+    /// `once`: one sample, now, under its deadline, reported through `report` like any other
+    /// (a hung one as "overran its … deadline …"); no interval, no events.
     func sampleOnce() { tick() }
 
     /// Stops sampling and destroys the instance once no call is inside it. A hung instance is
@@ -127,9 +129,9 @@ final class ProbeRunner: Sendable {
         if !busy { tick() }
     }
 
-    /// Starts a sample. Its timeout runs from `due`, the grid point it was scheduled for, when it
-    /// has one and is not more than 10 ms past: with the timeout equal to the interval (the default), the check falls on the
-    /// same instant as the next tick, and the timer thread wakes once for both, not twice.
+    /// Starts a sample. Its deadline is its timeout from `due`, the grid point it was scheduled
+    /// for, when it has one and is not more than 10 ms past (a tick that came late, the timer
+    /// thread held up, keeps its whole timeout).
     private func tick(due: UInt64? = nil) {
         let call = state.withLock { s -> Int? in
             guard !s.stopped, !s.inFlight else { return nil }
@@ -142,8 +144,11 @@ final class ProbeRunner: Sendable {
             logger.debug("probe \(id): previous sample still running; skipping this interval")
             return
         }
+        let now = monotonicNanoseconds()
+        let start = due.map { now &- $0 < 10_000_000 ? $0 : now } ?? now
+        let deadline = CallDeadlines.deadline(from: Int64(start), after: timeout)
         calls.async { [self] in
-            let result = instance.sample()
+            let result = instance.sample(by: deadline)
             let (late, again) = state.withLock { s -> (Bool, Bool) in
                 s.inFlight = false
                 defer { s.againWhenDone = false }
@@ -157,15 +162,18 @@ final class ProbeRunner: Sendable {
                 return
             }
             if late {
-                logger.warning("probe \(id): a sample returned after its \(timeout) timeout; its result was dropped")
+                logger.warning("probe \(id): a sample returned after its \(timeout) deadline and grace; its result was dropped")
                 return
+            }
+            if deadline.hasPassed {
+                // Within the grace: taken, but the plug-in should fit its waits inside its deadline.
+                let late = ConfigDuration(nanoseconds: MonotonicClock.nowNanoseconds() - deadline.monotonicNanoseconds)
+                logger.debug("probe \(id): a sample returned \(late) after its \(timeout) deadline")
             }
             deliver(result, asEvent: false)
         }
-        // A tick that came late (the timer thread was held up) keeps its whole timeout.
-        let now = monotonicNanoseconds()
-        let start = due.map { now &- $0 < 10_000_000 ? $0 : now } ?? now
-        timers.schedule(atMonotonic: start &+ UInt64(timeout.nanoseconds)) { [self] in
+        // The plug-in has its deadline and the grace after it; then it is given up on.
+        timers.schedule(atMonotonic: UInt64(deadline.monotonicNanoseconds &+ CallDeadlines.grace.nanoseconds)) { [self] in
             let expired = state.withLock { s -> Bool in
                 guard s.inFlight, s.callNumber == call, !s.timedOut, !s.stopped else { return false }
                 s.timedOut = true
@@ -173,9 +181,10 @@ final class ProbeRunner: Sendable {
             }
             if expired {
                 // A child is killed (and started again); an inline call keeps its thread.
-                let message = instance.isolation == .process ? "timed out after \(timeout); plug-in restarted" : "timed out after \(timeout)"
+                let overran = CallDeadlines.overran(timeout)
+                let message = instance.isolation == .process ? "\(overran); plug-in restarted" : overran
                 logger.warning("probe \(id): sample \(message)")
-                instance.abandonRunningCall(reason: "timed out after \(timeout)")
+                instance.abandonRunningCall(reason: overran)
                 report(.failure(message))
             }
         }
@@ -183,7 +192,7 @@ final class ProbeRunner: Sendable {
 
     /// Serves one readiness of the event descriptor, on the calls thread, between samples.
     private func serveEvent() {
-        if !state.withLock({ $0.stopped }) { deliver(instance.handleEvent(), asEvent: true) }
+        if !state.withLock({ $0.stopped }) { deliver(instance.handleEvent(by: .after(timeout)), asEvent: true) }
     }
 
     private func deliver(_ result: CallResult, asEvent: Bool) {

@@ -8,6 +8,9 @@
  *                       per line keyed c0, c1, ...; a missing file fails the sample
  *   "checks": N         otherwise N checks c0..c(N-1), all "state" (default "ok")
  *   "sleep_ms": N       every sample sleeps that long first (a hung plug-in with a large N)
+ *   "sleep_past_deadline_ms": N   every sample sleeps until N ms after its deadline (pw_call_deadline_ns)
+ *   "deadline": true    a check "deadline" whose message is the sample's deadline in nanoseconds
+ *                       ("none" without one), and "create_deadline" with create's
  *   "garbage": true     emits malformed observations (bad state, NULL key, NaN metric) besides one good one
  *   "fail_path": "a.b"  create() fails with this JSON path and a message
  *   "fail_message": s   ... and this message (cut to the header's 768-byte buffer like any other)
@@ -38,6 +41,9 @@ typedef struct {
     int checks;
     int state;
     long sleep_ms;
+    long sleep_past_deadline_ms;
+    int deadline;
+    uint64_t create_deadline;
     int garbage;
     char echo[256];
     int counter;
@@ -105,6 +111,9 @@ static int tp_create(const char *json, size_t len, void **out, pw_error *e) {
     if (json_object_object_get_ex(root, "checks", &v)) p->checks = json_object_get_int(v);
     if (json_object_object_get_ex(root, "state", &v)) p->state = state_from(json_object_get_string(v));
     if (json_object_object_get_ex(root, "sleep_ms", &v)) p->sleep_ms = json_object_get_int64(v);
+    if (json_object_object_get_ex(root, "sleep_past_deadline_ms", &v)) p->sleep_past_deadline_ms = json_object_get_int64(v);
+    if (json_object_object_get_ex(root, "deadline", &v)) p->deadline = json_object_get_boolean(v);
+    p->create_deadline = pw_call_deadline_ns(e);
     if (json_object_object_get_ex(root, "garbage", &v)) p->garbage = json_object_get_boolean(v);
     if (json_object_object_get_ex(root, "counter", &v)) p->counter = json_object_get_boolean(v);
     if (json_object_object_get_ex(root, "echo", &v)) snprintf(p->echo, sizeof p->echo, "%s", json_object_get_string(v));
@@ -128,6 +137,20 @@ static int tp_sample(void *instance, const pw_emitter *em, pw_error *e) {
     if (p->sleep_ms > 0) {
         struct timespec ts = {p->sleep_ms / 1000, (p->sleep_ms % 1000) * 1000000L};
         while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
+    }
+    uint64_t deadline = pw_call_deadline_ns(e);
+    if (p->sleep_past_deadline_ms > 0 && deadline > 0) {
+        uint64_t until = deadline + (uint64_t)p->sleep_past_deadline_ms * 1000000u;
+        struct timespec ts = {(time_t)(until / 1000000000u), (long)(until % 1000000000u)};
+        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {}
+    }
+    if (p->deadline) {
+        char text[2][32] = {"none", "none"};
+        if (deadline) snprintf(text[0], sizeof text[0], "%llu", (unsigned long long)deadline);
+        if (p->create_deadline) snprintf(text[1], sizeof text[1], "%llu", (unsigned long long)p->create_deadline);
+        emit_one(em, "deadline", PW_STATE_OK, text[0], 0, 0);
+        emit_one(em, "create_deadline", PW_STATE_OK, text[1], 0, 0);
+        return PW_OK;
     }
     char key[32];
     if (p->state_file[0]) {

@@ -26,6 +26,9 @@
  *     thread-local state between calls). Distinct instances (even of the same
  *     plug-in) may be called concurrently, so keep no mutable global state, or
  *     guard it.
+ *   - Every call that may block gets a deadline (pw_error.deadline_ns, read with
+ *     pw_call_deadline_ns): fit your waits inside it; the host kills a plug-in that overruns
+ *     it by more than 1 s. See pw_error.
  *   - The emitter is valid only during the call it was handed to. emit() may be
  *     called from threads of the plug-in's own while that call runs; called
  *     after the call returned, it returns PW_ERR and the observation is dropped.
@@ -170,14 +173,37 @@ typedef struct pw_emitter {
     int (*emit)(void *context, const pw_observation *observation);
 } pw_emitter;
 
-/* Error report written by the plug-in into host-owned buffers. Both strings must be
- * NUL-terminated and truncated to fit. */
+/* The host's side of one call, handed to every call that may block (create, sample,
+ * handle_event): the error report the plug-in writes into host-owned buffers (both strings
+ * NUL-terminated and truncated to fit), and the call's deadline, which the plug-in reads.
+ *
+ * Deadlines. deadline_ns is the CLOCK_MONOTONIC instant, in nanoseconds, by which the call
+ * must have returned: for sample, the probe's `timeout` from when the host started the sample;
+ * for create, the create timeout (the probe's timeout, at least 5 s); for handle_event, the
+ * probe's timeout from now (handle_event should not block at all). Fit every wait of the call
+ * (connect, DNS, ICMP replies, a stuck statvfs) inside it, keeping a little time to emit what
+ * was seen: a network check that runs out of time reports its verdict (critical, "limited")
+ * instead of being cut off. The host kills (process isolation) or gives up on (inline) a call
+ * still running 1 s after its deadline, and says "overran its 5s deadline by more than 1s".
+ * Read it with pw_call_deadline_ns(): a host built against an older header hands a shorter
+ * pw_error without the field, and the helper then returns 0, as it does when the host sets no
+ * deadline (0 = none): keep your own default waits then. */
 typedef struct pw_error {
     size_t struct_size;  /* sizeof(pw_error), set by the host */
     char path[256];      /* JSON path within the probe's config of the offending value, e.g.
                             "targets[0].url"; "" for the config as a whole or a runtime error */
     char message[768];   /* what was wrong and what was expected; never include secrets */
+    uint64_t deadline_ns; /* set by the host: CLOCK_MONOTONIC nanoseconds by which this call
+                             must return; 0 = none. Read it through pw_call_deadline_ns() */
 } pw_error;
+
+/* The call's deadline (CLOCK_MONOTONIC nanoseconds), or 0 when the host set none or is older
+ * than the field (its struct_size stops before it). Compare with
+ * clock_gettime(CLOCK_MONOTONIC, ...) converted to nanoseconds. */
+static inline uint64_t pw_call_deadline_ns(const pw_error *error) {
+    if (error == NULL || error->struct_size < offsetof(pw_error, deadline_ns) + sizeof error->deadline_ns) return 0;
+    return error->deadline_ns;
+}
 
 /* The descriptor: static, immutable, valid for as long as the library stays loaded. */
 typedef struct pw_probe_descriptor {
@@ -190,15 +216,17 @@ typedef struct pw_probe_descriptor {
 
     /* Validate the config (JSON text of the probe's "config" object, "{}" when absent) and
      * create an instance. On success store it in *instance and return PW_OK; on failure
-     * fill *error (with the JSON path of the offending value) and return PW_ERR. */
+     * fill *error (with the JSON path of the offending value) and return PW_ERR. Return by
+     * the deadline in *error (pw_call_deadline_ns). */
     int (*create)(const char *config_json, size_t config_len, void **instance, pw_error *error);
 
     /* Take one sample: emit one observation per check. Return PW_OK, or PW_ERR with
      * *error filled when the whole sample failed (the host then marks the probe's checks
-     * unknown with that message). May block; the host enforces the probe's timeout.
-     * Convention: a "timeout" duration anywhere in the probe's config is time this call may
-     * spend waiting (a target's timeout); the host refuses a config where one is not shorter
-     * than the probe's own timeout, so the plug-in's verdict always arrives in time. */
+     * unknown with that message). May block, but must return by the deadline in *error
+     * (pw_call_deadline_ns). Convention: a "timeout" duration anywhere in the probe's config is
+     * time this call may spend waiting (a target's timeout); the host refuses a config where one
+     * is not shorter than the probe's own timeout, and the plug-in cuts its waits (defaults
+     * included) to the deadline, so the plug-in's verdict always arrives in time. */
     int (*sample)(void *instance, const pw_emitter *emitter, pw_error *error);
 
     /* Optional (NULL when not event-driven): the file descriptor the host should watch for
@@ -206,7 +234,8 @@ typedef struct pw_probe_descriptor {
     int (*event_fd)(void *instance);
 
     /* Optional: called when event_fd() is readable. Drain what is ready without blocking
-     * and emit observations for the checks that changed. Same return rules as sample(). */
+     * and emit observations for the checks that changed. Same return rules and deadline as
+     * sample(). */
     int (*handle_event)(void *instance, const pw_emitter *emitter, pw_error *error);
 
     /* Release everything the instance owns. */

@@ -1,3 +1,4 @@
+import PathwatchProbeKit
 import CPathwatchProbe
 import Dispatch
 
@@ -58,6 +59,8 @@ public enum PluginChild {
         }
         var instance: ProbeInstance?
         var eventFD: Int32?
+        // handle_event's deadline is the probe's timeout from when the event is served.
+        var eventTimeout: ConfigDuration?
         while true {
             var polls = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
             if let eventFD { polls.append(pollfd(fd: eventFD, events: Int16(POLLIN), revents: 0)) }
@@ -67,7 +70,7 @@ public enum PluginChild {
                 return 1
             }
             if polls.count > 1, polls[1].revents != 0, let instance {
-                guard Frames.write(body: instance.handleEventRecord(), to: fd) else { return 1 }
+                guard Frames.write(body: instance.handleEventRecord(by: eventTimeout.map { Deadline.after($0) }), to: fd) else { return 1 }
             }
             guard polls[0].revents != 0 else { continue }
             guard let request = Frames.read(from: fd), let call = request["call"]?.stringValue else {
@@ -78,12 +81,16 @@ public enum PluginChild {
             switch call {
             case "sample":
                 guard let instance else { return 1 }
-                reply = instance.sampleRecord()
+                reply = instance.sampleRecord(by: CallFrames.deadline(in: request))
             case "create":
-                switch ProbeInstance.create(plugin: plugin, configJSON: request["config"]?.stringValue ?? "{}", maxObservations: options.maxObservations) {
+                let created = ProbeInstance.create(
+                    plugin: plugin, configJSON: request["config"]?.stringValue ?? "{}", maxObservations: options.maxObservations,
+                    deadline: CallFrames.deadline(in: request))
+                switch created {
                 case .success(let created):
                     instance = created
                     eventFD = created.eventFileDescriptor()
+                    eventTimeout = CallFrames.timeout(in: request)
                     reply = Frames.body(["created": true])
                 case .failure(let error):
                     reply = Frames.body(["refused_config": ["path": .string(error.path.description), "message": .string(error.message)]])

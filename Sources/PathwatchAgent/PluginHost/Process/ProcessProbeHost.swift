@@ -4,9 +4,10 @@ import Synchronization
 /// The process host: the plug-in is loaded and called in a supervised child, `pathwatch
 /// plugin-child`, never in the agent. A child that crashes, exits or aborts makes the call
 /// fail with the cause ("plug-in crashed: SIGSEGV (signal 11) during sample") and is started
-/// again with backoff; one that overruns its timeout is killed (no thread is ever left inside
-/// a plug-in). Calls are serialised by the caller; they block on the reply, on the caller's
-/// own thread.
+/// again with backoff; one that overruns its deadline by more than the grace is killed (no
+/// thread is ever left inside a plug-in). Each call's deadline goes to the child in its frame,
+/// which hands it to the plug-in. Calls are serialised by the caller; they block on the reply,
+/// on the caller's own thread.
 public final class ProcessProbeHost: ProbeHost, Sendable {
     public let plugin: LoadedPlugin
     public var isolation: Isolation { .process }
@@ -21,7 +22,7 @@ public final class ProcessProbeHost: ProbeHost, Sendable {
         var startAllowedAt: Int64 = 0
         var backoff = RestartBackoff()
         var health = ProbeHealth()
-        /// Why the running call's child was killed (a timeout), to report instead of SIGKILL.
+        /// Why the running call's child was killed (an overrun deadline), to report instead of SIGKILL.
         var killReason: String?
         var events: (@Sendable (CallResult) -> Void)?
         var destroyed = false
@@ -32,8 +33,18 @@ public final class ProcessProbeHost: ProbeHost, Sendable {
     struct ChildLimits: Sendable {
         var maxMemoryBytes: UInt64
         var maxObservations: Int
-        /// How long creating an instance (starting the child included) may take.
-        var createTimeout: Double
+        /// The probe's timeout: the deadline of the events the child serves itself.
+        var probeTimeout: ConfigDuration
+        /// Loading the plug-in, and then creating an instance, may each take this long (create
+        /// is told it as its deadline, and killed only after the grace).
+        var createTimeout: ConfigDuration
+
+        init(maxMemoryBytes: UInt64, maxObservations: Int, probeTimeout: ConfigDuration) {
+            self.maxMemoryBytes = maxMemoryBytes
+            self.maxObservations = maxObservations
+            self.probeTimeout = probeTimeout
+            createTimeout = CallDeadlines.createTimeout(probeTimeout: probeTimeout)
+        }
     }
 
     /// A host for `probeID`, with its child started and the instance created. A configuration
@@ -78,15 +89,17 @@ public final class ProcessProbeHost: ProbeHost, Sendable {
             s.health.pid = child.pid
         }
         // The child first says what it loaded, then answers the create call.
-        switch child.next(within: limits.createTimeout) {
+        switch child.next(within: limits.createTimeout.seconds) {
         case .frame(let frame)?:
             if let reason = frame["refused"]?.stringValue { return fail("plug-in refused while loading: \(reason)", child: child) }
         case .sampled?: break
         case .ended(let status)?: return fail("\(ChildEnd.describe(status)) while loading", child: child)
-        case nil: return killed("did not load within \(limits.createTimeout)s", child: child)
+        case nil: return killed("did not load within \(limits.createTimeout)", child: child)
         }
-        guard child.send(["call": "create", "config": .string(configJSON)]) else { return ended(child, during: "create") }
-        let reply = child.next(within: limits.createTimeout)
+        let deadline = Deadline.after(limits.createTimeout)
+        let create = CallFrames.create(config: configJSON, by: deadline, probeTimeout: limits.probeTimeout)
+        guard child.send(create) else { return ended(child, during: "create") }
+        let reply = child.next(within: limits.createTimeout.seconds + CallDeadlines.grace.seconds)
         if case .frame(let frame)? = reply, let refusal = frame["refused_config"] {
             child.finish()
             state.withLock { $0.child = nil }
@@ -101,7 +114,7 @@ public final class ProcessProbeHost: ProbeHost, Sendable {
             }
             return .started(child)
         case .ended(let status)?: return fail("\(ChildEnd.describe(status)) during create", child: nil)
-        case nil: return killed("create did not return within \(limits.createTimeout)s", child: child)
+        case nil: return killed("create \(CallDeadlines.overran(limits.createTimeout))", child: child)
         }
     }
 
@@ -133,7 +146,7 @@ public final class ProcessProbeHost: ProbeHost, Sendable {
         return .failed(cause)
     }
 
-    public func sample() -> CallResult {
+    public func sample(by deadline: Deadline) -> CallResult {
         let started = MonotonicClock.nowNanoseconds()
         defer {
             let elapsed = Double(MonotonicClock.nowNanoseconds() - started) / 1e6
@@ -154,7 +167,7 @@ public final class ProcessProbeHost: ProbeHost, Sendable {
         }
         guard let child else { return CallResult(observations: [], error: "plug-in not running", problems: []) }
         state.withLock { $0.killReason = nil }
-        guard child.send(["call": "sample"]) else { return failure(of: child, during: "sample") }
+        guard child.send(CallFrames.sample(by: deadline)) else { return failure(of: child, during: "sample") }
         switch child.next() {
         case .sampled(let result?)?:
             state.withLock { s in
@@ -189,7 +202,7 @@ public final class ProcessProbeHost: ProbeHost, Sendable {
 
     /// The child polls its plug-in's descriptor itself.
     public func eventFileDescriptor() -> Int32? { nil }
-    public func handleEvent() -> CallResult { CallResult(observations: [], error: nil, problems: []) }
+    public func handleEvent(by deadline: Deadline) -> CallResult { CallResult(observations: [], error: nil, problems: []) }
 
     public func forwardEvents(to deliver: @escaping @Sendable (CallResult) -> Void) {
         state.withLock { $0.events = deliver }
