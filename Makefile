@@ -6,10 +6,14 @@ SHELL := /bin/bash
 SWIFT ?= swift
 CONFIG ?= config.json
 
-# Debian packages the build and the tests need. Build: libcurl, json-c, pkg-config, a C compiler.
+# Debian packages the build and the tests need. Build: libcurl, json-c, c-ares (the dns plug-in
+# links it), pkg-config, a C compiler.
 # Tests: iproute2 (ip, tc: namespaces and veth pairs), util-linux (unshare, fallocate),
 # coreutils (df), openssl (test certificates), curl (reference timings), python3 (test servers),
-# iputils-ping (the reference the ping probe is compared with),
+# iputils-ping (the reference the ping probe is compared with), dnsmasq-base and unbound (the
+# resolvers the dns probe asks; dnsmasq-base is dnsmasq without the system service that the
+# `dnsmasq` package starts on port 53; unbound's package starts its own service where services
+# may start, which the tests do not use) and bind9-dnsutils (dig, the reference it is compared with),
 # prometheus-alertmanager (the webhook's Alertmanager format against the real thing), prometheus
 # (promtool checks the metrics exposition) and prometheus-node-exporter (reads the textfile
 # output), chromium (the status page in a real headless browser), and from PyPI standardwebhooks
@@ -17,10 +21,10 @@ CONFIG ?= config.json
 # Install and package: patchelf (run paths into lib/pathwatch), dpkg-dev (dpkg-shlibdeps),
 # binutils (readelf, strip). The package test: debootstrap (a Debian 12 root without the toolchain);
 # the system test: systemd-container (systemd-nspawn boots that root with the package installed).
-BUILD_PACKAGES := libcurl4-openssl-dev libjson-c-dev pkg-config gcc
+BUILD_PACKAGES := libcurl4-openssl-dev libjson-c-dev libc-ares-dev pkg-config gcc
 DIST_PACKAGES := patchelf dpkg-dev binutils
 TEST_PACKAGES := iproute2 util-linux coreutils openssl curl python3 python3-pip procps prometheus-alertmanager debootstrap \
-	prometheus prometheus-node-exporter iputils-ping chromium systemd-container
+	prometheus prometheus-node-exporter iputils-ping chromium dnsmasq-base unbound bind9-dnsutils systemd-container
 
 # The one version: the agent's own (documents, --version, the package).
 VERSION := $(shell sed -n 's/.*static let version = "\(.*\)"/\1/p' Sources/PathwatchAgent/Status/StatusDocument.swift)

@@ -34,6 +34,7 @@ let package = Package(
         .library(name: "pathwatch_bandwidth", type: .dynamic, targets: ["BandwidthProbeEntry"]),
         .library(name: "pathwatch_connectivity", type: .dynamic, targets: ["ConnectivityProbeEntry"]),
         .library(name: "pathwatch_ping", type: .dynamic, targets: ["PingProbeEntry"]),
+        .library(name: "pathwatch_dns", type: .dynamic, targets: ["DNSProbeEntry"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -50,6 +51,10 @@ let package = Package(
         .systemLibrary(
             name: "CJSONC", path: "Sources/CJSONC", pkgConfig: "json-c",
             providers: [.apt(["libjson-c-dev"])]),
+        // c-ares, linked by the dns plug-in alone (only a process that loads it maps the library).
+        .systemLibrary(
+            name: "CAres", path: "Plugins/DNS/CAres", pkgConfig: "libcares",
+            providers: [.apt(["libc-ares-dev"])]),
         // libcurl's headers only: nothing links libcurl, CCurlShims loads it on first use.
         .systemLibrary(
             name: "CCurl", path: "Sources/CCurl",
@@ -145,6 +150,9 @@ let package = Package(
             path: "Plugins/Connectivity/Sources", swiftSettings: strict),
         .target(name: "PingProbeEntry", dependencies: ["PingProbe"], path: "Plugins/Ping/Entry", swiftSettings: strict, linkerSettings: pluginExports),
         .target(name: "PingProbe", dependencies: [probeKit], path: "Plugins/Ping/Sources", swiftSettings: strict),
+        .target(name: "DNSProbeEntry", dependencies: ["DNSProbe"], path: "Plugins/DNS/Entry", swiftSettings: strict, linkerSettings: pluginExports),
+        // Every query of a sample at once on one poll loop, through c-ares.
+        .target(name: "DNSProbe", dependencies: [probeKit, "CAres"], path: "Plugins/DNS/Sources", swiftSettings: strict),
         .target(
             name: "LoadAvgProbe", dependencies: [probeABI, "CJSONC"],
             path: "Plugins/Examples/LoadAvg", exclude: ["README.md"], publicHeadersPath: "."),
@@ -196,5 +204,8 @@ let package = Package(
         .testTarget(
             name: "PingProbeTests", dependencies: ["PingProbe", "PathwatchTestSupport"], path: "Plugins/Ping/Tests",
             swiftSettings: strict),
+        .testTarget(
+            name: "DNSProbeTests", dependencies: [probeTesting, "DNSProbe", "PathwatchTestSupport"],
+            path: "Plugins/DNS/Tests", exclude: ["Fixtures"], swiftSettings: strict),
     ]
 )

@@ -40,7 +40,7 @@ install -m 0755 "$PRODUCTS/pathwatch" "$(d "$bindir/pathwatch")"
 strip --strip-debug --discard-locals "$(d "$bindir/pathwatch")"
 patchelf --set-rpath '$ORIGIN/../lib/pathwatch' "$(d "$bindir/pathwatch")"
 # Its command-line companion (every command but the plain forms of run, once and a plug-in child;
-# README "Command line"), a private program beside the runtime it shares.
+# docs/command-line.md), a private program beside the runtime it shares.
 install -m 0755 "$PRODUCTS/pathwatch-cli" "$(d "$libdir/pathwatch-cli")"
 strip --strip-debug --discard-locals "$(d "$libdir/pathwatch-cli")"
 patchelf --set-rpath '$ORIGIN' "$(d "$libdir/pathwatch-cli")"

@@ -2,7 +2,7 @@
 /// `status`, any argument error) is the work of its command-line companion, `pathwatch-cli`:
 /// the same commands defined with swift-argument-parser. The agent's executable links neither
 /// the parser nor the Foundation library the parser needs, so a running agent and each plug-in
-/// child do not carry them (README "Command line"); the companion replaces this process, as git
+/// child do not carry them (docs/design.md); the companion replaces this process, as git
 /// does with its helpers.
 public enum CommandLineCompanion {
     /// The companion's file name.

@@ -2,7 +2,7 @@
 /// arguments take only the plain forms, so the agent's service start, and the command most often
 /// started by others (Nagios, cron, scripts), need no argument parser: the executable then links
 /// neither swift-argument-parser nor the Foundation library it brings (about 2.8 MiB of every
-/// agent process's memory, README "Command line"). Parsing the command tree also reflects every
+/// agent process's memory, docs/design.md). Parsing the command tree also reflects every
 /// subcommand's property wrappers, each a search of the runtime's conformance tables.
 ///
 /// Only what ArgumentParser reads in exactly one way is taken: the subcommand, then each of

@@ -4,7 +4,7 @@ import Testing
 
 /// `make deb`, installed with apt into a freshly debootstrapped Debian 12 root that has no Swift
 /// toolchain: the agent runs from `/` against /etc/pathwatch/config.json with a conf.d fragment,
-/// the README's out-of-tree C plug-in builds with `pkg-config --cflags pathwatch-probe` and loads,
+/// the out-of-tree C plug-in of docs/plugins.md builds with `pkg-config --cflags pathwatch-probe` and loads,
 /// the unit passes `systemd-analyze verify`, and everything sits where SPEC §9 says.
 @Suite(.enabled(if: Distribution.missingInputs == nil, "\(Distribution.missingInputs ?? "")"), .onItsOwnThread)
 struct DebianPackageTests {
@@ -33,6 +33,9 @@ struct DebianPackageTests {
             "/usr/share/zsh/vendor-completions/_pathwatch", "/usr/share/fish/vendor_completions.d/pathwatch.fish",
             "/etc/pathwatch/config.json", "/etc/pathwatch/conf.d", "/var/lib/pathwatch", "/lib/systemd/system/pathwatch.service",
             "/usr/local/lib/pathwatch/plugins",
+            // The documents, where the README's relative links lead.
+            "/usr/share/doc/pathwatch/README.md", "/usr/share/doc/pathwatch/docs/plugins.md",
+            "/usr/share/doc/pathwatch/Plugins/Disk/README.md", "/usr/share/doc/pathwatch/bench/RESULTS.md",
         ]
         let missing = try inRoot("for f in \(layout.joined(separator: " ")); do [ -e $f ] || echo $f; done")
         #expect(missing.stdout.isEmpty, "missing: \(missing.stdout)")
@@ -49,8 +52,8 @@ struct DebianPackageTests {
         let security = try inRoot("systemd-analyze security --offline=true --threshold=30 /lib/systemd/system/pathwatch.service")
         #expect(security.status == 0, "exposure over 3.0: \(security.stdout)")
 
-        // The README's C walkthrough, verbatim but for sudo, in a folder of its own.
-        let walkthrough = try Walkthrough(readme: Distribution.root.appendingPathComponent("README.md"), prefix: "walkthrough-c")
+        // The C walkthrough of docs/plugins.md, verbatim but for sudo, in a folder of its own.
+        let walkthrough = try Walkthrough(document: Distribution.root.appendingPathComponent("docs/plugins.md"), prefix: "walkthrough-c")
         let work = root.appendingPathComponent("root/uptime-probe")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         try walkthrough.block("uptime.c").write(to: work.appendingPathComponent("uptime.c"), atomically: true, encoding: .utf8)

@@ -2,7 +2,7 @@ import Foundation
 import PathwatchTestSupport
 import Testing
 
-/// The README's Swift walkthrough, run against a `make install` tree: a plug-in package that
+/// The Swift walkthrough of docs/plugins.md, run against a `make install` tree: a plug-in package that
 /// depends on the installed SDK package only resolves nothing else, its tests pass with the SDK's
 /// testing library, and the built library loads into the installed agent.
 @Suite(.enabled(if: Distribution.missingInputs == nil, "\(Distribution.missingInputs ?? "")"), .onItsOwnThread)
@@ -14,8 +14,8 @@ struct SwiftWalkthroughTests {
         try #require(installed.status == 0, "install.sh: \(installed.stderr)")
         let sdk = dest.path + "/usr/share/pathwatch/swift-sdk"
 
-        // The README's files, with the SDK where this install put it.
-        let walkthrough = try Walkthrough(readme: Distribution.root.appendingPathComponent("README.md"), prefix: "walkthrough-swift")
+        // The walkthrough's files, with the SDK where this install put it.
+        let walkthrough = try Walkthrough(document: Distribution.root.appendingPathComponent("docs/plugins.md"), prefix: "walkthrough-swift")
         let package = dest.appendingPathComponent("uptime")
         for file in ["Package.swift", "Sources/Uptime/Uptime.swift", "Tests/UptimeTests/UptimeTests.swift"] {
             let url = package.appendingPathComponent(file)

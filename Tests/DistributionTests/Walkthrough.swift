@@ -1,13 +1,16 @@
 import Foundation
 import PathwatchTestSupport
 
-/// The README's out-of-tree walkthrough: the fenced block after each `<!-- walkthrough-c: NAME -->`
-/// marker. The package test runs exactly these, so the README cannot drift from what works.
+/// An out-of-tree walkthrough in a document (docs/plugins.md): the fenced block after each
+/// `<!-- walkthrough-c: NAME -->` marker (or another prefix). The tests run exactly these, so the
+/// document cannot drift from what works.
 struct Walkthrough {
     var blocks: [String: String]
+    var document: String
 
-    init(readme: URL, prefix: String) throws {
-        let text = try String(contentsOf: readme, encoding: .utf8)
+    init(document: URL, prefix: String) throws {
+        let text = try String(contentsOf: document, encoding: .utf8)
+        self.document = document.lastPathComponent
         var blocks: [String: String] = [:]
         var rest = Substring(text)
         while let marker = rest.range(of: "<!-- \(prefix): ") {
@@ -25,7 +28,7 @@ struct Walkthrough {
     }
 
     func block(_ name: String) throws -> String {
-        guard let block = blocks[name] else { throw TestFailure("README has no walkthrough block \"\(name)\"") }
+        guard let block = blocks[name] else { throw TestFailure("\(document) has no walkthrough block \"\(name)\"") }
         return block
     }
 }

@@ -90,7 +90,8 @@ final class DiskProbe: Probe {
             // Like df, a filesystem of zero blocks holds no storage; "*" leaves it out.
             if stats.blocks == 0, config.listedMountPoints == nil { return nil }
             var usage = DiskUsage(stats)
-            usage.readOnly = usage.readOnly || entry.isReadOnlyByOptions
+            // The filesystem's own state, not statvfs's flag (see isFilesystemReadOnly).
+            usage.readOnly = entry.isFilesystemReadOnly
             if !usage.readOnly { seenWritable.insert(entry.mountPoint) }
             // Whether read-only is expected matters only for a read-only mount: the question
             // (a glob match and a set lookup) is not asked of the others.

@@ -7,7 +7,7 @@ struct FilesystemStats: Sendable, Equatable {
     var blocksAvailable: UInt64 // f_bavail, what unprivileged users may still write
     var files: UInt64           // f_files
     var filesFree: UInt64       // f_ffree
-    var readOnly: Bool          // ST_RDONLY in f_flag
+    var readOnly: Bool          // ST_RDONLY in f_flag (the probe uses the superblock's state instead)
 }
 
 /// What the probe reports for a filesystem, computed the way GNU df (coreutils 9) computes

@@ -20,8 +20,12 @@ struct MountEntry: Sendable, Equatable {
     var source: String
     var superOptions: [String]
 
-    /// Mounted read-only, by the per-mount or the superblock options.
-    var isReadOnlyByOptions: Bool { mountOptions.contains("ro") || superOptions.contains("ro") }
+    /// The filesystem itself is read-only (its superblock options): what ext4's
+    /// `errors=remount-ro` or a `mount -o remount,ro` does. A read-only *mount* of a writable
+    /// filesystem is not: a service sandbox (`ProtectSystem=strict` remounts `/` read-only in the
+    /// unit's own mount namespace) or a read-only bind mount changes how this process sees it,
+    /// not the filesystem the host writes to. statvfs's ST_RDONLY mixes the two.
+    var isFilesystemReadOnly: Bool { superOptions.contains("ro") }
 }
 
 /// A line of mountinfo that does not have the documented shape.

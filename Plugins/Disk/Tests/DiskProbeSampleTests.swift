@@ -48,11 +48,13 @@ import Testing
         #expect(expecting.first { $0.key == "/mnt/backup" }?.state == .ok)
     }
 
+    /// Turning read-only is the filesystem's superblock going "ro" (ext4's errors=remount-ro), as
+    /// mountinfo says; statvfs's flag is not asked (a sandbox's read-only mount sets it too).
     @Test func aMountThatTurnsReadOnlyWhileWatchedIsCritical() throws {
         let turned = Mutex(false)
-        let environment = DiskEnvironment(readMountInfo: { [mountInfo] in mountInfo }, statFunction: { path in
-            let readOnly = turned.withLock { $0 } && path == "/var"
-            return .stats(DiskFixtures.stats(blocks: 100, used: 1, readOnly: readOnly))
+        let failed = mountInfo.replacingOccurrences(of: "- xfs /dev/vdb rw", with: "- xfs /dev/vdb ro")
+        let environment = DiskEnvironment(readMountInfo: { [mountInfo] in turned.withLock { $0 } ? failed : mountInfo }, statFunction: { _ in
+            .stats(DiskFixtures.stats(blocks: 100, used: 1, readOnly: true))
         })
         let probe = try DiskProbe(config: try DiskFixtures.config("{}"), environment: environment)
         #expect(try probe.observations().first { $0.key == "/var" }?.state == .ok)

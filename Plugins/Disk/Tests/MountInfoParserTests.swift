@@ -33,8 +33,17 @@ import Testing
         let entries = try MountInfoParser.parse(try DiskFixtures.text("mountinfo-host.txt"))
         #expect(entries.count == 18)
         #expect(entries.map(\.mountPoint).contains("/mnt/my disk"))
-        #expect(entries.first { $0.mountPoint == "/mnt/backup" }?.isReadOnlyByOptions == true)
-        #expect(entries.first { $0.mountPoint == "/" }?.isReadOnlyByOptions == false)
+        #expect(entries.first { $0.mountPoint == "/mnt/backup" }?.isFilesystemReadOnly == true)
+        #expect(entries.first { $0.mountPoint == "/" }?.isFilesystemReadOnly == false)
+    }
+
+    /// Under `ProtectSystem=strict` the unit sees `/` mounted read-only while the filesystem,
+    /// as the host writes to it, is not: only the superblock's options say read-only.
+    @Test func aReadOnlyMountOfAWritableFilesystemIsNotReadOnly() throws {
+        let sandboxed = try #require(try MountInfoParser.parse("1265 1264 254:1 / / ro,relatime - ext4 /dev/vda1 rw,errors=remount-ro").first)
+        #expect(!sandboxed.isFilesystemReadOnly)
+        let failed = try #require(try MountInfoParser.parse("1265 1264 254:1 / / ro,relatime - ext4 /dev/vda1 ro,errors=remount-ro").first)
+        #expect(failed.isFilesystemReadOnly)
     }
 
     @Test(arguments: [

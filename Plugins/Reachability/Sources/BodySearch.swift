@@ -1,4 +1,8 @@
-import CCurlShims
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// Looks for `expect_body_contains` in a response body as it streams in, keeping only the last
 /// needle-length bytes between chunks, so a large body is searched without being stored.
@@ -36,13 +40,21 @@ final class BodySearch {
         return false
     }
 
-    /// libcurl's write callback: `userdata` is an unretained `BodySearch` that the transfer keeps
-    /// alive for as long as the handle exists.
-    static let writeCallback: pw_curl_data_callback = { buffer, size, count, userdata in
-        let length = size * count
-        guard let buffer, let userdata else { return length }
-        Unmanaged<BodySearch>.fromOpaque(userdata).takeUnretainedValue()
-            .consume(UnsafeRawBufferPointer(start: buffer, count: length))
-        return length
+    /// Whether `needle` occurs in `haystack`, the kept body, which may be a megabyte: memchr
+    /// finds each candidate first byte, memcmp checks it (glibc's memmem is not in Swift's Glibc).
+    static func contains(_ haystack: UnsafeRawBufferPointer, _ needle: [UInt8]) -> Bool {
+        guard let first = needle.first else { return true }
+        guard haystack.count >= needle.count, let base = haystack.baseAddress else { return false }
+        let last = haystack.count - needle.count
+        return needle.withUnsafeBytes { wanted in
+            var offset = 0
+            while offset <= last {
+                guard let hit = memchr(base + offset, Int32(first), last - offset + 1) else { return false }
+                let at = base.distance(to: UnsafeRawPointer(hit))
+                if memcmp(base + at, wanted.baseAddress!, needle.count) == 0 { return true }
+                offset = at + 1
+            }
+            return false
+        }
     }
 }

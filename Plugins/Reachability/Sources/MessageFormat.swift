@@ -38,10 +38,43 @@ enum MessageFormat {
     }
 
     /// Text from configuration shown in quotes: one line, at most 40 characters.
-    static func quoted(_ text: String) -> String {
-        let oneLine = String(text.map { $0.isNewline ? " " : $0 })
-        let short = oneLine.count > 40 ? oneLine.prefix(40) + "…" : Substring(oneLine)
-        return "\"\(short)\""
+    static func quoted(_ text: String) -> String { "\"\(bounded(text, limit: configLimit))\"" }
+
+    /// The most characters of configured text (a pattern, a pointer) a message repeats.
+    static let configLimit = 40
+    /// The most characters of what a response held (a body, a header, a JSON value) a message shows.
+    static let seenLimit = 100
+
+    /// `text` on one line and safe to print (line breaks become spaces, other control and
+    /// bidirectional characters U+FFFD), cut to `limit` characters with "…".
+    static func bounded(_ text: String, limit: Int) -> String {
+        var out = ""
+        var count = 0
+        for character in text {
+            guard count < limit else { return out + "…" }
+            if character.isNewline {
+                out.append(" ")
+            } else if character.unicodeScalars.contains(where: TextSafety.isUnsafe) {
+                out.append("\u{FFFD}")
+            } else {
+                out.append(character)
+            }
+            count += 1
+        }
+        return out
     }
 
+    /// What a response held, as bytes: decoded as UTF-8 (invalid sequences become U+FFFD) from
+    /// at most a few times `seenLimit` bytes, quoted, on one line, bounded.
+    static func seen(_ bytes: UnsafeRawBufferPointer) -> String {
+        let head = UnsafeRawBufferPointer(rebasing: bytes.prefix(seenLimit * 4))
+        let cut = bytes.count > head.count
+        let text = bounded(String(decoding: head, as: UTF8.self), limit: seenLimit)
+        return "\"\(text)\"" + (cut && !text.hasSuffix("…") ? "…" : "")
+    }
+
+    /// "2 bytes", "1 byte", "1.5 KiB", "1 MiB".
+    static func size(_ bytes: Int) -> String {
+        bytes < 1024 ? (bytes == 1 ? "1 byte" : "\(bytes) bytes") : ByteSize(bytes: UInt64(bytes)).description
+    }
 }

@@ -23,7 +23,11 @@ struct TargetConfig: Decodable {
     var headers: HeaderFields?
     var expectStatus: StatusExpectation?
     var expectBodyContains: String?
-    var maxLatency: ConfigDuration?
+    var expectBody: String?
+    var expectJSON: JSONExpectations?
+    var expectHeader: HeaderFields?
+    var maxBody: ByteSize?
+    var maxLatency: LatencyLimits?
     var timeout: ConfigDuration?
     var followRedirects: Bool?
     var tls: TLSConfig?
@@ -36,6 +40,10 @@ struct TargetConfig: Decodable {
         case contentType = "content_type"
         case expectStatus = "expect_status"
         case expectBodyContains = "expect_body_contains"
+        case expectBody = "expect_body"
+        case expectJSON = "expect_json"
+        case expectHeader = "expect_header"
+        case maxBody = "max_body"
         case maxLatency = "max_latency"
         case followRedirects = "follow_redirects"
         case certExpiryWarn = "cert_expiry_warn"

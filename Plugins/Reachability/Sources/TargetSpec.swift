@@ -29,7 +29,8 @@ struct TargetSpec {
     let headers: [String]
     let expectStatus: StatusExpectation
     let expectBodyContains: String?
-    let maxLatency: ConfigDuration?
+    let conditions: ResponseConditions
+    let maxLatency: LatencyLimits?
     let timeout: ConfigDuration
     let followRedirects: Bool
     let tls: TLS
@@ -64,6 +65,8 @@ struct TargetSpec {
                 ("content_type", config.contentType != nil), ("headers", config.headers != nil),
                 ("expect_status", config.expectStatus != nil),
                 ("expect_body_contains", config.expectBodyContains != nil),
+                ("expect_body", config.expectBody != nil), ("expect_json", config.expectJSON != nil),
+                ("expect_header", config.expectHeader != nil), ("max_body", config.maxBody != nil),
                 ("follow_redirects", config.followRedirects != nil), ("tls", config.tls != nil),
                 ("cert_expiry_warn", config.certExpiryWarn != nil),
             ]
@@ -91,6 +94,7 @@ struct TargetSpec {
             throw fail("expect_body_contains", "must not be empty")
         }
         expectBodyContains = config.expectBodyContains
+        conditions = try ResponseConditions(config, hasBody: method != .head, at: path)
 
         var headers: [String] = []
         for (name, value) in config.headers?.fields ?? [] {
@@ -118,8 +122,7 @@ struct TargetSpec {
         expectStatus = config.expectStatus ?? .successful
         timeout = config.timeout ?? Self.defaultTimeout
         guard timeout.nanoseconds >= 1_000_000 else { throw fail("timeout", "must be at least 1ms") }
-        maxLatency = config.maxLatency
-        if let maxLatency, maxLatency.nanoseconds <= 0 { throw fail("max_latency", "must be more than 0") }
+        maxLatency = try Self.checked(config.maxLatency, url: url, followRedirects: config.followRedirects ?? false, at: path.appending("max_latency"))
         certExpiryWarn = config.certExpiryWarn ?? Self.defaultCertExpiryWarn
         followRedirects = config.followRedirects ?? false
         ipVersion = config.ipVersion ?? .any
@@ -141,6 +144,24 @@ struct TargetSpec {
             tls = TLS(caFile: given.caFile, clientCert: given.clientCert, clientKey: given.clientKey, insecure: given.insecure ?? false)
         }
         self.tls = tls
+    }
+
+    /// `max_latency` with every limit above zero and every phase one the target goes through.
+    static func checked(
+        _ limits: LatencyLimits?, url: TargetURL, followRedirects: Bool, at path: JSONPath
+    ) throws(ProbeConfigError) -> LatencyLimits? {
+        guard let limits else { return nil }
+        for (phase, limit) in limits.limits {
+            let phasePath = limits.perPhase ? path.appending(phase.rawValue) : path
+            guard limit.nanoseconds > 0 else { throw ProbeConfigError(path: phasePath, message: "must be more than 0") }
+            if url.kind == .tcp, phase == .ttfb || phase == .tls {
+                throw ProbeConfigError(path: phasePath, message: "a tcp:// target only connects: it has no \(phase.rawValue) phase")
+            }
+            if url.kind == .http, phase == .tls, !followRedirects {
+                throw ProbeConfigError(path: phasePath, message: "an http:// target makes no TLS handshake")
+            }
+        }
+        return limits
     }
 
     /// CR, LF or NUL anywhere (checked per scalar: Swift sees "\r\n" as one Character).

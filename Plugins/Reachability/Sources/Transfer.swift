@@ -12,7 +12,10 @@ import Musl
 /// follows the number of transfers in flight, not the number of targets.
 final class Transfer {
     let handle: UnsafeMutableRawPointer
-    private let search = BodySearch()
+    private let body = ResponseBody()
+    private let responseHeaders = HeaderCapture()
+    /// The conditions of the target being served, judged as soon as its transfer finishes.
+    private var conditions = ResponseConditions()
     private var headerList: UnsafeMutablePointer<curl_slist>?
     private let errorBuffer: UnsafeMutablePointer<CChar>
     /// errno of the last socket() that failed for this handle (see the open-socket shim).
@@ -37,7 +40,7 @@ final class Transfer {
     /// Sets the handle up for the request `target` describes, limited to `timeLimit` (the
     /// target's timeout when nil).
     func configure(for target: TargetSpec, timeLimit: ConfigDuration? = nil) throws {
-        try reset(needle: target.expectBodyContains, connectOnly: target.isTCP)
+        try reset(needle: target.expectBodyContains, connectOnly: target.isTCP, conditions: target.conditions)
         let set = EasyOptions(handle: handle)
         try applyCommon(url: target.url.requestURL, target: target, timeLimit: timeLimit)
         if target.isTCP {
@@ -47,8 +50,12 @@ final class Transfer {
             return
         }
         try set.set(CURLOPT_REDIR_PROTOCOLS_STR, string: "http,https")
-        try set.set(CURLOPT_WRITEFUNCTION, callback: BodySearch.writeCallback)
-        try set.set(CURLOPT_WRITEDATA, pointer: Unmanaged.passUnretained(search).toOpaque())
+        try set.set(CURLOPT_WRITEFUNCTION, callback: ResponseBody.writeCallback)
+        try set.set(CURLOPT_WRITEDATA, pointer: Unmanaged.passUnretained(body).toOpaque())
+        if !conditions.headers.isEmpty {
+            try set.set(CURLOPT_HEADERFUNCTION, callback: HeaderCapture.headerCallback)
+            try set.set(CURLOPT_HEADERDATA, pointer: Unmanaged.passUnretained(responseHeaders).toOpaque())
+        }
         switch target.method {
         case .get: break
         case .head: try set.set(CURLOPT_NOBODY, true)
@@ -88,13 +95,16 @@ final class Transfer {
         try set.set(CURLOPT_SSL_VERIFYHOST, 0)
     }
 
-    /// Forgets the previous request: options, headers, the body search and the error texts.
-    private func reset(needle: String?, connectOnly: Bool) throws {
+    /// Forgets the previous request: options, headers, the body search and the error texts. The
+    /// body is kept (up to max_body) and headers read only for conditions that need them.
+    private func reset(needle: String?, connectOnly: Bool, conditions: ResponseConditions = ResponseConditions()) throws {
         pw_curl_easy_reset(handle)
         pw_curl_slist_free_all(headerList)
         headerList = nil
         self.connectOnly = connectOnly
-        search.reset(needle: needle)
+        self.conditions = conditions
+        body.reset(needle: needle, keepUpTo: conditions.keepsBody ? conditions.maxBody : nil)
+        responseHeaders.reset(names: conditions.headers.map(\.name))
         errorBuffer[0] = 0
         socketErrno.pointee = 0
         guard pw_curl_easy_record_socket_errno(handle, socketErrno) == CURLE_OK else {
@@ -142,7 +152,10 @@ final class Transfer {
     /// Reads the outcome; call right after libcurl reported the transfer done.
     func result(_ code: CURLcode) -> TransferResult {
         let info = EasyInfo(handle: handle)
-        var result = TransferResult(code: code)
+        // The body was cut at max_body on purpose: the response is judged on what arrived.
+        let cut = code == CURLE_WRITE_ERROR && body.cut
+        var result = TransferResult(code: cut ? CURLE_OK : code)
+        result.bodyCut = cut
         result.osErrno = Int32(truncatingIfNeeded: info.long(CURLINFO_OS_ERRNO))
         // A socket that could not even be opened says more than libcurl's "couldn't connect".
         if code != CURLE_OK && socketErrno.pointee != 0 { result.osErrno = socketErrno.pointee }
@@ -151,7 +164,12 @@ final class Transfer {
         result.bodyBytes = info.offset(CURLINFO_SIZE_DOWNLOAD_T)
         result.verifyResult = info.long(CURLINFO_SSL_VERIFYRESULT)
         result.certificateNotAfter = CertificateDate.leafNotAfter(TransferResult.certificateFields(info))
-        result.bodyMatched = search.found
+        result.bodyMatched = body.search.found
+        if result.code == CURLE_OK, result.httpStatus > 0, !conditions.isEmpty {
+            result.conditionFailures = ConditionJudge(conditions: conditions)
+                .failures(body: body.kept, cut: cut, headers: responseHeaders.values)
+        }
+        body.release()
         result.effectiveURL = effectiveURL
         result.redirectURL = redirectURL
         result.endedOnHTTPS = result.effectiveURL?.lowercased().hasPrefix("https:") ?? false

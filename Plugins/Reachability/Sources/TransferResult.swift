@@ -18,6 +18,10 @@ struct TransferResult {
     /// libcurl's error text (CURLOPT_ERRORBUFFER). Only its OpenSSL reason is ever shown.
     var errorDetail: String = ""
     var bodyMatched = true
+    /// The body was longer than `max_body`: the transfer was stopped there and judged on what arrived.
+    var bodyCut = false
+    /// What `expect_body`, `expect_json` and `expect_header` found wrong, one message each.
+    var conditionFailures: [String] = []
     /// Whether the request ended on an https:// URL (after redirects, if followed).
     var endedOnHTTPS = false
     /// The last URL requested (after redirects). It holds whatever the configured URL held, so

@@ -63,7 +63,13 @@ struct Verdict {
                 return (.critical, "HTTP \(result.httpStatus) (expected \(target.expectStatus)) in \(elapsed)")
             }
             if let needle = target.expectBodyContains, !result.bodyMatched {
-                return (.critical, "body does not contain \(MessageFormat.quoted(needle)) (\(summary))")
+                let cut = result.bodyCut ? ", body cut at max_body" : ""
+                return (.critical, "body does not contain \(MessageFormat.quoted(needle)) (\(summary)\(cut))")
+            }
+            if let first = result.conditionFailures.first {
+                let more = result.conditionFailures.count - 1
+                let others = more == 0 ? "" : "; \(more) more condition\(more == 1 ? "" : "s") failed"
+                return (.critical, "\(first)\(others) (\(summary))")
             }
         }
         var warnings: [String] = []
@@ -73,10 +79,10 @@ struct Verdict {
                     ? "TLS: certificate expired \(MessageFormat.days(-days)) ago"
                     : "TLS: certificate expires in \(MessageFormat.days(days))")
         }
-        if let maxLatency = target.maxLatency, result.timings.totalMilliseconds > maxLatency.milliseconds {
-            warnings.append("slow: \(elapsed) (max \(MessageFormat.milliseconds(maxLatency.milliseconds)))")
-        }
-        return warnings.isEmpty ? (.ok, summary) : (.warning, warnings.joined(separator: "; "))
+        if let limits = target.maxLatency { warnings += limits.warnings(result.timings) }
+        // Conditions held on what arrived; the message says it was not the whole body.
+        let read = result.bodyCut ? " (body cut at max_body, \(MessageFormat.size(target.conditions.maxBody)))" : ""
+        return warnings.isEmpty ? (.ok, summary + read) : (.warning, warnings.joined(separator: "; "))
     }
 
     /// What went wrong, from libcurl's code and the details it keeps beside it.

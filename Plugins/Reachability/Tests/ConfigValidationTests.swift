@@ -49,6 +49,23 @@ import Testing
         Case(config: #"{"targets": [{"name": "a", \#(good), "headers": {"X-Key": 5}}]}"#, path: "targets[0].headers.X-Key", says: "expected a string"),
         Case(config: #"{"targets": [{"name": "a/b", \#(good)}]}"#, path: "targets[0].name", says: "must not contain"),
         Case(config: #"{"max_concurrency": 0, "targets": [{"name": "a", \#(good)}]}"#, path: "max_concurrency", says: "at least 1"),
+        Case(config: #"{"targets": [{"name": "a", "url": "tcp://127.0.0.1:22", "expect_json": {"/a": 1}}]}"#, path: "targets[0].expect_json", says: "does not apply to a tcp://"),
+        Case(config: #"{"targets": [{"name": "a", \#(good), "method": "HEAD", "expect_body": "ok"}]}"#, path: "targets[0].expect_body", says: "no body"),
+        Case(config: #"{"targets": [{"name": "a", \#(good), "expect_body": "/(/"}]}"#, path: "targets[0].expect_body", says: "not a valid regular expression"),
+        Case(config: #"{"targets": [{"name": "a", \#(good), "expect_body": ""}]}"#, path: "targets[0].expect_body", says: "must not be empty"),
+        Case(config: #"{"targets": [{"name": "a", \#(good), "expect_json": {}}]}"#, path: "targets[0].expect_json", says: "at least one"),
+        Case(config: #"{"targets": [{"name": "a", \#(good), "expect_json": {"/ok": true, "ok": true}}]}"#, path: "targets[0].expect_json.ok", says: "starts with \"/\""),
+        Case(config: #"{"targets": [{"name": "a", \#(good), "expect_json": []}]}"#, path: "targets[0].expect_json", says: "expected an object"),
+        Case(config: #"{"targets": [{"name": "a", \#(good), "expect_header": {"X-A": "1", "x-a": "2"}}]}"#, path: "targets[0].expect_header.x-a", says: "case-insensitive"),
+        Case(config: #"{"targets": [{"name": "a", \#(good), "expect_header": {"X A": "1"}}]}"#, path: "targets[0].expect_header[\"X A\"]", says: "not a valid header name"),
+        Case(config: #"{"targets": [{"name": "a", \#(good), "expect_body": "x", "max_body": "128MiB"}]}"#, path: "targets[0].max_body", says: "expected 1 byte to 64 MiB"),
+        Case(config: #"{"targets": [{"name": "a", \#(good), "max_latency": {"tls": "1s"}}]}"#, path: "targets[0].max_latency.tls", says: "makes no TLS handshake"),
+        Case(config: #"{"targets": [{"name": "a", "url": "tcp://127.0.0.1:22", "max_latency": {"ttfb": "1s"}}]}"#, path: "targets[0].max_latency.ttfb", says: "only connects"),
+        Case(config: #"{"targets": [{"name": "a", \#(good), "max_latency": {"ttfb": "0s"}}]}"#, path: "targets[0].max_latency.ttfb", says: "must be more than 0"),
+        Case(config: #"{"targets": [{"name": "a", \#(good), "max_latency": "0s"}]}"#, path: "targets[0].max_latency", says: "must be more than 0"),
+        Case(config: #"{"targets": [{"name": "a", \#(good), "max_latency": {}}]}"#, path: "targets[0].max_latency", says: "at least one phase"),
+        Case(config: #"{"targets": [{"name": "a", \#(good), "max_latency": {"ttfb": "soon"}}]}"#, path: "targets[0].max_latency.ttfb", says: "is not a duration"),
+        Case(config: #"{"targets": [{"name": "a", \#(good), "max_latency": 800}]}"#, path: "targets[0].max_latency", says: "or limits per phase"),
     ]
 
     @Test(arguments: cases) func refusedWithPath(_ given: Case) throws {
@@ -64,6 +81,8 @@ import Testing
             #"{"targets": [{"name": "a", "url": "http://127.0.0.1/?key=\#(secret)", "body": "\#(secret)"}]}"#,
             #"{"targets": [{"name": "a", "url": "http://127.0.0.1/", "headers": {"Authorization": "\#(secret)\r\n"}}]}"#,
             #"{"targets": [{"name": "a", "url": "http://[\#(secret)/"}]}"#,
+            #"{"targets": [{"name": "a", "url": "http://127.0.0.1/", "expect_header": {"X-Token": "/\#(secret)(/"}}]}"#,
+            #"{"targets": [{"name": "a", "url": "http://127.0.0.1/", "expect_body": "/\#(secret)[/"}]}"#,
         ]
         for config in configs {
             let error = try ProbeHarness.configError(config)

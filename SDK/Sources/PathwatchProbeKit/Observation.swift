@@ -49,7 +49,7 @@ public struct Observation: Sendable {
     }
 }
 
-/// Well-known label names of the ABI (see pathwatch_probe.h), for link probes.
+/// Well-known label names of the ABI (see pathwatch_probe.h), for link, connectivity and DNS probes.
 public enum WellKnownLabel {
     public static let interfaceName = PW_LABEL_IF_NAME
     public static let interfaceType = PW_LABEL_IF_TYPE
@@ -60,6 +60,8 @@ public enum WellKnownLabel {
     public static let linkMonitor = PW_LABEL_LINK_MONITOR
     /// "full", "portal", "limited" or "unknown": what a connectivity probe found behind the link.
     public static let internet = PW_LABEL_INTERNET
+    /// "ok", "not-answering", "failing:RCODE" or "unknown": whether the host's resolvers work.
+    public static let dns = PW_LABEL_DNS
     /// "1" on an `unknown` observation that failed for the agent's own lack of a resource.
     public static let agentFault = PW_LABEL_AGENT_FAULT
 }

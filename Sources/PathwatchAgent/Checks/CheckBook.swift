@@ -160,6 +160,10 @@ package struct CheckBook: Sendable {
         if !record.pathFacts.isEmpty, facts[WellKnownLabel.internet] == nil, record.pathFacts[WellKnownLabel.internet] != nil {
             facts[WellKnownLabel.internet] = PathSummary.Internet.unknown.rawValue
         }
+        // Likewise a DNS check: its resolvers' health is unknown, which fails nothing.
+        if !record.pathFacts.isEmpty, facts[WellKnownLabel.dns] == nil, record.pathFacts[WellKnownLabel.dns] != nil {
+            facts[WellKnownLabel.dns] = "unknown"
+        }
         let next = record.debounce.feed(observation.state, current: record.state, failAfter: policy.failAfter, recoverAfter: policy.recoverAfter)
         if next != record.state {
             record.state = next
@@ -195,7 +199,7 @@ package struct CheckBook: Sendable {
         var raised: [(id: String, from: CheckState?)] = []
         let offline = path.status == .unsatisfied
         let linkSatisfied = path.linkSatisfied
-        let reason = linkSatisfied ? Self.offlineReason(path.internet) : "(host offline)"
+        let reason = linkSatisfied ? Self.offlineReason(path) : "(host offline)"
         updateEach { record in
             // Only the checks this report touched.
             guard record.reportSerial == serial else { return }
@@ -218,9 +222,11 @@ package struct CheckBook: Sendable {
     private static func announce(
         _ record: inout CheckRecord, policy: ProbePolicy, offline: Bool, linkSatisfied: Bool, reason: String
     ) -> CheckState?? {
-        let checksInternet = !record.pathFacts.isEmpty && record.pathFacts[WellKnownLabel.internet] != nil
-        if (policy.needsNetwork && offline) || (checksInternet && offline && !linkSatisfied) {
-            if record.state != .ok && !offlineReasons.contains(where: record.message.hasSuffix) {
+        // A connectivity or DNS check is the path's own alert: silent only while the link is down.
+        let checksPath = !record.pathFacts.isEmpty
+            && (record.pathFacts[WellKnownLabel.internet] != nil || record.pathFacts[WellKnownLabel.dns] != nil)
+        if (policy.needsNetwork && offline && !checksPath) || (checksPath && offline && !linkSatisfied) {
+            if record.state != .ok && !offlineReasons.contains(where: record.message.hasSuffix) && !record.message.hasSuffix(reason) {
                 record.message += " \(reason)"
             }
             return nil
@@ -241,7 +247,13 @@ package struct CheckBook: Sendable {
         return .some(from)
     }
 
-    /// What a silenced check's message ends with, by why the path is unsatisfied.
+    /// What a silenced check's message ends with, by why the path is unsatisfied: the DNS
+    /// problem when that is why ("(DNS not answering)"), else by what lies behind the link.
+    static func offlineReason(_ path: PathSummary) -> String {
+        if let problem = path.dnsProblem { return "(\(problem))" }
+        return offlineReason(path.internet)
+    }
+
     static func offlineReason(_ internet: PathSummary.Internet?) -> String {
         switch internet {
         case .portal: "(sign-in required)"
@@ -259,12 +271,20 @@ package struct CheckBook: Sendable {
         // A verdict on what lies behind one link says nothing about the next: when the link
         // changes (but not when the agent first learns of it), the internet is unknown until the
         // connectivity probe, sampled at once, reports again — as NetworkManager re-checks.
-        guard previous.status != .unknown, path.internet != nil, path.linkDiffers(from: previous) else { return }
+        guard previous.status != .unknown, path.linkDiffers(from: previous) else { return }
+        var held = false
         updateEach { record in
             if record.pathFacts[WellKnownLabel.internet] != nil {
                 record.pathFacts[WellKnownLabel.internet] = PathSummary.Internet.unknown.rawValue
+                held = true
+            }
+            // The resolvers behind one link may not be the ones behind the next.
+            if record.pathFacts[WellKnownLabel.dns] != nil {
+                record.pathFacts[WellKnownLabel.dns] = "unknown"
+                held = true
             }
         }
+        guard held else { return }
         path = PathSummary.compute(from: freshPathFacts)
     }
 

@@ -23,8 +23,12 @@ public struct PathSummary: Sendable, Equatable {
     public var interface: String?
     public var expensive: Bool
     public var description: String
-    /// Present when a connectivity probe reports; the status is then satisfied only when full.
+    /// Present when a connectivity probe reports, or a DNS probe finds the resolvers failing;
+    /// the status is then satisfied only when full.
     public var internet: Internet? = nil
+    /// "DNS not answering" or "DNS failing: SERVFAIL" when a DNS probe says the host's resolvers
+    /// fail (then `internet` is limited); part of the description, not of the document.
+    public var dnsProblem: String? = nil
     /// Whether the link alone is usable with a default route, whatever lies behind it: a change
     /// of this or of `interface` is what a connectivity probe re-checks on.
     public var linkSatisfied = false
@@ -38,12 +42,20 @@ public struct PathSummary: Sendable, Equatable {
         description: "Offline - No internet connection")
 
     /// `facts` holds the well-known labels of each fresh observation: the link probe's interface
-    /// facts, and the connectivity probe's verdict on what lies behind the link.
+    /// facts, the connectivity probe's verdict on what lies behind the link, and a DNS probe's
+    /// verdict on the host's resolvers.
     static func compute(from facts: [[String: String]]) -> PathSummary {
         let link = computeLink(from: facts)
-        guard let internet = Internet.combining(facts.compactMap { $0[PW_LABEL_INTERNET] }) else { return link }
+        let dnsProblem = Self.dnsProblem(facts.compactMap { $0[PW_LABEL_DNS] })
+        var reported = Internet.combining(facts.compactMap { $0[PW_LABEL_INTERNET] })
+        // Resolvers that fail make the internet limited even when the check URL answers: it may
+        // be asked by address, and every name the host needs still fails. A portal explains a
+        // failing resolver better than the resolver does (it hijacks or refuses until sign-in).
+        if dnsProblem != nil && reported != .portal { reported = .limited }
+        guard let internet = reported else { return link }
         var path = link
         path.internet = internet
+        path.dnsProblem = dnsProblem
         // The link says nothing about what is behind it: only the check URL's expected answer
         // makes the path satisfied (a link up with a route and no internet behind it is the
         // common real failure: a captive portal, an ISP outage behind a working router).
@@ -51,12 +63,23 @@ public struct PathSummary: Sendable, Equatable {
         let connected = "Connected via \(displayName(of: link.type)) (\(link.interface ?? ""))"
         switch internet {
         case .full: return path
-        case .limited: path.description = connected + ", no internet access"
+        case .limited: path.description = connected + ", " + (dnsProblem ?? "no internet access")
         case .portal: path.description = connected + ", sign-in required"
         case .unknown: path.description = connected + ", internet access unknown"
         }
         path.status = .unsatisfied
         return path
+    }
+
+    /// What the DNS verdicts say is wrong ("DNS not answering", "DNS failing: SERVFAIL"); nil
+    /// when none reports, any says "ok", or all are unknown. A resolver that answers with an
+    /// error says more than one that is silent, so "failing" wins over "not-answering".
+    static func dnsProblem(_ values: [String]) -> String? {
+        guard !values.contains("ok") else { return nil }
+        if let failing = values.first(where: { $0.hasPrefix("failing:") }) {
+            return "DNS failing: " + failing.dropFirst("failing:".count)
+        }
+        return values.contains("not-answering") ? "DNS not answering" : nil
     }
 
     /// The path from the link probe's interface facts alone.

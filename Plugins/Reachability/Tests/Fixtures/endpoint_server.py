@@ -10,6 +10,11 @@ Binds port 0 and prints "PORT <n>" once listening, then serves until killed:
   /bearer           200 when "Authorization: Bearer <BEARER_TOKEN env>" is sent, else 401
   /redirect         302 to /ok
   /echo (POST)      200 "<content-type>|<body>"
+  /respond?body=B&type=T&header=Name:Value&first_byte_ms=N
+                    200 with body B (Content-Type T, each header given), after waiting N ms
+                    before the first byte
+  /big/<bytes>      200 with a body of that many bytes ({"status":"UP","pad":"xxx…), sent in
+                    64 KiB chunks; a client that stops reading ends it quietly
 Options: --cert FILE --key FILE to serve HTTPS; --client-ca FILE to require client certificates
 signed by that CA; --host ADDRESS to listen on another loopback address than 127.0.0.1.
 """
@@ -21,6 +26,7 @@ import ssl
 import sys
 import threading
 import time
+import urllib.parse
 
 
 class Concurrency:
@@ -82,10 +88,36 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 self.reply(200, b"authorized")
             else:
                 self.reply(401, b"unauthorized")
+        elif path.startswith("/respond?"):
+            query = urllib.parse.parse_qs(path[len("/respond?"):], keep_blank_values=True)
+            time.sleep(int(query.get("first_byte_ms", ["0"])[0]) / 1000)
+            headers = [tuple(h.split(":", 1)) for h in query.get("header", [])]
+            if "type" in query:
+                headers.append(("Content-Type", query["type"][0]))
+            self.reply(200, query.get("body", [""])[0].encode(), headers)
+        elif path.startswith("/big/"):
+            self.big(int(path[len("/big/"):]))
         elif path == "/redirect":
             self.reply(302, b"", [("Location", "/ok")])
         else:
             self.reply(404, b"not found")
+
+    def big(self, size):
+        self.send_response(200)
+        self.send_header("Content-Length", str(size))
+        self.send_header("Content-Type", "application/json")
+        self.end_headers()
+        head = b'{"status":"UP","pad":"'
+        chunk = b"x" * 65536
+        try:
+            self.wfile.write(head[:size])
+            sent = min(len(head), size)
+            while sent < size:
+                part = chunk[: size - sent]
+                self.wfile.write(part)
+                sent += len(part)
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
 
     def do_POST(self):
         length = int(self.headers.get("Content-Length", "0"))

@@ -127,6 +127,18 @@ typedef enum pw_state {
  * PW_PROBE_FLAG_NEEDS_NETWORK stay silent while it is not. When the link changes, the host
  * holds it "unknown" until the probe reports again. */
 #define PW_LABEL_INTERNET "pathwatch.internet"
+/* Whether the host's name resolution works, as a DNS probe found it by asking the host's
+ * resolvers: "ok" (some resolver answered, with records or an authoritative NXDOMAIN),
+ * "not-answering" (none answered at all), "failing:RCODE" (they answered only with that error
+ * code, "failing:SERVFAIL"), or "unknown". Any observation saying "ok" suffices when several
+ * report. When none does and the link is usable with a default route, the path's `internet` is
+ * "limited" whatever a connectivity probe says short of a portal (its check URL may answer by
+ * address while names fail), the path is unsatisfied, and its description says why:
+ * "Connected via Ethernet (eth0), DNS not answering" or "…, DNS failing: SERVFAIL". Checks of
+ * probes flagged PW_PROBE_FLAG_NEEDS_NETWORK then stay silent (one alert for the path, from the
+ * observation carrying this label, not one per endpoint that cannot resolve its name). When the
+ * link changes, the host holds it "unknown" until the probe reports again. */
+#define PW_LABEL_DNS "pathwatch.dns"
 /* "1": this observation failed for the agent's own lack of a resource (file descriptors), not
  * because of what it observes. Send it with state PW_STATE_UNKNOWN: the host shows the check
  * unknown with the message, but raises no change event for it. */

@@ -1,0 +1,49 @@
+import Foundation
+import PathwatchTestSupport
+import Testing
+
+/// Conditions through the real agent as an ordinary user: the check in the document, and
+/// configuration errors with their full JSON path.
+@Suite(.onItsOwnThread) struct ConditionAgentTests {
+    func pathwatch(_ arguments: [String], environment: [String: String]? = nil) throws -> ProcessResult {
+        try run(Unprivileged.pathwatch(arguments), environment: environment)
+    }
+
+    @Test func statusDownIsCriticalInTheDocument() throws {
+        let server = try EndpointServer()
+        let setup = try AgentEndToEndTests.Setup()
+        let down = server.url("/respond?body=%7B%22status%22%3A%22DOWN%22%7D")
+        let up = server.url("/respond?body=%7B%22status%22%3A%22UP%22%7D")
+        let config = try setup.config(
+            #"""
+            {"targets": [{"name": "down", "url": "\#(down)", "expect_json": {"/status": "UP"}},
+                         {"name": "up", "url": "\#(up)", "expect_json": {"/status": "UP"}}]}
+            """#)
+        let result = try pathwatch(["once", "--config", config])
+        #expect(result.status == 2, "\(result.stdout)\n\(result.stderr)")
+        let checks = try parseJSONObject(result.stdout)["checks"] as? [[String: Any]] ?? []
+        let byID = Dictionary(uniqueKeysWithValues: checks.map { ($0["id"] as? String ?? "", $0) })
+        #expect(byID["api/down"]?["state"] as? String == "critical")
+        #expect((byID["api/down"]?["message"] as? String)?.hasPrefix(#"expect_json /status: expected "UP", found "DOWN""#) == true)
+        #expect(byID["api/up"]?["state"] as? String == "ok")
+    }
+
+    @Test func badConditionsAreRefusedWithTheirPath() throws {
+        let setup = try AgentEndToEndTests.Setup()
+        let cases: [(target: String, path: String, says: String)] = [
+            (#""expect_body": "/a(/""#, "probes[0].config.targets[0].expect_body", "not a valid regular expression"),
+            (#""expect_json": {"status": "UP"}"#, #"probes[0].config.targets[0].expect_json.status"#, "a JSON pointer starts with \"/\""),
+            (#""expect_json": {"/a~2": 1}"#, #"probes[0].config.targets[0].expect_json["/a~2"]"#, "\"~\" must be followed by 0"),
+            (#""expect_header": {"X-A": "/[/"}"#, "probes[0].config.targets[0].expect_header.X-A", "not a valid regular expression"),
+            (#""max_latency": {"ttfb": "1s", "tcp": "1s"}"#, "probes[0].config.targets[0].max_latency.tcp", "unknown key"),
+            (#""max_body": "1MiB""#, "probes[0].config.targets[0].max_body", "applies only with expect_body or expect_json"),
+        ]
+        for (target, path, says) in cases {
+            let config = try setup.config(#"{"targets": [{"name": "a", "url": "http://127.0.0.1:9/", \#(target)}]}"#)
+            let result = try pathwatch(["check-config", "--config", config])
+            #expect(result.status == 78, "\(target): \(result.stderr)")
+            #expect(result.stderr.contains("\(path): "), "\(target): \(result.stderr)")
+            #expect(result.stderr.contains(says), "\(target): \(result.stderr)")
+        }
+    }
+}
