@@ -4,13 +4,13 @@
 # pkg-config (the out-of-tree plug-in walkthrough), systemd (systemd-analyze, and the init the
 # system tests boot with systemd-nspawn), dbus (systemctl's and systemd-analyze's bus), man-db,
 # what an operator checks a booted host with: iproute2 (ip), curl, iputils-ping, and the
-# package's own dependencies that minbase lacks (libjson-c5, procps), so that installing it needs
-# no download. No Swift toolchain. The root is cached at $1 (inside .build, never committed);
-# a half-made one, or one made with another package list, is made again.
+# package's own dependencies that minbase lacks (libjson-c5, libc-ares2, procps), so that
+# installing it needs no download. No Swift toolchain. The root is cached at $1 (inside .build,
+# never committed); a half-made one, or one made with another package list, is made again.
 #   usage: bookworm-root.sh FOLDER
 set -euo pipefail
 root=$1
-packages="gcc libc6-dev pkg-config systemd dbus man-db iproute2 curl iputils-ping libjson-c5 procps"
+packages="gcc libc6-dev pkg-config systemd dbus man-db iproute2 curl iputils-ping libjson-c5 libc-ares2 procps"
 # One maker at a time: the package and system tests may ask for the root at the same moment.
 mkdir -p "$(dirname "$root")"
 exec 9>"$root.lock"
