@@ -19,11 +19,12 @@ CONFIG ?= config.json
 # output), chromium (the status page in a real headless browser), and from PyPI standardwebhooks
 # (an independent check of the webhook signatures).
 # Install and package: patchelf (run paths into lib/pathwatch), dpkg-dev (dpkg-shlibdeps),
-# binutils (readelf, strip). The package test: debootstrap (a Debian 12 root without the toolchain).
+# binutils (readelf, strip). The package test: debootstrap (a Debian 12 root without the toolchain);
+# the system test: systemd-container (systemd-nspawn boots that root with the package installed).
 BUILD_PACKAGES := libcurl4-openssl-dev libjson-c-dev libc-ares-dev pkg-config gcc
 DIST_PACKAGES := patchelf dpkg-dev binutils
 TEST_PACKAGES := iproute2 util-linux coreutils openssl curl python3 python3-pip procps prometheus-alertmanager debootstrap \
-	prometheus prometheus-node-exporter iputils-ping chromium dnsmasq-base unbound bind9-dnsutils
+	prometheus prometheus-node-exporter iputils-ping chromium dnsmasq-base unbound bind9-dnsutils systemd-container
 
 # The one version: the agent's own (documents, --version, the package).
 VERSION := $(shell sed -n 's/.*static let version = "\(.*\)"/\1/p' Sources/PathwatchAgent/Status/StatusDocument.swift)
@@ -93,7 +94,8 @@ install: dist-deps man
 deb: dist-deps man
 	@PRODUCTS=.build/release MANPAGE=$(MANPAGE) VERSION=$(VERSION) OUT=.build ./dist/make-deb.sh
 
-## The package test (Tests/DistributionTests) packages the release build and its man page.
+## The package and system tests (Tests/DistributionTests, Tests/SystemTests) package the release
+## build and its man page.
 test: test-deps man
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build

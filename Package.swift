@@ -180,9 +180,9 @@ let package = Package(
             dependencies: ["PathwatchWebhook", "PathwatchAgent", probeKit, "CCurlShims", "PathwatchTestSupport"],
             swiftSettings: strict),
         // make install, make deb, systemd's notify protocol: the agent as an operator installs and runs it.
-        .testTarget(
-            name: "DistributionTests", dependencies: ["PathwatchTestSupport"], exclude: ["Scripts"],
-            swiftSettings: strict),
+        .testTarget(name: "DistributionTests", dependencies: ["PathwatchTestSupport"], swiftSettings: strict),
+        // The package booted under a real systemd (systemd-nspawn), checked as an operator checks it.
+        .testTarget(name: "SystemTests", dependencies: ["PathwatchTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "DiskProbeTests", dependencies: ["DiskProbe", "PathwatchTestSupport"],
             path: "Plugins/Disk/Tests", exclude: ["Fixtures"], swiftSettings: strict),

@@ -8,30 +8,16 @@ import Testing
 /// the unit passes `systemd-analyze verify`, and everything sits where SPEC §9 says.
 @Suite(.enabled(if: Distribution.missingInputs == nil, "\(Distribution.missingInputs ?? "")"), .onItsOwnThread)
 struct DebianPackageTests {
-    /// The pristine root, cached between runs inside .build (made again from a clean clone).
-    static var baseRoot: URL { Distribution.root.appendingPathComponent(".build/pkgtest/bookworm") }
-
     @Test func installsWithAptIntoABareDebianAndRunsFromThere() throws {
-        try #require(TestEnvironment.canUseNamespaces, "\(TestEnvironment.needsRootReason)")
-        try #require(try run(["sh", "-c", "command -v debootstrap"]).status == 0, "needs debootstrap: run `make test-deps`")
-        let scratch = try TestEnvironment.makeTemporaryDirectory("pathwatch-deb")
-        defer { TestEnvironment.removeTemporaryDirectory(scratch) }
-        let deb = try Distribution.makeDeb(into: scratch)
+        try #require(DebianRoot.missingTools == nil, "\(DebianRoot.missingTools ?? "")")
+        let deb = try Distribution.sharedDeb()
         #expect(deb.lastPathComponent == "pathwatch_\(Distribution.version)_\(try run(["dpkg", "--print-architecture"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)).deb")
 
-        let made = try run(["bash", Distribution.scripts.appendingPathComponent("bookworm-root.sh").path, Self.baseRoot.path], timeout: 900)
-        try #require(made.status == 0, "debootstrap: \(made.stderr)")
-        let root = Distribution.root.appendingPathComponent(".build/pkgtest/run-\(getpid())")
-        let copied = try run(["cp", "-a", Self.baseRoot.path, root.path], timeout: 300)
-        try #require(copied.status == 0, "\(copied.stderr)")
-        defer { Self.remove(root) }
-        try FileManager.default.copyItem(at: deb, to: root.appendingPathComponent("tmp/\(deb.lastPathComponent)"))
+        let root = try DebianRoot.copy(named: "run", installing: deb)
+        defer { DebianRoot.remove(root) }
         func inRoot(_ command: String, timeout: Double = 120) throws -> ProcessResult {
-            try run(["bash", Distribution.scripts.appendingPathComponent("in-root.sh").path, root.path, command], timeout: timeout)
+            try DebianRoot.inRoot(root, command, timeout: timeout)
         }
-
-        let apt = try inRoot("DEBIAN_FRONTEND=noninteractive apt-get install -y -qq /tmp/\(deb.lastPathComponent)", timeout: 600)
-        try #require(apt.status == 0, "apt install: \(apt.stdout)\n\(apt.stderr)")
 
         // No toolchain, and the runtime comes from the package.
         #expect(try inRoot("test ! -e /opt/swift && ! command -v swift").status == 0)
@@ -100,14 +86,5 @@ struct DebianPackageTests {
         let purge = try inRoot("DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq pathwatch", timeout: 300)
         #expect(purge.status == 0, "\(purge.stderr)")
         #expect(try inRoot("test ! -e /etc/pathwatch/config.json && test ! -e /var/lib/pathwatch").status == 0)
-    }
-
-    /// Removes a run's root, never while anything is mounted below it (the mounts live in
-    /// namespaces that ended with their commands, but a removal must not trust that blindly).
-    static func remove(_ root: URL) {
-        // Through cat: /proc files report size 0, and a reader trusting the size reads nothing.
-        let mounts = (try? run(["cat", "/proc/self/mountinfo"]).stdout) ?? ""
-        guard mounts.contains(" / / "), !mounts.contains(" \(root.path)/") else { return }
-        _ = try? run(["rm", "-rf", "--one-file-system", root.path], timeout: 300)
     }
 }

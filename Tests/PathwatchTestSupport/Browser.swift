@@ -30,11 +30,19 @@ public final class Browser: @unchecked Sendable {
     private var ended = false
     private var stderrText = ""
 
-    public init(netns: String? = nil, width: Int = 1100, height: Int = 900) throws {
+    public convenience init(netns: String? = nil, width: Int = 1100, height: Int = 900) throws {
+        try self.init(wrapper: netns.map { ["ip", "netns", "exec", $0] } ?? [], width: width, height: height)
+    }
+
+    /// A browser started through `wrapper`: a command that runs the rest of its command line
+    /// elsewhere (`nsenter --target PID --net`, then `setpriv` to run as another user).
+    /// `environment` replaces what the driver and Chromium would inherit (HOME for a user).
+    public init(wrapper: [String], environment: [String: String]? = nil, width: Int = 1100, height: Int = 900) throws {
         guard let chromium = Self.chromium else { throw TestFailure(Self.unavailableReason) }
         let driver = ["python3", Self.driverScript.path, "serve", "--chromium", chromium, "--width", "\(width)", "--height", "\(height)"]
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = netns.map { ["ip", "netns", "exec", $0] + driver } ?? driver
+        process.arguments = wrapper + driver
+        if let environment { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         let output = Pipe()
         let errors = Pipe()
         process.standardInput = input
@@ -95,8 +103,17 @@ public final class Browser: @unchecked Sendable {
         return answer["value"] is NSNull ? nil : answer["value"]
     }
 
+    /// True once the driver's output has ended: it exited (or is exiting), and a write to it
+    /// would raise SIGPIPE, which ends the whole test process.
+    private var driverEnded: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return ended
+    }
+
     @discardableResult
     private func send(_ command: [String: Any], timeout: Double) throws -> Any? {
+        guard !driverEnded else { throw TestFailure("the browser driver has exited: \(errorOutput)") }
         var data = try JSONSerialization.data(withJSONObject: command)
         data.append(0x0A)
         try input.fileHandleForWriting.write(contentsOf: data)
@@ -153,7 +170,7 @@ public final class Browser: @unchecked Sendable {
     /// Closes Chromium and ends the driver; safe to call twice.
     public func close() {
         guard process.isRunning else { return }
-        _ = try? send(["cmd": "quit"], timeout: 10)
+        if !driverEnded { _ = try? send(["cmd": "quit"], timeout: 10) }
         try? input.fileHandleForWriting.close()
         let deadline = Date().addingTimeInterval(15)
         while process.isRunning, Date() < deadline { usleep(10_000) }
