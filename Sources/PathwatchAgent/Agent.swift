@@ -151,7 +151,7 @@ public final class Agent: Sendable {
     private func probeStatuses(_ s: State) -> [(String, JSONValue)] {
         let probes = s.book.probeOrder.compactMap { id -> JSONValue? in
             guard let active = s.probes[id] else { return nil }
-            var health = active.runner.instance.health
+            var health = active.runner.health
             health.lastError = health.lastError.map { s.loaded.redactor.redact($0) }
             return health.json(id: id, plugin: active.runner.instance.plugin.name, isolation: active.runner.instance.isolation,
                                lastSampleAt: s.lastReportAt[id])

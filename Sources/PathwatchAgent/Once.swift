@@ -55,8 +55,8 @@ public enum Once {
             guard let report = reports[c.config.id] else { continue }
             _ = book.apply(report.redacted(by: loaded.redactor), probe: c.config.id, at: now)
         }
-        let probes = created.map { c in
-            var health = c.instance.health
+        let probes = zip(created, runners).map { c, runner in
+            var health = runner.health
             health.lastError = health.lastError.map { loaded.redactor.redact($0) }
             return health.json(id: c.config.id, plugin: c.instance.plugin.name, isolation: c.instance.isolation, lastSampleAt: now)
         }

@@ -27,12 +27,15 @@ extension Pathwatch {
                 print("warning: probe \(c.config.id): \(loaded.redactor.redact(c.instance.health.lastError ?? "not running"))")
             }
             created.forEach { $0.instance.destroy() }
-            for refusal in catalog.refused { print("note: plug-in refused: \(refusal)") }
+            // A refusal names its file, whose folder may be a substituted secret.
+            for refusal in catalog.refused { print("note: plug-in refused: \(loaded.redactor.redact(refusal.description))") }
             DescriptorLimit.raiseSoftToHard()
             if let shortage = DescriptorLimit.shortage(for: loaded.config) { print("warning: \(shortage)") }
             let fragments = loaded.origins.fragments
             let from = fragments.isEmpty ? "" : " with \(fragments.joined(separator: ", "))"
-            print("\(loaded.file)\(from): valid (\(created.count) probes, \(loaded.config.sinks.count) sinks)")
+            print(
+                "\(loaded.file)\(from): valid (\(created.count) probes, \(loaded.config.sinks.count) sinks); "
+                    + "limits: \(ConfigLoader.maxProbes) probes, max_observations per probe up to 100000")
         }
     }
 }

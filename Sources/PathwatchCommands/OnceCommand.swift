@@ -11,6 +11,8 @@ public enum OnceCommand {
     /// Samples every probe once, prints the document in `format` and ends the process with the
     /// state's status (Nagios convention), or the configuration error's.
     public static func execute(options: PlainCommonOptions, format: OnceFormat) -> Never {
+        // Before any plug-in is loaded: an inline one that prints must not corrupt the output.
+        AgentOutput.claim()
         let nagios = format == .nagios
         let loaded = options.loadConfig(nagios: nagios)
         let logger = options.makeLogger(redactor: loaded.redactor)
@@ -26,9 +28,9 @@ public enum OnceCommand {
             // The document's bytes as written, with no String made of them to validate again.
             var line = result.prettyJSONBytes()
             line.append(UInt8(ascii: "\n"))
-            FileDescriptorWriter.writeAll(STDOUT_FILENO, line)
-        case .text: print(TextFormat.table(result.document))
-        case .nagios: print(NagiosFormat.line(result.document))
+            AgentOutput.write(line)
+        case .text: AgentOutput.write(TextFormat.table(result.document) + "\n")
+        case .nagios: AgentOutput.write(NagiosFormat.line(result.document) + "\n")
         }
         exitProcess(result.state.rawValue)
     }

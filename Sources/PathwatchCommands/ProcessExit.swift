@@ -25,7 +25,7 @@ public func printError(_ text: String) {
 public func failConfiguration(_ error: any Error, nagios: Bool) -> Never {
     printError("configuration error: \(error)")
     if nagios {
-        print(NagiosFormat.unknown("configuration error: \(error)"))
+        AgentOutput.write(NagiosFormat.unknown("configuration error: \(error)") + "\n")
         exitProcess(NagiosFormat.unknownExit)
     }
     exitProcess(ExitStatus.configError)

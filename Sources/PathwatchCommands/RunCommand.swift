@@ -23,6 +23,8 @@ public enum RunCommand {
         // Trap the signals before anything else: SIGHUP's default action would end the agent,
         // and a stop request must never find the default handlers while the agent starts.
         let signals = SignalTrap(trappedSignals)
+        // Before any plug-in is loaded: an inline one that prints must not corrupt the stdout sink's lines.
+        AgentOutput.claim()
         let hangups = signals.stream(SIGHUP)
         let stops = signals.stream(SIGTERM, SIGINT)
         let loaded = options.loadConfig()

@@ -24,7 +24,8 @@ import Testing
     }
 
     /// A copy of the corpus with the files some cases point at: a FIFO, a 1 GiB sparse file, a
-    /// secret one byte over 64 KiB, a Latin-1 secret, and a regular file where a folder belongs.
+    /// secret one byte over 64 KiB, a Latin-1 secret, a regular file where a folder belongs, a
+    /// link to /etc/passwd, a folder, and a link back to the corpus folder itself.
     static func prepare() throws -> URL {
         let dir = try TestEnvironment.makeTemporaryDirectory("pathwatch-bad-configs")
         let plugins = TestEnvironment.productsDirectory.path
@@ -42,6 +43,9 @@ import Testing
         try Data(repeating: UInt8(ascii: "a"), count: 65 * 1024 + 1).write(to: dir.appendingPathComponent("just-over.secret"))
         try Data([0x63, 0x61, 0x66, 0xE9]).write(to: dir.appendingPathComponent("latin1.secret"))
         try Data("x\n".utf8).write(to: dir.appendingPathComponent("regular-file"))
+        #expect(symlink("/etc/passwd", dir.appendingPathComponent("link-to-passwd").path) == 0)
+        #expect(symlink(".", dir.appendingPathComponent("link-to-here").path) == 0)
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("a-folder"), withIntermediateDirectories: false)
         return dir
     }
 

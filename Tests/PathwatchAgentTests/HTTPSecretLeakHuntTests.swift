@@ -4,7 +4,7 @@ import Testing
 
 /// The secret leak hunt (SecretLeakHuntTests) on the live agent's endpoints: a distinct secret
 /// from `${env:…}` or `${file:…}` in every field that takes one — the agent name, a probe's
-/// config (a message, a reachability target's name, URL and headers), a webhook's URL
+/// config (a message, a metric name, a reachability target's name, URL and headers), a webhook's URL
 /// credentials, signing secret and headers, and the http sink's token itself — then a hunt for
 /// each, in every form the other hunt knows, through everything a client can get: `/`, `/status`,
 /// `/metrics`, `/events` (a few seconds of it, across a change), `/healthz`, the 401, 404, 405,
@@ -22,6 +22,7 @@ import Testing
             "PW_LEAK_URLTOKEN": SecretLeakHuntTests.secret("ut"), "PW_LEAK_ECHO": SecretLeakHuntTests.secret("ec"),
             "PW_LEAK_USER": SecretLeakHuntTests.secret("us"), "PW_LEAK_PASS": SecretLeakHuntTests.secret("pw") + "+~",
             "PW_LEAK_HDR": SecretLeakHuntTests.secret("hd"), "PW_LEAK_LABEL": SecretLeakHuntTests.secret("lb"),
+            "PW_LEAK_METRIC": SecretLeakHuntTests.secret("mt"),
             "PW_LEAK_WHSEC": "whsec_" + Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString(),
         ]
         let bearer = SecretLeakHuntTests.secret("br")
@@ -47,7 +48,8 @@ import Testing
                 """
                 {"agent": {"name": "${env:PW_LEAK_NAME}", "plugin_dirs": ["."], "interval": "300ms", "state_dir": "queues"},
                  "probes": [
-                   {"id": "p", "plugin": "testprobe", "config": {"state_file": "\(stateFile.path)", "echo": "token ${env:PW_LEAK_ECHO} in a message"}},
+                   {"id": "p", "plugin": "testprobe", "config": {"state_file": "\(stateFile.path)", "echo": "token ${env:PW_LEAK_ECHO} in a message",
+                   "metric_echo": "m_${env:PW_LEAK_METRIC}"}},
                    {"id": "api", "plugin": "reachability", "interval": "1s", "config": {"targets": [
                      {"name": "${env:PW_LEAK_TARGET}", "url": "http://127.0.0.1:\(closedPort)/x?token=${env:PW_LEAK_URLTOKEN}", "timeout": "500ms",
                       "headers": {"Authorization": "Bearer ${file:bearer.secret}", "X-Label": "${env:PW_LEAK_LABEL}"}}]}}],

@@ -1,4 +1,5 @@
 import CPathwatchProbe
+import Glibc
 import PathwatchProbeKit
 import PathwatchProbeTesting
 import Testing
@@ -14,8 +15,12 @@ import Testing
         static let name = "deadline-echo", version = "1.0.0", summary = "Says the deadline of each call."
         static var flags: ProbeFlags { [.eventDriven] }
         let created: Deadline?
+        /// A descriptor of its own (never readable here): the host refuses an event-driven
+        /// instance without one.
+        let wakeup = open("/dev/null", O_WRONLY | O_CLOEXEC)
         init(config: Config) throws { created = Deadline.current }
-        var eventFileDescriptor: Int32? { -1 }
+        deinit { close(wakeup) }
+        var eventFileDescriptor: Int32? { wakeup }
 
         static func text(_ deadline: Deadline?) -> String { deadline.map { String($0.monotonicNanoseconds) } ?? "none" }
 

@@ -6,7 +6,8 @@ import Testing
 /// 8-character piece, base64 and URL-encoded (and the Basic-auth form of the webhook's
 /// credentials) — across everything the agent writes: stdout, stderr at trace level, the status
 /// file, webhook bodies, the queue files on disk, and the output of `plugins`, `check-config`
-/// and `once`. Zero hits.
+/// and `once` (JSON, text and the Nagios line). A plug-in puts secrets in a message, a check key,
+/// a label and a metric name. Zero hits.
 @Suite(.onItsOwnThread) struct SecretLeakHuntTests {
     let pathwatch = TestEnvironment.pathwatchBinary.path
 
@@ -40,7 +41,7 @@ import Testing
         let secrets: [String: String] = [
             "PW_LEAK_NAME": Self.secret("nm"), "PW_LEAK_TARGET": Self.secret("tg"), "PW_LEAK_URLTOKEN": Self.secret("ut"),
             "PW_LEAK_ECHO": Self.secret("ec"), "PW_LEAK_USER": Self.secret("us"), "PW_LEAK_PASS": Self.secret("pw") + "+~",
-            "PW_LEAK_HDR": Self.secret("hd"), "PW_LEAK_LABEL": Self.secret("lb"),
+            "PW_LEAK_HDR": Self.secret("hd"), "PW_LEAK_LABEL": Self.secret("lb"), "PW_LEAK_METRIC": Self.secret("mt"),
             "PW_LEAK_WHSEC": "whsec_" + Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString(),
         ]
         let bearer = Self.secret("br")
@@ -58,7 +59,8 @@ import Testing
         let config = try writeConfig("""
             {"agent": {"name": "${env:PW_LEAK_NAME}", "plugin_dirs": ["."], "interval": "300ms", "state_dir": "queues"},
              "probes": [
-               {"id": "p", "plugin": "testprobe", "config": {"state_file": "\(stateFile.path)", "echo": "token ${env:PW_LEAK_ECHO} in a message"}},
+               {"id": "p", "plugin": "testprobe", "config": {"state_file": "\(stateFile.path)", "echo": "token ${env:PW_LEAK_ECHO} in a message",
+                   "metric_echo": "m_${env:PW_LEAK_METRIC}"}},
                {"id": "api", "plugin": "reachability", "interval": "1s", "config": {"targets": [
                  {"name": "${env:PW_LEAK_TARGET}", "url": "http://127.0.0.1:\(closedPort)/x?token=${env:PW_LEAK_URLTOKEN}", "timeout": "500ms",
                   "headers": {"Authorization": "Bearer ${file:bearer.secret}", "X-Label": "${env:PW_LEAK_LABEL}"}}]}}],
@@ -99,6 +101,7 @@ import Testing
             ("plugins", ["plugins", "--config", config.path]), ("check-config", ["check-config", "--config", config.path]),
             ("once", ["once", "--config", config.path, "--log-level", "trace"]),
             ("once text", ["once", "--config", config.path, "--format", "text"]),
+            ("once nagios", ["once", "--config", config.path, "--format", "nagios"]),
             ("check-config failing", ["check-config", "--config", failing.path]),
             ("once failing", ["once", "--config", failing.path, "--log-level", "trace"]),
         ] {
@@ -120,7 +123,7 @@ import Testing
         // The hunt means something only if these really hold what the agent said.
         let mustHaveText = [
             "run stdout", "run stderr", "status file", "webhook bodies", "echoing webhook bodies", "plugins stdout",
-            "check-config stdout", "once stdout", "once text stdout", "check-config failing stderr",
+            "check-config stdout", "once stdout", "once text stdout", "once nagios stdout", "check-config failing stderr",
         ]
         let empty = mustHaveText.filter { name in outputs.first { $0.0 == name }?.1.isEmpty ?? true }
         #expect(empty.isEmpty, "nothing captured from: \(empty)")

@@ -1,22 +1,28 @@
 /// Text that reaches a terminal, a log line or an id must not be able to forge a line or
-/// reorder what a person reads: control characters (C0, DEL, C1) and the Unicode bidirectional
-/// controls are refused where a value is an identifier, and escaped wherever text is logged.
+/// reorder what a person reads: control characters (C0, DEL, C1), the Unicode bidirectional
+/// controls and the line and paragraph separators (U+2028, U+2029) are refused where a value is an identifier, and escaped wherever text is logged.
 public enum TextSafety {
     /// Bidirectional formatting characters (Unicode's "Trojan Source" set) and the marks.
     static let bidiControls: Set<UInt32> = [
         0x061C, 0x200E, 0x200F, 0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069,
     ]
 
+    /// LINE SEPARATOR and PARAGRAPH SEPARATOR: a new line to many viewers and to JavaScript
+    /// source, though not a control character.
+    static let lineSeparators: Set<UInt32> = [0x2028, 0x2029]
+
     public static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
         let v = scalar.value
-        return v < 0x20 || (v >= 0x7F && v < 0xA0) || bidiControls.contains(v)
+        return v < 0x20 || (v >= 0x7F && v < 0xA0) || bidiControls.contains(v) || lineSeparators.contains(v)
     }
 
     /// Why `text` cannot be an identifier, or nil when it can: names the first unsafe character
     /// and where it sits ("a control character U+001B at character 4").
     public static func problem(in text: String) -> String? {
         for (i, scalar) in text.unicodeScalars.enumerated() where isUnsafe(scalar) {
-            let kind = bidiControls.contains(scalar.value) ? "a bidirectional control character" : "a control character"
+            let kind =
+                bidiControls.contains(scalar.value) ? "a bidirectional control character"
+                : lineSeparators.contains(scalar.value) ? "a line separator" : "a control character"
             return "\(kind) \(codePoint(scalar)) at character \(i + 1)"
         }
         return nil

@@ -145,6 +145,9 @@ public final class ProbeTester {
 final class Collected {
     var emitted: [Emitted] = []
     var problems: [String] = []
+    /// Keys emitted in this call: the agent refuses a second observation with one, and so does
+    /// the tester, or a probe that passes its tests would lose a check under the agent.
+    var keys: Set<String> = []
 }
 
 /// The emitter: copies one observation, walking its arrays with the plug-in's own struct sizes
@@ -177,7 +180,12 @@ private let copyObservation: @convention(c) (UnsafeMutableRawPointer?, UnsafePoi
             labels[String(cString: name)] = String(cString: value)
         }
     }
+    let keyText = String(cString: key)
+    guard collected.keys.insert(keyText).inserted else {
+        collected.problems.append("check \"\(keyText)\": a second observation with this key in one call; refused, the first kept")
+        return PW_ERR
+    }
     collected.emitted.append(
-        Emitted(key: String(cString: key), state: state, message: o.message.map { String(cString: $0) } ?? "", metrics: metrics, labels: labels))
+        Emitted(key: keyText, state: state, message: o.message.map { String(cString: $0) } ?? "", metrics: metrics, labels: labels))
     return PW_OK
 }

@@ -29,6 +29,9 @@ extension ProbeReport {
             // The key too: a target named from ${env:…} becomes part of a check id.
             o.key = redactor.redact(o.key)
             o.message = redactor.redact(o.message)
+            // Metric names as well: they reach every sink (a Prometheus name and HELP line, the
+            // Nagios perfdata), so a plug-in that names a metric after a secret must not leak it.
+            o.metrics = o.metrics.map { (redactor.redact($0.name), $0.value) }
             o.labels = o.labels.map { (redactor.redact($0.name), redactor.redact($0.value)) }
             return o
         }

@@ -129,10 +129,20 @@ func requireInterval<K: CodingKey>(_ d: ConfigDuration, key: K, in c: KeyedDecod
     }
 }
 
-/// Names and ids reach terminals and log lines: no control or bidirectional characters.
+/// The longest agent name, probe id or plug-in name, in characters: each is repeated in every
+/// check id, line, label and event, so a 100,000-character id would be copied into all of them.
+public let maximumNameLength = 256
+
+/// Names and ids reach terminals and log lines: no control, bidirectional or line-separator
+/// characters, and at most `maximumNameLength` characters.
 func requireSafeText<K: CodingKey>(_ text: String, key: K, in c: KeyedDecodingContainer<K>) throws {
     if let problem = TextSafety.problem(in: text) {
         throw DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: "must not contain \(problem)")
+    }
+    // Counted only when the bytes could exceed it: most names are short ASCII.
+    if text.utf8.count > maximumNameLength, text.count > maximumNameLength {
+        throw DecodingError.dataCorruptedError(
+            forKey: key, in: c, debugDescription: "expected at most \(maximumNameLength) characters, found \(text.count)")
     }
 }
 

@@ -17,4 +17,13 @@ public struct ConfigError: Error, Sendable, CustomStringConvertible {
     }
 
     public var description: String { "\(file): \(location): \(message)" }
+
+    /// The error with every substituted secret taken out of what it says. Errors quote the
+    /// values they refuse (a plug-in name, a path, a folder list), and any of those may have come
+    /// from `${env:…}`: the loader and the probe setup pass each error they let out through here,
+    /// so no single message has to remember to.
+    public func redacted(by redactor: SecretRedactor) -> ConfigError {
+        guard !redactor.isEmpty else { return self }
+        return ConfigError(file: file, location: redactor.redact(location), message: redactor.redact(message))
+    }
 }

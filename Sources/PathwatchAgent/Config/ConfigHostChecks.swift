@@ -7,12 +7,28 @@ enum ConfigHostChecks {
     static func checkFolders(_ config: AgentConfig, file: String) throws(ConfigError) {
         let base = directoryName(file)
         var needsState = false
+        // Each file sink's file under its one spelling: "a/../b.json" and a folder reached
+        // through a link name the same file as "b.json" (ConfigLoader.validate compares only
+        // the text).
+        var files: [String: Int] = [:]
         for (i, sink) in config.sinks.enumerated() {
             switch sink.kind {
             case .file(let settings):
-                let folder = directoryName(resolvePath(settings.path, relativeTo: base))
+                let path = resolvePath(settings.path, relativeTo: base)
+                let folder = directoryName(path)
                 if let problem = writableFolderProblem(folder, mayCreate: false) {
                     throw ConfigError(file: file, location: "sinks[\(i)].path", message: "the folder \(folder) \(problem)")
+                }
+                if let problem = FileSinkTarget.problem(path) {
+                    throw ConfigError(file: file, location: "sinks[\(i)].path", message: "\(path) \(problem)")
+                }
+                if let name = FileSinkTarget.canonicalName(path) {
+                    if let first = files[name] {
+                        throw ConfigError(
+                            file: file, location: "sinks[\(i)].path",
+                            message: "two file sinks write \(name) (already used by sinks[\(first)], spelled differently)")
+                    }
+                    files[name] = i
                 }
             case .webhook:
                 needsState = true
@@ -60,8 +76,21 @@ enum ConfigHostChecks {
     }
 
     private static func writeProblem(_ folder: String) -> String? {
-        guard access(folder, W_OK | X_OK) != 0 else { return nil }
-        return errno == EROFS ? "is on a read-only file system" : "is not writable: \(errnoText())"
+        guard access(folder, W_OK | X_OK) == 0 else {
+            return errno == EROFS ? "is on a read-only file system" : "is not writable: \(errnoText())"
+        }
+        // access(2) says yes to root for any folder, /proc and /sys included, where nothing can
+        // be created: only creating something tells. A file of our own, removed at once.
+        let trial = "\(folder)/.pathwatch-write-check.\(getpid())"
+        let fd = open(trial, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            // Someone else's file by that name: the folder was writable enough to hold it.
+            if errno == EEXIST { return nil }
+            return errno == EROFS ? "is on a read-only file system" : "does not let files be created: \(errnoText())"
+        }
+        close(fd)
+        unlink(trial)
+        return nil
     }
 
     /// A plug-in's own `timeout` (a target's, say) must end before the probe's: otherwise a hung

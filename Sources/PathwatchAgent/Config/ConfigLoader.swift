@@ -38,7 +38,7 @@ public enum ConfigLoader {
         do {
             try ConfigHostChecks.checkFolders(loaded.config, file: file)
         } catch {
-            throw loaded.origins.relocate(error)
+            throw loaded.origins.relocate(error).redacted(by: loaded.redactor)
         }
         return loaded
     }
@@ -92,7 +92,7 @@ public enum ConfigLoader {
             try validate(loaded.config, file: file, origins: origins)
             try ConfigHostChecks.checkPluginTimeouts(loaded)
         } catch {
-            throw origins.relocate(error)
+            throw origins.relocate(error).redacted(by: redactor)
         }
         return loaded
     }
@@ -128,8 +128,18 @@ public enum ConfigLoader {
         }
     }
 
-    /// What no single value can tell: uniqueness across the file.
+    /// The most probes one agent runs. Each has a thread, a timer and (isolated) a child process
+    /// with its own memory limit: ten thousand probes would start ten thousand processes, and a
+    /// stop would have to end them all within the unit's TimeoutStopSec.
+    public static let maxProbes = 1_000
+
+    /// What no single value can tell: the number of probes, uniqueness across the file.
     static func validate(_ config: AgentConfig, file: String, origins: ConfigOrigins = ConfigOrigins()) throws(ConfigError) {
+        if config.probes.count > maxProbes {
+            throw ConfigError(
+                file: file, location: "probes[\(maxProbes)]",
+                message: "at most \(maxProbes) probes, found \(config.probes.count); split the hosts' checks among agents")
+        }
         var seen: [String: Int] = [:]
         for (i, probe) in config.probes.enumerated() {
             if let first = seen[probe.id] {

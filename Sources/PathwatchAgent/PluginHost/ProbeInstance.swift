@@ -48,7 +48,17 @@ public final class ProbeInstance: ProbeHost, @unchecked Sendable {
                 path: JSONPath(parsing: path),
                 message: message.isEmpty ? "plug-in \(plugin.name) refused its configuration without saying why" : message))
         }
-        return .success(ProbeInstance(plugin: plugin, descriptor: descriptor, handle: instance, maxObservations: maxObservations))
+        let created = ProbeInstance(plugin: plugin, descriptor: descriptor, handle: instance, maxObservations: maxObservations)
+        // An event-driven plug-in without a descriptor would never report a change between
+        // samples, and nobody would know: refuse it, as the plug-in's own error.
+        if descriptor.pointee.event_fd != nil, created.eventFileDescriptor() == nil {
+            created.destroy()
+            return .failure(JSONPathError(
+                path: JSONPath(parsing: ""),
+                message: "plug-in \(plugin.name) is event-driven (it has event_fd) but its instance gave no event descriptor "
+                    + "(event_fd returned a negative number)"))
+        }
+        return .success(created)
     }
 
     private init(plugin: LoadedPlugin, descriptor: UnsafePointer<pw_probe_descriptor>, handle: UnsafeMutableRawPointer?, maxObservations: Int) {

@@ -32,7 +32,8 @@ public enum ProbeSetup {
                 created.append(Created(index: i, config: probe, instance: host))
             } catch {
                 for c in created { c.instance.destroy() }
-                throw loaded.origins.relocate(error)
+                // "no plug-in named …" quotes the name and the folders, either of which may be a secret.
+                throw loaded.origins.relocate(error).redacted(by: loaded.redactor)
             }
         }
         return created

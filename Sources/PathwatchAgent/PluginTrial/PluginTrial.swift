@@ -14,7 +14,12 @@ public struct PluginTrial: Sendable {
 
         /// The last stage the child started ("load", "create", "sample", "destroy", "done").
         public var lastStage: String { steps.last?["stage"]?.stringValue ?? "start" }
-        public var succeeded: Bool { lastStage == "done" && !timedOut && ending == .exited(0) }
+        /// Observations the host refused (a malformed one, a key emitted twice): the agent
+        /// would refuse them too, so the trial fails.
+        public var refusals: [String] {
+            steps.flatMap { $0["problems"]?.arrayValue ?? [] }.compactMap(\.stringValue)
+        }
+        public var succeeded: Bool { lastStage == "done" && !timedOut && ending == .exited(0) && refusals.isEmpty }
     }
 
     public var executable: String
@@ -70,6 +75,10 @@ public struct PluginTrial: Sendable {
             case "done": lines.append("destroy: ok")
             default: break
             }
+        }
+        if !outcome.refusals.isEmpty {
+            let n = outcome.refusals.count
+            lines.append("\(n) observation\(n == 1 ? " was" : "s were") refused; the agent refuses \(n == 1 ? "it" : "them") too")
         }
         if outcome.timedOut {
             lines.append("the plug-in did not finish \(outcome.lastStage) within the time allowed; the child was killed")

@@ -37,6 +37,9 @@ final class ProbeRunner: Sendable {
     }
     private let state = Mutex(State())
     private let reportedProblems = Mutex<Set<String>>([])
+    /// What the plug-in's last call got refused, if anything: shown as the probe's `last_error`
+    /// (a check it emitted twice is otherwise only a line in the log).
+    private let lastRefusal = Mutex<String?>(nil)
 
     init(id: String, instance: any ProbeHost, interval: ConfigDuration, timeout: ConfigDuration, logger: AgentLogger,
          report: @escaping @Sendable (ProbeReport) -> Void) {
@@ -91,6 +94,14 @@ final class ProbeRunner: Sendable {
 
     /// A call is inside the plug-in (a hung one, after its timeout).
     var callRunning: Bool { state.withLock { $0.inFlight } }
+
+    /// The host's health, with the last call's refused observations as its error when the host
+    /// itself has none.
+    var health: ProbeHealth {
+        var health = instance.health
+        if health.lastError == nil { health.lastError = lastRefusal.withLock { $0 } }
+        return health
+    }
 
     /// `once`: one sample, now, under its deadline, reported through `report` like any other
     /// (a hung one as "overran its … deadline …"); no interval, no events.
@@ -201,6 +212,11 @@ final class ProbeRunner: Sendable {
             let first = reportedProblems.withLock { $0.insert(problem).inserted }
             logger.log(first ? .warning : .debug, "probe \(id): refused an observation: \(problem)")
         }
+        let refusal = result.problems.first.map { first in
+            result.problems.count == 1
+                ? "refused an observation: \(first)" : "refused \(result.problems.count) observations; the first: \(first)"
+        }
+        lastRefusal.withLock { $0 = refusal }
         if let error = result.error {
             logger.warning("probe \(id): \(error)")
             report(.failure(error))

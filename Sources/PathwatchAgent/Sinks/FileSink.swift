@@ -87,6 +87,13 @@ final class FileSink: Sink {
             return d
         }
         guard let snapshot else { return }
+        // check-config refused a path that is not the sink's to replace; something may have
+        // appeared there since (a link, a device, another program's file). Never rename over it.
+        if let problem = FileSinkTarget.problem(path) {
+            logger.error("file sink: not writing \(path): it \(problem)")
+            outcome.withLock { $0.lastError = "\(path) \(problem)" }
+            return
+        }
         // Rendered here, on this sink's thread, once per write.
         do {
             try AtomicFile.write(render(snapshot), to: path, syncFolder: false)

@@ -76,7 +76,7 @@ enum BoundedFile {
         return (line, 1, 0)
     }
 
-    private static func kind(of mode: mode_t) -> String {
+    static func kind(of mode: mode_t) -> String {
         switch mode & S_IFMT {
         case S_IFCHR: "a character device"
         case S_IFBLK: "a block device"

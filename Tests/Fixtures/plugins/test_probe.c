@@ -1,7 +1,8 @@
 /* A configurable probe for the agent's own tests, built with cc against the ABI header alone.
  *
  * Compile-time knobs: -DTEST_NAME='"name"' (default "testprobe"), -DTEST_ABI=N (default the
- * header's), -DTEST_NULL_NAME (a descriptor with no name).
+ * header's), -DTEST_NULL_NAME (a descriptor with no name), -DTEST_EVENT_DRIVEN (event_fd and
+ * handle_event; event_fd returns the config's "event_fd", -1 by default: no descriptor).
  *
  * Config (json-c):
  *   "state_file": path  each sample reads "STATE MESSAGE" lines ("ok fine") from it, one check
@@ -15,6 +16,9 @@
  *   "fail_path": "a.b"  create() fails with this JSON path and a message
  *   "fail_message": s   ... and this message (cut to the header's 768-byte buffer like any other)
  *   "echo": "text"      put this text in every check's message (secret-redaction tests)
+ *   "metric_echo": "text"   give every check a metric with this text as its name (value 1)
+ *   "message_bytes": N  every check's message is N bytes of 'x' (large documents; the host cuts at 4096)
+ *   "duplicate": true   emits c0 a second time, critical, after the checks (the host refuses it)
  *   "counter": true     a metric "samples" counting this instance's samples
  *   "crash_in": "create"|"sample"   dereferences NULL there (SIGSEGV)
  *   "exit_in": "create"|"sample"    calls exit(3) there
@@ -45,12 +49,16 @@ typedef struct {
     int deadline;
     uint64_t create_deadline;
     int garbage;
+    int duplicate;
+    int event_fd;
     char echo[256];
+    char metric_echo[256];
     int counter;
     long samples;
     int crash_in_sample;
     int exit_in_sample;
     int chatter;
+    char *long_message;
 } test_probe;
 
 /* Hostile behaviours for the isolation and trial tests. */
@@ -96,6 +104,7 @@ static int tp_create(const char *json, size_t len, void **out, pw_error *e) {
     test_probe *p = calloc(1, sizeof *p);
     if (!p) { json_object_put(root); return fail(e, "", "out of memory"); }
     p->checks = 1;
+    p->event_fd = -1;
     p->chatter = chatter;
     p->crash_in_sample = strcmp(crash_in, "sample") == 0;
     p->exit_in_sample = strcmp(exit_in, "sample") == 0;
@@ -115,19 +124,35 @@ static int tp_create(const char *json, size_t len, void **out, pw_error *e) {
     if (json_object_object_get_ex(root, "deadline", &v)) p->deadline = json_object_get_boolean(v);
     p->create_deadline = pw_call_deadline_ns(e);
     if (json_object_object_get_ex(root, "garbage", &v)) p->garbage = json_object_get_boolean(v);
+    if (json_object_object_get_ex(root, "duplicate", &v)) p->duplicate = json_object_get_boolean(v);
+    if (json_object_object_get_ex(root, "event_fd", &v)) p->event_fd = json_object_get_int(v);
+    if (json_object_object_get_ex(root, "message_bytes", &v) && json_object_get_int(v) > 0) {
+        int n = json_object_get_int(v);
+        p->long_message = malloc((size_t)n + 1);
+        if (p->long_message) { memset(p->long_message, 'x', (size_t)n); p->long_message[n] = 0; }
+    }
     if (json_object_object_get_ex(root, "counter", &v)) p->counter = json_object_get_boolean(v);
     if (json_object_object_get_ex(root, "echo", &v)) snprintf(p->echo, sizeof p->echo, "%s", json_object_get_string(v));
+    if (json_object_object_get_ex(root, "metric_echo", &v)) snprintf(p->metric_echo, sizeof p->metric_echo, "%s", json_object_get_string(v));
     json_object_put(root);
-    if (p->state < 0) { free(p); return fail(e, "state", "expected ok, warning, critical or unknown"); }
+    if (p->state < 0) { free(p->long_message); free(p); return fail(e, "state", "expected ok, warning, critical or unknown"); }
     *out = p;
     return PW_OK;
 }
 
-static int emit_one(const pw_emitter *em, const char *key, int state, const char *message, double samples, int with_counter) {
-    pw_metric metrics[1] = {{sizeof(pw_metric), "samples", samples}};
+static int emit_one_with(const pw_emitter *em, const char *key, int state, const char *message, double samples, int with_counter,
+                         const char *extra) {
+    pw_metric metrics[2];
+    size_t count = 0;
+    if (with_counter) metrics[count++] = (pw_metric){sizeof(pw_metric), "samples", samples};
+    if (extra) metrics[count++] = (pw_metric){sizeof(pw_metric), extra, 1};
     pw_label labels[1] = {{sizeof(pw_label), "fixture", "yes"}};
-    pw_observation o = {sizeof(pw_observation), key, state, message, metrics, with_counter ? 1 : 0, labels, 1};
+    pw_observation o = {sizeof(pw_observation), key, state, message, metrics, count, labels, 1};
     return em->emit(em->context, &o);
+}
+
+static int emit_one(const pw_emitter *em, const char *key, int state, const char *message, double samples, int with_counter) {
+    return emit_one_with(em, key, state, message, samples, with_counter, NULL);
 }
 
 static int tp_sample(void *instance, const pw_emitter *em, pw_error *e) {
@@ -166,15 +191,16 @@ static int tp_sample(void *instance, const pw_emitter *em, pw_error *e) {
             int st = state_from(line);
             if (st < 0) continue;
             snprintf(key, sizeof key, "c%d", i++);
-            emit_one(em, key, st, p->echo[0] ? p->echo : message, (double)p->samples, p->counter);
+            emit_one_with(em, key, st, p->echo[0] ? p->echo : message, (double)p->samples, p->counter, p->metric_echo[0] ? p->metric_echo : NULL);
         }
         fclose(f);
         return PW_OK;
     }
     for (int i = 0; i < p->checks; i++) {
         snprintf(key, sizeof key, "c%d", i);
-        emit_one(em, key, p->state, p->echo[0] ? p->echo : "fixture check", (double)p->samples, p->counter);
+        emit_one_with(em, key, p->state, p->echo[0] ? p->echo : p->long_message ? p->long_message : "fixture check", (double)p->samples, p->counter, p->metric_echo[0] ? p->metric_echo : NULL);
     }
+    if (p->duplicate) emit_one(em, "c0", PW_STATE_CRITICAL, "the same key again", 0, 0);
     if (p->garbage) {
         pw_observation bad_state = {sizeof(pw_observation), "bad-state", 42, "x", NULL, 0, NULL, 0};
         em->emit(em->context, &bad_state);
@@ -191,7 +217,16 @@ static int tp_sample(void *instance, const pw_emitter *em, pw_error *e) {
     return PW_OK;
 }
 
-static void tp_destroy(void *instance) { free(instance); }
+static void tp_destroy(void *instance) {
+    test_probe *p = instance;
+    free(p->long_message);
+    free(p);
+}
+
+#ifdef TEST_EVENT_DRIVEN
+static int tp_event_fd(void *instance) { return ((test_probe *)instance)->event_fd; }
+static int tp_handle_event(void *instance, const pw_emitter *em, pw_error *e) { (void)instance; (void)em; (void)e; return PW_OK; }
+#endif
 
 static const pw_probe_descriptor descriptor = {
     TEST_ABI,
@@ -206,8 +241,13 @@ static const pw_probe_descriptor descriptor = {
     0,
     tp_create,
     tp_sample,
+#ifdef TEST_EVENT_DRIVEN
+    tp_event_fd,
+    tp_handle_event,
+#else
     NULL,
     NULL,
+#endif
     tp_destroy,
 };
 

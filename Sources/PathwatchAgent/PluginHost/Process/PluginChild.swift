@@ -93,7 +93,9 @@ public enum PluginChild {
                     eventTimeout = CallFrames.timeout(in: request)
                     reply = Frames.body(["created": true])
                 case .failure(let error):
-                    reply = Frames.body(["refused_config": ["path": .string(error.path.description), "message": .string(error.message)]])
+                    // The empty path as "", not its rendering "(root)", which would parse back as a key.
+                    let path = error.path.components.isEmpty ? "" : error.path.description
+                    reply = Frames.body(["refused_config": ["path": .string(path), "message": .string(error.message)]])
                 }
             case "destroy":
                 instance?.destroy()
