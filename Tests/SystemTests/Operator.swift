@@ -288,8 +288,11 @@ struct Operator {
     /// probe reports the filesystems `df` lists inside the container, with their sizes.
     func measuresTheMountsDfShows() throws {
         let df = try container.must("df -B1 --output=target,size,used | tail -n +2")
-        // What the operator's shell sees as read-only (the superblock's and the mount's options).
-        let readOnly = Set(try container.must("findmnt -rn -o TARGET,OPTIONS").split(separator: "\n").compactMap { line -> String? in
+        // Filesystems read-only in themselves (their superblock's options), as the operator's
+        // shell sees them: what the probe's `readonly` means (Plugins/Disk/README.md). A read-only
+        // mount of a writable filesystem (nspawn's /sys, every mount under ProtectSystem=strict)
+        // is not one.
+        let readOnly = Set(try container.must("findmnt -rn -o TARGET,FS-OPTIONS").split(separator: "\n").compactMap { line -> String? in
             let fields = line.split(separator: " ")
             return fields.count == 2 && fields[1].split(separator: ",").contains("ro") ? String(fields[0]) : nil
         })
@@ -309,10 +312,10 @@ struct Operator {
                 let used = metrics["used_bytes"] ?? -1
                 #expect(abs(used - figures.used) <= max(16 * 1_048_576, figures.size / 50), "\(mount): probe used \(used), df used \(figures.used)")
                 // The unit's ProtectSystem=strict makes every mount read-only in the agent's own
-                // namespace; the host's filesystems are not, and the probe must not say they are.
+                // namespace; the filesystems are not, and the probe must not say they are.
                 let message = document.checks["disk/\(mount)"]?["message"] as? String ?? ""
                 #expect((metrics["readonly"] == 1) == readOnly.contains(mount),
-                        "\(mount): the probe says readonly \(metrics["readonly"] ?? -1) (\(message)); findmnt in the container: \(readOnly.contains(mount) ? "ro" : "rw")")
+                        "\(mount): the probe says readonly \(metrics["readonly"] ?? -1) (\(message)); the filesystem's options in the container: \(readOnly.contains(mount) ? "ro" : "rw")")
             }
         } catch {
             Issue.record(error)
