@@ -72,17 +72,7 @@ struct TLSConfig: Decodable {
 struct HeaderFields: Decodable {
     var fields: [(name: String, value: String)]
 
-    private struct Key: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: Key.self)
-        fields = try container.allKeys.map { key in (key.stringValue, try container.decode(String.self, forKey: key)) }
-    }
+    init(from decoder: any Decoder) throws { fields = try OrderedMembers<String>(from: decoder).members }
 }
 
 /// Which address family to connect over.

@@ -98,15 +98,7 @@ struct ResponseConditions {
 struct JSONExpectations: Decodable {
     var members: [(pointer: String, value: JSONValue)]
 
-    private struct Key: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
     init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: Key.self)
-        members = try container.allKeys.map { key in (key.stringValue, try container.decode(JSONValue.self, forKey: key)) }
+        members = try OrderedMembers<JSONValue>(from: decoder).members.map { ($0.name, $0.value) }
     }
 }
