@@ -12,9 +12,20 @@ public enum Unprivileged {
     /// `argv` as the unprivileged user: `setpriv` (util-linux) replaces itself with the command,
     /// so a process started from this keeps its pid, and signals reach the agent itself.
     public static func command(_ argv: [String]) -> [String] {
-        guard TestEnvironment.isRoot else { return argv }
+        guard TestEnvironment.isRoot, productsReachable else { return argv }
         return ["setpriv", "--reuid=\(uid)", "--regid=\(gid)", "--clear-groups", "--"] + argv
     }
+
+    /// Whether `nobody` can run the build products: not when the checkout lives inside a private
+    /// (0700) folder. Then the agent runs as the test's own user, and says so once on stderr.
+    public static let productsReachable: Bool = {
+        let ok = (try? run(["setpriv", "--reuid=\(uid)", "--regid=\(gid)", "--clear-groups", "test", "-x",
+                            TestEnvironment.pathwatchBinary.path]))?.status == 0
+        if !ok {
+            FileHandleStderr.write("note: the build products are not reachable by uid \(uid) (a private checkout folder); the agent runs as root in these tests\n")
+        }
+        return ok
+    }()
 
     /// The agent binary's command line (`pathwatch` plus `arguments`) as the unprivileged user.
     public static func pathwatch(_ arguments: [String]) -> [String] {
@@ -24,7 +35,7 @@ public enum Unprivileged {
     /// Hands `folder` (and everything in it) to the unprivileged user, so an agent running as it
     /// can read its configuration and write its state there, as the service owns /var/lib/pathwatch.
     public static func own(_ folder: URL) throws {
-        guard TestEnvironment.isRoot else { return }
+        guard TestEnvironment.isRoot, productsReachable else { return }
         let result = try run(["chown", "-R", "\(uid):\(gid)", folder.path])
         guard result.status == 0 else { throw TestFailure("chown \(folder.path): \(result.stderr)") }
     }
@@ -35,4 +46,8 @@ public enum Unprivileged {
         try own(folder)
         return folder
     }
+}
+
+enum FileHandleStderr {
+    static func write(_ text: String) { FileHandle.standardError.write(Data(text.utf8)) }
 }
