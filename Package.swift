@@ -74,31 +74,48 @@ let package = Package(
         // rtnetlink: socket, dumps, a strict attribute walker and typed readers.
         .target(name: "PathwatchNetlink", dependencies: ["CNetlink"], swiftSettings: strict),
 
-        // The agent as a library: config, plug-in host, scheduling, checks, status, sinks.
+        // The agent's core: configuration model, plug-in host, scheduling, check book, snapshot,
+        // renderers, and the sink protocol with its registry. It names no sink kind.
         .target(
             name: "PathwatchAgent",
             dependencies: [
-                probeABI, json, probeKit, "CCurlShims", "CLibcrypto", "CPipe",
+                probeABI, json, probeKit, "CCurlShims", "CPipe",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict),
+        // Sink kinds, one module each: its settings, host checks, descriptor estimate and the sink.
+        .target(name: "PathwatchStdoutSink", dependencies: ["PathwatchAgent", probeKit], swiftSettings: strict),
+        .target(name: "PathwatchFileSink", dependencies: ["PathwatchAgent", probeKit], swiftSettings: strict),
+        // The live agent (page, /metrics, /status, /events) on SwiftNIO's event loop and HTTP/1.1 codec.
+        .target(
+            name: "PathwatchHTTPSink",
+            dependencies: [
+                "PathwatchAgent", probeKit, "CCurlShims",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: strict),
-        // The webhook sink: durable queue, deliverer, formats and signer, built on the agent's sink
-        // protocol and handed to it by the commands (README "Sinks").
+        // The webhook sink: settings, durable queue, deliverer, formats and signer (README "Sinks").
         .target(
             name: "PathwatchWebhook",
-            dependencies: ["PathwatchAgent", probeKit, json, "CCurlShims", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "PathwatchAgent", probeKit, json, "CCurlShims", "CLibcrypto", .product(name: "Logging", package: "swift-log"),
+            ],
             exclude: ["README.md"],
+            swiftSettings: strict),
+        // The one place sink kinds are registered (`SinkRegistry.standard`).
+        .target(
+            name: "PathwatchSinks",
+            dependencies: ["PathwatchAgent", "PathwatchStdoutSink", "PathwatchFileSink", "PathwatchHTTPSink", "PathwatchWebhook"],
             swiftSettings: strict),
         // What the commands do, apart from how their arguments are parsed: `run`, `once` and a
         // plug-in child for both executables below, and the direct reading of their plain forms.
         .target(
             name: "PathwatchCommands",
             dependencies: [
-                "PathwatchAgent", "PathwatchWebhook", probeKit,
+                "PathwatchAgent", "PathwatchSinks", probeKit,
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -111,7 +128,7 @@ let package = Package(
         .executableTarget(
             name: "PathwatchCLI",
             dependencies: [
-                "PathwatchAgent", "PathwatchCommands", probeKit,
+                "PathwatchAgent", "PathwatchCommands", "PathwatchHTTPSink", "PathwatchSinks", probeKit,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
@@ -170,14 +187,15 @@ let package = Package(
         .testTarget(
             name: "PathwatchAgentTests",
             dependencies: [
-                "PathwatchAgent", probeKit, "PathwatchTestSupport",
+                "PathwatchAgent", "PathwatchSinks", "PathwatchStdoutSink", "PathwatchFileSink", "PathwatchHTTPSink",
+                "PathwatchWebhook", probeKit, "PathwatchTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict),
         .testTarget(
             name: "PathwatchWebhookTests",
-            dependencies: ["PathwatchWebhook", "PathwatchAgent", probeKit, "CCurlShims", "PathwatchTestSupport"],
+            dependencies: ["PathwatchWebhook", "PathwatchAgent", "PathwatchSinks", probeKit, "CCurlShims", "PathwatchTestSupport"],
             swiftSettings: strict),
         // make install, make deb, systemd's notify protocol: the agent as an operator installs and runs it.
         .testTarget(name: "DistributionTests", dependencies: ["PathwatchTestSupport"], swiftSettings: strict),

@@ -32,18 +32,14 @@ public final class Agent: Sendable {
     /// Batches reach the sinks in the order the check book made them (see DeliveryTurns).
     private let deliveries = DeliveryTurns()
     private let observer: (any AgentObserver)?
-    private let sinkFactory: SinkFactory
     /// The sinks as services: put in the service group before the agent's own service, so they
     /// drain after the probes stopped (see SinkGroup).
     public let sinkGroup = SinkGroup()
 
-    /// `webhookSinks` makes the webhook sinks the configuration names (PathwatchWebhook's
-    /// `WebhookSinks.make`).
-    public init(config: LoadedConfig, logger: AgentLogger, webhookSinks: @escaping WebhookSinkMaker, observer: (any AgentObserver)? = nil) {
+    public init(config: LoadedConfig, logger: AgentLogger, observer: (any AgentObserver)? = nil) {
         self.identity = AgentIdentity(name: config.config.agent.name)
         self.logger = logger
         self.observer = observer
-        self.sinkFactory = SinkFactory(webhook: webhookSinks)
         self.state = Mutex(State(loaded: config, catalog: PluginCatalog(), book: CheckBook(agentName: config.config.agent.name)))
     }
 
@@ -53,11 +49,7 @@ public final class Agent: Sendable {
         let catalog = PluginCatalog.discover(for: loaded, logger: logger, needing: Set(loaded.config.probes.map(\.plugin)))
         for refusal in catalog.refused { logger.warning("plug-in refused: \(refusal)") }
         let created = try ProbeSetup.instantiate(loaded, catalog: catalog, logger: logger)
-        let sinks = loaded.config.sinks.map {
-            sinkFactory.make(
-                $0, baseDirectory: loaded.baseDirectory, stateDirectory: loaded.stateDirectory, interval: loaded.config.agent.interval,
-                logger: logger)
-        }
+        let sinks = loaded.config.sinks.map { $0.makeSink(in: loaded, logger: logger) }
         let runners = state.withLock { s -> [ProbeRunner] in
             s.catalog = catalog
             s.sinks = sinks
@@ -187,11 +179,7 @@ public final class Agent: Sendable {
         let created = try ProbeSetup.instantiate(next, catalog: merged, only: changed, logger: logger)
         let sinksChanged = state.withLock { $0.sinkConfigs != next.config.sinks }
         let newSinks = sinksChanged
-            ? next.config.sinks.map {
-                sinkFactory.make(
-                    $0, baseDirectory: next.baseDirectory, stateDirectory: next.stateDirectory, interval: next.config.agent.interval,
-                    logger: logger)
-            } : nil
+            ? next.config.sinks.map { $0.makeSink(in: next, logger: logger) } : nil
         let (stopped, started, replacedSinks) = state.withLock { s -> ([ProbeRunner], [ProbeRunner], [any Sink]) in
             let keep = Set(next.config.probes.map(\.id))
             var stopped: [ProbeRunner] = []
@@ -211,7 +199,7 @@ public final class Agent: Sendable {
             }
             return (stopped, created.map { add($0, loaded: next, into: &s) }, replaced)
         }
-        // A replaced webhook sink writes what it was handed to its queue folder, releases it and
+        // A replaced sink with a durable queue writes what it was handed to its folder, releases it and
         // hands anything it could not write to its replacement; only then do the new sinks
         // start, so nothing accepted is lost to a reload, however fast reloads come.
         let successors = newSinks ?? []

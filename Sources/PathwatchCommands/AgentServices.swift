@@ -1,3 +1,4 @@
+import PathwatchSinks
 import PathwatchAgent
 import ServiceLifecycle
 
@@ -41,7 +42,7 @@ struct ReloadOnHangup: Service {
             // their own does it, the task pool only awaits.
             let (agent, file) = (agent, file)
             let reloaded = await onThreadOfItsOwn(named: "pw-agent-reload") { () -> Result<Void, any Error> in
-                Result { try agent.reload(try ConfigLoader.load(file: file)) }
+                Result { try agent.reload(try ConfigLoader.load(file: file, sinks: .standard)) }
             }
             if case .failure(let error) = reloaded {
                 logger.error("reload refused, keeping the running configuration: \(error)")

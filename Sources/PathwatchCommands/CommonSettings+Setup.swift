@@ -1,3 +1,4 @@
+import PathwatchSinks
 import Logging
 import PathwatchAgent
 
@@ -28,7 +29,7 @@ extension CommonSettings {
     /// UNKNOWN line on stdout as well and exits 3, as a Nagios plug-in must).
     public func loadConfig(nagios: Bool = false) -> LoadedConfig {
         do {
-            return try ConfigLoader.load(file: configFile)
+            return try ConfigLoader.load(file: configFile, sinks: .standard)
         } catch {
             failConfiguration(error, nagios: nagios)
         }

@@ -1,6 +1,6 @@
 import Glibc
 import PathwatchAgent
-import PathwatchWebhook
+import PathwatchSinks
 import ServiceLifecycle
 
 /// What `run` does, however its options were parsed.
@@ -32,7 +32,7 @@ public enum RunCommand {
         options.prepareDescriptors(for: loaded, logger: logger)
         let systemd = systemdNotifier(logger: logger)
         let reporter = systemd.map(SystemdStatusReporter.init)
-        let agent = Agent(config: loaded, logger: logger, webhookSinks: WebhookSinks.make, observer: reporter)
+        let agent = Agent(config: loaded, logger: logger, observer: reporter)
         // The sinks first: a group shuts down in reverse order, so they drain once the probes stopped.
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: agent.sinkGroup),

@@ -2,6 +2,7 @@ import Foundation
 import PathwatchTestSupport
 import Testing
 @testable import PathwatchAgent
+@testable import PathwatchFileSink
 
 /// The file sink's replacement is atomic: readers hammering the file while it is rewritten
 /// thousands of times never see a torn or partial document. These tests block (thousands of

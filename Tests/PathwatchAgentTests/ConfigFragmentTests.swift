@@ -2,6 +2,7 @@ import Foundation
 import PathwatchTestSupport
 import Testing
 @testable import PathwatchAgent
+import PathwatchSinks
 
 /// conf.d fragments and the lookup of the main file (SPEC §1), on real files in a temporary
 /// folder: fragments append in name order, and every error names the file to edit.
@@ -17,7 +18,7 @@ import Testing
     }
 
     func load(_ dir: URL) throws(ConfigError) -> LoadedConfig {
-        try ConfigLoader.load(file: dir.appendingPathComponent("config.json").path)
+        try ConfigLoader.load(file: dir.appendingPathComponent("config.json").path, sinks: .standard)
     }
 
     func error(_ dir: URL) -> ConfigError? {

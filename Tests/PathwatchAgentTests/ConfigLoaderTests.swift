@@ -1,10 +1,13 @@
 import PathwatchTestSupport
 import Testing
 @testable import PathwatchAgent
+@testable import PathwatchFileSink
+@testable import PathwatchStdoutSink
+import PathwatchSinks
 
 /// Every good form of the configuration, and each kind of bad input with its JSON path.
 @Suite(.onItsOwnThread) struct ConfigLoaderTests {
-    func load(_ text: String) throws(ConfigError) -> LoadedConfig { try ConfigLoader.load(text: text, file: "/etc/pw/config.json") }
+    func load(_ text: String) throws(ConfigError) -> LoadedConfig { try ConfigLoader.load(text: text, file: "/etc/pw/config.json", sinks: .standard) }
 
     func error(_ text: String) -> ConfigError? {
         do {
@@ -49,9 +52,9 @@ import Testing
         #expect(c.interval(of: link) == .seconds(120))
         #expect(c.timeout(of: link) == .seconds(120))
         #expect(link.config == .object(JSONObject()))
-        #expect(c.config.sinks[0] == SinkConfig(kind: .stdout(.init(format: .json)), on: [.change, .every]))
+        #expect(c.config.sinks[0] == SinkConfig(type: "stdout", settings: StdoutSinkSettings(format: .json), on: [.change, .every]))
         #expect(c.config.sinks[1].on == [.change])
-        guard case .file(let file) = c.config.sinks[2].kind else { Issue.record("not a file sink"); return }
+        guard let file = c.config.sinks[2].settings as? FileSinkSettings else { Issue.record("not a file sink"); return }
         #expect(file.path == "status.json" && !file.pretty)
         #expect(c.config.sinks[2].on == [.change])
     }
@@ -136,7 +139,7 @@ import Testing
     }
 
     @Test func unreadableFileIsAConfigError() {
-        #expect(throws: ConfigError.self) { try ConfigLoader.load(file: "/nonexistent/config.json") }
+        #expect(throws: ConfigError.self) { try ConfigLoader.load(file: "/nonexistent/config.json", sinks: .standard) }
     }
 
     @Test func secretsAreSubstitutedAndRecorded() throws {

@@ -1,5 +1,6 @@
 import Foundation
 @testable import PathwatchAgent
+@testable import PathwatchHTTPSink
 import PathwatchTestSupport
 import Testing
 

@@ -1,5 +1,7 @@
 import Testing
 @testable import PathwatchAgent
+@testable import PathwatchWebhook
+import PathwatchSinks
 
 /// The `webhook` sink's configuration: defaults, every key, and each bad value reported with its
 /// JSON path and without repeating anything that could be a secret.
@@ -7,12 +9,12 @@ import Testing
     static let secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 
     func load(_ sink: String) throws(ConfigError) -> LoadedConfig {
-        try ConfigLoader.load(text: #"{"sinks": [{"type": "stdout"}, \#(sink)]}"#, file: "/etc/pw/config.json")
+        try ConfigLoader.load(text: #"{"sinks": [{"type": "stdout"}, \#(sink)]}"#, file: "/etc/pw/config.json", sinks: .standard)
     }
 
     func webhook(_ sink: String) throws -> (WebhookSinkSettings, Set<SinkTrigger>) {
         let config = try load(sink).config.sinks[1]
-        guard case .webhook(let settings) = config.kind else { throw ConfigError(file: "", location: "", message: "not a webhook") }
+        guard let settings = config.settings as? WebhookSinkSettings else { throw ConfigError(file: "", location: "", message: "not a webhook") }
         return (settings, config.on)
     }
 

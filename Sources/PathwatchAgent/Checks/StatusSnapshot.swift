@@ -97,7 +97,7 @@ public final class StatusSnapshot: Sendable {
     }
 
     /// The checks in document order.
-    var checks: [CheckRecord] { book.orderedRecords }
+    package var checks: [CheckRecord] { book.orderedRecords }
 
     /// The ids of the checks; for a snapshot made from a rendered document, the document's.
     var checkIDs: [String] {
@@ -108,7 +108,7 @@ public final class StatusSnapshot: Sendable {
     }
 
     /// Which checks exist and their states, as one number: equal when neither changed.
-    var statesFingerprint: Int {
+    package var statesFingerprint: Int {
         var sum = 0
         for record in book.records.values {
             var hasher = Hasher()

@@ -10,7 +10,8 @@ public struct AgentConfig: Sendable, Decodable {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         agent = try c.decodeIfPresent(AgentSettings.self, forKey: .agent) ?? AgentSettings()
         probes = try c.decodeIfPresent([ProbeConfig].self, forKey: .probes) ?? []
-        sinks = try c.decodeIfPresent([SinkConfig].self, forKey: .sinks) ?? [SinkConfig(kind: .stdout(.init()), on: [.change])]
+        let registry = decoder.userInfo[SinkRegistry.userInfoKey] as? SinkRegistry
+        sinks = try c.decodeIfPresent([SinkConfig].self, forKey: .sinks) ?? registry?.whenNoneConfigured ?? []
     }
 }
 
@@ -21,7 +22,7 @@ public struct AgentSettings: Sendable, Decodable {
     public var interval: ConfigDuration = .seconds(10)
     /// Folders searched for `lib*.so` plug-ins; relative paths are relative to the config file.
     public var pluginDirs: [String] = ["./.build/release"]
-    /// Where durable state (webhook queues) lives; relative to the config file.
+    /// Where durable state (sinks' queues) lives; relative to the config file.
     public var stateDir: String = "./.pathwatch"
     /// Where probes' plug-ins run unless a probe says otherwise (SPEC §6).
     public var isolation: Isolation = .process
@@ -122,7 +123,7 @@ public struct ProbeConfig: Sendable, Decodable, Equatable {
 /// took 14 s of CPU in 10 s and flapped thousands of times).
 public let minimumRepeatInterval = ConfigDuration.milliseconds(100)
 
-func requireInterval<K: CodingKey>(_ d: ConfigDuration, key: K, in c: KeyedDecodingContainer<K>) throws {
+package func requireInterval<K: CodingKey>(_ d: ConfigDuration, key: K, in c: KeyedDecodingContainer<K>) throws {
     guard d >= minimumRepeatInterval else {
         throw DecodingError.dataCorruptedError(
             forKey: key, in: c, debugDescription: "expected at least \(minimumRepeatInterval), found \"\(d)\"")

@@ -14,7 +14,7 @@ public struct ConfigFragment: Sendable {
     /// The fragments beside `mainFile`, read in byte order of their names. Names starting with a
     /// dot (editors' swap and backup files) and names not ending in `.json` are not read. A
     /// missing `conf.d` is no error; an unreadable one is.
-    static func read(besides mainFile: String) throws(ConfigError) -> [ConfigFragment] {
+    package static func read(besides mainFile: String) throws(ConfigError) -> [ConfigFragment] {
         let folder = resolvePath("conf.d", relativeTo: directoryName(mainFile))
         guard let names = listDirectory(folder) else {
             if errno == ENOENT { return [] }

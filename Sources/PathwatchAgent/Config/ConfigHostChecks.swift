@@ -1,60 +1,35 @@
 /// Checks that need the host, not just the file: folders a sink will write to, and time budgets
 /// that only make sense together. Each names the JSON path an operator must change.
-enum ConfigHostChecks {
-    /// A `file` sink whose folder does not exist, or cannot be written, fails every write; say
-    /// so before the agent starts. A webhook's queue needs a writable `state_dir`: a read-only
-    /// one would silently hold every payload in memory. It also needs libcrypto.
-    static func checkFolders(_ config: AgentConfig, file: String) throws(ConfigError) {
-        let base = directoryName(file)
-        var needsState = false
-        // Each file sink's file under its one spelling: "a/../b.json" and a folder reached
-        // through a link name the same file as "b.json" (ConfigLoader.validate compares only
-        // the text).
-        var files: [String: Int] = [:]
+public enum ConfigHostChecks {
+    /// Each sink's own checks on this host (folders it writes, libraries it loads), and what
+    /// it holds under its canonical spelling: two sinks naming one file through a link or `..`
+    /// are caught here, where `ConfigLoader.validate` compares only the text.
+    static func checkSinks(_ config: AgentConfig, file: String) throws(ConfigError) {
+        let context = SinkHostContext(
+            baseDirectory: directoryName(file), stateDirectory: resolvePath(config.agent.stateDir, relativeTo: directoryName(file)))
+        var claimed: [String: Int] = [:]
         for (i, sink) in config.sinks.enumerated() {
-            switch sink.kind {
-            case .file(let settings):
-                let path = resolvePath(settings.path, relativeTo: base)
-                let folder = directoryName(path)
-                if let problem = writableFolderProblem(folder, mayCreate: false) {
-                    throw ConfigError(file: file, location: "sinks[\(i)].path", message: "the folder \(folder) \(problem)")
+            let claim: SinkClaim?
+            do {
+                claim = try sink.settings.checkHost(context)
+            } catch {
+                switch error.place {
+                case .field(let field): throw ConfigError(file: file, location: "sinks[\(i)].\(field)", message: error.message)
+                case .location(let location): throw ConfigError(file: file, location: location, message: error.message)
                 }
-                if let problem = FileSinkTarget.problem(path) {
-                    throw ConfigError(file: file, location: "sinks[\(i)].path", message: "\(path) \(problem)")
-                }
-                if let name = FileSinkTarget.canonicalName(path) {
-                    if let first = files[name] {
-                        throw ConfigError(
-                            file: file, location: "sinks[\(i)].path",
-                            message: "two file sinks write \(name) (already used by sinks[\(first)], spelled differently)")
-                    }
-                    files[name] = i
-                }
-            case .webhook:
-                needsState = true
-                // It signs payloads and names its queue with libcrypto's SHA-256.
-                guard Digest.available else {
-                    throw ConfigError(
-                        file: file, location: "sinks[\(i)].type",
-                        message: "a webhook sink needs OpenSSL's libcrypto (libcrypto.so.3, Debian's libssl3), which cannot be loaded")
-                }
-            case .stdout, .http:
-                break
             }
-        }
-        if needsState {
-            let state = resolvePath(config.agent.stateDir, relativeTo: base)
-            if let problem = writableFolderProblem(state, mayCreate: true) {
-                throw ConfigError(
-                    file: file, location: "agent.state_dir",
-                    message: "the webhook queue's folder \(state) \(problem)")
+            guard let claim else { continue }
+            let key = "\(sink.type)\n\(claim.key)"
+            if let first = claimed[key] {
+                throw ConfigError(file: file, location: "sinks[\(i)].\(claim.field)", message: "\(claim.clash) (already used by sinks[\(first)], spelled differently)")
             }
+            claimed[key] = i
         }
     }
 
     /// Why nothing can be written in `folder`, or nil. With `mayCreate`, a missing folder is fine
     /// when its nearest existing parent can be written (the agent creates it).
-    static func writableFolderProblem(_ folder: String, mayCreate: Bool) -> String? {
+    public static func writableFolderProblem(_ folder: String, mayCreate: Bool) -> String? {
         var info = stat()
         if stat(folder, &info) == 0 {
             guard (info.st_mode & S_IFMT) == S_IFDIR else { return "is not a folder" }

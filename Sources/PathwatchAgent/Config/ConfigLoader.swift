@@ -19,11 +19,11 @@ public struct LoadedConfig: Sendable {
 
 public enum ConfigLoader {
     /// A configuration larger than this is a mistake (or /dev/zero), not a configuration.
-    static let maxConfigBytes = 16 << 20
+    package static let maxConfigBytes = 16 << 20
 
     /// Reads, parses, substitutes secrets and decodes `file`. Every error names the file and the
-    /// JSON path (or line and column) of what was wrong.
-    public static func load(file: String) throws(ConfigError) -> LoadedConfig {
+    /// JSON path (or line and column) of what was wrong. `sinks` says which sink kinds exist.
+    public static func load(file: String, sinks: SinkRegistry) throws(ConfigError) -> LoadedConfig {
         let text: String
         do {
             text = try BoundedFile.readText(file, limit: maxConfigBytes)
@@ -33,10 +33,10 @@ public enum ConfigLoader {
             }
             throw ConfigError(file: file, location: "(file)", message: "cannot read the configuration: \(error)")
         }
-        let loaded = try load(text: text, file: file, fragments: try ConfigFragment.read(besides: file))
+        let loaded = try load(text: text, file: file, fragments: try ConfigFragment.read(besides: file), sinks: sinks)
         // Only for a real file: the folders it names are checked on the host it runs on.
         do {
-            try ConfigHostChecks.checkFolders(loaded.config, file: file)
+            try ConfigHostChecks.checkSinks(loaded.config, file: file)
         } catch {
             throw loaded.origins.relocate(error).redacted(by: loaded.redactor)
         }
@@ -45,7 +45,9 @@ public enum ConfigLoader {
 
     /// `text` as the main file `file`, with `fragments` (conf.d) appended. Relative paths in a
     /// fragment are relative to the main file's folder, as if its arrays were written there.
-    public static func load(text: String, file: String, fragments: [ConfigFragment] = []) throws(ConfigError) -> LoadedConfig {
+    public static func load(
+        text: String, file: String, fragments: [ConfigFragment] = [], sinks: SinkRegistry
+    ) throws(ConfigError) -> LoadedConfig {
         let raw: JSONValue
         do {
             raw = try JSONParser.parse(text)
@@ -58,7 +60,7 @@ public enum ConfigLoader {
         var config: AgentConfig
         do {
             substituted = try SecretSubstitution(redactor: redactor, baseDirectory: base).apply(to: raw)
-            config = try JSONValueDecoder().decode(AgentConfig.self, from: substituted)
+            config = try decoder(sinks).decode(AgentConfig.self, from: substituted)
         } catch {
             throw ConfigError(file: file, location: error.path.description, message: redactor.redact(error.message))
         }
@@ -68,8 +70,8 @@ public enum ConfigLoader {
         var mainHasSinks = false
         if case .object(let object) = raw { mainHasSinks = object.members.contains { $0.key == "sinks" } }
         for fragment in fragments {
-            let content = try decode(fragment, redactor: redactor, baseDirectory: base)
-            // The default stdout sink stands in for a main file without sinks, not beside the
+            let content = try decode(fragment, redactor: redactor, baseDirectory: base, sinks: sinks)
+            // The registry's default sinks stand in for a main file without sinks, not beside the
             // sinks a fragment brings.
             if content.hasSinks, !mainHasSinks {
                 config.sinks = []
@@ -98,7 +100,9 @@ public enum ConfigLoader {
     }
 
     /// One conf.d fragment: parsed, secrets substituted, decoded; errors name the fragment.
-    static func decode(_ fragment: ConfigFragment, redactor: SecretRedactor, baseDirectory: String) throws(ConfigError) -> FragmentContent {
+    static func decode(
+        _ fragment: ConfigFragment, redactor: SecretRedactor, baseDirectory: String, sinks: SinkRegistry
+    ) throws(ConfigError) -> FragmentContent {
         let raw: JSONValue
         do {
             raw = try JSONParser.parse(fragment.text)
@@ -107,12 +111,19 @@ public enum ConfigLoader {
         }
         do {
             let substituted = try SecretSubstitution(redactor: redactor, baseDirectory: baseDirectory).apply(to: raw)
-            return try JSONValueDecoder().decode(FragmentContent.self, from: substituted)
+            return try decoder(sinks).decode(FragmentContent.self, from: substituted)
         } catch {
             var message = redactor.redact(error.message)
             if error.path.description.hasPrefix("agent") { message += " (a conf.d fragment holds only probes and sinks; agent settings belong in the main file)" }
             throw ConfigError(file: fragment.file, location: error.path.description, message: message)
         }
+    }
+
+    /// The strict decoder, carrying the sink kinds to each `sinks` entry.
+    public static func decoder(_ sinks: SinkRegistry) -> JSONValueDecoder {
+        var decoder = JSONValueDecoder()
+        decoder.userInfo[SinkRegistry.userInfoKey] = sinks
+        return decoder
     }
 
     /// The agent's name and the probes' ids are printed in every line, document and event. A
@@ -150,32 +161,16 @@ public enum ConfigLoader {
             seen[probe.id] = i
         }
         // What a sink holds for itself (a file, a queue folder, a listening address): no two
-        // sinks may hold the same one.
+        // sinks may hold the same one. A claim's key is its kind's own, so kinds never clash.
         var claimed: [String: Int] = [:]
         for (i, sink) in config.sinks.enumerated() {
-            guard let claim = exclusiveClaim(of: sink.kind) else { continue }
-            if let first = claimed[claim.key] {
+            guard let claim = sink.settings.exclusiveClaim else { continue }
+            let key = "\(sink.type)\n\(claim.key)"
+            if let first = claimed[key] {
                 throw ConfigError(
                     file: file, location: "sinks[\(i)].\(claim.field)", message: "\(claim.clash) (already used by sinks[\(first)])")
             }
-            claimed[claim.key] = i
-        }
-    }
-
-    /// The one thing a sink must not share with another sink of its kind: its key, the field
-    /// that names it, and how to say two sinks clash.
-    private static func exclusiveClaim(of kind: SinkConfig.Kind) -> (key: String, field: String, clash: String)? {
-        switch kind {
-        case .file(let settings):
-            ("file:\(settings.path)", "path", "two file sinks write \"\(settings.path)\"")
-        case .webhook(let settings):
-            // Their durable queues would share one folder under state_dir (named by these two).
-            ("webhook:\(settings.format.rawValue)\n\(settings.url)", "url",
-             "two webhook sinks deliver the same format to the same URL")
-        case .http(let settings):
-            ("http:\(settings.listen)", "listen", "two http sinks listen on \(settings.listen)")
-        case .stdout:
-            nil
+            claimed[key] = i
         }
     }
 }

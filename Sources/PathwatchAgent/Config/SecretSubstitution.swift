@@ -2,14 +2,19 @@
 /// secret it names, and records each substituted value with the redactor so it never leaves
 /// the agent. Errors name the reference ("environment variable ORION_API_KEY is not set"),
 /// never a value.
-struct SecretSubstitution {
+package struct SecretSubstitution {
     /// SPEC §2: a secret file over 64 KiB, or not a regular file, is refused.
     static let maxSecretFileBytes = 64 << 10
     let redactor: SecretRedactor
     /// Folder that relative `${file:…}` paths are resolved against (the config file's).
     let baseDirectory: String
 
-    func apply(to value: JSONValue, at path: JSONPath = JSONPath()) throws(JSONPathError) -> JSONValue {
+    package init(redactor: SecretRedactor, baseDirectory: String) {
+        self.redactor = redactor
+        self.baseDirectory = baseDirectory
+    }
+
+    package func apply(to value: JSONValue, at path: JSONPath = JSONPath()) throws(JSONPathError) -> JSONValue {
         switch value {
         case .string(let s):
             return .string(try substitute(s, at: path))

@@ -5,11 +5,11 @@ import Synchronization
 /// next write. Each fires by running a short job on this thread (jobs hand real work to their
 /// own thread). One sleeping thread, woken only when something is due, instead of a timer
 /// source and a borrowed pool worker per deadline.
-final class TimerThread: Sendable {
+package final class TimerThread: Sendable {
     /// The agent's timers: started on first use, lives as long as the process.
-    static let shared = TimerThread(name: "pw-timers")
+    package static let shared = TimerThread(name: "pw-timers")
 
-    struct Token: Sendable, Hashable {
+    package struct Token: Sendable, Hashable {
         fileprivate var value: UInt64
     }
 
@@ -39,13 +39,13 @@ final class TimerThread: Sendable {
 
     /// Runs `job` on this thread `nanoseconds` from now.
     @discardableResult
-    func schedule(afterNanoseconds nanoseconds: UInt64, _ job: @escaping @Sendable () -> Void) -> Token {
+    package func schedule(afterNanoseconds nanoseconds: UInt64, _ job: @escaping @Sendable () -> Void) -> Token {
         schedule(atMonotonic: monotonicNanoseconds() &+ nanoseconds, job)
     }
 
     /// Runs `job` on this thread at the monotonic instant `deadline` (nanoseconds).
     @discardableResult
-    func schedule(atMonotonic deadline: UInt64, _ job: @escaping @Sendable () -> Void) -> Token {
+    package func schedule(atMonotonic deadline: UInt64, _ job: @escaping @Sendable () -> Void) -> Token {
         let (token, soonest) = state.withLock { s -> (UInt64, Bool) in
             s.nextToken += 1
             let index = s.entries.firstIndex { $0.deadline < deadline } ?? s.entries.endIndex
@@ -57,12 +57,12 @@ final class TimerThread: Sendable {
     }
 
     /// Forgets a deadline that has not fired. A job already running is not stopped.
-    func cancel(_ token: Token) {
+    package func cancel(_ token: Token) {
         state.withLock { s in s.entries.removeAll { $0.token == token.value } }
     }
 
     /// Wakes the thread for one more turn, and returns the turns it had made before.
-    func nudge() -> UInt64 {
+    package func nudge() -> UInt64 {
         let before = turns.load(ordering: .acquiring)
         wake.signal()
         return before

@@ -114,30 +114,3 @@ extension Sink {
         }
     }
 }
-
-/// Makes a webhook sink. The webhook sink is a module of its own (PathwatchWebhook) built on this
-/// one, so the agent is handed its maker (`WebhookSinks.make`) instead of naming it.
-public typealias WebhookSinkMaker =
-    @Sendable (_ settings: WebhookSinkSettings, _ triggers: Set<SinkTrigger>, _ stateDirectory: String, _ logger: AgentLogger) -> any Sink
-
-/// A configured sink made into a running one.
-struct SinkFactory: Sendable {
-    let webhook: WebhookSinkMaker
-
-    func make(
-        _ config: SinkConfig, baseDirectory: String, stateDirectory: String, interval: ConfigDuration, logger: AgentLogger
-    ) -> any Sink {
-        switch config.kind {
-        case .stdout(let settings):
-            return StdoutSink(format: settings.format, triggers: config.on)
-        case .file(let settings):
-            return FileSink(
-                path: resolvePath(settings.path, relativeTo: baseDirectory), pretty: settings.pretty, format: settings.format,
-                triggers: config.on, spacing: interval, logger: logger)
-        case .webhook(let settings):
-            return webhook(settings, config.on, stateDirectory, logger)
-        case .http(let settings):
-            return HTTPSink(settings: settings, logger: logger)
-        }
-    }
-}

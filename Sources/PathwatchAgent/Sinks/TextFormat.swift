@@ -10,13 +10,13 @@ public enum TextFormat {
     }
 
     /// `2026-11-21T20:52:10.004Z  link/eth0                    ok → critical    down: no carrier`
-    static func eventLine(_ e: ChangeEvent) -> String {
+    package static func eventLine(_ e: ChangeEvent) -> String {
         let transition = "\(e.from?.name ?? "unknown") → \(e.to.name)"
         return "\(e.at.rfc3339)  \(pad(e.check, checkColumn))  \(pad(transition, 20))  \(e.message)"
     }
 
     /// `2026-11-21T20:52:10.004Z  status: warning  5 checks (4 ok, 1 warning)  path: Connected via Ethernet (eth0)`
-    static func documentLine(_ document: JSONValue, state: CheckState, time: WallTime) -> String {
+    package static func documentLine(_ document: JSONValue, state: CheckState, time: WallTime) -> String {
         let checks = document["checks"]?.arrayValue ?? []
         var counts: [String: Int] = [:]
         for check in checks { counts[check["state"]?.stringValue ?? "unknown", default: 0] += 1 }

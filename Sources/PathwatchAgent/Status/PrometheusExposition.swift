@@ -4,10 +4,10 @@
 /// Conventions followed, from node_exporter and kube-state-metrics: base units in names, an enum
 /// as one series per value with 1 for the current one, `_total` only on counters, label sets that
 /// do not change from sample to sample (messages and times are never labels).
-enum PrometheusExposition {
+package enum PrometheusExposition {
     static let states = ["ok", "warning", "unknown", "critical"]
 
-    static func render(_ document: JSONValue) -> String {
+    package static func render(_ document: JSONValue) -> String {
         var out = PrometheusText()
         let version = document["agent"]?["version"]?.stringValue ?? AgentIdentity.version
         out.add("pathwatch_build_info", "The agent's version; always 1.", labels: [("version", version)], value: 1)

@@ -1,12 +1,12 @@
 /// Reads files the operator names (the configuration, `${file:…}` secrets, a state file) with
 /// a ceiling: regular files only, never more than `limit` bytes, and never a blocking open.
 /// `${file:/dev/zero}` or a FIFO must be refused at once, not read forever.
-enum BoundedFile {
-    struct Refusal: Error, CustomStringConvertible {
-        var description: String
+package enum BoundedFile {
+    package struct Refusal: Error, CustomStringConvertible {
+        package var description: String
         /// Where in a text file, for invalid UTF-8.
-        var line: Int? = nil
-        var column: Int? = nil
+        package var line: Int? = nil
+        package var column: Int? = nil
     }
 
     /// The bytes of the regular file at `path`, at most `limit` of them.
@@ -41,7 +41,7 @@ enum BoundedFile {
 
     /// The file as UTF-8 text; invalid UTF-8 is refused with the line and column of the first
     /// bad byte, never repaired into U+FFFD.
-    static func readText(_ path: String, limit: Int) throws(Refusal) -> String {
+    package static func readText(_ path: String, limit: Int) throws(Refusal) -> String {
         let bytes = try read(path, limit: limit)
         return try decodeUTF8(bytes)
     }
@@ -76,7 +76,7 @@ enum BoundedFile {
         return (line, 1, 0)
     }
 
-    static func kind(of mode: mode_t) -> String {
+    package static func kind(of mode: mode_t) -> String {
         switch mode & S_IFMT {
         case S_IFCHR: "a character device"
         case S_IFBLK: "a block device"

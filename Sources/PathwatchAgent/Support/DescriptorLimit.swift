@@ -31,22 +31,13 @@ public enum DescriptorLimit {
     static let base = 48
     /// Per probe: its event descriptor and its runner's wake-up, pipes and the files a sample opens.
     static let perProbe = 4
-    /// Per webhook sink: queue lock, cursor, two segments, a connection.
-    static let perWebhook = 8
-
     /// About how many descriptors `config` needs at once: a fixed base, each probe, one per
     /// entry of any `targets` list in a probe's config (each target holds a connection or a
     /// socket), and each sink.
     public static func estimate(_ config: AgentConfig) -> Int {
         var total = base
         for probe in config.probes { total += perProbe + targets(in: probe.config) }
-        for sink in config.sinks {
-            switch sink.kind {
-            case .webhook: total += perWebhook
-            case .http(let settings): total += 1 + settings.maxConnections
-            case .stdout, .file: total += 1
-            }
-        }
+        for sink in config.sinks { total += sink.settings.descriptorEstimate }
         return total
     }
 

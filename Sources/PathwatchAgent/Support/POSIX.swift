@@ -30,14 +30,14 @@ func hostName() -> String {
 }
 
 /// The folder part of a path ("./config.json" → ".").
-func directoryName(_ path: String) -> String {
+package func directoryName(_ path: String) -> String {
     guard let slash = path.lastIndex(of: "/") else { return "." }
     if slash == path.startIndex { return "/" }
     return String(path[..<slash])
 }
 
 /// Resolves `path` against `base` unless it is absolute.
-func resolvePath(_ path: String, relativeTo base: String) -> String {
+package func resolvePath(_ path: String, relativeTo base: String) -> String {
     if path.hasPrefix("/") { return path }
     if base == "." { return path }
     return base + "/" + path

@@ -1,3 +1,4 @@
+import PathwatchAgent
 /// Recent values for the status page's plots: bandwidth, latency and disk use, one sample per
 /// `spacing` at most, the last `capacity` samples, at most `maxChecks` checks each. Bounded
 /// whatever the configuration: 120 × 64 checks × a few metrics.

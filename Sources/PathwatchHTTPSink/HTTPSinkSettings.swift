@@ -1,6 +1,7 @@
+import PathwatchAgent
 /// The `http` sink's settings (SPEC §5, §8): where it listens, the bearer token that guards
 /// every endpoint but `/healthz`, and how many connections it serves at once.
-public struct HTTPSinkSettings: Sendable, Decodable, Equatable {
+public struct HTTPSinkSettings: SinkSettings, Decodable, Equatable {
     public static let defaultMaxConnections = 100
     /// A token shorter than this is guessable; refuse it rather than pretend it protects.
     public static let minimumTokenLength = 16

@@ -1,7 +1,8 @@
+import PathwatchAgent
 /// The settings of one `webhook` sink, decoded strictly with JSON paths in every error. Values
 /// may hold secrets substituted from `${env:…}`/`${file:…}`; no error message here repeats a
 /// value that could be one (URL, secret, header values).
-public struct WebhookSinkSettings: Sendable, Decodable, Equatable {
+public struct WebhookSinkSettings: SinkSettings, Decodable, Equatable {
     public enum Format: String, Sendable, Equatable, CaseIterable {
         case pathwatch
         case slack

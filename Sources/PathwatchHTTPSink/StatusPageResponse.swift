@@ -1,3 +1,4 @@
+import PathwatchAgent
 import NIOCore
 
 /// `/`: the status page with a Content-Security-Policy that allows exactly its own inline style
@@ -28,8 +29,4 @@ struct StatusPageResponse: Sendable {
     /// text changes; the browser test would see the page blocked.
     static let scriptHash = "sha256-qhWFUm0M5R3nefM96R4AReZEMVry1xCoWSYTIButz0k="
     static let styleHash = "sha256-1Y09XjTGemlshbu5LkErYcBlnt8AqTnjTZA7QBHgT7o="
-
-    static func hash(_ text: String) -> String? {
-        Digest.sha256(Array(text.utf8)).map { "sha256-" + Base64.encode($0) }
-    }
 }

@@ -1,3 +1,4 @@
+import PathwatchAgent
 /// What `pathwatch status` needs of the configuration: the first http sink's address and token.
 ///
 /// Only that sink is decoded and only its secrets are substituted. An operator's shell lacks the
@@ -20,6 +21,9 @@ public enum LiveEndpointConfig {
         return nil
     }
 
+    /// Only the http kind: the other sinks' entries are never decoded.
+    private static let httpOnly = SinkRegistry([.http], whenNoneConfigured: [])
+
     private static func firstHTTPSink(in source: ConfigFragment, baseDirectory: String) throws(ConfigError) -> HTTPSinkSettings? {
         let raw: JSONValue
         do {
@@ -33,9 +37,8 @@ public enum LiveEndpointConfig {
             let redactor = SecretRedactor()
             do {
                 let substituted = try SecretSubstitution(redactor: redactor, baseDirectory: baseDirectory).apply(to: sink, at: path)
-                guard case .http(let settings) = try JSONValueDecoder().decode(SinkConfig.self, from: substituted, at: path).kind
-                else { return nil }
-                return settings
+                let decoded = try ConfigLoader.decoder(httpOnly).decode(SinkConfig.self, from: substituted, at: path)
+                return decoded.settings as? HTTPSinkSettings
             } catch {
                 throw ConfigError(file: source.file, location: error.path.description, message: redactor.redact(error.message))
             }

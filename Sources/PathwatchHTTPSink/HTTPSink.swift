@@ -1,3 +1,4 @@
+import PathwatchAgent
 import Dispatch
 import NIOCore
 import NIOPosix

@@ -1,3 +1,4 @@
+import PathwatchAgent
 import NIOCore
 import NIOHTTP1
 import Synchronization

@@ -1,3 +1,4 @@
+import PathwatchAgent
 /// A Standard Webhooks secret as a webhook sink's `secret` is written: `whsec_` followed by a
 /// base64 key. Read when the configuration is loaded, so a malformed one is a configuration
 /// error; the sink (PathwatchWebhook) signs with the key.

@@ -1,3 +1,4 @@
+import PathwatchAgent
 /// The parts of a webhook URL the sink needs besides libcurl's own parsing: the host (to decide
 /// whether the destination is loopback) and a form safe to show, without userinfo, query or
 /// fragment (where credentials and tokens live).

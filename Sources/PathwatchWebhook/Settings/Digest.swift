@@ -1,3 +1,4 @@
+import PathwatchAgent
 import CLibcrypto
 
 /// SHA-256 and HMAC-SHA256 through OpenSSL's libcrypto, loaded on first use (the webhook sink's

@@ -1,3 +1,4 @@
+import PathwatchAgent
 import CCurlShims
 
 /// `pathwatch status`: asks a running agent's http sink for its status document (live values,
