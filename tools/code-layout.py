@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""The shape of the code, drawn from the sources: which module imports which, which folder of a
+module uses which (a name declared in one folder and used in another), and how long each type
+is. Exits 1 when a module or a folder depends on itself through others (a loop), or a type is
+longer than the limit; prints the graph either way.
+
+    python3 tools/code-layout.py            # graph and findings
+    python3 tools/code-layout.py --quiet    # findings only
+
+Folders are compared by the names declared at the top level of their files (types, functions,
+constants) and the names the other folders' code mentions; comments and string literals are
+left out. A name declared in two folders is ambiguous and counts for neither.
+"""
+import collections
+import os
+import re
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MAX_TYPE_LINES = 300
+# Modules of our own, by folder. Plug-ins' modules are their own world; the SDK is a package.
+MODULE_FOLDERS = ["Sources"]
+
+DECLARATION = re.compile(
+    r"^(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:public|package|private|fileprivate|internal|final|indirect|nonisolated)\s+)*"
+    r"(?:class|struct|enum|protocol|actor|typealias|func|let|var)\s+([A-Za-z_][A-Za-z0-9_]*)", re.M)
+TYPE_START = re.compile(
+    r"^(?:(?:public|package|private|fileprivate|internal|final|indirect)\s+)*(class|struct|enum|protocol|actor|extension)\s+([A-Za-z_][A-Za-z0-9_.]*)")
+IMPORT = re.compile(r"^(?:@testable\s+|@_exported\s+)?import\s+([A-Za-z_][A-Za-z0-9_]*)", re.M)
+NAME = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*\b")
+
+
+def code_only(text):
+    text = re.sub(r'"""(?:.|\n)*?"""', '""', text)
+    text = re.sub(r'#"(?:.|\n)*?"#', '""', text)
+    text = re.sub(r'"(?:\\.|[^"\\\n])*"', '""', text)
+    return re.sub(r"//.*", "", text)
+
+
+def swift_files(folder):
+    for directory, _, names in os.walk(folder):
+        for name in sorted(names):
+            if name.endswith(".swift"):
+                yield os.path.join(directory, name)
+
+
+def loops(edges):
+    """Pairs of nodes that reach each other, each once."""
+    def reach(start):
+        seen, todo = set(), [start]
+        while todo:
+            for nxt in edges.get(todo.pop(), ()):
+                if nxt not in seen:
+                    seen.add(nxt)
+                    todo.append(nxt)
+        return seen
+    reachable = {node: reach(node) for node in edges}
+    return sorted({tuple(sorted((a, b))) for a in edges for b in reachable[a] if a != b and a in reachable.get(b, ())})
+
+
+def folder_graph(module_dir):
+    files = {}
+    for path in swift_files(module_dir):
+        relative = os.path.relpath(path, module_dir)
+        folder = relative.split(os.sep)[0] if os.sep in relative else "."
+        files[path] = (folder, open(path, encoding="utf-8").read())
+    owners = collections.defaultdict(set)
+    for folder, text in files.values():
+        for match in DECLARATION.finditer(text):
+            owners[match.group(1)].add(folder)
+    edges, reasons = collections.defaultdict(set), collections.defaultdict(set)
+    for folder, text in files.values():
+        for name in set(NAME.findall(code_only(text))):
+            if len(owners.get(name, ())) == 1:
+                owner = next(iter(owners[name]))
+                if owner != folder:
+                    edges[folder].add(owner)
+                    reasons[(folder, owner)].add(name)
+    return edges, reasons
+
+
+def type_lengths(path):
+    """(name, lines) of each top-level type declaration or extension in the file."""
+    lines = open(path, encoding="utf-8").read().split("\n")
+    found, i = [], 0
+    while i < len(lines):
+        match = TYPE_START.match(lines[i])
+        if match and not lines[i].rstrip().endswith("}"):
+            end = i + 1
+            while end < len(lines) and lines[end] != "}":
+                end += 1
+            found.append((match.group(2), end - i + 1))
+            i = end
+        i += 1
+    return found
+
+
+def main():
+    quiet = "--quiet" in sys.argv
+    problems = []
+    modules = {}
+    for base in MODULE_FOLDERS:
+        for name in sorted(os.listdir(os.path.join(ROOT, base))):
+            folder = os.path.join(ROOT, base, name)
+            if os.path.isdir(folder) and any(swift_files(folder)):
+                modules[name] = folder
+    module_edges = collections.defaultdict(set)
+    for name, folder in modules.items():
+        for path in swift_files(folder):
+            for imported in IMPORT.findall(open(path, encoding="utf-8").read()):
+                if imported in modules and imported != name:
+                    module_edges[name].add(imported)
+    if not quiet:
+        print("modules (from their imports):")
+        for name in modules:
+            print(f"  {name} -> {', '.join(sorted(module_edges.get(name, ()))) or '(none of ours)'}")
+    for a, b in loops(module_edges):
+        problems.append(f"module loop: {a} <-> {b}")
+    for name, folder in modules.items():
+        edges, reasons = folder_graph(folder)
+        if not quiet and edges:
+            print(f"folders of {name} (from the names they use):")
+            for source in sorted(edges):
+                print(f"  {source} -> {', '.join(sorted(edges[source]))}")
+        for a, b in loops(edges):
+            why = sorted(reasons.get((a, b), ()))[:4] + sorted(reasons.get((b, a), ()))[:4]
+            problems.append(f"folder loop in {name}: {a} <-> {b} (through {', '.join(why) or 'longer paths'})")
+    lengths = collections.defaultdict(int)
+    for base in ["Sources", "Plugins", "SDK/Sources"]:
+        for path in swift_files(os.path.join(ROOT, base)):
+            if os.sep + "Tests" + os.sep in path:
+                continue
+            for type_name, count in type_lengths(path):
+                if count > MAX_TYPE_LINES:
+                    problems.append(f"{os.path.relpath(path, ROOT)}: {type_name} is {count} lines (at most {MAX_TYPE_LINES})")
+                lengths[type_name] = max(lengths[type_name], count)
+    if not quiet:
+        longest = sorted(lengths.items(), key=lambda item: -item[1])[:5]
+        print("longest types: " + ", ".join(f"{name} {count}" for name, count in longest))
+    for problem in problems:
+        print(problem)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
