@@ -86,11 +86,14 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: strict),
+        // The durable, ordered on-disk queue of opaque records, for any sink that must keep what
+        // it sends across outages; it depends on nothing of the agent's.
+        .target(name: "PathwatchQueue", exclude: ["README.md"], swiftSettings: strict),
         // The webhook sink: durable queue, deliverer, formats and signer, built on the agent's sink
         // protocol and handed to it by the commands (README "Sinks").
         .target(
             name: "PathwatchWebhook",
-            dependencies: ["PathwatchAgent", probeKit, json, "CCurlShims", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["PathwatchAgent", "PathwatchQueue", probeKit, json, "CCurlShims", .product(name: "Logging", package: "swift-log")],
             exclude: ["README.md"],
             swiftSettings: strict),
         // What the commands do, apart from how their arguments are parsed: `run`, `once` and a
@@ -177,8 +180,9 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "PathwatchWebhookTests",
-            dependencies: ["PathwatchWebhook", "PathwatchAgent", probeKit, "CCurlShims", "PathwatchTestSupport"],
+            dependencies: ["PathwatchWebhook", "PathwatchAgent", "PathwatchQueue", probeKit, "CCurlShims", "PathwatchTestSupport"],
             swiftSettings: strict),
+        .testTarget(name: "PathwatchQueueTests", dependencies: ["PathwatchQueue", "PathwatchTestSupport"], swiftSettings: strict),
         // make install, make deb, systemd's notify protocol: the agent as an operator installs and runs it.
         .testTarget(name: "DistributionTests", dependencies: ["PathwatchTestSupport"], swiftSettings: strict),
         // The package booted under a real systemd (systemd-nspawn), checked as an operator checks it.
