@@ -27,7 +27,7 @@ public struct QueueRecord: Sendable, Equatable {
 /// A frame is appended in one write(2) and fsync'd before the record counts as accepted. After
 /// a crash the last frame of the last segment may be torn (short, or its CRC does not match):
 /// recovery cuts the segment there, which loses only a record that was never acknowledged.
-/// Queue folders written by the webhook sink before this module existed use the same layout.
+/// The layout is fixed: a backlog an earlier release of the webhook sink left must read unchanged.
 enum QueueFrame {
     static let headerSize = 8
     static let version: UInt8 = 1
