@@ -27,8 +27,8 @@ final class WebhookIntake: Sendable {
     static let busyRetry: UInt64 = 100_000_000
     static let failedOpenRetry: UInt64 = 5_000_000_000
 
-    /// State of the intake thread's jobs alone (the lock is never contended: only that thread
-    /// takes it, and `release`, which runs there too).
+    /// State of the intake thread's jobs alone. Its lock is never contended: only that thread's
+    /// jobs take it (`release` runs there too), and `adopt`, before the thread has started.
     private struct Work {
         var opening: QueueOpening
         var queue: DurableQueue?
