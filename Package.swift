@@ -97,11 +97,15 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: strict),
-        // The webhook sink: settings, durable queue, deliverer, formats and signer (README "Sinks").
+        // The durable, ordered on-disk queue of opaque records, for any sink that must keep what
+        // it sends across outages; it depends on nothing of the agent's.
+        .target(name: "PathwatchQueue", exclude: ["README.md"], swiftSettings: strict),
+        // The webhook sink: settings, intake, durable queue, deliverer, formats and signer (README "Sinks").
         .target(
             name: "PathwatchWebhook",
             dependencies: [
-                "PathwatchAgent", probeKit, json, "CCurlShims", "CLibcrypto", .product(name: "Logging", package: "swift-log"),
+                "PathwatchAgent", "PathwatchQueue", probeKit, json, "CCurlShims", "CLibcrypto",
+                .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["README.md"],
             swiftSettings: strict),
@@ -195,8 +199,9 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "PathwatchWebhookTests",
-            dependencies: ["PathwatchWebhook", "PathwatchAgent", "PathwatchSinks", probeKit, "CCurlShims", "PathwatchTestSupport"],
+            dependencies: ["PathwatchWebhook", "PathwatchAgent", "PathwatchQueue", "PathwatchSinks", probeKit, "CCurlShims", "PathwatchTestSupport"],
             swiftSettings: strict),
+        .testTarget(name: "PathwatchQueueTests", dependencies: ["PathwatchQueue", "PathwatchTestSupport"], swiftSettings: strict),
         // make install, make deb, systemd's notify protocol: the agent as an operator installs and runs it.
         .testTarget(name: "DistributionTests", dependencies: ["PathwatchTestSupport"], swiftSettings: strict),
         // The package booted under a real systemd (systemd-nspawn), checked as an operator checks it.

@@ -1,4 +1,3 @@
-import PathwatchAgent
 /// CRC-32 (IEEE 802.3, the polynomial of zlib and Ethernet), to tell a whole record or cursor
 /// slot from a torn or corrupted one after a crash.
 enum CRC32 {

@@ -1,21 +1,15 @@
-import PathwatchAgent
-/// Rebuilds a queue's index from its folder when it is opened: which payloads are still to be
-/// delivered, in order, and where appending resumes.
+import Glibc
+
+/// Rebuilds a queue's index from its folder when it is opened: which records are still to be
+/// consumed, in order, and where appending resumes.
 ///
 /// Every frame from the cursor on is read and its CRC checked. A bad frame at the end of the
 /// last segment is the torn tail of an append that a crash interrupted before its fsync (so it
 /// was never accepted): the segment is cut there. A bad frame anywhere else is corruption: the
 /// rest of that segment cannot be framed again, so it is skipped and said so.
 struct QueueRecovery {
-    struct Entry: Sendable, Equatable {
-        var segment: UInt64
-        var offset: UInt64
-        /// Whole frame, header included.
-        var length: Int
-    }
-
     struct Result {
-        var entries: [Entry] = []
+        var entries: [QueueEntry] = []
         var cursor: QueueCursor
         var segments: [UInt64] = []
         /// Bytes cut from the last segment's torn tail.
@@ -26,7 +20,7 @@ struct QueueRecovery {
 
     let files: QueueFiles
 
-    func recover() throws(QueueFiles.IOError) -> Result {
+    func recover() throws(QueueError) -> Result {
         var numbers = try files.segmentNumbers()
         let cursorFD = try files.openFile(files.cursorPath, flags: O_RDONLY | O_CREAT)
         let cursorBytes = try QueueFiles.read(cursorFD, count: 2 * QueueCursor.slotSize, at: 0)
@@ -58,7 +52,7 @@ struct QueueRecovery {
     }
 
     /// Both cursor slots are damaged: deliver everything still on disk again rather than lose it.
-    private func restartWithoutCursor(_ numbers: [UInt64]) throws(QueueFiles.IOError) -> Result {
+    private func restartWithoutCursor(_ numbers: [UInt64]) throws(QueueError) -> Result {
         var result = Result(cursor: QueueCursor(segment: numbers.first ?? 1, offset: 0))
         result.notes.append("the cursor file is damaged; every payload still on disk will be delivered again")
         for (i, n) in numbers.enumerated() {
@@ -68,7 +62,7 @@ struct QueueRecovery {
         return result
     }
 
-    private func scan(segment n: UInt64, from start: UInt64, isLast: Bool, into result: inout Result) throws(QueueFiles.IOError) {
+    private func scan(segment n: UInt64, from start: UInt64, isLast: Bool, into result: inout Result) throws(QueueError) {
         let path = files.segmentPath(n)
         let fd = try files.openFile(path, flags: O_RDWR)
         defer { close(fd) }
@@ -80,7 +74,7 @@ struct QueueRecovery {
                 if isLast {
                     let cut = UInt64(bytes.count - offset)
                     guard ftruncate(fd, off_t(offset)) == 0, fdatasync(fd) == 0 else {
-                        throw QueueFiles.IOError(description: "cannot cut the torn tail of \(path): \(errnoText())")
+                        throw QueueError(description: "cannot cut the torn tail of \(path): \(errnoText())")
                     }
                     result.truncatedBytes += cut
                     result.notes.append("cut \(cut) bytes of an unfinished append from the end of \(path)")
@@ -89,7 +83,7 @@ struct QueueRecovery {
                 }
                 return
             }
-            result.entries.append(Entry(segment: n, offset: UInt64(offset), length: length))
+            result.entries.append(QueueEntry(segment: n, offset: UInt64(offset), length: length))
             offset += length
         }
     }

@@ -1,15 +1,14 @@
-import PathwatchAgent
-/// Where delivery stands: the first payload not yet delivered (segment number and byte offset)
-/// and the lifetime counts of payloads given up on. Kept in the file `cursor` as two 64-byte
+/// Where the consumer stands: the first record not yet completed (segment number and byte
+/// offset) and the lifetime counts of records given up on. Kept in the file `cursor` as two 64-byte
 /// slots written alternately, each with a generation number and a CRC: a write torn by a crash
 /// spoils only the slot being written, and the other still holds an earlier position, so the
 /// cursor can fall back (redelivering) but never jump ahead (losing).
 struct QueueCursor: Sendable, Equatable {
     var segment: UInt64
     var offset: UInt64
-    /// Payloads dropped because the queue was full.
+    /// Records dropped because the queue was full, or unreadable.
     var dropped: UInt64 = 0
-    /// Payloads the receiver refused for good (a 4xx other than 408 and 429).
+    /// Records the consumer completed as rejected (its receiver refused them for good).
     var rejected: UInt64 = 0
     var generation: UInt64 = 0
 

@@ -1,15 +1,14 @@
 import Foundation
-@testable import PathwatchAgent
+@testable import PathwatchQueue
 import PathwatchTestSupport
-@testable import PathwatchWebhook
 import Testing
 
-/// The webhook's disk queue on its own: order, persistence across reopening, bounds, and
-/// recovery from what a crash leaves behind (a torn append, a damaged cursor, a bad record).
-@Suite struct WebhookQueueTests {
-    func payload(_ n: Int, size: Int = 40) -> QueuedPayload {
+/// The disk queue on its own: order, persistence across reopening, bounds, and recovery from
+/// what a crash leaves behind (a torn append, a damaged cursor, a bad record).
+@Suite struct DurableQueueTests {
+    func payload(_ n: Int, size: Int = 40) -> QueueRecord {
         let body = "{\"n\":\(n),\"pad\":\"" + String(repeating: "x", count: max(0, size - 20)) + "\"}"
-        return QueuedPayload(kind: .event, id: "id-\(n)", enqueuedAt: WallTime(milliseconds: 1_000 + Int64(n)), body: Array(body.utf8))
+        return QueueRecord(kind: 1, id: "id-\(n)", enqueuedAtMilliseconds: 1_000 + Int64(n), body: Array(body.utf8))
     }
 
     func withFolder(_ body: (String) throws -> Void) throws {
@@ -18,14 +17,14 @@ import Testing
         try body(dir.path + "/queue")
     }
 
-    let roomy = DurableQueue.Limits(events: 1000, bytes: 64 << 20)
+    let roomy = DurableQueue.Limits(records: 1000, bytes: 64 << 20)
 
     /// Takes every payload out in order, completing each.
     func drainAll(_ queue: DurableQueue) throws -> [String] {
         var ids: [String] = []
         while let head = try queue.head() {
-            ids.append(head.payload.id)
-            try queue.complete(head.entry, rejected: false)
+            ids.append(head.record.id)
+            try queue.complete(head.entry, as: .delivered)
         }
         return ids
     }
@@ -40,10 +39,10 @@ import Testing
             let queue = try DurableQueue(folder: folder, limits: roomy)
             #expect(try queue.append((1...3).map { payload($0) }) == .init(accepted: 3, dropped: 0))
             let first = try #require(try queue.head())
-            #expect(first.payload == payload(1))
+            #expect(first.record == payload(1))
             // Not completed: the same payload again.
-            #expect(try queue.head()?.payload.id == "id-1")
-            try queue.complete(first.entry, rejected: false)
+            #expect(try queue.head()?.record.id == "id-1")
+            try queue.complete(first.entry, as: .delivered)
             #expect(queue.count == 2)
             #expect(try drainAll(queue) == ["id-2", "id-3"])
             #expect(queue.count == 0 && queue.bytes == 0)
@@ -57,7 +56,7 @@ import Testing
                 _ = try queue.append((1...5).map { payload($0) })
                 for _ in 0..<2 {
                     let head = try #require(try queue.head())
-                    try queue.complete(head.entry, rejected: true)
+                    try queue.complete(head.entry, as: .rejected)
                 }
                 queue.close()
             }
@@ -73,7 +72,7 @@ import Testing
     @Test func aSecondOwnerOfTheFolderIsRefusedAsBusy() throws {
         try withFolder { folder in
             let queue = try DurableQueue(folder: folder, limits: roomy)
-            let refusal = #expect(throws: QueueFiles.IOError.self) { _ = try DurableQueue(folder: folder, limits: roomy) }
+            let refusal = #expect(throws: QueueError.self) { _ = try DurableQueue(folder: folder, limits: roomy) }
             #expect(refusal?.busy == true)
             queue.close()
             #expect(throws: Never.self) { _ = try DurableQueue(folder: folder, limits: roomy) }
@@ -139,7 +138,7 @@ import Testing
                 let queue = try DurableQueue(folder: folder, limits: roomy)
                 _ = try queue.append((1...3).map { payload($0) })
                 let head = try #require(try queue.head())
-                try queue.complete(head.entry, rejected: false)
+                try queue.complete(head.entry, as: .delivered)
                 queue.close()
             }
             // Spoil the newest slot, as a torn write of it would.
@@ -165,14 +164,14 @@ import Testing
 
     @Test func aFullQueueDropsTheOldestAndCountsThem() throws {
         try withFolder { folder in
-            let queue = try DurableQueue(folder: folder, limits: .init(events: 5, bytes: 64 << 20))
+            let queue = try DurableQueue(folder: folder, limits: .init(records: 5, bytes: 64 << 20))
             _ = try queue.append((1...3).map { payload($0) })
             #expect(try queue.append((4...8).map { payload($0) }) == .init(accepted: 5, dropped: 3))
             #expect(queue.counters.dropped == 3)
             // A batch larger than the whole queue keeps its newest part.
             #expect(try queue.append((9...15).map { payload($0) }) == .init(accepted: 5, dropped: 7))
             queue.close()
-            let reopened = try DurableQueue(folder: folder, limits: .init(events: 5, bytes: 64 << 20))
+            let reopened = try DurableQueue(folder: folder, limits: .init(records: 5, bytes: 64 << 20))
             #expect(reopened.counters.dropped == 10, "drops are counted across restarts")
             #expect(try drainAll(reopened) == (11...15).map { "id-\($0)" })
         }
@@ -181,24 +180,24 @@ import Testing
     @Test func theByteBoundDropsTheOldestToo() throws {
         try withFolder { folder in
             let limit: UInt64 = 64 * 1024
-            let queue = try DurableQueue(folder: folder, limits: .init(events: 1000, bytes: limit))
+            let queue = try DurableQueue(folder: folder, limits: .init(records: 1000, bytes: limit))
             for n in 1...20 { _ = try queue.append([payload(n, size: 10_000)]) }
             #expect(queue.bytes <= limit)
             let frame = UInt64(QueueFrame.encode(payload(1, size: 10_000)).count)
             #expect(queue.count == Int(limit / frame))
             #expect(queue.counters.dropped == UInt64(20 - queue.count))
-            #expect(try queue.head()?.payload.id == "id-\(20 - queue.count + 1)")
+            #expect(try queue.head()?.record.id == "id-\(20 - queue.count + 1)")
         }
     }
 
     @Test func deliveredSegmentsAreRemoved() throws {
         try withFolder { folder in
-            let queue = try DurableQueue(folder: folder, limits: .init(events: 10_000, bytes: 64 * 1024))
+            let queue = try DurableQueue(folder: folder, limits: .init(records: 10_000, bytes: 64 * 1024))
             for n in 1...200 {
                 _ = try queue.append([payload(n, size: 2_000)])
                 if queue.count > 20 {
                     let head = try #require(try queue.head())
-                    try queue.complete(head.entry, rejected: false)
+                    try queue.complete(head.entry, as: .delivered)
                 }
             }
             #expect(queue.counters.dropped == 0)
@@ -210,12 +209,26 @@ import Testing
 
     @Test func completingAPayloadDroppedMeanwhileChangesNothing() throws {
         try withFolder { folder in
-            let queue = try DurableQueue(folder: folder, limits: .init(events: 2, bytes: 64 << 20))
+            let queue = try DurableQueue(folder: folder, limits: .init(records: 2, bytes: 64 << 20))
             _ = try queue.append([payload(1), payload(2)])
             let inFlight = try #require(try queue.head())
             _ = try queue.append([payload(3)])
-            try queue.complete(inFlight.entry, rejected: false)
+            try queue.complete(inFlight.entry, as: .delivered)
             #expect(try drainAll(queue) == ["id-2", "id-3"])
+        }
+    }
+
+    @Test func kindsAreKeptAsGivenAndUnreadableRecordsCountAsDropped() throws {
+        try withFolder { folder in
+            let queue = try DurableQueue(folder: folder, limits: roomy)
+            var odd = payload(1)
+            odd.kind = 200
+            _ = try queue.append([odd, payload(2)])
+            let head = try #require(try queue.head())
+            #expect(head.record == odd)
+            try queue.complete(head.entry, as: .unreadable)
+            #expect(queue.counters == QueueCounters(dropped: 1, rejected: 0))
+            #expect(try drainAll(queue) == ["id-2"])
         }
     }
 

@@ -1,30 +1,12 @@
-import PathwatchAgent
+import Glibc
+
 /// The files of one queue folder and the POSIX calls on them, each turning errno into a thrown
 /// error that names the file.
 ///
-///     <folder>/lock                      flock(2)ed while one sink owns the folder
+///     <folder>/lock                      flock(2)ed while one owner has the queue open
 ///     <folder>/cursor                    two cursor slots (see QueueCursor)
-///     <folder>/<20-digit number>.seg     segments, appended in order, removed once delivered
+///     <folder>/<20-digit number>.seg     segments, appended in order, removed once consumed
 struct QueueFiles: Sendable {
-    struct IOError: Error, CustomStringConvertible {
-        var description: String
-        /// The folder is locked by another sink or process.
-        var busy = false
-        /// The file system is out of space (or quota): retrying later can succeed.
-        var diskFull = false
-
-        init(description: String, busy: Bool = false, diskFull: Bool = false) {
-            self.description = description
-            self.busy = busy
-            self.diskFull = diskFull
-        }
-
-        /// From the errno of a failed call.
-        static func errno(_ what: String, _ code: Int32 = Glibc.errno) -> IOError {
-            IOError(description: "\(what): \(errnoText(code))", diskFull: code == ENOSPC || code == EDQUOT)
-        }
-    }
-
     let folder: String
 
     var lockPath: String { folder + "/lock" }
@@ -36,12 +18,12 @@ struct QueueFiles: Sendable {
     }
 
     /// Creates the folder and its parents (mode 0700: payloads may be private).
-    func createFolder() throws(IOError) {
+    func createFolder() throws(QueueError) {
         var built = folder.hasPrefix("/") ? "" : "."
         for part in folder.split(separator: "/", omittingEmptySubsequences: true) {
             built += "/" + part
             if mkdir(built, 0o700) != 0 && errno != EEXIST {
-                throw IOError(description: "cannot create \(built): \(errnoText())")
+                throw QueueError(description: "cannot create \(built): \(errnoText())")
             }
         }
     }
@@ -52,9 +34,9 @@ struct QueueFiles: Sendable {
     /// starting (a plug-in's): between its fork and its exec the child has a copy of every
     /// descriptor, close-on-exec or not, and a flock lasts while any copy is open. So a busy
     /// lock is tried again for up to `busyGrace` before it counts as another owner's.
-    func lock() throws(IOError) -> Int32 {
+    func lock() throws(QueueError) -> Int32 {
         let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw IOError(description: "cannot open \(lockPath): \(errnoText())") }
+        guard fd >= 0 else { throw QueueError(description: "cannot open \(lockPath): \(errnoText())") }
         var waited: UInt32 = 0
         while flock(fd, LOCK_EX | LOCK_NB) != 0 {
             let code = errno
@@ -64,7 +46,7 @@ struct QueueFiles: Sendable {
                 continue
             }
             close(fd)
-            throw IOError(description: "\(folder) is in use by another sink or process", busy: code == EWOULDBLOCK)
+            throw QueueError(description: "\(folder) is in use by another sink or process", busy: code == EWOULDBLOCK)
         }
         return fd
     }
@@ -73,26 +55,26 @@ struct QueueFiles: Sendable {
     static let busyRetryMicroseconds: UInt32 = 5_000
 
     /// Segment numbers present, in order.
-    func segmentNumbers() throws(IOError) -> [UInt64] {
-        guard let names = listDirectory(folder) else { throw IOError(description: "cannot list \(folder): \(errnoText())") }
+    func segmentNumbers() throws(QueueError) -> [UInt64] {
+        guard let names = listDirectory(folder) else { throw QueueError(description: "cannot list \(folder): \(errnoText())") }
         return names.compactMap { name in
             guard name.hasSuffix(".seg"), name.count == 24 else { return nil }
             return UInt64(name.dropLast(4))
         }.sorted()
     }
 
-    func openFile(_ path: String, flags: Int32) throws(IOError) -> Int32 {
+    func openFile(_ path: String, flags: Int32) throws(QueueError) -> Int32 {
         let fd = open(path, flags | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw IOError.errno("cannot open \(path)") }
+        guard fd >= 0 else { throw QueueError.errno("cannot open \(path)") }
         return fd
     }
 
     /// Makes new and removed names in the folder durable.
-    func syncFolder() throws(IOError) {
+    func syncFolder() throws(QueueError) {
         let fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw IOError(description: "cannot open \(folder): \(errnoText())") }
+        guard fd >= 0 else { throw QueueError(description: "cannot open \(folder): \(errnoText())") }
         defer { close(fd) }
-        guard fsync(fd) == 0 else { throw IOError(description: "fsync \(folder): \(errnoText())") }
+        guard fsync(fd) == 0 else { throw QueueError(description: "fsync \(folder): \(errnoText())") }
     }
 
     static func closeDescriptor(_ fd: Int32) { close(fd) }
@@ -103,14 +85,14 @@ struct QueueFiles: Sendable {
     }
 
     /// Reads `count` bytes at `offset`; fewer only at the end of the file.
-    static func read(_ fd: Int32, count: Int, at offset: UInt64) throws(IOError) -> [UInt8] {
+    static func read(_ fd: Int32, count: Int, at offset: UInt64) throws(QueueError) -> [UInt8] {
         var buffer = [UInt8](repeating: 0, count: count)
         var done = 0
         while done < count {
             let n = buffer.withUnsafeMutableBytes { raw in pread(fd, raw.baseAddress! + done, count - done, off_t(offset) + off_t(done)) }
             if n < 0 {
                 if errno == EINTR { continue }
-                throw IOError(description: "read: \(errnoText())")
+                throw QueueError(description: "read: \(errnoText())")
             }
             if n == 0 { break }
             done += n
@@ -120,19 +102,19 @@ struct QueueFiles: Sendable {
     }
 
     /// Writes all of `bytes` at `offset`.
-    static func write(_ fd: Int32, _ bytes: [UInt8], at offset: UInt64) throws(IOError) {
+    static func write(_ fd: Int32, _ bytes: [UInt8], at offset: UInt64) throws(QueueError) {
         var done = 0
         while done < bytes.count {
             let n = bytes.withUnsafeBytes { raw in pwrite(fd, raw.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done)) }
             if n < 0 {
                 if errno == EINTR { continue }
-                throw IOError.errno("write")
+                throw QueueError.errno("write")
             }
             done += n
         }
     }
 
-    static func sync(_ fd: Int32) throws(IOError) {
-        guard fdatasync(fd) == 0 else { throw IOError.errno("fdatasync") }
+    static func sync(_ fd: Int32) throws(QueueError) {
+        guard fdatasync(fd) == 0 else { throw QueueError.errno("fdatasync") }
     }
 }

@@ -1,0 +1,80 @@
+/// One record of a queue: bytes the queue never reads, and the little its owner needs to know
+/// about them without decoding them (what they are, the id they are sent under, when they were
+/// queued). A webhook keeps an HTTP body and its `webhook-id` here; a remote-write sink would
+/// keep a compressed write request.
+public struct QueueRecord: Sendable, Equatable {
+    /// The owner's tag for what `body` is (kept as given; the queue gives it no meaning).
+    public var kind: UInt8
+    /// The owner's id for the record; at most 65,535 bytes of UTF-8 are kept.
+    public var id: String
+    /// When the owner queued it, in milliseconds since the Unix epoch.
+    public var enqueuedAtMilliseconds: Int64
+    public var body: [UInt8]
+
+    public init(kind: UInt8, id: String, enqueuedAtMilliseconds: Int64, body: [UInt8]) {
+        self.kind = kind
+        self.id = id
+        self.enqueuedAtMilliseconds = enqueuedAtMilliseconds
+        self.body = body
+    }
+}
+
+/// How a record is written in a segment file:
+///
+///     frame   = length:u32le  crc32(record):u32le  record
+///     record  = version:u8(1)  kind:u8  enqueued_ms:i64le  id_length:u16le  id  body
+///
+/// A frame is appended in one write(2) and fsync'd before the record counts as accepted. After
+/// a crash the last frame of the last segment may be torn (short, or its CRC does not match):
+/// recovery cuts the segment there, which loses only a record that was never acknowledged.
+/// The layout is fixed: a backlog an earlier release of the webhook sink left must read unchanged.
+enum QueueFrame {
+    static let headerSize = 8
+    static let version: UInt8 = 1
+    /// Version, kind, time and the id's length.
+    static let fixedFields = 12
+    /// No single record is larger; a length above it in a header marks corruption.
+    static let maxRecordSize = 64 * 1024 * 1024
+
+    static func encode(_ record: QueueRecord) -> [UInt8] {
+        let idBytes = Array(record.id.utf8.prefix(Int(UInt16.max)))
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(fixedFields + idBytes.count + record.body.count)
+        bytes.append(version)
+        bytes.append(record.kind)
+        LittleEndian.append(record.enqueuedAtMilliseconds, to: &bytes)
+        LittleEndian.append(UInt16(idBytes.count), to: &bytes)
+        bytes += idBytes
+        bytes += record.body
+        var frame: [UInt8] = []
+        frame.reserveCapacity(headerSize + bytes.count)
+        LittleEndian.append(UInt32(bytes.count), to: &frame)
+        LittleEndian.append(CRC32.checksum(bytes), to: &frame)
+        frame += bytes
+        return frame
+    }
+
+    /// The length of the whole frame starting at `offset` when its header is sane, the record
+    /// fits in `bytes` and its CRC matches; nil otherwise (never trusts the stored length).
+    static func frameLength(in bytes: [UInt8], at offset: Int) -> Int? {
+        guard let length = LittleEndian.read(UInt32.self, from: bytes, at: offset),
+            let crc = LittleEndian.read(UInt32.self, from: bytes, at: offset + 4),
+            length >= fixedFields, Int(length) <= maxRecordSize,
+            offset + headerSize + Int(length) <= bytes.count,
+            CRC32.checksum(bytes[(offset + headerSize)..<(offset + headerSize + Int(length))]) == crc
+        else { return nil }
+        return headerSize + Int(length)
+    }
+
+    /// Decodes a record whose CRC has been checked; nil when its fields do not fit.
+    static func decode(record bytes: [UInt8]) -> QueueRecord? {
+        guard bytes.count >= fixedFields, bytes[0] == version,
+            let ms = LittleEndian.read(Int64.self, from: bytes, at: 2),
+            let idLength = LittleEndian.read(UInt16.self, from: bytes, at: 10),
+            fixedFields + Int(idLength) <= bytes.count
+        else { return nil }
+        let idEnd = fixedFields + Int(idLength)
+        let id = String(decoding: bytes[fixedFields..<idEnd], as: UTF8.self)
+        return QueueRecord(kind: bytes[1], id: id, enqueuedAtMilliseconds: ms, body: Array(bytes[idEnd...]))
+    }
+}

@@ -1,0 +1,140 @@
+import Glibc
+
+/// What a `DurableQueue` keeps under its lock: the index of live records, the open files and
+/// the cursor, with the steps that keep them consistent on disk. Every method runs under the
+/// queue's lock.
+struct QueueState {
+    let files: QueueFiles
+    var entries: [QueueEntry]
+    var head = 0
+    var liveBytes: UInt64
+    var cursor: QueueCursor
+    var segments: [UInt64]
+    var appendSegment: UInt64
+    var appendFD: Int32
+    var appendSize: UInt64 = 0
+    var readFD: (segment: UInt64, fd: Int32)?
+    var cursorFD: Int32
+    var lockFD: Int32
+    var cursorDirty = false
+    var lastCursorSync: UInt64 = 0
+    var closed = false
+    /// An append failed (a full disk, most likely): reclaim consumed segments eagerly.
+    var spaceShort = false
+
+    var count: Int { entries.count - head }
+
+    /// Removes the oldest live record from the index (the cursor moves in `moveCursor`).
+    mutating func dropHead() {
+        liveBytes -= UInt64(entries[head].length)
+        head += 1
+    }
+
+    /// Points the cursor at the oldest live record (or the end), writes it, and removes the
+    /// segments it has passed. Also compacts the in-memory index.
+    mutating func moveCursor() throws(QueueError) {
+        if count > 0 {
+            cursor.segment = entries[head].segment
+            cursor.offset = entries[head].offset
+        } else {
+            cursor.segment = appendSegment
+            cursor.offset = appendSize
+        }
+        if head > 4096 && head * 2 > entries.count {
+            entries.removeFirst(head)
+            head = 0
+        }
+        try writeCursor()
+        while let first = segments.first, first < cursor.segment {
+            segments.removeFirst()
+            if let r = readFD, r.segment == first {
+                QueueFiles.closeDescriptor(r.fd)
+                readFD = nil
+            }
+            unlink(files.segmentPath(first))
+        }
+    }
+
+    /// Writes the cursor into the slot after the last one written: a process crash cannot undo
+    /// it, a power loss can until `syncCursor`.
+    mutating func writeCursor() throws(QueueError) {
+        cursor.generation += 1
+        let slot = Int(cursor.generation % 2)
+        try QueueFiles.write(cursorFD, cursor.encoded(), at: UInt64(slot * QueueCursor.slotSize))
+        cursorDirty = true
+    }
+
+    mutating func syncCursor() throws(QueueError) {
+        guard cursorDirty else { return }
+        try QueueFiles.sync(cursorFD)
+        cursorDirty = false
+        lastCursorSync = monotonicNanoseconds()
+    }
+
+    /// Starts the next segment; its name is made durable before anything in it is accepted.
+    mutating func roll() throws(QueueError) {
+        let next = appendSegment + 1
+        let fd = try files.openFile(files.segmentPath(next), flags: O_WRONLY | O_CREAT | O_TRUNC)
+        do {
+            try files.syncFolder()
+        } catch {
+            QueueFiles.closeDescriptor(fd)
+            unlink(files.segmentPath(next))
+            throw error
+        }
+        QueueFiles.closeDescriptor(appendFD)
+        appendFD = fd
+        appendSegment = next
+        appendSize = 0
+        segments.append(next)
+    }
+
+    /// Writes `frames` at the end of the append segment and syncs them; on failure cuts what may
+    /// have been written, so nothing of them counts.
+    mutating func write(_ frames: [[UInt8]]) throws(QueueError) {
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(frames.reduce(0) { $0 + $1.count })
+        var added: [QueueEntry] = []
+        var offset = appendSize
+        for frame in frames {
+            added.append(QueueEntry(segment: appendSegment, offset: offset, length: frame.count))
+            offset += UInt64(frame.count)
+            buffer += frame
+        }
+        do throws(QueueError) {
+            try QueueFiles.write(appendFD, buffer, at: appendSize)
+            try QueueFiles.sync(appendFD)
+        } catch {
+            _ = ftruncate(appendFD, off_t(appendSize))
+            spaceShort = true
+            try moveCursor()
+            throw QueueError(
+                description: "cannot append to \(files.segmentPath(appendSegment)): \(error.description)", diskFull: error.diskFull)
+        }
+        appendSize = offset
+        spaceShort = false
+        entries += added
+        liveBytes += UInt64(buffer.count)
+    }
+
+    /// The descriptor to read `segment` through (one kept open at a time).
+    mutating func readDescriptor(for segment: UInt64) throws(QueueError) -> Int32 {
+        if let r = readFD, r.segment == segment { return r.fd }
+        if let r = readFD { QueueFiles.closeDescriptor(r.fd) }
+        let fd = try files.openFile(files.segmentPath(segment), flags: O_RDONLY)
+        readFD = (segment, fd)
+        return fd
+    }
+
+    /// Syncs the cursor and closes every descriptor, the lock's last.
+    mutating func close() {
+        guard !closed else { return }
+        closed = true
+        try? syncCursor()
+        QueueFiles.closeDescriptor(appendFD)
+        QueueFiles.closeDescriptor(cursorFD)
+        if let r = readFD { QueueFiles.closeDescriptor(r.fd) }
+        readFD = nil
+        QueueFiles.closeDescriptor(lockFD)
+    }
+}
