@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The shape of the code, drawn from the sources: which module imports which, which folder of a
 module uses which (a name declared in one folder and used in another), and how long each type
-is. Exits 1 when a module or a folder depends on itself through others (a loop), or a type is
+is (without the assets it carries as multi-line strings). Exits 1 when a module or a folder depends on itself through others (a loop), or a type is
 longer than the limit; prints the graph either way.
 
     python3 tools/code-layout.py            # graph and findings
@@ -18,6 +18,8 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MAX_TYPE_LINES = 300
+# The agent's core, which must name no sink kind.
+CORE = "Sources/PathwatchAgent"
 # Modules of our own, by folder. Plug-ins' modules are their own world; the SDK is a package.
 MODULE_FOLDERS = ["Sources"]
 
@@ -80,8 +82,9 @@ def folder_graph(module_dir):
 
 
 def type_lengths(path):
-    """(name, lines) of each top-level type declaration or extension in the file."""
-    lines = open(path, encoding="utf-8").read().split("\n")
+    """(name, lines) of each top-level type declaration or extension in the file, counted
+    without multi-line string literals: a page's markup, style and script are assets, not code."""
+    lines = code_only(open(path, encoding="utf-8").read()).split("\n")
     found, i = [], 0
     while i < len(lines):
         match = TYPE_START.match(lines[i])
@@ -92,6 +95,23 @@ def type_lengths(path):
             found.append((match.group(2), end - i + 1))
             i = end
         i += 1
+    return found
+
+
+def sink_kinds_in_core():
+    """The core decodes, checks and makes sinks through the registry: no code of it names a kind,
+    neither as the configuration's string nor as a sink module's type."""
+    kinds = set()
+    for path in swift_files(os.path.join(ROOT, "Sources")):
+        kinds.update(re.findall(r'SinkKind\(type:\s*"([a-z_]+)"', open(path, encoding="utf-8").read()))
+    found = []
+    for path in swift_files(os.path.join(ROOT, CORE)):
+        code = re.sub(r"//.*", "", open(path, encoding="utf-8").read())
+        for kind in sorted(kinds):
+            spelled = kind.upper() if len(kind) <= 4 else kind.capitalize()
+            # A sink module's type, a switch over kinds, or a comparison with the `type` string.
+            if re.search(rf'\b{spelled}Sink|\bcase \.{kind}\b|\btype\W*==\s*"{kind}"', code):
+                found.append(f"{os.path.relpath(path, ROOT)}: names the sink kind {kind}")
     return found
 
 
@@ -125,6 +145,7 @@ def main():
         for a, b in loops(edges):
             why = sorted(reasons.get((a, b), ()))[:4] + sorted(reasons.get((b, a), ()))[:4]
             problems.append(f"folder loop in {name}: {a} <-> {b} (through {', '.join(why) or 'longer paths'})")
+    problems += sink_kinds_in_core()
     lengths = collections.defaultdict(int)
     for base in ["Sources", "Plugins", "SDK/Sources"]:
         for path in swift_files(os.path.join(ROOT, base)):

@@ -66,7 +66,7 @@ final class WebhookDeliverer: Sendable {
     }
 
     /// Starts the loop on `queue`, once; not after `stop`.
-    func start(delivering queue: DurableQueue, for intake: WebhookIntake) {
+    func start(delivering queue: DurableQueue, for intake: any DeliveryFeed) {
         let go = control.withLock { c -> Bool in
             guard !c.closing, !c.started else { return false }
             c.started = true
@@ -97,7 +97,7 @@ final class WebhookDeliverer: Sendable {
 
     // MARK: - The loop
 
-    private func run(_ queue: DurableQueue, intake: WebhookIntake) {
+    private func run(_ queue: DurableQueue, intake: any DeliveryFeed) {
         let poster: HTTPPoster
         do {
             poster = try HTTPPoster(settings: settings, abort: abort)
@@ -163,7 +163,7 @@ final class WebhookDeliverer: Sendable {
     }
 
     private func handle<G: RandomNumberGenerator>(
-        _ outcome: DeliveryOutcome, of payload: QueuedPayload, at entry: QueueEntry, queue: DurableQueue, intake: WebhookIntake,
+        _ outcome: DeliveryOutcome, of payload: QueuedPayload, at entry: QueueEntry, queue: DurableQueue, intake: any DeliveryFeed,
         policy: RetryPolicy, backoff: inout Backoff, generator: inout G
     ) {
         switch outcome {
@@ -190,7 +190,7 @@ final class WebhookDeliverer: Sendable {
         }
     }
 
-    private func complete(_ entry: QueueEntry, as completion: QueueCompletion, queue: DurableQueue, intake: WebhookIntake) {
+    private func complete(_ entry: QueueEntry, as completion: QueueCompletion, queue: DurableQueue, intake: any DeliveryFeed) {
         do {
             try queue.complete(entry, as: completion)
         } catch {

@@ -15,7 +15,7 @@ import Synchronization
 /// whose first job arms a monitor that wakes the agent every second for good (see
 /// TaskThreadPool). It starts paused: a sink made by a reload must not touch the queue folder
 /// before the sink it replaces has let go of it.
-final class WebhookIntake: Sendable {
+final class WebhookIntake: DeliveryFeed {
     /// Batches formatted into one append (one fdatasync).
     static let batchesPerAppend = 512
     /// Formatted payloads kept in memory while the state disk refuses appends; only what goes
