@@ -180,7 +180,7 @@ public final class Agent: Sendable {
         let sinksChanged = state.withLock { $0.sinkConfigs != next.config.sinks }
         let newSinks = sinksChanged
             ? next.config.sinks.map { $0.makeSink(in: next, logger: logger) } : nil
-        let (stopped, started, replacedSinks) = state.withLock { s -> ([ProbeRunner], [ProbeRunner], [any Sink]) in
+        let (stopped, started, replacedSinks) = state.withLock { s -> ([ProbeRunner], [ProbeRunner], [Replaced]) in
             let keep = Set(next.config.probes.map(\.id))
             var stopped: [ProbeRunner] = []
             for (id, active) in s.probes where !keep.contains(id) || changed.contains(where: { next.config.probes[$0].id == id }) {
@@ -191,9 +191,11 @@ public final class Agent: Sendable {
             s.loaded = next
             s.catalog = merged
             s.book.probeOrder = next.config.probes.map(\.id)
-            var replaced: [any Sink] = []
+            var replaced: [Replaced] = []
             if let newSinks {
-                replaced = s.sinks
+                replaced = zip(s.sinks, s.sinkConfigs).map { sink, config in
+                    (sink, Self.successor(of: config, among: next.config.sinks).map { newSinks[$0] })
+                }
                 s.sinks = newSinks
                 s.sinkConfigs = next.config.sinks
             }
@@ -203,13 +205,23 @@ public final class Agent: Sendable {
         // hands anything it could not write to its replacement; only then do the new sinks
         // start, so nothing accepted is lost to a reload, however fast reloads come.
         let successors = newSinks ?? []
-        for sink in replacedSinks { sink.close(handingOverTo: successors) }
-        sinkGroup.leave(replacedSinks)
+        for (sink, successor) in replacedSinks { sink.close(handingOverTo: successor) }
+        sinkGroup.leave(replacedSinks.map(\.sink))
         successors.forEach { $0.start() }
         sinkGroup.join(successors)
         for runner in stopped { runner.stop() }
         started.forEach(begin)
         logger.notice("configuration reloaded: \(started.count) probes (re)started, \(stopped.count) stopped, \(next.config.probes.count - started.count) kept")
+    }
+
+    /// A sink a reload replaces, and the new sink that takes over what it held.
+    private typealias Replaced = (sink: any Sink, successor: (any Sink)?)
+
+    /// The index of the new sink of the same kind that holds what `old` held (its exclusive
+    /// claim: a file, a queue folder, an address); a sink that holds nothing alone has none.
+    private static func successor(of old: SinkConfig, among new: [SinkConfig]) -> Int? {
+        guard let claim = old.settings.exclusiveClaim else { return nil }
+        return new.firstIndex { $0.type == old.type && $0.settings.exclusiveClaim?.key == claim.key }
     }
 
     /// Stops every probe. The sinks deliver what they hold when the service group shuts their

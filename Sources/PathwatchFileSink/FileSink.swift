@@ -118,7 +118,7 @@ final class FileSink: Sink {
         return SinkStatus(type: "file", target: path, queued: queued, dropped: 0, lastDelivery: last, lastError: error)
     }
 
-    func close(handingOverTo successors: [any Sink]) { queue.finish() }
+    func close(handingOverTo successor: (any Sink)?) { queue.finish() }
 
     func drain(timeout: Double) {
         let done = DispatchSemaphore(value: 0)

@@ -74,9 +74,10 @@ final class HTTPSink: Sink {
     /// Nothing is queued: every response is rendered from the latest report when asked.
     func drain(timeout: Double) {}
 
-    func close(handingOverTo successors: [any Sink]) {
+    /// The successor listens on the same address: the live pages and streams move to it.
+    func close(handingOverTo successor: (any Sink)?) {
         outcome.withLock { $0.closed = true }
-        if let successor = successors.compactMap({ $0 as? HTTPSink }).first(where: { $0.settings.listen == settings.listen }) {
+        if let successor = successor as? HTTPSink {
             hub.handOver(to: successor.hub)
         }
         // Wait (briefly) for the socket to close, so a successor on the same address can bind.

@@ -145,7 +145,7 @@ final class StdoutSink: Sink {
         while pending.withLock({ $0.writing }), DispatchTime.now() < lastChance { usleep(1_000) }
     }
 
-    func close(handingOverTo successors: [any Sink]) { queue.finish() }
+    func close(handingOverTo successor: (any Sink)?) { queue.finish() }
 
     func status() -> SinkStatus {
         let last = lastDelivery.withLock { $0 }

@@ -67,14 +67,14 @@ final class WebhookSink: Sink {
 
     /// Stops delivery (aborting a request in flight: it stays queued), then releases the folder.
     /// Whatever could not be written (the folder never opened, or the disk refused it) goes to
-    /// the successor with the same queue folder, or is counted as dropped.
-    func close(handingOverTo successors: [any Sink]) {
+    /// the successor (same format and URL, so the same queue folder), or is counted as dropped.
+    func close(handingOverTo successor: (any Sink)?) {
         // A sink closed without ever starting would otherwise wait on its paused intake forever.
         intake.start()
         _ = intake.persist(before: .now() + Self.closeWaitSeconds)
         intake.stopOpening()
         deliverer.stop(waitingUpTo: Self.closeWaitSeconds)
-        let successor = successors.lazy.compactMap({ $0 as? WebhookSink }).first(where: { $0.folder == folder })
+        let successor = (successor as? WebhookSink).flatMap { $0.folder == folder ? $0 : nil }
         let leftovers = intake.release(to: successor)
         if let successor {
             successor.intake.adopt(leftovers)

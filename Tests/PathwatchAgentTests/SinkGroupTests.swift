@@ -40,7 +40,7 @@ private final class RecordingSink: Sink {
         log.add("\(name) drained\(met ? "" : " alone")")
     }
 
-    func close(handingOverTo successors: [any Sink]) { log.add("\(name) closed") }
+    func close(handingOverTo successor: (any Sink)?) { log.add("\(name) closed") }
 }
 
 @Suite struct SinkGroupTests {

@@ -87,15 +87,17 @@ public protocol Sink: Service, AnyObject {
     /// closed, so it never races them for what they own (a webhook's queue folder).
     func start()
     /// Stops for good and releases what it holds, keeping anything durable for the next start.
-    /// What it accepted but could not yet make durable goes to the successor among `successors`
-    /// that delivers to the same place (a reload), and is counted as dropped only when none
-    /// does. Called after `drain`, or when a reload replaces the sink.
-    func close(handingOverTo successors: [any Sink])
+    /// What it accepted but could not yet make durable goes to `successor`, and is counted as
+    /// dropped only when there is none. The agent picks the successor (a reload): the new sink
+    /// of the same kind that holds what this one held (its `SinkSettings.exclusiveClaim`), so a
+    /// sink never searches the new sinks itself. Called after `drain`, or when a reload
+    /// replaces the sink.
+    func close(handingOverTo successor: (any Sink)?)
 }
 
 extension Sink {
     public func start() {}
-    public func close(handingOverTo successors: [any Sink]) {}
+    public func close(handingOverTo successor: (any Sink)?) {}
 
     /// The sink as a service: it delivers from `start`, which the agent calls (in order with
     /// the sinks a reload replaces), until the service group shuts down; then it delivers what
@@ -110,7 +112,7 @@ extension Sink {
         }
         await onThreadOfItsOwn(named: "pw-sink-drain") {
             self.drain(timeout: SinkGroup.drainSeconds)
-            self.close(handingOverTo: [])
+            self.close(handingOverTo: nil)
         }
     }
 }
