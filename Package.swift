@@ -91,12 +91,15 @@ let package = Package(
         .target(
             name: "PathwatchHTTPSink",
             dependencies: [
-                "PathwatchAgent", probeKit, "CCurlShims",
+                "PathwatchAgent", "PathwatchDigest", probeKit, "CCurlShims",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: strict),
+        // SHA-256 and HMAC through libcrypto, loaded on first use (the webhook's signatures and
+        // queue folder names, the status page's policy hashes).
+        .target(name: "PathwatchDigest", dependencies: ["CLibcrypto"], swiftSettings: strict),
         // The durable, ordered on-disk queue of opaque records, for any sink that must keep what
         // it sends across outages; it depends on nothing of the agent's.
         .target(name: "PathwatchQueue", exclude: ["README.md"], swiftSettings: strict),
@@ -104,7 +107,7 @@ let package = Package(
         .target(
             name: "PathwatchWebhook",
             dependencies: [
-                "PathwatchAgent", "PathwatchQueue", probeKit, json, "CCurlShims", "CLibcrypto",
+                "PathwatchAgent", "PathwatchQueue", "PathwatchDigest", probeKit, json, "CCurlShims",
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["README.md"],
@@ -192,7 +195,7 @@ let package = Package(
             name: "PathwatchAgentTests",
             dependencies: [
                 "PathwatchAgent", "PathwatchSinks", "PathwatchStdoutSink", "PathwatchFileSink", "PathwatchHTTPSink",
-                "PathwatchWebhook", probeKit, "PathwatchTestSupport",
+                "PathwatchWebhook", "PathwatchDigest", probeKit, "PathwatchTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],

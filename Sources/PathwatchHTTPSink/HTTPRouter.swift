@@ -14,12 +14,10 @@ struct HTTPRouter: Sendable {
     let hub: LiveHub
     /// `Bearer <token>` as bytes, compared in constant time.
     let expectedAuthorization: [UInt8]?
-    let page: StatusPageResponse
 
     init(hub: LiveHub, token: String?) {
         self.hub = hub
         self.expectedAuthorization = token.map { Array("Bearer \($0)".utf8) }
-        self.page = StatusPageResponse()
     }
 
     func route(_ head: HTTPRequestHead) -> Route {
@@ -30,7 +28,7 @@ struct HTTPRouter: Sendable {
         }
         switch path {
         case "/":
-            return .reply(page.reply)
+            return .reply(StatusPageResponse.reply)
         case "/status":
             guard let text = hub.documentText() else { return .reply(.plain(.serviceUnavailable, "no report yet\n", extra: [("Retry-After", "1")])) }
             return .reply(.text(.ok, text + "\n", contentType: "application/json"))

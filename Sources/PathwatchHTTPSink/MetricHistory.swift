@@ -6,8 +6,10 @@ struct MetricHistory {
     static let capacity = 120
     static let spacingMilliseconds: Int64 = 5_000
     static let maxChecks = 64
-    /// The plug-ins whose metrics the page plots.
-    static let plotted: Set<String> = ["bandwidth", "reachability", "connectivity", "ping", "disk"]
+    /// The units the page plots, as metric names end: rates, durations, and use.
+    static let plottedUnits = ["_bps", "_ms", "used_pct"]
+
+    static func isPlotted(_ metric: String) -> Bool { plottedUnits.contains { metric.hasSuffix($0) } }
 
     struct Sample {
         var at: WallTime
@@ -16,15 +18,16 @@ struct MetricHistory {
 
     private(set) var samples: [Sample] = []
 
-    /// Takes the numeric metrics of the plotted plug-ins' checks from `snapshot`, unless the
+    /// Takes the checks' metrics of the plotted units from `snapshot`, unless the
     /// last sample is younger than `spacing`.
     mutating func record(_ snapshot: StatusSnapshot) {
         let time = snapshot.time
         if let last = samples.last, time.milliseconds - last.at.milliseconds < Self.spacingMilliseconds { return }
         var checks: [(check: String, metrics: [(name: String, value: Double)])] = []
         for record in snapshot.checks where checks.count < Self.maxChecks {
-            guard Self.plotted.contains(record.plugin), !record.metrics.isEmpty else { continue }
-            checks.append((record.id, record.metrics))
+            let metrics = record.metrics.filter { Self.isPlotted($0.name) }
+            guard !metrics.isEmpty else { continue }
+            checks.append((record.id, metrics))
         }
         // Nothing to plot yet (the first reports come from other probes): wait for a sample that has.
         guard !checks.isEmpty else { return }

@@ -102,7 +102,6 @@ enum StatusPage {
           const banner = $("banner"), pathDetail = $("path-detail"), connection = $("connection");
           const checksBody = $("checks").tBodies[0], probesBody = $("probes").tBodies[0];
           const rows = new Map();          // check id -> <tr>
-          const pluginOf = new Map();      // check id -> plug-in name
           // Recent values, as the agent keeps them for `history`: one sample per SPACING_MS at
           // most, the last MAX_POINTS; plus the newest document's values, shown until they settle.
           let settled = [];                // [{ at: ms, metrics: { check id: { metric: number } } }]
@@ -166,7 +165,6 @@ enum StatusPage {
             for (const check of checks) {
               if (!check || typeof check.id !== "string") continue;
               seen.add(check.id);
-              if (typeof check.plugin === "string") pluginOf.set(check.id, check.plugin);
               const row = checkRow(check.id);
               setCheck(row, String(check.state), String(check.message ?? ""), check.since);
               checksBody.append(row);
@@ -222,15 +220,24 @@ enum StatusPage {
           const formatMs = (v) => (v < 10 ? v.toFixed(2) : v < 100 ? v.toFixed(1) : Math.round(v).toString()) + " ms";
           const formatPct = (v) => Math.round(v) + " %";
 
-          // What each plot draws: [metric, label] pairs for a check of a plug-in.
+          // What each plot draws, chosen by the metrics' units (their names' endings), never by
+          // plug-in: [series, label, value] for one check's metrics. Rates: every one, labelled by
+          // what precedes the unit when a check has several. Durations and use: the check's
+          // largest (a request's total, the slowest echo, the fullest of a disk's measures).
+          const numbers = (values, unit) =>
+            Object.keys(values).filter((m) => m.endsWith(unit) && typeof values[m] === "number" && isFinite(values[m]));
+          const every = (unit) => (values) => {
+            const names = numbers(values, unit);
+            return names.map((m) => [m, names.length > 1 ? m.slice(0, -unit.length) : "", values[m]]);
+          };
+          const largest = (unit) => (values) => {
+            const names = numbers(values, unit);
+            return names.length ? [[unit, "", Math.max(...names.map((m) => values[m]))]] : [];
+          };
           const plots = [
-            { id: "plot-bandwidth", format: formatRate, ceiling: 0,
-              pick: (plugin) => plugin === "bandwidth" ? [["rx_bps", "rx"], ["tx_bps", "tx"]] : [] },
-            { id: "plot-latency", format: formatMs, ceiling: 0,
-              pick: (plugin) => plugin === "ping" ? [["rtt_avg_ms", ""]]
-                : plugin === "reachability" || plugin === "connectivity" ? [["total_ms", ""]] : [] },
-            { id: "plot-disk", format: formatPct, ceiling: 100,
-              pick: (plugin) => plugin === "disk" ? [["used_pct", ""]] : [] },
+            { id: "plot-bandwidth", format: formatRate, ceiling: 0, pick: every("_bps") },
+            { id: "plot-latency", format: formatMs, ceiling: 0, pick: largest("_ms") },
+            { id: "plot-disk", format: formatPct, ceiling: 100, pick: largest("used_pct") },
           ];
 
           function drawPlots() {
@@ -244,9 +251,7 @@ enum StatusPage {
             points.forEach(({ at, metrics }, index) => {
               for (const [check, values] of Object.entries(metrics)) {
                 if (!values || typeof values !== "object") continue;
-                for (const [metric, label] of plot.pick(pluginOf.get(check))) {
-                  const value = values[metric];
-                  if (typeof value !== "number" || !isFinite(value)) continue;
+                for (const [metric, label, value] of plot.pick(values)) {
                   const key = check + "\u0000" + metric;
                   if (!series.has(key) && series.size >= MAX_SERIES) continue;
                   if (!series.has(key)) series.set(key, { label: label ? check + " " + label : check, lines: [], last: -2 });

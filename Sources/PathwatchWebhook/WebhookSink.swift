@@ -1,3 +1,4 @@
+import PathwatchDigest
 import Dispatch
 import PathwatchAgent
 

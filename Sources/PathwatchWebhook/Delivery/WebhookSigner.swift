@@ -1,3 +1,4 @@
+import PathwatchDigest
 import PathwatchAgent
 /// Standard Webhooks signing: `webhook-id` (stable for one payload across every retry),
 /// `webhook-timestamp` (seconds, when this attempt is sent) and
