@@ -112,7 +112,8 @@ public final class Agent: Sendable {
         // Each sink's status is taken under the sink's own lock, never under the agent's: the two
         // are never held together, so no sink can wait for the agent while the agent waits for it.
         // The snapshot is complete from here on; no sink is asked anything when it is rendered.
-        let snapshot = StatusSnapshot(identity: identity, time: now, book: taken.book, probes: taken.probes, sinks: sinks.map { $0.status() })
+        let snapshot = StatusSnapshot(
+            identity: identity, time: now, book: taken.book, probes: taken.probes, sinks: sinks.map { $0.status() })
         let batch = SinkBatch(events: taken.events, snapshot: snapshot, firstComplete: taken.firstComplete)
         // The sinks first: a change's line should not wait for the log's write to stderr.
         deliveries.take(turn) { for sink in sinks { sink.submit(batch) } }

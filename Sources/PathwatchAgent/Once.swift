@@ -58,7 +58,8 @@ public enum Once {
         let probes = zip(created, runners).map { c, runner in
             var health = runner.health
             health.lastError = health.lastError.map { loaded.redactor.redact($0) }
-            return ProbeStatus(id: c.config.id, plugin: c.instance.plugin.name, isolation: c.instance.isolation, health: health, lastSampleAt: now)
+            return ProbeStatus(
+                id: c.config.id, plugin: c.instance.plugin.name, isolation: c.instance.isolation, health: health, lastSampleAt: now)
         }
         // `once` has no sinks: its document describes the probes only.
         return StatusSnapshot(identity: identity, time: now, book: book, probes: probes, sinks: nil)

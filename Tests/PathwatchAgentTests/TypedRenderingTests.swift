@@ -51,6 +51,20 @@ import Testing
         #expect(PrometheusExposition.render(nil) == TreePrometheus.render(.object(JSONObject())))
     }
 
+    /// A label value's quote, backslash and line feed are escaped as bytes: a quote followed by a
+    /// combining mark, or a line feed after a carriage return, is one character to Swift but still
+    /// a quote or a line break to a scraper.
+    @Test func labelValuesAreEscapedByteByByte() {
+        func label(_ value: String) -> String {
+            var out: [UInt8] = []
+            PrometheusText.writeLabel(name: "l", value: value, into: &out)
+            return String(decoding: out, as: UTF8.self)
+        }
+        #expect(label("a\"\u{301}b") == "l=\"a\\\"\u{301}b\"")
+        #expect(label("x\r\ny\\z") == "l=\"x\r\\ny\\\\z\"")
+        #expect(PrometheusText.escapedHelp("line\r\nnext \\") == "line\r\\nnext \\\\")
+    }
+
     @Test func nagiosLineIsTheTreeRenderersLine() {
         for snapshot in Self.snapshots() {
             #expect(NagiosFormat.line(snapshot) == TreeNagios.line(DocumentTree.of(snapshot)))

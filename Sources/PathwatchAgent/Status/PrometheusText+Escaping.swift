@@ -51,12 +51,6 @@ extension PrometheusText {
         out.append(UInt8(ascii: "\""))
     }
 
-    static func escaped(_ value: String) -> String {
-        var out: [UInt8] = []
-        writeQuoted(value, into: &out)
-        return String(decoding: out.dropFirst().dropLast(), as: UTF8.self)
-    }
-
     static func escapedHelp(_ text: String) -> String {
         var out = ""
         for scalar in text.unicodeScalars {
