@@ -85,24 +85,28 @@ public final class Agent: Sendable {
     /// One report of one probe: through the check book, then to every sink.
     private func receive(_ report: ProbeReport, from probe: String) {
         let now = WallTime.now()
-        let (batch, turn, sinks, summary, resample) = state.withLock {
-            s -> (SinkBatch, UInt64, [any Sink], AgentSummary?, [ProbeRunner]) in
+        let (taken, turn, sinks, summary, resample) = state.withLock {
+            s -> (Taken, UInt64, [any Sink], AgentSummary?, [ProbeRunner]) in
             let before = s.book.path
             let raised = s.book.apply(report.redacted(by: s.loaded.redactor), probe: probe, at: now)
             s.lastReportAt[probe] = now
             let resample = PathChange.probesToSample(before: before, after: s.book.path, policies: s.book.policies)
                 .compactMap { s.probes[$0]?.runner }
-            // Frozen and typed; the document is rendered only if a sink asks for it.
-            var batch = SinkBatch(
-                events: raised, snapshot: StatusSnapshot(identity: identity, time: now, book: s.book, agentParts: agentParts))
+            var taken = Taken(events: raised, book: s.book, probes: probeStatuses(s))
             if var awaiting = s.awaitingFirstReport {
                 awaiting.remove(probe)
-                batch.firstComplete = awaiting.isEmpty
+                taken.firstComplete = awaiting.isEmpty
                 s.awaitingFirstReport = awaiting.isEmpty ? nil : awaiting
             }
             s.reports += 1
-            return (batch, s.reports, s.sinks, observer == nil ? nil : AgentSummary(sequence: s.reports, book: s.book), resample)
+            return (taken, s.reports, s.sinks, observer == nil ? nil : AgentSummary(sequence: s.reports, book: s.book), resample)
         }
+        // Each sink's status is taken under the sink's own lock, never under the agent's: the two
+        // are never held together, so no sink can wait for the agent while the agent waits for it.
+        // The snapshot is complete from here on; no sink is asked anything when it is rendered.
+        let snapshot = StatusSnapshot(
+            identity: identity, time: now, book: taken.book, probes: taken.probes, sinks: sinks.map { $0.status() })
+        let batch = SinkBatch(events: taken.events, snapshot: snapshot, firstComplete: taken.firstComplete)
         // The sinks first: a change's line should not wait for the log's write to stderr.
         deliveries.take(turn) { for sink in sinks { sink.submit(batch) } }
         for event in batch.events {
@@ -124,35 +128,26 @@ public final class Agent: Sendable {
         return TimerThread.shared.nudge()
     }
 
-    /// The current status document.
-    public func document() -> JSONValue {
-        state.withLock { StatusDocument.build(identity: identity, at: .now(), book: $0.book, extra: probeStatuses($0) + sinkStatuses($0.sinks)).document }
+    /// What a report takes from the agent's state under its lock, for the snapshot made after.
+    private struct Taken {
+        var events: [ChangeEvent]
+        var book: CheckBook
+        var probes: [ProbeStatus]
+        var firstComplete = false
     }
 
-    /// The document's `probes` and `sinks`, read when a snapshot is rendered (never under a
-    /// sink's own lock: a sink's status is asked outside the agent's lock).
-    private var agentParts: @Sendable () -> [(String, JSONValue)] {
-        { [weak self] in
-            guard let self else { return [] }
-            let (probes, sinks) = state.withLock { s in (probeStatuses(s), s.sinks) }
-            return probes + sinkStatuses(sinks)
-        }
-    }
-
-    /// Each probe's host: isolation, child pid, restarts, last error and duration (SPEC §3).
-    private func probeStatuses(_ s: State) -> [(String, JSONValue)] {
-        let probes = s.book.probeOrder.compactMap { id -> JSONValue? in
+    /// Each probe's host in configuration order: isolation, child pid, restarts, last error
+    /// (redacted) and duration (SPEC §3). Each host's health is behind a lock of its own, held
+    /// for a moment and never while it calls out.
+    private func probeStatuses(_ s: State) -> [ProbeStatus] {
+        s.book.probeOrder.compactMap { id in
             guard let active = s.probes[id] else { return nil }
             var health = active.runner.health
             health.lastError = health.lastError.map { s.loaded.redactor.redact($0) }
-            return health.json(id: id, plugin: active.runner.instance.plugin.name, isolation: active.runner.instance.isolation,
-                               lastSampleAt: s.lastReportAt[id])
+            return ProbeStatus(
+                id: id, plugin: active.runner.instance.plugin.name, isolation: active.runner.instance.isolation, health: health,
+                lastSampleAt: s.lastReportAt[id])
         }
-        return [("probes", .array(probes))]
-    }
-
-    private func sinkStatuses(_ sinks: [any Sink]) -> [(String, JSONValue)] {
-        [("sinks", .array(sinks.map { $0.status().json }))]
     }
 
     /// Applies a new configuration. Probes whose settings are unchanged keep running with their

@@ -5,8 +5,8 @@ import PathwatchProbeKit
 /// `pathwatch once`: one sample of every probe, all at once, each under its timeout, then the
 /// status document. Event-driven probes report their current state through their sample.
 public enum Once {
-    /// The snapshot after every probe's one report: its `state`, and the document as text
-    /// (`jsonText`) or as a tree for the other formats (`document`).
+    /// The snapshot after every probe's one report, with each probe's health: what every
+    /// format of `once` renders.
     public static func run(_ loaded: LoadedConfig, logger: AgentLogger) throws(ConfigError) -> StatusSnapshot {
         let catalog = PluginCatalog.discover(for: loaded, logger: logger, needing: Set(loaded.config.probes.map(\.plugin)))
         for refusal in catalog.refused { logger.warning("plug-in refused: \(refusal)") }
@@ -58,9 +58,10 @@ public enum Once {
         let probes = zip(created, runners).map { c, runner in
             var health = runner.health
             health.lastError = health.lastError.map { loaded.redactor.redact($0) }
-            return health.json(id: c.config.id, plugin: c.instance.plugin.name, isolation: c.instance.isolation, lastSampleAt: now)
+            return ProbeStatus(
+                id: c.config.id, plugin: c.instance.plugin.name, isolation: c.instance.isolation, health: health, lastSampleAt: now)
         }
-        let parts: [(String, JSONValue)] = [("probes", .array(probes))]
-        return StatusSnapshot(identity: identity, time: now, book: book, agentParts: { parts })
+        // `once` has no sinks: its document describes the probes only.
+        return StatusSnapshot(identity: identity, time: now, book: book, probes: probes, sinks: nil)
     }
 }

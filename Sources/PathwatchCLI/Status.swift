@@ -32,8 +32,8 @@ extension Pathwatch {
             case .success(let document):
                 switch format {
                 case .json: print(JSONSerializer.serialize(document, pretty: true))
-                case .text: print(TextFormat.table(document))
-                case .nagios: print(NagiosFormat.line(document))
+                case .text: print(TextFormat.table(StatusSnapshot(received: document)))
+                case .nagios: print(NagiosFormat.line(StatusSnapshot(received: document)))
                 }
                 let state = CheckState.allCases.first { $0.name == document["state"]?.stringValue } ?? .unknown
                 throw ExitCode(state.rawValue)

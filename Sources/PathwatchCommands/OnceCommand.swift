@@ -29,8 +29,8 @@ public enum OnceCommand {
             var line = result.prettyJSONBytes()
             line.append(UInt8(ascii: "\n"))
             AgentOutput.write(line)
-        case .text: AgentOutput.write(TextFormat.table(result.document) + "\n")
-        case .nagios: AgentOutput.write(NagiosFormat.line(result.document) + "\n")
+        case .text: AgentOutput.write(TextFormat.table(result) + "\n")
+        case .nagios: AgentOutput.write(NagiosFormat.line(result) + "\n")
         }
         exitProcess(result.state.rawValue)
     }

@@ -108,7 +108,7 @@ final class FileSink: Sink {
     private func render(_ snapshot: StatusSnapshot) -> String {
         switch format {
         case .json: snapshot.jsonText(pretty: pretty) + "\n"
-        case .prometheus: PrometheusExposition.render(snapshot.document)
+        case .prometheus: PrometheusExposition.render(snapshot)
         }
     }
 

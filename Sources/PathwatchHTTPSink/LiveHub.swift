@@ -58,7 +58,7 @@ final class LiveHub: Sendable {
             s.history.record(batch.snapshot)
             var frames: [(UInt64, ByteBuffer)] = []
             for event in batch.events {
-                let frame = "id: \(event.id)\nevent: change\ndata: \(JSONSerializer.serialize(event.json))\n\n"
+                let frame = "id: \(event.id)\nevent: change\ndata: \(event.jsonText)\n\n"
                 s.ring.append(id: event.id, frame: frame)
                 frames.append((s.ring.lastSequence, ByteBuffer(string: frame)))
             }
@@ -78,7 +78,7 @@ final class LiveHub: Sendable {
 
     /// `/metrics`: rendered once per report, so a scrape storm costs a copy, not a render.
     func metricsText() -> String {
-        rendered(\.metricsText) { PrometheusExposition.render($0?.document ?? .object(JSONObject())) }
+        rendered(\.metricsText) { PrometheusExposition.render($0) }
     }
 
     /// The latest snapshot rendered by `render`, kept in `slot` until the next report. Rendered

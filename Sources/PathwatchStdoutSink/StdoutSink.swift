@@ -163,6 +163,6 @@ final class StdoutSink: Sink {
     func renderDocument(_ batch: SinkBatch) -> String {
         format == .json
             ? batch.snapshot.jsonText()
-            : TextSafety.escaped(TextFormat.documentLine(batch.document, state: batch.state, time: batch.time))
+            : TextSafety.escaped(TextFormat.documentLine(batch.snapshot))
     }
 }

@@ -23,16 +23,19 @@ import Testing
         #expect(MetricName(pluginMetric: "load1") == MetricName(base: "load1", scale: 1))
     }
 
-    @Test func aDocumentRendersEveryFamilyWithStableLabels() throws {
-        let document = try JSONParser.parse(#"""
-            {"schema": 1, "agent": {"name": "a", "version": "9.9.9"}, "state": "critical",
-             "path": {"status": "satisfied", "type": "ethernet", "interface": "eth0", "expensive": false, "description": "x"},
-             "checks": [{"id": "api/orion", "probe": "api", "plugin": "reachability", "state": "critical", "message": "HTTP 503",
-                         "metrics": {"total_ms": 41.5, "http_status": 503}, "labels": {"endpoint": "127.0.0.1:80", "state": "x\"y"}}],
-             "sinks": [{"type": "webhook", "target": "http://127.0.0.1/hook", "queued": 3, "dropped": 1}]}
-            """#)
-        let text = PrometheusExposition.render(document)
-        #expect(text.contains(#"pathwatch_build_info{version="9.9.9"} 1"#))
+    @Test func aSnapshotRendersEveryFamilyWithStableLabels() throws {
+        let snapshot = StatusSnapshot(
+            identity: AgentIdentity(name: "a"), time: WallTime(milliseconds: 1_795_294_260_123),
+            checks: [
+                CheckRecord(
+                    id: "api/orion", probe: "api", plugin: "reachability", state: .critical, since: WallTime(milliseconds: 1_795_294_260_000),
+                    message: "HTTP 503", metrics: [("total_ms", 41.5), ("http_status", 503)],
+                    labels: [("endpoint", "127.0.0.1:80"), ("state", "x\"y")]),
+            ],
+            path: PathSummary(status: .satisfied, type: "ethernet", interface: "eth0", expensive: false, description: "x"),
+            sinks: [SinkStatus(type: "webhook", target: "http://127.0.0.1/hook", queued: 3, dropped: 1)])
+        let text = PrometheusExposition.render(snapshot)
+        #expect(text.contains(#"pathwatch_build_info{version="\#(AgentIdentity.version)"} 1"#))
         #expect(text.contains(#"pathwatch_check_state{check="api/orion",probe="api",plugin="reachability",state="critical"} 1"#))
         #expect(text.contains(#"pathwatch_check_state{check="api/orion",probe="api",plugin="reachability",state="ok"} 0"#))
         #expect(text.contains(#"pathwatch_reachability_total_seconds{check="api/orion",probe="api",endpoint="127.0.0.1:80",label_state="x\"y"} 0.0415"#))

@@ -21,7 +21,7 @@ import Testing
         ]), probe: "z-first", at: t)
         _ = book.apply(.sample([Observation(key: "load", state: .ok, metrics: [("load1", 0.25)])]), probe: "a-second", at: t)
         let identity = AgentIdentity(name: "web-01", startedAt: WallTime(milliseconds: 1_795_294_200_000))
-        let (doc, state) = StatusDocument.build(identity: identity, at: t, book: book)
+        let (doc, state) = DocumentTree.written(identity: identity, at: t, book: book)
         #expect(state == .warning)
         let text = JSONSerializer.serialize(doc)
         // Key order as in SPEC §3.
@@ -40,7 +40,7 @@ import Testing
     }
 
     @Test func emptyAgentIsOk() {
-        let (doc, state) = StatusDocument.build(identity: AgentIdentity(name: "x"), at: .now(), book: makeBook())
+        let (doc, state) = DocumentTree.written(identity: AgentIdentity(name: "x"), at: .now(), book: makeBook())
         #expect(state == .ok)
         #expect(doc["checks"] == .array([]))
     }
@@ -52,7 +52,7 @@ import Testing
     func stateIsTheWorstOfItsChecks(states: [CheckState], expected: CheckState) {
         var book = makeBook()
         _ = book.apply(.sample(states.enumerated().map { Observation(key: "c\($0.offset)", state: $0.element) }), probe: "z-first", at: .now())
-        #expect(StatusDocument.build(identity: AgentIdentity(name: "x"), at: .now(), book: book).state == expected)
+        #expect(DocumentTree.written(identity: AgentIdentity(name: "x"), at: .now(), book: book).state == expected)
     }
 
     @Test func timesAreRFC3339WithMilliseconds() {
@@ -102,7 +102,7 @@ import Testing
         #expect(TextFormat.eventLine(event) == "2026-11-21T20:52:10.004Z  link/eth0                     ok → critical         down: no carrier")
         var book = makeBook()
         _ = book.apply(.sample([Observation(key: "/", state: .ok, message: "10% used")]), probe: "z-first", at: .now())
-        let table = TextFormat.table(StatusDocument.build(identity: AgentIdentity(name: "h"), at: .now(), book: book).document)
+        let table = TextFormat.table(StatusSnapshot(identity: AgentIdentity(name: "h"), time: .now(), book: book, probes: nil, sinks: nil))
         #expect(table.contains("CHECK      STATE     MESSAGE"))
         #expect(table.contains("z-first//  ok        10% used"))
     }

@@ -1,28 +1,30 @@
 import PathwatchProbeKit
 import PathwatchTestSupport
-import Synchronization
 import Testing
 @testable import PathwatchAgent
 
-/// The writer renders the status document straight from the check book; its text must be the
-/// serializer's text of the tree `StatusDocument.build` makes, byte for byte, in both forms.
+/// The writer renders the status document straight from a snapshot's typed values; its text
+/// must be the serializer's text of the document's tree (`DocumentTree`), byte for byte, in
+/// both forms.
 @Suite(.onItsOwnThread) struct StatusDocumentWriterTests {
     static let identity = AgentIdentity(name: "web-01 \"edge\" \\ é", startedAt: WallTime(milliseconds: 1_795_294_200_000))
     static let time = WallTime(milliseconds: 1_795_294_260_123)
 
     /// What the agent adds after the checks: a probe's health with nulls and fractions, sinks.
-    static let extra: [(String, JSONValue)] = [
-        ("probes", .array([
-            ProbeHealth(state: .running, restarts: 0, pid: nil, lastError: nil, lastDurationMilliseconds: 1.2345678)
-                .json(id: "disk", plugin: "disk", isolation: .inline, lastSampleAt: time),
-            ProbeHealth(state: .restarting, restarts: 3, pid: 4242, lastError: "plug-in crashed: \"SIGSEGV\"\n", lastDurationMilliseconds: nil)
-                .json(id: "net\u{2028}", plugin: "reachability", isolation: .process, lastSampleAt: nil),
-        ])),
-        ("sinks", .array([
-            SinkStatus(type: "file", target: "/var/lib/pathwatch/status.json", queued: 0, dropped: 0).json,
-            SinkStatus(type: "webhook", target: "https://example.net/hook", queued: 12, dropped: 1, rejected: 1,
-                       lastDelivery: time, lastError: "HTTP 500 \u{01}").json,
-        ])),
+    static let probes = [
+        ProbeStatus(
+            id: "disk", plugin: "disk", isolation: .inline,
+            health: ProbeHealth(state: .running, restarts: 0, pid: nil, lastError: nil, lastDurationMilliseconds: 1.2345678),
+            lastSampleAt: time),
+        ProbeStatus(
+            id: "net\u{2028}", plugin: "reachability", isolation: .process,
+            health: ProbeHealth(state: .restarting, restarts: 3, pid: 4242, lastError: "plug-in crashed: \"SIGSEGV\"\n", lastDurationMilliseconds: nil),
+            lastSampleAt: nil),
+    ]
+    static let sinks = [
+        SinkStatus(type: "file", target: "/var/lib/pathwatch/status.json", queued: 0, dropped: 0),
+        SinkStatus(type: "webhook", target: "https://example.net/hook", queued: 12, dropped: 1, rejected: 1,
+                   lastDelivery: time, lastError: "HTTP 500 \u{01}"),
     ]
 
     /// A book of checks that exercise every corner of the text: escapes, non-ASCII, every kind
@@ -69,10 +71,15 @@ import Testing
         return book
     }
 
-    static func expectSameText(_ book: CheckBook, extra: [(String, JSONValue)]) {
-        let tree = StatusDocument.build(identity: identity, at: time, book: book, extra: extra).document
+    static func snapshot(_ book: CheckBook, agentParts: Bool) -> StatusSnapshot {
+        StatusSnapshot(identity: identity, time: time, book: book, probes: agentParts ? probes : nil, sinks: agentParts ? sinks : nil)
+    }
+
+    static func expectSameText(_ book: CheckBook, agentParts: Bool) {
+        let snapshot = snapshot(book, agentParts: agentParts)
+        let tree = DocumentTree.of(snapshot)
         for pretty in [false, true] {
-            let written = StatusDocumentWriter.render(identity: identity, at: time, book: book, extra: extra, pretty: pretty)
+            let written = String(decoding: StatusDocumentWriter.bytes(of: snapshot, pretty: pretty), as: UTF8.self)
             let serialized = JSONSerializer.serialize(tree, pretty: pretty)
             #expect(Array(written.utf8) == Array(serialized.utf8), "pretty: \(pretty)\nwritten:\n\(written)\nserialized:\n\(serialized)")
         }
@@ -81,8 +88,8 @@ import Testing
     @Test func writesTheSerializersTextOfVariedChecks() {
         let book = Self.variedBook()
         #expect(book.records.count >= 8)
-        Self.expectSameText(book, extra: Self.extra)
-        Self.expectSameText(book, extra: [])
+        Self.expectSameText(book, agentParts: true)
+        Self.expectSameText(book, agentParts: false)
     }
 
     /// A member name is copied with the comma and indentation it had in its place in the check
@@ -99,18 +106,16 @@ import Testing
             Observation(key: "a4", state: .ok, metrics: [("b", 1), ("a", 2), ("c", 3)], labels: [("a", "1")]),
             Observation(key: "a5", state: .ok, metrics: [("a", 1), ("b", 2), ("c", 3)]),
         ]), probe: "disk", at: Self.time)
-        Self.expectSameText(book, extra: Self.extra)
+        Self.expectSameText(book, agentParts: true)
     }
 
     @Test func writesTheSerializersTextOfAnEmptyBook() {
         var book = CheckBook(agentName: "x")
         book.probeOrder = ["disk"]
-        Self.expectSameText(book, extra: [])
-        Self.expectSameText(book, extra: [("probes", .array([])), ("sinks", .array([]))])
-    }
-
-    @Test func extraMembersRepeatingAKeyAreMergedAsTheTreeMergesThem() {
-        Self.expectSameText(Self.variedBook(), extra: [("probes", .array([])), ("checks", .null), ("probes", .number(1))])
+        Self.expectSameText(book, agentParts: false)
+        let bare = StatusSnapshot(identity: Self.identity, time: Self.time, book: book, probes: [], sinks: [])
+        #expect(bare.jsonText() == JSONSerializer.serialize(DocumentTree.of(bare)))
+        #expect(bare.jsonText(pretty: true) == JSONSerializer.serialize(DocumentTree.of(bare), pretty: true))
     }
 
     @Test func manyChecksOfOneSampleShareTheirTime() {
@@ -126,28 +131,24 @@ import Testing
         }
         _ = book.apply(.sample(observations), probe: "disk", at: Self.time)
         _ = book.apply(.sample(Array(observations.prefix(200))), probe: "disk", at: WallTime(milliseconds: 1_795_294_270_004))
-        Self.expectSameText(book, extra: Self.extra)
+        Self.expectSameText(book, agentParts: true)
     }
 
-    /// A snapshot's text is its document's text, and the compact form is rendered once.
+    /// A snapshot's text is its document's text, the compact form written once and shared; a
+    /// snapshot of the same checks given in document order writes the same text.
     @Test func snapshotTextIsItsDocumentsText() {
-        let book = Self.variedBook()
-        let reads = Mutex(0)
-        let snapshot = StatusSnapshot(identity: Self.identity, time: Self.time, book: book) {
-            reads.withLock { $0 += 1 }
-            return Self.extra
-        }
+        let snapshot = Self.snapshot(Self.variedBook(), agentParts: true)
+        let tree = DocumentTree.of(snapshot)
         let compact = snapshot.jsonText()
-        #expect(compact == JSONSerializer.serialize(snapshot.document))
-        #expect(snapshot.jsonText(pretty: true) == JSONSerializer.serialize(snapshot.document, pretty: true))
+        #expect(compact == JSONSerializer.serialize(tree))
+        #expect(snapshot.jsonText(pretty: true) == JSONSerializer.serialize(tree, pretty: true))
         #expect(snapshot.jsonText() == compact)
         // `once` writes the pretty text's bytes without making a String of them.
-        #expect(snapshot.prettyJSONBytes() == Array(JSONSerializer.serialize(snapshot.document, pretty: true).utf8))
-        // The agent's parts are read once: the text and the tree describe one moment.
-        #expect(reads.withLock { $0 } == 1)
-        let handMade = StatusSnapshot(document: snapshot.document, state: snapshot.state, time: Self.time, path: snapshot.path)
-        #expect(handMade.jsonText() == compact)
-        #expect(handMade.jsonText(pretty: true) == JSONSerializer.serialize(snapshot.document, pretty: true))
-        #expect(handMade.prettyJSONBytes() == Array(JSONSerializer.serialize(snapshot.document, pretty: true).utf8))
+        #expect(snapshot.prettyJSONBytes() == Array(JSONSerializer.serialize(tree, pretty: true).utf8))
+        let given = StatusSnapshot(
+            identity: Self.identity, time: Self.time, checks: snapshot.checks, path: snapshot.path, probes: Self.probes, sinks: Self.sinks)
+        #expect(given.state == snapshot.state)
+        #expect(given.jsonText() == compact)
+        #expect(given.jsonText(pretty: true) == JSONSerializer.serialize(tree, pretty: true))
     }
 }

@@ -20,10 +20,10 @@ import Testing
     }
 
     func batch(_ events: [ChangeEvent], checks: [String] = [], at ms: Int64 = 1_795_000_000_000) -> SinkBatch {
-        let document: JSONValue = .object(JSONObject([
-            ("schema", 1), ("checks", .array(checks.map { .object(JSONObject([("id", .string($0))])) })),
-        ]))
-        return SinkBatch(events: events, document: document, state: .ok, time: WallTime(milliseconds: ms), path: .unmonitored)
+        let time = WallTime(milliseconds: ms)
+        let records = checks.map { CheckRecord(id: $0, probe: String($0.split(separator: "/")[0]), plugin: "test", state: .ok, since: time) }
+        let snapshot = StatusSnapshot(identity: AgentIdentity(name: "web-01"), time: time, checks: records, path: .unmonitored)
+        return SinkBatch(events: events, snapshot: snapshot)
     }
 
     func json(_ payload: QueuedPayload) throws -> Any {
@@ -38,10 +38,12 @@ import Testing
         let changes = PathwatchFormat().payloads(for: b, triggers: [.change])
         #expect(changes.count == 1)
         #expect(changes[0].id == e.id && changes[0].kind == .event)
-        #expect(String(decoding: changes[0].body, as: UTF8.self) == JSONSerializer.serialize(e.json))
+        #expect(changes[0].body == e.jsonBytes)
+        let event = try JSONParser.parse(bytes: changes[0].body)
+        #expect(event["check"] == "api/orion-api" && event["from"] == "ok" && event["to"] == "critical")
         let both = PathwatchFormat().payloads(for: b, triggers: [.change, .every])
         #expect(both.map(\.kind) == [.event, .document])
-        #expect(both[1].body == Array(JSONSerializer.serialize(b.document).utf8))
+        #expect(both[1].body == b.snapshot.jsonBytes())
         #expect(both[1].id != e.id && !both[1].id.isEmpty)
         #expect(PathwatchFormat().payloads(for: batch([]), triggers: [.change]).isEmpty)
     }
@@ -322,7 +324,7 @@ struct BookFeed {
     mutating func report(_ probe: String, _ observations: [Observation], at ms: Int64) -> SinkBatch {
         let now = WallTime(milliseconds: ms)
         let events = book.apply(.sample(observations), probe: probe, at: now)
-        let snapshot = StatusSnapshot(identity: AgentIdentity(name: book.agentName), time: now, book: book, agentParts: { [] })
+        let snapshot = StatusSnapshot(identity: AgentIdentity(name: book.agentName), time: now, book: book, probes: nil, sinks: nil)
         return SinkBatch(events: events, snapshot: snapshot)
     }
 }

@@ -6,7 +6,8 @@ import Testing
 /// that says where late batches go.
 @Suite struct WebhookInboxTests {
     func batch(_ ms: Int64) -> SinkBatch {
-        SinkBatch(events: [], document: .object(JSONObject([])), state: .ok, time: WallTime(milliseconds: ms), path: .unmonitored)
+        let snapshot = StatusSnapshot(identity: AgentIdentity(name: "web-01"), time: WallTime(milliseconds: ms), checks: [], path: .unmonitored)
+        return SinkBatch(events: [], snapshot: snapshot)
     }
 
     func times(_ batches: [SinkBatch]) -> [Int64] { batches.map(\.time.milliseconds) }

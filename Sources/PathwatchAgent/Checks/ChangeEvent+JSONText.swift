@@ -1,10 +1,12 @@
 import PathwatchProbeKit
 
+/// The event as SPEC §4 writes it, for every sink that sends it as JSON: a json stdout line,
+/// `/events`, the webhook's `pathwatch` format. Written straight into bytes; strings go through
+/// `JSONSerializer`, so their escaping is the project's one serializer's.
 extension ChangeEvent {
-    /// `json` as compact JSON text, written straight into bytes: the same text, to the byte,
-    /// as `JSONSerializer.serialize(json)`, without building the tree of ten members and a
-    /// nested object first. A json stdout sink writes one of these between a change and its line.
-    public var jsonText: String {
+    /// `{"schema":1,"type":"change","id":…,"agent":…,"check":…,"from":…,"to":…,"at":…,
+    /// "message":…,"path":{"status":…,"description":…}}`, compact.
+    public var jsonBytes: [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(256 + message.utf8.count + path.description.utf8.count)
         func member(_ key: StaticString, _ value: String) {
@@ -21,6 +23,8 @@ extension ChangeEvent {
         member(",\"path\":{\"status\":", path.status.rawValue)
         member(",\"description\":", path.description)
         out.append(contentsOf: "}}".utf8)
-        return String(decoding: out, as: UTF8.self)
+        return out
     }
+
+    public var jsonText: String { String(decoding: jsonBytes, as: UTF8.self) }
 }

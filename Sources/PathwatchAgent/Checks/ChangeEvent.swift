@@ -12,19 +12,4 @@ public struct ChangeEvent: Sendable {
     public var at: WallTime
     public var message: String
     public var path: PathSummary
-
-    public var json: JSONValue {
-        .object(JSONObject([
-            ("schema", 1),
-            ("type", "change"),
-            ("id", .string(id)),
-            ("agent", .string(agent)),
-            ("check", .string(check)),
-            ("from", .string(from?.name ?? "unknown")),
-            ("to", .string(to.name)),
-            ("at", .string(at.rfc3339)),
-            ("message", .string(message)),
-            ("path", .object(JSONObject([("status", .string(path.status.rawValue)), ("description", .string(path.description))]))),
-        ]))
-    }
 }

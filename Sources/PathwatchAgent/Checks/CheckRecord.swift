@@ -17,11 +17,25 @@ package struct CheckRecord: Sendable {
     /// False once the probe stopped reporting the check (it is then `unknown`).
     package var fresh: Bool
     var debounce: Debounce
-    /// The last state a change event was raised for; nil before the first one.
-    package var announced: CheckState?
+    /// The last state a change event was raised for; nil before the first one. The check
+    /// book's to keep: formats ask the snapshot which checks are firing.
+    var announced: CheckState?
     /// The check book's serial of the last report that touched this check: a key repeated
     /// within one report, and the checks a sample left out, are told by it without a set.
     var reportSerial: UInt64 = 0
+}
+
+extension CheckRecord {
+    /// A check as a document states it (a received document, tests): fresh, and announced as
+    /// it stands, since whoever made it has said so already.
+    package init(
+        id: String, probe: String, plugin: String, state: CheckState, since: WallTime, message: String = "",
+        metrics: [(name: String, value: Double)] = [], labels: [(name: String, value: String)] = []
+    ) {
+        self.init(
+            id: id, probe: probe, plugin: plugin, state: state, since: since, message: message, metrics: metrics, labels: labels,
+            pathFacts: [:], lastReported: since, fresh: true, debounce: Debounce(), announced: state)
+    }
 }
 
 /// The fail_after / recover_after state machine of one check: a check changes state only after

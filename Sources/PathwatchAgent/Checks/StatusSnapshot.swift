@@ -1,121 +1,114 @@
 import Synchronization
 import PathwatchProbeKit
 
-/// The agent's knowledge after one report, frozen and typed: the check book as it stood, its
-/// overall state and path, the time. Sinks read what they need from it; the JSON status
-/// document is rendered only when a sink asks for it (a file write, `/status`, a document
-/// payload), at most once per snapshot and form, and shared by every sink that asks: as JSON
-/// text written straight from the book, or as a tree for the formats that read it back.
+/// The agent's knowledge after one report, complete and frozen when it is made: the checks as
+/// the check book held them, the overall state and path, the time, who reported, and how the
+/// agent itself was doing (each probe's health, each sink's queue). Nothing in it is read back
+/// from the agent or a sink later, so every sink renders the same moment, whenever it renders.
 ///
-/// What describes the agent itself — each probe's health, each sink's queue — is read when the
-/// document is rendered, not carried: a sink's health is its own, asked at the moment it matters.
+/// Sinks render their formats from its typed views (`checks`, `firingChecks`, `probes`,
+/// `sinks`, …). What is costly and shared is done once, on first use, by whichever sink asks
+/// first: sorting the checks into document order and writing the compact JSON document.
 public final class StatusSnapshot: Sendable {
+    public let identity: AgentIdentity
     public let time: WallTime
+    /// The worst state of the checks (ok < warning < unknown < critical); ok with no checks.
     public let state: CheckState
     public let path: PathSummary
-    package let book: CheckBook
-    private let identity: AgentIdentity
-    private let agentParts: @Sendable () -> [(String, JSONValue)]
-    private let rendered: Mutex<Rendered>
-    /// Made by `init(document:)`: the document is all there is.
-    private let madeFromDocument: Bool
+    /// Each probe's health in configuration order (SPEC §3 `probes`); nil when the snapshot
+    /// does not describe the probes (the document then has no `probes` member).
+    public let probes: [ProbeStatus]?
+    /// Each sink's queue and delivery state (the document's `sinks`); nil when it has none.
+    public let sinks: [SinkStatus]?
+    private let source: Source
+    private let shared: Mutex<Shared>
 
-    /// What was rendered of the snapshot so far. The agent's parts are read once, on the first
-    /// rendering, so the tree and the text of one snapshot always say the same.
-    private struct Rendered {
-        var parts: [(String, JSONValue)]?
-        var document: JSONValue?
-        var compactText: String?
+    /// Where the checks come from: the check book as it stood (the agent, `once`), or a list
+    /// already in document order (a received document, tests).
+    private enum Source: Sendable {
+        case book(CheckBook)
+        case ordered([CheckRecord])
     }
 
-    init(identity: AgentIdentity, time: WallTime, book: CheckBook, agentParts: @escaping @Sendable () -> [(String, JSONValue)]) {
+    /// What was worked out of the snapshot so far, for the next sink that asks.
+    private struct Shared {
+        var ordered: [CheckRecord]?
+        var compactJSON: [UInt8]?
+    }
+
+    /// The snapshot after a report: `book` is copied (it is a value), the rest is as captured.
+    init(identity: AgentIdentity, time: WallTime, book: CheckBook, probes: [ProbeStatus]?, sinks: [SinkStatus]?) {
         self.identity = identity
         self.time = time
-        self.book = book
-        self.state = book.records.values.map(\.state).max() ?? .ok
+        self.state = book.records.values.reduce(CheckState.ok) { max($0, $1.state) }
         self.path = book.path
-        self.agentParts = agentParts
-        self.rendered = Mutex(Rendered())
-        self.madeFromDocument = false
+        self.probes = probes
+        self.sinks = sinks
+        self.source = .book(book)
+        self.shared = Mutex(Shared())
     }
 
-    /// A snapshot of a document already rendered (tests, and formats fed by hand).
-    public init(document: JSONValue, state: CheckState, time: WallTime, path: PathSummary) {
-        self.identity = AgentIdentity(name: document["agent"]?["name"]?.stringValue ?? "")
+    /// A snapshot of checks given in document order; `state` defaults to the worst of theirs.
+    package init(
+        identity: AgentIdentity, time: WallTime, checks: [CheckRecord], path: PathSummary, state: CheckState? = nil,
+        probes: [ProbeStatus]? = nil, sinks: [SinkStatus]? = nil
+    ) {
+        self.identity = identity
         self.time = time
-        self.state = state
+        self.state = state ?? checks.reduce(CheckState.ok) { max($0, $1.state) }
         self.path = path
-        self.book = CheckBook(agentName: identity.name)
-        self.agentParts = { [] }
-        self.rendered = Mutex(Rendered(parts: [], document: document))
-        self.madeFromDocument = true
+        self.probes = probes
+        self.sinks = sinks
+        self.source = .ordered(checks)
+        self.shared = Mutex(Shared(ordered: checks))
     }
 
-    /// The status document (SPEC §3), rendered on first use: for the formats that read it back
-    /// (text, Nagios, Prometheus, webhook payloads).
-    public var document: JSONValue {
-        if let done = rendered.withLock({ $0.document }) { return done }
-        let document = StatusDocument.build(identity: identity, at: time, book: book, extra: parts).document
-        return rendered.withLock { r in
-            if r.document == nil { r.document = document }
-            return r.document!
+    /// The checks in document order: by their probe's place in the configuration, then by id.
+    package var checks: [CheckRecord] {
+        if let done = shared.withLock({ $0.ordered }) { return done }
+        guard case .book(let book) = source else { return [] }
+        // Sorted outside the lock: two sinks asking at once both sort, neither waits.
+        let ordered = book.orderedRecords
+        return shared.withLock { s in
+            if s.ordered == nil { s.ordered = ordered }
+            return s.ordered!
         }
     }
 
-    /// The status document as JSON text, written straight from the check book (byte for byte
-    /// what `JSONSerializer` makes of `document`): compact text is kept for the next sink that
-    /// asks, pretty text (a file sink's choice, `once`) is written each time.
+    /// The check with `id`, as it stood.
+    package func check(_ id: String) -> CheckRecord? {
+        switch source {
+        case .book(let book): book.records[id]
+        case .ordered(let checks): checks.first { $0.id == id }
+        }
+    }
+
+    /// Visits every check in no particular order: for views that do not need the document's.
+    func forEachCheck(_ body: (CheckRecord) -> Void) {
+        switch source {
+        case .book(let book): book.records.values.forEach(body)
+        case .ordered(let checks): checks.forEach(body)
+        }
+    }
+
+    /// The status document (SPEC §3) as compact JSON bytes, written once and shared.
+    public func jsonBytes() -> [UInt8] {
+        if let done = shared.withLock({ $0.compactJSON }) { return done }
+        let bytes = StatusDocumentWriter.bytes(of: self, pretty: false)
+        return shared.withLock { s in
+            if s.compactJSON == nil { s.compactJSON = bytes }
+            return s.compactJSON!
+        }
+    }
+
+    /// The status document as JSON text: compact (kept for the next sink that asks), or pretty
+    /// (a file sink's choice; written each time).
     public func jsonText(pretty: Bool = false) -> String {
-        if !pretty, let done = rendered.withLock({ $0.compactText }) { return done }
-        // A snapshot of a document rendered by hand has no book to write from.
-        let text = madeFromDocument
-            ? JSONSerializer.serialize(document, pretty: pretty)
-            : StatusDocumentWriter.render(identity: identity, at: time, book: book, extra: parts, pretty: pretty)
-        guard !pretty else { return text }
-        return rendered.withLock { r in
-            if r.compactText == nil { r.compactText = text }
-            return r.compactText!
-        }
+        String(decoding: pretty ? prettyJSONBytes() : jsonBytes(), as: UTF8.self)
     }
 
     /// The pretty status document as UTF-8 bytes, for `once` to write as they are.
     public func prettyJSONBytes() -> [UInt8] {
-        madeFromDocument
-            ? Array(JSONSerializer.serialize(document, pretty: true).utf8)
-            : StatusDocumentWriter.renderBytes(identity: identity, at: time, book: book, extra: parts, pretty: true)
-    }
-
-    /// The agent's parts of the document (`probes`, `sinks`), read on first use. Read outside
-    /// the lock: a sink's status is its own lock's, and this sink may be the one asking.
-    private var parts: [(String, JSONValue)] {
-        if let done = rendered.withLock({ $0.parts }) { return done }
-        let parts = agentParts()
-        return rendered.withLock { r in
-            if r.parts == nil { r.parts = parts }
-            return r.parts!
-        }
-    }
-
-    /// The checks in document order.
-    package var checks: [CheckRecord] { book.orderedRecords }
-
-    /// The ids of the checks; for a snapshot made from a rendered document, the document's.
-    var checkIDs: [String] {
-        if book.records.isEmpty, let document = rendered.withLock({ $0.document }) {
-            return (document["checks"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue }
-        }
-        return Array(book.records.keys)
-    }
-
-    /// Which checks exist and their states, as one number: equal when neither changed.
-    package var statesFingerprint: Int {
-        var sum = 0
-        for record in book.records.values {
-            var hasher = Hasher()
-            hasher.combine(record.id)
-            hasher.combine(record.state)
-            sum &+= hasher.finalize()
-        }
-        return sum
+        StatusDocumentWriter.bytes(of: self, pretty: true)
     }
 }

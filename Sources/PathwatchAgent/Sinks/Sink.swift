@@ -2,7 +2,7 @@ import PathwatchProbeKit
 import ServiceLifecycle
 
 /// What one report of one probe produced, as sinks receive it: the change events it raised (often
-/// none) and the snapshot after it, whose document is rendered only if a sink asks.
+/// none) and the complete snapshot after it, which each sink renders in its own format.
 public struct SinkBatch: Sendable {
     public var events: [ChangeEvent]
     public var snapshot: StatusSnapshot
@@ -17,20 +17,14 @@ public struct SinkBatch: Sendable {
         self.firstComplete = firstComplete
     }
 
-    public init(events: [ChangeEvent], document: JSONValue, state: CheckState, time: WallTime, path: PathSummary) {
-        self.init(events: events, snapshot: StatusSnapshot(document: document, state: state, time: time, path: path))
-    }
-
-    /// The status document, rendered on first use and shared.
-    public var document: JSONValue { snapshot.document }
     public var state: CheckState { snapshot.state }
     public var time: WallTime { snapshot.time }
     /// The connectivity path after this batch (a webhook holds deliveries while it is unsatisfied).
     public var path: PathSummary { snapshot.path }
 }
 
-/// What a sink reports about itself in the status document's `sinks` array. Never a secret and
-/// never a URL with credentials.
+/// What a sink reports about itself, captured in each snapshot (the status document's `sinks`,
+/// `/metrics`' `pathwatch_sink_*`). Never a secret and never a URL with credentials.
 public struct SinkStatus: Sendable {
     public var type: String
     /// Where it delivers, for people: a file path, "stdout", a URL without credentials or query.
@@ -55,21 +49,6 @@ public struct SinkStatus: Sendable {
         self.lastDelivery = lastDelivery
         self.lastError = lastError
     }
-
-    public var json: JSONValue {
-        var members: [(String, JSONValue)] = [
-            ("type", .string(type)),
-            ("target", .string(target)),
-            ("queued", .number(Double(queued))),
-            ("dropped", .number(Double(dropped))),
-        ]
-        if let rejected { members.append(("rejected", .number(Double(rejected)))) }
-        members += [
-            ("last_delivery", lastDelivery.map { .string($0.rfc3339) } ?? .null),
-            ("last_error", lastError.map(JSONValue.string) ?? .null),
-        ]
-        return .object(JSONObject(members))
-    }
 }
 
 /// A destination for events and documents, and a service of the agent's service group (run
@@ -81,7 +60,9 @@ public protocol Sink: Service, AnyObject {
     func submit(_ batch: SinkBatch)
     /// Delivers what is queued, waiting at most `timeout` seconds.
     func drain(timeout: Double)
-    /// Its queue and delivery state, for the status document.
+    /// Its queue and delivery state, taken into every snapshot: called after each report from
+    /// the reporting probe's thread, holding no lock of the agent's, so it takes only the sink's
+    /// own locks for a moment and never waits on the sink's delivery.
     func status() -> SinkStatus
     /// Begins delivering. A sink made by a reload starts only after the sinks it replaces are
     /// closed, so it never races them for what they own (a webhook's queue folder).

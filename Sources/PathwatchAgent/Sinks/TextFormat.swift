@@ -1,6 +1,6 @@
 import PathwatchProbeKit
 
-/// The text forms people read: one aligned line per event or document, and the multi-line
+/// The text forms people read: one aligned line per event or snapshot, and the multi-line
 /// table of `pathwatch once --format text`.
 public enum TextFormat {
     static let checkColumn = 28
@@ -16,30 +16,23 @@ public enum TextFormat {
     }
 
     /// `2026-11-21T20:52:10.004Z  status: warning  5 checks (4 ok, 1 warning)  path: Connected via Ethernet (eth0)`
-    package static func documentLine(_ document: JSONValue, state: CheckState, time: WallTime) -> String {
-        let checks = document["checks"]?.arrayValue ?? []
-        var counts: [String: Int] = [:]
-        for check in checks { counts[check["state"]?.stringValue ?? "unknown", default: 0] += 1 }
-        let breakdown = CheckState.allCases.compactMap { s in counts[s.name].map { "\($0) \(s.name)" } }.joined(separator: ", ")
-        let path = document["path"]?["description"]?.stringValue ?? ""
-        return "\(time.rfc3339)  status: \(pad(state.name, 8))  \(checks.count) checks (\(breakdown))  path: \(path)"
+    package static func documentLine(_ snapshot: StatusSnapshot) -> String {
+        let counts = snapshot.stateCounts
+        let total = counts.values.reduce(0, +)
+        let breakdown = CheckState.allCases.compactMap { s in counts[s].map { "\($0) \(s.name)" } }.joined(separator: ", ")
+        return "\(snapshot.time.rfc3339)  status: \(pad(snapshot.state.name, 8))  \(total) checks (\(breakdown))  path: \(snapshot.path.description)"
     }
 
     /// The table `pathwatch once --format text` prints.
-    public static func table(_ document: JSONValue) -> String {
-        let agent = document["agent"]?["name"]?.stringValue ?? ""
-        let time = document["time"]?.stringValue ?? ""
-        let state = document["state"]?.stringValue ?? ""
-        let path = document["path"]?["description"]?.stringValue ?? ""
-        let checks = document["checks"]?.arrayValue ?? []
-        let idWidth = max(5, checks.map { ($0["id"]?.stringValue ?? "").count }.max() ?? 0)
-        var lines = ["\(agent)  \(time)  state: \(state)", "path: \(path)", ""]
+    public static func table(_ snapshot: StatusSnapshot) -> String {
+        let checks = snapshot.checks
+        let idWidth = max(5, checks.map(\.id.count).max() ?? 0)
+        var lines = [
+            "\(snapshot.identity.name)  \(snapshot.time.rfc3339)  state: \(snapshot.state.name)", "path: \(snapshot.path.description)", "",
+        ]
         lines.append("\(pad("CHECK", idWidth))  \(pad("STATE", 8))  MESSAGE")
         for check in checks {
-            let id = check["id"]?.stringValue ?? ""
-            let s = check["state"]?.stringValue ?? ""
-            let message = check["message"]?.stringValue ?? ""
-            lines.append("\(pad(id, idWidth))  \(pad(s, 8))  \(message)")
+            lines.append("\(pad(check.id, idWidth))  \(pad(check.state.name, 8))  \(check.message)")
         }
         return lines.map(TextSafety.escaped).joined(separator: "\n")
     }

@@ -1,4 +1,6 @@
-/// The status document as one Nagios/Icinga plug-in line (SPEC §1):
+import PathwatchProbeKit
+
+/// A snapshot as one Nagios/Icinga plug-in line (SPEC §1):
 /// `PATHWATCH CRITICAL - 1 critical, 1 warning: disk//var 96% used; api/orion HTTP 503 | 'disk//var_used_pct'=96%;;`
 /// The text names the checks that are not ok, worst first; the performance data carries every
 /// check's metrics, with the units Nagios knows (`s`, `%`, `B`), under `check_metric` labels.
@@ -6,29 +8,23 @@ public enum NagiosFormat {
     /// UNKNOWN: the exit status of a configuration error in this format (not 78).
     public static let unknownExit: Int32 = 3
 
-    public static func line(_ document: JSONValue) -> String {
-        let state = document["state"]?.stringValue ?? "unknown"
-        let checks = document["checks"]?.arrayValue ?? []
-        let problems = checks.filter { ($0["state"]?.stringValue ?? "ok") != "ok" }
-            .sorted { severity($0["state"]?.stringValue) > severity($1["state"]?.stringValue) }
+    public static func line(_ snapshot: StatusSnapshot) -> String {
+        let checks = snapshot.checks
+        let problems = checks.filter { $0.state != .ok }.sorted { severity($0.state) > severity($1.state) }
         var counts: [String] = []
-        for s in ["critical", "unknown", "warning"] {
-            let n = problems.filter { $0["state"]?.stringValue == s }.count
-            if n > 0 { counts.append("\(n) \(s)") }
+        for s in [CheckState.critical, .unknown, .warning] {
+            let n = problems.filter { $0.state == s }.count
+            if n > 0 { counts.append("\(n) \(s.name)") }
         }
-        var summary = "PATHWATCH \(state.uppercased()) - "
+        var summary = "PATHWATCH \(snapshot.state.name.uppercased()) - "
         if problems.isEmpty {
-            summary += "\(checks.count) checks ok"
-            if let path = document["path"]?["description"]?.stringValue { summary += "; \(path)" }
+            summary += "\(checks.count) checks ok; \(snapshot.path.description)"
         } else {
-            summary += counts.joined(separator: ", ") + ": "
-                + problems.map { "\($0["id"]?.stringValue ?? "?") \($0["message"]?.stringValue ?? "")" }.joined(separator: "; ")
+            summary += counts.joined(separator: ", ") + ": " + problems.map { "\($0.id) \($0.message)" }.joined(separator: "; ")
         }
-        let performance = checks.flatMap { check -> [String] in
-            let id = check["id"]?.stringValue ?? ""
-            return (check["metrics"]?.objectValue?.members ?? []).compactMap { metric in
-                guard let value = metric.value.numberValue else { return nil }
-                return "'\(quoted("\(id)_\(metric.key)"))'=\(PrometheusText.number(value))\(unit(of: metric.key))"
+        let performance = checks.flatMap { check in
+            check.distinctMetrics.map { metric in
+                "'\(quoted("\(check.id)_\(metric.name)"))'=\(PrometheusText.number(metric.value))\(unit(of: metric.name))"
             }
         }
         // One line: a "|" or a line break inside a message would end the text early.
@@ -41,12 +37,12 @@ public enum NagiosFormat {
         "PATHWATCH UNKNOWN - " + TextSafety.escaped(reason).replacing("|", with: "/")
     }
 
-    private static func severity(_ state: String?) -> Int {
+    private static func severity(_ state: CheckState) -> Int {
         switch state {
-        case "critical": 3
-        case "unknown": 2
-        case "warning": 1
-        default: 0
+        case .critical: 3
+        case .unknown: 2
+        case .warning: 1
+        case .ok: 0
         }
     }
 

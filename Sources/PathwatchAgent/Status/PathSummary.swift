@@ -117,16 +117,6 @@ public struct PathSummary: Sendable, Equatable {
         default: "Other"
         }
     }
-
-    public var json: JSONValue {
-        .object(JSONObject([
-            ("status", .string(status.rawValue)),
-            ("type", .string(type)),
-            ("interface", interface.map(JSONValue.string) ?? .null),
-            ("expensive", .bool(expensive)),
-            ("description", .string(description)),
-        ] + (internet.map { [("internet", JSONValue.string($0.rawValue))] } ?? [])))
-    }
 }
 
 extension PathSummary.Internet {

@@ -1,81 +1,71 @@
-/// The Prometheus text exposition format 0.0.4: metric families, each with HELP and TYPE, then
-/// its samples. Names and label names are sanitised to the format's alphabets, label values
-/// escaped; non-finite values are never written (the document never holds any).
+/// The Prometheus text exposition format 0.0.4, written into bytes: metric families, each with
+/// HELP and TYPE, then its samples. A family's samples go to its own buffer as they come, and
+/// the families are joined in the order they first had one. Names and label names are
+/// sanitised to the format's alphabets, label values escaped; non-finite values are never
+/// written.
 struct PrometheusText {
     enum Kind: String {
         case gauge, counter
     }
 
     private struct Family {
+        var name: String
         var help: String
         var kind: Kind
-        var samples: [String] = []
+        var samples: [UInt8] = []
+        let nameBytes: [UInt8]
     }
 
-    private var order: [String] = []
-    private var families: [String: Family] = [:]
+    private var families: [Family] = []
+    private var places: [String: Int] = [:]
 
-    /// Adds one sample to family `name` (created with `help` and `kind` the first time).
+    /// The place of family `name`, made with `help` and `kind` the first time.
+    mutating func family(_ name: String, help: @autoclosure () -> String, _ kind: Kind = .gauge) -> Int {
+        if let place = places[name] { return place }
+        families.append(Family(name: name, help: help(), kind: kind, nameBytes: Array(name.utf8)))
+        places[name] = families.count - 1
+        return families.count - 1
+    }
+
+    /// Adds one sample to family `name` (made with `help` and `kind` the first time); `labels`
+    /// are `(name, value)` pairs, their names sanitised here.
     mutating func add(_ name: String, _ help: String, _ kind: Kind = .gauge, labels: [(String, String)] = [], value: Double) {
         guard value.isFinite else { return }
-        if families[name] == nil {
-            order.append(name)
-            families[name] = Family(help: help, kind: kind)
+        var rendered: [UInt8] = []
+        for (index, label) in labels.enumerated() {
+            rendered.append(index == 0 ? UInt8(ascii: "{") : UInt8(ascii: ","))
+            Self.writeLabel(name: Self.sanitizedLabelName(label.0), value: label.1, into: &rendered)
         }
-        let rendered = labels.isEmpty
-            ? ""
-            : "{" + labels.map { "\(Self.sanitizedLabelName($0.0))=\"\(Self.escaped($0.1))\"" }.joined(separator: ",") + "}"
-        families[name]?.samples.append("\(name)\(rendered) \(Self.number(value))")
+        if !labels.isEmpty { rendered.append(UInt8(ascii: "}")) }
+        add(to: family(name, help: help, kind), labels: rendered, value: value)
     }
 
-    var text: String {
-        var out = ""
-        for name in order {
-            guard let family = families[name] else { continue }
-            out += "# HELP \(name) \(Self.escapedHelp(family.help))\n# TYPE \(name) \(family.kind.rawValue)\n"
-            for sample in family.samples { out += sample + "\n" }
-        }
-        return out
+    /// Adds one sample to the family at `place`; `labels` is the rendered `{…}` (or nothing).
+    /// A non-finite value is left out.
+    mutating func add(to place: Int, labels: [UInt8], value: Double) {
+        appendSample(to: place, labels: labels, ending: Self.space, value: value)
     }
 
-    /// [a-zA-Z_:][a-zA-Z0-9_:]*, lower-cased, anything else an underscore.
-    static func sanitizedName(_ name: String) -> String {
-        var out = ""
-        for scalar in name.lowercased().unicodeScalars {
-            let ok = scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "_" || scalar == ":")
-            out.unicodeScalars.append(ok ? scalar : "_")
-        }
-        if let first = out.unicodeScalars.first, ("0"..."9").contains(first) { out = "_" + out }
-        return out.isEmpty ? "_" : out
+    /// Adds one sample to the family at `place`: its name, `labels`, then `ending` (the rest of
+    /// the labels, their `}` and the space before the value, already rendered), the value.
+    mutating func appendSample(to place: Int, labels: [UInt8], ending: [UInt8], value: Double) {
+        guard value.isFinite else { return }
+        families[place].samples.append(contentsOf: families[place].nameBytes)
+        families[place].samples += labels
+        families[place].samples += ending
+        Self.writeNumber(value, into: &families[place].samples)
+        families[place].samples.append(UInt8(ascii: "\n"))
     }
 
-    /// [a-zA-Z_][a-zA-Z0-9_]*, and never the reserved `__` prefix.
-    static func sanitizedLabelName(_ name: String) -> String {
-        var out = sanitizedName(name).replacing(":", with: "_")
-        while out.hasPrefix("__") { out.removeFirst() }
-        return out
-    }
+    private static let space = [UInt8(ascii: " ")]
 
-    static func escaped(_ value: String) -> String {
-        var out = ""
-        for c in value {
-            switch c {
-            case "\\": out += "\\\\"
-            case "\"": out += "\\\""
-            case "\n": out += "\\n"
-            default: out.append(c)
-            }
+    var bytes: [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(families.reduce(0) { $0 + $1.samples.count + 128 })
+        for family in families where !family.samples.isEmpty {
+            out += "# HELP \(family.name) \(Self.escapedHelp(family.help))\n# TYPE \(family.name) \(family.kind.rawValue)\n".utf8
+            out += family.samples
         }
         return out
-    }
-
-    static func escapedHelp(_ text: String) -> String {
-        text.replacing("\\", with: "\\\\").replacing("\n", with: "\\n")
-    }
-
-    /// Integers without a fraction, others with Swift's shortest round-trip form.
-    static func number(_ value: Double) -> String {
-        if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
-        return "\(value)"
     }
 }

@@ -1,15 +1,13 @@
 import PathwatchProbeKit
 
-/// Writes the status document (SPEC §3) as JSON text straight from the check book: the bytes
-/// `JSONSerializer` makes of `StatusDocument.build`'s tree, without building the tree. As a
-/// tree, every value of every check was an enum case and every check an ordered object, all
-/// walked again to print them: the largest part of what `once` and a status write cost per
-/// check. Strings and numbers still go through `JSONSerializer`, so escaping and number forms
-/// stay its own.
+/// Writes the status document (SPEC §3) as JSON text straight from a snapshot's typed values:
+/// the one writer of the document, for the file sink, `/status`, `once`, `/events` and webhook
+/// payloads. Strings and numbers go through `JSONSerializer`, so escaping and number forms are
+/// the project's one serializer's; the pretty form is its two-space layout.
 ///
-/// Where the tree would merge members (an object given one key twice keeps the first place and
-/// the last value), the writer hands that object to the tree and the serializer instead, so the
-/// text stays the tree's in every case.
+/// A check's members are always the same and in one order, and the checks of one probe repeat
+/// their probe, plug-in, metric and label names in the same places: those are written once per
+/// document and copied after (`RepeatedJSONStrings`), which is most of what writing a check costs.
 struct StatusDocumentWriter {
     let pretty: Bool
     private(set) var out: [UInt8] = []
@@ -27,79 +25,60 @@ struct StatusDocumentWriter {
         static let names = 2
     }
 
-    /// The document's own keys; `extra` members (`probes`, `sinks`) must not repeat them.
-    static let coreKeys: Set<String> = ["schema", "agent", "time", "state", "path", "checks"]
-
-    /// The document as JSON text: two-space indented when `pretty`, one line otherwise.
-    static func render(
-        identity: AgentIdentity, at time: WallTime, book: CheckBook, extra: [(String, JSONValue)] = [], pretty: Bool
-    ) -> String {
-        String(decoding: renderBytes(identity: identity, at: time, book: book, extra: extra, pretty: pretty), as: UTF8.self)
-    }
-
-    /// The document's UTF-8 bytes, for a caller that writes them as they are: making a String
-    /// of them validates every byte again (a tenth of `once`'s work per check at 1,000 checks).
-    static func renderBytes(
-        identity: AgentIdentity, at time: WallTime, book: CheckBook, extra: [(String, JSONValue)] = [], pretty: Bool
-    ) -> [UInt8] {
-        guard Self.canWrite(extra) else {
-            let document = StatusDocument.build(identity: identity, at: time, book: book, extra: extra).document
-            return Array(JSONSerializer.serialize(document, pretty: pretty).utf8)
-        }
-        let records = book.orderedRecords
+    /// The document's UTF-8 bytes: two-space indented when `pretty`, one line otherwise.
+    static func bytes(of snapshot: StatusSnapshot, pretty: Bool) -> [UInt8] {
+        let checks = snapshot.checks
         var writer = StatusDocumentWriter(pretty: pretty)
-        writer.out.reserveCapacity(512 + 640 * records.count)
-        writer.document(identity: identity, at: time, book: book, records: records, extra: extra)
+        writer.out.reserveCapacity(512 + 640 * checks.count + 320 * (snapshot.probes?.count ?? 0))
+        writer.document(snapshot, checks: checks)
         return writer.out
-    }
-
-    /// Extra members the writer can place as the tree would: none repeats a key.
-    private static func canWrite(_ extra: [(String, JSONValue)]) -> Bool {
-        var keys = coreKeys
-        return extra.allSatisfy { keys.insert($0.0).inserted }
     }
 
     private init(pretty: Bool) { self.pretty = pretty }
 
-    private mutating func document(
-        identity: AgentIdentity, at time: WallTime, book: CheckBook, records: [CheckRecord], extra: [(String, JSONValue)]
-    ) {
+    private mutating func document(_ snapshot: StatusSnapshot, checks: [CheckRecord]) {
         open(UInt8(ascii: "{"))
         key(Key.schema)
         JSONSerializer.writeNumber(Double(StatusDocument.schema), into: &out)
         key(Key.agent)
         open(UInt8(ascii: "{"))
-        key(Key.name)
-        JSONSerializer.writeString(identity.name, into: &out)
-        key(Key.version)
-        JSONSerializer.writeString(AgentIdentity.version, into: &out)
+        string(Key.name, snapshot.identity.name)
+        string(Key.version, AgentIdentity.version)
         key(Key.startedAt)
-        timestamp(identity.startedAt)
+        timestamp(snapshot.identity.startedAt)
         close(UInt8(ascii: "}"))
         key(Key.time)
-        timestamp(time)
-        key(Key.state)
-        JSONSerializer.writeString(StatusDocument.overallState(records).name, into: &out)
+        timestamp(snapshot.time)
+        string(Key.state, snapshot.state.name)
         key(Key.path)
-        value(book.path.json)
+        path(snapshot.path)
         key(Key.checks)
-        if records.isEmpty {
-            out += Self.emptyArray
-        } else {
-            open(UInt8(ascii: "["))
-            for record in records { check(record) }
-            close(UInt8(ascii: "]"))
+        array(checks) { $0.check($1) }
+        if let probes = snapshot.probes {
+            key(Key.probes)
+            array(probes) { $0.probe($1) }
         }
-        for (name, member) in extra {
-            key(name)
-            value(member)
+        if let sinks = snapshot.sinks {
+            key(Key.sinks)
+            array(sinks) { $0.sink($1) }
         }
         close(UInt8(ascii: "}"))
     }
 
-    /// One element of `checks`, as `StatusDocument.checkJSON` builds it.
+    private mutating func path(_ path: PathSummary) {
+        open(UInt8(ascii: "{"))
+        string(Key.status, path.status.rawValue)
+        string(Key.type, path.type)
+        optionalString(Key.interface, path.interface)
+        key(Key.expensive)
+        out += path.expensive ? Literal.true : Literal.false
+        string(Key.description, path.description)
+        if let internet = path.internet { string(Key.internet, internet.rawValue) }
+        close(UInt8(ascii: "}"))
+    }
+
+    /// One element of `checks`.
     private mutating func check(_ r: CheckRecord) {
-        element()
         open(UInt8(ascii: "{"))
         if checkKeys?.depth != depth { checkKeys = (depth, CheckKey.allCases.map(checkKeyText)) }
         checkKey(.id)
@@ -115,31 +94,56 @@ struct StatusDocumentWriter {
         checkKey(.message)
         JSONSerializer.writeString(r.message, into: &out)
         checkKey(.metrics)
-        if r.metrics.isEmpty {
-            out += Self.emptyObject
-        } else if Self.namesAreDistinct(r.metrics) {
+        let metrics = r.distinctMetrics
+        if metrics.isEmpty {
+            out += Literal.emptyObject
+        } else {
             open(UInt8(ascii: "{"))
-            for (place, metric) in r.metrics.enumerated() {
+            for (place, metric) in metrics.enumerated() {
                 repeatedKey(metric.name, slot: Slot.names + place)
                 JSONSerializer.writeNumber(metric.value, into: &out)
             }
             close(UInt8(ascii: "}"))
-        } else {
-            value(.object(JSONObject(r.metrics.map { ($0.name, JSONValue.number($0.value)) })))
         }
         if !r.labels.isEmpty {
             checkKey(.labels)
-            if Self.namesAreDistinct(r.labels) {
-                open(UInt8(ascii: "{"))
-                for (place, label) in r.labels.enumerated() {
-                    repeatedKey(label.name, slot: Slot.names + r.metrics.count + place)
-                    JSONSerializer.writeString(label.value, into: &out)
-                }
-                close(UInt8(ascii: "}"))
-            } else {
-                value(.object(JSONObject(r.labels.map { ($0.name, JSONValue.string($0.value)) })))
+            open(UInt8(ascii: "{"))
+            for (place, label) in r.distinctLabels.enumerated() {
+                repeatedKey(label.name, slot: Slot.names + metrics.count + place)
+                JSONSerializer.writeString(label.value, into: &out)
             }
+            close(UInt8(ascii: "}"))
         }
+        close(UInt8(ascii: "}"))
+    }
+
+    /// One element of `probes`: every member always there, null when there is nothing to say.
+    private mutating func probe(_ p: ProbeStatus) {
+        open(UInt8(ascii: "{"))
+        string(Key.id, p.id)
+        string(Key.plugin, p.plugin)
+        string(Key.isolation, p.isolation.rawValue)
+        string(Key.state, p.health.state.rawValue)
+        number(Key.restarts, Double(p.health.restarts))
+        optionalNumber(Key.pid, p.health.pid.map(Double.init))
+        key(Key.lastSampleAt)
+        if let at = p.lastSampleAt { timestamp(at) } else { out += Literal.null }
+        optionalNumber(Key.lastDurationMs, p.lastDurationMilliseconds)
+        optionalString(Key.lastError, p.health.lastError)
+        close(UInt8(ascii: "}"))
+    }
+
+    /// One element of `sinks`; `rejected` only for sinks that can be refused.
+    private mutating func sink(_ s: SinkStatus) {
+        open(UInt8(ascii: "{"))
+        string(Key.type, s.type)
+        string(Key.target, s.target)
+        number(Key.queued, Double(s.queued))
+        number(Key.dropped, Double(s.dropped))
+        if let rejected = s.rejected { number(Key.rejected, Double(rejected)) }
+        key(Key.lastDelivery)
+        if let at = s.lastDelivery { timestamp(at) } else { out += Literal.null }
+        optionalString(Key.lastError, s.lastError)
         close(UInt8(ascii: "}"))
     }
 
@@ -178,16 +182,6 @@ struct StatusDocumentWriter {
         first = false
     }
 
-    /// True when no name repeats. A check has a handful of metrics and labels: comparing each
-    /// with those before it is cheaper than hashing them. (Indices, not a lazy map of names: a
-    /// key path is projected through the runtime, and cost more than the rest of the check.)
-    private static func namesAreDistinct<Value>(_ items: [(name: String, value: Value)]) -> Bool {
-        for i in items.indices {
-            for j in 0..<i where items[j].name == items[i].name { return false }
-        }
-        return true
-    }
-
     // MARK: Structure
 
     private mutating func open(_ bracket: UInt8) {
@@ -201,6 +195,20 @@ struct StatusDocumentWriter {
         if pretty { JSONSerializer.newline(&out, depth) }
         out.append(bracket)
         first = false
+    }
+
+    /// `items` as an array, each element written by `write` after its comma and line.
+    private mutating func array<Item>(_ items: [Item], _ write: (inout Self, Item) -> Void) {
+        guard !items.isEmpty else {
+            out += Literal.emptyArray
+            return
+        }
+        open(UInt8(ascii: "["))
+        for item in items {
+            element()
+            write(&self, item)
+        }
+        close(UInt8(ascii: "]"))
     }
 
     /// Starts an array element: the comma after the one before, and its line.
@@ -217,12 +225,24 @@ struct StatusDocumentWriter {
         if pretty { out.append(UInt8(ascii: " ")) }
     }
 
-    /// Starts an object member with a name from the data.
-    private mutating func key(_ name: String) {
-        element()
-        JSONSerializer.writeString(name, into: &out)
-        out.append(UInt8(ascii: ":"))
-        if pretty { out.append(UInt8(ascii: " ")) }
+    private mutating func string(_ quoted: [UInt8], _ value: String) {
+        key(quoted)
+        JSONSerializer.writeString(value, into: &out)
+    }
+
+    private mutating func optionalString(_ quoted: [UInt8], _ value: String?) {
+        key(quoted)
+        if let value { JSONSerializer.writeString(value, into: &out) } else { out += Literal.null }
+    }
+
+    private mutating func number(_ quoted: [UInt8], _ value: Double) {
+        key(quoted)
+        JSONSerializer.writeNumber(value, into: &out)
+    }
+
+    private mutating func optionalNumber(_ quoted: [UInt8], _ value: Double?) {
+        key(quoted)
+        if let value { JSONSerializer.writeNumber(value, into: &out) } else { out += Literal.null }
     }
 
     /// Starts an object member whose name the checks before may have had in this place: its
@@ -237,11 +257,6 @@ struct StatusDocumentWriter {
             out.append(UInt8(ascii: ":"))
             if pretty { out.append(UInt8(ascii: " ")) }
         }
-    }
-
-    /// A value already in tree form (the path, the probes and sinks arrays), at this depth.
-    private mutating func value(_ value: JSONValue) {
-        JSONSerializer.write(value, into: &out, pretty: pretty, indent: depth)
     }
 
     private mutating func timestamp(_ time: WallTime) {
@@ -262,28 +277,12 @@ struct StatusDocumentWriter {
 
     /// Each state's name as a JSON string, by raw value.
     private static let quotedState: [[UInt8]] = CheckState.allCases.sorted { $0.rawValue < $1.rawValue }.map { Array("\"\($0.name)\"".utf8) }
-    private static let emptyArray = Array("[]".utf8)
-    private static let emptyObject = Array("{}".utf8)
 
-    /// The document's fixed keys, quoted and followed by their colon.
-    private enum Key {
-        static let schema = quoted("schema")
-        static let agent = quoted("agent")
-        static let name = quoted("name")
-        static let version = quoted("version")
-        static let startedAt = quoted("started_at")
-        static let time = quoted("time")
-        static let state = quoted("state")
-        static let path = quoted("path")
-        static let checks = quoted("checks")
-        static let id = quoted("id")
-        static let probe = quoted("probe")
-        static let plugin = quoted("plugin")
-        static let since = quoted("since")
-        static let message = quoted("message")
-        static let metrics = quoted("metrics")
-        static let labels = quoted("labels")
-
-        private static func quoted(_ key: String) -> [UInt8] { Array("\"\(key)\":".utf8) }
+    private enum Literal {
+        static let null = Array("null".utf8)
+        static let `true` = Array("true".utf8)
+        static let `false` = Array("false".utf8)
+        static let emptyArray = Array("[]".utf8)
+        static let emptyObject = Array("{}".utf8)
     }
 }

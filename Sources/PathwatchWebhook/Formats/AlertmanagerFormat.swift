@@ -45,7 +45,7 @@ struct AlertmanagerFormat: PayloadFormat {
         if batch.firstComplete { resendSoon = true }
         var out: [QueuedPayload] = []
         for event in batch.events {
-            let alerts = apply(event, record: batch.snapshot.book.records[event.check])
+            let alerts = apply(event, record: batch.snapshot.check(event.check))
             if !alerts.isEmpty { out.append(QueuedPayload(kind: .event, id: event.id, at: batch.time, json: .array(alerts))) }
         }
         return out

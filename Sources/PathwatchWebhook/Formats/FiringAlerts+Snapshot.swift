@@ -12,16 +12,14 @@ extension FiringAlerts {
     /// that is how an alert of the previous run is kept alive.
     init(snapshot: StatusSnapshot, told: FiringAlerts) {
         self.init()
-        let agent = snapshot.book.agentName
-        for record in snapshot.book.records.values {
-            guard record.state == record.announced else {
-                if let standing = told[record.id] { self[record.id] = standing }
-                continue
-            }
-            guard record.state != .ok else { continue }
-            self[record.id] = FiringAlert(
-                check: record.id, probe: record.probe, agent: agent, severity: record.state.name, message: record.message,
-                startsAt: record.since)
+        let agent = snapshot.identity.name
+        for id in snapshot.unannouncedCheckIDs {
+            if let standing = told[id] { self[id] = standing }
+        }
+        for check in snapshot.firingChecks {
+            self[check.id] = FiringAlert(
+                check: check.id, probe: check.probe, agent: agent, severity: check.state.name, message: check.message,
+                startsAt: check.since)
         }
     }
 }

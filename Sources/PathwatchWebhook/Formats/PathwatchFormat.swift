@@ -6,10 +6,10 @@ struct PathwatchFormat: PayloadFormat {
     func payloads(for batch: SinkBatch, triggers: Set<SinkTrigger>) -> [QueuedPayload] {
         var out: [QueuedPayload] = []
         if triggers.contains(.change) {
-            out += batch.events.map { QueuedPayload(kind: .event, id: $0.id, at: batch.time, json: $0.json) }
+            out += batch.events.map { QueuedPayload(kind: .event, id: $0.id, enqueuedAt: batch.time, body: $0.jsonBytes) }
         }
         if triggers.contains(.every) {
-            out.append(QueuedPayload(kind: .document, id: EventID.make(at: batch.time), at: batch.time, json: batch.document))
+            out.append(QueuedPayload(kind: .document, id: EventID.make(at: batch.time), enqueuedAt: batch.time, body: batch.snapshot.jsonBytes()))
         }
         return out
     }

@@ -1,0 +1,27 @@
+/// One probe as the agent itself sees it (SPEC §3 `probes`): which plug-in serves it and how,
+/// how its host is doing, and when it last reported — as node_exporter reports each collector's
+/// duration and success.
+public struct ProbeStatus: Sendable {
+    public var id: String
+    public var plugin: String
+    public var isolation: Isolation
+    /// The host's health; its last error already passed through the redactor.
+    public var health: ProbeHealth
+    public var lastSampleAt: WallTime?
+
+    public init(id: String, plugin: String, isolation: Isolation, health: ProbeHealth, lastSampleAt: WallTime?) {
+        self.id = id
+        self.plugin = plugin
+        self.isolation = isolation
+        self.health = health
+        self.lastSampleAt = lastSampleAt
+    }
+
+    /// The last sample's duration as the document states it: in milliseconds, to the microsecond.
+    var lastDurationMilliseconds: Double? {
+        health.lastDurationMilliseconds.map { ($0 * 1000).rounded() / 1000 }
+    }
+
+    /// The host is running and its last sample succeeded.
+    var succeeded: Bool { health.state == .running && health.lastError == nil }
+}

@@ -1,0 +1,83 @@
+import PathwatchProbeKit
+
+extension PrometheusExposition {
+    /// The series of the checks of one rendering: `pathwatch_check_state`, one series per state,
+    /// and each plug-in metric as `pathwatch_<plugin>_<metric>` in base units, labelled by
+    /// `check`, `probe` and the check's labels. What checks share is worked out once.
+    struct CheckSeries {
+        /// A plug-in's metric: the family it joins (placed with its first sample) and the factor
+        /// to its base unit, by plug-in and metric name.
+        private var metrics: [String: [String: Metric]] = [:]
+        private struct Metric {
+            var family: String
+            var help: String
+            var scale: Double
+            var place: Int?
+        }
+        /// A check label's name as written (`label_<name>` when it is one of ours), by its name.
+        private var labelNames: [String: String] = [:]
+        private var statePlace: Int?
+
+        private static let reserved: Set<String> = ["check", "probe", "plugin", "state"]
+        /// `",state=\"ok\"} "`…: the end of each state series' labels, by state.
+        private static let stateEndings: [(state: CheckState, text: [UInt8])] = PrometheusExposition.states.map {
+            ($0, Array(",state=\"\($0.name)\"} ".utf8))
+        }
+
+        mutating func render(_ check: CheckRecord, into out: inout PrometheusText) {
+            // `{check="…",probe="…"`: the start of every series of this check.
+            var identity: [UInt8] = []
+            identity.reserveCapacity(64)
+            identity += "{check=".utf8
+            PrometheusText.writeQuoted(check.id, into: &identity)
+            identity += ",probe=".utf8
+            PrometheusText.writeQuoted(check.probe, into: &identity)
+
+            var stateLabels = identity
+            stateLabels += ",plugin=".utf8
+            PrometheusText.writeQuoted(check.plugin, into: &stateLabels)
+            let place = statePlace ?? out.family(
+                "pathwatch_check_state", help: "The check's state: one series per state, 1 for the current one.")
+            statePlace = place
+            for (state, ending) in Self.stateEndings {
+                out.appendSample(to: place, labels: stateLabels, ending: ending, value: state == check.state ? 1 : 0)
+            }
+
+            let values = check.distinctMetrics
+            guard !values.isEmpty else { return }
+            var labels = identity
+            for label in check.distinctLabels {
+                labels.append(UInt8(ascii: ","))
+                PrometheusText.writeLabel(name: labelName(label.name), value: label.value, into: &labels)
+            }
+            labels += "} ".utf8
+            for metric in values {
+                var known = metrics[check.plugin]?[metric.name] ?? Self.metric(metric.name, plugin: check.plugin)
+                let value = metric.value * known.scale
+                // A family takes its place in the text with its first sample that is written.
+                guard value.isFinite else { continue }
+                if known.place == nil {
+                    known.place = out.family(known.family, help: known.help)
+                    self.metrics[check.plugin, default: [:]][metric.name] = known
+                }
+                out.appendSample(to: known.place!, labels: [], ending: labels, value: value)
+            }
+        }
+
+        /// A check label named like one of ours keeps its value under a prefixed name.
+        private mutating func labelName(_ name: String) -> String {
+            if let known = labelNames[name] { return known }
+            let sanitized = PrometheusText.sanitizedLabelName(name)
+            let written = PrometheusText.sanitizedLabelName(Self.reserved.contains(sanitized) ? "label_\(sanitized)" : sanitized)
+            labelNames[name] = written
+            return written
+        }
+
+        private static func metric(_ metric: String, plugin: String) -> Metric {
+            let name = MetricName(pluginMetric: metric)
+            return Metric(
+                family: "pathwatch_\(PrometheusText.sanitizedName(plugin))_\(name.base)",
+                help: "The \(plugin) plug-in's \(metric) metric, in base units.", scale: name.scale)
+        }
+    }
+}
