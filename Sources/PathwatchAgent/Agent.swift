@@ -73,7 +73,7 @@ public final class Agent: Sendable {
         if created.isEmpty, let observer {
             observer.agentReported(state.withLock { AgentSummary(sequence: 0, book: $0.book) }, firstComplete: true)
         }
-        logger.info("pathwatch \(AgentIdentity.version) started as \(identity.name): \(created.count) probes, \(sinks.count) sinks")
+        logger.info("pathwatch \(AgentIdentity.version) started as \(identity.name): \(Plural.count(created.count, "probe")), \(Plural.count(sinks.count, "sink"))")
     }
 
     private func add(_ created: ProbeSetup.Created, loaded: LoadedConfig, into s: inout State) -> ProbeRunner {

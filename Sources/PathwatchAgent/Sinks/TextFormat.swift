@@ -22,7 +22,7 @@ public enum TextFormat {
         for check in checks { counts[check["state"]?.stringValue ?? "unknown", default: 0] += 1 }
         let breakdown = CheckState.allCases.compactMap { s in counts[s.name].map { "\($0) \(s.name)" } }.joined(separator: ", ")
         let path = document["path"]?["description"]?.stringValue ?? ""
-        return "\(time.rfc3339)  status: \(pad(state.name, 8))  \(checks.count) checks (\(breakdown))  path: \(path)"
+        return "\(time.rfc3339)  status: \(pad(state.name, 8))  \(Plural.count(checks.count, "check")) (\(breakdown))  path: \(path)"
     }
 
     /// The table `pathwatch once --format text` prints.

@@ -18,7 +18,7 @@ public enum NagiosFormat {
         }
         var summary = "PATHWATCH \(state.uppercased()) - "
         if problems.isEmpty {
-            summary += "\(checks.count) checks ok"
+            summary += "\(Plural.count(checks.count, "check")) ok"
             if let path = document["path"]?["description"]?.stringValue { summary += "; \(path)" }
         } else {
             summary += counts.joined(separator: ", ") + ": "
@@ -26,9 +26,10 @@ public enum NagiosFormat {
         }
         let performance = checks.flatMap { check -> [String] in
             let id = check["id"]?.stringValue ?? ""
+            let names = (check["metrics"]?.objectValue?.members ?? []).map(\.key)
             return (check["metrics"]?.objectValue?.members ?? []).compactMap { metric in
                 guard let value = metric.value.numberValue else { return nil }
-                return "'\(quoted("\(id)_\(metric.key)"))'=\(PrometheusText.number(value))\(unit(of: metric.key))"
+                return "'\(quoted(MetricWording.nagiosLabel(checkID: id, metric: metric.key, siblings: names)))'=\(PrometheusText.number(value))\(unit(of: metric.key))"
             }
         }
         // One line: a "|" or a line break inside a message would end the text early.
@@ -51,12 +52,7 @@ public enum NagiosFormat {
     }
 
     /// Units of the Nagios plug-in guidelines for the metric suffixes plug-ins use.
-    private static func unit(of metric: String) -> String {
-        if metric.hasSuffix("_ms") { return "ms" }
-        if metric.hasSuffix("_pct") { return "%" }
-        if metric.hasSuffix("_bytes") { return "B" }
-        return ""
-    }
+    private static func unit(of metric: String) -> String { MetricWording.nagiosUnit(of: metric) }
 
     /// A single quote inside a label is written twice (the guidelines' escape).
     private static func quoted(_ label: String) -> String { label.replacing("'", with: "''").replacing("=", with: "_") }

@@ -54,7 +54,7 @@ enum PrometheusExposition {
             let name = MetricName(pluginMetric: metric.key)
             let family = "pathwatch_\(PrometheusText.sanitizedName(plugin))_\(name.base)"
             out.add(
-                family, "The \(plugin) plug-in's \(metric.key) metric, in base units.",
+                family, MetricWording.prometheusHelp(plugin: plugin, metric: metric.key),
                 labels: [("check", id), ("probe", probe)] + labels, value: value * name.scale)
         }
     }
