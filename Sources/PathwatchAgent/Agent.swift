@@ -224,10 +224,29 @@ public final class Agent: Sendable {
         logger.notice("configuration reloaded: \(started.count) probes (re)started, \(stopped.count) stopped, \(next.config.probes.count - started.count) kept")
     }
 
-    /// Stops every probe. The sinks deliver what they hold when the service group shuts their
-    /// SinkGroup down, after this.
+    /// How long a stop waits for isolated probes' children to end. Each is told to end, killed
+    /// 2 s later if still busy (ChildProcess.finish), and waited for at most 3 s.
+    static let childStopLimit = 4.0
+
+    /// Stops every probe, all at once (each instance is destroyed on its runner's own thread),
+    /// and waits, at most `childStopLimit` seconds, until every isolated probe's child has ended:
+    /// the agent exits once its sinks drained, after this, and no child may outlive it (under
+    /// systemd the unit's remaining processes would be killed; elsewhere they would linger as
+    /// orphans). A thousand children end in the time the host needs to end a thousand
+    /// processes, about 3 s on two cores. Inline probes are not waited for: a hung inline call
+    /// keeps its destroy for as long as it hangs.
+    /// The sinks deliver what they hold when the service group shuts their SinkGroup down.
     public func stop() {
         let runners = state.withLock { s in s.probes.values.map(\.runner) }
-        runners.forEach { $0.stop() }
+        let childrenEnded = DispatchGroup()
+        for runner in runners {
+            guard runner.instance.isolation == .process else {
+                runner.stop()
+                continue
+            }
+            childrenEnded.enter()
+            runner.stop { childrenEnded.leave() }
+        }
+        _ = childrenEnded.wait(timeout: .now() + Self.childStopLimit)
     }
 }
