@@ -60,7 +60,10 @@ extension Pathwatch.Plugins {
         let configJSON: String
         do {
             file = try TrialInputs.libraryPath(argument)
-            configJSON = try TrialInputs.probeConfig(try probeConfigArgument())
+            // Read here for a clear error before any child starts; the child reads `@FILE` again
+            // itself (PluginTrial.configJSON).
+            configJSON = try probeConfigArgument()
+            _ = try TrialInputs.probeConfig(configJSON)
         } catch {
             throw ValidationError(error.description)
         }
@@ -94,13 +97,14 @@ struct TryPluginChild: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "_try-plugin", shouldDisplay: false)
 
     @Argument var file: String
-    @Argument var configJSON: String
+    /// JSON text or `@FILE`.
+    @Argument var configArgument: String
     /// The trial's deadline (CLOCK_MONOTONIC nanoseconds), told to create and sample.
     @Argument var deadlineNanoseconds: Int64
 
     func run() throws {
         let deadline = Deadline(monotonicNanoseconds: deadlineNanoseconds)
-        let status = PluginTrialChild.run(file: file, configJSON: configJSON, deadline: deadline)
+        let status = PluginTrialChild.run(file: file, configArgument: configArgument, deadline: deadline)
         if status != 0 { throw ExitCode(status) }
     }
 }

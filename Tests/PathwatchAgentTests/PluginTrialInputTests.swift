@@ -39,6 +39,14 @@ import Testing
         #expect(fromFile.status == 0, "\(fromFile.stdout)\(fromFile.stderr)")
         #expect(fromFile.stdout.contains("sample: 4 observations"), "\(fromFile.stdout)")
 
+        // A file longer than one command-line argument may be (128 KiB) still reaches the plug-in.
+        let padding = String(repeating: "x", count: 200_000)
+        let large = try writeConfig(#"{"checks": 5, "padding": "\#(padding)"}"#, in: dir, name: "large.json")
+        try Unprivileged.own(dir)
+        let fromLarge = try run(Unprivileged.pathwatch(["plugins", "--try", library, "--probe-config", "@\(large.path)"]), timeout: 60)
+        #expect(fromLarge.status == 0, "\(fromLarge.stdout)\(fromLarge.stderr)")
+        #expect(fromLarge.stdout.contains("sample: 5 observations"), "\(fromLarge.stdout)")
+
         let unreadable = try run(Unprivileged.pathwatch(["plugins", "--try", library, "--probe-config", "@\(dir.path)/none.json"]), timeout: 60)
         #expect(unreadable.status != 0)
         #expect(unreadable.stderr.contains("--probe-config @\(dir.path)/none.json: cannot read the probe's config"), "\(unreadable.stderr)")

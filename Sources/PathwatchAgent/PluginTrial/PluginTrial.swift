@@ -40,6 +40,9 @@ public struct PluginTrial: Sendable {
 
     public var executable: String
     public var file: String
+    /// The probe's config as JSON text, or `@FILE`, which the child reads: a file's text may be
+    /// longer than one argument of a command line may be (128 KiB), and the child then would
+    /// not start at all ("Argument list too long").
     public var configJSON: String
     public var timeoutSeconds: Double
 
