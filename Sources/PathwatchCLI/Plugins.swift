@@ -31,8 +31,9 @@ extension Pathwatch {
 
         func run() throws {
             if let tryFile { return try runTrial(tryFile) }
-            // Listing opens every plug-in file in this process, and a library's constructor may
-            // print to descriptor 1: the list keeps a descriptor of its own (AgentOutput).
+            // With inline isolation the list opens every plug-in file in this process (isolated,
+            // a child reads them), and a library's constructor may print to descriptor 1: the
+            // list keeps a descriptor of its own (AgentOutput).
             AgentOutput.claim()
             let loaded = options.loadConfig()
             let catalog = PluginCatalog.discover(for: loaded, logger: options.makeLogger(redactor: loaded.redactor))
