@@ -47,12 +47,30 @@ public final class Agent: Sendable {
         self.state = Mutex(State(loaded: config, catalog: PluginCatalog(), book: CheckBook(agentName: config.config.agent.name)))
     }
 
-    /// Loads plug-ins, creates every probe and sink, and starts sampling.
+    /// Set by `cancelStart()`.
+    private let startCancelled = Atomic<Bool>(false)
+
+    /// A stop was asked for while `start` runs. Creating a thousand isolated probes starts a
+    /// thousand children one after the other (25 s on two busy cores), and a stop that waited
+    /// for all of them overran the unit's TimeoutStopSec: `start` creates no more, and the stop
+    /// that follows ends those it did create.
+    public func cancelStart() { startCancelled.store(true, ordering: .releasing) }
+
+    /// Loads plug-ins, creates every probe and sink, and starts sampling; after `cancelStart()`,
+    /// only hands the probes created so far to `stop()`.
     public func start() throws(ConfigError) {
         let loaded = state.withLock { $0.loaded }
         let catalog = PluginCatalog.discover(for: loaded, logger: logger, needing: Set(loaded.config.probes.map(\.plugin)))
         for refusal in catalog.refused { logger.warning("plug-in refused: \(refusal)") }
-        let created = try ProbeSetup.instantiate(loaded, catalog: catalog, logger: logger)
+        let created = try ProbeSetup.instantiate(loaded, catalog: catalog, logger: logger) {
+            self.startCancelled.load(ordering: .acquiring)
+        }
+        if startCancelled.load(ordering: .acquiring) {
+            // Runners that never start: stop() destroys their instances, all at once.
+            state.withLock { s in _ = created.map { add($0, loaded: loaded, into: &s) } }
+            logger.notice("stopped while starting: \(created.count) of \(Plural.count(loaded.config.probes.count, "probe")) created, none started")
+            return
+        }
         let sinks = loaded.config.sinks.map {
             sinkFactory.make(
                 $0, baseDirectory: loaded.baseDirectory, stateDirectory: loaded.stateDirectory, interval: loaded.config.agent.interval,
