@@ -30,10 +30,9 @@ shlibs=$(cd "$work" && dpkg-shlibdeps -O -l"$root/usr/lib/pathwatch" -e"$root/us
 depends="$shlibs, libcurl4 (>= 7.85.0), libsystemd0, procps"
 
 install -d "$root/DEBIAN" "$root/usr/share/doc/pathwatch"
-# The documents, at their paths in the repository, so the README's relative links resolve:
-# README.md, docs/, the plug-ins' and the webhook sink's READMEs, and the benchmark results.
-(cd "$here/.." && find README.md docs bench/RESULTS.md Plugins Sources/PathwatchWebhook/README.md \
-    \( -path 'docs/*' -o -name README.md -o -path bench/RESULTS.md \) -type f) | while read -r file; do
+# The documents, at their paths in the repository, so the README's relative links resolve
+# (doc-files.sh lists them: the READMEs, docs/, the benchmark results and what they link to).
+"$here/doc-files.sh" | while read -r file; do
     install -D -m 0644 "$here/../$file" "$root/usr/share/doc/pathwatch/$file"
 done
 for script in postinst prerm postrm; do install -m 0755 "$here/deb/$script" "$root/DEBIAN/$script"; done

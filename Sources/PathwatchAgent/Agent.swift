@@ -43,12 +43,30 @@ public final class Agent: Sendable {
         self.state = Mutex(State(loaded: config, catalog: PluginCatalog(), book: CheckBook(agentName: config.config.agent.name)))
     }
 
-    /// Loads plug-ins, creates every probe and sink, and starts sampling.
+    /// Set by `cancelStart()`.
+    private let startCancelled = Atomic<Bool>(false)
+
+    /// A stop was asked for while `start` runs. Creating a thousand isolated probes starts a
+    /// thousand children one after the other (25 s on two busy cores), and a stop that waited
+    /// for all of them overran the unit's TimeoutStopSec: `start` creates no more, and the stop
+    /// that follows ends those it did create.
+    public func cancelStart() { startCancelled.store(true, ordering: .releasing) }
+
+    /// Loads plug-ins, creates every probe and sink, and starts sampling; after `cancelStart()`,
+    /// only hands the probes created so far to `stop()`.
     public func start() throws(ConfigError) {
         let loaded = state.withLock { $0.loaded }
         let catalog = PluginCatalog.discover(for: loaded, logger: logger, needing: Set(loaded.config.probes.map(\.plugin)))
         for refusal in catalog.refused { logger.warning("plug-in refused: \(refusal)") }
-        let created = try ProbeSetup.instantiate(loaded, catalog: catalog, logger: logger)
+        let created = try ProbeSetup.instantiate(loaded, catalog: catalog, logger: logger) {
+            self.startCancelled.load(ordering: .acquiring)
+        }
+        if startCancelled.load(ordering: .acquiring) {
+            // Runners that never start: stop() destroys their instances, all at once.
+            state.withLock { s in _ = created.map { add($0, loaded: loaded, into: &s) } }
+            logger.notice("stopped while starting: \(created.count) of \(Plural.count(loaded.config.probes.count, "probe")) created, none started")
+            return
+        }
         let sinks = loaded.config.sinks.map { $0.makeSink(in: loaded, logger: logger) }
         let runners = state.withLock { s -> [ProbeRunner] in
             s.catalog = catalog
@@ -65,7 +83,7 @@ public final class Agent: Sendable {
         if created.isEmpty, let observer {
             observer.agentReported(state.withLock { AgentSummary(sequence: 0, book: $0.book) }, firstComplete: true)
         }
-        logger.info("pathwatch \(AgentIdentity.version) started as \(identity.name): \(created.count) probes, \(sinks.count) sinks")
+        logger.info("pathwatch \(AgentIdentity.version) started as \(identity.name): \(Plural.count(created.count, "probe")), \(Plural.count(sinks.count, "sink"))")
     }
 
     private func add(_ created: ProbeSetup.Created, loaded: LoadedConfig, into s: inout State) -> ProbeRunner {
@@ -219,10 +237,29 @@ public final class Agent: Sendable {
         return new.firstIndex { $0.type == old.type && $0.settings.exclusiveClaim?.key == claim.key }
     }
 
-    /// Stops every probe. The sinks deliver what they hold when the service group shuts their
-    /// SinkGroup down, after this.
+    /// How long a stop waits for isolated probes' children to end. Each is told to end, killed
+    /// 2 s later if still busy (ChildProcess.finish), and waited for at most 3 s.
+    static let childStopLimit = 4.0
+
+    /// Stops every probe, all at once (each instance is destroyed on its runner's own thread),
+    /// and waits, at most `childStopLimit` seconds, until every isolated probe's child has ended:
+    /// the agent exits once its sinks drained, after this, and no child may outlive it (under
+    /// systemd the unit's remaining processes would be killed; elsewhere they would linger as
+    /// orphans). A thousand children end in the time the host needs to end a thousand
+    /// processes, about 3 s on two cores. Inline probes are not waited for: a hung inline call
+    /// keeps its destroy for as long as it hangs.
+    /// The sinks deliver what they hold when the service group shuts their SinkGroup down.
     public func stop() {
         let runners = state.withLock { s in s.probes.values.map(\.runner) }
-        runners.forEach { $0.stop() }
+        let childrenEnded = DispatchGroup()
+        for runner in runners {
+            guard runner.instance.isolation == .process else {
+                runner.stop()
+                continue
+            }
+            childrenEnded.enter()
+            runner.stop { childrenEnded.leave() }
+        }
+        _ = childrenEnded.wait(timeout: .now() + Self.childStopLimit)
     }
 }

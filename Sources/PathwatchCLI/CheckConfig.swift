@@ -11,6 +11,9 @@ extension Pathwatch {
         @OptionGroup var options: CommonOptions
 
         func run() throws {
+            // An inline probe's plug-in is created in this process and may print to descriptor 1:
+            // the verdict keeps a descriptor of its own, as the agent's output does.
+            AgentOutput.claim()
             let loaded = options.loadConfig()
             let logger = options.makeLogger(redactor: loaded.redactor)
             let catalog = PluginCatalog.discover(for: loaded, logger: logger)
@@ -24,18 +27,21 @@ extension Pathwatch {
             // A plug-in whose child died creating its instance is not a configuration error (the
             // agent would start it again), but the operator should know before starting.
             for c in created where c.instance.health.state != .running {
-                print("warning: probe \(c.config.id): \(loaded.redactor.redact(c.instance.health.lastError ?? "not running"))")
+                say("warning: probe \(c.config.id): \(loaded.redactor.redact(c.instance.health.lastError ?? "not running"))")
             }
             created.forEach { $0.instance.destroy() }
             // A refusal names its file, whose folder may be a substituted secret.
-            for refusal in catalog.refused { print("note: plug-in refused: \(loaded.redactor.redact(refusal.description))") }
+            for refusal in catalog.refused { say("note: plug-in refused: \(loaded.redactor.redact(refusal.description))") }
             DescriptorLimit.raiseSoftToHard()
-            if let shortage = DescriptorLimit.shortage(for: loaded.config) { print("warning: \(shortage)") }
+            if let shortage = DescriptorLimit.shortage(for: loaded.config) { say("warning: \(shortage)") }
             let fragments = loaded.origins.fragments
             let from = fragments.isEmpty ? "" : " with \(fragments.joined(separator: ", "))"
-            print(
-                "\(loaded.file)\(from): valid (\(created.count) probes, \(loaded.config.sinks.count) sinks); "
-                    + "limits: \(ConfigLoader.maxProbes) probes, max_observations per probe up to 100000")
+            say(
+                "\(loaded.file)\(from): valid (\(Plural.count(created.count, "probe")), \(Plural.count(loaded.config.sinks.count, "sink"))); "
+                    + "limits: \(ConfigBounds.summary)")
         }
+
+        /// One line of the verdict, on the command's own output (AgentOutput).
+        private func say(_ line: String) { AgentOutput.write(line + "\n") }
     }
 }

@@ -10,9 +10,10 @@ extension Pathwatch {
             abstract: "List the plug-ins found in the configured folders, and why any file was refused; or try one library.",
             discussion: """
                 With --try FILE, loads that one library in a child process (never in this one), creates an \
-                instance from --config (the probe's config as JSON text, default {}), samples it once and \
-                prints what it emitted, or why it failed: a plug-in author's first test. Exit 0 when create \
-                and sample succeeded, 1 otherwise.
+                instance from --probe-config (the probe's config as JSON text, or @FILE for a file holding it; \
+                default {}), samples it once and prints what it emitted, or why it failed: a plug-in author's \
+                first test. A FILE without a slash is a file in the current folder. Exit 0 when create and \
+                sample succeeded, 1 otherwise.
                 """)
 
         @OptionGroup var options: CommonOptions
@@ -20,11 +21,20 @@ extension Pathwatch {
         @Option(name: .customLong("try"), help: "A plug-in library to load in a child process, create and sample once.")
         var tryFile: String?
 
+        @Option(
+            name: .customLong("probe-config"),
+            help: "With --try: the probe's config, as JSON text or @FILE (default {}).")
+        var probeConfig: String?
+
         @Option(help: "With --try: seconds the trial may take before the child is killed.")
         var timeout: Double = 10
 
         func run() throws {
             if let tryFile { return try runTrial(tryFile) }
+            // With inline isolation the list opens every plug-in file in this process (isolated,
+            // a child reads them), and a library's constructor may print to descriptor 1: the
+            // list keeps a descriptor of its own (AgentOutput).
+            AgentOutput.claim()
             let loaded = options.loadConfig()
             let catalog = PluginCatalog.discover(for: loaded, logger: options.makeLogger(redactor: loaded.redactor))
             let rows = catalog.plugins.map { p in
@@ -33,19 +43,31 @@ extension Pathwatch {
             let header = ["NAME", "VERSION", "ABI", "FILE", "DESCRIPTION"]
             let widths = (0..<4).map { i in ([header] + rows).map { $0[i].count }.max() ?? 0 }
             for row in [header] + rows {
-                print((0..<4).map { row[$0].padding(widths[$0]) }.joined(separator: "  ") + "  " + row[4])
+                say((0..<4).map { row[$0].padding(widths[$0]) }.joined(separator: "  ") + "  " + row[4])
             }
             if !catalog.refused.isEmpty {
-                print("\nREFUSED")
-                for refusal in catalog.refused { print("\(refusal.path): \(refusal.reason)") }
+                say("\nREFUSED")
+                for refusal in catalog.refused { say("\(refusal.path): \(refusal.reason)") }
             }
         }
+
+        private func say(_ line: String) { AgentOutput.write(line + "\n") }
     }
 }
 
 extension Pathwatch.Plugins {
-    func runTrial(_ file: String) throws {
-        let configJSON = options.config ?? "{}"
+    func runTrial(_ argument: String) throws {
+        let file: String
+        let configJSON: String
+        do {
+            file = try TrialInputs.libraryPath(argument)
+            // Read here for a clear error before any child starts; the child reads `@FILE` again
+            // itself (PluginTrial.configJSON).
+            configJSON = try probeConfigArgument()
+            _ = try TrialInputs.probeConfig(configJSON)
+        } catch {
+            throw ValidationError(error.description)
+        }
         var executable = [CChar](repeating: 0, count: 4096)
         let length = readlink("/proc/self/exe", &executable, executable.count - 1)
         guard length > 0 else { throw ValidationError("cannot find this executable (/proc/self/exe)") }
@@ -53,8 +75,21 @@ extension Pathwatch.Plugins {
             executable: String(decoding: executable[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self),
             file: file, configJSON: configJSON, timeoutSeconds: timeout)
         let outcome = try trial.run()
-        for line in PluginTrial.describe(outcome, file: file) { print(line) }
+        for line in PluginTrial.describe(outcome, file: argument) { print(line) }
         if !outcome.succeeded { throw ExitCode(1) }
+    }
+
+    /// `--probe-config`, or `--config`, which meant the probe's JSON text here before it had a name
+    /// of its own (everywhere else `--config` is the configuration file): still taken, with a word.
+    private func probeConfigArgument() throws(TrialInputs.Problem) -> String {
+        switch (probeConfig, options.config) {
+        case (let given?, nil): return given
+        case (nil, let old?):
+            printError("warning: with --try, --config is deprecated; use --probe-config JSON or --probe-config @FILE")
+            return old
+        case (_?, _?): throw TrialInputs.Problem(description: "--try takes --probe-config, not --config as well")
+        case (nil, nil): return "{}"
+        }
     }
 }
 
@@ -63,13 +98,14 @@ struct TryPluginChild: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "_try-plugin", shouldDisplay: false)
 
     @Argument var file: String
-    @Argument var configJSON: String
+    /// JSON text or `@FILE`.
+    @Argument var configArgument: String
     /// The trial's deadline (CLOCK_MONOTONIC nanoseconds), told to create and sample.
     @Argument var deadlineNanoseconds: Int64
 
     func run() throws {
         let deadline = Deadline(monotonicNanoseconds: deadlineNanoseconds)
-        let status = PluginTrialChild.run(file: file, configJSON: configJSON, deadline: deadline)
+        let status = PluginTrialChild.run(file: file, configArgument: configArgument, deadline: deadline)
         if status != 0 { throw ExitCode(status) }
     }
 }

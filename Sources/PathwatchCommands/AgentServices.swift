@@ -12,8 +12,13 @@ struct AgentService: Service {
     /// and the task pool only awaits them.
     func run() async throws {
         let agent = agent
-        let started = await onThreadOfItsOwn(named: "pw-agent-start") { () -> Result<Void, any Error> in
-            Result { try agent.start() }
+        // A stop asked for while starting cuts the start short (Agent.cancelStart).
+        let started = await withGracefulShutdownHandler {
+            await onThreadOfItsOwn(named: "pw-agent-start") { () -> Result<Void, any Error> in
+                Result { try agent.start() }
+            }
+        } onGracefulShutdown: {
+            agent.cancelStart()
         }
         if case .failure(let error) = started {
             await onThreadOfItsOwn(named: "pw-agent-stop") { agent.stop() }

@@ -74,7 +74,7 @@ struct InstallLayoutTests {
 
         // Commands the agent's executable does not read itself reach the installed companion.
         let checked = try hidden("'\(dest.path)/usr/bin/pathwatch' check-config --config '\(config.path)'")
-        #expect(checked.status == 0 && checked.stdout.contains("valid (1 probes"), "stdout: \(checked.stdout) stderr: \(checked.stderr)")
+        #expect(checked.status == 0 && checked.stdout.contains("valid (1 probe,"), "stdout: \(checked.stdout) stderr: \(checked.stderr)")
         let version = try hidden("'\(dest.path)/usr/bin/pathwatch' --version")
         #expect(version.status == 0 && version.stdout == "\(Distribution.version)\n", "stderr: \(version.stderr)")
     }

@@ -2,7 +2,7 @@ import Foundation
 import PathwatchTestSupport
 import Testing
 
-/// `pathwatch plugins --try FILE --config JSON`: one library loaded in a child process, created,
+/// `pathwatch plugins --try FILE --probe-config JSON`: one library loaded in a child process, created,
 /// sampled once; what it emitted, or why it failed — whatever the plug-in does to its process.
 @Suite(.onItsOwnThread) struct PluginTrialTests {
     let pathwatch = TestEnvironment.pathwatchBinary.path
@@ -12,7 +12,7 @@ import Testing
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         chmod(dir.path, 0o755)
         let file = try FixturePlugins.build(source, as: library, into: dir)
-        return try run([pathwatch, "plugins", "--try", file.path, "--config", config, "--timeout", timeout], timeout: 60)
+        return try run([pathwatch, "plugins", "--try", file.path, "--probe-config", config, "--timeout", timeout], timeout: 60)
     }
 
     @Test func aHealthyPluginShowsWhatItEmitted() throws {

@@ -112,7 +112,7 @@ import Testing
         try "ok fine\n".write(to: stateFile, atomically: true, encoding: .utf8)
         let ok = try run([pathwatch, "once", "--config", config.path, "--format", "nagios"])
         #expect(ok.status == 0)
-        #expect(ok.stdout.hasPrefix("PATHWATCH OK - 1 checks ok"))
+        #expect(ok.stdout.hasPrefix("PATHWATCH OK - 1 check ok"))
         let bad = try writeConfig(#"{"agent": {"interval": "1ns"}}"#, in: dir, name: "bad.json")
         let unknown = try run([pathwatch, "once", "--config", bad.path, "--format", "nagios"])
         #expect(unknown.status == 3)

@@ -51,10 +51,10 @@ import Testing
         let dir = try FixturePlugins.folderWithTestProbe()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         let file = dir.appendingPathComponent("libtestprobe.so").path
-        let result = try run(Unprivileged.pathwatch(["plugins", "--try", file, "--config", #"{"duplicate": true}"#]), timeout: 60)
+        let result = try run(Unprivileged.pathwatch(["plugins", "--try", file, "--probe-config", #"{"duplicate": true}"#]), timeout: 60)
         #expect(result.status == 1, "\(result.stdout)")
         #expect(result.stdout.contains("refused: check \"c0\": a second observation with this key"), "\(result.stdout)")
-        let healthy = try run(Unprivileged.pathwatch(["plugins", "--try", file, "--config", "{}"]), timeout: 60)
+        let healthy = try run(Unprivileged.pathwatch(["plugins", "--try", file, "--probe-config", "{}"]), timeout: 60)
         #expect(healthy.status == 0, "\(healthy.stdout)")
     }
 

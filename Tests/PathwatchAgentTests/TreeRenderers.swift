@@ -133,7 +133,7 @@ enum TreePrometheus {
             let name = MetricName(pluginMetric: metric.key)
             let family = "pathwatch_\(TreePrometheusText.sanitizedName(plugin))_\(name.base)"
             out.add(
-                family, "The \(plugin) plug-in's \(metric.key) metric, in base units.",
+                family, MetricWording.prometheusHelp(plugin: plugin, metric: metric.key),
                 labels: [("check", id), ("probe", probe)] + labels, value: value * name.scale)
         }
     }
@@ -180,7 +180,7 @@ enum TreeNagios {
         }
         var summary = "PATHWATCH \(state.uppercased()) - "
         if problems.isEmpty {
-            summary += "\(checks.count) checks ok"
+            summary += "\(Plural.count(checks.count, "check")) ok"
             if let path = document["path"]?["description"]?.stringValue { summary += "; \(path)" }
         } else {
             summary += counts.joined(separator: ", ") + ": "
@@ -188,9 +188,11 @@ enum TreeNagios {
         }
         let performance = checks.flatMap { check -> [String] in
             let id = check["id"]?.stringValue ?? ""
+            let names = (check["metrics"]?.objectValue?.members ?? []).map(\.key)
             return (check["metrics"]?.objectValue?.members ?? []).compactMap { metric in
                 guard let value = metric.value.numberValue else { return nil }
-                return "'\(quoted("\(id)_\(metric.key)"))'=\(TreePrometheusText.number(value))\(unit(of: metric.key))"
+                let label = MetricWording.nagiosLabel(checkID: id, metric: metric.key, siblings: names)
+                return "'\(quoted(label))'=\(TreePrometheusText.number(value))\(unit(of: metric.key))"
             }
         }
         // One line: a "|" or a line break inside a message would end the text early.
@@ -213,12 +215,7 @@ enum TreeNagios {
     }
 
     /// Units of the Nagios plug-in guidelines for the metric suffixes plug-ins use.
-    private static func unit(of metric: String) -> String {
-        if metric.hasSuffix("_ms") { return "ms" }
-        if metric.hasSuffix("_pct") { return "%" }
-        if metric.hasSuffix("_bytes") { return "B" }
-        return ""
-    }
+    private static func unit(of metric: String) -> String { MetricWording.nagiosUnit(of: metric) }
 
     /// A single quote inside a label is written twice (the guidelines' escape).
     private static func quoted(_ label: String) -> String { label.replacing("'", with: "''").replacing("=", with: "_") }

@@ -92,6 +92,7 @@ public enum ConfigLoader {
         do {
             try keepSecretsOutOfNames(&loaded.config, redactor: redactor, file: file)
             try validate(loaded.config, file: file, origins: origins)
+            try ConfigBounds.check(loaded.config, file: file)
             try ConfigHostChecks.checkPluginTimeouts(loaded)
         } catch {
             throw origins.relocate(error).redacted(by: redactor)

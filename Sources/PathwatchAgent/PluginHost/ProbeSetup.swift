@@ -20,13 +20,16 @@ public enum ProbeSetup {
     }
 
     /// Instances for `indices` of the config's probes (all when nil). On an error, instances
-    /// already created are destroyed before throwing.
-    public static func instantiate(_ loaded: LoadedConfig, catalog: PluginCatalog, only indices: [Int]? = nil, logger: AgentLogger? = nil)
-        throws(ConfigError) -> [Created]
-    {
+    /// already created are destroyed before throwing. Once `cancelled` says so (a stop asked for
+    /// while the agent starts), no more are created: those created so far are returned.
+    public static func instantiate(
+        _ loaded: LoadedConfig, catalog: PluginCatalog, only indices: [Int]? = nil, logger: AgentLogger? = nil,
+        cancelled: () -> Bool = { false }
+    ) throws(ConfigError) -> [Created] {
         let logger = logger ?? AgentLogger(logger: Logger(label: "pathwatch"), redactor: loaded.redactor)
         var created: [Created] = []
         for (i, probe) in loaded.config.probes.enumerated() where indices?.contains(i) ?? true {
+            if cancelled() { break }
             do {
                 let host = try instantiate(probe, index: i, loaded: loaded, catalog: catalog, logger: logger)
                 created.append(Created(index: i, config: probe, instance: host))

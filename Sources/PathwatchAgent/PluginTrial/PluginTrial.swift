@@ -11,6 +11,8 @@ public struct PluginTrial: Sendable {
         public var stderr: String
         public var ending: ChildEnding
         public var timedOut: Bool
+        /// The child's report was longer than `reportLimit`: the steps past the cut are lost.
+        public var reportCut = false
 
         /// The last stage the child started ("load", "create", "sample", "destroy", "done").
         public var lastStage: String { steps.last?["stage"]?.stringValue ?? "start" }
@@ -22,8 +24,25 @@ public struct PluginTrial: Sendable {
         public var succeeded: Bool { lastStage == "done" && !timedOut && ending == .exited(0) && refusals.isEmpty }
     }
 
+    /// How much of the child's report is read. A sample's observations arrive in one line, as
+    /// large as the plug-in made them: the agent takes a call's result up to its frame bound
+    /// (64 MiB), and the same observations written as JSON text may take up to twice that.
+    /// (A bound of 1 MiB, shared with stdout and stderr, cut any larger sample, whose line then
+    /// did not parse: the trial said the plug-in "exited with status 0 during sample".)
+    static let reportLimit = 2 * Frames.maximumLength
+
+    /// Observations printed one by one; the count says how many there were.
+    static let shownObservations = 1_000
+
+    /// The child's environment. Its Swift runtime would print a backtrace of the trial child
+    /// itself when a plug-in crashes it, which the trial would show as the plug-in's stderr.
+    static let childEnvironment = ["SWIFT_BACKTRACE": "enable=no"]
+
     public var executable: String
     public var file: String
+    /// The probe's config as JSON text, or `@FILE`, which the child reads: a file's text may be
+    /// longer than one argument of a command line may be (128 KiB), and the child then would
+    /// not start at all ("Argument list too long").
     public var configJSON: String
     public var timeoutSeconds: Double
 
@@ -38,11 +57,13 @@ public struct PluginTrial: Sendable {
         // The plug-in is told when the trial ends, as the agent tells it its deadlines.
         let deadline = MonotonicClock.nowNanoseconds() + Int64(timeoutSeconds * 1e9)
         let child = try TrialProcess.spawn(
-            executable, arguments: ["_try-plugin", file, configJSON, String(deadline)], extraDescriptor: PluginTrialChild.reportDescriptor)
-        let collected = child.collect(timeoutSeconds: timeoutSeconds)
+            executable, arguments: ["_try-plugin", file, configJSON, String(deadline)], extraDescriptor: PluginTrialChild.reportDescriptor,
+            environment: Self.childEnvironment)
+        let collected = child.collect(timeoutSeconds: timeoutSeconds, extraLimit: Self.reportLimit)
         let steps = collected.extra.split(separator: "\n").compactMap { try? JSONParser.parse(String($0)) }
         return Outcome(
-            steps: steps, stdout: collected.stdout, stderr: collected.stderr, ending: collected.ending, timedOut: collected.timedOut)
+            steps: steps, stdout: collected.stdout, stderr: collected.stderr, ending: collected.ending, timedOut: collected.timedOut,
+            reportCut: collected.extraCut)
     }
 
     /// What a person reads.
@@ -64,13 +85,14 @@ public struct PluginTrial: Sendable {
             case "sampled":
                 let observations = step["observations"]?.arrayValue ?? []
                 lines.append("sample: \(observations.count) observation\(observations.count == 1 ? "" : "s")")
-                for o in observations {
+                for o in observations.prefix(shownObservations) {
                     let metrics = (o["metrics"]?.objectValue?.members ?? []).map { "\($0.key)=\(PrometheusText.number($0.value.numberValue ?? 0))" }
                     let labels = (o["labels"]?.objectValue?.members ?? []).map { "\($0.key)=\($0.value.stringValue ?? "")" }
                     lines.append("  \(o["key"]?.stringValue ?? "")  \(o["state"]?.stringValue ?? "")  \(o["message"]?.stringValue ?? "")")
                     if !metrics.isEmpty { lines.append("      metrics: \(metrics.joined(separator: " "))") }
                     if !labels.isEmpty { lines.append("      labels: \(labels.joined(separator: " "))") }
                 }
+                if observations.count > shownObservations { lines.append("  … and \(observations.count - shownObservations) more, not shown") }
                 for problem in step["problems"]?.arrayValue ?? [] { lines.append("  refused: \(problem.stringValue ?? "")") }
             case "done": lines.append("destroy: ok")
             default: break
@@ -80,7 +102,11 @@ public struct PluginTrial: Sendable {
             let n = outcome.refusals.count
             lines.append("\(n) observation\(n == 1 ? " was" : "s were") refused; the agent refuses \(n == 1 ? "it" : "them") too")
         }
-        if outcome.timedOut {
+        if outcome.reportCut {
+            lines.append(
+                "the trial's report of \(outcome.lastStage) was longer than \(reportLimit >> 20) MiB and was cut "
+                    + "(the agent refuses a call's result over \(Frames.maximumLength >> 20) MiB)")
+        } else if outcome.timedOut {
             lines.append("the plug-in did not finish \(outcome.lastStage) within the time allowed; the child was killed")
         } else if case .signaled(let signal) = outcome.ending {
             lines.append("plug-in crashed: \(ChildEnd.signalName(signal)) (signal \(signal)) during \(outcome.lastStage)")

@@ -8,8 +8,9 @@ public enum PluginTrialChild {
     /// The descriptor the parent reads the report from (stdout and stderr are the plug-in's).
     public static let reportDescriptor: Int32 = 3
 
-    /// `deadline` (the trial's end) is told to create and sample.
-    public static func run(file: String, configJSON: String, deadline: Deadline) -> Int32 {
+    /// `deadline` (the trial's end) is told to create and sample. `configArgument` is the probe's
+    /// config as JSON text or `@FILE` (TrialInputs.probeConfig).
+    public static func run(file: String, configArgument: String, deadline: Deadline) -> Int32 {
         report(["stage": .string("load")])
         let plugin: LoadedPlugin
         switch PluginLoader.load(file) {
@@ -25,6 +26,13 @@ public enum PluginTrialChild {
             "event_driven": .bool(plugin.isEventDriven),
         ])
         report(["stage": .string("create")])
+        let configJSON: String
+        do {
+            configJSON = try TrialInputs.probeConfig(configArgument)
+        } catch {
+            report(["stage": .string("create"), "error": .string(error.description)])
+            return 1
+        }
         let instance: ProbeInstance
         switch ProbeInstance.create(plugin: plugin, configJSON: configJSON, deadline: deadline) {
         case .failure(let error):

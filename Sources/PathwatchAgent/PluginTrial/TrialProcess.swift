@@ -18,6 +18,8 @@ public final class TrialProcess: Sendable {
         public var stdout: String
         public var stderr: String
         public var extra: String
+        /// The extra pipe said more than its limit: `extra` is only its beginning.
+        public var extraCut: Bool
         public var ending: ChildEnding
         public var timedOut: Bool
     }
@@ -30,10 +32,13 @@ public final class TrialProcess: Sendable {
         self.descriptors = descriptors
     }
 
-    /// Captured output is bounded: a child that floods gets its first megabyte kept.
-    static let captureLimit = 1 << 20
+    /// Captured stdout and stderr are bounded: a child that floods gets its first megabyte kept.
+    public static let captureLimit = 1 << 20
 
-    public static func spawn(_ executable: String, arguments: [String], extraDescriptor: Int32) throws(SpawnError) -> TrialProcess {
+    /// `environment`: variables set in the child's environment over this process's own.
+    public static func spawn(
+        _ executable: String, arguments: [String], extraDescriptor: Int32, environment: [String: String] = [:]
+    ) throws(SpawnError) -> TrialProcess {
         var pipes: [(read: Int32, write: Int32)] = []
         for _ in 0..<3 {
             // Close-on-exec: the child gets only the dup2'd copies, never another child's ends.
@@ -53,8 +58,10 @@ public final class TrialProcess: Sendable {
         posix_spawn_file_actions_adddup2(&actions, pipes[2].write, extraDescriptor)
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
+        let envp = childEnvironment(overriding: environment).map { strdup($0) } + [nil]
+        defer { envp.forEach { free($0) } }
         var pid: pid_t = 0
-        let status = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        let status = posix_spawn(&pid, executable, &actions, nil, argv, envp)
         guard status == 0 else {
             pipes.forEach { close($0.read) }
             throw SpawnError(description: "cannot start \(executable): \(errnoText(status))")
@@ -62,11 +69,28 @@ public final class TrialProcess: Sendable {
         return TrialProcess(pid: pid, descriptors: pipes.map(\.read))
     }
 
+    /// This process's environment with `overrides` in place of the variables they name.
+    static func childEnvironment(overriding overrides: [String: String]) -> [String] {
+        var entries: [String] = []
+        var index = 0
+        while let entry = environ[index] {
+            let text = String(cString: entry)
+            let name = String(text.prefix { $0 != "=" })
+            if overrides[name] == nil { entries.append(text) }
+            index += 1
+        }
+        return entries + overrides.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+    }
+
     /// Reads stdout, stderr and the extra pipe until the child closes them or `timeoutSeconds`
-    /// pass (then it is killed), and reaps it. Blocks the calling thread: call it from a thread
-    /// of its own, never from the cooperative pool.
-    public func collect(timeoutSeconds: Double) -> Collected {
+    /// pass (then it is killed), and reaps it. Stdout and stderr keep their first
+    /// `captureLimit` bytes, the extra pipe its first `extraLimit` (the rest is read and
+    /// dropped, so the child never blocks on a full pipe). Blocks the calling thread: call it
+    /// from a thread of its own, never from the cooperative pool.
+    public func collect(timeoutSeconds: Double, extraLimit: Int = captureLimit) -> Collected {
         var buffers: [[UInt8]] = [[], [], []]
+        let limits = [Self.captureLimit, Self.captureLimit, extraLimit]
+        var extraCut = false
         var open = descriptors
         let deadline = monotonicNanoseconds() + UInt64(timeoutSeconds * 1e9)
         var timedOut = false
@@ -85,7 +109,9 @@ public final class TrialProcess: Sendable {
                 guard let index = open.firstIndex(of: entry.fd) else { continue }
                 let n = chunk.withUnsafeMutableBytes { read(entry.fd, $0.baseAddress, $0.count) }
                 if n > 0 {
-                    if buffers[index].count < Self.captureLimit { buffers[index] += chunk[0..<n] }
+                    let room = max(0, limits[index] - buffers[index].count)
+                    buffers[index] += chunk[0..<min(n, room)]
+                    if index == 2 && n > room { extraCut = true }
                 } else if n == 0 || (errno != EINTR && errno != EAGAIN) {
                     close(entry.fd)
                     open[index] = -1
@@ -98,6 +124,7 @@ public final class TrialProcess: Sendable {
         let ending: ChildEnding = (status & 0x7f) == 0 ? .exited((status >> 8) & 0xff) : .signaled(status & 0x7f)
         func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
         return Collected(
-            stdout: text(buffers[0]), stderr: text(buffers[1]), extra: text(buffers[2]), ending: ending, timedOut: timedOut)
+            stdout: text(buffers[0]), stderr: text(buffers[1]), extra: text(buffers[2]), extraCut: extraCut, ending: ending,
+            timedOut: timedOut)
     }
 }

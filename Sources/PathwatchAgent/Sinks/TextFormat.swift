@@ -20,7 +20,7 @@ public enum TextFormat {
         let counts = snapshot.stateCounts
         let total = counts.values.reduce(0, +)
         let breakdown = CheckState.allCases.compactMap { s in counts[s].map { "\($0) \(s.name)" } }.joined(separator: ", ")
-        return "\(snapshot.time.rfc3339)  status: \(pad(snapshot.state.name, 8))  \(total) checks (\(breakdown))  path: \(snapshot.path.description)"
+        return "\(snapshot.time.rfc3339)  status: \(pad(snapshot.state.name, 8))  \(Plural.count(total, "check")) (\(breakdown))  path: \(snapshot.path.description)"
     }
 
     /// The table `pathwatch once --format text` prints.

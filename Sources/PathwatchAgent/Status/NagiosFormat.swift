@@ -18,13 +18,15 @@ public enum NagiosFormat {
         }
         var summary = "PATHWATCH \(snapshot.state.name.uppercased()) - "
         if problems.isEmpty {
-            summary += "\(checks.count) checks ok; \(snapshot.path.description)"
+            summary += "\(Plural.count(checks.count, "check")) ok; \(snapshot.path.description)"
         } else {
             summary += counts.joined(separator: ", ") + ": " + problems.map { "\($0.id) \($0.message)" }.joined(separator: "; ")
         }
         let performance = checks.flatMap { check in
-            check.distinctMetrics.map { metric in
-                "'\(quoted("\(check.id)_\(metric.name)"))'=\(PrometheusText.number(metric.value))\(unit(of: metric.name))"
+            let metrics = check.distinctMetrics
+            let names = metrics.map(\.name)
+            return metrics.map { metric in
+                "'\(quoted(MetricWording.nagiosLabel(checkID: check.id, metric: metric.name, siblings: names)))'=\(PrometheusText.number(metric.value))\(unit(of: metric.name))"
             }
         }
         // One line: a "|" or a line break inside a message would end the text early.
@@ -47,12 +49,7 @@ public enum NagiosFormat {
     }
 
     /// Units of the Nagios plug-in guidelines for the metric suffixes plug-ins use.
-    private static func unit(of metric: String) -> String {
-        if metric.hasSuffix("_ms") { return "ms" }
-        if metric.hasSuffix("_pct") { return "%" }
-        if metric.hasSuffix("_bytes") { return "B" }
-        return ""
-    }
+    private static func unit(of metric: String) -> String { MetricWording.nagiosUnit(of: metric) }
 
     /// A single quote inside a label is written twice (the guidelines' escape).
     private static func quoted(_ label: String) -> String { label.replacing("'", with: "''").replacing("=", with: "_") }

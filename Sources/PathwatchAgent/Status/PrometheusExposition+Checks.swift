@@ -77,7 +77,7 @@ extension PrometheusExposition {
             let name = MetricName(pluginMetric: metric)
             return Metric(
                 family: "pathwatch_\(PrometheusText.sanitizedName(plugin))_\(name.base)",
-                help: "The \(plugin) plug-in's \(metric) metric, in base units.", scale: name.scale)
+                help: MetricWording.prometheusHelp(plugin: plugin, metric: metric), scale: name.scale)
         }
     }
 }

@@ -2,7 +2,8 @@
  * Built with cc against the ABI header alone.
  *
  * Compile-time knobs: -DHOSTILE_NAME='"name"' (default "hostile"); -DEXIT_IN_CONSTRUCTOR (the
- * library's constructor calls exit(4): loading it at all ends the process that loads it).
+ * library's constructor calls exit(4): loading it at all ends the process that loads it);
+ * -DTALK_IN_CONSTRUCTOR (the constructor prints a line to stdout and returns).
  *
  * Config: {"do": WHAT, "count_file": PATH}; WHAT is one of
  *   "segfault"       every sample writes through a null pointer
@@ -31,6 +32,13 @@
 __attribute__((constructor)) static void leave_at_once(void) {
     printf("constructor talking on stdout\n");
     exit(4);
+}
+#endif
+
+#ifdef TALK_IN_CONSTRUCTOR
+__attribute__((constructor)) static void talk_at_once(void) {
+    printf("constructor talking on stdout\n");
+    fflush(stdout);
 }
 #endif
 
