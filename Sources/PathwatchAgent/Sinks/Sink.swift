@@ -23,33 +23,6 @@ public struct SinkBatch: Sendable {
     public var path: PathSummary { snapshot.path }
 }
 
-/// What a sink reports about itself, captured in each snapshot (the status document's `sinks`,
-/// `/metrics`' `pathwatch_sink_*`). Never a secret and never a URL with credentials.
-public struct SinkStatus: Sendable {
-    public var type: String
-    /// Where it delivers, for people: a file path, "stdout", a URL without credentials or query.
-    public var target: String
-    public var queued: Int
-    /// Everything it accepted and will never deliver: dropped when full, or refused for good.
-    public var dropped: Int
-    /// Of those, refused for good by the receiver (sinks that can be refused: webhook).
-    public var rejected: Int?
-    public var lastDelivery: WallTime?
-    public var lastError: String?
-
-    public init(
-        type: String, target: String, queued: Int, dropped: Int, rejected: Int? = nil, lastDelivery: WallTime? = nil,
-        lastError: String? = nil
-    ) {
-        self.type = type
-        self.target = target
-        self.queued = queued
-        self.dropped = dropped
-        self.rejected = rejected
-        self.lastDelivery = lastDelivery
-        self.lastError = lastError
-    }
-}
 
 /// A destination for events and documents, and a service of the agent's service group (run
 /// inside its SinkGroup). Each sink owns its own bounded queue and a thread of delivery, so a
