@@ -69,22 +69,14 @@ extension PrometheusText {
         return "\(value)"
     }
 
-    /// `number(value)`'s text; integers digit by digit, without making a String of them.
+    /// `number(value)`'s text; integers digit by digit, as the JSON serializer writes them (the
+    /// same digits), without making a String of them.
     static func writeNumber(_ value: Double, into out: inout [UInt8]) {
         guard value == value.rounded(), abs(value) < 1e15 else {
             out += "\(value)".utf8
             return
         }
-        var magnitude = Int64(value).magnitude
-        if value < 0 && magnitude != 0 { out.append(UInt8(ascii: "-")) }
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16) { digits in
-            var first = digits.count
-            repeat {
-                first -= 1
-                digits[first] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-            } while magnitude > 0
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: digits[first...]))
-        }
+        JSONSerializer.writeNumber(value, into: &out)
     }
+
 }
