@@ -58,17 +58,14 @@ final class NotifyListener: @unchecked Sendable {
     /// Waits until a message (from index `from`) has `field`, optionally equal to `value`.
     @discardableResult
     func wait(for field: String, value: String? = nil, from: Int = 0, timeout: Double = 15) -> (index: Int, message: Message)? {
-        let deadline = Date().addingTimeInterval(timeout)
-        repeat {
+        waitUntilValue(timeout: timeout) { () -> (index: Int, message: Message)? in
             let all = messages
-            if from < all.count {
-                for i in from..<all.count where all[i].fields[field] != nil && (value == nil || all[i].fields[field] == value) {
-                    return (i, all[i])
-                }
+            guard from < all.count else { return nil }
+            for i in from..<all.count where all[i].fields[field] != nil && (value == nil || all[i].fields[field] == value) {
+                return (i, all[i])
             }
-            usleep(10_000)
-        } while Date() < deadline
-        return nil
+            return nil
+        }
     }
 
     /// Arrival times of `WATCHDOG=1` pings.

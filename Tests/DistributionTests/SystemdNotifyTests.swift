@@ -55,7 +55,7 @@ import Testing
         // WATCHDOG_USEC=1s: a ping every half second. Bounds are generous (a loaded machine), but
         // a ping per check, or one per second, would fall outside them.
         let firstPing = listener.pings.count
-        Thread.sleep(forTimeInterval: 3)
+        Thread.sleep(forTimeInterval: 3)  // a rate over a window: the window is real time
         let pings = Array(listener.pings[firstPing...])
         #expect((3...9).contains(pings.count), "\(pings.count) pings in 3 s")
         let gaps = zip(pings.dropFirst(), pings).map { $0.timeIntervalSince($1) }.sorted()
@@ -120,10 +120,12 @@ import Testing
         #expect(listener.wait(for: "WATCHDOG", value: "1") != nil, "the agent never pinged before the wedge")
 
         // Wait for four periods in a row without a ping (at most 10 s), then stay another four.
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline, let last = listener.pings.last, Date().timeIntervalSince(last) < 2 { usleep(50_000) }
+        _ = waitUntil(timeout: 10, interval: 0.05) {
+            guard let last = listener.pings.last else { return true }
+            return Date().timeIntervalSince(last) >= 2
+        }
         let pingsAtQuiet = listener.pings.count
-        Thread.sleep(forTimeInterval: 2)
+        Thread.sleep(forTimeInterval: 2)  // pings that do not come: an absence, shown only over real time
         #expect(agent.isRunning)
         #expect(listener.pings.count == pingsAtQuiet, "pings went on after the timer thread wedged")
         #expect(pingsAtQuiet < 10, "\(pingsAtQuiet) pings: the thread did not wedge where the failpoint said")
@@ -147,9 +149,7 @@ import Testing
             return maps.contains("libsystemd")
         }
         func waitStarted(_ agent: BackgroundProcess) -> Bool {
-            let deadline = Date().addingTimeInterval(15)
-            while Date() < deadline, !agent.errorOutput.contains("started as") { usleep(20_000) }
-            return agent.errorOutput.contains("started as")
+            waitUntil(timeout: 15, interval: 0.02) { agent.errorOutput.contains("started as") }
         }
         let listener = try NotifyListener(in: setup.folder)
         defer { listener.close() }

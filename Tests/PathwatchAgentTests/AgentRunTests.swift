@@ -208,7 +208,9 @@ import Testing
             """, in: dir)
         let agent = try BackgroundProcess([pathwatch, "run", "--config", config.path])
         let line = agent.waitForLine(timeout: 10) { $0.contains("status:") }
-        usleep(1_000_000)  // ten more samples of `a`: none may print another status line
+        // Ten more samples of `a`, none of which may print another status line: an absence,
+        // which only an interval of real time can show.
+        usleep(1_000_000)
         agent.stop()
         #expect(line?.line.contains("status: ok        3 checks (3 ok)") == true, "\(agent.outputLines)")
         #expect(agent.outputLines.filter { $0.contains("status:") }.count == 1)
@@ -245,15 +247,18 @@ import Testing
                   let document = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
             return document["time"] as? String
         }
-        // While nothing reads stdout, the file sink's document keeps moving.
+        // While nothing reads stdout, the file sink's document keeps moving. Real time first: the
+        // stdout pipe fills unseen (no event says it is full), and only then does a move count.
         Thread.sleep(forTimeInterval: 1.5)
         let early = documentTime()
-        Thread.sleep(forTimeInterval: 1.5)
-        let later = documentTime()
+        // The move itself is an event: the next document, at most 1.5 s on.
+        let later = waitUntilValue(timeout: 1.5) { () -> String? in
+            guard let early, let time = documentTime(), time > early else { return nil }
+            return time
+        } ?? documentTime()
         #expect(early != nil && later != nil, "no status file")
         if let early, let later { #expect(later > early, "the status file stopped at \(early) while stdout was not read") }
-        let deadline = Date().addingTimeInterval(15)
-        while pipeline.isRunning, Date() < deadline { usleep(50_000) }
+        _ = waitUntil(timeout: 15, interval: 0.05) { !pipeline.isRunning }
         #expect(!pipeline.isRunning)
         let lines = try String(contentsOf: out, encoding: .utf8).split(separator: "\n")
         let times = lines.compactMap { line -> String? in

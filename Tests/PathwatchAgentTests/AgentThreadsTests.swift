@@ -37,7 +37,8 @@ import Testing
         #expect(health.stdout == "200")
         agent.signal(SIGHUP)
         #expect(waitUntil(timeout: 10) { agent.errorOutput.contains("configuration reloaded") }, "\(agent.errorOutput)")
-        // Long enough for a worker pool's first idle retirement and its monitor's first round.
+        // Long enough for a worker pool's first idle retirement and its monitor's first round:
+        // real time, as neither shows outside the agent.
         Thread.sleep(forTimeInterval: 1.5)
 
         let names = threadNames(agent.processIdentifier)

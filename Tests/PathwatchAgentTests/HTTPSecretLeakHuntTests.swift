@@ -69,6 +69,7 @@ import Testing
             }
             // The stream across a change: connected before the check turns critical, read after.
             let stream = BackgroundResult { try agent.request("/events", maxTime: 4) }
+            // Time for curl to connect: nothing outside the agent shows the stream has started.
             usleep(1_000_000)
             try "critical broken\n".write(to: stateFile, atomically: true, encoding: .utf8)
             capture("/events", try stream.value())

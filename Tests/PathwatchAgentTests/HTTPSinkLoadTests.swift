@@ -46,11 +46,12 @@ import Testing
         if toggle { argv += ["--toggle", stateFile.path, "--toggle-checks", String(checks)] }
         let load = try BackgroundProcess(argv)
         defer { load.stop() }
+        // The agent's memory, sampled twice a second until the load ends (at most 120 s).
         var peak = 0
-        let deadline = Date().addingTimeInterval(120)
-        while load.isRunning, Date() < deadline {
+        _ = waitUntil(timeout: 120, interval: 0.5) {
+            guard load.isRunning else { return true }
             peak = max(peak, treePSSKiB(agent.process.processIdentifier))
-            usleep(500_000)
+            return false
         }
         // The toggler leaves every check ok: wait for the agent to say so before reading stdout.
         _ = waitUntil(timeout: 30) {

@@ -83,7 +83,8 @@ import Testing
         try "critical broken\n".write(to: stateFile, atomically: true, encoding: .utf8)
         #expect(waitUntil(timeout: 20) { good.acceptedBodies().contains { ($0["type"] as? String) == "change" } })
         #expect(waitUntil(timeout: 20) { !echoing.records().isEmpty })
-        usleep(1_000_000)
+        // The agent logs what the echoing receiver answered (checked below, with everything else).
+        _ = waitUntil(timeout: 20) { agent.errorOutput.contains("denied for Authorization: Basic") }
         agent.stop()
         outputs.append(("run stdout", agent.outputLines.joined(separator: "\n")))
         outputs.append(("run stderr", agent.errorOutput))

@@ -93,9 +93,8 @@ import Testing
         #expect(watching)
         for _ in 1...3 {
             pipe.poke()
-            let deadline = Date().addingTimeInterval(2)
             let before = pipe.served.withLock { $0.count }
-            while Date() < deadline, pipe.served.withLock({ $0.count }) == before { usleep(1_000) }
+            _ = waitUntil(timeout: 2, interval: 0.001) { pipe.served.withLock { $0.count } != before }
         }
         #expect(pipe.served.withLock { $0 } == ["pw-test-watch", "pw-test-watch", "pw-test-watch"])
         // Jobs still run between readinesses.

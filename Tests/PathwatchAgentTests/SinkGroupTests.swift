@@ -1,4 +1,5 @@
 import Logging
+import PathwatchTestSupport
 import ServiceLifecycle
 import Synchronization
 import Testing
@@ -31,12 +32,9 @@ private final class RecordingSink: Sink {
     func status() -> SinkStatus { SinkStatus(type: "test", target: name, queued: 0, dropped: 0) }
 
     func drain(timeout: Double) {
-        let started = log.drainsStarted.add(1, ordering: .relaxed).newValue
-        var met = started >= meet
-        for _ in 0..<1000 where !met {
-            usleep(10_000)
-            met = log.drainsStarted.load(ordering: .relaxed) >= meet
-        }
+        _ = log.drainsStarted.add(1, ordering: .relaxed)
+        // A drain runs on a thread of its own: it may block while it waits.
+        let met = waitUntil(timeout: 10) { log.drainsStarted.load(ordering: .relaxed) >= meet }
         log.add("\(name) drained\(met ? "" : " alone")")
     }
 
@@ -96,6 +94,6 @@ private final class RecordingSink: Sink {
     /// Waits (up to 10 s) until the group runs that many sinks: it is running and has applied
     /// the changes handed to it.
     private func waitUntil(_ group: SinkGroup, serves count: Int) async {
-        for _ in 0..<1000 where group.serving != count { try? await Task.sleep(for: .milliseconds(10)) }
+        _ = await waitUntilSuspending(timeout: 10) { group.serving == count }
     }
 }

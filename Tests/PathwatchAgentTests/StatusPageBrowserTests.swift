@@ -242,7 +242,7 @@ struct StatusPageBrowserTests {
         try browser.wait(for: #"document.querySelector('#checks tr[data-check="link/path"][data-state="ok"]')"#)
         #expect(try rowState(browser, "link/vA")?.first == "ok")
         _ = try browser.evaluate("window.pathwatchTestMarker = 42")
-        if picture != nil { sleep(30) }
+        if picture != nil { sleep(30) }  // pictures only: the plots fill with half a minute of history
 
         try topology.host.ip("link set vA down")
         try browser.wait(for: #"document.getElementById("banner").dataset.status === "unsatisfied""#)
@@ -250,7 +250,7 @@ struct StatusPageBrowserTests {
         try browser.wait(for: #"document.querySelector('#checks tr[data-check="link/path"][data-state="critical"]')"#)
         #expect(try rowState(browser, "link/path") == ["critical", "Offline - No internet connection"])
         if let picture {
-            sleep(12)
+            sleep(12)  // pictures only: the offline stretch shows in the plots
             try browser.screenshot(to: picture)
         }
 

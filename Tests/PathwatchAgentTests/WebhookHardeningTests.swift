@@ -49,6 +49,7 @@ import Testing
         var flips = 0
         var reloads = 0
         var nextFlip = start
+        // A storm that lasts twelve seconds by the clock: a load over a time, not a wait for an event.
         while Date().timeIntervalSince(start) < 12 {
             if Date() >= nextFlip {
                 flips += 1

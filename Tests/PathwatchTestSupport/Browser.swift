@@ -172,8 +172,7 @@ public final class Browser: @unchecked Sendable {
         guard process.isRunning else { return }
         if !driverEnded { _ = try? send(["cmd": "quit"], timeout: 10) }
         try? input.fileHandleForWriting.close()
-        let deadline = Date().addingTimeInterval(15)
-        while process.isRunning, Date() < deadline { usleep(10_000) }
+        _ = waitUntil(timeout: 15) { !process.isRunning }
         if process.isRunning { kill(process.processIdentifier, SIGTERM) }
         process.waitUntilExit()
     }

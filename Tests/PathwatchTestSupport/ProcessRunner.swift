@@ -141,15 +141,12 @@ public final class BackgroundProcess: @unchecked Sendable {
 
     /// Waits until a stdout line satisfies `predicate` (searching from line `from`), or times out.
     public func waitForLine(from: Int = 0, timeout: Double = 10, _ predicate: (String) -> Bool) -> (index: Int, line: String)? {
-        let deadline = Date().addingTimeInterval(timeout)
-        repeat {
+        waitUntilValue(timeout: timeout, interval: 0.002) { () -> (index: Int, line: String)? in
             let snapshot = outputLines
-            if from < snapshot.count {
-                for i in from..<snapshot.count where predicate(snapshot[i]) { return (i, snapshot[i]) }
-            }
-            usleep(2_000)
-        } while Date() < deadline
-        return nil
+            guard from < snapshot.count else { return nil }
+            for i in from..<snapshot.count where predicate(snapshot[i]) { return (i, snapshot[i]) }
+            return nil
+        }
     }
 
     public var isRunning: Bool { process.isRunning }
@@ -162,8 +159,7 @@ public final class BackgroundProcess: @unchecked Sendable {
     @discardableResult
     public func stop(grace: Double = 5) -> Int32 {
         if process.isRunning { kill(process.processIdentifier, SIGTERM) }
-        let deadline = Date().addingTimeInterval(grace)
-        while process.isRunning, Date() < deadline { usleep(5_000) }
+        _ = waitUntil(timeout: grace, interval: 0.005) { !process.isRunning }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         return process.terminationStatus

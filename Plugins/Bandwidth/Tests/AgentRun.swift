@@ -64,13 +64,10 @@ final class AgentRun {
 
     /// Waits until `check` has `count` more samples than `after`; false on timeout.
     func waitForSamples(of check: String, count: Int, after: Int = 0, timeout: Double = 15) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
+        waitUntilValue(timeout: timeout, interval: 0.05) { () -> Bool? in
             if samples(of: check).count >= after + count { return true }
-            guard process.isRunning else { return false }
-            usleep(50_000)
-        }
-        return false
+            return process.isRunning ? nil : false
+        } ?? false
     }
 
     var diagnostics: String {

@@ -91,7 +91,10 @@ import Testing
             _ = try? lab.blast(seconds: 9)
             blasted.signal()
         }
-        Thread.sleep(forTimeInterval: 4)
+        // The interface goes once both probes have measured the traffic (at most 4 s in).
+        _ = waitUntil(timeout: 4, interval: 0.05) {
+            Self.checks.allSatisfy { agent.samples(of: $0).contains { ($0.metrics["tx_bps"] ?? 0) > VethLab.shapedBitsPerSecond / 2 } }
+        }
         let countsAtRecreation = Self.checks.map { agent.samples(of: $0).count }
         try lab.recreatePair()
         for (check, count) in zip(Self.checks, countsAtRecreation) {

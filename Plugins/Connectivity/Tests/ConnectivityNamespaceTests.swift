@@ -85,7 +85,7 @@ import Testing
         try topology.ispAnswers(true)
         try expectPath("full", "satisfied", "Connected via Ethernet (isp0)", "full again")
         #expect(agent.waitFor(timeout: 5) { agent.check("api/isp-api")?["state"] as? String == "ok" } != nil)
-        usleep(1_500_000)  // time for any stray event to show
+        usleep(1_500_000)  // time for any stray event to show: an absence, seen only over real time
 
         let changes = agent.changes()
         let internet = changes.filter { $0["check"] as? String == "net/internet" }

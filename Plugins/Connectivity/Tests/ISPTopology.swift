@@ -84,11 +84,7 @@ final class NamespacedAgent {
     /// Polls `condition` until it holds or `timeout` seconds pass; returns the seconds it took.
     func waitFor(timeout: Double, _ condition: () -> Bool) -> Double? {
         let start = Date()
-        while Date().timeIntervalSince(start) < timeout {
-            if condition() { return Date().timeIntervalSince(start) }
-            usleep(5_000)
-        }
-        return condition() ? Date().timeIntervalSince(start) : nil
+        return waitUntil(timeout: timeout, interval: 0.005, condition) ? Date().timeIntervalSince(start) : nil
     }
 
     func stop() { process.stop() }

@@ -68,8 +68,7 @@ import Testing
         #expect(runner.run(["/stuck"])["/stuck"] == .timedOut)
         fake.release()
         // The stuck worker finishes on its own thread; wait for it (bounded) before sampling.
-        let deadline = Date().addingTimeInterval(10)
-        while !runner.stuckMountPoints.isEmpty, Date() < deadline { usleep(1000) }
+        _ = waitUntil(timeout: 10, interval: 0.001) { runner.stuckMountPoints.isEmpty }
         #expect(runner.stuckMountPoints.isEmpty)
         #expect(runner.run(["/stuck"])["/stuck"] == .stats(good))
         #expect(fake.calls("/stuck") == 2)

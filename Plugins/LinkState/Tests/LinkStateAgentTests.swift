@@ -172,8 +172,7 @@ struct LinkStateAgentTests {
     }
 
     func waitUntilStarted(_ agent: BackgroundProcess) throws {
-        let deadline = Date().addingTimeInterval(15)
-        while !agent.errorOutput.contains("started"), agent.isRunning, Date() < deadline { usleep(10_000) }
+        _ = waitUntil(timeout: 15) { agent.errorOutput.contains("started") || !agent.isRunning }
         guard agent.errorOutput.contains("started") else { throw TestFailure("agent did not start: \(agent.errorOutput)") }
     }
 
@@ -182,9 +181,8 @@ struct LinkStateAgentTests {
     func changes(of agent: BackgroundProcess, after action: () throws -> Void, expecting count: Int) throws -> [Change] {
         let start = agent.outputLines.count
         try action()
-        let deadline = Date().addingTimeInterval(5)
-        while agent.outputLines.count - start < count, Date() < deadline { usleep(2_000) }
-        usleep(700_000)
+        _ = waitUntil(timeout: 5, interval: 0.002) { agent.outputLines.count - start >= count }
+        usleep(700_000)  // an extra event is an absence until it comes: only real time can show it
         return try agent.outputLines.dropFirst(start).map(parseJSONObject).filter { $0["type"] as? String == "change" }.map { event in
             Change(
                 check: event["check"] as? String ?? "?", from: event["from"] as? String ?? "?", to: event["to"] as? String ?? "?",

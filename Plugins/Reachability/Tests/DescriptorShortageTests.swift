@@ -58,6 +58,7 @@ import Testing
         // Running for a few samples: checks move between ok and unknown, never announced.
         let agent = try BackgroundProcess(limit + [TestEnvironment.pathwatchBinary.path, "run", "--config", config])
         defer { agent.stop() }
+        // Ten seconds by the clock: what is tested is that no change event comes in them.
         usleep(10_000_000)
         agent.stop()
         #expect(agent.errorOutput.contains("started"), "\(agent.errorOutput.suffix(2000))")
