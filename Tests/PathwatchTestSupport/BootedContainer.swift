@@ -58,8 +58,7 @@ public final class BootedContainer: @unchecked Sendable {
     /// The container's PID 1: the child of systemd-nspawn that is PID 1 in its own namespace.
     private static func findLeader(of nspawn: BackgroundProcess, timeout: Double) throws -> pid_t {
         let parent = nspawn.processIdentifier
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
+        let leader = try waitUntilValue(timeout: timeout, interval: 0.02) { () throws -> pid_t? in
             guard nspawn.isRunning else {
                 throw TestFailure("systemd-nspawn exited before booting: \(nspawn.outputLines.joined(separator: "\n"))\n\(nspawn.errorOutput)")
             }
@@ -75,9 +74,12 @@ public final class BootedContainer: @unchecked Sendable {
                 else { continue }
                 return pid
             }
-            usleep(20_000)
+            return nil
         }
-        throw TestFailure("no container PID 1 under systemd-nspawn after \(timeout) s: \(nspawn.outputLines.joined(separator: "\n"))")
+        guard let leader else {
+            throw TestFailure("no container PID 1 under systemd-nspawn after \(timeout) s: \(nspawn.outputLines.joined(separator: "\n"))")
+        }
+        return leader
     }
 
     /// The boot's console output so far (for failure messages).
@@ -119,9 +121,7 @@ public final class BootedContainer: @unchecked Sendable {
     private static func end(_ nspawn: BackgroundProcess, leader: pid_t?) {
         guard nspawn.isRunning else { return }
         nspawn.signal(SIGTERM)
-        let deadline = Date().addingTimeInterval(30)
-        while nspawn.isRunning, Date() < deadline { usleep(20_000) }
-        if nspawn.isRunning {
+        if !waitUntil(timeout: 30, interval: 0.02, { !nspawn.isRunning }) {
             print("the container did not power off within 30 s; killing it. Its console's last lines:\n"
                 + nspawn.outputLines.suffix(15).joined(separator: "\n"))
             // PID 1 of a namespace takes every process of it along.

@@ -192,13 +192,12 @@ struct Operator {
         let events = try BackgroundProcess(container.enterNetwork + ["curl", "-sSN", "--max-time", "30", "\(url)/events"])
         // curl inherits the test thread's blocked signals and would sit out SIGTERM: no grace.
         defer { events.stop(grace: 0) }
-        let deadline = Date().addingTimeInterval(20)
         var lines: [String] = []
-        while Date() < deadline {
+        // Until an event with its data arrived, or curl gave up.
+        _ = waitUntil(timeout: 20, interval: 0.02) {
             lines = events.outputLines
-            if let event = lines.firstIndex(where: { $0.hasPrefix("event:") }), lines[event...].contains(where: { $0.hasPrefix("data:") }) { break }
-            if !events.isRunning { break }
-            usleep(20_000)
+            if let event = lines.firstIndex(where: { $0.hasPrefix("event:") }), lines[event...].contains(where: { $0.hasPrefix("data:") }) { return true }
+            return !events.isRunning
         }
         let firstEvent = Date().timeIntervalSince(connected)
         let event = lines.first { $0.hasPrefix("event:") }
