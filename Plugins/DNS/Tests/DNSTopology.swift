@@ -123,7 +123,10 @@ final class ISPResolver {
     private func dnsmasq(hosts: [String], address: String, port: Int, local: Bool = true) throws {
         let file = directory.appendingPathComponent("hosts-\(port)")
         try (hosts.joined(separator: "\n") + "\n").write(to: file, atomically: true, encoding: .utf8)
-        try Unprivileged.own(file)
+        // dnsmasq reads it as nobody (--user) whoever runs the tests: readable by all, in a
+        // folder all may enter, whether or not the agent itself runs unprivileged.
+        chmod(directory.path, 0o755)
+        chmod(file.path, 0o644)
         var argv = [
             "ip", "netns", "exec", isp.name, "dnsmasq", "--keep-in-foreground", "--conf-file=/dev/null", "--no-resolv",
             "--no-hosts", "--addn-hosts=\(file.path)", "--listen-address=\(address)", "--bind-interfaces", "--port=\(port)",
