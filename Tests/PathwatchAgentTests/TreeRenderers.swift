@@ -2,7 +2,9 @@
 import PathwatchProbeKit
 
 // The renderers as they were when they read the status document back as a tree: the reference
-// the typed renderers are held to, byte for byte, for the same state.
+// the typed renderers are held to, byte for byte, for the same state. Names are sanitised by the
+// agent's own functions, which typed rendering left as they were; the escapes, which it
+// rewrote, are kept here as they were.
 
 struct TreePrometheusText {
     enum Kind: String {
@@ -27,7 +29,7 @@ struct TreePrometheusText {
         }
         let rendered = labels.isEmpty
             ? ""
-            : "{" + labels.map { "\(Self.sanitizedLabelName($0.0))=\"\(Self.escaped($0.1))\"" }.joined(separator: ",") + "}"
+            : "{" + labels.map { "\(PrometheusText.sanitizedLabelName($0.0))=\"\(Self.escaped($0.1))\"" }.joined(separator: ",") + "}"
         families[name]?.samples.append("\(name)\(rendered) \(Self.number(value))")
     }
 
@@ -38,24 +40,6 @@ struct TreePrometheusText {
             out += "# HELP \(name) \(Self.escapedHelp(family.help))\n# TYPE \(name) \(family.kind.rawValue)\n"
             for sample in family.samples { out += sample + "\n" }
         }
-        return out
-    }
-
-    /// [a-zA-Z_:][a-zA-Z0-9_:]*, lower-cased, anything else an underscore.
-    static func sanitizedName(_ name: String) -> String {
-        var out = ""
-        for scalar in name.lowercased().unicodeScalars {
-            let ok = scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "_" || scalar == ":")
-            out.unicodeScalars.append(ok ? scalar : "_")
-        }
-        if let first = out.unicodeScalars.first, ("0"..."9").contains(first) { out = "_" + out }
-        return out.isEmpty ? "_" : out
-    }
-
-    /// [a-zA-Z_][a-zA-Z0-9_]*, and never the reserved `__` prefix.
-    static func sanitizedLabelName(_ name: String) -> String {
-        var out = sanitizedName(name).replacing(":", with: "_")
-        while out.hasPrefix("__") { out.removeFirst() }
         return out
     }
 
@@ -125,13 +109,13 @@ enum TreePrometheus {
         let reserved: Set<String> = ["check", "probe", "plugin", "state"]
         let labels = (check["labels"]?.objectValue?.members ?? []).compactMap { member -> (String, String)? in
             guard let value = member.value.stringValue else { return nil }
-            let name = TreePrometheusText.sanitizedLabelName(member.key)
+            let name = PrometheusText.sanitizedLabelName(member.key)
             return (reserved.contains(name) ? "label_\(name)" : name, value)
         }
         for metric in check["metrics"]?.objectValue?.members ?? [] {
             guard let value = metric.value.numberValue else { continue }
             let name = MetricName(pluginMetric: metric.key)
-            let family = "pathwatch_\(TreePrometheusText.sanitizedName(plugin))_\(name.base)"
+            let family = "pathwatch_\(PrometheusText.sanitizedName(plugin))_\(name.base)"
             out.add(
                 family, MetricWording.prometheusHelp(plugin: plugin, metric: metric.key),
                 labels: [("check", id), ("probe", probe)] + labels, value: value * name.scale)
