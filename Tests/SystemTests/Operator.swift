@@ -233,9 +233,13 @@ struct Operator {
         defer { browser.close() }
         try browser.open("\(url)/")
         let expected = [document.pathStatus, document.pathDescription]
-        let shown = try? browser.wait(
-            for: #"(() => { const b = document.getElementById("banner"); return b && b.dataset.status && b.textContent ? [b.dataset.status, b.textContent] : null; })()"#,
-            timeout: 30)
+        let banner = #"(() => { const b = document.getElementById("banner"); return b && b.dataset.status && b.textContent ? [b.dataset.status, b.textContent] : null; })()"#
+        // The page shows a placeholder until its first status event: wait for the path's status,
+        // then compare the whole banner (what it shows after 30 s if that never comes).
+        let status = try JSONSerialization.data(withJSONObject: [document.pathStatus])
+        let arrived = "(() => { const b = document.getElementById(\"banner\"); return b && \(String(decoding: status, as: UTF8.self))[0] === b.dataset.status; })()"
+        _ = try? browser.wait(for: arrived, timeout: 30)
+        let shown = try browser.evaluate(banner)
         #expect(shown as? [String] == expected, "the page's banner: \(String(describing: shown)); /status path: \(expected)")
     }
 
