@@ -56,7 +56,7 @@ public final class DurableQueue: Sendable {
 
     public let limits: Limits
     let segmentLimit: UInt64
-    private let state: Mutex<QueueState>
+    let state: Mutex<QueueState>
     /// Problems found while opening (torn tail cut, corruption skipped), for the owner's log.
     public let recoveryNotes: [String]
 
@@ -138,13 +138,7 @@ public final class DurableQueue: Sendable {
         try state.withLock { s throws(QueueError) -> QueueHead? in
             while s.count > 0 {
                 let entry = s.entries[s.head]
-                let fd = try s.readDescriptor(for: entry.segment)
-                let bytes = try QueueFiles.read(fd, count: entry.length, at: entry.offset)
-                if QueueFrame.frameLength(in: bytes, at: 0) == entry.length,
-                    let record = QueueFrame.decode(record: Array(bytes[QueueFrame.headerSize...]))
-                {
-                    return QueueHead(entry: entry, record: record)
-                }
+                if let record = try s.read(entry) { return QueueHead(entry: entry, record: record) }
                 s.dropHead()
                 s.cursor.dropped += 1
                 try s.moveCursor()
@@ -159,17 +153,7 @@ public final class DurableQueue: Sendable {
         try state.withLock { s throws(QueueError) in
             guard s.count > 0, s.entries[s.head] == entry else { return }
             s.dropHead()
-            switch completion {
-            case .delivered: break
-            case .rejected: s.cursor.rejected += 1
-            case .unreadable: s.cursor.dropped += 1
-            }
-            try s.moveCursor()
-            if s.count == 0 && (s.appendSize >= Self.reclaimBytes || (s.spaceShort && s.appendSize > 0)) {
-                // Best effort: a failed roll keeps the current segment, which is still valid.
-                if (try? s.roll()) != nil { try s.moveCursor() }
-            }
-            if s.count == 0 || monotonicNanoseconds() - s.lastCursorSync >= Self.cursorSyncInterval { try s.syncCursor() }
+            try s.finishCompletion(of: 1, as: completion)
         }
     }
 

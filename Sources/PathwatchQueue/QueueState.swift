@@ -30,6 +30,30 @@ struct QueueState {
         head += 1
     }
 
+    /// The record at `entry`, or nil when its bytes no longer pass their length and CRC.
+    mutating func read(_ entry: QueueEntry) throws(QueueError) -> QueueRecord? {
+        let fd = try readDescriptor(for: entry.segment)
+        let bytes = try QueueFiles.read(fd, count: entry.length, at: entry.offset)
+        guard QueueFrame.frameLength(in: bytes, at: 0) == entry.length else { return nil }
+        return QueueFrame.decode(record: Array(bytes[QueueFrame.headerSize...]))
+    }
+
+    /// After `removed` records left the head through `complete`: counts them, moves the cursor
+    /// once, reclaims the segment when the queue is empty, and syncs the cursor when it is due.
+    mutating func finishCompletion(of removed: Int, as completion: QueueCompletion) throws(QueueError) {
+        switch completion {
+        case .delivered: break
+        case .rejected: cursor.rejected += UInt64(removed)
+        case .unreadable: cursor.dropped += UInt64(removed)
+        }
+        try moveCursor()
+        if count == 0 && (appendSize >= DurableQueue.reclaimBytes || (spaceShort && appendSize > 0)) {
+            // Best effort: a failed roll keeps the current segment, which is still valid.
+            if (try? roll()) != nil { try moveCursor() }
+        }
+        if count == 0 || monotonicNanoseconds() - lastCursorSync >= DurableQueue.cursorSyncInterval { try syncCursor() }
+    }
+
     /// Points the cursor at the oldest live record (or the end), writes it, and removes the
     /// segments it has passed. Also compacts the in-memory index.
     mutating func moveCursor() throws(QueueError) {

@@ -1,0 +1,44 @@
+/// Reading and completing a run of the oldest records at once, for an owner that sends several
+/// in one request (the webhook sink's batches): the run is read in order and completed with one
+/// cursor move, so a crash, a `kill -9` or a hand-over to another owner finds either the whole
+/// run queued or none of it, never a part.
+extension DurableQueue {
+    /// Up to `limit` of the oldest records, in order, each with its place, left in place. A
+    /// damaged record at the head is dropped and counted (as `head()` does); one further on ends
+    /// the run before it, and is dropped when it reaches the head.
+    public func heads(upTo limit: Int) throws(QueueError) -> [QueueHead] {
+        try state.withLock { s throws(QueueError) -> [QueueHead] in
+            var run: [QueueHead] = []
+            var index = s.head
+            while run.count < max(limit, 1), index < s.entries.count {
+                let entry = s.entries[index]
+                if let record = try s.read(entry) {
+                    run.append(QueueHead(entry: entry, record: record))
+                    index += 1
+                } else if run.isEmpty {
+                    s.dropHead()
+                    s.cursor.dropped += 1
+                    try s.moveCursor()
+                    index = s.head
+                } else {
+                    break
+                }
+            }
+            return run
+        }
+    }
+
+    /// Removes a run that `heads(upTo:)` handed out, with one cursor move. Records of it that
+    /// the bound dropped while it was being sent are skipped; the rest must still be the oldest.
+    public func complete(run: [QueueEntry], as completion: QueueCompletion) throws(QueueError) {
+        try state.withLock { s throws(QueueError) in
+            var removed = 0
+            for entry in run where s.count > 0 && s.entries[s.head] == entry {
+                s.dropHead()
+                removed += 1
+            }
+            guard removed > 0 else { return }
+            try s.finishCompletion(of: removed, as: completion)
+        }
+    }
+}
