@@ -78,6 +78,7 @@ final class WebhookSink: Sink {
         let successor = (successor as? WebhookSink).flatMap { $0.folder == folder ? $0 : nil }
         let leftovers = intake.release(to: successor)
         if let successor {
+            successor.deliverer.adopt(deliverer.pacingAtStop)
             successor.intake.adopt(leftovers)
         } else if leftovers.count > 0 {
             intake.countLost(leftovers.count, why: "the agent stopped before the state disk took them")

@@ -30,6 +30,19 @@ import PathwatchSinks
         #expect(s.tls == .init())
     }
 
+    @Test func batchingDefaultsFollowTheFormatAndCanBeSet() throws {
+        let plain = try webhook(#"{"type": "webhook", "url": "http://127.0.0.1:9000/hook"}"#).0
+        #expect(plain.maxBatch == 1 && plain.minInterval.nanoseconds == 0, "one object per request, as receivers expect")
+        let slack = try webhook(#"{"type": "webhook", "url": "http://127.0.0.1:9000/hook", "format": "slack"}"#).0
+        #expect(slack.maxBatch == 100 && slack.minInterval == .seconds(1))
+        let am = try webhook(#"{"type": "webhook", "url": "http://127.0.0.1:9000/a", "format": "alertmanager"}"#).0
+        #expect(am.maxBatch == 100 && am.minInterval.nanoseconds == 0)
+        let set = try webhook(#"{"type": "webhook", "url": "http://127.0.0.1:9000/h", "max_batch": 50, "min_interval": "250ms"}"#).0
+        #expect(set.maxBatch == 50 && set.minInterval == .milliseconds(250))
+        let unpaced = try webhook(#"{"type": "webhook", "url": "http://127.0.0.1:9000/h", "format": "slack", "min_interval": "0s"}"#).0
+        #expect(unpaced.minInterval.nanoseconds == 0)
+    }
+
     @Test func everyKey() throws {
         let (s, on) = try webhook("""
             {"type": "webhook", "url": "https://am.example:9093/api/v2/alerts", "format": "alertmanager", "on": ["change"],
@@ -69,6 +82,13 @@ import PathwatchSinks
         (#""url": "http://127.0.0.1/h", "tls": {"ca_file": "/nonexistent/ca.pem"}"#, "sinks[1].tls.ca_file", "cannot read"),
         (#""url": "http://127.0.0.1/h", "tls": {"client_key": "/etc/hostname"}"#, "sinks[1].tls.client_key", "client_cert"),
         (#""url": "http://127.0.0.1/h", "retries": 3"#, "sinks[1].retries", "unknown key"),
+        (#""url": "http://127.0.0.1/h", "max_batch": 0"#, "sinks[1].max_batch", "expected 1 to 10000 payloads, found 0"),
+        (#""url": "http://127.0.0.1/h", "max_batch": 10001"#, "sinks[1].max_batch", "expected 1 to 10000"),
+        (#""url": "http://127.0.0.1/h", "max_batch": "10""#, "sinks[1].max_batch", "expected"),
+        (#""url": "http://127.0.0.1/h", "max_batch": 2.5"#, "sinks[1].max_batch", "expected"),
+        (#""url": "http://127.0.0.1/h", "min_interval": "2h""#, "sinks[1].min_interval", "expected 0s to 1h"),
+        (#""url": "http://127.0.0.1/h", "min_interval": "soon""#, "sinks[1].min_interval", "duration"),
+        (#""url": "http://127.0.0.1/h", "min_interval": 1"#, "sinks[1].min_interval", "expected"),
     ])
     func badValuesNameTheirPath(members: String, path: String, expected: String) {
         do {

@@ -48,13 +48,20 @@ import Testing
         #expect(PathwatchFormat().payloads(for: batch([]), triggers: [.change]).isEmpty)
     }
 
+    /// A change sent alone is one readable line (a run of them is one message: WebhookBatchTests).
     @Test func slackSaysOneReadableLinePerChange() throws {
-        let payloads = SlackFormat().payloads(for: batch([event(), event("link/eth0", from: nil, to: .warning, message: "")]), triggers: [.change])
-        let texts = try payloads.map { try #require((try json($0) as? [String: Any])?["text"] as? String) }
+        let changes = [event(), event("link/eth0", from: nil, to: .warning, message: "")]
+        let payloads = SlackFormat().payloads(for: batch(changes), triggers: [.change])
+        #expect(payloads.map(\.id) == changes.map(\.id) && payloads.map(\.body) == changes.map(\.jsonBytes), "queued as the events")
+        func text(_ payload: QueuedPayload) throws -> String? {
+            let message = SlackDigest().request(for: [payload][...])
+            return try (JSONSerialization.jsonObject(with: Data(message.body)) as? [String: Any])?["text"] as? String
+        }
+        let texts = try payloads.map { try #require(try text($0)) }
         #expect(texts == ["web-01: api/orion-api ok → critical: HTTP 503 in 41 ms", "web-01: link/eth0 unknown → warning"])
         // Quotes and newlines in a message stay inside the JSON string.
         let tricky = SlackFormat().payloads(for: batch([event(message: "say \"hi\"\nnow")]), triggers: [.change])
-        #expect((try json(tricky[0]) as? [String: Any])?["text"] as? String == "web-01: api/orion-api ok → critical: say \"hi\"\nnow")
+        #expect(try text(tricky[0]) == "web-01: api/orion-api ok → critical: say \"hi\"\nnow")
     }
 
     func alerts(_ payload: QueuedPayload) throws -> [[String: Any]] {

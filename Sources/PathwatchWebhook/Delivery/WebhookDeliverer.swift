@@ -4,14 +4,17 @@ import PathwatchAgent
 import PathwatchQueue
 import Synchronization
 
-/// The delivery thread: takes the oldest payload, POSTs it, removes it after a 2xx (or a final
-/// 4xx), and otherwise backs off; it holds while the path is unsatisfied and the URL is not
-/// loopback. One payload at a time, oldest first, so the receiver sees them in order. Every
-/// blocking call (the POST, the queue's fsync, the waits) runs on this thread of its own.
+/// The delivery thread: takes the run of oldest payloads (up to `max_batch`, shaped into one
+/// body by the format), POSTs it, removes the whole run after a 2xx (or a final 4xx) with one
+/// cursor move, and otherwise backs off and retries that same run; it holds while the path is
+/// unsatisfied and the URL is not loopback. One request at a time, oldest first, so the receiver
+/// sees payloads in order; no request starts before `min_interval` from the previous one, nor
+/// before a receiver's `Retry-After`. Every blocking call (the POST, the queue's fsync, the
+/// waits) runs on this thread of its own.
 final class WebhookDeliverer: Sendable {
     /// What the thread is doing, for `drain`: it waits while delivery can progress.
     enum Phase: Equatable {
-        case starting, sending, idle, holding, backingOff, stopped
+        case starting, sending, idle, holding, backingOff, pacing, stopped
     }
 
     private struct Control {
@@ -19,13 +22,8 @@ final class WebhookDeliverer: Sendable {
         var closing = false
         var started = false
         var phase = Phase.starting
-    }
-
-    /// What the loop remembers between attempts.
-    private struct Backoff {
-        var failures = 0
-        /// Monotonic nanoseconds before which the head payload is not tried again.
-        var notBefore: UInt64 = 0
+        /// The pacing the loop starts with (a replaced sink's), then the one it ended with.
+        var pacing = DeliveryPacing()
     }
 
     private let control = Mutex(Control())
@@ -91,6 +89,20 @@ final class WebhookDeliverer: Sendable {
         if started { _ = finished.wait(timeout: .now() + seconds) }
     }
 
+    /// Takes over the pacing of the sink this one replaces (same queue folder), before `start`:
+    /// its `Retry-After` and backoff still hold, and the run it tried is tried again whole.
+    func adopt(_ pacing: DeliveryPacing) {
+        control.withLock { c in
+            if !c.started { c.pacing = pacing }
+        }
+    }
+
+    /// Where pacing stood when the loop ended (after `stop`); a fresh one while it still runs
+    /// (a request stuck past `stop`'s wait), which the successor then starts with.
+    var pacingAtStop: DeliveryPacing {
+        control.withLock { $0.phase == .stopped ? $0.pacing : DeliveryPacing() }
+    }
+
     /// Lets the thread end once its loop has (a request stuck past `stop`'s wait keeps it
     /// until the request returns).
     func finish() { thread.finish() }
@@ -108,8 +120,10 @@ final class WebhookDeliverer: Sendable {
         }
         let post = PayloadPost(poster: poster, signer: settings.signingKey.map { WebhookSigner(key: $0) })
         let policy = RetryPolicy(settings.retry)
+        let shape = settings.batchShape
+        let minInterval = UInt64(settings.minInterval.nanoseconds)
         var generator = SystemRandomNumberGenerator()
-        var backoff = Backoff()
+        var pacing = control.withLock { $0.pacing }
         var hold = OfflineHold(host: host)
         while !control.withLock({ $0.closing }) {
             let now = monotonicNanoseconds()
@@ -120,25 +134,37 @@ final class WebhookDeliverer: Sendable {
                 waitForWake(seconds: hold.awaitsLookup ? Double(OfflineHold.lookupRetry) / 1e9 : nil)
                 continue
             case .resume:
-                backoff = Backoff()
+                pacing.failures = 0
+                pacing.notBefore = 0
                 logger.notice("\(name): the path is satisfied again; delivering \(health.queued) queued payloads")
             case .deliver:
                 break
             }
-            if now < backoff.notBefore {
-                setPhase(.backingOff)
-                waitForWake(seconds: Double(backoff.notBefore - now) / 1e9)
+            if now < pacing.notBefore {
+                // Waiting out `min_interval` alone is progress still to come, not a failure.
+                setPhase(pacing.failures > 0 ? .backingOff : .pacing)
+                waitForWake(seconds: Double(pacing.notBefore - now) / 1e9)
                 continue
             }
-            let head: QueueHead?
+            let found: RequestRun.Found
             do {
-                head = try queue.head()
+                found = try RequestRun.read(from: queue, limit: pacing.pendingRun ?? settings.maxBatch, shape: shape)
             } catch {
                 note(error: "cannot read the queue: \(error)", level: .error)
                 waitForWake(seconds: 1)
                 continue
             }
-            guard let head else {
+            let run: RequestRun
+            switch found {
+            case .run(let r):
+                run = r
+            case .unreadable(let entry):
+                // A kind this release does not know (an older or newer agent's): it cannot be
+                // sent as it was meant, so it is dropped and counted, as a damaged one is.
+                complete([entry], as: .unreadable, queue: queue, intake: intake)
+                continue
+            case .empty:
+                pacing.pendingRun = nil
                 setPhase(.idle)
                 let due = intake.nextDue
                 if let due, due <= now {
@@ -149,50 +175,49 @@ final class WebhookDeliverer: Sendable {
                 }
                 continue
             }
-            guard let payload = QueuedPayload(record: head.record) else {
-                // A kind this release does not know (an older or newer agent's): it cannot be
-                // sent as it was meant, so it is dropped and counted, as a damaged one is.
-                complete(head.entry, as: .unreadable, queue: queue, intake: intake)
-                continue
-            }
             setPhase(.sending)
-            let outcome = post.attempt(payload)
-            handle(outcome, of: payload, at: head.entry, queue: queue, intake: intake, policy: policy, backoff: &backoff, generator: &generator)
+            pacing.noteRequestStart(at: monotonicNanoseconds(), minInterval: minInterval)
+            let outcome = post.attempt(run.request)
+            handle(outcome, of: run, queue: queue, intake: intake, policy: policy, pacing: &pacing, generator: &generator)
         }
-        setPhase(.stopped)
+        control.withLock { c in
+            c.pacing = pacing
+            c.phase = .stopped
+        }
     }
 
     private func handle<G: RandomNumberGenerator>(
-        _ outcome: DeliveryOutcome, of payload: QueuedPayload, at entry: QueueEntry, queue: DurableQueue, intake: any DeliveryFeed,
-        policy: RetryPolicy, backoff: inout Backoff, generator: inout G
+        _ outcome: DeliveryOutcome, of run: RequestRun, queue: DurableQueue, intake: any DeliveryFeed,
+        policy: RetryPolicy, pacing: inout DeliveryPacing, generator: inout G
     ) {
+        let what = run.count == 1 ? "payload \(run.request.id)" : "\(run.count) payloads from \(run.request.id)"
         switch outcome {
         case .delivered:
-            if backoff.failures > 0 { logger.notice("\(name): delivering again after \(backoff.failures) failed attempts") }
-            backoff.failures = 0
-            complete(entry, as: .delivered, queue: queue, intake: intake)
+            if pacing.failures > 0 { logger.notice("\(name): delivering again after \(pacing.failures) failed attempts") }
+            pacing.noteDone()
+            complete(run.entries, as: .delivered, queue: queue, intake: intake)
             health.noteDelivery()
         case .retry(let reason, let retryAfter):
-            backoff.failures += 1
-            let delay = policy.delay(afterFailures: backoff.failures, retryAfter: retryAfter, using: &generator)
-            backoff.notBefore = monotonicNanoseconds() + UInt64(delay * 1e9)
+            let delay = policy.delay(afterFailures: pacing.failures + 1, retryAfter: retryAfter, using: &generator)
+            pacing.noteFailure(count: run.count, delay: delay, at: monotonicNanoseconds())
             let wait = ConfigDuration(nanoseconds: Int64(delay * 1e9))
             note(
-                error: "\(reason); attempt \(backoff.failures) at payload \(payload.id) failed, next in \(wait)"
+                error: "\(reason); attempt \(pacing.failures) at \(what) failed, next in \(wait)"
                     + (retryAfter != nil ? " (Retry-After)" : ""),
-                level: backoff.failures == 1 ? .warning : .info)
+                level: pacing.failures == 1 ? .warning : .info)
         case .rejected(let status, let firstLine):
-            backoff.failures = 0
-            complete(entry, as: .rejected, queue: queue, intake: intake)
-            note(error: "HTTP \(status) for payload \(payload.id), refused for good and dropped: \(firstLine)", level: .error)
+            pacing.noteDone()
+            complete(run.entries, as: .rejected, queue: queue, intake: intake)
+            note(error: "HTTP \(status) for \(what), refused for good and dropped: \(firstLine)", level: .error)
         case .aborted:
-            break
+            // Closing: the run stays queued, whole, and the successor tries it first.
+            pacing.pendingRun = run.count
         }
     }
 
-    private func complete(_ entry: QueueEntry, as completion: QueueCompletion, queue: DurableQueue, intake: any DeliveryFeed) {
+    private func complete(_ entries: [QueueEntry], as completion: QueueCompletion, queue: DurableQueue, intake: any DeliveryFeed) {
         do {
-            try queue.complete(entry, as: completion)
+            try queue.complete(run: entries, as: completion)
         } catch {
             note(error: "cannot advance the queue: \(error)", level: .error)
         }

@@ -103,6 +103,12 @@ public struct WebhookSinkSettings: SinkSettings, Decodable, Equatable {
     public var resendEvery = ConfigDuration.seconds(60)
     /// Alertmanager only: the `alertname` label.
     public var alertName = "PathwatchCheck"
+    /// Queued payloads sent in one request at most (`max_batch`); the default depends on the
+    /// format (`Batching.defaultMaxBatch`).
+    public var maxBatch: Int
+    /// The least time from one request's start to the next's (`min_interval`): the receiver's
+    /// rate limit, kept before it has to answer 429. The default depends on the format.
+    public var minInterval: ConfigDuration
 
     public struct HTTPHeader: Sendable, Equatable {
         public var name: String
@@ -115,6 +121,8 @@ public struct WebhookSinkSettings: SinkSettings, Decodable, Equatable {
         case maxQueue = "max_queue"
         case resendEvery = "resend_every"
         case alertName = "alertname"
+        case maxBatch = "max_batch"
+        case minInterval = "min_interval"
     }
 
     /// Headers the sink sets itself; the configuration may not replace them.
@@ -123,11 +131,15 @@ public struct WebhookSinkSettings: SinkSettings, Decodable, Equatable {
     public init(url: String, format: Format = .pathwatch) {
         self.url = url
         self.format = format
+        maxBatch = Batching.defaultMaxBatch(format)
+        minInterval = Batching.defaultMinInterval(format)
     }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         url = try c.decode(String.self, forKey: .url)
+        maxBatch = Batching.defaultMaxBatch(.pathwatch)
+        minInterval = Batching.defaultMinInterval(.pathwatch)
         if let problem = WebhookTarget.problem(with: url) {
             throw DecodingError.dataCorruptedError(forKey: .url, in: c, debugDescription: problem)
         }
@@ -165,6 +177,7 @@ public struct WebhookSinkSettings: SinkSettings, Decodable, Equatable {
         guard !alertName.isEmpty else {
             throw DecodingError.dataCorruptedError(forKey: .alertName, in: c, debugDescription: "expected a non-empty alert name")
         }
+        (maxBatch, minInterval) = try Batching.decode(from: c, format: format)
     }
 
     /// An object of header names to values, kept in the order written. Names must be HTTP

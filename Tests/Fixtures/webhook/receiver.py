@@ -15,6 +15,14 @@ Modes (--mode, or changed at run time with POST /_control {"mode": ...}):
                 do (the agent must redact what it logs of the body)
   hang          never answers (the connection stays open until the sender gives up)
 
+Two behaviours of flaky and rate-limited receivers, with --fail-every and --min-gap (or in
+POST /_control as "fail_every" and "min_gap"), on top of the mode:
+  fail_every N  every Nth request (counting all of them) is answered 503 without Retry-After
+  min_gap S     like Slack's incoming webhooks: a request less than S seconds after the last
+                accepted one is answered 429 with "Retry-After: <whole seconds until allowed>";
+                a request that arrives before a Retry-After it was given ran out is recorded
+                with "early": true (the sender ignored it)
+
 POST /_control also takes "script": a list of answers for the next requests, in order, each
 {"status": N} (with "retry_after" sent as Retry-After if given) or {"mode": M, "retry_after": ...},
 before the mode applies again; "reject_ids": webhook-ids always
@@ -39,18 +47,44 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 lock = threading.Lock()
-state = {"mode": "ok", "retry_after": "1", "script": [], "reject_ids": set(), "delay_ms": 0}
+state = {"mode": "ok", "retry_after": "1", "script": [], "reject_ids": set(), "delay_ms": 0, "fail_every": 0, "min_gap": 0.0,
+         "requests": 0, "last_accepted": None, "not_before": None}
 records = []
 accepted = [0]
 log_file = None
 verifier = None
 
 
-def next_answer(webhook_id, authorization=""):
+def paced_answer(now):
+    """fail_every and min_gap: (status, headers, body, early), or None to answer by the mode.
+    Called under the lock."""
+    state["requests"] += 1
+    early = state["not_before"] is not None and now < state["not_before"]
+    if state["fail_every"] and state["requests"] % state["fail_every"] == 0:
+        return 503, {}, "unavailable\n", early
+    gap = state["min_gap"]
+    if gap and state["last_accepted"] is not None and now < state["last_accepted"] + gap:
+        wait = max(1, int(-(-(state["last_accepted"] + gap - now) // 1)))
+        state["not_before"] = now + wait
+        return 429, {"Retry-After": str(wait)}, "rate limited\n", early
+    return None, {}, "", early
+
+
+def next_answer(webhook_id, authorization="", now=None):
     """The status (and extra headers, and body) for the next request."""
     with lock:
         if webhook_id in state["reject_ids"]:
             return 400, {}, f"bad payload: {webhook_id}\nsecond line\n"
+        if now is not None and (state["fail_every"] or state["min_gap"]):
+            status, headers, body, early = paced_answer(now)
+            if early:
+                headers = dict(headers, **{"X-Early": "1"})
+            if status is not None:
+                return status, headers, body
+            if state["min_gap"]:
+                state["last_accepted"] = now
+            if early:
+                return 200, headers, "ok\n"
         step = state["script"].pop(0) if state["script"] else {}
         mode = step.get("mode", state["mode"])
         retry_after = step.get("retry_after", state["retry_after"])
@@ -115,7 +149,7 @@ class Handler(BaseHTTPRequestHandler):
         if self.path == "/_control":
             change = json.loads(raw)
             with lock:
-                for key in ("mode", "retry_after", "script", "delay_ms"):
+                for key in ("mode", "retry_after", "script", "delay_ms", "fail_every", "min_gap"):
                     if key in change:
                         state[key] = change[key]
                 if "reject_ids" in change:
@@ -123,9 +157,12 @@ class Handler(BaseHTTPRequestHandler):
             self.reply(200, {}, "{}")
             return
         headers = {k.lower(): v for k, v in self.headers.items()}
-        status, extra, body = next_answer(headers.get("webhook-id"), headers.get("authorization", ""))
+        now = time.time()
+        status, extra, body = next_answer(headers.get("webhook-id"), headers.get("authorization", ""), now)
+        early = extra.pop("X-Early", None) is not None
         record = {
-            "time": time.time(),
+            "time": now,
+            "early": early,
             "path": self.path,
             "headers": headers,
             "body": raw.decode("utf-8", "replace"),
@@ -166,6 +203,8 @@ def main():
     parser.add_argument("--mode", default="ok")
     parser.add_argument("--retry-after", default="1")
     parser.add_argument("--delay-ms", type=int, default=0)
+    parser.add_argument("--fail-every", type=int, default=0)
+    parser.add_argument("--min-gap", type=float, default=0.0)
     parser.add_argument("--secret")
     parser.add_argument("--tls-cert")
     parser.add_argument("--tls-key")
@@ -174,6 +213,8 @@ def main():
     state["mode"] = args.mode
     state["retry_after"] = args.retry_after
     state["delay_ms"] = args.delay_ms
+    state["fail_every"] = args.fail_every
+    state["min_gap"] = args.min_gap
     if args.secret:
         try:
             from standardwebhooks.webhooks import Webhook

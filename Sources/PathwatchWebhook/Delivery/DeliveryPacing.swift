@@ -1,0 +1,34 @@
+import PathwatchAgent
+
+/// When the next request may start, and what it must carry: what the delivery loop remembers
+/// between attempts, and what a sink replaced by a reload hands to its successor, so that the
+/// successor neither sends before a `Retry-After` nor splits the run its predecessor tried.
+struct DeliveryPacing: Sendable, Equatable {
+    /// Consecutive failed attempts at the run at the head; a success resets them.
+    var failures = 0
+    /// Monotonic nanoseconds before which no request starts: the backoff after a failure, the
+    /// receiver's `Retry-After`, and `min_interval` after any request, whichever is latest.
+    var notBefore: UInt64 = 0
+    /// The number of payloads of the run last tried and not yet acknowledged: its retry carries
+    /// exactly those (the same body, the same `webhook-id`). Nil when the last request succeeded.
+    var pendingRun: Int?
+
+    /// A request is starting: the next may not start before `minInterval` from now.
+    mutating func noteRequestStart(at now: UInt64, minInterval: UInt64) {
+        notBefore = max(notBefore, now &+ minInterval)
+    }
+
+    /// A 2xx, or a refusal for good: the run is gone, the backoff starts over.
+    mutating func noteDone() {
+        failures = 0
+        pendingRun = nil
+    }
+
+    /// A failed attempt at a run of `count` payloads: it is tried again, whole, after `delay`
+    /// seconds from `now` (and not before `min_interval` from its start).
+    mutating func noteFailure(count: Int, delay: Double, at now: UInt64) {
+        failures += 1
+        pendingRun = count
+        notBefore = max(notBefore, now &+ UInt64(max(delay, 0) * 1e9))
+    }
+}

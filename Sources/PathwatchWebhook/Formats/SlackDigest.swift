@@ -1,0 +1,54 @@
+import PathwatchAgent
+
+/// `slack` requests: a run of changes as one message. A lone change is the line it always was
+/// (`web-01: api/orion-api ok → critical: HTTP 503 in 41 ms`); several are counted by the state
+/// each went to, the first `namedChanges` listed, and the rest summed up:
+///
+///     web-01: 12 changes: 5 critical, 3 warning, 4 ok
+///     • api/a ok → critical: HTTP 503 in 41 ms
+///     …
+///     and 7 more
+///
+/// Payloads are the change events as SPEC §4 writes them. A `{"text": …}` payload that an
+/// earlier release queued is sent alone, as it is.
+struct SlackDigest: BatchShape {
+    static let namedChanges = 5
+    /// Most severe first, as a reader scans them.
+    static let stateOrder = ["critical", "warning", "unknown", "ok"]
+
+    func request(for run: ArraySlice<QueuedPayload>) -> (body: [UInt8], taken: Int) {
+        var changes: [JSONObject] = []
+        for payload in run {
+            guard let object = (try? JSONParser.parse(bytes: payload.body))?.objectValue, object["type"]?.stringValue == "change" else {
+                break
+            }
+            changes.append(object)
+        }
+        guard !changes.isEmpty else { return (run.first?.body ?? [], min(run.count, 1)) }
+        let message = JSONValue.object(JSONObject([("text", .string(Self.text(changes)))]))
+        return (Array(JSONSerializer.serialize(message).utf8), changes.count)
+    }
+
+    static func text(_ changes: [JSONObject]) -> String {
+        if changes.count == 1 { return line(changes[0], withAgent: true) }
+        let agent = changes[0]["agent"]?.stringValue ?? ""
+        var counts: [String: Int] = [:]
+        for change in changes { counts[change["to"]?.stringValue ?? "unknown", default: 0] += 1 }
+        let others = counts.keys.filter { !stateOrder.contains($0) }.sorted()
+        let tally = (stateOrder + others).compactMap { state in counts[state].map { "\($0) \(state)" } }
+        var lines = ["\(agent): \(changes.count) changes: \(tally.joined(separator: ", "))"]
+        lines += changes.prefix(namedChanges).map { "• " + line($0, withAgent: false) }
+        if changes.count > namedChanges { lines.append("and \(changes.count - namedChanges) more") }
+        return lines.joined(separator: "\n")
+    }
+
+    /// One change as `SlackFormat` writes it, with or without the agent's name in front.
+    static func line(_ change: JSONObject, withAgent: Bool) -> String {
+        let from = change["from"]?.stringValue ?? "unknown"
+        let to = change["to"]?.stringValue ?? "unknown"
+        let check = change["check"]?.stringValue ?? ""
+        let message = change["message"]?.stringValue ?? ""
+        let text = "\(check) \(from) → \(to)" + (message.isEmpty ? "" : ": \(message)")
+        return withAgent ? "\(change["agent"]?.stringValue ?? ""): \(text)" : text
+    }
+}

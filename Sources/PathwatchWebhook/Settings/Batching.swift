@@ -1,0 +1,45 @@
+import PathwatchAgent
+
+/// The settings that shape requests: how many queued payloads one request carries
+/// (`max_batch`) and how often requests may start (`min_interval`), with defaults per format.
+///
+/// `pathwatch` sends one object per request unless `max_batch` is raised: a receiver written for
+/// one event per POST would not read an array. `slack` and `alertmanager` keep their body shape
+/// whatever the batch (one message; one array of alerts), so they batch by default. Slack allows
+/// about one message a second per incoming webhook, hence its `min_interval`.
+enum Batching {
+    /// The largest `max_batch`: a request stays a few megabytes at most.
+    static let maxBatchLimit = 10_000
+    /// The longest `min_interval`.
+    static let maxMinInterval = ConfigDuration.seconds(3600)
+
+    static func defaultMaxBatch(_ format: WebhookSinkSettings.Format) -> Int {
+        switch format {
+        case .pathwatch: return 1
+        case .slack, .alertmanager: return 100
+        }
+    }
+
+    static func defaultMinInterval(_ format: WebhookSinkSettings.Format) -> ConfigDuration {
+        switch format {
+        case .slack: return .seconds(1)
+        case .pathwatch, .alertmanager: return ConfigDuration(nanoseconds: 0)
+        }
+    }
+
+    static func decode(
+        from c: KeyedDecodingContainer<WebhookSinkSettings.CodingKeys>, format: WebhookSinkSettings.Format
+    ) throws -> (maxBatch: Int, minInterval: ConfigDuration) {
+        let maxBatch = try c.decodeIfPresent(Int.self, forKey: .maxBatch) ?? defaultMaxBatch(format)
+        guard (1...maxBatchLimit).contains(maxBatch) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .maxBatch, in: c, debugDescription: "expected 1 to \(maxBatchLimit) payloads, found \(maxBatch)")
+        }
+        let minInterval = try c.decodeIfPresent(ConfigDuration.self, forKey: .minInterval) ?? defaultMinInterval(format)
+        guard minInterval.nanoseconds >= 0, minInterval <= maxMinInterval else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .minInterval, in: c, debugDescription: "expected 0s to \(maxMinInterval), found \"\(minInterval)\"")
+        }
+        return (maxBatch, minInterval)
+    }
+}
