@@ -190,7 +190,7 @@ final class WebhookDeliverer: Sendable {
         _ outcome: DeliveryOutcome, of run: RequestRun, queue: DurableQueue, intake: any DeliveryFeed,
         policy: RetryPolicy, pacing: inout DeliveryPacing, generator: inout G
     ) {
-        let what = run.count == 1 ? "payload \(run.request.id)" : "\(run.count) payloads from \(run.request.id)"
+        let what = run.count == 1 ? "payload \(run.request.id)" : "request \(run.request.id) (\(run.count) payloads)"
         switch outcome {
         case .delivered:
             if pacing.failures > 0 { logger.notice("\(name): delivering again after \(pacing.failures) failed attempts") }
