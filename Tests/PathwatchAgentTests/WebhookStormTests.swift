@@ -115,6 +115,31 @@ import Testing
         #expect(sequenceProblem(got: headers.compactMap { $0["webhook-id"] }, expected: printed) == nil, "each under its event's id")
     }
 
+    /// The signature covers the whole body sent: a backlog goes out in arrays of up to ten,
+    /// each verified by the `standardwebhooks` package.
+    @Test(.enabled(if: standardWebhooksUnavailable() == nil, "needs the standardwebhooks Python package (python3 -m pip install standardwebhooks)"))
+    func batchesAreSignedOverTheWholeBody() throws {
+        let secret = makeWebhookSecret()
+        let dir = try TestEnvironment.makeTemporaryDirectory()
+        defer { TestEnvironment.removeTemporaryDirectory(dir) }
+        let receiver = try WebhookReceiver(log: dir.appendingPathComponent("received.jsonl"), secret: secret, start: false)
+        defer { receiver.stop() }
+        var storm = try setUp(checks: 5, webhook: """
+            {"type": "webhook", "url": "\(receiver.url)", "max_batch": 10, "secret": "\(secret)", "retry": {"initial": "100ms", "max": "300ms"}}
+            """)
+        defer { TestEnvironment.removeTemporaryDirectory(storm.dir) }
+        let agent = try startAgent(storm)
+        defer { agent.stop() }
+        try blow(&storm, changes: 25, agent: agent, next: Self.flip)
+        try receiver.start()
+        let printed = changeEvents(agent.outputLines).compactMap { $0["id"] as? String }
+        #expect(waitUntil(timeout: 30) { deliveredEvents(receiver).count >= printed.count })
+        let accepted = receiver.accepted()
+        #expect(accepted.allSatisfy { ($0["verified"] as? Bool) == true }, "standardwebhooks verified every signature")
+        #expect(accepted.count <= 4, "25 queued changes went in runs of up to ten: \(accepted.count) requests")
+        #expect(sequenceProblem(got: deliveredEvents(receiver).compactMap { $0["id"] as? String }, expected: printed) == nil)
+    }
+
     /// A run tried and failed is tried again whole, under the same id, also by the sink that
     /// replaces this one on reload, though more payloads wait behind it: a reload never splits
     /// or re-forms a batch.
