@@ -117,12 +117,24 @@ import Testing
         var pacing = DeliveryPacing()
         pacing.noteRequestStart(at: 1_000, minInterval: 1_000_000_000)
         #expect(pacing.notBefore == 1_000_001_000)
-        pacing.noteFailure(count: 7, delay: 2, at: 5_000)
+        pacing.noteFailure(count: 7, delay: 2, receiverAsked: false, at: 5_000)
         #expect(pacing.failures == 1 && pacing.pendingRun == 7)
         #expect(pacing.notBefore == 2_000_005_000, "the later of the interval and the backoff")
-        pacing.noteFailure(count: 7, delay: 0.1, at: 6_000)
+        pacing.noteFailure(count: 7, delay: 0.1, receiverAsked: false, at: 6_000)
         #expect(pacing.notBefore == 2_000_005_000, "a shorter wait never moves an earlier promise forward")
         pacing.noteDone()
         #expect(pacing.failures == 0 && pacing.pendingRun == nil)
+    }
+
+    @Test func thePathComingBackForgetsTheBackoffButNotTheReceiversRetryAfter() {
+        var backedOff = DeliveryPacing()
+        backedOff.noteFailure(count: 3, delay: 30, receiverAsked: false, at: 1_000)
+        backedOff.notePathBack()
+        #expect(backedOff.failures == 0 && backedOff.notBefore == 0, "our own backoff starts over")
+        var told = DeliveryPacing()
+        told.noteFailure(count: 3, delay: 30, receiverAsked: true, at: 1_000)
+        told.notePathBack()
+        #expect(told.failures == 0)
+        #expect(told.notBefore == 30_000_001_000, "the receiver's Retry-After still stands")
     }
 }

@@ -9,6 +9,9 @@ struct DeliveryPacing: Sendable, Equatable {
     /// Monotonic nanoseconds before which no request starts: the backoff after a failure, the
     /// receiver's `Retry-After`, and `min_interval` after any request, whichever is latest.
     var notBefore: UInt64 = 0
+    /// Monotonic nanoseconds before which the receiver asked not to be called (`Retry-After`):
+    /// kept when the path comes back, which forgets the backoff but not the receiver's answer.
+    var retryAfterUntil: UInt64 = 0
     /// The number of payloads of the run last tried and not yet acknowledged: its retry carries
     /// exactly those (the same body, the same `webhook-id`). Nil when the last request succeeded.
     var pendingRun: Int?
@@ -25,10 +28,19 @@ struct DeliveryPacing: Sendable, Equatable {
     }
 
     /// A failed attempt at a run of `count` payloads: it is tried again, whole, after `delay`
-    /// seconds from `now` (and not before `min_interval` from its start).
-    mutating func noteFailure(count: Int, delay: Double, at now: UInt64) {
+    /// seconds from `now` (and not before `min_interval` from its start). `receiverAsked` says
+    /// the delay is the receiver's own `Retry-After`.
+    mutating func noteFailure(count: Int, delay: Double, receiverAsked: Bool, at now: UInt64) {
         failures += 1
         pendingRun = count
-        notBefore = max(notBefore, now &+ UInt64(max(delay, 0) * 1e9))
+        let until = now &+ UInt64(max(delay, 0) * 1e9)
+        notBefore = max(notBefore, until)
+        if receiverAsked { retryAfterUntil = max(retryAfterUntil, until) }
+    }
+
+    /// The path is back: the backoff starts over, but a `Retry-After` still stands.
+    mutating func notePathBack() {
+        failures = 0
+        notBefore = retryAfterUntil
     }
 }

@@ -134,8 +134,7 @@ final class WebhookDeliverer: Sendable {
                 waitForWake(seconds: hold.awaitsLookup ? Double(OfflineHold.lookupRetry) / 1e9 : nil)
                 continue
             case .resume:
-                pacing.failures = 0
-                pacing.notBefore = 0
+                pacing.notePathBack()
                 logger.notice("\(name): the path is satisfied again; delivering \(health.queued) queued payloads")
             case .deliver:
                 break
@@ -199,7 +198,7 @@ final class WebhookDeliverer: Sendable {
             health.noteDelivery()
         case .retry(let reason, let retryAfter):
             let delay = policy.delay(afterFailures: pacing.failures + 1, retryAfter: retryAfter, using: &generator)
-            pacing.noteFailure(count: run.count, delay: delay, at: monotonicNanoseconds())
+            pacing.noteFailure(count: run.count, delay: delay, receiverAsked: retryAfter != nil, at: monotonicNanoseconds())
             let wait = ConfigDuration(nanoseconds: Int64(delay * 1e9))
             note(
                 error: "\(reason); attempt \(pacing.failures) at \(what) failed, next in \(wait)"
