@@ -103,11 +103,14 @@ let package = Package(
         // The durable, ordered on-disk queue of opaque records, for any sink that must keep what
         // it sends across outages; it depends on nothing of the agent's.
         .target(name: "PathwatchQueue", exclude: ["README.md"], swiftSettings: strict),
+        // HTTP out for the sinks that POST (webhook, remote write): libcurl's poster, the answer's
+        // classification, backoff with Retry-After, and holding while the host is offline.
+        .target(name: "PathwatchHTTPOut", dependencies: ["PathwatchAgent", "CCurlShims"], swiftSettings: strict),
         // The webhook sink: settings, intake, durable queue, deliverer, formats and signer (README "Sinks").
         .target(
             name: "PathwatchWebhook",
             dependencies: [
-                "PathwatchAgent", "PathwatchQueue", "PathwatchDigest", probeKit, json, "CCurlShims",
+                "PathwatchAgent", "PathwatchQueue", "PathwatchDigest", "PathwatchHTTPOut", probeKit, json, "CCurlShims",
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["README.md"],
@@ -202,7 +205,10 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "PathwatchWebhookTests",
-            dependencies: ["PathwatchWebhook", "PathwatchAgent", "PathwatchQueue", "PathwatchSinks", probeKit, "CCurlShims", "PathwatchTestSupport"],
+            dependencies: [
+                "PathwatchWebhook", "PathwatchHTTPOut", "PathwatchAgent", "PathwatchQueue", "PathwatchSinks", probeKit, "CCurlShims",
+                "PathwatchTestSupport",
+            ],
             swiftSettings: strict),
         .testTarget(name: "PathwatchQueueTests", dependencies: ["PathwatchQueue", "PathwatchTestSupport"], swiftSettings: strict),
         // make install, make deb, systemd's notify protocol: the agent as an operator installs and runs it.
