@@ -115,10 +115,24 @@ let package = Package(
             ],
             exclude: ["README.md"],
             swiftSettings: strict),
+        // snappy loaded on first use (dlopen), for the remote_write sink's request bodies.
+        .target(name: "CSnappy", path: "Sources/CSnappy", linkerSettings: [.linkedLibrary("dl")]),
+        // The remote_write sink: the /metrics series of every report, queued on disk and pushed with
+        // Prometheus remote write 1.0 (README "Sinks").
+        .target(
+            name: "PathwatchRemoteWrite",
+            dependencies: [
+                "PathwatchAgent", "PathwatchQueue", "PathwatchHTTPOut", "CSnappy", probeKit, json,
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            exclude: ["README.md"],
+            swiftSettings: strict),
         // The one place sink kinds are registered (`SinkRegistry.standard`).
         .target(
             name: "PathwatchSinks",
-            dependencies: ["PathwatchAgent", "PathwatchStdoutSink", "PathwatchFileSink", "PathwatchHTTPSink", "PathwatchWebhook"],
+            dependencies: [
+                "PathwatchAgent", "PathwatchStdoutSink", "PathwatchFileSink", "PathwatchHTTPSink", "PathwatchWebhook", "PathwatchRemoteWrite",
+            ],
             swiftSettings: strict),
         // What the commands do, apart from how their arguments are parsed: `run`, `once` and a
         // plug-in child for both executables below, and the direct reading of their plain forms.
@@ -198,7 +212,7 @@ let package = Package(
             name: "PathwatchAgentTests",
             dependencies: [
                 "PathwatchAgent", "PathwatchSinks", "PathwatchStdoutSink", "PathwatchFileSink", "PathwatchHTTPSink",
-                "PathwatchWebhook", "PathwatchDigest", probeKit, "PathwatchTestSupport",
+                "PathwatchWebhook", "PathwatchRemoteWrite", "PathwatchDigest", probeKit, "PathwatchTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],

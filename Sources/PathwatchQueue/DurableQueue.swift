@@ -56,7 +56,7 @@ public final class DurableQueue: Sendable {
 
     public let limits: Limits
     let segmentLimit: UInt64
-    private let state: Mutex<QueueState>
+    let state: Mutex<QueueState>
     /// Problems found while opening (torn tail cut, corruption skipped), for the owner's log.
     public let recoveryNotes: [String]
 
