@@ -116,11 +116,11 @@ final class RemoteWriteDeliverer: Sendable {
         // silently) or refused as out of order without taking newer reports down with it.
         var confirmed = false
         while !control.withLock({ $0.closing }) {
-            dropExpired(queue)
             let now = monotonicNanoseconds()
             switch hold.check(pathUnsatisfied: control.withLock { $0.pathUnsatisfied }, now: now) {
             case .hold(let started):
                 if started { logger.notice("\(name): the path is unsatisfied; holding deliveries until it is satisfied again") }
+                dropExpired(queue)
                 setPhase(.holding)
                 waitForWake(seconds: hold.awaitsLookup ? min(Double(OfflineHold.lookupRetry) / 1e9, Self.ageCheckSeconds) : Self.ageCheckSeconds)
                 continue
@@ -131,6 +131,7 @@ final class RemoteWriteDeliverer: Sendable {
                 break
             }
             if now < backoff.notBefore {
+                dropExpired(queue)
                 setPhase(.backingOff)
                 waitForWake(seconds: min(Double(backoff.notBefore - now) / 1e9, Self.ageCheckSeconds))
                 continue
@@ -146,6 +147,15 @@ final class RemoteWriteDeliverer: Sendable {
             guard !run.isEmpty else {
                 setPhase(.idle)
                 waitForWake(seconds: nil)
+                continue
+            }
+            // Reports past max_age leave before anything is sent (checked on the run just read,
+            // so a record is read from disk once per attempt).
+            let oldestKept = WallTime.now().milliseconds - settings.maxAge.nanoseconds / 1_000_000
+            let expired = run.prefix { $0.record.enqueuedAtMilliseconds < oldestKept }
+            if !expired.isEmpty {
+                for head in expired { complete(head.entry, as: .unreadable, queue: queue) }
+                noteAged(expired.count)
                 continue
             }
             guard run.allSatisfy({ ReportRecord.samples(in: $0.record) != nil }) else {
@@ -215,11 +225,15 @@ final class RemoteWriteDeliverer: Sendable {
         let oldest = WallTime.now().milliseconds - settings.maxAge.nanoseconds / 1_000_000
         var dropped = 0
         while let head = try? queue.head(), head.record.enqueuedAtMilliseconds < oldest {
-            health.countAged(1)
             complete(head.entry, as: .unreadable, queue: queue)
             dropped += 1
         }
-        if dropped > 0 { logger.warning("\(name): dropped the \(dropped) oldest reports, older than max_age (\(settings.maxAge))") }
+        if dropped > 0 { noteAged(dropped) }
+    }
+
+    private func noteAged(_ count: Int) {
+        health.countAged(count)
+        logger.warning("\(name): dropped the \(count) oldest reports, older than max_age (\(settings.maxAge))")
     }
 
     private func complete(_ entry: QueueEntry, as completion: QueueCompletion, queue: DurableQueue) {

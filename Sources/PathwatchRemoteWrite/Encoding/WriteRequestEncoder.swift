@@ -19,8 +19,7 @@ enum WriteRequestEncoder {
         for one in series {
             body.removeAll(keepingCapacity: true)
             for label in one.labels {
-                let name = Array(label.name.utf8)
-                let value = Array(label.value.utf8)
+                let name = label.name.utf8, value = label.value.utf8
                 let labelLength = fieldLength(name.count) + fieldLength(value.count)
                 body.append(0x0A)  // TimeSeries.labels: field 1, length-delimited
                 writeVarint(UInt64(labelLength), into: &body)
@@ -31,13 +30,12 @@ enum WriteRequestEncoder {
                 writeVarint(UInt64(value.count), into: &body)
                 body += value
             }
-            var sample: [UInt8] = [0x09]  // Sample.value: field 1, 64-bit
-            withUnsafeBytes(of: one.value.bitPattern.littleEndian) { sample += $0 }
-            sample.append(0x10)  // Sample.timestamp: field 2, varint (two's complement)
-            writeVarint(UInt64(bitPattern: timestamp), into: &sample)
             body.append(0x12)  // TimeSeries.samples: field 2, length-delimited
-            writeVarint(UInt64(sample.count), into: &body)
-            body += sample
+            writeVarint(UInt64(1 + 8 + 1 + varintLength(UInt64(bitPattern: timestamp))), into: &body)
+            body.append(0x09)  // Sample.value: field 1, 64-bit
+            withUnsafeBytes(of: one.value.bitPattern.littleEndian) { body += $0 }
+            body.append(0x10)  // Sample.timestamp: field 2, varint (two's complement)
+            writeVarint(UInt64(bitPattern: timestamp), into: &body)
             out.append(0x0A)  // WriteRequest.timeseries: field 1, length-delimited
             writeVarint(UInt64(body.count), into: &out)
             out += body

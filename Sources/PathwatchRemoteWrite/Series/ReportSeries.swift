@@ -14,7 +14,7 @@ struct ReportSeries {
     }
 
     func series(of snapshot: StatusSnapshot) -> [TimeSeries] {
-        var all = ExpositionReader.series(in: Array(PrometheusExposition.render(snapshot).utf8))
+        var all = ExpositionReader.series(in: PrometheusExposition.renderBytes(snapshot))
         all.append(TimeSeries(labels: [TimeSeries.Label(name: "__name__", value: "pathwatch_up")], value: 1))
         var added = externalLabels
         if !added.contains(where: { $0.name == "instance" }) {
