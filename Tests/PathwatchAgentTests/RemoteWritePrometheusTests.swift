@@ -70,6 +70,46 @@ import Testing
         #expect(count == String(times.count), "count_over_time \(String(describing: count)) for \(times.count) reports")
     }
 
+    /// What the sink's handling of a request sent again (after a kill -9 between a 2xx and the
+    /// queue's removal) rests on: Prometheus accepts the same samples at the same timestamps
+    /// silently, and refuses with a 400 samples older than what it holds, without storing the
+    /// rest of that request.
+    @Test(.enabled(if: missingPrometheus() == nil, "needs prometheus (make test-deps)"))
+    func prometheusAcceptsARepeatedRequestAndRefusesAnOlderOne() throws {
+        let dir = try TestEnvironment.makeTemporaryDirectory()
+        defer { TestEnvironment.removeTemporaryDirectory(dir) }
+        let prometheus = try PrometheusServer(
+            in: dir, configuration: "global:\n  scrape_interval: 1m\n", arguments: ["--web.enable-remote-write-receiver"])
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        func request(_ samples: [(Int64, Double)]) throws -> URL {
+            var body: [UInt8] = []
+            for (time, value) in samples {
+                let series = TimeSeries(labels: [.init(name: "__name__", value: "rw_probe"), .init(name: "job", value: "t")], value: value)
+                body += WriteRequestEncoder.entries(of: [series], timestamp: time)
+            }
+            let file = dir.appendingPathComponent("request-\(samples.count)-\(samples[0].0)")
+            try Data(try #require(Snappy.compress(body))).write(to: file)
+            return file
+        }
+        func post(_ file: URL) throws -> (status: String, body: String) {
+            let result = try run([
+                "curl", "-s", "--noproxy", "*", "-w", "\n%{http_code}", "-H", "Content-Encoding: snappy", "-H", "Content-Type: application/x-protobuf",
+                "-H", "X-Prometheus-Remote-Write-Version: 0.1.0", "--data-binary", "@\(file.path)", "\(prometheus.base)/api/v1/write",
+            ], timeout: 20)
+            let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+            return (String(lines.last ?? ""), lines.dropLast().joined(separator: "\n"))
+        }
+        let batch = try request([(now - 3000, 1), (now - 2000, 2), (now - 1000, 3)])
+        #expect(try post(batch).status == "204")
+        #expect(try post(batch).status != "204", "the same three samples again: the first two are older than the newest stored")
+        let last = try request([(now - 1000, 3)])
+        #expect(try post(last).status == "204", "the newest sample again, alone: accepted silently")
+        let older = try request([(now - 1500, 9), (now, 4)])
+        let refused = try post(older)
+        #expect(refused.status == "400" && refused.body.contains("out of order"), "\(refused)")
+        #expect(prometheus.rawSamples(#"rw_probe{job="t"}"#).map(\.value) == [1, 2, 3], "the refused request stored nothing")
+    }
+
     func quoted(_ text: String) -> String {
         "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"").replacingOccurrences(of: "\n", with: "\\n") + "\""
     }
