@@ -6,8 +6,8 @@ import PathwatchHTTPOut
 /// `${env:…}`/`${file:…}`: no error message here repeats one of them.
 public struct RemoteWriteSinkSettings: SinkSettings, Decodable, Equatable {
     public static let defaultMaxAge = ConfigDuration.seconds(7200)
-    /// About 2 h of 300 series every 10 s as the queue keeps them (uncompressed protobuf, some
-    /// 90 bytes a sample): the default `max_age` of a busy host fits.
+    /// About 2 h of 500 series every 10 s as the queue keeps them (uncompressed protobuf with
+    /// every label, some 180 bytes a sample): the default `max_age` of a busy host fits.
     public static let defaultMaxBytes = ByteSize(bytes: 64 << 20)
     /// Prometheus's own `queue_config.max_samples_per_send` default.
     public static let defaultMaxSamplesPerSend = 2000
