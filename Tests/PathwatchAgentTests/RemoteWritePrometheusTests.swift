@@ -70,6 +70,34 @@ import Testing
         #expect(count == String(times.count), "count_over_time \(String(describing: count)) for \(times.count) reports")
     }
 
+    /// Several probes reporting at once: every report carries every series, so two reports in
+    /// one millisecond would give a series two values at one timestamp, which Prometheus
+    /// refuses with the whole request. Each is stored, none refused.
+    @Test(.enabled(if: missingPrometheus() == nil, "needs prometheus (make test-deps)"))
+    func reportsOfProbesSampledTogetherAreAllStored() throws {
+        let dir = try FixturePlugins.folderWithTestProbe()
+        defer { TestEnvironment.removeTemporaryDirectory(dir) }
+        let prometheus = try PrometheusServer(
+            in: dir, configuration: "global:\n  scrape_interval: 1m\n", arguments: ["--web.enable-remote-write-receiver"])
+        let probes = (0..<4).map { #"{"id": "p\#($0)", "plugin": "testprobe", "config": {"checks": 2, "counter": true}}"# }
+        let agent = try LiveAgent(in: dir) { port in
+            """
+            {"agent": {"name": "rw-together", "plugin_dirs": ["."], "interval": "200ms", "state_dir": "queues"},
+             "probes": [\(probes.joined(separator: ", "))],
+             "sinks": [{"type": "stdout", "format": "json", "on": "every"}, {"type": "http", "listen": "127.0.0.1:\(port)"},
+                       {"type": "remote_write", "url": "http://127.0.0.1:\(prometheus.port)/api/v1/write"}]}
+            """
+        }
+        defer { agent.stop() }
+        #expect(waitUntil(timeout: 30) { reportTimes(agent.process.outputLines).count >= 60 })
+        agent.stop()
+        let reports = reportTimes(agent.process.outputLines)
+        #expect(Set(reports).count < reports.count, "no two reports shared a millisecond; the test proves nothing this time")
+        let stored = prometheus.rawSamples(#"pathwatch_up{instance="rw-together"}"#)
+        #expect(stored.count == reports.count, "\(stored.count) stored of \(reports.count) reports\n\(agent.process.errorOutput.suffix(1500))")
+        #expect(!agent.process.errorOutput.contains("HTTP 400"), "\(agent.process.errorOutput.suffix(1500))")
+    }
+
     /// What the sink's handling of a request sent again (after a kill -9 between a 2xx and the
     /// queue's removal) rests on: Prometheus accepts the same samples at the same timestamps
     /// silently, and refuses with a 400 samples older than what it holds, without storing the

@@ -132,14 +132,47 @@ def cpu_window(args, name, sinks, scrape):
     return cpu, prom, series, rss
 
 
+def idle(args, root):
+    """The shipped config.json (its probes at their intervals), with a remote_write sink and
+    without: CPU over the window after 5 s, and VmRSS at its end."""
+    with open(os.path.join(root, "config.json")) as f:
+        shipped = json.load(f)
+    shipped["agent"]["plugin_dirs"] = [os.path.join(root, ".build/release")]
+    prometheus = Prometheus(args.work, "idle-prometheus", free_port())
+    figures = {}
+    for name, extra in [("without", []), ("with", [{"type": "remote_write", "url": prometheus.base + "/api/v1/write"}])]:
+        folder = os.path.join(args.work, "idle-" + name)
+        os.makedirs(folder, exist_ok=True)
+        config = json.loads(json.dumps(shipped))
+        config["agent"]["state_dir"] = os.path.join(folder, "state")
+        config["sinks"] = [{"type": "http", "listen": f"127.0.0.1:{free_port()}"},
+                           {"type": "file", "path": os.path.join(folder, "status.json"), "on": "every"}] + extra
+        path = os.path.join(folder, "config.json")
+        with open(path, "w") as f:
+            json.dump(config, f)
+        proc = subprocess.Popen([args.pathwatch, "run", "--config", path, "--log-level", "warning"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(5)  # start-up, outside the window
+        cpu0 = cpu_ns(proc.pid)
+        time.sleep(args.window)  # the measured window
+        figures[name] = ((cpu_ns(proc.pid) - cpu0) / 1e6, rss_kib(proc.pid) / 1024)
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=30)
+    prometheus.stop()
+    print(f"idle, shipped config.json, {args.window:.0f} s: without the sink {figures['without'][0]:.1f} ms CPU, "
+          f"RSS {figures['without'][1]:.1f} MiB; with it {figures['with'][0]:.1f} ms CPU, RSS {figures['with'][1]:.1f} MiB")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--pathwatch", required=True)
     parser.add_argument("--plugins", required=True)
     parser.add_argument("--work", required=True)
     parser.add_argument("--window", type=float, default=30)
+    parser.add_argument("--root", required=True)
     args = parser.parse_args()
     args.prom_port = free_port()
+    idle(args, args.root)
     drain(args)
     base_cpu, _, series, base_rss = cpu_window(args, "alone", [], False)
     scrape_cpu, scrape_prom, _, scrape_rss = cpu_window(args, "scraped", [], True)

@@ -17,6 +17,8 @@ final class RemoteWriteIntake: Sendable {
     private let queue = Mutex<DurableQueue?>(nil)
     private let pendingCount = Atomic<Int>(0)
     private let closed = Atomic<Bool>(false)
+    /// The timestamp of the last report queued in this run (milliseconds).
+    private let lastTimestamp = Atomic<Int64>(0)
     private let folder: String
     private let limits: DurableQueue.Limits
     private let series: ReportSeries
@@ -113,9 +115,14 @@ final class RemoteWriteIntake: Sendable {
             return
         }
         let all = series.series(of: snapshot)
+        // Two probes can report within the same millisecond, and every report carries every
+        // series: the same series twice at one timestamp with different values, which a receiver
+        // refuses ("duplicate sample for timestamp") with the whole request. A report is stamped
+        // at least a millisecond after the one before it.
+        let timestamp = max(snapshot.time.milliseconds, lastTimestamp.load(ordering: .relaxed) + 1)
+        lastTimestamp.store(timestamp, ordering: .relaxed)
         let record = ReportRecord.make(
-            entries: WriteRequestEncoder.entries(of: all, timestamp: snapshot.time.milliseconds), series: all.count,
-            timestamp: snapshot.time.milliseconds)
+            entries: WriteRequestEncoder.entries(of: all, timestamp: timestamp), series: all.count, timestamp: timestamp)
         do {
             let result = try queue.append([record])
             if result.dropped > 0 {
