@@ -103,11 +103,26 @@ let package = Package(
         // The durable, ordered on-disk queue of opaque records, for any sink that must keep what
         // it sends across outages; it depends on nothing of the agent's.
         .target(name: "PathwatchQueue", exclude: ["README.md"], swiftSettings: strict),
+        // HTTP out for the sinks that POST (webhook, remote write): libcurl's poster, the answer's
+        // classification, backoff with Retry-After, and holding while the host is offline.
+        .target(name: "PathwatchHTTPOut", dependencies: ["PathwatchAgent", "CCurlShims"], swiftSettings: strict),
         // The webhook sink: settings, intake, durable queue, deliverer, formats and signer (README "Sinks").
         .target(
             name: "PathwatchWebhook",
             dependencies: [
-                "PathwatchAgent", "PathwatchQueue", "PathwatchDigest", probeKit, json, "CCurlShims",
+                "PathwatchAgent", "PathwatchQueue", "PathwatchDigest", "PathwatchHTTPOut", probeKit, json, "CCurlShims",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            exclude: ["README.md"],
+            swiftSettings: strict),
+        // snappy loaded on first use (dlopen), for the remote_write sink's request bodies.
+        .target(name: "CSnappy", path: "Sources/CSnappy", linkerSettings: [.linkedLibrary("dl")]),
+        // The remote_write sink: the /metrics series of every report, queued on disk and pushed with
+        // Prometheus remote write 1.0 (README "Sinks").
+        .target(
+            name: "PathwatchRemoteWrite",
+            dependencies: [
+                "PathwatchAgent", "PathwatchQueue", "PathwatchHTTPOut", "CSnappy", probeKit, json,
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["README.md"],
@@ -115,7 +130,9 @@ let package = Package(
         // The one place sink kinds are registered (`SinkRegistry.standard`).
         .target(
             name: "PathwatchSinks",
-            dependencies: ["PathwatchAgent", "PathwatchStdoutSink", "PathwatchFileSink", "PathwatchHTTPSink", "PathwatchWebhook"],
+            dependencies: [
+                "PathwatchAgent", "PathwatchStdoutSink", "PathwatchFileSink", "PathwatchHTTPSink", "PathwatchWebhook", "PathwatchRemoteWrite",
+            ],
             swiftSettings: strict),
         // What the commands do, apart from how their arguments are parsed: `run`, `once` and a
         // plug-in child for both executables below, and the direct reading of their plain forms.
@@ -195,14 +212,17 @@ let package = Package(
             name: "PathwatchAgentTests",
             dependencies: [
                 "PathwatchAgent", "PathwatchSinks", "PathwatchStdoutSink", "PathwatchFileSink", "PathwatchHTTPSink",
-                "PathwatchWebhook", "PathwatchDigest", probeKit, "PathwatchTestSupport",
+                "PathwatchWebhook", "PathwatchRemoteWrite", "PathwatchDigest", probeKit, "PathwatchTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict),
         .testTarget(
             name: "PathwatchWebhookTests",
-            dependencies: ["PathwatchWebhook", "PathwatchAgent", "PathwatchQueue", "PathwatchSinks", probeKit, "CCurlShims", "PathwatchTestSupport"],
+            dependencies: [
+                "PathwatchWebhook", "PathwatchHTTPOut", "PathwatchAgent", "PathwatchQueue", "PathwatchSinks", probeKit, "CCurlShims",
+                "PathwatchTestSupport",
+            ],
             swiftSettings: strict),
         .testTarget(name: "PathwatchQueueTests", dependencies: ["PathwatchQueue", "PathwatchTestSupport"], swiftSettings: strict),
         // make install, make deb, systemd's notify protocol: the agent as an operator installs and runs it.

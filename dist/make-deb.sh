@@ -26,8 +26,10 @@ shlibs=$(cd "$work" && dpkg-shlibdeps -O -l"$root/usr/lib/pathwatch" -e"$root/us
     | sed -n 's/^shlibs:Depends=//p') || { cat "$work/shlibdeps.log" >&2; exit 1; }
 # Not found by dpkg-shlibdeps: libsystemd0 and libcurl4 are opened with dlopen (sd_notify; HTTP
 # for webhook sinks and the reachability probe, loaded on first use: CURLOPT_PROTOCOLS_STR needs
-# 7.85), and the unit's ExecReload runs /bin/kill from procps.
+# 7.85), and the unit's ExecReload runs /bin/kill from procps. libsnappy1v5 is opened with dlopen
+# too, by remote_write sinks only: recommended, so a host without that sink need not have it.
 depends="$shlibs, libcurl4 (>= 7.85.0), libsystemd0, procps"
+recommends="libsnappy1v5"
 
 install -d "$root/DEBIAN" "$root/usr/share/doc/pathwatch"
 # The documents, at their paths in the repository, so the README's relative links resolve
@@ -45,6 +47,7 @@ Architecture: $arch
 Maintainer: Pathwatch maintainers <pathwatch@localhost>
 Installed-Size: $size
 Depends: $depends
+Recommends: $recommends
 Section: admin
 Priority: optional
 Description: host monitoring agent with probe plug-ins

@@ -1,6 +1,7 @@
 import PathwatchAgent
 import PathwatchFileSink
 import PathwatchHTTPSink
+import PathwatchRemoteWrite
 import PathwatchStdoutSink
 import PathwatchWebhook
 
@@ -8,6 +9,6 @@ extension SinkRegistry {
     /// Every sink kind the agent ships, registered in this one place: a new kind is its module
     /// and one line here. Without a `sinks` key, a configuration writes text lines to stdout.
     public static let standard = SinkRegistry(
-        [.stdout, .file, .webhook, .http],
+        [.stdout, .file, .webhook, .http, .remoteWrite],
         whenNoneConfigured: [SinkConfig(type: "stdout", settings: StdoutSinkSettings(), on: [.change])])
 }

@@ -106,7 +106,7 @@ final class PrometheusServer: @unchecked Sendable {
     let process: BackgroundProcess
     var base: String { "http://127.0.0.1:\(port)" }
 
-    init(in directory: URL, configuration: String, files: [String: String] = [:]) throws {
+    init(in directory: URL, configuration: String, files: [String: String] = [:], arguments: [String] = []) throws {
         let home = directory.appendingPathComponent("prometheus")
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
         for (name, text) in files { try text.write(to: home.appendingPathComponent(name), atomically: true, encoding: .utf8) }
@@ -116,7 +116,7 @@ final class PrometheusServer: @unchecked Sendable {
         process = try BackgroundProcess([
             Self.binary, "--config.file=\(config.path)", "--storage.tsdb.path=\(home.appendingPathComponent("data").path)",
             "--web.listen-address=127.0.0.1:\(port)",
-        ], currentDirectory: home)
+        ] + arguments, currentDirectory: home)
         let ready = waitUntil(timeout: 60) { [self] in
             (try? run(["curl", "-sf", "--noproxy", "*", "\(base)/-/ready"], timeout: 5))?.status == 0
         }

@@ -5,7 +5,7 @@ import Testing
 /// A distinct secret in every field that takes one, then a hunt for each — raw, every
 /// 8-character piece, base64 and URL-encoded (and the Basic-auth form of the webhook's
 /// credentials) — across everything the agent writes: stdout, stderr at trace level, the status
-/// file, webhook bodies, the queue files on disk, and the output of `plugins`, `check-config`
+/// file, webhook bodies, remote-write requests (decoded), the queue files on disk, and the output of `plugins`, `check-config`
 /// and `once` (JSON, text and the Nagios line). A plug-in puts secrets in a message, a check key,
 /// a label and a metric name. Zero hits.
 @Suite(.onItsOwnThread) struct SecretLeakHuntTests {
@@ -42,6 +42,8 @@ import Testing
             "PW_LEAK_NAME": Self.secret("nm"), "PW_LEAK_TARGET": Self.secret("tg"), "PW_LEAK_URLTOKEN": Self.secret("ut"),
             "PW_LEAK_ECHO": Self.secret("ec"), "PW_LEAK_USER": Self.secret("us"), "PW_LEAK_PASS": Self.secret("pw") + "+~",
             "PW_LEAK_HDR": Self.secret("hd"), "PW_LEAK_LABEL": Self.secret("lb"), "PW_LEAK_METRIC": Self.secret("mt"),
+            "PW_LEAK_RWBEARER": Self.secret("rb"), "PW_LEAK_RWUSER": Self.secret("ru"), "PW_LEAK_RWPASS": Self.secret("rp"),
+            "PW_LEAK_RWHDR": Self.secret("rh"), "PW_LEAK_RWLABEL": Self.secret("rl"),
             "PW_LEAK_WHSEC": "whsec_" + Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString(),
         ]
         let bearer = Self.secret("br")
@@ -51,6 +53,7 @@ import Testing
         var all = Array(secrets.values) + [bearer, cut]
         let credentials = "\(secrets["PW_LEAK_USER"]!):\(secrets["PW_LEAK_PASS"]!)"
         all.append(credentials)
+        all.append("\(secrets["PW_LEAK_RWUSER"]!):\(secrets["PW_LEAK_RWPASS"]!)")
         let stateFile = dir.appendingPathComponent("state")
         try "ok fine\n".write(to: stateFile, atomically: true, encoding: .utf8)
         let closedPort = try unusedLoopbackPort()
@@ -69,7 +72,12 @@ import Testing
                        {"type": "file", "path": "status.json"},
                        {"type": "webhook", "url": "\(good.url)", "secret": "${env:PW_LEAK_WHSEC}",
                         "headers": {"X-Token": "${env:PW_LEAK_HDR}"}, "on": ["change", "every"]},
-                       {"type": "webhook", "url": "\(echoURL)", "retry": {"initial": "100ms", "max": "200ms"}}]}
+                       {"type": "webhook", "url": "\(echoURL)", "retry": {"initial": "100ms", "max": "200ms"}},
+                       {"type": "remote_write", "url": "\(good.base)/rw-bearer", "bearer_token": "${env:PW_LEAK_RWBEARER}",
+                        "external_labels": {"site": "${env:PW_LEAK_RWLABEL}"}},
+                       {"type": "remote_write", "url": "\(echoing.base)/rw-basic",
+                        "basic_auth": {"username": "${env:PW_LEAK_RWUSER}", "password": "${env:PW_LEAK_RWPASS}"}},
+                       {"type": "remote_write", "url": "\(good.base)/rw-header", "headers": {"X-Scope-OrgID": "${env:PW_LEAK_RWHDR}"}}]}
             """, in: dir)
         // The same secrets where a plug-in's error message cuts one in half (check-config, once).
         let failing = try writeConfig("""
@@ -85,12 +93,17 @@ import Testing
         #expect(waitUntil(timeout: 20) { !echoing.records().isEmpty })
         // The agent logs what the echoing receiver answered (checked below, with everything else).
         _ = waitUntil(timeout: 20) { agent.errorOutput.contains("denied for Authorization: Basic") }
+        #expect(waitUntil(timeout: 20) { Set(good.writeRequests().filter { $0.status / 100 == 2 }.map(\.path)).count == 2 })
+        _ = waitUntil(timeout: 20) { agent.errorOutput.contains("HTTP 401 for 1 report") }
         agent.stop()
         outputs.append(("run stdout", agent.outputLines.joined(separator: "\n")))
         outputs.append(("run stderr", agent.errorOutput))
         #expect(agent.errorOutput.contains("denied for Authorization: Basic"), "the echoing receiver's body is logged (redacted)")
         outputs.append(("status file", (try? String(contentsOf: dir.appendingPathComponent("status.json"), encoding: .utf8)) ?? ""))
         outputs.append(("webhook bodies", good.records().compactMap { $0["body"] as? String }.joined(separator: "\n")))
+        let written = (good.writeRequests() + echoing.writeRequests()).flatMap(\.samples)
+        outputs.append(("remote-write series", written.map { "\($0.labels.sorted { $0.key < $1.key }) \($0.value)" }.joined(separator: "\n")))
+        #expect(agent.errorOutput.contains("HTTP 401 for 1 report"), "the echoing receiver's refusal of a remote-write request is logged (redacted)")
         outputs.append(("echoing webhook bodies", echoing.records().compactMap { $0["body"] as? String }.joined(separator: "\n")))
         let queues = dir.appendingPathComponent("queues")
         for file in FileManager.default.enumerator(atPath: queues.path)?.compactMap({ $0 as? String }) ?? [] {
@@ -123,7 +136,7 @@ import Testing
         }
         // The hunt means something only if these really hold what the agent said.
         let mustHaveText = [
-            "run stdout", "run stderr", "status file", "webhook bodies", "echoing webhook bodies", "plugins stdout",
+            "run stdout", "run stderr", "status file", "webhook bodies", "remote-write series", "echoing webhook bodies", "plugins stdout",
             "check-config stdout", "once stdout", "once text stdout", "once nagios stdout", "check-config failing stderr",
         ]
         let empty = mustHaveText.filter { name in outputs.first { $0.0 == name }?.1.isEmpty ?? true }

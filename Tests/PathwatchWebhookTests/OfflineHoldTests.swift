@@ -1,3 +1,4 @@
+@testable import PathwatchHTTPOut
 @testable import PathwatchWebhook
 import Testing
 

@@ -4,6 +4,7 @@ import Logging
 @testable import PathwatchAgent
 import PathwatchProbeKit
 import PathwatchTestSupport
+@testable import PathwatchHTTPOut
 @testable import PathwatchWebhook
 import Testing
 

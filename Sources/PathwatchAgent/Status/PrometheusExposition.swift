@@ -18,7 +18,7 @@ package enum PrometheusExposition {
         String(decoding: renderBytes(snapshot), as: UTF8.self)
     }
 
-    static func renderBytes(_ snapshot: StatusSnapshot?) -> [UInt8] {
+    package static func renderBytes(_ snapshot: StatusSnapshot?) -> [UInt8] {
         var out = PrometheusText()
         out.add("pathwatch_build_info", "The agent's version; always 1.", labels: [("version", AgentIdentity.version)], value: 1)
         guard let snapshot else { return out.bytes }

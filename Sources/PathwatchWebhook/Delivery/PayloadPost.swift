@@ -1,4 +1,5 @@
 import PathwatchAgent
+import PathwatchHTTPOut
 
 /// One attempt at one payload: the POST with its `webhook-id`, a fresh `webhook-timestamp` and,
 /// with a secret, its signature; the answer classified. Blocks for the whole request, so it

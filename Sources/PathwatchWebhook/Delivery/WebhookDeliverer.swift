@@ -1,6 +1,7 @@
 import Dispatch
 import Logging
 import PathwatchAgent
+import PathwatchHTTPOut
 import PathwatchQueue
 import Synchronization
 
@@ -112,14 +113,18 @@ final class WebhookDeliverer: Sendable {
     private func run(_ queue: DurableQueue, intake: any DeliveryFeed) {
         let poster: HTTPPoster
         do {
-            poster = try HTTPPoster(settings: settings, abort: abort)
+            poster = try HTTPPoster(
+                HTTPPostDescription(
+                    url: settings.url, contentType: "application/json", headers: settings.headers.map(\.line), tls: settings.tls,
+                    timeout: settings.timeout),
+                abort: abort)
         } catch {
             logger.error("\(name): \(error); nothing will be delivered")
             health.noteError("\(error)")
             return
         }
         let post = PayloadPost(poster: poster, signer: settings.signingKey.map { WebhookSigner(key: $0) })
-        let policy = RetryPolicy(settings.retry)
+        let policy = RetryPolicy(initial: settings.retry.initial.seconds, max: settings.retry.max.seconds)
         let shape = settings.batchShape
         let minInterval = UInt64(settings.minInterval.nanoseconds)
         var generator = SystemRandomNumberGenerator()

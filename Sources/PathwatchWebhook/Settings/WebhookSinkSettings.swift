@@ -1,4 +1,5 @@
 import PathwatchAgent
+import PathwatchHTTPOut
 /// The settings of one `webhook` sink, decoded strictly with JSON paths in every error. Values
 /// may hold secrets substituted from `${env:…}`/`${file:…}`; no error message here repeats a
 /// value that could be one (URL, secret, header values).
@@ -9,38 +10,8 @@ public struct WebhookSinkSettings: SinkSettings, Decodable, Equatable {
         case alertmanager
     }
 
-    public struct TLS: Sendable, Equatable, Decodable {
-        public var caFile: String?
-        public var clientCert: String?
-        public var clientKey: String?
-        public var insecure = false
-
-        enum CodingKeys: String, CodingKey {
-            case caFile = "ca_file"
-            case clientCert = "client_cert"
-            case clientKey = "client_key"
-            case insecure
-        }
-
-        public init() {}
-
-        public init(from decoder: any Decoder) throws {
-            let c = try decoder.container(keyedBy: CodingKeys.self)
-            caFile = try c.decodeIfPresent(String.self, forKey: .caFile)
-            clientCert = try c.decodeIfPresent(String.self, forKey: .clientCert)
-            clientKey = try c.decodeIfPresent(String.self, forKey: .clientKey)
-            insecure = try c.decodeIfPresent(Bool.self, forKey: .insecure) ?? false
-            for (key, file) in [(CodingKeys.caFile, caFile), (.clientCert, clientCert), (.clientKey, clientKey)] {
-                guard let file else { continue }
-                guard access(file, R_OK) == 0 else {
-                    throw DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: "cannot read \"\(file)\": \(errnoText())")
-                }
-            }
-            if clientKey != nil, clientCert == nil {
-                throw DecodingError.dataCorruptedError(forKey: .clientKey, in: c, debugDescription: "a client key needs client_cert")
-            }
-        }
-    }
+    /// The `tls` object, shared with the other HTTP sinks.
+    public typealias TLS = HTTPTLS
 
     /// The queue's bounds: past either, the oldest payloads are dropped and counted.
     public struct QueueLimits: Sendable, Equatable, Decodable {
@@ -140,7 +111,7 @@ public struct WebhookSinkSettings: SinkSettings, Decodable, Equatable {
         url = try c.decode(String.self, forKey: .url)
         maxBatch = Batching.defaultMaxBatch(.pathwatch)
         minInterval = Batching.defaultMinInterval(.pathwatch)
-        if let problem = WebhookTarget.problem(with: url) {
+        if let problem = HTTPTarget.problem(with: url) {
             throw DecodingError.dataCorruptedError(forKey: .url, in: c, debugDescription: problem)
         }
         if let text = try c.decodeIfPresent(String.self, forKey: .format) {

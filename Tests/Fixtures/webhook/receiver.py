@@ -38,6 +38,7 @@ GET /_received returns every record so far as a JSON array; GET /_count the numb
 answered 2xx (cheap enough to poll).
 """
 import argparse
+import base64
 import email.utils
 import json
 import ssl
@@ -166,6 +167,7 @@ class Handler(BaseHTTPRequestHandler):
             "path": self.path,
             "headers": headers,
             "body": raw.decode("utf-8", "replace"),
+            "body_base64": base64.b64encode(raw).decode(),
             "status": status,
             "client_port": self.client_address[1],
         }

@@ -3,9 +3,9 @@ import PathwatchAgent
 /// Whether deliveries must wait for the path: they are held while it is unsatisfied and the
 /// destination is not loopback, so an offline host does not burn its retries. Used on the
 /// delivery thread only (the loopback lookup blocks).
-struct OfflineHold {
+package struct OfflineHold {
     /// What changed at one check.
-    enum Decision: Equatable {
+    package enum Decision: Equatable {
         /// Deliver (the path is fine, or the destination is loopback).
         case deliver
         /// Hold; `started` on the first check that holds.
@@ -16,20 +16,20 @@ struct OfflineHold {
     }
 
     /// How often a name that did not resolve is looked up again while deciding whether to hold.
-    static let lookupRetry: UInt64 = 5_000_000_000
+    package static let lookupRetry: UInt64 = 5_000_000_000
 
-    let host: String
+    package let host: String
     private var holding = false
     private var loopback: LoopbackCheck.Answer?
     private var lastLookup: UInt64 = 0
 
-    init(host: String) { self.host = host }
+    package init(host: String) { self.host = host }
 
     /// The destination's name did not resolve: holding is checked again after `lookupRetry`
     /// rather than only when woken.
-    var awaitsLookup: Bool { loopback == .unresolved }
+    package var awaitsLookup: Bool { loopback == .unresolved }
 
-    mutating func check(pathUnsatisfied: Bool, now: UInt64) -> Decision {
+    package mutating func check(pathUnsatisfied: Bool, now: UInt64) -> Decision {
         if pathUnsatisfied {
             if loopback == nil || (loopback == .unresolved && now - lastLookup >= Self.lookupRetry) {
                 loopback = LoopbackCheck.resolve(host)

@@ -3,8 +3,8 @@ import PathwatchAgent
 /// 127.x), `localhost` and `*.localhost` (RFC 6761), or a name whose every address is one of
 /// those. A loopback destination is reachable without any network path, so it is never held
 /// while the host is offline.
-enum LoopbackCheck {
-    enum Answer: Equatable {
+package enum LoopbackCheck {
+    package enum Answer: Equatable {
         case loopback
         case notLoopback
         /// A name that could not be resolved (often because the host is offline): treated as
@@ -13,7 +13,7 @@ enum LoopbackCheck {
     }
 
     /// Literal addresses and reserved names, without any lookup; nil when a lookup is needed.
-    static func literal(_ host: String) -> Answer? {
+    package static func literal(_ host: String) -> Answer? {
         let name = host.lowercased().hasSuffix(".") ? String(host.lowercased().dropLast()) : host.lowercased()
         if name == "localhost" || name.hasSuffix(".localhost") { return .loopback }
         var v4 = in_addr()
@@ -25,7 +25,7 @@ enum LoopbackCheck {
 
     /// Resolves names with getaddrinfo (which reads /etc/hosts first); blocking, so called from
     /// the delivery thread only.
-    static func resolve(_ host: String) -> Answer {
+    package static func resolve(_ host: String) -> Answer {
         if let answer = literal(host) { return answer }
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -52,12 +52,12 @@ enum LoopbackCheck {
         return sawAny ? .loopback : .unresolved
     }
 
-    static func isLoopback(_ address: in_addr) -> Bool {
+    package static func isLoopback(_ address: in_addr) -> Bool {
         // s_addr is in network byte order: the first octet is the lowest byte in memory.
         withUnsafeBytes(of: address.s_addr) { $0[0] == 127 }
     }
 
-    static func isLoopback(_ address: in6_addr) -> Bool {
+    package static func isLoopback(_ address: in6_addr) -> Bool {
         let bytes = withUnsafeBytes(of: address) { Array($0) }
         if bytes[0..<15].allSatisfy({ $0 == 0 }) && bytes[15] == 1 { return true }
         // ::ffff:127.x.y.z

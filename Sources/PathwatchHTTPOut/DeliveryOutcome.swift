@@ -1,8 +1,8 @@
 import CCurlShims
 import PathwatchAgent
 
-/// What one attempt at one payload came to, decided from libcurl's result and the HTTP status.
-enum DeliveryOutcome: Equatable, Sendable {
+/// What one attempt at one payload (or batch) came to, decided from libcurl's result and the HTTP status.
+package enum DeliveryOutcome: Equatable, Sendable {
     /// A 2xx: the payload leaves the queue.
     case delivered(status: Int)
     /// Try again later: no connection, a timeout, 408, 429, 5xx, or anything else not final.
@@ -14,7 +14,7 @@ enum DeliveryOutcome: Equatable, Sendable {
     /// The sink is closing; the payload stays queued.
     case aborted
 
-    static func classify(_ response: HTTPResponse) -> DeliveryOutcome {
+    package static func classify(_ response: HTTPResponse) -> DeliveryOutcome {
         if response.aborted { return .aborted }
         guard response.curlCode == CURLE_OK else {
             return .retry(reason: response.transportError, retryAfter: nil)

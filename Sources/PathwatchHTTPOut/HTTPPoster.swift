@@ -3,14 +3,33 @@ import PathwatchAgent
 
 /// libcurl's process-wide set-up, once, before the first handle (thread-safe since libcurl 7.84;
 /// a global's initializer also runs exactly once).
-let webhookCurlInit: CURLcode = pw_curl_global_init(pw_curl_global_default)
+let curlGlobalInit: CURLcode = pw_curl_global_init(pw_curl_global_default)
+
+/// What an `HTTPPoster` posts to, and how: the sink's settings reduced to what libcurl needs,
+/// so any sink that POSTs (webhook, remote write) shares one poster.
+package struct HTTPPostDescription: Sendable {
+    package var url: String
+    package var contentType: String
+    /// `Name: value` lines sent with every request (configured and protocol headers).
+    package var headers: [String]
+    package var tls: HTTPTLS
+    package var timeout: ConfigDuration
+
+    package init(url: String, contentType: String, headers: [String], tls: HTTPTLS, timeout: ConfigDuration) {
+        self.url = url
+        self.contentType = contentType
+        self.headers = headers
+        self.tls = tls
+        self.timeout = timeout
+    }
+}
 
 /// POSTs bodies to one URL through one libcurl easy handle, kept for the life of the sink so the
 /// connection (and TLS session) is reused from one payload to the next. Used only on the sink's
 /// delivery thread.
-final class HTTPPoster {
-    struct SetupError: Error, CustomStringConvertible {
-        var description: String
+package final class HTTPPoster {
+    package struct SetupError: Error, CustomStringConvertible {
+        package var description: String
     }
 
     private let handle: UnsafeMutableRawPointer
@@ -19,16 +38,16 @@ final class HTTPPoster {
     /// added to a copy for each request.
     private let fixedHeaders: [String]
 
-    static let userAgent = "pathwatch/\(AgentIdentity.version)"
+    package static let userAgent = "pathwatch/\(AgentIdentity.version)"
 
-    init(settings: WebhookSinkSettings, abort: AbortFlag) throws(SetupError) {
-        guard webhookCurlInit == CURLE_OK else { throw SetupError(description: "libcurl failed to initialise") }
+    package init(_ settings: HTTPPostDescription, abort: AbortFlag) throws(SetupError) {
+        guard curlGlobalInit == CURLE_OK else { throw SetupError(description: "libcurl failed to initialise") }
         guard let handle = pw_curl_easy_init() else { throw SetupError(description: "libcurl cannot create a handle") }
         self.handle = handle
         collector = ResponseCollector(abort: abort)
         // libcurl sends "Expect: 100-continue" for larger bodies and waits for an answer many
         // receivers never give; an empty Expect turns that off.
-        fixedHeaders = ["Content-Type: application/json", "Expect:"] + settings.headers.map(\.line)
+        fixedHeaders = ["Content-Type: \(settings.contentType)", "Expect:"] + settings.headers
         let me = Unmanaged.passUnretained(collector).toOpaque()
         let tls = settings.tls
         var steps: [(CURLoption, CURLcode)] = [
@@ -65,7 +84,7 @@ final class HTTPPoster {
 
     /// One POST of `body` with the fixed headers plus `extraHeaders`; blocks until the answer,
     /// the timeout, or an abort.
-    func post(_ body: [UInt8], extraHeaders: [String]) -> HTTPResponse {
+    package func post(_ body: [UInt8], extraHeaders: [String]) -> HTTPResponse {
         collector.reset()
         var list: UnsafeMutablePointer<curl_slist>?
         defer { pw_curl_slist_free_all(list) }

@@ -4,20 +4,20 @@ import Synchronization
 
 /// What one POST came back with: libcurl's result, the status, `Retry-After`, and the start of
 /// the body (enough for its first line; never the whole of a large error page).
-struct HTTPResponse: Sendable {
-    var curlCode: CURLcode = CURLE_OK
-    var status = 0
-    var retryAfter: String?
-    var body: [UInt8] = []
-    var aborted = false
+package struct HTTPResponse: Sendable {
+    package var curlCode: CURLcode = CURLE_OK
+    package var status = 0
+    package var retryAfter: String?
+    package var body: [UInt8] = []
+    package var aborted = false
 
-    static let bodyLimit = 4096
+    package static let bodyLimit = 4096
 
     /// libcurl's static text for the error (it names no URL, header or body).
-    var transportError: String { String(cString: pw_curl_easy_strerror(curlCode)) }
+    package var transportError: String { String(cString: pw_curl_easy_strerror(curlCode)) }
 
     /// The body's first line, trimmed and cut to 200 characters.
-    var bodyFirstLine: String {
+    package var bodyFirstLine: String {
         let line = body.prefix(while: { $0 != UInt8(ascii: "\n") && $0 != UInt8(ascii: "\r") })
         let text = String(decoding: ASCIIText.trimmed(line), as: UTF8.self)
         return text.count > 200 ? String(text.prefix(200)) + "…" : text
@@ -70,15 +70,16 @@ final class ResponseCollector {
 }
 
 /// Set once when the sink closes, read by libcurl's progress callback on the delivery thread.
-final class AbortFlag: Sendable {
+package final class AbortFlag: Sendable {
     private let flag = Atomic<Bool>(false)
-    var isSet: Bool { flag.load(ordering: .acquiring) }
-    func set() { flag.store(true, ordering: .releasing) }
+    package var isSet: Bool { flag.load(ordering: .acquiring) }
+    package init() {}
+    package func set() { flag.store(true, ordering: .releasing) }
 }
 
-enum ASCIIText {
+package enum ASCIIText {
     /// Without leading and trailing spaces, tabs, CR and LF.
-    static func trimmed<C: BidirectionalCollection>(_ bytes: C) -> C.SubSequence where C.Element == UInt8 {
+    package static func trimmed<C: BidirectionalCollection>(_ bytes: C) -> C.SubSequence where C.Element == UInt8 {
         let blank: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A }
         let start = bytes.firstIndex(where: { !blank($0) }) ?? bytes.endIndex
         let end = bytes.lastIndex(where: { !blank($0) }).map { bytes.index(after: $0) } ?? start

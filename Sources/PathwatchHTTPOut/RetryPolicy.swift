@@ -6,27 +6,22 @@ import PathwatchAgent
 /// step) so many agents that lost the same receiver do not come back in lockstep, yet none
 /// retries sooner than half the step. A `Retry-After` from the receiver (429 or 503) replaces
 /// the backoff, capped at `max` so one answer cannot park the queue for days.
-struct RetryPolicy: Sendable {
-    var initial: Double
-    var max: Double
+package struct RetryPolicy: Sendable {
+    package var initial: Double
+    package var max: Double
 
-    init(_ settings: WebhookSinkSettings.Retry) {
-        initial = settings.initial.seconds
-        max = settings.max.seconds
-    }
-
-    init(initial: Double, max: Double) {
+    package init(initial: Double, max: Double) {
         self.initial = initial
         self.max = max
     }
 
     /// The un-jittered step after `failures` consecutive failures (1 → initial).
-    func step(afterFailures failures: Int) -> Double {
+    package func step(afterFailures failures: Int) -> Double {
         let exponent = Double(Swift.min(Swift.max(failures - 1, 0), 62))
         return Swift.min(max, initial * pow(2, exponent))
     }
 
-    func delay<G: RandomNumberGenerator>(afterFailures failures: Int, retryAfter: Double?, using generator: inout G) -> Double {
+    package func delay<G: RandomNumberGenerator>(afterFailures failures: Int, retryAfter: Double?, using generator: inout G) -> Double {
         if let retryAfter { return Swift.min(Swift.max(retryAfter, 0), max) }
         let step = step(afterFailures: failures)
         return step / 2 + Double.random(in: 0...(step / 2), using: &generator)
@@ -34,9 +29,9 @@ struct RetryPolicy: Sendable {
 }
 
 /// `Retry-After` (RFC 9110 §10.2.3): a number of seconds, or an HTTP date.
-enum RetryAfter {
+package enum RetryAfter {
     /// Seconds to wait from `now`; nil when the value is neither form. A date in the past is 0.
-    static func seconds(_ value: String, now: time_t = time(nil)) -> Double? {
+    package static func seconds(_ value: String, now: time_t = time(nil)) -> Double? {
         let text = String(decoding: ASCIIText.trimmed(Array(value.utf8)), as: UTF8.self)
         if !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
             return Double(text)

@@ -1,8 +1,8 @@
 import PathwatchAgent
-/// The parts of a webhook URL the sink needs besides libcurl's own parsing: the host (to decide
+/// The parts of an http(s) destination URL a sink needs besides libcurl's own parsing: the host (to decide
 /// whether the destination is loopback) and a form safe to show, without userinfo, query or
 /// fragment (where credentials and tokens live).
-package struct WebhookTarget: Sendable, Equatable {
+package struct HTTPTarget: Sendable, Equatable {
     var scheme: String
     package var host: String
     /// As written, or nil for the scheme's default.
@@ -49,13 +49,13 @@ package struct WebhookTarget: Sendable, Equatable {
         path = String(rest[..<pathEnd])
     }
 
-    /// What is wrong with `url` as a webhook destination, or nil. Never quotes the URL: it may
+    /// What is wrong with `url` as a destination, or nil. Never quotes the URL: it may
     /// carry a token.
-    static func problem(with url: String) -> String? {
+    package static func problem(with url: String) -> String? {
         if url.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) {
             return "expected an http(s) URL without spaces or control characters"
         }
-        guard WebhookTarget(url) != nil else {
+        guard HTTPTarget(url) != nil else {
             return "expected an http:// or https:// URL with a host (and a port from 1 to 65535 if given)"
         }
         return nil

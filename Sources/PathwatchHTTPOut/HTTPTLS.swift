@@ -1,0 +1,37 @@
+import PathwatchAgent
+
+/// A sink's `tls` object: the CA bundle to trust, a client certificate and key, or no
+/// verification at all. Files are checked readable when the configuration is read, so a typo
+/// is a configuration error rather than a delivery that fails for ever.
+public struct HTTPTLS: Sendable, Equatable, Decodable {
+    public var caFile: String?
+    public var clientCert: String?
+    public var clientKey: String?
+    public var insecure = false
+
+    enum CodingKeys: String, CodingKey {
+        case caFile = "ca_file"
+        case clientCert = "client_cert"
+        case clientKey = "client_key"
+        case insecure
+    }
+
+    public init() {}
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        caFile = try c.decodeIfPresent(String.self, forKey: .caFile)
+        clientCert = try c.decodeIfPresent(String.self, forKey: .clientCert)
+        clientKey = try c.decodeIfPresent(String.self, forKey: .clientKey)
+        insecure = try c.decodeIfPresent(Bool.self, forKey: .insecure) ?? false
+        for (key, file) in [(CodingKeys.caFile, caFile), (.clientCert, clientCert), (.clientKey, clientKey)] {
+            guard let file else { continue }
+            guard access(file, R_OK) == 0 else {
+                throw DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: "cannot read \"\(file)\": \(errnoText())")
+            }
+        }
+        if clientKey != nil, clientCert == nil {
+            throw DecodingError.dataCorruptedError(forKey: .clientKey, in: c, debugDescription: "a client key needs client_cert")
+        }
+    }
+}

@@ -1,0 +1,262 @@
+import Dispatch
+import Logging
+import PathwatchAgent
+import PathwatchHTTPOut
+import PathwatchQueue
+import Synchronization
+
+/// The delivery thread: takes the oldest reports (up to `max_samples_per_send` samples), sends
+/// them as one request, removes them after a 2xx (or a final 4xx, counted), and otherwise backs
+/// off, honouring `Retry-After`. It holds while the path is unsatisfied and the URL is not
+/// loopback, and drops reports older than `max_age` first. Oldest first, one request at a time,
+/// so the receiver sees every series in time order. Every blocking call (the POST, the
+/// queue's fsync, the waits) runs on this thread of its own.
+final class RemoteWriteDeliverer: Sendable {
+    enum Phase: Equatable { case starting, sending, idle, holding, backingOff, stopped }
+
+    private struct Control {
+        var pathUnsatisfied = false
+        var closing = false
+        var started = false
+        var phase = Phase.starting
+    }
+
+    private struct Backoff {
+        var failures = 0
+        var notBefore: UInt64 = 0
+    }
+
+    /// While holding, the queue is still looked at this often for reports past `max_age`.
+    static let ageCheckSeconds = 10.0
+
+    private let control = Mutex(Control())
+    private let wakeUps = DispatchSemaphore(value: 0)
+    private let finished = DispatchSemaphore(value: 0)
+    private let abort = AbortFlag()
+    private let thread = SerialThread(name: "pw-rw-out")
+    private let settings: RemoteWriteSinkSettings
+    private let host: String
+    private let name: String
+    private let logger: AgentLogger
+    private let health: RemoteWriteHealth
+
+    /// The protocol's headers (remote write 1.0), besides the configured ones.
+    static let protocolHeaders = ["Content-Encoding: snappy", "X-Prometheus-Remote-Write-Version: 0.1.0"]
+
+    init(settings: RemoteWriteSinkSettings, host: String, name: String, logger: AgentLogger, health: RemoteWriteHealth) {
+        self.settings = settings
+        self.host = host
+        self.name = name
+        self.logger = logger
+        self.health = health
+    }
+
+    func notePath(unsatisfied: Bool) {
+        let changed = control.withLock { c -> Bool in
+            defer { c.pathUnsatisfied = unsatisfied }
+            return c.pathUnsatisfied != unsatisfied
+        }
+        if changed { wake() }
+    }
+
+    func wake() { wakeUps.signal() }
+
+    /// Delivery cannot progress for now (or is over): `drain` stops waiting.
+    var isSettled: Bool { control.withLock { [.holding, .backingOff, .stopped].contains($0.phase) } }
+
+    /// Starts the loop on `queue`, once; not after `stop`.
+    func start(delivering queue: DurableQueue) {
+        let go = control.withLock { c -> Bool in
+            guard !c.closing, !c.started else { return false }
+            c.started = true
+            return true
+        }
+        guard go else { return wake() }
+        thread.async {
+            self.run(queue)
+            self.finished.signal()
+        }
+    }
+
+    /// Ends the loop, aborting a request in flight (its reports stay queued), and waits up to
+    /// `seconds` for it to end.
+    func stop(waitingUpTo seconds: Double) {
+        let started = control.withLock { c -> Bool in
+            c.closing = true
+            return c.started
+        }
+        abort.set()
+        wake()
+        if started { _ = finished.wait(timeout: .now() + seconds) }
+        thread.finish()
+    }
+
+    // MARK: - The loop
+
+    private func run(_ queue: DurableQueue) {
+        let poster: HTTPPoster
+        do {
+            poster = try HTTPPoster(
+                HTTPPostDescription(
+                    url: settings.url, contentType: "application/x-protobuf", headers: settings.headers + Self.protocolHeaders,
+                    tls: settings.tls, timeout: settings.timeout),
+                abort: abort)
+        } catch {
+            logger.error("\(name): \(error); nothing will be delivered")
+            health.noteError("\(error)")
+            return
+        }
+        let policy = RetryPolicy(initial: settings.retryInitial.seconds, max: settings.retryMax.seconds)
+        var generator = SystemRandomNumberGenerator()
+        var backoff = Backoff()
+        var hold = OfflineHold(host: host)
+        // Until the first request of this run is accepted, reports go one per request: after a
+        // kill -9 between a 2xx and the queue's cursor write, the reports of that request are
+        // sent again, and alone each is either an identical sample (which Prometheus accepts
+        // silently) or refused as out of order without taking newer reports down with it.
+        var confirmed = false
+        while !control.withLock({ $0.closing }) {
+            let now = monotonicNanoseconds()
+            switch hold.check(pathUnsatisfied: control.withLock { $0.pathUnsatisfied }, now: now) {
+            case .hold(let started):
+                if started { logger.notice("\(name): the path is unsatisfied; holding deliveries until it is satisfied again") }
+                dropExpired(queue)
+                setPhase(.holding)
+                waitForWake(seconds: hold.awaitsLookup ? min(Double(OfflineHold.lookupRetry) / 1e9, Self.ageCheckSeconds) : Self.ageCheckSeconds)
+                continue
+            case .resume:
+                backoff = Backoff()
+                logger.notice("\(name): the path is satisfied again; sending \(health.queued) queued reports")
+            case .deliver:
+                break
+            }
+            if now < backoff.notBefore {
+                dropExpired(queue)
+                setPhase(.backingOff)
+                waitForWake(seconds: min(Double(backoff.notBefore - now) / 1e9, Self.ageCheckSeconds))
+                continue
+            }
+            let run: [QueueHead]
+            do {
+                run = try batch(from: queue, single: !confirmed)
+            } catch {
+                note(error: "cannot read the queue: \(error)", level: .error)
+                waitForWake(seconds: 1)
+                continue
+            }
+            guard !run.isEmpty else {
+                setPhase(.idle)
+                waitForWake(seconds: nil)
+                continue
+            }
+            // Reports past max_age leave before anything is sent (checked on the run just read,
+            // so a record is read from disk once per attempt).
+            let oldestKept = WallTime.now().milliseconds - settings.maxAge.nanoseconds / 1_000_000
+            let expired = run.prefix { $0.record.enqueuedAtMilliseconds < oldestKept }
+            if !expired.isEmpty {
+                for head in expired { complete(head.entry, as: .unreadable, queue: queue) }
+                noteAged(expired.count)
+                continue
+            }
+            guard run.allSatisfy({ ReportRecord.samples(in: $0.record) != nil }) else {
+                // A kind this release does not know: dropped and counted, as a damaged one is.
+                complete(run[0].entry, as: .unreadable, queue: queue)
+                continue
+            }
+            setPhase(.sending)
+            var body: [UInt8] = []
+            body.reserveCapacity(run.reduce(0) { $0 + $1.record.body.count })
+            for head in run { body += head.record.body }
+            guard let compressed = Snappy.compress(body) else {
+                note(error: "libsnappy cannot compress; holding the queue", level: .error)
+                waitForWake(seconds: Self.ageCheckSeconds)
+                continue
+            }
+            let outcome = DeliveryOutcome.classify(poster.post(compressed, extraHeaders: []))
+            if case .delivered = outcome { confirmed = true }
+            handle(outcome, of: run, queue: queue, policy: policy, backoff: &backoff, generator: &generator)
+        }
+        setPhase(.stopped)
+    }
+
+    /// The oldest reports that fit one request: at least one, then more while the samples stay
+    /// within `max_samples_per_send`.
+    private func batch(from queue: DurableQueue, single: Bool) throws(QueueError) -> [QueueHead] {
+        var samples = 0
+        let cap = settings.maxSamplesPerSend
+        return try queue.oldest(limit: single ? 1 : Int.max) { record in
+            guard let count = ReportRecord.samples(in: record), samples == 0 || samples + count <= cap else { return false }
+            samples += count
+            return true
+        }
+    }
+
+    private func handle<G: RandomNumberGenerator>(
+        _ outcome: DeliveryOutcome, of run: [QueueHead], queue: DurableQueue, policy: RetryPolicy, backoff: inout Backoff,
+        generator: inout G
+    ) {
+        let samples = run.reduce(0) { $0 + (ReportRecord.samples(in: $1.record) ?? 0) }
+        let what = run.count == 1 ? "1 report" : "\(run.count) reports"
+        switch outcome {
+        case .delivered:
+            if backoff.failures > 0 { logger.notice("\(name): delivering again after \(backoff.failures) failed attempts") }
+            backoff.failures = 0
+            for head in run { complete(head.entry, as: .delivered, queue: queue) }
+            health.noteDelivery(samples: samples)
+        case .retry(let reason, let retryAfter):
+            backoff.failures += 1
+            let delay = policy.delay(afterFailures: backoff.failures, retryAfter: retryAfter, using: &generator)
+            backoff.notBefore = monotonicNanoseconds() + UInt64(delay * 1e9)
+            note(
+                error: "\(reason); attempt \(backoff.failures) at \(what) failed, next in \(ConfigDuration(nanoseconds: Int64(delay * 1e9)))"
+                    + (retryAfter != nil ? " (Retry-After)" : ""),
+                level: backoff.failures == 1 ? .warning : .info)
+        case .rejected(let status, let firstLine):
+            backoff.failures = 0
+            for head in run { complete(head.entry, as: .rejected, queue: queue) }
+            note(error: "HTTP \(status) for \(what) (\(samples) samples), refused for good and dropped: \(firstLine)", level: .error)
+        case .aborted:
+            break
+        }
+    }
+
+    /// Drops the oldest reports while they are older than `max_age`, counted.
+    private func dropExpired(_ queue: DurableQueue) {
+        let oldest = WallTime.now().milliseconds - settings.maxAge.nanoseconds / 1_000_000
+        var dropped = 0
+        while let head = try? queue.head(), head.record.enqueuedAtMilliseconds < oldest {
+            complete(head.entry, as: .unreadable, queue: queue)
+            dropped += 1
+        }
+        if dropped > 0 { noteAged(dropped) }
+    }
+
+    private func noteAged(_ count: Int) {
+        health.countAged(count)
+        logger.warning("\(name): dropped the \(count) oldest reports, older than max_age (\(settings.maxAge))")
+    }
+
+    private func complete(_ entry: QueueEntry, as completion: QueueCompletion, queue: DurableQueue) {
+        do {
+            try queue.complete(entry, as: completion)
+        } catch {
+            note(error: "cannot advance the queue: \(error)", level: .error)
+        }
+        health.observe(queue)
+    }
+
+    private func note(error: String, level: Logger.Level) {
+        logger.log(level, "\(name): \(error)")
+        health.noteError(error)
+    }
+
+    private func setPhase(_ phase: Phase) { control.withLock { $0.phase = phase } }
+
+    private func waitForWake(seconds: Double?) {
+        if let seconds {
+            _ = wakeUps.wait(timeout: .now() + .nanoseconds(Int(min(seconds, 3600) * 1e9)))
+        } else {
+            wakeUps.wait()
+        }
+    }
+}

@@ -1,0 +1,40 @@
+import PathwatchAgent
+
+/// The series one report sends: every `/metrics` series as the snapshot renders it, plus
+/// `pathwatch_up` (1 at every report: the agent was running and observing, so a gap in it is a
+/// gap in the agent, not in the network, once the backlog arrives), each with `instance` (the
+/// agent's name, as a scrape would add it, unless the external labels set one) and the
+/// external labels added, and its labels sorted by name.
+struct ReportSeries {
+    /// `name → value` added to every series; a series' own label of the same name is replaced.
+    let externalLabels: [TimeSeries.Label]
+
+    init(externalLabels: [(String, String)]) {
+        self.externalLabels = externalLabels.map { TimeSeries.Label(name: $0.0, value: $0.1) }
+    }
+
+    func series(of snapshot: StatusSnapshot) -> [TimeSeries] {
+        var all = ExpositionReader.series(in: PrometheusExposition.renderBytes(snapshot))
+        all.append(TimeSeries(labels: [TimeSeries.Label(name: "__name__", value: "pathwatch_up")], value: 1))
+        var added = externalLabels
+        if !added.contains(where: { $0.name == "instance" }) {
+            added.append(TimeSeries.Label(name: "instance", value: snapshot.identity.name))
+        }
+        let names = Set(added.map(\.name))
+        return all.map { series in
+            var labeled = series
+            labeled.labels.removeAll { names.contains($0.name) }
+            labeled.labels += added
+            return Self.sorted(labeled)
+        }
+    }
+
+    /// Sorted by name, without empty values: to Prometheus an empty label is no label (a scrape
+    /// drops it too), and a receiver may refuse one.
+    static func sorted(_ series: TimeSeries) -> TimeSeries {
+        var copy = series
+        copy.labels.removeAll { $0.value.isEmpty }
+        copy.labels.sort { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+        return copy
+    }
+}

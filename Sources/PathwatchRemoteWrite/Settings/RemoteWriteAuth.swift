@@ -1,0 +1,78 @@
+import PathwatchAgent
+
+/// `headers`, `bearer_token` and `basic_auth` {username, password}: what the sink sends to
+/// authenticate, as header lines. Values are never quoted back in errors (they may be secrets).
+struct RemoteWriteAuth {
+    var headerLines: [String] = []
+    var secretValues: [String] = []
+
+    enum BasicKeys: String, CodingKey { case username, password }
+
+    /// Headers the sink sets itself; the configuration may not replace them.
+    static let reservedHeaders: Set<String> = [
+        "content-type", "content-encoding", "content-length", "host", "x-prometheus-remote-write-version", "expect",
+    ]
+
+    init(from c: KeyedDecodingContainer<RemoteWriteSinkSettings.CodingKeys>) throws {
+        let hasAuthorization = c.contains(.bearerToken) || c.contains(.basicAuth)
+        if c.contains(.headers) {
+            let nested = try c.nestedContainer(keyedBy: NameKey.self, forKey: .headers)
+            for key in nested.allKeys {
+                let value = try nested.decode(String.self, forKey: key)
+                let name = key.stringValue
+                guard Self.isToken(name) else {
+                    throw DecodingError.dataCorruptedError(
+                        forKey: key, in: nested, debugDescription: "expected an HTTP header name (letters, digits, -_.!#$%&'*+^`|~)")
+                }
+                guard !Self.reservedHeaders.contains(name.lowercased()) else {
+                    throw DecodingError.dataCorruptedError(forKey: key, in: nested, debugDescription: "the sink sets \(name) itself")
+                }
+                if hasAuthorization, name.lowercased() == "authorization" {
+                    throw DecodingError.dataCorruptedError(
+                        forKey: key, in: nested, debugDescription: "bearer_token or basic_auth already sets Authorization")
+                }
+                try Self.requireHeaderValue(value, key: key, in: nested)
+                headerLines.append("\(name): \(value)")
+                secretValues.append(value)
+            }
+        }
+        if c.contains(.bearerToken), c.contains(.basicAuth) {
+            throw DecodingError.dataCorruptedError(forKey: .basicAuth, in: c, debugDescription: "give bearer_token or basic_auth, not both")
+        }
+        if let token = try c.decodeIfPresent(String.self, forKey: .bearerToken) {
+            guard !token.isEmpty else {
+                throw DecodingError.dataCorruptedError(forKey: .bearerToken, in: c, debugDescription: "expected a non-empty token")
+            }
+            try Self.requireHeaderValue(token, key: .bearerToken, in: c)
+            headerLines.append("Authorization: Bearer \(token)")
+            secretValues.append(token)
+        }
+        if c.contains(.basicAuth) {
+            let b = try c.nestedContainer(keyedBy: BasicKeys.self, forKey: .basicAuth)
+            let username = try b.decode(String.self, forKey: .username)
+            let password = try b.decode(String.self, forKey: .password)
+            guard !username.contains(":") else {
+                throw DecodingError.dataCorruptedError(forKey: .username, in: b, debugDescription: "a Basic user name cannot contain a colon")
+            }
+            let pair = "\(username):\(password)"
+            // The redactor also registers each value's base64 form, but the pair's base64 is
+            // what goes on the wire, so it is registered too.
+            let encoded = Base64.encode(Array(pair.utf8))
+            headerLines.append("Authorization: Basic \(encoded)")
+            secretValues += [password, pair, encoded]
+            if !username.isEmpty { secretValues.append(username) }
+        }
+    }
+
+    static func requireHeaderValue<K: CodingKey>(_ value: String, key: K, in c: KeyedDecodingContainer<K>) throws {
+        guard !value.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else {
+            throw DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: "a header value must not contain CR, LF or NUL")
+        }
+    }
+
+    static func isToken(_ text: String) -> Bool {
+        !text.isEmpty && text.unicodeScalars.allSatisfy { s in
+            s.isASCII && (s.properties.isAlphabetic || ("0"..."9").contains(s) || "!#$%&'*+-.^_`|~".unicodeScalars.contains(s))
+        }
+    }
+}

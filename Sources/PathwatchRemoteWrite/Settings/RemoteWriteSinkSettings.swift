@@ -1,0 +1,132 @@
+import PathwatchAgent
+import PathwatchHTTPOut
+
+/// The settings of one `remote_write` sink, decoded strictly with JSON paths in every error.
+/// `url`, header values, `bearer_token` and `basic_auth` may hold secrets substituted from
+/// `${env:…}`/`${file:…}`: no error message here repeats one of them.
+public struct RemoteWriteSinkSettings: SinkSettings, Decodable, Equatable {
+    public static let defaultMaxAge = ConfigDuration.seconds(7200)
+    /// About 2 h of 500 series every 10 s as the queue keeps them (uncompressed protobuf with
+    /// every label, some 180 bytes a sample): the default `max_age` of a busy host fits.
+    public static let defaultMaxBytes = ByteSize(bytes: 64 << 20)
+    /// Prometheus's own `queue_config.max_samples_per_send` default.
+    public static let defaultMaxSamplesPerSend = 2000
+
+    public var url: String
+    /// `Name: value` lines: the configured headers, then `Authorization` from `bearer_token` or
+    /// `basic_auth`.
+    public var headers: [String] = []
+    public var externalLabels: [(String, String)] { externalLabelList.map { ($0.name, $0.value) } }
+    var externalLabelList: [Label] = []
+    public var maxAge = Self.defaultMaxAge
+    public var maxBytes = Self.defaultMaxBytes
+    public var maxSamplesPerSend = Self.defaultMaxSamplesPerSend
+    public var timeout = ConfigDuration.seconds(30)
+    public var tls = HTTPTLS()
+    public var retryInitial = ConfigDuration.seconds(1)
+    public var retryMax = ConfigDuration.seconds(60)
+    /// Every secret value this sink holds, for the redactor.
+    var secretValues: [String] = []
+
+    struct Label: Equatable, Sendable {
+        var name: String
+        var value: String
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case url, headers, timeout, tls, retry
+        case bearerToken = "bearer_token"
+        case basicAuth = "basic_auth"
+        case externalLabels = "external_labels"
+        case maxAge = "max_age"
+        case maxBytes = "max_bytes"
+        case maxSamplesPerSend = "max_samples_per_send"
+    }
+
+    enum RetryKeys: String, CodingKey { case initial, max }
+
+    public init(url: String) { self.url = url }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        url = try c.decode(String.self, forKey: .url)
+        if let problem = HTTPTarget.problem(with: url) {
+            throw DecodingError.dataCorruptedError(forKey: .url, in: c, debugDescription: problem)
+        }
+        let auth = try RemoteWriteAuth(from: c)
+        headers = auth.headerLines
+        secretValues = auth.secretValues
+        externalLabelList = try Self.decodeLabels(c)
+        maxAge = try c.decodeIfPresent(ConfigDuration.self, forKey: .maxAge) ?? maxAge
+        guard maxAge.nanoseconds >= 1_000_000_000 else {
+            throw DecodingError.dataCorruptedError(forKey: .maxAge, in: c, debugDescription: "expected at least 1s, found \"\(maxAge)\"")
+        }
+        maxBytes = try c.decodeIfPresent(ByteSize.self, forKey: .maxBytes) ?? maxBytes
+        guard maxBytes.bytes >= 64 * 1024 else {
+            throw DecodingError.dataCorruptedError(forKey: .maxBytes, in: c, debugDescription: "expected at least 64KiB, found \(maxBytes)")
+        }
+        maxSamplesPerSend = try c.decodeIfPresent(Int.self, forKey: .maxSamplesPerSend) ?? maxSamplesPerSend
+        guard (1...1_000_000).contains(maxSamplesPerSend) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .maxSamplesPerSend, in: c, debugDescription: "expected from 1 to 1000000 samples, found \(maxSamplesPerSend)")
+        }
+        timeout = try c.decodeIfPresent(ConfigDuration.self, forKey: .timeout) ?? timeout
+        guard timeout.nanoseconds >= 1_000_000 else {
+            throw DecodingError.dataCorruptedError(forKey: .timeout, in: c, debugDescription: "expected at least 1ms, found \"\(timeout)\"")
+        }
+        tls = try c.decodeIfPresent(HTTPTLS.self, forKey: .tls) ?? HTTPTLS()
+        if c.contains(.retry) {
+            let r = try c.nestedContainer(keyedBy: RetryKeys.self, forKey: .retry)
+            retryInitial = try r.decodeIfPresent(ConfigDuration.self, forKey: .initial) ?? retryInitial
+            try requireInterval(retryInitial, key: .initial, in: r)
+            retryMax = try r.decodeIfPresent(ConfigDuration.self, forKey: .max) ?? retryMax
+            guard retryMax >= retryInitial else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .max, in: r, debugDescription: "expected at least retry.initial (\(retryInitial)), found \"\(retryMax)\"")
+            }
+        }
+    }
+
+    /// `external_labels`: an object of Prometheus label names to non-empty values.
+    static func decodeLabels(_ c: KeyedDecodingContainer<CodingKeys>) throws -> [Label] {
+        guard c.contains(.externalLabels) else { return [] }
+        let nested = try c.nestedContainer(keyedBy: NameKey.self, forKey: .externalLabels)
+        var labels: [Label] = []
+        for key in nested.allKeys {
+            let value = try nested.decode(String.self, forKey: key)
+            let name = key.stringValue
+            guard isLabelName(name) else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: key, in: nested, debugDescription: "expected a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*, not starting with __)")
+            }
+            guard name != "__name__", !name.hasPrefix("__") else {
+                throw DecodingError.dataCorruptedError(forKey: key, in: nested, debugDescription: "label names starting with __ are reserved")
+            }
+            guard !value.isEmpty else {
+                throw DecodingError.dataCorruptedError(forKey: key, in: nested, debugDescription: "expected a non-empty label value")
+            }
+            labels.append(Label(name: name, value: value))
+        }
+        return labels.sorted { $0.name < $1.name }
+    }
+
+    static func isLabelName(_ text: String) -> Bool {
+        guard let first = text.unicodeScalars.first, !text.hasPrefix("__") else { return false }
+        let letter: (Unicode.Scalar) -> Bool = { ("a"..."z").contains($0) || ("A"..."Z").contains($0) || $0 == "_" }
+        return letter(first) && text.unicodeScalars.allSatisfy { letter($0) || ("0"..."9").contains($0) }
+    }
+
+    public static func == (a: Self, b: Self) -> Bool {
+        a.url == b.url && a.headers == b.headers && a.externalLabelList == b.externalLabelList && a.maxAge == b.maxAge
+            && a.maxBytes == b.maxBytes && a.maxSamplesPerSend == b.maxSamplesPerSend && a.timeout == b.timeout && a.tls == b.tls
+            && a.retryInitial == b.retryInitial && a.retryMax == b.retryMax
+    }
+}
+
+/// A coding key for objects whose keys are data (header and label names).
+struct NameKey: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+}

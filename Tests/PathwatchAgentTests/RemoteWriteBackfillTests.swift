@@ -1,0 +1,176 @@
+import Foundation
+import PathwatchTestSupport
+import Testing
+
+/// Backfill against Debian's Prometheus: two agents in namespace `host` push to Prometheus's
+/// remote-write receiver in namespace `upstream` (10.83.0.2, over veth `up0`, the default
+/// route). The link goes away for three minutes (its peer taken down: carrier off, the path
+/// unsatisfied, the sinks hold) and comes back; one agent is killed with SIGKILL in the middle of
+/// the outage and started again. Afterwards every report either agent took is in Prometheus
+/// with its own timestamp, once: `count_over_time` equals the number of reports.
+@Suite(.serialized, .onItsOwnThread) struct RemoteWriteBackfillTests {
+    /// How long the receiver is out of reach, as the acceptance asks.
+    static let outageSeconds = 180.0
+
+    final class Topology {
+        let host: LinkStateNamespace
+        let upstream: LinkStateNamespace
+
+        init() throws {
+            host = try LinkStateNamespace("rwh")
+            do {
+                upstream = try LinkStateNamespace("rwu")
+                try host.exec("ip link add up0 type veth peer name up1 netns \(upstream.name)")
+                try upstream.exec("ip link set up1 up; ip addr add 10.83.0.2/24 dev up1")
+                try host.exec("ip link set up0 up; ip addr add 10.83.0.1/24 dev up0; ip route add default via 10.83.0.2 dev up0")
+            } catch {
+                host.delete()
+                throw error
+            }
+        }
+
+        /// The receiver's side of the link down or up: to the agents' host, carrier off or on.
+        func link(up: Bool) throws { try upstream.ip("link set up1 \(up ? "up" : "down")") }
+
+        func delete() {
+            host.delete()
+            upstream.delete()
+        }
+    }
+
+    /// Prometheus with its remote-write receiver, listening in `namespace` on `address`.
+    final class Receiver {
+        let process: BackgroundProcess
+        let namespace: String
+        let base: String
+
+        init(in directory: URL, namespace: String, address: String) throws {
+            self.namespace = namespace
+            base = "http://\(address)"
+            let home = directory.appendingPathComponent("prometheus")
+            try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+            let config = home.appendingPathComponent("prometheus.yml")
+            try "global:\n  scrape_interval: 1m\n".write(to: config, atomically: true, encoding: .utf8)
+            process = try BackgroundProcess([
+                "ip", "netns", "exec", namespace, PrometheusServer.binary, "--config.file=\(config.path)",
+                "--storage.tsdb.path=\(home.appendingPathComponent("data").path)", "--web.listen-address=\(address)",
+                "--web.enable-remote-write-receiver",
+            ], currentDirectory: home)
+            guard waitUntil(timeout: 60, { [self] in (try? curl(["\(base)/-/ready"]))?.status == 0 }) else {
+                process.stop()
+                throw TestFailure("prometheus did not become ready: \(process.errorOutput.suffix(2000))")
+            }
+        }
+
+        func curl(_ arguments: [String]) throws -> ProcessResult {
+            try run(["ip", "netns", "exec", namespace, "curl", "-sf", "--noproxy", "*"] + arguments, timeout: 20)
+        }
+
+        /// The timestamps of every raw sample of `selector` in the last hour.
+        func timestamps(_ selector: String) -> [Int64] {
+            guard let result = try? curl(["-G", "--data-urlencode", "query=\(selector)[1h]", "\(base)/api/v1/query"]),
+                result.status == 0, let object = try? parseJSONObject(result.stdout),
+                let series = (object["data"] as? [String: Any])?["result"] as? [[String: Any]]
+            else { return [] }
+            return series.flatMap { ($0["values"] as? [[Any]]) ?? [] }.compactMap { ($0.first as? Double).map { Int64(($0 * 1000).rounded()) } }
+        }
+
+        func value(_ expression: String) -> String? {
+            guard let result = try? curl(["-G", "--data-urlencode", "query=\(expression)", "\(base)/api/v1/query"]),
+                result.status == 0, let object = try? parseJSONObject(result.stdout),
+                let first = ((object["data"] as? [String: Any])?["result"] as? [[String: Any]])?.first
+            else { return nil }
+            return (first["value"] as? [Any])?.last as? String
+        }
+
+        deinit { process.stop() }
+    }
+
+    func config(name: String, in dir: URL, receiver: String) throws -> URL {
+        try writeConfig("""
+            {"agent": {"name": "\(name)", "interval": "1s", "plugin_dirs": ["\(TestEnvironment.productsDirectory.path)"],
+                       "state_dir": "\(dir.path)/queues"},
+             "probes": [{"id": "link", "plugin": "linkstate"}],
+             "sinks": [{"type": "stdout", "format": "json", "on": "every"},
+                       {"type": "remote_write", "url": "\(receiver)/api/v1/write", "timeout": "2s", "retry": {"initial": "200ms", "max": "2s"}}]}
+            """, in: dir)
+    }
+
+    func start(_ config: URL, in namespace: String) throws -> BackgroundProcess {
+        try BackgroundProcess(["ip", "netns", "exec", namespace] + Unprivileged.pathwatch(["run", "--config", config.path]))
+    }
+
+    @Test(.enabled(if: TestEnvironment.canUseNamespaces && RemoteWritePrometheusTests.missingPrometheus() == nil,
+                   "needs root (namespaces) and prometheus (make test-deps)"))
+    func threeMinutesOfflineAreBackfilledWithTheirOwnTimestampsAlsoAcrossAKill() throws {
+        let topology = try Topology()
+        defer { topology.delete() }
+        let dir = try Unprivileged.makeTemporaryDirectory()
+        defer { TestEnvironment.removeTemporaryDirectory(dir) }
+        let prometheus = try Receiver(in: dir, namespace: topology.upstream.name, address: "10.83.0.2:9090")
+        let steadyDir = dir.appendingPathComponent("steady"), killedDir = dir.appendingPathComponent("killed")
+        for folder in [steadyDir, killedDir] { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }
+        let steadyConfig = try config(name: "bf-steady", in: steadyDir, receiver: prometheus.base)
+        let killedConfig = try config(name: "bf-killed", in: killedDir, receiver: prometheus.base)
+        try Unprivileged.own(dir)
+        let steady = try start(steadyConfig, in: topology.host.name)
+        defer { steady.stop() }
+        let killed = try start(killedConfig, in: topology.host.name)
+        var restarted: BackgroundProcess?
+        defer {
+            killed.stop()
+            restarted?.stop()
+        }
+        func diagnostics() -> String {
+            """
+            steady: \(steady.errorOutput.suffix(1500))
+            killed: \(killed.errorOutput.suffix(800)) then \(restarted?.errorOutput.suffix(1500) ?? "")
+            prometheus: \(prometheus.process.errorOutput.suffix(1500))
+            """
+        }
+        for name in ["bf-steady", "bf-killed"] {
+            #expect(waitUntil(timeout: 60) { prometheus.value(#"pathwatch_up{instance="\#(name)"}"#) == "1" }, "\(name) never arrived\n\(diagnostics())")
+        }
+
+        try topology.link(up: false)
+        let outageStart = Int64(Date().timeIntervalSince1970 * 1000)
+        // The outage itself: its length is the scenario, not a guess at how long something takes.
+        Thread.sleep(forTimeInterval: Self.outageSeconds / 2)
+        // Nothing taken since the link went away has arrived: what arrives later is backfill.
+        let midway = prometheus.timestamps(#"pathwatch_up{instance="bf-steady"}"#).max() ?? 0
+        #expect(midway > 0 && midway < outageStart + 2_000, "reports arrived during the outage\n\(diagnostics())")
+        killed.signal(SIGKILL)
+        #expect(waitUntil(timeout: 10) { !killed.isRunning })
+        let beforeKill = reportTimes(killed.outputLines)
+        restarted = try start(killedConfig, in: topology.host.name)
+        Thread.sleep(forTimeInterval: Self.outageSeconds / 2)
+        #expect(steady.errorOutput.contains("holding deliveries"), "the steady agent held while its path was unsatisfied\n\(diagnostics())")
+        try topology.link(up: true)
+
+        // Both backlogs arrive; then the agents stop (cleanly: what is left is drained).
+        for (name, printed) in [("bf-steady", { reportTimes(steady.outputLines) }), ("bf-killed", { reportTimes(restarted!.outputLines) })] {
+            #expect(waitUntil(timeout: 120) { prometheus.timestamps(#"pathwatch_up{instance="\#(name)"}"#).contains(printed().last ?? 0) },
+                    "\(name): the backlog did not arrive\n\(diagnostics())")
+        }
+        steady.stop()
+        restarted?.stop()
+        let afterKill = reportTimes(restarted?.outputLines ?? [])
+
+        for (name, reports, mayMiss) in [
+            ("bf-steady", reportTimes(steady.outputLines), Set<Int64>()),
+            // A report printed in the instant before SIGKILL may not have reached the queue yet.
+            ("bf-killed", beforeKill + afterKill, Set(beforeKill.suffix(1))),
+        ] {
+            let stored = prometheus.timestamps(#"pathwatch_up{instance="\#(name)"}"#)
+            let outage = reports.filter { $0 > reports[0] + 10_000 && $0 < (reports.last ?? 0) - 10_000 }
+            #expect(reports.count > Int(Self.outageSeconds), "\(name): \(reports.count) reports")
+            #expect(Set(stored).isSubset(of: Set(reports)), "\(name): samples at times no report had")
+            let missing = Set(reports).subtracting(stored)
+            #expect(missing.isSubset(of: mayMiss), "\(name): \(missing.count) of \(reports.count) reports missing, \(outage.count) in the outage\n\(diagnostics())")
+            let window = Int((Double((reports.last ?? 0) - reports[0]) / 1000).rounded(.up)) + 5
+            let count = prometheus.value(#"count_over_time(pathwatch_up{instance="\#(name)"}[\#(window)s])"#)
+            #expect(count == String(reports.count - missing.count), "\(name): count_over_time \(count ?? "none") for \(reports.count) reports")
+        }
+        #expect(!prometheus.process.errorOutput.contains("Out of order sample"), "a sample was sent twice or out of order\n\(diagnostics())")
+    }
+}

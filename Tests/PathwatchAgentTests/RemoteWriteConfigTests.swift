@@ -1,0 +1,133 @@
+import Testing
+@testable import PathwatchAgent
+@testable import PathwatchRemoteWrite
+import PathwatchSinks
+
+/// The `remote_write` sink's configuration: defaults, every key, each bad value reported with
+/// its JSON path and without repeating anything that could be a secret; and the series and
+/// bytes it sends, read back by an independent decoder.
+@Suite struct RemoteWriteConfigTests {
+    func load(_ sink: String) throws(ConfigError) -> LoadedConfig {
+        try ConfigLoader.load(text: #"{"sinks": [{"type": "stdout"}, \#(sink)]}"#, file: "/etc/pw/config.json", sinks: .standard)
+    }
+
+    func settings(_ sink: String) throws -> (RemoteWriteSinkSettings, Set<SinkTrigger>) {
+        let config = try load(sink).config.sinks[1]
+        let settings = try #require(config.settings as? RemoteWriteSinkSettings)
+        return (settings, config.on)
+    }
+
+    @Test func defaults() throws {
+        let (s, on) = try settings(#"{"type": "remote_write", "url": "http://127.0.0.1:9090/api/v1/write"}"#)
+        #expect(on == [.every])
+        #expect(s.headers.isEmpty && s.externalLabels.isEmpty)
+        #expect(s.maxAge == .seconds(7200) && s.maxBytes.bytes == 64 << 20 && s.maxSamplesPerSend == 2000)
+        #expect(s.timeout == .seconds(30) && s.retryInitial == .seconds(1) && s.retryMax == .seconds(60))
+        #expect(s.tls == HTTPTLSDefaults.none)
+    }
+
+    @Test func everyKey() throws {
+        let (s, _) = try settings("""
+            {"type": "remote_write", "url": "https://mimir.example/api/v1/push", "headers": {"X-Scope-OrgID": "team-a"},
+             "basic_auth": {"username": "12345", "password": "glc_secret"}, "external_labels": {"site": "kiosk-7", "env": "prod"},
+             "max_age": "30m", "max_bytes": "8MiB", "max_samples_per_send": 500, "timeout": "5s",
+             "tls": {"ca_file": "/etc/hostname"}, "retry": {"initial": "250ms", "max": "10s"}}
+            """)
+        #expect(s.headers == ["X-Scope-OrgID: team-a", "Authorization: Basic MTIzNDU6Z2xjX3NlY3JldA=="])
+        #expect(s.externalLabels.map { "\($0.0)=\($0.1)" } == ["env=prod", "site=kiosk-7"])
+        #expect(s.maxAge == .seconds(1800) && s.maxBytes.bytes == 8 << 20 && s.maxSamplesPerSend == 500)
+        #expect(s.timeout == .seconds(5) && s.tls.caFile == "/etc/hostname")
+        #expect(s.retryInitial == .milliseconds(250) && s.retryMax == .seconds(10))
+        let (bearer, _) = try settings(#"{"type": "remote_write", "url": "http://127.0.0.1/w", "bearer_token": "tok"}"#)
+        #expect(bearer.headers == ["Authorization: Bearer tok"])
+    }
+
+    @Test(arguments: [
+        (#""url": "ftp://x/y""#, "sinks[1].url", "http:// or https://"),
+        (#""url": "http://host:99999/""#, "sinks[1].url", "port"),
+        (#""url": "http://127.0.0.1/w", "on": "change""#, "sinks[1].on", "unknown key"),
+        (#""url": "http://127.0.0.1/w", "max_age": "2""#, "sinks[1].max_age", "unit"),
+        (#""url": "http://127.0.0.1/w", "max_age": "10ms""#, "sinks[1].max_age", "at least 1s"),
+        (#""url": "http://127.0.0.1/w", "max_bytes": "1kB""#, "sinks[1].max_bytes", "64KiB"),
+        (#""url": "http://127.0.0.1/w", "max_samples_per_send": 0"#, "sinks[1].max_samples_per_send", "from 1"),
+        (#""url": "http://127.0.0.1/w", "timeout": "soon""#, "sinks[1].timeout", "not a duration"),
+        (#""url": "http://127.0.0.1/w", "retry": {"initial": "5s", "max": "1s"}"#, "sinks[1].retry.max", "retry.initial"),
+        (#""url": "http://127.0.0.1/w", "retry": {"tries": 3}"#, "sinks[1].retry.tries", "unknown key"),
+        (#""url": "http://127.0.0.1/w", "headers": {"Content-Encoding": "gzip"}"#, "sinks[1].headers.Content-Encoding", "itself"),
+        (#""url": "http://127.0.0.1/w", "headers": {"Bad Header": "v"}"#, #"sinks[1].headers["Bad Header"]"#, "header name"),
+        (#""url": "http://127.0.0.1/w", "bearer_token": "a", "headers": {"Authorization": "b"}"#, "sinks[1].headers.Authorization", "already"),
+        (#""url": "http://127.0.0.1/w", "bearer_token": "a", "basic_auth": {"username": "u", "password": "p"}"#, "sinks[1].basic_auth", "not both"),
+        (#""url": "http://127.0.0.1/w", "basic_auth": {"username": "u"}"#, "sinks[1].basic_auth.password", "missing"),
+        (#""url": "http://127.0.0.1/w", "external_labels": {"9site": "x"}"#, "sinks[1].external_labels.9site", "label name"),
+        (#""url": "http://127.0.0.1/w", "external_labels": {"__name__": "x"}"#, "sinks[1].external_labels.__name__", "label name"),
+        (#""url": "http://127.0.0.1/w", "external_labels": {"site": ""}"#, "sinks[1].external_labels.site", "non-empty"),
+        (#""url": "http://127.0.0.1/w", "tls": {"ca_file": "/nonexistent/ca.pem"}"#, "sinks[1].tls.ca_file", "cannot read"),
+    ])
+    func badValuesNameTheirPath(members: String, path: String, expected: String) {
+        do {
+            _ = try load(#"{"type": "remote_write", \#(members)}"#)
+            Issue.record("accepted: \(members)")
+        } catch {
+            #expect(error.location == path, "\(error)")
+            #expect(error.message.contains(expected), "\(error)")
+        }
+    }
+
+    @Test func errorsNeverRepeatASecretOrTheURL() {
+        for (members, secret) in [
+            (#""url": "http://user:hunter2pass@127.0.0.1/w path""#, "hunter2pass"),
+            (#""url": "http://127.0.0.1/w", "headers": {"X-Key": "topsecret\nvalue"}"#, "topsecret"),
+            (#""url": "http://127.0.0.1/w", "bearer_token": "tokentoken\r\n""#, "tokentoken"),
+            (#""url": "http://127.0.0.1/w", "basic_auth": {"username": "a:b", "password": "pw-secret-1"}"#, "pw-secret-1"),
+        ] {
+            do {
+                _ = try load(#"{"type": "remote_write", \#(members)}"#)
+                Issue.record("accepted: \(members)")
+            } catch {
+                #expect(!error.description.contains(secret), "\(error)")
+            }
+        }
+    }
+
+    @Test func twoSinksOnOneURLAreRefused() {
+        let sink = #"{"type": "remote_write", "url": "http://127.0.0.1/w"}"#
+        do {
+            _ = try ConfigLoader.load(text: #"{"sinks": [\#(sink), \#(sink)]}"#, file: "/etc/pw/config.json", sinks: .standard)
+            Issue.record("accepted two sinks on one URL")
+        } catch {
+            #expect(error.message.contains("same URL"), "\(error)")
+        }
+    }
+
+    /// The /metrics text read back into series, with external labels and `instance` added,
+    /// empty labels left out and labels sorted; encoded, compressed and decoded independently.
+    @Test func seriesAreTheExpositionsAndSurviveTheWireFormat() throws {
+        let text = """
+            # HELP pathwatch_check_state The check's state.
+            # TYPE pathwatch_check_state gauge
+            pathwatch_check_state{check="a \\"q\\" \\\\ b\\nc",probe="p",plugin="x",state="ok"} 1
+            pathwatch_path_info{status="satisfied",type="ethernet",interface="",internet="unknown"} 1
+            pathwatch_x_bytes 1.5e+20
+            pathwatch_y_ratio -0.25
+            """
+        let read = ExpositionReader.series(in: Array(text.utf8))
+        #expect(read.count == 4)
+        #expect(read[0].labels.first { $0.name == "check" }?.value == "a \"q\" \\ b\nc")
+        #expect(read[2].value == 1.5e20 && read[3].value == -0.25)
+        let sorted = read.map(ReportSeries.sorted)
+        #expect(sorted[1].labels.map(\.name) == ["__name__", "internet", "status", "type"])
+        let body = WriteRequestEncoder.entries(of: sorted, timestamp: 1_764_115_200_123)
+        let compressed = try #require(Snappy.compress(body))
+        let samples = try WriteRequestReader.samples(compressed: compressed)
+        #expect(samples.count == 4 && samples.allSatisfy { $0.timestamp == 1_764_115_200_123 })
+        #expect(samples[0].labels["check"] == "a \"q\" \\ b\nc" && samples[0].value == 1)
+        #expect(samples[2].value == 1.5e20 && samples[3].value == -0.25)
+        // Records join into one request: a repeated field's entries may follow one another.
+        let joined = try WriteRequestReader.samples(protobuf: body + WriteRequestEncoder.entries(of: sorted, timestamp: 5))
+        #expect(joined.count == 8 && joined[4].timestamp == 5)
+    }
+}
+
+enum HTTPTLSDefaults {
+    static let none = RemoteWriteSinkSettings(url: "http://x/").tls
+}

@@ -1,0 +1,112 @@
+import Foundation
+import PathwatchTestSupport
+import Testing
+
+/// The `remote_write` sink against a scripted receiver on 127.0.0.1 (Tests/Fixtures/webhook/
+/// receiver.py, whose log keeps each request's bytes): retries, `Retry-After`, a refused batch,
+/// and the queue's bounds, checked report by report against the documents the agent printed.
+@Suite(.serialized, .onItsOwnThread) struct RemoteWriteDeliveryTests {
+    static func config(_ port: Int, stateFile: URL, sinks: String) -> String {
+        """
+        {"agent": {"name": "rw-delivery", "plugin_dirs": ["."], "interval": "200ms", "state_dir": "queues"},
+         "probes": [{"id": "api", "plugin": "testprobe", "config": {"state_file": "\(stateFile.path)"}}],
+         "sinks": [{"type": "stdout", "format": "json", "on": "every"},
+                   {"type": "http", "listen": "127.0.0.1:\(port)"}, \(sinks)]}
+        """
+    }
+
+    /// The report times of the `pathwatch_up` samples in `requests`.
+    static func upTimes(_ requests: [(status: Int, path: String, samples: [WrittenSample])]) -> [Int64] {
+        requests.flatMap { $0.samples.filter { $0.name == "pathwatch_up" }.map(\.timestamp) }
+    }
+
+    /// The remote_write entries of the agent's /status, by target.
+    static func sinkStatus(_ agent: LiveAgent) -> [[String: Any]] {
+        guard let body = try? agent.request("/status").body, let doc = try? parseJSONObject(body) else { return [] }
+        return (doc["sinks"] as? [[String: Any]] ?? []).filter { $0["type"] as? String == "remote_write" }
+    }
+
+    @Test func retriesThroughFailuresAndRetryAfterAndDropsOnlyTheRefusedBatch() throws {
+        let dir = try FixturePlugins.folderWithTestProbe()
+        defer { TestEnvironment.removeTemporaryDirectory(dir) }
+        let stateFile = dir.appendingPathComponent("state")
+        try "ok fine\n".write(to: stateFile, atomically: true, encoding: .utf8)
+        let receiver = try WebhookReceiver(log: dir.appendingPathComponent("requests.jsonl"))
+        defer { receiver.stop() }
+        // One accepted request, then 500s, a 429 asking for a second, one 400, then all accepted.
+        let script = [#"{"status": 204}"#] + Array(repeating: #"{"status": 500}"#, count: 4)
+            + [#"{"status": 429, "retry_after": 1}"#, #"{"status": 400}"#]
+        try receiver.control(#"{"script": [\#(script.joined(separator: ","))]}"#)
+        let agent = try LiveAgent(in: dir) { port in
+            Self.config(port, stateFile: stateFile, sinks: """
+                {"type": "remote_write", "url": "\(receiver.base)/api/v1/write", "retry": {"initial": "300ms", "max": "1s"}}
+                """)
+        }
+        defer { agent.stop() }
+        #expect(waitUntil(timeout: 60) { receiver.writeRequests().filter { $0.status == 200 }.count >= 3 },
+                "\(receiver.records().map { $0["status"] ?? "" })\nagent: \(agent.process.errorOutput.suffix(1500))")
+        let status = try #require(Self.sinkStatus(agent).first)
+        agent.stop()
+
+        let requests = receiver.writeRequests()
+        #expect(requests.map(\.status).prefix(7) == [204, 500, 500, 500, 500, 429, 400], "\(requests.map(\.status))")
+        for record in receiver.records() {
+            let headers = record["headers"] as? [String: String] ?? [:]
+            #expect(headers["content-encoding"] == "snappy" && headers["content-type"] == "application/x-protobuf"
+                    && headers["x-prometheus-remote-write-version"] == "0.1.0", "\(headers)")
+        }
+        let refused = Self.upTimes(requests.filter { $0.status == 400 })
+        #expect(refused.count > 1, "the refused request held one report; the backlog should have been batched")
+        let delivered = Self.upTimes(requests.filter { $0.status / 100 == 2 })
+        let reports = reportTimes(agent.process.outputLines)
+        #expect(delivered.count == Set(delivered).count, "a report delivered twice")
+        #expect(delivered == delivered.sorted(), "delivered out of order")
+        #expect(Set(delivered).isDisjoint(with: refused))
+        #expect(Set(delivered).union(refused) == Set(reports), "reports \(reports.count), delivered \(delivered.count), refused \(refused.count)")
+        #expect(status["rejected"] as? Int == refused.count && status["dropped"] as? Int == refused.count, "\(status)")
+        let log = agent.process.errorOutput
+        #expect(log.contains("HTTP 400 for \(refused.count) reports"), "\(log.suffix(2000))")
+        #expect(log.contains("(Retry-After)"), "\(log.suffix(2000))")
+    }
+
+    @Test func aQueuePastMaxAgeOrMaxBytesDropsTheOldestAndCountsThem() throws {
+        let dir = try FixturePlugins.folderWithTestProbe()
+        defer { TestEnvironment.removeTemporaryDirectory(dir) }
+        let stateFile = dir.appendingPathComponent("state")
+        // Many checks, so that a report is some kilobytes and 64 KiB holds a few dozen.
+        try stateLines(40, "ok").write(to: stateFile, atomically: true, encoding: .utf8)
+        let receiver = try WebhookReceiver(log: dir.appendingPathComponent("requests.jsonl"), mode: "fail")
+        defer { receiver.stop() }
+        let agent = try LiveAgent(in: dir) { port in
+            Self.config(port, stateFile: stateFile, sinks: """
+                {"type": "remote_write", "url": "\(receiver.base)/age", "max_age": "2s", "retry": {"initial": "100ms", "max": "200ms"}},
+                {"type": "remote_write", "url": "\(receiver.base)/bytes", "max_bytes": "64KiB", "retry": {"initial": "100ms", "max": "200ms"}}
+                """)
+        }
+        defer { agent.stop() }
+        #expect(waitUntil(timeout: 90) {
+            let s = Self.sinkStatus(agent)
+            return s.count == 2 && s.allSatisfy { ($0["dropped"] as? Int ?? 0) >= 5 }
+        }, "\(Self.sinkStatus(agent))\nagent: \(agent.process.errorOutput.suffix(1500))")
+        try receiver.control(#"{"mode": "ok"}"#)
+        #expect(waitUntil(timeout: 60) { Self.sinkStatus(agent).allSatisfy { $0["queued"] as? Int == 0 && $0["last_delivery"] is String } })
+        agent.stop()
+        // The status of the last report printed: what each sink dropped in all.
+        let lastDocument = agent.process.outputLines.compactMap { try? parseJSONObject($0) }.last { $0["checks"] != nil }
+        let reports = reportTimes(agent.process.outputLines)
+        for path in ["/age", "/bytes"] {
+            let requests = receiver.writeRequests().filter { $0.path == path }
+            let delivered = Self.upTimes(requests.filter { $0.status / 100 == 2 })
+            let first = try #require(delivered.first, "nothing delivered to \(path)")
+            // Everything from the first delivered report on arrived, once, in order; all before it was dropped.
+            #expect(delivered == reports.filter { $0 >= first }, "\(path): delivered \(delivered.count) of \(reports.count)")
+            let dropped = reports.filter { $0 < first }.count
+            #expect(dropped >= 5)
+            let entry = (lastDocument?["sinks"] as? [[String: Any]])?.first { ($0["target"] as? String)?.hasSuffix(path) == true }
+            #expect(entry?["dropped"] as? Int == dropped && entry?["rejected"] as? Int == 0, "\(path): \(String(describing: entry)), \(dropped) dropped")
+        }
+        let log = agent.process.errorOutput
+        #expect(log.contains("older than max_age"), "\(log.suffix(2000))")
+        #expect(log.contains("at max_bytes"), "\(log.suffix(2000))")
+    }
+}
