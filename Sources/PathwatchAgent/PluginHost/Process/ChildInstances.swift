@@ -1,3 +1,4 @@
+import CFaultReport
 import Dispatch
 import PathwatchProbeKit
 import Synchronization
@@ -75,6 +76,8 @@ final class ChildInstances: Sendable {
         let eventTimeout = CallFrames.timeout(in: request)
         let maxObservations = CallFrames.maxObservations(in: request) ?? defaultMaxObservations
         slot.thread.async { [self, plugin] in
+            // This thread serves this instance alone: a crash or exit() on it is this probe's.
+            pw_fault_report_set_instance(id)
             switch ProbeInstance.create(plugin: plugin, configJSON: config, maxObservations: maxObservations, deadline: deadline) {
             case .success(let created):
                 slot.instance.withLock { $0 = created }

@@ -27,7 +27,11 @@ final class ChildProcess: Sendable {
     private let inbox = Mutex<[Message]>([])
     private let arrived = DispatchSemaphore(value: 0)
     private let route: Route?
-    private let ended: (@Sendable (Int32) -> Void)?
+    private let ended: Ended?
+
+    /// The child ended, on the reader thread: its wait status, and the instance whose thread
+    /// crashed or called exit() when it said so.
+    typealias Ended = @Sendable (_ status: Int32, _ faultIn: UInt32?) -> Void
     /// Calls come from every instance's caller: one frame at a time on the socket.
     private let sending = Mutex(())
 
@@ -41,7 +45,7 @@ final class ChildProcess: Sendable {
     /// Starts the child with `arguments` after `plugin-child`. `label` names it in logs (asked
     /// each time: the probes a child hosts change).
     static func start(arguments: [String], label: @escaping @Sendable () -> String, logger: AgentLogger,
-                      route: Route? = nil, ended: (@Sendable (Int32) -> Void)? = nil) -> Result<ChildProcess, ChildStartError> {
+                      route: Route? = nil, ended: Ended? = nil) -> Result<ChildProcess, ChildStartError> {
         var pair: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
             return .failure(ChildStartError(reason: "socketpair: \(errnoText())"))
@@ -53,6 +57,12 @@ final class ChildProcess: Sendable {
             close(pair[0]); close(pair[1])
             return .failure(ChildStartError(reason: "socketpair: \(errnoText())"))
         }
+        // Where the child says which instance a crash or exit() happened in (CFaultReport).
+        var fault: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fault) == 0 else {
+            close(pair[0]); close(pair[1]); close(output[0]); close(output[1])
+            return .failure(ChildStartError(reason: "socketpair: \(errnoText())"))
+        }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -60,6 +70,7 @@ final class ChildProcess: Sendable {
         posix_spawn_file_actions_adddup2(&actions, output[1], 1)
         posix_spawn_file_actions_adddup2(&actions, output[1], 2)
         posix_spawn_file_actions_adddup2(&actions, pair[1], PluginChild.socketDescriptor)
+        posix_spawn_file_actions_adddup2(&actions, fault[1], PluginChild.faultDescriptor)
         let argv = [executable, "plugin-child"] + arguments
         var cArgs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
         defer { for a in cArgs { free(a) } }
@@ -67,19 +78,20 @@ final class ChildProcess: Sendable {
         let status = posix_spawn(&pid, executable, &actions, nil, &cArgs, environ)
         close(pair[1])
         close(output[1])
+        close(fault[1])
         guard status == 0 else {
-            close(pair[0]); close(output[0])
+            close(pair[0]); close(output[0]); close(fault[0])
             return .failure(ChildStartError(reason: "cannot start \(executable): \(errnoText(status))"))
         }
         let child = ChildProcess(pid: pid, socket: pair[0], route: route, ended: ended)
-        let outputEnd = output[0]
+        let (outputEnd, faultEnd) = (output[0], fault[0])
         let reader = SerialThread(name: "pw-child-\(pid)")
-        reader.async { child.readUntilEnd(output: outputEnd, label: label, logger: logger) }
+        reader.async { child.readUntilEnd(output: outputEnd, fault: faultEnd, label: label, logger: logger) }
         reader.finish()
         return .success(child)
     }
 
-    private init(pid: pid_t, socket: Int32, route: Route?, ended: (@Sendable (Int32) -> Void)?) {
+    private init(pid: pid_t, socket: Int32, route: Route?, ended: Ended?) {
         self.pid = pid
         self.socket = socket
         self.route = route
@@ -129,17 +141,19 @@ final class ChildProcess: Sendable {
 
     /// The reader thread: frames to the inbox (events to the event handler), output to the
     /// debug log, and at the end the wait status.
-    private func readUntilEnd(output: Int32, label: @escaping @Sendable () -> String, logger: AgentLogger) {
+    private func readUntilEnd(output: Int32, fault: Int32, label: @escaping @Sendable () -> String, logger: AgentLogger) {
         var printed = OutputLog(label: label, logger: logger)
         var outputOpen = true
+        var faultReport = FaultReport(fd: fault)
         while true {
-            var polls = [pollfd(fd: socket, events: Int16(POLLIN), revents: 0)]
+            var polls = [pollfd(fd: socket, events: Int16(POLLIN), revents: 0), pollfd(fd: faultReport.pollable, events: Int16(POLLIN), revents: 0)]
             if outputOpen { polls.append(pollfd(fd: output, events: Int16(POLLIN), revents: 0)) }
             if poll(&polls, nfds_t(polls.count), -1) < 0 {
                 if errno == EINTR { continue }
                 break
             }
-            if outputOpen, polls[1].revents != 0 {
+            if polls[1].revents != 0 { faultReport.read() }
+            if outputOpen, polls[2].revents != 0 {
                 var chunk = [UInt8](repeating: 0, count: 4_096)
                 let n = read(output, &chunk, chunk.count)
                 if n > 0 { printed.append(chunk[0..<n]) } else if n == 0 || errno != EINTR { outputOpen = false }
@@ -170,8 +184,10 @@ final class ChildProcess: Sendable {
         close(socket)
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        // Reaped: whatever the child reported before it died is there to read.
+        let faultIn = faultReport.finish()
         post(.ended(status))
-        ended?(status)
+        ended?(status, faultIn)
     }
 }
 

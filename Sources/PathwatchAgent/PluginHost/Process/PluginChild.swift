@@ -1,5 +1,6 @@
 import PathwatchProbeKit
 import CPathwatchProbe
+import CFaultReport
 import Dispatch
 
 /// The child side of process isolation: `pathwatch plugin-child` loads one plug-in file and
@@ -11,6 +12,8 @@ import Dispatch
 public enum PluginChild {
     /// The descriptor the agent hands the socketpair's child end on.
     public static let socketDescriptor: Int32 = 3
+    /// Where the child writes the instance a crash or exit() happened in (CFaultReport).
+    public static let faultDescriptor: Int32 = 4
 
     public struct Options: Sendable {
         /// The plug-in to serve; with `describeOnly`, every file to describe, in order.
@@ -50,6 +53,7 @@ public enum PluginChild {
         }
         guard let path = options.paths.first else { return 64 }
         exitWhenOrphaned()
+        pw_fault_report_install(faultDescriptor)
         let plugin: LoadedPlugin
         switch PluginLoader.load(path) {
         case .failure(let refusal):

@@ -11,7 +11,7 @@ extension SharedChild {
         let started = ChildProcess.start(
             arguments: arguments, label: { [weak self] in self?.label ?? "plug-in" }, logger: logger,
             route: { [weak self] id, message in self?.route(id, message) },
-            ended: { [weak self] status in self?.childEnded(status) })
+            ended: { [weak self] status, faultIn in self?.childEnded(status, faultIn: faultIn) })
         switch started {
         case .failure(let error):
             failedToStart(error.reason)
@@ -112,8 +112,10 @@ extension SharedChild {
 
     /// The child ended (on its reader thread, reaped): every instance it hosted ended with it.
     /// Each probe learns the cause, a call in flight gets it as its reply, and the child is
-    /// started again after the backoff — unless the last instance left.
-    func childEnded(_ status: Int32) {
+    /// started again after the backoff — unless the last instance left. The cause names the
+    /// probe whose thread crashed or called exit() (`faultIn`, reported by the child itself);
+    /// failing that, the calls that were in flight.
+    func childEnded(_ status: Int32, faultIn: UInt32?) {
         let now = MonotonicClock.nowNanoseconds()
         let outcome = state.withLock { s -> (cause: String, delay: Int64, probes: Int)? in
             let kill = s.kill
@@ -124,7 +126,9 @@ extension SharedChild {
             guard !s.closed, !s.members.isEmpty else { return nil }
             let inFlight = s.members.sorted { $0.key < $1.key }.compactMap { id, m in m.call.map { (id, "\($0) of probe \(m.probeID)") } }
             let during: String
-            if inFlight.isEmpty {
+            if let faultIn, let member = s.members[faultIn] {
+                during = member.call.map { "during \($0) of probe \(member.probeID)" } ?? "while probe \(member.probeID) handled an event"
+            } else if inFlight.isEmpty {
                 during = wasLoaded ? "between calls" : "while loading"
             } else {
                 let named = inFlight.prefix(3).map(\.1).joined(separator: ", ")
