@@ -74,8 +74,10 @@ final class ChildProcess: Sendable {
         let argv = [executable, "plugin-child"] + arguments
         var cArgs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
         defer { for a in cArgs { free(a) } }
+        var cEnvironment: [UnsafeMutablePointer<CChar>?] = childEnvironment().map { strdup($0) } + [nil]
+        defer { for e in cEnvironment { free(e) } }
         var pid: pid_t = 0
-        let status = posix_spawn(&pid, executable, &actions, nil, &cArgs, environ)
+        let status = posix_spawn(&pid, executable, &actions, nil, &cArgs, &cEnvironment)
         close(pair[1])
         close(output[1])
         close(fault[1])
@@ -89,6 +91,21 @@ final class ChildProcess: Sendable {
         reader.async { child.readUntilEnd(output: outputEnd, fault: faultEnd, label: label, logger: logger) }
         reader.finish()
         return .success(child)
+    }
+
+    /// The agent's environment, with Swift's crash backtracer off: a plug-in that crashes would
+    /// otherwise hold its child (and every sibling instance in it) frozen while a backtrace of
+    /// the agent's own binary is symbolicated, and that backtrace process would keep the child's
+    /// descriptors open after the child is killed. The crash is reported from its signal.
+    private static func childEnvironment() -> [String] {
+        var entries: [String] = []
+        var next = environ
+        while let entry = next.pointee {
+            let text = String(cString: entry)
+            if !text.hasPrefix("SWIFT_BACKTRACE=") { entries.append(text) }
+            next += 1
+        }
+        return entries + ["SWIFT_BACKTRACE=enable=no"]
     }
 
     private init(pid: pid_t, socket: Int32, route: Route?, ended: Ended?) {

@@ -52,6 +52,10 @@ public enum PluginChild {
             return 0
         }
         guard let path = options.paths.first else { return 64 }
+        // The agent's sockets are this process's alone: a process the plug-in starts must not
+        // keep them open after this one is gone (the agent learns of its end from them).
+        _ = fcntl(socketDescriptor, F_SETFD, FD_CLOEXEC)
+        _ = fcntl(faultDescriptor, F_SETFD, FD_CLOEXEC)
         exitWhenOrphaned()
         pw_fault_report_install(faultDescriptor)
         let plugin: LoadedPlugin
