@@ -38,7 +38,4 @@ public final class PluginChildren: Sendable {
         }
         if last { child.close() }
     }
-
-    /// How many children run now (for tests and the log).
-    var running: Int { children.withLock { $0.count } }
 }

@@ -103,7 +103,8 @@ final class SharedChild: Sendable {
         }
     }
 
-    /// Sends `frame` for instance `id` and waits for the reply (or the child's end).
+    /// Samples instance `id`: sends the call and waits for its result (or the child's end, or
+    /// `release`); while the child restarts, the cause it ended with.
     func sample(_ id: UInt32, by deadline: Deadline) -> CallResult {
         let started = MonotonicClock.nowNanoseconds()
         defer {
