@@ -69,6 +69,7 @@ let package = Package(
         .target(name: "CLibcrypto", path: "Sources/CLibcrypto", linkerSettings: [.linkedLibrary("dl")]),
         // pipe2(2), which Swift's Glibc module does not declare.
         .target(name: "CPipe", path: "Sources/CPipe"),
+        .target(name: "CFaultReport", path: "Sources/CFaultReport"),
         // Linux netlink headers and their function-like macros, made callable from Swift.
         .target(name: "CNetlink", path: "Sources/CNetlink"),
         // rtnetlink: socket, dumps, a strict attribute walker and typed readers.
@@ -79,7 +80,7 @@ let package = Package(
         .target(
             name: "PathwatchAgent",
             dependencies: [
-                probeABI, json, probeKit, "CCurlShims", "CPipe",
+                probeABI, json, probeKit, "CCurlShims", "CPipe", "CFaultReport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],

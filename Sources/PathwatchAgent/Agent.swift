@@ -35,6 +35,8 @@ public final class Agent: Sendable {
     /// The sinks as services: put in the service group before the agent's own service, so they
     /// drain after the probes stopped (see SinkGroup).
     public let sinkGroup = SinkGroup()
+    /// The plug-in children, one per plug-in file, shared by its isolated probes across reloads.
+    private let children = PluginChildren()
 
     public init(config: LoadedConfig, logger: AgentLogger, observer: (any AgentObserver)? = nil) {
         self.identity = AgentIdentity(name: config.config.agent.name)
@@ -58,7 +60,7 @@ public final class Agent: Sendable {
         let loaded = state.withLock { $0.loaded }
         let catalog = PluginCatalog.discover(for: loaded, logger: logger, needing: Set(loaded.config.probes.map(\.plugin)))
         for refusal in catalog.refused { logger.warning("plug-in refused: \(refusal)") }
-        let created = try ProbeSetup.instantiate(loaded, catalog: catalog, logger: logger) {
+        let created = try ProbeSetup.instantiate(loaded, catalog: catalog, logger: logger, children: children) {
             self.startCancelled.load(ordering: .acquiring)
         }
         if startCancelled.load(ordering: .acquiring) {
@@ -189,7 +191,7 @@ public final class Agent: Sendable {
         }
         let running = state.withLock { $0.probes.mapValues(\.config) }
         let changed = next.config.probes.enumerated().filter { running[$0.element.id] != $0.element }.map(\.offset)
-        let created = try ProbeSetup.instantiate(next, catalog: merged, only: changed, logger: logger)
+        let created = try ProbeSetup.instantiate(next, catalog: merged, only: changed, logger: logger, children: children)
         let sinksChanged = state.withLock { $0.sinkConfigs != next.config.sinks }
         let newSinks = sinksChanged
             ? next.config.sinks.map { $0.makeSink(in: next, logger: logger) } : nil

@@ -17,8 +17,9 @@ extension Pathwatch {
         plugins --try ./libmyprobe.so --probe-config '{"key": "value"}' (or --probe-config @probe.json) \
         loads it in a child process, creates, samples once and prints what it emitted or why it failed. \
         Install it in /usr/local/lib/pathwatch/plugins, owned by root and writable by no one else; \
-        pathwatch plugins lists what the agent finds and why a file was refused. By default each probe \
-        runs in a supervised child process ("isolation": "process"), so a crash is reported, not suffered.
+        pathwatch plugins lists what the agent finds and why a file was refused. By default plug-ins run \
+        in supervised child processes ("isolation": "process"), one per plug-in file shared by its probes, so \
+        a crash is reported, not suffered (and restarts that file's probes together).
 
         Documentation: /usr/share/doc/pathwatch/README.md, and in /usr/share/doc/pathwatch/docs: \
         configuration.md (every key and what is refused), plugins.md (writing a plug-in, in C and Swift), \

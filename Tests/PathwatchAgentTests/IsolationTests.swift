@@ -9,11 +9,19 @@ import Testing
 @Suite(.serialized, .onItsOwnThread) struct IsolationTests {
     let pathwatch = TestEnvironment.pathwatchBinary.path
 
-    /// The fixtures: the test probe (healthy), the hostile one, one whose constructor exits,
-    /// and the boundary probe (late emits).
+    /// Each misbehaviour the hostile probe has, as a plug-in file of its own: probes of one file
+    /// share one child, and a crash there takes its siblings down (SharedChildTests); here each
+    /// hostile probe is alone in its child, as an operator isolates a plug-in they distrust.
+    static let behaviours = ["segv", "abrt", "exit", "spin", "block", "leak", "flood", "chatter", "recover"]
+
+    /// The fixtures: the test probe (healthy), the hostile one (as `hostile` and once per
+    /// behaviour, `hostile-segv` …), one whose constructor exits, and the boundary probe (late emits).
     func fixtureFolder() throws -> URL {
         let dir = try FixturePlugins.folderWithTestProbe()
         try FixturePlugins.build("hostile_probe.c", as: "hostile", into: dir)
+        for behaviour in Self.behaviours {
+            try FixturePlugins.build("hostile_probe.c", as: "hostile-\(behaviour)", into: dir, defines: ["HOSTILE_NAME=\"hostile-\(behaviour)\""])
+        }
         try FixturePlugins.build("hostile_probe.c", as: "bye", into: dir, defines: ["EXIT_IN_CONSTRUCTOR", "HOSTILE_NAME=\"bye\""])
         try FixturePlugins.build("boundary_probe.c", as: "boundary", into: dir)
         return dir
@@ -23,15 +31,15 @@ import Testing
         try writeConfig("""
             {"agent": {"plugin_dirs": ["."], "interval": "1s"}, "probes": [
              {"id": "healthy", "plugin": "testprobe", "interval": "500ms", "config": {"counter": true}},
-             {"id": "segv", "plugin": "hostile", "config": {"do": "segfault"}},
-             {"id": "abrt", "plugin": "hostile", "config": {"do": "abort"}},
-             {"id": "exit", "plugin": "hostile", "config": {"do": "exit_in_create"}},
-             {"id": "spin", "plugin": "hostile", "timeout": "500ms", "config": {"do": "spin"}},
-             {"id": "block", "plugin": "hostile", "timeout": "500ms", "config": {"do": "block"}},
-             {"id": "leak", "plugin": "hostile", "max_memory": "64MiB", "config": {"do": "leak"}},
-             {"id": "flood", "plugin": "hostile", "max_observations": 20, "config": {"do": "flood"}},
-             {"id": "chatter", "plugin": "hostile", "config": {"do": "chatter"}},
-             {"id": "recover", "plugin": "hostile", "config": {"do": "crash_first", "count_file": "\(dir.path)/count.txt"}},
+             {"id": "segv", "plugin": "hostile-segv", "config": {"do": "segfault"}},
+             {"id": "abrt", "plugin": "hostile-abrt", "config": {"do": "abort"}},
+             {"id": "exit", "plugin": "hostile-exit", "config": {"do": "exit_in_create"}},
+             {"id": "spin", "plugin": "hostile-spin", "timeout": "500ms", "config": {"do": "spin"}},
+             {"id": "block", "plugin": "hostile-block", "timeout": "500ms", "config": {"do": "block"}},
+             {"id": "leak", "plugin": "hostile-leak", "max_memory": "64MiB", "config": {"do": "leak"}},
+             {"id": "flood", "plugin": "hostile-flood", "max_observations": 20, "config": {"do": "flood"}},
+             {"id": "chatter", "plugin": "hostile-chatter", "config": {"do": "chatter"}},
+             {"id": "recover", "plugin": "hostile-recover", "config": {"do": "crash_first", "count_file": "\(dir.path)/count.txt"}},
              {"id": "late", "plugin": "boundary", "config": {"mode": "late_emit"}}
             ]\(sinks)}
             """, in: dir)
@@ -72,14 +80,14 @@ import Testing
         #expect(samples == Set(1...max(highest, 1)), "missing: \(Set(1...max(highest, 1)).subtracting(samples).sorted())")
         // Each hostile probe's checks are unknown with the cause.
         let last = try #require(docs.last)
-        #expect(message(last, "segv") == "plug-in crashed: SIGSEGV (signal 11) during sample")
-        #expect(message(last, "abrt") == "plug-in crashed: SIGABRT (signal 6) during sample")
-        #expect(message(last, "exit") == "plug-in exited with status 3 during create")
+        #expect(message(last, "segv") == "plug-in crashed: SIGSEGV (signal 11) during sample of probe segv")
+        #expect(message(last, "abrt") == "plug-in crashed: SIGABRT (signal 6) during sample of probe abrt")
+        #expect(message(last, "exit") == "plug-in exited with status 3 during create of probe exit")
         #expect(message(last, "spin") == "overran its 500ms deadline by more than 1s; plug-in restarted")
         #expect(message(last, "block") == "overran its 500ms deadline by more than 1s; plug-in restarted")
         #expect(docs.contains { probe($0, "block")?["last_error"] as? String == "overran its 500ms deadline by more than 1s; plug-in restarted" })
         for id in ["segv", "abrt", "exit", "spin", "block"] { #expect(check(last, id)?["state"] as? String == "unknown", "\(id)") }
-        #expect(docs.contains { message($0, "leak/c") == "plug-in crashed: SIGSEGV (signal 11) during sample" }, "the leak never hit its limit")
+        #expect(docs.contains { message($0, "leak/c") == "plug-in crashed: SIGSEGV (signal 11) during sample of probe leak" }, "the leak never hit its limit")
         #expect(probe(last, "leak")?["restarts"] as? Double ?? 0 >= 1)
         // The flood is cut at max_observations, and says so.
         #expect((last["checks"] as? [[String: Any]] ?? []).filter { ($0["id"] as? String)?.hasPrefix("flood/") == true }.count == 20)
@@ -98,7 +106,7 @@ import Testing
         let segv = try #require(probe(last, "segv"))
         #expect(segv["isolation"] as? String == "process")
         #expect(segv["restarts"] as? Double ?? 0 >= 2, "backoff 1 s, 2 s, 4 s … leaves room for at least two restarts in 30 s")
-        #expect(segv["last_error"] as? String == "plug-in crashed: SIGSEGV (signal 11) during sample")
+        #expect(segv["last_error"] as? String == "plug-in crashed: SIGSEGV (signal 11) during sample of probe segv")
         #expect(probe(last, "healthy")?["pid"] as? Double != nil)
         // No child outlives the agent.
         #expect(waitUntil(timeout: 5) { ((try? run(["pgrep", "-f", "plugin-child --plugin \(dir.path)"]))?.stdout ?? "").isEmpty })
@@ -111,8 +119,8 @@ import Testing
         let result = try run([pathwatch, "once", "--config", config.path, "--format", "json"], timeout: 30)
         #expect(result.status == 3, "unknown checks make once exit 3: \(result.stderr.suffix(1_000))")
         let doc = try parseJSONObject(result.stdout)
-        #expect(message(doc, "segv") == "plug-in crashed: SIGSEGV (signal 11) during sample")
-        #expect(message(doc, "exit") == "plug-in exited with status 3 during create")
+        #expect(message(doc, "segv") == "plug-in crashed: SIGSEGV (signal 11) during sample of probe segv")
+        #expect(message(doc, "exit") == "plug-in exited with status 3 during create of probe exit")
         #expect(message(doc, "spin")?.hasPrefix("overran its 500ms deadline by more than 1s") == true)
         #expect(message(doc, "healthy/c0") == "fixture check")
         #expect(message(doc, "chatter/c") == "fine now")
@@ -130,7 +138,7 @@ import Testing
         #expect(!plugins.stdout.contains("talking"))
         let check = try run([pathwatch, "check-config", "--config", config.path], timeout: 30)
         #expect(check.status == 0, "\(check.stderr)")
-        #expect(check.stdout.contains("warning: probe exit: plug-in exited with status 3 during create"), "\(check.stdout)")
+        #expect(check.stdout.contains("warning: probe exit: plug-in exited with status 3 during create of probe exit"), "\(check.stdout)")
         #expect(!check.stdout.contains("talking"))
         let naming = try writeConfig(#"{"agent": {"plugin_dirs": ["."]}, "probes": [{"id": "b", "plugin": "bye"}]}"#, in: dir, name: "bye.json")
         for command in ["check-config", "once", "run"] {

@@ -21,8 +21,15 @@ public protocol ProbeHost: AnyObject, Sendable {
     /// The running call overran its deadline by more than the grace. A child is killed (and
     /// restarted); an inline call cannot be stopped and keeps its thread until it returns.
     func abandonRunningCall(reason: String)
+    /// The probe is being stopped with a call inside its plug-in (by default, given up on as
+    /// `abandonRunningCall` would).
+    func abandonRunningCallToStop()
     /// How the host itself is doing, for the status document and `pathwatch plugins`.
     var health: ProbeHealth { get }
     func destroy()
 }
 
+
+extension ProbeHost {
+    public func abandonRunningCallToStop() { abandonRunningCall(reason: "stopped") }
+}

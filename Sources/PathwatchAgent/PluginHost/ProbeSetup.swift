@@ -19,19 +19,21 @@ public enum ProbeSetup {
         }
     }
 
-    /// Instances for `indices` of the config's probes (all when nil). On an error, instances
+    /// Instances for `indices` of the config's probes (all when nil). Isolated probes of one
+    /// plug-in file share a child of `children` (the agent keeps one for its life, so that a
+    /// reload adds instances to the children running). On an error, instances
     /// already created are destroyed before throwing. Once `cancelled` says so (a stop asked for
     /// while the agent starts), no more are created: those created so far are returned.
     public static func instantiate(
         _ loaded: LoadedConfig, catalog: PluginCatalog, only indices: [Int]? = nil, logger: AgentLogger? = nil,
-        cancelled: () -> Bool = { false }
+        children: PluginChildren = PluginChildren(), cancelled: () -> Bool = { false }
     ) throws(ConfigError) -> [Created] {
         let logger = logger ?? AgentLogger(logger: Logger(label: "pathwatch"), redactor: loaded.redactor)
         var created: [Created] = []
         for (i, probe) in loaded.config.probes.enumerated() where indices?.contains(i) ?? true {
             if cancelled() { break }
             do {
-                let host = try instantiate(probe, index: i, loaded: loaded, catalog: catalog, logger: logger)
+                let host = try instantiate(probe, index: i, loaded: loaded, catalog: catalog, logger: logger, children: children)
                 created.append(Created(index: i, config: probe, instance: host))
             } catch {
                 for c in created { c.instance.destroy() }
@@ -42,8 +44,9 @@ public enum ProbeSetup {
         return created
     }
 
-    static func instantiate(_ probe: ProbeConfig, index i: Int, loaded: LoadedConfig, catalog: PluginCatalog, logger: AgentLogger)
-        throws(ConfigError) -> any ProbeHost
+    static func instantiate(
+        _ probe: ProbeConfig, index i: Int, loaded: LoadedConfig, catalog: PluginCatalog, logger: AgentLogger, children: PluginChildren
+    ) throws(ConfigError) -> any ProbeHost
     {
         guard let plugin = catalog.plugin(named: probe.plugin) else {
             let found = catalog.plugins.map(\.name).sorted().joined(separator: ", ")
@@ -60,8 +63,9 @@ public enum ProbeSetup {
         case .process:
             let limits = ProcessProbeHost.ChildLimits(
                 maxMemoryBytes: probe.maxMemory.bytes, maxObservations: probe.maxObservations, probeTimeout: timeout)
-            result = ProcessProbeHost.create(plugin: plugin, probeID: probe.id, configJSON: configJSON, limits: limits, logger: logger)
-                .map { $0 }
+            result = ProcessProbeHost.create(
+                plugin: plugin, probeID: probe.id, configJSON: configJSON, limits: limits, logger: logger, children: children
+            ).map { $0 }
         case .inline:
             // Described by a child (another probe runs isolated): load it here now.
             var inlinePlugin = plugin

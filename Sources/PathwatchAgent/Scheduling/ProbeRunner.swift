@@ -119,8 +119,9 @@ final class ProbeRunner: Sendable {
         if let token = state.withLock({ $0.tickTimer }) { timers.cancel(token) }
         // No readiness is served after this: the destroy below may close the descriptor.
         calls.unwatch()
-        // A child stuck in a call is killed now rather than left running; inline, nothing can be.
-        if state.withLock({ $0.inFlight }) { instance.abandonRunningCall(reason: "stopped") }
+        // A call inside the plug-in lets this thread go (a child's destroy then kills it if it
+        // is still stuck); inline, nothing can be stopped.
+        if state.withLock({ $0.inFlight }) { instance.abandonRunningCallToStop() }
         calls.async { [instance] in
             instance.destroy()
             destroyed?()

@@ -4,13 +4,34 @@ import PathwatchProbeKit
 /// probe's timeout (for the deadlines of events the child serves itself), as decimal text: a
 /// JSON number is a double, which cannot hold every nanosecond count exactly, and the child
 /// must hand its plug-in the very deadline the agent holds.
+///
+/// Every call names the instance it is for (`instance`, a decimal number from 1): the child hosts
+/// every probe of its plug-in file, each its own instance.
 enum CallFrames {
-    static func sample(by deadline: Deadline) -> JSONValue {
-        ["call": "sample", "deadline_ns": text(deadline.monotonicNanoseconds)]
+    static func sample(instance: UInt32, by deadline: Deadline) -> JSONValue {
+        ["call": "sample", "instance": .string(String(instance)), "deadline_ns": text(deadline.monotonicNanoseconds)]
     }
 
-    static func create(config: String, by deadline: Deadline, probeTimeout: ConfigDuration) -> JSONValue {
-        ["call": "create", "config": .string(config), "deadline_ns": text(deadline.monotonicNanoseconds), "timeout_ns": text(probeTimeout.nanoseconds)]
+    static func create(instance: UInt32, config: String, by deadline: Deadline, probeTimeout: ConfigDuration, maxObservations: Int) -> JSONValue {
+        [
+            "call": "create", "instance": .string(String(instance)), "config": .string(config),
+            "deadline_ns": text(deadline.monotonicNanoseconds), "timeout_ns": text(probeTimeout.nanoseconds),
+            "max_observations": text(Int64(maxObservations)),
+        ]
+    }
+
+    static func destroy(instance: UInt32) -> JSONValue {
+        ["call": "destroy", "instance": .string(String(instance))]
+    }
+
+    /// The instance a call frame names; nil when it names none.
+    static func instance(in frame: JSONValue) -> UInt32? {
+        number(frame["instance"]).flatMap { UInt32(exactly: $0) }
+    }
+
+    /// The observations a create frame allows each call of its instance.
+    static func maxObservations(in frame: JSONValue) -> Int? {
+        number(frame["max_observations"]).map { Int($0) }
     }
 
     /// The deadline a call frame carries; nil when it carries none.

@@ -5,21 +5,35 @@ import Synchronization
 /// One running `pathwatch plugin-child`: its pid, the agent's end of the socketpair, and one
 /// reader thread that owns everything the child sends — frames (replies to calls, events) and
 /// its stdout and stderr (the plug-in's prints), which are logged at debug, cut and bounded.
-/// When the socket reaches its end the reader reaps the child and reports how it ended.
+/// Frames for the child itself (what it loaded) wait in its inbox; frames for an instance it
+/// hosts go to `route`. When the socket reaches its end the reader reaps the child, posts how it
+/// ended to the inbox and tells `ended`.
 final class ChildProcess: Sendable {
     enum Message: Sendable {
         case frame(JSONValue)
         /// The answer to a sample call; nil when it was malformed.
         case sampled(CallResult?)
+        /// What an event-driven instance's descriptor gave; nil when it was malformed.
+        case event(CallResult?)
         /// The child is gone; its wait status.
         case ended(Int32)
     }
+
+    /// Where frames for an instance go, on the reader thread: the instance and the frame.
+    typealias Route = @Sendable (UInt32, Message) -> Void
 
     let pid: pid_t
     private let socket: Int32
     private let inbox = Mutex<[Message]>([])
     private let arrived = DispatchSemaphore(value: 0)
-    private let events: Mutex<(@Sendable (CallResult) -> Void)?>
+    private let route: Route?
+    private let ended: Ended?
+
+    /// The child ended, on the reader thread: its wait status, and the instance whose thread
+    /// crashed or called exit() when it said so.
+    typealias Ended = @Sendable (_ status: Int32, _ faultIn: UInt32?) -> Void
+    /// Calls come from every instance's caller: one frame at a time on the socket.
+    private let sending = Mutex(())
 
     /// The executable to re-run as the child: this very program.
     static let executable: String = {
@@ -28,9 +42,10 @@ final class ChildProcess: Sendable {
         return n > 0 ? String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) : "/proc/self/exe"
     }()
 
-    /// Starts the child with `arguments` after `plugin-child`. `label` names it in logs.
-    static func start(arguments: [String], label: String, logger: AgentLogger,
-                      events: (@Sendable (CallResult) -> Void)? = nil) -> Result<ChildProcess, ChildStartError> {
+    /// Starts the child with `arguments` after `plugin-child`. `label` names it in logs (asked
+    /// each time: the probes a child hosts change).
+    static func start(arguments: [String], label: @escaping @Sendable () -> String, logger: AgentLogger,
+                      route: Route? = nil, ended: Ended? = nil) -> Result<ChildProcess, ChildStartError> {
         var pair: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
             return .failure(ChildStartError(reason: "socketpair: \(errnoText())"))
@@ -42,6 +57,12 @@ final class ChildProcess: Sendable {
             close(pair[0]); close(pair[1])
             return .failure(ChildStartError(reason: "socketpair: \(errnoText())"))
         }
+        // Where the child says which instance a crash or exit() happened in (CFaultReport).
+        var fault: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fault) == 0 else {
+            close(pair[0]); close(pair[1]); close(output[0]); close(output[1])
+            return .failure(ChildStartError(reason: "socketpair: \(errnoText())"))
+        }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -49,32 +70,55 @@ final class ChildProcess: Sendable {
         posix_spawn_file_actions_adddup2(&actions, output[1], 1)
         posix_spawn_file_actions_adddup2(&actions, output[1], 2)
         posix_spawn_file_actions_adddup2(&actions, pair[1], PluginChild.socketDescriptor)
+        posix_spawn_file_actions_adddup2(&actions, fault[1], PluginChild.faultDescriptor)
         let argv = [executable, "plugin-child"] + arguments
         var cArgs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
         defer { for a in cArgs { free(a) } }
+        var cEnvironment: [UnsafeMutablePointer<CChar>?] = childEnvironment().map { strdup($0) } + [nil]
+        defer { for e in cEnvironment { free(e) } }
         var pid: pid_t = 0
-        let status = posix_spawn(&pid, executable, &actions, nil, &cArgs, environ)
+        let status = posix_spawn(&pid, executable, &actions, nil, &cArgs, &cEnvironment)
         close(pair[1])
         close(output[1])
+        close(fault[1])
         guard status == 0 else {
-            close(pair[0]); close(output[0])
+            close(pair[0]); close(output[0]); close(fault[0])
             return .failure(ChildStartError(reason: "cannot start \(executable): \(errnoText(status))"))
         }
-        let child = ChildProcess(pid: pid, socket: pair[0], events: events)
-        let outputEnd = output[0]
-        let reader = SerialThread(name: "pw-child-\(label)")
-        reader.async { child.readUntilEnd(output: outputEnd, label: label, logger: logger) }
+        let child = ChildProcess(pid: pid, socket: pair[0], route: route, ended: ended)
+        let (outputEnd, faultEnd) = (output[0], fault[0])
+        let reader = SerialThread(name: "pw-child-\(pid)")
+        reader.async { child.readUntilEnd(output: outputEnd, fault: faultEnd, label: label, logger: logger) }
         reader.finish()
         return .success(child)
     }
 
-    private init(pid: pid_t, socket: Int32, events: (@Sendable (CallResult) -> Void)?) {
-        self.pid = pid
-        self.socket = socket
-        self.events = Mutex(events)
+    /// The agent's environment, with Swift's crash backtracer off: a plug-in that crashes would
+    /// otherwise hold its child (and every sibling instance in it) frozen while a backtrace of
+    /// the agent's own binary is symbolicated, and that backtrace process would keep the child's
+    /// descriptors open after the child is killed. The crash is reported from its signal.
+    private static func childEnvironment() -> [String] {
+        var entries: [String] = []
+        var next = environ
+        while let entry = next.pointee {
+            let text = String(cString: entry)
+            if !text.hasPrefix("SWIFT_BACKTRACE=") { entries.append(text) }
+            next += 1
+        }
+        return entries + ["SWIFT_BACKTRACE=enable=no"]
     }
 
-    func send(_ value: JSONValue) -> Bool { Frames.write(value, to: socket) }
+    private init(pid: pid_t, socket: Int32, route: Route?, ended: Ended?) {
+        self.pid = pid
+        self.socket = socket
+        self.route = route
+        self.ended = ended
+    }
+
+    func send(_ value: JSONValue) -> Bool {
+        let body = Frames.body(value)
+        return sending.withLock { _ in Frames.write(body: body, to: socket) }
+    }
 
     /// The next reply or the child's end; nil after `seconds` (nil: wait as long as it takes).
     func next(within seconds: Double? = nil) -> Message? {
@@ -114,31 +158,35 @@ final class ChildProcess: Sendable {
 
     /// The reader thread: frames to the inbox (events to the event handler), output to the
     /// debug log, and at the end the wait status.
-    private func readUntilEnd(output: Int32, label: String, logger: AgentLogger) {
+    private func readUntilEnd(output: Int32, fault: Int32, label: @escaping @Sendable () -> String, logger: AgentLogger) {
         var printed = OutputLog(label: label, logger: logger)
         var outputOpen = true
+        var faultReport = FaultReport(fd: fault)
         while true {
-            var polls = [pollfd(fd: socket, events: Int16(POLLIN), revents: 0)]
+            var polls = [pollfd(fd: socket, events: Int16(POLLIN), revents: 0), pollfd(fd: faultReport.pollable, events: Int16(POLLIN), revents: 0)]
             if outputOpen { polls.append(pollfd(fd: output, events: Int16(POLLIN), revents: 0)) }
             if poll(&polls, nfds_t(polls.count), -1) < 0 {
                 if errno == EINTR { continue }
                 break
             }
-            if outputOpen, polls[1].revents != 0 {
+            if polls[1].revents != 0 { faultReport.read() }
+            if outputOpen, polls[2].revents != 0 {
                 var chunk = [UInt8](repeating: 0, count: 4_096)
                 let n = read(output, &chunk, chunk.count)
                 if n > 0 { printed.append(chunk[0..<n]) } else if n == 0 || errno != EINTR { outputOpen = false }
             }
             guard polls[0].revents != 0 else { continue }
-            guard let body = Frames.readBody(from: socket), let frame = ResultFrames.decode(body) else { break }
+            guard let (instance, body) = Frames.readRouted(from: socket), let frame = ResultFrames.decode(body) else { break }
+            let message: Message
             switch frame {
-            case .result(.event, let result):
-                // A malformed event is dropped; the child's next sample says what it sees.
-                if let result, let handler = events.withLock({ $0 }) { handler(result) }
-            case .result(.sampled, let result):
-                post(.sampled(result))
-            case .other(let value):
-                post(.frame(value))
+            case .result(.event, let result): message = .event(result)
+            case .result(.sampled, let result): message = .sampled(result)
+            case .other(let value): message = .frame(value)
+            }
+            if instance == 0 {
+                post(message)
+            } else {
+                route?(instance, message)
             }
         }
         // Drain what the child printed last (a crash report, say), without waiting, then reap it.
@@ -153,7 +201,10 @@ final class ChildProcess: Sendable {
         close(socket)
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        // Reaped: whatever the child reported before it died is there to read.
+        let faultIn = faultReport.finish()
         post(.ended(status))
+        ended?(status, faultIn)
     }
 }
 
@@ -189,14 +240,14 @@ enum ChildEnd {
 /// A child's stdout and stderr, as debug log lines naming the probe: each line cut at 1 KiB,
 /// at most 100 lines a minute (the rest counted), so a chattering plug-in cannot flood the log.
 struct OutputLog {
-    let label: String
+    let label: @Sendable () -> String
     let logger: AgentLogger
     private var partial: [UInt8] = []
     private var windowStart = MonotonicClock.nowNanoseconds()
     private var linesInWindow = 0
     private var suppressed = 0
 
-    init(label: String, logger: AgentLogger) {
+    init(label: @escaping @Sendable () -> String, logger: AgentLogger) {
         self.label = label
         self.logger = logger
     }
@@ -209,13 +260,13 @@ struct OutputLog {
 
     mutating func flush() {
         if !partial.isEmpty { emit() }
-        if suppressed > 0 { logger.debug("\(label): plug-in output: \(suppressed) more lines not logged") }
+        if suppressed > 0 { logger.debug("\(label()): plug-in output: \(suppressed) more lines not logged") }
     }
 
     private mutating func emit() {
         let now = MonotonicClock.nowNanoseconds()
         if now - windowStart > 60_000_000_000 {
-            if suppressed > 0 { logger.debug("\(label): plug-in output: \(suppressed) more lines not logged") }
+            if suppressed > 0 { logger.debug("\(label()): plug-in output: \(suppressed) more lines not logged") }
             windowStart = now
             linesInWindow = 0
             suppressed = 0
@@ -223,6 +274,6 @@ struct OutputLog {
         let line = String(decoding: partial, as: UTF8.self)
         partial.removeAll(keepingCapacity: true)
         linesInWindow += 1
-        if linesInWindow <= 100 { logger.debug("\(label): plug-in output: \(line)") } else { suppressed += 1 }
+        if linesInWindow <= 100 { logger.debug("\(label()): plug-in output: \(line)") } else { suppressed += 1 }
     }
 }

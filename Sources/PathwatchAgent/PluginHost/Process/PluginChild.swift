@@ -1,14 +1,19 @@
 import PathwatchProbeKit
 import CPathwatchProbe
+import CFaultReport
 import Dispatch
 
-/// The child side of process isolation: `pathwatch plugin-child` loads one plug-in and serves
-/// the agent's calls over the socketpair on descriptor 3, one at a time, on one thread. Between
-/// calls it polls the instance's event descriptor itself and streams what `handle_event` emits.
-/// Its stdout and stderr are pipes the agent reads: whatever the plug-in prints goes there.
+/// The child side of process isolation: `pathwatch plugin-child` loads one plug-in file and
+/// hosts every instance the agent creates of it (one per probe using that file), reading the
+/// agent's calls over the socketpair on descriptor 3 and handing each to its instance's own
+/// thread (ChildInstances), which also polls an event-driven instance's descriptor and streams
+/// what `handle_event` emits. Its stdout and stderr are pipes the agent reads: whatever the
+/// plug-in prints goes there.
 public enum PluginChild {
     /// The descriptor the agent hands the socketpair's child end on.
     public static let socketDescriptor: Int32 = 3
+    /// Where the child writes the instance a crash or exit() happened in (CFaultReport).
+    public static let faultDescriptor: Int32 = 4
 
     public struct Options: Sendable {
         /// The plug-in to serve; with `describeOnly`, every file to describe, in order.
@@ -42,70 +47,35 @@ public enum PluginChild {
                 case .failure(let refusal): frame = ["file": .string(path), "refused": .string(refusal.reason)]
                 case .success(let loaded): frame = ["file": .string(path), "described": WireCodec.encode(loaded)]
                 }
-                guard Frames.write(frame, to: fd) else { return 1 }
+                guard Frames.write(body: Frames.body(frame), instance: 0, to: fd) else { return 1 }
             }
             return 0
         }
         guard let path = options.paths.first else { return 64 }
+        // The agent's sockets are this process's alone: a process the plug-in starts must not
+        // keep them open after this one is gone (the agent learns of its end from them).
+        _ = fcntl(socketDescriptor, F_SETFD, FD_CLOEXEC)
+        _ = fcntl(faultDescriptor, F_SETFD, FD_CLOEXEC)
         exitWhenOrphaned()
+        pw_fault_report_install(faultDescriptor)
         let plugin: LoadedPlugin
         switch PluginLoader.load(path) {
         case .failure(let refusal):
-            _ = Frames.write(["refused": .string(refusal.reason)], to: fd)
+            _ = Frames.write(body: Frames.body(["refused": .string(refusal.reason)]), instance: 0, to: fd)
             return 0
         case .success(let loaded):
             plugin = loaded
-            guard Frames.write(["described": WireCodec.encode(loaded)], to: fd) else { return 1 }
+            guard Frames.write(body: Frames.body(["described": WireCodec.encode(loaded)]), instance: 0, to: fd) else { return 1 }
         }
-        var instance: ProbeInstance?
-        var eventFD: Int32?
-        // handle_event's deadline is the probe's timeout from when the event is served.
-        var eventTimeout: ConfigDuration?
+        let instances = ChildInstances(plugin: plugin, socket: fd, defaultMaxObservations: options.maxObservations)
         while true {
-            var polls = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
-            if let eventFD { polls.append(pollfd(fd: eventFD, events: Int16(POLLIN), revents: 0)) }
-            let n = poll(&polls, nfds_t(polls.count), -1)
-            if n < 0 {
-                if errno == EINTR { continue }
-                return 1
-            }
-            if polls.count > 1, polls[1].revents != 0, let instance {
-                guard Frames.write(body: instance.handleEventRecord(by: eventTimeout.map { Deadline.after($0) }), to: fd) else { return 1 }
-            }
-            guard polls[0].revents != 0 else { continue }
-            guard let request = Frames.read(from: fd), let call = request["call"]?.stringValue else {
-                instance?.destroy()
+            guard let request = Frames.read(from: fd) else {
+                instances.destroyAll()
                 return 0
             }
-            let reply: [UInt8]
-            switch call {
-            case "sample":
-                guard let instance else { return 1 }
-                reply = instance.sampleRecord(by: CallFrames.deadline(in: request))
-            case "create":
-                let created = ProbeInstance.create(
-                    plugin: plugin, configJSON: request["config"]?.stringValue ?? "{}", maxObservations: options.maxObservations,
-                    deadline: CallFrames.deadline(in: request))
-                switch created {
-                case .success(let created):
-                    instance = created
-                    eventFD = created.eventFileDescriptor()
-                    eventTimeout = CallFrames.timeout(in: request)
-                    reply = Frames.body(["created": true])
-                case .failure(let error):
-                    // The empty path as "", not its rendering "(root)", which would parse back as a key.
-                    let path = error.path.components.isEmpty ? "" : error.path.description
-                    reply = Frames.body(["refused_config": ["path": .string(path), "message": .string(error.message)]])
-                }
-            case "destroy":
-                instance?.destroy()
-                instance = nil
-                eventFD = nil
-                reply = Frames.body(["destroyed": true])
-            default:
-                return 1
-            }
-            guard Frames.write(body: reply, to: fd) else { return 1 }
+            guard let call = request["call"]?.stringValue, let id = CallFrames.instance(in: request),
+                instances.serve(call, instance: id, request: request)
+            else { return 1 }
         }
     }
 

@@ -15,7 +15,7 @@ enum PluginDescriber {
         }
         while !remaining.isEmpty {
             let child: ChildProcess
-            switch ChildProcess.start(arguments: ["--describe"] + remaining.flatMap { ["--plugin", $0] }, label: "plug-in loader", logger: logger) {
+            switch ChildProcess.start(arguments: ["--describe"] + remaining.flatMap { ["--plugin", $0] }, label: { "plug-in loader" }, logger: logger) {
             case .failure(let error):
                 for path in remaining { outcomes[path] = .failure(PluginLoader.Refusal(reason: error.reason)) }
                 return outcomes
@@ -25,7 +25,7 @@ enum PluginDescriber {
             while reading, let current = remaining.first {
                 let reply = child.next(within: timeoutSeconds)
                 switch reply {
-                case .frame?, .sampled?:
+                case .frame?, .sampled?, .event?:
                     guard case .frame(let frame)? = reply, frame["file"]?.stringValue == current else {
                         outcomes[current] = .failure(PluginLoader.Refusal(reason: "the loading child answered out of turn"))
                         child.kill()

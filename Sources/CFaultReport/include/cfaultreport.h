@@ -1,0 +1,21 @@
+/*
+ * cfaultreport.h — which instance a plug-in child's fatal fault or exit() happened in.
+ *
+ * One child hosts every probe of a plug-in file, each instance on a thread of its own. When the
+ * plug-in crashes (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGABRT) or calls exit(), the
+ * thread it happened on writes its instance's number (4 bytes, host order) to a descriptor the
+ * agent reads, so the cause names the probe that caused it rather than every call in flight.
+ * In C because a signal handler may only do async-signal-safe things: a thread-local read and
+ * write(2).
+ */
+#ifndef PATHWATCH_CFAULTREPORT_H
+#define PATHWATCH_CFAULTREPORT_H
+
+/* Reports to `fd` from now on: installs the handlers (chaining to those there before) and an
+ * atexit handler. */
+void pw_fault_report_install(int fd);
+
+/* The instance the calling thread serves (0: none). */
+void pw_fault_report_set_instance(unsigned int instance);
+
+#endif

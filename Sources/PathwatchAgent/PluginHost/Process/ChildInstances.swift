@@ -1,0 +1,128 @@
+import CFaultReport
+import Dispatch
+import PathwatchProbeKit
+import Synchronization
+
+/// The instances one plug-in child hosts: every probe of its plug-in file, each created by its
+/// own `create` (its own handle; the ABI is unchanged) and served on a thread of its own.
+///
+/// Why a thread per instance in the child, rather than the agent ordering each instance's calls
+/// and the child running them on a pool: a call into one instance must never overlap another
+/// call into the same instance (the ABI promises that, as inline probes get it from their
+/// runner's thread), a slow or hung `sample` must not hold a sibling's call, and an
+/// event-driven instance's descriptor wants a thread that sleeps on it between calls. A thread of
+/// its own gives all three with no scheduling of our own, the way a ProbeRunner does in the
+/// agent; calls into different instances of one plug-in already run at once inline.
+final class ChildInstances: Sendable {
+    private final class Slot: Sendable {
+        let thread: SerialThread
+        let instance = Mutex<ProbeInstance?>(nil)
+        init(thread: SerialThread) { self.thread = thread }
+    }
+
+    private let plugin: LoadedPlugin
+    private let socket: Int32
+    private let defaultMaxObservations: Int
+    private let slots = Mutex<[UInt32: Slot]>([:])
+    /// Replies come from every instance's thread: one frame at a time on the socket.
+    private let writing = Mutex(())
+
+    init(plugin: LoadedPlugin, socket: Int32, defaultMaxObservations: Int) {
+        self.plugin = plugin
+        self.socket = socket
+        self.defaultMaxObservations = defaultMaxObservations
+    }
+
+    /// Hands `request` to its instance's thread; false for a call this child does not know.
+    func serve(_ call: String, instance id: UInt32, request: JSONValue) -> Bool {
+        switch call {
+        case "create":
+            create(id, request: request)
+        case "sample":
+            let deadline = CallFrames.deadline(in: request)
+            guard let slot = slots.withLock({ $0[id] }) else {
+                let missing = CallResult(observations: [], error: "no instance \(id) in this plug-in's child", problems: [])
+                send(ResultFrames.encode(.sampled, missing), for: id)
+                return true
+            }
+            slot.thread.async { [self] in
+                let record = slot.instance.withLock { $0 }?.sampleRecord(by: deadline)
+                send(record ?? ResultFrames.encode(.sampled, CallResult(observations: [], error: "instance \(id) not created", problems: [])), for: id)
+            }
+        case "destroy":
+            let slot = slots.withLock { $0.removeValue(forKey: id) }
+            guard let slot else {
+                send(Frames.body(["destroyed": true]), for: id)
+                return true
+            }
+            slot.thread.unwatch()
+            slot.thread.async { [self] in
+                slot.instance.withLock { $0 }?.destroy()
+                send(Frames.body(["destroyed": true]), for: id)
+            }
+            slot.thread.finish()
+        default:
+            return false
+        }
+        return true
+    }
+
+    private func create(_ id: UInt32, request: JSONValue) {
+        let slot = Slot(thread: SerialThread(name: "pw-instance-\(id)", watchingDescriptors: plugin.isEventDriven))
+        slots.withLock { $0[id] = slot }
+        let config = request["config"]?.stringValue ?? "{}"
+        let deadline = CallFrames.deadline(in: request)
+        // handle_event's deadline is the probe's timeout from when the event is served.
+        let eventTimeout = CallFrames.timeout(in: request)
+        let maxObservations = CallFrames.maxObservations(in: request) ?? defaultMaxObservations
+        slot.thread.async { [self, plugin] in
+            // This thread serves this instance alone: a crash or exit() on it is this probe's.
+            pw_fault_report_set_instance(id)
+            switch ProbeInstance.create(plugin: plugin, configJSON: config, maxObservations: maxObservations, deadline: deadline) {
+            case .success(let created):
+                slot.instance.withLock { $0 = created }
+                if let fd = created.eventFileDescriptor() {
+                    slot.thread.watch(
+                        fd,
+                        onReadable: { [self] in
+                            send(created.handleEventRecord(by: eventTimeout.map { Deadline.after($0) }), for: id)
+                        }, onClosed: {})
+                }
+                send(Frames.body(["created": true]), for: id)
+            case .failure(let error):
+                slots.withLock { $0[id] = nil }
+                // The empty path as "", not its rendering "(root)", which would parse back as a key.
+                let path = error.path.components.isEmpty ? "" : error.path.description
+                send(Frames.body(["refused_config": ["path": .string(path), "message": .string(error.message)]]), for: id)
+                slot.thread.finish()
+            }
+        }
+    }
+
+    /// The agent closed its end: every instance is destroyed on its own thread, and the child
+    /// exits once all are (the agent kills a child still busy after a grace).
+    func destroyAll() {
+        let all = slots.withLock { s -> [Slot] in
+            defer { s.removeAll() }
+            return Array(s.values)
+        }
+        let done = DispatchGroup()
+        for slot in all {
+            done.enter()
+            slot.thread.unwatch()
+            slot.thread.async {
+                slot.instance.withLock { $0 }?.destroy()
+                done.leave()
+            }
+            slot.thread.finish()
+        }
+        done.wait()
+    }
+
+    /// A frame for instance `id`. The agent gone, there is no one left to serve: the child ends
+    /// at once (`_exit`: other threads may be inside the plug-in).
+    private func send(_ body: [UInt8], for id: UInt32) {
+        let sent = writing.withLock { _ in Frames.write(body: body, instance: id, to: socket) }
+        if !sent { _exit(1) }
+    }
+}

@@ -1,0 +1,235 @@
+import Dispatch
+import PathwatchProbeKit
+import Synchronization
+
+/// One plug-in child shared by every probe that runs the same plug-in file in process isolation
+/// (with the same `max_memory`: the heap limit is the child's): it loads the library once and
+/// hosts one instance per probe, each made by its own `create` with its own handle. A thousand
+/// probes of one plug-in cost one child, not a thousand (about 9 ms and a process's private
+/// pages each).
+///
+/// Calls go straight to the child, each naming its instance, and their replies come back to the
+/// instance's mailbox: calls for different instances are in flight at once, and the child runs
+/// each instance on a thread of its own (ChildInstances), so a slow sample of one does not hold
+/// its siblings. Starting the child and creating instances in it run one at a time (`lifecycle`).
+///
+/// The price of sharing: when the child ends — a crash, an `exit`, or a kill because one
+/// instance overran its deadline by the grace — every instance it hosted ends with it. Each of
+/// their probes reports the cause, naming the probe whose call it was ("plug-in crashed: SIGSEGV
+/// (signal 11) during sample of probe X"), and the child is started again with the backoff,
+/// re-creating every instance. Inline probes and other plug-in files are not touched.
+final class SharedChild: Sendable {
+    let plugin: LoadedPlugin
+    let maxMemoryBytes: UInt64
+    let logger: AgentLogger
+
+    struct Member {
+        let probeID: String
+        let configJSON: String
+        let limits: ProcessProbeHost.ChildLimits
+        let mailbox = Mailbox()
+        var events: (@Sendable (CallResult) -> Void)?
+        /// Created in the running child.
+        var created = false
+        var everCreated = false
+        /// The plug-in refused the configuration it had accepted, on a restart: no more calls.
+        var refused: String?
+        /// The call in flight ("sample", "create", "destroy"), to name in a crash's cause.
+        var call: String?
+        var health = ProbeHealth()
+    }
+
+    /// Why the agent killed the child: what the probe whose call it was reports, and what its
+    /// siblings report.
+    struct Kill {
+        var culprit: UInt32?
+        var culpritCause: String
+        var siblingCause: String
+    }
+
+    struct State {
+        var child: ChildProcess?
+        /// The child has said what it loaded.
+        var loaded = false
+        var startedAt: Int64 = 0
+        var backoff = RestartBackoff()
+        var restartScheduled = false
+        var kill: Kill?
+        var members: [UInt32: Member] = [:]
+        var nextID: UInt32 = 1
+        /// The last instance left: the child's end is expected, and not followed by a restart.
+        var closed = false
+    }
+    let state = Mutex(State())
+    /// Held while a child starts or instances are created in it (on the caller's own thread).
+    let lifecycle = DispatchSemaphore(value: 1)
+
+    init(plugin: LoadedPlugin, maxMemoryBytes: UInt64, logger: AgentLogger) {
+        self.plugin = plugin
+        self.maxMemoryBytes = maxMemoryBytes
+        self.logger = logger
+    }
+
+    /// Adds an instance for `probeID`, not yet created; its number names it on the wire.
+    func reserve(probeID: String, configJSON: String, limits: ProcessProbeHost.ChildLimits) -> UInt32 {
+        state.withLock { s in
+            let id = s.nextID
+            s.nextID += 1
+            var member = Member(probeID: probeID, configJSON: configJSON, limits: limits)
+            member.health.state = .restarting
+            s.members[id] = member
+            return id
+        }
+    }
+
+    enum Joined {
+        case created
+        case refused(JSONPathError)
+        /// The child died or is waiting to restart: the instance is created with the others.
+        case pending
+    }
+
+    /// Creates instance `id` (reserved), starting the child first when none runs.
+    func join(_ id: UInt32) -> Joined {
+        lifecycle.wait()
+        defer { lifecycle.signal() }
+        let (running, waiting) = state.withLock { s in (s.child != nil && s.loaded, s.restartScheduled) }
+        if waiting { return .pending }
+        if !running, !startChild() { return .pending }
+        switch create(id) {
+        case .created: return .created
+        case .refused(let error): return .refused(error)
+        case .failed: return .pending
+        }
+    }
+
+    /// Samples instance `id`: sends the call and waits for its result (or the child's end, or
+    /// `release`); while the child restarts, the cause it ended with.
+    func sample(_ id: UInt32, by deadline: Deadline) -> CallResult {
+        let started = MonotonicClock.nowNanoseconds()
+        defer {
+            let elapsed = Double(MonotonicClock.nowNanoseconds() - started) / 1e6
+            state.withLock { $0.members[id]?.health.lastDurationMilliseconds = elapsed }
+        }
+        let ready = state.withLock { s -> Result<(ChildProcess, Mailbox), SampleRefusal> in
+            guard let member = s.members[id] else { return .failure(SampleRefusal(cause: "plug-in not running")) }
+            if let refused = member.refused { return .failure(SampleRefusal(cause: refused)) }
+            guard let child = s.child, member.created else {
+                return .failure(SampleRefusal(cause: member.health.lastError ?? "plug-in restarting"))
+            }
+            member.mailbox.reset()
+            s.members[id]?.call = "sample"
+            return .success((child, member.mailbox))
+        }
+        let (child, mailbox): (ChildProcess, Mailbox)
+        switch ready {
+        case .failure(let refusal): return CallResult(observations: [], error: refusal.cause, problems: [])
+        case .success(let pair): (child, mailbox) = pair
+        }
+        // A child that cannot take the call is dying: its end reaches the mailbox.
+        if !child.send(CallFrames.sample(instance: id, by: deadline)) { child.kill() }
+        let reply = mailbox.next()
+        state.withLock { $0.members[id]?.call = nil }
+        switch reply {
+        case .sampled(let result?)?:
+            state.withLock { s in
+                s.members[id]?.health.state = .running
+                s.members[id]?.health.lastError = result.error
+            }
+            return result
+        case .ended(let cause)?:
+            return CallResult(observations: [], error: cause, problems: [])
+        case .sampled(nil)?, .frame?, nil:
+            let cause = "plug-in answered sample with something else than its result; killed"
+            killChild(Kill(culprit: id, culpritCause: cause, siblingCause: "plug-in restarted: probe \(probeID(id)) \(cause)"))
+            return CallResult(observations: [], error: cause, problems: [])
+        }
+    }
+
+    private struct SampleRefusal: Error { var cause: String }
+
+    func probeID(_ id: UInt32) -> String { state.withLock { $0.members[id]?.probeID ?? "?" } }
+
+    /// Lets the caller of instance `id`'s call in flight go, with `cause` as its result, and
+    /// leaves the call to finish in the child: a probe being stopped need not take its siblings
+    /// down for a call that would have returned (its destroy waits behind it, and kills the
+    /// child only if it does not return within 2 s).
+    func release(_ id: UInt32, cause: String) {
+        state.withLock { s in
+            guard let member = s.members[id], member.call == "sample" else { return }
+            member.mailbox.post(.ended(cause))
+        }
+    }
+
+    /// Kills the running child for `kill`'s reason; its end does the rest.
+    func killChild(_ kill: Kill) {
+        let child = state.withLock { s -> ChildProcess? in
+            if s.child != nil, s.kill == nil { s.kill = kill }
+            return s.child
+        }
+        child?.kill()
+    }
+
+    func health(of id: UInt32) -> ProbeHealth { state.withLock { $0.members[id]?.health ?? ProbeHealth() } }
+
+    func forwardEvents(of id: UInt32, to deliver: @escaping @Sendable (CallResult) -> Void) {
+        state.withLock { $0.members[id]?.events = deliver }
+    }
+
+    /// Destroys instance `id` in the child (a destroy that does not return within 2 s kills
+    /// the child). The instance stays a member until `remove`.
+    func destroy(_ id: UInt32) {
+        let sent = state.withLock { s -> (ChildProcess, Mailbox)? in
+            guard let child = s.child, let member = s.members[id], member.created else { return nil }
+            member.mailbox.reset()
+            s.members[id]?.call = "destroy"
+            return (child, member.mailbox)
+        }
+        guard let (child, mailbox) = sent else { return }
+        if child.send(CallFrames.destroy(instance: id)) {
+            // A sample let go by `release` may still answer first; the child's end answers too.
+            let until = MonotonicClock.nowNanoseconds() + 2_000_000_000
+            while case let left = Double(until - MonotonicClock.nowNanoseconds()) / 1e9, left > 0, let reply = mailbox.next(within: left) {
+                switch reply {
+                case .frame:
+                    state.withLock { $0.members[id]?.call = nil }
+                    return
+                case .ended: return
+                case .sampled: continue
+                }
+            }
+        }
+        let cause = "destroy did not return within 2s; killed"
+        killChild(Kill(culprit: id, culpritCause: cause, siblingCause: "plug-in restarted: probe \(probeID(id)) \(cause)"))
+    }
+
+    /// Forgets instance `id`; true when it was the last (the caller then `close`s).
+    func remove(_ id: UInt32) -> Bool {
+        state.withLock { s in
+            s.members[id] = nil
+            if s.members.isEmpty { s.closed = true }
+            return s.members.isEmpty
+        }
+    }
+
+    /// No instance left: the child sees the end of its input and exits (killed after 2 s if
+    /// busy); waiting for it means what it printed on the way out is logged first.
+    func close() {
+        let child = state.withLock { s -> ChildProcess? in
+            defer { s.child = nil }
+            return s.child
+        }
+        child?.finish()
+        child?.waitForEnd(seconds: 3)
+    }
+
+    /// How the child's output is labelled in the log: the probe, or the plug-in and its probes.
+    var label: String {
+        state.withLock { s in
+            let ids = s.members.values.map(\.probeID).sorted()
+            if ids.count == 1 { return "probe \(ids[0])" }
+            let named = ids.prefix(3).joined(separator: ", ") + (ids.count > 3 ? " and \(ids.count - 3) more" : "")
+            return "plug-in \(plugin.name) (probes \(named))"
+        }
+    }
+}
