@@ -127,6 +127,39 @@ import Testing
         #expect(Self.probe(doc, "other")?["restarts"] as? Double == 0)
     }
 
+    /// A plug-in that forks leaves a process holding the child's end of its socket after the
+    /// child itself crashed: the agent learns of the end from the child's pidfd, not the socket.
+    @Test func aCrashIsSeenWhileAProcessThePluginForkedHoldsTheSocket() throws {
+        let dir = try Self.folder()
+        defer { TestEnvironment.removeTemporaryDirectory(dir) }
+        let probes = [
+            #"{"id": "sibling", "plugin": "hostile", "interval": "200ms", "config": {"do": "nothing"}}"#,
+            #"{"id": "forker", "plugin": "hostile", "interval": "1s", "config": {"do": "fork_crash_first", "count_file": "\#(dir.path)/count.txt"}}"#,
+        ]
+        let agent = try Self.start(probes, in: dir)
+        defer {
+            agent.stop(grace: 1)
+            if let text = try? String(contentsOfFile: dir.path + "/count.txt.forked", encoding: .utf8),
+                let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines))
+            {
+                kill(pid, SIGKILL)
+            }
+        }
+        let cause = "plug-in crashed: SIGSEGV (signal 11) during sample of probe forker"
+        let down = waitUntil(timeout: 30, interval: 0.05) {
+            Self.documents(agent).contains { Self.check($0, "sibling/c")?["message"] as? String == cause }
+        }
+        #expect(down, "the sibling never reported \"\(cause)\": \(agent.errorOutput.suffix(2_000))")
+        // Both come back in a new child while the forked process still sleeps.
+        let back = waitUntil(timeout: 30, interval: 0.05) {
+            Self.documents(agent).contains { doc in
+                Self.check(doc, "forker/c")?["message"] as? String == "fine now" && Self.check(doc, "sibling/c")?["state"] as? String == "ok"
+                    && Self.probe(doc, "sibling")?["restarts"] as? Double ?? 0 >= 1
+            }
+        }
+        #expect(back, "not back after the crash: \(agent.errorOutput.suffix(2_000))")
+    }
+
     @Test func aHungInstanceDoesNotHoldItsSiblingsSamples() throws {
         let dir = try Self.folder()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }

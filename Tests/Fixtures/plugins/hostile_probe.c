@@ -16,6 +16,9 @@
  *   "chatter"        prints to stdout and stderr in every call, then reports one ok check
  *   "crash_first"    crashes (SIGSEGV) in its first 3 samples, counted across processes in
  *                    count_file, then reports one ok check
+ *   "fork_crash_first" in its first sample (counted in count_file) forks a process that writes
+ *                    its pid to count_file.forked and sleeps 300 s holding every descriptor it
+ *                    inherited, then crashes (SIGSEGV); later samples report one ok check
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,6 +109,17 @@ static int hp_sample(void *instance, const pw_emitter *em, pw_error *e) {
     }
     if (is(p, "chatter")) { printf("sample talking on stdout\n"); fprintf(stderr, "sample talking on stderr\n"); fflush(stdout); }
     if (is(p, "crash_first") && bump(p->count_file) <= 3) { volatile int *nowhere = NULL; *nowhere = 1; }
+    if (is(p, "fork_crash_first") && bump(p->count_file) <= 1) {
+        if (fork() == 0) {
+            char path[600];
+            snprintf(path, sizeof path, "%s.forked", p->count_file);
+            FILE *f = fopen(path, "w");
+            if (f) { fprintf(f, "%ld\n", (long)getpid()); fclose(f); }
+            sleep(300);
+            _exit(0);
+        }
+        volatile int *nowhere = NULL; *nowhere = 1;
+    }
     return ok_check(em, "fine now") == PW_OK ? PW_OK : PW_ERR;
 }
 

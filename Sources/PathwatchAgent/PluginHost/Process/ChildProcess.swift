@@ -1,3 +1,4 @@
+import CPidfd
 import Dispatch
 import PathwatchProbeKit
 import Synchronization
@@ -6,8 +7,8 @@ import Synchronization
 /// reader thread that owns everything the child sends — frames (replies to calls, events) and
 /// its stdout and stderr (the plug-in's prints), which are logged at debug, cut and bounded.
 /// Frames for the child itself (what it loaded) wait in its inbox; frames for an instance it
-/// hosts go to `route`. When the socket reaches its end the reader reaps the child, posts how it
-/// ended to the inbox and tells `ended`.
+/// hosts go to `route`. When the socket reaches its end, or the child's pidfd says it has ended,
+/// the reader reaps the child, posts how it ended to the inbox and tells `ended`.
 final class ChildProcess: Sendable {
     enum Message: Sendable {
         case frame(JSONValue)
@@ -87,8 +88,13 @@ final class ChildProcess: Sendable {
         }
         let child = ChildProcess(pid: pid, socket: pair[0], route: route, ended: ended)
         let (outputEnd, faultEnd) = (output[0], fault[0])
+        // The socket alone cannot tell that the child ended: a process the plug-in forked keeps
+        // its end open, and would hold every instance's call until it exits too.
+        let exitWatch = pw_pidfd_open(pid)
         let reader = SerialThread(name: "pw-child-\(pid)")
-        reader.async { child.readUntilEnd(output: outputEnd, fault: faultEnd, label: label, logger: logger) }
+        reader.async {
+            child.readUntilEnd(output: outputEnd, fault: faultEnd, exitWatch: exitWatch, label: label, logger: logger)
+        }
         reader.finish()
         return .success(child)
     }
@@ -158,37 +164,36 @@ final class ChildProcess: Sendable {
 
     /// The reader thread: frames to the inbox (events to the event handler), output to the
     /// debug log, and at the end the wait status.
-    private func readUntilEnd(output: Int32, fault: Int32, label: @escaping @Sendable () -> String, logger: AgentLogger) {
+    private func readUntilEnd(output: Int32, fault: Int32, exitWatch: Int32, label: @escaping @Sendable () -> String, logger: AgentLogger) {
         var printed = OutputLog(label: label, logger: logger)
         var outputOpen = true
         var faultReport = FaultReport(fd: fault)
         while true {
-            var polls = [pollfd(fd: socket, events: Int16(POLLIN), revents: 0), pollfd(fd: faultReport.pollable, events: Int16(POLLIN), revents: 0)]
+            var polls = [
+                pollfd(fd: socket, events: Int16(POLLIN), revents: 0), pollfd(fd: faultReport.pollable, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: exitWatch, events: Int16(POLLIN), revents: 0),
+            ]
             if outputOpen { polls.append(pollfd(fd: output, events: Int16(POLLIN), revents: 0)) }
             if poll(&polls, nfds_t(polls.count), -1) < 0 {
                 if errno == EINTR { continue }
                 break
             }
             if polls[1].revents != 0 { faultReport.read() }
-            if outputOpen, polls[2].revents != 0 {
+            if outputOpen, polls[3].revents != 0 {
                 var chunk = [UInt8](repeating: 0, count: 4_096)
                 let n = read(output, &chunk, chunk.count)
                 if n > 0 { printed.append(chunk[0..<n]) } else if n == 0 || errno != EINTR { outputOpen = false }
             }
+            if polls[2].revents != 0 {
+                // Ended: take the frames it wrote before it did, without waiting for more.
+                _ = fcntl(socket, F_SETFL, fcntl(socket, F_GETFL) | O_NONBLOCK)
+                while readFrame() {}
+                break
+            }
             guard polls[0].revents != 0 else { continue }
-            guard let (instance, body) = Frames.readRouted(from: socket), let frame = ResultFrames.decode(body) else { break }
-            let message: Message
-            switch frame {
-            case .result(.event, let result): message = .event(result)
-            case .result(.sampled, let result): message = .sampled(result)
-            case .other(let value): message = .frame(value)
-            }
-            if instance == 0 {
-                post(message)
-            } else {
-                route?(instance, message)
-            }
+            guard readFrame() else { break }
         }
+        if exitWatch >= 0 { close(exitWatch) }
         // Drain what the child printed last (a crash report, say), without waiting, then reap it.
         _ = fcntl(output, F_SETFL, fcntl(output, F_GETFL) | O_NONBLOCK)
         while outputOpen {
@@ -205,6 +210,27 @@ final class ChildProcess: Sendable {
         let faultIn = faultReport.finish()
         post(.ended(status))
         ended?(status, faultIn)
+    }
+}
+
+extension ChildProcess {
+    /// Reads one frame and hands it on: a reply for the child itself to the inbox, one for an
+    /// instance to `route`. False at the end of the stream, on a malformed frame, or (once the
+    /// socket no longer blocks) when nothing whole is left to read.
+    fileprivate func readFrame() -> Bool {
+        guard let (instance, body) = Frames.readRouted(from: socket), let frame = ResultFrames.decode(body) else { return false }
+        let message: Message
+        switch frame {
+        case .result(.event, let result): message = .event(result)
+        case .result(.sampled, let result): message = .sampled(result)
+        case .other(let value): message = .frame(value)
+        }
+        if instance == 0 {
+            post(message)
+        } else {
+            route?(instance, message)
+        }
+        return true
     }
 }
 
