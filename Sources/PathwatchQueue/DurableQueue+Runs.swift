@@ -3,16 +3,20 @@
 /// cursor move, so a crash, a `kill -9` or a hand-over to another owner finds either the whole
 /// run queued or none of it, never a part.
 extension DurableQueue {
-    /// Up to `limit` of the oldest records, in order, each with its place, left in place. A
-    /// damaged record at the head is dropped and counted (as `head()` does); one further on ends
-    /// the run before it, and is dropped when it reaches the head.
-    public func heads(upTo limit: Int) throws(QueueError) -> [QueueHead] {
+    /// Up to `limit` of the oldest records, in order, each with its place, left in place; after
+    /// the head (which comes whatever `accept` answers), only while `accept` takes each record.
+    /// `accept` sees every record read, the head first, so it can keep a running total (the
+    /// samples a request may carry). A damaged record at the head is dropped and counted (as
+    /// `head()` does); one further on ends the run before it, and is dropped when it reaches
+    /// the head.
+    public func heads(upTo limit: Int, while accept: (QueueRecord) -> Bool = { _ in true }) throws(QueueError) -> [QueueHead] {
         try state.withLock { s throws(QueueError) -> [QueueHead] in
             var run: [QueueHead] = []
             var index = s.head
             while run.count < max(limit, 1), index < s.entries.count {
                 let entry = s.entries[index]
                 if let record = try s.read(entry) {
+                    guard accept(record) || run.isEmpty else { break }
                     run.append(QueueHead(entry: entry, record: record))
                     index += 1
                 } else if run.isEmpty {

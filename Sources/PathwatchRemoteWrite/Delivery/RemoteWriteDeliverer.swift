@@ -184,7 +184,7 @@ final class RemoteWriteDeliverer: Sendable {
     private func batch(from queue: DurableQueue, single: Bool) throws(QueueError) -> [QueueHead] {
         var samples = 0
         let cap = settings.maxSamplesPerSend
-        return try queue.oldest(limit: single ? 1 : Int.max) { record in
+        return try queue.heads(upTo: single ? 1 : Int.max) { record in
             guard let count = ReportRecord.samples(in: record), samples == 0 || samples + count <= cap else { return false }
             samples += count
             return true
@@ -201,7 +201,7 @@ final class RemoteWriteDeliverer: Sendable {
         case .delivered:
             if backoff.failures > 0 { logger.notice("\(name): delivering again after \(backoff.failures) failed attempts") }
             backoff.failures = 0
-            for head in run { complete(head.entry, as: .delivered, queue: queue) }
+            complete(run.map(\.entry), as: .delivered, queue: queue)
             health.noteDelivery(samples: samples)
         case .retry(let reason, let retryAfter):
             backoff.failures += 1
@@ -213,7 +213,7 @@ final class RemoteWriteDeliverer: Sendable {
                 level: backoff.failures == 1 ? .warning : .info)
         case .rejected(let status, let firstLine):
             backoff.failures = 0
-            for head in run { complete(head.entry, as: .rejected, queue: queue) }
+            complete(run.map(\.entry), as: .rejected, queue: queue)
             note(error: "HTTP \(status) for \(what) (\(samples) samples), refused for good and dropped: \(firstLine)", level: .error)
         case .aborted:
             break
@@ -225,7 +225,7 @@ final class RemoteWriteDeliverer: Sendable {
         let oldest = WallTime.now().milliseconds - settings.maxAge.nanoseconds / 1_000_000
         var dropped = 0
         while let head = try? queue.head(), head.record.enqueuedAtMilliseconds < oldest {
-            complete(head.entry, as: .unreadable, queue: queue)
+            complete([head.entry], as: .unreadable, queue: queue)
             dropped += 1
         }
         if dropped > 0 { noteAged(dropped) }
@@ -236,9 +236,10 @@ final class RemoteWriteDeliverer: Sendable {
         logger.warning("\(name): dropped the \(count) oldest reports, older than max_age (\(settings.maxAge))")
     }
 
-    private func complete(_ entry: QueueEntry, as completion: QueueCompletion, queue: DurableQueue) {
+    /// Removes a run with one cursor move: a crash finds the whole run queued or none of it.
+    private func complete(_ run: [QueueEntry], as completion: QueueCompletion, queue: DurableQueue) {
         do {
-            try queue.complete(entry, as: completion)
+            try queue.complete(run: run, as: completion)
         } catch {
             note(error: "cannot advance the queue: \(error)", level: .error)
         }
