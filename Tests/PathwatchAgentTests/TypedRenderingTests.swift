@@ -2,6 +2,7 @@ import PathwatchProbeKit
 import PathwatchTestSupport
 import Testing
 @testable import PathwatchAgent
+@testable import PathwatchRemoteWrite
 
 /// Every format renders from a snapshot's typed views; for the same state each must say, byte
 /// for byte, what the renderers that read the document back as a tree said (`TreeRenderers`).
@@ -49,6 +50,22 @@ import Testing
             #expect(typed == tree, "typed:\n\(typed.prefix(3000))\ntree:\n\(tree.prefix(3000))")
         }
         #expect(PrometheusExposition.render(nil) == TreePrometheus.render(.object(JSONObject())))
+    }
+
+    /// The typed series (what remote_write pushes) are the text's series: the same names, labels
+    /// (in the same order) and values, read back from `/metrics` by an independent reader.
+    @Test func typedSamplesAreTheExpositionsSeries() {
+        func key(_ name: String, _ labels: [(String, String)], _ value: Double) -> String {
+            "\(name)|" + labels.map { "\($0.0)=\($0.1)" }.joined(separator: "|") + " \(value)"
+        }
+        for snapshot in Self.snapshots() {
+            let typed = PrometheusExposition.samples(snapshot).map { key($0.name, $0.labels.map { ($0.name, $0.value) }, $0.value) }
+            let text = ExpositionReader.series(in: PrometheusExposition.renderBytes(snapshot)).map { series in
+                key(series.name, series.labels.dropFirst().map { ($0.name, $0.value) }, series.value)
+            }
+            #expect(typed.count == text.count)
+            #expect(typed.sorted() == text.sorted(), "typed: \(typed.prefix(20))\ntext: \(text.prefix(20))")
+        }
     }
 
     /// A label value's quote, backslash and line feed are escaped as bytes: a quote followed by a

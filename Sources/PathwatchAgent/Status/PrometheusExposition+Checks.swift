@@ -64,6 +64,23 @@ extension PrometheusExposition {
             }
         }
 
+        /// The same series as `render` writes, as typed values.
+        mutating func collect(_ check: CheckRecord, into out: inout PrometheusSamples) {
+            let identity = [("check", check.id), ("probe", check.probe)]
+            let stateLabels = identity + [("plugin", check.plugin)]
+            for state in PrometheusExposition.states {
+                out.add("pathwatch_check_state", "", .gauge, labels: stateLabels + [("state", state.name)], value: state == check.state ? 1 : 0)
+            }
+            let values = check.distinctMetrics
+            guard !values.isEmpty else { return }
+            let labels = identity + check.distinctLabels.map { (labelName($0.name), $0.value) }
+            for metric in values {
+                let known = metrics[check.plugin]?[metric.name] ?? Self.metric(metric.name, plugin: check.plugin)
+                metrics[check.plugin, default: [:]][metric.name] = known
+                out.add(known.family, known.help, .gauge, labels: labels, value: metric.value * known.scale)
+            }
+        }
+
         /// A check label named like one of ours keeps its value under a prefixed name.
         private mutating func labelName(_ name: String) -> String {
             if let known = labelNames[name] { return known }

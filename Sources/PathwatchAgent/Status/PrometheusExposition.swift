@@ -20,24 +20,44 @@ package enum PrometheusExposition {
 
     package static func renderBytes(_ snapshot: StatusSnapshot?) -> [UInt8] {
         var out = PrometheusText()
-        out.add("pathwatch_build_info", "The agent's version; always 1.", labels: [("version", AgentIdentity.version)], value: 1)
+        renderBuild(into: &out)
         guard let snapshot else { return out.bytes }
         renderPath(snapshot.path, into: &out)
         var checks = CheckSeries()
         for check in snapshot.checks { checks.render(check, into: &out) }
-        for probe in snapshot.probes ?? [] { renderProbe(probe, into: &out) }
-        for sink in snapshot.sinks ?? [] { renderSink(sink, into: &out) }
+        renderHealth(of: snapshot, into: &out)
         return out.bytes
     }
 
-    private static func renderPath(_ path: PathSummary, into out: inout PrometheusText) {
+    /// The same series as typed values (for a sink that pushes them): the same names, labels
+    /// and values, not grouped by family.
+    package static func samples(_ snapshot: StatusSnapshot) -> [PrometheusSample] {
+        var out = PrometheusSamples()
+        renderBuild(into: &out)
+        renderPath(snapshot.path, into: &out)
+        var checks = CheckSeries()
+        for check in snapshot.checks { checks.collect(check, into: &out) }
+        renderHealth(of: snapshot, into: &out)
+        return out.samples
+    }
+
+    private static func renderBuild<Out: PrometheusOutput>(into out: inout Out) {
+        out.add("pathwatch_build_info", "The agent's version; always 1.", .gauge, labels: [("version", AgentIdentity.version)], value: 1)
+    }
+
+    private static func renderHealth<Out: PrometheusOutput>(of snapshot: StatusSnapshot, into out: inout Out) {
+        for probe in snapshot.probes ?? [] { renderProbe(probe, into: &out) }
+        for sink in snapshot.sinks ?? [] { renderSink(sink, into: &out) }
+    }
+
+    private static func renderPath<Out: PrometheusOutput>(_ path: PathSummary, into out: inout Out) {
         let status = path.status.rawValue
         out.add(
-            "pathwatch_path_satisfied", "1 when the host has a usable path (SPEC §3 path.status satisfied).",
-            value: path.status == .satisfied ? 1 : 0)
-        out.add("pathwatch_path_expensive", "1 when the path is cellular or metered.", value: path.expensive ? 1 : 0)
+            "pathwatch_path_satisfied", "1 when the host has a usable path (SPEC §3 path.status satisfied).", .gauge,
+            labels: [], value: path.status == .satisfied ? 1 : 0)
+        out.add("pathwatch_path_expensive", "1 when the path is cellular or metered.", .gauge, labels: [], value: path.expensive ? 1 : 0)
         out.add(
-            "pathwatch_path_info", "The path's status, type, interface and internet reachability; always 1.",
+            "pathwatch_path_info", "The path's status, type, interface and internet reachability; always 1.", .gauge,
             labels: [
                 ("status", status), ("type", path.type), ("interface", path.interface ?? ""),
                 ("internet", path.internet?.rawValue ?? "unknown"),
@@ -45,20 +65,20 @@ package enum PrometheusExposition {
     }
 
     /// How each probe itself is doing.
-    private static func renderProbe(_ probe: ProbeStatus, into out: inout PrometheusText) {
+    private static func renderProbe<Out: PrometheusOutput>(_ probe: ProbeStatus, into out: inout Out) {
         let labels = [("probe", probe.id)]
         if let ms = probe.lastDurationMilliseconds {
-            out.add("pathwatch_probe_duration_seconds", "How long the probe's last sample took.", labels: labels, value: ms / 1000)
+            out.add("pathwatch_probe_duration_seconds", "How long the probe's last sample took.", .gauge, labels: labels, value: ms / 1000)
         }
-        out.add("pathwatch_probe_success", "1 when the probe's last sample succeeded.", labels: labels, value: probe.succeeded ? 1 : 0)
+        out.add("pathwatch_probe_success", "1 when the probe's last sample succeeded.", .gauge, labels: labels, value: probe.succeeded ? 1 : 0)
         out.add(
             "pathwatch_probe_restarts_total", "Times the probe's plug-in process was restarted.", .counter, labels: labels,
             value: Double(probe.health.restarts))
     }
 
-    private static func renderSink(_ sink: SinkStatus, into out: inout PrometheusText) {
+    private static func renderSink<Out: PrometheusOutput>(_ sink: SinkStatus, into out: inout Out) {
         let labels = [("sink", "\(sink.type):\(sink.target)")]
-        out.add("pathwatch_sink_queued", "Payloads the sink holds, not yet delivered.", labels: labels, value: Double(sink.queued))
+        out.add("pathwatch_sink_queued", "Payloads the sink holds, not yet delivered.", .gauge, labels: labels, value: Double(sink.queued))
         out.add(
             "pathwatch_sink_dropped_total", "Payloads the sink accepted and will never deliver.", .counter, labels: labels,
             value: Double(sink.dropped))

@@ -1,6 +1,7 @@
 import PathwatchAgent
 
-/// The series one report sends: every `/metrics` series as the snapshot renders it, plus
+/// The series one report sends: every `/metrics` series, as typed values from the exposition
+/// that writes `/metrics` (so a name, a label or a value cannot differ between the two), plus
 /// `pathwatch_up` (1 at every report: the agent was running and observing, so a gap in it is a
 /// gap in the agent, not in the network, once the backlog arrives), each with `instance` (the
 /// agent's name, as a scrape would add it, unless the external labels set one) and the
@@ -14,7 +15,12 @@ struct ReportSeries {
     }
 
     func series(of snapshot: StatusSnapshot) -> [TimeSeries] {
-        var all = ExpositionReader.series(in: PrometheusExposition.renderBytes(snapshot))
+        var all = PrometheusExposition.samples(snapshot).map { sample in
+            TimeSeries(
+                labels: [TimeSeries.Label(name: "__name__", value: sample.name)]
+                    + sample.labels.map { TimeSeries.Label(name: $0.name, value: $0.value) },
+                value: sample.value)
+        }
         all.append(TimeSeries(labels: [TimeSeries.Label(name: "__name__", value: "pathwatch_up")], value: 1))
         var added = externalLabels
         if !added.contains(where: { $0.name == "instance" }) {

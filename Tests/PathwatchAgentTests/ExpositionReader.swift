@@ -1,9 +1,9 @@
-/// Reads the agent's own Prometheus text exposition back into series. The remote-write series
-/// are by contract the `/metrics` series; reading the very text `/metrics` serves, rather than
-/// rendering the snapshot a second way, keeps the two from ever differing in a name, a label or
-/// a value (the exposition writes each value in its shortest round-trip form, so nothing is
-/// lost). Only the subset that `PrometheusText` writes is read: `# ` lines, then
-/// `name{label="value",…} value` with `\\`, `\"` and `\n` escapes.
+@testable import PathwatchRemoteWrite
+
+/// Reads the agent's Prometheus text exposition back into series: the tests' independent view of
+/// what `/metrics` says, against which the remote_write sink's typed series are compared. Only
+/// the subset that `PrometheusText` writes is read: `# ` lines, then `name{label="value",…} value`
+/// with `\\`, `\"` and `\n` escapes.
 enum ExpositionReader {
     static func series(in text: [UInt8]) -> [TimeSeries] {
         var result: [TimeSeries] = []
