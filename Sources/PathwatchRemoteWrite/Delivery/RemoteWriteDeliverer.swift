@@ -154,13 +154,13 @@ final class RemoteWriteDeliverer: Sendable {
             let oldestKept = WallTime.now().milliseconds - settings.maxAge.nanoseconds / 1_000_000
             let expired = run.prefix { $0.record.enqueuedAtMilliseconds < oldestKept }
             if !expired.isEmpty {
-                for head in expired { complete(head.entry, as: .unreadable, queue: queue) }
+                complete(expired.map(\.entry), as: .unreadable, queue: queue)
                 noteAged(expired.count)
                 continue
             }
             guard run.allSatisfy({ ReportRecord.samples(in: $0.record) != nil }) else {
                 // A kind this release does not know: dropped and counted, as a damaged one is.
-                complete(run[0].entry, as: .unreadable, queue: queue)
+                complete([run[0].entry], as: .unreadable, queue: queue)
                 continue
             }
             setPhase(.sending)
