@@ -70,8 +70,8 @@ let package = Package(
         // pipe2(2), which Swift's Glibc module does not declare.
         .target(name: "CPipe", path: "Sources/CPipe"),
         .target(name: "CFaultReport", path: "Sources/CFaultReport"),
-        // pidfd_open(2), reached only through the variadic syscall(2).
-        .target(name: "CPidfd", path: "Sources/CPidfd"),
+        // pidfd_open(2) and posix_spawn's closefrom action, for plug-in children.
+        .target(name: "CChildProcess", path: "Sources/CChildProcess"),
         // Linux netlink headers and their function-like macros, made callable from Swift.
         .target(name: "CNetlink", path: "Sources/CNetlink"),
         // rtnetlink: socket, dumps, a strict attribute walker and typed readers.
@@ -82,7 +82,7 @@ let package = Package(
         .target(
             name: "PathwatchAgent",
             dependencies: [
-                probeABI, json, probeKit, "CCurlShims", "CPipe", "CFaultReport", "CPidfd",
+                probeABI, json, probeKit, "CCurlShims", "CPipe", "CFaultReport", "CChildProcess",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],

@@ -17,7 +17,7 @@
  *   "crash_first"    crashes (SIGSEGV) in its first 3 samples, counted across processes in
  *                    count_file, then reports one ok check
  *   "fork_crash_first" in its first sample (counted in count_file) forks a process that writes
- *                    its pid to count_file.forked and sleeps 300 s holding every descriptor it
+ *                    its pid to count_file.forked and sleeps 120 s holding every descriptor it
  *                    inherited, then crashes (SIGSEGV); later samples report one ok check
  */
 #include <stdio.h>
@@ -115,7 +115,7 @@ static int hp_sample(void *instance, const pw_emitter *em, pw_error *e) {
             snprintf(path, sizeof path, "%s.forked", p->count_file);
             FILE *f = fopen(path, "w");
             if (f) { fprintf(f, "%ld\n", (long)getpid()); fclose(f); }
-            sleep(300);
+            sleep(120);
             _exit(0);
         }
         volatile int *nowhere = NULL; *nowhere = 1;

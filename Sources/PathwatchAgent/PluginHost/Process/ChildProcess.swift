@@ -1,4 +1,4 @@
-import CPidfd
+import CChildProcess
 import Dispatch
 import PathwatchProbeKit
 import Synchronization
@@ -72,6 +72,9 @@ final class ChildProcess: Sendable {
         posix_spawn_file_actions_adddup2(&actions, output[1], 2)
         posix_spawn_file_actions_adddup2(&actions, pair[1], PluginChild.socketDescriptor)
         posix_spawn_file_actions_adddup2(&actions, fault[1], PluginChild.faultDescriptor)
+        // Nothing else the agent holds or inherited (its own parent's pipes, say): a process the
+        // plug-in forks would keep them open, and whoever reads them waiting, until it ends.
+        _ = pw_spawn_close_from(&actions, PluginChild.faultDescriptor + 1)
         let argv = [executable, "plugin-child"] + arguments
         var cArgs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
         defer { for a in cArgs { free(a) } }
