@@ -55,7 +55,7 @@ final class RemoteWriteSink: Sink {
     func start() { intake.start() }
 
     func submit(_ batch: SinkBatch) {
-        deliverer.notePath(unsatisfied: batch.path.status == .unsatisfied)
+        deliverer.thread.notePath(unsatisfied: batch.path.status == .unsatisfied)
         intake.submit(batch.snapshot)
     }
 
@@ -66,11 +66,7 @@ final class RemoteWriteSink: Sink {
     func drain(timeout: Double) {
         let deadline = DispatchTime.now() + timeout
         guard intake.persist(before: deadline) else { return }
-        deliverer.wake()
-        while DispatchTime.now() < deadline {
-            if health.queued == 0 || deliverer.isSettled { return }
-            usleep(10_000)
-        }
+        deliverer.thread.awaitProgress(until: deadline) { health.queued == 0 }
     }
 
     /// Stops delivery (a request in flight is aborted and its reports stay queued), then
@@ -78,7 +74,8 @@ final class RemoteWriteSink: Sink {
     /// URL, same folder) finds them there; nothing is handed over in memory.
     func close(handingOverTo successor: (any Sink)?) {
         _ = intake.persist(before: .now() + Self.closeWaitSeconds)
-        deliverer.stop(waitingUpTo: Self.closeWaitSeconds)
+        deliverer.thread.stop(waitingUpTo: Self.closeWaitSeconds)
         intake.close()
+        deliverer.thread.finish()
     }
 }

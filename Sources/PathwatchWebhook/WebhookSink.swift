@@ -47,7 +47,7 @@ final class WebhookSink: Sink {
     func start() { intake.start() }
 
     func submit(_ batch: SinkBatch) {
-        deliverer.notePath(unsatisfied: batch.path.status == .unsatisfied)
+        deliverer.thread.notePath(unsatisfied: batch.path.status == .unsatisfied)
         let wanted = (triggers.contains(.change) && !batch.events.isEmpty) || triggers.contains(.every)
         if wanted { intake.submit(batch) }
     }
@@ -59,11 +59,7 @@ final class WebhookSink: Sink {
     func drain(timeout: Double) {
         let deadline = DispatchTime.now() + timeout
         guard intake.persist(before: deadline) else { return }
-        deliverer.wake()
-        while DispatchTime.now() < deadline {
-            if health.queued == 0 || deliverer.isSettled { return }
-            usleep(10_000)
-        }
+        deliverer.thread.awaitProgress(until: deadline) { health.queued == 0 }
     }
 
     /// Stops delivery (aborting a request in flight: it stays queued), then releases the folder.
@@ -74,7 +70,7 @@ final class WebhookSink: Sink {
         intake.start()
         _ = intake.persist(before: .now() + Self.closeWaitSeconds)
         intake.stopOpening()
-        deliverer.stop(waitingUpTo: Self.closeWaitSeconds)
+        deliverer.thread.stop(waitingUpTo: Self.closeWaitSeconds)
         let successor = (successor as? WebhookSink).flatMap { $0.folder == folder ? $0 : nil }
         let leftovers = intake.release(to: successor)
         if let successor {
@@ -85,6 +81,6 @@ final class WebhookSink: Sink {
         }
         // The threads end once their last job has run.
         intake.finish()
-        deliverer.finish()
+        deliverer.thread.finish()
     }
 }

@@ -1,26 +1,15 @@
-import Dispatch
 import Logging
 import PathwatchAgent
 import PathwatchHTTPOut
 import PathwatchQueue
-import Synchronization
 
 /// The delivery thread: takes the oldest reports (up to `max_samples_per_send` samples), sends
 /// them as one request, removes them after a 2xx (or a final 4xx, counted), and otherwise backs
 /// off, honouring `Retry-After`. It holds while the path is unsatisfied and the URL is not
 /// loopback, and drops reports older than `max_age` first. Oldest first, one request at a time,
-/// so the receiver sees every series in time order. Every blocking call (the POST, the
-/// queue's fsync, the waits) runs on this thread of its own.
+/// so the receiver sees every series in time order. The loop runs on a `DeliveryThread`, which
+/// carries the sink's signals to it.
 final class RemoteWriteDeliverer: Sendable {
-    enum Phase: Equatable { case starting, sending, idle, holding, backingOff, stopped }
-
-    private struct Control {
-        var pathUnsatisfied = false
-        var closing = false
-        var started = false
-        var phase = Phase.starting
-    }
-
     private struct Backoff {
         var failures = 0
         var notBefore: UInt64 = 0
@@ -29,11 +18,8 @@ final class RemoteWriteDeliverer: Sendable {
     /// While holding, the queue is still looked at this often for reports past `max_age`.
     static let ageCheckSeconds = 10.0
 
-    private let control = Mutex(Control())
-    private let wakeUps = DispatchSemaphore(value: 0)
-    private let finished = DispatchSemaphore(value: 0)
-    private let abort = AbortFlag()
-    private let thread = SerialThread(name: "pw-rw-out")
+    /// The sink drives delivery through it: the path, wake-ups, `drain`, closing.
+    let thread = DeliveryThread(name: "pw-rw-out")
     private let settings: RemoteWriteSinkSettings
     private let host: String
     private let name: String
@@ -51,45 +37,8 @@ final class RemoteWriteDeliverer: Sendable {
         self.health = health
     }
 
-    func notePath(unsatisfied: Bool) {
-        let changed = control.withLock { c -> Bool in
-            defer { c.pathUnsatisfied = unsatisfied }
-            return c.pathUnsatisfied != unsatisfied
-        }
-        if changed { wake() }
-    }
-
-    func wake() { wakeUps.signal() }
-
-    /// Delivery cannot progress for now (or is over): `drain` stops waiting.
-    var isSettled: Bool { control.withLock { [.holding, .backingOff, .stopped].contains($0.phase) } }
-
-    /// Starts the loop on `queue`, once; not after `stop`.
-    func start(delivering queue: DurableQueue) {
-        let go = control.withLock { c -> Bool in
-            guard !c.closing, !c.started else { return false }
-            c.started = true
-            return true
-        }
-        guard go else { return wake() }
-        thread.async {
-            self.run(queue)
-            self.finished.signal()
-        }
-    }
-
-    /// Ends the loop, aborting a request in flight (its reports stay queued), and waits up to
-    /// `seconds` for it to end.
-    func stop(waitingUpTo seconds: Double) {
-        let started = control.withLock { c -> Bool in
-            c.closing = true
-            return c.started
-        }
-        abort.set()
-        wake()
-        if started { _ = finished.wait(timeout: .now() + seconds) }
-        thread.finish()
-    }
+    /// Starts the loop on `queue`, once; not after the thread's `stop`.
+    func start(delivering queue: DurableQueue) { thread.start { self.run(queue) } }
 
     // MARK: - The loop
 
@@ -100,7 +49,7 @@ final class RemoteWriteDeliverer: Sendable {
                 HTTPPostDescription(
                     url: settings.url, contentType: "application/x-protobuf", headers: settings.headers + Self.protocolHeaders,
                     tls: settings.tls, timeout: settings.timeout),
-                abort: abort)
+                abort: thread.abort)
         } catch {
             logger.error("\(name): \(error); nothing will be delivered")
             health.noteError("\(error)")
@@ -115,14 +64,14 @@ final class RemoteWriteDeliverer: Sendable {
         // sent again, and alone each is either an identical sample (which Prometheus accepts
         // silently) or refused as out of order without taking newer reports down with it.
         var confirmed = false
-        while !control.withLock({ $0.closing }) {
+        while !thread.isClosing {
             let now = monotonicNanoseconds()
-            switch hold.check(pathUnsatisfied: control.withLock { $0.pathUnsatisfied }, now: now) {
+            switch hold.check(pathUnsatisfied: thread.pathUnsatisfied, now: now) {
             case .hold(let started):
                 if started { logger.notice("\(name): the path is unsatisfied; holding deliveries until it is satisfied again") }
                 dropExpired(queue)
-                setPhase(.holding)
-                waitForWake(seconds: hold.awaitsLookup ? min(Double(OfflineHold.lookupRetry) / 1e9, Self.ageCheckSeconds) : Self.ageCheckSeconds)
+                thread.setPhase(.holding)
+                thread.waitForWake(seconds: hold.awaitsLookup ? min(Double(OfflineHold.lookupRetry) / 1e9, Self.ageCheckSeconds) : Self.ageCheckSeconds)
                 continue
             case .resume:
                 backoff = Backoff()
@@ -132,8 +81,8 @@ final class RemoteWriteDeliverer: Sendable {
             }
             if now < backoff.notBefore {
                 dropExpired(queue)
-                setPhase(.backingOff)
-                waitForWake(seconds: min(Double(backoff.notBefore - now) / 1e9, Self.ageCheckSeconds))
+                thread.setPhase(.backingOff)
+                thread.waitForWake(seconds: min(Double(backoff.notBefore - now) / 1e9, Self.ageCheckSeconds))
                 continue
             }
             let run: [QueueHead]
@@ -141,12 +90,12 @@ final class RemoteWriteDeliverer: Sendable {
                 run = try batch(from: queue, single: !confirmed)
             } catch {
                 note(error: "cannot read the queue: \(error)", level: .error)
-                waitForWake(seconds: 1)
+                thread.waitForWake(seconds: 1)
                 continue
             }
             guard !run.isEmpty else {
-                setPhase(.idle)
-                waitForWake(seconds: nil)
+                thread.setPhase(.idle)
+                thread.waitForWake(seconds: nil)
                 continue
             }
             // Reports past max_age leave before anything is sent (checked on the run just read,
@@ -163,20 +112,19 @@ final class RemoteWriteDeliverer: Sendable {
                 complete([run[0].entry], as: .unreadable, queue: queue)
                 continue
             }
-            setPhase(.sending)
+            thread.setPhase(.sending)
             var body: [UInt8] = []
             body.reserveCapacity(run.reduce(0) { $0 + $1.record.body.count })
             for head in run { body += head.record.body }
             guard let compressed = Snappy.compress(body) else {
                 note(error: "libsnappy cannot compress; holding the queue", level: .error)
-                waitForWake(seconds: Self.ageCheckSeconds)
+                thread.waitForWake(seconds: Self.ageCheckSeconds)
                 continue
             }
             let outcome = DeliveryOutcome.classify(poster.post(compressed, extraHeaders: []))
             if case .delivered = outcome { confirmed = true }
             handle(outcome, of: run, queue: queue, policy: policy, backoff: &backoff, generator: &generator)
         }
-        setPhase(.stopped)
     }
 
     /// The oldest reports that fit one request: at least one, then more while the samples stay
@@ -249,15 +197,5 @@ final class RemoteWriteDeliverer: Sendable {
     private func note(error: String, level: Logger.Level) {
         logger.log(level, "\(name): \(error)")
         health.noteError(error)
-    }
-
-    private func setPhase(_ phase: Phase) { control.withLock { $0.phase = phase } }
-
-    private func waitForWake(seconds: Double?) {
-        if let seconds {
-            _ = wakeUps.wait(timeout: .now() + .nanoseconds(Int(min(seconds, 3600) * 1e9)))
-        } else {
-            wakeUps.wait()
-        }
     }
 }

@@ -1,4 +1,3 @@
-import Dispatch
 import Logging
 import PathwatchAgent
 import PathwatchHTTPOut
@@ -10,30 +9,19 @@ import Synchronization
 /// cursor move, and otherwise backs off and retries that same run; it holds while the path is
 /// unsatisfied and the URL is not loopback. One request at a time, oldest first, so the receiver
 /// sees payloads in order; no request starts before `min_interval` from the previous one, nor
-/// before a receiver's `Retry-After`. Every blocking call (the POST, the queue's fsync, the
-/// waits) runs on this thread of its own.
+/// before a receiver's `Retry-After`. The loop runs on a `DeliveryThread`, which carries the
+/// sink's signals to it.
 final class WebhookDeliverer: Sendable {
-    /// What the thread is doing, for `drain`: it waits while delivery can progress.
-    enum Phase: Equatable {
-        case starting, sending, idle, holding, backingOff, pacing, stopped
-    }
-
-    private struct Control {
-        var pathUnsatisfied = false
-        var closing = false
-        var started = false
-        var phase = Phase.starting
-        /// The pacing the loop starts with (a replaced sink's), then the one it ended with.
+    /// The pacing the loop starts with (a replaced sink's), then the one it ended with.
+    private struct Carried {
         var pacing = DeliveryPacing()
+        /// The loop has read `pacing`: adopting another is too late.
+        var taken = false
     }
 
-    private let control = Mutex(Control())
-    /// Signalled when there may be something new: payloads, the path, closing.
-    private let wakeUps = DispatchSemaphore(value: 0)
-    private let finished = DispatchSemaphore(value: 0)
-    /// Aborts a request in flight when closing (read by libcurl's progress callback).
-    private let abort = AbortFlag()
-    private let thread = SerialThread(name: "pw-webhook-out")
+    /// The sink drives delivery through it: the path, wake-ups, `drain`, closing.
+    let thread = DeliveryThread(name: "pw-webhook-out")
+    private let carried = Mutex(Carried())
     private let settings: WebhookSinkSettings
     private let host: String
     private let name: String
@@ -48,65 +36,25 @@ final class WebhookDeliverer: Sendable {
         self.health = health
     }
 
-    /// Notes the path of the latest batch, waking the loop when it changed.
-    func notePath(unsatisfied: Bool) {
-        let changed = control.withLock { c -> Bool in
-            defer { c.pathUnsatisfied = unsatisfied }
-            return c.pathUnsatisfied != unsatisfied
-        }
-        if changed { wake() }
-    }
-
-    func wake() { wakeUps.signal() }
-
-    /// Delivery cannot progress for now (or is over): `drain` stops waiting.
-    var isSettled: Bool {
-        control.withLock { [.holding, .backingOff, .stopped].contains($0.phase) }
-    }
-
-    /// Starts the loop on `queue`, once; not after `stop`.
+    /// Starts the loop on `queue`, once; not after the thread's `stop`.
     func start(delivering queue: DurableQueue, for intake: any DeliveryFeed) {
-        let go = control.withLock { c -> Bool in
-            guard !c.closing, !c.started else { return false }
-            c.started = true
-            return true
-        }
-        guard go else { return }
-        thread.async {
-            self.run(queue, intake: intake)
-            self.finished.signal()
-        }
-    }
-
-    /// Ends the loop, aborting a request in flight (its payload stays queued), and waits up to
-    /// `seconds` for it to end.
-    func stop(waitingUpTo seconds: Double) {
-        let started = control.withLock { c -> Bool in
-            c.closing = true
-            return c.started
-        }
-        abort.set()
-        wake()
-        if started { _ = finished.wait(timeout: .now() + seconds) }
+        thread.start { self.run(queue, intake: intake) }
     }
 
     /// Takes over the pacing of the sink this one replaces (same queue folder), before `start`:
     /// its `Retry-After` and backoff still hold, and the run it tried is tried again whole.
     func adopt(_ pacing: DeliveryPacing) {
-        control.withLock { c in
-            if !c.started { c.pacing = pacing }
+        carried.withLock { c in
+            if !c.taken { c.pacing = pacing }
         }
     }
 
     /// Where pacing stood when the loop ended (after `stop`); a fresh one while it still runs
     /// (a request stuck past `stop`'s wait), which the successor then starts with.
     var pacingAtStop: DeliveryPacing {
-        control.withLock { $0.phase == .stopped ? $0.pacing : DeliveryPacing() }
+        // The loop leaves its pacing here before the thread marks it stopped.
+        thread.phase == .stopped ? carried.withLock { $0.pacing } : DeliveryPacing()
     }
-
-    /// Lets the thread end once its loop has (a request stuck past `stop`'s wait keeps it
-    /// until the request returns).
-    func finish() { thread.finish() }
 
     // MARK: - The loop
 
@@ -117,7 +65,7 @@ final class WebhookDeliverer: Sendable {
                 HTTPPostDescription(
                     url: settings.url, contentType: "application/json", headers: settings.headers.map(\.line), tls: settings.tls,
                     timeout: settings.timeout),
-                abort: abort)
+                abort: thread.abort)
         } catch {
             logger.error("\(name): \(error); nothing will be delivered")
             health.noteError("\(error)")
@@ -128,15 +76,18 @@ final class WebhookDeliverer: Sendable {
         let shape = settings.batchShape
         let minInterval = UInt64(settings.minInterval.nanoseconds)
         var generator = SystemRandomNumberGenerator()
-        var pacing = control.withLock { $0.pacing }
+        var pacing = carried.withLock { c in
+            c.taken = true
+            return c.pacing
+        }
         var hold = OfflineHold(host: host)
-        while !control.withLock({ $0.closing }) {
+        while !thread.isClosing {
             let now = monotonicNanoseconds()
-            switch hold.check(pathUnsatisfied: control.withLock { $0.pathUnsatisfied }, now: now) {
+            switch hold.check(pathUnsatisfied: thread.pathUnsatisfied, now: now) {
             case .hold(let started):
                 if started { logger.notice("\(name): the path is unsatisfied; holding deliveries until it is satisfied again") }
-                setPhase(.holding)
-                waitForWake(seconds: hold.awaitsLookup ? Double(OfflineHold.lookupRetry) / 1e9 : nil)
+                thread.setPhase(.holding)
+                thread.waitForWake(seconds: hold.awaitsLookup ? Double(OfflineHold.lookupRetry) / 1e9 : nil)
                 continue
             case .resume:
                 pacing.notePathBack()
@@ -146,8 +97,8 @@ final class WebhookDeliverer: Sendable {
             }
             if now < pacing.notBefore {
                 // Waiting out `min_interval` alone is progress still to come, not a failure.
-                setPhase(pacing.failures > 0 ? .backingOff : .pacing)
-                waitForWake(seconds: Double(pacing.notBefore - now) / 1e9)
+                thread.setPhase(pacing.failures > 0 ? .backingOff : .pacing)
+                thread.waitForWake(seconds: Double(pacing.notBefore - now) / 1e9)
                 continue
             }
             let found: RequestRun.Found
@@ -155,7 +106,7 @@ final class WebhookDeliverer: Sendable {
                 found = try RequestRun.read(from: queue, limit: pacing.pendingRun ?? settings.maxBatch, shape: shape)
             } catch {
                 note(error: "cannot read the queue: \(error)", level: .error)
-                waitForWake(seconds: 1)
+                thread.waitForWake(seconds: 1)
                 continue
             }
             let run: RequestRun
@@ -169,25 +120,22 @@ final class WebhookDeliverer: Sendable {
                 continue
             case .empty:
                 pacing.pendingRun = nil
-                setPhase(.idle)
+                thread.setPhase(.idle)
                 let due = intake.nextDue
                 if let due, due <= now {
                     intake.queueDuePayloads()
-                    waitForWake(seconds: 1)
+                    thread.waitForWake(seconds: 1)
                 } else {
-                    waitForWake(seconds: due.map { Double($0 - now) / 1e9 })
+                    thread.waitForWake(seconds: due.map { Double($0 - now) / 1e9 })
                 }
                 continue
             }
-            setPhase(.sending)
+            thread.setPhase(.sending)
             pacing.noteRequestStart(at: monotonicNanoseconds(), minInterval: minInterval)
             let outcome = post.attempt(run.request)
             handle(outcome, of: run, queue: queue, intake: intake, policy: policy, pacing: &pacing, generator: &generator)
         }
-        control.withLock { c in
-            c.pacing = pacing
-            c.phase = .stopped
-        }
+        carried.withLock { $0.pacing = pacing }
     }
 
     private func handle<G: RandomNumberGenerator>(
@@ -233,16 +181,5 @@ final class WebhookDeliverer: Sendable {
     private func note(error: String, level: Logger.Level) {
         logger.log(level, "\(name): \(error)")
         health.noteError(error)
-    }
-
-    private func setPhase(_ phase: Phase) { control.withLock { $0.phase = phase } }
-
-    /// Sleeps until something may have changed, or `seconds` (nil: until woken).
-    private func waitForWake(seconds: Double?) {
-        if let seconds {
-            _ = wakeUps.wait(timeout: .now() + .nanoseconds(Int(min(seconds, 3600) * 1e9)))
-        } else {
-            wakeUps.wait()
-        }
     }
 }

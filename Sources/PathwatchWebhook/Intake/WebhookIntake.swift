@@ -245,7 +245,7 @@ final class WebhookIntake: DeliveryFeed {
             hold(batch, because: error, &w)
         }
         health.observe(queue)
-        deliverer.wake()
+        deliverer.thread.wake()
     }
 
     private func hold(_ batch: [QueuedPayload], because error: QueueError, _ w: inout Work) {
