@@ -2,20 +2,45 @@
 extension PrometheusText {
     /// [a-zA-Z_:][a-zA-Z0-9_:]*, lower-cased, anything else an underscore.
     static func sanitizedName(_ name: String) -> String {
-        var out = ""
-        for scalar in name.lowercased().unicodeScalars {
-            let ok = scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "_" || scalar == ":")
-            out.unicodeScalars.append(ok ? scalar : "_")
-        }
-        if let first = out.unicodeScalars.first, ("0"..."9").contains(first) { out = "_" + out }
-        return out.isEmpty ? "_" : out
+        sanitized(name, colon: UInt8(ascii: ":"))
     }
 
     /// [a-zA-Z_][a-zA-Z0-9_]*, and never the reserved `__` prefix.
     static func sanitizedLabelName(_ name: String) -> String {
-        var out = sanitizedName(name).replacing(":", with: "_")
-        while out.hasPrefix("__") { out.removeFirst() }
-        return out
+        var out = Array(sanitized(name, colon: UInt8(ascii: "_")).utf8)
+        let underscore = UInt8(ascii: "_")
+        let leading = out.prefix { $0 == underscore }.count
+        if leading >= 2 { out.removeFirst(leading - 1) }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The name in the format's alphabet, a colon written as `colon`. Names are sanitised for
+    /// every sample a report sends, so an ASCII name (nearly all of them) is mapped byte by
+    /// byte; any other is lower-cased as Unicode text first, and each scalar that is not one of
+    /// the alphabet's becomes an underscore.
+    private static func sanitized(_ name: String, colon: UInt8) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(name.utf8.count + 1)
+        if name.utf8.allSatisfy({ $0 < 0x80 }) {
+            for byte in name.utf8 { out.append(alphabetByte(byte, colon: colon)) }
+        } else {
+            for scalar in name.lowercased().unicodeScalars {
+                out.append(scalar.isASCII ? alphabetByte(UInt8(scalar.value), colon: colon) : UInt8(ascii: "_"))
+            }
+        }
+        guard let first = out.first else { return "_" }
+        if first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9") { out.insert(UInt8(ascii: "_"), at: 0) }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// An ASCII byte in the alphabet: letters lower-cased, digits, `_`, `:` as `colon`; else `_`.
+    private static func alphabetByte(_ byte: UInt8, colon: UInt8) -> UInt8 {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"): byte
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"): byte + 32
+        case UInt8(ascii: ":"): colon
+        default: UInt8(ascii: "_")
+        }
     }
 
     /// `name="value"`, the value escaped: a backslash, a double quote and a line feed are the
