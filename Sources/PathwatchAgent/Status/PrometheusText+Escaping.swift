@@ -2,23 +2,22 @@
 extension PrometheusText {
     /// [a-zA-Z_:][a-zA-Z0-9_:]*, lower-cased, anything else an underscore.
     static func sanitizedName(_ name: String) -> String {
-        sanitized(name, colon: UInt8(ascii: ":"))
+        String(decoding: sanitized(name, colon: UInt8(ascii: ":")), as: UTF8.self)
     }
 
     /// [a-zA-Z_][a-zA-Z0-9_]*, and never the reserved `__` prefix.
     static func sanitizedLabelName(_ name: String) -> String {
-        var out = Array(sanitized(name, colon: UInt8(ascii: "_")).utf8)
-        let underscore = UInt8(ascii: "_")
-        let leading = out.prefix { $0 == underscore }.count
+        var out = sanitized(name, colon: UInt8(ascii: "_"))
+        let leading = out.prefix { $0 == UInt8(ascii: "_") }.count
         if leading >= 2 { out.removeFirst(leading - 1) }
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// The name in the format's alphabet, a colon written as `colon`. Names are sanitised for
-    /// every sample a report sends, so an ASCII name (nearly all of them) is mapped byte by
-    /// byte; any other is lower-cased as Unicode text first, and each scalar that is not one of
-    /// the alphabet's becomes an underscore.
-    private static func sanitized(_ name: String, colon: UInt8) -> String {
+    /// The name's bytes in the format's alphabet, a colon written as `colon`, never empty.
+    /// Names are sanitised for every sample a report sends, so an ASCII name (nearly all of
+    /// them) is mapped byte by byte; any other is lower-cased as Unicode text first, and each
+    /// scalar that is not one of the alphabet's becomes an underscore.
+    private static func sanitized(_ name: String, colon: UInt8) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(name.utf8.count + 1)
         if name.utf8.allSatisfy({ $0 < 0x80 }) {
@@ -28,9 +27,9 @@ extension PrometheusText {
                 out.append(scalar.isASCII ? alphabetByte(UInt8(scalar.value), colon: colon) : UInt8(ascii: "_"))
             }
         }
-        guard let first = out.first else { return "_" }
+        guard let first = out.first else { return [UInt8(ascii: "_")] }
         if first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9") { out.insert(UInt8(ascii: "_"), at: 0) }
-        return String(decoding: out, as: UTF8.self)
+        return out
     }
 
     /// An ASCII byte in the alphabet: letters lower-cased, digits, `_`, `:` as `colon`; else `_`.
