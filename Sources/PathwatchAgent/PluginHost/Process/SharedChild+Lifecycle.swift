@@ -47,21 +47,15 @@ extension SharedChild {
         }
     }
 
-    enum Created {
-        case created
-        case refused(JSONPathError)
-        case failed
-    }
-
     /// Creates instance `id` in the running child; with `lifecycle` held.
-    func create(_ id: UInt32) -> Created {
+    func create(_ id: UInt32) -> Creation {
         let sending = state.withLock { s -> (ChildProcess, Member)? in
             guard let child = s.child, s.loaded, let member = s.members[id], member.refused == nil else { return nil }
             member.mailbox.reset()
             s.members[id]?.call = "create"
             return (child, member)
         }
-        guard let (child, member) = sending else { return .failed }
+        guard let (child, member) = sending else { return .pending }
         let limits = member.limits
         let frame = CallFrames.create(
             instance: id, config: member.configJSON, by: .after(limits.createTimeout), probeTimeout: limits.probeTimeout,
@@ -87,12 +81,12 @@ extension SharedChild {
             }
             return .created
         case .ended?:
-            return .failed
+            return .pending
         case .sampled?, nil:
             let cause = "plug-in create \(CallDeadlines.overran(limits.createTimeout)); killed"
             killChild(Kill(culprit: id, culpritCause: cause, siblingCause: "plug-in restarted: probe \(member.probeID) \(cause)"))
             _ = member.mailbox.next(within: 5)
-            return .failed
+            return .pending
         }
     }
 
@@ -204,7 +198,7 @@ extension SharedChild {
                     s.members[id]?.health.state = .failed
                     s.members[id]?.health.lastError = cause
                 }
-            case .failed:
+            case .pending:
                 return
             }
         }

@@ -82,25 +82,23 @@ final class SharedChild: Sendable {
         }
     }
 
-    enum Joined {
+    /// What creating an instance came to.
+    enum Creation {
         case created
         case refused(JSONPathError)
-        /// The child died or is waiting to restart: the instance is created with the others.
+        /// Not created now: the child ended, or waits to restart; the instance is created with
+        /// the others when it starts again.
         case pending
     }
 
     /// Creates instance `id` (reserved), starting the child first when none runs.
-    func join(_ id: UInt32) -> Joined {
+    func join(_ id: UInt32) -> Creation {
         lifecycle.wait()
         defer { lifecycle.signal() }
         let (running, waiting) = state.withLock { s in (s.child != nil && s.loaded, s.restartScheduled) }
         if waiting { return .pending }
         if !running, !startChild() { return .pending }
-        switch create(id) {
-        case .created: return .created
-        case .refused(let error): return .refused(error)
-        case .failed: return .pending
-        }
+        return create(id)
     }
 
     /// Samples instance `id`: sends the call and waits for its result (or the child's end, or
