@@ -1,4 +1,5 @@
-"""Helpers the benchmark drivers share: a free loopback port, and waiting for a condition."""
+"""Helpers the benchmark drivers share: a free loopback port, waiting for a condition, and
+counting the lines a receiver or a sink has written."""
 import socket
 import time
 
@@ -18,3 +19,12 @@ def wait_for(condition, timeout, what):
             return
         time.sleep(0.02)
     raise SystemExit(f"timed out waiting for {what}")
+
+
+def line_count(path):
+    """Lines in the file at `path` so far (0 while it does not exist)."""
+    try:
+        with open(path, "rb") as f:
+            return sum(1 for _ in f)
+    except FileNotFoundError:
+        return 0

@@ -46,3 +46,15 @@ def private_kib(pids):
         except OSError:
             pass
     return total
+
+
+def rss_kib(pid):
+    """VmRSS of one process, in KiB (0 once it has ended)."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0

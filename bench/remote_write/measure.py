@@ -14,18 +14,11 @@ import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from loopback import free_port, wait_for  # noqa: E402
+from proctree import rss_kib  # noqa: E402
 
 
 def cpu_ns(pid):
     return time.clock_gettime_ns(((~pid) << 3) | 2)
-
-
-def rss_kib(pid):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    return 0
 
 
 def get(url):

@@ -15,10 +15,9 @@ import sys
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from loopback import free_port, wait_for  # noqa: E402
+from loopback import free_port, line_count, wait_for  # noqa: E402
 
 SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
-
 
 
 def folder_use(path):
@@ -47,14 +46,6 @@ class DiskSampler(threading.Thread):
             use = folder_use(self.path)
             self.peak = (max(self.peak[0], use[0]), max(self.peak[1], use[1]))
             time.sleep(0.02)
-
-
-def line_count(path):
-    try:
-        with open(path, "rb") as f:
-            return sum(1 for _ in f)
-    except FileNotFoundError:
-        return 0
 
 
 def webhook_entry(status_file):

@@ -23,7 +23,8 @@ import time
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from loopback import free_port, wait_for  # noqa: E402
+from loopback import free_port, line_count, wait_for  # noqa: E402
+from proctree import rss_kib  # noqa: E402
 
 
 class Receiver:
@@ -62,19 +63,6 @@ def webhook_entries(status_file):
 def events_of(record):
     body = json.loads(record["body"])
     return body if isinstance(body, list) else [body]
-
-
-def line_count(path):
-    try:
-        with open(path, "rb") as f:
-            return sum(1 for _ in f)
-    except FileNotFoundError:
-        return 0
-
-
-def rss_kib(pid):
-    with open(f"/proc/{pid}/status") as f:
-        return next(int(l.split()[1]) for l in f if l.startswith("VmRSS:"))
 
 
 def start_agent(args, case, sinks, checks, interval="100ms"):
