@@ -128,13 +128,16 @@ import Testing
     }
 
     /// A plug-in that forks leaves a process holding the child's end of its socket after the
-    /// child itself crashed: the agent learns of the end from the child's pidfd, not the socket.
-    @Test func aCrashIsSeenWhileAProcessThePluginForkedHoldsTheSocket() throws {
+    /// child itself crashed: the agent learns of the end from the child's pidfd, not the socket,
+    /// also when the crash cut a frame short (the rest of it never comes, and neither does the
+    /// end of the stream).
+    @Test(arguments: ["fork_crash_first", "fork_cut_crash_first"])
+    func aCrashIsSeenWhileAProcessThePluginForkedHoldsTheSocket(_ forking: String) throws {
         let dir = try Self.folder()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         let probes = [
             #"{"id": "sibling", "plugin": "hostile", "interval": "200ms", "config": {"do": "nothing"}}"#,
-            #"{"id": "forker", "plugin": "hostile", "interval": "1s", "config": {"do": "fork_crash_first", "count_file": "\#(dir.path)/count.txt"}}"#,
+            #"{"id": "forker", "plugin": "hostile", "interval": "1s", "config": {"do": "\#(forking)", "count_file": "\#(dir.path)/count.txt"}}"#,
         ]
         let agent = try Self.start(probes, in: dir)
         defer {

@@ -19,6 +19,9 @@
  *   "fork_crash_first" in its first sample (counted in count_file) forks a process that writes
  *                    its pid to count_file.forked and sleeps 120 s holding every descriptor it
  *                    inherited, then crashes (SIGSEGV); later samples report one ok check
+ *   "fork_cut_crash_first" as fork_crash_first, but before crashing writes the start of a frame
+ *                    to the agent (its length and instance, none of its body) on the child's
+ *                    socket: a sibling's reply cut off by the crash
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,7 +112,7 @@ static int hp_sample(void *instance, const pw_emitter *em, pw_error *e) {
     }
     if (is(p, "chatter")) { printf("sample talking on stdout\n"); fprintf(stderr, "sample talking on stderr\n"); fflush(stdout); }
     if (is(p, "crash_first") && bump(p->count_file) <= 3) { volatile int *nowhere = NULL; *nowhere = 1; }
-    if (is(p, "fork_crash_first") && bump(p->count_file) <= 1) {
+    if ((is(p, "fork_crash_first") || is(p, "fork_cut_crash_first")) && bump(p->count_file) <= 1) {
         if (fork() == 0) {
             char path[600];
             snprintf(path, sizeof path, "%s.forked", p->count_file);
@@ -117,6 +120,13 @@ static int hp_sample(void *instance, const pw_emitter *em, pw_error *e) {
             if (f) { fprintf(f, "%ld\n", (long)getpid()); fclose(f); }
             sleep(120);
             _exit(0);
+        }
+        if (is(p, "fork_cut_crash_first")) {
+            /* The child's socket to the agent is descriptor 3: a length of 104 and instance 1,
+             * then nothing of the 100 bytes of body they promise. */
+            const unsigned char cut[8] = {104, 0, 0, 0, 1, 0, 0, 0};
+            ssize_t written = write(3, cut, sizeof cut);
+            (void)written;
         }
         volatile int *nowhere = NULL; *nowhere = 1;
     }

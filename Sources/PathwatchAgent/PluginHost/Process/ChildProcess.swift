@@ -171,6 +171,7 @@ final class ChildProcess: Sendable {
         var printed = OutputLog(label: label, logger: logger)
         var outputOpen = true
         var faultReport = FaultReport(fd: fault)
+        var frames = RoutedFrameBuffer()
         while true {
             var polls = [
                 pollfd(fd: socket, events: Int16(POLLIN), revents: 0), pollfd(fd: faultReport.pollable, events: Int16(POLLIN), revents: 0),
@@ -189,13 +190,13 @@ final class ChildProcess: Sendable {
             }
             if polls[2].revents != 0 {
                 // Ended: take the frames it wrote before it did, without waiting for more.
-                _ = fcntl(socket, F_SETFL, fcntl(socket, F_GETFL) | O_NONBLOCK)
-                while readFrame() {}
+                while receive(into: &frames) == .more {}
                 break
             }
             guard polls[0].revents != 0 else { continue }
-            guard readFrame() else { break }
+            guard receive(into: &frames) != .ended else { break }
         }
+        if frames.pending > 0 { logger.debug("\(label()): the child ended \(frames.pending) bytes into a frame; dropped") }
         if exitWatch >= 0 { close(exitWatch) }
         // Drain what the child printed last (a crash report, say), without waiting, then reap it.
         _ = fcntl(output, F_SETFL, fcntl(output, F_GETFL) | O_NONBLOCK)
@@ -217,11 +218,32 @@ final class ChildProcess: Sendable {
 }
 
 extension ChildProcess {
-    /// Reads one frame and hands it on: a reply for the child itself to the inbox, one for an
-    /// instance to `route`. False at the end of the stream, on a malformed frame, or (once the
-    /// socket no longer blocks) when nothing whole is left to read.
-    fileprivate func readFrame() -> Bool {
-        guard let (instance, body) = Frames.readRouted(from: socket), let frame = ResultFrames.decode(body) else { return false }
+    enum Received { case more, drained, ended }
+
+    /// Reads what the socket holds now, without waiting, and hands on every whole frame: a reply
+    /// for the child itself to the inbox, one for an instance to `route`. `ended` at the end of
+    /// the stream, on an error or a malformed frame; `drained` when nothing more is there yet.
+    fileprivate func receive(into frames: inout RoutedFrameBuffer) -> Received {
+        let (n, error) = withUnsafeTemporaryAllocation(byteCount: 64 << 10, alignment: 1) { chunk in
+            let n = recv(socket, chunk.baseAddress, chunk.count, Int32(MSG_DONTWAIT))
+            let error = errno
+            if n > 0 { frames.append(UnsafeRawBufferPointer(rebasing: chunk[0..<n])) }
+            return (n, error)
+        }
+        if n < 0 { return error == EINTR ? .more : error == EAGAIN ? .drained : .ended }
+        if n == 0 { return .ended }
+        while true {
+            switch frames.next() {
+            case .incomplete: return .more
+            case .malformed: return .ended
+            case .frame(let instance, let body):
+                guard let frame = ResultFrames.decode(body) else { return .ended }
+                deliver(frame, to: instance)
+            }
+        }
+    }
+
+    private func deliver(_ frame: ResultFrames.Incoming, to instance: UInt32) {
         let message: Message
         switch frame {
         case .result(.event, let result): message = .event(result)
@@ -233,7 +255,6 @@ extension ChildProcess {
         } else {
             route?(instance, message)
         }
-        return true
     }
 }
 

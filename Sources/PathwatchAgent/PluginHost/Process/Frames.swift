@@ -1,11 +1,12 @@
 /// Length-prefixed frames over the socketpair between the agent and a plug-in's child: four
 /// bytes of length (little-endian), then that many bytes of JSON, or of a call's result
-/// (ResultFrames). Both ends block in these calls, always on threads of their own.
+/// (ResultFrames). These calls block, always on threads of their own.
 ///
 /// One child hosts every instance of its plug-in file, so what the child sends is routed: after
 /// the length come four bytes naming the instance the frame is for (little-endian; 0 for the
 /// child itself: what it loaded), then the body. The agent's calls name their instance in the
-/// JSON (CallFrames).
+/// JSON (CallFrames). The agent takes routed frames from the bytes as they arrive
+/// (RoutedFrameBuffer), never blocking inside one.
 enum Frames {
     /// A frame beyond this is taken as a broken peer, not a message (100,000 observations of
     /// short text fit in a few MiB).
@@ -38,19 +39,6 @@ enum Frames {
             UInt8(instance & 0xFF), UInt8(instance >> 8 & 0xFF), UInt8(instance >> 16 & 0xFF), UInt8(instance >> 24),
         ]
         return header.withUnsafeBytes { writeAll(fd, $0) } && body.withUnsafeBytes { writeAll(fd, $0) }
-    }
-
-    /// The next routed frame: the instance it names and its body; nil at end of stream, on an
-    /// error or a frame too short to name one.
-    static func readRouted(from fd: Int32) -> (instance: UInt32, body: [UInt8])? {
-        var header = [UInt8](repeating: 0, count: 8)
-        guard header.withUnsafeMutableBytes({ readAll(fd, $0) }) else { return nil }
-        let length = Int(header[0]) | Int(header[1]) << 8 | Int(header[2]) << 16 | Int(header[3]) << 24
-        guard length >= 4, length <= maximumLength else { return nil }
-        let instance = UInt32(header[4]) | UInt32(header[5]) << 8 | UInt32(header[6]) << 16 | UInt32(header[7]) << 24
-        var body = [UInt8](repeating: 0, count: length - 4)
-        guard body.withUnsafeMutableBytes({ readAll(fd, $0) }) else { return nil }
-        return (instance, body)
     }
 
     /// The next frame, or nil at end of stream, on an error or a malformed frame.

@@ -1,0 +1,60 @@
+/// The routed frames (Frames) a child sends, taken from its socket as the bytes arrive rather
+/// than read whole.
+///
+/// Why the agent's reader never blocks inside a frame: a child that dies while one of its
+/// threads is half-way through a frame (a sibling's crash ends the process between the length
+/// and the body) leaves the rest unwritten for good, and a process its plug-in forked keeps the
+/// socket open, so no end of stream comes either. A reader waiting for the rest would stop
+/// watching the child's pidfd and never learn that it ended; with this buffer it reads what is
+/// there, keeps the cut frame, and goes back to waiting on the socket and the pidfd together.
+struct RoutedFrameBuffer {
+    enum Next: Equatable {
+        case frame(instance: UInt32, body: [UInt8])
+        /// Not all of the next frame has arrived yet.
+        case incomplete
+        /// The length cannot be a frame's: a broken peer.
+        case malformed
+    }
+
+    private var bytes: [UInt8] = []
+    private var start = 0
+
+    /// Bytes received but not yet taken as frames (a frame cut off by the child's end).
+    var pending: Int { bytes.count - start }
+
+    mutating func append(_ chunk: UnsafeRawBufferPointer) {
+        bytes.append(contentsOf: chunk)
+    }
+
+    /// Takes the next whole frame.
+    mutating func next() -> Next {
+        guard pending >= 8 else { return compacted(.incomplete) }
+        let length = Int(littleEndianAt: start, in: bytes)
+        guard length >= 4, length <= Frames.maximumLength else { return .malformed }
+        guard pending >= 4 + length else { return compacted(.incomplete) }
+        let instance = UInt32(truncatingIfNeeded: Int(littleEndianAt: start + 4, in: bytes))
+        let body = Array(bytes[(start + 8)..<(start + 4 + length)])
+        start += 4 + length
+        return .frame(instance: instance, body: body)
+    }
+
+    /// Drops the frames already taken before waiting for more: the buffer holds only what is
+    /// not yet a frame, and gives back the room a large frame needed once it is taken.
+    private mutating func compacted(_ next: Next) -> Next {
+        if start == bytes.count {
+            bytes.removeAll(keepingCapacity: bytes.capacity <= 64 << 10)
+            start = 0
+        } else if start > 0 {
+            bytes.removeFirst(start)
+            start = 0
+        }
+        return next
+    }
+}
+
+extension Int {
+    /// Four bytes at `offset`, little-endian (as Frames writes its lengths and instances).
+    fileprivate init(littleEndianAt offset: Int, in bytes: [UInt8]) {
+        self = Int(bytes[offset]) | Int(bytes[offset + 1]) << 8 | Int(bytes[offset + 2]) << 16 | Int(bytes[offset + 3]) << 24
+    }
+}
