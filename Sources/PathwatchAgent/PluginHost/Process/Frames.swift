@@ -51,11 +51,16 @@ enum Frames {
     static func readBody(from fd: Int32) -> [UInt8]? {
         var header = [UInt8](repeating: 0, count: 4)
         guard header.withUnsafeMutableBytes({ readAll(fd, $0) }) else { return nil }
-        let length = Int(header[0]) | Int(header[1]) << 8 | Int(header[2]) << 16 | Int(header[3]) << 24
+        let length = Int(word(at: 0, in: header))
         guard length <= maximumLength else { return nil }
         var body = [UInt8](repeating: 0, count: length)
         guard body.withUnsafeMutableBytes({ readAll(fd, $0) }) else { return nil }
         return body
+    }
+
+    /// The four bytes at `offset`, little-endian: a frame's length, or the instance it is for.
+    static func word(at offset: Int, in bytes: [UInt8]) -> UInt32 {
+        bytes.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: offset, as: UInt32.self)) }
     }
 
     private static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {

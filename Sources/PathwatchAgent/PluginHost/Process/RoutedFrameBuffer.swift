@@ -29,10 +29,10 @@ struct RoutedFrameBuffer {
     /// Takes the next whole frame.
     mutating func next() -> Next {
         guard pending >= 8 else { return compacted(.incomplete) }
-        let length = Int(littleEndianAt: start, in: bytes)
+        let length = Int(Frames.word(at: start, in: bytes))
         guard length >= 4, length <= Frames.maximumLength else { return .malformed }
         guard pending >= 4 + length else { return compacted(.incomplete) }
-        let instance = UInt32(truncatingIfNeeded: Int(littleEndianAt: start + 4, in: bytes))
+        let instance = Frames.word(at: start + 4, in: bytes)
         let body = Array(bytes[(start + 8)..<(start + 4 + length)])
         start += 4 + length
         return .frame(instance: instance, body: body)
@@ -49,12 +49,5 @@ struct RoutedFrameBuffer {
             start = 0
         }
         return next
-    }
-}
-
-extension Int {
-    /// Four bytes at `offset`, little-endian (as Frames writes its lengths and instances).
-    fileprivate init(littleEndianAt offset: Int, in bytes: [UInt8]) {
-        self = Int(bytes[offset]) | Int(bytes[offset + 1]) << 8 | Int(bytes[offset + 2]) << 16 | Int(bytes[offset + 3]) << 24
     }
 }
