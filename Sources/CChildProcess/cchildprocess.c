@@ -1,7 +1,15 @@
-/* pidfd_open(2) through syscall(2) (glibc before 2.36 has no wrapper), and posix_spawn's
- * closefrom action, a GNU extension. */
+/* pidfd_open(2) through syscall(2) (glibc before 2.36 has no wrapper), posix_spawn's closefrom
+ * action and new-session flag (GNU extensions), and the seccomp filter that keeps a plug-in
+ * child's signals away from the agent. */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <spawn.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "cchildprocess.h"
@@ -14,4 +22,74 @@ int pw_pidfd_open(pid_t pid) { return (int)syscall(SYS_pidfd_open, pid, 0); }
 
 int pw_spawn_close_from(posix_spawn_file_actions_t *actions, int from) {
     return posix_spawn_file_actions_addclosefrom_np(actions, from);
+}
+
+int pw_spawnattr_new_session(posix_spawnattr_t *attr) {
+    return posix_spawnattr_setflags(attr, POSIX_SPAWN_SETSID);
+}
+
+#if defined(__x86_64__)
+#define PW_AUDIT_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define PW_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#endif
+
+/* The low 32 bits of a system call's first argument: the kernel reads a pid as an int, whatever
+ * a caller left in the register's upper half. */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define PW_ARG0_LOW offsetof(struct seccomp_data, args[0])
+#else
+#define PW_ARG0_LOW (offsetof(struct seccomp_data, args[0]) + 4)
+#endif
+
+#define PW_LOAD(field) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (field))
+#define PW_IF_EQUAL(value, skip) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (value), (skip), 0)
+#define PW_RETURN(action) BPF_STMT(BPF_RET | BPF_K, (action))
+
+int pw_guard_agent_from_signals(pid_t agent) {
+#ifndef PW_AUDIT_ARCH
+    (void)agent;
+    errno = ENOSYS;
+    return -1;
+#else
+    const uint32_t self = (uint32_t)agent, group = (uint32_t)(-agent), everyone = (uint32_t)-1;
+    /* The jump offsets count instructions to skip; the layout is fixed, and each target is
+     * named in the comment of the line that jumps to it. */
+    struct sock_filter program[] = {
+        /*  0 */ PW_LOAD(offsetof(struct seccomp_data, arch)),
+        /*  1 */ PW_IF_EQUAL(PW_AUDIT_ARCH, 1),                   /* → 3 */
+        /*  2 */ PW_RETURN(SECCOMP_RET_ERRNO | ENOSYS),
+        /*  3 */ PW_LOAD(offsetof(struct seccomp_data, nr)),
+        /*  4 */ BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, 0, 1), /* x32's table → 5, else → 6 */
+        /*  5 */ PW_RETURN(SECCOMP_RET_ERRNO | ENOSYS),
+        /*  6 */ PW_IF_EQUAL(__NR_kill, 6),                       /* → 13 */
+        /*  7 */ PW_IF_EQUAL(__NR_tkill, 10),                     /* → 18 */
+        /*  8 */ PW_IF_EQUAL(__NR_tgkill, 9),                     /* → 18 */
+        /*  9 */ PW_IF_EQUAL(__NR_rt_sigqueueinfo, 8),            /* → 18 */
+        /* 10 */ PW_IF_EQUAL(__NR_rt_tgsigqueueinfo, 7),          /* → 18 */
+        /* 11 */ PW_IF_EQUAL(SYS_pidfd_open, 6),                  /* → 18 */
+        /* 12 */ PW_RETURN(SECCOMP_RET_ALLOW),
+        /* 13 */ PW_LOAD(PW_ARG0_LOW),                            /* kill(pid, …) */
+        /* 14 */ PW_IF_EQUAL(self, 6),                            /* → 21 */
+        /* 15 */ PW_IF_EQUAL(group, 5),                           /* → 21 */
+        /* 16 */ PW_IF_EQUAL(everyone, 4),                        /* → 21 */
+        /* 17 */ PW_RETURN(SECCOMP_RET_ALLOW),
+        /* 18 */ PW_LOAD(PW_ARG0_LOW),                            /* the others' pid or tgid */
+        /* 19 */ PW_IF_EQUAL(self, 1),                            /* → 21 */
+        /* 20 */ PW_RETURN(SECCOMP_RET_ALLOW),
+        /* 21 */ PW_RETURN(SECCOMP_RET_ERRNO | EPERM),
+    };
+    struct sock_fprog filter = { .len = sizeof program / sizeof program[0], .filter = program };
+    /* prctl, not seccomp(2): the shipped unit's @system-service allows prctl and would kill the
+     * child for seccomp(2). The filter covers this thread and every thread and process it
+     * starts; the child installs it first thing, before any thread of its own or the plug-in's. */
+    int installed = prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &filter, 0, 0);
+    if (installed != 0 && errno == EACCES) {
+        /* Without CAP_SYS_ADMIN the kernel asks for no_new_privs first (the shipped unit sets it
+         * for the whole service already). */
+        if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return -1;
+        installed = prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &filter, 0, 0);
+    }
+    return installed == 0 ? 0 : -1;
+#endif
 }

@@ -11,6 +11,7 @@ public enum PluginTrialChild {
     /// `deadline` (the trial's end) is told to create and sample. `configArgument` is the probe's
     /// config as JSON text or `@FILE` (TrialInputs.probeConfig).
     public static func run(file: String, configArgument: String, deadline: Deadline) -> Int32 {
+        AgentSignalGuard.install()
         report(["stage": .string("load")])
         let plugin: LoadedPlugin
         switch PluginLoader.load(file) {

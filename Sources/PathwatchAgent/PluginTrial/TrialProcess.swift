@@ -1,3 +1,4 @@
+import CChildProcess
 
 /// How a child process ended.
 public enum ChildEnding: Sendable, Equatable {
@@ -60,8 +61,14 @@ public final class TrialProcess: Sendable {
         defer { argv.forEach { free($0) } }
         let envp = childEnvironment(overriding: environment).map { strdup($0) } + [nil]
         defer { envp.forEach { free($0) } }
+        // A session of its own, as a probe's child has: a plug-in on trial that signals its group
+        // must not reach the command that tries it.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        _ = pw_spawnattr_new_session(&attributes)
         var pid: pid_t = 0
-        let status = posix_spawn(&pid, executable, &actions, nil, argv, envp)
+        let status = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
         guard status == 0 else {
             pipes.forEach { close($0.read) }
             throw SpawnError(description: "cannot start \(executable): \(errnoText(status))")

@@ -22,7 +22,14 @@
  *   "fork_cut_crash_first" as fork_crash_first, but before crashing writes the start of a frame
  *                    to the agent (its length and instance, none of its body) on the child's
  *                    socket: a sibling's reply cut off by the crash
+ *   "kill_group"     every sample sends SIGTERM to its own process group: kill(0, SIGTERM)
+ *   "killpg_own"     every sample calls killpg(getpgrp(), SIGTERM)
+ *   "kill_parent_group" every sample sends SIGTERM to its parent's group, kill(-getppid(), …),
+ *                    then reports one ok check whose message says what kill returned
+ *   "kill_parent"    the same with kill(getppid(), SIGTERM)
  */
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,6 +116,16 @@ static int hp_sample(void *instance, const pw_emitter *em, pw_error *e) {
             em->emit(em->context, &o);
         }
         return PW_OK;
+    }
+    if (is(p, "kill_group")) kill(0, SIGTERM);
+    if (is(p, "killpg_own")) killpg(getpgrp(), SIGTERM);
+    if (is(p, "kill_parent_group") || is(p, "kill_parent")) {
+        int group = is(p, "kill_parent_group");
+        pid_t target = group ? -getppid() : getppid();
+        char message[128];
+        if (kill(target, SIGTERM) == 0) snprintf(message, sizeof message, "%s sent", group ? "kill(-parent)" : "kill(parent)");
+        else snprintf(message, sizeof message, "%s refused: %s", group ? "kill(-parent)" : "kill(parent)", strerror(errno));
+        return ok_check(em, message) == PW_OK ? PW_OK : PW_ERR;
     }
     if (is(p, "chatter")) { printf("sample talking on stdout\n"); fprintf(stderr, "sample talking on stderr\n"); fflush(stdout); }
     if (is(p, "crash_first") && bump(p->count_file) <= 3) { volatile int *nowhere = NULL; *nowhere = 1; }

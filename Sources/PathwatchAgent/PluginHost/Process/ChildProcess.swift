@@ -80,8 +80,13 @@ final class ChildProcess: Sendable {
         defer { for a in cArgs { free(a) } }
         var cEnvironment: [UnsafeMutablePointer<CChar>?] = childEnvironment().map { strdup($0) } + [nil]
         defer { for e in cEnvironment { free(e) } }
+        // A session of its own: what the plug-in signals by group stays in its own child.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        _ = pw_spawnattr_new_session(&attributes)
         var pid: pid_t = 0
-        let status = posix_spawn(&pid, executable, &actions, nil, &cArgs, &cEnvironment)
+        let status = posix_spawn(&pid, executable, &actions, &attributes, &cArgs, &cEnvironment)
         close(pair[1])
         close(output[1])
         close(fault[1])

@@ -32,6 +32,7 @@ public enum PluginChild {
     /// Serves until the agent closes the socket; returns the exit status.
     public static func serve(_ options: Options) -> Int32 {
         let fd = socketDescriptor
+        AgentSignalGuard.install()
         if let bytes = options.maxMemoryBytes {
             // RLIMIT_DATA bounds the heap (brk and private anonymous mappings): a leaking plug-in
             // gets NULL from malloc, or dies, in its own process.
