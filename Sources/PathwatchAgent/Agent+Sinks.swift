@@ -7,3 +7,9 @@ extension SinkConfig {
                 interval: loaded.config.agent.interval, logger: logger))
     }
 }
+
+extension LoadedConfig {
+    /// What every sink is made with besides its own entry (SinkContext): a reload that changes
+    /// it makes every sink anew.
+    var sinkSetting: [String] { [baseDirectory, stateDirectory, "\(config.agent.interval)"] }
+}

@@ -24,6 +24,8 @@ public final class Agent: Sendable {
         var reports: UInt64 = 0
         /// When each probe last reported (the `probes` array's `last_sample_at`).
         var lastReportAt: [String: WallTime] = [:]
+        /// Probes sampled at once because the path came back, until that sample reports.
+        var recoverySampled: Set<String> = []
     }
 
     public let identity: AgentIdentity
@@ -105,13 +107,17 @@ public final class Agent: Sendable {
     /// One report of one probe: through the check book, then to every sink.
     private func receive(_ report: ProbeReport, from probe: String) {
         let now = WallTime.now()
-        let (taken, turn, sinks, summary, resample) = state.withLock {
-            s -> (Taken, UInt64, [any Sink], AgentSummary?, [ProbeRunner]) in
+        let (taken, turn, sinks, summary, resample, followUp) = state.withLock {
+            s -> (Taken, UInt64, [any Sink], AgentSummary?, [ProbeRunner], ProbeRunner?) in
             let before = s.book.path
             let raised = s.book.apply(report.redacted(by: s.loaded.redactor), probe: probe, at: now)
             s.lastReportAt[probe] = now
-            let resample = PathChange.probesToSample(before: before, after: s.book.path, policies: s.book.policies)
-                .compactMap { s.probes[$0]?.runner }
+            let wasRecoverySample = s.recoverySampled.remove(probe) != nil
+            let followUp = wasRecoverySample && s.book.path.status == .satisfied && PathChange.needsFollowUp(report)
+                ? s.probes[probe]?.runner : nil
+            let resampleIDs = PathChange.probesToSample(before: before, after: s.book.path, policies: s.book.policies)
+            if PathChange.recovered(before: before, after: s.book.path) { s.recoverySampled.formUnion(resampleIDs) }
+            let resample = resampleIDs.compactMap { s.probes[$0]?.runner }
             var taken = Taken(events: raised, book: s.book, probes: probeStatuses(s))
             if var awaiting = s.awaitingFirstReport {
                 awaiting.remove(probe)
@@ -119,7 +125,7 @@ public final class Agent: Sendable {
                 s.awaitingFirstReport = awaiting.isEmpty ? nil : awaiting
             }
             s.reports += 1
-            return (taken, s.reports, s.sinks, observer == nil ? nil : AgentSummary(sequence: s.reports, book: s.book), resample)
+            return (taken, s.reports, s.sinks, observer == nil ? nil : AgentSummary(sequence: s.reports, book: s.book), resample, followUp)
         }
         // Each sink's status is taken under the sink's own lock, never under the agent's: the two
         // are never held together, so no sink can wait for the agent while the agent waits for it.
@@ -136,6 +142,10 @@ public final class Agent: Sendable {
         for runner in resample {
             logger.debug("probe \(runner.id): sampled at once: the path is now \(batch.path.description)")
             runner.sampleNow()
+        }
+        if let followUp {
+            logger.debug("probe \(probe): its sample on the path's return was not all ok; sampling once more")
+            TimerThread.shared.schedule(afterNanoseconds: PathChange.followUpNanoseconds) { followUp.sampleNow() }
         }
     }
 
@@ -173,7 +183,9 @@ public final class Agent: Sendable {
     /// Applies a new configuration. Probes whose settings are unchanged keep running with their
     /// check states; changed ones are recreated; removed ones stop. On any error the running
     /// configuration stays as it was.
-    public func reload(_ next: LoadedConfig) throws(ConfigError) {
+    /// Returns what changed, in words ("2 probes (re)started, 0 stopped, 3 kept").
+    @discardableResult
+    public func reload(_ next: LoadedConfig) throws(ConfigError) -> String {
         let catalog = state.withLock { $0.catalog }
         // One redactor for the agent's life: the logger and every sink hold the first one, so
         // the new file's secrets join it (and the old ones stay: they may still be in queues).
@@ -192,10 +204,17 @@ public final class Agent: Sendable {
         let running = state.withLock { $0.probes.mapValues(\.config) }
         let changed = next.config.probes.enumerated().filter { running[$0.element.id] != $0.element }.map(\.offset)
         let created = try ProbeSetup.instantiate(next, catalog: merged, only: changed, logger: logger, children: children)
-        let sinksChanged = state.withLock { $0.sinkConfigs != next.config.sinks }
-        let newSinks = sinksChanged
-            ? next.config.sinks.map { $0.makeSink(in: next, logger: logger) } : nil
-        let (stopped, started, replacedSinks) = state.withLock { s -> ([ProbeRunner], [ProbeRunner], [Replaced]) in
+        // A sink is made in the setting of its configuration (folders, the agent's interval): one
+        // whose entry is unchanged is kept only while that setting is too.
+        let (running, sameSetting) = state.withLock { s in
+            (s.sinkConfigs == next.config.sinks ? nil : Array(zip(s.sinkConfigs, s.sinks)), s.loaded.sinkSetting == next.sinkSetting)
+        }
+        let replacement = running.map { running in
+            SinkReplacement(running: running.map { ($0.0, $0.1) }, next: next.config.sinks, reuse: sameSetting) {
+                $0.makeSink(in: next, logger: logger)
+            }
+        }
+        let (stopped, started) = state.withLock { s -> ([ProbeRunner], [ProbeRunner]) in
             let keep = Set(next.config.probes.map(\.id))
             var stopped: [ProbeRunner] = []
             for (id, active) in s.probes where !keep.contains(id) || changed.contains(where: { next.config.probes[$0].id == id }) {
@@ -206,38 +225,29 @@ public final class Agent: Sendable {
             s.loaded = next
             s.catalog = merged
             s.book.probeOrder = next.config.probes.map(\.id)
-            var replaced: [Replaced] = []
-            if let newSinks {
-                replaced = zip(s.sinks, s.sinkConfigs).map { sink, config in
-                    (sink, Self.successor(of: config, among: next.config.sinks).map { newSinks[$0] })
-                }
-                s.sinks = newSinks
+            if let replacement {
+                s.sinks = replacement.sinks
                 s.sinkConfigs = next.config.sinks
             }
-            return (stopped, created.map { add($0, loaded: next, into: &s) }, replaced)
+            return (stopped, created.map { add($0, loaded: next, into: &s) })
         }
         // A replaced sink with a durable queue writes what it was handed to its folder, releases it and
         // hands anything it could not write to its replacement; only then do the new sinks
-        // start, so nothing accepted is lost to a reload, however fast reloads come.
-        let successors = newSinks ?? []
-        for (sink, successor) in replacedSinks { sink.close(handingOverTo: successor) }
-        sinkGroup.leave(replacedSinks.map(\.sink))
-        successors.forEach { $0.start() }
-        sinkGroup.join(successors)
+        // start, so nothing accepted is lost to a reload, however fast reloads come. Sinks whose
+        // entries did not change are neither closed nor started: they go on as they were.
+        let replaced = replacement?.replaced ?? []
+        for (sink, successor) in replaced { sink.close(handingOverTo: successor) }
+        sinkGroup.leave(replaced.map(\.sink))
+        let added = replacement?.added ?? []
+        added.forEach { $0.start() }
+        sinkGroup.join(added)
         for runner in stopped { runner.stop() }
         started.forEach(begin)
-        logger.notice("configuration reloaded: \(started.count) probes (re)started, \(stopped.count) stopped, \(next.config.probes.count - started.count) kept")
+        let summary = "\(started.count) probes (re)started, \(stopped.count) stopped, \(next.config.probes.count - started.count) kept"
+        logger.notice("configuration reloaded: \(summary)")
+        return summary
     }
 
-    /// A sink a reload replaces, and the new sink that takes over what it held.
-    private typealias Replaced = (sink: any Sink, successor: (any Sink)?)
-
-    /// The index of the new sink of the same kind that holds what `old` held (its exclusive
-    /// claim: a file, a queue folder, an address); a sink that holds nothing alone has none.
-    private static func successor(of old: SinkConfig, among new: [SinkConfig]) -> Int? {
-        guard let claim = old.settings.exclusiveClaim else { return nil }
-        return new.firstIndex { $0.type == old.type && $0.settings.exclusiveClaim?.key == claim.key }
-    }
 
     /// How long a stop waits for isolated probes' children to end. Each is told to end, killed
     /// 2 s later if still busy (ChildProcess.finish), and waited for at most 3 s.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Glibc
 import PathwatchAgent
 import PathwatchCommands
 
@@ -34,11 +35,22 @@ extension Pathwatch {
             for refusal in catalog.refused { say("note: plug-in refused: \(loaded.redactor.redact(refusal.description))") }
             DescriptorLimit.raiseSoftToHard()
             if let shortage = DescriptorLimit.shortage(for: loaded.config) { say("warning: \(shortage)") }
+            // As root, the service's user must pass too: it is who reads the secrets and writes
+            // the folders when the service reloads this file.
+            let caller = getpwuid(getuid()).map { String(cString: $0.pointee.pw_name) } ?? "uid \(getuid())"
+            var checkedAs = "checked as \(caller)"
+            switch ServiceUserCheck.run(configFile: loaded.file) {
+            case .notApplicable: break
+            case .valid(let user): checkedAs += " and as the service's user \(user)"
+            case .refused(let user, let output, let status):
+                printError("as the service's user \(user): \(output)")
+                throw ExitCode(status == ExitStatus.configError ? ExitStatus.configError : ExitStatus.failure)
+            }
             let fragments = loaded.origins.fragments
             let from = fragments.isEmpty ? "" : " with \(fragments.joined(separator: ", "))"
             say(
                 "\(loaded.file)\(from): valid (\(Plural.count(created.count, "probe")), \(Plural.count(loaded.config.sinks.count, "sink"))); "
-                    + "limits: \(ConfigBounds.summary)")
+                    + "limits: \(ConfigBounds.summary); \(checkedAs)")
         }
 
         /// One line of the verdict, on the command's own output (AgentOutput).

@@ -30,27 +30,39 @@ struct AgentService: Service {
     }
 }
 
-/// SIGHUP: re-read the configuration. A bad file is reported and the running one kept.
+/// SIGHUP: re-read the configuration. A bad file is reported and the running one kept; the
+/// verdict goes to whoever asked through `pathwatch reload` (ReloadChannel) and to the unit's
+/// STATUS= (SystemdStatusReporter).
 struct ReloadOnHangup: Service {
     let agent: Agent
     let hangups: AsyncStream<Int32>
     let file: String
     let systemd: SystemdNotifier?
+    let reporter: SystemdStatusReporter?
+    let announcer: ReloadAnnouncer?
     let logger: AgentLogger
 
     func run() async throws {
         for await _ in hangups.cancelOnGracefulShutdown() {
+            // Those who asked before this reload began hear its verdict; later ones the next.
+            let audience = announcer?.takeAudience() ?? []
             logger.notice("SIGHUP: reloading \(file)")
             // `systemctl reload` waits from RELOADING=1 until READY=1, refused or not.
             systemd?.send(SystemdNotifier.reloadingMessage())
             // Reading the files, opening plug-ins and closing replaced sinks block: a thread of
             // their own does it, the task pool only awaits.
             let (agent, file) = (agent, file)
-            let reloaded = await onThreadOfItsOwn(named: "pw-agent-reload") { () -> Result<Void, any Error> in
+            let reloaded = await onThreadOfItsOwn(named: "pw-agent-reload") { () -> Result<String, any Error> in
                 Result { try agent.reload(try ConfigLoader.load(file: file, sinks: .standard)) }
             }
-            if case .failure(let error) = reloaded {
+            switch reloaded {
+            case .success(let summary):
+                reporter?.reloadAccepted()
+                announcer?.answer(audience, with: .reloaded(summary))
+            case .failure(let error):
                 logger.error("reload refused, keeping the running configuration: \(error)")
+                reporter?.reloadRefused("\(error)")
+                announcer?.answer(audience, with: .refused("\(error)"))
             }
             systemd?.send("READY=1")
         }

@@ -37,7 +37,9 @@ public enum RunCommand {
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: agent.sinkGroup),
             .init(service: AgentService(agent: agent, systemd: reporter)),
-            .init(service: ReloadOnHangup(agent: agent, hangups: hangups, file: options.configFile, systemd: systemd, logger: logger)),
+            .init(service: ReloadOnHangup(
+                agent: agent, hangups: hangups, file: options.configFile, systemd: systemd, reporter: reporter,
+                announcer: ReloadAnnouncer(logger: logger), logger: logger)),
         ]
         if let systemd, let period = systemd.watchdogPeriod {
             services.append(.init(service: Watchdog(agent: agent, notifier: systemd, period: period)))

@@ -17,6 +17,7 @@ final class FileSink: Sink {
     let path: String
     let pretty: Bool
     let format: FileSinkSettings.Format
+    let mode: UInt32?
     let triggers: Set<SinkTrigger>
     let spacing: ConfigDuration
     private let logger: AgentLogger
@@ -38,12 +39,13 @@ final class FileSink: Sink {
     private let outcome = Mutex<(lastWrite: WallTime?, lastError: String?)>((nil, nil))
 
     init(
-        path: String, pretty: Bool, format: FileSinkSettings.Format = .json, triggers: Set<SinkTrigger>,
+        path: String, pretty: Bool, format: FileSinkSettings.Format = .json, mode: UInt32? = nil, triggers: Set<SinkTrigger>,
         spacing: ConfigDuration = .seconds(0), logger: AgentLogger
     ) {
         self.path = path
         self.pretty = pretty
         self.format = format
+        self.mode = mode
         self.triggers = triggers
         self.spacing = spacing
         self.logger = logger
@@ -97,7 +99,7 @@ final class FileSink: Sink {
         }
         // Rendered here, on this sink's thread, once per write.
         do {
-            try AtomicFile.write(render(snapshot), to: path, syncFolder: false)
+            try AtomicFile.write(render(snapshot), to: path, mode: mode, syncFolder: false)
             outcome.withLock { $0 = (WallTime.now(), nil) }
         } catch {
             logger.error("file sink: cannot write \(path): \(error)")
@@ -135,12 +137,20 @@ public enum AtomicFile {
         public var description: String
     }
 
-    public static func write(_ text: String, to path: String, syncFolder: Bool = true) throws(WriteError) {
+    /// `mode`: the file's permission bits, set with fchmod (which no umask narrows); nil leaves
+    /// 0644 as the umask narrows it.
+    public static func write(_ text: String, to path: String, mode: UInt32? = nil, syncFolder: Bool = true) throws(WriteError) {
         // A name of its own for every write: two writers of one path (an old and a new file
         // sink during a reload) must never share, truncate or rename each other's file.
         let temporary = "\(path).tmp.\(getpid()).\(temporarySerial.add(1, ordering: .relaxed).newValue)"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw WriteError(description: "open \(temporary): \(errnoText())") }
+        if let mode, fchmod(fd, mode_t(mode)) != 0 {
+            let why = errnoText()
+            close(fd)
+            unlink(temporary)
+            throw WriteError(description: "chmod \(temporary): \(why)")
+        }
         guard FileDescriptorWriter.writeAll(fd, text) else {
             let why = errnoText()
             close(fd)

@@ -24,7 +24,7 @@ extension FileSinkSettings {
 
     public func makeSink(_ context: SinkContext) -> any Sink {
         FileSink(
-            path: resolvePath(path, relativeTo: context.baseDirectory), pretty: pretty, format: format, triggers: context.triggers,
+            path: resolvePath(path, relativeTo: context.baseDirectory), pretty: pretty, format: format, mode: mode, triggers: context.triggers,
             spacing: context.interval, logger: context.logger)
     }
 }

@@ -12,8 +12,12 @@ public struct FileSinkSettings: SinkSettings, Decodable, Equatable {
     public var path: String
     public var pretty: Bool = true
     public var format: Format = .json
+    /// The file's permission bits, set whatever the process's umask (the unit's `UMask=0027`
+    /// would leave a textfile unreadable to node_exporter); nil: the umask decides, as for any
+    /// file the agent creates.
+    public var mode: UInt32?
 
-    enum CodingKeys: String, CodingKey { case path, pretty, format }
+    enum CodingKeys: String, CodingKey { case path, pretty, format, mode }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -32,5 +36,21 @@ public struct FileSinkSettings: SinkSettings, Decodable, Equatable {
             throw DecodingError.dataCorruptedError(forKey: .pretty, in: c, debugDescription: "applies to the \"json\" format only")
         }
         pretty = try c.decodeIfPresent(Bool.self, forKey: .pretty) ?? true
+        if let text = try c.decodeIfPresent(String.self, forKey: .mode) {
+            guard let mode = Self.permissionBits(text) else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .mode, in: c,
+                    debugDescription: "expected permission bits in octal, such as \"0644\", not writable by others, found \"\(text)\"")
+            }
+            self.mode = mode
+        }
+    }
+
+    /// "0644" or "644": read and write bits only (no set-user-ID, set-group-ID or sticky bit),
+    /// and never writable by others, who could then replace what the agent reports.
+    static func permissionBits(_ text: String) -> UInt32? {
+        guard (3...4).contains(text.count), text.allSatisfy({ ("0"..."7").contains($0) }),
+              let bits = UInt32(text, radix: 8), bits <= 0o777, bits & 0o002 == 0 else { return nil }
+        return bits
     }
 }

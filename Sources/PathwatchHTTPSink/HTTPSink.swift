@@ -35,10 +35,17 @@ final class HTTPSink: Sink {
 
     func submit(_ batch: SinkBatch) { hub.accept(batch) }
 
-    func start() { bind() }
+    /// Listens, and returns once the first attempt to bind has an answer (bounded): a sink that a
+    /// reload put in its predecessor's place is serving when the reload says it is done.
+    func start() {
+        let answered = DispatchSemaphore(value: 0)
+        bind { answered.signal() }
+        _ = answered.wait(timeout: .now() + 2)
+    }
 
-    private func bind() {
+    private func bind(_ answered: @escaping @Sendable () -> Void = {}) {
         server.bind { result in
+            defer { answered() }
             switch result {
             case .success:
                 let first = self.outcome.withLock { o -> Bool in

@@ -198,10 +198,16 @@ final class LiveHub: Sendable {
     /// Hands the ring and the history to a successor serving the same address (a reload), so
     /// reconnecting browsers replay across it.
     func handOver(to successor: LiveHub) {
-        let (ring, history) = state.withLock { ($0.ring, $0.history) }
+        let (ring, history, snapshot) = state.withLock { ($0.ring, $0.history, $0.snapshot) }
         successor.state.withLock { s in
             if s.ring.lastSequence == 0 { s.ring = ring }
             if s.history.samples.isEmpty { s.history = history }
+            // The last report, until the new configuration's first: a sink replaced by a reload
+            // (its token changed, say) never answers 503 or an empty /metrics meanwhile.
+            if s.snapshot == nil, let snapshot {
+                s.snapshot = snapshot
+                s.version += 1
+            }
         }
     }
 }

@@ -132,13 +132,13 @@ import PathwatchSinks
         }
     }
 
-    @Test func lookupOrderIsFlagThenEnvironmentThenWorkingFolderThenEtc() {
+    @Test func lookupOrderIsFlagThenEnvironmentThenEtc() {
         let none: (String) -> String? = { _ in nil }
         let env: (String) -> String? = { $0 == "PATHWATCH_CONFIG" ? "/srv/pw.json" : nil }
-        #expect(ConfigLocation.resolve(explicit: "/x.json", environment: env, exists: { _ in true }) == "/x.json")
-        #expect(ConfigLocation.resolve(explicit: nil, environment: env, exists: { _ in true }) == "/srv/pw.json")
-        #expect(ConfigLocation.resolve(explicit: nil, environment: { _ in "" }, exists: { _ in true }) == "./config.json")
-        #expect(ConfigLocation.resolve(explicit: nil, environment: none, exists: { _ in true }) == "./config.json")
-        #expect(ConfigLocation.resolve(explicit: nil, environment: none, exists: { _ in false }) == "/etc/pathwatch/config.json")
+        #expect(ConfigLocation.resolve(explicit: "/x.json", environment: env) == "/x.json")
+        #expect(ConfigLocation.resolve(explicit: nil, environment: env) == "/srv/pw.json")
+        // The current folder's config.json is never read unasked: it may be another program's.
+        #expect(ConfigLocation.resolve(explicit: nil, environment: { _ in "" }) == "/etc/pathwatch/config.json")
+        #expect(ConfigLocation.resolve(explicit: nil, environment: none) == "/etc/pathwatch/config.json")
     }
 }

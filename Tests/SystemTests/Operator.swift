@@ -252,9 +252,12 @@ struct Operator {
         let environ = try container.must("tr '\\0' '\\n' < /proc/\(pid)/environ")
         #expect(environ.contains("PW_HOOK_TOKEN=\(SystemTierTests.hookToken)"), "the service's environment lacks the drop-in's token")
         let live = try? document()
-        for user in [nil, "nobody"] as [String?] {
-            let who = user ?? "root"
-            let status = try container.shell("pathwatch status --format json", as: user)
+        // From / and, as NRPE or cron would, from a folder holding another program's config.json,
+        // which an installed pathwatch never takes for its own.
+        let foreignFolder = "cd \"$(mktemp -d)\" && printf '{\"listen\": 1}' > config.json && "
+        for (user, folder) in [(nil, ""), ("nobody", ""), (nil, foreignFolder), ("nobody", foreignFolder)] as [(String?, String)] {
+            let who = (user ?? "root") + (folder.isEmpty ? "" : " beside a foreign config.json")
+            let status = try container.shell(folder + "pathwatch status --format json", as: user)
             #expect((0...2).contains(status.status), "pathwatch status as \(who) exited \(status.status): \(status.stderr)")
             let document = try? parseJSONObject(status.stdout)
             let started = (document?["agent"] as? [String: Any])?["started_at"] as? String
@@ -378,8 +381,21 @@ struct Operator {
                          "config": {"mounts": ["/"], "warn_used_percent": 99, "crit_used_percent": 100}}]}
 
             """)
+        let before = try cursor()
         let reload = try timed("systemctl reload pathwatch")
         #expect(reload.result.status == 0, "systemctl reload: \(reload.result.stderr)")
+        // The agent's own verdict, its journal line, says the reload happened: `systemctl reload`
+        // waits for it through `pathwatch reload`, and the line must be there when it returns.
+        do {
+            let verdict = try waitFor("the agent's verdict on the reload", timeout: 5, interval: 0.1) { () -> String? in
+                try journal(after: before).map(Self.message).first {
+                    $0.contains("configuration reloaded") || $0.contains("reload refused") || $0.contains("configuration error")
+                }
+            }
+            #expect(verdict.contains("configuration reloaded"), "the agent's verdict: \(verdict)")
+        } catch {
+            Issue.record(error)
+        }
         let state = try show("ActiveState", "MainPID")
         #expect(state["ActiveState"] == "active" && state["MainPID"] == "\(pid)", "after reload: \(state); before: MainPID \(pid)")
         do {
@@ -387,7 +403,28 @@ struct Operator {
         } catch {
             Issue.record(error)
         }
+        try refusesABadFragmentVisibly(pid: pid)
         return reload.result.status == 0 ? reload.seconds : nil
+    }
+
+    /// A fragment the agent refuses: `systemctl reload` fails, says why, and the unit's STATUS=
+    /// says "reload refused: …" until a good reload; the agent keeps running as it was.
+    func refusesABadFragmentVisibly(pid: Int) throws {
+        try SystemTierTests.write(root, "etc/pathwatch/conf.d/55-refused.json", """
+            {"probes": [{"id": "later", "plugin": "disk", "interval": "1s"}]}
+
+            """)
+        let refused = try container.shell("systemctl reload pathwatch", timeout: 120)
+        #expect(refused.status != 0, "a refused reload must fail: \(refused.stdout)\(refused.stderr)")
+        let status = try show("StatusText", "MainPID", "ActiveState")
+        #expect(status["StatusText"]?.hasPrefix("reload refused: ") == true, "\(status)")
+        #expect(status["StatusText"]?.contains("later") == true, "the refusal names what was wrong: \(status)")
+        #expect(status["MainPID"] == "\(pid)" && status["ActiveState"] == "active", "\(status)")
+        try container.must("rm /etc/pathwatch/conf.d/55-refused.json")
+        let good = try container.shell("systemctl reload pathwatch", timeout: 120)
+        #expect(good.status == 0, "\(good.stdout)\(good.stderr)")
+        let after = try show("StatusText")
+        #expect(after["StatusText"]?.hasPrefix("reload refused") == false, "\(after)")
     }
 
     // MARK: 10. ping, with the drop-in the documentation gives
@@ -414,8 +451,14 @@ struct Operator {
         let documented = "cannot open an ICMP socket: unprivileged (dgram): permission denied (net.ipv4.ping_group_range is \"\(range.map(String.init).joined(separator: " "))\", "
             + "the agent's group is \(gid)); raw: operation not permitted (needs root or CAP_NET_RAW)"
         do {
-            let shipped = try waitForDocument("the ping check under the unit as shipped") {
-                ["ok", "unknown"].contains($0.checks["ping/lo"]?["state"] as? String ?? "")
+            // A document whose ping check was sampled under the path it shows: the check can be
+            // sampled before the container's path is known to be unsatisfied, and its message
+            // gains " (host offline)" only at its next sample (interval 2s).
+            let shipped = try waitForDocument("the ping check under the unit as shipped, sampled with the path the document shows") {
+                guard let check = $0.checks["ping/lo"], let state = check["state"] as? String else { return false }
+                if admitted { return state == "ok" }
+                let offline = (check["message"] as? String ?? "").hasSuffix(" (host offline)")
+                return state == "unknown" && offline == ($0.pathStatus == "unsatisfied")
             }
             let check = shipped.checks["ping/lo"] ?? [:]
             if admitted {

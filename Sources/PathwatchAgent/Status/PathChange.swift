@@ -1,3 +1,5 @@
+import PathwatchProbeKit
+
 /// Which probes a change of the path samples at once, instead of leaving them to their interval:
 /// the phone's "retry when the connection is restored" (SPEC §7).
 enum PathChange {
@@ -19,4 +21,24 @@ enum PathChange {
         }
         return ids.sorted()
     }
+
+    /// The path became satisfied again: what is sampled for it is a recovery sample.
+    static func recovered(before: PathSummary, after: PathSummary) -> Bool {
+        before.status != .unknown && before.status != .satisfied && after.status == .satisfied
+    }
+
+    /// Whether a recovery sample's report calls for one more look. A connection tried in the
+    /// first moments after a link returns can still fail on the way out: a neighbour (ARP or
+    /// NDP) entry that was resolving while the carrier was away fails the packets queued on it
+    /// ("no route to host"), and only the next packet resolves it anew. So a recovery sample with
+    /// a check that is not ok is taken once more, `followUpNanoseconds` later, instead of
+    /// leaving the endpoint red for a whole interval.
+    static func needsFollowUp(_ report: ProbeReport) -> Bool {
+        switch report {
+        case .sample(let observations), .event(let observations): return observations.contains { $0.state != .ok }
+        case .failure: return true
+        }
+    }
+
+    static let followUpNanoseconds: UInt64 = 1_000_000_000
 }

@@ -77,6 +77,8 @@ public final class SystemdStatusReporter: AgentObserver {
         var lastLine: String? = nil
         var ready = false
         var stopping = false
+        /// Why the last reload was refused, until a reload succeeds: STATUS= says it first.
+        var refusal: String? = nil
     }
 
     private let notifier: SystemdNotifier
@@ -98,9 +100,29 @@ public final class SystemdStatusReporter: AgentObserver {
             }
             if line != s.lastLine {
                 s.lastLine = line
-                message.append("STATUS=\(line)")
+                if s.refusal == nil { message.append("STATUS=\(line)") }
             }
             if !message.isEmpty { notifier.send(message.joined(separator: "\n")) }
+        }
+    }
+
+    /// A refused reload: `systemctl status` shows why ("reload refused: …") until a reload
+    /// succeeds, instead of the checks' line, which still describes the old configuration.
+    public func reloadRefused(_ reason: String) {
+        state.withLock { s in
+            guard !s.stopping else { return }
+            let line = "reload refused: " + reason.replacingOccurrences(of: "\n", with: " ")
+            s.refusal = line
+            notifier.send("STATUS=\(line)")
+        }
+    }
+
+    /// A reload succeeded: STATUS= is the checks' line again.
+    public func reloadAccepted() {
+        state.withLock { s in
+            guard !s.stopping, s.refusal != nil else { return }
+            s.refusal = nil
+            if let line = s.lastLine { notifier.send("STATUS=\(line)") }
         }
     }
 

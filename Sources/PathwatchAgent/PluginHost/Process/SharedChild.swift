@@ -131,6 +131,9 @@ final class SharedChild: Sendable {
         switch reply {
         case .sampled(let result?)?:
             state.withLock { s in
+                // An answer the child sent just before it ended can be taken in after its end was:
+                // the cause of that end, which the next sample reports, must stand.
+                guard s.child === child else { return }
                 s.members[id]?.health.state = .running
                 s.members[id]?.health.lastError = result.error
             }

@@ -1,0 +1,96 @@
+import Foundation
+import PathwatchTestSupport
+import Testing
+
+/// A reload never makes the live agent answer less than it knew: `/metrics` and `/status` serve
+/// the last report across it, whether the http sink's own entry changed or another sink's did.
+/// The probes report once a minute, so any answer right after the reload comes from what the
+/// agent knew before it, not from a report that happened to follow.
+@Suite(.serialized, .onItsOwnThread) struct ReloadWithoutGapTests {
+    static func configuration(port: Int, token: String, extraSink: String = "") -> String {
+        """
+        {"agent": {"plugin_dirs": ["\(TestEnvironment.productsDirectory.path)"], "interval": "60s", "state_dir": "state"},
+         "probes": [{"id": "disk", "plugin": "disk", "config": {"mounts": ["/"]}},
+                    {"id": "load", "plugin": "loadavg", "config": {}}],
+         "sinks": [{"type": "http", "listen": "127.0.0.1:\(port)", "token": "\(token)"}\(extraSink)]}
+        """
+    }
+
+    /// The series lines of a /metrics body (no comments).
+    static func series(_ body: String) -> [String] {
+        body.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("#") && !$0.isEmpty }
+    }
+
+    func reload(_ agent: LiveAgent) throws {
+        let result = try run(Unprivileged.pathwatch(["reload", "--pid", "\(agent.process.process.processIdentifier)"]), timeout: 90)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+    }
+
+    @Test(arguments: ["another sink changed", "the http sink's own entry changed"])
+    func metricsAndStatusKeepTheLastReportAcrossAReload(change: String) throws {
+        let dir = try Unprivileged.makeTemporaryDirectory("pathwatch-reload-gap")
+        defer { TestEnvironment.removeTemporaryDirectory(dir) }
+        let agent = try LiveAgent(in: dir, token: "first") { Self.configuration(port: $0, token: "first") }
+        defer { agent.stop() }
+        let before = try #require(waitUntilValue(timeout: 30) { () -> [String]? in
+            let reply = try? agent.request("/metrics")
+            let series = reply.map { Self.series($0.body) } ?? []
+            return series.contains { $0.hasPrefix("pathwatch_check_state{") && $0.contains(#"check="load/"#) } ? series : nil
+        }, "no report reached /metrics")
+        let token = change == "another sink changed" ? "first" : "second"
+        let extra = change == "another sink changed" ? #", {"type": "file", "path": "status.json"}"# : ""
+        try Self.configuration(port: agent.port, token: token, extraSink: extra).write(to: agent.config, atomically: false, encoding: .utf8)
+        try reload(agent)
+        let metrics = try agent.request("/metrics", auth: .bearer(token))
+        #expect(metrics.status == 200, "\(metrics.head)")
+        let after = Self.series(metrics.body)
+        let names = { (lines: [String]) in Set(lines.map { String($0.prefix { $0 != " " }) }) }
+        #expect(names(before).subtracting(names(after)).isEmpty,
+                "series gone after the reload: \(names(before).subtracting(names(after)).sorted().prefix(10))")
+        let status = try agent.request("/status", auth: .bearer(token))
+        #expect(status.status == 200, "\(status.head) \(status.body.prefix(300))")
+        #expect(status.body.contains(#""load/"#), "\(status.body.prefix(300))")
+    }
+
+    /// A real Prometheus scraping every 500 ms across three reloads that each add a sink: no
+    /// scrape finds fewer samples than before the first (a scrape of a blanked /metrics finds one,
+    /// `pathwatch_build_info`, and every other series goes stale, resetting alerts' `for:`).
+    @Test(.enabled(if: RemoteWritePrometheusTests.missingPrometheus() == nil, "needs prometheus (make test-deps)"))
+    func prometheusScrapingAcrossReloadsSeesNoDropInSeries() throws {
+        let dir = try Unprivileged.makeTemporaryDirectory("pathwatch-reload-scrape")
+        defer { TestEnvironment.removeTemporaryDirectory(dir) }
+        let agent = try LiveAgent(in: dir, token: "first") { Self.configuration(port: $0, token: "first") }
+        defer { agent.stop() }
+        let prometheus = try PrometheusServer(in: dir, configuration: """
+            global: {scrape_interval: 500ms, scrape_timeout: 400ms}
+            scrape_configs:
+              - job_name: pathwatch
+                authorization: {credentials: first}
+                static_configs: [{targets: ["127.0.0.1:\(agent.port)"]}]
+            """)
+        func samples() -> Double? { prometheus.query("scrape_samples_scraped{job=\"pathwatch\"}").first.flatMap { Double($0.value) } }
+        func scrapes() -> Double? {
+            prometheus.query("count_over_time(scrape_samples_scraped{job=\"pathwatch\"}[10m])").first.flatMap { Double($0.value) }
+        }
+        // Both probes have reported and been scraped: the series a reload must keep.
+        let before = try #require(waitUntilValue(timeout: 60, interval: 0.2) { () -> Double? in
+            guard let n = samples(), n > 20, prometheus.query("pathwatch_check_state{check=~\"load/.*\"}").count > 0 else { return nil }
+            return n
+        }, "prometheus never scraped the agent's report: \(prometheus.targets())")
+        let firstReload = Date()
+        for round in 1...3 {
+            let sinks = (1...round).map { #", {"type": "file", "path": "status-\#($0).json"}"# }.joined()
+            try Self.configuration(port: agent.port, token: "first", extraSink: sinks).write(to: agent.config, atomically: false, encoding: .utf8)
+            try reload(agent)
+            // Scrapes after this reload, before the probes' next report (a minute away).
+            let counted = scrapes() ?? 0
+            #expect(waitUntil(timeout: 30, interval: 0.2) { (scrapes() ?? 0) >= counted + 3 }, "prometheus stopped scraping")
+        }
+        // The scrapes since the first reload began (a window that starts after `before` was seen).
+        let window = "\(Int(Date().timeIntervalSince(firstReload).rounded(.up)))s"
+        let fewest = prometheus.query("min_over_time(scrape_samples_scraped{job=\"pathwatch\"}[\(window)])").first.flatMap { Double($0.value) }
+        #expect((fewest ?? 0) >= before, "a scrape across the reloads found \(fewest ?? 0) samples, before them \(before)")
+        let down = prometheus.query("min_over_time(up{job=\"pathwatch\"}[\(window)])").first.flatMap { Double($0.value) }
+        #expect(down == 1, "a scrape failed across the reloads")
+    }
+}
