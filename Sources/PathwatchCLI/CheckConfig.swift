@@ -12,25 +12,18 @@ extension Pathwatch {
         @OptionGroup var options: CommonOptions
 
         func run() throws {
-            // An inline probe's plug-in is created in this process and may print to descriptor 1:
-            // the verdict keeps a descriptor of its own, as the agent's output does.
+            // The verdict keeps a descriptor of its own, as the agent's output does.
             AgentOutput.claim()
             let loaded = options.loadConfig()
             let logger = options.makeLogger(redactor: loaded.redactor)
-            let catalog = PluginCatalog.discover(for: loaded, logger: logger)
-            let created: [ProbeSetup.Created]
+            let checked: ProbeCreationCheck.Outcome
             do {
-                created = try ProbeSetup.instantiate(loaded, catalog: catalog, logger: logger)
+                checked = try ProbeCreationCheck.createEveryProbe(loaded, logger: logger)
             } catch {
-                printError("configuration error: \(error)")
+                for refusal in error.errors { printError("configuration error: \(refusal)") }
                 throw ExitCode(ExitStatus.configError)
             }
-            // A plug-in whose child died creating its instance is not a configuration error (the
-            // agent would start it again), but the operator should know before starting.
-            for c in created where c.instance.health.state != .running {
-                say("warning: probe \(c.config.id): \(loaded.redactor.redact(c.instance.health.lastError ?? "not running"))")
-            }
-            created.forEach { $0.instance.destroy() }
+            let catalog = checked.catalog
             // A refusal names its file, whose folder may be a substituted secret.
             for refusal in catalog.refused { say("note: plug-in refused: \(loaded.redactor.redact(refusal.description))") }
             DescriptorLimit.raiseSoftToHard()
@@ -49,7 +42,7 @@ extension Pathwatch {
             let fragments = loaded.origins.fragments
             let from = fragments.isEmpty ? "" : " with \(fragments.joined(separator: ", "))"
             say(
-                "\(loaded.file)\(from): valid (\(Plural.count(created.count, "probe")), \(Plural.count(loaded.config.sinks.count, "sink"))); "
+                "\(loaded.file)\(from): valid (\(Plural.count(checked.probes, "probe")), \(Plural.count(loaded.config.sinks.count, "sink"))); "
                     + "limits: \(ConfigBounds.summary); \(checkedAs)")
         }
 

@@ -62,19 +62,22 @@ final class HTTPConnectionHandler: ChannelInboundHandler {
     private func serve(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
         switch router.route(head) {
         case .reply(let reply):
-            respond(context, reply, close: !head.isKeepAlive, headOnly: head.method == .HEAD)
+            // A delivery is the agent's status handed over: not a refusal, not the liveness
+            // answer of /healthz (a load balancer asking it says nothing of the readers), not a HEAD.
+            let delivers = head.method == .GET && (200..<300).contains(reply.status.code) && HTTPRouter.path(of: head.uri) != "/healthz"
+            respond(context, reply, close: !head.isKeepAlive, headOnly: head.method == .HEAD, delivers: delivers)
         case .stream where head.method == .HEAD:
             // What a stream would begin with, and nothing more: no subscription for a HEAD.
             respond(context, HTTPReply(status: .ok, headers: Self.streamHeaders, body: ByteBuffer()), close: !head.isKeepAlive, headOnly: true)
         case .stream(let lastEventID):
             finished = true
             context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .ok, headers: Self.streamHeaders))), promise: nil)
+            // Its frames, from the opening on, are each a delivery when written.
             router.hub.subscribe(context.channel, lastEventID: lastEventID)
         }
-        router.hub.noteResponse()
     }
 
-    private func respond(_ context: ChannelHandlerContext, _ reply: HTTPReply, close: Bool, headOnly: Bool = false) {
+    private func respond(_ context: ChannelHandlerContext, _ reply: HTTPReply, close: Bool, headOnly: Bool = false, delivers: Bool = false) {
         var headers = reply.headers
         headers.add(name: "Content-Length", value: String(reply.body.readableBytes))
         if close {
@@ -85,6 +88,10 @@ final class HTTPConnectionHandler: ChannelInboundHandler {
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: version, status: reply.status, headers: headers))), promise: nil)
         if !headOnly { context.write(wrapOutboundOut(.body(.byteBuffer(reply.body))), promise: nil) }
         let done = context.writeAndFlush(wrapOutboundOut(.end(nil)))
+        if delivers {
+            let hub = router.hub
+            done.whenSuccess { hub.noteDelivery() }
+        }
         if close {
             lingeringClose(context, after: done)
         } else {

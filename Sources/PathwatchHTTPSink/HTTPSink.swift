@@ -75,7 +75,7 @@ final class HTTPSink: Sink {
         // event loop writes them at once. `dropped`: streams cut off for not reading.
         return SinkStatus(
             type: "http", target: url, queued: 0, dropped: counters.disconnected,
-            lastDelivery: counters.lastResponse, lastError: listening ? nil : lastError)
+            lastDelivery: counters.lastDelivery, lastError: listening ? nil : lastError)
     }
 
     /// Nothing is queued: every response is rendered from the latest report when asked.

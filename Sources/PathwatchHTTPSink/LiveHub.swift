@@ -41,7 +41,7 @@ final class LiveHub: Sendable {
         var lastStatusPush = NIODeadline.uptimeNanoseconds(0)
         var keepAlive: RepeatedTask?
         var disconnected = 0
-        var lastResponse: WallTime?
+        var lastDelivery: WallTime?
     }
 
     private let state = Mutex(State())
@@ -93,10 +93,11 @@ final class LiveHub: Sendable {
         return text
     }
 
-    func noteResponse() { state.withLock { $0.lastResponse = .now() } }
+    /// A client got what it asked for: a page, a document, the metrics, or a stream's frame.
+    func noteDelivery() { state.withLock { $0.lastDelivery = .now() } }
 
-    var counters: (disconnected: Int, lastResponse: WallTime?) {
-        state.withLock { ($0.disconnected, $0.lastResponse) }
+    var counters: (disconnected: Int, lastDelivery: WallTime?) {
+        state.withLock { ($0.disconnected, $0.lastDelivery) }
     }
 
     // MARK: Streams (called on the event loop)
@@ -175,13 +176,14 @@ final class LiveHub: Sendable {
     private func sendKeepAlive() {
         let subscribers = state.withLock { Array($0.subscribers.values) }
         let buffer = ByteBuffer(string: ": keep-alive\n\n")
-        for subscriber in subscribers { write(buffer, to: subscriber.channel) }
+        for subscriber in subscribers { write(buffer, to: subscriber.channel, delivers: false) }
     }
 
     /// A client that does not read cannot make the agent hold its data without bound: it is
     /// removed from the streams and disconnected, counted once. False when it was dropped.
+    /// A frame written whole is a delivery (`delivers`: every frame but a keep-alive comment).
     @discardableResult
-    private func write(_ buffer: ByteBuffer, to channel: any Channel) -> Bool {
+    private func write(_ buffer: ByteBuffer, to channel: any Channel, delivers: Bool = true) -> Bool {
         guard channel.isWritable else {
             let wasStreaming = state.withLock { s -> Bool in
                 guard s.subscribers.removeValue(forKey: ObjectIdentifier(channel)) != nil else { return false }
@@ -191,7 +193,8 @@ final class LiveHub: Sendable {
             if wasStreaming { channel.close(promise: nil) }
             return false
         }
-        channel.writeAndFlush(HTTPServerResponsePart.body(.byteBuffer(buffer)), promise: nil)
+        let written = channel.writeAndFlush(HTTPServerResponsePart.body(.byteBuffer(buffer)))
+        if delivers { written.whenSuccess { self.noteDelivery() } }
         return true
     }
 

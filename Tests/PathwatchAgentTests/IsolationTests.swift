@@ -136,9 +136,14 @@ import Testing
         #expect(plugins.stdout.contains("libbye.so: plug-in exited with status 4 while loading"), "\(plugins.stdout)")
         #expect(plugins.stdout.contains("hostile "))
         #expect(!plugins.stdout.contains("talking"))
+        // Every probe is created, each in a child: the one that exits in create is refused with
+        // the words `once` and `run` report it with.
         let check = try run([pathwatch, "check-config", "--config", config.path], timeout: 30)
-        #expect(check.status == 0, "\(check.stderr)")
-        #expect(check.stdout.contains("warning: probe exit: plug-in exited with status 3 during create of probe exit"), "\(check.stdout)")
+        #expect(check.status == 78, "\(check.stderr)")
+        #expect(
+            check.stderr.contains("configuration error: \(config.path): probes[3]: plug-in exited with status 3 during create of probe exit"),
+            "\(check.stderr)")
+        #expect(!check.stdout.contains("valid"), "\(check.stdout)")
         #expect(!check.stdout.contains("talking"))
         let naming = try writeConfig(#"{"agent": {"plugin_dirs": ["."]}, "probes": [{"id": "b", "plugin": "bye"}]}"#, in: dir, name: "bye.json")
         for command in ["check-config", "once", "run"] {
@@ -147,6 +152,31 @@ import Testing
             #expect(result.stderr.contains("plug-in exited with status 4 while loading"), "\(command): \(result.stderr)")
             #expect(result.stdout.isEmpty, "\(command): \(result.stdout)")
         }
+    }
+
+    /// A plug-in that exits or crashes in `create` is refused by check-config in either
+    /// isolation: inline probes are created in a child too, so the crash ends the child, not
+    /// the checker. The refusal names the probe and says what `once` says of it.
+    @Test(arguments: ["process", "inline"], ["exit_in_create", "segfault_in_create"])
+    func checkConfigRefusesAPluginThatEndsInCreate(isolation: String, mode: String) throws {
+        let dir = try FixturePlugins.folderWithTestProbe()
+        defer { TestEnvironment.removeTemporaryDirectory(dir) }
+        try FixturePlugins.build("hostile_probe.c", as: "hostile", into: dir)
+        let config = try writeConfig("""
+            {"agent": {"plugin_dirs": ["."], "isolation": "\(isolation)"}, "probes": [
+             {"id": "healthy", "plugin": "testprobe"},
+             {"id": "bad", "plugin": "hostile", "config": {"do": "\(mode)"}}]}
+            """, in: dir)
+        let expected = mode == "exit_in_create"
+            ? "plug-in exited with status 3 during create of probe bad" : "plug-in crashed: SIGSEGV (signal 11) during create of probe bad"
+        let check = try run([pathwatch, "check-config", "--config", config.path], timeout: 30)
+        #expect(check.status == 78, "\(check.stdout)\(check.stderr)")
+        #expect(check.stderr.contains("configuration error: \(config.path): probes[1]: \(expected)"), "\(check.stderr)")
+        #expect(check.stdout.isEmpty, "\(check.stdout)")
+        // The same words as `once`, which runs the probe isolated (inline, the crash would end it).
+        guard isolation == "process" else { return }
+        let once = try run([pathwatch, "once", "--config", config.path, "--format", "json"], timeout: 30)
+        #expect(message(try parseJSONObject(once.stdout), "bad") == expected, "\(once.stdout)")
     }
 
     @Test func badIsolationSettingsAreRefusedWithTheirPath() throws {

@@ -10,8 +10,8 @@ import Musl
 /// What became of one query.
 enum QueryOutcome {
     case response(DNSResponse, latencyMilliseconds: Double)
-    /// An answer that could not be read.
-    case malformed(latencyMilliseconds: Double)
+    /// An answer that could not be read (by c-ares, over TCP: one that answered no query).
+    case malformed(latencyMilliseconds: Double, overTCP: Bool)
     /// No answer: timeout, refused, unreachable.
     case noAnswer(String)
     /// Never sent, for the agent's own lack of a resource (memory, file descriptors).
@@ -46,19 +46,22 @@ enum QueryRound {
         var pending: [PendingQuery] = []
         for (r, resolver) in resolvers.enumerated() {
             let channel: OpaquePointer
-            switch Self.channel(for: resolver, settings: settings) {
+            let watch = TCPWatch()
+            switch Self.channel(for: resolver, settings: settings, watch: watch) {
             case .success(let made): channel = made
             case .failure(let why):
                 for q in queries.indices { outcomes[r][q] = .notSent(why.text) }
                 continue
             }
             let index = channels.count
-            let waiting = queries.indices.map { PendingQuery(resolver: r, query: $0, channel: index, type: queries[$0].type, round: round) }
+            let waiting = queries.indices.map { PendingQuery(resolver: r, query: $0, channel: index, asked: queries[$0], round: round) }
             pending += waiting
             channels.append(Channel(handle: channel, queued: waiting.reversed()))
+            round.watches.append(watch)
         }
         round.inFlight = Array(repeating: 0, count: channels.count)
-        withExtendedLifetime(pending) {
+        // The watches outlive their channels: ares_destroy closes its sockets through them.
+        withExtendedLifetime((pending, round.watches)) {
             loop(channels, queries, round)
             // Whatever is still unanswered gets ARES_ECANCELLED: no answer within the timeout.
             for channel in channels {
@@ -100,7 +103,7 @@ enum QueryRound {
         }
     }
 
-    private static func channel(for resolver: ResolverAddress, settings: Settings) -> Result<OpaquePointer, ChannelError> {
+    private static func channel(for resolver: ResolverAddress, settings: Settings, watch: TCPWatch) -> Result<OpaquePointer, ChannelError> {
         var options = ares_options()
         // NOCHECKRESP: a SERVFAIL or REFUSED is handed back as it came, not retried elsewhere
         // and turned into a bare error code: the probe reports the resolver's own answer.
@@ -120,6 +123,7 @@ enum QueryRound {
         guard status == ARES_SUCCESS, let channel else {
             return .failure(ChannelError(text: "c-ares: \(String(cString: ares_strerror(status)))"))
         }
+        watch.install(on: channel)
         let set = ares_set_servers_ports_csv(channel, resolver.aresServer)
         guard set == ARES_SUCCESS else {
             ares_destroy(channel)
@@ -195,6 +199,8 @@ final class Round {
     var unanswered = 0
     /// Queries sent and not yet answered, by channel.
     var inFlight: [Int] = []
+    /// What each channel's TCP connections did.
+    var watches: [TCPWatch] = []
 
     init(timeout: ConfigDuration) { self.timeout = timeout }
 }
@@ -205,15 +211,18 @@ final class PendingQuery {
     let query: Int
     let channel: Int
     let type: RecordType
+    /// "name/TYPE-code", as TCPWatch reads it from the query on the wire.
+    let question: String
     let round: Round
     var sentAt: Int64 = 0
     var outcome: QueryOutcome?
 
-    init(resolver: Int, query: Int, channel: Int, type: RecordType, round: Round) {
+    init(resolver: Int, query: Int, channel: Int, asked: DNSQuery, round: Round) {
         self.resolver = resolver
         self.query = query
         self.channel = channel
-        self.type = type
+        type = asked.type
+        question = "\(AnswerText.name(asked.queryName))/\(asked.type.code)"
         self.round = round
         round.unanswered += 1
     }
@@ -230,12 +239,21 @@ final class PendingQuery {
         round.unanswered -= 1
         round.inFlight[channel] -= 1
         let latency = Double(MonotonicClock.nowNanoseconds() - sentAt) / 1e6
+        // A query that went over TCP and ended without an answer: what the connection did.
+        if status != ARES_SUCCESS, status != ARES_ENOMEM, let trouble = round.watches[channel].trouble(of: question, status: status) {
+            switch trouble {
+            case .malformed: outcome = .malformed(latencyMilliseconds: latency, overTCP: true)
+            case .closedByServer: outcome = .noAnswer("the server closed the TCP connection without answering")
+            case .refused: outcome = .noAnswer("TCP connection refused")
+            }
+            return
+        }
         switch status {
         case ARES_SUCCESS:
             if let answer, let response = try? DNSResponse(answer, asked: type) {
                 outcome = .response(response, latencyMilliseconds: latency)
             } else {
-                outcome = .malformed(latencyMilliseconds: latency)
+                outcome = .malformed(latencyMilliseconds: latency, overTCP: false)
             }
         case ARES_ETIMEOUT, ARES_ECANCELLED, ARES_EDESTRUCTION:
             outcome = .noAnswer("no answer within \(round.timeout)")

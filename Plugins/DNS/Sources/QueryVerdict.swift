@@ -17,9 +17,9 @@ struct QueryVerdict {
         case .notSent(let why):
             state = .unknown
             message = "not asked: \(why)"
-        case .malformed(let latency):
+        case .malformed(let latency, let overTCP):
             state = .critical
-            message = "unreadable answer in \(MessageText.milliseconds(latency)) ms"
+            message = "\(overTCP ? "malformed answer over TCP" : "unreadable answer") in \(MessageText.milliseconds(latency)) ms"
             metrics = [("latency_ms", latency)]
         case .response(let response, let latency):
             let code = ResponseCode.name(response.rcode)

@@ -77,16 +77,19 @@ public struct Emitter {
     @discardableResult
     public func emit(_ observation: Observation) -> Bool {
         guard let emit = raw.pointee.emit else { return false }
+        // The host reads the message as a C string: a NUL inside it would end it there, and
+        // everything after it (a latency, a count) would be lost without a trace.
+        let messageText = Self.escapingNUL(observation.message)
         // The strings must outlive the emit() call only. Each is copied, NUL-terminated, into one
         // buffer, and the metric and label structs into two more, all on the stack when small:
         // a disk check's emit made three heap arrays and freed them again.
-        var size = observation.key.utf8.count + observation.message.utf8.count + 2
+        var size = observation.key.utf8.count + messageText.utf8.count + 2
         for metric in observation.metrics { size += metric.name.utf8.count + 1 }
         for label in observation.labels { size += label.name.utf8.count + label.value.utf8.count + 2 }
         return withUnsafeTemporaryAllocation(of: CChar.self, capacity: size) { text in
             var offset = 0
             let key = Self.copy(observation.key, into: text, at: &offset)
-            let message = Self.copy(observation.message, into: text, at: &offset)
+            let message = Self.copy(messageText, into: text, at: &offset)
             return withUnsafeTemporaryAllocation(of: pw_metric.self, capacity: observation.metrics.count) { metrics in
                 for (i, metric) in observation.metrics.enumerated() {
                     (metrics.baseAddress! + i).initialize(
@@ -111,6 +114,11 @@ public struct Emitter {
                 }
             }
         }
+    }
+
+    /// `text` with each NUL written as the two characters `\0`.
+    static func escapingNUL(_ text: String) -> String {
+        text.utf8.contains(0) ? text.replacing("\u{0}", with: "\\0") : text
     }
 
     /// Copies `s` NUL-terminated into `text` at `offset`, moves `offset` past it, and returns

@@ -164,6 +164,11 @@ enum PluginLoader {
         if (d.event_fd == nil) != (d.handle_event == nil) {
             return .failure(Refusal(reason: "descriptor has only one of event_fd and handle_event"))
         }
+        // Declared event-driven without the calls that make it so, it would load as a polled
+        // probe and never report a change between samples.
+        if d.flags & UInt64(PW_PROBE_FLAG_EVENT_DRIVEN) != 0, d.event_fd == nil {
+            return .failure(Refusal(reason: "descriptor declares PW_PROBE_FLAG_EVENT_DRIVEN but has no event_fd and handle_event"))
+        }
         return .success(LoadedPlugin(path: path, descriptor: raw))
     }
 }

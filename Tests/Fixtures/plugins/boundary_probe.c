@@ -1,10 +1,12 @@
 /* A plug-in that uses the edges of the boundary a careless or newer plug-in would use, for the
  * host's tests. Built with cc against the ABI header alone.
  *
- * Compile-time knob: -DGROWN builds every struct it hands over (descriptor, observation,
+ * Compile-time knobs: -DGROWN builds every struct it hands over (descriptor, observation,
  * metric, label) grown at its end, as a plug-in built against a later header would, with
  * struct_size set to the grown size. The extra fields hold values a host that walked arrays
- * with its own stride would misread.
+ * with its own stride would misread. -DFLAGGED_EVENT_DRIVEN sets PW_PROBE_FLAG_EVENT_DRIVEN in
+ * the descriptor's flags but leaves event_fd and handle_event NULL: a declaration the host
+ * must refuse.
  *
  * Config: {"mode": M}, one of
  *   "plain"       one check "c" with metrics a=1, b=2 and labels x=1, y=2
@@ -116,8 +118,14 @@ static int bp_sample(void *instance, const pw_emitter *em, pw_error *e) {
 
 static void bp_destroy(void *instance) { free(instance); }
 
+#ifdef FLAGGED_EVENT_DRIVEN
+#define BOUNDARY_FLAGS PW_PROBE_FLAG_EVENT_DRIVEN
+#else
+#define BOUNDARY_FLAGS 0
+#endif
+
 static const descriptor_t descriptor = {{
-    PW_PROBE_ABI_VERSION, sizeof(descriptor_t), "boundary", "1.0.0", "Uses the edges of the plug-in boundary.", 0,
+    PW_PROBE_ABI_VERSION, sizeof(descriptor_t), "boundary", "1.0.0", "Uses the edges of the plug-in boundary.", BOUNDARY_FLAGS,
     bp_create, bp_sample, NULL, NULL, bp_destroy,
 } DESC_GROWTH};
 

@@ -9,6 +9,7 @@
  *   "segfault"       every sample writes through a null pointer
  *   "abort"          every sample calls abort()
  *   "exit_in_create" create calls exit(3)
+ *   "segfault_in_create" create writes through a null pointer
  *   "spin"           every sample spins forever
  *   "block"          every sample sleeps forever
  *   "leak"           every sample leaks 10 MB it has written to (and dies when malloc fails)
@@ -77,6 +78,7 @@ static int hp_create(const char *json, size_t len, void **out, pw_error *e) {
     field(json, len, "do", p->what, sizeof p->what);
     field(json, len, "count_file", p->count_file, sizeof p->count_file);
     if (is(p, "exit_in_create")) exit(3);
+    if (is(p, "segfault_in_create")) { volatile int *nowhere = NULL; *nowhere = 1; }
     if (is(p, "chatter")) { printf("create talking on stdout\n"); fprintf(stderr, "create talking on stderr\n"); fflush(stdout); }
     (void)e;
     *out = p;
