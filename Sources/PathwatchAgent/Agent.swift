@@ -206,11 +206,11 @@ public final class Agent: Sendable {
         let created = try ProbeSetup.instantiate(next, catalog: merged, only: changed, logger: logger, children: children)
         // A sink is made in the setting of its configuration (folders, the agent's interval): one
         // whose entry is unchanged is kept only while that setting is too.
-        let (running, sameSetting) = state.withLock { s in
+        let (runningSinks, sameSetting) = state.withLock { s in
             (s.sinkConfigs == next.config.sinks ? nil : Array(zip(s.sinkConfigs, s.sinks)), s.loaded.sinkSetting == next.sinkSetting)
         }
-        let replacement = running.map { running in
-            SinkReplacement(running: running.map { ($0.0, $0.1) }, next: next.config.sinks, reuse: sameSetting) {
+        let replacement = runningSinks.map { runningSinks in
+            SinkReplacement(running: runningSinks.map { ($0.0, $0.1) }, next: next.config.sinks, reuse: sameSetting) {
                 $0.makeSink(in: next, logger: logger)
             }
         }

@@ -21,7 +21,7 @@ package enum ReloadChannel {
         var line: String {
             switch self {
             case .reloaded(let summary): "reloaded: \(summary)\n"
-            case .refused(let reason): "refused: \(reason.replacingOccurrences(of: "\n", with: " "))\n"
+            case .refused(let reason): "refused: \(reason.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: " "))\n"
             }
         }
 
@@ -75,10 +75,11 @@ package final class ReloadAnnouncer: Sendable {
     package func takeAudience() -> [Int32] {
         var audience: [Int32] = []
         while true {
-            let client = accept4(socket, nil, nil, Int32(SOCK_CLOEXEC.rawValue))
+            let client = accept(socket, nil, nil)
             guard client >= 0 else { return audience }
-            var peer = ucred()
-            var size = socklen_t(MemoryLayout<ucred>.size)
+            _ = fcntl(client, F_SETFD, FD_CLOEXEC)
+            var peer = PeerCredentials()
+            var size = socklen_t(MemoryLayout<PeerCredentials>.size)
             let known = getsockopt(client, SOL_SOCKET, SO_PEERCRED, &peer, &size) == 0
             if known && (peer.uid == getuid() || peer.uid == 0) { audience.append(client) } else { close(client) }
         }
@@ -92,4 +93,12 @@ package final class ReloadAnnouncer: Sendable {
             close(client)
         }
     }
+}
+
+/// `struct ucred` (SO_PEERCRED's answer), which Swift's Glibc module leaves out: it is declared
+/// only under _GNU_SOURCE.
+private struct PeerCredentials {
+    var pid: pid_t = 0
+    var uid: uid_t = 0
+    var gid: gid_t = 0
 }

@@ -48,7 +48,7 @@ package enum ServiceUserCheck {
     private static func thisExecutable() -> String {
         var buffer = [CChar](repeating: 0, count: 4_096)
         let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        return n > 0 ? String(cString: buffer) : "/proc/self/exe"
+        return n > 0 ? String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) : "/proc/self/exe"
     }
 
     private static func currentDirectory() -> String {

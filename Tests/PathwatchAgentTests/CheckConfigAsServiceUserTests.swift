@@ -24,7 +24,7 @@ import Testing
         let dir = try Unprivileged.makeTemporaryDirectory("pathwatch-check-user")
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         let secret = dir.appendingPathComponent("token")
-        try "s3cret-value".write(to: secret, atomically: false, encoding: .utf8)
+        try "s3cret-value-0123456789".write(to: secret, atomically: false, encoding: .utf8)
         chown(secret.path, 0, 0)
         chmod(secret.path, 0o600)
         let rootOnly = dir.appendingPathComponent("root-only")
@@ -40,7 +40,7 @@ import Testing
         #expect(unreadable.status == 78, "\(unreadable.stdout)\(unreadable.stderr)")
         #expect(unreadable.stderr.contains("as the service's user nobody: "), "\(unreadable.stderr)")
         #expect(unreadable.stderr.contains(secret.path), "the refusal names the file: \(unreadable.stderr)")
-        #expect(!unreadable.stderr.contains("s3cret-value") && !unreadable.stdout.contains("s3cret-value"))
+        #expect(!unreadable.stderr.contains("s3cret-value-0123456789") && !unreadable.stdout.contains("s3cret-value-0123456789"))
 
         let unwritable = try check(#"{"type": "file", "path": "root-only/status.json"}"#, in: dir)
         #expect(unwritable.status == 78, "\(unwritable.stdout)\(unwritable.stderr)")

@@ -7,6 +7,9 @@ import Testing
 /// The probes report once a minute, so any answer right after the reload comes from what the
 /// agent knew before it, not from a report that happened to follow.
 @Suite(.serialized, .onItsOwnThread) struct ReloadWithoutGapTests {
+    static let first = "first-token-0123456789"
+    static let second = "second-token-0123456789"
+
     static func configuration(port: Int, token: String, extraSink: String = "") -> String {
         """
         {"agent": {"plugin_dirs": ["\(TestEnvironment.productsDirectory.path)"], "interval": "60s", "state_dir": "state"},
@@ -30,14 +33,14 @@ import Testing
     func metricsAndStatusKeepTheLastReportAcrossAReload(change: String) throws {
         let dir = try Unprivileged.makeTemporaryDirectory("pathwatch-reload-gap")
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
-        let agent = try LiveAgent(in: dir, token: "first") { Self.configuration(port: $0, token: "first") }
+        let agent = try LiveAgent(in: dir, token: Self.first) { Self.configuration(port: $0, token: Self.first) }
         defer { agent.stop() }
         let before = try #require(waitUntilValue(timeout: 30) { () -> [String]? in
             let reply = try? agent.request("/metrics")
             let series = reply.map { Self.series($0.body) } ?? []
             return series.contains { $0.hasPrefix("pathwatch_check_state{") && $0.contains(#"check="load/"#) } ? series : nil
         }, "no report reached /metrics")
-        let token = change == "another sink changed" ? "first" : "second"
+        let token = change == "another sink changed" ? Self.first : Self.second
         let extra = change == "another sink changed" ? #", {"type": "file", "path": "status.json"}"# : ""
         try Self.configuration(port: agent.port, token: token, extraSink: extra).write(to: agent.config, atomically: false, encoding: .utf8)
         try reload(agent)
@@ -59,13 +62,13 @@ import Testing
     func prometheusScrapingAcrossReloadsSeesNoDropInSeries() throws {
         let dir = try Unprivileged.makeTemporaryDirectory("pathwatch-reload-scrape")
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
-        let agent = try LiveAgent(in: dir, token: "first") { Self.configuration(port: $0, token: "first") }
+        let agent = try LiveAgent(in: dir, token: Self.first) { Self.configuration(port: $0, token: Self.first) }
         defer { agent.stop() }
         let prometheus = try PrometheusServer(in: dir, configuration: """
             global: {scrape_interval: 500ms, scrape_timeout: 400ms}
             scrape_configs:
               - job_name: pathwatch
-                authorization: {credentials: first}
+                authorization: {credentials: \(Self.first)}
                 static_configs: [{targets: ["127.0.0.1:\(agent.port)"]}]
             """)
         func samples() -> Double? { prometheus.query("scrape_samples_scraped{job=\"pathwatch\"}").first.flatMap { Double($0.value) } }
@@ -80,7 +83,7 @@ import Testing
         let firstReload = Date()
         for round in 1...3 {
             let sinks = (1...round).map { #", {"type": "file", "path": "status-\#($0).json"}"# }.joined()
-            try Self.configuration(port: agent.port, token: "first", extraSink: sinks).write(to: agent.config, atomically: false, encoding: .utf8)
+            try Self.configuration(port: agent.port, token: Self.first, extraSink: sinks).write(to: agent.config, atomically: false, encoding: .utf8)
             try reload(agent)
             // Scrapes after this reload, before the probes' next report (a minute away).
             let counted = scrapes() ?? 0

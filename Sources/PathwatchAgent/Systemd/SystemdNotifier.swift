@@ -111,7 +111,7 @@ public final class SystemdStatusReporter: AgentObserver {
     public func reloadRefused(_ reason: String) {
         state.withLock { s in
             guard !s.stopping else { return }
-            let line = "reload refused: " + reason.replacingOccurrences(of: "\n", with: " ")
+            let line = "reload refused: " + reason.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: " ")
             s.refusal = line
             notifier.send("STATUS=\(line)")
         }
