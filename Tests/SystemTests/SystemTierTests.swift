@@ -66,6 +66,7 @@ struct SystemTierTests {
         step("8 journal") { try host.writesOneJournalLinePerChange() }
         figures.reload = step("5 reload") { try host.reloadsANewFragment() } ?? nil
         step("10 ping") { try host.pingsWithTheDocumentedDropIn() }
+        step("13 textfile") { try host.feedsNodeExportersTextfileCollector() }
         figures.watchdog = step("6 watchdog") { try host.restartsAFrozenAgent() } ?? nil
         step("12 remove") { try host.removesAndPurges() }
     }
