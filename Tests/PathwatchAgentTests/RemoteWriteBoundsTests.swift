@@ -27,7 +27,7 @@ import Testing
         }
     }
 
-    /// A report of 500 checks is some 250 KB queued, past a 64 KiB queue: it can never be
+    /// A report of 500 checks is some 280 KiB queued, past a 64 KiB queue: it can never be
     /// queued, so each one is dropped and counted, `last_error` says why, the log says it once
     /// (never that it dropped "oldest" reports from a queue that is empty), and the agent stays
     /// small. Once max_bytes is raised, they are delivered.
