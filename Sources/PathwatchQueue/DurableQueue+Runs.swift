@@ -17,7 +17,7 @@ extension DurableQueue {
                 let entry = s.entries[index]
                 if let record = try s.read(entry) {
                     guard accept(record) || run.isEmpty else { break }
-                    run.append(QueueHead(entry: entry, record: record))
+                    run.append(QueueHead(entry: entry, record: record, progress: run.isEmpty ? s.cursor.progress : 0))
                     index += 1
                 } else if run.isEmpty {
                     s.dropHead()
@@ -28,12 +28,14 @@ extension DurableQueue {
                     break
                 }
             }
+            try s.handOut(through: run.last?.entry)
             return run
         }
     }
 
     /// Removes a run that `heads(upTo:)` handed out, with one cursor move. Records of it that
-    /// the bound dropped while it was being sent are skipped; the rest must still be the oldest.
+    /// the bound dropped while it was being sent are skipped, and counted as the run is: not
+    /// at all when it was delivered (they reached the receiver); the rest must still be the oldest.
     public func complete(run: [QueueEntry], as completion: QueueCompletion) throws(QueueError) {
         try state.withLock { s throws(QueueError) in
             var removed = 0
@@ -41,7 +43,10 @@ extension DurableQueue {
                 s.dropHead()
                 removed += 1
             }
-            guard removed > 0 else { return }
+            guard removed > 0 else {
+                if s.settleRunOut(as: completion) { try s.writeCursor() }
+                return
+            }
             try s.finishCompletion(of: removed, as: completion)
         }
     }

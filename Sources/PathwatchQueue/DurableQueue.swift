@@ -37,15 +37,27 @@ public final class DurableQueue: Sendable {
     }
 
     /// What an append did: how many records it accepted, and how many old (or oversized new)
-    /// records it had to drop to stay within the limits.
+    /// records it had to drop to stay within the limits, with the two kinds an owner tells apart
+    /// in its log.
     public struct AppendResult: Sendable, Equatable {
         public var accepted = 0
         public var dropped = 0
+        /// Of `dropped`, records of this batch that were never queued: larger than the queue's
+        /// bytes (or than any record may be), or the oldest of a batch larger than the queue.
+        public var refused = 0
+        /// Of `dropped`, old records that were out with the owner (`head`, `heads`): counted only
+        /// when that run ends, and not at all if it is completed as delivered.
+        public var droppedWhileOut = 0
 
-        public init(accepted: Int = 0, dropped: Int = 0) {
+        public init(accepted: Int = 0, dropped: Int = 0, refused: Int = 0, droppedWhileOut: Int = 0) {
             self.accepted = accepted
             self.dropped = dropped
+            self.refused = refused
+            self.droppedWhileOut = droppedWhileOut
         }
+
+        /// Old records the bound dropped that were not out with the owner.
+        public var droppedOldest: Int { dropped - refused - droppedWhileOut }
     }
 
     static let cursorSyncInterval: UInt64 = 100_000_000
@@ -108,22 +120,28 @@ public final class DurableQueue: Sendable {
         return try state.withLock { s throws(QueueError) -> AppendResult in
             guard !s.closed else { throw QueueError(description: "the queue is closed") }
             var result = AppendResult()
-            // A batch larger than the queue keeps only its newest part.
-            while frames.count > limits.records || UInt64(frames.reduce(0) { $0 + $1.count }) > limits.bytes {
-                frames.removeFirst()
-                result.dropped += 1
+            // A record larger than a frame may be could be written but never read back.
+            frames.removeAll { frame in
+                guard frame.count > QueueFrame.headerSize + QueueFrame.maxRecordSize else { return false }
+                result.refused += 1
+                return true
             }
+            // A batch larger than the queue keeps only its newest part.
+            while !frames.isEmpty, frames.count > limits.records || UInt64(frames.reduce(0) { $0 + $1.count }) > limits.bytes {
+                frames.removeFirst()
+                result.refused += 1
+            }
+            result.dropped = result.refused
+            s.cursor.dropped += UInt64(result.refused)
             guard !frames.isEmpty else {
-                s.cursor.dropped += UInt64(result.dropped)
-                try s.writeCursor()
+                if result.refused > 0 { try s.writeCursor() }
                 return result
             }
             let incoming = UInt64(frames.reduce(0) { $0 + $1.count })
             while s.count > 0 && (s.count + frames.count > limits.records || s.liveBytes + incoming > limits.bytes) {
-                s.dropHead()
+                if s.dropHeadForRoom() { result.droppedWhileOut += 1 }
                 result.dropped += 1
             }
-            s.cursor.dropped += UInt64(result.dropped)
             if s.appendSize >= segmentLimit || (s.spaceShort && s.count == 0 && s.appendSize > 0) { try s.roll() }
             try s.write(frames)
             result.accepted = frames.count
@@ -135,25 +153,44 @@ public final class DurableQueue: Sendable {
     /// The oldest record and its place (to hand back to `complete`), or nil when empty.
     /// A record whose bytes fail their CRC now is dropped, counted, and the next one returned.
     public func head() throws(QueueError) -> QueueHead? {
-        try state.withLock { s throws(QueueError) -> QueueHead? in
-            while s.count > 0 {
-                let entry = s.entries[s.head]
-                if let record = try s.read(entry) { return QueueHead(entry: entry, record: record) }
-                s.dropHead()
-                s.cursor.dropped += 1
-                try s.moveCursor()
-            }
-            return nil
-        }
+        try heads(upTo: 1).first
     }
 
     /// Removes `entry` once it was consumed or given up on. Does nothing when it is no longer
-    /// the oldest (it was dropped for space while it was being sent).
+    /// the oldest (it was dropped for space while it was being sent) but count it as
+    /// `completion` says: delivered, it is not counted as dropped.
     public func complete(_ entry: QueueEntry, as completion: QueueCompletion) throws(QueueError) {
+        try complete(run: [entry], as: completion)
+    }
+
+    /// Notes that the owner consumed the oldest record up to `progress` (its own measure: the
+    /// parts of it already sent), so that a restart resumes there instead of sending those parts
+    /// again. Written like a completion; `heads` hands it back with the record. When `entry` is
+    /// no longer the oldest (the bound dropped it while it was out), the record counts as dropped.
+    public func advance(_ entry: QueueEntry, to progress: UInt64) throws(QueueError) {
         try state.withLock { s throws(QueueError) in
-            guard s.count > 0, s.entries[s.head] == entry else { return }
-            s.dropHead()
-            try s.finishCompletion(of: 1, as: completion)
+            guard s.count > 0, s.entries[s.head] == entry else {
+                if s.settleRunOut(as: .unreadable) { try s.writeCursor() }
+                return
+            }
+            // Nothing of the run was dropped: the record the bound would drop first is still here.
+            _ = s.settleRunOut(as: .delivered)
+            s.cursor.progress = progress
+            try s.writeCursor()
+            try s.syncCursorIfDue()
+        }
+    }
+
+    /// Records the bound dropped while they were out with the owner, not yet counted: they
+    /// count as dropped unless their run is completed as delivered.
+    public var droppedWhileOut: Int { state.withLock { $0.droppedWhileOut } }
+
+    /// Every count at once. Each change of them writes the cursor, whose generation tells the order.
+    public var tally: QueueTally {
+        state.withLock { s in
+            QueueTally(
+                count: s.count, bytes: s.liveBytes, droppedWhileOut: s.droppedWhileOut,
+                counters: QueueCounters(dropped: s.cursor.dropped, rejected: s.cursor.rejected), change: s.cursor.generation)
         }
     }
 

@@ -1,8 +1,13 @@
 /// Where the consumer stands: the first record not yet completed (segment number and byte
-/// offset) and the lifetime counts of records given up on. Kept in the file `cursor` as two 64-byte
-/// slots written alternately, each with a generation number and a CRC: a write torn by a crash
-/// spoils only the slot being written, and the other still holds an earlier position, so the
-/// cursor can fall back (redelivering) but never jump ahead (losing).
+/// offset), how far into that record its owner got (`progress`, for an owner that sends one
+/// record in several parts) and the lifetime counts of records given up on. Kept in the file
+/// `cursor` as two 64-byte slots written alternately, each with a generation number and a CRC: a
+/// write torn by a crash spoils only the slot being written, and the other still holds an earlier
+/// position, so the cursor can fall back (redelivering) but never jump ahead (losing).
+///
+/// A slot without progress keeps the first layout (`PWC1`), byte for byte, so a folder stays
+/// readable by releases that know only that one; a slot with progress is `PWC2`, the same fields
+/// and `progress` after them.
 struct QueueCursor: Sendable, Equatable {
     var segment: UInt64
     var offset: UInt64
@@ -10,35 +15,44 @@ struct QueueCursor: Sendable, Equatable {
     var dropped: UInt64 = 0
     /// Records the consumer completed as rejected (its receiver refused them for good).
     var rejected: UInt64 = 0
+    /// The owner's measure of how much of the first record it has consumed (0: none of it).
+    var progress: UInt64 = 0
     var generation: UInt64 = 0
 
     static let slotSize = 64
     static let magic: UInt32 = 0x5057_4331  // "PWC1"
+    static let magicWithProgress: UInt32 = 0x5057_4332  // "PWC2"
 
     func encoded() -> [UInt8] {
         var bytes: [UInt8] = []
-        LittleEndian.append(Self.magic, to: &bytes)
+        LittleEndian.append(progress == 0 ? Self.magic : Self.magicWithProgress, to: &bytes)
         LittleEndian.append(generation, to: &bytes)
         LittleEndian.append(segment, to: &bytes)
         LittleEndian.append(offset, to: &bytes)
         LittleEndian.append(dropped, to: &bytes)
         LittleEndian.append(rejected, to: &bytes)
+        if progress != 0 { LittleEndian.append(progress, to: &bytes) }
         LittleEndian.append(CRC32.checksum(bytes), to: &bytes)
         bytes += [UInt8](repeating: 0, count: Self.slotSize - bytes.count)
         return bytes
     }
 
     static func decode<C: RandomAccessCollection>(slot: C) -> QueueCursor? where C.Element == UInt8, C.Index == Int {
-        let body = Array(slot.prefix(44))
-        guard body.count == 44, LittleEndian.read(UInt32.self, from: body, at: 0) == magic,
-            let crc = LittleEndian.read(UInt32.self, from: slot, at: 44), CRC32.checksum(body) == crc,
+        let slot = Array(slot)
+        let magicFound = LittleEndian.read(UInt32.self, from: slot, at: 0)
+        let bodySize = magicFound == magicWithProgress ? 52 : 44
+        let body = Array(slot.prefix(bodySize))
+        guard body.count == bodySize, magicFound == magic || magicFound == magicWithProgress,
+            let crc = LittleEndian.read(UInt32.self, from: slot, at: bodySize), CRC32.checksum(body) == crc,
             let generation = LittleEndian.read(UInt64.self, from: body, at: 4),
             let segment = LittleEndian.read(UInt64.self, from: body, at: 12),
             let offset = LittleEndian.read(UInt64.self, from: body, at: 20),
             let dropped = LittleEndian.read(UInt64.self, from: body, at: 28),
             let rejected = LittleEndian.read(UInt64.self, from: body, at: 36)
         else { return nil }
-        return QueueCursor(segment: segment, offset: offset, dropped: dropped, rejected: rejected, generation: generation)
+        let progress = bodySize == 52 ? LittleEndian.read(UInt64.self, from: body, at: 44) ?? 0 : 0
+        return QueueCursor(
+            segment: segment, offset: offset, dropped: dropped, rejected: rejected, progress: progress, generation: generation)
     }
 
     /// The newest valid slot of a cursor file's contents; nil when neither is valid.

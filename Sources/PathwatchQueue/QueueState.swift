@@ -21,6 +21,12 @@ struct QueueState {
     var closed = false
     /// An append failed (a full disk, most likely): reclaim consumed segments eagerly.
     var spaceShort = false
+    /// The newest record of the run `head`/`heads` last handed out: the one its owner is sending.
+    var outThrough: QueueEntry?
+    /// Records of that run the bound dropped while it was out. Whether they were lost is known
+    /// only when the run ends: delivered, they were not, and counting them dropped as well
+    /// would count one record twice (a counter cannot take back a count once shown).
+    var droppedWhileOut = 0
 
     var count: Int { entries.count - head }
 
@@ -38,32 +44,68 @@ struct QueueState {
         return QueueFrame.decode(record: Array(bytes[QueueFrame.headerSize...]))
     }
 
+    /// Drops the oldest record to make room: counted now, or when its run ends if it is out
+    /// with the owner. True when it was out.
+    mutating func dropHeadForRoom() -> Bool {
+        let out = outThrough.map { entries[head].isAtOrBefore($0) } ?? false
+        dropHead()
+        if out { droppedWhileOut += 1 } else { cursor.dropped += 1 }
+        return out
+    }
+
+    /// The run that was out ended as `completion`: what the bound dropped of it counts with the
+    /// rest of the run (nothing when delivered). True when that changed the tally, so the caller
+    /// writes the cursor (whose generation orders tallies).
+    mutating func settleRunOut(as completion: QueueCompletion) -> Bool {
+        defer {
+            droppedWhileOut = 0
+            outThrough = nil
+        }
+        guard droppedWhileOut > 0 else { return false }
+        count(droppedWhileOut, as: completion)
+        return true
+    }
+
+    /// A run is handed out: whatever the bound dropped of the previous one was not delivered.
+    mutating func handOut(through last: QueueEntry?) throws(QueueError) {
+        if settleRunOut(as: .unreadable) { try writeCursor() }
+        outThrough = last
+    }
+
+    mutating func count(_ records: Int, as completion: QueueCompletion) {
+        switch completion {
+        case .delivered: break
+        case .rejected: cursor.rejected += UInt64(records)
+        case .unreadable: cursor.dropped += UInt64(records)
+        }
+    }
+
     /// After `removed` records left the head through `complete`: counts them, moves the cursor
     /// once, reclaims the segment when the queue is empty, and syncs the cursor when it is due.
     mutating func finishCompletion(of removed: Int, as completion: QueueCompletion) throws(QueueError) {
-        switch completion {
-        case .delivered: break
-        case .rejected: cursor.rejected += UInt64(removed)
-        case .unreadable: cursor.dropped += UInt64(removed)
-        }
+        count(removed, as: completion)
+        _ = settleRunOut(as: completion)
         try moveCursor()
         if count == 0 && (appendSize >= DurableQueue.reclaimBytes || (spaceShort && appendSize > 0)) {
             // Best effort: a failed roll keeps the current segment, which is still valid.
             if (try? roll()) != nil { try moveCursor() }
         }
+        try syncCursorIfDue()
+    }
+
+    /// Syncs the cursor when the queue is empty or the last sync is `cursorSyncInterval` old.
+    mutating func syncCursorIfDue() throws(QueueError) {
         if count == 0 || monotonicNanoseconds() - lastCursorSync >= DurableQueue.cursorSyncInterval { try syncCursor() }
     }
 
     /// Points the cursor at the oldest live record (or the end), writes it, and removes the
-    /// segments it has passed. Also compacts the in-memory index.
+    /// segments it has passed. Also compacts the in-memory index. The owner's progress belongs
+    /// to the record the cursor pointed at, so it starts again at 0 when that one left.
     mutating func moveCursor() throws(QueueError) {
-        if count > 0 {
-            cursor.segment = entries[head].segment
-            cursor.offset = entries[head].offset
-        } else {
-            cursor.segment = appendSegment
-            cursor.offset = appendSize
-        }
+        let (segment, offset) = count > 0 ? (entries[head].segment, entries[head].offset) : (appendSegment, appendSize)
+        if segment != cursor.segment || offset != cursor.offset { cursor.progress = 0 }
+        cursor.segment = segment
+        cursor.offset = offset
         if head > 4096 && head * 2 > entries.count {
             entries.removeFirst(head)
             head = 0
@@ -154,6 +196,7 @@ struct QueueState {
     mutating func close() {
         guard !closed else { return }
         closed = true
+        if settleRunOut(as: .unreadable) { try? writeCursor() }
         try? syncCursor()
         QueueFiles.closeDescriptor(appendFD)
         QueueFiles.closeDescriptor(cursorFD)

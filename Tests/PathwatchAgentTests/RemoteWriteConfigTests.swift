@@ -79,6 +79,64 @@ import PathwatchSinks
         }
     }
 
+    /// `external_labels` as a JSON object of `count` labels `l1`, `l2`, … with `value`.
+    static func labels(_ count: Int, value: String = "v") -> String {
+        "{" + (1...count).map { #""l\#($0)": "\#(value)""# }.joined(separator: ", ") + "}"
+    }
+
+    /// Every series carries every external label, so they are bounded: 16 labels, names of 128
+    /// bytes, values of 1,024, 4 KiB in all. Past a bound the configuration is refused with the
+    /// path, whatever the size (10,000 labels, a megabyte of value), and never quotes a value.
+    @Test(arguments: [
+        (Self.labels(17), "sinks[1].external_labels", "at most 16 labels"),
+        (#"{"\#(String(repeating: "n", count: 129))": "v"}"#, "sinks[1].external_labels", "longer than 128 bytes"),
+        (#"{"site": "\#(String(repeating: "v", count: 1025))"}"#, "sinks[1].external_labels.site", "at most 1024 bytes"),
+        (Self.labels(5, value: String(repeating: "v", count: 1000)), "sinks[1].external_labels", "at most 4096 bytes"),
+        (#"{"a-b": "v"}"#, "sinks[1].external_labels.a-b", "label name"),
+    ])
+    func externalLabelsAreBounded(labels: String, path: String, expected: String) {
+        expectRefusal(labels: labels, path: path, expected: expected)
+    }
+
+    /// The sizes an adversary tried: refused as promptly as a small mistake.
+    @Test func tenThousandLabelsOrAMegabyteValueAreRefused() {
+        let started = ContinuousClock.now
+        expectRefusal(labels: Self.labels(10_000), path: "sinks[1].external_labels", expected: "at most 16 labels")
+        expectRefusal(
+            labels: #"{"site": "\#(String(repeating: "v", count: 1 << 20))"}"#, path: "sinks[1].external_labels.site",
+            expected: "at most 1024 bytes")
+        #expect(ContinuousClock.now - started < .seconds(10))
+    }
+
+    func expectRefusal(labels: String, path: String, expected: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        guard let error = SinkConfigFixture.refusal(
+            #"{"type": "remote_write", "url": "http://127.0.0.1/w", "external_labels": \#(labels)}"#, sourceLocation: sourceLocation)
+        else { return }
+        let shown = String(error.description.prefix(300))
+        #expect(error.location == path, "\(shown)", sourceLocation: sourceLocation)
+        #expect(error.message.contains(expected), "\(shown)", sourceLocation: sourceLocation)
+        #expect(!error.description.contains("vvvvvvvv") && error.description.count < 400, "\(shown)", sourceLocation: sourceLocation)
+    }
+
+    @Test func externalLabelsAtTheirBoundsAreAccepted() throws {
+        let (s, _) = try settings(#"{"type": "remote_write", "url": "http://127.0.0.1/w", "external_labels": \#(Self.labels(16))}"#)
+        #expect(s.externalLabels.count == 16)
+        let name = String(repeating: "n", count: 128), value = String(repeating: "v", count: 1024)
+        let (long, _) = try settings(#"{"type": "remote_write", "url": "http://127.0.0.1/w", "external_labels": {"\#(name)": "\#(value)"}}"#)
+        #expect(long.externalLabels.map(\.0) == [name] && long.externalLabels.map(\.1) == [value])
+    }
+
+    @Test func anOverlongLabelValueFromASecretIsNeverRepeated() {
+        let secret = String(repeating: "s3cr3t-", count: 200)
+        setenv("PATHWATCH_TEST_RW_LABEL", secret, 1)
+        defer { unsetenv("PATHWATCH_TEST_RW_LABEL") }
+        guard let error = SinkConfigFixture.refusal(
+            #"{"type": "remote_write", "url": "http://127.0.0.1/w", "external_labels": {"tenant": "${env:PATHWATCH_TEST_RW_LABEL}"}}"#)
+        else { return }
+        #expect(error.location == "sinks[1].external_labels.tenant", "\(error)")
+        #expect(!error.description.contains("s3cr3t") && !error.description.contains("\(secret.utf8.count)"), "\(error)")
+    }
+
     @Test func twoSinksOnOneURLAreRefused() {
         let sink = #"{"type": "remote_write", "url": "http://127.0.0.1/w"}"#
         do {

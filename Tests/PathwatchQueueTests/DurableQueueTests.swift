@@ -168,8 +168,8 @@ import Testing
             _ = try queue.append((1...3).map { payload($0) })
             #expect(try queue.append((4...8).map { payload($0) }) == .init(accepted: 5, dropped: 3))
             #expect(queue.counters.dropped == 3)
-            // A batch larger than the whole queue keeps its newest part.
-            #expect(try queue.append((9...15).map { payload($0) }) == .init(accepted: 5, dropped: 7))
+            // A batch larger than the whole queue keeps its newest part: two of it are refused.
+            #expect(try queue.append((9...15).map { payload($0) }) == .init(accepted: 5, dropped: 7, refused: 2))
             queue.close()
             let reopened = try DurableQueue(folder: folder, limits: .init(records: 5, bytes: 64 << 20))
             #expect(reopened.counters.dropped == 10, "drops are counted across restarts")

@@ -51,19 +51,59 @@ import Testing
         }
     }
 
-    @Test func recordsTheBoundDroppedWhileTheRunWasOutAreSkipped() throws {
+    @Test func recordsTheBoundDroppedWhileTheRunWasOutAreSkippedAndCountOnceAsDelivered() throws {
         try withFolder { folder in
             let queue = try DurableQueue(folder: folder, limits: .init(records: 5, bytes: 64 << 20))
             _ = try queue.append((1...5).map(record))
             let run = try queue.heads(upTo: 3)
             // Two newer records push the two oldest out while the run is being sent.
-            _ = try queue.append((6...7).map(record))
+            let pushed = try queue.append((6...7).map(record))
+            #expect(pushed.droppedWhileOut == 2 && pushed.droppedOldest == 0, "\(pushed)")
+            #expect(queue.droppedWhileOut == 2 && queue.counters.dropped == 0, "not counted before the run's outcome is known")
             try queue.complete(run: run.map(\.entry), as: .delivered)
             #expect(try queue.heads(upTo: 10).map(\.record.id) == (4...7).map { "id-\($0)" })
-            #expect(queue.counters.dropped == 2)
+            // They reached the receiver with the run: delivered, never dropped as well.
+            #expect(queue.counters.dropped == 0 && queue.droppedWhileOut == 0)
             // A stale run (nothing of it at the head any more) changes nothing.
             try queue.complete(run: run.map(\.entry), as: .delivered)
             #expect(queue.count == 4)
+        }
+    }
+
+    @Test func recordsTheBoundDroppedWhileTheRunWasOutCountAsTheRunEnds() throws {
+        try withFolder { folder in
+            let queue = try DurableQueue(folder: folder, limits: .init(records: 4, bytes: 64 << 20))
+            _ = try queue.append((1...4).map(record))
+            // A failed attempt: the run is read again, so what the bound took was not delivered.
+            _ = try queue.heads(upTo: 2)
+            _ = try queue.append([record(5)])
+            #expect(queue.counters.dropped == 0)
+            let again = try queue.heads(upTo: 2)
+            #expect(queue.counters.dropped == 1 && queue.droppedWhileOut == 0)
+            // A refused run: what the bound took of it counts as refused with it.
+            _ = try queue.append([record(6)])
+            try queue.complete(run: again.map(\.entry), as: .rejected)
+            #expect(queue.counters == QueueCounters(dropped: 1, rejected: 2))
+            // Records not out are counted at once; closing counts what is still out.
+            _ = try queue.append([record(7), record(8)])
+            #expect(queue.counters.dropped == 2)
+            _ = try queue.heads(upTo: 1)
+            _ = try queue.append([record(9)])
+            queue.close()
+            let reopened = try DurableQueue(folder: folder, limits: .init(records: 4, bytes: 64 << 20))
+            #expect(reopened.counters == QueueCounters(dropped: 3, rejected: 2))
+            #expect(try reopened.heads(upTo: 10).map(\.record.id) == (6...9).map { "id-\($0)" }, "each of the nine counted once")
+        }
+    }
+
+    @Test func aRecordLargerThanTheQueueIsRefusedWithoutDroppingAnother() throws {
+        try withFolder { folder in
+            let queue = try DurableQueue(folder: folder, limits: .init(records: 100, bytes: 4096))
+            _ = try queue.append((1...3).map(record))
+            let big = QueueRecord(kind: 1, id: "big", enqueuedAtMilliseconds: 9, body: [UInt8](repeating: 7, count: 5000))
+            let result = try queue.append([big])
+            #expect(result == .init(accepted: 0, dropped: 1, refused: 1, droppedWhileOut: 0) && result.droppedOldest == 0)
+            #expect(queue.count == 3 && queue.counters.dropped == 1)
         }
     }
 }

@@ -103,27 +103,26 @@ final class RemoteWriteDeliverer: Sendable {
             let oldestKept = WallTime.now().milliseconds - settings.maxAge.nanoseconds / 1_000_000
             let expired = run.prefix { $0.record.enqueuedAtMilliseconds < oldestKept }
             if !expired.isEmpty {
-                complete(expired.map(\.entry), as: .unreadable, queue: queue)
                 noteAged(expired.count)
+                complete(expired.map(\.entry), as: .unreadable, queue: queue)
                 continue
             }
-            guard run.allSatisfy({ ReportRecord.samples(in: $0.record) != nil }) else {
-                // A kind this release does not know: dropped and counted, as a damaged one is.
+            guard let plan = WriteRequestPlan(run: run, cap: settings.maxSamplesPerSend) else {
+                // A kind this release does not know, or a body it cannot cut into series (only
+                // the head can be one: `batch` takes no such record after it): dropped and
+                // counted, as a damaged one is.
                 complete([run[0].entry], as: .unreadable, queue: queue)
                 continue
             }
             thread.setPhase(.sending)
-            var body: [UInt8] = []
-            body.reserveCapacity(run.reduce(0) { $0 + $1.record.body.count })
-            for head in run { body += head.record.body }
-            guard let compressed = Snappy.compress(body) else {
+            guard let compressed = Snappy.compress(plan.body) else {
                 note(error: "libsnappy cannot compress; holding the queue", level: .error)
                 thread.waitForWake(seconds: Self.ageCheckSeconds)
                 continue
             }
             let outcome = DeliveryOutcome.classify(poster.post(compressed, extraHeaders: []))
             if case .delivered = outcome { confirmed = true }
-            handle(outcome, of: run, queue: queue, policy: policy, backoff: &backoff, generator: &generator)
+            handle(outcome, of: plan, queue: queue, policy: policy, backoff: &backoff, generator: &generator)
         }
     }
 
@@ -140,29 +139,33 @@ final class RemoteWriteDeliverer: Sendable {
     }
 
     private func handle<G: RandomNumberGenerator>(
-        _ outcome: DeliveryOutcome, of run: [QueueHead], queue: DurableQueue, policy: RetryPolicy, backoff: inout Backoff,
+        _ outcome: DeliveryOutcome, of plan: WriteRequestPlan, queue: DurableQueue, policy: RetryPolicy, backoff: inout Backoff,
         generator: inout G
     ) {
-        let samples = run.reduce(0) { $0 + (ReportRecord.samples(in: $1.record) ?? 0) }
-        let what = run.count == 1 ? "1 report" : "\(run.count) reports"
+        let entries = plan.run.map(\.entry)
         switch outcome {
         case .delivered:
             if backoff.failures > 0 { logger.notice("\(name): delivering again after \(backoff.failures) failed attempts") }
             backoff.failures = 0
-            complete(run.map(\.entry), as: .delivered, queue: queue)
-            health.noteDelivery(samples: samples)
+            if let part = plan.part, !plan.completesReports {
+                advance(entries[0], to: part.end, queue: queue)
+            } else {
+                complete(entries, as: .delivered, queue: queue)
+            }
+            health.noteDelivery(samples: plan.samples)
         case .retry(let reason, let retryAfter):
             backoff.failures += 1
             let delay = policy.delay(afterFailures: backoff.failures, retryAfter: retryAfter, using: &generator)
             backoff.notBefore = monotonicNanoseconds() + UInt64(delay * 1e9)
             note(
-                error: "\(reason); attempt \(backoff.failures) at \(what) failed, next in \(ConfigDuration(nanoseconds: Int64(delay * 1e9)))"
+                error: "\(reason); attempt \(backoff.failures) at \(plan) failed, next in \(ConfigDuration(nanoseconds: Int64(delay * 1e9)))"
                     + (retryAfter != nil ? " (Retry-After)" : ""),
                 level: backoff.failures == 1 ? .warning : .info)
         case .rejected(let status, let firstLine):
             backoff.failures = 0
-            complete(run.map(\.entry), as: .rejected, queue: queue)
-            note(error: "HTTP \(status) for \(what) (\(samples) samples), refused for good and dropped: \(firstLine)", level: .error)
+            // A refused part drops its whole report: the report was not delivered.
+            complete(entries, as: .rejected, queue: queue)
+            note(error: "HTTP \(status) for \(plan) (\(plan.samples) samples), refused for good and dropped: \(firstLine)", level: .error)
         case .aborted:
             break
         }
@@ -173,14 +176,20 @@ final class RemoteWriteDeliverer: Sendable {
         let oldest = WallTime.now().milliseconds - settings.maxAge.nanoseconds / 1_000_000
         var dropped = 0
         while let head = try? queue.head(), head.record.enqueuedAtMilliseconds < oldest {
+            health.countAged(1)
             complete([head.entry], as: .unreadable, queue: queue)
             dropped += 1
         }
-        if dropped > 0 { noteAged(dropped) }
+        if dropped > 0 { logAged(dropped) }
     }
 
+    /// Counted before the queue's own count of them is observed, so the two never add up twice.
     private func noteAged(_ count: Int) {
         health.countAged(count)
+        logAged(count)
+    }
+
+    private func logAged(_ count: Int) {
         logger.warning("\(name): dropped the \(count) oldest reports, older than max_age (\(settings.maxAge))")
     }
 
@@ -188,6 +197,16 @@ final class RemoteWriteDeliverer: Sendable {
     private func complete(_ run: [QueueEntry], as completion: QueueCompletion, queue: DurableQueue) {
         do {
             try queue.complete(run: run, as: completion)
+        } catch {
+            note(error: "cannot advance the queue: \(error)", level: .error)
+        }
+        health.observe(queue)
+    }
+
+    /// Notes how far into the oldest report its accepted parts went, so a restart goes on from there.
+    private func advance(_ entry: QueueEntry, to series: Int, queue: DurableQueue) {
+        do {
+            try queue.advance(entry, to: UInt64(series))
         } catch {
             note(error: "cannot advance the queue: \(error)", level: .error)
         }

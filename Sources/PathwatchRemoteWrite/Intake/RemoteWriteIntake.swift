@@ -26,6 +26,7 @@ final class RemoteWriteIntake: Sendable {
     private let logger: AgentLogger
     private let health: RemoteWriteHealth
     private let onQueued: @Sendable (DurableQueue) -> Void
+    private let oversize: OversizeReports
 
     init(
         settings: RemoteWriteSinkSettings, folder: String, name: String, logger: AgentLogger, health: RemoteWriteHealth,
@@ -40,6 +41,7 @@ final class RemoteWriteIntake: Sendable {
         self.logger = logger
         self.health = health
         self.onQueued = onQueued
+        oversize = OversizeReports(name: name, maxBytes: settings.maxBytes, logger: logger, health: health)
     }
 
     var pending: Int { pendingCount.load(ordering: .relaxed) }
@@ -125,8 +127,16 @@ final class RemoteWriteIntake: Sendable {
             entries: WriteRequestEncoder.entries(of: all, timestamp: timestamp), series: all.count, timestamp: timestamp)
         do {
             let result = try queue.append([record])
-            if result.dropped > 0 {
-                logger.warning("\(name): the queue is at max_bytes; dropped the \(result.dropped) oldest reports")
+            if result.refused > 0 {
+                oversize.refused(bytes: record.body.count, series: all.count)
+            } else {
+                oversize.fitted()
+            }
+            let oldest = result.droppedOldest + result.droppedWhileOut
+            if oldest > 0 {
+                logger.warning(
+                    "\(name): the queue is at max_bytes; dropped the \(oldest) oldest reports"
+                        + (result.droppedWhileOut > 0 ? " (\(result.droppedWhileOut) in the request being sent: kept if it is accepted)" : ""))
             }
         } catch {
             health.countLost(1)

@@ -56,7 +56,7 @@ public struct RemoteWriteSinkSettings: SinkSettings, Decodable, Equatable {
         let auth = try RemoteWriteAuth(from: c)
         headers = auth.headerLines
         secretValues = auth.secretValues
-        externalLabelList = try Self.decodeLabels(c)
+        externalLabelList = try ExternalLabels.decode(c)
         maxAge = try c.decodeIfPresent(ConfigDuration.self, forKey: .maxAge) ?? maxAge
         guard maxAge.nanoseconds >= 1_000_000_000 else {
             throw DecodingError.dataCorruptedError(forKey: .maxAge, in: c, debugDescription: "expected at least 1s, found \"\(maxAge)\"")
@@ -85,35 +85,6 @@ public struct RemoteWriteSinkSettings: SinkSettings, Decodable, Equatable {
                     forKey: .max, in: r, debugDescription: "expected at least retry.initial (\(retryInitial)), found \"\(retryMax)\"")
             }
         }
-    }
-
-    /// `external_labels`: an object of Prometheus label names to non-empty values.
-    static func decodeLabels(_ c: KeyedDecodingContainer<CodingKeys>) throws -> [Label] {
-        guard c.contains(.externalLabels) else { return [] }
-        let nested = try c.nestedContainer(keyedBy: NameKey.self, forKey: .externalLabels)
-        var labels: [Label] = []
-        for key in nested.allKeys {
-            let value = try nested.decode(String.self, forKey: key)
-            let name = key.stringValue
-            guard isLabelName(name) else {
-                throw DecodingError.dataCorruptedError(
-                    forKey: key, in: nested, debugDescription: "expected a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*, not starting with __)")
-            }
-            guard name != "__name__", !name.hasPrefix("__") else {
-                throw DecodingError.dataCorruptedError(forKey: key, in: nested, debugDescription: "label names starting with __ are reserved")
-            }
-            guard !value.isEmpty else {
-                throw DecodingError.dataCorruptedError(forKey: key, in: nested, debugDescription: "expected a non-empty label value")
-            }
-            labels.append(Label(name: name, value: value))
-        }
-        return labels.sorted { $0.name < $1.name }
-    }
-
-    static func isLabelName(_ text: String) -> Bool {
-        guard let first = text.unicodeScalars.first, !text.hasPrefix("__") else { return false }
-        let letter: (Unicode.Scalar) -> Bool = { ("a"..."z").contains($0) || ("A"..."Z").contains($0) || $0 == "_" }
-        return letter(first) && text.unicodeScalars.allSatisfy { letter($0) || ("0"..."9").contains($0) }
     }
 
     public static func == (a: Self, b: Self) -> Bool {

@@ -1,0 +1,44 @@
+import PathwatchQueue
+
+/// What one request carries: the oldest reports whole, several while their samples stay within
+/// `max_samples_per_send`; or, when the oldest report alone has more series than that (or was
+/// started already), its next part of at most that many series. A part is a `WriteRequest` of
+/// its own. The queue keeps the report until its last part is accepted, and how far it got
+/// (`DurableQueue.advance`), so a restart resumes with the next part and sends none twice.
+struct WriteRequestPlan: CustomStringConvertible {
+    /// The reports it carries: one, for a part.
+    let run: [QueueHead]
+    /// The uncompressed `WriteRequest`.
+    let body: [UInt8]
+    let samples: Int
+    /// For a part of a report: the report's series sent once it is accepted, and all of them.
+    let part: (end: Int, of: Int)?
+
+    /// Whether an accepted request completes its reports (whole ones, or a report's last part).
+    var completesReports: Bool { part.map { $0.end >= $0.of } ?? true }
+
+    /// nil when the head report cannot be cut into its series (a record this release cannot read).
+    init?(run: [QueueHead], cap: Int) {
+        guard let head = run.first, let series = ReportRecord.samples(in: head.record) else { return nil }
+        let from = Int(clamping: head.progress)
+        guard from > 0 || series > cap else {
+            self.run = run
+            body = run.flatMap(\.record.body)
+            samples = run.reduce(0) { $0 + (ReportRecord.samples(in: $1.record) ?? 0) }
+            part = nil
+            return
+        }
+        let end = min(series, from + cap)
+        guard from < end, let bytes = SeriesEntries.slice(head.record.body, entries: from..<end) else { return nil }
+        self.run = [head]
+        body = Array(bytes)
+        samples = end - from
+        part = (end, series)
+    }
+
+    /// For the log: "1 report", "3 reports", "series 2001 to 4000 of a report of 5000".
+    var description: String {
+        if let part { return "series \(part.end - samples + 1) to \(part.end) of a report of \(part.of)" }
+        return run.count == 1 ? "1 report" : "\(run.count) reports"
+    }
+}
