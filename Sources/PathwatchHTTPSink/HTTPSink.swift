@@ -5,17 +5,22 @@ import NIOPosix
 import Synchronization
 
 /// The live agent over HTTP (SPEC §8): `/`, `/status`, `/metrics`, `/events`, `/healthz`,
-/// served from the latest report on one event-loop thread of its own. `submit` only records the
+/// served from the latest report on the http sinks' one event-loop thread. `submit` only records the
 /// report and hands change events to that thread, so no client can slow the agent.
 ///
 /// A listen address that is taken is retried every `bindRetry` (the agent keeps running and the
 /// sink's `last_error` says why), so a restart racing its predecessor's socket recovers by itself.
 final class HTTPSink: Sink {
     static let bindRetry = TimeAmount.seconds(5)
+    /// One event-loop thread for every http sink of the process, for its whole life. A group of
+    /// the sink's own would have to be shut down when a reload replaces the sink or the agent
+    /// stops, and SwiftNIO does that through a Dispatch global queue, whose first job starts
+    /// libdispatch's worker pool at a raised priority: refused for the service's user, and
+    /// logged as "Failed to set thread priority" at every reload and stop.
+    static let loops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 
     let settings: HTTPSinkSettings
     private let logger: AgentLogger
-    private let group: MultiThreadedEventLoopGroup
     private let hub: LiveHub
     private let server: HTTPServer
     private let outcome = Mutex<(listening: Bool, lastError: String?, closed: Bool)>((false, nil, false))
@@ -23,8 +28,7 @@ final class HTTPSink: Sink {
     init(settings: HTTPSinkSettings, logger: AgentLogger) {
         self.settings = settings
         self.logger = logger
-        group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let loop = group.next()
+        let loop = Self.loops.next()
         hub = LiveHub(loop: loop)
         server = HTTPServer(
             address: settings.listen, router: HTTPRouter(hub: hub, token: settings.token),
@@ -91,6 +95,5 @@ final class HTTPSink: Sink {
         let closed = DispatchSemaphore(value: 0)
         server.close().whenComplete { _ in closed.signal() }
         _ = closed.wait(timeout: .now() + 2)
-        group.shutdownGracefully { _ in }
     }
 }

@@ -71,7 +71,26 @@ import Testing
         #expect(healthy["restarts"] as? Double == 0, "\(healthy)")
         let pids = Set(agent.outputLines.compactMap { try? parseJSONObject($0) }.compactMap { probe($0, "healthy")?["pid"] as? Double })
         #expect(pids.count == 1, "the healthy probe's child pids: \(pids.sorted())")
+        // Bounded while it went on: no core pinned, no gigabytes (loose: a restart loop costs a
+        // little CPU; what this guards against is a spin or a leak in the agent).
+        let (cpuSeconds, wallSeconds, rssKiB) = Self.usage(of: pid)
+        #expect(cpuSeconds < 0.5 * wallSeconds, "the agent used \(cpuSeconds) s of CPU in \(wallSeconds) s")
+        #expect(rssKiB < 256 * 1024, "the agent holds \(rssKiB) KiB")
         #expect(agent.stop() == 0, "\(agent.errorOutput.suffix(2_000))")
+    }
+
+    /// CPU seconds a process used, seconds since it started, and its resident set now.
+    static func usage(of pid: Int32) -> (cpu: Double, wall: Double, rssKiB: Int) {
+        let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+        let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+        let fields = stat.split(separator: ")").last.map { $0.split(separator: " ").map(String.init) } ?? []
+        // After the command's ")": state is field 3, utime 14, stime 15, starttime 22 (1-based).
+        func field(_ n: Int) -> Double { fields.count > n - 3 ? Double(fields[n - 3]) ?? 0 : 0 }
+        let uptime = Double(((try? String(contentsOfFile: "/proc/uptime", encoding: .utf8)) ?? "0").split(separator: " ").first ?? "0") ?? 0
+        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+        let rss = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }
+            .flatMap { Int($0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") } ?? 0
+        return ((field(14) + field(15)) / ticks, uptime - field(22) / ticks, rss)
     }
 
     @Test(arguments: modes) func aPluginOnTrialCannotSignalTheCommandTryingIt(mode: String) throws {
