@@ -12,8 +12,14 @@ struct ConditionJudge {
     func failures(body: [UInt8], cut: Bool, headers: [String: [String]]) -> [String] {
         var out: [String] = []
         if let pattern = conditions.body {
-            let found = body.withUnsafeBytes { pattern.matches($0) }
-            if !found { out.append("expect_body \(pattern.label): \(notFound(body, cut: cut))") }
+            switch body.withUnsafeBytes({ pattern.search($0) }) {
+            case .matched: break
+            case .notMatched: out.append("expect_body \(pattern.label): \(notFound(body, cut: cut))")
+            case .exceeded(let limit):
+                let on = Self.exceeded(limit, on: "the body (\(MessageFormat.size(body.count)))")
+                out.append("expect_body \(pattern.label): \(on); simplify the pattern or lower max_body")
+            case .failed(let reason): out.append("expect_body \(pattern.label): the search failed (\(reason))")
+            }
         }
         if !conditions.json.isEmpty { out += jsonFailures(body, cut: cut) }
         for expectation in conditions.headers {
@@ -61,16 +67,31 @@ struct ConditionJudge {
     func headerFailure(_ expectation: ResponseConditions.HeaderExpectation, values: [String]) -> String? {
         let name = expectation.name
         guard !values.isEmpty else { return "expect_header \(name): missing" }
+        var unanswered: String?
         let matched = values.contains { value in
             if let exact = expectation.exact { return value == exact }
-            return Array(value.utf8).withUnsafeBytes { expectation.regex?.matches($0) ?? false }
+            guard let regex = expectation.regex else { return false }
+            switch Array(value.utf8).withUnsafeBytes({ regex.search($0) }) {
+            case .matched: return true
+            case .notMatched: return false
+            case .exceeded(let limit): unanswered = Self.exceeded(limit, on: "a value")
+            case .failed(let reason): unanswered = "the search failed (\(reason))"
+            }
+            return false
         }
         guard !matched else { return nil }
+        // Reaching a limit is not "no match": say so (the value itself stays unshown).
+        if let unanswered { return "expect_header \(name): \(unanswered)" }
         if Self.mayHoldSecret(expectation.lowercased) {
             return "expect_header \(name): no match (the value is not shown: this header may hold a credential)"
         }
         let shown = values.map { "\"\(MessageFormat.bounded($0, limit: MessageFormat.seenLimit))\"" }.prefix(3)
         return "expect_header \(name): no match, found \(shown.joined(separator: ", "))" + (values.count > 3 ? ", …" : "")
+    }
+
+    /// A search that reached one of `RegexLimits`: neither a match nor a miss, and what to do.
+    static func exceeded(_ limit: BoundedRegex.Limit, on what: String) -> String {
+        "the pattern exceeded its \(limit) on \(what) before it could answer"
     }
 
     /// Header names whose values are credentials or sessions (lower-cased).
