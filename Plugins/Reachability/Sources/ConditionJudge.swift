@@ -99,13 +99,20 @@ struct ConditionJudge {
         ["cookie", "auth", "token", "secret", "key", "session", "password", "credential", "signature"].contains { name.contains($0) }
     }
 
-    /// JSON equality as people mean it: numbers by value, objects regardless of member order.
+    /// JSON equality as people mean it: numbers by value (integers digit for digit, however
+    /// large), objects regardless of member order.
     static func same(_ a: JSONValue, _ b: JSONValue) -> Bool {
         switch (a, b) {
         case (.object(let x), .object(let y)):
             return x.count == y.count && x.members.allSatisfy { member in y[member.key].map { same(member.value, $0) } ?? false }
         case (.array(let x), .array(let y)):
             return x.count == y.count && zip(x, y).allSatisfy { same($0, $1) }
+        case (.number(let x), .largeInteger(let y)), (.largeInteger(let y), .number(let x)):
+            // An integer literal at or beyond 2^53 against a number written with a fraction or
+            // an exponent (1e16): exact through Int64 where the double is an integer in range;
+            // beyond it, both sides were written as approximations or exceed any counter.
+            if let integer = Int64(exactly: x) { return String(integer) == y }
+            return Double(y) == x
         default:
             return a == b
         }
