@@ -7,7 +7,8 @@ SWIFT ?= swift
 CONFIG ?= config.json
 
 # Debian packages the build and the tests need. Build: libcurl, json-c, c-ares (the dns plug-in
-# links it), pkg-config, a C compiler, libsnappy (the remote_write sink opens it; its tests use it).
+# links it), PCRE2 (the reachability plug-in links it: bounded regular expressions for its
+# conditions), pkg-config, a C compiler, libsnappy (the remote_write sink opens it; its tests use it).
 # Tests: iproute2 (ip, tc: namespaces and veth pairs), util-linux (unshare, fallocate),
 # coreutils (df), openssl (test certificates), curl (reference timings), python3 (test servers),
 # iputils-ping (the reference the ping probe is compared with), dnsmasq-base and unbound (the
@@ -21,7 +22,7 @@ CONFIG ?= config.json
 # Install and package: patchelf (run paths into lib/pathwatch), dpkg-dev (dpkg-shlibdeps),
 # binutils (readelf, strip). The package test: debootstrap (a Debian 12 root without the toolchain);
 # the system test: systemd-container (systemd-nspawn boots that root with the package installed).
-BUILD_PACKAGES := libcurl4-openssl-dev libjson-c-dev libc-ares-dev pkg-config gcc libsnappy1v5
+BUILD_PACKAGES := libcurl4-openssl-dev libjson-c-dev libc-ares-dev libpcre2-dev pkg-config gcc libsnappy1v5
 DIST_PACKAGES := patchelf dpkg-dev binutils
 TEST_PACKAGES := iproute2 util-linux coreutils openssl curl python3 python3-pip procps prometheus-alertmanager debootstrap \
 	prometheus prometheus-node-exporter iputils-ping chromium dnsmasq-base unbound bind9-dnsutils systemd-container

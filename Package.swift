@@ -55,6 +55,11 @@ let package = Package(
         .systemLibrary(
             name: "CAres", path: "Plugins/DNS/CAres", pkgConfig: "libcares",
             providers: [.apt(["libc-ares-dev"])]),
+        // PCRE2 (8-bit), linked by the reachability plug-in alone: the bounded matcher of its
+        // `/…/` conditions (Plugins/Reachability/README.md).
+        .systemLibrary(
+            name: "CPCRE2", path: "Plugins/Reachability/CPCRE2", pkgConfig: "libpcre2-8",
+            providers: [.apt(["libpcre2-dev"])]),
         // libcurl's headers only: nothing links libcurl, CCurlShims loads it on first use.
         .systemLibrary(
             name: "CCurl", path: "Sources/CCurl",
@@ -180,7 +185,7 @@ let package = Package(
             path: "Plugins/LinkState/Sources", swiftSettings: strict),
         .target(name: "CLinkStateEvents", path: "Plugins/LinkState/CEvents"),
         .target(
-            name: "ReachabilityProbe", dependencies: [probeKit, "CCurlShims"],
+            name: "ReachabilityProbe", dependencies: [probeKit, "CCurlShims", "CPCRE2"],
             path: "Plugins/Reachability/Sources", swiftSettings: strict),
         .target(
             name: "BandwidthProbe", dependencies: [probeKit, "PathwatchNetlink"],

@@ -37,4 +37,18 @@ import Testing
         #expect(parsed.numberValue == expected)
         #expect(parsed.numberValue?.sign == expected.sign)
     }
+
+    /// Integers a double cannot hold (beyond 2^53) keep their digits from text to text, and two
+    /// that a double would round to one value stay different.
+    @Test(arguments: [
+        ("9007199254740993", "9007199254740992"), ("-9007199254740993", "-9007199254740992"),
+        ("18446744073709551617", "18446744073709551616"), ("123456789012345678901234567891", "123456789012345678901234567890"),
+    ])
+    func largeIntegersKeepTheirDigits(literal: String, neighbour: String) throws {
+        let parsed = try JSONParser.parse(literal)
+        #expect(JSONSerializer.serialize(parsed) == literal)
+        #expect(JSONSerializer.serialize(.array([parsed])) == "[\(literal)]")
+        #expect(parsed != (try JSONParser.parse(neighbour)))
+        #expect(parsed.numberValue == Double(literal))
+    }
 }

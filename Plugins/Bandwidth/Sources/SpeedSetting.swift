@@ -30,7 +30,7 @@ public enum SpeedSetting: Sendable, Equatable {
             return number
         }
         switch raw {
-        case .number:
+        case .number, .largeInteger:
             self = .everywhere(megabitsPerSecond: try positive(raw, codingPath))
         case .object(let object):
             var entries: [(pattern: Glob, megabitsPerSecond: Double)] = []

@@ -1,20 +1,20 @@
-/// `expect_body`: text the kept body must contain, or, written `"/…/"`, a POSIX extended
-/// regular expression (see `PosixRegex`) it must match.
+/// `expect_body`: text the kept body must contain, or, written `"/…/"`, a regular expression
+/// (PCRE2 syntax, bounded: see `BoundedRegex`) it must match.
 struct BodyPattern {
     enum Kind {
         case substring([UInt8])
-        case regex(PosixRegex)
+        case regex(BoundedRegex)
     }
 
     let kind: Kind
     /// How the condition reads in a message: `"healthy"` or `/ready/`, one line, bounded.
     let label: String
 
-    /// Throws why `text` cannot be used: empty, or an expression regcomp refuses.
+    /// Throws why `text` cannot be used: empty, or an expression PCRE2 refuses.
     init(parsing text: String) throws(RegexProblem) {
         if let pattern = Self.slashed(text) {
             guard !pattern.isEmpty else { throw RegexProblem(message: "the regular expression between the slashes is empty") }
-            kind = .regex(try PosixRegex(pattern))
+            kind = .regex(try BoundedRegex(pattern))
             label = MessageFormat.bounded("/\(pattern)/", limit: MessageFormat.configLimit)
         } else {
             guard !text.isEmpty else { throw RegexProblem(message: "must not be empty") }
@@ -29,10 +29,12 @@ struct BodyPattern {
         return String(text.dropFirst().dropLast())
     }
 
-    func matches(_ body: UnsafeRawBufferPointer) -> Bool {
+    /// Whether `body` holds the text or matches the expression; a search that reached a limit
+    /// says so instead of answering.
+    func search(_ body: UnsafeRawBufferPointer) -> BoundedRegex.Outcome {
         switch kind {
-        case .substring(let needle): BodySearch.contains(body, needle)
-        case .regex(let regex): regex.matches(body)
+        case .substring(let needle): BodySearch.contains(body, needle) ? .matched : .notMatched
+        case .regex(let regex): regex.search(body)
         }
     }
 }

@@ -12,8 +12,14 @@ struct ConditionJudge {
     func failures(body: [UInt8], cut: Bool, headers: [String: [String]]) -> [String] {
         var out: [String] = []
         if let pattern = conditions.body {
-            let found = body.withUnsafeBytes { pattern.matches($0) }
-            if !found { out.append("expect_body \(pattern.label): \(notFound(body, cut: cut))") }
+            switch body.withUnsafeBytes({ pattern.search($0) }) {
+            case .matched: break
+            case .notMatched: out.append("expect_body \(pattern.label): \(notFound(body, cut: cut))")
+            case .exceeded(let limit):
+                let on = Self.exceeded(limit, on: "the body (\(MessageFormat.size(body.count)))")
+                out.append("expect_body \(pattern.label): \(on); simplify the pattern or lower max_body")
+            case .failed(let reason): out.append("expect_body \(pattern.label): the search failed (\(reason))")
+            }
         }
         if !conditions.json.isEmpty { out += jsonFailures(body, cut: cut) }
         for expectation in conditions.headers {
@@ -61,11 +67,21 @@ struct ConditionJudge {
     func headerFailure(_ expectation: ResponseConditions.HeaderExpectation, values: [String]) -> String? {
         let name = expectation.name
         guard !values.isEmpty else { return "expect_header \(name): missing" }
+        var unanswered: String?
         let matched = values.contains { value in
             if let exact = expectation.exact { return value == exact }
-            return Array(value.utf8).withUnsafeBytes { expectation.regex?.matches($0) ?? false }
+            guard let regex = expectation.regex else { return false }
+            switch Array(value.utf8).withUnsafeBytes({ regex.search($0) }) {
+            case .matched: return true
+            case .notMatched: return false
+            case .exceeded(let limit): unanswered = Self.exceeded(limit, on: "a value")
+            case .failed(let reason): unanswered = "the search failed (\(reason))"
+            }
+            return false
         }
         guard !matched else { return nil }
+        // Reaching a limit is not "no match": say so (the value itself stays unshown).
+        if let unanswered { return "expect_header \(name): \(unanswered)" }
         if Self.mayHoldSecret(expectation.lowercased) {
             return "expect_header \(name): no match (the value is not shown: this header may hold a credential)"
         }
@@ -73,18 +89,30 @@ struct ConditionJudge {
         return "expect_header \(name): no match, found \(shown.joined(separator: ", "))" + (values.count > 3 ? ", …" : "")
     }
 
+    /// A search that reached one of `RegexLimits`: neither a match nor a miss, and what to do.
+    static func exceeded(_ limit: BoundedRegex.Limit, on what: String) -> String {
+        "the pattern exceeded its \(limit) on \(what) before it could answer"
+    }
+
     /// Header names whose values are credentials or sessions (lower-cased).
     static func mayHoldSecret(_ name: String) -> Bool {
         ["cookie", "auth", "token", "secret", "key", "session", "password", "credential", "signature"].contains { name.contains($0) }
     }
 
-    /// JSON equality as people mean it: numbers by value, objects regardless of member order.
+    /// JSON equality as people mean it: numbers by value (integers digit for digit, however
+    /// large), objects regardless of member order.
     static func same(_ a: JSONValue, _ b: JSONValue) -> Bool {
         switch (a, b) {
         case (.object(let x), .object(let y)):
             return x.count == y.count && x.members.allSatisfy { member in y[member.key].map { same(member.value, $0) } ?? false }
         case (.array(let x), .array(let y)):
             return x.count == y.count && zip(x, y).allSatisfy { same($0, $1) }
+        case (.number(let x), .largeInteger(let y)), (.largeInteger(let y), .number(let x)):
+            // An integer literal at or beyond 2^53 against a number written with a fraction or
+            // an exponent (1e16): exact through Int64 where the double is an integer in range;
+            // beyond it, both sides were written as approximations or exceed any counter.
+            if let integer = Int64(exactly: x) { return String(integer) == y }
+            return Double(y) == x
         default:
             return a == b
         }

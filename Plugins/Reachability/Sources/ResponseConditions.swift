@@ -16,7 +16,7 @@ struct ResponseConditions {
         let name: String
         let lowercased: String
         let exact: String?
-        let regex: PosixRegex?
+        let regex: BoundedRegex?
     }
 
     static let defaultMaxBody = 1 << 20
@@ -72,10 +72,10 @@ struct ResponseConditions {
                     throw ProbeConfigError(path: headerPath, message: "header names are case-insensitive: \"\(name)\" is \"\(other)\" again")
                 }
                 seen[name.lowercased()] = name
-                var regex: PosixRegex?
+                var regex: BoundedRegex?
                 if let pattern = BodyPattern.slashed(value) {
                     do {
-                        regex = try PosixRegex(pattern)
+                        regex = try BoundedRegex(pattern)
                     } catch {
                         throw ProbeConfigError(path: headerPath, message: "not a valid regular expression: \(error.message)")
                     }

@@ -117,6 +117,7 @@ struct Verdict {
         case CURLE_GOT_NOTHING:
             return "empty reply from server"
         case CURLE_RECV_ERROR, CURLE_SEND_ERROR:
+            if let headers = ResponseHeaderLimit.message(result.errorDetail) { return headers }
             // TLS 1.3 servers refuse a client (no or a wrong certificate) after the handshake,
             // so the refusal arrives as a TLS alert on the first read.
             if let reason = Self.opensslReason(result.errorDetail) { return "TLS: refused by server (\(reason))" }
@@ -129,6 +130,7 @@ struct Verdict {
         case CURLE_UNSUPPORTED_PROTOCOL:
             return "redirected to an unsupported protocol"
         default:
+            if code.rawValue == ResponseHeaderLimit.tooLargeCode, let headers = ResponseHeaderLimit.message(result.errorDetail) { return headers }
             return "failed: \(MessageFormat.lowercasingFirst(curlText(code)))"
         }
     }

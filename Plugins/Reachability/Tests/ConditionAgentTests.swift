@@ -46,4 +46,24 @@ import Testing
             #expect(result.stderr.contains(says), "\(target): \(result.stderr)")
         }
     }
+
+    /// The expected integer passes through the agent's own reading of the config (parsed, then
+    /// handed to the plug-in as text) with every digit.
+    @Test func largeIntegersKeepTheirDigitsThroughTheAgent() throws {
+        let server = try EndpointServer()
+        let setup = try AgentEndToEndTests.Setup()
+        let url = server.url("/respond?body=%7B%22id%22%3A9007199254740992%7D")
+        let config = try setup.config(
+            #"""
+            {"targets": [{"name": "odd", "url": "\#(url)", "expect_json": {"/id": 9007199254740993}},
+                         {"name": "even", "url": "\#(url)", "expect_json": {"/id": 9007199254740992}}]}
+            """#)
+        let result = try pathwatch(["once", "--config", config])
+        let checks = try parseJSONObject(result.stdout)["checks"] as? [[String: Any]] ?? []
+        let byID = Dictionary(uniqueKeysWithValues: checks.map { ($0["id"] as? String ?? "", $0) })
+        #expect(byID["api/odd"]?["state"] as? String == "critical", "\(result.stdout)")
+        #expect((byID["api/odd"]?["message"] as? String)?.hasPrefix("expect_json /id: expected 9007199254740993, found 9007199254740992") == true,
+                "\(result.stdout)")
+        #expect(byID["api/even"]?["state"] as? String == "ok", "\(result.stdout)")
+    }
 }

@@ -121,4 +121,18 @@ import Testing
         #expect(whole.state == .ok, "\(whole.message)")
         #expect(try whole.metric("size_bytes") == 10_000_000)
     }
+
+    /// Integers beyond 2^53 (where doubles skip odd numbers) are compared digit for digit, on
+    /// both sides: the body's and the config's.
+    @Test func largeIntegersAreComparedExactly() throws {
+        let server = try EndpointServer()
+        let url = respond(server, body: #"{"id":9007199254740992,"big":[18446744073709551617,-9223372036854775809]}"#)
+        let off = try check(url, #""expect_json": {"/id": 9007199254740993}"#)
+        #expect(off.state == .critical)
+        #expect(off.message.hasPrefix("expect_json /id: expected 9007199254740993, found 9007199254740992 (HTTP 200 in "), "\(off.message)")
+        #expect(try check(url, #""expect_json": {"/id": 9007199254740992}"#).state == .ok)
+        let beyond = try check(url, #""expect_json": {"/big/0": 18446744073709551616, "/big/1": -9223372036854775809}"#)
+        #expect(beyond.message.hasPrefix("expect_json /big/0: expected 18446744073709551616, found 18446744073709551617 (HTTP"), "\(beyond.message)")
+        #expect(try check(url, #""expect_json": {"/big": [18446744073709551617, -9223372036854775809]}"#).state == .ok)
+    }
 }

@@ -44,11 +44,11 @@ import Testing
     }
 }
 
-/// expect_body patterns: plain text is a substring, "/…/" a POSIX extended expression on bytes.
+/// expect_body patterns: plain text is a substring, "/…/" a PCRE2 expression on bytes.
 @Suite struct BodyPatternTests {
     func matches(_ pattern: String, _ body: String) throws -> Bool {
         let parsed = try BodyPattern(parsing: pattern)
-        return Array(body.utf8).withUnsafeBytes { parsed.matches($0) }
+        return Array(body.utf8).withUnsafeBytes { parsed.search($0) } == .matched
     }
 
     @Test func plainTextIsASubstring() throws {
@@ -69,16 +69,88 @@ import Testing
     @Test func regexSeesPastANulByte() throws {
         let parsed = try BodyPattern(parsing: "/ready/")
         let bytes: [UInt8] = [0x61, 0x00, 0x72, 0x65, 0x61, 0x64, 0x79]  // "a\0ready"
-        #expect(bytes.withUnsafeBytes { parsed.matches($0) })
-        #expect([UInt8]().withUnsafeBytes { !parsed.matches($0) })
+        #expect(bytes.withUnsafeBytes { parsed.search($0) } == .matched)
+        #expect([UInt8]().withUnsafeBytes { parsed.search($0) } == .notMatched)
     }
 
     @Test func invalidOrEmptyPatternsAreRefused() throws {
         #expect(throws: RegexProblem.self) { try BodyPattern(parsing: "/a(/") }
         #expect(throws: RegexProblem.self) { try BodyPattern(parsing: "//") }
         #expect(throws: RegexProblem.self) { try BodyPattern(parsing: "") }
-        #expect(throws: RegexProblem.self) { try BodyPattern(parsing: #"/(a+)\1/"#) }
         #expect(try BodyPattern(parsing: #"/a\\1/"#).label == #"/a\\1/"#)  // an escaped backslash, then 1
+    }
+
+    /// What the README promises of the syntax: POSIX's meaning of `.`, `^` and `$` on the whole
+    /// body, PCRE2's escapes (inside brackets too), back-references within the limits.
+    @Test func syntaxIsPCRE2WithPOSIXAnchorsAndDot() throws {
+        #expect(try matches("/^a.b$/", "a\nb"))  // . is any byte, a line break included
+        #expect(try !matches("/^ready$/", "ready\n"))  // $ is the very end
+        #expect(try !matches("/^b/", "a\nb") && (try matches("/(?m)^b/", "a\nb")))
+        #expect(try matches(#"/[\d]+/"#, "42") && !(try matches(#"/^[\d]+$/"#, "d\\")))
+        #expect(try matches(#"/(ab)\1/"#, "xabab") && !(try matches(#"/(ab)\1/"#, "abba")))
+        #expect(try matches("/x{,2}/", "x{,2}"))  // {,n} is text in PCRE2 10.42
+        #expect(try matches("/(?i)READY/", "ready"))
+        #expect(try matches("/caf\u{e9}/", "café"))  // a UTF-8 literal matches its bytes
+    }
+}
+
+/// The bounds of `RegexLimits`: refused at compile time with PCRE2's reason and offset, or a
+/// search that ends with the limit it reached instead of an answer.
+@Suite struct BoundedRegexTests {
+    func compileError(_ pattern: String) -> String? {
+        do {
+            _ = try BoundedRegex(pattern)
+            return nil
+        } catch {
+            return error.message
+        }
+    }
+
+    @Test func compileErrorsCarryPCRE2sReasonAndOffset() {
+        #expect(compileError("a(") == "missing closing parenthesis at offset 2")
+        #expect(compileError("(ab){1,32767}")?.hasPrefix("regular expression is too large at offset") == true)
+        #expect(compileError("a{1,65536}")?.hasPrefix("number too big in {} quantifier at offset") == true)
+        #expect(compileError(String(repeating: "(", count: 65) + String(repeating: ")", count: 65))?.hasPrefix("parentheses are too deeply nested") == true)
+        #expect(compileError(String(repeating: "a", count: RegexLimits.maxPatternLength + 1))?.hasPrefix("pattern string is longer than the limit") == true)
+        #expect(compileError("(*UTF)a")?.hasPrefix("using UTF is disabled by the application") == true)
+        #expect(compileError("a{1,32767}") == nil)
+    }
+
+    func search(_ pattern: String, _ body: [UInt8]) throws -> BoundedRegex.Outcome {
+        let regex = try BoundedRegex(pattern)
+        return body.withUnsafeBytes { regex.search($0) }
+    }
+
+    /// Each pattern on a body that holds the bytes it requires, so no shortcut answers first.
+    @Test func catastrophicBacktrackingEndsAtALimit() throws {
+        let alternation = [UInt8](repeating: UInt8(ascii: "a"), count: 1 << 20) + Array("cb".utf8)
+        // Each repetition of the group is a nested backtracking point: the depth limit comes first.
+        #expect(try search("(a|aa)*b", alternation) == .exceeded(.depth))
+        let commas = Array("x".utf8) + Array(Array(repeating: Array("a,".utf8), count: 1 << 19).joined())
+        #expect(try search("(.*,){10}x", commas) == .exceeded(.steps))
+    }
+
+    /// A body that costs just under PCRE2's own limit at each starting place: only the count of
+    /// the whole search's steps ends it (else about 10^10 steps, minutes of CPU).
+    @Test func theWholeSearchIsBoundedNotOnlyEachStartingPlace() throws {
+        let segment = [UInt8](repeating: UInt8(ascii: "a"), count: 20) + [UInt8(ascii: "c")]
+        let body = Array(Array(repeating: segment, count: (1 << 20) / segment.count).joined()) + [UInt8(ascii: "b")]
+        let started = ContinuousClock.now
+        #expect(try search("(a|aa)*b", body) == .exceeded(.steps))
+        #expect(ContinuousClock.now - started < .seconds(10))
+    }
+
+    @Test func deepBacktrackingEndsAtTheDepthOrMemoryLimit() throws {
+        let body = Array((String(repeating: "ab", count: 200_000) + "xc").utf8)
+        let outcome = try search("(?:a|b)*c", body)
+        #expect(outcome == .exceeded(.depth) || outcome == .exceeded(.memory), "\(outcome)")
+    }
+
+    @Test func aPlainScanOfALargeBodyFitsTheBudget() throws {
+        let body = Array(String(repeating: "status: starting, version 1.2\n", count: 70_000).utf8)  // 2 MiB
+        #expect(try search(#"status: ready"#, body) == .notMatched)
+        #expect(try search(#"[a-z]+: [a-z]+, version [0-9]+\.[0-9]+X"#, body) == .notMatched)
+        #expect(try search(#"version [0-9]+\.[0-9]+\n$"#, body) == .matched)
     }
 }
 

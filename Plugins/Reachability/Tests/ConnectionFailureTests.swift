@@ -61,4 +61,14 @@ import Testing
         #expect(checks.map(\.state) == [.critical, .ok])
         #expect(try checks[1].metric("total_ms") < 1000)
     }
+
+    /// libcurl stops reading a response whose headers exceed its limit (300 KiB in all); the
+    /// message says so rather than "receive failed", which reads as a network fault.
+    @Test func tooManyResponseHeadersAreNamedAsSuch() throws {
+        let server = try EndpointServer()
+        let check = try ProbeHarness.check(#"{"name": "chatty", "url": "\#(server.url("/headers/20000"))"}"#)
+        #expect(check.state == .critical)
+        #expect(check.message.hasPrefix("response headers too large: more than 300 KiB"), "\(check.message)")
+        #expect(!check.message.contains("receive failed"), "\(check.message)")
+    }
 }

@@ -256,7 +256,7 @@ public enum JSONParser {
                 index = start
                 throw error("number out of range")
             }
-            return .number(value)
+            return Self.isLargeInteger(bytes[start..<index]) ? .largeInteger(text) : .number(value)
         }
 
         /// `bytes` as a String; nil when they are not UTF-8. ASCII, most of what a config or a
@@ -265,6 +265,16 @@ public enum JSONParser {
         static func text(_ bytes: ArraySlice<UInt8>) -> String? {
             if bytes.allSatisfy({ $0 < 0x80 }) { return String(decoding: bytes, as: UTF8.self) }
             return String(validating: bytes, as: UTF8.self)
+        }
+
+        /// Whether `literal` is an integer (digits only, after an optional "-") of magnitude
+        /// 2^53 = 9007199254740992 or more, which a double may not hold exactly.
+        static func isLargeInteger(_ literal: ArraySlice<UInt8>) -> Bool {
+            let digits = literal.first == UInt8(ascii: "-") ? literal.dropFirst() : literal
+            guard digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return false }
+            let threshold = Array("9007199254740992".utf8)
+            // No leading zeros (the grammar refuses them), so more digits is a larger magnitude.
+            return digits.count > threshold.count || (digits.count == threshold.count && !digits.lexicographicallyPrecedes(threshold))
         }
 
         /// The value of an integer literal of at most 15 digits (below 2^53, so exact as a

@@ -47,6 +47,7 @@ public enum JSONSerializer {
         case .null: out += Literal.null
         case .bool(let b): out += b ? Literal.true : Literal.false
         case .number(let n): writeNumber(n, into: &out)
+        case .largeInteger(let digits): out += digits.utf8
         case .string(let s): writeString(s, into: &out)
         case .array(let items):
             if items.isEmpty {

@@ -2,11 +2,17 @@
 ///
 /// Order matters to people reading a status document or a config error, so objects are
 /// stored as an ordered list of members rather than a dictionary. Numbers are doubles, which
-/// represent every integer a config or a metric needs exactly (up to 2^53).
+/// represent every integer a config or a metric needs exactly (below 2^53); an integer literal
+/// at or beyond ±2^53, where doubles no longer hold every integer, keeps its digits.
 public enum JSONValue: Sendable, Equatable {
     case null
     case bool(Bool)
     case number(Double)
+    /// An integer written without fraction or exponent whose magnitude is 2^53 or more, as its
+    /// decimal digits (with "-" when negative): 9007199254740993 stays itself instead of becoming
+    /// the double 9007199254740992, so it compares and serializes exactly. The parser makes one
+    /// only for such literals; every other number is `.number`.
+    case largeInteger(String)
     case string(String)
     case array([JSONValue])
     case object(JSONObject)
@@ -16,7 +22,7 @@ public enum JSONValue: Sendable, Equatable {
         switch self {
         case .null: "null"
         case .bool: "a boolean"
-        case .number: "a number"
+        case .number, .largeInteger: "a number"
         case .string: "a string"
         case .array: "an array"
         case .object: "an object"
@@ -33,9 +39,13 @@ public enum JSONValue: Sendable, Equatable {
         return nil
     }
 
+    /// The number as a double (a `largeInteger` rounded to the nearest one).
     public var numberValue: Double? {
-        if case .number(let n) = self { return n }
-        return nil
+        switch self {
+        case .number(let n): n
+        case .largeInteger(let digits): Double(digits)
+        default: nil
+        }
     }
 
     public var boolValue: Bool? {

@@ -157,10 +157,16 @@ struct ValueDecoder: Decoder {
             return b as! T
         }
         if T.self == Double.self || T.self == Float.self {
-            guard case .number(let n) = value else { throw mismatch("a number") }
+            guard let n = value.numberValue else { throw mismatch("a number") }
             return (T.self == Double.self ? n as Any : Float(n) as Any) as! T
         }
         if let integer = Self.integerType(T.self) {
+            if case .largeInteger(let digits) = value {
+                guard let v = integer.init(digits) else {
+                    throw DecodingError.dataCorrupted(.init(codingPath: codingPath, debugDescription: "expected an integer in range, found \(digits)"))
+                }
+                return v as! T
+            }
             guard case .number(let n) = value else { throw mismatch("an integer") }
             guard n == n.rounded(), let v = integer.init(exactlyDouble: n) else {
                 throw DecodingError.dataCorrupted(

@@ -15,6 +15,9 @@ Binds port 0 and prints "PORT <n>" once listening, then serves until killed:
                     before the first byte
   /big/<bytes>      200 with a body of that many bytes ({"status":"UP","pad":"xxx…), sent in
                     64 KiB chunks; a client that stops reading ends it quietly
+  /repeat?head=H&unit=U&count=N&tail=T
+                    200 with the body H + U repeated N times + T (each part optional)
+  /headers/<count>  200 "ok" after <count> extra response headers (X-Filler-<i>: <i>)
 Options: --cert FILE --key FILE to serve HTTPS; --client-ca FILE to require client certificates
 signed by that CA; --host ADDRESS to listen on another loopback address than 127.0.0.1.
 """
@@ -97,6 +100,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.reply(200, query.get("body", [""])[0].encode(), headers)
         elif path.startswith("/big/"):
             self.big(int(path[len("/big/"):]))
+        elif path.startswith("/repeat?"):
+            query = urllib.parse.parse_qs(path[len("/repeat?"):], keep_blank_values=True)
+            part = lambda name: query.get(name, [""])[0].encode()
+            body = part("head") + part("unit") * int(query.get("count", ["0"])[0]) + part("tail")
+            self.reply(200, body)
+        elif path.startswith("/headers/"):
+            count = int(path[len("/headers/"):])
+            self.reply(200, b"ok", [("X-Filler-%d" % i, str(i)) for i in range(count)])
         elif path == "/redirect":
             self.reply(302, b"", [("Location", "/ok")])
         else:
