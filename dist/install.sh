@@ -6,6 +6,9 @@
 #   PRODUCTS   folder with the release build: pathwatch, pathwatch-cli and libpathwatch_*.so (required)
 #   MANPAGE    the generated pathwatch.1 (required)
 #   VERSION    the package version (required)
+#   SYMBOLS    what the installed ELF files keep: `table` (the default: the symbol table, for
+#              backtraces and profilers) or `dynamic` (the dynamic symbols alone, as Debian policy
+#              10.1 asks of a package's binaries; make-deb.sh)
 #   DESTDIR PREFIX SYSCONFDIR LOCALSTATEDIR UNITDIR BASHCOMPDIR ZSHCOMPDIR FISHCOMPDIR MANDIR
 set -euo pipefail
 : "${PRODUCTS:?}" "${MANPAGE:?}" "${VERSION:?}"
@@ -18,6 +21,7 @@ BASHCOMPDIR=${BASHCOMPDIR:-$PREFIX/share/bash-completion/completions}
 ZSHCOMPDIR=${ZSHCOMPDIR:-$PREFIX/share/zsh/site-functions}
 FISHCOMPDIR=${FISHCOMPDIR:-$PREFIX/share/fish/vendor_completions.d}
 MANDIR=${MANDIR:-$PREFIX/share/man}
+SYMBOLS=${SYMBOLS:-table}
 here=$(cd "$(dirname "$0")" && pwd)
 
 bindir=$PREFIX/bin
@@ -34,19 +38,28 @@ install -d "$(d "$bindir")" "$(d "$plugindir")" "$(d "$PREFIX/include/pathwatch"
 install -d -m 0750 "$(d "$statedir")"
 
 # The agent and its plug-ins, run paths pointing into lib/pathwatch instead of the toolchain.
-# Release builds carry DWARF (20 MB of the agent's 28); the symbol table stays for backtraces, less
-# the assembler's local labels (.L…), which release links keep only to lay out code (Makefile).
+# Release builds carry DWARF (20 MB of the agent's 28); with SYMBOLS=table the symbol table stays
+# for backtraces, less the assembler's local labels (.L…), which release links keep only to lay
+# out code (Makefile). With SYMBOLS=dynamic, as dh_strip does: executables keep their dynamic
+# symbols alone, shared libraries what other objects link against (--strip-unneeded). Stripped
+# before patchelf rewrites the run path, never after.
+case $SYMBOLS in
+    table) strip_program=(strip --strip-debug --discard-locals); strip_library=("${strip_program[@]}") ;;
+    dynamic) strip_program=(strip --remove-section=.comment --remove-section=.note)
+             strip_library=(strip --strip-unneeded --remove-section=.comment --remove-section=.note) ;;
+    *) echo "install.sh: SYMBOLS is table or dynamic, not $SYMBOLS" >&2; exit 1 ;;
+esac
 install -m 0755 "$PRODUCTS/pathwatch" "$(d "$bindir/pathwatch")"
-strip --strip-debug --discard-locals "$(d "$bindir/pathwatch")"
+"${strip_program[@]}" "$(d "$bindir/pathwatch")"
 patchelf --set-rpath '$ORIGIN/../lib/pathwatch' "$(d "$bindir/pathwatch")"
 # Its command-line companion (every command but the plain forms of run, once and a plug-in child;
 # docs/command-line.md), a private program beside the runtime it shares.
 install -m 0755 "$PRODUCTS/pathwatch-cli" "$(d "$libdir/pathwatch-cli")"
-strip --strip-debug --discard-locals "$(d "$libdir/pathwatch-cli")"
+"${strip_program[@]}" "$(d "$libdir/pathwatch-cli")"
 patchelf --set-rpath '$ORIGIN' "$(d "$libdir/pathwatch-cli")"
 for plugin in "$PRODUCTS"/libpathwatch_*.so; do
     install -m 0644 "$plugin" "$(d "$plugindir/$(basename "$plugin")")"
-    strip --strip-debug --discard-locals "$(d "$plugindir/$(basename "$plugin")")"
+    "${strip_library[@]}" "$(d "$plugindir/$(basename "$plugin")")"
     patchelf --set-rpath '$ORIGIN/..' "$(d "$plugindir/$(basename "$plugin")")"
 done
 
@@ -66,6 +79,7 @@ while [ ${#queue[@]} -gt 0 ]; do
         if [ -z "${copied[$lib]:-}" ] && [ -e "$runtime/$lib" ]; then
             copied[$lib]=1
             install -m 0644 "$runtime/$lib" "$(d "$libdir/$lib")"
+            [ "$SYMBOLS" = table ] || "${strip_library[@]}" "$(d "$libdir/$lib")"
             queue+=("$runtime/$lib")
         fi
     done
@@ -81,9 +95,12 @@ sdkdir=$PREFIX/share/pathwatch/swift-sdk
     install -D -m 0644 "$here/../SDK/$file" "$(d "$sdkdir/$file")"
 done
 
-# Man page and completions, generated from the command definitions at build time.
-gzip -9n < "$MANPAGE" > "$(d "$MANDIR/man1/pathwatch.1.gz")"
-"$PRODUCTS/pathwatch" --generate-completion-script bash > "$(d "$BASHCOMPDIR/pathwatch")"
+# Man page and completions, generated from the command definitions at build time. The page's
+# paragraphs come separated by empty lines, which groff reads as blank lines and warns about:
+# each becomes mdoc's paragraph break (.Pp). A completion script is sourced by the shell, never
+# run: the bash one loses the #! line it is generated with.
+sed 's/^$/.Pp/' "$MANPAGE" | gzip -9n > "$(d "$MANDIR/man1/pathwatch.1.gz")"
+"$PRODUCTS/pathwatch" --generate-completion-script bash | sed '1{/^#!/d}' > "$(d "$BASHCOMPDIR/pathwatch")"
 "$PRODUCTS/pathwatch" --generate-completion-script zsh > "$(d "$ZSHCOMPDIR/_pathwatch")"
 "$PRODUCTS/pathwatch" --generate-completion-script fish > "$(d "$FISHCOMPDIR/pathwatch.fish")"
 

@@ -33,6 +33,8 @@ struct DebianPackageTests {
             "/usr/share/zsh/vendor-completions/_pathwatch", "/usr/share/fish/vendor_completions.d/pathwatch.fish",
             "/etc/pathwatch/config.json", "/etc/pathwatch/conf.d", "/var/lib/pathwatch", "/lib/systemd/system/pathwatch.service",
             "/usr/local/lib/pathwatch/plugins",
+            // Debian policy's two: the copyright and the changelog (a native package's name).
+            "/usr/share/doc/pathwatch/copyright", "/usr/share/doc/pathwatch/changelog.gz",
             // The documents, where the README's relative links lead.
             "/usr/share/doc/pathwatch/README.md", "/usr/share/doc/pathwatch/docs/plugins.md",
             "/usr/share/doc/pathwatch/Plugins/Disk/README.md", "/usr/share/doc/pathwatch/bench/RESULTS.md",
@@ -79,12 +81,14 @@ struct DebianPackageTests {
         #expect(bad.status == 78)
         #expect(bad.stderr.contains("/etc/pathwatch/conf.d/70-bad.json: probes[0]"), "\(bad.stderr)")
 
-        // Removal keeps the operator's configuration; purge takes the package's own with it.
+        // Removal keeps the operator's configuration; purge takes the package's own with it. The
+        // walkthrough's plug-in is the operator's too: it stays, and so does its folder.
         let remove = try inRoot("DEBIAN_FRONTEND=noninteractive apt-get remove -y -qq pathwatch", timeout: 300)
         #expect(remove.status == 0, "\(remove.stderr)")
         #expect(try inRoot("test ! -e /usr/bin/pathwatch && test ! -e /usr/lib/pathwatch/libswiftCore.so && test -f /etc/pathwatch/config.json").status == 0)
         let purge = try inRoot("DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq pathwatch", timeout: 300)
         #expect(purge.status == 0, "\(purge.stderr)")
         #expect(try inRoot("test ! -e /etc/pathwatch/config.json && test ! -e /var/lib/pathwatch").status == 0)
+        #expect(try inRoot("test -f /usr/local/lib/pathwatch/plugins/libpathwatch_uptime.so").status == 0, "purge took the operator's plug-in")
     }
 }

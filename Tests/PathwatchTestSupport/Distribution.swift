@@ -39,10 +39,11 @@ public enum Distribution {
                 environment: environment(["DESTDIR": destdir.path, "PREFIX": prefix]), timeout: 300)
     }
 
-    /// `make deb` without its build step; returns the package.
-    public static func makeDeb(into folder: URL) throws -> URL {
+    /// `make deb` without its build step, as `version` (the agent's own unless given: another
+    /// packs the same build as a later release, to upgrade to); returns the package.
+    public static func makeDeb(into folder: URL, version: String = Distribution.version) throws -> URL {
         let result = try run([root.appendingPathComponent("dist/make-deb.sh").path],
-                             environment: environment(["OUT": folder.path]), timeout: 300)
+                             environment: environment(["OUT": folder.path, "VERSION": version]), timeout: 300)
         guard result.status == 0 else { throw TestFailure("make-deb.sh failed:\n\(result.stderr)") }
         return URL(fileURLWithPath: result.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
     }
@@ -107,8 +108,9 @@ public enum DebianRoot {
     }
 
     /// A fresh copy of the cached root for this run, `.build/pkgtest/<name>-<pid>`, with `deb`
-    /// installed by apt (from a chroot, before anything boots it). Copies left by runs that no
-    /// longer exist are removed first.
+    /// installed by apt (from a chroot, before anything boots it) without recommendations, as on
+    /// a host configured so: what the package needs must be among its dependencies. Copies left
+    /// by runs that no longer exist are removed first.
     public static func copy(named name: String, installing deb: URL) throws -> URL {
         sweepLeftovers()
         try makeBase()
@@ -120,7 +122,7 @@ public enum DebianRoot {
         }
         do {
             try FileManager.default.copyItem(at: deb, to: root.appendingPathComponent("tmp/\(deb.lastPathComponent)"))
-            let apt = try inRoot(root, "DEBIAN_FRONTEND=noninteractive apt-get install -y -qq /tmp/\(deb.lastPathComponent)", timeout: 600)
+            let apt = try inRoot(root, "DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends /tmp/\(deb.lastPathComponent)", timeout: 600)
             guard apt.status == 0 else { throw TestFailure("apt install: \(apt.stdout)\n\(apt.stderr)") }
         } catch {
             remove(root)

@@ -539,7 +539,10 @@ struct Operator {
 
         let purge = try container.shell("DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq pathwatch", timeout: 300)
         #expect(purge.status == 0, "apt-get purge: \(purge.stdout)\(purge.stderr)")
-        let kept = try container.shell("for f in /etc/pathwatch/config.json /var/lib/pathwatch; do [ ! -e $f ] || echo $f; done").stdout
+        // Nothing the package made stays: not the folder postinst made for the operator's own
+        // plug-ins, which held none.
+        let kept = try container.shell(
+            "for f in /etc/pathwatch/config.json /var/lib/pathwatch /usr/local/lib/pathwatch; do [ ! -e $f ] || echo $f; done").stdout
         #expect(kept.isEmpty, "left after purge: \(kept)")
     }
 }

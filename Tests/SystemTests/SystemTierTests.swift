@@ -45,6 +45,11 @@ struct SystemTierTests {
               let root = step("root with the package", { try DebianRoot.copy(named: "system", installing: deb) })
         else { return }
         defer { _ = step("remove the root") { DebianRoot.remove(root) } }
+        // The same build packaged again with a higher version, for the upgrade.
+        let upgradeVersion = "\(Distribution.version)+1"
+        let upgradeFolder = DebianRoot.folder.appendingPathComponent("upgrade-\(getpid())")
+        defer { try? FileManager.default.removeItem(at: upgradeFolder) }
+        let upgrade = step("make the upgrade deb") { try Distribution.makeDeb(into: upgradeFolder, version: upgradeVersion) }
         try Self.prepare(root)
 
         guard let container = step("boot", { try BootedContainer(root: root) }) else { return }
@@ -56,6 +61,7 @@ struct SystemTierTests {
         try #require(try host.show("ActiveState")["ActiveState"] == "active", "pathwatch did not start at boot:\n\(bootLog)")
 
         step("11 security") { try host.securityExposure() }
+        step("15 remote_write") { try host.writesRemotelyWithoutRecommendations() }
         figures.stop = step("7 stop") { try host.stopsCleanly() }
         figures.start = step("1 start") { try host.startsAndReportsReady() }
         figures.firstEvent = step("2 endpoints") { try host.servesEveryEndpoint() } ?? nil
@@ -66,14 +72,19 @@ struct SystemTierTests {
         step("8 journal") { try host.writesOneJournalLinePerChange() }
         figures.reload = step("5 reload") { try host.reloadsANewFragment() } ?? nil
         step("10 ping") { try host.pingsWithTheDocumentedDropIn() }
-        step("13 textfile") { try host.feedsNodeExportersTextfileCollector() }
+        step("16 textfile") { try host.feedsNodeExportersTextfileCollector() }
+        if let upgrade {
+            step("13 quiet edges") { try host.staysQuietAcrossStopRestartAndUpgrade(to: upgrade, version: upgradeVersion) }
+        }
+        step("14 configuration error") { try host.staysFailedOnAConfigurationError() }
         figures.watchdog = step("6 watchdog") { try host.restartsAFrozenAgent() } ?? nil
         step("12 remove") { try host.removesAndPurges() }
     }
 
     /// What the operator puts in place before the first boot: a conf.d webhook whose header needs
-    /// a secret only the service's drop-in sets, a probe in process isolation, and a ping probe
-    /// (which needs the ping drop-in, added later).
+    /// a secret only the service's drop-in sets, a remote_write sink (libsnappy, on a host
+    /// installed without recommendations), a probe in process isolation, and a ping probe (which
+    /// needs the ping drop-in, added later).
     static func prepare(_ root: URL) throws {
         try write(root, "etc/systemd/system/pathwatch.service.d/50-hook-token.conf", """
             [Service]
@@ -84,6 +95,11 @@ struct SystemTierTests {
         try write(root, "etc/pathwatch/conf.d/20-hook.json", """
             {"sinks": [{"type": "webhook", "url": "http://127.0.0.1:9/hook", "on": "change",
                         "headers": {"Authorization": "Bearer ${env:PW_HOOK_TOKEN}"}}]}
+
+            """)
+        // Port 9 again: the sink opens libsnappy when its configuration is checked, at start.
+        try write(root, "etc/pathwatch/conf.d/25-remote-write.json", """
+            {"sinks": [{"type": "remote_write", "url": "http://127.0.0.1:9/api/v1/write"}]}
 
             """)
         // Thresholds no host reaches: the check is about where the plug-in runs, not the load.
