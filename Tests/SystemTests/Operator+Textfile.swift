@@ -53,4 +53,15 @@ extension Operator {
         #expect(text.contains("node_textfile_scrape_error 0"), "node_exporter: \(text.suffix(1_500))")
         #expect(text.contains("pathwatch_check_state{"), "node_exporter did not read the agent's series: \(text.suffix(1_500))")
     }
+
+    // MARK: 17. no runtime noise
+
+    /// libdispatch wrote "Failed to set thread priority … errno=13" to the journal at every
+    /// reload and stop that shut an http sink's event loops down (its worker pool asks for a
+    /// raised priority the service's user is refused). Across every reload, stop, restart and
+    /// upgrade of this tier, the unit's journal has no such line.
+    func logsNoThreadPriorityFailures() throws {
+        let lines = try container.shell("journalctl -u pathwatch --no-pager -o cat | grep -F 'Failed to set thread priority'").stdout
+        #expect(lines.isEmpty, "the journal has libdispatch's noise:\n\(lines.prefix(1_000))")
+    }
 }

@@ -78,6 +78,7 @@ struct SystemTierTests {
         }
         step("14 configuration error") { try host.staysFailedOnAConfigurationError() }
         figures.watchdog = step("6 watchdog") { try host.restartsAFrozenAgent() } ?? nil
+        step("17 no runtime noise") { try host.logsNoThreadPriorityFailures() }
         step("12 remove") { try host.removesAndPurges() }
     }
 
