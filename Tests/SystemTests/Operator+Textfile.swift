@@ -38,18 +38,20 @@ extension Operator {
         if !FileManager.default.fileExists(atPath: exporter.path) {
             try FileManager.default.copyItem(atPath: "/usr/bin/prometheus-node-exporter", toPath: exporter.path)
         }
+        // A transient unit of the container's systemd, as another user: nothing is left behind
+        // by the shell that starts it.
         try container.must("""
-            (setsid setpriv --reuid=nobody --regid=nogroup --clear-groups -- /usr/local/bin/node_exporter \
+            systemd-run --unit=textfile-reader --uid=nobody --gid=nogroup /usr/local/bin/node_exporter \
               --collector.disable-defaults --collector.textfile --collector.textfile.directory=\(folder) \
-              --web.listen-address=127.0.0.1:9100 > /tmp/node_exporter.log 2>&1 &)
+              --web.listen-address=127.0.0.1:9100
             """)
-        defer { _ = try? container.shell("pkill -f /usr/local/bin/node_exporter") }
+        defer { _ = try? container.shell("systemctl stop textfile-reader") }
         let scraped = waitUntilValue(timeout: 30, interval: 0.2) { () -> String? in
             guard let result = try? container.shell("curl -sf http://127.0.0.1:9100/metrics"), result.status == 0,
                   result.stdout.contains("node_textfile_scrape_error") else { return nil }
             return result.stdout
         }
-        let text = scraped ?? ((try? container.shell("cat /tmp/node_exporter.log").stdout) ?? "")
+        let text = scraped ?? ((try? container.shell("journalctl -u textfile-reader --no-pager").stdout) ?? "")
         #expect(text.contains("node_textfile_scrape_error 0"), "node_exporter: \(text.suffix(1_500))")
         #expect(text.contains("pathwatch_check_state{"), "node_exporter did not read the agent's series: \(text.suffix(1_500))")
     }
