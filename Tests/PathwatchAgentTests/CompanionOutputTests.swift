@@ -2,10 +2,11 @@ import Foundation
 import PathwatchTestSupport
 import Testing
 
-/// The companion's commands that load plug-ins in their own process keep their output to
-/// themselves, as `once` and `run` do: `check-config` creates an inline probe's instance here,
-/// and `plugins` opens every library here when isolation is inline; what a plug-in prints then
-/// goes to stderr, never into the verdict or the list a script reads.
+/// The companion's commands keep their output to themselves, as `once` and `run` do:
+/// `check-config` creates every probe's instance in a plug-in child (an inline one too, so that
+/// a crash cannot end the checker), whose output is logged at debug; and `plugins` opens every
+/// library here when isolation is inline, where what a plug-in prints goes to stderr. Neither
+/// reaches the verdict or the list a script reads.
 /// Run through the real binary, as an unprivileged user.
 @Suite(.onItsOwnThread) struct CompanionOutputTests {
     @Test func checkConfigPrintsOnlyItsVerdictWhateverAnInlinePluginPrints() throws {
@@ -16,12 +17,13 @@ import Testing
              "probes": [{"id": "talk", "plugin": "testprobe", "config": {"chatter": true}}]}
             """, in: dir)
         try Unprivileged.own(dir)
-        let result = try run(Unprivileged.pathwatch(["check-config", "--config", config.path]), timeout: 30)
+        let result = try run(Unprivileged.pathwatch(["check-config", "--config", config.path, "--log-level", "debug"]), timeout: 30)
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         #expect(!result.stdout.contains("chatter"), "\(result.stdout)")
         let lines = result.stdout.split(separator: "\n")
         #expect(lines.count == 1 && lines.first?.contains(": valid (1 probe, 1 sink)") == true, "\(result.stdout)")
-        #expect(result.stderr.contains("testprobe chatter on stdout in create"), "what it printed went to stderr: \(result.stderr)")
+        #expect(result.stderr.contains("plug-in output: testprobe chatter on stdout in create"),
+                "what it printed is the child's, logged: \(result.stderr)")
     }
 
     @Test func thePluginListIsOnlyTheList() throws {
