@@ -132,7 +132,7 @@ public final class Agent: Sendable {
         // The snapshot is complete from here on; no sink is asked anything when it is rendered.
         let snapshot = StatusSnapshot(
             identity: identity, time: now, book: taken.book, probes: taken.probes, sinks: sinks.map { $0.status() })
-        let batch = SinkBatch(events: taken.events, snapshot: snapshot, firstComplete: taken.firstComplete)
+        let batch = SinkBatch(events: taken.events, snapshot: snapshot, firstComplete: taken.firstComplete, reportingProbe: probe)
         // The sinks first: a change's line should not wait for the log's write to stderr.
         deliveries.take(turn) { for sink in sinks { sink.submit(batch) } }
         for event in batch.events {

@@ -2,11 +2,11 @@ import Dispatch
 import PathwatchAgent
 import PathwatchHTTPOut
 
-/// The `remote_write` sink: every report's `/metrics` series, pushed with Prometheus remote
+/// The `remote_write` sink: the `/metrics` series, each probe's when it reports, pushed with Prometheus remote
 /// write 1.0 through a durable queue of its own, so an offline window is sent later with its
 /// own timestamps. What the agent sees of it; the work is done by
-///  - `RemoteWriteIntake`: `submit` only hands the snapshot over; the intake thread encodes it
-///    and appends one record per report to the disk queue;
+///  - `RemoteWriteIntake`: `submit` only hands the batch over; the intake thread encodes the
+///    series the report sends and appends one record per report to the disk queue;
 ///  - `RemoteWriteDeliverer`: the delivery thread, oldest reports first, several per request,
 ///    with backoff, holding while offline and dropping what is past `max_age`;
 ///  - `RemoteWriteHealth`: the counts and errors `status()` reports.
@@ -21,7 +21,8 @@ final class RemoteWriteSink: Sink {
     /// How long closing waits for a request in flight to be aborted.
     static let closeWaitSeconds = 5.0
 
-    init(settings: RemoteWriteSinkSettings, stateDirectory: String, logger: AgentLogger) {
+    /// `interval` is the agent's: the series of no one probe go once in each.
+    init(settings: RemoteWriteSinkSettings, stateDirectory: String, interval: ConfigDuration, logger: AgentLogger) {
         // Decoding already refused a URL this cannot parse.
         let target = HTTPTarget(settings.url) ?? HTTPTarget("http://invalid/")!
         folder = stateDirectory + "/" + Self.folderName(url: settings.url)
@@ -32,7 +33,9 @@ final class RemoteWriteSink: Sink {
         let deliverer = RemoteWriteDeliverer(settings: settings, host: target.host, name: name, logger: logger, health: health)
         self.health = health
         self.deliverer = deliverer
-        intake = RemoteWriteIntake(settings: settings, folder: folder, name: name, logger: logger, health: health) { queue in
+        intake = RemoteWriteIntake(
+            settings: settings, folder: folder, interval: interval, name: name, logger: logger, health: health
+        ) { queue in
             deliverer.start(delivering: queue)
         }
     }
@@ -56,7 +59,7 @@ final class RemoteWriteSink: Sink {
 
     func submit(_ batch: SinkBatch) {
         deliverer.thread.notePath(unsatisfied: batch.path.status == .unsatisfied)
-        intake.submit(batch.snapshot)
+        intake.submit(batch)
     }
 
     func status() -> SinkStatus { health.status(pending: intake.pending) }

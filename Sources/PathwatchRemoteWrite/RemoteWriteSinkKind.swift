@@ -22,11 +22,12 @@ extension RemoteWriteSinkSettings {
     }
 
     public func makeSink(_ context: SinkContext) -> any Sink {
-        RemoteWriteSink(settings: self, stateDirectory: context.stateDirectory, logger: context.logger)
+        RemoteWriteSink(settings: self, stateDirectory: context.stateDirectory, interval: context.interval, logger: context.logger)
     }
 }
 
 extension SinkKind {
-    /// Every report's series, pushed with Prometheus remote write; it takes every report.
+    /// The `/metrics` series, each probe's at its reports, pushed with Prometheus remote write;
+    /// it takes every report.
     public static let remoteWrite = SinkKind(type: "remote_write", settings: RemoteWriteSinkSettings.self, triggers: .fixed([.every]))
 }

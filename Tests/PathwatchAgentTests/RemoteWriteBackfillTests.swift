@@ -7,7 +7,8 @@ import Testing
 /// route). The link goes away for three minutes (its peer taken down: carrier off, the path
 /// unsatisfied, the sinks hold) and comes back; one agent is killed with SIGKILL in the middle of
 /// the outage and started again. Afterwards every report either agent took is in Prometheus
-/// with its own timestamp, once: `count_over_time` equals the number of reports.
+/// with its own timestamp, once: `count_over_time` of the probe's series equals the number of
+/// reports.
 @Suite(.serialized, .onItsOwnThread) struct RemoteWriteBackfillTests {
     /// How long the receiver is out of reach, as the acceptance asks.
     static let outageSeconds = 180.0
@@ -129,7 +130,7 @@ import Testing
             """
         }
         for name in ["bf-steady", "bf-killed"] {
-            #expect(waitUntil(timeout: 60) { prometheus.value(#"pathwatch_up{instance="\#(name)"}"#) == "1" }, "\(name) never arrived\n\(diagnostics())")
+            #expect(waitUntil(timeout: 60) { prometheus.value(#"pathwatch_probe_success{probe="link",instance="\#(name)"}"#) == "1" }, "\(name) never arrived\n\(diagnostics())")
         }
 
         try topology.link(up: false)
@@ -137,7 +138,7 @@ import Testing
         // The outage itself: its length is the scenario, not a guess at how long something takes.
         Thread.sleep(forTimeInterval: Self.outageSeconds / 2)
         // Nothing taken since the link went away has arrived: what arrives later is backfill.
-        let midway = prometheus.timestamps(#"pathwatch_up{instance="bf-steady"}"#).max() ?? 0
+        let midway = prometheus.timestamps(#"pathwatch_probe_success{probe="link",instance="bf-steady"}"#).max() ?? 0
         #expect(midway > 0 && midway < outageStart + 2_000, "reports arrived during the outage\n\(diagnostics())")
         killed.signal(SIGKILL)
         #expect(waitUntil(timeout: 10) { !killed.isRunning })
@@ -149,7 +150,7 @@ import Testing
 
         // Both backlogs arrive; then the agents stop (cleanly: what is left is drained).
         for (name, printed) in [("bf-steady", { reportTimes(steady.outputLines) }), ("bf-killed", { reportTimes(restarted!.outputLines) })] {
-            #expect(waitUntil(timeout: 120) { prometheus.timestamps(#"pathwatch_up{instance="\#(name)"}"#).contains(printed().last ?? 0) },
+            #expect(waitUntil(timeout: 120) { prometheus.timestamps(#"pathwatch_probe_success{probe="link",instance="\#(name)"}"#).contains(printed().last ?? 0) },
                     "\(name): the backlog did not arrive\n\(diagnostics())")
         }
         steady.stop()
@@ -161,14 +162,14 @@ import Testing
             // A report printed in the instant before SIGKILL may not have reached the queue yet.
             ("bf-killed", beforeKill + afterKill, Set(beforeKill.suffix(1))),
         ] {
-            let stored = prometheus.timestamps(#"pathwatch_up{instance="\#(name)"}"#)
+            let stored = prometheus.timestamps(#"pathwatch_probe_success{probe="link",instance="\#(name)"}"#)
             let outage = reports.filter { $0 > reports[0] + 10_000 && $0 < (reports.last ?? 0) - 10_000 }
             #expect(reports.count > Int(Self.outageSeconds), "\(name): \(reports.count) reports")
             #expect(Set(stored).isSubset(of: Set(reports)), "\(name): samples at times no report had")
             let missing = Set(reports).subtracting(stored)
             #expect(missing.isSubset(of: mayMiss), "\(name): \(missing.count) of \(reports.count) reports missing, \(outage.count) in the outage\n\(diagnostics())")
             let window = Int((Double((reports.last ?? 0) - reports[0]) / 1000).rounded(.up)) + 5
-            let count = prometheus.value(#"count_over_time(pathwatch_up{instance="\#(name)"}[\#(window)s])"#)
+            let count = prometheus.value(#"count_over_time(pathwatch_probe_success{probe="link",instance="\#(name)"}[\#(window)s])"#)
             #expect(count == String(reports.count - missing.count), "\(name): count_over_time \(count ?? "none") for \(reports.count) reports")
         }
         #expect(!prometheus.process.errorOutput.contains("Out of order sample"), "a sample was sent twice or out of order\n\(diagnostics())")

@@ -98,7 +98,7 @@ import Testing
         let second = try agent(in: dir, stateFile: stateFile, sink: sink)
         defer { second.process.stop(grace: 30) }
         let printed = reportTimes(first.process.outputLines)
-        #expect(waitUntil(timeout: 60) { Set(Delivery.upTimes(receiver.writeRequests())).isSuperset(of: printed) })
+        #expect(waitUntil(timeout: 60) { Set(Delivery.sentReportTimes(receiver.writeRequests())).isSuperset(of: printed) })
         #expect(second.process.errorOutput.contains("kept from before"), "\(second.process.errorOutput.suffix(1500))")
 
         let requests = receiver.writeRequests()
@@ -138,8 +138,8 @@ import Testing
         agent.process.stop(grace: 30)
 
         let requests = receiver.writeRequests()
-        let delivered = Delivery.upTimes(requests.filter { $0.status / 100 == 2 })
-        let refused = Delivery.upTimes(requests.filter { $0.status == 400 })
+        let delivered = Delivery.sentReportTimes(requests.filter { $0.status / 100 == 2 })
+        let refused = Delivery.sentReportTimes(requests.filter { $0.status == 400 })
         let taken = reportTimes(agent.process.outputLines)
         #expect(delivered.count == Set(delivered).count && delivered == delivered.sorted())
         // What the status showed last, and the queue as the agent left it (its counts are the status's).

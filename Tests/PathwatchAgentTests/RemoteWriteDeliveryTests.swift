@@ -15,9 +15,10 @@ import Testing
         """
     }
 
-    /// The report times of the `pathwatch_up` samples in `requests`.
-    static func upTimes(_ requests: [(status: Int, path: String, samples: [WrittenSample])]) -> [Int64] {
-        requests.flatMap { $0.samples.filter { $0.name == "pathwatch_up" }.map(\.timestamp) }
+    /// The report times of probe `api` in `requests`: the times of its `pathwatch_probe_success`
+    /// samples, which every report of it carries.
+    static func sentReportTimes(_ requests: [(status: Int, path: String, samples: [WrittenSample])]) -> [Int64] {
+        requests.flatMap { $0.samples.filter { $0.name == "pathwatch_probe_success" && $0.labels["probe"] == "api" }.map(\.timestamp) }
     }
 
     /// The remote_write entries of the agent's /status, by target.
@@ -55,9 +56,9 @@ import Testing
             #expect(headers["content-encoding"] == "snappy" && headers["content-type"] == "application/x-protobuf"
                     && headers["x-prometheus-remote-write-version"] == "0.1.0", "\(headers)")
         }
-        let refused = Self.upTimes(requests.filter { $0.status == 400 })
+        let refused = Self.sentReportTimes(requests.filter { $0.status == 400 })
         #expect(refused.count > 1, "the refused request held one report; the backlog should have been batched")
-        let delivered = Self.upTimes(requests.filter { $0.status / 100 == 2 })
+        let delivered = Self.sentReportTimes(requests.filter { $0.status / 100 == 2 })
         let reports = reportTimes(agent.process.outputLines)
         #expect(delivered.count == Set(delivered).count, "a report delivered twice")
         #expect(delivered == delivered.sorted(), "delivered out of order")
@@ -96,7 +97,7 @@ import Testing
         let reports = reportTimes(agent.process.outputLines)
         for path in ["/age", "/bytes"] {
             let requests = receiver.writeRequests().filter { $0.path == path }
-            let delivered = Self.upTimes(requests.filter { $0.status / 100 == 2 })
+            let delivered = Self.sentReportTimes(requests.filter { $0.status / 100 == 2 })
             let first = try #require(delivered.first, "nothing delivered to \(path)")
             // Everything from the first delivered report on arrived, once, in order; all before it was dropped.
             #expect(delivered == reports.filter { $0 >= first }, "\(path): delivered \(delivered.count) of \(reports.count)")

@@ -66,13 +66,12 @@ import Testing
         let counters = counterValues(agent.process.outputLines)
         #expect(counters.count == times.count, "the samples metric of each printed report")
         for (time, value) in counters { #expect(byTime[time] == value, "report at \(time): \(value), Prometheus \(String(describing: byTime[time]))") }
-        let count = prometheus.query(#"count_over_time(pathwatch_up{instance="rw-test"}[10m])"#).first?.value
+        let count = prometheus.query(#"count_over_time(pathwatch_probe_success{probe="api",instance="rw-test"}[10m])"#).first?.value
         #expect(count == String(times.count), "count_over_time \(String(describing: count)) for \(times.count) reports")
     }
 
-    /// Several probes reporting at once: every report carries every series, so two reports in
-    /// one millisecond would give a series two values at one timestamp, which Prometheus
-    /// refuses with the whole request. Each is stored, none refused.
+    /// Several probes reporting at once, some within one millisecond: each report's series
+    /// (its probe's, and the agent's once an interval) are stored, none refused.
     @Test(.enabled(if: missingPrometheus() == nil, "needs prometheus (make test-deps)"))
     func reportsOfProbesSampledTogetherAreAllStored() throws {
         let dir = try FixturePlugins.folderWithTestProbe()
@@ -93,7 +92,7 @@ import Testing
         agent.stop()
         let reports = reportTimes(agent.process.outputLines)
         #expect(Set(reports).count < reports.count, "no two reports shared a millisecond; the test proves nothing this time")
-        let stored = prometheus.rawSamples(#"pathwatch_up{instance="rw-together"}"#)
+        let stored = (0..<4).flatMap { prometheus.rawSamples(#"pathwatch_probe_success{probe="p\#($0)",instance="rw-together"}"#) }
         #expect(stored.count == reports.count, "\(stored.count) stored of \(reports.count) reports\n\(agent.process.errorOutput.suffix(1500))")
         #expect(!agent.process.errorOutput.contains("HTTP 400"), "\(agent.process.errorOutput.suffix(1500))")
     }

@@ -2,19 +2,25 @@ import PathwatchProbeKit
 import ServiceLifecycle
 
 /// What one report of one probe produced, as sinks receive it: the change events it raised (often
-/// none) and the complete snapshot after it, which each sink renders in its own format.
+/// none), the complete snapshot after it, which each sink renders in its own format, and which
+/// probe reported.
 public struct SinkBatch: Sendable {
     public var events: [ChangeEvent]
     public var snapshot: StatusSnapshot
+    /// The probe whose report made this batch; nil when no one probe's report did. Only that
+    /// probe's checks and health changed since the batch before, so a sink that sends series
+    /// can send that probe's alone, at the cadence it reports at.
+    public var reportingProbe: String?
     /// True for the one batch after which every probe has reported once since start: the first
     /// complete picture of the host, which a person watching stdout wants to see even when
     /// nothing is wrong.
     public var firstComplete: Bool = false
 
-    public init(events: [ChangeEvent], snapshot: StatusSnapshot, firstComplete: Bool = false) {
+    public init(events: [ChangeEvent], snapshot: StatusSnapshot, firstComplete: Bool = false, reportingProbe: String? = nil) {
         self.events = events
         self.snapshot = snapshot
         self.firstComplete = firstComplete
+        self.reportingProbe = reportingProbe
     }
 
     public var state: CheckState { snapshot.state }

@@ -41,6 +41,30 @@ package enum PrometheusExposition {
         return out.samples
     }
 
+    /// The series of one probe alone, as `samples` has them: its checks' series (in id order)
+    /// and its own `pathwatch_probe_*` series. A report of that probe changes these and no
+    /// other, so a sink that pushes series sends them at that probe's cadence.
+    package static func samples(_ snapshot: StatusSnapshot, probe: String) -> [PrometheusSample] {
+        var out = PrometheusSamples()
+        var mine: [CheckRecord] = []
+        snapshot.forEachCheck { if $0.probe == probe { mine.append($0) } }
+        mine.sort { $0.id.utf8.lexicographicallyPrecedes($1.id.utf8) }
+        var checks = CheckSeries()
+        for check in mine { checks.collect(check, into: &out) }
+        for status in snapshot.probes ?? [] where status.id == probe { renderProbe(status, into: &out) }
+        return out.samples
+    }
+
+    /// The series of no one probe, as `samples` has them: the build's, the path's and the
+    /// sinks'.
+    package static func agentSamples(_ snapshot: StatusSnapshot) -> [PrometheusSample] {
+        var out = PrometheusSamples()
+        renderBuild(into: &out)
+        renderPath(snapshot.path, into: &out)
+        for sink in snapshot.sinks ?? [] { renderSink(sink, into: &out) }
+        return out.samples
+    }
+
     private static func renderBuild<Out: PrometheusOutput>(into out: inout Out) {
         out.add("pathwatch_build_info", "The agent's version; always 1.", .gauge, labels: [("version", AgentIdentity.version)], value: 1)
     }

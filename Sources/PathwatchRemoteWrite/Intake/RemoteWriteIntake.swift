@@ -3,9 +3,10 @@ import PathwatchAgent
 import PathwatchQueue
 import Synchronization
 
-/// Turns reports into queue records on a thread of its own: `submit` only hands the snapshot
-/// over; the thread reads its series, encodes them and appends the record (one fdatasync per
-/// report), then wakes the deliverer. Opens the queue's folder when the sink starts.
+/// Turns reports into queue records on a thread of its own: `submit` only hands the batch
+/// over; the thread reads the series the report sends (its probe's, and the agent's once an
+/// interval: `ReportSeries`, `AgentSeriesPace`), encodes them and appends the record (one
+/// fdatasync per report), then wakes the deliverer. Opens the queue's folder when the sink starts.
 final class RemoteWriteIntake: Sendable {
     /// Reports waiting for the thread; past this many (the state disk is stuck), new ones are
     /// counted as lost rather than held without bound.
@@ -19,6 +20,8 @@ final class RemoteWriteIntake: Sendable {
     private let closed = Atomic<Bool>(false)
     /// The timestamp of the last report queued in this run (milliseconds).
     private let lastTimestamp = Atomic<Int64>(0)
+    /// When the agent's own series last went; used from the thread only.
+    private let pace: Mutex<AgentSeriesPace>
     private let folder: String
     private let limits: DurableQueue.Limits
     private let series: ReportSeries
@@ -29,10 +32,11 @@ final class RemoteWriteIntake: Sendable {
     private let oversize: OversizeReports
 
     init(
-        settings: RemoteWriteSinkSettings, folder: String, name: String, logger: AgentLogger, health: RemoteWriteHealth,
-        onQueued: @escaping @Sendable (DurableQueue) -> Void
+        settings: RemoteWriteSinkSettings, folder: String, interval: ConfigDuration, name: String, logger: AgentLogger,
+        health: RemoteWriteHealth, onQueued: @escaping @Sendable (DurableQueue) -> Void
     ) {
         self.folder = folder
+        pace = Mutex(AgentSeriesPace(interval: interval))
         // Records are bounded by bytes and age; the count bound only has to be out of the way.
         limits = DurableQueue.Limits(records: 10_000_000, bytes: UInt64(settings.maxBytes.bytes))
         // A value substituted from a secret is sent redacted, like any label the agent shows.
@@ -52,7 +56,7 @@ final class RemoteWriteIntake: Sendable {
         thread.activate()
     }
 
-    func submit(_ snapshot: StatusSnapshot) {
+    func submit(_ batch: SinkBatch) {
         guard !closed.load(ordering: .acquiring) else { return }
         guard pendingCount.wrappingAdd(1, ordering: .relaxed).newValue <= Self.pendingLimit else {
             pendingCount.wrappingSubtract(1, ordering: .relaxed)
@@ -61,7 +65,7 @@ final class RemoteWriteIntake: Sendable {
         }
         thread.async {
             defer { self.pendingCount.wrappingSubtract(1, ordering: .relaxed) }
-            self.append(snapshot)
+            self.append(batch.snapshot, probe: batch.reportingProbe)
         }
     }
 
@@ -111,18 +115,23 @@ final class RemoteWriteIntake: Sendable {
         }
     }
 
-    private func append(_ snapshot: StatusSnapshot) {
+    private func append(_ snapshot: StatusSnapshot, probe: String?) {
         guard let queue = queue.withLock({ $0 }) else {
             health.countLost(1)
             return
         }
-        let all = series.series(of: snapshot)
-        // Two probes can report within the same millisecond, and every report carries every
-        // series: the same series twice at one timestamp with different values, which a receiver
-        // refuses ("duplicate sample for timestamp") with the whole request. A report is stamped
-        // at least a millisecond after the one before it.
+        // Each report is stamped at least a millisecond after the one before it, so the queue's
+        // order is every series' time order: a probe sampled again at once, or the path changing
+        // twice within a millisecond, would give a series two values at one timestamp, which a
+        // receiver refuses ("duplicate sample for timestamp") with the whole request; and a wall
+        // clock stepped back would put samples out of order.
         let timestamp = max(snapshot.time.milliseconds, lastTimestamp.load(ordering: .relaxed) + 1)
         lastTimestamp.store(timestamp, ordering: .relaxed)
+        let agentSeries = pace.withLock { $0.take(at: timestamp, path: snapshot.path) }
+        let all = series.series(of: snapshot, probe: probe, withAgentSeries: agentSeries)
+        // A report with nothing to send (a probe removed by a reload, reporting once more) is
+        // not queued: there is no sample to keep.
+        guard !all.isEmpty else { return }
         let record = ReportRecord.make(
             entries: WriteRequestEncoder.entries(of: all, timestamp: timestamp), series: all.count, timestamp: timestamp)
         do {

@@ -1,11 +1,13 @@
 import PathwatchAgent
 
-/// The series one report sends: every `/metrics` series, as typed values from the exposition
-/// that writes `/metrics` (so a name, a label or a value cannot differ between the two), plus
-/// `pathwatch_up` (1 at every report: the agent was running and observing, so a gap in it is a
-/// gap in the agent, not in the network, once the backlog arrives), each with `instance` (the
-/// agent's name, as a scrape would add it, unless the external labels set one) and the
-/// external labels added, and its labels sorted by name.
+/// The series one report sends: the reporting probe's `/metrics` series (its checks' and its own
+/// `pathwatch_probe_*`), and, when `AgentSeriesPace` says so, the series of no one probe plus
+/// `pathwatch_up` (1: the agent was running and observing, so a gap in it is a gap in the
+/// agent, not in the network, once the backlog arrives). A report of no known probe sends every
+/// series. Typed values from the exposition that writes `/metrics`, so a name, a label or a
+/// value cannot differ between the two; each with `instance` (the agent's name, as a scrape
+/// would add it, unless the external labels set one) and the external labels added, and its
+/// labels sorted by name.
 struct ReportSeries {
     /// `name → value` added to every series; a series' own label of the same name is replaced.
     let externalLabels: [TimeSeries.Label]
@@ -14,14 +16,23 @@ struct ReportSeries {
         self.externalLabels = externalLabels.map { TimeSeries.Label(name: $0.0, value: $0.1) }
     }
 
-    func series(of snapshot: StatusSnapshot) -> [TimeSeries] {
-        var all = PrometheusExposition.samples(snapshot).map { sample in
+    func series(of snapshot: StatusSnapshot, probe: String?, withAgentSeries: Bool) -> [TimeSeries] {
+        let samples: [PrometheusSample]
+        if let probe {
+            let own = PrometheusExposition.samples(snapshot, probe: probe)
+            samples = withAgentSeries ? PrometheusExposition.agentSamples(snapshot) + own : own
+        } else {
+            samples = PrometheusExposition.samples(snapshot)
+        }
+        var all = samples.map { sample in
             TimeSeries(
                 labels: [TimeSeries.Label(name: "__name__", value: sample.name)]
                     + sample.labels.map { TimeSeries.Label(name: $0.name, value: $0.value) },
                 value: sample.value)
         }
-        all.append(TimeSeries(labels: [TimeSeries.Label(name: "__name__", value: "pathwatch_up")], value: 1))
+        if withAgentSeries || probe == nil {
+            all.append(TimeSeries(labels: [TimeSeries.Label(name: "__name__", value: "pathwatch_up")], value: 1))
+        }
         var added = externalLabels
         if !added.contains(where: { $0.name == "instance" }) {
             added.append(TimeSeries.Label(name: "instance", value: snapshot.identity.name))
