@@ -1,5 +1,4 @@
 import ArgumentParser
-import Glibc
 import PathwatchCommands
 
 extension Pathwatch {
@@ -12,20 +11,11 @@ extension Pathwatch {
         var pid: Int32?
 
         @Option(help: "Seconds to wait for the verdict.")
-        var timeout: Double = 60
+        var timeout: Double = ReloadCommand.defaultTimeout
 
         func run() throws {
-            let mainPID = getenv("MAINPID").flatMap { Int32(String(cString: $0)) }.flatMap { $0 > 0 ? $0 : nil }
-            switch ReloadRequest.perform(pid: pid ?? mainPID, timeoutSeconds: timeout) {
-            case .reloaded(let summary):
-                print("reloaded: \(summary)")
-            case .refused(let reason):
-                printError("reload refused, the running configuration is kept: \(reason)")
-                throw ExitCode(ExitStatus.configError)
-            case .failed(let why):
-                printError("reload: \(why)")
-                throw ExitCode(ExitStatus.failure)
-            }
+            let status = ReloadCommand.execute(pid: pid, timeoutSeconds: timeout)
+            if status != 0 { throw ExitCode(status) }
         }
     }
 }

@@ -1,7 +1,7 @@
 import PathwatchCommands
 
-// `pathwatch`: the agent's executable. `run`, `once` and a plug-in child, in the plain forms the
-// service unit, monitoring systems and the agent itself write, are read here directly; every
+// `pathwatch`: the agent's executable. `run`, `once`, `reload` and a plug-in child, in the plain
+// forms the service unit, monitoring systems and the agent itself write, are read here directly; every
 // other command line goes to the command-line companion (see CommandLineCompanion).
 let arguments = CommandLine.arguments
 if let plain = PlainArguments(arguments) {
@@ -11,4 +11,5 @@ if let plain = PlainArguments(arguments) {
     }
 }
 if let child = PluginChildArguments(arguments) { PluginChildServing.serveOnThisThread(child.options) }
+if let reload = ReloadArguments(arguments) { exitProcess(ReloadCommand.execute(pid: reload.pid, timeoutSeconds: reload.timeout)) }
 CommandLineCompanion.replaceProcess(arguments: arguments)

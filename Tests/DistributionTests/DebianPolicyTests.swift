@@ -35,7 +35,7 @@ struct DebianPolicyTests {
     @Test func dependsOnEveryLibraryItOpensAtRunTime() throws {
         let deb = try Distribution.sharedDeb()
         let depends = try run(["dpkg-deb", "--field", deb.path, "Depends"]).stdout
-        let names = Set(depends.split(separator: ",").compactMap { $0.split(separator: " ").first.map(String.init) })
+        let names = Set(depends.split(separator: ",").compactMap { $0.split(whereSeparator: \.isWhitespace).first.map(String.init) })
         // dlopen'd, so dpkg-shlibdeps cannot see them: libcurl (HTTP), libsystemd (sd_notify),
         // libsnappy (remote_write). A recommendation would leave a host installed without
         // recommendations with a sink that cannot start.

@@ -128,6 +128,11 @@ struct Operator {
         // "→ Overall exposure level for pathwatch.service: 1.8 OK :-)"
         let value = line.flatMap { $0.components(separatedBy: lead).last?.split(separator: " ").first }.flatMap { Double($0) }
         #expect(value != nil && value! <= 2.0, "systemd-analyze security: \(line.map(String.init) ?? report.stdout + report.stderr)")
+        // docs/operating.md states the figure; it is what the unit as shipped measures.
+        let operating = (try? String(contentsOf: Distribution.root.appendingPathComponent("docs/operating.md"), encoding: .utf8)) ?? ""
+        let documented = operating.components(separatedBy: "`systemd-analyze security pathwatch` rates it ").dropFirst().first
+            .flatMap { Double($0.prefix { $0.isNumber || $0 == "." }) }
+        #expect(documented != nil && documented == value, "docs/operating.md says \(String(describing: documented)), the unit measures \(String(describing: value))")
     }
 
     // MARK: 7. stop
