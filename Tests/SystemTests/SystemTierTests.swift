@@ -71,6 +71,7 @@ struct SystemTierTests {
         step("9 disk") { try host.measuresTheMountsDfShows() }
         step("8 journal") { try host.writesOneJournalLinePerChange() }
         figures.reload = step("5 reload") { try host.reloadsANewFragment() } ?? nil
+        step("18 reload under scrape") { try host.keepsItsSeriesAcrossReloadsUnderPrometheus() }
         step("10 ping") { try host.pingsWithTheDocumentedDropIn() }
         step("16 textfile") { try host.feedsNodeExportersTextfileCollector() }
         if let upgrade {
