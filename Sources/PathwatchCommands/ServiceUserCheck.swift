@@ -27,7 +27,7 @@ package enum ServiceUserCheck {
         guard getuid() == 0, user != "root", let entry = getpwnam(user), entry.pointee.pw_uid != 0 else { return .notApplicable }
         let file = configFile.hasPrefix("/") ? configFile : currentDirectory() + "/" + configFile
         let arguments = ["--reuid=\(user)", "--regid=\(entry.pointee.pw_gid)", "--init-groups", "--",
-                         thisExecutable(), "check-config", "--config", file]
+                         ProcessImage.ownExecutable() ?? "/proc/self/exe", "check-config", "--config", file]
         let child: TrialProcess
         do {
             child = try TrialProcess.spawn("/usr/bin/setpriv", arguments: arguments, extraDescriptor: 3)
@@ -42,13 +42,6 @@ package enum ServiceUserCheck {
         case .signaled(let signal):
             return .refused(user: user, output: "the check as user \(user) ended by signal \(signal)", status: ExitStatus.failure)
         }
-    }
-
-    /// This very program, to run again as the other user.
-    private static func thisExecutable() -> String {
-        var buffer = [CChar](repeating: 0, count: 4_096)
-        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        return n > 0 ? String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) : "/proc/self/exe"
     }
 
     private static func currentDirectory() -> String {
