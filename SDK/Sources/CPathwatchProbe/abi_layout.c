@@ -12,5 +12,8 @@ _Static_assert(sizeof(pw_error) == 8 + 256 + 768 + 8, "pw_error layout changed")
 /* deadline_ns grew pw_error at its end: a host of the first layout hands struct_size 1032. */
 _Static_assert(offsetof(pw_error, deadline_ns) == 8 + 256 + 768, "pw_error.deadline_ns moved");
 _Static_assert(offsetof(pw_probe_descriptor, create) == 40, "pw_probe_descriptor layout changed");
-_Static_assert(sizeof(pw_probe_descriptor) == 80, "pw_probe_descriptor layout changed");
+/* The metric declarations grew the descriptor at its end: a plug-in of the first layout says 80. */
+_Static_assert(offsetof(pw_probe_descriptor, metrics) == 80, "pw_probe_descriptor.metrics moved");
+_Static_assert(sizeof(pw_probe_descriptor) == 96, "pw_probe_descriptor layout changed");
+_Static_assert(sizeof(pw_metric_info) == 40, "pw_metric_info layout changed");
 #endif

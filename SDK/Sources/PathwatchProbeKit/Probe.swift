@@ -21,6 +21,9 @@ public protocol Probe: AnyObject {
     /// One sentence, shown by `pathwatch plugins`.
     static var summary: String { get }
     static var flags: ProbeFlags { get }
+    /// Every metric the probe emits, declared once: kind, unit, help and plot (see
+    /// `MetricDeclaration`). Empty: the metrics are gauges named by their suffix.
+    static var metrics: [MetricDeclaration] { get }
 
     /// Validates what decoding cannot (ranges, relations between keys) by throwing
     /// `ProbeConfigError` with the path of the offending value.
@@ -38,6 +41,7 @@ public protocol Probe: AnyObject {
 
 extension Probe {
     public static var flags: ProbeFlags { [] }
+    public static var metrics: [MetricDeclaration] { [] }
     public var eventFileDescriptor: Int32? { nil }
     public func handleEvent(into emitter: Emitter) throws {}
 }

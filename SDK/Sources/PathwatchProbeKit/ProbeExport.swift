@@ -45,10 +45,25 @@ public enum ProbeExport {
                     sample: cSample,
                     event_fd: P.flags.contains(.eventDriven) ? cEventFD : nil,
                     handle_event: P.flags.contains(.eventDriven) ? cHandleEvent : nil,
-                    destroy: cDestroy))
+                    destroy: cDestroy,
+                    metrics: metricTable(P.metrics),
+                    metric_count: P.metrics.count))
             list.append(Registration(type: ProbeFactoryFor<P>.self, identity: ObjectIdentifier(P.self), descriptor: d))
             return UnsafeRawPointer(d)
         }
+    }
+
+    /// The C table of `declarations`, living as long as the library: never freed.
+    private static func metricTable(_ declarations: [MetricDeclaration]) -> UnsafePointer<pw_metric_info>? {
+        guard !declarations.isEmpty else { return nil }
+        let table = UnsafeMutablePointer<pw_metric_info>.allocate(capacity: declarations.count)
+        for (i, d) in declarations.enumerated() {
+            (table + i).initialize(
+                to: pw_metric_info(
+                    struct_size: MemoryLayout<pw_metric_info>.size, name: UnsafePointer(strdup(d.name)), kind: d.kind.rawValue,
+                    plot: d.plot.rawValue, unit: d.unit.map { UnsafePointer(strdup($0)) }, help: UnsafePointer(strdup(d.help))))
+        }
+        return UnsafePointer(table)
     }
 
     static func registeredType(slot: Int) -> (any ProbeFactory.Type)? {

@@ -123,7 +123,7 @@ enum PluginLoader {
     }
 
     /// The smallest descriptor an ABI-1 plug-in may hand over.
-    static let minimumDescriptorSize = UInt32(MemoryLayout<pw_probe_descriptor>.size)
+    static let minimumDescriptorSize = UInt32(MemoryLayout<pw_probe_descriptor>.offset(of: \.metrics)!)
 
     static func load(_ path: String) -> Result<LoadedPlugin, Refusal> {
         if let reason = PluginVetting.refusal(forFile: path) { return .failure(Refusal(reason: reason)) }

@@ -43,11 +43,14 @@
  *   - metric names, label names and label values of at most 65,535 bytes of UTF-8;
  *   - a message of at most 4,096 bytes: a longer one is kept, cut at a character
  *     boundary and marked " [truncated by pathwatch]" (emit() returns PW_OK);
- *   - non-finite metric values are dropped from an observation that is kept;
+ *   - non-finite metric values are dropped from an observation that is kept, and so is a
+ *     metric whose name is not [a-z][a-z0-9_]* of at most 64 bytes, a metric named twice in
+ *     one observation, and a metric that would expose the same series as another of the
+ *     observation ("lat_ms" and "lat_seconds"); the host logs why, naming both;
  *   - an element struct_size (stride) of at most 4,096 bytes, a multiple of 8.
  *   - The host refuses a plug-in whose abi_version differs from
- *     PW_PROBE_ABI_VERSION, whose struct_size is smaller than the version-1
- *     descriptor, or whose name is NULL or empty.
+ *     PW_PROBE_ABI_VERSION, whose struct_size is smaller than the first version-1
+ *     descriptor (up to and with destroy), or whose name is NULL or empty.
  */
 #ifndef PATHWATCH_PROBE_H
 #define PATHWATCH_PROBE_H
@@ -146,13 +149,55 @@ typedef enum pw_state {
 /* Prefix of every label reserved for the host. */
 #define PW_LABEL_RESERVED_PREFIX "pathwatch."
 
-/* A numeric metric: name (snake_case with unit suffix, "total_ms") and a finite value.
- * Non-finite values are dropped by the host. */
+/* A numeric metric: its name as declared (see pw_metric_info: [a-z][a-z0-9_]*, at most 64
+ * bytes, "total_ms") and a finite value. Non-finite values are dropped by the host. */
 typedef struct pw_metric {
     size_t struct_size;  /* sizeof(pw_metric) */
     const char *name;
     double value;
 } pw_metric;
+
+/*
+ * Metric declarations: what each metric a plug-in emits is, said once in its descriptor
+ * (pw_probe_descriptor.metrics). Every exposition takes the metric's type, unit and help from
+ * here: /metrics and the textfile write `# TYPE counter` and `_total` for a counter, convert the
+ * value to the Prometheus base unit of `unit` (ms -> _seconds, bit/s -> _bytes_per_second,
+ * % -> _ratio) and write `help` as `# HELP`; the status page plots by `plot`.
+ *
+ *   name   the metric's name as emitted: [a-z][a-z0-9_]*, at most 64 bytes. A name that says its
+ *          unit at its end ("total_ms", "used_pct", "rx_bps") keeps its stem and takes the base
+ *          unit's suffix ("total_seconds"); two declarations that would expose one series
+ *          ("lat_ms" in ms and "lat_seconds" in s) are refused, naming both.
+ *   kind   PW_METRIC_GAUGE (a value that goes up and down) or PW_METRIC_COUNTER (a count
+ *          since the instance was created, that only grows; exposed with `_total`).
+ *   unit   UCUM as OpenTelemetry writes it: "s", "ms", "us", "ns", "min", "h", "d", "By",
+ *          "KiBy", "MiBy", "GiBy", "kBy", "MBy", "GBy", "By/s", "bit/s", "kbit/s", "Mbit/s",
+ *          "Gbit/s", "%", "1", "/s", "Cel", "Hz", "{packet}", "{packet}/s" (any "{annotation}"
+ *          alone or over "/s"); NULL or "" for a plain number. Another unit is refused.
+ *   help   one sentence ("Time from the request's start to its last byte."); NULL for none.
+ *   plot   which of the status page's plots shows it: PW_PLOT_NONE, PW_PLOT_LATENCY (a round
+ *          trip or response time), PW_PLOT_THROUGHPUT (a rate of bits or bytes) or
+ *          PW_PLOT_USAGE (a percentage of a capacity in use).
+ *
+ * A plug-in that declares metrics may still emit undeclared ones: they are gauges named by
+ * their suffix, as every metric of a plug-in without declarations is.
+ */
+#define PW_METRIC_GAUGE 0u
+#define PW_METRIC_COUNTER 1u
+
+#define PW_PLOT_NONE 0u
+#define PW_PLOT_LATENCY 1u
+#define PW_PLOT_THROUGHPUT 2u
+#define PW_PLOT_USAGE 3u
+
+typedef struct pw_metric_info {
+    size_t struct_size;  /* sizeof(pw_metric_info) */
+    const char *name;    /* as emitted: [a-z][a-z0-9_]*, at most 64 bytes */
+    uint32_t kind;       /* PW_METRIC_GAUGE or PW_METRIC_COUNTER */
+    uint32_t plot;       /* PW_PLOT_* */
+    const char *unit;    /* UCUM ("ms", "By", "bit/s", "%", "1"), or NULL */
+    const char *help;    /* one sentence, or NULL */
+} pw_metric_info;
 
 /* A string label: stable facts about the check ("type": "ethernet"). */
 typedef struct pw_label {
@@ -252,6 +297,14 @@ typedef struct pw_probe_descriptor {
 
     /* Release everything the instance owns. */
     void (*destroy)(void *instance);
+
+    /* Added within version 1 (a descriptor whose struct_size stops before them declares
+     * nothing and works as before): the metrics the plug-in emits, an array of metric_count
+     * pw_metric_info walked with its first element's struct_size. Static, like the descriptor.
+     * A declaration the host cannot take (a bad name, kind or unit, a name declared twice, two
+     * that would expose one series) refuses the plug-in with a reason naming it. */
+    const pw_metric_info *metrics;
+    size_t metric_count;
 } pw_probe_descriptor;
 
 /* The entry point's type. A plug-in defines:
