@@ -19,6 +19,7 @@ let probeABI = Target.Dependency.product(name: "CPathwatchProbe", package: "SDK"
 let json = Target.Dependency.product(name: "PathwatchJSON", package: "SDK")
 let probeKit = Target.Dependency.product(name: "PathwatchProbeKit", package: "SDK")
 let probeTesting = Target.Dependency.product(name: "PathwatchProbeTesting", package: "SDK")
+let probeRules = Target.Dependency.product(name: "PathwatchProbeRules", package: "SDK")
 
 let package = Package(
     name: "pathwatch",
@@ -87,7 +88,7 @@ let package = Package(
         .target(
             name: "PathwatchAgent",
             dependencies: [
-                probeABI, json, probeKit, "CCurlShims", "CPipe", "CFaultReport", "CChildProcess",
+                probeABI, json, probeKit, probeRules, "CCurlShims", "CPipe", "CFaultReport", "CChildProcess",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -99,7 +100,7 @@ let package = Package(
         .target(
             name: "PathwatchHTTPSink",
             dependencies: [
-                "PathwatchAgent", "PathwatchDigest", probeKit, "CCurlShims",
+                "PathwatchAgent", "PathwatchDigest", probeKit, probeRules, "CCurlShims",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -220,7 +221,8 @@ let package = Package(
             name: "PathwatchAgentTests",
             dependencies: [
                 "PathwatchAgent", "PathwatchSinks", "PathwatchStdoutSink", "PathwatchFileSink", "PathwatchHTTPSink",
-                "PathwatchWebhook", "PathwatchRemoteWrite", "PathwatchQueue", "PathwatchDigest", probeKit, "PathwatchTestSupport",
+                "PathwatchWebhook", "PathwatchRemoteWrite", "PathwatchQueue", "PathwatchDigest", probeKit, probeRules, probeTesting,
+                "PathwatchTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],

@@ -16,6 +16,9 @@ let package = Package(
         .library(name: "PathwatchJSON", targets: ["PathwatchJSON"]),
         // The Swift SDK: a Probe protocol, config decoding, an emitter, the exported entry point.
         .library(name: "PathwatchProbeKit", targets: ["PathwatchProbeKit"]),
+        // The rules a plug-in's descriptor and observations are held to: the agent's and
+        // ProbeTester's one validator, and what declared metrics mean in every exposition.
+        .library(name: "PathwatchProbeRules", targets: ["PathwatchProbeRules"]),
         // Runs a probe's create/sample/event calls in a unit test and returns what it emitted.
         .library(name: "PathwatchProbeTesting", targets: ["PathwatchProbeTesting"]),
     ],
@@ -23,6 +26,7 @@ let package = Package(
         .target(name: "CPathwatchProbe"),
         .target(name: "PathwatchJSON", swiftSettings: strict),
         .target(name: "PathwatchProbeKit", dependencies: ["CPathwatchProbe", "PathwatchJSON"], swiftSettings: strict),
-        .target(name: "PathwatchProbeTesting", dependencies: ["PathwatchProbeKit"], swiftSettings: strict),
+        .target(name: "PathwatchProbeRules", dependencies: ["CPathwatchProbe", "PathwatchProbeKit"], swiftSettings: strict),
+        .target(name: "PathwatchProbeTesting", dependencies: ["PathwatchProbeKit", "PathwatchProbeRules"], swiftSettings: strict),
     ]
 )

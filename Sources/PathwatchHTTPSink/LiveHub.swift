@@ -1,4 +1,5 @@
 import PathwatchAgent
+import PathwatchJSON
 import NIOCore
 import NIOHTTP1
 import Synchronization
@@ -163,13 +164,19 @@ final class LiveHub: Sendable {
     }
 
     private func pushStatus() {
-        let subscribers = state.withLock { s -> [Subscriber] in
+        let (subscribers, snapshot) = state.withLock { s -> ([Subscriber], StatusSnapshot?) in
             s.statusPushScheduled = false
             s.lastStatusPush = .now()
-            return Array(s.subscribers.values)
+            return (Array(s.subscribers.values), s.snapshot)
         }
         guard !subscribers.isEmpty, let text = documentText() else { return }
-        let buffer = ByteBuffer(string: "event: status\ndata: \(text)\n\n")
+        var frames = "event: status\ndata: \(text)\n\n"
+        // The plots' newest values, sorted into plots here: the page draws what the agent says
+        // each metric is, and never reads a metric's kind from its name.
+        if let snapshot, let plotted = MetricHistory.sample(of: snapshot) {
+            frames += "event: plot\ndata: \(JSONSerializer.serialize(plotted.json))\n\n"
+        }
+        let buffer = ByteBuffer(string: frames)
         for subscriber in subscribers { write(buffer, to: subscriber.channel) }
     }
 

@@ -1,49 +1,90 @@
 import PathwatchAgent
-/// Recent values for the status page's plots: bandwidth, latency and disk use, one sample per
+import PathwatchProbeKit
+import PathwatchProbeRules
+
+/// Recent values for the status page's plots — latency, throughput and disk use — one sample per
 /// `spacing` at most, the last `capacity` samples, at most `maxChecks` checks each. Bounded
-/// whatever the configuration: 120 × 64 checks × a few metrics.
+/// whatever the configuration: 120 × 64 checks × a few metrics. Which plot a metric belongs to is
+/// the plug-in's declaration (`MetricDeclaration.Plot`), read here in the agent: the page never
+/// guesses from a name (a bandwidth probe's `window_ms` is not a latency).
 struct MetricHistory {
     static let capacity = 120
     static let spacingMilliseconds: Int64 = 5_000
     static let maxChecks = 64
-    /// The units the page plots, as metric names end: rates, durations, and use.
-    static let plottedUnits = ["_bps", "_ms", "used_pct"]
 
-    static func isPlotted(_ metric: String) -> Bool { plottedUnits.contains { metric.hasSuffix($0) } }
+    /// The plots, in the order the page draws them, by the names the page knows them by.
+    static let plots: [(plot: MetricDeclaration.Plot, name: String)] = [(.throughput, "throughput"), (.latency, "latency"), (.usage, "usage")]
 
     struct Sample {
         var at: WallTime
-        var checks: [(check: String, metrics: [(name: String, value: Double)])]
+        /// Per plot, each check's metrics in it.
+        var plots: [(plot: MetricDeclaration.Plot, checks: [(check: String, metrics: [(name: String, value: Double)])])]
     }
 
     private(set) var samples: [Sample] = []
 
-    /// Takes the checks' metrics of the plotted units from `snapshot`, unless the
-    /// last sample is younger than `spacing`.
+    /// Takes the checks' plotted metrics from `snapshot`, unless the last sample is younger than
+    /// `spacing`.
     mutating func record(_ snapshot: StatusSnapshot) {
         let time = snapshot.time
         if let last = samples.last, time.milliseconds - last.at.milliseconds < Self.spacingMilliseconds { return }
-        var checks: [(check: String, metrics: [(name: String, value: Double)])] = []
-        for record in snapshot.checks where checks.count < Self.maxChecks {
-            let metrics = record.metrics.filter { Self.isPlotted($0.name) }
-            guard !metrics.isEmpty else { continue }
-            checks.append((record.id, metrics))
-        }
         // Nothing to plot yet (the first reports come from other probes): wait for a sample that has.
-        guard !checks.isEmpty else { return }
-        samples.append(Sample(at: time, checks: checks))
+        guard let sample = Self.sample(of: snapshot) else { return }
+        samples.append(sample)
         if samples.count > Self.capacity { samples.removeFirst(samples.count - Self.capacity) }
     }
 
-    /// `[{"at": "…", "metrics": {"<check>": {"<metric>": n}}}]`, oldest first.
+    /// The plotted metrics of `snapshot`, nil when it has none.
+    static func sample(of snapshot: StatusSnapshot) -> Sample? {
+        var byPlot: [MetricDeclaration.Plot: [(check: String, metrics: [(name: String, value: Double)])]] = [:]
+        var checks = 0
+        for record in snapshot.checks where checks < maxChecks {
+            var taken = false
+            for metric in record.metrics {
+                let meaning = record.metricCatalog.meaning(of: metric.name)
+                guard meaning.plot != .none else { continue }
+                let plot = meaning.plot
+                let metric = (name: metric.name, value: displayed(metric.value, meaning))
+                if let last = byPlot[plot]?.last, last.check == record.id {
+                    byPlot[plot]![byPlot[plot]!.count - 1].metrics.append(metric)
+                } else {
+                    byPlot[plot, default: []].append((record.id, [metric]))
+                }
+                taken = true
+            }
+            if taken { checks += 1 }
+        }
+        guard !byPlot.isEmpty else { return nil }
+        return Sample(at: snapshot.time, plots: plots.compactMap { entry in byPlot[entry.plot].map { (entry.plot, $0) } })
+    }
+
+    /// A value in the unit its plot shows: latency in milliseconds, throughput in bits per
+    /// second, use in percent, whatever unit the plug-in reports it in.
+    private static func displayed(_ value: Double, _ meaning: MetricMeaning) -> Double {
+        guard let unit = meaning.unit, !unit.baseSuffix.isEmpty else { return value }
+        let base = value * unit.scale
+        switch (meaning.plot, unit.baseSuffix) {
+        case (.latency, "seconds"): return base * 1_000
+        case (.throughput, "bytes_per_second"): return base * 8
+        case (.usage, "ratio"): return base * 100
+        default: return value
+        }
+    }
+
+    /// `[{"at": "…", "plots": {"latency": {"<check>": {"<metric>": n}}, …}}]`, oldest first.
+    var json: JSONValue { .array(samples.map(\.json)) }
+}
+
+extension MetricHistory.Sample {
+    /// `{"at": "…", "plots": {"<plot>": {"<check>": {"<metric>": n}}}}`.
     var json: JSONValue {
-        .array(samples.map { sample in
-            .object(JSONObject([
-                ("at", .string(sample.at.rfc3339)),
-                ("metrics", .object(JSONObject(sample.checks.map { check in
+        .object(JSONObject([
+            ("at", .string(at.rfc3339)),
+            ("plots", .object(JSONObject(plots.map { plot in
+                (MetricHistory.plots.first { $0.plot == plot.plot }!.name, .object(JSONObject(plot.checks.map { check in
                     (check.check, .object(JSONObject(check.metrics.map { ($0.name, .number($0.value)) })))
-                }))),
-            ]))
-        })
+                })))
+            }))),
+        ]))
     }
 }

@@ -104,7 +104,7 @@ enum StatusPage {
           const rows = new Map();          // check id -> <tr>
           // Recent values, as the agent keeps them for `history`: one sample per SPACING_MS at
           // most, the last MAX_POINTS; plus the newest document's values, shown until they settle.
-          let settled = [];                // [{ at: ms, metrics: { check id: { metric: number } } }]
+          let settled = [];                // [{ at: ms, plots: { plot: { check id: { metric: number } } } }]
           let head = null;
 
           function el(tag, className, text) {
@@ -196,9 +196,9 @@ enum StatusPage {
             $("probes-empty").hidden = rowsNow.length > 0;
           }
 
-          function sample(time, metrics) {
+          function sample(time, plots) {
             const at = Date.parse(time);
-            return isNaN(at) || !metrics || typeof metrics !== "object" ? null : { at, metrics };
+            return isNaN(at) || !plots || typeof plots !== "object" ? null : { at, plots };
           }
           function plotted() {
             const all = head && (!settled.length || head.at > settled[settled.length - 1].at) ? [...settled, head] : settled;
@@ -220,24 +220,23 @@ enum StatusPage {
           const formatMs = (v) => (v < 10 ? v.toFixed(2) : v < 100 ? v.toFixed(1) : Math.round(v).toString()) + " ms";
           const formatPct = (v) => Math.round(v) + " %";
 
-          // What each plot draws, chosen by the metrics' units (their names' endings), never by
-          // plug-in: [series, label, value] for one check's metrics. Rates: every one, labelled by
-          // what precedes the unit when a check has several. Durations and use: the check's
-          // largest (a request's total, the slowest echo, the fullest of a disk's measures).
-          const numbers = (values, unit) =>
-            Object.keys(values).filter((m) => m.endsWith(unit) && typeof values[m] === "number" && isFinite(values[m]));
-          const every = (unit) => (values) => {
-            const names = numbers(values, unit);
-            return names.map((m) => [m, names.length > 1 ? m.slice(0, -unit.length) : "", values[m]]);
+          // What each plot draws: the metrics the agent sorted into it, by what each plug-in
+          // declared it to be (never by its name). [series, label, value] for one check's metrics.
+          // Throughput: every one, labelled by its name when a check has several. Latency and use:
+          // the check's largest (a request's total, the slowest echo, the fullest of a disk's measures).
+          const numbers = (values) => Object.keys(values).filter((m) => typeof values[m] === "number" && isFinite(values[m]));
+          const every = (values) => {
+            const names = numbers(values);
+            return names.map((m) => [m, names.length > 1 ? m.replace(/_(bps|mbps|bytes_per_second)$/, "") : "", values[m]]);
           };
-          const largest = (unit) => (values) => {
-            const names = numbers(values, unit);
-            return names.length ? [[unit, "", Math.max(...names.map((m) => values[m]))]] : [];
+          const largest = (values) => {
+            const names = numbers(values);
+            return names.length ? [["largest", "", Math.max(...names.map((m) => values[m]))]] : [];
           };
           const plots = [
-            { id: "plot-bandwidth", format: formatRate, ceiling: 0, pick: every("_bps") },
-            { id: "plot-latency", format: formatMs, ceiling: 0, pick: largest("_ms") },
-            { id: "plot-disk", format: formatPct, ceiling: 100, pick: largest("used_pct") },
+            { id: "plot-bandwidth", plot: "throughput", format: formatRate, ceiling: 0, pick: every },
+            { id: "plot-latency", plot: "latency", format: formatMs, ceiling: 0, pick: largest },
+            { id: "plot-disk", plot: "usage", format: formatPct, ceiling: 100, pick: largest },
           ];
 
           function drawPlots() {
@@ -248,7 +247,9 @@ enum StatusPage {
             const figure = $(plot.id);
             // A series missing from a sample (no reply, no rate) breaks its line there: a gap, not a guess.
             const series = new Map();
-            points.forEach(({ at, metrics }, index) => {
+            points.forEach(({ at, plots }, index) => {
+              const metrics = plots[plot.plot];
+              if (!metrics || typeof metrics !== "object") return;
               for (const [check, values] of Object.entries(metrics)) {
                 if (!values || typeof values !== "object") continue;
                 for (const [metric, label, value] of plot.pick(values)) {
@@ -306,16 +307,15 @@ enum StatusPage {
             $("agent").textContent = [agent.name, agent.version && "pathwatch " + agent.version].filter(Boolean).join(" · ");
             $("updated").textContent = doc.time ? "updated " + clock(doc.time) : "";
             document.title = (doc.state ? doc.state + " · " : "") + (agent.name ? agent.name + " · " : "") + "Pathwatch";
-            const metrics = {};
-            for (const check of Array.isArray(doc.checks) ? doc.checks : []) {
-              if (check && typeof check.id === "string") metrics[check.id] = check.metrics;
-            }
-            addLive(sample(doc.time, metrics));
+          }
+          function onPlot(entry) {
+            if (!entry || typeof entry !== "object") return;
+            addLive(sample(entry.at, entry.plots));
             drawPlots();
           }
           function onHistory(entries) {
             // The agent's own record replaces ours (on every connect, so a reconnect fills the gap).
-            settled = (Array.isArray(entries) ? entries : []).map((entry) => entry && sample(entry.at, entry.metrics))
+            settled = (Array.isArray(entries) ? entries : []).map((entry) => entry && sample(entry.at, entry.plots))
               .filter(Boolean).sort((a, b) => a.at - b.at).slice(-MAX_POINTS);
             drawPlots();
           }
@@ -351,6 +351,7 @@ enum StatusPage {
             });
             source.addEventListener("status", parsed(onStatus));
             source.addEventListener("history", parsed(onHistory));
+            source.addEventListener("plot", parsed(onPlot));
             source.addEventListener("change", parsed(onChange));
           }
           setConnection("connecting", "Connecting…");

@@ -3,17 +3,18 @@ import PathwatchTestSupport
 import Testing
 
 import PathwatchProbeKit
+import PathwatchProbeRules
 @testable import PathwatchAgent
 
 /// How metric names become words: Nagios units and labels, Prometheus HELP, and counts with
 /// their nouns ("1 sink", never "1 sinks").
 @Suite struct MetricWordingTests {
     @Test func nagiosUnitsFollowTheNamesSuffix() {
-        #expect(MetricWording.nagiosUnit(of: "uptime_seconds") == "s")
-        #expect(MetricWording.nagiosUnit(of: "total_ms") == "ms")
-        #expect(MetricWording.nagiosUnit(of: "used_pct") == "%")
-        #expect(MetricWording.nagiosUnit(of: "free_bytes") == "B")
-        #expect(MetricWording.nagiosUnit(of: "samples") == "")
+        #expect(MetricWording.nagiosUnit(of: MetricMeaning(undeclared: "uptime_seconds")) == "s")
+        #expect(MetricWording.nagiosUnit(of: MetricMeaning(undeclared: "total_ms")) == "ms")
+        #expect(MetricWording.nagiosUnit(of: MetricMeaning(undeclared: "used_pct")) == "%")
+        #expect(MetricWording.nagiosUnit(of: MetricMeaning(undeclared: "free_bytes")) == "B")
+        #expect(MetricWording.nagiosUnit(of: MetricMeaning(undeclared: "samples")) == "")
     }
 
     @Test func nagiosLabelsSayNothingTwice() {
@@ -28,9 +29,9 @@ import PathwatchProbeKit
     }
 
     @Test func prometheusHelpNamesAUnitOnlyWhenThereIsOne() {
-        #expect(MetricWording.prometheusHelp(plugin: "testprobe", metric: "samples") == "The testprobe plug-in's samples metric.")
-        #expect(MetricWording.prometheusHelp(plugin: "reachability", metric: "total_ms") == "The reachability plug-in's total_ms metric, in seconds.")
-        #expect(MetricWording.prometheusHelp(plugin: "disk", metric: "used_pct") == "The disk plug-in's used_pct metric, as a ratio from 0 to 1.")
+        #expect(MetricWording.prometheusHelp(plugin: "testprobe", meaning: MetricMeaning(undeclared: "samples")) == "The testprobe plug-in's samples metric.")
+        #expect(MetricWording.prometheusHelp(plugin: "reachability", meaning: MetricMeaning(undeclared: "total_ms")) == "The reachability plug-in's total_ms metric, in seconds.")
+        #expect(MetricWording.prometheusHelp(plugin: "disk", meaning: MetricMeaning(undeclared: "used_pct")) == "The disk plug-in's used_pct metric, as a ratio from 0 to 1.")
         let text = PrometheusExposition.render(StatusSnapshot(received:
             try! JSONParser.parse(#"{"checks": [{"id": "t/c0", "probe": "t", "plugin": "testprobe", "state": "ok", "metrics": {"samples": 3}}]}"#)))
         #expect(text.contains("# HELP pathwatch_testprobe_samples The testprobe plug-in's samples metric.\n"), "\(text)")

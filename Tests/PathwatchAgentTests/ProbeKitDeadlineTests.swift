@@ -1,6 +1,7 @@
 import CPathwatchProbe
 import Glibc
 import PathwatchProbeKit
+import PathwatchProbeRules
 import PathwatchProbeTesting
 import Testing
 
@@ -80,7 +81,7 @@ import Testing
     /// Inline, the host's own call hands the plug-in the deadline it was given, create's too.
     @Test func theInlineHostHandsItsDeadlineToTheProbe() throws {
         let descriptor = ProbeExport.descriptor(for: DeadlineEcho.self).assumingMemoryBound(to: pw_probe_descriptor.self)
-        let plugin = LoadedPlugin(path: "deadline-echo", descriptor: descriptor)
+        let plugin = LoadedPlugin(path: "deadline-echo", descriptor: descriptor, described: try DescriptorCheck.check(descriptor).get())
         let create = Deadline.after(.seconds(5)), sample = Deadline.after(.seconds(1))
         let instance = try ProbeInstance.create(plugin: plugin, configJSON: "{}", deadline: create).get()
         defer { instance.destroy() }

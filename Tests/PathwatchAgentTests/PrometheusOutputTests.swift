@@ -1,4 +1,5 @@
 import Foundation
+import PathwatchProbeRules
 import PathwatchTestSupport
 import Testing
 @testable import PathwatchAgent
@@ -13,14 +14,14 @@ import Testing
     }
 
     @Test func namesUseBaseUnitsAndValuesAreConverted() {
-        #expect(MetricName(pluginMetric: "total_ms") == MetricName(base: "total_seconds", scale: 1e-3))
-        #expect(MetricName(pluginMetric: "used_pct") == MetricName(base: "used_ratio", scale: 0.01))
-        #expect(MetricName(pluginMetric: "rx_bps") == MetricName(base: "rx_bytes_per_second", scale: 1.0 / 8))
-        #expect(MetricName(pluginMetric: "speed_mbps") == MetricName(base: "speed_bytes_per_second", scale: 1e6 / 8))
-        #expect(MetricName(pluginMetric: "cert_days_left") == MetricName(base: "cert_left_seconds", scale: 86_400))
-        #expect(MetricName(pluginMetric: "rx_errors_ps") == MetricName(base: "rx_errors_per_second", scale: 1))
-        #expect(MetricName(pluginMetric: "inodes_total") == MetricName(base: "inodes", scale: 1))
-        #expect(MetricName(pluginMetric: "load1") == MetricName(base: "load1", scale: 1))
+        #expect(MetricMeaning(undeclared: "total_ms").exposedName == "total_seconds" && MetricMeaning(undeclared: "total_ms").scale == 1e-3)
+        #expect(MetricMeaning(undeclared: "used_pct").exposedName == "used_ratio" && MetricMeaning(undeclared: "used_pct").scale == 0.01)
+        #expect(MetricMeaning(undeclared: "rx_bps").exposedName == "rx_bytes_per_second" && MetricMeaning(undeclared: "rx_bps").scale == 1.0 / 8)
+        #expect(MetricMeaning(undeclared: "speed_mbps").exposedName == "speed_bytes_per_second" && MetricMeaning(undeclared: "speed_mbps").scale == 1e6 / 8)
+        #expect(MetricMeaning(undeclared: "cert_days_left").exposedName == "cert_left_seconds" && MetricMeaning(undeclared: "cert_days_left").scale == 86_400)
+        #expect(MetricMeaning(undeclared: "rx_errors_ps").exposedName == "rx_errors_per_second" && MetricMeaning(undeclared: "rx_errors_ps").scale == 1)
+        #expect(MetricMeaning(undeclared: "inodes_total").exposedName == "inodes" && MetricMeaning(undeclared: "inodes_total").scale == 1)
+        #expect(MetricMeaning(undeclared: "load1").exposedName == "load1" && MetricMeaning(undeclared: "load1").scale == 1)
     }
 
     @Test func aSnapshotRendersEveryFamilyWithStableLabels() throws {

@@ -1,5 +1,6 @@
 @testable import PathwatchAgent
 import PathwatchProbeKit
+import PathwatchProbeRules
 
 // The renderers as they were when they read the status document back as a tree: the reference
 // the typed renderers are held to, byte for byte, for the same state. Names are sanitised by the
@@ -114,10 +115,10 @@ enum TreePrometheus {
         }
         for metric in check["metrics"]?.objectValue?.members ?? [] {
             guard let value = metric.value.numberValue else { continue }
-            let name = MetricName(pluginMetric: metric.key)
-            let family = "pathwatch_\(PrometheusText.sanitizedName(plugin))_\(name.base)"
+            let name = MetricMeaning(undeclared: metric.key)
+            let family = "pathwatch_\(PrometheusText.sanitizedName(plugin))_\(name.exposedName)"
             out.add(
-                family, MetricWording.prometheusHelp(plugin: plugin, metric: metric.key),
+                family, MetricWording.prometheusHelp(plugin: plugin, meaning: name),
                 labels: [("check", id), ("probe", probe)] + labels, value: value * name.scale)
         }
     }
@@ -199,7 +200,7 @@ enum TreeNagios {
     }
 
     /// Units of the Nagios plug-in guidelines for the metric suffixes plug-ins use.
-    private static func unit(of metric: String) -> String { MetricWording.nagiosUnit(of: metric) }
+    private static func unit(of metric: String) -> String { MetricWording.nagiosUnit(of: MetricMeaning(undeclared: metric)) }
 
     /// A single quote inside a label is written twice (the guidelines' escape).
     private static func quoted(_ label: String) -> String { label.replacing("'", with: "''").replacing("=", with: "_") }

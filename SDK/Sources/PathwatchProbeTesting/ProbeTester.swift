@@ -1,43 +1,24 @@
 import CPathwatchProbe
 import PathwatchProbeKit
+import PathwatchProbeRules
 
-/// What a probe emitted in one call, as plain values a test can compare.
-public struct Emitted: Sendable, Equatable {
-    public var key: String
-    public var state: CheckState
-    public var message: String
-    public var metrics: [String: Double]
-    public var labels: [String: String]
-
-    public init(key: String, state: CheckState, message: String, metrics: [String: Double] = [:], labels: [String: String] = [:]) {
-        self.key = key
-        self.state = state
-        self.message = message
-        self.metrics = metrics
-        self.labels = labels
-    }
-
-    /// The metric, or a failure naming what the observation did have.
-    public func metric(_ name: String) throws(ProbeTester.Failure) -> Double {
-        guard let value = metrics[name] else {
-            throw ProbeTester.Failure("no metric \(name) in \(key) (has \(metrics.keys.sorted()))")
-        }
-        return value
-    }
-}
-
-/// Runs a probe's calls the way the agent does — through the C ABI, with an emitter that copies
-/// each observation during the call — in a unit test, and returns what it emitted. Works for a
-/// Swift probe type (through `ProbeExport`) and for any descriptor (a C plug-in's).
+/// Runs a probe's calls the way the agent does — through the C ABI, with the agent's own
+/// validator (`ObservationGate`) behind the emitter — in a unit test, and returns what it
+/// emitted. Works for a Swift probe type (through `ProbeExport`) and for any descriptor (a C
+/// plug-in's). It refuses what the agent refuses, with the same words: a descriptor of another
+/// ABI or with bad metric declarations, a malformed observation, a metric with a bad name or
+/// one that would expose another's series, a second observation with one key, an emit after
+/// the call returned, a call that overruns its deadline by more than the host's grace.
 ///
 ///     let probe = try ProbeTester(UptimeProbe.self, config: #"{"warn_below": "1h"}"#)
 ///     let checks = try probe.sample()
 ///     #expect(checks.first?.state == .ok)
 ///
 /// Each call takes the deadline the host would hand it (`Deadline.current` inside the probe);
-/// without one the probe sees none, as under an agent that sets none:
+/// without one the probe sees none, as under an agent that sets none. With one, the call runs
+/// on a thread of its own and the test fails when it is still running a second past it:
 ///
-///     let checks = try probe.sample(by: .after(.milliseconds(300)))
+///     let checks = try probe.sample(within: .milliseconds(300))
 public final class ProbeTester {
     public struct Failure: Error, CustomStringConvertible, Equatable {
         /// The JSON path of a refused config value ("" when not about one).
@@ -50,8 +31,24 @@ public final class ProbeTester {
         public var description: String { path.isEmpty ? message : "\(path): \(message)" }
     }
 
+    /// What one call produced, refusals included: for a test of what the agent would log.
+    public struct Report: Sendable {
+        public var emitted: [Emitted]
+        /// What the agent refuses or leaves out, and why, in the words it logs.
+        public var problems: [String]
+        /// Observations refused whole.
+        public var refused: Int
+    }
+
     private let descriptor: UnsafePointer<pw_probe_descriptor>
     private let instance: UnsafeMutableRawPointer?
+    /// What the descriptor says, as the agent read it.
+    public let described: DescribedPlugin
+    /// Every call's gate, kept for the tester's life: a plug-in that calls emit after its call
+    /// returned reaches a closed gate (refused, as the agent refuses it), never freed memory.
+    private var gates: [ObservationGate<KeptObservations>] = []
+    /// Set when a call overran: that instance is never called again, nor destroyed under it.
+    private var abandoned: String?
 
     /// Creates an instance of the Swift probe `type` from `config` (JSON text), under `deadline`
     /// when given; a refusal is thrown with its JSON path.
@@ -61,9 +58,14 @@ public final class ProbeTester {
             deadline: deadline)
     }
 
-    /// Creates an instance through any plug-in's descriptor.
+    /// Creates an instance through any plug-in's descriptor, after checking the descriptor as the
+    /// agent does (ABI version, size, name, calls, metric declarations).
     public init(descriptor: UnsafePointer<pw_probe_descriptor>, config: String = "{}", deadline: Deadline? = nil) throws(Failure) {
         self.descriptor = descriptor
+        switch DescriptorCheck.check(descriptor) {
+        case .failure(let refusal): throw Failure(refusal.description)
+        case .success(let read): described = read
+        }
         var error = Self.hostError(deadline)
         var created: UnsafeMutableRawPointer? = nil
         let bytes = Array(config.utf8) + [0]
@@ -79,12 +81,26 @@ public final class ProbeTester {
         instance = created
     }
 
-    deinit { descriptor.pointee.destroy(instance) }
+    deinit {
+        if abandoned == nil { descriptor.pointee.destroy(instance) }
+    }
 
     /// One sample, under `deadline` when given: every observation emitted, in order. A failed
-    /// sample throws its message.
+    /// sample throws its message; anything the agent would refuse or leave out throws what the
+    /// agent would log.
     public func sample(by deadline: Deadline? = nil) throws(Failure) -> [Emitted] {
-        try call(deadline) { instance, emitter, error in descriptor.pointee.sample(instance, emitter, error) }
+        try Self.strict(sampleReport(by: deadline))
+    }
+
+    /// One sample with the deadline a probe's `timeout` gives it.
+    public func sample(within timeout: ConfigDuration) throws(Failure) -> [Emitted] {
+        try sample(by: .after(timeout))
+    }
+
+    /// One sample, with what the agent would refuse or leave out reported instead of thrown.
+    public func sampleReport(by deadline: Deadline? = nil) throws(Failure) -> Report {
+        let sample = descriptor.pointee.sample!
+        return try call(deadline) { instance, emitter, error in sample(instance, emitter, error) }
     }
 
     /// The event descriptor of an event-driven probe, nil otherwise.
@@ -97,15 +113,44 @@ public final class ProbeTester {
     /// Serves the event descriptor's readiness once, under `deadline` when given: the
     /// observations that changed.
     public func handleEvent(by deadline: Deadline? = nil) throws(Failure) -> [Emitted] {
+        try Self.strict(handleEventReport(by: deadline))
+    }
+
+    public func handleEventReport(by deadline: Deadline? = nil) throws(Failure) -> Report {
         guard let handle = descriptor.pointee.handle_event else { throw Failure("the probe is not event-driven") }
         return try call(deadline) { instance, emitter, error in handle(instance, emitter, error) }
     }
 
     /// One sample of a probe object the test made itself (to look at its internals too), through
-    /// the same copying emitter, with `Deadline.current` bound to `deadline`. A failed sample
-    /// throws what the probe threw.
+    /// the agent's validator, with `Deadline.current` bound to `deadline`. A failed sample throws
+    /// what the probe threw; a refusal throws what the agent would log.
     public static func sample<P: Probe>(_ probe: P, by deadline: Deadline? = nil) throws -> [Emitted] {
-        try Deadline.$current.withValue(deadline) { try collect { try probe.sample(into: $0) } }
+        try Deadline.$current.withValue(deadline) { try collect(declaredBy: P.self) { try probe.sample(into: $0) } }
+    }
+
+    /// Runs `call` with an emitter behind the agent's validator (a probe's own event handler,
+    /// say), reading metric names by `P`'s declarations.
+    public static func collect<P: Probe>(declaredBy type: P.Type, _ call: (Emitter) throws -> Void) throws -> [Emitted] {
+        guard case .success(let catalog) = MetricCatalog.checked(P.metrics) else {
+            if case .failure(let why) = MetricCatalog.checked(P.metrics) { throw Failure("metric declarations: \(why)") }
+            return []
+        }
+        return try collect(catalog: catalog, call)
+    }
+
+    /// Runs `call` with an emitter behind the agent's validator, for undeclared metrics.
+    public static func collect(_ call: (Emitter) throws -> Void) throws -> [Emitted] {
+        try collect(catalog: .undeclared, call)
+    }
+
+    private static func collect(catalog: MetricCatalog, _ call: (Emitter) throws -> Void) throws -> [Emitted] {
+        let gate = ObservationGate(KeptObservations(), catalog: catalog)
+        let context = Unmanaged.passRetained(gate)
+        defer { context.release() }
+        var emitter = pw_emitter(struct_size: MemoryLayout<pw_emitter>.size, context: context.toOpaque(), emit: emitThroughGate)
+        try withUnsafePointer(to: &emitter) { try call(Emitter(raw: $0)) }
+        gate.close()
+        return try strict(report(of: gate))
     }
 
     /// The pw_error a host hands in: full size, carrying `deadline` (0 when nil).
@@ -116,76 +161,71 @@ public final class ProbeTester {
         return error
     }
 
-    /// Runs `call` with an emitter that copies what it emits (a probe's own event handler, say).
-    public static func collect(_ call: (Emitter) throws -> Void) throws -> [Emitted] {
-        let collected = Collected()
-        let context = Unmanaged.passRetained(collected)
-        defer { context.release() }
-        var emitter = pw_emitter(struct_size: MemoryLayout<pw_emitter>.size, context: context.toOpaque(), emit: copyObservation)
-        try withUnsafePointer(to: &emitter) { try call(Emitter(raw: $0)) }
-        if let problem = collected.problems.first { throw Failure("malformed observation: \(problem)") }
-        return collected.emitted
+    private static func report(of gate: ObservationGate<KeptObservations>) -> Report {
+        let refused = gate.refusedCount
+        return gate.withKept { kept, problems in Report(emitted: kept.observations.map(Emitted.init), problems: problems, refused: refused) }
+    }
+
+    private static func strict(_ report: Report) throws(Failure) -> [Emitted] {
+        if let first = report.problems.first {
+            throw Failure(report.problems.count == 1 ? first : "\(first) (and \(report.problems.count - 1) more)")
+        }
+        return report.emitted
     }
 
     private func call(
-        _ deadline: Deadline?, _ body: (UnsafeMutableRawPointer?, UnsafePointer<pw_emitter>, UnsafeMutablePointer<pw_error>) -> Int32
-    ) throws(Failure) -> [Emitted] {
-        let collected = Collected()
-        let context = Unmanaged.passRetained(collected)
-        defer { context.release() }
-        var emitter = pw_emitter(struct_size: MemoryLayout<pw_emitter>.size, context: context.toOpaque(), emit: copyObservation)
-        var error = Self.hostError(deadline)
-        let status = body(instance, &emitter, &error)
-        guard status == PW_OK else { throw Failure(error.texts().message) }
-        if let problem = collected.problems.first { throw Failure("malformed observation: \(problem)") }
-        return collected.emitted
+        _ deadline: Deadline?, _ body: @escaping (UnsafeMutableRawPointer?, UnsafePointer<pw_emitter>, UnsafeMutablePointer<pw_error>) -> Int32
+    ) throws(Failure) -> Report {
+        if let abandoned { throw Failure("the instance is no longer called: an earlier call \(abandoned)") }
+        let gate = ObservationGate(KeptObservations(), catalog: described.metrics)
+        gates.append(gate)
+        let context = Unmanaged.passUnretained(gate).toOpaque()
+        let outcome = CallOutcome()
+        let instance = self.instance
+        let error = Self.hostError(deadline)
+        let run = {
+            var emitter = pw_emitter(struct_size: MemoryLayout<pw_emitter>.size, context: context, emit: emitThroughGate)
+            var error = error
+            let status = body(instance, &emitter, &error)
+            outcome.finish(status: status, error: error)
+        }
+        if let deadline {
+            let started = MonotonicClock.nowNanoseconds()
+            guard CallThread.run(until: deadline.monotonicNanoseconds &+ CallGrace.grace.nanoseconds, run) else {
+                gate.close()
+                let overran = CallGrace.overran(ConfigDuration(nanoseconds: max(0, deadline.monotonicNanoseconds - started)))
+                abandoned = overran
+                throw Failure(overran)
+            }
+        } else {
+            run()
+        }
+        gate.close()
+        guard let (status, returned) = outcome.result else { throw Failure("the call did not finish") }
+        guard status == PW_OK else {
+            var returned = returned
+            throw Failure(returned.texts().message)
+        }
+        return Self.report(of: gate)
     }
 }
 
-final class Collected {
-    var emitted: [Emitted] = []
-    var problems: [String] = []
-    /// Keys emitted in this call: the agent refuses a second observation with one, and so does
-    /// the tester, or a probe that passes its tests would lose a check under the agent.
-    var keys: Set<String> = []
+/// A call's return, handed from the thread that ran it.
+private final class CallOutcome: @unchecked Sendable {
+    private(set) var result: (Int32, pw_error)?
+    func finish(status: Int32, error: pw_error) { result = (status, error) }
 }
 
-/// The emitter: copies one observation, walking its arrays with the plug-in's own struct sizes
-/// (a plug-in built against a later header whose structs grew is read correctly).
-private let copyObservation: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<pw_observation>?) -> Int32 = { context, raw in
-    guard let context, let raw else { return PW_ERR }
-    let collected = Unmanaged<Collected>.fromOpaque(context).takeUnretainedValue()
-    let o = raw.pointee
-    guard o.struct_size >= MemoryLayout<pw_observation>.size, let key = o.key, let state = CheckState(rawValue: o.state) else {
-        collected.problems.append("bad struct_size, key or state")
-        return PW_ERR
+extension Emitted {
+    init(_ o: Observation) {
+        self.init(
+            key: o.key, state: o.state, message: o.message, metrics: Dictionary(o.metrics.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a }),
+            labels: Dictionary(o.labels.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a }))
     }
-    var metrics: [String: Double] = [:]
-    if o.metric_count > 0 {
-        guard let base = o.metrics else { collected.problems.append("metrics is NULL"); return PW_ERR }
-        let stride = base.pointee.struct_size
-        for i in 0..<o.metric_count {
-            let m = UnsafeRawPointer(base).advanced(by: i * stride).assumingMemoryBound(to: pw_metric.self).pointee
-            guard let name = m.name, m.value.isFinite else { collected.problems.append("metric \(i) has no name or is not finite"); return PW_ERR }
-            metrics[String(cString: name)] = m.value
-        }
-    }
-    var labels: [String: String] = [:]
-    if o.label_count > 0 {
-        guard let base = o.labels else { collected.problems.append("labels is NULL"); return PW_ERR }
-        let stride = base.pointee.struct_size
-        for i in 0..<o.label_count {
-            let l = UnsafeRawPointer(base).advanced(by: i * stride).assumingMemoryBound(to: pw_label.self).pointee
-            guard let name = l.name, let value = l.value else { collected.problems.append("label \(i) is incomplete"); return PW_ERR }
-            labels[String(cString: name)] = String(cString: value)
-        }
-    }
-    let keyText = String(cString: key)
-    guard collected.keys.insert(keyText).inserted else {
-        collected.problems.append("check \"\(keyText)\": a second observation with this key in one call; refused, the first kept")
-        return PW_ERR
-    }
-    collected.emitted.append(
-        Emitted(key: keyText, state: state, message: o.message.map { String(cString: $0) } ?? "", metrics: metrics, labels: labels))
-    return PW_OK
+}
+
+/// The emitter: every observation through the gate of the call it was handed to.
+private let emitThroughGate: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<pw_observation>?) -> Int32 = { context, raw in
+    guard let context else { return PW_ERR }
+    return Unmanaged<ObservationGate<KeptObservations>>.fromOpaque(context).takeUnretainedValue().accept(raw)
 }

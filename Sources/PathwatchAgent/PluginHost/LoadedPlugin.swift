@@ -1,4 +1,5 @@
 import CPathwatchProbe
+import PathwatchProbeRules
 
 /// A plug-in library that passed vetting, and what its descriptor says. Read either in this
 /// process (the library is then loaded here, for inline probes) or by a child that loaded it
@@ -13,32 +14,28 @@ public final class LoadedPlugin: @unchecked Sendable {
     public let abiVersion: UInt32
     public let flags: UInt64
     public let isEventDriven: Bool
+    /// The metrics the plug-in declared, checked; empty for one that declares none.
+    public let metrics: MetricCatalog
     /// Immutable descriptor owned by the library, valid while it stays loaded (forever); nil
     /// when the descriptor was read by a child.
     let descriptor: UnsafePointer<pw_probe_descriptor>?
 
-    init(path: String, descriptor: UnsafePointer<pw_probe_descriptor>) {
+    /// A descriptor read in this process; `described` is what `DescriptorCheck` read of it.
+    init(path: String, descriptor: UnsafePointer<pw_probe_descriptor>?, described: DescribedPlugin) {
         self.path = path
         self.descriptor = descriptor
-        let d = descriptor.pointee
-        self.name = String(cString: d.name)
-        self.version = d.version.map { String(cString: $0) } ?? "unknown"
-        self.summary = d.description.map { String(cString: $0) } ?? ""
-        self.abiVersion = d.abi_version
-        self.flags = d.flags
-        self.isEventDriven = d.event_fd != nil && d.handle_event != nil
+        self.name = described.name
+        self.version = described.version
+        self.summary = described.summary
+        self.abiVersion = described.abiVersion
+        self.flags = described.flags
+        self.isEventDriven = described.isEventDriven
+        self.metrics = described.metrics
     }
 
     /// What a child read from the descriptor.
-    init(path: String, name: String, version: String, summary: String, abiVersion: UInt32, flags: UInt64, eventDriven: Bool) {
-        self.path = path
-        self.name = name
-        self.version = version
-        self.summary = summary
-        self.abiVersion = abiVersion
-        self.flags = flags
-        self.isEventDriven = eventDriven
-        self.descriptor = nil
+    convenience init(path: String, described: DescribedPlugin) {
+        self.init(path: path, descriptor: nil, described: described)
     }
 
     public var needsNetwork: Bool { flags & UInt64(PW_PROBE_FLAG_NEEDS_NETWORK) != 0 }

@@ -1,4 +1,5 @@
 import CPathwatchProbe
+import PathwatchProbeRules
 
 /// Every plug-in found in the configured folders, and every file that was refused with its
 /// reason. Discovery never crashes the agent over a bad file: it records why and moves on.
@@ -123,7 +124,7 @@ enum PluginLoader {
     }
 
     /// The smallest descriptor an ABI-1 plug-in may hand over.
-    static let minimumDescriptorSize = UInt32(MemoryLayout<pw_probe_descriptor>.offset(of: \.metrics)!)
+    static let minimumDescriptorSize = DescriptorCheck.minimumSize
 
     static func load(_ path: String) -> Result<LoadedPlugin, Refusal> {
         if let reason = PluginVetting.refusal(forFile: path) { return .failure(Refusal(reason: reason)) }
@@ -140,35 +141,10 @@ enum PluginLoader {
         guard let raw = entry() else {
             return .failure(Refusal(reason: "\(PW_PROBE_ENTRY_SYMBOL) returned no descriptor"))
         }
-        // Read the two leading fields only, then decide whether the rest may be read.
-        let header = UnsafeRawPointer(raw)
-        let abi = header.load(as: UInt32.self)
-        let size = header.load(fromByteOffset: 4, as: UInt32.self)
-        guard abi == PW_PROBE_ABI_VERSION else {
-            return .failure(Refusal(reason: "plug-in ABI version \(abi), but this agent speaks version \(PW_PROBE_ABI_VERSION)"))
+        // The descriptor's checks are the SDK's, so ProbeTester refuses what this refuses.
+        switch DescriptorCheck.check(raw) {
+        case .failure(let why): return .failure(Refusal(reason: why.description))
+        case .success(let described): return .success(LoadedPlugin(path: path, descriptor: raw, described: described))
         }
-        guard size >= minimumDescriptorSize else {
-            return .failure(Refusal(reason: "descriptor is \(size) bytes, smaller than the \(minimumDescriptorSize) bytes of ABI \(PW_PROBE_ABI_VERSION)"))
-        }
-        let d = raw.pointee
-        guard let name = d.name, name.pointee != 0 else {
-            return .failure(Refusal(reason: "descriptor has a null or empty name"))
-        }
-        let nameText = String(cString: name)
-        guard nameText.allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "_" || $0 == "-") }) else {
-            return .failure(Refusal(reason: "plug-in name \"\(nameText.prefix(64))\" is not of [a-z0-9_-]"))
-        }
-        guard d.create != nil, d.sample != nil, d.destroy != nil else {
-            return .failure(Refusal(reason: "descriptor lacks create, sample or destroy"))
-        }
-        if (d.event_fd == nil) != (d.handle_event == nil) {
-            return .failure(Refusal(reason: "descriptor has only one of event_fd and handle_event"))
-        }
-        // Declared event-driven without the calls that make it so, it would load as a polled
-        // probe and never report a change between samples.
-        if d.flags & UInt64(PW_PROBE_FLAG_EVENT_DRIVEN) != 0, d.event_fd == nil {
-            return .failure(Refusal(reason: "descriptor declares PW_PROBE_FLAG_EVENT_DRIVEN but has no event_fd and handle_event"))
-        }
-        return .success(LoadedPlugin(path: path, descriptor: raw))
     }
 }

@@ -1,5 +1,6 @@
 import CPathwatchProbe
 import PathwatchProbeKit
+import PathwatchProbeRules
 import Synchronization
 
 /// What one call into a plug-in produced.
@@ -7,8 +8,11 @@ public struct CallResult: Sendable {
     public var observations: [Observation]
     /// The plug-in's own error, when it returned PW_ERR.
     public var error: String?
-    /// Observations the host refused as malformed, and why.
+    /// What the host refused or left out (a malformed observation, a metric with a bad name),
+    /// and why.
     public var problems: [String]
+    /// Observations refused whole: with none accepted, the probe is unknown with the reason.
+    public var refused: Int = 0
 }
 
 /// One created instance of a plug-in loaded in this process, configured for one probe: the
@@ -123,13 +127,13 @@ public final class ProbeInstance: ProbeHost, @unchecked Sendable {
     private typealias Call = (UnsafeMutableRawPointer?, UnsafePointer<pw_emitter>, UnsafeMutablePointer<pw_error>) -> Int32
 
     private func call(_ deadline: Deadline?, _ body: Call) -> CallResult {
-        let collector = ObservationCollector(maxObservations: maxObservations)
+        let collector = ObservationCollector(maxObservations: maxObservations, metrics: plugin.metrics)
         let failure = run(body, deadline, into: collector)
-        return CallResult(observations: collector.observations, error: failure, problems: collector.problems)
+        return CallResult(observations: collector.observations, error: failure, problems: collector.problems, refused: collector.refusedCount)
     }
 
     private func record(_ kind: ResultFrames.Kind, _ deadline: Deadline?, _ body: Call) -> [UInt8] {
-        let collector = ObservationCollector(maxObservations: maxObservations, record: kind)
+        let collector = ObservationCollector(maxObservations: maxObservations, record: kind, metrics: plugin.metrics)
         let failure = run(body, deadline, into: collector)
         return collector.finishedRecord(error: failure)!
     }

@@ -15,7 +15,7 @@ public enum ProbeSetup {
             ProbePolicy(
                 failAfter: config.failAfter, recoverAfter: config.recoverAfter,
                 needsNetwork: instance.plugin.needsNetwork, plugin: instance.plugin.name,
-                sampleOnPathChange: instance.plugin.samplesOnPathChange)
+                sampleOnPathChange: instance.plugin.samplesOnPathChange, metrics: instance.plugin.metrics)
         }
     }
 

@@ -1,4 +1,5 @@
 import PathwatchProbeKit
+import PathwatchProbeRules
 
 /// How a probe's results are judged: its debounce counts and whether it depends on the network.
 struct ProbePolicy: Sendable, Equatable {
@@ -8,6 +9,8 @@ struct ProbePolicy: Sendable, Equatable {
     var plugin: String
     /// Sampled at once when the link path changes (a connectivity probe).
     var sampleOnPathChange = false
+    /// What the plug-in's metrics are: every exposition of its checks reads it.
+    var metrics: MetricCatalog = .undeclared
 }
 
 /// What a call into a probe produced, as the check book consumes it.
@@ -148,7 +151,7 @@ package struct CheckBook: Sendable {
     private mutating func insert(id: String, probe: String, policy: ProbePolicy, observation: Observation, at now: WallTime, serial: UInt64) {
         let (published, facts) = Self.split(observation.labels)
         records[id] = CheckRecord(
-            id: id, probe: probe, plugin: policy.plugin, state: observation.state, since: now,
+            id: id, probe: probe, plugin: policy.plugin, metricCatalog: policy.metrics, state: observation.state, since: now,
             message: observation.message, metrics: observation.metrics, labels: published, pathFacts: facts,
             lastReported: now, fresh: true, debounce: Debounce(), announced: nil, reportSerial: serial)
     }
@@ -173,6 +176,7 @@ package struct CheckBook: Sendable {
             record.since = now
         }
         record.message = observation.message
+        record.metricCatalog = policy.metrics
         if let progress = record.debounce.progress(failAfter: policy.failAfter, recoverAfter: policy.recoverAfter, current: record.state) {
             record.message += record.message.isEmpty ? progress : " \(progress)"
         }

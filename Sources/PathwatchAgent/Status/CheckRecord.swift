@@ -1,10 +1,13 @@
 import PathwatchProbeKit
+import PathwatchProbeRules
 
 /// Everything the agent knows about one check: its debounced state and its latest observation.
 package struct CheckRecord: Sendable {
     package let id: String
     package let probe: String
     package let plugin: String
+    /// What the plug-in's metrics are (declared, or read by suffix): every exposition asks it.
+    package var metricCatalog: MetricCatalog
     package var state: CheckState
     package var since: WallTime
     package var message: String
@@ -30,10 +33,12 @@ extension CheckRecord {
     /// it stands, since whoever made it has said so already.
     package init(
         id: String, probe: String, plugin: String, state: CheckState, since: WallTime, message: String = "",
-        metrics: [(name: String, value: Double)] = [], labels: [(name: String, value: String)] = []
+        metrics: [(name: String, value: Double)] = [], labels: [(name: String, value: String)] = [],
+        metricCatalog: MetricCatalog = .undeclared
     ) {
         self.init(
-            id: id, probe: probe, plugin: plugin, state: state, since: since, message: message, metrics: metrics, labels: labels,
+            id: id, probe: probe, plugin: plugin, metricCatalog: metricCatalog, state: state, since: since, message: message,
+            metrics: metrics, labels: labels,
             pathFacts: [:], lastReported: since, fresh: true, debounce: Debounce(), announced: state)
     }
 }

@@ -1,13 +1,13 @@
-/// What a metric's name says about it, in words the output formats use: the unit Nagios
-/// performance data carries, the performance label, and the HELP text of a Prometheus family.
-/// Only the name is read: plug-ins say their unit in it (`total_ms`, `used_pct`, `uptime_seconds`),
-/// as MetricName reads it for Prometheus.
+import PathwatchProbeRules
+
+/// A metric's meaning in the words the output formats use: the unit Nagios performance data
+/// carries, the performance label, and the HELP text of a Prometheus family. The meaning is the
+/// plug-in's declaration (`MetricMeaning`), or its name's suffix for an undeclared metric.
 enum MetricWording {
-    /// The unit of the Nagios plug-in guidelines (`s`, `ms`, `us`, `%`, `B`) for a metric name's
-    /// unit suffix, or "" for a name without one.
-    static func nagiosUnit(of metric: String) -> String {
-        let suffixes: [(String, String)] = [("_seconds", "s"), ("_ms", "ms"), ("_us", "us"), ("_pct", "%"), ("_percent", "%"), ("_bytes", "B")]
-        return suffixes.first { metric.hasSuffix($0.0) }?.1 ?? ""
+    /// The unit of the Nagios plug-in guidelines (`s`, `ms`, `us`, `%`, `B`, `c` for a counter),
+    /// or "" for a metric without one.
+    static func nagiosUnit(of meaning: MetricMeaning) -> String {
+        meaning.kind == .counter ? "c" : meaning.unit?.nagios ?? ""
     }
 
     /// The performance label of `metric` of check `checkID`: `check_metric`, as SPEC §1 shows
@@ -26,19 +26,17 @@ enum MetricWording {
         return check + "_" + rest
     }
 
-    /// A Prometheus family's HELP for a plug-in's metric: its original name, and the unit the
-    /// family's name and values are in when MetricName converted them or the name carries one.
-    /// A metric without a unit in its name (a count, a state) is said to be just that.
-    static func prometheusHelp(plugin: String, metric: String) -> String {
-        let name = MetricName(pluginMetric: metric)
-        let units: [(suffix: String, words: String)] = [
-            ("_bytes_per_second", "bytes per second"), ("_per_second", "per second"), ("_seconds", "seconds"),
-            ("_bytes", "bytes"), ("_ratio", "a ratio from 0 to 1"),
-        ]
-        let base = "The \(plugin) plug-in's \(metric) metric"
-        guard let unit = units.first(where: { name.base.hasSuffix($0.suffix) }) else { return base + "." }
-        if unit.suffix == "_ratio" { return base + ", as " + unit.words + "." }
-        if unit.suffix == "_per_second" { return base + ", " + unit.words + "." }
-        return base + ", in " + unit.words + "."
+    /// A Prometheus family's HELP for a plug-in's metric: its declared help, or for an
+    /// undeclared metric its name; then the unit the family's values are in when it has one,
+    /// and the name and unit the plug-in emits when they differ from the family's.
+    static func prometheusHelp(plugin: String, meaning: MetricMeaning) -> String {
+        var text = meaning.help.map { $0.hasSuffix(".") ? String($0.dropLast()) : $0 } ?? "The \(plugin) plug-in's \(meaning.name) metric"
+        if let unit = meaning.unit, !unit.words.isEmpty {
+            text += ", " + unit.words
+        }
+        if meaning.isDeclared, let unit = meaning.unit, unit.scale != 1 {
+            text += " (reported as \(meaning.name) in \(unit.ucum))"
+        }
+        return text + "."
     }
 }

@@ -26,7 +26,7 @@ public enum NagiosFormat {
             let metrics = check.distinctMetrics
             let names = metrics.map(\.name)
             return metrics.map { metric in
-                "'\(quoted(MetricWording.nagiosLabel(checkID: check.id, metric: metric.name, siblings: names)))'=\(PrometheusText.number(metric.value))\(unit(of: metric.name))"
+                "'\(quoted(MetricWording.nagiosLabel(checkID: check.id, metric: metric.name, siblings: names)))'=\(PrometheusText.number(metric.value))\(MetricWording.nagiosUnit(of: check.metricCatalog.meaning(of: metric.name)))"
             }
         }
         // One line: a "|" or a line break inside a message would end the text early.
@@ -47,9 +47,6 @@ public enum NagiosFormat {
         case .ok: 0
         }
     }
-
-    /// Units of the Nagios plug-in guidelines for the metric suffixes plug-ins use.
-    private static func unit(of metric: String) -> String { MetricWording.nagiosUnit(of: metric) }
 
     /// A single quote inside a label is written twice (the guidelines' escape).
     private static func quoted(_ label: String) -> String { label.replacing("'", with: "''").replacing("=", with: "_") }

@@ -1,16 +1,18 @@
 import PathwatchProbeKit
+import PathwatchProbeRules
 
 extension PrometheusExposition {
     /// The series of the checks of one rendering: `pathwatch_check_state`, one series per state,
     /// and each plug-in metric as `pathwatch_<plugin>_<metric>` in base units, labelled by
     /// `check`, `probe` and the check's labels. What checks share is worked out once.
     struct CheckSeries {
-        /// A plug-in's metric: the family it joins (placed with its first sample) and the factor
-        /// to its base unit, by plug-in and metric name.
+        /// A plug-in's metric: the family it joins (placed with its first sample), its type and
+        /// the factor to its base unit, by plug-in and metric name.
         private var metrics: [String: [String: Metric]] = [:]
         private struct Metric {
             var family: String
             var help: String
+            var kind: PrometheusText.Kind
             var scale: Double
             var place: Int?
         }
@@ -52,12 +54,12 @@ extension PrometheusExposition {
             }
             labels += "} ".utf8
             for metric in values {
-                var known = metrics[check.plugin]?[metric.name] ?? Self.metric(metric.name, plugin: check.plugin)
+                var known = metrics[check.plugin]?[metric.name] ?? Self.metric(metric.name, of: check)
                 let value = metric.value * known.scale
                 // A family takes its place in the text with its first sample that is written.
                 guard value.isFinite else { continue }
                 if known.place == nil {
-                    known.place = out.family(known.family, help: known.help)
+                    known.place = out.family(known.family, help: known.help, known.kind)
                     self.metrics[check.plugin, default: [:]][metric.name] = known
                 }
                 out.appendSample(to: known.place!, labels: [], ending: labels, value: value)
@@ -75,9 +77,9 @@ extension PrometheusExposition {
             guard !values.isEmpty else { return }
             let labels = identity + check.distinctLabels.map { (labelName($0.name), $0.value) }
             for metric in values {
-                let known = metrics[check.plugin]?[metric.name] ?? Self.metric(metric.name, plugin: check.plugin)
+                let known = metrics[check.plugin]?[metric.name] ?? Self.metric(metric.name, of: check)
                 metrics[check.plugin, default: [:]][metric.name] = known
-                out.add(known.family, known.help, .gauge, labels: labels, value: metric.value * known.scale)
+                out.add(known.family, known.help, known.kind, labels: labels, value: metric.value * known.scale)
             }
         }
 
@@ -90,11 +92,14 @@ extension PrometheusExposition {
             return written
         }
 
-        private static func metric(_ metric: String, plugin: String) -> Metric {
-            let name = MetricName(pluginMetric: metric)
+        /// The family, type, HELP and scale of a metric, from what its plug-in declared (or its
+        /// name's suffix, for an undeclared one).
+        private static func metric(_ metric: String, of check: CheckRecord) -> Metric {
+            let meaning = check.metricCatalog.meaning(of: metric)
             return Metric(
-                family: "pathwatch_\(PrometheusText.sanitizedName(plugin))_\(name.base)",
-                help: MetricWording.prometheusHelp(plugin: plugin, metric: metric), scale: name.scale)
+                family: "pathwatch_\(PrometheusText.sanitizedName(check.plugin))_\(meaning.exposedName)",
+                help: MetricWording.prometheusHelp(plugin: check.plugin, meaning: meaning),
+                kind: meaning.kind == .counter ? .counter : .gauge, scale: meaning.scale)
         }
     }
 }

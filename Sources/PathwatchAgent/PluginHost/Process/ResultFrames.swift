@@ -15,6 +15,7 @@ import Musl
 ///                   u32 count of (name, f64 value) metrics, u32 count of (name, value) labels
 ///     error         1 byte: 0 none, 1 followed by a text
 ///     problems      u32 count of texts
+///     refused       u32: observations refused whole (the problems also tell parts left out)
 ///
 /// where a text is a u32 byte count and that many bytes of UTF-8, and numbers are
 /// little-endian. A sample of a few hundred mounts is a few hundred observations; as JSON,
@@ -37,7 +38,7 @@ enum ResultFrames {
     static func encode(_ kind: Kind, _ result: CallResult) -> [UInt8] {
         var record = ResultRecordWriter(kind: kind, capacity: 16 + 256 * result.observations.count)
         for o in result.observations { record.observation(o) }
-        return record.finished(error: result.error, problems: result.problems)
+        return record.finished(error: result.error, problems: result.problems, refused: result.refused)
     }
 
     /// Reads a frame's body: a result record, or JSON (nil when it is neither).
@@ -75,8 +76,9 @@ private struct RecordReader {
         }
         var problems: [String] = []
         for _ in 0..<(try count(atLeast: 4)) { problems.append(try text()) }
+        let refused = Int(try u32())
         guard offset == bytes.count else { throw Malformed() }
-        return CallResult(observations: observations, error: error, problems: problems)
+        return CallResult(observations: observations, error: error, problems: problems, refused: refused)
     }
 
     private mutating func observation() throws(Malformed) -> Observation {

@@ -1,4 +1,5 @@
 import PathwatchProbeKit
+import PathwatchProbeRules
 
 /// Writes a result record (the layout is in `ResultFrames`): the kind and a count of
 /// observations the writer fills in when the record is finished, each observation as it comes,
@@ -54,12 +55,13 @@ struct ResultRecordWriter {
         observationCount += 1
     }
 
-    /// The finished record: the observation count filled in, the error and the problems after.
-    consuming func finished(error: String?, problems: [String]) -> [UInt8] {
+    /// The finished record: the observation count filled in, the error, the problems and the
+    /// count of observations refused whole after.
+    consuming func finished(error: String?, problems: [String], refused: Int) -> [UInt8] {
         withUnsafeBytes(of: UInt32(truncatingIfNeeded: observationCount).littleEndian) { count in
             for i in 0..<4 { bytes[1 + i] = count[i] }
         }
-        var size = 1 + (error?.recordSize ?? 0) + 4
+        var size = 1 + (error?.recordSize ?? 0) + 4 + 4
         for problem in problems { size += problem.recordSize }
         RecordCursor.append(size, to: &bytes) { cursor in
             if let error {
@@ -70,6 +72,7 @@ struct ResultRecordWriter {
             }
             cursor.count(problems.count)
             for problem in problems { problem.write(to: &cursor) }
+            cursor.count(refused)
         }
         return bytes
     }

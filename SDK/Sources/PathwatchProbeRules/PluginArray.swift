@@ -4,16 +4,16 @@
 /// end (the header allows it): its `metrics[i]` then lies `i × its struct_size` bytes in, not
 /// `i × ours`. The first element's `struct_size` is the stride; every element must carry the
 /// same one, at least the version-1 size, and the host reads only the version-1 fields of each.
-struct PluginArray<Element> {
+public struct PluginArray<Element> {
     /// A stride beyond this is taken as garbage rather than a grown struct.
-    static var maximumStride: Int { 4_096 }
+    public static var maximumStride: Int { 4_096 }
 
-    let base: UnsafeRawPointer
-    let count: Int
-    let stride: Int
+    public let base: UnsafeRawPointer
+    public let count: Int
+    public let stride: Int
 
     /// Nil with the reason when the array cannot be walked safely.
-    static func open(_ pointer: UnsafePointer<Element>?, count: Int) -> Result<PluginArray, ArrayProblem> {
+    public static func open(_ pointer: UnsafePointer<Element>?, count: Int) -> Result<PluginArray, ArrayProblem> {
         guard count > 0 else { return .success(PluginArray(base: UnsafeRawPointer(bitPattern: 1)!, count: 0, stride: 0)) }
         guard let pointer else { return .failure(ArrayProblem(description: "array is null but its count is \(count)")) }
         let base = UnsafeRawPointer(pointer)
@@ -26,13 +26,14 @@ struct PluginArray<Element> {
     }
 
     /// Element `i`, or nil when its struct_size differs from the first element's.
-    func element(_ i: Int) -> Element? {
+    public func element(_ i: Int) -> Element? {
         let raw = base + i * stride
         guard raw.load(as: Int.self) == stride else { return nil }
         return raw.load(as: Element.self)
     }
 }
 
-struct ArrayProblem: Error, CustomStringConvertible {
-    var description: String
+public struct ArrayProblem: Error, CustomStringConvertible {
+    public var description: String
+    public init(description: String) { self.description = description }
 }

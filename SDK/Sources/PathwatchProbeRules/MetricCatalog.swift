@@ -1,0 +1,74 @@
+import PathwatchProbeKit
+
+/// A plug-in's metric declarations, checked once when it is loaded: what each declared metric
+/// means, by the name it is emitted under. Every other name is read by its suffix
+/// (`MetricMeaning(undeclared:)`). Immutable and shared: the agent hands one reference to each
+/// check of the plug-in, and every exposition reads it.
+public final class MetricCatalog: Sendable {
+    public let declarations: [MetricDeclaration]
+    private let declared: [String: MetricMeaning]
+
+    /// A plug-in that declares nothing.
+    public static let undeclared = MetricCatalog(declarations: [], declared: [:])
+
+    private init(declarations: [MetricDeclaration], declared: [String: MetricMeaning]) {
+        self.declarations = declarations
+        self.declared = declared
+    }
+
+    public var isEmpty: Bool { declarations.isEmpty }
+
+    /// What the metric emitted as `name` means.
+    public func meaning(of name: String) -> MetricMeaning {
+        declared[name] ?? MetricMeaning(undeclared: name)
+    }
+
+    /// The declared meaning of `name`, nil when undeclared (no string work for a name a
+    /// plug-in declared).
+    public func declaredMeaning(of name: String) -> MetricMeaning? { declared[name] }
+
+    /// The catalog of `declarations`, or why the plug-in cannot be loaded with them: a name
+    /// outside the rule, a kind or unit the agent does not know, a name declared twice, or two
+    /// declarations that would expose one series (named both).
+    public static func checked(_ declarations: [MetricDeclaration]) -> Result<MetricCatalog, MetricRefusal> {
+        guard !declarations.isEmpty else { return .success(.undeclared) }
+        var declared: [String: MetricMeaning] = [:]
+        var exposedBy: [String: String] = [:]
+        for (i, d) in declarations.enumerated() {
+            let field = "metrics[\(i)]"
+            guard MetricNameRule.accepts(d.name) else {
+                return .failure(MetricRefusal("\(field): name \(MetricNameRule.quoted(d.name)) is not \(MetricNameRule.text)"))
+            }
+            var unit: MetricUnit?
+            if let ucum = d.unit, !ucum.isEmpty {
+                guard let known = MetricUnit.named(ucum) else {
+                    return .failure(MetricRefusal(
+                        "\(field) (\(d.name)): unit \(MetricNameRule.quoted(ucum)) is not one the agent knows (\(MetricUnit.known.joined(separator: ", ")))"))
+                }
+                unit = known
+            }
+            guard declared[d.name] == nil else {
+                return .failure(MetricRefusal("\(field): \(d.name) is declared twice"))
+            }
+            let meaning = MetricMeaning(declared: d, unit: unit)
+            if let other = exposedBy[meaning.exposedName] {
+                return .failure(MetricRefusal(
+                    "\(field): \(d.name) and \(other) would both be exposed as …_\(meaning.exposedName): one series for two metrics"))
+            }
+            exposedBy[meaning.exposedName] = d.name
+            declared[d.name] = meaning
+        }
+        return .success(MetricCatalog(declarations: declarations, declared: declared))
+    }
+}
+
+/// Why a plug-in's metric declarations were refused.
+public struct MetricRefusal: Error, Sendable, CustomStringConvertible {
+    public var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// One catalog per loaded plug-in, compared by identity: the same plug-in, the same meanings.
+extension MetricCatalog: Equatable {
+    public static func == (a: MetricCatalog, b: MetricCatalog) -> Bool { a === b }
+}

@@ -1,0 +1,81 @@
+import PathwatchProbeKit
+
+/// What one metric of a plug-in is, as every exposition needs it: declared by the plug-in
+/// (`MetricDeclaration`), or read from its name's suffix when the plug-in declares nothing for it
+/// (a gauge; `total_ms` in milliseconds). Its exposed name is the part of the Prometheus family
+/// after `pathwatch_<plugin>_`: the stem, the base unit's suffix, `_total` for a counter.
+public struct MetricMeaning: Sendable, Equatable {
+    /// The name as the plug-in emits it.
+    public var name: String
+    public var kind: MetricDeclaration.Kind
+    public var unit: MetricUnit?
+    /// The declared help; nil for an undeclared metric.
+    public var help: String?
+    public var plot: MetricDeclaration.Plot
+    public var isDeclared: Bool
+    /// The family's name after `pathwatch_<plugin>_` ("total_seconds", "carrier_changes_total").
+    public var exposedName: String
+    /// Multiplies an emitted value into the exposed base unit.
+    public var scale: Double { unit?.scale ?? 1 }
+
+    /// The meaning a declaration gives (its unit already checked to be known).
+    init(declared d: MetricDeclaration, unit: MetricUnit?) {
+        name = d.name
+        kind = d.kind
+        self.unit = unit
+        help = d.help.isEmpty ? nil : d.help
+        plot = d.plot
+        isDeclared = true
+        var stem = d.name
+        if d.kind == .counter { stem = Self.dropping("total", from: stem) }
+        // Only a word that says the declared unit is dropped: "cert_days_left" in d keeps its
+        // name, "total_ms" in ms loses "ms" to "seconds".
+        for token in unit?.nameTokens ?? [] where stem != Self.dropping(token, from: stem) {
+            stem = Self.dropping(token, from: stem)
+            break
+        }
+        if let suffix = unit?.baseSuffix, !suffix.isEmpty, !stem.hasSuffix("_" + suffix), stem != suffix { stem += "_" + suffix }
+        exposedName = d.kind == .counter ? stem + "_total" : stem
+    }
+
+    /// The meaning an undeclared metric's name gives: a gauge, its unit from the name's last
+    /// unit word (`rx_util_pct`, `cert_days_left`), `_total` left off (reserved for counters).
+    public init(undeclared name: String) {
+        self.name = name
+        kind = .gauge
+        help = nil
+        isDeclared = false
+        var tokens = name.split(separator: "_", omittingEmptySubsequences: false).map(String.init)
+        if tokens.count > 1, tokens.last == "total" { tokens.removeLast() }
+        if let index = tokens.lastIndex(where: { Self.suffixUnits[$0] != nil }), let ucum = Self.suffixUnits[tokens[index]],
+            let found = MetricUnit.named(ucum)
+        {
+            tokens.remove(at: index)
+            unit = found
+            exposedName = (tokens + [found.baseSuffix]).joined(separator: "_")
+        } else {
+            unit = nil
+            exposedName = tokens.joined(separator: "_")
+        }
+        plot = Self.guessedPlot(name)
+    }
+
+    /// The unit words an undeclared metric's name may carry, and the unit each says.
+    private static let suffixUnits: [String: String] = [
+        "ms": "ms", "us": "us", "days": "d", "pct": "%", "bps": "bit/s", "mbps": "Mbit/s", "ps": "/s", "bytes": "By", "seconds": "s",
+    ]
+
+    /// The page's plot for an undeclared metric, by the endings plug-ins used before declaring.
+    private static func guessedPlot(_ name: String) -> MetricDeclaration.Plot {
+        if name.hasSuffix("_bps") { return .throughput }
+        if name.hasSuffix("_ms") { return .latency }
+        if name.hasSuffix("used_pct") { return .usage }
+        return .none
+    }
+
+    /// `name` without a trailing `_token`, unless that would leave nothing.
+    private static func dropping(_ token: String, from name: String) -> String {
+        guard name.count > token.count + 1, name.hasSuffix("_" + token) else { return name }
+        return String(name.dropLast(token.count + 1))
+    }
+}

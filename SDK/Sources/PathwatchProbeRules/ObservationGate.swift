@@ -1,0 +1,90 @@
+import CPathwatchProbe
+import PathwatchProbeKit
+import Synchronization
+
+/// Where a call's accepted observations go: Swift values (the inline host, `ProbeTester`) or a
+/// result record a plug-in's child writes as they arrive (the agent's own keeper).
+public protocol ObservationKeeping: Sendable {
+    mutating func keep(_ observation: CheckedObservation)
+    var count: Int { get }
+}
+
+/// Accepted observations kept as Swift values.
+public struct KeptObservations: ObservationKeeping {
+    public private(set) var observations: [Observation] = []
+    public init() {}
+    public mutating func keep(_ observation: CheckedObservation) { observations.append(observation.observation) }
+    public var count: Int { observations.count }
+}
+
+/// The one door an emitted observation goes through, in the agent and in `ProbeTester`: checked
+/// (`CheckedObservation`), then refused when the call already returned, when it is over the
+/// call's limit, or when its key came already in this call; kept otherwise. A plug-in may emit
+/// from threads of its own while its call runs, so the gate is locked.
+public final class ObservationGate<Kept: ObservationKeeping>: Sendable {
+    private struct State {
+        var kept: Kept
+        var keys: Set<String> = []
+        var problems: [String] = []
+        var refused = 0
+        var closed = false
+        var overLimit = false
+    }
+    private let state: Mutex<State>
+    private let maxObservations: Int
+    private let catalog: MetricCatalog
+
+    /// `maxObservations`: the probe's `max_observations`, at most the limit per call.
+    public init(_ kept: Kept, maxObservations: Int = ObservationLimits.observationsPerCall, catalog: MetricCatalog = .undeclared) {
+        self.maxObservations = min(maxObservations, ObservationLimits.observationsPerCall)
+        self.catalog = catalog
+        state = Mutex(State(kept: kept))
+    }
+
+    /// What was refused or left out, and why, in the words the agent logs.
+    public var problems: [String] { state.withLock { $0.problems } }
+    /// How many observations were refused whole (not counting parts left out of kept ones).
+    public var refusedCount: Int { state.withLock { $0.refused } }
+    public var acceptedCount: Int { state.withLock { $0.kept.count } }
+
+    /// Reads what was kept, under the lock.
+    public func withKept<T>(_ body: (inout Kept, _ problems: [String]) -> T) -> T {
+        state.withLock { s in body(&s.kept, s.problems) }
+    }
+
+    /// Refuses every emit from now on: the call it was handed to has returned.
+    public func close() { state.withLock { $0.closed = true } }
+
+    /// emit(): PW_OK when the observation was kept (perhaps without some of its parts), PW_ERR
+    /// when it was refused.
+    public func accept(_ raw: UnsafePointer<pw_observation>?) -> Int32 {
+        switch CheckedObservation.check(raw, catalog: catalog) {
+        case .failure(let problem):
+            return state.withLock { s in
+                guard !s.closed else { return PW_ERR }
+                s.problems.append(problem.description)
+                s.refused += 1
+                return PW_ERR
+            }
+        case .success(let checked):
+            return state.withLock { s in
+                guard !s.closed else { return PW_ERR }
+                s.problems += checked.dropped
+                guard s.kept.count < maxObservations else {
+                    if !s.overLimit { s.problems.append("more than \(maxObservations) observations in one call; the rest refused") }
+                    s.overLimit = true
+                    s.refused += 1
+                    return PW_ERR
+                }
+                guard s.keys.insert(checked.key).inserted else {
+                    s.problems.append("check \"\(checked.key)\": a second observation with this key in one call; refused, the first kept")
+                    s.refused += 1
+                    return PW_ERR
+                }
+                // Copied while the plug-in's emit call still holds its texts.
+                s.kept.keep(checked)
+                return PW_OK
+            }
+        }
+    }
+}
