@@ -91,7 +91,7 @@ import Testing
         #expect(probe(last, "leak")?["restarts"] as? Double ?? 0 >= 1)
         // The flood is cut at max_observations, and says so.
         #expect((last["checks"] as? [[String: Any]] ?? []).filter { ($0["id"] as? String)?.hasPrefix("flood/") == true }.count == 20)
-        #expect(agent.errorOutput.contains("probe flood: refused an observation: more than 20 observations in one call"))
+        #expect(agent.errorOutput.contains("probe flood: more than 20 observations in one call; the rest refused"))
         // What a plug-in prints is the child's, logged at debug with the probe's id.
         #expect(agent.errorOutput.contains("probe chatter: plug-in output: sample talking on stdout"))
         #expect(agent.errorOutput.contains("probe chatter: plug-in output: create talking on stderr"))

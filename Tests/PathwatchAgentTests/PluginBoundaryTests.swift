@@ -80,6 +80,6 @@ import Testing
         let doc = try parseJSONObject(result.stdout)
         #expect(check(doc, "b/c")?["message"] as? String == "first")
         #expect(check(doc, "b/result")?["message"] as? String == "first emit 0, second emit -1")
-        #expect(result.stderr.contains(#"probe b: refused an observation: check "c": a second observation with this key in one call"#), "\(result.stderr)")
+        #expect(result.stderr.contains(#"probe b: check "c": a second observation with this key in one call; refused, the first kept"#), "\(result.stderr)")
     }
 }

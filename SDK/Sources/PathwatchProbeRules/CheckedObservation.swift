@@ -68,7 +68,10 @@ public struct CheckedObservation {
                 guard let m = array.element(i) else {
                     return problem("check \"\(key)\": metrics[\(i)]: struct_size differs from the first element's \(array.stride)")
                 }
-                guard let namePointer = m.name else { return problem("check \"\(key)\": metrics[\(i)]: name is NULL") }
+                guard let namePointer = m.name else {
+                    dropped.append("check \"\(key)\": metrics[\(i)]: name is NULL; dropped")
+                    continue
+                }
                 guard let name = PluginText.checked(namePointer, limit: Limits.textBytes), !name.isEmpty,
                     MetricNameRule.accepts(name.bytes)
                 else {

@@ -62,7 +62,7 @@ public final class ObservationGate<Kept: ObservationKeeping>: Sendable {
         case .failure(let problem):
             return state.withLock { s in
                 guard !s.closed else { return PW_ERR }
-                s.problems.append(problem.description)
+                s.problems.append(problem.description + "; refused")
                 s.refused += 1
                 return PW_ERR
             }

@@ -16,10 +16,14 @@ public struct PluginTrial: Sendable {
 
         /// The last stage the child started ("load", "create", "sample", "destroy", "done").
         public var lastStage: String { steps.last?["stage"]?.stringValue ?? "start" }
-        /// Observations the host refused (a malformed one, a key emitted twice): the agent
-        /// would refuse them too, so the trial fails.
+        /// What the host refused or left out (a malformed observation, a key emitted twice, a
+        /// metric with a bad name): the agent would too, so the trial fails.
         public var refusals: [String] {
             steps.flatMap { $0["problems"]?.arrayValue ?? [] }.compactMap(\.stringValue)
+        }
+        /// Observations refused whole; the other refusals are parts left out of kept ones.
+        public var refusedObservations: Int {
+            steps.reduce(0) { $0 + Int($1["refused"]?.numberValue ?? 0) }
         }
         public var succeeded: Bool { lastStage == "done" && !timedOut && ending == .exited(0) && refusals.isEmpty }
     }
@@ -93,14 +97,18 @@ public struct PluginTrial: Sendable {
                     if !labels.isEmpty { lines.append("      labels: \(labels.joined(separator: " "))") }
                 }
                 if observations.count > shownObservations { lines.append("  … and \(observations.count - shownObservations) more, not shown") }
-                for problem in step["problems"]?.arrayValue ?? [] { lines.append("  refused: \(problem.stringValue ?? "")") }
+                for problem in step["problems"]?.arrayValue ?? [] { lines.append("  \(problem.stringValue ?? "")") }
             case "done": lines.append("destroy: ok")
             default: break
             }
         }
         if !outcome.refusals.isEmpty {
-            let n = outcome.refusals.count
-            lines.append("\(n) observation\(n == 1 ? " was" : "s were") refused; the agent refuses \(n == 1 ? "it" : "them") too")
+            // Counted as they are: observations refused whole, and parts left out of kept ones.
+            let whole = outcome.refusedObservations, parts = outcome.refusals.count - whole
+            var said: [String] = []
+            if whole > 0 { said.append("\(whole) observation\(whole == 1 ? " was" : "s were") refused") }
+            if parts > 0 { said.append("\(parts) part\(parts == 1 ? " was" : "s were") left out of kept observations") }
+            lines.append(said.joined(separator: " and ") + "; the agent does the same")
         }
         if outcome.reportCut {
             lines.append(

@@ -46,7 +46,8 @@ public enum PluginTrialChild {
         let result = instance.sample(by: deadline)
         report([
             "stage": .string("sampled"), "observations": .array(result.observations.map(json)),
-            "problems": .array(result.problems.map(JSONValue.string)), "error": result.error.map(JSONValue.string) ?? .null,
+            "problems": .array(result.problems.map(JSONValue.string)), "refused": .number(Double(result.refused)),
+            "error": result.error.map(JSONValue.string) ?? .null,
         ])
         report(["stage": .string("destroy")])
         instance.destroy()

@@ -211,16 +211,20 @@ final class ProbeRunner: Sendable {
         // A plug-in that emits garbage does so every sample: say it once, then only at debug level.
         for problem in result.problems {
             let first = reportedProblems.withLock { $0.insert(problem).inserted }
-            logger.log(first ? .warning : .debug, "probe \(id): refused an observation: \(problem)")
+            logger.log(first ? .warning : .debug, "probe \(id): \(problem)")
         }
         let refusal = result.problems.first.map { first in
-            result.problems.count == 1
-                ? "refused an observation: \(first)" : "refused \(result.problems.count) observations; the first: \(first)"
+            result.problems.count == 1 ? first : "\(result.problems.count) problems in the last call; the first: \(first)"
         }
         lastRefusal.withLock { $0 = refusal }
         if let error = result.error {
             logger.warning("probe \(id): \(error)")
             report(.failure(error))
+        } else if result.observations.isEmpty, result.refused > 0, let first = result.problems.first {
+            // Nothing the plug-in said could be kept: its checks are unknown, with the reason,
+            // rather than an "ok" of no checks at all.
+            let noun = result.refused == 1 ? "its only observation was" : "all \(result.refused) of its observations were"
+            report(.failure("\(noun) refused: \(first)"))
         } else {
             report(asEvent ? .event(result.observations) : .sample(result.observations))
         }
