@@ -1,0 +1,149 @@
+import CPathwatchProbe
+import Foundation
+import PathwatchProbeKit
+import PathwatchProbeRules
+import PathwatchProbeTesting
+import PathwatchTestSupport
+import Testing
+
+@testable import PathwatchAgent
+
+/// ProbeTester refuses exactly what the agent refuses, with the same words: the same plug-in,
+/// once under the agent's own host (inline, and `pathwatch once` in both isolations) and once
+/// under ProbeTester. Before, the tester kept empty, over-long and tab-carrying keys the agent
+/// refused (the check vanished in production), refused a whole observation for a NaN the agent
+/// only dropped, and had no word for a metric name the agent rewrote.
+@Suite(.serialized, .onItsOwnThread) struct ProbeTesterParityTests {
+    /// Every mistake the fixture makes, and a problem each must give.
+    static let mistakes: [(mode: String, expected: String)] = [
+        ("names", #"check "c": metrics[0]: name "a b" is not [a-z][a-z0-9_]* of at most 64 bytes; dropped"#),
+        ("clash", "check \"c\": metrics x_ms and x_seconds would both be exposed as …_x_seconds: one series for two metrics; x_ms kept; dropped"),
+        ("twice", "check \"c\": metric n is emitted twice in one observation; the first kept; dropped"),
+        ("nan", "check \"c\": metric n is not finite (nan); dropped"),
+        ("refused", #"check "r0": state 9 is not one of ok(0), warning(1), critical(2), unknown(3); refused"#),
+        ("keys", "observation: key is empty, not UTF-8 or not printable; a key is 1 to 256 characters of printable UTF-8; refused"),
+    ]
+
+    @Test(arguments: mistakes.map(\.mode)) func theTesterAndTheInlineHostSayTheSame(mode: String) throws {
+        let fixture = try MetricsFixture()
+        defer { fixture.remove() }
+        let expected = try #require(Self.mistakes.first { $0.mode == mode }).expected
+        // The agent's host, in this process.
+        let plugin = try PluginLoader.load(fixture.library.path).get()
+        let instance = try ProbeInstance.create(plugin: plugin, configJSON: #"{"mode": "\#(mode)"}"#, deadline: .after(.seconds(5))).get()
+        defer { instance.destroy() }
+        let agent = instance.sample(by: .after(.seconds(5)))
+        #expect(agent.problems.contains(expected), "the agent said \(agent.problems)")
+        // ProbeTester, through the same descriptor.
+        let tester = try ProbeTester(descriptor: try fixture.descriptor(), config: #"{"mode": "\#(mode)"}"#)
+        let report = try tester.sampleReport()
+        #expect(report.problems == agent.problems)
+        #expect(report.refused == agent.refused)
+        #expect(report.emitted.map(\.key) == agent.observations.map(\.key))
+        #expect(report.emitted.map { $0.metrics.keys.sorted() } == agent.observations.map { $0.metrics.map(\.name).sorted() })
+        // A test that samples plainly fails with the agent's first words.
+        do {
+            _ = try tester.sample()
+            Issue.record("ProbeTester passed what the agent refuses: \(agent.problems)")
+        } catch {
+            #expect(error.message.hasPrefix(agent.problems[0]), "\(error.message)")
+        }
+    }
+
+    /// The agent binary says the same words in its log, in both isolations.
+    @Test(arguments: ["inline", "process"]) func theAgentLogsTheSameWords(isolation: String) throws {
+        let fixture = try MetricsFixture()
+        defer { fixture.remove() }
+        for (mode, expected) in Self.mistakes {
+            let result = try run([TestEnvironment.pathwatchBinary.path, "once", "--config", fixture.config(mode: mode, isolation: isolation).path])
+            #expect(result.stderr.contains("probe m: \(expected)"), "\(mode), \(isolation): \(result.stderr)")
+        }
+    }
+
+    /// Names outside the rule are never rewritten into another's: "a b" is not "a_b", and
+    /// "témpérature_℃" does not become "t_mp_rature". Only the one good name is kept.
+    @Test func namesOutsideTheRuleAreLeftOutNotRenamed() throws {
+        let fixture = try MetricsFixture()
+        defer { fixture.remove() }
+        let tester = try ProbeTester(descriptor: try fixture.descriptor(), config: #"{"mode": "names"}"#)
+        let report = try tester.sampleReport()
+        #expect(report.emitted.first?.metrics == ["a_b": 2])
+        #expect(report.problems.count == 5, "\(report.problems)")
+        #expect(report.problems.contains { $0.contains("\"témpérature_℃\" is not [a-z][a-z0-9_]*") })
+        #expect(report.problems.contains { $0.contains("\"\" is not") })
+        #expect(report.problems.contains { $0.contains("\"Upper\" is not") })
+    }
+
+    /// Every observation refused: the probe is unknown with the reason, and `once` exits 3,
+    /// in both isolations. Before: `ok` with zero checks, exit 0.
+    @Test(arguments: ["inline", "process"]) func aProbeWhoseEveryObservationIsRefusedIsUnknown(isolation: String) throws {
+        let fixture = try MetricsFixture()
+        defer { fixture.remove() }
+        let result = try run([TestEnvironment.pathwatchBinary.path, "once", "--config", fixture.config(mode: "refused", isolation: isolation).path])
+        #expect(result.status == 3, "exit \(result.status): \(result.stdout) \(result.stderr)")
+        let doc = try parseJSONObject(result.stdout)
+        let check = (doc["checks"] as? [[String: Any]])?.first { ($0["id"] as? String) == "m" }
+        #expect(check?["state"] as? String == "unknown", "\(result.stdout)")
+        #expect((check?["message"] as? String)?.hasPrefix("all 3 of its observations were refused: check \"r0\": state 9") == true, "\(result.stdout)")
+    }
+
+    /// The tester holds a call to its deadline as the host does: a 3 s sample given a 1 s
+    /// deadline fails with the agent's words, instead of passing. The agent says the same.
+    @Test func aSampleThatOverrunsItsDeadlineFailsTheTest() throws {
+        let fixture = try MetricsFixture()
+        defer { fixture.remove() }
+        let tester = try ProbeTester(descriptor: try fixture.descriptor(), config: #"{"mode": "slow"}"#)
+        #expect(throws: ProbeTester.Failure(CallGrace.overran(.seconds(1)))) { try tester.sample(within: .seconds(1)) }
+        // The instance is not called again while its call may still be running.
+        #expect(throws: ProbeTester.Failure.self) { try tester.sample(within: .seconds(5)) }
+        let agent = try run([TestEnvironment.pathwatchBinary.path, "once", "--config", fixture.config(mode: "slow", isolation: "process", timeout: "1s").path])
+        #expect(agent.stdout.contains(CallGrace.overran(.seconds(1))), "\(agent.stdout) \(agent.stderr)")
+    }
+
+    /// The header lets a plug-in emit from threads of its own during the call: 8 threads at
+    /// once, 400 observations, all kept, every run. Before: the tester crashed 3 runs of 3.
+    @Test func emitsFromEightThreadsAtOnceAreAllKept() throws {
+        let fixture = try MetricsFixture()
+        defer { fixture.remove() }
+        let tester = try ProbeTester(descriptor: try fixture.descriptor(), config: #"{"mode": "threads"}"#)
+        for _ in 0..<3 {
+            let emitted = try tester.sample()
+            #expect(emitted.count == 400)
+            #expect(Set(emitted.map(\.key)).count == 400)
+        }
+    }
+
+    /// An emit after the call returned is refused (PW_ERR), as the agent refuses it, and never
+    /// counted in the next call. Before: accepted into the next call's results, and from a C
+    /// thread a write into freed memory.
+    @Test func anEmitAfterTheCallReturnedIsRefused() throws {
+        let dir = try TestEnvironment.makeTemporaryDirectory()
+        defer { TestEnvironment.removeTemporaryDirectory(dir) }
+        let library = try FixturePlugins.build("boundary_probe.c", as: "boundary", into: dir)
+        let fixture = MetricsFixtureLibrary(library: library)
+        let tester = try ProbeTester(descriptor: try fixture.descriptor(), config: #"{"mode": "late_emit"}"#)
+        _ = try tester.sample()
+        var seen: [Emitted] = []
+        // The late emit lands 100 ms after the first sample returned; each sample reports
+        // what the previous one's late emit returned.
+        let refused = waitUntil(timeout: 10) {
+            seen = (try? tester.sample()) ?? []
+            return seen.contains { $0.message == "late emit returned -1" }
+        }
+        #expect(refused, "\(seen)")
+        #expect(!seen.contains { $0.key == "late" })
+    }
+}
+
+/// Any fixture library opened in this process; libraries are never closed, as the agent never
+/// closes them.
+struct MetricsFixtureLibrary {
+    let library: URL
+    func descriptor() throws -> UnsafePointer<pw_probe_descriptor> {
+        guard let handle = dlopen(library.path, RTLD_NOW | RTLD_LOCAL), let symbol = dlsym(handle, PW_PROBE_ENTRY_SYMBOL) else {
+            throw TestFailure("cannot open \(library.path): \(dlerror().map { String(cString: $0) } ?? "")")
+        }
+        guard let descriptor = unsafeBitCast(symbol, to: pw_probe_entry_fn.self)() else { throw TestFailure("no descriptor") }
+        return descriptor
+    }
+}
