@@ -209,6 +209,11 @@ let package = Package(
 
         // Tests. PathwatchTestSupport: processes, namespaces, build products, for every test target.
         .target(name: "PathwatchTestSupport", path: "Tests/PathwatchTestSupport", swiftSettings: strict),
+        // What every bundled plug-in's tests check of its metric declarations: what it emits is
+        // declared, and its README's metrics table says what the declarations say.
+        .target(
+            name: "PluginTestSupport", dependencies: [probeABI, probeKit, probeTesting], path: "Plugins/TestSupport",
+            swiftSettings: strict),
         .testTarget(name: "PathwatchJSONTests", dependencies: [json], swiftSettings: strict),
         .testTarget(
             name: "PathwatchNetlinkTests", dependencies: ["PathwatchNetlink", "PathwatchTestSupport"],
@@ -240,28 +245,28 @@ let package = Package(
         // The package booted under a real systemd (systemd-nspawn), checked as an operator checks it.
         .testTarget(name: "SystemTests", dependencies: ["PathwatchTestSupport"], swiftSettings: strict),
         .testTarget(
-            name: "DiskProbeTests", dependencies: ["DiskProbe", "PathwatchTestSupport"],
+            name: "DiskProbeTests", dependencies: ["DiskProbe", "PathwatchTestSupport", "PluginTestSupport"],
             path: "Plugins/Disk/Tests", exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
-            name: "ExampleProbeTests", dependencies: ["PathwatchTestSupport"],
+            name: "ExampleProbeTests", dependencies: [probeTesting, "PathwatchTestSupport", "PluginTestSupport"],
             path: "Plugins/Examples/Tests", swiftSettings: strict),
         .testTarget(
-            name: "LinkStateProbeTests", dependencies: [probeTesting, "LinkStateProbe", "PathwatchTestSupport"],
+            name: "LinkStateProbeTests", dependencies: [probeTesting, "LinkStateProbe", "PathwatchTestSupport", "PluginTestSupport"],
             path: "Plugins/LinkState/Tests", exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
-            name: "ReachabilityProbeTests", dependencies: [probeTesting, "ReachabilityProbe", "PathwatchTestSupport"],
+            name: "ReachabilityProbeTests", dependencies: [probeTesting, "ReachabilityProbe", "PathwatchTestSupport", "PluginTestSupport"],
             path: "Plugins/Reachability/Tests", exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
-            name: "BandwidthProbeTests", dependencies: [probeTesting, "BandwidthProbe", "PathwatchTestSupport"],
+            name: "BandwidthProbeTests", dependencies: [probeTesting, "BandwidthProbe", "PathwatchTestSupport", "PluginTestSupport"],
             path: "Plugins/Bandwidth/Tests", swiftSettings: strict),
         .testTarget(
-            name: "ConnectivityProbeTests", dependencies: [probeTesting, "ConnectivityProbe", "PathwatchTestSupport"],
+            name: "ConnectivityProbeTests", dependencies: [probeTesting, "ConnectivityProbe", "PathwatchTestSupport", "PluginTestSupport"],
             path: "Plugins/Connectivity/Tests", exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
-            name: "PingProbeTests", dependencies: ["PingProbe", "PathwatchTestSupport"], path: "Plugins/Ping/Tests",
+            name: "PingProbeTests", dependencies: [probeTesting, "PingProbe", "PathwatchTestSupport", "PluginTestSupport"], path: "Plugins/Ping/Tests",
             swiftSettings: strict),
         .testTarget(
-            name: "DNSProbeTests", dependencies: [probeTesting, "DNSProbe", "PathwatchTestSupport"],
+            name: "DNSProbeTests", dependencies: [probeTesting, "DNSProbe", "PathwatchTestSupport", "PluginTestSupport"],
             path: "Plugins/DNS/Tests", exclude: ["Fixtures"], swiftSettings: strict),
     ]
 )

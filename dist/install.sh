@@ -95,6 +95,10 @@ sdkdir=$PREFIX/share/pathwatch/swift-sdk
     install -D -m 0644 "$here/../SDK/$file" "$(d "$sdkdir/$file")"
 done
 
+# The C example plug-in, which plugins.md tells authors to copy: where Debian policy (12.6) keeps
+# a package's examples, from `make install` as from the package.
+install -D -m 0644 "$here/../Plugins/Examples/LoadAvg/loadavg.c" "$(d "$PREFIX/share/doc/pathwatch/examples/loadavg.c")"
+
 # Man page and completions, generated from the command definitions at build time. The page's
 # paragraphs come separated by empty lines, which groff reads as blank lines and warns about:
 # each becomes mdoc's paragraph break (.Pp). A completion script is sourced by the shell, never

@@ -38,6 +38,8 @@ struct DebianPackageTests {
             // The documents, where the README's relative links lead.
             "/usr/share/doc/pathwatch/README.md", "/usr/share/doc/pathwatch/docs/plugins.md",
             "/usr/share/doc/pathwatch/Plugins/Disk/README.md", "/usr/share/doc/pathwatch/bench/RESULTS.md",
+            // The C example plug-in authors copy, where Debian keeps examples.
+            "/usr/share/doc/pathwatch/examples/loadavg.c",
         ]
         let missing = try inRoot("for f in \(layout.joined(separator: " ")); do [ -e $f ] || echo $f; done")
         #expect(missing.stdout.isEmpty, "missing: \(missing.stdout)")

@@ -49,6 +49,36 @@ struct InstallLayoutTests {
         #expect(try run(["pkg-config", "--modversion", "pathwatch-probe"], environment: pc).stdout == "\(Distribution.version)\n")
     }
 
+    /// The C example is installed where Debian keeps a package's examples, and the installed copy
+    /// builds against the installed header as plugins.md tells an author to build it.
+    @Test func theInstalledCExampleBuildsAgainstTheInstalledHeader() throws {
+        let dest = try TestEnvironment.makeTemporaryDirectory("pathwatch-install")
+        defer { TestEnvironment.removeTemporaryDirectory(dest) }
+        // No DESTDIR: the files are where the prefix says, so pkg-config's -I holds as written.
+        let prefix = dest.path + "/usr"
+        let installed = try run(
+            [Distribution.root.appendingPathComponent("dist/install.sh").path],
+            environment: Distribution.environment(["PREFIX": prefix, "SYSCONFDIR": dest.path + "/etc", "LOCALSTATEDIR": dest.path + "/var"]),
+            timeout: 300)
+        try #require(installed.status == 0, "install.sh: \(installed.stderr)")
+        let example = prefix + "/share/doc/pathwatch/examples/loadavg.c"
+        let source = Distribution.root.appendingPathComponent("Plugins/Examples/LoadAvg/loadavg.c")
+        #expect(try String(contentsOfFile: example, encoding: .utf8) == String(contentsOf: source, encoding: .utf8))
+
+        let pc = ["PKG_CONFIG_PATH": prefix + "/lib/pkgconfig"]
+        let flags = try run(["pkg-config", "--cflags", "pathwatch-probe", "json-c"], environment: pc)
+        // pkg-config writes the path with single slashes, whatever $TMPDIR ends with.
+        #expect(flags.stdout.contains("-I\(prefix.replacingOccurrences(of: "//", with: "/"))/include/pathwatch"), "\(flags.stdout)")
+        let library = dest.path + "/libpathwatch_loadavg.so"
+        let built = try sh(
+            """
+            cc -Wall -Wextra -Werror -shared -fPIC $(pkg-config --cflags pathwatch-probe json-c) '\(example)' \\
+               $(pkg-config --libs json-c) -o '\(library)'
+            """, environment: pc)
+        #expect(built.status == 0, "the installed example does not build: \(built.stderr)")
+        #expect(try run(["nm", "-D", "--defined-only", library]).stdout.contains(" T pathwatch_probe_entry"))
+    }
+
     @Test func theInstalledAgentRunsWithTheToolchainHiddenAndTheBuiltOneDoesNot() throws {
         try #require(TestEnvironment.canUseNamespaces, "\(TestEnvironment.needsRootReason)")
         let dest = try TestEnvironment.makeTemporaryDirectory("pathwatch-install")

@@ -15,6 +15,13 @@ import Glibc
 @Suite(.onItsOwnThread) struct DNSHostileResolverTests {
     /// The check of one TXT query of a.test to a hostile resolver in `mode`.
     func check(_ mode: String) throws -> Emitted {
+        let (seen, resolver) = try sample(mode)
+        return try #require(seen["\(resolver)/a.test"], "\(seen.keys.sorted())")
+    }
+
+    /// One sample of one TXT query of a.test to a hostile resolver in `mode`: every check by
+    /// key, and the resolver's key ("127.0.0.1:PORT").
+    func sample(_ mode: String) throws -> (seen: [String: Emitted], resolver: String) {
         let script = TestEnvironment.packageRoot.appendingPathComponent("Plugins/DNS/Tests/Fixtures/hostile_resolver.py").path
         let resolver = try BackgroundProcess(["python3", script, mode])
         defer {
@@ -26,8 +33,7 @@ import Glibc
         let ready = try #require(resolver.waitForLine(timeout: 10) { $0.hasPrefix("ready ") }, "\(resolver.errorOutput)")
         let port = ready.line.dropFirst("ready ".count)
         let probe = try ProbeDriver.make(#"{"resolvers": ["127.0.0.1:\#(port)"], "timeout": "2s", "queries": [{"name": "a.test", "type": "TXT"}]}"#)
-        let seen = try ProbeDriver.sample(probe, by: Deadline.after(.seconds(5)))
-        return try #require(seen["127.0.0.1:\(port)/a.test"], "\(seen.keys.sorted())")
+        return (try ProbeDriver.sample(probe, by: Deadline.after(.seconds(5))), "127.0.0.1:\(port)")
     }
 
     @Test func aNulInATXTAnswerIsShownEscapedAndTheMessageKeepsItsEnd() throws {

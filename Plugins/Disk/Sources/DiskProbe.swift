@@ -99,7 +99,7 @@ final class DiskProbe: Probe {
                 usage: usage, config: config, readOnlyExpected: usage.readOnly && readOnlyExpected(entry.mountPoint))
             return Observation(
                 key: entry.mountPoint, state: assessment.state, message: assessment.message,
-                metrics: Self.metrics(usage), labels: labels)
+                metrics: Self.metricValues(usage), labels: labels)
         }
     }
 
@@ -111,7 +111,7 @@ final class DiskProbe: Probe {
         return config.listedMountPoints == nil && !seenWritable.contains(mountPoint)
     }
 
-    static func metrics(_ usage: DiskUsage) -> [(name: String, value: Double)] {
+    static func metricValues(_ usage: DiskUsage) -> [(name: String, value: Double)] {
         [
             ("size_bytes", Double(usage.sizeBytes)),
             ("used_bytes", Double(usage.usedBytes)),

@@ -73,6 +73,20 @@ static const char *json_kind(json_object *value) {
     return "an unknown value";
 }
 
+/* Writes the JSON path of a key of the config object, the way the agent writes paths: a plain
+ * name as it is ("warn_per_cpu"), any other in brackets and quotes ("[\"warn per cpu\"]"), so that
+ * the agent, which prefixes "probes[N].config", reads a key with a dot in it as one key. */
+static void json_path_of_key(const char *key, char *path, size_t size) {
+    int plain = key[0] != '\0';
+    for (const char *c = key; *c != '\0'; c++) {
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_' || *c == '-')) {
+            plain = 0;
+            break;
+        }
+    }
+    snprintf(path, size, plain ? "%s" : "[\"%s\"]", key);
+}
+
 /* Reads one threshold: a finite number >= 0. */
 static int read_threshold(json_object *value, const char *key, double *out, pw_error *error) {
     json_type type = json_object_get_type(value);
@@ -126,6 +140,8 @@ static int parse_config(const char *json, size_t length, loadavg_probe *probe, p
         return PW_ERR;
     }
 
+    /* Every key is either one we know or an error naming it: a misspelt threshold must not
+     * leave its default silently in force. */
     int status = PW_OK;
     json_object_object_foreach(root, key, value) {
         if (strcmp(key, "warn_per_cpu") == 0) {
@@ -133,7 +149,9 @@ static int parse_config(const char *json, size_t length, loadavg_probe *probe, p
         } else if (strcmp(key, "crit_per_cpu") == 0) {
             status = read_threshold(value, key, &probe->crit_per_cpu, error);
         } else {
-            set_error(error, key, "unknown key \"%s\" (known keys here: crit_per_cpu, warn_per_cpu)", key);
+            char path[sizeof error->path];
+            json_path_of_key(key, path, sizeof path);
+            set_error(error, path, "unknown key \"%s\" (known keys here: crit_per_cpu, warn_per_cpu)", key);
             status = PW_ERR;
         }
         if (status != PW_OK) break;
@@ -276,6 +294,24 @@ static int loadavg_sample(void *instance, const pw_emitter *emitter, pw_error *e
 
 static void loadavg_destroy(void *instance) { free(instance); }
 
+/* What each metric is, said once: the agent takes each metric's type, unit and help from here
+ * (pathwatch_probe.h, "Metric declarations"). Every name loadavg_sample emits is declared; all
+ * are gauges, and none belongs on the status page's plots. The strings are static, as the
+ * descriptor's are. */
+static const pw_metric_info metric_declarations[] = {
+    {sizeof(pw_metric_info), "load1", PW_METRIC_GAUGE, PW_PLOT_NONE, NULL,
+     "Runnable and uninterruptible tasks, averaged over 1 minute."},
+    {sizeof(pw_metric_info), "load5", PW_METRIC_GAUGE, PW_PLOT_NONE, NULL,
+     "Runnable and uninterruptible tasks, averaged over 5 minutes."},
+    {sizeof(pw_metric_info), "load15", PW_METRIC_GAUGE, PW_PLOT_NONE, NULL,
+     "Runnable and uninterruptible tasks, averaged over 15 minutes."},
+    {sizeof(pw_metric_info), "load1_per_cpu", PW_METRIC_GAUGE, PW_PLOT_NONE, NULL,
+     "The 1-minute load average divided by the online CPUs."},
+    {sizeof(pw_metric_info), "cpus", PW_METRIC_GAUGE, PW_PLOT_NONE, "{cpu}", "CPUs online."},
+    {sizeof(pw_metric_info), "running", PW_METRIC_GAUGE, PW_PLOT_NONE, "{task}", "Tasks runnable right now."},
+    {sizeof(pw_metric_info), "tasks", PW_METRIC_GAUGE, PW_PLOT_NONE, "{task}", "Tasks (threads) on the system."},
+};
+
 static const pw_probe_descriptor descriptor = {
     .abi_version = PW_PROBE_ABI_VERSION,
     .struct_size = sizeof(pw_probe_descriptor),
@@ -288,6 +324,8 @@ static const pw_probe_descriptor descriptor = {
     .event_fd = NULL,
     .handle_event = NULL,
     .destroy = loadavg_destroy,
+    .metrics = metric_declarations,
+    .metric_count = sizeof(metric_declarations) / sizeof(metric_declarations[0]),
 };
 
 __attribute__((visibility("default"))) const pw_probe_descriptor *pathwatch_probe_entry(void) {

@@ -57,6 +57,8 @@ import Testing
 
     @Test(arguments: [
         (#"{"bogus": 1}"#, "probes[0].config.bogus", "unknown key \"bogus\""),
+        // A key that is not a plain name keeps its brackets: one key, not a path through two.
+        (#"{"warn.per_cpu": 1}"#, #"probes[0].config["warn.per_cpu"]:"#, "unknown key \"warn.per_cpu\""),
         (#"{"warn_per_cpu": "high"}"#, "probes[0].config.warn_per_cpu", "expected a number, found a string"),
         (#"{"crit_per_cpu": -1}"#, "probes[0].config.crit_per_cpu", "expected a number of at least 0"),
         (#"{"warn_per_cpu": 3}"#, "probes[0].config.warn_per_cpu", "must not exceed crit_per_cpu (2), found 3"),
