@@ -212,7 +212,7 @@ let package = Package(
         // What every bundled plug-in's tests check of its metric declarations: what it emits is
         // declared, and its README's metrics table says what the declarations say.
         .target(
-            name: "PluginTestSupport", dependencies: [probeABI, probeKit, probeTesting], path: "Plugins/TestSupport",
+            name: "PluginTestSupport", dependencies: [probeABI, probeKit, probeRules, probeTesting], path: "Plugins/TestSupport",
             swiftSettings: strict),
         .testTarget(name: "PathwatchJSONTests", dependencies: [json], swiftSettings: strict),
         .testTarget(

@@ -1,6 +1,7 @@
 import CPathwatchProbe
 import Foundation
 import PathwatchProbeKit
+import PathwatchProbeRules
 import PathwatchProbeTesting
 import Testing
 
@@ -23,26 +24,12 @@ public enum MetricDeclarationChecks {
         try declarations(of: ProbeExport.descriptor(for: type))
     }
 
-    /// The declarations of any descriptor, walked with the first element's `struct_size` as the
-    /// stride, as the host walks them. A descriptor that stops before the table declares none.
+    /// The declarations of any descriptor, read and checked by the agent's own descriptor check
+    /// (a declaration the agent would refuse fails here with the agent's words).
     public static func declarations(of descriptor: UnsafeRawPointer) throws -> [MetricDeclaration] {
-        let d = descriptor.assumingMemoryBound(to: pw_probe_descriptor.self)
-        let end = MemoryLayout<pw_probe_descriptor>.offset(of: \.metric_count)! + MemoryLayout<Int>.size
-        guard Int(d.pointee.struct_size) >= end, d.pointee.metric_count > 0 else { return [] }
-        guard let table = d.pointee.metrics else { throw Failure(description: "metric_count is set but metrics is NULL") }
-        let stride = table.pointee.struct_size
-        return try (0..<d.pointee.metric_count).map { index in
-            let info = UnsafeRawPointer(table).advanced(by: index * stride).assumingMemoryBound(to: pw_metric_info.self).pointee
-            guard info.struct_size == stride, let name = info.name else {
-                throw Failure(description: "declaration \(index): another struct_size than the first, or no name")
-            }
-            guard let kind = MetricDeclaration.Kind(rawValue: info.kind), let plot = MetricDeclaration.Plot(rawValue: info.plot) else {
-                throw Failure(description: "declaration \(index) (\(String(cString: name))): unknown kind \(info.kind) or plot \(info.plot)")
-            }
-            let unit = info.unit.map { String(cString: $0) }
-            return MetricDeclaration(
-                name: String(cString: name), kind: kind, unit: unit?.isEmpty == true ? nil : unit,
-                help: info.help.map { String(cString: $0) } ?? "", plot: plot)
+        switch DescriptorCheck.check(descriptor.assumingMemoryBound(to: pw_probe_descriptor.self)) {
+        case .failure(let refusal): throw Failure(description: refusal.description)
+        case .success(let described): return described.metrics.declarations
         }
     }
 

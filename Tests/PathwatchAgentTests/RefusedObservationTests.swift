@@ -53,7 +53,9 @@ import Testing
         let file = dir.appendingPathComponent("libtestprobe.so").path
         let result = try run(Unprivileged.pathwatch(["plugins", "--try", file, "--probe-config", #"{"duplicate": true}"#]), timeout: 60)
         #expect(result.status == 1, "\(result.stdout)")
-        #expect(result.stdout.contains("refused: check \"c0\": a second observation with this key"), "\(result.stdout)")
+        #expect(result.stdout.contains("  check \"c0\": a second observation with this key in one call; refused, the first kept"), "\(result.stdout)")
+        // Counted as the agent counts: one observation refused, nothing left out of kept ones.
+        #expect(result.stdout.contains("1 observation was refused; the agent does the same"), "\(result.stdout)")
         let healthy = try run(Unprivileged.pathwatch(["plugins", "--try", file, "--probe-config", "{}"]), timeout: 60)
         #expect(healthy.status == 0, "\(healthy.stdout)")
     }

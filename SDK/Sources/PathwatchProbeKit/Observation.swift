@@ -66,8 +66,10 @@ public enum WellKnownLabel {
     public static let agentFault = PW_LABEL_AGENT_FAULT
 }
 
-/// The host's observation callback, valid only during the call it was handed to.
-public struct Emitter {
+/// The host's observation callback, valid only during the call it was handed to. It may be
+/// handed to threads of the probe's own that emit while the call runs (the host's emitter is
+/// locked); after the call returns every emit is refused (`emit` returns false).
+public struct Emitter: @unchecked Sendable {
     let raw: UnsafePointer<pw_emitter>
 
     public init(raw: UnsafePointer<pw_emitter>) { self.raw = raw }

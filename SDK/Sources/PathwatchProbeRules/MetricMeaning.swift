@@ -26,15 +26,24 @@ public struct MetricMeaning: Sendable, Equatable {
         help = d.help.isEmpty ? nil : d.help
         plot = d.plot
         isDeclared = true
-        var stem = d.name
-        if d.kind == .counter { stem = Self.dropping("total", from: stem) }
-        // Only a word that says the declared unit is dropped: "cert_days_left" in d keeps its
-        // name, "total_ms" in ms loses "ms" to "seconds".
-        for token in unit?.nameTokens ?? [] where stem != Self.dropping(token, from: stem) {
-            stem = Self.dropping(token, from: stem)
-            break
+        var tokens = d.name.split(separator: "_", omittingEmptySubsequences: false).map(String.init)
+        // `_total` is the counter's suffix, added below; a gauge never ends in it.
+        if tokens.count > 1, tokens.last == "total" { tokens.removeLast() }
+        var suffix = unit?.baseSuffix ?? ""
+        if let unit, tokens.count > 1 {
+            // The word that says the declared unit goes, wherever it stands: "total_ms" in ms is
+            // `total_seconds`, "cert_days_left" in d is `cert_left_seconds`.
+            let stem = tokens.joined(separator: "_")
+            if let long = unit.nameTokens.first(where: { $0.contains("_") && stem.hasSuffix("_" + $0) }) {
+                tokens = String(stem.dropLast(long.count + 1)).split(separator: "_", omittingEmptySubsequences: false).map(String.init)
+            } else if let index = tokens.lastIndex(where: { unit.nameTokens.contains($0) }) {
+                // "rx_pps" in {packet}/s says what it counts: `rx_packets_per_second`.
+                if let word = unit.annotation, tokens[index] == String(word.prefix(1)) + "ps" { suffix = word + "s_per_second" }
+                tokens.remove(at: index)
+            }
         }
-        if let suffix = unit?.baseSuffix, !suffix.isEmpty, !stem.hasSuffix("_" + suffix), stem != suffix { stem += "_" + suffix }
+        var stem = tokens.joined(separator: "_")
+        if !suffix.isEmpty, !stem.hasSuffix("_" + suffix), stem != suffix { stem += "_" + suffix }
         exposedName = d.kind == .counter ? stem + "_total" : stem
     }
 

@@ -16,16 +16,21 @@ public struct MetricUnit: Sendable, Equatable {
     /// Name endings that say this unit ("ms" for `total_ms`): dropped from a declared metric's
     /// stem, so `total_ms` in ms exposes as `total_seconds`, not `total_ms_seconds`.
     var nameTokens: [String]
+    /// The word of an annotation ("packet" of "{packet}/s"), nil for other units.
+    var annotation: String?
 
     /// The unit of `ucum`, or nil when the agent does not know it.
     public static func named(_ ucum: String) -> MetricUnit? {
         if let known = table[ucum] { return known }
         // An annotation ("{packet}", "{request}") is a dimensionless count; over "/s" a rate.
-        if let rate = annotation(ucum, over: "/s") {
-            return MetricUnit(ucum: ucum, baseSuffix: "per_second", scale: 1, nagios: "", words: "per second", nameTokens: ["ps"] + rate)
+        if let word = annotation(ucum, over: "/s") {
+            let abbreviated = String(word.prefix(1)) + "ps"
+            return MetricUnit(
+                ucum: ucum, baseSuffix: "per_second", scale: 1, nagios: "", words: "per second", nameTokens: ["ps", "per_second", abbreviated],
+                annotation: word)
         }
-        if annotation(ucum, over: "") != nil {
-            return MetricUnit(ucum: ucum, baseSuffix: "", scale: 1, nagios: "", words: "", nameTokens: [])
+        if let word = annotation(ucum, over: "") {
+            return MetricUnit(ucum: ucum, baseSuffix: "", scale: 1, nagios: "", words: "", nameTokens: [], annotation: word)
         }
         return nil
     }
@@ -33,13 +38,12 @@ public struct MetricUnit: Sendable, Equatable {
     /// Every unit the table knows, for a refusal that says what is accepted.
     public static var known: [String] { table.keys.sorted() + ["{annotation}", "{annotation}/s"] }
 
-    /// "{word}" followed by `tail`: the word as a name token, or nil.
-    private static func annotation(_ ucum: String, over tail: String) -> [String]? {
+    /// "{word}" followed by `tail`: the word, or nil.
+    private static func annotation(_ ucum: String, over tail: String) -> String? {
         guard ucum.hasPrefix("{"), ucum.hasSuffix("}" + tail) else { return nil }
         let word = ucum.dropFirst().dropLast(tail.count + 1)
-        guard !word.isEmpty, word.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" || $0 == " ") })
-        else { return nil }
-        return [String(word)]
+        guard !word.isEmpty, word.allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "_") }) else { return nil }
+        return String(word)
     }
 
     private static func unit(_ ucum: String, _ suffix: String, _ scale: Double, nagios: String = "", _ tokens: [String]) -> (String, MetricUnit) {
@@ -50,7 +54,7 @@ public struct MetricUnit: Sendable, Equatable {
         case "per_second": words = "per second"
         default: words = "in " + String(suffix.map { $0 == "_" ? " " : $0 })
         }
-        return (ucum, MetricUnit(ucum: ucum, baseSuffix: suffix, scale: scale, nagios: nagios, words: words, nameTokens: tokens))
+        return (ucum, MetricUnit(ucum: ucum, baseSuffix: suffix, scale: scale, nagios: nagios, words: words, nameTokens: tokens, annotation: nil))
     }
 
     // Rates in bits become bytes per second: Prometheus's base unit of information is the byte,

@@ -94,13 +94,19 @@ public final class ProbeTester {
 
     /// One sample with the deadline a probe's `timeout` gives it.
     public func sample(within timeout: ConfigDuration) throws(Failure) -> [Emitted] {
-        try sample(by: .after(timeout))
+        try Self.strict(sampleReport(within: timeout))
     }
 
     /// One sample, with what the agent would refuse or leave out reported instead of thrown.
     public func sampleReport(by deadline: Deadline? = nil) throws(Failure) -> Report {
         let sample = descriptor.pointee.sample!
         return try call(deadline) { instance, emitter, error in sample(instance, emitter, error) }
+    }
+
+    /// One sample under a probe's `timeout`, with what the agent would refuse reported.
+    public func sampleReport(within timeout: ConfigDuration) throws(Failure) -> Report {
+        let sample = descriptor.pointee.sample!
+        return try call(.after(timeout), timeout: timeout) { instance, emitter, error in sample(instance, emitter, error) }
     }
 
     /// The event descriptor of an event-driven probe, nil otherwise.
@@ -174,7 +180,7 @@ public final class ProbeTester {
     }
 
     private func call(
-        _ deadline: Deadline?, _ body: @escaping (UnsafeMutableRawPointer?, UnsafePointer<pw_emitter>, UnsafeMutablePointer<pw_error>) -> Int32
+        _ deadline: Deadline?, timeout: ConfigDuration? = nil, _ body: @escaping (UnsafeMutableRawPointer?, UnsafePointer<pw_emitter>, UnsafeMutablePointer<pw_error>) -> Int32
     ) throws(Failure) -> Report {
         if let abandoned { throw Failure("the instance is no longer called: an earlier call \(abandoned)") }
         let gate = ObservationGate(KeptObservations(), catalog: described.metrics)
@@ -193,7 +199,10 @@ public final class ProbeTester {
             let started = MonotonicClock.nowNanoseconds()
             guard CallThread.run(until: deadline.monotonicNanoseconds &+ CallGrace.grace.nanoseconds, run) else {
                 gate.close()
-                let overran = CallGrace.overran(ConfigDuration(nanoseconds: max(0, deadline.monotonicNanoseconds - started)))
+                // The timeout as the probe's configuration says it; from a bare deadline, the time
+                // the call was given, in whole milliseconds.
+                let given = timeout ?? ConfigDuration(nanoseconds: (max(0, deadline.monotonicNanoseconds - started) + 500_000) / 1_000_000 * 1_000_000)
+                let overran = CallGrace.overran(given)
                 abandoned = overran
                 throw Failure(overran)
             }
