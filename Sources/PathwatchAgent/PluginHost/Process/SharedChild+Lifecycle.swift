@@ -99,7 +99,13 @@ extension SharedChild {
             // A malformed event is dropped; the instance's next sample says what it sees.
             if let result { member.events?(result) }
         case .sampled(let result): member.mailbox.post(.sampled(result))
-        case .frame(let frame): member.mailbox.post(.frame(frame))
+        case .frame(let frame):
+            // Said of its own accord, not a reply: it must not answer a call in flight.
+            if let said = frame["event_descriptor"] {
+                if let notice = said.stringValue.flatMap(EventDescriptorNotice.init(wireName:)) { member.descriptorNotices?(notice) }
+                return
+            }
+            member.mailbox.post(.frame(frame))
         case .ended: break
         }
     }
@@ -111,6 +117,8 @@ extension SharedChild {
     /// failing that, the calls that were in flight.
     func childEnded(_ status: Int32, faultIn: UInt32?) {
         let now = MonotonicClock.nowNanoseconds()
+        // What the ended child said of its instances' event descriptors no longer holds.
+        for notices in state.withLock({ $0.members.values.compactMap(\.descriptorNotices) }) { notices(.instanceEnded) }
         let outcome = state.withLock { s -> (cause: String, delay: Int64, probes: Int)? in
             let kill = s.kill
             let wasLoaded = s.loaded
