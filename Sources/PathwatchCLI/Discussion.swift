@@ -15,7 +15,8 @@ extension Pathwatch {
         /usr/include/pathwatch/pathwatch_probe.h (pkg-config --cflags pathwatch-probe) or in Swift with \
         the SDK package in /usr/share/pathwatch/swift-sdk. Try one before installing it: pathwatch \
         plugins --try ./libmyprobe.so --probe-config '{"key": "value"}' (or --probe-config @probe.json) \
-        loads it in a child process, creates, samples once and prints what it emitted or why it failed. \
+        loads it in a child process, creates, samples once and prints what it emitted or why it failed \
+        (add --watch 30s to see an event-driven one's events as they happen). \
         Install it in /usr/local/lib/pathwatch/plugins, owned by root and writable by no one else; \
         pathwatch plugins lists what the agent finds and why a file was refused. By default plug-ins run \
         in supervised child processes ("isolation": "process"), one per plug-in file shared by its probes, so \

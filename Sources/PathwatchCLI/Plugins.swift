@@ -12,8 +12,10 @@ extension Pathwatch {
                 With --try FILE, loads that one library in a child process (never in this one), creates an \
                 instance from --probe-config (the probe's config as JSON text, or @FILE for a file holding it; \
                 default {}), samples it once and prints what it emitted, or why it failed: a plug-in author's \
-                first test. A FILE without a slash is a file in the current folder. Exit 0 when create and \
-                sample succeeded, 1 otherwise.
+                first test. A FILE without a slash is a file in the current folder. With --watch DURATION, an \
+                event-driven plug-in's descriptor is then watched for that long, and what each event emits is \
+                printed as it happens. Exit 0 when every call succeeded (and, watched, the descriptor was \
+                drained), 1 otherwise.
                 """)
 
         @OptionGroup var options: CommonOptions
@@ -26,8 +28,14 @@ extension Pathwatch {
             help: "With --try: the probe's config, as JSON text or @FILE (default {}).")
         var probeConfig: String?
 
-        @Option(help: "With --try: seconds the trial may take before the child is killed.")
+        @Option(help: "With --try: seconds the trial may take before the child is killed (and each event's deadline).")
         var timeout: Double = 10
+
+        @Option(
+            help: ArgumentHelp(
+                "With --try, for an event-driven plug-in: after the sample, watch its event descriptor this long (\"30s\", \"2m\") and print what each event emits.",
+                valueName: "duration"))
+        var watch: String?
 
         func run() throws {
             if let tryFile { return try runTrial(tryFile) }
@@ -73,10 +81,25 @@ extension Pathwatch.Plugins {
         guard length > 0 else { throw ValidationError("cannot find this executable (/proc/self/exe)") }
         let trial = PluginTrial(
             executable: String(decoding: executable[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self),
-            file: file, configJSON: configJSON, timeoutSeconds: timeout)
-        let outcome = try trial.run()
-        for line in PluginTrial.describe(outcome, file: argument) { print(line) }
+            file: file, configJSON: configJSON, timeoutSeconds: timeout, watch: try watchDuration())
+        // Each step as it comes: a watch's events as they happen.
+        print("file: \(TextSafety.escaped(argument))")
+        var reader = PluginTrial.StepReader()
+        let outcome = try trial.run { step in
+            for line in reader.lines(for: step) { print(line) }
+            fflush(nil)
+        }
+        for line in PluginTrial.ending(of: outcome) { print(line) }
         if !outcome.succeeded { throw ExitCode(1) }
+    }
+
+    /// `--watch`, read as the configuration reads a duration.
+    private func watchDuration() throws -> ConfigDuration? {
+        guard let watch else { return nil }
+        guard let duration = ConfigDuration(parsing: watch), duration.nanoseconds > 0 else {
+            throw ValidationError("--watch \(watch): expected a duration such as 30s or 2m")
+        }
+        return duration
     }
 
     /// `--probe-config`, or `--config`, which meant the probe's JSON text here before it had a name
@@ -102,10 +125,17 @@ struct TryPluginChild: ParsableCommand {
     @Argument var configArgument: String
     /// The trial's deadline (CLOCK_MONOTONIC nanoseconds), told to create and sample.
     @Argument var deadlineNanoseconds: Int64
+    /// `--watch`: how long to watch the event descriptor after the sample, in nanoseconds.
+    @Option(name: .customLong("watch-ns")) var watchNanoseconds: Int64?
+    /// Each event's deadline from when it is served, in nanoseconds.
+    @Option(name: .customLong("event-timeout-ns")) var eventTimeoutNanoseconds: Int64 = 10_000_000_000
 
     func run() throws {
         let deadline = Deadline(monotonicNanoseconds: deadlineNanoseconds)
-        let status = PluginTrialChild.run(file: file, configArgument: configArgument, deadline: deadline)
+        let watch = watchNanoseconds.map {
+            (duration: ConfigDuration(nanoseconds: $0), eventTimeout: ConfigDuration(nanoseconds: eventTimeoutNanoseconds))
+        }
+        let status = PluginTrialChild.run(file: file, configArgument: configArgument, deadline: deadline, watch: watch)
         if status != 0 { throw ExitCode(status) }
     }
 }

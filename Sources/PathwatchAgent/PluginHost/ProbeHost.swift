@@ -18,6 +18,10 @@ public protocol ProbeHost: AnyObject, Sendable {
     /// Where results of events the host watches itself go (a child polls its plug-in's
     /// descriptor and streams what it emits).
     func forwardEvents(to deliver: @escaping @Sendable (CallResult) -> Void)
+    /// Where what the host notices about the event descriptor it watches itself goes (a child
+    /// that throttles a descriptor its plug-in does not drain says so). By default nothing:
+    /// a descriptor the runner watches is guarded by the runner.
+    func forwardDescriptorNotices(to notice: @escaping @Sendable (EventDescriptorNotice) -> Void)
     /// The running call overran its deadline by more than the grace. A child is killed (and
     /// restarted); an inline call cannot be stopped and keeps its thread until it returns.
     func abandonRunningCall(reason: String)
@@ -32,4 +36,5 @@ public protocol ProbeHost: AnyObject, Sendable {
 
 extension ProbeHost {
     public func abandonRunningCallToStop() { abandonRunningCall(reason: "stopped") }
+    public func forwardDescriptorNotices(to notice: @escaping @Sendable (EventDescriptorNotice) -> Void) {}
 }

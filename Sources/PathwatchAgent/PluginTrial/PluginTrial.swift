@@ -49,58 +49,55 @@ public struct PluginTrial: Sendable {
     /// not start at all ("Argument list too long").
     public var configJSON: String
     public var timeoutSeconds: Double
+    /// After the sample, how long to watch an event-driven plug-in's descriptor (TrialWatch);
+    /// the trial may take this much longer. Each event's deadline is `timeoutSeconds` from when
+    /// it is served.
+    public var watch: ConfigDuration?
 
-    public init(executable: String, file: String, configJSON: String, timeoutSeconds: Double) {
+    public init(executable: String, file: String, configJSON: String, timeoutSeconds: Double, watch: ConfigDuration? = nil) {
         self.executable = executable
         self.file = file
         self.configJSON = configJSON
         self.timeoutSeconds = timeoutSeconds
+        self.watch = watch
     }
 
-    public func run() throws(TrialProcess.SpawnError) -> Outcome {
+    /// Runs the trial; `onStep` sees each step of the child's report as it comes (a watch's
+    /// events, as they happen), on the calling thread.
+    public func run(onStep: (JSONValue) -> Void = { _ in }) throws(TrialProcess.SpawnError) -> Outcome {
         // The plug-in is told when the trial ends, as the agent tells it its deadlines.
         let deadline = MonotonicClock.nowNanoseconds() + Int64(timeoutSeconds * 1e9)
+        var arguments = ["_try-plugin", file, configJSON, String(deadline)]
+        if let watch {
+            arguments += ["--watch-ns", String(watch.nanoseconds), "--event-timeout-ns", String(Int64(timeoutSeconds * 1e9))]
+        }
         let child = try TrialProcess.spawn(
-            executable, arguments: ["_try-plugin", file, configJSON, String(deadline)], extraDescriptor: PluginTrialChild.reportDescriptor,
-            environment: Self.childEnvironment)
-        let collected = child.collect(timeoutSeconds: timeoutSeconds, extraLimit: Self.reportLimit)
+            executable, arguments: arguments, extraDescriptor: PluginTrialChild.reportDescriptor, environment: Self.childEnvironment)
+        var pending: [UInt8] = []
+        let collected = child.collect(timeoutSeconds: timeoutSeconds + (watch?.seconds ?? 0), extraLimit: Self.reportLimit) { chunk in
+            pending += chunk
+            while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                if let step = try? JSONParser.parse(bytes: Array(pending[..<newline])) { onStep(step) }
+                pending.removeSubrange(...newline)
+            }
+        }
         let steps = collected.extra.split(separator: "\n").compactMap { try? JSONParser.parse(String($0)) }
         return Outcome(
             steps: steps, stdout: collected.stdout, stderr: collected.stderr, ending: collected.ending, timedOut: collected.timedOut,
             reportCut: collected.extraCut)
     }
 
-    /// What a person reads.
+    /// What a person reads: the file, each step, and how the trial ended.
     public static func describe(_ outcome: Outcome, file: String) -> [String] {
-        var lines: [String] = ["file: \(file)"]
-        for step in outcome.steps {
-            let stage = step["stage"]?.stringValue ?? ""
-            if let error = step["error"]?.stringValue {
-                lines.append("\(stage): failed: \(error)")
-                continue
-            }
-            switch stage {
-            case "loaded":
-                lines.append(
-                    "plug-in: \(step["name"]?.stringValue ?? "?") \(step["version"]?.stringValue ?? "") "
-                        + "(abi \(Int(step["abi"]?.numberValue ?? 0))\(step["event_driven"]?.boolValue == true ? ", event-driven" : "")): "
-                        + (step["description"]?.stringValue ?? ""))
-            case "sample": lines.append("create: ok")
-            case "sampled":
-                let observations = step["observations"]?.arrayValue ?? []
-                lines.append("sample: \(observations.count) observation\(observations.count == 1 ? "" : "s")")
-                for o in observations.prefix(shownObservations) {
-                    let metrics = (o["metrics"]?.objectValue?.members ?? []).map { "\($0.key)=\(PrometheusText.number($0.value.numberValue ?? 0))" }
-                    let labels = (o["labels"]?.objectValue?.members ?? []).map { "\($0.key)=\($0.value.stringValue ?? "")" }
-                    lines.append("  \(o["key"]?.stringValue ?? "")  \(o["state"]?.stringValue ?? "")  \(o["message"]?.stringValue ?? "")")
-                    if !metrics.isEmpty { lines.append("      metrics: \(metrics.joined(separator: " "))") }
-                    if !labels.isEmpty { lines.append("      labels: \(labels.joined(separator: " "))") }
-                }
-                if observations.count > shownObservations { lines.append("  … and \(observations.count - shownObservations) more, not shown") }
-                for problem in step["problems"]?.arrayValue ?? [] { lines.append("  \(problem.stringValue ?? "")") }
-            case "done": lines.append("destroy: ok")
-            default: break
-            }
+        var reader = StepReader()
+        return ["file: \(TextSafety.escaped(file))"] + outcome.steps.flatMap { reader.lines(for: $0) } + ending(of: outcome)
+    }
+
+    /// What a person reads after the steps: refusals, how the child ended, what it printed.
+    public static func ending(of outcome: Outcome) -> [String] {
+        var lines: [String] = []
+        if outcome.steps.contains(where: { $0["change"]?.stringValue == "undrained" }) {
+            lines.append("the plug-in did not drain its event descriptor: handle_event must read it until it would block")
         }
         if !outcome.refusals.isEmpty {
             // Counted as they are: observations refused whole, and parts left out of kept ones.

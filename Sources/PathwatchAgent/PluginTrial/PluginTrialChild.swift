@@ -1,16 +1,18 @@
 import PathwatchProbeKit
 
 /// The child side of `pathwatch plugins --try`: in a process of its own, loads one library,
-/// creates an instance from the given config, samples it once and destroys it, writing each
-/// step as one JSON line to the report descriptor before and after it. Whatever the plug-in
-/// then does to this process (crash, exit, hang, print), the parent still knows how far it got.
+/// creates an instance from the given config, samples it once (with `watch`, then serves its
+/// event descriptor's readiness for a while: TrialWatch) and destroys it, writing each step as
+/// one JSON line to the report descriptor before and after it. Whatever the plug-in then does
+/// to this process (crash, exit, hang, print), the parent still knows how far it got.
 public enum PluginTrialChild {
     /// The descriptor the parent reads the report from (stdout and stderr are the plug-in's).
     public static let reportDescriptor: Int32 = 3
 
     /// `deadline` (the trial's end) is told to create and sample. `configArgument` is the probe's
-    /// config as JSON text or `@FILE` (TrialInputs.probeConfig).
-    public static func run(file: String, configArgument: String, deadline: Deadline) -> Int32 {
+    /// config as JSON text or `@FILE` (TrialInputs.probeConfig). `watch`: how long to watch an
+    /// event-driven plug-in's descriptor after the sample, and each event's deadline.
+    public static func run(file: String, configArgument: String, deadline: Deadline, watch: (duration: ConfigDuration, eventTimeout: ConfigDuration)? = nil) -> Int32 {
         AgentSignalGuard.install()
         report(["stage": .string("load")])
         let plugin: LoadedPlugin
@@ -26,6 +28,16 @@ public enum PluginTrialChild {
             "abi": .number(Double(plugin.abiVersion)), "description": .string(plugin.summary),
             "event_driven": .bool(plugin.isEventDriven),
         ])
+        if watch != nil, !plugin.isEventDriven {
+            // Said before create: nothing else is tried when what was asked for cannot be done.
+            report([
+                "stage": .string("watch"),
+                "error": .string(
+                    "--watch needs an event-driven plug-in; \(plugin.name) has no event_fd and handle_event, so there is "
+                        + "nothing to watch (it is only sampled: try it without --watch)"),
+            ])
+            return 1
+        }
         report(["stage": .string("create")])
         let configJSON: String
         do {
@@ -44,15 +56,27 @@ public enum PluginTrialChild {
         }
         report(["stage": .string("sample")])
         let result = instance.sample(by: deadline)
-        report([
-            "stage": .string("sampled"), "observations": .array(result.observations.map(json)),
-            "problems": .array(result.problems.map(JSONValue.string)), "refused": .number(Double(result.refused)),
-            "error": result.error.map(JSONValue.string) ?? .null,
-        ])
+        send(step("sampled", result))
+        var watchFailed = false
+        if let watch, let fd = instance.eventFileDescriptor() {
+            report(["stage": .string("watch"), "seconds": .number(watch.duration.seconds)])
+            let watched = TrialWatch(duration: watch.duration, eventTimeout: watch.eventTimeout).run(instance, descriptor: fd) { send($0) }
+            report(["stage": .string("watched"), "events": .number(Double(watched.events))])
+            watchFailed = watched.failed
+        }
         report(["stage": .string("destroy")])
         instance.destroy()
         report(["stage": .string("done")])
-        return result.error == nil ? 0 : 1
+        return result.error == nil && !watchFailed ? 0 : 1
+    }
+
+    /// What one call emitted, as a step of the report (`stage` "sampled" or "event").
+    static func step(_ stage: String, _ result: CallResult) -> JSONValue {
+        [
+            "stage": .string(stage), "observations": .array(result.observations.map(json)),
+            "problems": .array(result.problems.map(JSONValue.string)), "refused": .number(Double(result.refused)),
+            "error": result.error.map(JSONValue.string) ?? .null,
+        ]
     }
 
     static func json(_ o: Observation) -> JSONValue {
@@ -64,7 +88,10 @@ public enum PluginTrialChild {
     }
 
     private static func report(_ members: KeyValuePairs<String, JSONValue>) {
-        let line = JSONSerializer.serialize(.object(JSONObject(members.map { ($0.key, $0.value) }))) + "\n"
-        FileDescriptorWriter.writeAll(reportDescriptor, line)
+        send(.object(JSONObject(members.map { ($0.key, $0.value) })))
+    }
+
+    private static func send(_ step: JSONValue) {
+        FileDescriptorWriter.writeAll(reportDescriptor, JSONSerializer.serialize(step) + "\n")
     }
 }

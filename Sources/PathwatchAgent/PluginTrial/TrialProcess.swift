@@ -92,9 +92,12 @@ public final class TrialProcess: Sendable {
     /// Reads stdout, stderr and the extra pipe until the child closes them or `timeoutSeconds`
     /// pass (then it is killed), and reaps it. Stdout and stderr keep their first
     /// `captureLimit` bytes, the extra pipe its first `extraLimit` (the rest is read and
-    /// dropped, so the child never blocks on a full pipe). Blocks the calling thread: call it
-    /// from a thread of its own, never from the cooperative pool.
-    public func collect(timeoutSeconds: Double, extraLimit: Int = captureLimit) -> Collected {
+    /// dropped, so the child never blocks on a full pipe). `onExtra` sees what is kept of the
+    /// extra pipe as it arrives. Blocks the calling thread: call it from a thread of its own,
+    /// never from the cooperative pool.
+    public func collect(
+        timeoutSeconds: Double, extraLimit: Int = captureLimit, onExtra: (ArraySlice<UInt8>) -> Void = { _ in }
+    ) -> Collected {
         var buffers: [[UInt8]] = [[], [], []]
         let limits = [Self.captureLimit, Self.captureLimit, extraLimit]
         var extraCut = false
@@ -118,6 +121,7 @@ public final class TrialProcess: Sendable {
                 if n > 0 {
                     let room = max(0, limits[index] - buffers[index].count)
                     buffers[index] += chunk[0..<min(n, room)]
+                    if index == 2 && room > 0 { onExtra(chunk[0..<min(n, room)]) }
                     if index == 2 && n > room { extraCut = true }
                 } else if n == 0 || (errno != EINTR && errno != EAGAIN) {
                     close(entry.fd)

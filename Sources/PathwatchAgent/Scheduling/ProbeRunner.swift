@@ -40,6 +40,8 @@ final class ProbeRunner: Sendable {
     /// What the plug-in's last call got refused, if anything: shown as the probe's `last_error`
     /// (a check it emitted twice is otherwise only a line in the log).
     private let lastRefusal = Mutex<String?>(nil)
+    /// Whether the plug-in drains its event descriptor (DrainGuard), wherever it is watched.
+    private let descriptorHealth: EventDescriptorHealth
 
     init(id: String, instance: any ProbeHost, interval: ConfigDuration, timeout: ConfigDuration, logger: AgentLogger,
          report: @escaping @Sendable (ProbeReport) -> Void) {
@@ -49,6 +51,7 @@ final class ProbeRunner: Sendable {
         self.timeout = timeout
         self.logger = logger
         self.report = report
+        descriptorHealth = EventDescriptorHealth(probeID: id, logger: logger)
         eventDescriptor = instance.eventFileDescriptor()
         calls = SerialThread(name: "pw-probe-\(id)", watchingDescriptors: eventDescriptor != nil)
     }
@@ -62,13 +65,15 @@ final class ProbeRunner: Sendable {
                 if !state.withLock({ $0.stopped }) { deliver(result, asEvent: true) }
             }
         }
+        instance.forwardDescriptorNotices { [descriptorHealth] in descriptorHealth.note($0) }
         if let fd = eventDescriptor {
             let watching = calls.watch(
                 fd, onReadable: { [weak self] in self?.serveEvent() },
                 onClosed: { [weak self] in
                     guard let self else { return }
                     logger.warning("probe \(id): the plug-in closed its event descriptor \(fd); it reports at its interval only")
-                })
+                },
+                onUndrained: { [descriptorHealth] in descriptorHealth.note(EventDescriptorNotice($0)) })
             if !watching {
                 logger.error("probe \(id): no descriptor left to watch the plug-in's events with; it reports at its interval only")
             }
@@ -95,11 +100,11 @@ final class ProbeRunner: Sendable {
     /// A call is inside the plug-in (a hung one, after its timeout).
     var callRunning: Bool { state.withLock { $0.inFlight } }
 
-    /// The host's health, with the last call's refused observations as its error when the host
-    /// itself has none.
+    /// The host's health; when the host itself has no error, an event descriptor the plug-in
+    /// does not drain, or else the last call's refused observations, as its error.
     var health: ProbeHealth {
         var health = instance.health
-        if health.lastError == nil { health.lastError = lastRefusal.withLock { $0 } }
+        if health.lastError == nil { health.lastError = descriptorHealth.problem ?? lastRefusal.withLock { $0 } }
         return health
     }
 

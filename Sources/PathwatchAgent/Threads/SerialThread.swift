@@ -87,9 +87,16 @@ package final class SerialThread: Sendable {
     /// thread, never beside a job; if it is closed under the watch, `onClosed` runs there once
     /// and the watch ends. False when this thread cannot watch (it was not started
     /// `watchingDescriptors`, or no pipe could be had for it).
+    ///
+    /// With `onUndrained`, a descriptor that stays readable after `onReadable` returns, call
+    /// after call, is served once a second instead of spinning this thread (DrainGuard has the
+    /// rule); `onUndrained` runs on this thread when it is throttled and when it is released.
     @discardableResult
-    package func watch(_ fd: Int32, onReadable: @escaping @Sendable () -> Void, onClosed: @escaping @Sendable () -> Void) -> Bool {
-        sleeper.watch(WatchedDescriptor(fd: fd, onReadable: onReadable, onClosed: onClosed))
+    package func watch(
+        _ fd: Int32, onReadable: @escaping @Sendable () -> Void, onClosed: @escaping @Sendable () -> Void,
+        onUndrained: (@Sendable (DrainGuard.Change) -> Void)? = nil
+    ) -> Bool {
+        sleeper.watch(WatchedDescriptor(fd: fd, onReadable: onReadable, onClosed: onClosed, onUndrained: onUndrained))
     }
 
     /// Stops watching. A readiness being served finishes; none is served afterwards, so the

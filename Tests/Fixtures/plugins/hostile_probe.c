@@ -5,8 +5,10 @@
  * library's constructor calls exit(4): loading it at all ends the process that loads it);
  * -DTALK_IN_CONSTRUCTOR (the constructor prints a line to stdout and returns).
  *
- * Config: {"do": WHAT, "count_file": PATH}; WHAT is one of
+ * Config: {"do": WHAT, "count_file": PATH, "say": TEXT}; WHAT is one of
  *   "segfault"       every sample writes through a null pointer
+ *   "say_then_segfault" every sample writes "note: started", then "say" as a line to stderr
+ *                    (unbuffered, as a runtime's fatal error is), then writes through a null pointer
  *   "abort"          every sample calls abort()
  *   "exit_in_create" create calls exit(3)
  *   "segfault_in_create" create writes through a null pointer
@@ -56,7 +58,7 @@ __attribute__((constructor)) static void talk_at_once(void) {
 }
 #endif
 
-typedef struct { char what[32]; char count_file[512]; } probe;
+typedef struct { char what[32]; char count_file[512]; char say[256]; } probe;
 
 static void field(const char *json, size_t len, const char *name, char *out, size_t size) {
     char text[1024] = {0}, pattern[64];
@@ -77,6 +79,7 @@ static int hp_create(const char *json, size_t len, void **out, pw_error *e) {
     if (!p) return PW_ERR;
     field(json, len, "do", p->what, sizeof p->what);
     field(json, len, "count_file", p->count_file, sizeof p->count_file);
+    field(json, len, "say", p->say, sizeof p->say);
     if (is(p, "exit_in_create")) exit(3);
     if (is(p, "segfault_in_create")) { volatile int *nowhere = NULL; *nowhere = 1; }
     if (is(p, "chatter")) { printf("create talking on stdout\n"); fprintf(stderr, "create talking on stderr\n"); fflush(stdout); }
@@ -103,6 +106,10 @@ static int hp_sample(void *instance, const pw_emitter *em, pw_error *e) {
     probe *p = instance;
     (void)e;
     if (is(p, "segfault")) { volatile int *nowhere = NULL; *nowhere = 1; }
+    if (is(p, "say_then_segfault")) {
+        fprintf(stderr, "note: started\n%s\n", p->say);
+        volatile int *nowhere = NULL; *nowhere = 1;
+    }
     if (is(p, "abort")) abort();
     if (is(p, "spin")) { volatile unsigned long n = 0; for (;;) n++; }
     if (is(p, "block")) { for (;;) sleep(1000); }

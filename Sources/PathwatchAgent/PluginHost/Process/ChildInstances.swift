@@ -86,7 +86,11 @@ final class ChildInstances: Sendable {
                         fd,
                         onReadable: { [self] in
                             send(created.handleEventRecord(by: eventTimeout.map { Deadline.after($0) }), for: id)
-                        }, onClosed: {})
+                        }, onClosed: {},
+                        // The agent's runner logs it and shows it in the probe's health.
+                        onUndrained: { [self] change in
+                            send(Frames.body(["event_descriptor": .string(EventDescriptorNotice(change).wireName)]), for: id)
+                        })
                 }
                 send(Frames.body(["created": true]), for: id)
             case .failure(let error):

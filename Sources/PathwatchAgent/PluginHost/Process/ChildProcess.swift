@@ -5,7 +5,8 @@ import Synchronization
 
 /// One running `pathwatch plugin-child`: its pid, the agent's end of the socketpair, and one
 /// reader thread that owns everything the child sends — frames (replies to calls, events) and
-/// its stdout and stderr (the plug-in's prints), which are logged at debug, cut and bounded.
+/// its stdout and stderr (the plug-in's prints), which are logged at debug, cut and bounded;
+/// stderr's last lines are kept for the cause of a crash (StderrTail).
 /// Frames for the child itself (what it loaded) wait in its inbox; frames for an instance it
 /// hosts go to `route`. When the socket reaches its end, or the child's pidfd says it has ended,
 /// the reader reaps the child, posts how it ended to the inbox and tells `ended`.
@@ -30,9 +31,10 @@ final class ChildProcess: Sendable {
     private let route: Route?
     private let ended: Ended?
 
-    /// The child ended, on the reader thread: its wait status, and the instance whose thread
-    /// crashed or called exit() when it said so.
-    typealias Ended = @Sendable (_ status: Int32, _ faultIn: UInt32?) -> Void
+    /// The child ended, on the reader thread: its wait status, the instance whose thread
+    /// crashed or called exit() when it said so, and the last lines it wrote to stderr (redacted
+    /// and escaped; nil when it wrote none).
+    typealias Ended = @Sendable (_ status: Int32, _ faultIn: UInt32?, _ stderrTail: String?) -> Void
     /// Calls come from every instance's caller: one frame at a time on the socket.
     private let sending = Mutex(())
 
@@ -51,17 +53,23 @@ final class ChildProcess: Sendable {
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
             return .failure(ChildStartError(reason: "socketpair: \(errnoText())"))
         }
-        // The child's stdout and stderr: a socketpair too, because it can be made close-on-exec
-        // atomically (another probe's child started meanwhile must not inherit it).
+        // The child's stdout, and its stderr apart (its last lines go into a crash's cause): a
+        // socketpair each too, because one can be made close-on-exec atomically (another probe's
+        // child started meanwhile must not inherit it).
         var output: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &output) == 0 else {
             close(pair[0]); close(pair[1])
             return .failure(ChildStartError(reason: "socketpair: \(errnoText())"))
         }
+        var errors: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &errors) == 0 else {
+            close(pair[0]); close(pair[1]); close(output[0]); close(output[1])
+            return .failure(ChildStartError(reason: "socketpair: \(errnoText())"))
+        }
         // Where the child says which instance a crash or exit() happened in (CFaultReport).
         var fault: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fault) == 0 else {
-            close(pair[0]); close(pair[1]); close(output[0]); close(output[1])
+            close(pair[0]); close(pair[1]); close(output[0]); close(output[1]); close(errors[0]); close(errors[1])
             return .failure(ChildStartError(reason: "socketpair: \(errnoText())"))
         }
         var actions = posix_spawn_file_actions_t()
@@ -69,7 +77,7 @@ final class ChildProcess: Sendable {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, output[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, output[1], 2)
+        posix_spawn_file_actions_adddup2(&actions, errors[1], 2)
         posix_spawn_file_actions_adddup2(&actions, pair[1], PluginChild.socketDescriptor)
         posix_spawn_file_actions_adddup2(&actions, fault[1], PluginChild.faultDescriptor)
         // Nothing else the agent holds or inherited (its own parent's pipes, say): a process the
@@ -89,19 +97,22 @@ final class ChildProcess: Sendable {
         let status = posix_spawn(&pid, executable, &actions, &attributes, &cArgs, &cEnvironment)
         close(pair[1])
         close(output[1])
+        close(errors[1])
         close(fault[1])
         guard status == 0 else {
-            close(pair[0]); close(output[0]); close(fault[0])
+            close(pair[0]); close(output[0]); close(errors[0]); close(fault[0])
             return .failure(ChildStartError(reason: "cannot start \(executable): \(errnoText(status))"))
         }
         let child = ChildProcess(pid: pid, socket: pair[0], route: route, ended: ended)
-        let (outputEnd, faultEnd) = (output[0], fault[0])
+        let (outputEnd, errorsEnd, faultEnd) = (output[0], errors[0], fault[0])
         // The socket alone cannot tell that the child ended: a process the plug-in forked keeps
         // its end open, and would hold every instance's call until it exits too.
         let exitWatch = pw_pidfd_open(pid)
         let reader = SerialThread(name: "pw-child-\(pid)")
         reader.async {
-            child.readUntilEnd(output: outputEnd, fault: faultEnd, exitWatch: exitWatch, label: label, logger: logger)
+            child.readUntilEnd(
+                output: ChildOutput(stdout: outputEnd, stderr: errorsEnd, label: label, logger: logger), fault: faultEnd,
+                exitWatch: exitWatch, label: label, logger: logger)
         }
         reader.finish()
         return .success(child)
@@ -172,27 +183,21 @@ final class ChildProcess: Sendable {
 
     /// The reader thread: frames to the inbox (events to the event handler), output to the
     /// debug log, and at the end the wait status.
-    private func readUntilEnd(output: Int32, fault: Int32, exitWatch: Int32, label: @escaping @Sendable () -> String, logger: AgentLogger) {
-        var printed = OutputLog(label: label, logger: logger)
-        var outputOpen = true
+    private func readUntilEnd(output: ChildOutput, fault: Int32, exitWatch: Int32, label: @escaping @Sendable () -> String, logger: AgentLogger) {
+        var output = output
         var faultReport = FaultReport(fd: fault)
         var frames = RoutedFrameBuffer()
         while true {
             var polls = [
                 pollfd(fd: socket, events: Int16(POLLIN), revents: 0), pollfd(fd: faultReport.pollable, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: exitWatch, events: Int16(POLLIN), revents: 0),
-            ]
-            if outputOpen { polls.append(pollfd(fd: output, events: Int16(POLLIN), revents: 0)) }
+            ] + output.pollables.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
             if poll(&polls, nfds_t(polls.count), -1) < 0 {
                 if errno == EINTR { continue }
                 break
             }
             if polls[1].revents != 0 { faultReport.read() }
-            if outputOpen, polls[3].revents != 0 {
-                var chunk = [UInt8](repeating: 0, count: 4_096)
-                let n = read(output, &chunk, chunk.count)
-                if n > 0 { printed.append(chunk[0..<n]) } else if n == 0 || errno != EINTR { outputOpen = false }
-            }
+            for entry in polls[3...] where entry.revents != 0 { output.read(entry.fd) }
             if polls[2].revents != 0 {
                 // Ended: take the frames it wrote before it did, without waiting for more.
                 while receive(into: &frames) == .more {}
@@ -204,21 +209,14 @@ final class ChildProcess: Sendable {
         if frames.pending > 0 { logger.debug("\(label()): the child ended \(frames.pending) bytes into a frame; dropped") }
         if exitWatch >= 0 { close(exitWatch) }
         // Drain what the child printed last (a crash report, say), without waiting, then reap it.
-        _ = fcntl(output, F_SETFL, fcntl(output, F_GETFL) | O_NONBLOCK)
-        while outputOpen {
-            var chunk = [UInt8](repeating: 0, count: 4_096)
-            let n = read(output, &chunk, chunk.count)
-            if n > 0 { printed.append(chunk[0..<n]) } else { outputOpen = false }
-        }
-        printed.flush()
-        close(output)
+        output.finish()
         close(socket)
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         // Reaped: whatever the child reported before it died is there to read.
         let faultIn = faultReport.finish()
         post(.ended(status))
-        ended?(status, faultIn)
+        ended?(status, faultIn, output.stderrTail)
     }
 }
 
@@ -289,46 +287,5 @@ enum ChildEnd {
         case SIGPIPE: "SIGPIPE"
         default: "signal"
         }
-    }
-}
-
-/// A child's stdout and stderr, as debug log lines naming the probe: each line cut at 1 KiB,
-/// at most 100 lines a minute (the rest counted), so a chattering plug-in cannot flood the log.
-struct OutputLog {
-    let label: @Sendable () -> String
-    let logger: AgentLogger
-    private var partial: [UInt8] = []
-    private var windowStart = MonotonicClock.nowNanoseconds()
-    private var linesInWindow = 0
-    private var suppressed = 0
-
-    init(label: @escaping @Sendable () -> String, logger: AgentLogger) {
-        self.label = label
-        self.logger = logger
-    }
-
-    mutating func append(_ bytes: ArraySlice<UInt8>) {
-        for byte in bytes {
-            if byte == UInt8(ascii: "\n") { emit() } else if partial.count < 1_024 { partial.append(byte) }
-        }
-    }
-
-    mutating func flush() {
-        if !partial.isEmpty { emit() }
-        if suppressed > 0 { logger.debug("\(label()): plug-in output: \(suppressed) more lines not logged") }
-    }
-
-    private mutating func emit() {
-        let now = MonotonicClock.nowNanoseconds()
-        if now - windowStart > 60_000_000_000 {
-            if suppressed > 0 { logger.debug("\(label()): plug-in output: \(suppressed) more lines not logged") }
-            windowStart = now
-            linesInWindow = 0
-            suppressed = 0
-        }
-        let line = String(decoding: partial, as: UTF8.self)
-        partial.removeAll(keepingCapacity: true)
-        linesInWindow += 1
-        if linesInWindow <= 100 { logger.debug("\(label()): plug-in output: \(line)") } else { suppressed += 1 }
     }
 }

@@ -69,6 +69,11 @@ public final class ProcessProbeHost: ProbeHost, Sendable {
         child.forwardEvents(of: instance, to: deliver)
     }
 
+    /// The child guards the descriptor it polls, and says when it throttles it (DrainGuard).
+    public func forwardDescriptorNotices(to notice: @escaping @Sendable (EventDescriptorNotice) -> Void) {
+        child.forwardDescriptorNotices(of: instance, to: notice)
+    }
+
     /// Kills the child, and with it every sibling instance: no thread can be taken back from
     /// a plug-in otherwise. This probe reports the reason; its siblings, that it was this one.
     public func abandonRunningCall(reason: String) {

@@ -11,7 +11,7 @@ extension SharedChild {
         let started = ChildProcess.start(
             arguments: arguments, label: { [weak self] in self?.label ?? "plug-in" }, logger: logger,
             route: { [weak self] id, message in self?.route(id, message) },
-            ended: { [weak self] status, faultIn in self?.childEnded(status, faultIn: faultIn) })
+            ended: { [weak self] status, faultIn, stderrTail in self?.childEnded(status, faultIn: faultIn, stderrTail: stderrTail) })
         switch started {
         case .failure(let error):
             failedToStart(error.reason)
@@ -99,7 +99,13 @@ extension SharedChild {
             // A malformed event is dropped; the instance's next sample says what it sees.
             if let result { member.events?(result) }
         case .sampled(let result): member.mailbox.post(.sampled(result))
-        case .frame(let frame): member.mailbox.post(.frame(frame))
+        case .frame(let frame):
+            // Said of its own accord, not a reply: it must not answer a call in flight.
+            if let said = frame["event_descriptor"] {
+                if let notice = said.stringValue.flatMap(EventDescriptorNotice.init(wireName:)) { member.descriptorNotices?(notice) }
+                return
+            }
+            member.mailbox.post(.frame(frame))
         case .ended: break
         }
     }
@@ -108,9 +114,13 @@ extension SharedChild {
     /// Each probe learns the cause, a call in flight gets it as its reply, and the child is
     /// started again after the backoff — unless the last instance left. The cause names the
     /// probe whose thread crashed or called exit() (`faultIn`, reported by the child itself);
-    /// failing that, the calls that were in flight.
-    func childEnded(_ status: Int32, faultIn: UInt32?) {
+    /// failing that, the calls that were in flight. A child that died of a signal has the last
+    /// lines it wrote to stderr added (`stderrTail`, redacted and escaped): a Swift plug-in's
+    /// runtime says there why it trapped, which the signal alone does not.
+    func childEnded(_ status: Int32, faultIn: UInt32?, stderrTail: String?) {
         let now = MonotonicClock.nowNanoseconds()
+        // What the ended child said of its instances' event descriptors no longer holds.
+        for notices in state.withLock({ $0.members.values.compactMap(\.descriptorNotices) }) { notices(.instanceEnded) }
         let outcome = state.withLock { s -> (cause: String, delay: Int64, probes: Int)? in
             let kill = s.kill
             let wasLoaded = s.loaded
@@ -128,7 +138,8 @@ extension SharedChild {
                 let named = inFlight.prefix(3).map(\.1).joined(separator: ", ")
                 during = "during " + named + (inFlight.count > 3 ? " and \(inFlight.count - 3) more calls" : "")
             }
-            let crash = "\(ChildEnd.describe(status)) \(during)"
+            let signaled = status & 0x7F != 0
+            let crash = "\(ChildEnd.describe(status)) \(during)" + (signaled ? stderrTail.map { "; its last stderr: \($0)" } ?? "" : "")
             for (id, var member) in s.members {
                 let cause = kill.map { id == $0.culprit ? $0.culpritCause : $0.siblingCause } ?? crash
                 if member.call != nil { member.mailbox.post(.ended(cause)) }

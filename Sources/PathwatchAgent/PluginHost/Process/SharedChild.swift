@@ -29,6 +29,8 @@ final class SharedChild: Sendable {
         let limits: ProcessProbeHost.ChildLimits
         let mailbox = Mailbox()
         var events: (@Sendable (CallResult) -> Void)?
+        /// Where the child's word on the instance's event descriptor goes (the probe's runner).
+        var descriptorNotices: (@Sendable (EventDescriptorNotice) -> Void)?
         /// Created in the running child.
         var created = false
         var everCreated = false
@@ -175,6 +177,10 @@ final class SharedChild: Sendable {
 
     func forwardEvents(of id: UInt32, to deliver: @escaping @Sendable (CallResult) -> Void) {
         state.withLock { $0.members[id]?.events = deliver }
+    }
+
+    func forwardDescriptorNotices(of id: UInt32, to notice: @escaping @Sendable (EventDescriptorNotice) -> Void) {
+        state.withLock { $0.members[id]?.descriptorNotices = notice }
     }
 
     /// Destroys instance `id` in the child (a destroy that does not return within 2 s kills

@@ -1,0 +1,50 @@
+import PathwatchProbeKit
+
+/// A child's stdout and stderr, as debug log lines naming the probe: each line cut at 1 KiB,
+/// at most 100 lines a minute of the two together (the rest counted), so a chattering plug-in
+/// cannot flood the log.
+struct OutputLog {
+    enum Stream: Int { case stdout = 0, stderr = 1 }
+
+    let label: @Sendable () -> String
+    let logger: AgentLogger
+    /// The line each stream has begun and not ended yet.
+    private var partial: [[UInt8]] = [[], []]
+    private var windowStart = MonotonicClock.nowNanoseconds()
+    private var linesInWindow = 0
+    private var suppressed = 0
+
+    init(label: @escaping @Sendable () -> String, logger: AgentLogger) {
+        self.label = label
+        self.logger = logger
+    }
+
+    mutating func append(_ bytes: ArraySlice<UInt8>, from stream: Stream) {
+        for byte in bytes {
+            if byte == UInt8(ascii: "\n") {
+                emit(stream)
+            } else if partial[stream.rawValue].count < 1_024 {
+                partial[stream.rawValue].append(byte)
+            }
+        }
+    }
+
+    mutating func flush() {
+        for stream in [Stream.stdout, .stderr] where !partial[stream.rawValue].isEmpty { emit(stream) }
+        if suppressed > 0 { logger.debug("\(label()): plug-in output: \(suppressed) more lines not logged") }
+    }
+
+    private mutating func emit(_ stream: Stream) {
+        let now = MonotonicClock.nowNanoseconds()
+        if now - windowStart > 60_000_000_000 {
+            if suppressed > 0 { logger.debug("\(label()): plug-in output: \(suppressed) more lines not logged") }
+            windowStart = now
+            linesInWindow = 0
+            suppressed = 0
+        }
+        let line = String(decoding: partial[stream.rawValue], as: UTF8.self)
+        partial[stream.rawValue].removeAll(keepingCapacity: true)
+        linesInWindow += 1
+        if linesInWindow <= 100 { logger.debug("\(label()): plug-in output: \(line)") } else { suppressed += 1 }
+    }
+}
