@@ -56,13 +56,18 @@ struct StatusPageBrowserTests {
             check("ping/gw", "ping", "ok", "5/5 replies", ["rtt_avg_ms": 0.21]),
         ], probes: [probe("api", state: "restarting", restarts: 2, error: "<script>alert(1)</script>")]),
             history: (0..<150).map { i in
-                var metrics: [String: Any] = [
-                    "bw/eth0": ["rx_bps": 1_000_000 + Double(i) * 1000, "tx_bps": 250_000],
-                    "api/<i>x</i>": ["total_ms": 40 + Double(i % 7)], "disk//": ["used_pct": 88],
-                ]
-                if !(60..<70).contains(i) { metrics["ping/gw"] = ["rtt_avg_ms": 0.2] }  // no reply for ten samples
-                return ["at": time(seconds: i - 150), "metrics": metrics]
-            })
+                var latency: [String: Any] = ["api/<i>x</i>": ["total_ms": 40 + Double(i % 7)]]
+                if !(60..<70).contains(i) { latency["ping/gw"] = ["rtt_avg_ms": 0.2] }  // no reply for ten samples
+                return ["at": time(seconds: i - 150), "plots": [
+                    "throughput": ["bw/eth0": ["rx_bps": 1_000_000 + Double(i) * 1000, "tx_bps": 250_000]],
+                    "latency": latency, "usage": ["disk//": ["used_pct": 88]],
+                ]]
+            },
+            // The newest values, sorted into plots by the agent as the page receives them.
+            plot: ["at": time(seconds: 0), "plots": [
+                "throughput": ["bw/eth0": ["rx_bps": 1_000_000, "tx_bps": 250_000]],
+                "latency": ["api/<i>x</i>": ["total_ms": 41.2], "ping/gw": ["rtt_avg_ms": 0.21]], "usage": ["disk//": ["used_pct": 88]],
+            ]])
         let browser = try Browser()
         defer { browser.close() }
         try browser.open(mock.url)
@@ -365,8 +370,10 @@ final class StatusPageStandIn {
         }
     }
 
-    func setState(status: [String: Any], history: [[String: Any]]) throws {
-        try post("state", ["status": status, "history": history])
+    func setState(status: [String: Any], history: [[String: Any]], plot: [String: Any]? = nil) throws {
+        var body: [String: Any] = ["status": status, "history": history]
+        if let plot { body["plot"] = plot }
+        try post("state", body)
     }
 
     func push(event: String, id: String? = nil, data: [String: Any]) throws {

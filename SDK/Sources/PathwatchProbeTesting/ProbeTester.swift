@@ -44,9 +44,6 @@ public final class ProbeTester {
     private let instance: UnsafeMutableRawPointer?
     /// What the descriptor says, as the agent read it.
     public let described: DescribedPlugin
-    /// Every call's gate, kept for the tester's life: a plug-in that calls emit after its call
-    /// returned reaches a closed gate (refused, as the agent refuses it), never freed memory.
-    private var gates: [ObservationGate<KeptObservations>] = []
     /// Set when a call overran: that instance is never called again, nor destroyed under it.
     private var abandoned: String?
 
@@ -151,11 +148,15 @@ public final class ProbeTester {
 
     private static func collect(catalog: MetricCatalog, _ call: (Emitter) throws -> Void) throws -> [Emitted] {
         let gate = ObservationGate(KeptObservations(), catalog: catalog)
-        let context = Unmanaged.passRetained(gate)
-        defer { context.release() }
-        var emitter = pw_emitter(struct_size: MemoryLayout<pw_emitter>.size, context: context.toOpaque(), emit: emitThroughGate)
-        try withUnsafePointer(to: &emitter) { try call(Emitter(raw: $0)) }
-        gate.close()
+        let thrown: (any Error)? = EmitterSlots.withEmitter(for: gate) { emitter in
+            do {
+                try call(Emitter(raw: emitter))
+                return nil
+            } catch {
+                return error
+            }
+        }
+        if let thrown { throw thrown }
         return try strict(report(of: gate))
     }
 
@@ -184,15 +185,14 @@ public final class ProbeTester {
     ) throws(Failure) -> Report {
         if let abandoned { throw Failure("the instance is no longer called: an earlier call \(abandoned)") }
         let gate = ObservationGate(KeptObservations(), catalog: described.metrics)
-        gates.append(gate)
-        let context = Unmanaged.passUnretained(gate).toOpaque()
         let outcome = CallOutcome()
         let instance = self.instance
         let error = Self.hostError(deadline)
+        // The agent's own emitters: a plug-in that keeps one and emits after its call returned
+        // reaches a closed call and gets PW_ERR, never freed memory.
         let run = {
-            var emitter = pw_emitter(struct_size: MemoryLayout<pw_emitter>.size, context: context, emit: emitThroughGate)
             var error = error
-            let status = body(instance, &emitter, &error)
+            let status = EmitterSlots.withEmitter(for: gate) { emitter in body(instance, emitter, &error) }
             outcome.finish(status: status, error: error)
         }
         if let deadline {
@@ -231,10 +231,4 @@ extension Emitted {
             key: o.key, state: o.state, message: o.message, metrics: Dictionary(o.metrics.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a }),
             labels: Dictionary(o.labels.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a }))
     }
-}
-
-/// The emitter: every observation through the gate of the call it was handed to.
-private let emitThroughGate: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<pw_observation>?) -> Int32 = { context, raw in
-    guard let context else { return PW_ERR }
-    return Unmanaged<ObservationGate<KeptObservations>>.fromOpaque(context).takeUnretainedValue().accept(raw)
 }

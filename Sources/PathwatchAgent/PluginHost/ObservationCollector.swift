@@ -7,7 +7,7 @@ import PathwatchProbeRules
 /// (inline) or straight in the result record a plug-in's child sends (no values made only to be
 /// written). A malformed observation is refused (emit returns PW_ERR and the reason is logged
 /// with the probe's id), never trusted; once the call has returned the gate refuses everything.
-final class ObservationCollector: Sendable {
+final class ObservationCollector: ObservationAccepting {
     typealias Limits = ObservationLimits
 
     /// Appended to a message cut at `Limits.messageBytes`.

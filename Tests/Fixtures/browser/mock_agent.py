@@ -5,7 +5,7 @@ Serves the page the way the sink does (GET / with the Content-Security-Policy wh
 computes itself from the page's inline style and script), and an /events stream whose content
 the test sets and pushes through /control/*:
 
-    POST /control/state    {"status": <document>, "history": [...]}   what a new stream starts with
+    POST /control/state    {"status": <document>, "history": [...], "plot": {...}}   what a new stream starts with
     POST /control/push     {"event": "change", "id": "...", "data": {...}} to every open stream
     POST /control/drop     closes every open stream
     POST /control/hold     new /events requests wait, unanswered, until /control/release
@@ -108,6 +108,8 @@ def handler_class(hub, page, policy):
                 if state["status"] is not None:
                     self.wfile.write(frame("status", state["status"]))
                 self.wfile.write(frame("history", state["history"]))
+                if state.get("plot") is not None:
+                    self.wfile.write(frame("plot", state["plot"]))
                 self.wfile.flush()
                 while True:
                     item = stream.get()
@@ -126,7 +128,7 @@ def handler_class(hub, page, policy):
             body = json.loads(self.rfile.read(length) or b"null")
             if self.path == "/control/state":
                 with hub.lock:
-                    hub.state = {"status": body.get("status"), "history": body.get("history", [])}
+                    hub.state = {"status": body.get("status"), "history": body.get("history", []), "plot": body.get("plot")}
             elif self.path == "/control/push":
                 hub.broadcast(body)
             elif self.path == "/control/drop":
