@@ -105,20 +105,23 @@ final class PrometheusServer: @unchecked Sendable {
     let port: Int
     let process: BackgroundProcess
     var base: String { "http://127.0.0.1:\(port)" }
+    /// `ip netns exec NS` when the server runs in a test's network namespace; its clients too.
+    private let inside: [String]
 
-    init(in directory: URL, configuration: String, files: [String: String] = [:], arguments: [String] = []) throws {
+    init(in directory: URL, configuration: String, files: [String: String] = [:], arguments: [String] = [], netns: String? = nil) throws {
+        inside = netns.map { ["ip", "netns", "exec", $0] } ?? []
         let home = directory.appendingPathComponent("prometheus")
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
         for (name, text) in files { try text.write(to: home.appendingPathComponent(name), atomically: true, encoding: .utf8) }
         let config = home.appendingPathComponent("prometheus.yml")
         try configuration.write(to: config, atomically: true, encoding: .utf8)
         port = try unusedLoopbackPort()
-        process = try BackgroundProcess([
+        process = try BackgroundProcess(inside + [
             Self.binary, "--config.file=\(config.path)", "--storage.tsdb.path=\(home.appendingPathComponent("data").path)",
             "--web.listen-address=127.0.0.1:\(port)",
         ] + arguments, currentDirectory: home)
         let ready = waitUntil(timeout: 60) { [self] in
-            (try? run(["curl", "-sf", "--noproxy", "*", "\(base)/-/ready"], timeout: 5))?.status == 0
+            (try? run(inside + ["curl", "-sf", "--noproxy", "*", "\(base)/-/ready"], timeout: 5))?.status == 0
         }
         guard ready else {
             process.stop()
@@ -128,7 +131,7 @@ final class PrometheusServer: @unchecked Sendable {
 
     /// `GET /api/v1/query`: the instant vector's samples as (labels, value).
     func query(_ expression: String) -> [(labels: [String: String], value: String)] {
-        guard let result = try? run(["curl", "-sfG", "--noproxy", "*", "--data-urlencode", "query=\(expression)", "\(base)/api/v1/query"], timeout: 10),
+        guard let result = try? run(inside + ["curl", "-sfG", "--noproxy", "*", "--data-urlencode", "query=\(expression)", "\(base)/api/v1/query"], timeout: 10),
             result.status == 0, let object = try? parseJSONObject(result.stdout),
             let samples = (object["data"] as? [String: Any])?["result"] as? [[String: Any]]
         else { return [] }
@@ -137,9 +140,18 @@ final class PrometheusServer: @unchecked Sendable {
         }
     }
 
+    /// `GET PATH` of the HTTP API, parsed; nil when it did not answer with JSON.
+    func api(_ path: String, query: [String: String] = [:]) -> [String: Any]? {
+        let arguments = query.flatMap { ["--data-urlencode", "\($0.key)=\($0.value)"] }
+        guard let result = try? run(inside + ["curl", "-sfG", "--noproxy", "*"] + arguments + ["\(base)\(path)"], timeout: 10),
+            result.status == 0
+        else { return nil }
+        return try? parseJSONObject(result.stdout)
+    }
+
     /// `GET /api/v1/targets`: each active target's job, health and last error.
     func targets() -> [(job: String, health: String, lastError: String)] {
-        guard let result = try? run(["curl", "-sf", "--noproxy", "*", "\(base)/api/v1/targets"], timeout: 10), result.status == 0,
+        guard let result = try? run(inside + ["curl", "-sf", "--noproxy", "*", "\(base)/api/v1/targets"], timeout: 10), result.status == 0,
             let object = try? parseJSONObject(result.stdout),
             let active = (object["data"] as? [String: Any])?["activeTargets"] as? [[String: Any]]
         else { return [] }

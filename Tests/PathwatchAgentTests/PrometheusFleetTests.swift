@@ -2,6 +2,8 @@ import Foundation
 import PathwatchTestSupport
 import Testing
 
+@testable import PathwatchAgent
+
 /// The live agent on the fleet's path (SPEC §8): its `/metrics` as promtool judges it, scraped by
 /// a real Prometheus whose alerting rule fires into a real Alertmanager, whose webhook reaches a
 /// receiver in the test — firing when a check turns critical, resolved when it recovers — and
@@ -68,6 +70,18 @@ import Testing
         #expect(text.contains(#"pathwatch_check_state{check="p/c0",probe="p",plugin="testprobe",state="critical"} 1"#))
         let promtool = try run(["promtool", "check", "metrics"], input: text)
         #expect(promtool.status == 0 && promtool.stdout.isEmpty && promtool.stderr.isEmpty, "promtool: \(promtool.stdout) \(promtool.stderr)")
+        // Every counter the loaded plug-ins declare is a counter family, named with `_total`.
+        var counters = 0
+        for product in ["pathwatch_disk", "pathwatch_loadavg", "pathwatch_bandwidth", "pathwatch_linkstate"] {
+            let plugin = try PluginLoader.load(TestEnvironment.plugin(product).path).get()
+            for declaration in plugin.metrics.declarations where declaration.kind == .counter {
+                let family = "pathwatch_\(plugin.name)_\(plugin.metrics.meaning(of: declaration.name).exposedName)"
+                #expect(family.hasSuffix("_total"))
+                #expect(text.contains("# TYPE \(family) counter\n"), "\(family) is not a counter family in /metrics")
+                counters += 1
+            }
+        }
+        #expect(counters > 0, "no bundled plug-in declares a counter")
     }
 
     /// (b) and (c): Prometheus scrapes the agent (`up == 1`, `pathwatch_check_state` series), its
