@@ -36,4 +36,24 @@ import Testing
         let written = (try? String(contentsOf: status, encoding: .utf8)) ?? ""
         #expect(!written.contains(secret) && !agent.errorOutput.contains(secret) && !agent.outputLines.joined().contains(secret))
     }
+
+    /// An optimised Swift plug-in stops on a failed runtime check with a trap instruction and
+    /// prints nothing: the crash was "SIGILL" and no more. The child's fault handler now says
+    /// where (the library and the offset, for addr2line) and what a trap there means.
+    @Test func aTrapSaysWhereAndWhatATrapMeans() throws {
+        let dir = try TestEnvironment.makeTemporaryDirectory()
+        defer { TestEnvironment.removeTemporaryDirectory(dir) }
+        chmod(dir.path, 0o755)
+        let library = try FixturePlugins.build("hostile_probe.c", as: "hostile", into: dir)
+        let config = try writeConfig("""
+            {"agent": {"plugin_dirs": ["."], "interval": "1s"}, "probes": [{"id": "t", "plugin": "hostile", "config": {"do": "trap"}}]}
+            """, in: dir)
+        let result = try run([TestEnvironment.pathwatchBinary.path, "once", "--config", config.path])
+        let doc = try parseJSONObject(result.stdout)
+        let message = ((doc["checks"] as? [[String: Any]])?.first { $0["id"] as? String == "t" }?["message"] as? String) ?? ""
+        #expect(message.hasPrefix("plug-in crashed: SIGILL (signal 4)") || message.hasPrefix("plug-in crashed: SIGTRAP (signal 5)"), "\(message)")
+        #expect(message.contains("its last stderr: pathwatch: SIG"), "\(message)")
+        #expect(message.contains(" at \(library.resolvingSymlinksInPath().path)+0x") || message.contains(" at \(library.path)+0x"), "\(message)")
+        #expect(message.contains("a trap instruction, a runtime check that failed"), "\(message)")
+    }
 }

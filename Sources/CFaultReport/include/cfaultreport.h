@@ -5,8 +5,11 @@
  * plug-in crashes (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGABRT) or calls exit(), the
  * thread it happened on writes its instance's number (4 bytes, host order) to a descriptor the
  * agent reads, so the cause names the probe that caused it rather than every call in flight.
- * In C because a signal handler may only do async-signal-safe things: a thread-local read and
- * write(2).
+ * On a trap (SIGILL, SIGTRAP) it also writes to stderr where it happened, as FILE+0xOFFSET, and
+ * whether it was a trap instruction: an optimised Swift plug-in stops on a failed runtime check
+ * with no message at all, and the agent reports the child's last stderr lines with the crash.
+ * In C because a signal handler may only do async-signal-safe things: a thread-local read,
+ * open(2), read(2) and write(2).
  */
 #ifndef PATHWATCH_CFAULTREPORT_H
 #define PATHWATCH_CFAULTREPORT_H

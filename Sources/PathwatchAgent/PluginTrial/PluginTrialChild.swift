@@ -1,3 +1,4 @@
+import CFaultReport
 import PathwatchProbeKit
 
 /// The child side of `pathwatch plugins --try`: in a process of its own, loads one library,
@@ -14,6 +15,9 @@ public enum PluginTrialChild {
     /// event-driven plug-in's descriptor after the sample, and each event's deadline.
     public static func run(file: String, configArgument: String, deadline: Deadline, watch: (duration: ConfigDuration, eventTimeout: ConfigDuration)? = nil) -> Int32 {
         AgentSignalGuard.install()
+        // No instance to name (-1: nothing is written for it), but a trap still says where it
+        // happened on stderr, which the trial prints.
+        pw_fault_report_install(-1)
         report(["stage": .string("load")])
         let plugin: LoadedPlugin
         switch PluginLoader.load(file) {

@@ -10,6 +10,8 @@
  *   "say_then_segfault" every sample writes "note: started", then "say" as a line to stderr
  *                    (unbuffered, as a runtime's fatal error is), then writes through a null pointer
  *   "abort"          every sample calls abort()
+ *   "trap"           every sample executes a trap instruction (__builtin_trap: x86's ud2), as an
+ *                    optimised Swift build does on a failed runtime check, printing nothing
  *   "exit_in_create" create calls exit(3)
  *   "segfault_in_create" create writes through a null pointer
  *   "spin"           every sample spins forever
@@ -111,6 +113,7 @@ static int hp_sample(void *instance, const pw_emitter *em, pw_error *e) {
         volatile int *nowhere = NULL; *nowhere = 1;
     }
     if (is(p, "abort")) abort();
+    if (is(p, "trap")) __builtin_trap();
     if (is(p, "spin")) { volatile unsigned long n = 0; for (;;) n++; }
     if (is(p, "block")) { for (;;) sleep(1000); }
     if (is(p, "leak")) {
