@@ -262,7 +262,9 @@ static inline uint64_t pw_call_deadline_ns(const pw_error *error) {
     return error->deadline_ns;
 }
 
-/* The descriptor: static, immutable, valid for as long as the library stays loaded. */
+/* The descriptor: static, immutable, valid for as long as the library stays loaded. Fill it
+ * with designated initializers (.name = "disk", …): it grows at its end, and a field left out
+ * is zero, which every later field takes to mean "not used". */
 typedef struct pw_probe_descriptor {
     uint32_t abi_version;     /* PW_PROBE_ABI_VERSION */
     uint32_t struct_size;     /* sizeof(pw_probe_descriptor) */
