@@ -14,6 +14,12 @@
 #include <unistd.h>
 #include "cchildprocess.h"
 
+#ifndef SYS_pidfd_send_signal
+#define SYS_pidfd_send_signal 424
+#endif
+#ifndef SYS_pidfd_getfd
+#define SYS_pidfd_getfd 438
+#endif
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
 #endif
@@ -62,22 +68,27 @@ int pw_guard_agent_from_signals(pid_t agent) {
         /*  3 */ PW_LOAD(offsetof(struct seccomp_data, nr)),
         /*  4 */ BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, 0, 1), /* x32's table → 5, else → 6 */
         /*  5 */ PW_RETURN(SECCOMP_RET_ERRNO | ENOSYS),
-        /*  6 */ PW_IF_EQUAL(__NR_kill, 6),                       /* → 13 */
-        /*  7 */ PW_IF_EQUAL(__NR_tkill, 10),                     /* → 18 */
-        /*  8 */ PW_IF_EQUAL(__NR_tgkill, 9),                     /* → 18 */
-        /*  9 */ PW_IF_EQUAL(__NR_rt_sigqueueinfo, 8),            /* → 18 */
-        /* 10 */ PW_IF_EQUAL(__NR_rt_tgsigqueueinfo, 7),          /* → 18 */
-        /* 11 */ PW_IF_EQUAL(SYS_pidfd_open, 6),                  /* → 18 */
-        /* 12 */ PW_RETURN(SECCOMP_RET_ALLOW),
-        /* 13 */ PW_LOAD(PW_ARG0_LOW),                            /* kill(pid, …) */
-        /* 14 */ PW_IF_EQUAL(self, 6),                            /* → 21 */
-        /* 15 */ PW_IF_EQUAL(group, 5),                           /* → 21 */
-        /* 16 */ PW_IF_EQUAL(everyone, 4),                        /* → 21 */
-        /* 17 */ PW_RETURN(SECCOMP_RET_ALLOW),
-        /* 18 */ PW_LOAD(PW_ARG0_LOW),                            /* the others' pid or tgid */
-        /* 19 */ PW_IF_EQUAL(self, 1),                            /* → 21 */
-        /* 20 */ PW_RETURN(SECCOMP_RET_ALLOW),
-        /* 21 */ PW_RETURN(SECCOMP_RET_ERRNO | EPERM),
+        /*  6 */ PW_IF_EQUAL(__NR_kill, 8),                       /* → 15 */
+        /*  7 */ PW_IF_EQUAL(__NR_tkill, 12),                     /* → 20 */
+        /*  8 */ PW_IF_EQUAL(__NR_tgkill, 11),                    /* → 20 */
+        /*  9 */ PW_IF_EQUAL(__NR_rt_sigqueueinfo, 10),           /* → 20 */
+        /* 10 */ PW_IF_EQUAL(__NR_rt_tgsigqueueinfo, 9),          /* → 20 */
+        /* 11 */ PW_IF_EQUAL(SYS_pidfd_open, 8),                  /* → 20 */
+        /* A pidfd says nothing to a filter of whose it is: with one, nothing is signalled and no
+         * descriptor taken (the child holds the agent's, opened before this filter, to learn of
+         * the agent's end without waking). */
+        /* 12 */ PW_IF_EQUAL(SYS_pidfd_send_signal, 10),          /* → 23 */
+        /* 13 */ PW_IF_EQUAL(SYS_pidfd_getfd, 9),                 /* → 23 */
+        /* 14 */ PW_RETURN(SECCOMP_RET_ALLOW),
+        /* 15 */ PW_LOAD(PW_ARG0_LOW),                            /* kill(pid, …) */
+        /* 16 */ PW_IF_EQUAL(self, 6),                            /* → 23 */
+        /* 17 */ PW_IF_EQUAL(group, 5),                           /* → 23 */
+        /* 18 */ PW_IF_EQUAL(everyone, 4),                        /* → 23 */
+        /* 19 */ PW_RETURN(SECCOMP_RET_ALLOW),
+        /* 20 */ PW_LOAD(PW_ARG0_LOW),                            /* the others' pid or tgid */
+        /* 21 */ PW_IF_EQUAL(self, 1),                            /* → 23 */
+        /* 22 */ PW_RETURN(SECCOMP_RET_ALLOW),
+        /* 23 */ PW_RETURN(SECCOMP_RET_ERRNO | EPERM),
     };
     struct sock_fprog filter = { .len = sizeof program / sizeof program[0], .filter = program };
     /* prctl, not seccomp(2): the shipped unit's @system-service allows prctl and would kill the

@@ -79,6 +79,28 @@ import Testing
         #expect(agent.stop() == 0, "\(agent.errorOutput.suffix(2_000))")
     }
 
+    /// The child holds a pidfd of the agent (its orphan watch waits on it): no pidfd, that one or
+    /// one the plug-in opens, carries a signal to the agent.
+    @Test func noPidfdCarriesASignalToTheAgent() throws {
+        let dir = try TestEnvironment.makeTemporaryDirectory()
+        defer { TestEnvironment.removeTemporaryDirectory(dir) }
+        chmod(dir.path, 0o755)
+        try FixturePlugins.build("hostile_probe.c", as: "hostile", into: dir)
+        let config = try writeConfig("""
+            {"agent": {"plugin_dirs": ["."], "interval": "1s"}, "probes": [{"id": "p", "plugin": "hostile", "config": {"do": "pidfd_parent"}}],
+             "sinks": [{"type": "stdout", "format": "json", "on": "every"}]}
+            """, in: dir)
+        let agent = try BackgroundProcess(Self.asGroupLeader([pathwatch, "run", "--config", config.path]))
+        defer { _ = agent.stop() }
+        let message = waitUntilValue(timeout: 30) { () -> String? in
+            agent.outputLines.reversed().lazy.compactMap { try? parseJSONObject($0) }.compactMap { self.check($0, "p/c")?["message"] as? String }.first
+        }
+        #expect(message?.hasPrefix("pidfd_open(parent) refused; pidfd_send_signal(") == true, "\(message ?? "none"): \(agent.errorOutput.suffix(1_000))")
+        #expect(message?.contains("refused: Operation not permitted") == true && message?.contains(" sent") == false, "\(message ?? "none")")
+        #expect(agent.isRunning)
+        #expect(agent.stop() == 0)
+    }
+
     /// CPU seconds a process used, seconds since it started, and its resident set now.
     static func usage(of pid: Int32) -> (cpu: Double, wall: Double, rssKiB: Int) {
         let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))

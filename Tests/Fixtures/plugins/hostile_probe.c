@@ -32,8 +32,12 @@
  *   "kill_parent_group" every sample sends SIGTERM to its parent's group, kill(-getppid(), …),
  *                    then reports one ok check whose message says what kill returned
  *   "kill_parent"    the same with kill(getppid(), SIGTERM)
+ *   "pidfd_parent"   every sample sends SIGTERM through every pidfd it finds among its process's
+ *                    descriptors (the child holds one of the agent's) and through one it opens
+ *                    of its parent, then reports one ok check saying what the calls returned
  */
 #include <errno.h>
+#include <sys/syscall.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,6 +141,23 @@ static int hp_sample(void *instance, const pw_emitter *em, pw_error *e) {
         char message[128];
         if (kill(target, SIGTERM) == 0) snprintf(message, sizeof message, "%s sent", group ? "kill(-parent)" : "kill(parent)");
         else snprintf(message, sizeof message, "%s refused: %s", group ? "kill(-parent)" : "kill(parent)", strerror(errno));
+        return ok_check(em, message) == PW_OK ? PW_OK : PW_ERR;
+    }
+    if (is(p, "pidfd_parent")) {
+        char message[256] = "";
+        int opened = (int)syscall(SYS_pidfd_open, getppid(), 0);
+        snprintf(message, sizeof message, "pidfd_open(parent) %s", opened >= 0 ? "sent" : "refused");
+        if (opened >= 0) close(opened);
+        for (int fd = 3; fd < 1024; fd++) {
+            char link[64], target[64] = "";
+            snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+            ssize_t n = readlink(link, target, sizeof target - 1);
+            if (n <= 0 || strstr(target, "pidfd") == NULL) continue;
+            target[n] = 0;
+            int sent = (int)syscall(SYS_pidfd_send_signal, fd, SIGTERM, NULL, 0) == 0;
+            size_t used = strlen(message);
+            snprintf(message + used, sizeof message - used, "; pidfd_send_signal(%d) %s: %s", fd, sent ? "sent" : "refused", sent ? "" : strerror(errno));
+        }
         return ok_check(em, message) == PW_OK ? PW_OK : PW_ERR;
     }
     if (is(p, "chatter")) { printf("sample talking on stdout\n"); fprintf(stderr, "sample talking on stderr\n"); fflush(stdout); }

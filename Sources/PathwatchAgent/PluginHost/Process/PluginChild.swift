@@ -32,6 +32,7 @@ public enum PluginChild {
     /// Serves until the agent closes the socket; returns the exit status.
     public static func serve(_ options: Options) -> Int32 {
         let fd = socketDescriptor
+        let agentPidfd = options.describeOnly ? -1 : AgentSignalGuard.openAgentPidfd()
         AgentSignalGuard.install()
         if let bytes = options.maxMemoryBytes {
             // RLIMIT_DATA bounds the heap (brk and private anonymous mappings): a leaking plug-in
@@ -57,7 +58,7 @@ public enum PluginChild {
         // keep them open after this one is gone (the agent learns of its end from them).
         _ = fcntl(socketDescriptor, F_SETFD, FD_CLOEXEC)
         _ = fcntl(faultDescriptor, F_SETFD, FD_CLOEXEC)
-        exitWhenOrphaned()
+        exitWhenOrphaned(agentPidfd)
         pw_fault_report_install(faultDescriptor)
         let plugin: LoadedPlugin
         switch PluginLoader.load(path) {
@@ -83,8 +84,19 @@ public enum PluginChild {
     /// A child must not outlive its agent (a spinning plug-in would keep its core after the
     /// agent was killed). PR_SET_PDEATHSIG follows the thread that started the child, and the
     /// agent starts children from worker threads that come and go, so a thread of the child's
-    /// own looks for a new parent once a second instead; it runs even while the plug-in spins.
-    private static func exitWhenOrphaned() {
+    /// own waits for the agent to end instead; it runs even while the plug-in spins. It waits on
+    /// the agent's pidfd, readable when the agent ends: no wake-up until then (a thousand idle
+    /// children used to wake once a second each to look). Without a pidfd (a kernel before 5.3)
+    /// it looks for a new parent once a second.
+    private static func exitWhenOrphaned(_ agentPidfd: Int32) {
+        if agentPidfd >= 0 {
+            SerialThread(name: "pw-orphan-watch").async {
+                var ended = pollfd(fd: agentPidfd, events: Int16(POLLIN), revents: 0)
+                while poll(&ended, 1, -1) < 0, errno == EINTR {}
+                _exit(70)
+            }
+            return
+        }
         let parent = getppid()
         SerialThread(name: "pw-orphan-watch").async {
             while getppid() == parent { sleep(1) }
