@@ -36,6 +36,7 @@ let package = Package(
         .library(name: "pathwatch_connectivity", type: .dynamic, targets: ["ConnectivityProbeEntry"]),
         .library(name: "pathwatch_ping", type: .dynamic, targets: ["PingProbeEntry"]),
         .library(name: "pathwatch_dns", type: .dynamic, targets: ["DNSProbeEntry"]),
+        .library(name: "pathwatch_exec", type: .dynamic, targets: ["ExecProbeEntry"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -203,6 +204,12 @@ let package = Package(
         .target(name: "DNSProbeEntry", dependencies: ["DNSProbe"], path: "Plugins/DNS/Entry", swiftSettings: strict, linkerSettings: pluginExports),
         // Every query of a sample at once on one poll loop, through c-ares.
         .target(name: "DNSProbe", dependencies: [probeKit, "CAres"], path: "Plugins/DNS/Sources", swiftSettings: strict),
+        .target(name: "ExecProbeEntry", dependencies: ["ExecProbe"], path: "Plugins/Exec/Entry", swiftSettings: strict, linkerSettings: pluginExports),
+        // Commands as checks; the agent's own reading of a metric name (ProbeRules) keeps the
+        // names it makes from output labels from clashing at the boundary.
+        .target(name: "ExecProbe", dependencies: [probeKit, probeRules, "CExecSpawn"], path: "Plugins/Exec/Sources", swiftSettings: strict),
+        // posix_spawn of one command with a new session, closefrom and a pidfd (GNU extensions).
+        .target(name: "CExecSpawn", path: "Plugins/Exec/CSpawn"),
         .target(
             name: "LoadAvgProbe", dependencies: [probeABI, "CJSONC"],
             path: "Plugins/Examples/LoadAvg", exclude: ["README.md"], publicHeadersPath: "."),
@@ -268,5 +275,8 @@ let package = Package(
         .testTarget(
             name: "DNSProbeTests", dependencies: [probeTesting, "DNSProbe", "PathwatchTestSupport", "PluginTestSupport"],
             path: "Plugins/DNS/Tests", exclude: ["Fixtures"], swiftSettings: strict),
+        .testTarget(
+            name: "ExecProbeTests", dependencies: [probeTesting, "ExecProbe", "PathwatchTestSupport", "PluginTestSupport"],
+            path: "Plugins/Exec/Tests", exclude: ["Fixtures"], swiftSettings: strict),
     ]
 )

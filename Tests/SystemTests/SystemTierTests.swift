@@ -68,6 +68,7 @@ struct SystemTierTests {
         step("2 browser") { try host.showsThePathBannerInABrowser() }
         step("3 status") { try host.answersStatusWithoutTheServiceEnvironment() }
         step("4 isolation") { try host.runsAProcessIsolatedProbe() }
+        step("19 exec") { try host.runsAnExecCheckUnderTheUnit() }
         step("9 disk") { try host.measuresTheMountsDfShows() }
         step("8 journal") { try host.writesOneJournalLinePerChange() }
         figures.reload = step("5 reload") { try host.reloadsANewFragment() } ?? nil

@@ -1,0 +1,56 @@
+import PathwatchProbeKit
+
+/// One configured command, checked: what to run, with which environment, for how long.
+struct CheckCommand: Sendable {
+    /// Every command starts with these; `env` adds to them or replaces them.
+    static let baseEnvironment: [(String, String)] = [
+        ("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"), ("LANG", "C.UTF-8"),
+    ]
+
+    let name: String
+    let argv: [String]
+    /// `KEY=value` strings, the whole environment the command gets.
+    let environment: [String]
+    /// The command's own limit; nil leaves it to the sample's deadline.
+    let timeout: ConfigDuration?
+    let format: OutputFormat
+
+    init(_ config: ExecConfig.CommandConfig, at path: JSONPath) throws {
+        guard !config.name.isEmpty, config.name.utf8.count <= 200, config.name.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F }) else {
+            throw ProbeConfigError(path: path.appending("name"), message: "expected 1–200 printable characters without spaces")
+        }
+        guard let program = config.command.first, !program.isEmpty, program.utf8.count < 4096 else {
+            throw ProbeConfigError(path: path.appending("command"), message: "expected an argument vector with the program first, e.g. [\"/usr/lib/nagios/plugins/check_load\", \"-w\", \"5,4,3\"]")
+        }
+        if let bad = config.command.firstIndex(where: { $0.utf8.contains(0) }) {
+            throw ProbeConfigError(path: path.appending("command").appending(index: bad), message: "an argument cannot hold a NUL byte")
+        }
+        var environment = Self.baseEnvironment
+        for (key, value) in (config.env ?? [:]).sorted(by: { $0.key < $1.key }) {
+            guard Self.isVariableName(key) else {
+                throw ProbeConfigError(path: path.appending("env").appending(key), message: "expected a variable name ([A-Za-z_][A-Za-z0-9_]*)")
+            }
+            // Never the value in a message: it may be a secret.
+            guard !value.utf8.contains(0) else {
+                throw ProbeConfigError(path: path.appending("env").appending(key), message: "a value cannot hold a NUL byte")
+            }
+            environment.removeAll { $0.0 == key }
+            environment.append((key, value))
+        }
+        if let timeout = config.timeout, timeout.nanoseconds <= 0 {
+            throw ProbeConfigError(path: path.appending("timeout"), message: "expected a duration above zero")
+        }
+        name = config.name
+        argv = config.command
+        self.environment = environment.map { "\($0.0)=\($0.1)" }
+        timeout = config.timeout
+        format = config.format ?? .nagios
+    }
+
+    private static func isVariableName(_ key: String) -> Bool {
+        guard let first = key.utf8.first, first == UInt8(ascii: "_") || isLetter(first) else { return false }
+        return key.utf8.allSatisfy { $0 == UInt8(ascii: "_") || isLetter($0) || ($0 >= 0x30 && $0 <= 0x39) }
+    }
+
+    private static func isLetter(_ b: UInt8) -> Bool { (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) }
+}

@@ -1,0 +1,22 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import CExecSpawn
+
+/// Signals to a command's process group, and their names.
+enum ProcessGroupKill {
+    /// Sends `signal` to the group `pgid`; true when some process of it was there to receive it.
+    /// The group's id is the command's pid, which stays reserved while the command is unreaped
+    /// (a zombie still belongs to its group) or any member of the group is alive, so it can name
+    /// no other process's group.
+    @discardableResult
+    static func send(_ signal: Int32, to pgid: pid_t) -> Bool { kill(-pgid, signal) == 0 }
+
+    /// "SIGKILL"; "signal 64" for one with no name.
+    static func name(_ signal: Int32) -> String {
+        let abbreviation = String(cString: pw_exec_signal_name(signal))
+        return abbreviation.isEmpty ? "signal \(signal)" : "SIG" + abbreviation
+    }
+}

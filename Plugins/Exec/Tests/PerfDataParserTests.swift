@@ -1,0 +1,117 @@
+import Testing
+
+@testable import ExecProbe
+
+/// The performance data grammar of the Nagios plug-in guidelines, with the shapes real plug-ins
+/// print and the malformed ones a parser must survive.
+struct PerfDataParserTests {
+    @Test func aFullItemHasValueUnitThresholdsAndBounds() {
+        let parsed = PerfDataParser.parse("time=0.012s;1.000;5.000;0.000;10.000")
+        #expect(parsed.problems == [])
+        #expect(parsed.data == [PerfDatum(label: "time", value: 0.012, unit: "s", warn: "1.000", crit: "5.000", min: "0.000", max: "10.000")])
+    }
+
+    @Test func severalItemsAndEmptyFields() {
+        let parsed = PerfDataParser.parse("load1=0.50;15;30;0 load5=0.4;;;0; load15=0.3")
+        #expect(parsed.problems == [])
+        #expect(parsed.data.map(\.label) == ["load1", "load5", "load15"])
+        #expect(parsed.data[1].warn == nil && parsed.data[1].min == "0")
+        #expect(parsed.data[2].value == 0.3)
+    }
+
+    @Test func quotedLabelsHoldSpacesEqualsAndDoubledQuotes() {
+        let parsed = PerfDataParser.parse("'disk /var'=10MB 'it''s=x'=3 '/'=1GB;;;0;2")
+        #expect(parsed.problems == [])
+        #expect(parsed.data.map(\.label) == ["disk /var", "it's=x", "/"])
+        #expect(parsed.data.map(\.unit) == ["MB", "", "GB"])
+    }
+
+    @Test func undeterminedValuesAreKeptWithoutAValue() {
+        let parsed = PerfDataParser.parse("rta=U pl=0%")
+        #expect(parsed.data.first?.value == nil)
+        #expect(parsed.data.last?.value == 0)
+    }
+
+    @Test(arguments: [
+        ("noequals", "no '='"), ("'open=1", "unterminated quote"), ("x=abc", "is not a number"), ("=5", "empty label"),
+        ("x=", "no value"), ("x=1;2;3;4;5;6", "more than value"), ("x=1,5", "not a number with a unit"), ("'q'5", "expected = after the label"),
+    ])
+    func malformedItemsAreProblemsNotFailures(text: String, problem: String) {
+        let parsed = PerfDataParser.parse(text + " good=1")
+        #expect(parsed.problems.count == 1)
+        #expect(parsed.problems.first?.contains(problem) == true, "\(parsed.problems)")
+        // What follows a bad item is still read (an unterminated quote swallows the rest).
+        if problem != "unterminated quote" { #expect(parsed.data.map(\.label) == ["good"]) }
+    }
+
+    @Test func theFirstLineIsTheMessageAndLongOutputCarriesMorePerfData() {
+        let output = NagiosOutput("DISK OK - free space | /=10MB;;;0\nline two\nline three | /var=20MB\n/home=30MB\n")
+        #expect(output.message == "DISK OK - free space")
+        #expect(PerfDataParser.parse(output.perfData).data.map(\.label) == ["/", "/var", "/home"])
+        #expect(NagiosOutput("OK\r\n").message == "OK")
+        #expect(NagiosOutput("").message == "")
+    }
+}
+
+struct MetricNamesTests {
+    @Test func labelsBecomeRuleAbidingNamesWithTheirUnitSuffix() {
+        var names = MetricNames(reserved: [])
+        var problems: [String] = []
+        let data = PerfDataParser.parse("'/'=1MB;2;3;0;4 'Time Taken'=5ms 'load-1'=0.5 9lives=1 pl=3% size=2KB ratio=1s").data
+        let metrics = PerfMetrics.metrics(of: data, names: &names, problems: &problems)
+        #expect(problems == [])
+        let byName = Dictionary(uniqueKeysWithValues: metrics.map { ($0.name, $0.value) })
+        #expect(byName["root_bytes"] == 1_048_576)
+        #expect(byName["root_warn_bytes"] == 2_097_152)
+        #expect(byName["root_max_bytes"] == 4_194_304)
+        #expect(byName["time_taken_ms"] == 5)
+        #expect(byName["load_1"] == 0.5)
+        #expect(byName["m_9lives"] == 1)
+        #expect(byName["pl_pct"] == 3)
+        #expect(byName["size_bytes"] == 2_048)
+        #expect(byName["ratio_seconds"] == 1)
+    }
+
+    @Test func clashesAreReportedAndTheFirstKeepsTheName() {
+        var names = MetricNames(reserved: ExecProbe.metrics.map(\.name))
+        var problems: [String] = []
+        // `a b` and `a_b` sanitize alike; `t` in ms and in s expose one `t_seconds` series;
+        // `command_duration` in ms is the probe's own.
+        let data = PerfDataParser.parse("'a b'=1;5 a_b=2;6 t=1ms t=2s command_duration=3ms").data
+        let metrics = PerfMetrics.metrics(of: data, names: &names, problems: &problems)
+        #expect(metrics.map(\.name) == ["a_b", "a_b_warn", "t_ms"])
+        #expect(problems.count == 3)
+        #expect(problems[0] == "'a_b' and 'a b' both become metric a_b: only the first is reported")
+    }
+
+    @Test func longLabelsAreCutDeterministicallyAndStayDistinct() {
+        let a = String(repeating: "x", count: 100) + "a", b = String(repeating: "x", count: 100) + "b"
+        let nameA = MetricNames.name(for: a, part: "warn", suffix: "bytes")
+        let nameB = MetricNames.name(for: b, part: "warn", suffix: "bytes")
+        #expect(nameA.utf8.count <= 64 && nameB.utf8.count <= 64)
+        #expect(nameA != nameB)
+        #expect(nameA == MetricNames.name(for: a, part: "warn", suffix: "bytes"))
+        #expect(nameA.hasSuffix("_warn_bytes"))
+    }
+
+    @Test func unknownUnitsAreSaid() {
+        var names = MetricNames(reserved: [])
+        var problems: [String] = []
+        let metrics = PerfMetrics.metrics(of: PerfDataParser.parse("signal=-60dBm c=5c").data, names: &names, problems: &problems)
+        #expect(metrics.map(\.name) == ["signal", "c"])
+        #expect(problems == ["'signal': unit \"dBm\" unknown, reported as a plain number"])
+    }
+}
+
+struct PrometheusTextTests {
+    @Test func samplesWithLabelsFoldIntoNames() {
+        let parsed = PrometheusText.parse("# HELP x y\n# TYPE x gauge\nx{b=\"2\",a=\"one\"} 3 1700\ny_total 5\nz NaN\nbad line here\n")
+        #expect(parsed.samples.count == 3)
+        #expect(parsed.problems == ["line 6: value \"line\" of bad is not a number"])
+        var names = MetricNames(reserved: [])
+        var problems: [String] = []
+        let metrics = PrometheusText.metrics(of: parsed.samples, names: &names, problems: &problems)
+        #expect(metrics.map(\.name) == ["x_one_2", "y_total"])
+        #expect(problems.count == 1 && problems[0].contains("not a finite value"))
+    }
+}
