@@ -42,6 +42,7 @@ struct TLSTestCertificates {
         try openssl(["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", path("expired.key"),
                      "-out", path("expired.csr"), "-subj", "/CN=expired"])
         try "".write(toFile: path("index.txt"), atomically: true, encoding: .utf8)
+        try "\(serial().dropFirst(2))\n".write(toFile: path("ca.serial"), atomically: true, encoding: .utf8)
         try FileManager.default.createDirectory(atPath: path("issued"), withIntermediateDirectories: true)
         try """
             [ca]
@@ -51,6 +52,7 @@ struct TLSTestCertificates {
             new_certs_dir = \(path("issued"))
             certificate = \(caCert)
             private_key = \(path("ca.key"))
+            serial = \(path("ca.serial"))
             default_md = sha256
             policy = anything
             x509_extensions = server
@@ -61,7 +63,7 @@ struct TLSTestCertificates {
             extendedKeyUsage = serverAuth
             """.write(toFile: path("ca.cnf"), atomically: true, encoding: .utf8)
         try openssl(["ca", "-batch", "-config", path("ca.cnf"), "-in", path("expired.csr"), "-out", path("expired.pem"),
-                     "-startdate", "20200101000000Z", "-enddate", "20200102000000Z", "-notext", "-create_serial"])
+                     "-startdate", "20200101000000Z", "-enddate", "20200102000000Z", "-notext"])
     }
 
     private func serial() -> String { "0x" + (0..<8).map { _ in String(format: "%02X", UInt8.random(in: 1...255)) }.joined() }
