@@ -33,6 +33,10 @@ public struct HTTPTLSSettings: Sendable, Decodable, Equatable {
         case minVersion = "min_version"
     }
 
+    /// Set in a decoder's userInfo by a client of the sink (`LiveEndpointConfig`): the server's
+    /// files are not read.
+    static let clientSideKey = CodingUserInfoKey(rawValue: "pathwatch.http.clientSide")!
+
     public init(certFile: String, keyFile: String, clientCAFile: String? = nil, clientAuth: ClientAuth = .none, minVersion: MinVersion = .tls12) {
         self.certFile = certFile
         self.keyFile = keyFile
@@ -53,6 +57,8 @@ public struct HTTPTLSSettings: Sendable, Decodable, Equatable {
                 forKey: .clientAuth, in: c, debugDescription: "\"\(clientAuth.rawValue)\" verifies client certificates: set \"client_ca_file\"")
         }
         // Read and check every file now: a renewal later is checked the same way before it is used.
+        // Not for `pathwatch status`, which never opens them: an operator may not read the key.
+        guard decoder.userInfo[Self.clientSideKey] as? Bool != true else { return }
         do {
             _ = try TLSMaterial.load(self)
         } catch {
