@@ -213,4 +213,42 @@ import Testing
         #expect(last == 429)
 
     }
+
+    /// (d) Debian's testssl.sh, offline against 127.0.0.1: no SSL, no TLS 1.0 or 1.1, and none of
+    /// the NULL, anonymous, export, LOW or CBC suites; TLS 1.2 and 1.3 offered.
+    @Test(.enabled(if: missingTools() == nil && FileManager.default.isExecutableFile(atPath: "/usr/bin/testssl"), "needs testssl.sh (make test-deps)"))
+    func testsslFindsNoOldProtocolNorWeakSuite() throws {
+        let dir = try FixturePlugins.folderWithTestProbe()
+        defer { TestEnvironment.removeTemporaryDirectory(dir) }
+        let certs = try TLSTestCertificates(in: dir)
+        let agent = try Self.tlsAgent(in: dir, certs: certs)
+        defer { agent.stop() }
+        let result = try run(["testssl", "--quiet", "--color", "0", "--warnings", "off", "-p", "-s", "--ip", "one", "127.0.0.1:\(agent.port)"], timeout: 300)
+        let lines = result.stdout.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ") }
+        func line(_ prefix: String) -> String { lines.first { $0.hasPrefix(prefix) } ?? "(no line for \(prefix))" }
+        for prefix in ["SSLv2", "SSLv3", "TLS 1 ", "TLS 1.1", "NULL ciphers", "Anonymous NULL", "Export ciphers", "LOW:", "Triple DES", "Obsolete CBC"] {
+            #expect(line(prefix).contains("not offered"), "\(line(prefix))\n\(result.stdout.suffix(2000))")
+        }
+        for prefix in ["TLS 1.2", "TLS 1.3", "Strong encryption"] {
+            #expect(line(prefix).contains("offered") && !line(prefix).contains("not offered"), "\(line(prefix))")
+        }
+    }
+
+    /// (3) Plain HTTP beyond this host, said out loud: the log warns at every start. (Bound to the
+    /// wildcard address with a token; the test's own traffic goes to 127.0.0.1.)
+    @Test func insecureHTTPOffLoopbackIsWarnedAboutAtStart() throws {
+        let dir = try FixturePlugins.folderWithTestProbe()
+        defer { TestEnvironment.removeTemporaryDirectory(dir) }
+        let token = SecretLeakHuntTests.secret("in")
+        let agent = try LiveAgent(in: dir, token: token) { port in
+            """
+            {"agent": {"plugin_dirs": ["."], "interval": "250ms", "state_dir": "queues"},
+             "probes": [{"id": "api", "plugin": "testprobe", "config": {"state": "ok"}}],
+             "sinks": [{"type": "http", "listen": "0.0.0.0:\(port)", "token": "\(token)", "insecure_http": true}]}
+            """
+        }
+        defer { agent.stop() }
+        #expect(try agent.request("/status").status == 200)
+        #expect(agent.process.errorOutput.contains("INSECURE: serving plain HTTP on 0.0.0.0:\(agent.port)"), "\(agent.process.errorOutput.suffix(800))")
+    }
 }

@@ -45,5 +45,8 @@ final class FailedAttemptLimiter: Sendable {
         }
     }
 
+    /// Addresses held in the table (for tests of its bound).
+    var count: Int { table.withLock { $0.count } }
+
     func succeeded(_ address: String) { table.withLock { _ = $0.removeValue(forKey: address) } }
 }
