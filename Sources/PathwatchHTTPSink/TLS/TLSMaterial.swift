@@ -35,11 +35,18 @@ struct TLSMaterial {
         configuration.cipherSuites = cipherSuites
         if let caFile = settings.clientCAFile {
             let roots = try certificates(caFile, field: .clientCAFile)
+            // With `client_auth: none` the file is checked but no certificate is asked for.
+            guard settings.clientAuth != .none else { return try context(configuration, settings, leaf) }
             configuration.trustRoots = .certificates(roots)
             configuration.certificateVerification = settings.clientAuth == .require ? .noHostnameVerification : .optionalVerification
             // Only the listed CAs' certificates are accepted, and they are what a client offers.
             configuration.sendCANameList = true
         }
+        return try context(configuration, settings, leaf)
+    }
+
+    /// The context; BoringSSL refuses a key that does not match the leaf certificate here.
+    private static func context(_ configuration: TLSConfiguration, _ settings: HTTPTLSSettings, _ leaf: NIOSSLCertificate) throws(TLSMaterialError) -> TLSMaterial {
         let context: NIOSSLContext
         do {
             context = try NIOSSLContext(configuration: configuration)
