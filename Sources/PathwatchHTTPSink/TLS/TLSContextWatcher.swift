@@ -7,8 +7,15 @@ import Synchronization
 /// rewrote it in place), all are read and checked again and the next handshake uses the new
 /// context. Connections already open keep theirs. A change that does not load (a key not yet
 /// written beside its new certificate) keeps the old context and is logged, once per change.
+///
+/// BoringSSL keeps every session a server context makes, up to 20,480 for two hours, and
+/// swift-nio-ssl offers no setting for it: a flood of handshakes grew the agent by some 5 KiB
+/// each (over 100 MiB). So after `handshakesPerContext` connections the context is made anew from
+/// the same certificates and key (no file is read), and the old one, with its sessions, goes when
+/// its last connection does. A client whose session is lost makes a full handshake.
 final class TLSContextWatcher: Sendable {
     static let checkNanoseconds: UInt64 = 1_000_000_000
+    static let handshakesPerContext = 256
 
     private struct State {
         var material: TLSMaterial
@@ -22,6 +29,8 @@ final class TLSContextWatcher: Sendable {
     private let logger: AgentLogger
     private let state: Mutex<State>
     private let thread = SerialThread(name: "pw-http-tls")
+    /// Connections given the current context since it was made.
+    private let handshakes = Atomic<Int>(0)
 
     init(settings: HTTPTLSSettings, logger: AgentLogger) throws(TLSMaterialError) {
         self.settings = settings
@@ -32,7 +41,10 @@ final class TLSContextWatcher: Sendable {
     }
 
     /// The context for a connection accepted now (called on the event loop: no file is touched).
-    var context: NIOSSLContext { state.withLock { $0.material.context } }
+    var context: NIOSSLContext {
+        handshakes.add(1, ordering: .relaxed)
+        return state.withLock { $0.material.context }
+    }
 
     func stop() {
         state.withLock { $0.stopped = true }
@@ -54,9 +66,10 @@ final class TLSContextWatcher: Sendable {
     private func check() {
         let now = Self.stamps(settings)
         let (changed, loggedAlready) = state.withLock { ($0.stamps != now, $0.failedStamps == now) }
-        guard changed else { return }
+        guard changed else { return renewSessionCacheIfFull() }
         do {
             let material = try TLSMaterial.load(settings)
+            handshakes.store(0, ordering: .relaxed)
             state.withLock {
                 $0.material = material
                 $0.stamps = now
@@ -69,6 +82,17 @@ final class TLSContextWatcher: Sendable {
                 logger.error("http sink: TLS files changed but cannot be used, keeping the previous ones: \(error)")
             }
         }
+    }
+}
+
+extension TLSContextWatcher {
+    /// A fresh context of the same material once the current one has made its share of sessions.
+    private func renewSessionCacheIfFull() {
+        guard handshakes.load(ordering: .relaxed) >= Self.handshakesPerContext else { return }
+        let configuration = state.withLock { $0.material.configuration }
+        guard let fresh = try? NIOSSLContext(configuration: configuration) else { return }
+        handshakes.store(0, ordering: .relaxed)
+        state.withLock { $0.material.context = fresh }
     }
 }
 

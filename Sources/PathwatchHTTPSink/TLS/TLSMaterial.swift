@@ -6,6 +6,9 @@ import NIOSSL
 /// file changes on disk; both on threads that may block, never on the event loop.
 struct TLSMaterial {
     var context: NIOSSLContext
+    /// What the context was made of (certificates and key in memory): a fresh context is made of
+    /// it again without touching the files (`TLSContextWatcher` bounds the session cache so).
+    var configuration: TLSConfiguration
     /// The leaf certificate's serial number, in hex: what a renewal changes.
     var serial: String
 
@@ -53,7 +56,7 @@ struct TLSMaterial {
         } catch {
             throw TLSMaterialError(field: .keyFile, file: settings.keyFile, problem: "does not match the certificate in \"\(settings.certFile)\"")
         }
-        return TLSMaterial(context: context, serial: leaf.serialNumber.map { hexByte($0) }.joined())
+        return TLSMaterial(context: context, configuration: configuration, serial: leaf.serialNumber.map { hexByte($0) }.joined())
     }
 
     private static func readable(_ file: String, field: HTTPTLSSettings.CodingKeys) throws(TLSMaterialError) {
