@@ -23,11 +23,11 @@ CONFIG ?= config.json
 # binutils (readelf, strip). The package test: debootstrap (a Debian 12 root without the toolchain)
 # and lintian (Debian's own checks of the .deb; docs/operating.md lists the warnings it leaves);
 # the system test: systemd-container (systemd-nspawn boots that root with the package installed).
-BUILD_PACKAGES := libcurl4-openssl-dev libjson-c-dev libc-ares-dev libpcre2-dev pkg-config gcc libsnappy1v5
+BUILD_PACKAGES := libcurl4-openssl-dev libcrypt-dev libjson-c-dev libc-ares-dev libpcre2-dev pkg-config gcc libsnappy1v5
 DIST_PACKAGES := patchelf dpkg-dev binutils
 TEST_PACKAGES := iproute2 util-linux coreutils openssl curl python3 python3-pip procps prometheus-alertmanager debootstrap \
 	prometheus prometheus-node-exporter iputils-ping chromium dnsmasq-base unbound bind9-dnsutils systemd-container lintian \
-	monitoring-plugins-basic monitoring-plugins-standard
+	monitoring-plugins-basic monitoring-plugins-standard apache2-utils testssl.sh
 
 # The one version: the agent's own (documents, --version, the package).
 VERSION := $(shell sed -n 's/.*static let version = "\(.*\)"/\1/p' Sources/PathwatchAgent/Status/StatusDocument.swift)

@@ -44,6 +44,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         // The http sink's server: SwiftNIO's event loop and HTTP/1.1 codec (README "The live agent").
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        // The http sink's TLS (docs/design.md "Why swift-nio-ssl and libcrypt").
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         // The plug-in SDK (header, JSON, ProbeKit, testing): its own package, which out-of-tree
         // plug-ins depend on without the agent's dependencies.
         .package(path: "SDK"),
@@ -62,6 +64,10 @@ let package = Package(
         .systemLibrary(
             name: "CPCRE2", path: "Plugins/Reachability/CPCRE2", pkgConfig: "libpcre2-8",
             providers: [.apt(["libpcre2-dev"])]),
+        // libcrypt (libxcrypt): crypt_rn verifies the http sink's basic-auth bcrypt hashes.
+        .systemLibrary(
+            name: "CCrypt", path: "Sources/CCrypt", pkgConfig: "libcrypt",
+            providers: [.apt(["libcrypt-dev"])]),
         // libcurl's headers only: nothing links libcurl, CCurlShims loads it on first use.
         .systemLibrary(
             name: "CCurl", path: "Sources/CCurl",
@@ -101,10 +107,11 @@ let package = Package(
         .target(
             name: "PathwatchHTTPSink",
             dependencies: [
-                "PathwatchAgent", "PathwatchDigest", probeKit, probeRules, "CCurlShims",
+                "PathwatchAgent", "PathwatchDigest", probeKit, probeRules, "CCurlShims", "CCrypt",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             swiftSettings: strict),
         // SHA-256 and HMAC through libcrypto, loaded on first use (the webhook's signatures and

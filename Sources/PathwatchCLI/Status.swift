@@ -23,8 +23,8 @@ extension Pathwatch {
 
         func run() throws {
             let nagios = format == .nagios
-            let (target, token) = try endpoint(nagios: nagios)
-            switch LiveStatusClient.fetch(target, token: token, timeoutSeconds: timeout) {
+            let target = try endpoint(nagios: nagios)
+            switch LiveStatusClient.fetch(target, timeoutSeconds: timeout) {
             case .failure(let failure):
                 printError(failure.description)
                 if nagios { print(NagiosFormat.unknown(failure.description)) }
@@ -40,15 +40,18 @@ extension Pathwatch {
             }
         }
 
-        /// `--url` as given (a base URL gets `/status`), with the configuration's token when the
-        /// file names the same agent; else the configuration's http sink. Only that sink is read
-        /// (`LiveEndpointConfig`): the shell asking may lack the service's other secrets.
-        private func endpoint(nagios: Bool) throws -> (String, String?) {
+        /// `--url` as given (a base URL gets `/status`), with the configuration's credentials when
+        /// the file names the same agent; else the configuration's http sink. Only that sink is
+        /// read (`LiveEndpointConfig`): the shell asking may lack the service's other secrets.
+        /// A basic-auth password comes from PATHWATCH_PASSWORD, never the command line.
+        private func endpoint(nagios: Bool) throws -> LiveStatusClient.Endpoint {
             let file = options.configFile
+            let environment = getenv(LiveStatusClient.passwordVariable).map { [LiveStatusClient.passwordVariable: String(cString: $0)] } ?? [:]
             if let url {
                 let target = url.hasSuffix("/status") ? url : (url.hasSuffix("/") ? url + "status" : url + "/status")
-                let configured = (try? LiveEndpointConfig.firstHTTPSink(file: file)).flatMap { $0.map(LiveStatusClient.endpoint) }
-                return (target, configured?.url == target ? configured?.token : nil)
+                let configured = (try? LiveEndpointConfig.firstHTTPSink(file: file)).flatMap { $0.map { LiveStatusClient.endpoint(of: $0, environment: environment) } }
+                if let configured, configured.url == target { return configured }
+                return LiveStatusClient.Endpoint(url: target)
             }
             let settings: HTTPSinkSettings?
             do {
@@ -57,7 +60,7 @@ extension Pathwatch {
                 failConfiguration(error, nagios: nagios)
             }
             guard let settings else { failConfiguration(NoLiveSink(file: file), nagios: nagios) }
-            return LiveStatusClient.endpoint(of: settings)
+            return LiveStatusClient.endpoint(of: settings, environment: environment)
         }
     }
 }

@@ -5,7 +5,8 @@ import NIOHTTP1
 /// One connection to the http sink: a request head must arrive within `headDeadline` of the
 /// connection opening or of the previous response (a slow-loris client is cut off, an idle
 /// keep-alive connection closed); requests carry no body (413); oversized heads are refused by
-/// the decoder's limits (431); everything but `/healthz` needs the bearer token when one is set.
+/// the decoder's limits (431); everything but `/healthz` needs a login (token or user) when one
+/// is configured (`HTTPAuthenticator`).
 final class HTTPConnectionHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
@@ -21,6 +22,11 @@ final class HTTPConnectionHandler: ChannelInboundHandler {
     }
 
     private let router: HTTPRouter
+    /// The client's address, which failed logins are counted against.
+    private var client = ""
+    /// A login being checked off the event loop: a request pipelined behind it closes the
+    /// connection (no client of the agent pipelines).
+    private var verifying = false
     private var request: HTTPRequestHead?
     private var deadline: Scheduled<Void>?
     /// Once the response is a stream (`/events`) or the connection is being closed, nothing
@@ -30,6 +36,7 @@ final class HTTPConnectionHandler: ChannelInboundHandler {
     init(router: HTTPRouter) { self.router = router }
 
     func channelActive(context: ChannelHandlerContext) {
+        client = context.channel.remoteAddress?.ipAddress ?? ""
         armDeadline(context)
         context.fireChannelActive()
     }
@@ -41,6 +48,11 @@ final class HTTPConnectionHandler: ChannelInboundHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !finished else { return }
+        guard !verifying else {
+            finished = true
+            context.close(promise: nil)
+            return
+        }
         switch unwrapInboundIn(data) {
         case .head(let head):
             deadline?.cancel()
@@ -55,7 +67,40 @@ final class HTTPConnectionHandler: ChannelInboundHandler {
         case .end:
             guard let head = request else { return }
             request = nil
+            authorize(head, context: context)
+        }
+    }
+
+    /// Serves the request when its login allows (at once, or once bcrypt has answered on the
+    /// verifier's threads: the answer comes back to this event loop).
+    private func authorize(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
+        guard HTTPRouter.needsLogin(head) else { return serve(head, context: context) }
+        switch router.authenticator.decide(head.headers, client: client) {
+        case .allowed:
             serve(head, context: context)
+        case .refused(let reply):
+            respond(context, reply, close: !head.isKeepAlive, headOnly: head.method == .HEAD)
+        case .verify(let user, let password):
+            verifying = true
+            deadline?.cancel()
+            let loop = context.eventLoop
+            let bound = NIOLoopBound((self, context), eventLoop: loop)
+            let started = router.authenticator.verify(user: user, password: password, client: client) { refusal in
+                loop.execute {
+                    let (me, context) = bound.value
+                    me.verifying = false
+                    guard context.channel.isActive else { return }
+                    if let refusal {
+                        me.respond(context, refusal, close: !head.isKeepAlive, headOnly: head.method == .HEAD)
+                    } else {
+                        me.serve(head, context: context)
+                    }
+                }
+            }
+            if !started {
+                verifying = false
+                respond(context, HTTPAuthenticator.busy, close: true)
+            }
         }
     }
 

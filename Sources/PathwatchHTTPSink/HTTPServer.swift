@@ -2,6 +2,7 @@ import PathwatchAgent
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 import Synchronization
 
 /// The listening socket and its connections, on the sink's one event-loop thread (SwiftNIO's
@@ -17,12 +18,15 @@ final class HTTPServer: Sendable {
     private let address: ListenAddress
     private let router: HTTPRouter
     private let maxConnections: Int
+    /// The current TLS context, when the sink serves TLS; nil costs nothing per connection.
+    private let tls: TLSContextWatcher?
     private let connections = Atomic<Int>(0)
     private let listener = Mutex<(any Channel)?>(nil)
     let loop: any NIOCore.EventLoop
 
-    init(address: ListenAddress, router: HTTPRouter, maxConnections: Int, loop: any NIOCore.EventLoop) {
+    init(address: ListenAddress, router: HTTPRouter, maxConnections: Int, tls: TLSContextWatcher?, loop: any NIOCore.EventLoop) {
         self.address = address
+        self.tls = tls
         self.router = router
         self.maxConnections = maxConnections
         self.loop = loop
@@ -70,6 +74,9 @@ final class HTTPServer: Sendable {
             }
             return
         }
+        // TLS first: what the HTTP codec reads is what the handshake decrypted. The context is
+        // the watcher's current one, so a renewed certificate serves from the next connection on.
+        if let tls { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls.context)) }
         var limits = NIOHTTPDecoderLimitConfiguration()
         limits.maxHeaderFieldSize = Self.maxHeaderBytes
         limits.maxHeaderListSize = Self.maxHeaderBytes

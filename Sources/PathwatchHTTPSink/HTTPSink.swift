@@ -23,6 +23,10 @@ final class HTTPSink: Sink {
     private let logger: AgentLogger
     private let hub: LiveHub
     private let server: HTTPServer
+    private let tls: TLSContextWatcher?
+    /// Why the TLS files could not be used when the sink was made (they changed since the
+    /// configuration was read): the sink then does not listen at all, rather than in clear text.
+    private let tlsProblem: String?
     private let outcome = Mutex<(listening: Bool, lastError: String?, closed: Bool)>((false, nil, false))
 
     init(settings: HTTPSinkSettings, logger: AgentLogger) {
@@ -30,18 +34,39 @@ final class HTTPSink: Sink {
         self.logger = logger
         let loop = Self.loops.next()
         hub = LiveHub(loop: loop)
+        var tlsProblem: String?
+        if let tlsSettings = settings.tls {
+            do {
+                tls = try TLSContextWatcher(settings: tlsSettings, logger: logger)
+            } catch {
+                tls = nil
+                tlsProblem = "\(error)"
+            }
+        } else {
+            tls = nil
+        }
+        self.tlsProblem = tlsProblem
+        let authenticator = HTTPAuthenticator(token: settings.token, users: settings.basicAuthUsers)
         server = HTTPServer(
-            address: settings.listen, router: HTTPRouter(hub: hub, token: settings.token),
-            maxConnections: settings.maxConnections, loop: loop)
+            address: settings.listen, router: HTTPRouter(hub: hub, authenticator: authenticator),
+            maxConnections: settings.maxConnections, tls: tls, loop: loop)
     }
 
-    var url: String { "\(settings.listen.localURL)/" }
+    var url: String { "\(settings.listen.localURL(scheme: settings.tls == nil ? "http" : "https"))/" }
 
     func submit(_ batch: SinkBatch) { hub.accept(batch) }
 
     /// Listens, and returns once the first attempt to bind has an answer (bounded): a sink that a
     /// reload put in its predecessor's place is serving when the reload says it is done.
     func start() {
+        if let tlsProblem {
+            outcome.withLock { $0.lastError = tlsProblem }
+            logger.error("http sink: not serving \(settings.listen): \(tlsProblem)")
+            return
+        }
+        if settings.insecureHTTP && settings.tls == nil && !settings.listen.isLoopback {
+            logger.warning("http sink: INSECURE: serving plain HTTP on \(settings.listen), beyond this host (\"insecure_http\": true): tokens, passwords and every status cross the network in clear text; set \"tls\"")
+        }
         let answered = DispatchSemaphore(value: 0)
         bind { answered.signal() }
         _ = answered.wait(timeout: .now() + 2)
@@ -88,6 +113,7 @@ final class HTTPSink: Sink {
     /// The successor listens on the same address: the live pages and streams move to it.
     func close(handingOverTo successor: (any Sink)?) {
         outcome.withLock { $0.closed = true }
+        tls?.stop()
         if let successor = successor as? HTTPSink {
             hub.handOver(to: successor.hub)
         }

@@ -1,6 +1,7 @@
 import PathwatchAgent
-/// The `http` sink's settings (SPEC §5, §8): where it listens, the bearer token that guards
-/// every endpoint but `/healthz`, and how many connections it serves at once.
+/// The `http` sink's settings (SPEC §5, §8): where it listens, the bearer token and basic-auth
+/// users that guard every endpoint but `/healthz`, TLS, how many connections it serves at once,
+/// and what `pathwatch status` needs to be one of its clients.
 public struct HTTPSinkSettings: SinkSettings, Decodable, Equatable {
     public static let defaultMaxConnections = 100
     /// A token shorter than this is guessable; refuse it rather than pretend it protects.
@@ -9,10 +10,18 @@ public struct HTTPSinkSettings: SinkSettings, Decodable, Equatable {
     public var listen: ListenAddress
     public var token: String?
     public var maxConnections = Self.defaultMaxConnections
+    public var tls: HTTPTLSSettings?
+    public var basicAuthUsers: BasicAuthUsers?
+    /// Plain HTTP on a non-loopback address, said out loud: the log warns at every start.
+    public var insecureHTTP = false
+    /// How `pathwatch status` reaches this sink; the agent itself never reads it.
+    public var client: LiveClientSettings?
 
     enum CodingKeys: String, CodingKey {
-        case listen, token
+        case listen, token, tls, client
         case maxConnections = "max_connections"
+        case basicAuthUsers = "basic_auth_users"
+        case insecureHTTP = "insecure_http"
     }
 
     public init(listen: ListenAddress, token: String? = nil, maxConnections: Int = Self.defaultMaxConnections) {
@@ -42,10 +51,19 @@ public struct HTTPSinkSettings: SinkSettings, Decodable, Equatable {
             }
             self.token = token
         }
-        if !listen.isLoopback && self.token == nil {
+        tls = try c.decodeIfPresent(HTTPTLSSettings.self, forKey: .tls)
+        basicAuthUsers = try c.decodeIfPresent(BasicAuthUsers.self, forKey: .basicAuthUsers)
+        insecureHTTP = try c.decodeIfPresent(Bool.self, forKey: .insecureHTTP) ?? false
+        client = try c.decodeIfPresent(LiveClientSettings.self, forKey: .client)
+        if !listen.isLoopback && tls == nil && !insecureHTTP {
             throw DecodingError.dataCorruptedError(
                 forKey: .listen, in: c,
-                debugDescription: "\"\(text)\" is not a loopback address: set \"token\" to serve the agent beyond this host")
+                debugDescription: "\"\(text)\" is not a loopback address: set \"tls\" to serve the agent beyond this host (or \"insecure_http\": true to send every token, password and status in clear text)")
+        }
+        if !listen.isLoopback && self.token == nil && basicAuthUsers == nil && tls?.clientAuth != .require {
+            throw DecodingError.dataCorruptedError(
+                forKey: .listen, in: c,
+                debugDescription: "\"\(text)\" is not a loopback address: set \"token\", \"basic_auth_users\" or tls \"client_auth\": \"require\" to serve the agent beyond this host")
         }
         maxConnections = try c.decodeIfPresent(Int.self, forKey: .maxConnections) ?? maxConnections
         guard (1...4096).contains(maxConnections) else {
@@ -98,11 +116,13 @@ public struct ListenAddress: Sendable, Hashable, CustomStringConvertible {
     public var description: String { isIPv6 ? "[\(host)]:\(port)" : "\(host):\(port)" }
 
     /// The base URL a client on this host uses: a wildcard address is reached through loopback.
-    public var localURL: String {
+    public var localURL: String { localURL(scheme: "http") }
+
+    public func localURL(scheme: String) -> String {
         switch host {
-        case "0.0.0.0": "http://127.0.0.1:\(port)"
-        case "::": "http://[::1]:\(port)"
-        default: "http://\(description)"
+        case "0.0.0.0": "\(scheme)://127.0.0.1:\(port)"
+        case "::": "\(scheme)://[::1]:\(port)"
+        default: "\(scheme)://\(description)"
         }
     }
 }

@@ -37,7 +37,9 @@ public enum LiveEndpointConfig {
             let redactor = SecretRedactor()
             do {
                 let substituted = try SecretSubstitution(redactor: redactor, baseDirectory: baseDirectory).apply(to: sink, at: path)
-                let decoded = try ConfigLoader.decoder(httpOnly).decode(SinkConfig.self, from: substituted, at: path)
+                var decoder = ConfigLoader.decoder(httpOnly)
+                decoder.userInfo[HTTPTLSSettings.clientSideKey] = true
+                let decoded = try decoder.decode(SinkConfig.self, from: substituted, at: path)
                 return decoded.settings as? HTTPSinkSettings
             } catch {
                 throw ConfigError(file: source.file, location: error.path.description, message: redactor.redact(error.message))

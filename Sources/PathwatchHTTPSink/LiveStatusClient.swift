@@ -10,14 +10,55 @@ public enum LiveStatusClient {
         public var description: String
     }
 
-    /// The URL of `/status` on an http sink, and its token.
-    public static func endpoint(of settings: HTTPSinkSettings) -> (url: String, token: String?) {
-        ("\(settings.listen.localURL)/status", settings.token)
+    /// How to ask an agent: its `/status` URL and the credentials it wants.
+    public struct Endpoint: Sendable, Equatable {
+        public var url: String
+        public var token: String?
+        /// TLS: the CA (or certificate) to trust, a client certificate and key, and the name to
+        /// ask for when the certificate does not carry the loopback address.
+        public var caFile: String?
+        public var certFile: String?
+        public var keyFile: String?
+        public var serverName: String?
+        public var user: String?
+        public var password: String?
+
+        public init(url: String, token: String? = nil) {
+            self.url = url
+            self.token = token
+        }
+    }
+
+    /// The environment variable `pathwatch status` takes a basic-auth password from.
+    public static let passwordVariable = "PATHWATCH_PASSWORD"
+
+    /// The URL of `/status` on an http sink, and what it takes to be let in: the sink's token,
+    /// its `client` settings (the CA defaults to the sink's own certificate, trusted as it is),
+    /// and the password from `PATHWATCH_PASSWORD`.
+    public static func endpoint(of settings: HTTPSinkSettings, environment: [String: String] = [:]) -> Endpoint {
+        let client = settings.client ?? LiveClientSettings()
+        var base = settings.listen.localURL(scheme: settings.tls == nil ? "http" : "https")
+        if let name = client.serverName, settings.tls != nil { base = "https://\(name):\(settings.listen.port)" }
+        var endpoint = Endpoint(url: "\(base)/status", token: settings.token)
+        if let tls = settings.tls {
+            endpoint.caFile = client.caFile ?? tls.certFile
+            endpoint.certFile = client.certFile
+            endpoint.keyFile = client.keyFile
+            endpoint.serverName = client.serverName
+        }
+        endpoint.user = client.user
+        endpoint.password = environment[passwordVariable]
+        return endpoint
     }
 
     /// GETs `url` and parses the document; a refused connection, a timeout, a status other than
     /// 200 or a body that is not a JSON object is a failure saying which.
     public static func fetch(_ url: String, token: String?, timeoutSeconds: Double) -> Result<JSONValue, Failure> {
+        fetch(Endpoint(url: url, token: token), timeoutSeconds: timeoutSeconds)
+    }
+
+    public static func fetch(_ endpoint: Endpoint, timeoutSeconds: Double) -> Result<JSONValue, Failure> {
+        let url = endpoint.url
         guard pw_curl_global_init(pw_curl_global_default) == CURLE_OK, let handle = pw_curl_easy_init() else {
             return .failure(Failure(description: "libcurl cannot be used"))
         }
@@ -27,7 +68,21 @@ public enum LiveStatusClient {
         var headers: UnsafeMutablePointer<curl_slist>?
         defer { pw_curl_slist_free_all(headers) }
         headers = pw_curl_slist_append(headers, "Accept: application/json")
-        if let token { headers = pw_curl_slist_append(headers, "Authorization: Bearer \(token)") }
+        if let token = endpoint.token, endpoint.user == nil { headers = pw_curl_slist_append(headers, "Authorization: Bearer \(token)") }
+        var resolve: UnsafeMutablePointer<curl_slist>?
+        defer { pw_curl_slist_free_all(resolve) }
+        if let name = endpoint.serverName, let port = Self.port(of: url) {
+            // The certificate's name, reached on this host: ask for it, connect to loopback.
+            resolve = pw_curl_slist_append(resolve, "\(name):\(port):127.0.0.1")
+            _ = pw_curl_easy_setopt_pointer(handle, CURLOPT_RESOLVE, UnsafeMutableRawPointer(resolve))
+        }
+        if let caFile = endpoint.caFile { _ = pw_curl_easy_setopt_string(handle, CURLOPT_CAINFO, caFile) }
+        if let certFile = endpoint.certFile { _ = pw_curl_easy_setopt_string(handle, CURLOPT_SSLCERT, certFile) }
+        if let keyFile = endpoint.keyFile { _ = pw_curl_easy_setopt_string(handle, CURLOPT_SSLKEY, keyFile) }
+        if let user = endpoint.user {
+            _ = pw_curl_easy_setopt_long(handle, CURLOPT_HTTPAUTH, 1)  // CURLAUTH_BASIC, a macro Swift does not import
+            _ = pw_curl_easy_setopt_string(handle, CURLOPT_USERPWD, "\(user):\(endpoint.password ?? "")")
+        }
         _ = pw_curl_easy_setopt_string(handle, CURLOPT_URL, url)
         _ = pw_curl_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
         _ = pw_curl_easy_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https")
@@ -43,13 +98,20 @@ public enum LiveStatusClient {
         var status = 0
         _ = pw_curl_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
         guard status == 200 else {
-            let hint = status == 401 ? " (the agent wants a token: set it in the http sink's configuration)" : ""
+            let hint = status == 401
+                ? " (the agent wants a login: the http sink's token, or its client.user with the password in \(passwordVariable))" : ""
             return .failure(Failure(description: "the agent at \(where_) answered HTTP \(status)\(hint)"))
         }
         guard !body.overflowed, let document = try? JSONParser.parse(bytes: body.bytes), document.objectValue != nil else {
             return .failure(Failure(description: "the answer from \(where_) is not a status document"))
         }
         return .success(document)
+    }
+
+    private static func port(of url: String) -> Int? {
+        let afterScheme = url.split(separator: "/", maxSplits: 3, omittingEmptySubsequences: false)
+        guard afterScheme.count > 2, let colon = afterScheme[2].lastIndex(of: ":") else { return nil }
+        return Int(afterScheme[2][afterScheme[2].index(after: colon)...])
     }
 
     private final class BodyCollector {

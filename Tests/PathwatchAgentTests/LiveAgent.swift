@@ -9,15 +9,18 @@ final class LiveAgent: @unchecked Sendable {
     /// The token the sink was configured with (what `.token` requests send), if any.
     let token: String?
     let config: URL
-    var base: String { "http://127.0.0.1:\(port)" }
+    /// curl's TLS options (`--cacert`, `--cert`, `--key`) for an agent serving https; nil for http.
+    let curlTLS: [String]?
+    var base: String { "\(curlTLS == nil ? "http" : "https")://127.0.0.1:\(port)" }
 
     /// Writes the configuration `configuration(port)` returns into `directory`, starts the agent
     /// and waits until `/healthz` answers 200. The agent runs as an ordinary user (it owns
     /// `directory`), as the packaged service does, unless `asRoot`.
     init(in directory: URL, token: String? = nil, environment: [String: String]? = nil, logLevel: String? = nil,
-         asRoot: Bool = false, configuration: (Int) -> String) throws {
+         asRoot: Bool = false, curlTLS: [String]? = nil, configuration: (Int) -> String) throws {
         port = try unusedLoopbackPort()
         self.token = token
+        self.curlTLS = curlTLS
         config = try writeConfig(configuration(port), in: directory)
         var argv = ["run", "--config", config.path]
         if let logLevel { argv += ["--log-level", logLevel] }
@@ -38,7 +41,7 @@ final class LiveAgent: @unchecked Sendable {
         }
     }
 
-    enum Auth { case token, none, bearer(String) }
+    enum Auth { case token, none, bearer(String), basic(String, String) }
 
     struct Reply: Sendable {
         /// The HTTP status, or 0 when curl got no response (its exit status and error say why).
@@ -70,7 +73,9 @@ final class LiveAgent: @unchecked Sendable {
         case .token: if let token { argv += ["-H", "Authorization: Bearer \(token)"] }
         case .none: break
         case .bearer(let other): argv += ["-H", "Authorization: Bearer \(other)"]
+        case .basic(let user, let password): argv += ["-u", "\(user):\(password)"]
         }
+        argv += curlTLS ?? []
         for header in headers { argv += ["-H", header] }
         if let body { argv += ["--data-binary", body] }
         argv.append(base + path)

@@ -71,8 +71,9 @@ class Chromium:
             "--disable-default-apps", "--disable-extensions", "--disable-dev-shm-usage",
             "--disable-features=Translate,OptimizationHints,MediaRouter,AutofillServerCommunication",
             "--metrics-recording-only", "--mute-audio", "--hide-scrollbars",
-            "--window-size=%d,%d" % (width, height), "about:blank",
-        ]
+            "--window-size=%d,%d" % (width, height),
+        ] + os.environ.get("PATHWATCH_CHROMIUM_FLAGS", "").split() + ["about:blank"]
+        # PATHWATCH_CHROMIUM_FLAGS: a test's own flags (the https test's trusted key hash).
         self.log = open(self.log_path, "wb")
         self.process = subprocess.Popen(
             argv, stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log,

@@ -1,0 +1,48 @@
+import PathwatchAgent
+
+/// An http sink's `client` object: how `pathwatch status` reaches it when the sink serves TLS
+/// or asks for a login. The agent never reads these files; `status` hands them to libcurl.
+/// - `ca_file`: the CA to verify the agent's certificate with (default: the sink's own
+///   `tls.cert_file`, trusted as it is);
+/// - `cert_file`, `key_file`: a client certificate, when the sink's `client_auth` asks for one;
+/// - `server_name`: the name the certificate carries when it does not carry the loopback address;
+/// - `user`: a basic-auth user; the password comes from the environment (`PATHWATCH_PASSWORD`),
+///   since the configuration holds only its hash.
+public struct LiveClientSettings: Sendable, Decodable, Equatable {
+    public var caFile: String?
+    public var certFile: String?
+    public var keyFile: String?
+    public var serverName: String?
+    public var user: String?
+
+    enum CodingKeys: String, CodingKey {
+        case caFile = "ca_file"
+        case certFile = "cert_file"
+        case keyFile = "key_file"
+        case serverName = "server_name"
+        case user
+    }
+
+    public init(caFile: String? = nil, certFile: String? = nil, keyFile: String? = nil, serverName: String? = nil, user: String? = nil) {
+        self.caFile = caFile
+        self.certFile = certFile
+        self.keyFile = keyFile
+        self.serverName = serverName
+        self.user = user
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        caFile = try c.decodeIfPresent(String.self, forKey: .caFile)
+        certFile = try c.decodeIfPresent(String.self, forKey: .certFile)
+        keyFile = try c.decodeIfPresent(String.self, forKey: .keyFile)
+        serverName = try c.decodeIfPresent(String.self, forKey: .serverName)
+        user = try c.decodeIfPresent(String.self, forKey: .user)
+        if (certFile == nil) != (keyFile == nil) {
+            throw DecodingError.dataCorruptedError(forKey: certFile == nil ? .keyFile : .certFile, in: c, debugDescription: "a client certificate needs both cert_file and key_file")
+        }
+        if let serverName, serverName.isEmpty || serverName.contains(where: { $0 == ":" || $0 == "/" || $0 == " " }) {
+            throw DecodingError.dataCorruptedError(forKey: .serverName, in: c, debugDescription: "expected a host name")
+        }
+    }
+}

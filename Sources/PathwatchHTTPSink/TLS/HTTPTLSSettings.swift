@@ -1,0 +1,68 @@
+import PathwatchAgent
+
+/// The http sink's `tls` object (SPEC §8): the server's certificate chain and key (PEM), an
+/// optional CA for client certificates with its policy, and the lowest protocol version. The
+/// files are read and checked when the configuration is (`TLSMaterial`), so an unreadable,
+/// mismatched, expired or wrong-purpose file is a configuration error naming its JSON path.
+public struct HTTPTLSSettings: Sendable, Decodable, Equatable {
+    public enum ClientAuth: String, Sendable, Decodable, Equatable {
+        /// No client certificate asked for.
+        case none
+        /// Asked for, and verified against `client_ca_file` when one is presented.
+        case request
+        /// Required and verified against `client_ca_file`: the handshake fails without one.
+        case require
+    }
+
+    public enum MinVersion: String, Sendable, Decodable, Equatable {
+        case tls12 = "TLS12"
+        case tls13 = "TLS13"
+    }
+
+    public var certFile: String
+    public var keyFile: String
+    public var clientCAFile: String?
+    public var clientAuth: ClientAuth = .none
+    public var minVersion: MinVersion = .tls12
+
+    enum CodingKeys: String, CodingKey {
+        case certFile = "cert_file"
+        case keyFile = "key_file"
+        case clientCAFile = "client_ca_file"
+        case clientAuth = "client_auth"
+        case minVersion = "min_version"
+    }
+
+    /// Set in a decoder's userInfo by a client of the sink (`LiveEndpointConfig`): the server's
+    /// files are not read.
+    static let clientSideKey = CodingUserInfoKey(rawValue: "pathwatch.http.clientSide")!
+
+    public init(certFile: String, keyFile: String, clientCAFile: String? = nil, clientAuth: ClientAuth = .none, minVersion: MinVersion = .tls12) {
+        self.certFile = certFile
+        self.keyFile = keyFile
+        self.clientCAFile = clientCAFile
+        self.clientAuth = clientAuth
+        self.minVersion = minVersion
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        certFile = try c.decode(String.self, forKey: .certFile)
+        keyFile = try c.decode(String.self, forKey: .keyFile)
+        clientCAFile = try c.decodeIfPresent(String.self, forKey: .clientCAFile)
+        clientAuth = try c.decodeIfPresent(ClientAuth.self, forKey: .clientAuth) ?? .none
+        minVersion = try c.decodeIfPresent(MinVersion.self, forKey: .minVersion) ?? .tls12
+        if clientAuth != .none && clientCAFile == nil {
+            throw DecodingError.dataCorruptedError(
+                forKey: .clientAuth, in: c, debugDescription: "\"\(clientAuth.rawValue)\" verifies client certificates: set \"client_ca_file\"")
+        }
+        // Read and check every file now: a renewal later is checked the same way before it is used.
+        // Not for `pathwatch status`, which never opens them: an operator may not read the key.
+        guard decoder.userInfo[Self.clientSideKey] as? Bool != true else { return }
+        do {
+            _ = try TLSMaterial.load(self)
+        } catch {
+            throw DecodingError.dataCorruptedError(forKey: error.field, in: c, debugDescription: error.reason)
+        }
+    }
+}
