@@ -10,9 +10,13 @@ import Synchronization
 ///
 /// BoringSSL keeps every session a server context makes, up to 20,480 for two hours, and
 /// swift-nio-ssl offers no setting for it: a flood of handshakes grew the agent by some 5 KiB
-/// each (over 100 MiB). So after `handshakesPerContext` connections the context is made anew from
-/// the same certificates and key (no file is read), and the old one, with its sessions, goes when
-/// its last connection does. A client whose session is lost makes a full handshake.
+/// each (over 100 MiB). So the connection that takes a context's `handshakesPerContext`-th
+/// handshake makes it anew from the same certificates and key (parsed already: no file is read,
+/// some tens of microseconds on the event loop once in 256 connections), and the old one, with
+/// its sessions, goes when its last connection does. A client whose session is lost makes a full
+/// handshake. (Renewed by the once-a-second check instead, a context served a whole second of a
+/// flood — some 1,500 handshakes here — and the heap's high-water mark, which glibc keeps as
+/// resident memory, climbed with each burst.)
 final class TLSContextWatcher: Sendable {
     static let checkNanoseconds: UInt64 = 1_000_000_000
     static let handshakesPerContext = 256
@@ -42,7 +46,7 @@ final class TLSContextWatcher: Sendable {
 
     /// The context for a connection accepted now (called on the event loop: no file is touched).
     var context: NIOSSLContext {
-        handshakes.add(1, ordering: .relaxed)
+        if handshakes.add(1, ordering: .relaxed).newValue >= Self.handshakesPerContext { renewSessionCacheIfFull() }
         return state.withLock { $0.material.context }
     }
 
@@ -66,7 +70,7 @@ final class TLSContextWatcher: Sendable {
     private func check() {
         let now = Self.stamps(settings)
         let (changed, loggedAlready) = state.withLock { ($0.stamps != now, $0.failedStamps == now) }
-        guard changed else { return renewSessionCacheIfFull() }
+        guard changed else { return }
         do {
             let material = try TLSMaterial.load(settings)
             handshakes.store(0, ordering: .relaxed)
@@ -88,10 +92,10 @@ final class TLSContextWatcher: Sendable {
 extension TLSContextWatcher {
     /// A fresh context of the same material once the current one has made its share of sessions.
     private func renewSessionCacheIfFull() {
-        guard handshakes.load(ordering: .relaxed) >= Self.handshakesPerContext else { return }
+        // One connection renews: the one whose count reaches the share resets it first.
+        guard handshakes.exchange(0, ordering: .relaxed) >= Self.handshakesPerContext else { return }
         let configuration = state.withLock { $0.material.configuration }
         guard let fresh = try? NIOSSLContext(configuration: configuration) else { return }
-        handshakes.store(0, ordering: .relaxed)
         state.withLock { $0.material.context = fresh }
     }
 }
