@@ -153,12 +153,26 @@ private func instance(_ raw: UnsafeMutableRawPointer?) -> (any ProbeInstance)? {
 
 typealias CreateFunction = @convention(c) (UnsafePointer<CChar>?, Int, UnsafeMutablePointer<UnsafeMutableRawPointer?>?, UnsafeMutablePointer<pw_error>?) -> Int32
 
-/// One `create` per registration slot (see ProbeExport).
+/// One `create` per registration slot (see ProbeExport). A plug-in library registers one type;
+/// a test bundle that links every bundled probe and the tests' own registers each of them, so
+/// the slots are more than a library needs.
 private let createTrampolines: [CreateFunction] = [
     { create(slot: 0, $0, $1, $2, $3) }, { create(slot: 1, $0, $1, $2, $3) },
     { create(slot: 2, $0, $1, $2, $3) }, { create(slot: 3, $0, $1, $2, $3) },
     { create(slot: 4, $0, $1, $2, $3) }, { create(slot: 5, $0, $1, $2, $3) },
     { create(slot: 6, $0, $1, $2, $3) }, { create(slot: 7, $0, $1, $2, $3) },
+    { create(slot: 8, $0, $1, $2, $3) }, { create(slot: 9, $0, $1, $2, $3) },
+    { create(slot: 10, $0, $1, $2, $3) }, { create(slot: 11, $0, $1, $2, $3) },
+    { create(slot: 12, $0, $1, $2, $3) }, { create(slot: 13, $0, $1, $2, $3) },
+    { create(slot: 14, $0, $1, $2, $3) }, { create(slot: 15, $0, $1, $2, $3) },
+    { create(slot: 16, $0, $1, $2, $3) }, { create(slot: 17, $0, $1, $2, $3) },
+    { create(slot: 18, $0, $1, $2, $3) }, { create(slot: 19, $0, $1, $2, $3) },
+    { create(slot: 20, $0, $1, $2, $3) }, { create(slot: 21, $0, $1, $2, $3) },
+    { create(slot: 22, $0, $1, $2, $3) }, { create(slot: 23, $0, $1, $2, $3) },
+    { create(slot: 24, $0, $1, $2, $3) }, { create(slot: 25, $0, $1, $2, $3) },
+    { create(slot: 26, $0, $1, $2, $3) }, { create(slot: 27, $0, $1, $2, $3) },
+    { create(slot: 28, $0, $1, $2, $3) }, { create(slot: 29, $0, $1, $2, $3) },
+    { create(slot: 30, $0, $1, $2, $3) }, { create(slot: 31, $0, $1, $2, $3) },
 ]
 
 private func create(
