@@ -74,12 +74,18 @@ public struct PluginTrial: Sendable {
         let child = try TrialProcess.spawn(
             executable, arguments: arguments, extraDescriptor: PluginTrialChild.reportDescriptor, environment: Self.childEnvironment)
         var pending: [UInt8] = []
+        // Where the search for the next line's end goes on: a sample's step is one line of
+        // megabytes arriving a pipe's worth at a time, and searching it from its start at every
+        // chunk took minutes for 8 MB.
+        var searched = 0
         let collected = child.collect(timeoutSeconds: timeoutSeconds + (watch?.seconds ?? 0), extraLimit: Self.reportLimit) { chunk in
             pending += chunk
-            while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+            while let newline = pending[searched...].firstIndex(of: UInt8(ascii: "\n")) {
                 if let step = try? JSONParser.parse(bytes: Array(pending[..<newline])) { onStep(step) }
                 pending.removeSubrange(...newline)
+                searched = 0
             }
+            searched = pending.count
         }
         let steps = collected.extra.split(separator: "\n").compactMap { try? JSONParser.parse(String($0)) }
         return Outcome(
