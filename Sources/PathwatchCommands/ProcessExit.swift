@@ -14,6 +14,16 @@ public enum ExitStatus {
 /// the library's).
 public func exitProcess(_ status: Int32) -> Never { exit(status) }
 
+/// How the running agent ends once its service group has: what was printed is flushed, then
+/// _exit(2), without the libraries' exit handlers. A sink's delivery thread may still be inside
+/// a request it gave up waiting for (its queue keeps the record on disk); OpenSSL's exit handler
+/// freeing its state under that request made a clean stop abort ("double free", exit 6). Nothing
+/// of the agent's own is left to an exit handler: its files are synced as they are written.
+public func exitAgentProcess(_ status: Int32) -> Never {
+    fflush(nil)
+    _exit(status)
+}
+
 /// One line to stderr, written at once (stdout stays machine-readable).
 public func printError(_ text: String) {
     let bytes = Array("pathwatch: \(TextSafety.escaped(text))\n".utf8)

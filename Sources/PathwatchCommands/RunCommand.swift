@@ -51,12 +51,12 @@ public enum RunCommand {
             logger.info("pathwatch stopped")
         } catch let error as ConfigError {
             printError("configuration error: \(error)")
-            exitProcess(ExitStatus.configError)
+            exitAgentProcess(ExitStatus.configError)
         } catch {
             printError("\(error)")
-            exitProcess(ExitStatus.failure)
+            exitAgentProcess(ExitStatus.failure)
         }
-        exitProcess(0)
+        exitAgentProcess(0)
     }
 
     /// Each stop signal asks `group` to shut down gracefully; one that comes before the group
