@@ -20,12 +20,26 @@ public final class Agent: Sendable {
         var sinkConfigs: [SinkConfig] = []
         /// Probes yet to report for the first time; nil once the first complete batch went out.
         var awaitingFirstReport: Set<String>? = nil
-        /// Reports taken in since start: orders the summaries handed to the observer.
-        var reports: UInt64 = 0
         /// When each probe last reported (the `probes` array's `last_sample_at`).
         var lastReportAt: [String: WallTime] = [:]
         /// Probes sampled at once because the path came back, until that sample reports.
         var recoverySampled: Set<String> = []
+        /// When reports that raised no event go to the sinks.
+        var pacing: DocumentPacing
+        /// Batches made since start: each one's turn (DeliveryTurns).
+        var published: UInt64 = 0
+
+        init(loaded: LoadedConfig, catalog: PluginCatalog, book: CheckBook) {
+            self.loaded = loaded
+            self.catalog = catalog
+            self.book = book
+            pacing = DocumentPacing(window: Agent.documentWindow(loaded))
+        }
+    }
+
+    /// The pacing window of `loaded`: its shortest probe interval.
+    static func documentWindow(_ loaded: LoadedConfig) -> UInt64 {
+        DocumentPacing.window(intervals: loaded.config.probes.map(loaded.interval(of:)), fallback: loaded.config.agent.interval)
     }
 
     public let identity: AgentIdentity
@@ -104,11 +118,15 @@ public final class Agent: Sendable {
     /// Starts sampling; an event-driven probe's runner watches its descriptor itself.
     private func begin(_ runner: ProbeRunner) { runner.start() }
 
-    /// One report of one probe: through the check book, then to every sink.
+    /// One report of one probe: through the check book, then to every sink. The whole state goes
+    /// at once when the report raised change events, else in the next paced batch
+    /// (DocumentPacing); sinks that take every report get the reporting probe's part at once.
     private func receive(_ report: ProbeReport, from probe: String) {
         let now = WallTime.now()
-        let (taken, turn, sinks, summary, resample, followUp) = state.withLock {
-            s -> (Taken, UInt64, [any Sink], AgentSummary?, [ProbeRunner], ProbeRunner?) in
+        let (held, publication, timer, resample, followUp) = state.withLock {
+            s -> (Publication?, Publication?, UInt64?, [ProbeRunner], ProbeRunner?) in
+            // This probe's last report is still held: it goes out before this one replaces it.
+            let held = s.pacing.holds(probe) ? publish(&s, events: [], firstComplete: false, at: now, whole: true, reporting: nil) : nil
             let before = s.book.path
             let raised = s.book.apply(report.redacted(by: s.loaded.redactor), probe: probe, at: now)
             s.lastReportAt[probe] = now
@@ -118,35 +136,106 @@ public final class Agent: Sendable {
             let resampleIDs = PathChange.probesToSample(before: before, after: s.book.path, policies: s.book.policies)
             if PathChange.recovered(before: before, after: s.book.path) { s.recoverySampled.formUnion(resampleIDs) }
             let resample = resampleIDs.compactMap { s.probes[$0]?.runner }
-            var taken = Taken(events: raised, book: s.book, probes: probeStatuses(s))
+            var firstComplete = false
             if var awaiting = s.awaitingFirstReport {
                 awaiting.remove(probe)
-                taken.firstComplete = awaiting.isEmpty
+                firstComplete = awaiting.isEmpty
                 s.awaitingFirstReport = awaiting.isEmpty ? nil : awaiting
             }
-            s.reports += 1
-            return (taken, s.reports, s.sinks, observer == nil ? nil : AgentSummary(sequence: s.reports, book: s.book), resample, followUp)
+            let decision = s.pacing.report(probe, at: monotonicNanoseconds(), urgent: !raised.isEmpty || firstComplete)
+            var timer: UInt64?
+            if case .later(let due) = decision { timer = due }
+            let publication = publish(&s, events: raised, firstComplete: firstComplete, at: now, whole: decision == .now, reporting: probe)
+            return (held, publication, timer, resample, followUp)
         }
-        // Each sink's status is taken under the sink's own lock, never under the agent's: the two
-        // are never held together, so no sink can wait for the agent while the agent waits for it.
-        // The snapshot is complete from here on; no sink is asked anything when it is rendered.
-        let snapshot = StatusSnapshot(
-            identity: identity, time: now, book: taken.book, probes: taken.probes, sinks: sinks.map { $0.status() })
-        let batch = SinkBatch(events: taken.events, snapshot: snapshot, firstComplete: taken.firstComplete, reportingProbe: probe)
-        // The sinks first: a change's line should not wait for the log's write to stderr.
-        deliveries.take(turn) { for sink in sinks { sink.submit(batch) } }
-        for event in batch.events {
-            logger.log(event.logLevel, event.logLine)
+        if let held { deliver(held) }
+        if let publication { deliver(publication) }
+        if let timer {
+            TimerThread.shared.schedule(atMonotonic: timer) { [weak self] in self?.publishHeld() }
         }
-        if let summary { observer?.agentReported(summary, firstComplete: batch.firstComplete) }
         for runner in resample {
-            logger.debug("probe \(runner.id): sampled at once: the path is now \(batch.path.description)")
+            logger.debug("probe \(runner.id): sampled at once: the path is now \(state.withLock { $0.book.path.description })")
             runner.sampleNow()
         }
         if let followUp {
             logger.debug("probe \(probe): its sample on the path's return was not all ok; sampling once more")
             TimerThread.shared.schedule(afterNanoseconds: PathChange.followUpNanoseconds) { followUp.sampleNow() }
         }
+    }
+
+    /// The paced batch is due (or the agent stops): the reports held since the last one go out
+    /// together.
+    private func publishHeld() {
+        let publication = state.withLock { s -> Publication? in
+            guard s.pacing.timerFired() else { return nil }
+            return publish(&s, events: [], firstComplete: false, at: WallTime.now(), whole: true, reporting: nil)
+        }
+        if let publication { deliver(publication) }
+    }
+
+    /// What batches take from the agent's state under its lock, and their turn.
+    private struct Publication {
+        var turn: UInt64
+        var time: WallTime
+        var events: [ChangeEvent]
+        var firstComplete: Bool
+        /// Every sink, whose status each snapshot carries.
+        var sinks: [any Sink]
+        /// The whole state (the book as it stands: a copy that shares its storage, each probe's
+        /// health, the probes it speaks for); nil while the pacing holds it.
+        var whole: (book: CheckBook, probes: [ProbeStatus], reporting: [String])?
+        /// The reporting probe alone, for the sinks that take every report; nil when none does.
+        var single: (probe: String, checks: [CheckRecord], path: PathSummary, status: [ProbeStatus])?
+        var summary: AgentSummary?
+    }
+
+    private func publish(
+        _ s: inout State, events: [ChangeEvent], firstComplete: Bool, at now: WallTime, whole: Bool, reporting probe: String?
+    ) -> Publication? {
+        let takesEach = probe != nil && s.sinks.contains { $0.takesEveryReport }
+        guard whole || takesEach else { return nil }
+        s.published += 1
+        var p = Publication(turn: s.published, time: now, events: events, firstComplete: firstComplete, sinks: s.sinks)
+        if whole {
+            p.whole = (s.book, probeStatuses(s), s.pacing.takePending(at: monotonicNanoseconds()))
+            if observer != nil { p.summary = AgentSummary(sequence: s.published, book: s.book) }
+        }
+        if takesEach, let probe {
+            p.single = (probe, s.book.records(ofProbe: probe), s.book.path, probeStatus(probe, s).map { [$0] } ?? [])
+        }
+        return p
+    }
+
+    /// Hands the batches to the sinks, in the order they were made, then logs the events.
+    private func deliver(_ p: Publication) {
+        // Each sink's status is taken under the sink's own lock, never under the agent's: the two
+        // are never held together, so no sink can wait for the agent while the agent waits for it.
+        // The snapshot is complete from here on; no sink is asked anything when it is rendered.
+        let sinkStatuses = p.sinks.map { $0.status() }
+        let wholeBatch = p.whole.map { whole in
+            SinkBatch(
+                events: p.events,
+                snapshot: StatusSnapshot(identity: identity, time: p.time, book: whole.book, probes: whole.probes, sinks: sinkStatuses),
+                firstComplete: p.firstComplete, reportingProbes: whole.reporting)
+        }
+        let singleBatch = p.single.map { single in
+            SinkBatch(
+                events: p.events,
+                snapshot: StatusSnapshot(
+                    identity: identity, time: p.time, checks: single.checks, path: single.path, probes: single.status, sinks: sinkStatuses),
+                firstComplete: p.firstComplete, reportingProbes: [single.probe])
+        }
+        // The sinks first: a change's line should not wait for the log's write to stderr.
+        deliveries.take(p.turn) {
+            for sink in p.sinks {
+                if let batch = sink.takesEveryReport ? singleBatch : wholeBatch { sink.submit(batch) }
+            }
+        }
+        // Events are logged once, with the batch that carries them to the sinks that present the whole state.
+        if let wholeBatch {
+            for event in wholeBatch.events { logger.log(event.logLevel, event.logLine) }
+        }
+        if let summary = p.summary { observer?.agentReported(summary, firstComplete: p.firstComplete) }
     }
 
     /// Proof of life for a watchdog: returns only if the agent's state lock can be taken, and
@@ -158,26 +247,20 @@ public final class Agent: Sendable {
         return TimerThread.shared.nudge()
     }
 
-    /// What a report takes from the agent's state under its lock, for the snapshot made after.
-    private struct Taken {
-        var events: [ChangeEvent]
-        var book: CheckBook
-        var probes: [ProbeStatus]
-        var firstComplete = false
-    }
-
     /// Each probe's host in configuration order: isolation, child pid, restarts, last error
     /// (redacted) and duration (SPEC §3). Each host's health is behind a lock of its own, held
     /// for a moment and never while it calls out.
     private func probeStatuses(_ s: State) -> [ProbeStatus] {
-        s.book.probeOrder.compactMap { id in
-            guard let active = s.probes[id] else { return nil }
-            var health = active.runner.health
-            health.lastError = health.lastError.map { s.loaded.redactor.redact($0) }
-            return ProbeStatus(
-                id: id, plugin: active.runner.instance.plugin.name, isolation: active.runner.instance.isolation, health: health,
-                lastSampleAt: s.lastReportAt[id])
-        }
+        s.book.probeOrder.compactMap { probeStatus($0, s) }
+    }
+
+    private func probeStatus(_ id: String, _ s: State) -> ProbeStatus? {
+        guard let active = s.probes[id] else { return nil }
+        var health = active.runner.health
+        health.lastError = health.lastError.map { s.loaded.redactor.redact($0) }
+        return ProbeStatus(
+            id: id, plugin: active.runner.instance.plugin.name, isolation: active.runner.instance.isolation, health: health,
+            lastSampleAt: s.lastReportAt[id])
     }
 
     /// Applies a new configuration. Probes whose settings are unchanged keep running with their
@@ -223,6 +306,7 @@ public final class Agent: Sendable {
                 s.book.removeProbe(id)
             }
             s.loaded = next
+            s.pacing.window = Self.documentWindow(next)
             s.catalog = merged
             s.book.probeOrder = next.config.probes.map(\.id)
             if let replacement {
@@ -273,5 +357,9 @@ public final class Agent: Sendable {
             runner.stop { childrenEnded.leave() }
         }
         _ = childrenEnded.wait(timeout: .now() + Self.childStopLimit)
+        // What the last reports said, if their batch was still held, goes before the sinks drain;
+        // a call that returns after this reports at once.
+        state.withLock { $0.pacing.stopping = true }
+        publishHeld()
     }
 }

@@ -21,6 +21,9 @@ final class RemoteWriteSink: Sink {
     /// How long closing waits for a request in flight to be aborted.
     static let closeWaitSeconds = 5.0
 
+    /// Each probe's series go at its own reports, stamped when they were observed.
+    var takesEveryReport: Bool { true }
+
     /// `interval` is the agent's: the series of no one probe go once in each.
     init(settings: RemoteWriteSinkSettings, stateDirectory: String, interval: ConfigDuration, logger: AgentLogger) {
         // Decoding already refused a URL this cannot parse.

@@ -187,10 +187,16 @@ enum ProcessUsage {
     }
 
     /// VmRSS in KiB.
-    static func residentKiB(_ pid: Int32) -> Int? {
+    static func residentKiB(_ pid: Int32) -> Int? { statusField("VmRSS", of: pid) }
+
+    /// How many threads the process has now.
+    static func threads(_ pid: Int32) -> Int? { statusField("Threads", of: pid) }
+
+    /// A number field of /proc/PID/status ("VmRSS:  1234 kB" gives 1234).
+    static func statusField(_ name: String, of pid: Int32) -> Int? {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-            let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
+            let line = text.split(separator: "\n").first(where: { $0.hasPrefix(name + ":") })
         else { return nil }
-        return Int(line.split(separator: " ").dropFirst().first ?? "")
+        return Int(line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first ?? "")
     }
 }

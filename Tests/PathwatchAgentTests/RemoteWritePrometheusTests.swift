@@ -141,12 +141,15 @@ import Testing
         "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"").replacingOccurrences(of: "\n", with: "\\n") + "\""
     }
 
-    /// The `samples` metric of check api/c0 in each printed document, by report time.
+    /// The `samples` metric of check api/c0 at each report of probe api (its `last_sample_at`:
+    /// documents are paced, and one report may show in several).
     func counterValues(_ lines: [String]) -> [(Int64, Double)] {
         let parser = ISO8601DateFormatter()
         parser.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        var seen: Set<String> = []
         return lines.compactMap { try? parseJSONObject($0) }.compactMap { doc in
-            guard let time = (doc["time"] as? String).flatMap({ parser.date(from: $0) }),
+            guard let text = (doc["probes"] as? [[String: Any]])?.first(where: { $0["id"] as? String == "api" })?["last_sample_at"] as? String,
+                seen.insert(text).inserted, let time = parser.date(from: text),
                 let check = (doc["checks"] as? [[String: Any]])?.first(where: { $0["id"] as? String == "api/c0" }),
                 let value = (check["metrics"] as? [String: Any])?["samples"] as? Double
             else { return nil }

@@ -2,17 +2,20 @@ import Dispatch
 import Synchronization
 import PathwatchProbeKit
 
-/// Drives one probe instance: samples it every interval on a thread of its own, hands each
-/// call its deadline and enforces it, and watches its event descriptor on the same thread, serving each readiness there,
-/// so calls into one instance never overlap and a kernel notice wakes only this thread. Its deadlines (the next interval, the running sample's timeout) live
-/// on the agent's one timer thread.
+/// Drives one probe instance: samples it every interval on a lane of the agent's worker pool
+/// (calls into one instance never overlap, and a thousand probes share a few threads), hands
+/// each call its deadline and enforces it. An inline event-driven probe has a thread of its own
+/// instead, which sleeps on its event descriptor and serves each readiness in turn with its
+/// samples, so a kernel notice wakes only this thread. Its deadlines (the next interval, the
+/// running sample's timeout) live on the agent's one timer thread.
 ///
 /// A sample's deadline is its timeout from the tick that started it; the plug-in is told it and
 /// fits its waits inside it. One still running `CallDeadlines.grace` after it turns the probe's
 /// checks unknown ("overran its 5s deadline by more than 1s") and is given up on (a child is
 /// killed); while it is still inside the plug-in, no further sample is started (a hung read keeps
 /// one thread, never a pile of them), and its result, if it ever comes, is dropped as stale.
-/// Other probes have their own queues and timers and never wait on this one.
+/// Other probes have their own lanes and timers; the pool adds a thread when a hung call holds
+/// one (WorkerPool), so none waits on this one for more than a moment.
 final class ProbeRunner: Sendable {
     let id: String
     let instance: any ProbeHost
@@ -20,10 +23,12 @@ final class ProbeRunner: Sendable {
     let timeout: ConfigDuration
     private let report: @Sendable (ProbeReport) -> Void
     private let logger: AgentLogger
-    private let calls: SerialThread
+    private let calls: any JobLane
     private let timers = TimerThread.shared
-    /// An inline event-driven plug-in's descriptor, watched by `calls` between its jobs.
+    /// An inline event-driven plug-in's descriptor, watched by `eventThread` between its jobs.
     private let eventDescriptor: Int32?
+    /// The thread of an inline event-driven probe, which is also its `calls`; nil otherwise.
+    private let eventThread: SerialThread?
 
     private struct State {
         var inFlight = false
@@ -53,7 +58,14 @@ final class ProbeRunner: Sendable {
         self.report = report
         descriptorHealth = EventDescriptorHealth(probeID: id, logger: logger)
         eventDescriptor = instance.eventFileDescriptor()
-        calls = SerialThread(name: "pw-probe-\(id)", watchingDescriptors: eventDescriptor != nil)
+        if eventDescriptor != nil {
+            let thread = SerialThread(name: "pw-probe-\(id)", watchingDescriptors: true)
+            eventThread = thread
+            calls = thread
+        } else {
+            eventThread = nil
+            calls = WorkerPool.shared.lane()
+        }
     }
 
     func start() {
@@ -66,8 +78,8 @@ final class ProbeRunner: Sendable {
             }
         }
         instance.forwardDescriptorNotices { [descriptorHealth] in descriptorHealth.note($0) }
-        if let fd = eventDescriptor {
-            let watching = calls.watch(
+        if let fd = eventDescriptor, let eventThread {
+            let watching = eventThread.watch(
                 fd, onReadable: { [weak self] in self?.serveEvent() },
                 onClosed: { [weak self] in
                     guard let self else { return }
@@ -123,7 +135,7 @@ final class ProbeRunner: Sendable {
         guard first else { return }
         if let token = state.withLock({ $0.tickTimer }) { timers.cancel(token) }
         // No readiness is served after this: the destroy below may close the descriptor.
-        calls.unwatch()
+        eventThread?.unwatch()
         // A call inside the plug-in lets this thread go (a child's destroy then kills it if it
         // is still stuck); inline, nothing can be stopped.
         if state.withLock({ $0.inFlight }) { instance.abandonRunningCallToStop() }
@@ -131,7 +143,7 @@ final class ProbeRunner: Sendable {
             instance.destroy()
             destroyed?()
         }
-        // The thread ends once the destroy has run (a hung call keeps it until it returns).
+        // The lane (or thread) ends once the destroy has run (a hung call keeps it until it returns).
         calls.finish()
     }
 
@@ -207,7 +219,7 @@ final class ProbeRunner: Sendable {
         }
     }
 
-    /// Serves one readiness of the event descriptor, on the calls thread, between samples.
+    /// Serves one readiness of the event descriptor, on the probe's thread, between samples.
     private func serveEvent() {
         if !state.withLock({ $0.stopped }) { deliver(instance.handleEvent(by: .after(timeout)), asEvent: true) }
     }

@@ -1,26 +1,27 @@
 import PathwatchProbeKit
 import ServiceLifecycle
 
-/// What one report of one probe produced, as sinks receive it: the change events it raised (often
-/// none), the complete snapshot after it, which each sink renders in its own format, and which
-/// probe reported.
+/// What the agent's latest reports produced, as sinks receive it: the change events they raised
+/// (often none), the complete snapshot after them, which each sink renders in its own format,
+/// and which probes reported. A report that raises events makes a batch at once; others are
+/// folded into one batch per pacing window (DocumentPacing).
 public struct SinkBatch: Sendable {
     public var events: [ChangeEvent]
     public var snapshot: StatusSnapshot
-    /// The probe whose report made this batch; nil when no one probe's report did. Only that
-    /// probe's checks and health changed since the batch before, so a sink that sends series
-    /// can send that probe's alone, at the cadence it reports at.
-    public var reportingProbe: String?
+    /// The probes whose reports made this batch, in the order they reported; nil when no
+    /// probe's report did. Only their checks and health changed since the batch before, so a
+    /// sink that sends series can send theirs alone, at the cadence they report at.
+    public var reportingProbes: [String]?
     /// True for the one batch after which every probe has reported once since start: the first
     /// complete picture of the host, which a person watching stdout wants to see even when
     /// nothing is wrong.
     public var firstComplete: Bool = false
 
-    public init(events: [ChangeEvent], snapshot: StatusSnapshot, firstComplete: Bool = false, reportingProbe: String? = nil) {
+    public init(events: [ChangeEvent], snapshot: StatusSnapshot, firstComplete: Bool = false, reportingProbes: [String]? = nil) {
         self.events = events
         self.snapshot = snapshot
         self.firstComplete = firstComplete
-        self.reportingProbe = reportingProbe
+        self.reportingProbes = reportingProbes
     }
 
     public var state: CheckState { snapshot.state }
@@ -53,9 +54,15 @@ public protocol Sink: Service, AnyObject {
     /// sink never searches the new sinks itself. Called after `drain`, or when a reload
     /// replaces the sink.
     func close(handingOverTo successor: (any Sink)?)
+    /// True for a sink that wants every report, as it comes, rather than the whole state at
+    /// most once a pacing window (DocumentPacing): one that sends each probe's series at that
+    /// probe's cadence. Its batches carry a snapshot of the reporting probe alone (its checks,
+    /// its health, the path and the sinks), never the whole estate.
+    var takesEveryReport: Bool { get }
 }
 
 extension Sink {
+    public var takesEveryReport: Bool { false }
     public func start() {}
     public func close(handingOverTo successor: (any Sink)?) {}
 

@@ -51,6 +51,12 @@ extension ProbeReport {
 package struct CheckBook: Sendable {
     package let agentName: String
     package private(set) var records: [String: CheckRecord] = [:]
+    /// Each probe's check ids: a report visits its own probe's checks, never the whole book
+    /// (with a thousand probes, every report walked every check, and cost grew with the square).
+    private var idsByProbe: [String: Set<String>] = [:]
+    /// The checks that carry path facts (a link's, a connectivity or DNS verdict): the few the
+    /// path summary is computed from, so a report need not look through every check for them.
+    private var pathFactIDs: Set<String> = []
     private(set) var path = PathSummary.unmonitored
     /// Counts reports; each check keeps the serial of the last one that touched it.
     private var reportSerial: UInt64 = 0
@@ -83,47 +89,70 @@ package struct CheckBook: Sendable {
                     // A key repeated within one report: the first is kept.
                     guard records.values[index].reportSerial != serial else { continue }
                     Self.update(&records.values[index], policy: policy, observation: observation, at: now, serial: serial)
+                    if !records.values[index].pathFacts.isEmpty { pathFactIDs.insert(id) }
                 } else {
                     insert(id: id, probe: probe, policy: policy, observation: observation, at: now, serial: serial)
                 }
             }
             if case .sample = report {
                 // A check the probe stopped reporting is not silently dropped: it goes unknown.
-                updateEach { record in
-                    guard record.probe == probe, record.reportSerial != serial, record.fresh else { return }
+                updateEach(ofProbe: probe) { record in
+                    guard record.reportSerial != serial, record.fresh else { return }
                     let stale = Observation(key: "", state: .unknown, message: "not reported since \(record.lastReported.rfc3339)")
                     Self.update(&record, policy: policy, observation: stale, at: now, serial: serial, stillFresh: false)
                 }
                 // A probe-level failure check is dropped once the probe reports real checks again.
-                if !observations.isEmpty, records[probe] != nil { records[probe] = nil }
+                if !observations.isEmpty, records[probe] != nil { forget(probe, of: probe) }
             }
         case .failure(let message):
             let failed = Observation(key: "", state: .unknown, message: message)
             var found = false
-            updateEach { record in
-                guard record.probe == probe else { return }
+            updateEach(ofProbe: probe) { record in
                 found = true
                 Self.update(&record, policy: policy, observation: failed, at: now, serial: serial, stillFresh: record.fresh)
             }
             if !found { insert(id: probe, probe: probe, policy: policy, observation: failed, at: now, serial: serial) }
         }
         refreshPath()
-        return announce(serial: serial, policy: policy, at: now)
+        return announce(serial: serial, probe: probe, policy: policy, at: now)
     }
 
-    /// Visits every check where it is stored. (A `for` over `records.indices` would hold a
-    /// second reference to the storage, and the first change would copy the whole book.)
-    private mutating func updateEach(_ body: (inout CheckRecord) -> Void) {
-        var index = records.startIndex
-        while index != records.endIndex {
+    /// Visits the checks of `probe` where they are stored (changed through `records.values`, so
+    /// no second reference to the storage makes the first change copy the whole book).
+    private mutating func updateEach(ofProbe probe: String, _ body: (inout CheckRecord) -> Void) {
+        guard let ids = idsByProbe[probe] else { return }
+        for id in ids {
+            guard let index = records.index(forKey: id) else { continue }
             body(&records.values[index])
-            records.formIndex(after: &index)
         }
+    }
+
+    /// Visits the checks that carry path facts where they are stored.
+    private mutating func updateEachWithPathFacts(_ body: (inout CheckRecord) -> Void) {
+        for id in pathFactIDs {
+            guard let index = records.index(forKey: id) else { continue }
+            body(&records.values[index])
+        }
+    }
+
+    /// The checks of `probe`, by id: a view of the one probe that reported.
+    func records(ofProbe probe: String) -> [CheckRecord] {
+        (idsByProbe[probe] ?? []).compactMap { records[$0] }.sorted { $0.id.utf8.lexicographicallyPrecedes($1.id.utf8) }
+    }
+
+    /// Drops one check and its place in the indexes.
+    private mutating func forget(_ id: String, of probe: String) {
+        records[id] = nil
+        idsByProbe[probe]?.remove(id)
+        pathFactIDs.remove(id)
     }
 
     /// Forgets a probe's checks (the probe was removed or reconfigured).
     mutating func removeProbe(_ probe: String) {
-        records = records.filter { $0.value.probe != probe }
+        for id in idsByProbe.removeValue(forKey: probe) ?? [] {
+            records[id] = nil
+            pathFactIDs.remove(id)
+        }
         policies[probe] = nil
         probeOrder.removeAll { $0 == probe }
         refreshPath()
@@ -150,6 +179,8 @@ package struct CheckBook: Sendable {
     /// A check seen for the first time.
     private mutating func insert(id: String, probe: String, policy: ProbePolicy, observation: Observation, at now: WallTime, serial: UInt64) {
         let (published, facts) = Self.split(observation.labels)
+        idsByProbe[probe, default: []].insert(id)
+        if !facts.isEmpty { pathFactIDs.insert(id) }
         records[id] = CheckRecord(
             id: id, probe: probe, plugin: policy.plugin, metricCatalog: policy.metrics, state: observation.state, since: now,
             message: observation.message, metrics: observation.metrics, labels: published, pathFacts: facts,
@@ -202,12 +233,12 @@ package struct CheckBook: Sendable {
     /// satisfied again.
     ///
     /// Events come out in document order; only the few checks that raise one are sorted.
-    private mutating func announce(serial: UInt64, policy: ProbePolicy, at now: WallTime) -> [ChangeEvent] {
+    private mutating func announce(serial: UInt64, probe: String, policy: ProbePolicy, at now: WallTime) -> [ChangeEvent] {
         var raised: [(id: String, from: CheckState?)] = []
         let offline = path.status == .unsatisfied
         let linkSatisfied = path.linkSatisfied
         let reason = linkSatisfied ? Self.offlineReason(path) : "(host offline)"
-        updateEach { record in
+        updateEach(ofProbe: probe) { record in
             // Only the checks this report touched.
             guard record.reportSerial == serial else { return }
             if let from = Self.announce(&record, policy: policy, offline: offline, linkSatisfied: linkSatisfied, reason: reason) {
@@ -280,7 +311,7 @@ package struct CheckBook: Sendable {
         // connectivity probe, sampled at once, reports again — as NetworkManager re-checks.
         guard previous.status != .unknown, path.linkDiffers(from: previous) else { return }
         var held = false
-        updateEach { record in
+        updateEachWithPathFacts { record in
             if record.pathFacts[WellKnownLabel.internet] != nil {
                 record.pathFacts[WellKnownLabel.internet] = PathSummary.Internet.unknown.rawValue
                 held = true
@@ -298,7 +329,10 @@ package struct CheckBook: Sendable {
     /// The path facts of the fresh checks that have any (a disk's or an endpoint's have none,
     /// and say nothing about the path).
     private var freshPathFacts: [[String: String]] {
-        records.values.compactMap { $0.fresh && !$0.pathFacts.isEmpty ? $0.pathFacts : nil }
+        pathFactIDs.compactMap { id in
+            guard let record = records[id], record.fresh, !record.pathFacts.isEmpty else { return nil }
+            return record.pathFacts
+        }
     }
 
     /// `ids` in document order: by the probe's place in the configuration (checks of a probe no

@@ -41,17 +41,30 @@ package enum PrometheusExposition {
         return out.samples
     }
 
-    /// The series of one probe alone, as `samples` has them: its checks' series (in id order)
-    /// and its own `pathwatch_probe_*` series. A report of that probe changes these and no
-    /// other, so a sink that pushes series sends them at that probe's cadence.
-    package static func samples(_ snapshot: StatusSnapshot, probe: String) -> [PrometheusSample] {
+    /// The series of some probes alone, as `samples` has them: each probe's checks' series (in
+    /// id order) and its own `pathwatch_probe_*` series, probe after probe in the order given.
+    /// Their reports changed these and no other, so a sink that pushes series sends them at
+    /// those probes' cadence. One pass over the checks, however many probes are asked for.
+    package static func samples(_ snapshot: StatusSnapshot, probes: [String]) -> [PrometheusSample] {
+        var place: [String: Int] = [:]
+        for (position, probe) in probes.enumerated() where place[probe] == nil { place[probe] = position }
+        var mine: [(place: Int, check: CheckRecord)] = []
+        snapshot.forEachCheck { check in
+            if let at = place[check.probe] { mine.append((at, check)) }
+        }
+        mine.sort { $0.place != $1.place ? $0.place < $1.place : $0.check.id.utf8.lexicographicallyPrecedes($1.check.id.utf8) }
         var out = PrometheusSamples()
-        var mine: [CheckRecord] = []
-        snapshot.forEachCheck { if $0.probe == probe { mine.append($0) } }
-        mine.sort { $0.id.utf8.lexicographicallyPrecedes($1.id.utf8) }
+        var statuses: [Int: ProbeStatus] = [:]
+        for status in snapshot.probes ?? [] { if let at = place[status.id] { statuses[at] = status } }
         var checks = CheckSeries()
-        for check in mine { checks.collect(check, into: &out) }
-        for status in snapshot.probes ?? [] where status.id == probe { renderProbe(status, into: &out) }
+        for (index, entry) in mine.enumerated() {
+            checks.collect(entry.check, into: &out)
+            // A probe's own series follow its last check's.
+            let lastOfProbe = index == mine.count - 1 || mine[index + 1].place != entry.place
+            if lastOfProbe, let status = statuses.removeValue(forKey: entry.place) { renderProbe(status, into: &out) }
+        }
+        // Probes with no checks (yet) still have their own series.
+        for at in statuses.keys.sorted() { renderProbe(statuses[at]!, into: &out) }
         return out.samples
     }
 

@@ -65,7 +65,7 @@ final class RemoteWriteIntake: Sendable {
         }
         thread.async {
             defer { self.pendingCount.wrappingSubtract(1, ordering: .relaxed) }
-            self.append(batch.snapshot, probe: batch.reportingProbe)
+            self.append(batch.snapshot, probes: batch.reportingProbes)
         }
     }
 
@@ -115,7 +115,7 @@ final class RemoteWriteIntake: Sendable {
         }
     }
 
-    private func append(_ snapshot: StatusSnapshot, probe: String?) {
+    private func append(_ snapshot: StatusSnapshot, probes: [String]?) {
         guard let queue = queue.withLock({ $0 }) else {
             health.countLost(1)
             return
@@ -128,7 +128,7 @@ final class RemoteWriteIntake: Sendable {
         let timestamp = max(snapshot.time.milliseconds, lastTimestamp.load(ordering: .relaxed) + 1)
         lastTimestamp.store(timestamp, ordering: .relaxed)
         let agentSeries = pace.withLock { $0.take(at: timestamp, path: snapshot.path) }
-        let all = series.series(of: snapshot, probe: probe, withAgentSeries: agentSeries)
+        let all = series.series(of: snapshot, probes: probes, withAgentSeries: agentSeries)
         // A report with nothing to send (a probe removed by a reload, reporting once more) is
         // not queued: there is no sample to keep.
         guard !all.isEmpty else { return }

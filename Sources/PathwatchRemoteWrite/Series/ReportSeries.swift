@@ -1,9 +1,9 @@
 import PathwatchAgent
 
-/// The series one report sends: the reporting probe's `/metrics` series (its checks' and its own
-/// `pathwatch_probe_*`), and, when `AgentSeriesPace` says so, the series of no one probe plus
+/// The series one batch sends: the reporting probes' `/metrics` series (their checks' and their
+/// own `pathwatch_probe_*`), and, when `AgentSeriesPace` says so, the series of no one probe plus
 /// `pathwatch_up` (1: the agent was running and observing, so a gap in it is a gap in the
-/// agent, not in the network, once the backlog arrives). A report of no known probe sends every
+/// agent, not in the network, once the backlog arrives). A batch of no known probe sends every
 /// series. Typed values from the exposition that writes `/metrics`, so a name, a label or a
 /// value cannot differ between the two; each with `instance` (the agent's name, as a scrape
 /// would add it, unless the external labels set one) and the external labels added, and its
@@ -16,10 +16,10 @@ struct ReportSeries {
         self.externalLabels = externalLabels.map { TimeSeries.Label(name: $0.0, value: $0.1) }
     }
 
-    func series(of snapshot: StatusSnapshot, probe: String?, withAgentSeries: Bool) -> [TimeSeries] {
+    func series(of snapshot: StatusSnapshot, probes: [String]?, withAgentSeries: Bool) -> [TimeSeries] {
         let samples: [PrometheusSample]
-        if let probe {
-            let own = PrometheusExposition.samples(snapshot, probe: probe)
+        if let probes {
+            let own = PrometheusExposition.samples(snapshot, probes: probes)
             samples = withAgentSeries ? PrometheusExposition.agentSamples(snapshot) + own : own
         } else {
             samples = PrometheusExposition.samples(snapshot)
@@ -30,7 +30,7 @@ struct ReportSeries {
                     + sample.labels.map { TimeSeries.Label(name: $0.name, value: $0.value) },
                 value: sample.value)
         }
-        if withAgentSeries || probe == nil {
+        if withAgentSeries || probes == nil {
             all.append(TimeSeries(labels: [TimeSeries.Label(name: "__name__", value: "pathwatch_up")], value: 1))
         }
         var added = externalLabels

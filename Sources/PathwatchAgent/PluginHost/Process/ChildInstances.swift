@@ -4,20 +4,45 @@ import PathwatchProbeKit
 import Synchronization
 
 /// The instances one plug-in child hosts: every probe of its plug-in file, each created by its
-/// own `create` (its own handle; the ABI is unchanged) and served on a thread of its own.
+/// own `create` (its own handle; the ABI is unchanged) and served on a lane of its own.
 ///
-/// Why a thread per instance in the child, rather than the agent ordering each instance's calls
-/// and the child running them on a pool: a call into one instance must never overlap another
-/// call into the same instance (the ABI promises that, as inline probes get it from their
-/// runner's thread), a slow or hung `sample` must not hold a sibling's call, and an
-/// event-driven instance's descriptor wants a thread that sleeps on it between calls. A thread of
-/// its own gives all three with no scheduling of our own, the way a ProbeRunner does in the
-/// agent; calls into different instances of one plug-in already run at once inline.
+/// A call into one instance must never overlap another call into the same instance (the ABI
+/// promises that, as inline probes get it from their runner), and a slow or hung `sample` must
+/// not hold a sibling's call. A lane of the child's worker pool gives both: one instance's calls
+/// in order, different instances' side by side, and a thread added when a hung call holds one
+/// (WorkerPool), so a thousand instances of loadavg share a couple of threads instead of one
+/// each. An event-driven instance's descriptor wants a thread that sleeps on it between calls:
+/// such an instance has a thread of its own, as its runner has inline.
 final class ChildInstances: Sendable {
     private final class Slot: Sendable {
-        let thread: SerialThread
+        /// Where the instance's calls run: `watcher` for an event-driven plug-in, a pool lane otherwise.
+        let thread: any JobLane
+        /// The thread that also watches the instance's event descriptor; nil for a lane.
+        let watcher: SerialThread?
         let instance = Mutex<ProbeInstance?>(nil)
-        init(thread: SerialThread) { self.thread = thread }
+        let id: UInt32
+
+        init(eventDriven: Bool, id: UInt32) {
+            self.id = id
+            if eventDriven {
+                let thread = SerialThread(name: "pw-instance-\(id)", watchingDescriptors: true)
+                watcher = thread
+                self.thread = thread
+            } else {
+                watcher = nil
+                thread = WorkerPool.shared.lane()
+            }
+        }
+
+        /// Runs `body` on the instance's lane, with the thread marked as serving this instance
+        /// while it runs: a crash or exit() inside the plug-in is then this probe's (CFaultReport).
+        func async(_ body: @escaping @Sendable () -> Void) {
+            thread.async { [id] in
+                pw_fault_report_set_instance(id)
+                body()
+                pw_fault_report_set_instance(0)
+            }
+        }
     }
 
     private let plugin: LoadedPlugin
@@ -45,7 +70,7 @@ final class ChildInstances: Sendable {
                 send(ResultFrames.encode(.sampled, missing), for: id)
                 return true
             }
-            slot.thread.async { [self] in
+            slot.async { [self] in
                 let record = slot.instance.withLock { $0 }?.sampleRecord(by: deadline)
                 send(record ?? ResultFrames.encode(.sampled, CallResult(observations: [], error: "instance \(id) not created", problems: [])), for: id)
             }
@@ -55,8 +80,8 @@ final class ChildInstances: Sendable {
                 send(Frames.body(["destroyed": true]), for: id)
                 return true
             }
-            slot.thread.unwatch()
-            slot.thread.async { [self] in
+            slot.watcher?.unwatch()
+            slot.async { [self] in
                 slot.instance.withLock { $0 }?.destroy()
                 send(Frames.body(["destroyed": true]), for: id)
             }
@@ -68,23 +93,23 @@ final class ChildInstances: Sendable {
     }
 
     private func create(_ id: UInt32, request: JSONValue) {
-        let slot = Slot(thread: SerialThread(name: "pw-instance-\(id)", watchingDescriptors: plugin.isEventDriven))
+        let slot = Slot(eventDriven: plugin.isEventDriven, id: id)
         slots.withLock { $0[id] = slot }
         let config = request["config"]?.stringValue ?? "{}"
         let deadline = CallFrames.deadline(in: request)
         // handle_event's deadline is the probe's timeout from when the event is served.
         let eventTimeout = CallFrames.timeout(in: request)
         let maxObservations = CallFrames.maxObservations(in: request) ?? defaultMaxObservations
-        slot.thread.async { [self, plugin] in
-            // This thread serves this instance alone: a crash or exit() on it is this probe's.
-            pw_fault_report_set_instance(id)
+        slot.async { [self, plugin] in
             switch ProbeInstance.create(plugin: plugin, configJSON: config, maxObservations: maxObservations, deadline: deadline) {
             case .success(let created):
                 slot.instance.withLock { $0 = created }
-                if let fd = created.eventFileDescriptor() {
-                    slot.thread.watch(
+                if let fd = created.eventFileDescriptor(), let watcher = slot.watcher {
+                    watcher.watch(
                         fd,
                         onReadable: { [self] in
+                            pw_fault_report_set_instance(id)
+                            defer { pw_fault_report_set_instance(0) }
                             send(created.handleEventRecord(by: eventTimeout.map { Deadline.after($0) }), for: id)
                         }, onClosed: {},
                         // The agent's runner logs it and shows it in the probe's health.
@@ -113,8 +138,8 @@ final class ChildInstances: Sendable {
         let done = DispatchGroup()
         for slot in all {
             done.enter()
-            slot.thread.unwatch()
-            slot.thread.async {
+            slot.watcher?.unwatch()
+            slot.async {
                 slot.instance.withLock { $0 }?.destroy()
                 done.leave()
             }

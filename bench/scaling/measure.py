@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""The scaling curve: what the agent costs as the estate grows, one row per shape.
+
+  probes N   N `loadavg` probes in process isolation (one shared child), interval 10 s;
+  checks N   one probe (the tests' fixture probe, process isolation) reporting N checks, 10 s;
+
+each with the shipped configuration's sinks (stdout on change, the http sink on a loopback port,
+the file sink on every report). Once every probe has reported, CPU (utime+stime of the agent and
+of its whole process tree, from /proc) over WINDOW seconds, the tree's PSS and RSS at the end, and
+the agent's and the tree's threads (the most seen, sampled each second). ROUNDS rounds each: the
+median, and the range.
+Usage: measure.py PATHWATCH PLUGIN_DIR FIXTURE_DIR WINDOW ROUNDS ROW [ROW ...]
+  ROW: probes:N or checks:N
+"""
+import json, os, socket, statistics, subprocess, sys, tempfile, time, urllib.request
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+from proctree import tree  # noqa: E402
+
+pathwatch, plugin_dir, fixture_dir = sys.argv[1], sys.argv[2], sys.argv[3]
+window, rounds, rows = int(sys.argv[4]), int(sys.argv[5]), sys.argv[6:]
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def config(work, row, port):
+    kind, n = row.split(":")
+    n = int(n)
+    if kind == "probes":
+        probes = [{"id": f"load{i}", "plugin": "loadavg", "config": {"warn_per_cpu": 1.5, "crit_per_cpu": 3.0}}
+                  for i in range(n)]
+        dirs = [plugin_dir]
+    else:
+        probes = [{"id": "many", "plugin": "testprobe", "config": {"checks": n}}]
+        dirs = [plugin_dir, fixture_dir]
+    doc = {"agent": {"interval": "10s", "plugin_dirs": dirs, "isolation": "process", "state_dir": f"{work}/state"},
+           "probes": probes,
+           "sinks": [{"type": "stdout", "format": "text", "on": "change"},
+                     {"type": "http", "listen": f"127.0.0.1:{port}"},
+                     {"type": "file", "path": f"{work}/status.json", "on": "every"}]}
+    path = os.path.join(work, "config.json")
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    return path, len(probes)
+
+
+def cpu_ticks(pids):
+    total = 0
+    for p in pids:
+        try:
+            with open(f"/proc/{p}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])
+        except OSError:
+            pass
+    return total
+
+
+def status_field(pids, field):
+    total = 0
+    for p in pids:
+        try:
+            with open(f"/proc/{p}/status") as f:
+                total += next(int(l.split()[1]) for l in f if l.startswith(field + ":"))
+        except (OSError, StopIteration):
+            pass
+    return total
+
+
+def rollup(pids, field):
+    total = 0
+    for p in pids:
+        try:
+            with open(f"/proc/{p}/smaps_rollup") as f:
+                total += sum(int(l.split()[1]) for l in f if l.startswith(field + ":"))
+        except OSError:
+            pass
+    return total
+
+
+def all_reported(port, count):
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/status", timeout=5) as r:
+            doc = json.load(r)
+    except (OSError, ValueError):
+        return False
+    probes = doc.get("probes", [])
+    return len(probes) == count and all(p.get("last_sample_at") for p in probes)
+
+
+def one_round(row):
+    with tempfile.TemporaryDirectory(prefix="pathwatch-scaling.") as work:
+        os.chmod(work, 0o755)
+        port = free_port()
+        path, count = config(work, row, port)
+        agent = subprocess.Popen([pathwatch, "run", "--config", path, "--log-level", "warning"],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            deadline = time.monotonic() + 300
+            while not all_reported(port, count):
+                if agent.poll() is not None or time.monotonic() > deadline:
+                    raise SystemExit(f"{row}: the agent never reported every probe")
+                time.sleep(0.5)
+            # Past the start-up's burst: one more interval before the window.
+            time.sleep(10)
+            pids = tree(agent.pid)
+            agent0, tree0 = cpu_ticks([agent.pid]), cpu_ticks(pids)
+            threads_agent = threads_tree = 0
+            for _ in range(window):
+                time.sleep(1)
+                pids = tree(agent.pid)
+                threads_agent = max(threads_agent, status_field([agent.pid], "Threads"))
+                threads_tree = max(threads_tree, status_field(pids, "Threads"))
+            pids = tree(agent.pid)
+            agent_cpu = (cpu_ticks([agent.pid]) - agent0) / TICK / window * 100
+            tree_cpu = (cpu_ticks(pids) - tree0) / TICK / window * 100
+            return {"agent_cpu": agent_cpu, "tree_cpu": tree_cpu, "pss": rollup(pids, "Pss") / 1024,
+                    "rss": rollup(pids, "Rss") / 1024, "threads_agent": threads_agent, "threads_tree": threads_tree,
+                    "checks": count if row.startswith("probes") else int(row.split(":")[1])}
+        finally:
+            agent.terminate()
+            agent.wait()
+
+
+def span(values, fmt):
+    m = statistics.median(values)
+    return f"{fmt.format(m)} ({fmt.format(min(values))}–{fmt.format(max(values))})" if len(values) > 1 else fmt.format(m)
+
+
+print(f"| row | agent CPU % | tree CPU % | CPU per check, µs/min | tree PSS MiB | tree RSS MiB | threads agent / tree |")
+print("|---|---|---|---|---|---|---|")
+for row in rows:
+    results = [one_round(row) for _ in range(rounds)]
+    per_check = [r["tree_cpu"] / 100 * 60e6 / r["checks"] for r in results]
+    print(f"| {row} | {span([r['agent_cpu'] for r in results], '{:.3f}')} | {span([r['tree_cpu'] for r in results], '{:.3f}')} "
+          f"| {span(per_check, '{:.0f}')} | {span([r['pss'] for r in results], '{:.1f}')} "
+          f"| {span([r['rss'] for r in results], '{:.1f}')} "
+          f"| {max(r['threads_agent'] for r in results)} / {max(r['threads_tree'] for r in results)} |", flush=True)
