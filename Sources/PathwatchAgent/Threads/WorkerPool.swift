@@ -6,12 +6,13 @@ import Synchronization
 /// every ten seconds need a thread or two between them, not a thousand (each with its stack,
 /// each woken on its own).
 ///
-/// The pool grows with blocked work, not with lanes: it keeps `steady` threads, and when lanes
-/// are waiting and every thread is busy (a plug-in call that hangs holds its thread until it
-/// returns or its deadline gives it up), it adds one thread every `growthDelay` until someone is
-/// free, up to `limit`. A hung call therefore delays others' calls by at most a growth step, and
-/// a storm of hung calls costs threads as it would have before, never more. Threads beyond
-/// `steady` end after `idleLifetime` without work.
+/// The pool grows with blocked work, not with lanes or bursts: it keeps `steady` threads, and
+/// adds one only when lanes are waiting, every thread is busy, and not one job finished for a
+/// whole `growthDelay` (a plug-in call that hangs holds its thread until it returns or its
+/// deadline gives it up). A burst of quick calls is served by the threads there are; a storm of
+/// hung calls costs threads as it would have before, never more, up to `limit`. The thread
+/// that went idle last is woken first, so threads beyond `steady` that the work no longer needs
+/// stay idle and end after `idleLifetime`.
 ///
 /// Why not libdispatch's global queues: the agent keeps its idle wake-ups to the timers it
 /// needs (TaskThreadPool says why), and its blocking calls must not run on Swift concurrency's
@@ -21,15 +22,25 @@ package final class WorkerPool: Sendable {
     /// The probes' pool: the agent's probe runners, or a plug-in child's instances.
     package static let shared = WorkerPool(name: "pw-work", steady: 2, limit: 512)
 
-    /// How long waiting lanes wait, with every thread busy, before another thread is added.
+    /// How long waiting lanes wait, with every thread busy and none finishing, before another
+    /// thread is added.
     let growthDelay: UInt64
     /// How long a thread beyond the steady ones waits for work before it ends, in seconds.
     let idleLifetime: Double
+
+    /// A thread waiting for work, woken by its own semaphore.
+    private final class Idler: Sendable {
+        let wake = DispatchSemaphore(value: 0)
+    }
 
     private struct State {
         var ready = LaneQueue()
         var threads = 0
         var busy = 0
+        /// Idle threads, the one that went idle last at the end: it is woken first.
+        var idle: [Idler] = []
+        /// Jobs' lanes finished since start: whether work moved since a growth check was armed.
+        var finished: UInt64 = 0
         /// A growth check is due on the timer thread.
         var growthArmed = false
     }
@@ -38,10 +49,8 @@ package final class WorkerPool: Sendable {
     let steady: Int
     let limit: Int
     private let state = Mutex(State())
-    /// One signal per lane made ready: wakes a waiting thread to take it.
-    private let readySignal = DispatchSemaphore(value: 0)
 
-    package init(name: String, steady: Int, limit: Int, growthDelayNanoseconds: UInt64 = 20_000_000, idleLifetime: Double = 30) {
+    package init(name: String, steady: Int, limit: Int, growthDelayNanoseconds: UInt64 = 20_000_000, idleLifetime: Double = 10) {
         self.name = name
         self.steady = max(1, steady)
         self.limit = max(self.steady, limit)
@@ -57,35 +66,36 @@ package final class WorkerPool: Sendable {
 
     /// `lane` has jobs and is not queued or running: queue it, and make sure a thread will take it.
     func schedule(_ lane: WorkLane) {
-        let (spawn, arm) = state.withLock { s -> (Bool, Bool) in
+        let (wake, spawn, arm) = state.withLock { s -> (Idler?, Bool, UInt64?) in
             s.ready.push(lane)
-            let free = s.threads - s.busy
-            guard s.ready.count > free else { return (false, false) }
+            if let idler = s.idle.popLast() { return (idler, false, nil) }
             if s.threads < steady {
                 s.threads += 1
-                return (true, false)
+                return (nil, true, nil)
             }
-            guard !s.growthArmed, s.threads < limit else { return (false, false) }
+            guard !s.growthArmed, s.threads < limit else { return (nil, false, nil) }
             s.growthArmed = true
-            return (false, true)
+            return (nil, false, s.finished)
         }
-        readySignal.signal()
+        wake?.wake.signal()
         if spawn { startThread() }
-        if arm { armGrowth() }
+        if let arm { armGrowth(finishedBefore: arm) }
     }
 
-    /// With every thread still busy and lanes still waiting a growth step later, one more thread.
-    private func armGrowth() {
+    /// A growth step later: one more thread if lanes still wait, every thread is busy and none
+    /// finished a lane since; else, while lanes wait, another look a step later.
+    private func armGrowth(finishedBefore: UInt64) {
         TimerThread.shared.schedule(afterNanoseconds: growthDelay) { [self] in
-            let (spawn, again) = state.withLock { s -> (Bool, Bool) in
+            let (spawn, again) = state.withLock { s -> (Bool, UInt64?) in
                 s.growthArmed = false
-                guard !s.ready.isEmpty, s.busy >= s.threads, s.threads < limit else { return (false, false) }
-                s.threads += 1
+                guard !s.ready.isEmpty, s.idle.isEmpty, s.threads < limit else { return (false, nil) }
+                let stalled = s.finished == finishedBefore && s.busy >= s.threads
+                if stalled { s.threads += 1 }
                 s.growthArmed = true
-                return (true, true)
+                return (stalled, s.finished)
             }
             if spawn { startThread() }
-            if again { armGrowth() }
+            if let again { armGrowth(finishedBefore: again) }
         }
     }
 
@@ -117,25 +127,49 @@ package final class WorkerPool: Sendable {
 
     private func work() {
         setThreadName(name)
+        let me = Idler()
         while true {
-            let signalled = readySignal.wait(timeout: .now() + idleLifetime) == .success
-            let lane = state.withLock { s -> WorkLane?? in
-                if let lane = s.ready.pop() {
-                    s.busy += 1
-                    return .some(lane)
+            let lane = state.withLock { s -> WorkLane? in
+                guard let lane = s.ready.pop() else {
+                    if !s.idle.contains(where: { $0 === me }) { s.idle.append(me) }
+                    return nil
                 }
-                // Woken for a lane another thread took on its way round, or idle for long.
-                if !signalled, s.threads > steady {
-                    s.threads -= 1
-                    return .none
-                }
-                return .some(nil)
+                s.busy += 1
+                return lane
             }
-            guard let lane else { return }
-            guard let lane else { continue }
-            lane.runJobs()
-            state.withLock { $0.busy -= 1 }
+            if let lane {
+                lane.runJobs()
+                state.withLock { s in
+                    s.busy -= 1
+                    s.finished &+= 1
+                }
+                continue
+            }
+            // Woken: whoever woke it took it off the idle list and queued a lane.
+            guard me.wake.wait(timeout: .now() + idleLifetime) == .timedOut else { continue }
+            let outcome = state.withLock { s -> IdleOutcome in
+                // Taken off the list at the last moment: its wake-up is on the way.
+                guard let index = s.idle.firstIndex(where: { $0 === me }) else { return .wokenLate }
+                guard s.threads > steady else { return .stay }
+                s.idle.remove(at: index)
+                s.threads -= 1
+                return .leave
+            }
+            switch outcome {
+            case .leave: return
+            case .stay: continue
+            case .wokenLate: me.wake.wait()
+            }
         }
+    }
+
+    private enum IdleOutcome {
+        /// A thread beyond the steady ones, idle for its whole lifetime: it ends.
+        case leave
+        /// A steady thread: it waits on.
+        case stay
+        /// A lane was handed to it as its wait ran out.
+        case wokenLate
     }
 }
 

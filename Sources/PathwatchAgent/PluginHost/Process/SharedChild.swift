@@ -107,38 +107,45 @@ final class SharedChild: Sendable {
     /// `release`); while the child restarts, the cause it ended with.
     func sample(_ id: UInt32, by deadline: Deadline) -> CallResult {
         let started = MonotonicClock.nowNanoseconds()
-        defer {
-            let elapsed = Double(MonotonicClock.nowNanoseconds() - started) / 1e6
-            state.withLock { $0.members[id]?.health.lastDurationMilliseconds = elapsed }
-        }
+        func elapsed() -> Double { Double(MonotonicClock.nowNanoseconds() - started) / 1e6 }
+        // A thousand probes share this child and its lock: each call takes it twice, once to
+        // send and once with the answer.
         let ready = state.withLock { s -> Result<(ChildProcess, Mailbox), SampleRefusal> in
-            guard let member = s.members[id] else { return .failure(SampleRefusal(cause: "plug-in not running")) }
+            guard let index = s.members.index(forKey: id) else { return .failure(SampleRefusal(cause: "plug-in not running")) }
+            let member = s.members.values[index]
             if let refused = member.refused { return .failure(SampleRefusal(cause: refused)) }
             guard let child = s.child, member.created else {
                 return .failure(SampleRefusal(cause: member.health.lastError ?? "plug-in restarting"))
             }
             member.mailbox.reset()
-            s.members[id]?.call = "sample"
+            s.members.values[index].call = "sample"
             return .success((child, member.mailbox))
         }
         let (child, mailbox): (ChildProcess, Mailbox)
         switch ready {
-        case .failure(let refusal): return CallResult(observations: [], error: refusal.cause, problems: [])
+        case .failure(let refusal):
+            let took = elapsed()
+            state.withLock { $0.members[id]?.health.lastDurationMilliseconds = took }
+            return CallResult(observations: [], error: refusal.cause, problems: [])
         case .success(let pair): (child, mailbox) = pair
         }
         // A child that cannot take the call is dying: its end reaches the mailbox.
         if !child.send(CallFrames.sample(instance: id, by: deadline)) { child.kill() }
         let reply = mailbox.next()
-        state.withLock { $0.members[id]?.call = nil }
+        let took = elapsed()
+        let answered: CallResult? = if case .sampled(let result?)? = reply { result } else { nil }
+        state.withLock { s in
+            guard let index = s.members.index(forKey: id) else { return }
+            s.members.values[index].call = nil
+            s.members.values[index].health.lastDurationMilliseconds = took
+            // An answer the child sent just before it ended can be taken in after its end was:
+            // the cause of that end, which the next sample reports, must stand.
+            guard let answered, s.child === child else { return }
+            s.members.values[index].health.state = .running
+            s.members.values[index].health.lastError = answered.error
+        }
         switch reply {
         case .sampled(let result?)?:
-            state.withLock { s in
-                // An answer the child sent just before it ended can be taken in after its end was:
-                // the cause of that end, which the next sample reports, must stand.
-                guard s.child === child else { return }
-                s.members[id]?.health.state = .running
-                s.members[id]?.health.lastError = result.error
-            }
             return result
         case .ended(let cause)?:
             return CallResult(observations: [], error: cause, problems: [])
