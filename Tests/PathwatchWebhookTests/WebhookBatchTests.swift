@@ -1,5 +1,6 @@
 import Foundation
 @testable import PathwatchAgent
+import PathwatchHTTPOut
 import PathwatchProbeKit
 import PathwatchTestSupport
 @testable import PathwatchWebhook
