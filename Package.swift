@@ -115,7 +115,7 @@ let package = Package(
             ],
             swiftSettings: strict),
         // SHA-256 and HMAC through libcrypto, loaded on first use (the webhook's signatures and
-        // queue folder names, the status page's policy hashes).
+        // earlier queue folder names, the status page's policy hashes).
         .target(name: "PathwatchDigest", dependencies: ["CLibcrypto"], swiftSettings: strict),
         // The durable, ordered on-disk queue of opaque records, for any sink that must keep what
         // it sends across outages; it depends on nothing of the agent's.

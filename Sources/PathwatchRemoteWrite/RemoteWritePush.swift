@@ -30,6 +30,10 @@ struct RemoteWritePush: PushFormat {
         // One report per append (one fdatasync): the queue refuses a report larger than
         // `max_bytes` alone, never the reports beside it.
         spec.batchesPerAppend = 1
+        // A report carries a whole snapshot, or every series of a probe: fewer wait in memory
+        // while the state disk stalls than a webhook's events.
+        spec.maxParkedBatches = 1000
+        spec.maxHeldRecords = 1000
         return spec
     }
 

@@ -25,9 +25,9 @@ import Testing
 
     @Test func pastTheBoundTheOldestBatchGoes() {
         let inbox = BatchInbox()
-        for n in 1...BatchInbox.maxBatches { _ = inbox.put(batch(Int64(n))) }
+        for n in 1...inbox.maxBatches { _ = inbox.put(batch(Int64(n))) }
         guard case .parked(_, lost: 1) = inbox.put(batch(0)) else { Issue.record("one over the bound"); return }
-        #expect(inbox.count == BatchInbox.maxBatches)
+        #expect(inbox.count == inbox.maxBatches)
         #expect(times(inbox.take(upTo: 1)) == [2])
     }
 

@@ -5,7 +5,8 @@ import Synchronization
 /// the agent nor the other sinks ever wait on this sink's disk. Bounded; past the bound the
 /// oldest are dropped (counted by the caller), which happens only if the disk stalls for long.
 package final class BatchInbox: Sendable {
-    package static let maxBatches = 10_000
+    package static let defaultMaxBatches = 10_000
+    package let maxBatches: Int
 
     /// A batch can reach a sink after a reload closed it: the agent picks its sinks under its
     /// lock but submits outside it. Such a batch goes to the successor, or counts as lost.
@@ -32,7 +33,7 @@ package final class BatchInbox: Sendable {
 
     private let box = Mutex(Box())
 
-    package init() {}
+    package init(maxBatches: Int = BatchInbox.defaultMaxBatches) { self.maxBatches = maxBatches }
 
     package var count: Int { box.withLock { $0.batches.count } }
 
@@ -41,8 +42,8 @@ package final class BatchInbox: Sendable {
             if let after = b.afterClose { return .afterClose(after) }
             b.batches.append(batch)
             var lost = 0
-            if b.batches.count > Self.maxBatches {
-                lost = b.batches.count - Self.maxBatches
+            if b.batches.count > maxBatches {
+                lost = b.batches.count - maxBatches
                 b.batches.removeFirst(lost)
             }
             defer { b.scheduled = true }

@@ -9,13 +9,6 @@ package struct PushContext: Sendable {
     package let logger: AgentLogger
     package let health: DeliveryHealth
 
-    package init(name: String, noun: String, logger: AgentLogger, health: DeliveryHealth) {
-        self.name = name
-        self.noun = noun
-        self.logger = logger
-        self.health = health
-    }
-
     /// A log line under the sink's name.
     package func log(_ level: Logger.Level, _ text: String) { logger.log(level, "\(name): \(text)") }
 

@@ -35,6 +35,12 @@ package struct PushSpec: Sendable {
     package var formerFolderName: String?
     /// Batches encoded into one append (one fdatasync).
     package var batchesPerAppend = 512
+    /// Batches parked for the intake thread at most; past it the oldest are dropped and counted
+    /// (only when the state disk stalls for long).
+    package var maxParkedBatches = 10_000
+    /// Encoded records kept in memory while the state disk refuses appends; past it the oldest
+    /// are dropped and counted.
+    package var maxHeldRecords = 10_000
 
     package init(type: String, noun: String, post: HTTPPostDescription, retry: RetryPolicy, limits: DurableQueue.Limits, folderKey: String) {
         self.type = type

@@ -10,17 +10,14 @@ import Synchronization
 /// for a batch.
 ///
 /// When the state disk refuses an append (full, failing), the records wait in memory, in order,
-/// ahead of anything newer, up to `maxHeldRecords`; they are offered again every second and
-/// whenever delivery frees space.
+/// ahead of anything newer, up to `PushSpec.maxHeldRecords`; they are offered again every second
+/// and whenever delivery frees space.
 ///
 /// A thread of the agent's own, not a Dispatch queue: a queue's job borrows libdispatch's pool,
 /// whose first job arms a monitor that wakes the agent every second for good (see
 /// TaskThreadPool). It starts paused: a sink made by a reload must not touch the queue folder
 /// before the sink it replaces has let go of it.
 package final class QueueIntake<Format: PushFormat>: DeliveryFeed {
-    /// Encoded records kept in memory while the state disk refuses appends; only what goes past
-    /// this is dropped.
-    package static var maxHeldRecords: Int { 10_000 }
     /// How often held records are offered to the disk again (nanoseconds).
     static var heldRetry: UInt64 { 1_000_000_000 }
     /// How soon opening is tried again when the folder is busy, and when it fails otherwise.
@@ -38,7 +35,7 @@ package final class QueueIntake<Format: PushFormat>: DeliveryFeed {
         var heldRetryScheduled = false
     }
 
-    let inbox = BatchInbox()
+    let inbox: BatchInbox
     private let work: Mutex<Work>
     /// Set by `close` before the queue is released: no job opens it again.
     private let closing = Atomic<Bool>(false)
@@ -55,6 +52,7 @@ package final class QueueIntake<Format: PushFormat>: DeliveryFeed {
         self.format = format
         let spec = format.spec
         self.spec = spec
+        inbox = BatchInbox(maxBatches: spec.maxParkedBatches)
         self.context = context
         self.deliverer = deliverer
         thread = SerialThread(name: "pw-\(spec.threadStem)-in", paused: true)
@@ -224,13 +222,13 @@ package final class QueueIntake<Format: PushFormat>: DeliveryFeed {
     }
 
     private func hold(_ batch: [QueueRecord], because error: QueueError, _ w: inout Work) {
-        let over = max(0, batch.count - Self.maxHeldRecords)
+        let over = max(0, batch.count - spec.maxHeldRecords)
         w.held = Array(batch.dropFirst(over))
         let why = error.diskFull ? "the state disk is full (\(error))" : "the state disk refuses writes (\(error))"
         if context.health.holding(w.held.count, because: why) {
-            context.log(.error, "\(why); holding \(context.noun) in memory (up to \(Self.maxHeldRecords)) until it has room")
+            context.log(.error, "\(why); holding \(context.noun) in memory (up to \(spec.maxHeldRecords)) until it has room")
         }
-        if over > 0 { countLost(over, why: "more than \(Self.maxHeldRecords) \(context.noun) waited for the state disk") }
+        if over > 0 { countLost(over, why: "more than \(spec.maxHeldRecords) \(context.noun) waited for the state disk") }
         if !w.heldRetryScheduled {
             w.heldRetryScheduled = true
             thread.async(afterNanoseconds: Self.heldRetry) { self.retryHeld(fromTimer: true) }

@@ -25,8 +25,10 @@ struct WriteRequests: RequestReader {
 
     var housekeepingSeconds: Double? { Self.ageCheckSeconds }
 
+    /// A retry is read afresh, up to the budget: reports queued meanwhile join it (a receiver
+    /// takes a series' samples in time order whatever the request that carries them).
     mutating func next(from queue: DurableQueue, retrying: Int?) throws(QueueError) -> NextRequest<WriteRequestPlan> {
-        let run = try batch(from: queue, limit: confirmed ? (retrying ?? Int.max) : 1)
+        let run = try batch(from: queue, limit: confirmed ? Int.max : 1)
         guard !run.isEmpty else { return .empty }
         // Reports past max_age leave before anything is sent (checked on the run just read, so
         // a record is read from disk once per attempt).
