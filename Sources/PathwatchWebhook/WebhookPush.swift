@@ -41,8 +41,9 @@ struct WebhookPush: PushFormat {
         QueueFolder.name(type: "webhook", key: folderKey(format: format, url: url))
     }
 
-    /// The name releases before the shared delivery layer gave the folder (SHA-256 of the same
-    /// key), moved to `folderName` when the queue first opens so its backlog is delivered.
+    /// The name earlier runs gave the folder, before the pushing sinks shared one delivery layer
+    /// (SHA-256 of the same key): renamed to `folderName` when the queue first opens, so its
+    /// backlog is delivered.
     static func formerFolderName(format: WebhookSinkSettings.Format, url: String) -> String {
         // Checked loadable by the configuration check before any webhook sink is made.
         let digest = Digest.sha256(Array(folderKey(format: format, url: url).utf8)) ?? []

@@ -31,7 +31,8 @@ package struct PushSpec: Sendable {
     package var limits: DurableQueue.Limits
     /// What identifies the receiver's stream, hashed into the queue folder's name.
     package var folderKey: String
-    /// The folder's name in a release that named it otherwise, moved to the current name.
+    /// The name earlier runs gave the folder, when it differs: a folder found under it (and none
+    /// under the current name) is renamed before the queue first opens.
     package var formerFolderName: String?
     /// Batches encoded into one append (one fdatasync).
     package var batchesPerAppend = 512
