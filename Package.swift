@@ -115,15 +115,20 @@ let package = Package(
             ],
             swiftSettings: strict),
         // SHA-256 and HMAC through libcrypto, loaded on first use (the webhook's signatures and
-        // queue folder names, the status page's policy hashes).
+        // earlier queue folder names, the status page's policy hashes).
         .target(name: "PathwatchDigest", dependencies: ["CLibcrypto"], swiftSettings: strict),
         // The durable, ordered on-disk queue of opaque records, for any sink that must keep what
         // it sends across outages; it depends on nothing of the agent's.
         .target(name: "PathwatchQueue", exclude: ["README.md"], swiftSettings: strict),
-        // HTTP out for the sinks that POST (webhook, remote write): libcurl's poster, the answer's
-        // classification, backoff with Retry-After, and holding while the host is offline.
-        .target(name: "PathwatchHTTPOut", dependencies: ["PathwatchAgent", "CCurlShims"], swiftSettings: strict),
-        // The webhook sink: settings, intake, durable queue, deliverer, formats and signer (README "Sinks").
+        // HTTP out for the sinks that POST (webhook, remote write): the queued delivery they share
+        // (intake → durable queue → paced, retried delivery → health, `PushSink`), libcurl's
+        // poster, the answer's classification, backoff with Retry-After, and holding while the
+        // host is offline. A pushing sink adds its settings and formats (`PushFormat`).
+        .target(
+            name: "PathwatchHTTPOut",
+            dependencies: ["PathwatchAgent", "PathwatchQueue", "CCurlShims", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict),
+        // The webhook sink: settings, formats and signer, on the shared queued delivery (README "Sinks").
         .target(
             name: "PathwatchWebhook",
             dependencies: [
@@ -134,8 +139,8 @@ let package = Package(
             swiftSettings: strict),
         // snappy loaded on first use (dlopen), for the remote_write sink's request bodies.
         .target(name: "CSnappy", path: "Sources/CSnappy", linkerSettings: [.linkedLibrary("dl")]),
-        // The remote_write sink: the /metrics series of every report, queued on disk and pushed with
-        // Prometheus remote write 1.0 (README "Sinks").
+        // The remote_write sink: the /metrics series of every report, encoded for Prometheus remote
+        // write 1.0, on the shared queued delivery (README "Sinks").
         .target(
             name: "PathwatchRemoteWrite",
             dependencies: [

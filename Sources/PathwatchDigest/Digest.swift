@@ -1,8 +1,8 @@
 import CLibcrypto
 
 /// SHA-256 and HMAC-SHA256 through OpenSSL's libcrypto, loaded on first use: the webhook sink
-/// signs and names its queue with it, the http sink hashes its page for the page's policy. An
-/// agent that does neither never maps it. nil when it cannot be loaded, which the configuration
+/// signs with it (and finds a queue folder under its earlier name), the http sink hashes its page
+/// for the page's policy. An agent that does neither never maps it. nil when it cannot be loaded, which the configuration
 /// check reports before any webhook sink is made.
 public enum Digest {
     public static var available: Bool { pw_crypto_available() != 0 }

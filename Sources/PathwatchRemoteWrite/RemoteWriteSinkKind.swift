@@ -1,4 +1,5 @@
 import PathwatchAgent
+import PathwatchHTTPOut
 
 extension RemoteWriteSinkSettings {
     /// Two sinks writing to one URL would share a queue folder under `state_dir`.
@@ -11,18 +12,13 @@ extension RemoteWriteSinkSettings {
 
     /// It compresses with libsnappy, and its queue needs a folder it can write.
     public func checkHost(_ context: SinkHostContext) throws(SinkProblem) -> SinkClaim? {
-        guard Snappy.available else {
-            throw SinkProblem(
-                .field("type"), "a remote_write sink needs snappy (libsnappy.so.1, Debian's libsnappy1v5), which cannot be loaded")
-        }
-        if let problem = ConfigHostChecks.writableFolderProblem(context.stateDirectory, mayCreate: true) {
-            throw SinkProblem(.location("agent.state_dir"), "the remote_write queue's folder \(context.stateDirectory) \(problem)")
-        }
+        let snappy = "snappy (libsnappy.so.1, Debian's libsnappy1v5)"
+        try PushHostChecks.check(type: "remote_write", missingLibrary: Snappy.available ? nil : snappy, context)
         return nil
     }
 
     public func makeSink(_ context: SinkContext) -> any Sink {
-        RemoteWriteSink(settings: self, stateDirectory: context.stateDirectory, interval: context.interval, logger: context.logger)
+        PushSink(format: RemoteWritePush(settings: self, interval: context.interval, redactor: context.logger.redactor), secrets: secretValues, context)
     }
 }
 

@@ -1,5 +1,6 @@
 import PathwatchDigest
 import PathwatchAgent
+import PathwatchHTTPOut
 
 extension WebhookSinkSettings {
     /// Two sinks delivering one format to one URL would share a queue folder under
@@ -18,20 +19,16 @@ extension WebhookSinkSettings {
     }
 
     /// Its queue needs a folder it can write (a read-only one would silently hold every
-    /// payload in memory), and it signs payloads and names its queue with libcrypto's SHA-256.
+    /// payload in memory), and it signs payloads (and finds a queue under its earlier name) with
+    /// libcrypto.
     public func checkHost(_ context: SinkHostContext) throws(SinkProblem) -> SinkClaim? {
-        guard Digest.available else {
-            throw SinkProblem(
-                .field("type"), "a webhook sink needs OpenSSL's libcrypto (libcrypto.so.3, Debian's libssl3), which cannot be loaded")
-        }
-        if let problem = ConfigHostChecks.writableFolderProblem(context.stateDirectory, mayCreate: true) {
-            throw SinkProblem(.location("agent.state_dir"), "the webhook queue's folder \(context.stateDirectory) \(problem)")
-        }
+        let libcrypto = "OpenSSL's libcrypto (libcrypto.so.3, Debian's libssl3)"
+        try PushHostChecks.check(type: "webhook", missingLibrary: Digest.available ? nil : libcrypto, context)
         return nil
     }
 
     public func makeSink(_ context: SinkContext) -> any Sink {
-        WebhookSinks.make(self, context.triggers, context.stateDirectory, context.logger)
+        PushSink(format: WebhookPush(settings: self, triggers: context.triggers), secrets: secretValues, context)
     }
 }
 

@@ -143,7 +143,7 @@ import Testing
         let taken = reportTimes(agent.process.outputLines)
         #expect(delivered.count == Set(delivered).count && delivered == delivered.sorted())
         // What the status showed last, and the queue as the agent left it (its counts are the status's).
-        let queue = try DurableQueue(folder: dir.path + "/queues/" + RemoteWriteSink.folderName(url: url), limits: .init(records: 1000, bytes: 1 << 30))
+        let queue = try DurableQueue(folder: dir.path + "/queues/" + RemoteWritePush.folderName(url: url), limits: .init(records: 1000, bytes: 1 << 30))
         defer { queue.close() }
         let counts = queue.counters
         #expect(counts.rejected == UInt64(refused.count) && refused.count > 0, "\(counts), refused \(refused.count)")

@@ -111,7 +111,7 @@ import Testing
             return loadReports.count >= 4
         }, "\(agent.process.errorOutput.suffix(1500))")
         let metrics = try agent.request("/metrics").body
-        let all = try Self.records(in: dir.appendingPathComponent("queues/" + RemoteWriteSink.folderName(url: url)))
+        let all = try Self.records(in: dir.appendingPathComponent("queues/" + RemoteWritePush.folderName(url: url)))
         agent.stop()
         let bounds = loadReports.sorted()
         try #require(bounds.count >= 4)

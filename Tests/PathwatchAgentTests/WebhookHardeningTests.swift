@@ -152,8 +152,8 @@ import Testing
         }
     }
 
-    /// A webhook signs and names its queue with libcrypto's SHA-256, loaded on first use: a host
-    /// where it cannot be loaded refuses the sink, naming it, at start and in check-config. The
+    /// A webhook signs (and finds a queue under its earlier name) with libcrypto, loaded on first
+    /// use: a host where it cannot be loaded refuses the sink, naming it, at start and in check-config. The
     /// library is hidden by mounting an empty file over it in a private mount namespace.
     @Test(.enabled(if: TestEnvironment.canUseNamespaces, Comment(rawValue: TestEnvironment.needsRootReason)))
     func aHostWithoutLibcryptoRefusesAWebhookSink() throws {

@@ -1,5 +1,6 @@
 import Foundation
 @testable import PathwatchAgent
+import PathwatchHTTPOut
 import PathwatchProbeKit
 import PathwatchTestSupport
 @testable import PathwatchWebhook
@@ -99,16 +100,6 @@ import Testing
         // One change reads as it always did.
         let one = SlackDigest().request(for: payloads[0..<1])
         #expect(try text(one.body) == "web-01: api/c0 ok → critical: HTTP 503")
-    }
-
-    @Test func aSlackLineQueuedByAnEarlierReleaseGoesAloneAsItWas() throws {
-        let legacy = QueuedPayload(kind: .event, id: "old", enqueuedAt: WallTime(milliseconds: 1), body: Array(#"{"text":"web-01: x ok → critical"}"#.utf8))
-        let fresh = queued(event("api/c0", to: .critical))
-        let first = SlackDigest().request(for: [legacy, fresh][...])
-        #expect(first.taken == 1 && first.body == legacy.body)
-        let second = SlackDigest().request(for: [fresh, legacy][...])
-        #expect(second.taken == 1)
-        #expect(try text(second.body).hasSuffix("api/c0 ok → critical: m"))
     }
 
     // MARK: - Pacing

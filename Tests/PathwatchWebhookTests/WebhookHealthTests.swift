@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 @testable import PathwatchAgent
+@testable import PathwatchHTTPOut
 import PathwatchQueue
 import PathwatchTestSupport
 @testable import PathwatchWebhook
@@ -11,8 +12,9 @@ import Testing
 @Suite struct WebhookHealthTests {
     let logger = AgentLogger(logger: Logger(label: "test"), redactor: SecretRedactor())
 
-    func health() throws -> WebhookHealth {
-        WebhookHealth(target: try #require(WebhookTarget("https://user:pw@hooks.example.com/in?token=x")), logger: logger)
+    func health() throws -> DeliveryHealth {
+        DeliveryHealth(
+            type: "webhook", noun: "payloads", target: try #require(WebhookTarget("https://user:pw@hooks.example.com/in?token=x")), logger: logger)
     }
 
     func withFolder(_ body: (String) throws -> Void) throws {
@@ -33,7 +35,7 @@ import Testing
             health.observe(queue)
             _ = health.holding(4, because: "the state disk is full (test)")
             health.countLost(5)
-            let status = health.status(pendingBatches: 6)
+            let status = health.status(pending: 6)
             #expect(status.type == "webhook" && status.target.hasPrefix("https://hooks.example.com"))
             #expect(!status.target.contains("pw@") && !status.target.contains("token"), "\(status.target)")
             #expect(status.queued == 1 + 4 + 6)
@@ -46,9 +48,9 @@ import Testing
         #expect(health.holding(3, because: "the state disk is full (test)"), "the first time is news")
         #expect(!health.holding(4, because: "the state disk is full (test)"))
         health.noteError("HTTP 500")
-        #expect(health.status(pendingBatches: 0).lastError?.hasSuffix("the state disk is full (test); 4 payloads held in memory") == true)
-        #expect(health.diskTookHeldPayloads() == 4)
-        #expect(health.status(pendingBatches: 0).lastError?.hasSuffix("HTTP 500") == true)
+        #expect(health.status(pending: 0).lastError?.hasSuffix("the state disk is full (test); 4 payloads held in memory") == true)
+        #expect(health.diskTookHeldRecords() == 4)
+        #expect(health.status(pending: 0).lastError?.hasSuffix("HTTP 500") == true)
         #expect(health.heldInMemory == 0)
     }
 
@@ -59,7 +61,7 @@ import Testing
             var opening = QueueOpening(folder: folder, limits: .init(records: 10, bytes: 1 << 20))
             #expect(opening.open(name: "webhook test", logger: logger, health: health) == nil)
             #expect(opening.isBusy)
-            #expect(health.status(pendingBatches: 0).lastError == nil, "a sink being replaced lets go within moments")
+            #expect(health.status(pending: 0).lastError == nil, "a sink being replaced lets go within moments")
             owner.close()
             let reopened = opening.open(name: "webhook test", logger: logger, health: health)
             #expect(reopened != nil && !opening.isBusy)

@@ -1,10 +1,11 @@
 @testable import PathwatchAgent
+@testable import PathwatchHTTPOut
 @testable import PathwatchWebhook
 import Testing
 
 /// The webhook's inbox: bounded, in order, one intake job at a time, and after close a place
 /// that says where late batches go.
-@Suite struct WebhookInboxTests {
+@Suite struct BatchInboxTests {
     func batch(_ ms: Int64) -> SinkBatch {
         let snapshot = StatusSnapshot(identity: AgentIdentity(name: "web-01"), time: WallTime(milliseconds: ms), checks: [], path: .unmonitored)
         return SinkBatch(events: [], snapshot: snapshot)
@@ -13,7 +14,7 @@ import Testing
     func times(_ batches: [SinkBatch]) -> [Int64] { batches.map(\.time.milliseconds) }
 
     @Test func onlyTheFirstBatchSinceTheLastJobAsksForOne() {
-        let inbox = WebhookInbox()
+        let inbox = BatchInbox()
         guard case .parked(wakeIntake: true, lost: 0) = inbox.put(batch(1)) else { Issue.record("first batch"); return }
         guard case .parked(wakeIntake: false, lost: 0) = inbox.put(batch(2)) else { Issue.record("second batch"); return }
         #expect(times(inbox.take(upTo: 10)) == [1, 2])
@@ -23,15 +24,15 @@ import Testing
     }
 
     @Test func pastTheBoundTheOldestBatchGoes() {
-        let inbox = WebhookInbox()
-        for n in 1...WebhookInbox.maxBatches { _ = inbox.put(batch(Int64(n))) }
+        let inbox = BatchInbox()
+        for n in 1...inbox.maxBatches { _ = inbox.put(batch(Int64(n))) }
         guard case .parked(_, lost: 1) = inbox.put(batch(0)) else { Issue.record("one over the bound"); return }
-        #expect(inbox.count == WebhookInbox.maxBatches)
+        #expect(inbox.count == inbox.maxBatches)
         #expect(times(inbox.take(upTo: 1)) == [2])
     }
 
     @Test func aSuccessorsBatchesGoAheadAndLateOnesAreRedirected() {
-        let inbox = WebhookInbox()
+        let inbox = BatchInbox()
         _ = inbox.put(batch(3))
         inbox.prepend([batch(1), batch(2)])
         #expect(times(inbox.close(afterwards: .refuse)) == [1, 2, 3])

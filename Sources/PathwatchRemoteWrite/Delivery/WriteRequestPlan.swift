@@ -1,3 +1,4 @@
+import PathwatchHTTPOut
 import PathwatchQueue
 
 /// What one request carries: the oldest reports whole, several while their samples stay within
@@ -5,7 +6,7 @@ import PathwatchQueue
 /// started already), its next part of at most that many series. A part is a `WriteRequest` of
 /// its own. The queue keeps the report until its last part is accepted, and how far it got
 /// (`DurableQueue.advance`), so a restart resumes with the next part and sends none twice.
-struct WriteRequestPlan: CustomStringConvertible {
+struct WriteRequestPlan: PushRequest {
     /// The reports it carries: one, for a part.
     let run: [QueueHead]
     /// The uncompressed `WriteRequest`.
@@ -13,6 +14,11 @@ struct WriteRequestPlan: CustomStringConvertible {
     let samples: Int
     /// For a part of a report: the report's series sent once it is accepted, and all of them.
     let part: (end: Int, of: Int)?
+
+    var entries: [QueueEntry] { run.map(\.entry) }
+
+    /// For the log line of a refusal: with the samples it carried.
+    var refusalDescription: String { "\(self) (\(samples) samples)" }
 
     /// Whether an accepted request completes its reports (whole ones, or a report's last part).
     var completesReports: Bool { part.map { $0.end >= $0.of } ?? true }

@@ -9,22 +9,17 @@ import PathwatchAgent
 ///     …
 ///     and 7 more
 ///
-/// Payloads are the change events as SPEC §4 writes them. A `{"text": …}` payload that an
-/// earlier release queued is sent alone, as it is.
+/// Payloads are the change events as SPEC §4 writes them (`SlackFormat` queues nothing else), so
+/// a run is always taken whole.
 struct SlackDigest: BatchShape {
     static let namedChanges = 5
     /// Most severe first, as a reader scans them.
     static let stateOrder = ["critical", "warning", "unknown", "ok"]
 
     func request(for run: ArraySlice<QueuedPayload>) -> (body: [UInt8], taken: Int) {
-        var changes: [JSONObject] = []
-        for payload in run {
-            guard let object = (try? JSONParser.parse(bytes: payload.body))?.objectValue, object["type"]?.stringValue == "change" else {
-                break
-            }
-            changes.append(object)
-        }
-        guard !changes.isEmpty else { return (run.first?.body ?? [], min(run.count, 1)) }
+        // A record that reaches here passed its CRC, and the serializer wrote it: it parses.
+        let changes = run.map { (try? JSONParser.parse(bytes: $0.body))?.objectValue ?? JSONObject() }
+        guard !changes.isEmpty else { return ([], 0) }
         let message = JSONValue.object(JSONObject([("text", .string(Self.text(changes)))]))
         return (Array(JSONSerializer.serialize(message).utf8), changes.count)
     }

@@ -123,7 +123,9 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
     def reply(self, status, headers, body):
-        data = body.encode()
+        # A 204 or 304 has no content (RFC 9110 §15.3.5): bytes after its headers would be read
+        # by libcurl as the start of the next answer on the connection when they arrive with them.
+        data = b"" if status in (204, 304) else body.encode()
         self.send_response(status)
         for name, value in headers.items():
             self.send_header(name, value)

@@ -4,18 +4,19 @@ import Synchronization
 /// Batches handed to the sink and not yet formatted: `submit` only parks them here, so neither
 /// the agent nor the other sinks ever wait on this sink's disk. Bounded; past the bound the
 /// oldest are dropped (counted by the caller), which happens only if the disk stalls for long.
-final class WebhookInbox: Sendable {
-    static let maxBatches = 10_000
+package final class BatchInbox: Sendable {
+    package static let defaultMaxBatches = 10_000
+    package let maxBatches: Int
 
     /// A batch can reach a sink after a reload closed it: the agent picks its sinks under its
     /// lock but submits outside it. Such a batch goes to the successor, or counts as lost.
-    enum AfterClose: Sendable {
+    package enum AfterClose: Sendable {
         case forward(any Sink)
         case refuse
     }
 
     /// What became of a batch put in.
-    enum Placement {
+    package enum Placement {
         /// Parked; `wakeIntake` when no intake job is scheduled yet. `lost` older batches were
         /// dropped to stay within the bound.
         case parked(wakeIntake: Bool, lost: Int)
@@ -32,15 +33,17 @@ final class WebhookInbox: Sendable {
 
     private let box = Mutex(Box())
 
-    var count: Int { box.withLock { $0.batches.count } }
+    package init(maxBatches: Int = BatchInbox.defaultMaxBatches) { self.maxBatches = maxBatches }
 
-    func put(_ batch: SinkBatch) -> Placement {
+    package var count: Int { box.withLock { $0.batches.count } }
+
+    package func put(_ batch: SinkBatch) -> Placement {
         box.withLock { b in
             if let after = b.afterClose { return .afterClose(after) }
             b.batches.append(batch)
             var lost = 0
-            if b.batches.count > Self.maxBatches {
-                lost = b.batches.count - Self.maxBatches
+            if b.batches.count > maxBatches {
+                lost = b.batches.count - maxBatches
                 b.batches.removeFirst(lost)
             }
             defer { b.scheduled = true }
@@ -49,11 +52,11 @@ final class WebhookInbox: Sendable {
     }
 
     /// Notes that an intake job is scheduled (the first one, which opens the queue).
-    func markScheduled() { box.withLock { $0.scheduled = true } }
+    package func markScheduled() { box.withLock { $0.scheduled = true } }
 
     /// Up to `limit` of the oldest batches; none means the intake job is done (a batch put in
     /// from now on schedules another).
-    func take(upTo limit: Int) -> [SinkBatch] {
+    package func take(upTo limit: Int) -> [SinkBatch] {
         box.withLock { b in
             let taken = Array(b.batches.prefix(limit))
             b.batches.removeFirst(taken.count)
@@ -63,11 +66,11 @@ final class WebhookInbox: Sendable {
     }
 
     /// Puts a replaced sink's batches ahead of everything parked since.
-    func prepend(_ batches: [SinkBatch]) { box.withLock { $0.batches.insert(contentsOf: batches, at: 0) } }
+    package func prepend(_ batches: [SinkBatch]) { box.withLock { $0.batches.insert(contentsOf: batches, at: 0) } }
 
     /// Closes the inbox: returns what it held; batches put in from now on go `afterwards`.
     /// Under the one lock, so a batch submitted meanwhile is either returned here or redirected.
-    func close(afterwards: AfterClose) -> [SinkBatch] {
+    package func close(afterwards: AfterClose) -> [SinkBatch] {
         box.withLock { b in
             defer { b = Box(afterClose: afterwards) }
             return b.batches

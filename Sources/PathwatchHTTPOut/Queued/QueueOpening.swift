@@ -5,9 +5,11 @@ import PathwatchQueue
 /// being replaced hands the folder over within moments, so a busy folder is news only when it
 /// lasts; any other failure (permissions, a full disk) is logged once per different error.
 /// Used on the intake thread only.
-struct QueueOpening {
-    let folder: String
-    let limits: DurableQueue.Limits
+package struct QueueOpening {
+    package let folder: String
+    package let limits: DurableQueue.Limits
+    /// The folder's former name, moved to `folder` before the first attempt.
+    private var former: String?
     /// Monotonic time the folder was first found busy, while it stays so.
     private var busySince: UInt64?
     private var busyLogged = false
@@ -15,18 +17,23 @@ struct QueueOpening {
     private var loggedError: String?
 
     /// How long a busy folder goes unreported.
-    static let busyQuietNanoseconds: UInt64 = 2_000_000_000
+    package static let busyQuietNanoseconds: UInt64 = 2_000_000_000
 
-    init(folder: String, limits: DurableQueue.Limits) {
+    package init(folder: String, limits: DurableQueue.Limits, former: String? = nil) {
         self.folder = folder
         self.limits = limits
+        self.former = former
     }
 
     /// The last attempt found the folder owned by another (retry soon, not in a while).
-    var isBusy: Bool { busySince != nil }
+    package var isBusy: Bool { busySince != nil }
 
     /// The queue, or nil after noting the failure in the log and `last_error` when it is news.
-    mutating func open(name: String, logger: AgentLogger, health: WebhookHealth) -> DurableQueue? {
+    package mutating func open(name: String, logger: AgentLogger, health: DeliveryHealth) -> DurableQueue? {
+        if let former {
+            self.former = nil
+            if let problem = QueueFolder.migrate(from: former, to: folder) { logger.error("\(name): \(problem)") }
+        }
         do {
             let queue = try DurableQueue(folder: folder, limits: limits)
             busySince = nil

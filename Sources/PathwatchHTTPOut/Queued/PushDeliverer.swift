@@ -1,0 +1,207 @@
+import Logging
+import PathwatchAgent
+import PathwatchQueue
+import Synchronization
+
+/// The delivery thread: asks the sink's `RequestReader` for the request at the head of the
+/// queue, POSTs it, lets the reader acknowledge it after a 2xx (or completes it as refused after
+/// a final 4xx), and otherwise backs off and retries that same run; it holds while the path is
+/// unsatisfied and the URL is not loopback. One request at a time, oldest first, so the receiver
+/// sees records in order; no request starts before `min_interval` from the previous one, nor
+/// before a receiver's `Retry-After`. The loop runs on a `DeliveryThread`, which carries the
+/// sink's signals to it.
+package final class PushDeliverer<Format: PushFormat>: Sendable {
+    /// The pacing the loop starts with (a replaced sink's), then the one it ended with.
+    private struct Carried {
+        var pacing = DeliveryPacing()
+        /// The loop has read `pacing`: adopting another is too late.
+        var taken = false
+    }
+
+    /// What one pass of the loop works with, on the delivery thread only.
+    private struct Pass {
+        var reader: Format.Reader
+        var pacing: DeliveryPacing
+        var hold: OfflineHold
+        var generator = SystemRandomNumberGenerator()
+        let poster: HTTPPoster
+        let queue: DurableQueue
+        let feed: any DeliveryFeed
+    }
+
+    /// The sink drives delivery through it: the path, wake-ups, `drain`, closing.
+    let thread: DeliveryThread
+    private let carried = Mutex(Carried())
+    private let format: Format
+    private let spec: PushSpec
+    private let context: PushContext
+
+    init(format: Format, context: PushContext) {
+        self.format = format
+        spec = format.spec
+        self.context = context
+        thread = DeliveryThread(name: "pw-\(spec.threadStem)-out")
+    }
+
+    /// Starts the loop on `queue`, once; not after the thread's `stop`.
+    func start(delivering queue: DurableQueue, for feed: any DeliveryFeed) {
+        thread.start { self.run(queue, feed: feed) }
+    }
+
+    /// Takes over the pacing of the sink this one replaces (same queue folder), before `start`:
+    /// its `Retry-After` and backoff still hold, and the run it tried is tried again whole.
+    func adopt(_ pacing: DeliveryPacing) {
+        carried.withLock { c in
+            if !c.taken { c.pacing = pacing }
+        }
+    }
+
+    /// Where pacing stood when the loop ended (after `stop`); a fresh one while it still runs
+    /// (a request stuck past `stop`'s wait), which the successor then starts with.
+    var pacingAtStop: DeliveryPacing {
+        // The loop leaves its pacing here before the thread marks it stopped.
+        thread.phase == .stopped ? carried.withLock { $0.pacing } : DeliveryPacing()
+    }
+
+    // MARK: - The loop
+
+    private func run(_ queue: DurableQueue, feed: any DeliveryFeed) {
+        let poster: HTTPPoster
+        do {
+            poster = try HTTPPoster(spec.post, abort: thread.abort)
+        } catch {
+            context.logger.error("\(context.name): \(error); nothing will be delivered")
+            context.health.noteError("\(error)")
+            return
+        }
+        let pacing = carried.withLock { c in
+            c.taken = true
+            return c.pacing
+        }
+        var pass = Pass(
+            reader: format.makeReader(context), pacing: pacing, hold: OfflineHold(host: spec.target.host), poster: poster,
+            queue: queue, feed: feed)
+        while !thread.isClosing {
+            guard mayDeliver(&pass, now: monotonicNanoseconds()) else { continue }
+            let found: NextRequest<Format.Reader.Request>
+            do {
+                found = try pass.reader.next(from: queue, retrying: pass.pacing.pendingRun)
+            } catch {
+                context.note(error: "cannot read the queue: \(error)", level: .error)
+                thread.waitForWake(seconds: 1)
+                continue
+            }
+            switch found {
+            case .send(let request):
+                send(request, &pass)
+            case .drop(let entries):
+                complete(entries, as: .unreadable, &pass)
+            case .empty:
+                waitIdle(&pass)
+            }
+        }
+        carried.withLock { $0.pacing = pass.pacing }
+    }
+
+    /// Holds while the path is unsatisfied and waits out the pacing; false when it waited (the
+    /// loop then looks again).
+    private func mayDeliver(_ pass: inout Pass, now: UInt64) -> Bool {
+        let housekeeping = pass.reader.housekeepingSeconds
+        switch pass.hold.check(pathUnsatisfied: thread.pathUnsatisfied, now: now) {
+        case .hold(let started):
+            if started { context.log(.notice, "the path is unsatisfied; holding deliveries until it is satisfied again") }
+            pass.reader.housekeep(pass.queue)
+            thread.setPhase(.holding)
+            let lookup = pass.hold.awaitsLookup ? Double(OfflineHold.lookupRetry) / 1e9 : nil
+            thread.waitForWake(seconds: [lookup, housekeeping].compactMap { $0 }.min())
+            return false
+        case .resume:
+            pass.pacing.notePathBack()
+            context.log(.notice, "the path is satisfied again; delivering \(context.health.queued) queued \(context.noun)")
+        case .deliver:
+            break
+        }
+        guard now < pass.pacing.notBefore else { return true }
+        pass.reader.housekeep(pass.queue)
+        // Waiting out `min_interval` alone is progress still to come, not a failure.
+        thread.setPhase(pass.pacing.failures > 0 ? .backingOff : .pacing)
+        thread.waitForWake(seconds: min(Double(pass.pacing.notBefore - now) / 1e9, housekeeping ?? .infinity))
+        return false
+    }
+
+    /// Nothing queued: waits for a wake-up, or for the records the feed owes on its own schedule.
+    private func waitIdle(_ pass: inout Pass) {
+        pass.pacing.pendingRun = nil
+        thread.setPhase(.idle)
+        let now = monotonicNanoseconds()
+        let due = pass.feed.nextDue
+        if let due, due <= now {
+            pass.feed.queueDueRecords()
+            thread.waitForWake(seconds: 1)
+        } else {
+            thread.waitForWake(seconds: due.map { Double($0 - now) / 1e9 })
+        }
+    }
+
+    private func send(_ request: Format.Reader.Request, _ pass: inout Pass) {
+        thread.setPhase(.sending)
+        let attempt: PushAttempt
+        do {
+            attempt = try pass.reader.attempt(request)
+        } catch {
+            context.note(error: "\(error)", level: .error)
+            thread.waitForWake(seconds: pass.reader.housekeepingSeconds ?? 1)
+            return
+        }
+        pass.pacing.noteRequestStart(at: monotonicNanoseconds(), minInterval: spec.minInterval)
+        let outcome = DeliveryOutcome.classify(pass.poster.post(attempt.body, extraHeaders: attempt.headers))
+        handle(outcome, of: request, &pass)
+    }
+
+    private func handle(_ outcome: DeliveryOutcome, of request: Format.Reader.Request, _ pass: inout Pass) {
+        switch outcome {
+        case .delivered:
+            if pass.pacing.failures > 0 { context.log(.notice, "delivering again after \(pass.pacing.failures) failed attempts") }
+            pass.pacing.noteDone()
+            do {
+                try pass.reader.acknowledge(request, in: pass.queue)
+            } catch {
+                context.note(error: "cannot advance the queue: \(error)", level: .error)
+            }
+            observe(&pass)
+            context.health.noteDelivery()
+        case .retry(let reason, let retryAfter):
+            let delay = spec.retry.delay(afterFailures: pass.pacing.failures + 1, retryAfter: retryAfter, using: &pass.generator)
+            pass.pacing.noteFailure(count: request.count, delay: delay, receiverAsked: retryAfter != nil, at: monotonicNanoseconds())
+            let wait = ConfigDuration(nanoseconds: Int64(delay * 1e9))
+            context.note(
+                error: "\(reason); attempt \(pass.pacing.failures) at \(request) failed, next in \(wait)"
+                    + (retryAfter != nil ? " (Retry-After)" : ""),
+                level: pass.pacing.failures == 1 ? .warning : .info)
+        case .rejected(let status, let firstLine):
+            pass.pacing.noteDone()
+            complete(request.entries, as: .rejected, &pass)
+            context.note(
+                error: "HTTP \(status) for \(request.refusalDescription), refused for good and dropped: \(firstLine)", level: .error)
+        case .aborted:
+            // Closing: the run stays queued, whole, and the successor tries it first.
+            pass.pacing.pendingRun = request.count
+        }
+    }
+
+    /// Removes a run with one cursor move: a crash finds the whole run queued or none of it.
+    private func complete(_ entries: [QueueEntry], as completion: QueueCompletion, _ pass: inout Pass) {
+        do {
+            try pass.queue.complete(run: entries, as: completion)
+        } catch {
+            context.note(error: "cannot advance the queue: \(error)", level: .error)
+        }
+        observe(&pass)
+    }
+
+    private func observe(_ pass: inout Pass) {
+        context.health.observe(pass.queue)
+        // Delivery may have freed the space that held records wait for.
+        if context.health.heldInMemory > 0 { pass.feed.offerHeldAgain() }
+    }
+}

@@ -1,0 +1,95 @@
+import Logging
+import PathwatchAgent
+import PathwatchHTTPOut
+import PathwatchQueue
+
+/// Reads the oldest reports into requests (up to `max_samples_per_send` samples, or a part of a
+/// report larger than that), compresses each attempt with snappy, notes how far into a report its
+/// accepted parts went, and drops reports older than `max_age` first. On the delivery thread only.
+struct WriteRequests: RequestReader {
+    /// While holding, the queue is still looked at this often for reports past `max_age`.
+    static let ageCheckSeconds = 10.0
+
+    let settings: RemoteWriteSinkSettings
+    let context: PushContext
+    /// Until the first request of this run is accepted, reports go one per request: after a
+    /// kill -9 between a 2xx and the queue's cursor write, the reports of that request are sent
+    /// again, and alone each is either an identical sample (which Prometheus accepts silently)
+    /// or refused as out of order without taking newer reports down with it.
+    private var confirmed = false
+
+    init(settings: RemoteWriteSinkSettings, context: PushContext) {
+        self.settings = settings
+        self.context = context
+    }
+
+    var housekeepingSeconds: Double? { Self.ageCheckSeconds }
+
+    /// A retry is read afresh, up to the budget: reports queued meanwhile join it (a receiver
+    /// takes a series' samples in time order whatever the request that carries them).
+    mutating func next(from queue: DurableQueue, retrying: Int?) throws(QueueError) -> NextRequest<WriteRequestPlan> {
+        let run = try batch(from: queue, limit: confirmed ? Int.max : 1)
+        guard !run.isEmpty else { return .empty }
+        // Reports past max_age leave before anything is sent (checked on the run just read, so
+        // a record is read from disk once per attempt).
+        let expired = run.prefix { $0.record.enqueuedAtMilliseconds < oldestKept }
+        if !expired.isEmpty {
+            logAged(expired.count)
+            return .drop(expired.map(\.entry))
+        }
+        // A kind this release does not know, or a body it cannot cut into series (only the head
+        // can be one: `batch` takes no such record after it): dropped and counted, as a damaged
+        // one is.
+        guard let plan = WriteRequestPlan(run: run, cap: settings.maxSamplesPerSend) else { return .drop([run[0].entry]) }
+        return .send(plan)
+    }
+
+    func attempt(_ plan: WriteRequestPlan) throws(PushProblem) -> PushAttempt {
+        guard let compressed = Snappy.compress(plan.body) else { throw PushProblem("libsnappy cannot compress; holding the queue") }
+        return PushAttempt(body: compressed)
+    }
+
+    /// A part of a report notes how far into it the receiver got, so a restart goes on from
+    /// there; whole reports (or a report's last part) leave the queue with one cursor move.
+    mutating func acknowledge(_ plan: WriteRequestPlan, in queue: DurableQueue) throws(QueueError) {
+        confirmed = true
+        if let part = plan.part, !plan.completesReports {
+            try queue.advance(plan.entries[0], to: UInt64(part.end))
+        } else {
+            try queue.complete(run: plan.entries, as: .delivered)
+        }
+    }
+
+    /// Drops the oldest reports while they are older than `max_age`, counted.
+    func housekeep(_ queue: DurableQueue) {
+        let oldest = oldestKept
+        guard let run = try? queue.heads(upTo: Int.max, while: { $0.enqueuedAtMilliseconds < oldest }) else { return }
+        let expired = run.prefix { $0.record.enqueuedAtMilliseconds < oldest }
+        guard !expired.isEmpty else { return }
+        do {
+            try queue.complete(run: expired.map(\.entry), as: .unreadable)
+        } catch {
+            context.note(error: "cannot advance the queue: \(error)", level: .error)
+        }
+        context.health.observe(queue)
+        logAged(expired.count)
+    }
+
+    private var oldestKept: Int64 { WallTime.now().milliseconds - settings.maxAge.nanoseconds / 1_000_000 }
+
+    /// The oldest reports that fit one request: at least one, then more while the samples stay
+    /// within `max_samples_per_send`.
+    private func batch(from queue: DurableQueue, limit: Int) throws(QueueError) -> [QueueHead] {
+        var samples = 0
+        let cap = settings.maxSamplesPerSend
+        return try queue.heads(upTo: limit) { record in
+            guard let count = ReportRecord.samples(in: record), samples == 0 || samples + count <= cap else { return false }
+            samples += count
+            return true
+        }
+    }
+
+    private func logAged(_ count: Int) {
+        context.log(.warning, "dropped the \(count) oldest reports, older than max_age (\(settings.maxAge))")
+    }
+}

@@ -1,0 +1,50 @@
+import Logging
+import PathwatchAgent
+import PathwatchHTTPOut
+import PathwatchQueue
+
+/// Turns each report into one queue record on the intake thread: the series the report sends
+/// (its probes', and the agent's once an interval: `ReportSeries`, `AgentSeriesPace`), encoded.
+struct ReportEncoder: RecordEncoder {
+    let series: ReportSeries
+    var pace: AgentSeriesPace
+    var oversize: OversizeReports
+    let context: PushContext
+    /// The timestamp of the last report queued in this run (milliseconds).
+    var lastTimestamp: Int64 = 0
+
+    mutating func records(for batch: SinkBatch) -> [QueueRecord] {
+        record(of: batch.snapshot, probes: batch.reportingProbes).map { [$0] } ?? []
+    }
+
+    /// A report with nothing to send (a probe removed by a reload, reporting once more) is not
+    /// queued: there is no sample to keep.
+    private mutating func record(of snapshot: StatusSnapshot, probes: [String]?) -> QueueRecord? {
+        // Each report is stamped at least a millisecond after the one before it, so the queue's
+        // order is every series' time order: a probe sampled again at once, or the path changing
+        // twice within a millisecond, would give a series two values at one timestamp, which a
+        // receiver refuses ("duplicate sample for timestamp") with the whole request; and a wall
+        // clock stepped back would put samples out of order.
+        let timestamp = max(snapshot.time.milliseconds, lastTimestamp + 1)
+        lastTimestamp = timestamp
+        let agentSeries = pace.take(at: timestamp, path: snapshot.path)
+        let all = series.series(of: snapshot, probes: probes, withAgentSeries: agentSeries)
+        guard !all.isEmpty else { return nil }
+        return ReportRecord.make(entries: WriteRequestEncoder.entries(of: all, timestamp: timestamp), series: all.count, timestamp: timestamp)
+    }
+
+    mutating func noteAppend(_ result: DurableQueue.AppendResult, of records: [QueueRecord]) {
+        if result.refused > 0, let refused = records.first {
+            oversize.refused(bytes: refused.body.count, series: ReportRecord.samples(in: refused) ?? 0)
+        } else {
+            oversize.fitted()
+        }
+        let oldest = result.droppedOldest + result.droppedWhileOut
+        if oldest > 0 {
+            context.log(
+                .warning,
+                "the queue is at max_bytes; dropped the \(oldest) oldest reports"
+                    + (result.droppedWhileOut > 0 ? " (\(result.droppedWhileOut) in the request being sent: kept if it is accepted)" : ""))
+        }
+    }
+}
