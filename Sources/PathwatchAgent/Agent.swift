@@ -346,6 +346,11 @@ public final class Agent: Sendable {
     /// keeps its destroy for as long as it hangs.
     /// The sinks deliver what they hold when the service group shuts their SinkGroup down.
     public func stop() {
+        // What the last reports said, if their batch was still held, goes first, while every
+        // probe's health (its child's pid, its restarts) still says what was known; a report
+        // that comes in while the probes stop goes at once.
+        state.withLock { $0.pacing.stopping = true }
+        publishHeld()
         let runners = state.withLock { s in s.probes.values.map(\.runner) }
         let childrenEnded = DispatchGroup()
         for runner in runners {
@@ -357,9 +362,5 @@ public final class Agent: Sendable {
             runner.stop { childrenEnded.leave() }
         }
         _ = childrenEnded.wait(timeout: .now() + Self.childStopLimit)
-        // What the last reports said, if their batch was still held, goes before the sinks drain;
-        // a call that returns after this reports at once.
-        state.withLock { $0.pacing.stopping = true }
-        publishHeld()
     }
 }
