@@ -64,22 +64,12 @@ def cpu_ticks(pids):
     return total
 
 
-def status_field(pids, field):
+def summed(pids, file, field):
+    """`field` ("Threads:", "Pss:", ...) of /proc/PID/FILE, summed over `pids`, in its own unit."""
     total = 0
     for p in pids:
         try:
-            with open(f"/proc/{p}/status") as f:
-                total += next(int(l.split()[1]) for l in f if l.startswith(field + ":"))
-        except (OSError, StopIteration):
-            pass
-    return total
-
-
-def rollup(pids, field):
-    total = 0
-    for p in pids:
-        try:
-            with open(f"/proc/{p}/smaps_rollup") as f:
+            with open(f"/proc/{p}/{file}") as f:
                 total += sum(int(l.split()[1]) for l in f if l.startswith(field + ":"))
         except OSError:
             pass
@@ -117,13 +107,13 @@ def one_round(row):
             for _ in range(window):
                 time.sleep(1)
                 pids = tree(agent.pid)
-                threads_agent = max(threads_agent, status_field([agent.pid], "Threads"))
-                threads_tree = max(threads_tree, status_field(pids, "Threads"))
+                threads_agent = max(threads_agent, summed([agent.pid], "status", "Threads"))
+                threads_tree = max(threads_tree, summed(pids, "status", "Threads"))
             pids = tree(agent.pid)
             agent_cpu = (cpu_ticks([agent.pid]) - agent0) / TICK / window * 100
             tree_cpu = (cpu_ticks(pids) - tree0) / TICK / window * 100
-            return {"agent_cpu": agent_cpu, "tree_cpu": tree_cpu, "pss": rollup(pids, "Pss") / 1024,
-                    "rss": rollup(pids, "Rss") / 1024, "threads_agent": threads_agent, "threads_tree": threads_tree,
+            return {"agent_cpu": agent_cpu, "tree_cpu": tree_cpu, "pss": summed(pids, "smaps_rollup", "Pss") / 1024,
+                    "rss": summed(pids, "smaps_rollup", "Rss") / 1024, "threads_agent": threads_agent, "threads_tree": threads_tree,
                     "checks": count if row.startswith("probes") else int(row.split(":")[1])}
         finally:
             agent.terminate()
