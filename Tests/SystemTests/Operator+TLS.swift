@@ -100,7 +100,8 @@ extension Operator {
         #expect(state["ActiveState"] == "active" && state["MainPID"] == "\(pid)", "after the TLS reload: \(state); before: MainPID \(pid)")
         let active = try container.shell("systemctl is-active pathwatch").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(active == "active", "systemctl is-active: \(active)")
-        let checkConfig = try container.shell("pathwatch check-config")
+        // With the service's environment: a conf.d webhook of this host takes its token from the unit's drop-in.
+        let checkConfig = try container.shell("PW_HOOK_TOKEN=\(SystemTierTests.hookToken) pathwatch check-config")
         #expect(checkConfig.status == 0, "pathwatch check-config with the TLS fragment: \(checkConfig.stdout)\(checkConfig.stderr)")
         let journal = try container.must("journalctl -b -u pathwatch -o cat --no-pager")
         let keyLines = try String(contentsOfFile: path("agent.key"), encoding: .utf8).split(separator: "\n").filter { !$0.hasPrefix("-----") }
