@@ -64,10 +64,6 @@ let package = Package(
         .systemLibrary(
             name: "CPCRE2", path: "Plugins/Reachability/CPCRE2", pkgConfig: "libpcre2-8",
             providers: [.apt(["libpcre2-dev"])]),
-        // libcrypt (libxcrypt): crypt_rn verifies the http sink's basic-auth bcrypt hashes.
-        .systemLibrary(
-            name: "CCrypt", path: "Sources/CCrypt", pkgConfig: "libcrypt",
-            providers: [.apt(["libcrypt-dev"])]),
         // libcurl's headers only: nothing links libcurl, CCurlShims loads it on first use.
         .systemLibrary(
             name: "CCurl", path: "Sources/CCurl",
@@ -80,6 +76,9 @@ let package = Package(
             linkerSettings: [.linkedLibrary("dl")]),
         // OpenSSL's libcrypto loaded on first use (dlopen) for the webhook's SHA-256 and HMAC.
         .target(name: "CLibcrypto", path: "Sources/CLibcrypto", linkerSettings: [.linkedLibrary("dl")]),
+        // glibc's libcrypt (libxcrypt) loaded on first use (dlopen): crypt_rn verifies the http
+        // sink's basic-auth bcrypt hashes; an agent without users never maps it.
+        .target(name: "CCrypt", path: "Sources/CCrypt", linkerSettings: [.linkedLibrary("dl")]),
         // pipe2(2), which Swift's Glibc module does not declare.
         .target(name: "CPipe", path: "Sources/CPipe"),
         .target(name: "CFaultReport", path: "Sources/CFaultReport"),

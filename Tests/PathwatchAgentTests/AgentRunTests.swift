@@ -104,6 +104,30 @@ import Testing
             "a webhook sink loads it on first use")
     }
 
+    /// libcrypt is mapped only by an agent whose http sink has `basic_auth_users`: opened when the
+    /// configuration is read, never by one without users (TLS off or on).
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/htpasswd"), "needs htpasswd (make test-deps)"))
+    func libcryptIsLoadedOnlyWithBasicAuthUsers() throws {
+        let dir = try FixturePlugins.folderWithTestProbe()
+        defer { TestEnvironment.removeTemporaryDirectory(dir) }
+        let hash = try HTTPSinkTLSTests.bcryptHash("a password of the test")
+        func mapsCrypt(_ users: String) throws -> Bool {
+            let agent = try LiveAgent(in: dir) { port in
+                """
+                {"agent": {"plugin_dirs": ["."], "interval": "200ms", "state_dir": "queues"},
+                 "probes": [{"id": "p", "plugin": "testprobe", "config": {"state": "ok"}}],
+                 "sinks": [{"type": "http", "listen": "127.0.0.1:\(port)"\(users)}]}
+                """
+            }
+            defer { agent.stop() }
+            let maps = try run(["cat", "/proc/\(agent.process.processIdentifier)/maps"]).stdout
+            #expect(maps.contains("pathwatch"))
+            return maps.contains("libcrypt.so")
+        }
+        #expect(try !mapsCrypt(""), "an http sink without users maps no libcrypt")
+        #expect(try mapsCrypt(#", "basic_auth_users": {"u": "\#(hash)"}"#), "users load it when the configuration is read")
+    }
+
     /// A plug-in message with terminal escapes and a newline cannot forge a log line or a stdout
     /// text line: control characters come out as `\u{…}` escapes, each line stays one line.
     @Test func controlCharactersAreEscapedInLogAndTextLines() throws {

@@ -113,6 +113,48 @@ import Testing
         #expect(try agent.request("/status", auth: .none).status == 200)
     }
 
+    /// `client_auth: "request"` (docs/live-agent.md: verified when presented), against the real
+    /// agent with curl: the handshake asks for a certificate and names the client CA; a client
+    /// without one is served, one with a certificate from the client CA is served, and one with a
+    /// certificate from another CA is refused (no HTTP answer at all), in TLS 1.2 and in 1.3.
+    @Test(.enabled(if: missingTools() == nil, "needs openssl and curl"))
+    func requestedClientCertificatesAreVerifiedWhenPresented() throws {
+        let dir = try FixturePlugins.folderWithTestProbe()
+        defer { TestEnvironment.removeTemporaryDirectory(dir) }
+        let certs = try TLSTestCertificates(in: dir)
+        try certs.issueForeignClient()
+        let agent = try Self.tlsAgent(in: dir, certs: certs, tlsExtra: #", "client_ca_file": "\#(certs.caCert)", "client_auth": "request""#)
+        defer { agent.stop() }
+
+        // The server's CertificateRequest, as openssl s_client prints it: the CA names it accepts.
+        let asked = try run(["sh", "-c", "openssl s_client -connect 127.0.0.1:\(agent.port) -CAfile \(certs.caCert) -tls1_2 </dev/null"], timeout: 20)
+        let names = asked.stdout.components(separatedBy: "Acceptable client certificate CA names").dropFirst().first ?? ""
+        #expect(names.contains("CN = pathwatch test CA") && !names.contains("another test CA"), "s_client: \(asked.stdout.prefix(3000))")
+
+        let clients: [(name: String, options: [String], served: Bool)] = [
+            ("without a certificate", [], true),
+            ("with a certificate from the client CA", ["--cert", certs.clientCert, "--key", certs.clientKey], true),
+            ("with a certificate from another CA", ["--cert", certs.path("foreign-client.pem"), "--key", certs.path("foreign-client.key")], false),
+        ]
+        for version in ["--tls-max", "--tlsv1.3"] {
+            // `--tls-max 1.2` or a floor of 1.3: the refusal comes in the handshake (1.2) or as an
+            // alert after the client thinks it is done (1.3); either way no request is answered.
+            let pin = version == "--tls-max" ? ["--tls-max", "1.2"] : ["--tlsv1.3"]
+            for client in clients {
+                let result = try run(["curl", "-sS", "--noproxy", "*", "--max-time", "5", "--cacert", certs.caCert] + pin + client.options
+                                     + ["-o", "/dev/null", "-w", "%{http_code}", "https://127.0.0.1:\(agent.port)/metrics"])
+                if client.served {
+                    #expect(result.status == 0 && result.stdout == "200", "\(pin) \(client.name): curl \(result.status) \(result.stdout) \(result.stderr)")
+                } else {
+                    #expect(result.status != 0 && result.stdout == "000", "\(pin) \(client.name): curl \(result.status) \(result.stdout) \(result.stderr)")
+                }
+            }
+        }
+        // A refused client leaves the agent serving the next one.
+        #expect(agent.process.isRunning)
+        #expect(try agent.request("/metrics", auth: .none).status == 200)
+    }
+
     /// (a) Debian's Prometheus scrapes over https with the CA, a required client certificate and basic auth;
     /// without the certificate, with a wrong password, or over plain HTTP the target is down with
     /// the error. Basic auth itself: 401 with a Basic challenge, 429 after repeated failures.

@@ -28,13 +28,23 @@ struct TLSTestCertificates {
         try issueExpired()
     }
 
-    /// A key and a certificate signed by the CA, with `extensions` (openssl's x509v3 syntax).
-    private func issue(_ name: String, extensions: String) throws {
+    /// A key and a certificate signed by the CA (or by the CA named `ca`: `<ca>.pem`, `<ca>.key`),
+    /// with `extensions` (openssl's x509v3 syntax).
+    private func issue(_ name: String, extensions: String, ca: String = "ca") throws {
         try openssl(["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", path("\(name).key"),
                      "-out", path("\(name).csr"), "-subj", "/CN=\(name)"])
         try extensions.write(toFile: path("\(name).ext"), atomically: true, encoding: .utf8)
-        try openssl(["x509", "-req", "-in", path("\(name).csr"), "-CA", caCert, "-CAkey", path("ca.key"), "-set_serial", serial(),
+        try openssl(["x509", "-req", "-in", path("\(name).csr"), "-CA", path("\(ca).pem"), "-CAkey", path("\(ca).key"), "-set_serial", serial(),
                      "-days", "2", "-extfile", path("\(name).ext"), "-out", path("\(name).pem")])
+    }
+
+    /// A client certificate (`foreign-client.pem`, `.key`) for TLS clients, valid now, signed by a
+    /// CA of its own (`foreign-ca.pem`) that is not `ca.pem`: one the agent's client CA never issued.
+    func issueForeignClient() throws {
+        try openssl(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", path("foreign-ca.key"),
+                     "-out", path("foreign-ca.pem"), "-subj", "/CN=another test CA", "-days", "2",
+                     "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign"])
+        try issue("foreign-client", extensions: "extendedKeyUsage=clientAuth\nkeyUsage=critical,digitalSignature", ca: "foreign-ca")
     }
 
     /// A server certificate whose validity ended in 2020: `openssl ca` takes explicit dates.

@@ -18,7 +18,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from proctree import pss_kib, tree  # noqa: E402
+from proctree import private_kib, pss_kib, tree  # noqa: E402
 
 
 def thread_ids(pid):
@@ -68,6 +68,7 @@ def memory(pid):
             if key in ("VmRSS", "VmHWM"):
                 status[key] = int(value.split()[0])
     status["Pss"] = pss_kib(tree(pid))
+    status["Uss"] = private_kib(tree(pid))
     status["neighbours"] = len(swift_neighbours(set(tree(pid))))
     return status
 
@@ -99,6 +100,9 @@ def main():
     window, startup = float(sys.argv[1]), float(sys.argv[2])
     repeat = int(os.environ.get("REPEAT", "3"))
     names = ["pathwatch (default config.json)", "collectd 5.12 (load, df, interface, netlink, csv)"]
+    # Two other agents instead (bench/idle/builds.sh: two builds of pathwatch): "first|second".
+    if os.environ.get("NAMES"):
+        names = os.environ["NAMES"].split("|")
     argvs = [sys.argv[3].split("\x1f"), sys.argv[4].split("\x1f")]
     rounds = [one_round(argvs, window, startup) for _ in range(repeat)]
     for i, name in enumerate(names):
@@ -107,21 +111,27 @@ def main():
               f"({statistics.median(made) * 60 / window:.1f} a minute, median)")
     ratios = [r[0][0] / r[0][1] for r in rounds if r[0][1] > 0]
     for n, r in enumerate(rounds, 1):
-        print(f"round {n}: pathwatch {r[0][0] / 1e6:.1f} ms, collectd {r[0][1] / 1e6:.1f} ms"
+        print(f"round {n}: {names[0].split(' ')[0]} {r[0][0] / 1e6:.1f} ms, {names[1].split(' ')[0]} {r[0][1] / 1e6:.1f} ms"
               + (f", ratio {r[0][0] / r[0][1]:.2f}" if r[0][1] > 0 else ""))
-    print(f"| agent | CPU over {window:.0f} s idle (median of {repeat}) | CPU % of one core | PSS (process tree) | RSS | peak RSS |")
-    print("|---|---|---|---|---|---|")
+    print(f"| agent | CPU over {window:.0f} s idle (median of {repeat}) | CPU % of one core | PSS (process tree) | USS (process tree) | RSS | peak RSS |")
+    print("|---|---|---|---|---|---|---|")
     for i, name in enumerate(names):
         cpu = statistics.median(r[0][i] for r in rounds) / 1e9
         mem = rounds[-1][1][i]
-        print(f"| {name} | {cpu * 1000:.1f} ms | {cpu / window * 100:.3f} % | {mem['Pss'] / 1024:.1f} MiB | "
+        print(f"| {name} | {cpu * 1000:.1f} ms | {cpu / window * 100:.3f} % | {mem['Pss'] / 1024:.1f} MiB | {mem['Uss'] / 1024:.1f} MiB | "
               f"{mem['VmRSS'] / 1024:.1f} MiB | {mem['VmHWM'] / 1024:.1f} MiB |")
     pm, cm = rounds[-1][1]
     if pm["neighbours"]:
         print(f"\nwarning: {pm['neighbours']} other processes mapped the Swift runtime at the last reading; "
               "the agent's PSS is divided with them and reads low: measure again on a quiet machine")
     spread = f"median {statistics.median(ratios):.2f}, rounds {min(ratios):.2f}–{max(ratios):.2f}" if ratios else "n/a"
-    print(f"\nratios pathwatch/collectd: CPU {spread}; PSS {pm['Pss'] / cm['Pss']:.2f}, RSS {pm['VmRSS'] / cm['VmRSS']:.2f} (last round)")
+    print(f"\nratios {names[0].split(' ')[0]}/{names[1].split(' ')[0]}: CPU {spread}; PSS {pm['Pss'] / cm['Pss']:.2f}, RSS {pm['VmRSS'] / cm['VmRSS']:.2f} (last round)")
+    if os.environ.get("NAMES"):
+        # Per round, in KiB: what moved between the two (memory is read at each round's end).
+        for n, r in enumerate(rounds, 1):
+            a, b = r[1]
+            print(f"round {n} memory, second minus first: RSS {b['VmRSS'] - a['VmRSS']:+d} KiB, PSS {b['Pss'] - a['Pss']:+d} KiB, "
+                  f"USS {b['Uss'] - a['Uss']:+d} KiB")
 
 
 main()

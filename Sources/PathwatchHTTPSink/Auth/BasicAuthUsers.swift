@@ -10,6 +10,11 @@ public struct BasicAuthUsers: Sendable, Decodable, Equatable {
 
     public init(from decoder: any Decoder) throws {
         let hashes = try [String: String](from: decoder)
+        guard Bcrypt.isAvailable else {
+            throw DecodingError.dataCorrupted(.init(
+                codingPath: decoder.codingPath,
+                debugDescription: "verifying bcrypt hashes needs glibc's libcrypt (libcrypt.so.1, Debian's libcrypt1), which cannot be loaded"))
+        }
         for user in hashes.keys.sorted() {
             let hash = hashes[user]!
             guard !user.isEmpty, !user.contains(":"), user.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }) else {

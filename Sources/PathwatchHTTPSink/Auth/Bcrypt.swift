@@ -1,9 +1,13 @@
 import CCrypt
 import PathwatchAgent
 
-/// bcrypt through glibc's libcrypt (libxcrypt on Debian: `$2b$`, `$2a$`, `$2y$`). Slow on
-/// purpose (some 50–250 ms at cost 10): called on `CredentialVerifier`'s threads only.
+/// bcrypt through glibc's libcrypt (libxcrypt on Debian: `$2b$`, `$2a$`, `$2y$`), opened on first
+/// use (Sources/CCrypt): an agent without `basic_auth_users` never maps it. Slow on purpose (some
+/// 50–250 ms at cost 10): called on `CredentialVerifier`'s threads only.
 enum Bcrypt {
+    /// Whether libcrypt could be opened (`libcrypt.so.1`, Debian's libcrypt1).
+    static var isAvailable: Bool { pw_crypt_available() != 0 }
+
     static let prefixes = ["$2a$", "$2b$", "$2y$"]
     /// `$2b$10$` and 53 characters of salt and hash.
     static let hashLength = 60
@@ -11,7 +15,7 @@ enum Bcrypt {
     /// A hash as `htpasswd -B` or Python's bcrypt writes it, and one this libcrypt can verify.
     static func isUsableHash(_ hash: String) -> Bool {
         guard hash.utf8.count == hashLength, prefixes.contains(where: { hash.hasPrefix($0) }) else { return false }
-        return crypt_checksalt(hash) == CRYPT_SALT_OK
+        return pw_crypt_setting_ok(hash) != 0
     }
 
     /// Whether `password` hashes to `hash`; compared in constant time. `scratch` is
@@ -22,7 +26,7 @@ enum Bcrypt {
         phrase.append(0)
         let computed: [UInt8]? = phrase.withUnsafeBufferPointer { p in
             p.withMemoryRebound(to: CChar.self) { chars in
-                guard let out = crypt_rn(chars.baseAddress, hash, scratch.memory, Int32(Scratch.size)) else { return nil }
+                guard let out = pw_crypt_rn(chars.baseAddress, hash, scratch.memory, Int32(Scratch.size)) else { return nil }
                 return Array(String(cString: out).utf8)
             }
         }
@@ -35,7 +39,7 @@ enum Bcrypt {
     /// crypt_rn's `struct crypt_data`, zeroed before first use as libcrypt asks. Unchecked
     /// Sendable: each belongs to one worker thread, and only that thread touches it.
     final class Scratch: @unchecked Sendable {
-        static let size = MemoryLayout<crypt_data>.size
+        static let size = pw_crypt_data_size()
         let memory = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
 
         init() { clear() }

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# A flood of TLS handshakes that hang up without a request (`openssl s_time -new`, one client,
+# ROUNDS rounds of SECONDS each) against the http sink with `tls`, then against node_exporter
+# with an equivalent --web.config.file, one after the other in the same run: VmRSS (and its
+# anonymous part, RssAnon) of each server before the flood and after every round, and the
+# handshakes each round made. What it guards: swift-nio-ssl's close_notify timer and BoringSSL's
+# session cache once grew the agent past 100 MiB under such a flood (bench/RESULTS.md).
+# Usage: bash bench/tls/flood.sh [rounds] [seconds]
+# PATHWATCH (default .build/release/pathwatch) and PLUGINS (default .build/release) name the build.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+ROUNDS=${1:-15}
+SECONDS_EACH=${2:-8}
+PATHWATCH=${PATHWATCH:-.build/release/pathwatch}
+PLUGINS=${PLUGINS:-$PWD/.build/release}
+work=$(mktemp -d /tmp/pathwatch-bench-flood.XXXXXX)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
+trap cleanup EXIT
+
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$work/key.pem" -out "$work/cert.pem" \
+    -subj /CN=bench -days 2 -addext subjectAltName=IP:127.0.0.1 2>/dev/null
+sed -e "s|\"\./\.build/release\"|\"$PLUGINS\"|" -e "s|\"\./\.pathwatch\"|\"$work/state\"|" -e "s|\"\./status\.json\"|\"$work/status.json\"|" \
+    -e "s|{ \"type\": \"http\", \"listen\": \"127.0.0.1:8470\" }|{ \"type\": \"http\", \"listen\": \"127.0.0.1:18470\", \"tls\": {\"cert_file\": \"$work/cert.pem\", \"key_file\": \"$work/key.pem\"} }|" \
+    config.json > "$work/pathwatch.json"
+grep -q '"tls"' "$work/pathwatch.json" || { echo "config.json's http sink was not found to rewrite" >&2; exit 1; }
+printf 'tls_server_config:\n  cert_file: %s\n  key_file: %s\n  min_version: TLS12\n' "$work/cert.pem" "$work/key.pem" > "$work/web.yml"
+"$PATHWATCH" run --config "$work/pathwatch.json" --log-level warning >/dev/null 2>"$work/pathwatch.err" & pids+=($!); pw=$!
+prometheus-node-exporter --web.listen-address=127.0.0.1:19100 --web.config.file="$work/web.yml" >/dev/null 2>"$work/ne.err" & pids+=($!); ne=$!
+for url in https://127.0.0.1:18470/healthz https://127.0.0.1:19100/metrics; do
+    for _ in $(seq 100); do curl -sfk -o /dev/null "$url" && break; sleep 0.1; done
+done
+sleep 2
+
+rss() { awk '/^VmRSS/ { r = $2 } /^RssAnon/ { a = $2 } END { printf "%.1f MiB (anonymous %.1f MiB)", r / 1024, a / 1024 }' "/proc/$1/status"; }
+
+flood() { # name pid port
+    local name=$1 pid=$2 port=$3 total=0 n
+    echo "$name before the flood: $(rss "$pid")"
+    for round in $(seq "$ROUNDS"); do
+        n=$(openssl s_time -connect "127.0.0.1:$port" -new -time "$SECONDS_EACH" 2>/dev/null \
+            | sed -nE 's/^([0-9]+) connections in [0-9.]+s.*/\1/p' | head -1)
+        total=$((total + ${n:-0}))
+        echo "$name round $round: ${n:-0} handshakes ($total in all), RSS $(rss "$pid")"
+    done
+    sleep 2
+    echo "$name 2 s after the flood: $(rss "$pid"); still serving: $(curl -sk -o /dev/null -w '%{http_code}' "https://127.0.0.1:$port/metrics")"
+}
+flood pathwatch "$pw" 18470
+flood node_exporter "$ne" 19100
