@@ -27,7 +27,10 @@ extension Agent {
                 firstComplete = awaiting.isEmpty
                 s.awaitingFirstReport = awaiting.isEmpty ? nil : awaiting
             }
-            let decision = s.pacing.report(probe, at: monotonicNanoseconds(), urgent: !raised.isEmpty || firstComplete)
+            // A report that changed a check's state goes at once, events or not: what a check is must
+            // never wait for the pacing window (with a 60 s probe, a minute).
+            let urgent = !raised.isEmpty || firstComplete || s.book.lastReportChangedState
+            let decision = s.pacing.report(probe, at: monotonicNanoseconds(), urgent: urgent)
             var timer: UInt64?
             if case .later(let due) = decision { timer = due }
             let publication = publish(&s, events: raised, firstComplete: firstComplete, at: now, whole: decision == .now, reporting: probe)

@@ -34,6 +34,26 @@ import Testing
         return Observation(key: name, state: usable ? .ok : .critical, message: usable ? "up" : "down", labels: labels)
     }
 
+    /// Whether a report changed what a check is, events or not: what makes the agent send the
+    /// whole state at once rather than in the next paced batch.
+    @Test mutating func aReportSaysWhetherItChangedAState() {
+        _ = apply(.sample([obs("/", .ok)]), "disk")
+        #expect(book.lastReportChangedState, "a new check")
+        _ = apply(.sample([obs("/", .ok, "still fine")]), "disk")
+        #expect(!book.lastReportChangedState, "only the message changed")
+        // The first state seen ok raises no event, but it is a new check all the same; and a
+        // change of state raises one.
+        let events = apply(.sample([obs("/", .critical, "full")]), "disk")
+        #expect(book.lastReportChangedState && events.count == 1)
+        // A state that changes silently (the offline guard holds the api's alerts back) is a
+        // change too.
+        _ = apply(.sample([link("eth0", usable: false, route: nil)]), "link")
+        for _ in 0..<3 { _ = apply(.sample([obs("x", .critical, "timed out")]), "api") }
+        let recovered = (0..<2).map { _ in apply(.sample([obs("x", .ok)]), "api") }
+        #expect(recovered.allSatisfy { $0.isEmpty }, "the api's checks stay silent while the host is offline")
+        #expect(book.lastReportChangedState, "the api's check is ok again though no event says so")
+    }
+
     @Test mutating func firstStateOkIsSilentAndProblemsAreAnnounced() {
         #expect(apply(.sample([obs("/", .ok)]), "disk").isEmpty)
         let events = apply(.sample([obs("/", .ok), obs("/var", .critical, "98% used")]), "disk")

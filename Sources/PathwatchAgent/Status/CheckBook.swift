@@ -57,6 +57,10 @@ package struct CheckBook: Sendable {
     /// The checks that carry path facts (a link's, a connectivity or DNS verdict): the few the
     /// path summary is computed from, so a report need not look through every check for them.
     private var pathFactIDs: Set<String> = []
+    /// Whether the last report changed a check's state, added a check or dropped one, whether
+    /// or not that raised an event (a check that recovers while its alerts were held back, or is
+    /// first seen ok, raises none): the whole state then goes out at once (DocumentPacing).
+    private(set) var lastReportChangedState = false
     private(set) var path = PathSummary.unmonitored
     /// Counts reports; each check keeps the serial of the last one that touched it.
     private var reportSerial: UInt64 = 0
@@ -75,6 +79,7 @@ package struct CheckBook: Sendable {
     /// a sample of a few hundred checks used to look each up, copy it out and store it back
     /// several times over, hashing its id at every step.
     mutating func apply(_ report: ProbeReport, probe: String, at now: WallTime) -> [ChangeEvent] {
+        lastReportChangedState = false
         guard let policy = policies[probe] else { return [] }
         reportSerial &+= 1
         let serial = reportSerial
@@ -102,7 +107,10 @@ package struct CheckBook: Sendable {
                     Self.update(&record, policy: policy, observation: stale, at: now, serial: serial, stillFresh: false)
                 }
                 // A probe-level failure check is dropped once the probe reports real checks again.
-                if !observations.isEmpty, records[probe] != nil { forget(probe, of: probe) }
+                if !observations.isEmpty, records[probe] != nil {
+                    forget(probe, of: probe)
+                    lastReportChangedState = true
+                }
             }
         case .failure(let message):
             let failed = Observation(key: "", state: .unknown, message: message)
@@ -238,13 +246,17 @@ package struct CheckBook: Sendable {
         let offline = path.status == .unsatisfied
         let linkSatisfied = path.linkSatisfied
         let reason = linkSatisfied ? Self.offlineReason(path) : "(host offline)"
+        var changed = false
         updateEach(ofProbe: probe) { record in
             // Only the checks this report touched.
             guard record.reportSerial == serial else { return }
+            // A check that is new, or whose state changed now, whether or not it is announced.
+            if record.since == now { changed = true }
             if let from = Self.announce(&record, policy: policy, offline: offline, linkSatisfied: linkSatisfied, reason: reason) {
                 raised.append((record.id, from))
             }
         }
+        if changed { lastReportChangedState = true }
         guard !raised.isEmpty else { return [] }
         let from = Dictionary(raised.map { ($0.id, $0.from) }, uniquingKeysWith: { first, _ in first })
         return inDocumentOrder(raised.map(\.id)).compactMap { id in
