@@ -1,7 +1,8 @@
 /// When the whole state goes to the sinks. A report that raises change events, changes a check's
 /// state (announced or not) or completes the first picture of the host goes at once, with its
-/// events, in order. Any other report only changes what the next document will say: the first after a quiet window goes at once, and
-/// those that follow within the window are folded into one batch at its end. So the sinks that
+/// events, in order. Any other report only changes what the next document will say: the first
+/// after a quiet window goes at once, and those that follow within the window are folded into
+/// one batch at its end. So the sinks that
 /// present the whole state (a file rewritten, a page, `/metrics`, a stdout line per document)
 /// get at most one document per window however many probes report, and a lone report is not
 /// held back. A probe that reports again while its last report is still held sends the held
