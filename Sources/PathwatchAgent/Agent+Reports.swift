@@ -4,7 +4,7 @@ import PathwatchProbeKit
 /// paced batch (DocumentPacing), in the order batches are made (DeliveryTurns).
 extension Agent {
     /// One report of one probe: through the check book, then to every sink. The whole state goes
-    /// at once when the report raised change events, else in the next paced batch
+    /// at once when the report raised change events or changed a check's state, else in the next paced batch
     /// (DocumentPacing); sinks that take every report get the reporting probe's part at once.
     func receive(_ report: ProbeReport, from probe: String) {
         let now = WallTime.now()

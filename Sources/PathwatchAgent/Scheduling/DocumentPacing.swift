@@ -2,10 +2,9 @@
 /// state (announced or not) or completes the first picture of the host goes at once, with its
 /// events, in order. Any other report only changes what the next document will say: the first
 /// after a quiet window goes at once, and those that follow within the window are folded into
-/// one batch at its end. So the sinks that
-/// present the whole state (a file rewritten, a page, `/metrics`, a stdout line per document)
-/// get at most one document per window however many probes report, and a lone report is not
-/// held back. A probe that reports again while its last report is still held sends the held
+/// one batch at its end. So the sinks that present the whole state (a file rewritten, a page,
+/// `/metrics`, a stdout line per document) get at most one document per window however many
+/// probes report, and a lone report is not held back. A probe that reports again while its last report is still held sends the held
 /// batch first (`holds`): every report reaches a document before the next one replaces it.
 ///
 /// The window is the shortest probe interval: every probe reports about once in it, and no
@@ -38,8 +37,8 @@ struct DocumentPacing {
         UInt64(max(1, (intervals.map(\.nanoseconds).min() ?? fallback.nanoseconds)))
     }
 
-    /// `probe` reported at `now`; `urgent` when its batch carries events (or the first complete
-    /// picture), which never wait.
+    /// `probe` reported at `now`; `urgent` when the report raised events, changed a check's state
+    /// or completed the first picture, which never wait.
     mutating func report(_ probe: String, at now: UInt64, urgent: Bool) -> Decision {
         if pendingSet.insert(probe).inserted { pending.append(probe) }
         if urgent || stopping { return .now }

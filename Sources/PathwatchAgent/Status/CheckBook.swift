@@ -101,7 +101,7 @@ package struct CheckBook: Sendable {
             }
             if case .sample = report {
                 // A check the probe stopped reporting is not silently dropped: it goes unknown.
-                updateEach(ofProbe: probe) { record in
+                updateEach(of: idsByProbe[probe] ?? []) { record in
                     guard record.reportSerial != serial, record.fresh else { return }
                     let stale = Observation(key: "", state: .unknown, message: "not reported since \(record.lastReported.rfc3339)")
                     Self.update(&record, policy: policy, observation: stale, at: now, serial: serial, stillFresh: false)
@@ -115,7 +115,7 @@ package struct CheckBook: Sendable {
         case .failure(let message):
             let failed = Observation(key: "", state: .unknown, message: message)
             var found = false
-            updateEach(ofProbe: probe) { record in
+            updateEach(of: idsByProbe[probe] ?? []) { record in
                 found = true
                 Self.update(&record, policy: policy, observation: failed, at: now, serial: serial, stillFresh: record.fresh)
             }
@@ -125,19 +125,11 @@ package struct CheckBook: Sendable {
         return announce(serial: serial, probe: probe, policy: policy, at: now)
     }
 
-    /// Visits the checks of `probe` where they are stored (changed through `records.values`, so
-    /// no second reference to the storage makes the first change copy the whole book).
-    private mutating func updateEach(ofProbe probe: String, _ body: (inout CheckRecord) -> Void) {
-        guard let ids = idsByProbe[probe] else { return }
+    /// Visits the checks `ids` names (a probe's, or those with path facts) where they are stored:
+    /// changed through `records.values`, so no second reference to the storage makes the first
+    /// change copy the whole book.
+    private mutating func updateEach(of ids: Set<String>, _ body: (inout CheckRecord) -> Void) {
         for id in ids {
-            guard let index = records.index(forKey: id) else { continue }
-            body(&records.values[index])
-        }
-    }
-
-    /// Visits the checks that carry path facts where they are stored.
-    private mutating func updateEachWithPathFacts(_ body: (inout CheckRecord) -> Void) {
-        for id in pathFactIDs {
             guard let index = records.index(forKey: id) else { continue }
             body(&records.values[index])
         }
@@ -247,7 +239,7 @@ package struct CheckBook: Sendable {
         let linkSatisfied = path.linkSatisfied
         let reason = linkSatisfied ? Self.offlineReason(path) : "(host offline)"
         var changed = false
-        updateEach(ofProbe: probe) { record in
+        updateEach(of: idsByProbe[probe] ?? []) { record in
             // Only the checks this report touched.
             guard record.reportSerial == serial else { return }
             // A check that is new, or whose state changed now, whether or not it is announced.
@@ -323,7 +315,7 @@ package struct CheckBook: Sendable {
         // connectivity probe, sampled at once, reports again — as NetworkManager re-checks.
         guard previous.status != .unknown, path.linkDiffers(from: previous) else { return }
         var held = false
-        updateEachWithPathFacts { record in
+        updateEach(of: pathFactIDs) { record in
             if record.pathFacts[WellKnownLabel.internet] != nil {
                 record.pathFacts[WellKnownLabel.internet] = PathSummary.Internet.unknown.rawValue
                 held = true

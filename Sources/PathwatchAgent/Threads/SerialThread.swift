@@ -31,19 +31,9 @@ package final class SerialThread: Sendable {
         self.name = name
         sleeper = watchingDescriptors ? ThreadSleeper.polling() : ThreadSleeper.waiting()
         jobs.withLock { $0.paused = paused }
-        let box = Unmanaged.passRetained(self).toOpaque()
-        var thread = pthread_t()
-        let started = pthread_create(&thread, nil, { context in
-            let me = Unmanaged<SerialThread>.fromOpaque(context!).takeRetainedValue()
-            me.loop()
-            return nil
-        }, box)
-        if started == 0 {
-            pthread_detach(thread)
-        } else {
+        if !startDetachedThread({ self.loop() }) {
             // No thread to be had (the process is at its limit): run jobs where they are given
             // rather than lose them.
-            Unmanaged<SerialThread>.fromOpaque(box).release()
             jobs.withLock { $0.finishing = true }
         }
     }
@@ -128,6 +118,27 @@ package final class SerialThread: Sendable {
             sleeper.sleep()
         }
     }
+}
+
+/// Starts a detached thread that runs `body`; false when the process can have no more threads.
+/// The closure is kept alive by the thread until it returns.
+func startDetachedThread(_ body: @escaping @Sendable () -> Void) -> Bool {
+    final class Box: Sendable {
+        let body: @Sendable () -> Void
+        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+    }
+    let box = Unmanaged.passRetained(Box(body)).toOpaque()
+    var thread = pthread_t()
+    let started = pthread_create(&thread, nil, { context in
+        Unmanaged<Box>.fromOpaque(context!).takeRetainedValue().body()
+        return nil
+    }, box)
+    guard started == 0 else {
+        Unmanaged<Box>.fromOpaque(box).release()
+        return false
+    }
+    pthread_detach(thread)
+    return true
 }
 
 /// Names the calling thread (at most 15 bytes; longer names are cut), through

@@ -100,19 +100,8 @@ package final class WorkerPool: Sendable {
     }
 
     private func startThread() {
-        let box = Unmanaged.passRetained(self).toOpaque()
-        var thread = pthread_t()
-        let started = pthread_create(&thread, nil, { context in
-            let pool = Unmanaged<WorkerPool>.fromOpaque(context!).takeRetainedValue()
-            pool.work()
-            return nil
-        }, box)
-        if started == 0 {
-            pthread_detach(thread)
-            return
-        }
+        if startDetachedThread({ self.work() }) { return }
         // No thread to be had (the process is at its limit): those there are take the work.
-        Unmanaged<WorkerPool>.fromOpaque(box).release()
         let none = state.withLock { s -> Bool in
             s.threads -= 1
             return s.threads == 0
