@@ -19,33 +19,29 @@ def tree(pid):
     return pids
 
 
-def pss_kib(pids):
-    """Summed PSS of `pids`, in KiB."""
+def summed(pids, file, *fields):
+    """The numbers after `fields` ("Pss", "Threads", ...) in /proc/PID/FILE, summed over `pids`
+    (each in the file's own unit: KiB for memory); processes that have ended count nothing."""
+    prefixes = tuple(f"{field}:" for field in fields)
     total = 0
     for p in pids:
         try:
-            with open(f"/proc/{p}/smaps_rollup") as f:
-                for line in f:
-                    if line.startswith("Pss:"):
-                        total += int(line.split()[1])
+            with open(f"/proc/{p}/{file}") as f:
+                total += sum(int(line.split()[1]) for line in f if line.startswith(prefixes))
         except OSError:
             pass
     return total
+
+
+def pss_kib(pids):
+    """Summed PSS of `pids`, in KiB."""
+    return summed(pids, "smaps_rollup", "Pss")
 
 
 def private_kib(pids):
     """Summed private memory (USS: Private_Clean + Private_Dirty) of `pids`, in KiB: what the
     tree holds that no other process shares, whatever else runs on the machine."""
-    total = 0
-    for p in pids:
-        try:
-            with open(f"/proc/{p}/smaps_rollup") as f:
-                for line in f:
-                    if line.startswith(("Private_Clean:", "Private_Dirty:")):
-                        total += int(line.split()[1])
-        except OSError:
-            pass
-    return total
+    return summed(pids, "smaps_rollup", "Private_Clean", "Private_Dirty")
 
 
 def rss_kib(pid):
