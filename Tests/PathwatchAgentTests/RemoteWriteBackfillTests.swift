@@ -142,6 +142,8 @@ import Testing
         #expect(midway > 0 && midway < outageStart + 2_000, "reports arrived during the outage\n\(diagnostics())")
         killed.signal(SIGKILL)
         #expect(waitUntil(timeout: 10) { !killed.isRunning })
+        // Its last lines may still be in the pipe when it has ended.
+        #expect(killed.waitForOutputEnd(), "the killed agent's output did not end\n\(diagnostics())")
         let beforeKill = reportTimes(killed.outputLines)
         restarted = try start(killedConfig, in: topology.host.name)
         Thread.sleep(forTimeInterval: Self.outageSeconds / 2)

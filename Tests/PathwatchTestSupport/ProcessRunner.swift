@@ -90,6 +90,9 @@ public final class BackgroundProcess: @unchecked Sendable {
     private var lines: [String] = []
     private var partial = ""
     private var stderrText = ""
+    /// Standard output and error reached their end (every writer closed them): nothing more will
+    /// be read. A process that has ended may still have lines in the pipe, read on another thread.
+    private var ended = (output: false, error: false)
 
     public init(_ argv: [String], environment: [String: String]? = nil, currentDirectory: URL? = nil) throws {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -104,12 +107,16 @@ public final class BackgroundProcess: @unchecked Sendable {
         process.standardError = errPipe
         process.standardInput = FileHandle.nullDevice
         outPipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            self?.append(handle.availableData)
+            let data = handle.availableData
+            if data.isEmpty { handle.readabilityHandler = nil }
+            self?.append(data)
         }
         errPipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
             let data = handle.availableData
+            if data.isEmpty { handle.readabilityHandler = nil }
             guard let self else { return }
             self.lock.lock()
+            if data.isEmpty { self.ended.error = true }
             self.stderrText += String(decoding: data, as: UTF8.self)
             self.lock.unlock()
         }
@@ -119,6 +126,7 @@ public final class BackgroundProcess: @unchecked Sendable {
     private func append(_ data: Data) {
         lock.lock()
         defer { lock.unlock() }
+        if data.isEmpty { ended.output = true }
         partial += String(decoding: data, as: UTF8.self)
         while let newline = partial.firstIndex(of: "\n") {
             lines.append(String(partial[..<newline]))
@@ -151,6 +159,17 @@ public final class BackgroundProcess: @unchecked Sendable {
 
     public var isRunning: Bool { process.isRunning }
 
+    /// Waits until everything the process (and any child still holding its output) wrote has
+    /// been read: after it ends, its last lines may still be in the pipe. False after `timeout`.
+    @discardableResult
+    public func waitForOutputEnd(timeout: Double = 10) -> Bool {
+        waitUntil(timeout: timeout, interval: 0.002) { [self] in
+            lock.lock()
+            defer { lock.unlock() }
+            return ended.output && ended.error
+        }
+    }
+
     public func signal(_ sig: Int32) { kill(process.processIdentifier, sig) }
 
     public var processIdentifier: Int32 { process.processIdentifier }
@@ -162,6 +181,8 @@ public final class BackgroundProcess: @unchecked Sendable {
         _ = waitUntil(timeout: grace, interval: 0.005) { !process.isRunning }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
+        // What is read after a stop is everything it wrote.
+        waitForOutputEnd(timeout: grace)
         return process.terminationStatus
     }
 
