@@ -139,15 +139,7 @@ public final class Agent: Sendable {
         var next = next
         logger.redactor.add(contentsOf: next.redactor)
         next.redactor = logger.redactor
-        // Plug-ins the new configuration names that are not loaded yet (start opened only those
-        // it needed), from any of its folders.
-        var merged = catalog
-        let missing = Set(next.config.probes.map(\.plugin)).filter { merged.plugin(named: $0) == nil }
-        if !missing.isEmpty {
-            for plugin in PluginCatalog.discover(for: next, logger: logger, needing: missing).plugins where merged.plugin(named: plugin.name) == nil {
-                merged.adopt(plugin)
-            }
-        }
+        let merged = mergedCatalog(catalog, adding: next)
         let running = state.withLock { $0.probes.mapValues(\.config) }
         let changed = next.config.probes.enumerated().filter { running[$0.element.id] != $0.element }.map(\.offset)
         let created = try ProbeSetup.instantiate(next, catalog: merged, only: changed, logger: logger, children: children)
@@ -179,16 +171,7 @@ public final class Agent: Sendable {
             }
             return (stopped, created.map { add($0, loaded: next, into: &s) })
         }
-        // A replaced sink with a durable queue writes what it was handed to its folder, releases it and
-        // hands anything it could not write to its replacement; only then do the new sinks
-        // start, so nothing accepted is lost to a reload, however fast reloads come. Sinks whose
-        // entries did not change are neither closed nor started: they go on as they were.
-        let replaced = replacement?.replaced ?? []
-        for (sink, successor) in replaced { sink.close(handingOverTo: successor) }
-        sinkGroup.leave(replaced.map(\.sink))
-        let added = replacement?.added ?? []
-        added.forEach { $0.start() }
-        sinkGroup.join(added)
+        if let replacement { handOver(replacement) }
         for runner in stopped { runner.stop() }
         started.forEach(begin)
         let summary = "\(started.count) probes (re)started, \(stopped.count) stopped, \(next.config.probes.count - started.count) kept"
@@ -196,6 +179,30 @@ public final class Agent: Sendable {
         return summary
     }
 
+
+    /// `loaded` with the plug-ins `next` names that are not loaded yet (start opened only those
+    /// it needed), from any of its folders.
+    private func mergedCatalog(_ loaded: PluginCatalog, adding next: LoadedConfig) -> PluginCatalog {
+        var merged = loaded
+        let missing = Set(next.config.probes.map(\.plugin)).filter { merged.plugin(named: $0) == nil }
+        guard !missing.isEmpty else { return merged }
+        for plugin in PluginCatalog.discover(for: next, logger: logger, needing: missing).plugins
+        where merged.plugin(named: plugin.name) == nil {
+            merged.adopt(plugin)
+        }
+        return merged
+    }
+
+    /// A replaced sink with a durable queue writes what it was handed to its folder, releases it
+    /// and hands anything it could not write to its replacement; only then do the new sinks
+    /// start, so nothing accepted is lost to a reload, however fast reloads come. Sinks whose
+    /// entries did not change are neither closed nor started: they go on as they were.
+    private func handOver(_ replacement: SinkReplacement) {
+        for (sink, successor) in replacement.replaced { sink.close(handingOverTo: successor) }
+        sinkGroup.leave(replacement.replaced.map(\.sink))
+        replacement.added.forEach { $0.start() }
+        sinkGroup.join(replacement.added)
+    }
 
     /// How long a stop waits for isolated probes' children to end. Each is told to end, killed
     /// 2 s later if still busy (ChildProcess.finish), and waited for at most 3 s.

@@ -17,8 +17,28 @@ public enum Once {
         for c in created {
             book.policies[c.config.id] = c.policy
         }
-        // The agent's own runners, each sampling once under its timeout on its own thread: a hung
-        // inline call keeps its thread until the process exits, a hung child is killed.
+        let (runners, reports) = sampleEach(created, loaded, logger: logger)
+        let now = WallTime.now()
+        for c in created {
+            guard let report = reports[c.config.id] else { continue }
+            _ = book.apply(report.redacted(by: loaded.redactor), probe: c.config.id, at: now)
+        }
+        let probes = zip(created, runners).map { c, runner in
+            var health = runner.health
+            health.lastError = health.lastError.map { loaded.redactor.redact($0) }
+            return ProbeStatus(
+                id: c.config.id, plugin: c.instance.plugin.name, isolation: c.instance.isolation, health: health, lastSampleAt: now)
+        }
+        // `once` has no sinks: its document describes the probes only.
+        return StatusSnapshot(identity: identity, time: now, book: book, probes: probes, sinks: nil)
+    }
+
+    /// The agent's own runners, each sampling once under its timeout on its own thread: a hung
+    /// inline call keeps its thread until the process exits, a hung child is killed. Returns the
+    /// runners (their health) and each probe's report.
+    private static func sampleEach(
+        _ created: [ProbeSetup.Created], _ loaded: LoadedConfig, logger: AgentLogger
+    ) -> ([ProbeRunner], [String: ProbeReport]) {
         let results = Mutex<[String: ProbeReport]>([:])
         let group = DispatchGroup()
         let runners = created.map { c in
@@ -49,19 +69,6 @@ public enum Once {
             runner.stop { destroyed.leave() }
         }
         _ = destroyed.wait(timeout: .now() + 2)
-        let now = WallTime.now()
-        let reports = results.withLock { $0 }
-        for c in created {
-            guard let report = reports[c.config.id] else { continue }
-            _ = book.apply(report.redacted(by: loaded.redactor), probe: c.config.id, at: now)
-        }
-        let probes = zip(created, runners).map { c, runner in
-            var health = runner.health
-            health.lastError = health.lastError.map { loaded.redactor.redact($0) }
-            return ProbeStatus(
-                id: c.config.id, plugin: c.instance.plugin.name, isolation: c.instance.isolation, health: health, lastSampleAt: now)
-        }
-        // `once` has no sinks: its document describes the probes only.
-        return StatusSnapshot(identity: identity, time: now, book: book, probes: probes, sinks: nil)
+        return (runners, results.withLock { $0 })
     }
 }

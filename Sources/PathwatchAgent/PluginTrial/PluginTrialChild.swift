@@ -18,46 +18,9 @@ public enum PluginTrialChild {
         // No instance to name (-1: nothing is written for it), but a trap still says where it
         // happened on stderr, which the trial prints.
         pw_fault_report_install(-1)
-        report(["stage": .string("load")])
-        let plugin: LoadedPlugin
-        switch PluginLoader.load(file) {
-        case .failure(let refusal):
-            report(["stage": .string("load"), "error": .string(refusal.reason)])
-            return 1
-        case .success(let loaded):
-            plugin = loaded
-        }
-        report([
-            "stage": .string("loaded"), "name": .string(plugin.name), "version": .string(plugin.version),
-            "abi": .number(Double(plugin.abiVersion)), "description": .string(plugin.summary),
-            "event_driven": .bool(plugin.isEventDriven),
-        ])
-        if watch != nil, !plugin.isEventDriven {
-            // Said before create: nothing else is tried when what was asked for cannot be done.
-            report([
-                "stage": .string("watch"),
-                "error": .string(
-                    "--watch needs an event-driven plug-in; \(plugin.name) has no event_fd and handle_event, so there is "
-                        + "nothing to watch (it is only sampled: try it without --watch)"),
-            ])
-            return 1
-        }
-        report(["stage": .string("create")])
-        let configJSON: String
-        do {
-            configJSON = try TrialInputs.probeConfig(configArgument)
-        } catch {
-            report(["stage": .string("create"), "error": .string(error.description)])
-            return 1
-        }
-        let instance: ProbeInstance
-        switch ProbeInstance.create(plugin: plugin, configJSON: configJSON, deadline: deadline) {
-        case .failure(let error):
-            report(["stage": .string("create"), "error": .string("\(error.path.isEmpty ? "" : "config.\(error.path): ")\(error.message)")])
-            return 1
-        case .success(let created):
-            instance = created
-        }
+        guard let plugin = load(file, watching: watch != nil),
+            let instance = create(plugin, configArgument: configArgument, deadline: deadline)
+        else { return 1 }
         report(["stage": .string("sample")])
         let result = instance.sample(by: deadline)
         send(step("sampled", result))
@@ -72,6 +35,55 @@ public enum PluginTrialChild {
         instance.destroy()
         report(["stage": .string("done")])
         return result.error == nil && !watchFailed ? 0 : 1
+    }
+
+    /// Loads `file` and reports what it is; nil (reported) when it cannot be loaded, or when
+    /// `watching` asks for what the plug-in cannot do.
+    private static func load(_ file: String, watching: Bool) -> LoadedPlugin? {
+        report(["stage": .string("load")])
+        let plugin: LoadedPlugin
+        switch PluginLoader.load(file) {
+        case .failure(let refusal):
+            report(["stage": .string("load"), "error": .string(refusal.reason)])
+            return nil
+        case .success(let loaded):
+            plugin = loaded
+        }
+        report([
+            "stage": .string("loaded"), "name": .string(plugin.name), "version": .string(plugin.version),
+            "abi": .number(Double(plugin.abiVersion)), "description": .string(plugin.summary),
+            "event_driven": .bool(plugin.isEventDriven),
+        ])
+        if watching, !plugin.isEventDriven {
+            // Said before create: nothing else is tried when what was asked for cannot be done.
+            report([
+                "stage": .string("watch"),
+                "error": .string(
+                    "--watch needs an event-driven plug-in; \(plugin.name) has no event_fd and handle_event, so there is "
+                        + "nothing to watch (it is only sampled: try it without --watch)"),
+            ])
+            return nil
+        }
+        return plugin
+    }
+
+    /// An instance of `plugin` from the config argument; nil (reported) when it cannot be made.
+    private static func create(_ plugin: LoadedPlugin, configArgument: String, deadline: Deadline) -> ProbeInstance? {
+        report(["stage": .string("create")])
+        let configJSON: String
+        do {
+            configJSON = try TrialInputs.probeConfig(configArgument)
+        } catch {
+            report(["stage": .string("create"), "error": .string(error.description)])
+            return nil
+        }
+        switch ProbeInstance.create(plugin: plugin, configJSON: configJSON, deadline: deadline) {
+        case .failure(let error):
+            report(["stage": .string("create"), "error": .string("\(error.path.isEmpty ? "" : "config.\(error.path): ")\(error.message)")])
+            return nil
+        case .success(let created):
+            return created
+        }
     }
 
     /// What one call emitted, as a step of the report (`stage` "sampled" or "event").

@@ -49,37 +49,68 @@ final class ChildProcess: Sendable {
     /// each time: the probes a child hosts change).
     static func start(arguments: [String], label: @escaping @Sendable () -> String, logger: AgentLogger,
                       route: Route? = nil, ended: Ended? = nil) -> Result<ChildProcess, ChildStartError> {
-        var pair: [Int32] = [-1, -1]
-        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
-            return .failure(ChildStartError(reason: "socketpair: \(errnoText())"))
+        // The calls' socket; the child's stdout, and its stderr apart (its last lines go into a
+        // crash's cause); and where the child says which instance a crash or exit() happened in
+        // (CFaultReport).
+        let pairs: [[Int32]]
+        switch socketPairs(4) {
+        case .success(let made): pairs = made
+        case .failure(let error): return .failure(error)
         }
-        // The child's stdout, and its stderr apart (its last lines go into a crash's cause): a
-        // socketpair each too, because one can be made close-on-exec atomically (another probe's
-        // child started meanwhile must not inherit it).
-        var output: [Int32] = [-1, -1]
-        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &output) == 0 else {
-            close(pair[0]); close(pair[1])
-            return .failure(ChildStartError(reason: "socketpair: \(errnoText())"))
+        let (pair, output, errors, fault) = (pairs[0], pairs[1], pairs[2], pairs[3])
+        let spawned = spawn(arguments, socket: pair[1], stdout: output[1], stderr: errors[1], fault: fault[1])
+        for made in pairs { close(made[1]) }
+        let pid: pid_t
+        switch spawned {
+        case .success(let started): pid = started
+        case .failure(let error):
+            for made in pairs { close(made[0]) }
+            return .failure(error)
         }
-        var errors: [Int32] = [-1, -1]
-        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &errors) == 0 else {
-            close(pair[0]); close(pair[1]); close(output[0]); close(output[1])
-            return .failure(ChildStartError(reason: "socketpair: \(errnoText())"))
+        let child = ChildProcess(pid: pid, socket: pair[0], route: route, ended: ended)
+        let (outputEnd, errorsEnd, faultEnd) = (output[0], errors[0], fault[0])
+        // The socket alone cannot tell that the child ended: a process the plug-in forked keeps
+        // its end open, and would hold every instance's call until it exits too.
+        let exitWatch = pw_pidfd_open(pid)
+        let reader = SerialThread(name: "pw-child-\(pid)")
+        reader.async {
+            child.readUntilEnd(
+                output: ChildOutput(stdout: outputEnd, stderr: errorsEnd, label: label, logger: logger), fault: faultEnd,
+                exitWatch: exitWatch, label: label, logger: logger)
         }
-        // Where the child says which instance a crash or exit() happened in (CFaultReport).
-        var fault: [Int32] = [-1, -1]
-        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fault) == 0 else {
-            close(pair[0]); close(pair[1]); close(output[0]); close(output[1]); close(errors[0]); close(errors[1])
-            return .failure(ChildStartError(reason: "socketpair: \(errnoText())"))
+        reader.finish()
+        return .success(child)
+    }
+
+    /// `count` connected socketpairs, each close-on-exec from its making (another probe's child
+    /// started meanwhile must not inherit one); none left open when one cannot be made.
+    private static func socketPairs(_ count: Int) -> Result<[[Int32]], ChildStartError> {
+        var made: [[Int32]] = []
+        for _ in 0..<count {
+            var pair: [Int32] = [-1, -1]
+            guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
+                let reason = "socketpair: \(errnoText())"
+                for open in made { close(open[0]); close(open[1]) }
+                return .failure(ChildStartError(reason: reason))
+            }
+            made.append(pair)
         }
+        return .success(made)
+    }
+
+    /// posix_spawn of this program as `plugin-child`, with the child's ends of the socketpairs on
+    /// its descriptors and in a session of its own.
+    private static func spawn(
+        _ arguments: [String], socket: Int32, stdout: Int32, stderr: Int32, fault: Int32
+    ) -> Result<pid_t, ChildStartError> {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, output[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, errors[1], 2)
-        posix_spawn_file_actions_adddup2(&actions, pair[1], PluginChild.socketDescriptor)
-        posix_spawn_file_actions_adddup2(&actions, fault[1], PluginChild.faultDescriptor)
+        posix_spawn_file_actions_adddup2(&actions, stdout, 1)
+        posix_spawn_file_actions_adddup2(&actions, stderr, 2)
+        posix_spawn_file_actions_adddup2(&actions, socket, PluginChild.socketDescriptor)
+        posix_spawn_file_actions_adddup2(&actions, fault, PluginChild.faultDescriptor)
         // Nothing else the agent holds or inherited (its own parent's pipes, say): a process the
         // plug-in forks would keep them open, and whoever reads them waiting, until it ends.
         _ = pw_spawn_close_from(&actions, PluginChild.faultDescriptor + 1)
@@ -95,27 +126,8 @@ final class ChildProcess: Sendable {
         _ = pw_spawnattr_new_session(&attributes)
         var pid: pid_t = 0
         let status = posix_spawn(&pid, executable, &actions, &attributes, &cArgs, &cEnvironment)
-        close(pair[1])
-        close(output[1])
-        close(errors[1])
-        close(fault[1])
-        guard status == 0 else {
-            close(pair[0]); close(output[0]); close(errors[0]); close(fault[0])
-            return .failure(ChildStartError(reason: "cannot start \(executable): \(errnoText(status))"))
-        }
-        let child = ChildProcess(pid: pid, socket: pair[0], route: route, ended: ended)
-        let (outputEnd, errorsEnd, faultEnd) = (output[0], errors[0], fault[0])
-        // The socket alone cannot tell that the child ended: a process the plug-in forked keeps
-        // its end open, and would hold every instance's call until it exits too.
-        let exitWatch = pw_pidfd_open(pid)
-        let reader = SerialThread(name: "pw-child-\(pid)")
-        reader.async {
-            child.readUntilEnd(
-                output: ChildOutput(stdout: outputEnd, stderr: errorsEnd, label: label, logger: logger), fault: faultEnd,
-                exitWatch: exitWatch, label: label, logger: logger)
-        }
-        reader.finish()
-        return .success(child)
+        guard status == 0 else { return .failure(ChildStartError(reason: "cannot start \(executable): \(errnoText(status))")) }
+        return .success(pid)
     }
 
     /// The agent's environment, with Swift's crash backtracer off: a plug-in that crashes would

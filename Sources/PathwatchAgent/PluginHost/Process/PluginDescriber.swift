@@ -23,38 +23,35 @@ enum PluginDescriber {
             }
             var reading = true
             while reading, let current = remaining.first {
-                let reply = child.next(within: timeoutSeconds)
-                switch reply {
-                case .frame?, .sampled?, .event?:
-                    guard case .frame(let frame)? = reply, frame["file"]?.stringValue == current else {
-                        outcomes[current] = .failure(PluginLoader.Refusal(reason: "the loading child answered out of turn"))
-                        child.kill()
-                        reading = false
-                        remaining.removeFirst()
-                        break
-                    }
-                    if let reason = frame["refused"]?.stringValue {
-                        outcomes[current] = .failure(PluginLoader.Refusal(reason: reason))
-                    } else if let described = frame["described"], let plugin = WireCodec.decodePlugin(described, path: current) {
-                        outcomes[current] = .success(plugin)
-                    } else {
-                        outcomes[current] = .failure(PluginLoader.Refusal(reason: "the loading child answered with something else than a descriptor"))
-                    }
-                    remaining.removeFirst()
-                case .ended(let status)?:
-                    outcomes[current] = .failure(PluginLoader.Refusal(reason: "\(ChildEnd.describe(status)) while loading"))
-                    remaining.removeFirst()
-                    reading = false
-                case nil:
-                    child.kill()
-                    outcomes[current] = .failure(PluginLoader.Refusal(
-                        reason: "loading did not finish within \(Int(timeoutSeconds))s (a constructor that blocks or spins); killed"))
-                    remaining.removeFirst()
-                    reading = false
-                }
+                let (outcome, goOn) = answer(child.next(within: timeoutSeconds), for: current, from: child)
+                outcomes[current] = outcome
+                remaining.removeFirst()
+                reading = goOn
             }
             child.finish(grace: 0)
         }
         return outcomes
+    }
+
+    /// What the child's reply says of `current`, and whether the same child goes on to the next
+    /// file (not after it ended, hung or answered out of turn).
+    private static func answer(_ reply: ChildProcess.Message?, for current: String, from child: ChildProcess) -> (Outcome, Bool) {
+        switch reply {
+        case .frame(let frame)? where frame["file"]?.stringValue == current:
+            if let reason = frame["refused"]?.stringValue { return (.failure(PluginLoader.Refusal(reason: reason)), true) }
+            if let described = frame["described"], let plugin = WireCodec.decodePlugin(described, path: current) {
+                return (.success(plugin), true)
+            }
+            return (.failure(PluginLoader.Refusal(reason: "the loading child answered with something else than a descriptor")), true)
+        case .frame?, .sampled?, .event?:
+            child.kill()
+            return (.failure(PluginLoader.Refusal(reason: "the loading child answered out of turn")), false)
+        case .ended(let status)?:
+            return (.failure(PluginLoader.Refusal(reason: "\(ChildEnd.describe(status)) while loading")), false)
+        case nil:
+            child.kill()
+            return (.failure(PluginLoader.Refusal(
+                reason: "loading did not finish within \(Int(timeoutSeconds))s (a constructor that blocks or spins); killed")), false)
+        }
     }
 }
