@@ -43,7 +43,7 @@ import Testing
         // A missing module belongs on the line that lists the others.
         let listLine = modules.map(named).max { $0.count < $1.count }?.first ?? 1
         let findings = modules.filter { named($0).isEmpty }.map {
-            DocumentFinding(file: file, line: listLine, what: "names no sink module `\($0)` (registered in Sources/PathwatchSinks)")
+            DocumentFinding(file: file, line: listLine, what: "names no sink module `\($0)` (Sources/\($0))")
         }
         #expect(findings.isEmpty, "\(findings.report)")
     }
