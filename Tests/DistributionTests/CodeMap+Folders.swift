@@ -20,7 +20,9 @@ extension CodeMap {
     /// the map names that does not exist.
     func findings(file: String, required: [String], exists: (String) -> Bool) -> [DocumentFinding] {
         var lineOf: [String: Int] = [:]
-        for name in names where lineOf[Self.folderPath(name.path)] == nil { lineOf[Self.folderPath(name.path)] = name.line }
+        for name in names where lineOf[Self.folderPath(name.path)] == nil {
+            lineOf[Self.folderPath(name.path)] = name.line
+        }
         var findings: [DocumentFinding] = []
         for folder in required where lineOf[folder] == nil {
             var parent = Substring(folder)
@@ -32,10 +34,12 @@ extension CodeMap {
                     break
                 }
             }
-            findings.append(DocumentFinding(file: file, line: line, what: "names no folder \(folder)/ (under \(parent)/)"))
+            findings.append(
+                DocumentFinding(file: file, line: line, what: "names no folder \(folder)/ (under \(parent)/)"))
         }
         for name in names where !exists(name.path) {
-            findings.append(DocumentFinding(file: file, line: name.line, what: "names \(name.path), which does not exist"))
+            findings.append(
+                DocumentFinding(file: file, line: name.line, what: "names \(name.path), which does not exist"))
         }
         return findings
     }

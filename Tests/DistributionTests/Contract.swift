@@ -34,18 +34,22 @@ struct Contract {
         var findings: [DocumentFinding] = []
         for (number, line) in numberedLines(text) {
             if line.contains(Self.formerCitation) {
-                findings.append(DocumentFinding(
-                    file: file, line: number, what: "cites \"\(Self.formerCitation)…\": the contract is \(Self.file), cited as \"\(Self.citation)N\""))
+                let what = "cites \"\(Self.formerCitation)…\": the contract is \(Self.file), "
+                    + "cited as \"\(Self.citation)N\""
+                findings.append(DocumentFinding(file: file, line: number, what: what))
             }
             var rest = line[...]
             while let found = rest.range(of: marker) {
                 rest = rest[found.upperBound...]
                 let cited = Self.readCitation(&rest)
                 for section in cited.sections where sections[section] == nil {
-                    findings.append(DocumentFinding(file: file, line: number, what: "cites \u{A7}\(section), which \(Self.file) does not have"))
+                    let what = "cites \u{A7}\(section), which \(Self.file) does not have"
+                    findings.append(DocumentFinding(file: file, line: number, what: what))
                 }
-                if let part = cited.part, let section = cited.sections.last, let body = sections[section], !body.contains(part) {
-                    findings.append(DocumentFinding(file: file, line: number, what: "cites \(part) in \u{A7}\(section), which does not say it"))
+                if let part = cited.part, let section = cited.sections.last, let body = sections[section],
+                   !body.contains(part) {
+                    let what = "cites \(part) in \u{A7}\(section), which does not say it"
+                    findings.append(DocumentFinding(file: file, line: number, what: what))
                 }
             }
         }

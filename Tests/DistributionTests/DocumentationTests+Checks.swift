@@ -19,7 +19,9 @@ extension DocumentationTests {
             "Sources/CCurl", "Sources/CJSONC", "Sources/PathwatchAgent", "Sources/PathwatchAgent/Config",
             "Sources/PathwatchAgent/Support", "Sources/PathwatchDigest",
         ]
-        let findings = map.findings(file: "map.md", required: required) { !$0.contains("Gone") && !$0.contains("Process") }
+        let findings = map.findings(file: "map.md", required: required) {
+            !$0.contains("Gone") && !$0.contains("Process")
+        }
         #expect(findings.map(\.description) == [
             "map.md:5: names no folder Sources/PathwatchAgent/Support/ (under Sources/PathwatchAgent/)",
             "map.md:3: names no folder Sources/PathwatchDigest/ (under Sources/)",
@@ -29,7 +31,8 @@ extension DocumentationTests {
     }
 
     @Test func theCitationCheckFindsAMissingSectionAPartItLacksAndTheFormerForm() {
-        let contract = Contract(text: "# Contract\n## 1. One\nsee \u{A7}2, \u{A7}4\n## 2. Two\n**Deadlines.** Every call.\n")
+        let contract = Contract(
+            text: "# Contract\n## 1. One\nsee \u{A7}2, \u{A7}4\n## 2. Two\n**Deadlines.** Every call.\n")
         #expect(contract.sections.keys.sorted() == [1, 2])
         let citing = """
             a (contract \u{A7}2 "Deadlines")
@@ -56,14 +59,17 @@ extension DocumentationTests {
             [f](inside-code.md)
             ```
             """)
-        #expect(links.links.map(\.target) == ["missing.md", "design.md#no-such-heading", "#here-and-there", "#gone", "map-of-the-code.md"])
+        #expect(links.links.map(\.target) == [
+            "missing.md", "design.md#no-such-heading", "#here-and-there", "#gone", "map-of-the-code.md",
+        ])
         #expect(try Self.brokenLinks(links, in: "docs/page.md").map(\.description) == [
             "docs/page.md:2: links to missing.md: no file docs/missing.md",
             "docs/page.md:2: links to design.md#no-such-heading: no heading #no-such-heading in docs/design.md",
             "docs/page.md:2: links to #gone: no heading #gone in docs/page.md",
         ])
-        #expect(MarkdownLinks.anchor(ofHeading: "Why SwiftNIO, not Hummingbird or FlyingFox") == "why-swiftnio-not-hummingbird-or-flyingfox")
-        #expect(MarkdownLinks.anchor(ofHeading: "Configuration lookup and `conf.d`") == "configuration-lookup-and-confd")
+        let anchor = MarkdownLinks.anchor(ofHeading:)
+        #expect(anchor("Why SwiftNIO, not Hummingbird or FlyingFox") == "why-swiftnio-not-hummingbird-or-flyingfox")
+        #expect(anchor("Configuration lookup and `conf.d`") == "configuration-lookup-and-confd")
         #expect(Self.resolve("../README.md", from: "docs/live-agent.md") == "README.md")
     }
 }

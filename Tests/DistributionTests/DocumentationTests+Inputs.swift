@@ -37,13 +37,15 @@ extension DocumentationTests {
         for link in links.links {
             let path = link.path.isEmpty ? document : resolve(String(link.path), from: document)
             if !link.path.isEmpty && !repository.exists(path) {
-                findings.append(DocumentFinding(file: document, line: link.line, what: "links to \(link.target): no file \(path)"))
+                let what = "links to \(link.target): no file \(path)"
+                findings.append(DocumentFinding(file: document, line: link.line, what: what))
                 continue
             }
             guard let anchor = link.anchor, path.hasSuffix(".md") else { continue }
             let target = link.path.isEmpty ? links : MarkdownLinks(text: try repository.text(path))
             if !target.anchors.contains(String(anchor)) {
-                findings.append(DocumentFinding(file: document, line: link.line, what: "links to \(link.target): no heading #\(anchor) in \(path)"))
+                let what = "links to \(link.target): no heading #\(anchor) in \(path)"
+                findings.append(DocumentFinding(file: document, line: link.line, what: what))
             }
         }
         return findings

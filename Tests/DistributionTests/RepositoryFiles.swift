@@ -20,7 +20,9 @@ struct RepositoryFiles {
 
     /// Every file under `path`, at any depth, whose name ends with one of `suffixes`, sorted.
     func files(under path: String, endingWith suffixes: [String]) -> [String] {
-        entries(under: path).filter { entry in !entry.isFolder && suffixes.contains { entry.path.hasSuffix($0) } }.map(\.path)
+        entries(under: path).filter { entry in
+            !entry.isFolder && suffixes.contains { entry.path.hasSuffix($0) }
+        }.map(\.path)
     }
 
     private func entries(under path: String) -> [(path: String, isFolder: Bool)] {
