@@ -1,7 +1,7 @@
 # Pathwatch — the two commands of the README, and what they stand on.
 #   make run    install what is missing (as root), build in release mode, run the agent on config.json
 #   make test   the same set-up, then the whole test suite
-#   make install / make deb   the installed layout of SPEC §9 (PREFIX, DESTDIR), or a .deb of it
+#   make install / make deb   the installed layout of contract §9 (PREFIX, DESTDIR), or a .deb of it
 SHELL := /bin/bash
 SWIFT ?= swift
 CONFIG ?= config.json

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs built products into the layout of SPEC §9 under $DESTDIR$PREFIX; `make install` and
+# Installs built products into the layout of contract §9 under $DESTDIR$PREFIX; `make install` and
 # `make deb` both come here. The binary and the plug-ins find the Swift runtime libraries copied
 # beside them through $ORIGIN-relative run paths, so nothing depends on the toolchain afterwards.
 #

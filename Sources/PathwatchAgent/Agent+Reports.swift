@@ -127,7 +127,7 @@ extension Agent {
     }
 
     /// Each probe's host in configuration order: isolation, child pid, restarts, last error
-    /// (redacted) and duration (SPEC §3). Each host's health is behind a lock of its own, held
+    /// (redacted) and duration (contract §3). Each host's health is behind a lock of its own, held
     /// for a moment and never while it calls out.
     private func probeStatuses(_ s: State) -> [ProbeStatus] {
         s.book.probeOrder.compactMap { probeStatus($0, s) }

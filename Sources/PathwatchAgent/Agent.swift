@@ -2,9 +2,10 @@ import Dispatch
 import Synchronization
 import PathwatchProbeKit
 
-/// The running agent: probe runners feeding one check book, whose events and documents go to
-/// every sink's own queue. Reloading keeps the check states of probes whose configuration did
-/// not change.
+/// The running agent: probe runners feeding one check book. After a report the agent takes each
+/// sink's status and makes the batch's snapshot complete (Agent+Reports), then hands it with its
+/// events to every sink, which renders its own formats from it and asks nothing back. Reloading
+/// keeps the check states of probes whose configuration did not change.
 public final class Agent: Sendable {
     struct ActiveProbe {
         var config: ProbeConfig

@@ -9,7 +9,7 @@ public enum CommandLineCompanion {
     public static let name = "pathwatch-cli"
 
     /// Where the companion is looked for, beside this executable's real path: in the same folder
-    /// (the build tree), then in `../lib/pathwatch` (the installed layout of SPEC §9).
+    /// (the build tree), then in `../lib/pathwatch` (the installed layout of contract §9).
     public static func candidates(executable: String) -> [String] {
         let folder = executable.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
         return ["\(folder)/\(name)", "\(folder)/../lib/pathwatch/\(name)"]

@@ -3,7 +3,7 @@ import Logging
 import PathwatchAgent
 
 extension CommonSettings {
-    /// The file `--config`, the environment or the installed default names (SPEC §1).
+    /// The file `--config`, the environment or the installed default names (contract §1).
     public var configFile: String { ConfigLocation.resolve(explicit: config) }
 
     /// A logger writing to stderr at the chosen level, redacting the config's secrets.

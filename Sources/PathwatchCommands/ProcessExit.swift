@@ -1,6 +1,6 @@
 import PathwatchAgent
 
-/// Exit statuses of the contract (SPEC §1) that more than one command uses.
+/// Exit statuses of the contract (contract §1) that more than one command uses.
 public enum ExitStatus {
     /// A configuration error (EX_CONFIG from sysexits.h).
     public static let configError: Int32 = 78

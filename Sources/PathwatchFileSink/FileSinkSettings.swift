@@ -1,6 +1,6 @@
 import PathwatchAgent
 
-/// The `file` sink's settings (SPEC §5).
+/// The `file` sink's settings (contract §5).
 public struct FileSinkSettings: SinkSettings, Decodable, Equatable {
     /// What the file holds: the status document, or its metrics for node_exporter's textfile
     /// collector (which reads `*.prom` files replaced atomically, as this sink replaces them).

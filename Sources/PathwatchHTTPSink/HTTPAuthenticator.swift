@@ -2,7 +2,7 @@ import PathwatchAgent
 import NIOCore
 import NIOHTTP1
 
-/// Who may read the live agent (SPEC §8): with a bearer token or basic-auth users configured,
+/// Who may read the live agent (contract §8): with a bearer token or basic-auth users configured,
 /// every endpoint but `/healthz` needs one of them. Runs on the event loop: the token is compared
 /// there (in constant time), a remembered basic-auth success is looked up there, and anything
 /// needing bcrypt is handed to `CredentialVerifier`'s threads. Failed attempts count against the

@@ -2,7 +2,7 @@ import PathwatchAgent
 import NIOCore
 import NIOHTTP1
 
-/// Which endpoint a request asks for, and whether it may (SPEC §8). Answers are rendered from
+/// Which endpoint a request asks for, and whether it may (contract §8). Answers are rendered from
 /// the hub's latest document, never by sampling: they cost the agent nothing.
 struct HTTPRouter: Sendable {
     enum Route {

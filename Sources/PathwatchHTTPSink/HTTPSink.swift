@@ -4,7 +4,7 @@ import NIOCore
 import NIOPosix
 import Synchronization
 
-/// The live agent over HTTP (SPEC §8): `/`, `/status`, `/metrics`, `/events`, `/healthz`,
+/// The live agent over HTTP (contract §8): `/`, `/status`, `/metrics`, `/events`, `/healthz`,
 /// served from the latest report on the http sinks' one event-loop thread. `submit` only records the
 /// report and hands change events to that thread, so no client can slow the agent.
 ///

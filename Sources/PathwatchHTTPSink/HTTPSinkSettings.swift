@@ -1,5 +1,5 @@
 import PathwatchAgent
-/// The `http` sink's settings (SPEC §5, §8): where it listens, the bearer token and basic-auth
+/// The `http` sink's settings (contract §5, §8): where it listens, the bearer token and basic-auth
 /// users that guard every endpoint but `/healthz`, TLS, how many connections it serves at once,
 /// and what `pathwatch status` needs to be one of its clients.
 public struct HTTPSinkSettings: SinkSettings, Decodable, Equatable {

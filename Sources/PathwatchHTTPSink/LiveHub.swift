@@ -83,7 +83,8 @@ final class LiveHub: Sendable {
     }
 
     /// The latest snapshot rendered by `render`, kept in `slot` until the next report. Rendered
-    /// outside the hub's lock: rendering asks every sink (this one too) for its status.
+    /// outside the hub's lock, so a report (`accept`) never waits for a render; the snapshot
+    /// already holds every sink's status (the agent took it), so rendering asks no one.
     private func rendered(
         _ slot: WritableKeyPath<State, (version: UInt64, text: String)?>, _ render: (StatusSnapshot?) -> String
     ) -> String {

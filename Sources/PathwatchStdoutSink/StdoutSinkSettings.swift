@@ -6,7 +6,7 @@ public enum OutputFormat: String, Sendable, Decodable {
     case json
 }
 
-/// The `stdout` sink's settings (SPEC §5).
+/// The `stdout` sink's settings (contract §5).
 public struct StdoutSinkSettings: SinkSettings, Decodable, Equatable {
     public var format: OutputFormat = .text
 

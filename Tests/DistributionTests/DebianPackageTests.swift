@@ -5,7 +5,7 @@ import Testing
 /// `make deb`, installed with apt into a freshly debootstrapped Debian 12 root that has no Swift
 /// toolchain: the agent runs from `/` against /etc/pathwatch/config.json with a conf.d fragment,
 /// the out-of-tree C plug-in of docs/plugins.md builds with `pkg-config --cflags pathwatch-probe` and loads,
-/// the unit passes `systemd-analyze verify`, and everything sits where SPEC §9 says.
+/// the unit passes `systemd-analyze verify`, and everything sits where contract §9 says.
 @Suite(.enabled(if: Distribution.missingInputs == nil, "\(Distribution.missingInputs ?? "")"), .onItsOwnThread)
 struct DebianPackageTests {
     @Test func installsWithAptIntoABareDebianAndRunsFromThere() throws {
@@ -25,7 +25,7 @@ struct DebianPackageTests {
         #expect(ldd.stdout.contains("libswiftCore.so => /usr/bin/../lib/pathwatch/libswiftCore.so"), "\(ldd.stdout)")
         #expect(!ldd.stdout.contains("not found"), "\(ldd.stdout)")
 
-        // SPEC §9.
+        // contract §9.
         let layout = [
             "/usr/bin/pathwatch", "/usr/lib/pathwatch/libswiftCore.so", "/usr/lib/pathwatch/plugins/libpathwatch_disk.so",
             "/usr/include/pathwatch/pathwatch_probe.h", "/usr/lib/pkgconfig/pathwatch-probe.pc",

@@ -2,7 +2,7 @@ import Foundation
 import PathwatchTestSupport
 import Testing
 
-/// `make install` (dist/install.sh) into a DESTDIR: the layout of SPEC §9, run paths into
+/// `make install` (dist/install.sh) into a DESTDIR: the layout of contract §9, run paths into
 /// lib/pathwatch, and a binary that runs with the toolchain hidden.
 @Suite(.enabled(if: Distribution.missingInputs == nil, "\(Distribution.missingInputs ?? "")"), .onItsOwnThread)
 struct InstallLayoutTests {

@@ -4,7 +4,7 @@ import Testing
 @testable import PathwatchAgent
 import PathwatchSinks
 
-/// conf.d fragments and the lookup of the main file (SPEC §1), on real files in a temporary
+/// conf.d fragments and the lookup of the main file (contract §1), on real files in a temporary
 /// folder: fragments append in name order, and every error names the file to edit.
 @Suite(.onItsOwnThread) struct ConfigFragmentTests {
     /// A folder with `config.json` and `conf.d/` holding `fragments` (name → text).

@@ -2,7 +2,7 @@ import Foundation
 import PathwatchTestSupport
 import Testing
 
-/// The http sink under load, and its bounds (SPEC §5, §8: bound connections and request sizes;
+/// The http sink under load, and its bounds (contract §5, §8: bound connections and request sizes;
 /// a slow client never delays the agent). The load is `Tests/Fixtures/http/load.py` (threads of
 /// its own, on 127.0.0.1) for a bounded time; the assertions are on what was served and what
 /// the agent kept doing, never on how fast (bench/http measures that).

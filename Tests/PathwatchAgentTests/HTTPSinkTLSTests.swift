@@ -5,7 +5,7 @@ import Testing
 @testable import PathwatchAgent
 @testable import PathwatchHTTPSink
 
-/// The http sink off loopback (SPEC §8): TLS with files checked at load and re-read when they
+/// The http sink off loopback (contract §8): TLS with files checked at load and re-read when they
 /// change, protocol floor and cipher policy as `openssl s_client` sees them, basic-auth users
 /// beside the token, and the non-loopback rule. Real peers on 127.0.0.1 only.
 @Suite(.serialized, .onItsOwnThread) struct HTTPSinkTLSTests {

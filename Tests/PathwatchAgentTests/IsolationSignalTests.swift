@@ -3,7 +3,7 @@ import PathwatchTestSupport
 import Testing
 
 /// A plug-in in its own child cannot signal the agent or another plug-in file's child by group
-/// (SPEC §6 "Isolation"): `kill(0, …)` and `killpg(getpgrp(), …)` reach only the plug-in's own
+/// (contract §6 "Isolation"): `kill(0, …)` and `killpg(getpgrp(), …)` reach only the plug-in's own
 /// child, and `kill(-getppid(), …)` or `kill(getppid(), …)` are refused. The agent is started as
 /// the leader of its own process group, as systemd starts it, so that a signal to its group
 /// would reach it if nothing stopped it.

@@ -3,7 +3,7 @@ import PathwatchProbeKit
 import Testing
 @testable import PathwatchAgent
 
-/// The DNS verdict in the path (SPEC §7 `dns`): resolvers that fail make `path.internet`
+/// The DNS verdict in the path (contract §7 `dns`): resolvers that fail make `path.internet`
 /// limited with a description saying DNS is what broke, even when the check URL answers by
 /// address; endpoints that cannot resolve stay silent, and the DNS probe's resolvers check is the
 /// one alert.

@@ -4,7 +4,7 @@ import Testing
 
 @testable import PathwatchAgent
 
-/// The live agent on the fleet's path (SPEC §8): its `/metrics` as promtool judges it, scraped by
+/// The live agent on the fleet's path (contract §8): its `/metrics` as promtool judges it, scraped by
 /// a real Prometheus whose alerting rule fires into a real Alertmanager, whose webhook reaches a
 /// receiver in the test — firing when a check turns critical, resolved when it recovers — and
 /// the sink's token as Prometheus presents it. All on 127.0.0.1; the waits are for correctness

@@ -4,7 +4,7 @@ import PathwatchTestSupport
 import Testing
 @testable import PathwatchAgent
 
-/// The metrics exposition (SPEC §8) and the Nagios line (SPEC §1), against the tools operators
+/// The metrics exposition (contract §8) and the Nagios line (contract §1), against the tools operators
 /// trust: promtool, node_exporter's textfile collector, and the Nagios exit convention.
 @Suite(.onItsOwnThread) struct PrometheusOutputTests {
     let pathwatch = TestEnvironment.pathwatchBinary.path

@@ -24,7 +24,7 @@ import Testing
         let (doc, state) = DocumentTree.written(identity: identity, at: t, book: book)
         #expect(state == .warning)
         let text = JSONSerializer.serialize(doc)
-        // Key order as in SPEC §3.
+        // Key order as in contract §3.
         #expect(doc.objectValue?.keys == ["schema", "agent", "time", "state", "path", "checks"])
         #expect(text.hasPrefix(#"{"schema":1,"agent":{"name":"web-01","version":"0.1.0","started_at":"2026-11-21T20:50:00.000Z"},"time":"2026-11-21T20:51:00.123Z","state":"warning","path":{"status":"unknown""#))
         let checks = try #require(doc["checks"]?.arrayValue)

@@ -11,7 +11,7 @@ extension Trait where Self == ConditionTrait {
     }
 }
 
-/// The status page (SPEC §8, `GET /`) in a real headless Chromium. The first test reads the page's
+/// The status page (contract §8, `GET /`) in a real headless Chromium. The first test reads the page's
 /// text; the stand-in tests serve it from `Tests/Fixtures/browser/mock_agent.py`, which sends
 /// exactly the events a test scripts (markup in messages, a dropped stream, a wrong hash); the
 /// last runs the real agent in a network namespace and takes its link down and up under the page.

@@ -85,7 +85,7 @@ enum TreePrometheus {
     private static func renderPath(_ path: JSONValue?, into out: inout TreePrometheusText) {
         guard let path else { return }
         let status = path["status"]?.stringValue ?? "unknown"
-        out.add("pathwatch_path_satisfied", "1 when the host has a usable path (SPEC §3 path.status satisfied).", value: status == "satisfied" ? 1 : 0)
+        out.add("pathwatch_path_satisfied", "1 when the host has a usable path (contract §3 path.status satisfied).", value: status == "satisfied" ? 1 : 0)
         out.add("pathwatch_path_expensive", "1 when the path is cellular or metered.", value: path["expensive"]?.boolValue == true ? 1 : 0)
         out.add(
             "pathwatch_path_info", "The path's status, type, interface and internet reachability; always 1.",

@@ -2,7 +2,7 @@ import Foundation
 import PathwatchTestSupport
 import Testing
 
-/// "Retry when the connection is restored" (SPEC §7): when the uplink's carrier returns, the agent
+/// "Retry when the connection is restored" (contract §7): when the uplink's carrier returns, the agent
 /// samples its network-dependent probes at once — an endpoint with a 60 s interval is green again
 /// within moments, not a minute — and the webhook sends what it held while offline at once.
 @Suite(.serialized, .onItsOwnThread) struct RecoveryNamespaceTests {

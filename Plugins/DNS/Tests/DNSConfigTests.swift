@@ -3,7 +3,7 @@ import Testing
 
 @testable import DNSProbe
 
-/// The config as SPEC §7 describes it: defaults, and every refusal with its JSON path.
+/// The config as contract §7 describes it: defaults, and every refusal with its JSON path.
 @Suite struct DNSConfigTests {
     @Test func defaultsAreTheHostsOwnResolvers() throws {
         let probe = try ProbeDriver.make(#"{"queries": [{"name": "www.example.com"}]}"#)

@@ -8,7 +8,7 @@ import Glibc
 
 @testable import DNSProbe
 
-/// The sample's deadline (SPEC §6 Deadlines): a resolver that never answers is reported
+/// The sample's deadline (contract §6 "Deadlines"): a resolver that never answers is reported
 /// `critical` by the probe within the deadline, not cut off by the host.
 @Suite(.onItsOwnThread) struct DNSDeadlineTests {
     @Test func theWaitFitsInsideTheDeadline() throws {

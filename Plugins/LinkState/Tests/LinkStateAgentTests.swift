@@ -118,7 +118,7 @@ struct LinkStateAgentTests {
         #expect((result.stdout + result.stderr).contains("probes[0].config.sysfs_root"))
     }
 
-    /// One transition per step, each raising exactly its change events (SPEC §4) and path state.
+    /// One transition per step, each raising exactly its change events (contract §4) and path state.
     @Test(.needsNamespaces) func runRaisesExactlyTheExpectedChangeEvents() throws {
         let topology = try LinkStateTopology()
         defer { topology.delete() }

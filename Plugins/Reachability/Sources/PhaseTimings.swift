@@ -7,7 +7,7 @@ import CCurlShims
 ///     connect_ms  = connect − namelookup             the TCP handshake
 ///     tls_ms      = appconnect − connect             the TLS handshake (HTTPS only)
 ///     ttfb_ms     = starttransfer                    start → first response byte, as
-///                                                    `curl -w %{time_starttransfer}` and SPEC §3 count it
+///                                                    `curl -w %{time_starttransfer}` and contract §3 count it
 ///     total_ms    = total                            everything, including redirects
 ///
 /// A phase that was never reached (libcurl reports 0) has no value, so a refused connection

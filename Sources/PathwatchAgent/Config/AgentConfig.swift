@@ -1,4 +1,4 @@
-/// The configuration file, decoded strictly (SPEC §2): unknown keys are errors.
+/// The configuration file, decoded strictly (contract §2): unknown keys are errors.
 public struct AgentConfig: Sendable, Decodable {
     public var agent: AgentSettings
     public var probes: [ProbeConfig]
@@ -24,7 +24,7 @@ public struct AgentSettings: Sendable, Decodable {
     public var pluginDirs: [String] = ["./.build/release"]
     /// Where durable state (sinks' queues) lives; relative to the config file.
     public var stateDir: String = "./.pathwatch"
-    /// Where probes' plug-ins run unless a probe says otherwise (SPEC §6).
+    /// Where probes' plug-ins run unless a probe says otherwise (contract §6).
     public var isolation: Isolation = .process
 
     enum CodingKeys: String, CodingKey {
@@ -119,7 +119,7 @@ public struct ProbeConfig: Sendable, Decodable, Equatable {
     }
 }
 
-/// SPEC §2: anything that repeats faster than this would spin the host (an interval of "1ns"
+/// contract §2: anything that repeats faster than this would spin the host (an interval of "1ns"
 /// took 14 s of CPU in 10 s and flapped thousands of times).
 public let minimumRepeatInterval = ConfigDuration.milliseconds(100)
 

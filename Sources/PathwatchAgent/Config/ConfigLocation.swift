@@ -1,4 +1,4 @@
-/// Which configuration file a command reads when `--config` is not given (SPEC §1):
+/// Which configuration file a command reads when `--config` is not given (contract §1):
 /// `$PATHWATCH_CONFIG`, else the installed `/etc/pathwatch/config.json`. The current folder is
 /// read only when asked (`--config config.json`, as `make run` does): a `config.json` that
 /// belongs to another program, in the folder an operator or NRPE happens to run `pathwatch

@@ -3,7 +3,7 @@
 /// the agent. Errors name the reference ("environment variable ORION_API_KEY is not set"),
 /// never a value.
 package struct SecretSubstitution {
-    /// SPEC §2: a secret file over 64 KiB, or not a regular file, is refused.
+    /// contract §2: a secret file over 64 KiB, or not a regular file, is refused.
     static let maxSecretFileBytes = 64 << 10
     let redactor: SecretRedactor
     /// Folder that relative `${file:…}` paths are resolved against (the config file's).

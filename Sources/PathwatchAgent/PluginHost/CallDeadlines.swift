@@ -1,7 +1,7 @@
 import PathwatchProbeKit
 import PathwatchProbeRules
 
-/// How the host times a plug-in's calls (SPEC §6 "Deadlines"). Every call that may block is
+/// How the host times a plug-in's calls (contract §6 "Deadlines"). Every call that may block is
 /// handed its deadline through the ABI (pw_error.deadline_ns), in both isolations; the plug-in
 /// fits its own waits inside it and reports what it saw. The host gives up on a call only when
 /// it is still running `grace` after its deadline: a child is then killed and restarted, an

@@ -8,7 +8,7 @@ import PathwatchProbeKit
 public protocol ProbeHost: AnyObject, Sendable {
     var plugin: LoadedPlugin { get }
     var isolation: Isolation { get }
-    /// Takes one sample; the plug-in is told `deadline` (SPEC §6 "Deadlines").
+    /// Takes one sample; the plug-in is told `deadline` (contract §6 "Deadlines").
     func sample(by deadline: Deadline) -> CallResult
     /// The descriptor the probe's runner should watch (inline event-driven probes); nil when
     /// there is none or the host watches it itself.

@@ -1,6 +1,6 @@
 import PathwatchProbeKit
 
-/// The event as SPEC §4 writes it, for every sink that sends it as JSON: a json stdout line,
+/// The event as contract §4 writes it, for every sink that sends it as JSON: a json stdout line,
 /// `/events`, the webhook's `pathwatch` format. Written straight into bytes; strings go through
 /// `JSONSerializer`, so their escaping is the project's one serializer's.
 extension ChangeEvent {

@@ -1,6 +1,6 @@
 import PathwatchProbeKit
 
-/// One change of one check's state (SPEC §4). The id is made once, so every redelivery of the
+/// One change of one check's state (contract §4). The id is made once, so every redelivery of the
 /// event carries the same id and receivers can drop duplicates.
 public struct ChangeEvent: Sendable {
     public var id: String

@@ -1,4 +1,4 @@
-/// Where a probe's plug-in runs (SPEC §6): in a supervised child process, or in the agent.
+/// Where a probe's plug-in runs (contract §6): in a supervised child process, or in the agent.
 public enum Isolation: String, Sendable, Decodable, CustomStringConvertible {
     /// A child process loads the plug-in; whatever it does, the agent keeps running.
     case process

@@ -10,7 +10,7 @@ enum MetricWording {
         meaning.kind == .counter ? "c" : meaning.unit?.nagios ?? ""
     }
 
-    /// The performance label of `metric` of check `checkID`: `check_metric`, as SPEC §1 shows
+    /// The performance label of `metric` of check `checkID`: `check_metric`, as contract §1 shows
     /// (`disk//var_used_pct`), without saying a name twice. A check whose key is its probe's id
     /// (`uptime/uptime`) is named by the probe alone, and a metric named after its check
     /// (`uptime_seconds` of `uptime`) drops that prefix, unless another metric of the check

@@ -1,6 +1,6 @@
 import PathwatchProbeKit
 
-/// A snapshot as one Nagios/Icinga plug-in line (SPEC §1):
+/// A snapshot as one Nagios/Icinga plug-in line (contract §1):
 /// `PATHWATCH CRITICAL - 1 critical, 1 warning: disk//var 96% used; api/orion HTTP 503 | 'disk//var_used_pct'=96%;;`
 /// The text names the checks that are not ok, worst first; the performance data carries every
 /// check's metrics, with the units Nagios knows (`s`, `%`, `B`), under `check_metric` labels.

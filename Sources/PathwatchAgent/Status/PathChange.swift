@@ -1,7 +1,7 @@
 import PathwatchProbeKit
 
 /// Which probes a change of the path samples at once, instead of leaving them to their interval:
-/// the phone's "retry when the connection is restored" (SPEC §7).
+/// the phone's "retry when the connection is restored" (contract §7).
 enum PathChange {
     /// - A link that comes up, or another interface that takes over, has what lies behind it
     ///   checked at once: probes flagged to sample on path changes (connectivity). A link going

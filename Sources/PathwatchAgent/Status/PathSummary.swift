@@ -1,6 +1,6 @@
 import CPathwatchProbe
 
-/// The connectivity path, summarised the way a phone's path monitor does (SPEC §3), computed
+/// The connectivity path, summarised the way a phone's path monitor does (contract §3), computed
 /// from the well-known labels a link probe attaches to its interface observations. The host
 /// knows nothing of netlink: it only reads those labels.
 public struct PathSummary: Sendable, Equatable {
@@ -12,7 +12,7 @@ public struct PathSummary: Sendable, Equatable {
         case unknown
     }
 
-    /// What lies behind the link, as a connectivity probe found it (SPEC §3 `path.internet`).
+    /// What lies behind the link, as a connectivity probe found it (contract §3 `path.internet`).
     public enum Internet: String, Sendable {
         case full, limited, portal, unknown
     }

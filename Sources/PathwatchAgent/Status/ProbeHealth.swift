@@ -1,4 +1,4 @@
-/// The agent's view of one probe's host (SPEC §3, `probes`).
+/// The agent's view of one probe's host (contract §3, `probes`).
 public struct ProbeHealth: Sendable {
     public enum State: String, Sendable { case running, restarting, failed }
     public var state: State = .running

@@ -1,4 +1,4 @@
-/// One probe as the agent itself sees it (SPEC §3 `probes`): which plug-in serves it and how,
+/// One probe as the agent itself sees it (contract §3 `probes`): which plug-in serves it and how,
 /// how its host is doing, and when it last reported — as node_exporter reports each collector's
 /// duration and success.
 public struct ProbeStatus: Sendable {

@@ -1,6 +1,6 @@
 import PathwatchProbeKit
 
-/// A snapshot as Prometheus metrics (SPEC §8), for the `file` sink's `format: prometheus`
+/// A snapshot as Prometheus metrics (contract §8), for the `file` sink's `format: prometheus`
 /// (node_exporter's textfile collector) and the live agent's `/metrics`.
 ///
 /// Conventions followed, from node_exporter and kube-state-metrics: base units in names, an enum
@@ -90,7 +90,7 @@ package enum PrometheusExposition {
     private static func renderPath<Out: PrometheusOutput>(_ path: PathSummary, into out: inout Out) {
         let status = path.status.rawValue
         out.add(
-            "pathwatch_path_satisfied", "1 when the host has a usable path (SPEC §3 path.status satisfied).", .gauge,
+            "pathwatch_path_satisfied", "1 when the host has a usable path (contract §3 path.status satisfied).", .gauge,
             labels: [], value: path.status == .satisfied ? 1 : 0)
         out.add("pathwatch_path_expensive", "1 when the path is cellular or metered.", .gauge, labels: [], value: path.expensive ? 1 : 0)
         out.add(

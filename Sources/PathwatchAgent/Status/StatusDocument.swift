@@ -12,7 +12,7 @@ public struct AgentIdentity: Sendable {
     }
 }
 
-/// The status document (SPEC §3): a snapshot as `StatusDocumentWriter` writes it.
+/// The status document (contract §3): a snapshot as `StatusDocumentWriter` writes it.
 enum StatusDocument {
     /// Bumped on any incompatible change of the document's shape.
     static let schema = 1

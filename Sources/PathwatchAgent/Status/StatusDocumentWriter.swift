@@ -1,6 +1,6 @@
 import PathwatchProbeKit
 
-/// Writes the status document (SPEC §3) as JSON text straight from a snapshot's typed values:
+/// Writes the status document (contract §3) as JSON text straight from a snapshot's typed values:
 /// the one writer of the document, for the file sink, `/status`, `once`, `/events` and webhook
 /// payloads. Strings and numbers go through `JSONSerializer`, so escaping and number forms are
 /// the project's one serializer's; the pretty form is its two-space layout.

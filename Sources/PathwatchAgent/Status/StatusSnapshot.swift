@@ -15,7 +15,7 @@ public final class StatusSnapshot: Sendable {
     /// The worst state of the checks (ok < warning < unknown < critical); ok with no checks.
     public let state: CheckState
     public let path: PathSummary
-    /// Each probe's health in configuration order (SPEC §3 `probes`); nil when the snapshot
+    /// Each probe's health in configuration order (contract §3 `probes`); nil when the snapshot
     /// does not describe the probes (the document then has no `probes` member).
     public let probes: [ProbeStatus]?
     /// Each sink's queue and delivery state (the document's `sinks`); nil when it has none.
@@ -91,7 +91,7 @@ public final class StatusSnapshot: Sendable {
         }
     }
 
-    /// The status document (SPEC §3) as compact JSON bytes, written once and shared.
+    /// The status document (contract §3) as compact JSON bytes, written once and shared.
     public func jsonBytes() -> [UInt8] {
         if let done = shared.withLock({ $0.compactJSON }) { return done }
         let bytes = StatusDocumentWriter.bytes(of: self, pretty: false)

@@ -1,6 +1,6 @@
 import PathwatchAgent
 
-/// The http sink's `tls` object (SPEC §8): the server's certificate chain and key (PEM), an
+/// The http sink's `tls` object (contract §8): the server's certificate chain and key (PEM), an
 /// optional CA for client certificates with its policy, and the lowest protocol version. The
 /// files are read and checked when the configuration is (`TLSMaterial`), so an unreadable,
 /// mismatched, expired or wrong-purpose file is a configuration error naming its JSON path.

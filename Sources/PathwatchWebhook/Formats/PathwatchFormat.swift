@@ -1,6 +1,6 @@
 import PathwatchAgent
-/// `pathwatch`: each change event as SPEC §4 writes it, one POST per event under the event's
-/// own id; with `on: every`, also each status document (SPEC §3) under an id made when it is
+/// `pathwatch`: each change event as contract §4 writes it, one POST per event under the event's
+/// own id; with `on: every`, also each status document (contract §3) under an id made when it is
 /// queued.
 struct PathwatchFormat: PayloadFormat {
     func payloads(for batch: SinkBatch, triggers: Set<SinkTrigger>) -> [QueuedPayload] {

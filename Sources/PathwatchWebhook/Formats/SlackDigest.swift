@@ -9,7 +9,7 @@ import PathwatchAgent
 ///     …
 ///     and 7 more
 ///
-/// Payloads are the change events as SPEC §4 writes them (`SlackFormat` queues nothing else), so
+/// Payloads are the change events as contract §4 writes them (`SlackFormat` queues nothing else), so
 /// a run is always taken whole.
 struct SlackDigest: BatchShape {
     static let namedChanges = 5
