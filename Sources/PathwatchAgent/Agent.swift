@@ -5,7 +5,7 @@ import PathwatchProbeKit
 /// The running agent: probe runners feeding one check book, whose events and documents go to
 /// every sink's own queue. Reloading keeps the check states of probes whose configuration did
 /// not change.
-public final class Agent: Sendable {
+package final class Agent: Sendable {
     struct ActiveProbe {
         var config: ProbeConfig
         var runner: ProbeRunner
@@ -42,7 +42,7 @@ public final class Agent: Sendable {
         DocumentPacing.window(intervals: loaded.config.probes.map(loaded.interval(of:)), fallback: loaded.config.agent.interval)
     }
 
-    public let identity: AgentIdentity
+    package let identity: AgentIdentity
     let logger: AgentLogger
     let state: Mutex<State>
     /// Batches reach the sinks in the order the check book made them (see DeliveryTurns).
@@ -50,11 +50,11 @@ public final class Agent: Sendable {
     let observer: (any AgentObserver)?
     /// The sinks as services: put in the service group before the agent's own service, so they
     /// drain after the probes stopped (see SinkGroup).
-    public let sinkGroup = SinkGroup()
+    package let sinkGroup = SinkGroup()
     /// The plug-in children, one per plug-in file, shared by its isolated probes across reloads.
     private let children = PluginChildren()
 
-    public init(config: LoadedConfig, logger: AgentLogger, observer: (any AgentObserver)? = nil) {
+    package init(config: LoadedConfig, logger: AgentLogger, observer: (any AgentObserver)? = nil) {
         self.identity = AgentIdentity(name: config.config.agent.name)
         self.logger = logger
         self.observer = observer
@@ -68,11 +68,11 @@ public final class Agent: Sendable {
     /// thousand children one after the other (25 s on two busy cores), and a stop that waited
     /// for all of them overran the unit's TimeoutStopSec: `start` creates no more, and the stop
     /// that follows ends those it did create.
-    public func cancelStart() { startCancelled.store(true, ordering: .releasing) }
+    package func cancelStart() { startCancelled.store(true, ordering: .releasing) }
 
     /// Loads plug-ins, creates every probe and sink, and starts sampling; after `cancelStart()`,
     /// only hands the probes created so far to `stop()`.
-    public func start() throws(ConfigError) {
+    package func start() throws(ConfigError) {
         let loaded = state.withLock { $0.loaded }
         let catalog = PluginCatalog.discover(for: loaded, logger: logger, needing: Set(loaded.config.probes.map(\.plugin)))
         for refusal in catalog.refused { logger.warning("plug-in refused: \(refusal)") }
@@ -122,7 +122,7 @@ public final class Agent: Sendable {
     /// nudges the timer thread (every interval and timeout fires there), returning how many
     /// turns it had made before. A later call returning the same number means the thread did
     /// not come round since: it is wedged, and nothing is sampled any more.
-    public func heartbeat() -> UInt64 {
+    package func heartbeat() -> UInt64 {
         state.withLock { _ in }
         return TimerThread.shared.nudge()
     }
@@ -132,7 +132,7 @@ public final class Agent: Sendable {
     /// configuration stays as it was.
     /// Returns what changed, in words ("2 probes (re)started, 0 stopped, 3 kept").
     @discardableResult
-    public func reload(_ next: LoadedConfig) throws(ConfigError) -> String {
+    package func reload(_ next: LoadedConfig) throws(ConfigError) -> String {
         let catalog = state.withLock { $0.catalog }
         // One redactor for the agent's life: the logger and every sink hold the first one, so
         // the new file's secrets join it (and the old ones stay: they may still be in queues).
@@ -209,7 +209,7 @@ public final class Agent: Sendable {
     /// processes, about 3 s on two cores. Inline probes are not waited for: a hung inline call
     /// keeps its destroy for as long as it hangs.
     /// The sinks deliver what they hold when the service group shuts their SinkGroup down.
-    public func stop() {
+    package func stop() {
         // What the last reports said, if their batch was still held, goes first, while every
         // probe's health (its child's pid, its restarts) still says what was known; a report
         // that comes in while the probes stop goes at once.
