@@ -25,8 +25,3 @@ package enum CommandLineCompanion {
         ProcessImage.replace(with: candidates(executable: executable), arguments: arguments, what: "the command-line companion \(name)")
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#endif
-import PathwatchAgent

@@ -1,4 +1,5 @@
 import PathwatchAgent
+import PathwatchBase
 
 /// The child of process isolation: the agent re-runs itself as `pathwatch plugin-child …` to load
 /// one plug-in and serve its calls over descriptor 3.

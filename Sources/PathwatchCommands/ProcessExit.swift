@@ -1,4 +1,6 @@
+import Glibc
 import PathwatchAgent
+import PathwatchJSON
 
 /// Exit statuses of the contract (SPEC §1) that more than one command uses.
 package enum ExitStatus {
@@ -40,7 +42,3 @@ package func failConfiguration(_ error: any Error, nagios: Bool) -> Never {
     }
     exitProcess(ExitStatus.configError)
 }
-
-#if canImport(Glibc)
-import Glibc
-#endif

@@ -2,6 +2,9 @@ import PathwatchAgent
 import Dispatch
 import Synchronization
 import PathwatchProbeKit
+import Glibc
+import PathwatchBase
+import PathwatchJSON
 
 /// Keeps the latest status document at `path`, replaced atomically: write a temporary file in
 /// the same folder, fsync it, rename it over the target. A reader sees the old document or the

@@ -1,4 +1,5 @@
 import PathwatchAgent
+import PathwatchBase
 
 extension FileSinkSettings {
     /// Two file sinks writing one file would replace each other's documents.

@@ -1,4 +1,5 @@
-import PathwatchAgent
+import Glibc
+import PathwatchBase
 
 /// A sink's `tls` object: the CA bundle to trust, a client certificate and key, or no
 /// verification at all. Files are checked readable when the configuration is read, so a typo

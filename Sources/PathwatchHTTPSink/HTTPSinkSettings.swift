@@ -1,3 +1,4 @@
+import Glibc
 import PathwatchAgent
 /// The `http` sink's settings (SPEC §5, §8): where it listens, the bearer token and basic-auth
 /// users that guard every endpoint but `/healthz`, TLS, how many connections it serves at once,

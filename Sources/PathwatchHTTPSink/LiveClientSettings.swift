@@ -1,5 +1,3 @@
-import PathwatchAgent
-
 /// An http sink's `client` object: how `pathwatch status` reaches it when the sink serves TLS
 /// or asks for a login. The agent never reads these files; `status` hands them to libcurl.
 /// - `ca_file`: the CA to verify the agent's certificate with (default: the sink's own

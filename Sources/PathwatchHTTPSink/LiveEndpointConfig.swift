@@ -1,4 +1,6 @@
 import PathwatchAgent
+import PathwatchBase
+import PathwatchJSON
 /// What `pathwatch status` needs of the configuration: the first http sink's address and token.
 ///
 /// Only that sink is decoded and only its secrets are substituted. An operator's shell lacks the

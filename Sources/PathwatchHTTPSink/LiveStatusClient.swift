@@ -1,5 +1,5 @@
-import PathwatchAgent
 import CCurlShims
+import PathwatchJSON
 
 /// `pathwatch status`: asks a running agent's http sink for its status document (live values,
 /// not a fresh sample), through libcurl like every other request the agent makes.

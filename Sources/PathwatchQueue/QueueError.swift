@@ -1,4 +1,5 @@
 import Glibc
+import PathwatchBase
 
 /// Why a queue call failed, in words that name the file and the system's reason, with the two
 /// cases a caller treats differently: another owner holds the folder (wait for it to let go), and

@@ -1,3 +1,5 @@
+import PathwatchJSON
+
 /// The configuration file, decoded strictly (SPEC §2): unknown keys are errors.
 package struct AgentConfig: Sendable, Decodable {
     package var agent: AgentSettings

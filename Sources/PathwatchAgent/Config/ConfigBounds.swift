@@ -1,3 +1,5 @@
+import PathwatchJSON
+
 /// How much one agent is asked to watch, bounded: probes, the targets their configs list, and the
 /// checks they may report. Each probe has a thread, a timer and (isolated) a child process; each
 /// target a connection or socket and a check; each check a place in every document, line and

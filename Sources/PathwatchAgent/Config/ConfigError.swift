@@ -1,3 +1,5 @@
+import PathwatchJSON
+
 /// A configuration error: which file, where in it (a JSON path, or a line and column for a
 /// syntax error), and what was expected. Rendered as
 /// `config.json: probes[2].config.targets[0].url: expected an http(s) URL`.

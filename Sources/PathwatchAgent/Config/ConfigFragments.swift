@@ -1,3 +1,6 @@
+import Glibc
+import PathwatchBase
+
 /// `conf.d/*.json` beside the main file (SPEC §1): each fragment may hold `probes` and `sinks`
 /// arrays, appended to the main file's in name order, the way Telegraf's `--config-directory`
 /// and collectd's `Include` let a package or a configuration tool drop in one file per concern

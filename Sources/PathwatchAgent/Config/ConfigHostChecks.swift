@@ -1,3 +1,7 @@
+import Glibc
+import PathwatchBase
+import PathwatchJSON
+
 /// Checks that need the host, not just the file: folders a sink will write to, and time budgets
 /// that only make sense together. Each names the JSON path an operator must change.
 package enum ConfigHostChecks {

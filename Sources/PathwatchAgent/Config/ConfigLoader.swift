@@ -1,3 +1,6 @@
+import PathwatchBase
+import PathwatchJSON
+
 /// A configuration ready to run: decoded, secrets substituted, checked as a whole.
 package struct LoadedConfig: Sendable {
     package var file: String

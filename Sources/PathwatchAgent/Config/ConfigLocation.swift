@@ -1,3 +1,5 @@
+import Glibc
+
 /// Which configuration file a command reads when `--config` is not given (SPEC §1):
 /// `$PATHWATCH_CONFIG`, else the installed `/etc/pathwatch/config.json`. The current folder is
 /// read only when asked (`--config config.json`, as `make run` does): a `config.json` that

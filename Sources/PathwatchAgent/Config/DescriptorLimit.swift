@@ -1,3 +1,6 @@
+import Glibc
+import PathwatchJSON
+
 /// The agent's file descriptor budget. Running out looks like the network failing (every
 /// connect fails), so the soft limit is raised to the hard one at start, and a configuration
 /// that needs more than the limit allows is said so, before anything fails.

@@ -1,4 +1,6 @@
 import CPathwatchProbe
+import Glibc
+import PathwatchBase
 import PathwatchProbeRules
 
 /// Every plug-in found in the configured folders, and every file that was refused with its

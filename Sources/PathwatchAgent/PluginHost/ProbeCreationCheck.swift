@@ -1,3 +1,5 @@
+import PathwatchJSON
+
 /// How `check-config` creates the probes: as `run` does, each from its config, but every one in
 /// a plug-in child, inline probes too. A plug-in that crashes or exits in `create` would end
 /// the checker itself if it were created here; in a child, the checker sees it end and says so.

@@ -1,4 +1,6 @@
 import CPathwatchProbe
+import PathwatchBase
+import PathwatchJSON
 import PathwatchProbeKit
 import PathwatchProbeRules
 import Synchronization

@@ -1,4 +1,5 @@
 import Logging
+import PathwatchJSON
 import PathwatchProbeKit
 
 /// Creates the probe instances a configuration asks for, each behind the host its isolation

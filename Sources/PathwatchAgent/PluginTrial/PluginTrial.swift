@@ -1,3 +1,4 @@
+import PathwatchJSON
 import PathwatchProbeKit
 
 /// `pathwatch plugins --try FILE`: a plug-in author's first test. The library is loaded in a

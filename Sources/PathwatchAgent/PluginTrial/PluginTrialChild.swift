@@ -1,4 +1,6 @@
 import CFaultReport
+import PathwatchBase
+import PathwatchJSON
 import PathwatchProbeKit
 
 /// The child side of `pathwatch plugins --try`: in a process of its own, loads one library,

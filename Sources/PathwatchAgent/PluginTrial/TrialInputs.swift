@@ -1,3 +1,5 @@
+import Glibc
+
 /// What `plugins --try` is given, made into what the trial runs: the library's path and the
 /// probe's config text. Both fail with a sentence naming what was wrong, never later with a
 /// loader's message about something the person did not ask for.

@@ -1,4 +1,6 @@
 import CChildProcess
+import Glibc
+import PathwatchBase
 
 /// How a child process ended.
 package enum ChildEnding: Sendable, Equatable {

@@ -1,4 +1,5 @@
 import Glibc
+import PathwatchBase
 import Synchronization
 
 /// The write end of the pipe the handler writes to: set once, before any handler is installed.

@@ -1,3 +1,5 @@
+import PathwatchJSON
+
 /// One sink's settings as its kind decoded them. Everything the core asks of a sink goes through
 /// this protocol, so the core never names a sink kind: each kind's module implements it, and the
 /// registry (`SinkRegistry`) says which kinds exist.

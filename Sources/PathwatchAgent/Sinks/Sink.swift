@@ -1,3 +1,4 @@
+import PathwatchBase
 import PathwatchProbeKit
 import ServiceLifecycle
 

@@ -1,3 +1,4 @@
+import PathwatchJSON
 import PathwatchProbeKit
 
 /// The event as SPEC §4 writes it, for every sink that sends it as JSON: a json stdout line,

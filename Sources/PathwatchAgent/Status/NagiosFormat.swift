@@ -1,3 +1,4 @@
+import PathwatchJSON
 import PathwatchProbeKit
 
 /// A snapshot as one Nagios/Icinga plug-in line (SPEC §1):

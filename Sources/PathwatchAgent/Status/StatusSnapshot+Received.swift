@@ -1,3 +1,4 @@
+import PathwatchJSON
 import PathwatchProbeKit
 
 /// A status document received from a running agent (`pathwatch status`), read into a snapshot

@@ -1,3 +1,4 @@
+import PathwatchJSON
 import PathwatchProbeKit
 
 /// The text forms people read: one aligned line per event or snapshot, and the multi-line

@@ -1,4 +1,5 @@
 import Logging
+import PathwatchJSON
 
 /// The agent's logger: swift-log underneath (to stderr, never stdout), with every line passed
 /// through the secret redactor first, so a secret a plug-in echoes never reaches a log.

@@ -1,3 +1,5 @@
+import Glibc
+import PathwatchBase
 import Synchronization
 
 /// The descriptor the agent's own output goes to: the stdout sink's lines and what `once`

@@ -1,4 +1,4 @@
-import PathwatchProbeKit
+import Glibc
 
 /// Wall-clock instants as the status document writes them: RFC 3339, UTC, milliseconds.
 package struct WallTime: Sendable, Hashable, Comparable, CustomStringConvertible {
@@ -58,6 +58,3 @@ package struct WallTime: Sendable, Hashable, Comparable, CustomStringConvertible
 
     package var description: String { rfc3339 }
 }
-
-/// Monotonic time in nanoseconds, for intervals and deadlines (never steps with the wall clock).
-package func monotonicNanoseconds() -> UInt64 { UInt64(MonotonicClock.nowNanoseconds()) }

@@ -1,4 +1,5 @@
 import Dispatch
+import PathwatchBase
 import ServiceLifecycle
 import Synchronization
 

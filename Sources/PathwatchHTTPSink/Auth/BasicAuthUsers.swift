@@ -1,5 +1,3 @@
-import PathwatchAgent
-
 /// `basic_auth_users`: user name → bcrypt hash, as Prometheus's exporter-toolkit takes them.
 /// Decoded with the hashes checked for form (never echoed: a hash is a secret too, it can be
 /// attacked offline).

@@ -1,5 +1,3 @@
-import PathwatchAgent
-
 /// The http sink's `tls` object (SPEC §8): the server's certificate chain and key (PEM), an
 /// optional CA for client certificates with its policy, and the lowest protocol version. The
 /// files are read and checked when the configuration is (`TLSMaterial`), so an unreadable,

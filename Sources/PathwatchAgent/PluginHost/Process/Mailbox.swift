@@ -1,4 +1,5 @@
 import Dispatch
+import PathwatchJSON
 import PathwatchProbeKit
 import Synchronization
 

@@ -2,6 +2,9 @@ import PathwatchProbeKit
 import CPathwatchProbe
 import CFaultReport
 import Dispatch
+import Glibc
+import PathwatchBase
+import PathwatchJSON
 
 /// The child side of process isolation: `pathwatch plugin-child` loads one plug-in file and
 /// hosts every instance the agent creates of it (one per probe using that file), reading the
