@@ -1,50 +1,15 @@
 import Dispatch
 import Synchronization
 import PathwatchProbeKit
+import PathwatchBase
 
 /// The running agent: probe runners feeding one check book, whose events and documents go to
 /// every sink's own queue. Reloading keeps the check states of probes whose configuration did
 /// not change.
 package final class Agent: Sendable {
-    struct ActiveProbe {
-        var config: ProbeConfig
-        var runner: ProbeRunner
-    }
-
-    struct State {
-        var loaded: LoadedConfig
-        var catalog: PluginCatalog
-        var book: CheckBook
-        var probes: [String: ActiveProbe] = [:]
-        var sinks: [any Sink] = []
-        var sinkConfigs: [SinkConfig] = []
-        /// Probes yet to report for the first time; nil once the first complete batch went out.
-        var awaitingFirstReport: Set<String>? = nil
-        /// When each probe last reported (the `probes` array's `last_sample_at`).
-        var lastReportAt: [String: WallTime] = [:]
-        /// Probes sampled at once because the path came back, until that sample reports.
-        var recoverySampled: Set<String> = []
-        /// When reports that raised no event go to the sinks.
-        var pacing: DocumentPacing
-        /// Batches made since start: each one's turn (DeliveryTurns).
-        var published: UInt64 = 0
-
-        init(loaded: LoadedConfig, catalog: PluginCatalog, book: CheckBook) {
-            self.loaded = loaded
-            self.catalog = catalog
-            self.book = book
-            pacing = DocumentPacing(window: Agent.documentWindow(loaded))
-        }
-    }
-
-    /// The pacing window of `loaded`: its shortest probe interval.
-    static func documentWindow(_ loaded: LoadedConfig) -> UInt64 {
-        DocumentPacing.window(intervals: loaded.config.probes.map(loaded.interval(of:)), fallback: loaded.config.agent.interval)
-    }
-
     package let identity: AgentIdentity
     let logger: AgentLogger
-    let state: Mutex<State>
+    let state: Mutex<AgentState>
     /// Batches reach the sinks in the order the check book made them (see DeliveryTurns).
     let deliveries = DeliveryTurns()
     let observer: (any AgentObserver)?
@@ -58,7 +23,7 @@ package final class Agent: Sendable {
         self.identity = AgentIdentity(name: config.config.agent.name)
         self.logger = logger
         self.observer = observer
-        self.state = Mutex(State(loaded: config, catalog: PluginCatalog(), book: CheckBook(agentName: config.config.agent.name)))
+        self.state = Mutex(AgentState(loaded: config, catalog: PluginCatalog(), book: CheckBook(agentName: config.config.agent.name)))
     }
 
     /// Set by `cancelStart()`.
@@ -104,13 +69,13 @@ package final class Agent: Sendable {
         logger.info("pathwatch \(AgentIdentity.version) started as \(identity.name): \(Plural.count(created.count, "probe")), \(Plural.count(sinks.count, "sink"))")
     }
 
-    private func add(_ created: ProbeSetup.Created, loaded: LoadedConfig, into s: inout State) -> ProbeRunner {
+    private func add(_ created: ProbeSetup.Created, loaded: LoadedConfig, into s: inout AgentState) -> ProbeRunner {
         let probe = created.config
         let id = probe.id
         let runner = ProbeRunner(
             id: id, instance: created.instance, interval: loaded.interval(of: probe), timeout: loaded.timeout(of: probe),
             logger: logger, report: { [weak self] report in self?.receive(report, from: id) })
-        s.probes[id] = ActiveProbe(config: probe, runner: runner)
+        s.probes[id] = AgentState.ActiveProbe(config: probe, runner: runner)
         s.book.policies[id] = created.policy
         return runner
     }
@@ -170,7 +135,7 @@ package final class Agent: Sendable {
                 s.book.removeProbe(id)
             }
             s.loaded = next
-            s.pacing.window = Self.documentWindow(next)
+            s.pacing.window = AgentState.documentWindow(next)
             s.catalog = merged
             s.book.probeOrder = next.config.probes.map(\.id)
             if let replacement {

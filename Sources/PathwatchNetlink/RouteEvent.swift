@@ -41,7 +41,7 @@ extension RouteNetlinkSocket {
         var events: [RouteEvent] = []
         while true {
             let (datagrams, full) = try receiveDatagramBatch()
-            for datagram in datagrams { try Self.parse(datagram, defaultRoutesOnly: defaultRoutesOnly, into: &events) }
+            for datagram in datagrams { try RouteEvent.parse(datagram, defaultRoutesOnly: defaultRoutesOnly, into: &events) }
             if !full { return events }
         }
     }
@@ -52,11 +52,15 @@ extension RouteNetlinkSocket {
     package func receiveFirstEvents(defaultRoutesOnly: Bool = false) throws(NetlinkError) -> [RouteEvent]? {
         guard let datagram = try receiveDatagram() else { return nil }
         var events: [RouteEvent] = []
-        try Self.parse(datagram, defaultRoutesOnly: defaultRoutesOnly, into: &events)
+        try RouteEvent.parse(datagram, defaultRoutesOnly: defaultRoutesOnly, into: &events)
         return events
     }
+}
 
-    private static func parse(_ datagram: ArraySlice<UInt8>, defaultRoutesOnly: Bool, into events: inout [RouteEvent]) throws(NetlinkError) {
+extension RouteEvent {
+    /// Appends the events of one datagram's messages to `events`; throws `.overrun` when the
+    /// kernel says it dropped some.
+    static func parse(_ datagram: ArraySlice<UInt8>, defaultRoutesOnly: Bool, into events: inout [RouteEvent]) throws(NetlinkError) {
         for message in try NetlinkMessage.split(datagram) {
             if Int32(message.type) == NLMSG_OVERRUN { throw .overrun }
             if defaultRoutesOnly && message.isRouteToSpecificDestination { continue }
