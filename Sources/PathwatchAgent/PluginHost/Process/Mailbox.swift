@@ -1,6 +1,5 @@
 import Dispatch
 import PathwatchJSON
-import PathwatchProbeKit
 import Synchronization
 
 /// Where the replies to one instance's calls wait for its caller: the child's reader thread
