@@ -9,6 +9,7 @@ the graph either way.
 
     python3 tools/code-layout.py            # graph and findings
     python3 tools/code-layout.py --quiet    # findings only
+    python3 tools/code-layout.py --root DIR # another tree than this one (the tool's own tests)
 
 Folders are compared by the names declared at the top level of their files (types, functions,
 constants) and the names the other folders' code mentions; comments and string literals are
@@ -25,6 +26,8 @@ import sys
 import package_targets
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if "--root" in sys.argv:
+    ROOT = os.path.abspath(sys.argv[sys.argv.index("--root") + 1])
 MAX_TYPE_LINES = 300
 # The agent's core, which must name no sink kind.
 CORE = "Sources/PathwatchAgent"
