@@ -88,25 +88,29 @@ let package = Package(
         .target(name: "CNetlink", path: "Sources/CNetlink"),
         // rtnetlink: socket, dumps, a strict attribute walker and typed readers.
         .target(name: "PathwatchNetlink", dependencies: ["CNetlink"], swiftSettings: strict),
+        // What the other modules share below the agent: its threads (SerialThread, WorkerPool and
+        // its lanes, the timer thread) and POSIX helpers (errnoText, makePipe, paths, folders,
+        // writes, monotonic time). It depends on nothing of the agent's, nor on the SDK.
+        .target(name: "PathwatchBase", dependencies: ["CPipe"], swiftSettings: strict),
 
         // The agent's core: configuration model, plug-in host, scheduling, check book, snapshot,
         // renderers, and the sink protocol with its registry. It names no sink kind.
         .target(
             name: "PathwatchAgent",
             dependencies: [
-                probeABI, json, probeKit, probeRules, "CCurlShims", "CPipe", "CFaultReport", "CChildProcess",
+                "PathwatchBase", probeABI, json, probeKit, probeRules, "CFaultReport", "CChildProcess",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict),
         // Sink kinds, one module each: its settings, host checks, descriptor estimate and the sink.
-        .target(name: "PathwatchStdoutSink", dependencies: ["PathwatchAgent", probeKit], swiftSettings: strict),
-        .target(name: "PathwatchFileSink", dependencies: ["PathwatchAgent", probeKit], swiftSettings: strict),
+        .target(name: "PathwatchStdoutSink", dependencies: ["PathwatchAgent", "PathwatchBase", probeKit, json], swiftSettings: strict),
+        .target(name: "PathwatchFileSink", dependencies: ["PathwatchAgent", "PathwatchBase", probeKit, json], swiftSettings: strict),
         // The live agent (page, /metrics, /status, /events) on SwiftNIO's event loop and HTTP/1.1 codec.
         .target(
             name: "PathwatchHTTPSink",
             dependencies: [
-                "PathwatchAgent", "PathwatchDigest", probeKit, probeRules, "CCurlShims", "CCrypt",
+                "PathwatchAgent", "PathwatchBase", "PathwatchDigest", probeKit, probeRules, json, "CCurlShims", "CCrypt",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -117,21 +121,24 @@ let package = Package(
         // earlier queue folder names, the status page's policy hashes).
         .target(name: "PathwatchDigest", dependencies: ["CLibcrypto"], swiftSettings: strict),
         // The durable, ordered on-disk queue of opaque records, for any sink that must keep what
-        // it sends across outages; it depends on nothing of the agent's.
-        .target(name: "PathwatchQueue", exclude: ["README.md"], swiftSettings: strict),
+        // it sends across outages; it depends on nothing of the agent's but the base module.
+        .target(name: "PathwatchQueue", dependencies: ["PathwatchBase"], exclude: ["README.md"], swiftSettings: strict),
         // HTTP out for the sinks that POST (webhook, remote write): the queued delivery they share
         // (intake → durable queue → paced, retried delivery → health, `PushSink`), libcurl's
         // poster, the answer's classification, backoff with Retry-After, and holding while the
         // host is offline. A pushing sink adds its settings and formats (`PushFormat`).
         .target(
             name: "PathwatchHTTPOut",
-            dependencies: ["PathwatchAgent", "PathwatchQueue", "CCurlShims", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "PathwatchAgent", "PathwatchBase", "PathwatchQueue", "CCurlShims", json,
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict),
         // The webhook sink: settings, formats and signer, on the shared queued delivery (README "Sinks").
         .target(
             name: "PathwatchWebhook",
             dependencies: [
-                "PathwatchAgent", "PathwatchQueue", "PathwatchDigest", "PathwatchHTTPOut", probeKit, json, "CCurlShims",
+                "PathwatchAgent", "PathwatchQueue", "PathwatchDigest", "PathwatchHTTPOut", probeKit, json,
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["README.md"],
@@ -143,7 +150,7 @@ let package = Package(
         .target(
             name: "PathwatchRemoteWrite",
             dependencies: [
-                "PathwatchAgent", "PathwatchQueue", "PathwatchHTTPOut", "CSnappy", probeKit, json,
+                "PathwatchAgent", "PathwatchQueue", "PathwatchHTTPOut", "CSnappy", json,
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["README.md"],
@@ -160,7 +167,7 @@ let package = Package(
         .target(
             name: "PathwatchCommands",
             dependencies: [
-                "PathwatchAgent", "PathwatchSinks", probeKit,
+                "PathwatchAgent", "PathwatchBase", "PathwatchSinks", probeKit, json,
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -173,7 +180,7 @@ let package = Package(
         .executableTarget(
             name: "PathwatchCLI",
             dependencies: [
-                "PathwatchAgent", "PathwatchCommands", "PathwatchHTTPSink", "PathwatchSinks", probeKit,
+                "PathwatchAgent", "PathwatchBase", "PathwatchCommands", "PathwatchHTTPSink", probeKit, json,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
@@ -194,7 +201,7 @@ let package = Package(
             name: "DiskProbe", dependencies: [probeKit], path: "Plugins/Disk/Sources",
             swiftSettings: strict),
         .target(
-            name: "LinkStateProbe", dependencies: [probeKit, "PathwatchNetlink", "CLinkStateEvents"],
+            name: "LinkStateProbe", dependencies: [probeKit, "PathwatchNetlink", "CNetlink", "CLinkStateEvents"],
             path: "Plugins/LinkState/Sources", swiftSettings: strict),
         .target(name: "CLinkStateEvents", path: "Plugins/LinkState/CEvents"),
         .target(
@@ -234,18 +241,20 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "PathwatchJSONTests", dependencies: [json], swiftSettings: strict),
         .testTarget(
-            name: "PathwatchNetlinkTests", dependencies: ["PathwatchNetlink", "PathwatchTestSupport"],
+            name: "PathwatchNetlinkTests", dependencies: ["PathwatchNetlink", "CNetlink", "PathwatchTestSupport"],
             swiftSettings: strict),
         // The command line itself: the direct reading of `run`, `once` and a plug-in child against
         // ArgumentParser's reading of the same lines, and where the companion is looked for.
         .testTarget(
-            name: "PathwatchCommandTests", dependencies: ["PathwatchCLI", "PathwatchCommands"], swiftSettings: strict),
+            name: "PathwatchCommandTests",
+            dependencies: ["PathwatchCLI", "PathwatchCommands", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: strict),
         .testTarget(
             name: "PathwatchAgentTests",
             dependencies: [
                 "PathwatchAgent", "PathwatchSinks", "PathwatchStdoutSink", "PathwatchFileSink", "PathwatchHTTPSink",
-                "PathwatchWebhook", "PathwatchRemoteWrite", "PathwatchQueue", "PathwatchDigest", probeKit, probeRules, probeTesting,
-                "PathwatchTestSupport",
+                "PathwatchWebhook", "PathwatchRemoteWrite", "PathwatchQueue", "PathwatchDigest", "PathwatchBase", probeABI, json,
+                probeKit, probeRules, probeTesting, "PathwatchTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -253,41 +262,45 @@ let package = Package(
         .testTarget(
             name: "PathwatchWebhookTests",
             dependencies: [
-                "PathwatchWebhook", "PathwatchHTTPOut", "PathwatchAgent", "PathwatchQueue", "PathwatchSinks", probeKit, "CCurlShims",
-                "PathwatchTestSupport",
+                "PathwatchWebhook", "PathwatchHTTPOut", "PathwatchAgent", "PathwatchQueue", "PathwatchBase", probeKit, "CCurlShims",
+                "PathwatchTestSupport", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         .testTarget(name: "PathwatchQueueTests", dependencies: ["PathwatchQueue", "PathwatchTestSupport"], swiftSettings: strict),
+        .testTarget(name: "PathwatchBaseTests", dependencies: ["PathwatchBase", "PathwatchTestSupport"], swiftSettings: strict),
         // make install, make deb, systemd's notify protocol: the agent as an operator installs and runs it.
         .testTarget(name: "DistributionTests", dependencies: ["PathwatchTestSupport"], swiftSettings: strict),
         // The package booted under a real systemd (systemd-nspawn), checked as an operator checks it.
         .testTarget(name: "SystemTests", dependencies: ["PathwatchTestSupport"], swiftSettings: strict),
         .testTarget(
-            name: "DiskProbeTests", dependencies: ["DiskProbe", "PathwatchTestSupport", "PluginTestSupport"],
+            name: "DiskProbeTests", dependencies: ["DiskProbe", probeABI, probeKit, "PathwatchTestSupport", "PluginTestSupport"],
             path: "Plugins/Disk/Tests", exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
-            name: "ExampleProbeTests", dependencies: [probeTesting, "PathwatchTestSupport", "PluginTestSupport"],
+            name: "ExampleProbeTests", dependencies: [probeABI, probeTesting, "PathwatchTestSupport", "PluginTestSupport"],
             path: "Plugins/Examples/Tests", swiftSettings: strict),
         .testTarget(
-            name: "LinkStateProbeTests", dependencies: [probeTesting, "LinkStateProbe", "PathwatchTestSupport", "PluginTestSupport"],
+            name: "LinkStateProbeTests",
+            dependencies: [probeKit, probeTesting, "LinkStateProbe", "PathwatchNetlink", "CNetlink", "PathwatchTestSupport", "PluginTestSupport"],
             path: "Plugins/LinkState/Tests", exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
-            name: "ReachabilityProbeTests", dependencies: [probeTesting, "ReachabilityProbe", "PathwatchTestSupport", "PluginTestSupport"],
+            name: "ReachabilityProbeTests",
+            dependencies: [probeABI, probeKit, probeTesting, "ReachabilityProbe", "CCurlShims", "PathwatchTestSupport", "PluginTestSupport"],
             path: "Plugins/Reachability/Tests", exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
-            name: "BandwidthProbeTests", dependencies: [probeTesting, "BandwidthProbe", "PathwatchTestSupport", "PluginTestSupport"],
+            name: "BandwidthProbeTests", dependencies: [probeABI, probeKit, probeTesting, "BandwidthProbe", "PathwatchTestSupport", "PluginTestSupport"],
             path: "Plugins/Bandwidth/Tests", swiftSettings: strict),
         .testTarget(
-            name: "ConnectivityProbeTests", dependencies: [probeTesting, "ConnectivityProbe", "PathwatchTestSupport", "PluginTestSupport"],
+            name: "ConnectivityProbeTests",
+            dependencies: [probeABI, probeKit, probeTesting, "ConnectivityProbe", "PathwatchTestSupport", "PluginTestSupport"],
             path: "Plugins/Connectivity/Tests", exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
-            name: "PingProbeTests", dependencies: [probeTesting, "PingProbe", "PathwatchTestSupport", "PluginTestSupport"], path: "Plugins/Ping/Tests",
+            name: "PingProbeTests", dependencies: [probeKit, probeTesting, "PingProbe", "PathwatchTestSupport", "PluginTestSupport"], path: "Plugins/Ping/Tests",
             swiftSettings: strict),
         .testTarget(
-            name: "DNSProbeTests", dependencies: [probeTesting, "DNSProbe", "PathwatchTestSupport", "PluginTestSupport"],
+            name: "DNSProbeTests", dependencies: [probeKit, probeTesting, "DNSProbe", "PathwatchTestSupport", "PluginTestSupport"],
             path: "Plugins/DNS/Tests", exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
-            name: "ExecProbeTests", dependencies: [probeTesting, "ExecProbe", "PathwatchTestSupport", "PluginTestSupport"],
+            name: "ExecProbeTests", dependencies: [probeKit, probeTesting, "ExecProbe", "PathwatchTestSupport", "PluginTestSupport"],
             path: "Plugins/Exec/Tests", exclude: ["Fixtures"], swiftSettings: strict),
     ]
 )

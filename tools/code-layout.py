@@ -1,22 +1,33 @@
 #!/usr/bin/env python3
 """The shape of the code, drawn from the sources: which module imports which, which folder of a
-module uses which (a name declared in one folder and used in another), and how long each type
-is (without the assets it carries as multi-line strings). Exits 1 when a module or a folder depends on itself through others (a loop), or a type is
-longer than the limit; prints the graph either way.
+module uses which (a name declared in one folder and used in another), how long each type is
+with its extensions (without the assets it carries as multi-line strings), and whether each
+target of Package.swift declares exactly the modules its files import. Exits 1 when a module or
+a folder depends on itself through others (a loop), a type with its extensions is longer than the
+limit, or a target imports a module it does not declare or declares one it never imports; prints
+the graph either way.
 
     python3 tools/code-layout.py            # graph and findings
     python3 tools/code-layout.py --quiet    # findings only
+    python3 tools/code-layout.py --root DIR # another tree than this one (the tool's own tests)
 
 Folders are compared by the names declared at the top level of their files (types, functions,
 constants) and the names the other folders' code mentions; comments and string literals are
 left out. A name declared in two folders is ambiguous and counts for neither.
+
+A type's length is its declaration and every `extension` of it in the same module (or, for an
+extension of a type of another module of ours, in the module that declares it), counted together.
 """
 import collections
 import os
 import re
 import sys
 
+import package_targets
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if "--root" in sys.argv:
+    ROOT = os.path.abspath(sys.argv[sys.argv.index("--root") + 1])
 MAX_TYPE_LINES = 300
 # The agent's core, which must name no sink kind.
 CORE = "Sources/PathwatchAgent"
@@ -82,7 +93,7 @@ def folder_graph(module_dir):
 
 
 def type_lengths(path):
-    """(name, lines) of each top-level type declaration or extension in the file, counted
+    """(keyword, name, lines) of each top-level type declaration or extension in the file, counted
     without multi-line string literals: a page's markup, style and script are assets, not code."""
     lines = code_only(open(path, encoding="utf-8").read()).split("\n")
     found, i = [], 0
@@ -92,10 +103,40 @@ def type_lengths(path):
             end = i + 1
             while end < len(lines) and lines[end] != "}":
                 end += 1
-            found.append((match.group(2), end - i + 1))
+            found.append((match.group(1), match.group(2), end - i + 1))
             i = end
         i += 1
     return found
+
+
+def module_of(path):
+    """The module a source file belongs to, by folder: Sources/X, SDK/Sources/X, Plugins/X/Y."""
+    parts = os.path.relpath(path, ROOT).split(os.sep)
+    depth = 3 if parts[0] in ("SDK", "Plugins") else 2
+    return "/".join(parts[:depth])
+
+
+def types_with_extensions():
+    """{(module, type): [(file, lines), …]}: each type's declaration and its extensions. An
+    extension goes with the module that declares the type when that is another module of ours
+    (one only: a name two modules declare stays with the extension's own module)."""
+    parts, declared = collections.defaultdict(list), collections.defaultdict(set)
+    found = []
+    for base in ["Sources", "Plugins", "SDK/Sources"]:
+        for path in swift_files(os.path.join(ROOT, base)):
+            if os.sep + "Tests" + os.sep in path:
+                continue
+            module = module_of(path)
+            for keyword, type_name, count in type_lengths(path):
+                found.append((module, keyword, type_name, os.path.relpath(path, ROOT), count))
+                if keyword != "extension":
+                    declared[type_name].add(module)
+    for module, keyword, type_name, path, count in found:
+        owners = declared.get(type_name, set())
+        if keyword == "extension" and module not in owners and len(owners) == 1:
+            module = next(iter(owners))
+        parts[(module, type_name)].append((path, count))
+    return parts
 
 
 def sink_kinds_in_core():
@@ -146,18 +187,17 @@ def main():
             why = sorted(reasons.get((a, b), ()))[:4] + sorted(reasons.get((b, a), ()))[:4]
             problems.append(f"folder loop in {name}: {a} <-> {b} (through {', '.join(why) or 'longer paths'})")
     problems += sink_kinds_in_core()
-    lengths = collections.defaultdict(int)
-    for base in ["Sources", "Plugins", "SDK/Sources"]:
-        for path in swift_files(os.path.join(ROOT, base)):
-            if os.sep + "Tests" + os.sep in path:
-                continue
-            for type_name, count in type_lengths(path):
-                if count > MAX_TYPE_LINES:
-                    problems.append(f"{os.path.relpath(path, ROOT)}: {type_name} is {count} lines (at most {MAX_TYPE_LINES})")
-                lengths[type_name] = max(lengths[type_name], count)
+    lengths = types_with_extensions()
+    for (module, type_name), parts in sorted(lengths.items()):
+        count = sum(lines for _, lines in parts)
+        if count > MAX_TYPE_LINES:
+            files = ", ".join(f"{path} ({lines})" for path, lines in parts)
+            problems.append(f"{module}: {type_name} is {count} lines with its extensions (at most {MAX_TYPE_LINES}): {files}")
     if not quiet:
-        longest = sorted(lengths.items(), key=lambda item: -item[1])[:5]
-        print("longest types: " + ", ".join(f"{name} {count}" for name, count in longest))
+        totals = {key: sum(lines for _, lines in parts) for key, parts in lengths.items()}
+        longest = sorted(totals.items(), key=lambda item: -item[1])[:5]
+        print("longest types with their extensions: " + ", ".join(f"{name} {count}" for (_, name), count in longest))
+    problems += package_targets.problems(ROOT)
     for problem in problems:
         print(problem)
     return 1 if problems else 0

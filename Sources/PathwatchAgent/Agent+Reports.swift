@@ -1,3 +1,4 @@
+import PathwatchBase
 import PathwatchProbeKit
 
 /// How a report travels: through the check book, then to the sinks, at once or in the next
@@ -61,84 +62,23 @@ extension Agent {
         if let publication { deliver(publication) }
     }
 
-    /// What batches take from the agent's state under its lock, and their turn.
-    private struct Publication {
-        var turn: UInt64
-        var time: WallTime
-        var events: [ChangeEvent]
-        var firstComplete: Bool
-        /// Every sink, whose status each snapshot carries.
-        var sinks: [any Sink]
-        /// The whole state (the book as it stands: a copy that shares its storage, each probe's
-        /// health, the probes it speaks for); nil while the pacing holds it.
-        var whole: (book: CheckBook, probes: [ProbeStatus], reporting: [String])?
-        /// The reporting probe alone, for the sinks that take every report; nil when none does.
-        var single: (probe: String, checks: [CheckRecord], path: PathSummary, status: [ProbeStatus])?
-        var summary: AgentSummary?
-    }
-
     private func publish(
-        _ s: inout State, events: [ChangeEvent], firstComplete: Bool, at now: WallTime, whole: Bool, reporting probe: String?
+        _ s: inout AgentState, events: [ChangeEvent], firstComplete: Bool, at now: WallTime, whole: Bool, reporting probe: String?
     ) -> Publication? {
         let takesEach = probe != nil && s.sinks.contains { $0.takesEveryReport }
         guard whole || takesEach else { return nil }
         s.published += 1
         var p = Publication(turn: s.published, time: now, events: events, firstComplete: firstComplete, sinks: s.sinks)
         if whole {
-            p.whole = (s.book, probeStatuses(s), s.pacing.takePending(at: monotonicNanoseconds()))
+            p.whole = (s.book, s.probeStatuses(), s.pacing.takePending(at: monotonicNanoseconds()))
             if observer != nil { p.summary = AgentSummary(sequence: s.published, book: s.book) }
         }
         if takesEach, let probe {
-            p.single = (probe, s.book.records(ofProbe: probe), s.book.path, probeStatus(probe, s).map { [$0] } ?? [])
+            p.single = (probe, s.book.records(ofProbe: probe), s.book.path, s.probeStatus(probe).map { [$0] } ?? [])
         }
         return p
     }
 
     /// Hands the batches to the sinks, in the order they were made, then logs the events.
-    private func deliver(_ p: Publication) {
-        // Each sink's status is taken under the sink's own lock, never under the agent's: the two
-        // are never held together, so no sink can wait for the agent while the agent waits for it.
-        // The snapshot is complete from here on; no sink is asked anything when it is rendered.
-        let sinkStatuses = p.sinks.map { $0.status() }
-        let wholeBatch = p.whole.map { whole in
-            SinkBatch(
-                events: p.events,
-                snapshot: StatusSnapshot(identity: identity, time: p.time, book: whole.book, probes: whole.probes, sinks: sinkStatuses),
-                firstComplete: p.firstComplete, reportingProbes: whole.reporting)
-        }
-        let singleBatch = p.single.map { single in
-            SinkBatch(
-                events: p.events,
-                snapshot: StatusSnapshot(
-                    identity: identity, time: p.time, checks: single.checks, path: single.path, probes: single.status, sinks: sinkStatuses),
-                firstComplete: p.firstComplete, reportingProbes: [single.probe])
-        }
-        // The sinks first: a change's line should not wait for the log's write to stderr.
-        deliveries.take(p.turn) {
-            for sink in p.sinks {
-                if let batch = sink.takesEveryReport ? singleBatch : wholeBatch { sink.submit(batch) }
-            }
-        }
-        // Events are logged once, with the batch that carries them to the sinks that present the whole state.
-        if let wholeBatch {
-            for event in wholeBatch.events { logger.log(event.logLevel, event.logLine) }
-        }
-        if let summary = p.summary { observer?.agentReported(summary, firstComplete: p.firstComplete) }
-    }
-
-    /// Each probe's host in configuration order: isolation, child pid, restarts, last error
-    /// (redacted) and duration (contract §3). Each host's health is behind a lock of its own, held
-    /// for a moment and never while it calls out.
-    private func probeStatuses(_ s: State) -> [ProbeStatus] {
-        s.book.probeOrder.compactMap { probeStatus($0, s) }
-    }
-
-    private func probeStatus(_ id: String, _ s: State) -> ProbeStatus? {
-        guard let active = s.probes[id] else { return nil }
-        var health = active.runner.health
-        health.lastError = health.lastError.map { s.loaded.redactor.redact($0) }
-        return ProbeStatus(
-            id: id, plugin: active.runner.instance.plugin.name, isolation: active.runner.instance.isolation, health: health,
-            lastSampleAt: s.lastReportAt[id])
-    }
+    private func deliver(_ p: Publication) { p.deliver(as: identity, in: deliveries, logger: logger, observer: observer) }
 }

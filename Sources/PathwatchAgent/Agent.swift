@@ -1,65 +1,30 @@
 import Dispatch
 import Synchronization
 import PathwatchProbeKit
+import PathwatchBase
 
 /// The running agent: probe runners feeding one check book. After a report the agent takes each
 /// sink's status and makes the batch's snapshot complete (Agent+Reports), then hands it with its
 /// events to every sink, which renders its own formats from it and asks nothing back. Reloading
 /// keeps the check states of probes whose configuration did not change.
-public final class Agent: Sendable {
-    struct ActiveProbe {
-        var config: ProbeConfig
-        var runner: ProbeRunner
-    }
-
-    struct State {
-        var loaded: LoadedConfig
-        var catalog: PluginCatalog
-        var book: CheckBook
-        var probes: [String: ActiveProbe] = [:]
-        var sinks: [any Sink] = []
-        var sinkConfigs: [SinkConfig] = []
-        /// Probes yet to report for the first time; nil once the first complete batch went out.
-        var awaitingFirstReport: Set<String>? = nil
-        /// When each probe last reported (the `probes` array's `last_sample_at`).
-        var lastReportAt: [String: WallTime] = [:]
-        /// Probes sampled at once because the path came back, until that sample reports.
-        var recoverySampled: Set<String> = []
-        /// When reports that raised no event go to the sinks.
-        var pacing: DocumentPacing
-        /// Batches made since start: each one's turn (DeliveryTurns).
-        var published: UInt64 = 0
-
-        init(loaded: LoadedConfig, catalog: PluginCatalog, book: CheckBook) {
-            self.loaded = loaded
-            self.catalog = catalog
-            self.book = book
-            pacing = DocumentPacing(window: Agent.documentWindow(loaded))
-        }
-    }
-
-    /// The pacing window of `loaded`: its shortest probe interval.
-    static func documentWindow(_ loaded: LoadedConfig) -> UInt64 {
-        DocumentPacing.window(intervals: loaded.config.probes.map(loaded.interval(of:)), fallback: loaded.config.agent.interval)
-    }
-
-    public let identity: AgentIdentity
+package final class Agent: Sendable {
+    package let identity: AgentIdentity
     let logger: AgentLogger
-    let state: Mutex<State>
+    let state: Mutex<AgentState>
     /// Batches reach the sinks in the order the check book made them (see DeliveryTurns).
     let deliveries = DeliveryTurns()
     let observer: (any AgentObserver)?
     /// The sinks as services: put in the service group before the agent's own service, so they
     /// drain after the probes stopped (see SinkGroup).
-    public let sinkGroup = SinkGroup()
+    package let sinkGroup = SinkGroup()
     /// The plug-in children, one per plug-in file, shared by its isolated probes across reloads.
     private let children = PluginChildren()
 
-    public init(config: LoadedConfig, logger: AgentLogger, observer: (any AgentObserver)? = nil) {
+    package init(config: LoadedConfig, logger: AgentLogger, observer: (any AgentObserver)? = nil) {
         self.identity = AgentIdentity(name: config.config.agent.name)
         self.logger = logger
         self.observer = observer
-        self.state = Mutex(State(loaded: config, catalog: PluginCatalog(), book: CheckBook(agentName: config.config.agent.name)))
+        self.state = Mutex(AgentState(loaded: config, catalog: PluginCatalog(), book: CheckBook(agentName: config.config.agent.name)))
     }
 
     /// Set by `cancelStart()`.
@@ -69,11 +34,11 @@ public final class Agent: Sendable {
     /// thousand children one after the other (25 s on two busy cores), and a stop that waited
     /// for all of them overran the unit's TimeoutStopSec: `start` creates no more, and the stop
     /// that follows ends those it did create.
-    public func cancelStart() { startCancelled.store(true, ordering: .releasing) }
+    package func cancelStart() { startCancelled.store(true, ordering: .releasing) }
 
     /// Loads plug-ins, creates every probe and sink, and starts sampling; after `cancelStart()`,
     /// only hands the probes created so far to `stop()`.
-    public func start() throws(ConfigError) {
+    package func start() throws(ConfigError) {
         let loaded = state.withLock { $0.loaded }
         let catalog = PluginCatalog.discover(for: loaded, logger: logger, needing: Set(loaded.config.probes.map(\.plugin)))
         for refusal in catalog.refused { logger.warning("plug-in refused: \(refusal)") }
@@ -105,13 +70,13 @@ public final class Agent: Sendable {
         logger.info("pathwatch \(AgentIdentity.version) started as \(identity.name): \(Plural.count(created.count, "probe")), \(Plural.count(sinks.count, "sink"))")
     }
 
-    private func add(_ created: ProbeSetup.Created, loaded: LoadedConfig, into s: inout State) -> ProbeRunner {
+    private func add(_ created: ProbeSetup.Created, loaded: LoadedConfig, into s: inout AgentState) -> ProbeRunner {
         let probe = created.config
         let id = probe.id
         let runner = ProbeRunner(
             id: id, instance: created.instance, interval: loaded.interval(of: probe), timeout: loaded.timeout(of: probe),
             logger: logger, report: { [weak self] report in self?.receive(report, from: id) })
-        s.probes[id] = ActiveProbe(config: probe, runner: runner)
+        s.probes[id] = AgentState.ActiveProbe(config: probe, runner: runner)
         s.book.policies[id] = created.policy
         return runner
     }
@@ -123,7 +88,7 @@ public final class Agent: Sendable {
     /// nudges the timer thread (every interval and timeout fires there), returning how many
     /// turns it had made before. A later call returning the same number means the thread did
     /// not come round since: it is wedged, and nothing is sampled any more.
-    public func heartbeat() -> UInt64 {
+    package func heartbeat() -> UInt64 {
         state.withLock { _ in }
         return TimerThread.shared.nudge()
     }
@@ -133,7 +98,7 @@ public final class Agent: Sendable {
     /// configuration stays as it was.
     /// Returns what changed, in words ("2 probes (re)started, 0 stopped, 3 kept").
     @discardableResult
-    public func reload(_ next: LoadedConfig) throws(ConfigError) -> String {
+    package func reload(_ next: LoadedConfig) throws(ConfigError) -> String {
         let catalog = state.withLock { $0.catalog }
         // One redactor for the agent's life: the logger and every sink hold the first one, so
         // the new file's secrets join it (and the old ones stay: they may still be in queues).
@@ -163,7 +128,7 @@ public final class Agent: Sendable {
                 s.book.removeProbe(id)
             }
             s.loaded = next
-            s.pacing.window = Self.documentWindow(next)
+            s.pacing.window = AgentState.documentWindow(next)
             s.catalog = merged
             s.book.probeOrder = next.config.probes.map(\.id)
             if let replacement {
@@ -217,7 +182,7 @@ public final class Agent: Sendable {
     /// processes, about 3 s on two cores. Inline probes are not waited for: a hung inline call
     /// keeps its destroy for as long as it hangs.
     /// The sinks deliver what they hold when the service group shuts their SinkGroup down.
-    public func stop() {
+    package func stop() {
         // What the last reports said, if their batch was still held, goes first, while every
         // probe's health (its child's pid, its restarts) still says what was known; a report
         // that comes in while the probes stop goes at once.

@@ -3,10 +3,10 @@ import PathwatchProbeKit
 /// The agent at a glance, for a service manager's status line: the connectivity path and how
 /// many checks are in each state. `sequence` orders summaries taken under the agent's lock, so
 /// a listener called from several threads never replaces a newer one with an older one.
-public struct AgentSummary: Sendable, Equatable {
-    public var sequence: UInt64
-    public var path: String
-    public var counts: [CheckState: Int]
+package struct AgentSummary: Sendable, Equatable {
+    package var sequence: UInt64
+    package var path: String
+    package var counts: [CheckState: Int]
 
     init(sequence: UInt64, book: CheckBook) {
         self.sequence = sequence
@@ -18,7 +18,7 @@ public struct AgentSummary: Sendable, Equatable {
 
     /// "Connected via Ethernet (eth0); 7 checks: 6 ok, 1 warning", worst states last, as
     /// `systemctl status` shows it.
-    public var statusLine: String {
+    package var statusLine: String {
         let total = counts.values.reduce(0, +)
         let parts = [CheckState.ok, .warning, .unknown, .critical].compactMap { state in
             counts[state].map { "\($0) \(state.name)" }
@@ -29,7 +29,7 @@ public struct AgentSummary: Sendable, Equatable {
 }
 
 /// Told after every report the agent takes in (the systemd notifier listens here).
-public protocol AgentObserver: Sendable {
+package protocol AgentObserver: Sendable {
     /// `firstComplete` is true once, when every configured probe has reported since start.
     func agentReported(_ summary: AgentSummary, firstComplete: Bool)
 }

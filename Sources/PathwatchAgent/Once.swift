@@ -4,10 +4,10 @@ import PathwatchProbeKit
 
 /// `pathwatch once`: one sample of every probe, all at once, each under its timeout, then the
 /// status document. Event-driven probes report their current state through their sample.
-public enum Once {
+package enum Once {
     /// The snapshot after every probe's one report, with each probe's health: what every
     /// format of `once` renders.
-    public static func run(_ loaded: LoadedConfig, logger: AgentLogger) throws(ConfigError) -> StatusSnapshot {
+    package static func run(_ loaded: LoadedConfig, logger: AgentLogger) throws(ConfigError) -> StatusSnapshot {
         let catalog = PluginCatalog.discover(for: loaded, logger: logger, needing: Set(loaded.config.probes.map(\.plugin)))
         for refusal in catalog.refused { logger.warning("plug-in refused: \(refusal)") }
         let created = try ProbeSetup.instantiate(loaded, catalog: catalog, logger: logger)

@@ -1,6 +1,9 @@
 import ArgumentParser
+import Glibc
 import PathwatchAgent
+import PathwatchBase
 import PathwatchCommands
+import PathwatchJSON
 import PathwatchProbeKit
 
 extension Pathwatch {

@@ -1,7 +1,9 @@
 import ArgumentParser
+import Glibc
 import PathwatchAgent
 import PathwatchCommands
 import PathwatchHTTPSink
+import PathwatchJSON
 import PathwatchProbeKit
 
 extension Pathwatch {

@@ -3,12 +3,12 @@
 /// spelling the plain reading declined (`pathwatch run -c f`, `--log-level debug` before the
 /// subcommand's options, …), it hands the command back in the plain form by replacing itself
 /// with `pathwatch`; it never runs an agent of its own.
-public enum AgentExecutable {
-    public static let name = "pathwatch"
+package enum AgentExecutable {
+    package static let name = "pathwatch"
 
     /// Where `pathwatch` is, beside the companion's real path: in the same folder (the build
     /// tree), then `../../bin` (the installed companion is lib/pathwatch/pathwatch-cli).
-    public static func candidates(companion: String) -> [String] {
+    package static func candidates(companion: String) -> [String] {
         let folder = companion.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
         return ["\(folder)/\(name)", "\(folder)/../../bin/\(name)"]
     }
@@ -16,7 +16,7 @@ public enum AgentExecutable {
     /// Replaces this process with `pathwatch` running `plain`. `arguments` always reads back
     /// (PlainArgumentsTests); were it ever declined, it is refused here rather than bounced back
     /// and forth between the two programs.
-    public static func replaceProcess(with plain: PlainArguments, program: String) -> Never {
+    package static func replaceProcess(with plain: PlainArguments, program: String) -> Never {
         let arguments = [program] + plain.arguments
         guard PlainArguments(arguments) != nil else {
             printError("cannot hand \(arguments.dropFirst().joined(separator: " ")) to \(name) in its plain form")

@@ -4,20 +4,20 @@
 /// the parser nor the Foundation library the parser needs, so a running agent and each plug-in
 /// child do not carry them (docs/design.md); the companion replaces this process, as git
 /// does with its helpers.
-public enum CommandLineCompanion {
+package enum CommandLineCompanion {
     /// The companion's file name.
-    public static let name = "pathwatch-cli"
+    package static let name = "pathwatch-cli"
 
     /// Where the companion is looked for, beside this executable's real path: in the same folder
     /// (the build tree), then in `../lib/pathwatch` (the installed layout of contract §9).
-    public static func candidates(executable: String) -> [String] {
+    package static func candidates(executable: String) -> [String] {
         let folder = executable.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
         return ["\(folder)/\(name)", "\(folder)/../lib/pathwatch/\(name)"]
     }
 
     /// Replaces this process with the companion, given the same arguments; says what is missing
     /// and exits 1 when no companion can be started.
-    public static func replaceProcess(arguments: [String]) -> Never {
+    package static func replaceProcess(arguments: [String]) -> Never {
         guard let executable = ProcessImage.ownExecutable() else {
             printError("cannot find this executable (/proc/self/exe), so not its command-line companion \(name)")
             exitProcess(ExitStatus.failure)
@@ -25,8 +25,3 @@ public enum CommandLineCompanion {
         ProcessImage.replace(with: candidates(executable: executable), arguments: arguments, what: "the command-line companion \(name)")
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#endif
-import PathwatchAgent

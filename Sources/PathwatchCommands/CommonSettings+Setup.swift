@@ -4,10 +4,10 @@ import PathwatchAgent
 
 extension CommonSettings {
     /// The file `--config`, the environment or the installed default names (contract §1).
-    public var configFile: String { ConfigLocation.resolve(explicit: config) }
+    package var configFile: String { ConfigLocation.resolve(explicit: config) }
 
     /// A logger writing to stderr at the chosen level, redacting the config's secrets.
-    public func makeLogger(redactor: SecretRedactor) -> AgentLogger {
+    package func makeLogger(redactor: SecretRedactor) -> AgentLogger {
         var logger = Logger(label: "pathwatch") { label in
             JournalStream.isStandardError ? JournalLogHandler() as any LogHandler : StreamLogHandler.standardError(label: label)
         }
@@ -17,7 +17,7 @@ extension CommonSettings {
 
     /// Raises the descriptor limit as far as allowed, and says so (debug), and warns when the
     /// configuration needs more than even that.
-    public func prepareDescriptors(for loaded: LoadedConfig, logger: AgentLogger) {
+    package func prepareDescriptors(for loaded: LoadedConfig, logger: AgentLogger) {
         let raise = DescriptorLimit.raiseSoftToHard()
         if raise.after != raise.before {
             logger.debug("file descriptor limit (RLIMIT_NOFILE) raised from \(raise.before) to \(raise.after)")
@@ -27,7 +27,7 @@ extension CommonSettings {
 
     /// Loads the configuration, or prints the error and exits 78 (with `nagios`, prints an
     /// UNKNOWN line on stdout as well and exits 3, as a Nagios plug-in must).
-    public func loadConfig(nagios: Bool = false) -> LoadedConfig {
+    package func loadConfig(nagios: Bool = false) -> LoadedConfig {
         do {
             return try ConfigLoader.load(file: configFile, sinks: .standard)
         } catch {

@@ -1,7 +1,7 @@
 /// What every command's common options say, apart from how they were parsed: the command-line
 /// companion's `CommonOptions` (ArgumentParser's) and `PlainCommonOptions` (the direct reading of
 /// `run` and `once`) both carry it.
-public protocol CommonSettings {
+package protocol CommonSettings {
     /// `--config`, if given.
     var config: String? { get }
     /// `--log-level`.
@@ -9,11 +9,11 @@ public protocol CommonSettings {
 }
 
 /// The common options as plain values, read without ArgumentParser (see `PlainArguments`).
-public struct PlainCommonOptions: CommonSettings, Sendable {
-    public var config: String?
-    public var logLevel: LogLevelOption = .info
+package struct PlainCommonOptions: CommonSettings, Sendable {
+    package var config: String?
+    package var logLevel: LogLevelOption = .info
 
-    public init(config: String? = nil, logLevel: LogLevelOption = .info) {
+    package init(config: String? = nil, logLevel: LogLevelOption = .info) {
         self.config = config
         self.logLevel = logLevel
     }

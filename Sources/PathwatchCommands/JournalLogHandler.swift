@@ -1,3 +1,4 @@
+import Glibc
 import Logging
 
 /// Under systemd, stderr is the journal: a line starting `<N>` is stored at syslog priority N
@@ -45,7 +46,3 @@ enum JournalStream {
         return UInt64(info.st_dev) == device && UInt64(info.st_ino) == inode
     }()
 }
-
-#if canImport(Glibc)
-import Glibc
-#endif

@@ -1,10 +1,10 @@
 import Logging
 
 /// The `--log-level` values.
-public enum LogLevelOption: String, CaseIterable, Sendable {
+package enum LogLevelOption: String, CaseIterable, Sendable {
     case trace, debug, info, notice, warning, error
 
-    public var level: Logger.Level {
+    package var level: Logger.Level {
         switch self {
         case .trace: .trace
         case .debug: .debug

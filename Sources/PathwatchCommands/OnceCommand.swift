@@ -2,15 +2,15 @@ import PathwatchAgent
 import PathwatchProbeKit
 
 /// `once`'s output formats.
-public enum OnceFormat: String, CaseIterable, Sendable {
+package enum OnceFormat: String, CaseIterable, Sendable {
     case json, text, nagios
 }
 
 /// What `once` does, however its options were parsed.
-public enum OnceCommand {
+package enum OnceCommand {
     /// Samples every probe once, prints the document in `format` and ends the process with the
     /// state's status (Nagios convention), or the configuration error's.
-    public static func execute(options: PlainCommonOptions, format: OnceFormat) -> Never {
+    package static func execute(options: PlainCommonOptions, format: OnceFormat) -> Never {
         // Before any plug-in is loaded: an inline one that prints must not corrupt the output.
         AgentOutput.claim()
         let nagios = format == .nagios

@@ -11,15 +11,15 @@
 /// their values. Anything else — help, `--version`, a repeated, unknown or misspelt option, a bad
 /// value, `--` — returns nil and goes to the command-line companion, so every message and exit
 /// status stays ArgumentParser's. `PlainArgumentsTests` checks both readings agree.
-public struct PlainArguments: Sendable {
-    public enum Command: String, Sendable { case run, once }
+package struct PlainArguments: Sendable {
+    package enum Command: String, Sendable { case run, once }
 
-    public var command: Command
-    public var options = PlainCommonOptions()
-    public var format: OnceFormat = .json
+    package var command: Command
+    package var options = PlainCommonOptions()
+    package var format: OnceFormat = .json
 
     /// `arguments` as `CommandLine.arguments` gives them (the program first).
-    public init?(_ arguments: [String]) {
+    package init?(_ arguments: [String]) {
         guard arguments.count >= 2, let command = Command(rawValue: arguments[1]) else { return nil }
         self.command = command
         var seen: [Substring] = []  // an array: a set's storage would cost a conformance search
@@ -59,7 +59,7 @@ public struct PlainArguments: Sendable {
 extension PlainArguments {
     /// `command` with these options in the plain form (the program not included), as the
     /// command-line companion hands `run` and `once` back to the agent's executable.
-    public init(command: Command, options: PlainCommonOptions, format: OnceFormat = .json) {
+    package init(command: Command, options: PlainCommonOptions, format: OnceFormat = .json) {
         self.command = command
         self.options = options
         self.format = format
@@ -67,7 +67,7 @@ extension PlainArguments {
 
     /// The arguments that read back as these. A value starting with `-` goes in `--name=value`
     /// (it would otherwise read as an option), an empty one as `--name ""`.
-    public var arguments: [String] {
+    package var arguments: [String] {
         var out = [command.rawValue]
         if let config = options.config { out += config.hasPrefix("-") ? ["--config=\(config)"] : ["--config", config] }
         out.append("--log-level=\(options.logLevel.rawValue)")

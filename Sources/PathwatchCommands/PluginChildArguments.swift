@@ -10,14 +10,14 @@ import PathwatchAgent
 /// once each `--describe`, `--max-memory BYTES` and `--max-observations COUNT`, every value
 /// separate and not starting with `-`. Anything else returns nil and goes to ArgumentParser in
 /// the command-line companion. `PluginChildArgumentsTests` checks both readings agree.
-public struct PluginChildArguments: Sendable {
-    public var plugins: [String] = []
-    public var describe = false
-    public var maxMemory: UInt64?
-    public var maxObservations = PluginChildServing.defaultMaxObservations
+package struct PluginChildArguments: Sendable {
+    package var plugins: [String] = []
+    package var describe = false
+    package var maxMemory: UInt64?
+    package var maxObservations = PluginChildServing.defaultMaxObservations
 
     /// `arguments` as `CommandLine.arguments` gives them (the program first).
-    public init?(_ arguments: [String]) {
+    package init?(_ arguments: [String]) {
         guard arguments.count >= 2, arguments[1] == "plugin-child" else { return nil }
         var seenMemory = false
         var seenObservations = false
@@ -50,7 +50,7 @@ public struct PluginChildArguments: Sendable {
     }
 
     /// The serving loop's options.
-    public var options: PluginChild.Options {
+    package var options: PluginChild.Options {
         PluginChild.Options(paths: plugins, describeOnly: describe, maxMemoryBytes: maxMemory, maxObservations: maxObservations)
     }
 }

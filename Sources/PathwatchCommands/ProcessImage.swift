@@ -1,3 +1,6 @@
+import Glibc
+import PathwatchBase
+
 /// Replacing this process with another program of the installation (`execv`, as git runs its
 /// helpers): the agent's executable and its command-line companion hand command lines to each
 /// other this way, each found beside the other's real path.
@@ -27,8 +30,3 @@ enum ProcessImage {
         exitProcess(ExitStatus.failure)
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#endif
-import PathwatchAgent

@@ -6,11 +6,11 @@ import PathwatchAgent
 /// reads `run` and `once`: the command-line companion's asynchronous entry would start
 /// libdispatch's worker pool, whose raised priority the service's user is refused, and the
 /// journal would say "Failed to set thread priority" at every `systemctl reload`.
-public enum ReloadCommand {
-    public static let defaultTimeout = 60.0
+package enum ReloadCommand {
+    package static let defaultTimeout = 60.0
 
     /// Prints the verdict and returns the exit status: 0 reloaded, 78 refused, 1 no agent or no verdict.
-    public static func execute(pid: Int32?, timeoutSeconds: Double) -> Int32 {
+    package static func execute(pid: Int32?, timeoutSeconds: Double) -> Int32 {
         let mainPID = getenv("MAINPID").flatMap { Int32(String(cString: $0)) }.flatMap { $0 > 0 ? $0 : nil }
         switch ReloadRequest.perform(pid: pid ?? mainPID, timeoutSeconds: timeoutSeconds) {
         case .reloaded(let summary):
@@ -28,11 +28,11 @@ public enum ReloadCommand {
 
 /// `pathwatch reload [--pid PID] [--timeout SECONDS]`, each option at most once with its value
 /// separate; anything else (help, a typo) returns nil and goes to the companion's parser.
-public struct ReloadArguments: Sendable {
-    public var pid: Int32?
-    public var timeout = ReloadCommand.defaultTimeout
+package struct ReloadArguments: Sendable {
+    package var pid: Int32?
+    package var timeout = ReloadCommand.defaultTimeout
 
-    public init?(_ arguments: [String]) {
+    package init?(_ arguments: [String]) {
         guard arguments.count >= 2, arguments[1] == "reload" else { return nil }
         var seenTimeout = false
         var index = 2

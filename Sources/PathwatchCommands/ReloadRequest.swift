@@ -1,5 +1,5 @@
 import Glibc
-import PathwatchAgent
+import PathwatchBase
 
 /// `pathwatch reload`: asks the running agent to re-read its configuration and waits for its
 /// verdict (ReloadChannel), so that a refused configuration fails the command, and

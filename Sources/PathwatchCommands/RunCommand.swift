@@ -4,10 +4,10 @@ import PathwatchSinks
 import ServiceLifecycle
 
 /// What `run` does, however its options were parsed.
-public enum RunCommand {
+package enum RunCommand {
     /// `execute` as the agent's executable runs it: Swift concurrency on the agent's own threads
     /// (AgentExecutors), the main thread parked. Must come before any other asynchronous work.
-    public static func executeOnAgentThreads(options: PlainCommonOptions) -> Never {
+    package static func executeOnAgentThreads(options: PlainCommonOptions) -> Never {
         // Before any thread starts: each inherits this thread's signal mask.
         SignalTrap.unblock(trappedSignals)
         AgentExecutors.install()

@@ -2,6 +2,9 @@ import PathwatchAgent
 import Dispatch
 import Synchronization
 import PathwatchProbeKit
+import Glibc
+import PathwatchBase
+import PathwatchJSON
 
 /// Keeps the latest status document at `path`, replaced atomically: write a temporary file in
 /// the same folder, fsync it, rename it over the target. A reader sees the old document or the
@@ -130,16 +133,16 @@ final class FileSink: Sink {
 }
 
 /// write → fsync → rename → fsync(folder), the last when the rename itself must survive a crash.
-public enum AtomicFile {
+package enum AtomicFile {
     private static let temporarySerial = Atomic<UInt64>(0)
 
-    public struct WriteError: Error, CustomStringConvertible {
-        public var description: String
+    package struct WriteError: Error, CustomStringConvertible {
+        package var description: String
     }
 
     /// `mode`: the file's permission bits, set with fchmod (which no umask narrows); nil leaves
     /// 0644 as the umask narrows it.
-    public static func write(_ text: String, to path: String, mode: UInt32? = nil, syncFolder: Bool = true) throws(WriteError) {
+    package static func write(_ text: String, to path: String, mode: UInt32? = nil, syncFolder: Bool = true) throws(WriteError) {
         // A name of its own for every write: two writers of one path (an old and a new file
         // sink during a reload) must never share, truncate or rename each other's file.
         let temporary = "\(path).tmp.\(getpid()).\(temporarySerial.add(1, ordering: .relaxed).newValue)"

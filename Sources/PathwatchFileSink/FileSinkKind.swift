@@ -1,8 +1,9 @@
 import PathwatchAgent
+import PathwatchBase
 
 extension FileSinkSettings {
     /// Two file sinks writing one file would replace each other's documents.
-    public var exclusiveClaim: SinkClaim? {
+    package var exclusiveClaim: SinkClaim? {
         SinkClaim(key: path, field: "path", clash: "two file sinks write \"\(path)\"")
     }
 
@@ -10,7 +11,7 @@ extension FileSinkSettings {
     /// the target), and the target must be a regular file or a name not yet taken. Its claim is
     /// the file under its one spelling: "a/../b.json" and a folder reached through a link name
     /// the same file as "b.json".
-    public func checkHost(_ context: SinkHostContext) throws(SinkProblem) -> SinkClaim? {
+    package func checkHost(_ context: SinkHostContext) throws(SinkProblem) -> SinkClaim? {
         let resolved = resolvePath(path, relativeTo: context.baseDirectory)
         let folder = directoryName(resolved)
         if let problem = ConfigHostChecks.writableFolderProblem(folder, mayCreate: false) {
@@ -22,7 +23,7 @@ extension FileSinkSettings {
         return FileSinkTarget.canonicalName(resolved).map { SinkClaim(key: $0, field: "path", clash: "two file sinks write \($0)") }
     }
 
-    public func makeSink(_ context: SinkContext) -> any Sink {
+    package func makeSink(_ context: SinkContext) -> any Sink {
         FileSink(
             path: resolvePath(path, relativeTo: context.baseDirectory), pretty: pretty, format: format, mode: mode, triggers: context.triggers,
             spacing: context.interval, logger: context.logger)
@@ -32,5 +33,5 @@ extension FileSinkSettings {
 extension SinkKind {
     /// The latest document (or its metrics) in a file replaced atomically; after every report
     /// unless told otherwise.
-    public static let file = SinkKind(type: "file", settings: FileSinkSettings.self, triggers: .configurable(default: [.every]))
+    package static let file = SinkKind(type: "file", settings: FileSinkSettings.self, triggers: .configurable(default: [.every]))
 }

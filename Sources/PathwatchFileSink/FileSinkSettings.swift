@@ -1,25 +1,25 @@
 import PathwatchAgent
 
 /// The `file` sink's settings (contract §5).
-public struct FileSinkSettings: SinkSettings, Decodable, Equatable {
+package struct FileSinkSettings: SinkSettings, Decodable, Equatable {
     /// What the file holds: the status document, or its metrics for node_exporter's textfile
     /// collector (which reads `*.prom` files replaced atomically, as this sink replaces them).
-    public enum Format: String, Sendable, Equatable {
+    package enum Format: String, Sendable, Equatable {
         case json, prometheus
     }
 
     /// Relative to the config file's folder.
-    public var path: String
-    public var pretty: Bool = true
-    public var format: Format = .json
+    package var path: String
+    package var pretty: Bool = true
+    package var format: Format = .json
     /// The file's permission bits, set whatever the process's umask (the unit's `UMask=0027`
     /// would leave a textfile unreadable to node_exporter); nil: the umask decides, as for any
     /// file the agent creates.
-    public var mode: UInt32?
+    package var mode: UInt32?
 
     enum CodingKeys: String, CodingKey { case path, pretty, format, mode }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         path = try c.decode(String.self, forKey: .path)
         guard !path.isEmpty, !path.hasSuffix("/") else {

@@ -1,5 +1,4 @@
 import CCurlShims
-import PathwatchAgent
 
 /// What one attempt at one payload (or batch) came to, decided from libcurl's result and the HTTP status.
 package enum DeliveryOutcome: Equatable, Sendable {

@@ -1,5 +1,6 @@
 import Dispatch
-import PathwatchAgent
+import Glibc
+import PathwatchBase
 import Synchronization
 
 /// The thread a posting sink delivers on, and everything the sink and the loop say to each

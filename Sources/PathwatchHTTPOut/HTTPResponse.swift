@@ -1,5 +1,4 @@
 import CCurlShims
-import PathwatchAgent
 import Synchronization
 
 /// What one POST came back with: libcurl's result, the status, `Retry-After`, and the start of

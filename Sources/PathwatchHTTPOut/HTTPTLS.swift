@@ -1,13 +1,14 @@
-import PathwatchAgent
+import Glibc
+import PathwatchBase
 
 /// A sink's `tls` object: the CA bundle to trust, a client certificate and key, or no
 /// verification at all. Files are checked readable when the configuration is read, so a typo
 /// is a configuration error rather than a delivery that fails for ever.
-public struct HTTPTLS: Sendable, Equatable, Decodable {
-    public var caFile: String?
-    public var clientCert: String?
-    public var clientKey: String?
-    public var insecure = false
+package struct HTTPTLS: Sendable, Equatable, Decodable {
+    package var caFile: String?
+    package var clientCert: String?
+    package var clientKey: String?
+    package var insecure = false
 
     enum CodingKeys: String, CodingKey {
         case caFile = "ca_file"
@@ -16,9 +17,9 @@ public struct HTTPTLS: Sendable, Equatable, Decodable {
         case insecure
     }
 
-    public init() {}
+    package init() {}
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         caFile = try c.decodeIfPresent(String.self, forKey: .caFile)
         clientCert = try c.decodeIfPresent(String.self, forKey: .clientCert)

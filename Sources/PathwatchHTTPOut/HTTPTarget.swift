@@ -1,4 +1,3 @@
-import PathwatchAgent
 /// The parts of an http(s) destination URL a sink needs besides libcurl's own parsing: the host (to decide
 /// whether the destination is loopback) and a form safe to show, without userinfo, query or
 /// fragment (where credentials and tokens live).

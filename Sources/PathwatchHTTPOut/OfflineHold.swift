@@ -1,5 +1,3 @@
-import PathwatchAgent
-
 /// Whether deliveries must wait for the path: they are held while it is unsatisfied and the
 /// destination is not loopback, so an offline host does not burn its retries. Used on the
 /// delivery thread only (the loopback lookup blocks).

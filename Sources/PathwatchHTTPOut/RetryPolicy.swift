@@ -1,5 +1,5 @@
 import CCurlShims
-import PathwatchAgent
+import Glibc
 
 /// When to try a payload again: exponential backoff from `initial`, doubling per consecutive
 /// failure up to `max`, with "equal jitter" (a uniformly random point in the upper half of the

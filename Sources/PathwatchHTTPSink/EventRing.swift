@@ -1,4 +1,3 @@
-import PathwatchAgent
 /// The last change events, rendered once as Server-Sent Events frames, for `Last-Event-ID`
 /// replay: a client that reconnects gets what it missed, as long as the ring still holds the
 /// last event it saw. Bounded: the oldest frame goes when a new one comes past `capacity`.

@@ -1,4 +1,3 @@
-import PathwatchAgent
 import NIOCore
 import NIOHTTP1
 

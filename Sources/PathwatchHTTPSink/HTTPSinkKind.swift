@@ -2,14 +2,14 @@ import PathwatchAgent
 
 extension HTTPSinkSettings {
     /// One address takes one listener.
-    public var exclusiveClaim: SinkClaim? {
+    package var exclusiveClaim: SinkClaim? {
         SinkClaim(key: listen.description, field: "listen", clash: "two http sinks listen on \(listen)")
     }
 
     /// The listening socket and every connection it may serve at once.
-    public var descriptorEstimate: Int { 1 + maxConnections }
+    package var descriptorEstimate: Int { 1 + maxConnections }
 
-    public func makeSink(_ context: SinkContext) -> any Sink {
+    package func makeSink(_ context: SinkContext) -> any Sink {
         HTTPSink(settings: self, logger: context.logger)
     }
 }
@@ -17,5 +17,5 @@ extension HTTPSinkSettings {
 extension SinkKind {
     /// The live agent: it serves what is asked when it is asked, so it takes every sample and
     /// every change, and has no `on`.
-    public static let http = SinkKind(type: "http", settings: HTTPSinkSettings.self, triggers: .fixed([.change, .every]))
+    package static let http = SinkKind(type: "http", settings: HTTPSinkSettings.self, triggers: .fixed([.change, .every]))
 }

@@ -1,21 +1,22 @@
+import Glibc
 import PathwatchAgent
 /// The `http` sink's settings (contract §5, §8): where it listens, the bearer token and basic-auth
 /// users that guard every endpoint but `/healthz`, TLS, how many connections it serves at once,
 /// and what `pathwatch status` needs to be one of its clients.
-public struct HTTPSinkSettings: SinkSettings, Decodable, Equatable {
-    public static let defaultMaxConnections = 100
+package struct HTTPSinkSettings: SinkSettings, Decodable, Equatable {
+    package static let defaultMaxConnections = 100
     /// A token shorter than this is guessable; refuse it rather than pretend it protects.
-    public static let minimumTokenLength = 16
+    package static let minimumTokenLength = 16
 
-    public var listen: ListenAddress
-    public var token: String?
-    public var maxConnections = Self.defaultMaxConnections
-    public var tls: HTTPTLSSettings?
-    public var basicAuthUsers: BasicAuthUsers?
+    package var listen: ListenAddress
+    package var token: String?
+    package var maxConnections = Self.defaultMaxConnections
+    package var tls: HTTPTLSSettings?
+    package var basicAuthUsers: BasicAuthUsers?
     /// Plain HTTP on a non-loopback address, said out loud: the log warns at every start.
-    public var insecureHTTP = false
+    package var insecureHTTP = false
     /// How `pathwatch status` reaches this sink; the agent itself never reads it.
-    public var client: LiveClientSettings?
+    package var client: LiveClientSettings?
 
     enum CodingKeys: String, CodingKey {
         case listen, token, tls, client
@@ -24,13 +25,13 @@ public struct HTTPSinkSettings: SinkSettings, Decodable, Equatable {
         case insecureHTTP = "insecure_http"
     }
 
-    public init(listen: ListenAddress, token: String? = nil, maxConnections: Int = Self.defaultMaxConnections) {
+    package init(listen: ListenAddress, token: String? = nil, maxConnections: Int = Self.defaultMaxConnections) {
         self.listen = listen
         self.token = token
         self.maxConnections = maxConnections
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let text = try c.decode(String.self, forKey: .listen)
         guard let listen = ListenAddress(text) else {
@@ -75,12 +76,12 @@ public struct HTTPSinkSettings: SinkSettings, Decodable, Equatable {
 
 /// `"127.0.0.1:8470"`, `"[::1]:8470"`, `"0.0.0.0:8470"`: an IP literal and a port. Host names
 /// are refused: what the agent binds must not depend on a resolver.
-public struct ListenAddress: Sendable, Hashable, CustomStringConvertible {
-    public var host: String
-    public var port: Int
-    public var isIPv6: Bool
+package struct ListenAddress: Sendable, Hashable, CustomStringConvertible {
+    package var host: String
+    package var port: Int
+    package var isIPv6: Bool
 
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         let hostPart: Substring
         let portPart: Substring
         if text.hasPrefix("[") {
@@ -107,18 +108,18 @@ public struct ListenAddress: Sendable, Hashable, CustomStringConvertible {
     private var bytes: [UInt8]
 
     /// 127.0.0.0/8 or ::1 (and ::ffff:127.x.y.z): reachable from this host only.
-    public var isLoopback: Bool {
+    package var isLoopback: Bool {
         if !isIPv6 { return bytes[0] == 127 }
         if bytes == [UInt8](repeating: 0, count: 15) + [1] { return true }
         return bytes.prefix(10).allSatisfy { $0 == 0 } && bytes[10] == 0xFF && bytes[11] == 0xFF && bytes[12] == 127
     }
 
-    public var description: String { isIPv6 ? "[\(host)]:\(port)" : "\(host):\(port)" }
+    package var description: String { isIPv6 ? "[\(host)]:\(port)" : "\(host):\(port)" }
 
     /// The base URL a client on this host uses: a wildcard address is reached through loopback.
-    public var localURL: String { localURL(scheme: "http") }
+    package var localURL: String { localURL(scheme: "http") }
 
-    public func localURL(scheme: String) -> String {
+    package func localURL(scheme: String) -> String {
         switch host {
         case "0.0.0.0": "\(scheme)://127.0.0.1:\(port)"
         case "::": "\(scheme)://[::1]:\(port)"

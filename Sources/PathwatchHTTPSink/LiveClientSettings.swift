@@ -1,5 +1,3 @@
-import PathwatchAgent
-
 /// An http sink's `client` object: how `pathwatch status` reaches it when the sink serves TLS
 /// or asks for a login. The agent never reads these files; `status` hands them to libcurl.
 /// - `ca_file`: the CA to verify the agent's certificate with (default: the sink's own
@@ -8,12 +6,12 @@ import PathwatchAgent
 /// - `server_name`: the name the certificate carries when it does not carry the loopback address;
 /// - `user`: a basic-auth user; the password comes from the environment (`PATHWATCH_PASSWORD`),
 ///   since the configuration holds only its hash.
-public struct LiveClientSettings: Sendable, Decodable, Equatable {
-    public var caFile: String?
-    public var certFile: String?
-    public var keyFile: String?
-    public var serverName: String?
-    public var user: String?
+package struct LiveClientSettings: Sendable, Decodable, Equatable {
+    package var caFile: String?
+    package var certFile: String?
+    package var keyFile: String?
+    package var serverName: String?
+    package var user: String?
 
     enum CodingKeys: String, CodingKey {
         case caFile = "ca_file"
@@ -23,7 +21,7 @@ public struct LiveClientSettings: Sendable, Decodable, Equatable {
         case user
     }
 
-    public init(caFile: String? = nil, certFile: String? = nil, keyFile: String? = nil, serverName: String? = nil, user: String? = nil) {
+    package init(caFile: String? = nil, certFile: String? = nil, keyFile: String? = nil, serverName: String? = nil, user: String? = nil) {
         self.caFile = caFile
         self.certFile = certFile
         self.keyFile = keyFile
@@ -31,7 +29,7 @@ public struct LiveClientSettings: Sendable, Decodable, Equatable {
         self.user = user
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         caFile = try c.decodeIfPresent(String.self, forKey: .caFile)
         certFile = try c.decodeIfPresent(String.self, forKey: .certFile)

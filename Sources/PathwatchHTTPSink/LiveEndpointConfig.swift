@@ -1,13 +1,15 @@
 import PathwatchAgent
+import PathwatchBase
+import PathwatchJSON
 /// What `pathwatch status` needs of the configuration: the first http sink's address and token.
 ///
 /// Only that sink is decoded and only its secrets are substituted. An operator's shell lacks the
 /// secrets the service's environment carries (a webhook header's `${env:…}`, say); loading the
 /// whole configuration there would fail on a value `status` never uses (contract §9).
-public enum LiveEndpointConfig {
+package enum LiveEndpointConfig {
     /// The first http sink of the main file, then of each conf.d fragment in name order (the
     /// order the agent itself lists them in), or nil when there is none.
-    public static func firstHTTPSink(file: String) throws(ConfigError) -> HTTPSinkSettings? {
+    package static func firstHTTPSink(file: String) throws(ConfigError) -> HTTPSinkSettings? {
         let text: String
         do {
             text = try BoundedFile.readText(file, limit: ConfigLoader.maxConfigBytes)

@@ -1,41 +1,41 @@
-import PathwatchAgent
 import CCurlShims
+import PathwatchJSON
 
 /// `pathwatch status`: asks a running agent's http sink for its status document (live values,
 /// not a fresh sample), through libcurl like every other request the agent makes.
-public enum LiveStatusClient {
-    public static let bodyLimit = 16 * 1024 * 1024
+package enum LiveStatusClient {
+    package static let bodyLimit = 16 * 1024 * 1024
 
-    public struct Failure: Error, CustomStringConvertible {
-        public var description: String
+    package struct Failure: Error, CustomStringConvertible {
+        package var description: String
     }
 
     /// How to ask an agent: its `/status` URL and the credentials it wants.
-    public struct Endpoint: Sendable, Equatable {
-        public var url: String
-        public var token: String?
+    package struct Endpoint: Sendable, Equatable {
+        package var url: String
+        package var token: String?
         /// TLS: the CA (or certificate) to trust, a client certificate and key, and the name to
         /// ask for when the certificate does not carry the loopback address.
-        public var caFile: String?
-        public var certFile: String?
-        public var keyFile: String?
-        public var serverName: String?
-        public var user: String?
-        public var password: String?
+        package var caFile: String?
+        package var certFile: String?
+        package var keyFile: String?
+        package var serverName: String?
+        package var user: String?
+        package var password: String?
 
-        public init(url: String, token: String? = nil) {
+        package init(url: String, token: String? = nil) {
             self.url = url
             self.token = token
         }
     }
 
     /// The environment variable `pathwatch status` takes a basic-auth password from.
-    public static let passwordVariable = "PATHWATCH_PASSWORD"
+    package static let passwordVariable = "PATHWATCH_PASSWORD"
 
     /// The URL of `/status` on an http sink, and what it takes to be let in: the sink's token,
     /// its `client` settings (the CA defaults to the sink's own certificate, trusted as it is),
     /// and the password from `PATHWATCH_PASSWORD`.
-    public static func endpoint(of settings: HTTPSinkSettings, environment: [String: String] = [:]) -> Endpoint {
+    package static func endpoint(of settings: HTTPSinkSettings, environment: [String: String] = [:]) -> Endpoint {
         let client = settings.client ?? LiveClientSettings()
         var base = settings.listen.localURL(scheme: settings.tls == nil ? "http" : "https")
         if let name = client.serverName, settings.tls != nil { base = "https://\(name):\(settings.listen.port)" }
@@ -53,11 +53,11 @@ public enum LiveStatusClient {
 
     /// GETs `url` and parses the document; a refused connection, a timeout, a status other than
     /// 200 or a body that is not a JSON object is a failure saying which.
-    public static func fetch(_ url: String, token: String?, timeoutSeconds: Double) -> Result<JSONValue, Failure> {
+    package static func fetch(_ url: String, token: String?, timeoutSeconds: Double) -> Result<JSONValue, Failure> {
         fetch(Endpoint(url: url, token: token), timeoutSeconds: timeoutSeconds)
     }
 
-    public static func fetch(_ endpoint: Endpoint, timeoutSeconds: Double) -> Result<JSONValue, Failure> {
+    package static func fetch(_ endpoint: Endpoint, timeoutSeconds: Double) -> Result<JSONValue, Failure> {
         let url = endpoint.url
         guard pw_curl_global_init(pw_curl_global_default) == CURLE_OK, let handle = pw_curl_easy_init() else {
             return .failure(Failure(description: "libcurl cannot be used"))

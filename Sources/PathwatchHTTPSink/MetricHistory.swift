@@ -1,4 +1,5 @@
 import PathwatchAgent
+import PathwatchJSON
 import PathwatchProbeKit
 import PathwatchProbeRules
 

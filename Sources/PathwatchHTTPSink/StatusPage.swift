@@ -1,4 +1,3 @@
-import PathwatchAgent
 /// The status page the `http` sink serves at `GET /` (contract §8): one self-contained document that
 /// shows what a phone's network monitor shows — the path as a banner, the checks, the probes'
 /// health and small plots of recent values — kept live from `/events` (Server-Sent Events).

@@ -1,19 +1,19 @@
 import CNetlink
 
 /// An interface address (`RTM_NEWADDR`: `ifaddrmsg` plus `IFA_*`).
-public struct Address: Sendable, Equatable, Hashable {
+package struct Address: Sendable, Equatable, Hashable {
     /// `AF_INET` or `AF_INET6`.
-    public var family: UInt8
-    public var prefixLength: UInt8
-    public var scope: UInt8
-    public var interfaceIndex: Int32
+    package var family: UInt8
+    package var prefixLength: UInt8
+    package var scope: UInt8
+    package var interfaceIndex: Int32
     /// The interface's own address: `IFA_LOCAL` when present (it differs from `IFA_ADDRESS` only on
     /// point-to-point links, where `IFA_ADDRESS` is the peer), else `IFA_ADDRESS`.
-    public var address: [UInt8]
+    package var address: [UInt8]
     /// `IFA_FLAGS` when present (it carries the full 32 bits), else `ifa_flags`.
-    public var flags: UInt32
+    package var flags: UInt32
 
-    public init(family: UInt8, prefixLength: UInt8, scope: UInt8 = 0, interfaceIndex: Int32, address: [UInt8], flags: UInt32 = 0) {
+    package init(family: UInt8, prefixLength: UInt8, scope: UInt8 = 0, interfaceIndex: Int32, address: [UInt8], flags: UInt32 = 0) {
         self.family = family
         self.prefixLength = prefixLength
         self.scope = scope
@@ -23,7 +23,7 @@ public struct Address: Sendable, Equatable, Hashable {
     }
 
     /// "10.0.0.5/24", "fe80::1/64".
-    public var text: String {
+    package var text: String {
         "\(IPAddressText.format(address) ?? "?")/\(prefixLength)"
     }
 
@@ -31,7 +31,7 @@ public struct Address: Sendable, Equatable, Hashable {
     static let familyHeaderSize = 8
 
     /// Parses an `RTM_NEWADDR` / `RTM_DELADDR` message.
-    public init(message: NetlinkMessage) throws(NetlinkError) {
+    package init(message: NetlinkMessage) throws(NetlinkError) {
         let (header, attributes) = try message.splitFamilyHeader(size: Self.familyHeaderSize, named: "ifaddrmsg")
         // ifaddrmsg: family u8, prefixlen u8, flags u8, scope u8, index u32.
         let family = header.loadInteger(UInt8.self, at: 0) ?? 0

@@ -5,9 +5,9 @@ import Musl
 #endif
 
 /// Formats IPv4 and IPv6 addresses as `ip` prints them, with inet_ntop(3).
-public enum IPAddressText {
+package enum IPAddressText {
     /// "10.0.0.5", "fe80::1"; nil when the byte count fits neither family.
-    public static func format(_ bytes: [UInt8]) -> String? {
+    package static func format(_ bytes: [UInt8]) -> String? {
         let family: Int32
         switch bytes.count {
         case 4: family = AF_INET

@@ -9,7 +9,7 @@ extension Link {
 
     /// Parses an `RTM_NEWLINK` / `RTM_DELLINK` message. Unknown attributes are skipped; a known
     /// attribute of the wrong size, or a link without a name, is an error.
-    public init(message: NetlinkMessage) throws(NetlinkError) {
+    package init(message: NetlinkMessage) throws(NetlinkError) {
         let (header, attributes) = try message.splitFamilyHeader(size: Self.familyHeaderSize, named: "ifinfomsg")
         // ifinfomsg: family u8, pad u8, type u16, index s32, flags u32, change u32.
         let hardwareType = header.loadInteger(UInt16.self, at: 2) ?? 0

@@ -1,30 +1,30 @@
 import CNetlink
 
 /// A network interface as rtnetlink describes it (`RTM_NEWLINK`: `ifinfomsg` plus `IFLA_*`).
-public struct Link: Sendable, Equatable {
-    public var index: Int32
-    public var name: String
+package struct Link: Sendable, Equatable {
+    package var index: Int32
+    package var name: String
     /// `ifi_flags`: `IFF_UP`, `IFF_RUNNING`, `IFF_LOWER_UP`, ... as the kernel reports them.
-    public var flags: UInt32
+    package var flags: UInt32
     /// `IFLA_OPERSTATE` (RFC 2863), when present.
-    public var operState: OperState?
-    public var mtu: UInt32?
+    package var operState: OperState?
+    package var mtu: UInt32?
     /// `ifi_type`: the `ARPHRD_*` hardware type.
-    public var hardwareType: UInt16
+    package var hardwareType: UInt16
     /// `IFLA_ADDRESS`: the hardware address, when the link has one.
-    public var hardwareAddress: [UInt8]?
+    package var hardwareAddress: [UInt8]?
     /// `IFLA_CARRIER`: the kernel's carrier flag, when reported.
-    public var carrier: Bool?
+    package var carrier: Bool?
     /// `IFLA_CARRIER_CHANGES`: how often the carrier went up or down since the link was created.
-    public var carrierChanges: UInt32?
+    package var carrierChanges: UInt32?
     /// `IFLA_INFO_KIND` inside `IFLA_LINKINFO`: "veth", "bridge", "vlan", ...; nil for plain devices.
-    public var kind: String?
+    package var kind: String?
     /// `IFLA_MASTER`: the index of the bridge or bond this link is enslaved to.
-    public var masterIndex: Int32?
+    package var masterIndex: Int32?
     /// `IFLA_STATS64`: 64-bit traffic counters.
-    public var stats: LinkStatistics?
+    package var stats: LinkStatistics?
 
-    public init(
+    package init(
         index: Int32, name: String, flags: UInt32 = 0, operState: OperState? = nil, mtu: UInt32? = nil,
         hardwareType: UInt16 = 0, hardwareAddress: [UInt8]? = nil, carrier: Bool? = nil,
         carrierChanges: UInt32? = nil, kind: String? = nil, masterIndex: Int32? = nil,
@@ -45,18 +45,18 @@ public struct Link: Sendable, Equatable {
     }
 
     /// Administratively up (`IFF_UP`).
-    public var isUp: Bool { flags & IFF_UP.rawValue != 0 }
+    package var isUp: Bool { flags & IFF_UP.rawValue != 0 }
     /// `IFF_LOWER_UP`: up with carrier, as the kernel summarises it for running links.
-    public var isLowerUp: Bool { flags & IFF_LOWER_UP.rawValue != 0 }
+    package var isLowerUp: Bool { flags & IFF_LOWER_UP.rawValue != 0 }
     /// `IFF_RUNNING`: operationally up.
-    public var isRunning: Bool { flags & IFF_RUNNING.rawValue != 0 }
-    public var isLoopback: Bool { flags & IFF_LOOPBACK.rawValue != 0 }
+    package var isRunning: Bool { flags & IFF_RUNNING.rawValue != 0 }
+    package var isLoopback: Bool { flags & IFF_LOOPBACK.rawValue != 0 }
 
     /// Whether the link has carrier: `IFLA_CARRIER` when the kernel sent it, else `IFF_LOWER_UP`.
-    public var hasCarrier: Bool { carrier ?? isLowerUp }
+    package var hasCarrier: Bool { carrier ?? isLowerUp }
 
     /// The hardware address as `ip link` prints it ("02:00:5e:10:00:01"), nil when absent or empty.
-    public var hardwareAddressText: String? {
+    package var hardwareAddressText: String? {
         guard let hardwareAddress, !hardwareAddress.isEmpty else { return nil }
         // Written digit by digit into one buffer: a link's report carries it on every event,
         // and a String per byte, padded and joined, made it a tenth of building the report.
@@ -78,20 +78,20 @@ public struct Link: Sendable, Equatable {
 }
 
 /// RFC 2863 operational state (`IF_OPER_*`), as `ip link` names it.
-public struct OperState: RawRepresentable, Sendable, Equatable, CustomStringConvertible {
-    public var rawValue: UInt8
-    public init(rawValue: UInt8) { self.rawValue = rawValue }
+package struct OperState: RawRepresentable, Sendable, Equatable, CustomStringConvertible {
+    package var rawValue: UInt8
+    package init(rawValue: UInt8) { self.rawValue = rawValue }
 
-    public static let unknown = OperState(rawValue: UInt8(IF_OPER_UNKNOWN))
-    public static let notPresent = OperState(rawValue: UInt8(IF_OPER_NOTPRESENT))
-    public static let down = OperState(rawValue: UInt8(IF_OPER_DOWN))
-    public static let lowerLayerDown = OperState(rawValue: UInt8(IF_OPER_LOWERLAYERDOWN))
-    public static let testing = OperState(rawValue: UInt8(IF_OPER_TESTING))
-    public static let dormant = OperState(rawValue: UInt8(IF_OPER_DORMANT))
-    public static let up = OperState(rawValue: UInt8(IF_OPER_UP))
+    package static let unknown = OperState(rawValue: UInt8(IF_OPER_UNKNOWN))
+    package static let notPresent = OperState(rawValue: UInt8(IF_OPER_NOTPRESENT))
+    package static let down = OperState(rawValue: UInt8(IF_OPER_DOWN))
+    package static let lowerLayerDown = OperState(rawValue: UInt8(IF_OPER_LOWERLAYERDOWN))
+    package static let testing = OperState(rawValue: UInt8(IF_OPER_TESTING))
+    package static let dormant = OperState(rawValue: UInt8(IF_OPER_DORMANT))
+    package static let up = OperState(rawValue: UInt8(IF_OPER_UP))
 
     /// "UP", "DOWN", "LOWERLAYERDOWN", ... exactly as `ip -j link` prints `operstate`.
-    public var description: String {
+    package var description: String {
         switch self {
         case .unknown: "UNKNOWN"
         case .notPresent: "NOTPRESENT"
@@ -107,19 +107,19 @@ public struct OperState: RawRepresentable, Sendable, Equatable, CustomStringConv
 
 /// The counters of `struct rtnl_link_stats64` that monitoring needs. All are 64-bit and only go
 /// up, except when a driver resets them (a consumer computing rates must handle that).
-public struct LinkStatistics: Sendable, Equatable {
-    public var rxPackets: UInt64
-    public var txPackets: UInt64
-    public var rxBytes: UInt64
-    public var txBytes: UInt64
-    public var rxErrors: UInt64
-    public var txErrors: UInt64
-    public var rxDropped: UInt64
-    public var txDropped: UInt64
-    public var multicast: UInt64
-    public var collisions: UInt64
+package struct LinkStatistics: Sendable, Equatable {
+    package var rxPackets: UInt64
+    package var txPackets: UInt64
+    package var rxBytes: UInt64
+    package var txBytes: UInt64
+    package var rxErrors: UInt64
+    package var txErrors: UInt64
+    package var rxDropped: UInt64
+    package var txDropped: UInt64
+    package var multicast: UInt64
+    package var collisions: UInt64
 
-    public init(
+    package init(
         rxPackets: UInt64 = 0, txPackets: UInt64 = 0, rxBytes: UInt64 = 0, txBytes: UInt64 = 0,
         rxErrors: UInt64 = 0, txErrors: UInt64 = 0, rxDropped: UInt64 = 0, txDropped: UInt64 = 0,
         multicast: UInt64 = 0, collisions: UInt64 = 0

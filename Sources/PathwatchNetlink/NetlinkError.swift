@@ -7,7 +7,7 @@ import Musl
 /// Everything that can go wrong talking rtnetlink, kept apart so callers can react differently:
 /// `overrun` means "re-dump, your picture is stale"; `malformed` means the kernel (or a test)
 /// handed us bytes that do not parse, and nothing from that datagram should be trusted.
-public enum NetlinkError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum NetlinkError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A system call failed (`socket`, `bind`, `sendto`, `recvmsg`, `poll`).
     case system(call: String, errno: Int32)
     /// The kernel dropped messages because the socket's receive buffer was full (`ENOBUFS`).
@@ -22,7 +22,7 @@ public enum NetlinkError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Bytes that do not form valid netlink: what was wrong, and where (byte offset).
     case malformed(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .system(let call, let code): "\(call) failed: \(errorText(code))"
         case .overrun: "netlink receive buffer overrun (ENOBUFS): the kernel dropped messages"

@@ -1,19 +1,19 @@
 import CNetlink
 
 /// One netlink message (`struct nlmsghdr` and its payload) inside a received datagram.
-public struct NetlinkMessage: Sendable {
+package struct NetlinkMessage: Sendable {
     /// `sizeof(struct nlmsghdr)`.
-    public static let headerSize = 16
+    package static let headerSize = 16
 
-    public var type: UInt16
-    public var flags: UInt16
-    public var sequence: UInt32
-    public var portID: UInt32
+    package var type: UInt16
+    package var flags: UInt16
+    package var sequence: UInt32
+    package var portID: UInt32
     /// The bytes after the header, exactly `nlmsg_len - 16` of them. Its indices are positions
     /// in the datagram, so errors can say where they are.
-    public var payload: ArraySlice<UInt8>
+    package var payload: ArraySlice<UInt8>
 
-    public init(type: UInt16, flags: UInt16, sequence: UInt32, portID: UInt32, payload: ArraySlice<UInt8>) {
+    package init(type: UInt16, flags: UInt16, sequence: UInt32, portID: UInt32, payload: ArraySlice<UInt8>) {
         self.type = type
         self.flags = flags
         self.sequence = sequence
@@ -22,12 +22,12 @@ public struct NetlinkMessage: Sendable {
     }
 
     /// Where the message header starts in its datagram.
-    public var offset: Int { payload.startIndex - Self.headerSize }
+    package var offset: Int { payload.startIndex - Self.headerSize }
 
     /// Splits a datagram into its messages. Every length is checked against the bytes that are
     /// really there: a truncated header, a length shorter than the header or longer than what is
     /// left, and stray bytes after the last message are errors, never guesses.
-    public static func split(_ datagram: ArraySlice<UInt8>) throws(NetlinkError) -> [NetlinkMessage] {
+    package static func split(_ datagram: ArraySlice<UInt8>) throws(NetlinkError) -> [NetlinkMessage] {
         try AlignedRecords.split(datagram, headerSize: headerSize, length: UInt32.self, record: "message", in: nil).map { record in
             // nlmsghdr: len u32, type u16, flags u16, seq u32, pid u32; the split checked the size.
             NetlinkMessage(
@@ -50,7 +50,7 @@ public struct NetlinkMessage: Sendable {
     }
 
     /// A readable name for the message type, for errors and logs.
-    public var messageName: String {
+    package var messageName: String {
         switch Int32(type) {
         case NLMSG_NOOP: return "NLMSG_NOOP"
         case NLMSG_ERROR: return "NLMSG_ERROR"

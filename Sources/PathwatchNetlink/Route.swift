@@ -1,31 +1,31 @@
 import CNetlink
 
 /// A route (`RTM_NEWROUTE`: `rtmsg` plus `RTA_*`). Only what connectivity needs is kept.
-public struct Route: Sendable, Equatable, Hashable {
+package struct Route: Sendable, Equatable, Hashable {
     /// One way out of a route: the single `RTA_OIF`/`RTA_GATEWAY`, or one `RTA_MULTIPATH` entry.
-    public struct NextHop: Sendable, Equatable, Hashable {
-        public var interfaceIndex: Int32
-        public var gateway: [UInt8]?
-        public init(interfaceIndex: Int32, gateway: [UInt8]? = nil) {
+    package struct NextHop: Sendable, Equatable, Hashable {
+        package var interfaceIndex: Int32
+        package var gateway: [UInt8]?
+        package init(interfaceIndex: Int32, gateway: [UInt8]? = nil) {
             self.interfaceIndex = interfaceIndex
             self.gateway = gateway
         }
     }
 
-    public var family: UInt8
+    package var family: UInt8
     /// `RTA_TABLE` when present (it holds ids above 255), else `rtm_table`.
-    public var table: UInt32
+    package var table: UInt32
     /// `rtm_type`: `RTN_UNICAST`, `RTN_LOCAL`, `RTN_UNREACHABLE`, ...
-    public var type: UInt8
-    public var scope: UInt8
-    public var protocolID: UInt8
-    public var destinationLength: UInt8
-    public var destination: [UInt8]?
+    package var type: UInt8
+    package var scope: UInt8
+    package var protocolID: UInt8
+    package var destinationLength: UInt8
+    package var destination: [UInt8]?
     /// `RTA_PRIORITY`, the metric; absent means 0.
-    public var priority: UInt32
-    public var nextHops: [NextHop]
+    package var priority: UInt32
+    package var nextHops: [NextHop]
 
-    public init(
+    package init(
         family: UInt8, table: UInt32 = UInt32(RT_TABLE_MAIN.rawValue), type: UInt8 = UInt8(RTN_UNICAST),
         scope: UInt8 = 0, protocolID: UInt8 = 0, destinationLength: UInt8 = 0, destination: [UInt8]? = nil,
         priority: UInt32 = 0, nextHops: [NextHop] = []
@@ -42,7 +42,7 @@ public struct Route: Sendable, Equatable, Hashable {
     }
 
     /// A unicast default route (`default via …`, destination length 0) of the main table.
-    public var isMainDefault: Bool {
+    package var isMainDefault: Bool {
         destinationLength == 0 && type == UInt8(RTN_UNICAST) && table == UInt32(RT_TABLE_MAIN.rawValue)
     }
 
@@ -51,7 +51,7 @@ public struct Route: Sendable, Equatable, Hashable {
     static let nextHopHeaderSize = 8
 
     /// Parses an `RTM_NEWROUTE` / `RTM_DELROUTE` message, including `RTA_MULTIPATH` next hops.
-    public init(message: NetlinkMessage) throws(NetlinkError) {
+    package init(message: NetlinkMessage) throws(NetlinkError) {
         let (header, attributes) = try message.splitFamilyHeader(size: Self.familyHeaderSize, named: "rtmsg")
         // rtmsg: family, dst_len, src_len, tos, table, protocol, scope, type (u8 each), flags u32.
         self.init(

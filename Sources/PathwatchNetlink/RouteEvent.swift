@@ -2,7 +2,7 @@ import CNetlink
 
 /// A change the kernel announced on a subscribed socket. Each carries the full object, so
 /// applying events in order to a dumped snapshot reproduces the kernel's current state.
-public enum RouteEvent: Sendable, Equatable {
+package enum RouteEvent: Sendable, Equatable {
     case linkChanged(Link)
     case linkRemoved(Link)
     case addressAdded(Address)
@@ -13,7 +13,7 @@ public enum RouteEvent: Sendable, Equatable {
     case routeRemoved(Route)
 
     /// Decodes one message; nil for message types that are not link, address or route changes.
-    public init?(message: NetlinkMessage) throws(NetlinkError) {
+    package init?(message: NetlinkMessage) throws(NetlinkError) {
         switch Int(message.type) {
         case RTM_NEWLINK: self = .linkChanged(try Link(message: message))
         case RTM_DELLINK: self = .linkRemoved(try Link(message: message))
@@ -37,11 +37,11 @@ extension RouteNetlinkSocket {
     ///
     /// Throws `.overrun` when the kernel dropped events (`ENOBUFS`): whatever the caller built
     /// from earlier events is then stale and must be replaced by a fresh dump.
-    public func receiveEvents(defaultRoutesOnly: Bool = false) throws(NetlinkError) -> [RouteEvent] {
+    package func receiveEvents(defaultRoutesOnly: Bool = false) throws(NetlinkError) -> [RouteEvent] {
         var events: [RouteEvent] = []
         while true {
             let (datagrams, full) = try receiveDatagramBatch()
-            for datagram in datagrams { try Self.parse(datagram, defaultRoutesOnly: defaultRoutesOnly, into: &events) }
+            for datagram in datagrams { try RouteEvent.parse(datagram, defaultRoutesOnly: defaultRoutesOnly, into: &events) }
             if !full { return events }
         }
     }
@@ -49,14 +49,18 @@ extension RouteNetlinkSocket {
     /// The events of the one datagram at the head of the queue (one notification), nil when none
     /// is waiting. For a caller that acts on the first notice of a burst before receiving the
     /// rest: receiving and parsing a link change's four companions took as long as reporting it.
-    public func receiveFirstEvents(defaultRoutesOnly: Bool = false) throws(NetlinkError) -> [RouteEvent]? {
+    package func receiveFirstEvents(defaultRoutesOnly: Bool = false) throws(NetlinkError) -> [RouteEvent]? {
         guard let datagram = try receiveDatagram() else { return nil }
         var events: [RouteEvent] = []
-        try Self.parse(datagram, defaultRoutesOnly: defaultRoutesOnly, into: &events)
+        try RouteEvent.parse(datagram, defaultRoutesOnly: defaultRoutesOnly, into: &events)
         return events
     }
+}
 
-    private static func parse(_ datagram: ArraySlice<UInt8>, defaultRoutesOnly: Bool, into events: inout [RouteEvent]) throws(NetlinkError) {
+extension RouteEvent {
+    /// Appends the events of one datagram's messages to `events`; throws `.overrun` when the
+    /// kernel says it dropped some.
+    static func parse(_ datagram: ArraySlice<UInt8>, defaultRoutesOnly: Bool, into events: inout [RouteEvent]) throws(NetlinkError) {
         for message in try NetlinkMessage.split(datagram) {
             if Int32(message.type) == NLMSG_OVERRUN { throw .overrun }
             if defaultRoutesOnly && message.isRouteToSpecificDestination { continue }

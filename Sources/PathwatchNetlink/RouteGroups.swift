@@ -2,16 +2,16 @@ import CNetlink
 
 /// rtnetlink multicast groups a socket can subscribe to (the legacy `RTMGRP_*` bit mask, which
 /// covers every group we need).
-public struct RouteGroups: OptionSet, Sendable {
-    public let rawValue: UInt32
-    public init(rawValue: UInt32) { self.rawValue = rawValue }
+package struct RouteGroups: OptionSet, Sendable {
+    package let rawValue: UInt32
+    package init(rawValue: UInt32) { self.rawValue = rawValue }
 
-    public static let link = RouteGroups(rawValue: UInt32(RTMGRP_LINK))
-    public static let ipv4Address = RouteGroups(rawValue: UInt32(RTMGRP_IPV4_IFADDR))
-    public static let ipv6Address = RouteGroups(rawValue: UInt32(RTMGRP_IPV6_IFADDR))
-    public static let ipv4Route = RouteGroups(rawValue: UInt32(RTMGRP_IPV4_ROUTE))
-    public static let ipv6Route = RouteGroups(rawValue: UInt32(RTMGRP_IPV6_ROUTE))
+    package static let link = RouteGroups(rawValue: UInt32(RTMGRP_LINK))
+    package static let ipv4Address = RouteGroups(rawValue: UInt32(RTMGRP_IPV4_IFADDR))
+    package static let ipv6Address = RouteGroups(rawValue: UInt32(RTMGRP_IPV6_IFADDR))
+    package static let ipv4Route = RouteGroups(rawValue: UInt32(RTMGRP_IPV4_ROUTE))
+    package static let ipv6Route = RouteGroups(rawValue: UInt32(RTMGRP_IPV6_ROUTE))
 
     /// Everything connectivity depends on: links, addresses and routes of both families.
-    public static let connectivity: RouteGroups = [.link, .ipv4Address, .ipv6Address, .ipv4Route, .ipv6Route]
+    package static let connectivity: RouteGroups = [.link, .ipv4Address, .ipv6Address, .ipv4Route, .ipv6Route]
 }

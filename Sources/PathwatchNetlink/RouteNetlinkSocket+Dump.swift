@@ -8,22 +8,22 @@ import Musl
 
 extension RouteNetlinkSocket {
     /// How long a dump may take before it counts as failed.
-    public static let defaultDumpTimeoutMilliseconds: Int32 = 5_000
+    package static let defaultDumpTimeoutMilliseconds: Int32 = 5_000
     /// A dump interrupted by a concurrent change is retried this many times in all.
     static let dumpAttempts = 3
 
     /// Every link with its 64-bit statistics (`RTM_GETLINK`, `NLM_F_DUMP`).
-    public func dumpLinks() throws(NetlinkError) -> [Link] {
+    package func dumpLinks() throws(NetlinkError) -> [Link] {
         try dump(RTM_GETLINK, "RTM_GETLINK", replies: RTM_NEWLINK, headerSize: Link.familyHeaderSize, parse: Link.init(message:))
     }
 
     /// Every address of `family` (`AF_UNSPEC` for both IPv4 and IPv6).
-    public func dumpAddresses(family: Int32 = AF_UNSPEC) throws(NetlinkError) -> [Address] {
+    package func dumpAddresses(family: Int32 = AF_UNSPEC) throws(NetlinkError) -> [Address] {
         try dump(RTM_GETADDR, "RTM_GETADDR", family: family, replies: RTM_NEWADDR, headerSize: Address.familyHeaderSize, parse: Address.init(message:))
     }
 
     /// Every route of `family` in every table (`AF_UNSPEC` for all families).
-    public func dumpRoutes(family: Int32 = AF_UNSPEC) throws(NetlinkError) -> [Route] {
+    package func dumpRoutes(family: Int32 = AF_UNSPEC) throws(NetlinkError) -> [Route] {
         try dump(RTM_GETROUTE, "RTM_GETROUTE", family: family, replies: RTM_NEWROUTE, headerSize: Route.familyHeaderSize, parse: Route.init(message:))
     }
 
@@ -47,7 +47,7 @@ extension RouteNetlinkSocket {
 
     /// Sends a dump request and collects its replies until `NLMSG_DONE`, retrying when the
     /// kernel flags the dump as interrupted.
-    public func dump(type: Int, familyHeader: [UInt8], request: String,
+    package func dump(type: Int, familyHeader: [UInt8], request: String,
                      timeoutMilliseconds: Int32 = defaultDumpTimeoutMilliseconds) throws(NetlinkError) -> [NetlinkMessage] {
         var attempt = 1
         while true {
@@ -118,9 +118,9 @@ extension RouteNetlinkSocket {
 }
 
 /// One-shot helpers for callers that only need a snapshot (a bandwidth sampler, say).
-public enum RouteNetlink {
+package enum RouteNetlink {
     /// Opens a request socket, dumps every link with its `IFLA_STATS64` counters, closes it.
-    public static func dumpLinks() throws(NetlinkError) -> [Link] {
+    package static func dumpLinks() throws(NetlinkError) -> [Link] {
         try RouteNetlinkSocket(receiveBufferSize: 256 << 10).dumpLinks()
     }
 }

@@ -11,11 +11,11 @@ import Musl
 /// Use one socket for requests (dumps) and, when you need events, another one subscribed to
 /// multicast groups: events arriving on a socket that is also reading a dump would have to be
 /// set aside and replayed, which is exactly the bookkeeping two sockets avoid.
-public final class RouteNetlinkSocket {
+package final class RouteNetlinkSocket {
     /// The descriptor, for `poll`/`epoll`; owned by this object and closed when it goes away.
-    public let fileDescriptor: Int32
+    package let fileDescriptor: Int32
     /// The port id the kernel assigned at bind; replies to our requests carry it.
-    public let portID: UInt32
+    package let portID: UInt32
     private var lastSequence: UInt32
     /// Dump replies are at most 32 KiB per datagram (the kernel caps its dump buffers there);
     /// twice that leaves room, and a larger datagram is reported, never silently cut.
@@ -26,17 +26,17 @@ public final class RouteNetlinkSocket {
 
     /// iproute2's `ip monitor` uses 1 MiB too: enough for bursts of hundreds of events, small
     /// enough not to matter. Overruns still happen under storms and surface as `.overrun`.
-    public static let defaultReceiveBufferSize = 1 << 20
+    package static let defaultReceiveBufferSize = 1 << 20
     static let datagramBufferSize = 64 << 10
     /// A notification describes one object (a link, an address, a route) and is far smaller than
     /// a dump datagram: a dump datagram's 32 KiB is room to spare.
     static let batchSlotSize = 32 << 10
     /// Datagrams per batch: a link change brings five or six (the link, its peer's carrier, the
     /// IPv6 routes and addresses that go with it).
-    public static let batchCount = 8
+    package static let batchCount = 8
 
     /// Opens and binds a socket, subscribed to `groups` (none for a request-only socket).
-    public init(groups: RouteGroups = [], receiveBufferSize: Int = defaultReceiveBufferSize) throws(NetlinkError) {
+    package init(groups: RouteGroups = [], receiveBufferSize: Int = defaultReceiveBufferSize) throws(NetlinkError) {
         let type = Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
         let fd = socket(AF_NETLINK, type, NETLINK_ROUTE)
         guard fd >= 0 else { throw .system(call: "socket(AF_NETLINK, NETLINK_ROUTE)", errno: errno) }

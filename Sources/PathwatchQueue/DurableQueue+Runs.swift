@@ -9,7 +9,7 @@ extension DurableQueue {
     /// samples a request may carry). A damaged record at the head is dropped and counted (as
     /// `head()` does); one further on ends the run before it, and is dropped when it reaches
     /// the head.
-    public func heads(upTo limit: Int, while accept: (QueueRecord) -> Bool = { _ in true }) throws(QueueError) -> [QueueHead] {
+    package func heads(upTo limit: Int, while accept: (QueueRecord) -> Bool = { _ in true }) throws(QueueError) -> [QueueHead] {
         try state.withLock { s throws(QueueError) -> [QueueHead] in
             var run: [QueueHead] = []
             var index = s.head
@@ -36,7 +36,7 @@ extension DurableQueue {
     /// Removes a run that `heads(upTo:)` handed out, with one cursor move. Records of it that
     /// the bound dropped while it was being sent are skipped, and counted as the run is: not
     /// at all when it was delivered (they reached the receiver); the rest must still be the oldest.
-    public func complete(run: [QueueEntry], as completion: QueueCompletion) throws(QueueError) {
+    package func complete(run: [QueueEntry], as completion: QueueCompletion) throws(QueueError) {
         try state.withLock { s throws(QueueError) in
             var removed = 0
             for entry in run where s.count > 0 && s.entries[s.head] == entry {

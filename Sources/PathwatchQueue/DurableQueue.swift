@@ -24,13 +24,13 @@ import Synchronization
 ///
 /// One lock guards it all; every call may block on the disk, so call it from a thread of the
 /// owner's, never from Swift's cooperative pool.
-public final class DurableQueue: Sendable {
+package final class DurableQueue: Sendable {
     /// The bounds: past either, the oldest records are dropped (and counted) to make room.
-    public struct Limits: Sendable, Equatable {
-        public var records: Int
-        public var bytes: UInt64
+    package struct Limits: Sendable, Equatable {
+        package var records: Int
+        package var bytes: UInt64
 
-        public init(records: Int, bytes: UInt64) {
+        package init(records: Int, bytes: UInt64) {
             self.records = records
             self.bytes = bytes
         }
@@ -39,17 +39,17 @@ public final class DurableQueue: Sendable {
     /// What an append did: how many records it accepted, and how many old (or oversized new)
     /// records it had to drop to stay within the limits, with the two kinds an owner tells apart
     /// in its log.
-    public struct AppendResult: Sendable, Equatable {
-        public var accepted = 0
-        public var dropped = 0
+    package struct AppendResult: Sendable, Equatable {
+        package var accepted = 0
+        package var dropped = 0
         /// Of `dropped`, records of this batch that were never queued: larger than the queue's
         /// bytes (or than any record may be), or the oldest of a batch larger than the queue.
-        public var refused = 0
+        package var refused = 0
         /// Of `dropped`, old records that were out with the owner (`head`, `heads`): counted only
         /// when that run ends, and not at all if it is completed as delivered.
-        public var droppedWhileOut = 0
+        package var droppedWhileOut = 0
 
-        public init(accepted: Int = 0, dropped: Int = 0, refused: Int = 0, droppedWhileOut: Int = 0) {
+        package init(accepted: Int = 0, dropped: Int = 0, refused: Int = 0, droppedWhileOut: Int = 0) {
             self.accepted = accepted
             self.dropped = dropped
             self.refused = refused
@@ -57,7 +57,7 @@ public final class DurableQueue: Sendable {
         }
 
         /// Old records the bound dropped that were not out with the owner.
-        public var droppedOldest: Int { dropped - refused - droppedWhileOut }
+        package var droppedOldest: Int { dropped - refused - droppedWhileOut }
     }
 
     static let cursorSyncInterval: UInt64 = 100_000_000
@@ -66,15 +66,15 @@ public final class DurableQueue: Sendable {
     /// ones need (on a small disk, 4 MiB segments were never rolled at all).
     static let reclaimBytes: UInt64 = 64 << 10
 
-    public let limits: Limits
+    package let limits: Limits
     let segmentLimit: UInt64
     let state: Mutex<QueueState>
     /// Problems found while opening (torn tail cut, corruption skipped), for the owner's log.
-    public let recoveryNotes: [String]
+    package let recoveryNotes: [String]
 
     /// Opens (creating if needed) the queue in `folder` and takes its lock; throws an error with
     /// `busy` set when another owner holds the folder.
-    public init(folder: String, limits: Limits) throws(QueueError) {
+    package init(folder: String, limits: Limits) throws(QueueError) {
         let files = QueueFiles(folder: folder)
         self.limits = limits
         // Small enough that a consumed segment is freed soon, large enough to batch many records.
@@ -109,13 +109,13 @@ public final class DurableQueue: Sendable {
     }
 
     /// Records queued.
-    public var count: Int { state.withLock { $0.count } }
+    package var count: Int { state.withLock { $0.count } }
     /// Bytes queued, framing included.
-    public var bytes: UInt64 { state.withLock { $0.liveBytes } }
-    public var counters: QueueCounters { state.withLock { QueueCounters(dropped: $0.cursor.dropped, rejected: $0.cursor.rejected) } }
+    package var bytes: UInt64 { state.withLock { $0.liveBytes } }
+    package var counters: QueueCounters { state.withLock { QueueCounters(dropped: $0.cursor.dropped, rejected: $0.cursor.rejected) } }
 
     /// Writes and syncs `records` at the end, first dropping the oldest as the limits require.
-    public func append(_ records: [QueueRecord]) throws(QueueError) -> AppendResult {
+    package func append(_ records: [QueueRecord]) throws(QueueError) -> AppendResult {
         var frames = records.map(QueueFrame.encode)
         return try state.withLock { s throws(QueueError) -> AppendResult in
             guard !s.closed else { throw QueueError(description: "the queue is closed") }
@@ -152,14 +152,14 @@ public final class DurableQueue: Sendable {
 
     /// The oldest record and its place (to hand back to `complete`), or nil when empty.
     /// A record whose bytes fail their CRC now is dropped, counted, and the next one returned.
-    public func head() throws(QueueError) -> QueueHead? {
+    package func head() throws(QueueError) -> QueueHead? {
         try heads(upTo: 1).first
     }
 
     /// Removes `entry` once it was consumed or given up on. Does nothing when it is no longer
     /// the oldest (it was dropped for space while it was being sent) but count it as
     /// `completion` says: delivered, it is not counted as dropped.
-    public func complete(_ entry: QueueEntry, as completion: QueueCompletion) throws(QueueError) {
+    package func complete(_ entry: QueueEntry, as completion: QueueCompletion) throws(QueueError) {
         try complete(run: [entry], as: completion)
     }
 
@@ -167,7 +167,7 @@ public final class DurableQueue: Sendable {
     /// parts of it already sent), so that a restart resumes there instead of sending those parts
     /// again. Written like a completion; `heads` hands it back with the record. When `entry` is
     /// no longer the oldest (the bound dropped it while it was out), the record counts as dropped.
-    public func advance(_ entry: QueueEntry, to progress: UInt64) throws(QueueError) {
+    package func advance(_ entry: QueueEntry, to progress: UInt64) throws(QueueError) {
         try state.withLock { s throws(QueueError) in
             guard s.count > 0, s.entries[s.head] == entry else {
                 if s.settleRunOut(as: .unreadable) { try s.writeCursor() }
@@ -183,10 +183,10 @@ public final class DurableQueue: Sendable {
 
     /// Records the bound dropped while they were out with the owner, not yet counted: they
     /// count as dropped unless their run is completed as delivered.
-    public var droppedWhileOut: Int { state.withLock { $0.droppedWhileOut } }
+    package var droppedWhileOut: Int { state.withLock { $0.droppedWhileOut } }
 
     /// Every count at once. Each change of them writes the cursor, whose generation tells the order.
-    public var tally: QueueTally {
+    package var tally: QueueTally {
         state.withLock { s in
             QueueTally(
                 count: s.count, bytes: s.liveBytes, droppedWhileOut: s.droppedWhileOut,
@@ -195,7 +195,7 @@ public final class DurableQueue: Sendable {
     }
 
     /// Syncs the cursor and releases the folder.
-    public func close() { state.withLock { $0.close() } }
+    package func close() { state.withLock { $0.close() } }
 
     deinit { close() }
 }

@@ -1,6 +1,6 @@
 /// Where one record sits: what `head` hands out and `complete` takes back, so that completing a
 /// record that the bound dropped meanwhile changes nothing.
-public struct QueueEntry: Sendable, Equatable {
+package struct QueueEntry: Sendable, Equatable {
     var segment: UInt64
     var offset: UInt64
     /// Whole frame, header included.
@@ -13,16 +13,16 @@ public struct QueueEntry: Sendable, Equatable {
 }
 
 /// The oldest record and its place.
-public struct QueueHead: Sendable, Equatable {
-    public var entry: QueueEntry
-    public var record: QueueRecord
+package struct QueueHead: Sendable, Equatable {
+    package var entry: QueueEntry
+    package var record: QueueRecord
     /// How far its owner got into it (`advance`), kept across restarts; 0 for a record not
     /// started, and for every record of a run but the first.
-    public var progress: UInt64 = 0
+    package var progress: UInt64 = 0
 }
 
 /// How a record left the queue, for the counts kept in the cursor.
-public enum QueueCompletion: Sendable, Equatable {
+package enum QueueCompletion: Sendable, Equatable {
     /// Consumed: delivered, accepted by the receiver.
     case delivered
     /// Given up on because the receiver refused it for good: counted as rejected.
@@ -32,20 +32,20 @@ public enum QueueCompletion: Sendable, Equatable {
 }
 
 /// Lifetime counts of records given up on, kept in the cursor across restarts.
-public struct QueueCounters: Sendable, Equatable {
+package struct QueueCounters: Sendable, Equatable {
     /// Dropped to stay within the bounds, refused as larger than the queue, found corrupted, or
     /// completed as unreadable.
-    public var dropped: UInt64
+    package var dropped: UInt64
     /// Completed as rejected.
-    public var rejected: UInt64
+    package var rejected: UInt64
 }
 
 /// The queue's counts read at one instant, for an owner that reports them: `change` grows with
 /// every change of them, so of two tallies read by two threads the later one is known.
-public struct QueueTally: Sendable, Equatable {
-    public var count: Int
-    public var bytes: UInt64
-    public var droppedWhileOut: Int
-    public var counters: QueueCounters
-    public var change: UInt64
+package struct QueueTally: Sendable, Equatable {
+    package var count: Int
+    package var bytes: UInt64
+    package var droppedWhileOut: Int
+    package var counters: QueueCounters
+    package var change: UInt64
 }

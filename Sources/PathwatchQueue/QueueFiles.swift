@@ -1,4 +1,5 @@
 import Glibc
+import PathwatchBase
 
 /// The files of one queue folder and the POSIX calls on them, each turning errno into a thrown
 /// error that names the file.

@@ -2,16 +2,16 @@
 /// about them without decoding them (what they are, the id they are sent under, when they were
 /// queued). A webhook keeps an HTTP body and its `webhook-id` here; a remote-write sink would
 /// keep a compressed write request.
-public struct QueueRecord: Sendable, Equatable {
+package struct QueueRecord: Sendable, Equatable {
     /// The owner's tag for what `body` is (kept as given; the queue gives it no meaning).
-    public var kind: UInt8
+    package var kind: UInt8
     /// The owner's id for the record; at most 65,535 bytes of UTF-8 are kept.
-    public var id: String
+    package var id: String
     /// When the owner queued it, in milliseconds since the Unix epoch.
-    public var enqueuedAtMilliseconds: Int64
-    public var body: [UInt8]
+    package var enqueuedAtMilliseconds: Int64
+    package var body: [UInt8]
 
-    public init(kind: UInt8, id: String, enqueuedAtMilliseconds: Int64, body: [UInt8]) {
+    package init(kind: UInt8, id: String, enqueuedAtMilliseconds: Int64, body: [UInt8]) {
         self.kind = kind
         self.id = id
         self.enqueuedAtMilliseconds = enqueuedAtMilliseconds

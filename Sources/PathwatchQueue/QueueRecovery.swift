@@ -1,4 +1,5 @@
 import Glibc
+import PathwatchBase
 
 /// Rebuilds a queue's index from its folder when it is opened: which records are still to be
 /// consumed, in order, and where appending resumes.

@@ -1,4 +1,5 @@
 import Glibc
+import PathwatchBase
 
 /// What a `DurableQueue` keeps under its lock: the index of live records, the open files and
 /// the cursor, with the steps that keep them consistent on disk. Every method runs under the

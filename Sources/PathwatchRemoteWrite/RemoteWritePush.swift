@@ -1,5 +1,6 @@
 import PathwatchAgent
 import PathwatchHTTPOut
+import PathwatchJSON
 import PathwatchQueue
 
 /// The remote_write sink as the shared queued delivery (`PushSink`) runs it: the `/metrics`

@@ -3,21 +3,21 @@ import PathwatchHTTPOut
 
 extension RemoteWriteSinkSettings {
     /// Two sinks writing to one URL would share a queue folder under `state_dir`.
-    public var exclusiveClaim: SinkClaim? {
+    package var exclusiveClaim: SinkClaim? {
         SinkClaim(key: "remote_write\n\(url)", field: "url", clash: "two remote_write sinks write to the same URL")
     }
 
     /// Queue lock, cursor, two segments, a connection.
-    public var descriptorEstimate: Int { 8 }
+    package var descriptorEstimate: Int { 8 }
 
     /// It compresses with libsnappy, and its queue needs a folder it can write.
-    public func checkHost(_ context: SinkHostContext) throws(SinkProblem) -> SinkClaim? {
+    package func checkHost(_ context: SinkHostContext) throws(SinkProblem) -> SinkClaim? {
         let snappy = "snappy (libsnappy.so.1, Debian's libsnappy1v5)"
         try PushHostChecks.check(type: "remote_write", missingLibrary: Snappy.available ? nil : snappy, context)
         return nil
     }
 
-    public func makeSink(_ context: SinkContext) -> any Sink {
+    package func makeSink(_ context: SinkContext) -> any Sink {
         PushSink(format: RemoteWritePush(settings: self, interval: context.interval, redactor: context.logger.redactor), secrets: secretValues, context)
     }
 }
@@ -25,5 +25,5 @@ extension RemoteWriteSinkSettings {
 extension SinkKind {
     /// The `/metrics` series, each probe's at its reports, pushed with Prometheus remote write;
     /// it takes every report.
-    public static let remoteWrite = SinkKind(type: "remote_write", settings: RemoteWriteSinkSettings.self, triggers: .fixed([.every]))
+    package static let remoteWrite = SinkKind(type: "remote_write", settings: RemoteWriteSinkSettings.self, triggers: .fixed([.every]))
 }

@@ -8,7 +8,7 @@ import PathwatchWebhook
 extension SinkRegistry {
     /// Every sink kind the agent ships, registered in this one place: a new kind is its module
     /// and one line here. Without a `sinks` key, a configuration writes text lines to stdout.
-    public static let standard = SinkRegistry(
+    package static let standard = SinkRegistry(
         [.stdout, .file, .webhook, .http, .remoteWrite],
         whenNoneConfigured: [SinkConfig(type: "stdout", settings: StdoutSinkSettings(), on: [.change])])
 }

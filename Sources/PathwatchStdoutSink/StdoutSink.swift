@@ -2,6 +2,9 @@ import PathwatchAgent
 import Dispatch
 import Synchronization
 import PathwatchProbeKit
+import Glibc
+import PathwatchBase
+import PathwatchJSON
 
 /// One line per event or document on standard output, flushed per line: `text` for people,
 /// `json` for one JSON object per line. Lines wait in this sink's own bounded queue, so a

@@ -1,20 +1,20 @@
 import PathwatchAgent
 
 /// How the stdout sink writes: lines for people, or one JSON object per line.
-public enum OutputFormat: String, Sendable, Decodable {
+package enum OutputFormat: String, Sendable, Decodable {
     case text
     case json
 }
 
 /// The `stdout` sink's settings (contract §5).
-public struct StdoutSinkSettings: SinkSettings, Decodable, Equatable {
-    public var format: OutputFormat = .text
+package struct StdoutSinkSettings: SinkSettings, Decodable, Equatable {
+    package var format: OutputFormat = .text
 
     enum CodingKeys: String, CodingKey { case format }
 
-    public init(format: OutputFormat = .text) { self.format = format }
+    package init(format: OutputFormat = .text) { self.format = format }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         if let text = try c.decodeIfPresent(String.self, forKey: .format) {
             guard let format = OutputFormat(rawValue: text) else {
@@ -26,12 +26,12 @@ public struct StdoutSinkSettings: SinkSettings, Decodable, Equatable {
 }
 
 extension StdoutSinkSettings {
-    public func makeSink(_ context: SinkContext) -> any Sink {
+    package func makeSink(_ context: SinkContext) -> any Sink {
         StdoutSink(format: format, triggers: context.triggers)
     }
 }
 
 extension SinkKind {
     /// Lines on the agent's standard output; on changes unless told otherwise.
-    public static let stdout = SinkKind(type: "stdout", settings: StdoutSinkSettings.self, triggers: .configurable(default: [.change]))
+    package static let stdout = SinkKind(type: "stdout", settings: StdoutSinkSettings.self, triggers: .configurable(default: [.change]))
 }

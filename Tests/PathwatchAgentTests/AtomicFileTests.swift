@@ -1,4 +1,5 @@
 import Foundation
+import PathwatchJSON
 import PathwatchTestSupport
 import Testing
 @testable import PathwatchAgent

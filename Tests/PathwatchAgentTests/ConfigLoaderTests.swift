@@ -1,3 +1,5 @@
+import Glibc
+import PathwatchJSON
 import PathwatchTestSupport
 import Testing
 @testable import PathwatchAgent

@@ -1,4 +1,5 @@
 import Foundation
+import PathwatchBase
 import PathwatchTestSupport
 import Synchronization
 import Testing

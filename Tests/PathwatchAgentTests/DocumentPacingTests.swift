@@ -1,3 +1,4 @@
+import PathwatchJSON
 import Testing
 
 @testable import PathwatchAgent

@@ -2,6 +2,7 @@ import CCurlShims
 import Foundation
 import Logging
 @testable import PathwatchAgent
+import PathwatchBase
 import PathwatchProbeKit
 import PathwatchTestSupport
 @testable import PathwatchHTTPOut

@@ -3,20 +3,20 @@ import PathwatchProbeKit
 /// The `bandwidth` probe's configuration. Every key is optional; see the plug-in README for the
 /// meaning and default of each. Semantic errors (a negative threshold, warn above crit) are
 /// decoding errors carrying the JSON path of the offending value.
-public struct BandwidthConfig: Decodable, Sendable {
+package struct BandwidthConfig: Decodable, Sendable {
     /// Interfaces to report, as globs; an interface is reported when it matches one of these
     /// and none of `ignore`.
-    public var interfaces: [Glob] = [Glob("*")]
-    public var ignore: [Glob] = [Glob("lo")]
-    public var speed: SpeedSetting = .kernel
-    public var thresholds = Thresholds()
-    public var source: SourceChoice = .auto
+    package var interfaces: [Glob] = [Glob("*")]
+    package var ignore: [Glob] = [Glob("lo")]
+    package var speed: SpeedSetting = .kernel
+    package var thresholds = Thresholds()
+    package var source: SourceChoice = .auto
     /// Where the procfs fallback reads counters (a fixture in tests).
-    public var procfsPath = "/proc/net/dev"
+    package var procfsPath = "/proc/net/dev"
     /// Where link speeds (`<sysfs_path>/<ifname>/speed`) and, for procfs, ifindexes are read.
-    public var sysfsPath = "/sys/class/net"
+    package var sysfsPath = "/sys/class/net"
 
-    public init() {}
+    package init() {}
 
     enum CodingKeys: String, CodingKey {
         case interfaces, ignore, speed, source
@@ -26,7 +26,7 @@ public struct BandwidthConfig: Decodable, Sendable {
         case procfsPath = "procfs_path", sysfsPath = "sysfs_path"
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         interfaces = try Self.patterns(c, .interfaces) ?? interfaces
         ignore = try Self.patterns(c, .ignore, allowEmpty: true) ?? ignore
@@ -93,13 +93,13 @@ public struct BandwidthConfig: Decodable, Sendable {
 }
 
 /// Where counters come from.
-public enum SourceChoice: String, Decodable, Sendable {
+package enum SourceChoice: String, Decodable, Sendable {
     /// Netlink, or /proc/net/dev when a netlink socket cannot be opened.
     case auto
     case netlink
     case procfs
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
         guard let choice = SourceChoice(rawValue: text) else {
             throw DecodingError.dataCorrupted(

@@ -3,7 +3,7 @@ import PathwatchProbeKit
 /// What each metric of an interface's check is (README "Metrics"). Every rate is over the
 /// measured window between two counter readings, so they are gauges, not the kernel's counters.
 extension BandwidthProbe {
-    public static let metrics: [MetricDeclaration] = [
+    package static let metrics: [MetricDeclaration] = [
         .gauge("rx_bps", unit: "bit/s", help: "Bits received per second over the last window.", plot: .throughput),
         .gauge("tx_bps", unit: "bit/s", help: "Bits transmitted per second over the last window.", plot: .throughput),
         .gauge("rx_pps", unit: "{packet}/s", help: "Packets received per second over the last window."),

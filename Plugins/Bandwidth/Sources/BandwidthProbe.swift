@@ -2,12 +2,12 @@ import PathwatchProbeKit
 
 /// The `bandwidth` probe: per-interface receive and transmit rates, utilisation, errors and
 /// drops, from one read of the kernel's counters per sample.
-public final class BandwidthProbe: Probe {
-    public typealias Config = BandwidthConfig
+package final class BandwidthProbe: Probe {
+    package typealias Config = BandwidthConfig
 
-    public static let name = "bandwidth"
-    public static let version = "1.0.0"
-    public static let summary =
+    package static let name = "bandwidth"
+    package static let version = "1.0.0"
+    package static let summary =
         "Per-interface receive and transmit rates, utilisation, errors and drops from the kernel's 64-bit counters."
 
     let config: BandwidthConfig
@@ -17,30 +17,30 @@ public final class BandwidthProbe: Probe {
     private var calculator = RateCalculator()
     private var lastStates: [String: CheckState] = [:]
 
-    public convenience init(config: BandwidthConfig) throws {
+    package convenience init(config: BandwidthConfig) throws {
         self.init(config: config, source: try CounterSourceChoice.open(config))
     }
 
     /// A probe over a given source (tests feed it fixtures).
-    public init(config: BandwidthConfig, source: any CounterSource) {
+    package init(config: BandwidthConfig, source: any CounterSource) {
         self.config = config
         self.source = source
         self.speeds = LinkSpeeds(setting: config.speed, sysfsPath: config.sysfsPath)
         self.report = InterfaceReport(thresholds: config.thresholds, labels: [("source", source.kind)])
     }
 
-    public func isSelected(_ interface: String) -> Bool {
+    package func isSelected(_ interface: String) -> Bool {
         config.interfaces.matchesAny(interface) && !config.ignore.matchesAny(interface)
     }
 
-    public func sample(into emitter: Emitter) throws {
+    package func sample(into emitter: Emitter) throws {
         for observation in try sample() { emitter.emit(observation) }
     }
 
     /// One sample as observations, one per selected interface present now. An interface that
     /// vanished is simply absent (the host marks its check unknown) and is forgotten, so if it
     /// comes back it starts again from a first sample.
-    public func sample() throws -> [Observation] {
+    package func sample() throws -> [Observation] {
         let snapshot = try source.read(selecting: isSelected)
         var present = Set<String>()
         present.reserveCapacity(snapshot.readings.count)

@@ -1,16 +1,16 @@
 /// Counters of every selected interface, read at (as near as can be told) one instant.
-public struct CounterSnapshot: Sendable {
-    public var readings: [InterfaceReading]
-    public var time: MonotonicInstant
+package struct CounterSnapshot: Sendable {
+    package var readings: [InterfaceReading]
+    package var time: MonotonicInstant
 
-    public init(readings: [InterfaceReading], time: MonotonicInstant) {
+    package init(readings: [InterfaceReading], time: MonotonicInstant) {
         self.readings = readings
         self.time = time
     }
 }
 
 /// Somewhere the kernel's interface counters can be read from.
-public protocol CounterSource: AnyObject {
+package protocol CounterSource: AnyObject {
     /// "netlink" or "procfs", reported as the `source` label.
     var kind: String { get }
     var width: CounterWidth { get }

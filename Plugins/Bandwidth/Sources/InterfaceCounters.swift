@@ -1,10 +1,10 @@
 /// The eight kernel counters of one interface that the probe turns into rates.
-public enum Counter: Int, CaseIterable, Sendable {
+package enum Counter: Int, CaseIterable, Sendable {
     case rxBytes, rxPackets, rxErrors, rxDropped
     case txBytes, txPackets, txErrors, txDropped
 
     /// The kernel's own name for the counter, as `ip -s link` and messages show it.
-    public var name: String {
+    package var name: String {
         switch self {
         case .rxBytes: "rx_bytes"
         case .rxPackets: "rx_packets"
@@ -20,17 +20,17 @@ public enum Counter: Int, CaseIterable, Sendable {
 
 /// One reading of an interface's cumulative counters. Plain stored fields (no array) so that a
 /// dump of a thousand interfaces allocates nothing per interface for its counters.
-public struct InterfaceCounters: Sendable, Equatable {
-    public var rxBytes: UInt64
-    public var rxPackets: UInt64
-    public var rxErrors: UInt64
-    public var rxDropped: UInt64
-    public var txBytes: UInt64
-    public var txPackets: UInt64
-    public var txErrors: UInt64
-    public var txDropped: UInt64
+package struct InterfaceCounters: Sendable, Equatable {
+    package var rxBytes: UInt64
+    package var rxPackets: UInt64
+    package var rxErrors: UInt64
+    package var rxDropped: UInt64
+    package var txBytes: UInt64
+    package var txPackets: UInt64
+    package var txErrors: UInt64
+    package var txDropped: UInt64
 
-    public init(
+    package init(
         rxBytes: UInt64 = 0, rxPackets: UInt64 = 0, rxErrors: UInt64 = 0, rxDropped: UInt64 = 0,
         txBytes: UInt64 = 0, txPackets: UInt64 = 0, txErrors: UInt64 = 0, txDropped: UInt64 = 0
     ) {
@@ -44,7 +44,7 @@ public struct InterfaceCounters: Sendable, Equatable {
         self.txDropped = txDropped
     }
 
-    public subscript(counter: Counter) -> UInt64 {
+    package subscript(counter: Counter) -> UInt64 {
         get {
             switch counter {
             case .rxBytes: rxBytes
@@ -73,18 +73,18 @@ public struct InterfaceCounters: Sendable, Equatable {
 }
 
 /// One interface as a counter source saw it at one instant.
-public struct InterfaceReading: Sendable, Equatable {
-    public var name: String
+package struct InterfaceReading: Sendable, Equatable {
+    package var name: String
     /// The kernel's ifindex, when the source knows it. A different index under the same name
     /// means the interface was deleted and re-created between two readings.
-    public var index: Int32?
-    public var counters: InterfaceCounters
+    package var index: Int32?
+    package var counters: InterfaceCounters
     /// How often the link's carrier went up or down (`IFLA_CARRIER_CHANGES`), when the source
     /// knows it. A renegotiated link flaps its carrier, so a change here means its speed may
     /// have changed too.
-    public var carrierChanges: UInt32?
+    package var carrierChanges: UInt32?
 
-    public init(name: String, index: Int32?, counters: InterfaceCounters, carrierChanges: UInt32? = nil) {
+    package init(name: String, index: Int32?, counters: InterfaceCounters, carrierChanges: UInt32? = nil) {
         self.name = name
         self.index = index
         self.counters = counters
@@ -95,7 +95,7 @@ public struct InterfaceReading: Sendable, Equatable {
 /// How wide the counters a source delivers may be. The kernel's `IFLA_STATS64` counters are
 /// 64 bits and never wrap in practice; `/proc/net/dev` on a 32-bit kernel prints drivers'
 /// `unsigned long` counters, which wrap at 2^32.
-public enum CounterWidth: Sendable, Equatable {
+package enum CounterWidth: Sendable, Equatable {
     case bits64
     case bits32Wrapping
 }

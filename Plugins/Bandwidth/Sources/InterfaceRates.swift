@@ -1,33 +1,33 @@
 /// Per-second rates of one interface over one window between two counter readings.
-public struct InterfaceRates: Sendable, Equatable {
+package struct InterfaceRates: Sendable, Equatable {
     /// The measured time between the two readings, in seconds (always > 0).
-    public var windowSeconds: Double
+    package var windowSeconds: Double
     /// Counter increase over the window, per counter.
-    public var deltas: InterfaceCounters
+    package var deltas: InterfaceCounters
 
-    public init(windowSeconds: Double, deltas: InterfaceCounters) {
+    package init(windowSeconds: Double, deltas: InterfaceCounters) {
         self.windowSeconds = windowSeconds
         self.deltas = deltas
     }
 
     /// The counter's increase per second (bytes, packets, errors or drops per second).
-    public func perSecond(_ counter: Counter) -> Double {
+    package func perSecond(_ counter: Counter) -> Double {
         Double(deltas[counter]) / windowSeconds
     }
 
-    public var rxBitsPerSecond: Double { perSecond(.rxBytes) * 8 }
-    public var txBitsPerSecond: Double { perSecond(.txBytes) * 8 }
+    package var rxBitsPerSecond: Double { perSecond(.rxBytes) * 8 }
+    package var txBitsPerSecond: Double { perSecond(.txBytes) * 8 }
 }
 
 /// What the arithmetic could say about one interface in one sample.
-public enum RateOutcome: Sendable, Equatable {
+package enum RateOutcome: Sendable, Equatable {
     case rates(InterfaceRates)
     case noRate(NoRateReason)
 }
 
 /// Why a sample carries no rate. Each case restarts the baseline from the current reading, so
 /// the next sample has a rate again.
-public enum NoRateReason: Sendable, Equatable, CustomStringConvertible {
+package enum NoRateReason: Sendable, Equatable, CustomStringConvertible {
     /// The interface was not seen in the previous sample (probe start, or it just appeared).
     case firstSample
     /// Same name, different ifindex: the interface was deleted and re-created.
@@ -38,7 +38,7 @@ public enum NoRateReason: Sendable, Equatable, CustomStringConvertible {
     /// zero or negative window can never produce an infinite or negative rate).
     case clockDidNotAdvance(seconds: Double)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .firstSample:
             "no rate yet: first sample"

@@ -2,17 +2,17 @@ import PathwatchNetlink
 
 /// Counters from one rtnetlink `RTM_GETLINK` dump per sample: every interface's 64-bit
 /// `IFLA_STATS64` counters and ifindex in a single request, however many interfaces there are.
-public final class NetlinkCounterSource: CounterSource {
-    public let kind = "netlink"
-    public let width = CounterWidth.bits64
+package final class NetlinkCounterSource: CounterSource {
+    package let kind = "netlink"
+    package let width = CounterWidth.bits64
     /// One socket for the probe's lifetime; it belongs to the network namespace it was opened in.
     let socket: RouteNetlinkSocket
 
-    public init() throws {
+    package init() throws {
         socket = try RouteNetlinkSocket()
     }
 
-    public func read(selecting selected: (String) -> Bool) throws -> CounterSnapshot {
+    package func read(selecting selected: (String) -> Bool) throws -> CounterSnapshot {
         // The kernel fills the dump's datagrams while we send and receive; the midpoint of the
         // exchange is the fairest single time for all of them.
         let before = MonotonicInstant.now()

@@ -1,14 +1,14 @@
 /// A line of `/proc/net/dev` that could not be read, with its 1-based line number.
-public struct ProcNetDevError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var line: Int
-    public var message: String
+package struct ProcNetDevError: Error, Sendable, Equatable, CustomStringConvertible {
+    package var line: Int
+    package var message: String
 
-    public init(line: Int, message: String) {
+    package init(line: Int, message: String) {
         self.line = line
         self.message = message
     }
 
-    public var description: String { "line \(line): \(message)" }
+    package var description: String { "line \(line): \(message)" }
 }
 
 /// Parses `/proc/net/dev`: two header lines, then one line per interface,
@@ -21,10 +21,10 @@ public struct ProcNetDevError: Error, Sendable, Equatable, CustomStringConvertib
 /// spaces (allowed by older kernels) intact. Receive fields come first (bytes, packets, errs,
 /// drop, fifo, frame, compressed, multicast), then transmit (bytes, packets, errs, drop, fifo,
 /// colls, carrier, compressed). Extra trailing fields, should a kernel add any, are ignored.
-public enum ProcNetDevParser {
+package enum ProcNetDevParser {
     static let fieldCount = 16
 
-    public static func parse(_ bytes: some Collection<UInt8>) throws(ProcNetDevError) -> [InterfaceReading] {
+    package static func parse(_ bytes: some Collection<UInt8>) throws(ProcNetDevError) -> [InterfaceReading] {
         var readings: [InterfaceReading] = []
         var seen = Set<String>()
         var lineNumber = 0

@@ -8,20 +8,20 @@ import PathwatchProbeKit
 /// Counters from `/proc/net/dev`, the fallback when netlink is unavailable. The file has no
 /// ifindex, so it is read from `<sysfs>/<ifname>/ifindex` for each selected interface, which
 /// lets a re-created interface be told apart even when its new counters happen to be larger.
-public final class ProcNetDevSource: CounterSource {
-    public let kind = "procfs"
-    public let width: CounterWidth
+package final class ProcNetDevSource: CounterSource {
+    package let kind = "procfs"
+    package let width: CounterWidth
     let path: String
     let sysfsPath: String
     private var buffer: [UInt8] = []
 
-    public init(path: String, sysfsPath: String, width: CounterWidth = ProcNetDevSource.kernelCounterWidth()) {
+    package init(path: String, sysfsPath: String, width: CounterWidth = ProcNetDevSource.kernelCounterWidth()) {
         self.path = path
         self.sysfsPath = sysfsPath
         self.width = width
     }
 
-    public func read(selecting selected: (String) -> Bool) throws -> CounterSnapshot {
+    package func read(selecting selected: (String) -> Bool) throws -> CounterSnapshot {
         let before = MonotonicInstant.now()
         try KernelFile.readAll(path, into: &buffer)
         let after = MonotonicInstant.now()
@@ -40,7 +40,7 @@ public final class ProcNetDevSource: CounterSource {
     /// `/proc/net/dev` prints `unsigned long` driver counters, which are 32 bits on a 32-bit
     /// kernel. uname(2) names the kernel's machine, not this process's, so a 32-bit agent on a
     /// 64-bit kernel still gets 64-bit treatment.
-    public static func kernelCounterWidth() -> CounterWidth {
+    package static func kernelCounterWidth() -> CounterWidth {
         var names = utsname()
         guard uname(&names) == 0 else { return .bits64 }
         let machine = withUnsafeBytes(of: &names.machine) { raw in

@@ -3,7 +3,7 @@
 ///
 /// Every reading becomes the new baseline, whether or not it produced a rate, so one bad pair
 /// (a reset, a clock that did not move) costs exactly one sample.
-public struct RateCalculator: Sendable {
+package struct RateCalculator: Sendable {
     struct Baseline: Sendable {
         var index: Int32?
         var counters: InterfaceCounters
@@ -12,11 +12,11 @@ public struct RateCalculator: Sendable {
 
     private var baselines: [String: Baseline] = [:]
 
-    public init() {}
+    package init() {}
 
     /// Records `reading`, taken at `time`, and returns the rates since the interface's previous
     /// reading, or why there are none.
-    public mutating func observe(_ reading: InterfaceReading, at time: MonotonicInstant, width: CounterWidth) -> RateOutcome {
+    package mutating func observe(_ reading: InterfaceReading, at time: MonotonicInstant, width: CounterWidth) -> RateOutcome {
         let previous = baselines.updateValue(
             Baseline(index: reading.index, counters: reading.counters, time: time), forKey: reading.name)
         guard let previous else { return .noRate(.firstSample) }
@@ -39,14 +39,14 @@ public struct RateCalculator: Sendable {
 
     /// Forgets every interface not in `names`, so a vanished interface that comes back later
     /// starts again from a first sample instead of being compared with a stale reading.
-    public mutating func retain(only names: Set<String>) {
+    package mutating func retain(only names: Set<String>) {
         if baselines.count != names.count || baselines.keys.contains(where: { !names.contains($0) }) {
             baselines = baselines.filter { names.contains($0.key) }
         }
     }
 
     /// The interfaces that currently have a baseline.
-    public var trackedInterfaces: Set<String> { Set(baselines.keys) }
+    package var trackedInterfaces: Set<String> { Set(baselines.keys) }
 
     /// How much a cumulative counter grew from `old` to `new`, or nil when it was reset.
     ///
@@ -54,7 +54,7 @@ public struct RateCalculator: Sendable {
     /// only when both readings fit in 32 bits and the wrapped increase is under half the
     /// counter's range (2^31, the usual test for counter wrap); anything else that went
     /// backwards is a reset, because guessing a wrap there would invent a huge rate.
-    public static func increase(from old: UInt64, to new: UInt64, width: CounterWidth) -> UInt64? {
+    package static func increase(from old: UInt64, to new: UInt64, width: CounterWidth) -> UInt64? {
         if new >= old { return new - old }
         guard width == .bits32Wrapping, old <= UInt64(UInt32.max), new <= UInt64(UInt32.max) else { return nil }
         let wrapped = (UInt64(1) << 32) - old + new

@@ -1,8 +1,8 @@
 /// Numbers as the probe's messages print them: two significant digits are plenty for a person
 /// reading "rx 7.9 Mb/s (79%), tx 120 kb/s"; the exact values are in the metrics.
-public enum RateFormat {
+package enum RateFormat {
     /// Bits per second with a decimal (SI) prefix: "950 b/s", "120 kb/s", "7.9 Mb/s", "1.2 Gb/s".
-    public static func bitsPerSecond(_ value: Double) -> String {
+    package static func bitsPerSecond(_ value: Double) -> String {
         let units = ["b/s", "kb/s", "Mb/s", "Gb/s", "Tb/s"]
         var scaled = max(value, 0)
         var unit = 0
@@ -15,10 +15,10 @@ public enum RateFormat {
     }
 
     /// A percentage: "79%", "4.5%", "0.1%".
-    public static func percent(_ value: Double) -> String { "\(compact(value))%" }
+    package static func percent(_ value: Double) -> String { "\(compact(value))%" }
 
     /// An event rate: "12/s", "0.5/s".
-    public static func perSecond(_ value: Double) -> String { "\(compact(value))/s" }
+    package static func perSecond(_ value: Double) -> String { "\(compact(value))/s" }
 
     /// One decimal below 10, none from 10 up, and a plain "0" for nothing at all.
     static func compact(_ value: Double) -> String {

@@ -6,13 +6,13 @@ import PathwatchProbeKit
 /// interface globs to numbers (`"speed": {"eth0": 1000, "wwan*": 50}`) where the first matching
 /// pattern, in the order written, wins. A configured speed overrides the kernel's; interfaces
 /// without one use `/sys/class/net/<if>/speed` when the kernel reports a positive value.
-public enum SpeedSetting: Sendable, Equatable {
+package enum SpeedSetting: Sendable, Equatable {
     case kernel
     case everywhere(megabitsPerSecond: Double)
     case byPattern([(pattern: Glob, megabitsPerSecond: Double)])
 
     /// The configured speed of `interface` in Mb/s, or nil to ask the kernel.
-    public func configured(for interface: String) -> Double? {
+    package func configured(for interface: String) -> Double? {
         switch self {
         case .kernel: nil
         case .everywhere(let speed): speed
@@ -50,7 +50,7 @@ public enum SpeedSetting: Sendable, Equatable {
         }
     }
 
-    public static func == (a: SpeedSetting, b: SpeedSetting) -> Bool {
+    package static func == (a: SpeedSetting, b: SpeedSetting) -> Bool {
         switch (a, b) {
         case (.kernel, .kernel): true
         case (.everywhere(let x), .everywhere(let y)): x == y

@@ -2,16 +2,16 @@ import PathwatchProbeKit
 
 /// A warning and a critical level for one quantity; nil switches a level off. A value at or
 /// above a level reaches it.
-public struct ThresholdPair: Sendable, Equatable {
-    public var warn: Double?
-    public var crit: Double?
+package struct ThresholdPair: Sendable, Equatable {
+    package var warn: Double?
+    package var crit: Double?
 
-    public init(warn: Double?, crit: Double?) {
+    package init(warn: Double?, crit: Double?) {
         self.warn = warn
         self.crit = crit
     }
 
-    public func state(for value: Double) -> CheckState {
+    package func state(for value: Double) -> CheckState {
         if let crit, value >= crit { return .critical }
         if let warn, value >= warn { return .warning }
         return .ok
@@ -23,31 +23,31 @@ public struct ThresholdPair: Sendable, Equatable {
 
 /// The probe's thresholds. Receive and transmit are judged separately against the same levels,
 /// so a saturated upload is not hidden by an idle download.
-public struct Thresholds: Sendable, Equatable {
+package struct Thresholds: Sendable, Equatable {
     /// Utilisation of the link speed, percent.
-    public var utilisation = ThresholdPair(warn: 80, crit: 95)
+    package var utilisation = ThresholdPair(warn: 80, crit: 95)
     /// Interface errors per second (rx_errors, tx_errors).
-    public var errors = ThresholdPair(warn: 1, crit: 10)
+    package var errors = ThresholdPair(warn: 1, crit: 10)
     /// Dropped packets per second (rx_dropped, tx_dropped).
-    public var dropped = ThresholdPair(warn: 10, crit: 100)
+    package var dropped = ThresholdPair(warn: 10, crit: 100)
 
-    public init() {}
+    package init() {}
 
-    public init(utilisation: ThresholdPair, errors: ThresholdPair, dropped: ThresholdPair) {
+    package init(utilisation: ThresholdPair, errors: ThresholdPair, dropped: ThresholdPair) {
         self.utilisation = utilisation
         self.errors = errors
         self.dropped = dropped
     }
 
     /// A threshold that was reached, with the words that explain it in a message.
-    public struct Finding: Sendable, Equatable {
-        public var state: CheckState
-        public var text: String
+    package struct Finding: Sendable, Equatable {
+        package var state: CheckState
+        package var text: String
     }
 
     /// Every level reached by `rates`, worst first. Utilisation is judged only where the link
     /// speed is known (`rxUtilisation`/`txUtilisation` non-nil).
-    public func judge(_ rates: InterfaceRates, rxUtilisation: Double?, txUtilisation: Double?) -> [Finding] {
+    package func judge(_ rates: InterfaceRates, rxUtilisation: Double?, txUtilisation: Double?) -> [Finding] {
         var findings: [Finding] = []
         func check(_ pair: ThresholdPair, _ value: Double?, _ what: String, _ format: (Double) -> String) {
             guard let value else { return }

@@ -3,4 +3,4 @@ import PathwatchProbeKit
 /// The probe's C descriptor. The exported `pathwatch_probe_entry` symbol lives in its own tiny
 /// target (`Plugins/Ping/Entry`), linked only into the plug-in library, so that the test bundle
 /// can link several probes without two definitions of that one symbol.
-public func pingProbeDescriptor() -> UnsafeRawPointer { ProbeExport.descriptor(for: PingProbe.self) }
+package func pingProbeDescriptor() -> UnsafeRawPointer { ProbeExport.descriptor(for: PingProbe.self) }

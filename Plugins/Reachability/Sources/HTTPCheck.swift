@@ -5,25 +5,25 @@ import PathwatchProbeKit
 /// phase timings, the failure messages), for plug-ins that ask one URL and judge the answer
 /// themselves: the connectivity probe tells a captive portal from no answer at all. Redirects
 /// are never followed: a portal's redirect is the answer.
-public final class HTTPCheck {
+package final class HTTPCheck {
     /// What came back.
-    public struct Answer {
+    package struct Answer {
         /// The response's status; nil when no HTTP response arrived.
-        public var status: Int?
+        package var status: Int?
         /// Where a redirect pointed, as scheme://host[:port] only (never its path or query).
-        public var redirectEndpoint: String?
+        package var redirectEndpoint: String?
         /// The body was exactly the expected one (true when none is expected).
-        public var bodyMatched: Bool
+        package var bodyMatched: Bool
         /// Why no response arrived, worded as the reachability probe words it ("connection
         /// refused", "timed out after 2 s (connect)", "DNS: cannot resolve …"); nil with a response.
-        public var failure: String?
+        package var failure: String?
         /// The request failed for this process's own lack of file descriptors: nothing is known.
-        public var agentFault: Bool
+        package var agentFault: Bool
         /// No answer came within the time limit.
-        public var timedOut: Bool
+        package var timedOut: Bool
         /// The reachability probe's metrics: http_status, dns_ms, connect_ms, ttfb_ms, total_ms, size_bytes.
-        public var metrics: [(name: String, value: Double)]
-        public var totalMilliseconds: Double
+        package var metrics: [(name: String, value: Double)]
+        package var totalMilliseconds: Double
     }
 
     private let target: TargetSpec
@@ -34,7 +34,7 @@ public final class HTTPCheck {
 
     /// `url` must be http:// or https://. Errors carry the path "url" (relative to the caller's
     /// config) and never quote the URL.
-    public init(url: String, expectBody: String?, timeout: ConfigDuration) throws(ProbeConfigError) {
+    package init(url: String, expectBody: String?, timeout: ConfigDuration) throws(ProbeConfigError) {
         if let parsed = try? TargetURL(parsing: url), parsed.kind == .tcp {
             throw ProbeConfigError("url", "expected an http:// or https:// URL")
         }
@@ -56,16 +56,16 @@ public final class HTTPCheck {
     }
 
     /// scheme://host[:port] of the URL: safe to show.
-    public var endpoint: String { target.url.endpoint }
+    package var endpoint: String { target.url.endpoint }
 
     /// The timeout the check was made with.
-    public var timeout: ConfigDuration { target.timeout }
+    package var timeout: ConfigDuration { target.timeout }
 
     /// Asks the URL once, blocking the calling thread for at most `within` (the configured
     /// timeout when nil). A timeout's message names `stated` (the whole time the caller gave
     /// the check, over several attempts), else the limit; when that is less than the configured
     /// timeout, it says the probe's deadline cut it short.
-    public func ask(within: ConfigDuration? = nil, stated: ConfigDuration? = nil) throws(ProbeSampleError) -> Answer {
+    package func ask(within: ConfigDuration? = nil, stated: ConfigDuration? = nil) throws(ProbeSampleError) -> Answer {
         let result: TransferResult
         do {
             let limit = within ?? target.timeout

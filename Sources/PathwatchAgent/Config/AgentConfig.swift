@@ -1,12 +1,14 @@
+import PathwatchJSON
+
 /// The configuration file, decoded strictly (contract §2): unknown keys are errors.
-public struct AgentConfig: Sendable, Decodable {
-    public var agent: AgentSettings
-    public var probes: [ProbeConfig]
-    public var sinks: [SinkConfig]
+package struct AgentConfig: Sendable, Decodable {
+    package var agent: AgentSettings
+    package var probes: [ProbeConfig]
+    package var sinks: [SinkConfig]
 
     enum CodingKeys: String, CodingKey { case agent, probes, sinks }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         agent = try c.decodeIfPresent(AgentSettings.self, forKey: .agent) ?? AgentSettings()
         probes = try c.decodeIfPresent([ProbeConfig].self, forKey: .probes) ?? []
@@ -15,17 +17,17 @@ public struct AgentConfig: Sendable, Decodable {
     }
 }
 
-public struct AgentSettings: Sendable, Decodable {
+package struct AgentSettings: Sendable, Decodable {
     /// Defaults to the host name.
-    public var name: String = hostName()
+    package var name: String = hostName()
     /// The default probe interval.
-    public var interval: ConfigDuration = .seconds(10)
+    package var interval: ConfigDuration = .seconds(10)
     /// Folders searched for `lib*.so` plug-ins; relative paths are relative to the config file.
-    public var pluginDirs: [String] = ["./.build/release"]
+    package var pluginDirs: [String] = ["./.build/release"]
     /// Where durable state (sinks' queues) lives; relative to the config file.
-    public var stateDir: String = "./.pathwatch"
+    package var stateDir: String = "./.pathwatch"
     /// Where probes' plug-ins run unless a probe says otherwise (contract §6).
-    public var isolation: Isolation = .process
+    package var isolation: Isolation = .process
 
     enum CodingKeys: String, CodingKey {
         case name, interval, isolation
@@ -33,9 +35,9 @@ public struct AgentSettings: Sendable, Decodable {
         case stateDir = "state_dir"
     }
 
-    public init() {}
+    package init() {}
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         if let name = try c.decodeIfPresent(String.self, forKey: .name) {
             guard !name.isEmpty else {
@@ -54,26 +56,26 @@ public struct AgentSettings: Sendable, Decodable {
     }
 }
 
-public struct ProbeConfig: Sendable, Decodable, Equatable {
+package struct ProbeConfig: Sendable, Decodable, Equatable {
     /// Unique, stable; prefixes every check the probe reports (`api/orion-api`).
-    public var id: String
-    public var plugin: String
+    package var id: String
+    package var plugin: String
     /// Nil means the agent's interval.
-    public var interval: ConfigDuration?
+    package var interval: ConfigDuration?
     /// Nil means the probe's interval.
-    public var timeout: ConfigDuration?
+    package var timeout: ConfigDuration?
     /// Consecutive samples a worse state must hold before the check changes to it.
-    public var failAfter: Int = 1
+    package var failAfter: Int = 1
     /// Consecutive samples a better state must hold before the check changes to it.
-    public var recoverAfter: Int = 1
+    package var recoverAfter: Int = 1
     /// Handed to the plug-in as JSON text.
-    public var config: JSONValue = .object(JSONObject())
+    package var config: JSONValue = .object(JSONObject())
     /// Nil means the agent's isolation.
-    public var isolation: Isolation?
+    package var isolation: Isolation?
     /// Heap limit of the plug-in's child (process isolation).
-    public var maxMemory = ByteSize(bytes: 256 << 20)
+    package var maxMemory = ByteSize(bytes: 256 << 20)
     /// Observations one call may emit; the rest are refused.
-    public var maxObservations = 10_000
+    package var maxObservations = 10_000
 
     enum CodingKeys: String, CodingKey {
         case id, plugin, interval, timeout, config, isolation
@@ -83,7 +85,7 @@ public struct ProbeConfig: Sendable, Decodable, Equatable {
         case recoverAfter = "recover_after"
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         id = try c.decode(String.self, forKey: .id)
         try requireSafeText(id, key: .id, in: c)
@@ -121,7 +123,7 @@ public struct ProbeConfig: Sendable, Decodable, Equatable {
 
 /// contract §2: anything that repeats faster than this would spin the host (an interval of "1ns"
 /// took 14 s of CPU in 10 s and flapped thousands of times).
-public let minimumRepeatInterval = ConfigDuration.milliseconds(100)
+package let minimumRepeatInterval = ConfigDuration.milliseconds(100)
 
 package func requireInterval<K: CodingKey>(_ d: ConfigDuration, key: K, in c: KeyedDecodingContainer<K>) throws {
     guard d >= minimumRepeatInterval else {
@@ -132,7 +134,7 @@ package func requireInterval<K: CodingKey>(_ d: ConfigDuration, key: K, in c: Ke
 
 /// The longest agent name, probe id or plug-in name, in characters: each is repeated in every
 /// check id, line, label and event, so a 100,000-character id would be copied into all of them.
-public let maximumNameLength = 256
+package let maximumNameLength = 256
 
 /// Names and ids reach terminals and log lines: no control, bidirectional or line-separator
 /// characters, and at most `maximumNameLength` characters.

@@ -1,22 +1,24 @@
+import PathwatchJSON
+
 /// How much one agent is asked to watch, bounded: probes, the targets their configs list, and the
 /// checks they may report. Each probe has a thread, a timer and (isolated) a child process; each
 /// target a connection or socket and a check; each check a place in every document, line and
 /// event. Past these a configuration is a mistake (or an attack on the host it runs on), refused
 /// at the JSON path of the first value over the bound, with the bound and what was found.
 /// docs/configuration.md lists them, and `check-config` prints them with its verdict.
-public enum ConfigBounds {
+package enum ConfigBounds {
     /// Probes in one agent (`probes[1000]` is the first refused).
-    public static let probes = ConfigLoader.maxProbes
+    package static let probes = ConfigLoader.maxProbes
     /// Entries of one probe's `config.targets` list (reachability, ping).
-    public static let targetsPerProbe = 1_000
+    package static let targetsPerProbe = 1_000
     /// Entries of every probe's `config.targets` list together.
-    public static let targets = 10_000
+    package static let targets = 10_000
     /// Checks the agent may hold: every probe's `max_observations` together (one observation is
     /// one check). A thousand probes at the default 10,000 fit; a thousand at 100,000 do not.
-    public static let checks = 10_000_000
+    package static let checks = 10_000_000
 
     /// The bounds in one phrase, for `check-config`.
-    public static var summary: String {
+    package static var summary: String {
         "\(probes) probes, \(targetsPerProbe) targets per probe and \(targets) in all, "
             + "\(checks) checks in all (the sum of max_observations, each up to 100000)"
     }

@@ -1,12 +1,15 @@
+import Glibc
+import PathwatchBase
+
 /// `conf.d/*.json` beside the main file (contract §1): each fragment may hold `probes` and `sinks`
 /// arrays, appended to the main file's in name order, the way Telegraf's `--config-directory`
 /// and collectd's `Include` let a package or a configuration tool drop in one file per concern
 /// instead of editing the operator's main file.
-public struct ConfigFragment: Sendable {
-    public var file: String
-    public var text: String
+package struct ConfigFragment: Sendable {
+    package var file: String
+    package var text: String
 
-    public init(file: String, text: String) {
+    package init(file: String, text: String) {
         self.file = file
         self.text = text
     }
@@ -57,21 +60,21 @@ struct FragmentContent: Decodable {
 /// Where each probe and sink of a merged configuration was written: which file, and its index
 /// there. Errors found after merging (a duplicate id, a plug-in refusing its config) are
 /// reported against the file and index the operator has to edit.
-public struct ConfigOrigins: Sendable {
-    public struct Origin: Sendable, Equatable {
-        public var file: String
-        public var index: Int
+package struct ConfigOrigins: Sendable {
+    package struct Origin: Sendable, Equatable {
+        package var file: String
+        package var index: Int
     }
 
     var mainFile: String = ""
     /// The conf.d files read, in the order they were appended.
-    public internal(set) var fragments: [String] = []
+    package internal(set) var fragments: [String] = []
     var probes: [Origin] = []
     var sinks: [Origin] = []
 
     /// `error` with its leading `probes[i]` or `sinks[i]` turned into the file and index the
     /// item came from. Errors about anything else are returned unchanged.
-    public func relocate(_ error: ConfigError) -> ConfigError {
+    package func relocate(_ error: ConfigError) -> ConfigError {
         guard error.file == mainFile else { return error }
         for (key, origins) in [("probes", probes), ("sinks", sinks)] {
             guard error.location.hasPrefix("\(key)["),

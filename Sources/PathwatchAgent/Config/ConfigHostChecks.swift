@@ -1,6 +1,10 @@
+import Glibc
+import PathwatchBase
+import PathwatchJSON
+
 /// Checks that need the host, not just the file: folders a sink will write to, and time budgets
 /// that only make sense together. Each names the JSON path an operator must change.
-public enum ConfigHostChecks {
+package enum ConfigHostChecks {
     /// Each sink's own checks on this host (folders it writes, libraries it loads), and what
     /// it holds under its canonical spelling: two sinks naming one file through a link or `..`
     /// are caught here, where `ConfigLoader.validate` compares only the text.
@@ -29,7 +33,7 @@ public enum ConfigHostChecks {
 
     /// Why nothing can be written in `folder`, or nil. With `mayCreate`, a missing folder is fine
     /// when its nearest existing parent can be written (the agent creates it).
-    public static func writableFolderProblem(_ folder: String, mayCreate: Bool) -> String? {
+    package static func writableFolderProblem(_ folder: String, mayCreate: Bool) -> String? {
         var info = stat()
         if stat(folder, &info) == 0 {
             guard (info.st_mode & S_IFMT) == S_IFDIR else { return "is not a folder" }

@@ -1,29 +1,32 @@
+import PathwatchBase
+import PathwatchJSON
+
 /// A configuration ready to run: decoded, secrets substituted, checked as a whole.
-public struct LoadedConfig: Sendable {
-    public var file: String
-    public var config: AgentConfig
+package struct LoadedConfig: Sendable {
+    package var file: String
+    package var config: AgentConfig
     /// Plug-in folders, resolved against the config file's folder.
-    public var pluginDirectories: [String]
-    public var stateDirectory: String
-    public var redactor: SecretRedactor
+    package var pluginDirectories: [String]
+    package var stateDirectory: String
+    package var redactor: SecretRedactor
     /// Which file (the main one or a conf.d fragment) each probe and sink came from.
-    public var origins = ConfigOrigins()
+    package var origins = ConfigOrigins()
 
     /// The folder relative paths in the config are resolved against.
-    public var baseDirectory: String { directoryName(file) }
+    package var baseDirectory: String { directoryName(file) }
 
-    public func interval(of probe: ProbeConfig) -> ConfigDuration { probe.interval ?? config.agent.interval }
-    public func timeout(of probe: ProbeConfig) -> ConfigDuration { probe.timeout ?? interval(of: probe) }
-    public func isolation(of probe: ProbeConfig) -> Isolation { probe.isolation ?? config.agent.isolation }
+    package func interval(of probe: ProbeConfig) -> ConfigDuration { probe.interval ?? config.agent.interval }
+    package func timeout(of probe: ProbeConfig) -> ConfigDuration { probe.timeout ?? interval(of: probe) }
+    package func isolation(of probe: ProbeConfig) -> Isolation { probe.isolation ?? config.agent.isolation }
 }
 
-public enum ConfigLoader {
+package enum ConfigLoader {
     /// A configuration larger than this is a mistake (or /dev/zero), not a configuration.
     package static let maxConfigBytes = 16 << 20
 
     /// Reads, parses, substitutes secrets and decodes `file`. Every error names the file and the
     /// JSON path (or line and column) of what was wrong. `sinks` says which sink kinds exist.
-    public static func load(file: String, sinks: SinkRegistry) throws(ConfigError) -> LoadedConfig {
+    package static func load(file: String, sinks: SinkRegistry) throws(ConfigError) -> LoadedConfig {
         let text: String
         do {
             text = try BoundedFile.readText(file, limit: maxConfigBytes)
@@ -45,7 +48,7 @@ public enum ConfigLoader {
 
     /// `text` as the main file `file`, with `fragments` (conf.d) appended. Relative paths in a
     /// fragment are relative to the main file's folder, as if its arrays were written there.
-    public static func load(
+    package static func load(
         text: String, file: String, fragments: [ConfigFragment] = [], sinks: SinkRegistry
     ) throws(ConfigError) -> LoadedConfig {
         let raw: JSONValue
@@ -121,7 +124,7 @@ public enum ConfigLoader {
     }
 
     /// The strict decoder, carrying the sink kinds to each `sinks` entry.
-    public static func decoder(_ sinks: SinkRegistry) -> JSONValueDecoder {
+    package static func decoder(_ sinks: SinkRegistry) -> JSONValueDecoder {
         var decoder = JSONValueDecoder()
         decoder.userInfo[SinkRegistry.userInfoKey] = sinks
         return decoder
@@ -143,7 +146,7 @@ public enum ConfigLoader {
     /// The most probes one agent runs. Each has a thread, a timer and (isolated) a child process
     /// with its own memory limit: ten thousand probes would start ten thousand processes, and a
     /// stop would have to end them all within the unit's TimeoutStopSec.
-    public static let maxProbes = 1_000
+    package static let maxProbes = 1_000
 
     /// What no single value can tell: the number of probes, uniqueness across the file.
     static func validate(_ config: AgentConfig, file: String, origins: ConfigOrigins = ConfigOrigins()) throws(ConfigError) {

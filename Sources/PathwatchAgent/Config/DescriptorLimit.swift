@@ -1,17 +1,20 @@
+import Glibc
+import PathwatchJSON
+
 /// The agent's file descriptor budget. Running out looks like the network failing (every
 /// connect fails), so the soft limit is raised to the hard one at start, and a configuration
 /// that needs more than the limit allows is said so, before anything fails.
-public enum DescriptorLimit {
+package enum DescriptorLimit {
     /// The soft limit before and after raising it to the hard limit.
-    public struct Raise: Sendable {
-        public var before: UInt64
-        public var after: UInt64
+    package struct Raise: Sendable {
+        package var before: UInt64
+        package var after: UInt64
     }
 
     private static let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
 
     @discardableResult
-    public static func raiseSoftToHard() -> Raise {
+    package static func raiseSoftToHard() -> Raise {
         var limit = rlimit()
         guard getrlimit(Self.resource, &limit) == 0 else { return Raise(before: 0, after: 0) }
         let before = UInt64(limit.rlim_cur)
@@ -21,7 +24,7 @@ public enum DescriptorLimit {
         return Raise(before: before, after: UInt64(limit.rlim_max))
     }
 
-    public static var softLimit: UInt64 {
+    package static var softLimit: UInt64 {
         var limit = rlimit()
         return getrlimit(Self.resource, &limit) == 0 ? UInt64(limit.rlim_cur) : 0
     }
@@ -34,7 +37,7 @@ public enum DescriptorLimit {
     /// About how many descriptors `config` needs at once: a fixed base, each probe, one per
     /// entry of any `targets` list in a probe's config (each target holds a connection or a
     /// socket), and each sink.
-    public static func estimate(_ config: AgentConfig) -> Int {
+    package static func estimate(_ config: AgentConfig) -> Int {
         var total = base
         for probe in config.probes { total += perProbe + targets(in: probe.config) }
         for sink in config.sinks { total += sink.settings.descriptorEstimate }
@@ -42,7 +45,7 @@ public enum DescriptorLimit {
     }
 
     /// What to tell the operator when `config` needs more than the soft limit, or nil.
-    public static func shortage(for config: AgentConfig, limit: UInt64 = softLimit) -> String? {
+    package static func shortage(for config: AgentConfig, limit: UInt64 = softLimit) -> String? {
         let needed = estimate(config)
         guard limit > 0, UInt64(needed) > limit else { return nil }
         return "the configuration needs about \(needed) file descriptors (\(config.probes.count) probes, "

@@ -1,3 +1,7 @@
+import Glibc
+import PathwatchBase
+import PathwatchJSON
+
 /// Replaces `${env:NAME}` and `${file:/path}` in every string of the configuration with the
 /// secret it names, and records each substituted value with the redactor so it never leaves
 /// the agent. Errors name the reference ("environment variable ORION_API_KEY is not set"),

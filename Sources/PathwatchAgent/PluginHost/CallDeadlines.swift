@@ -1,3 +1,5 @@
+import PathwatchBase
+import PathwatchJSON
 import PathwatchProbeKit
 import PathwatchProbeRules
 

@@ -1,7 +1,9 @@
+import PathwatchBase
+
 /// What a host that watches an event-driven instance's descriptor itself (a plug-in's child)
 /// tells the probe's runner about that descriptor, which the runner shows in the probe's health
 /// as it does for a descriptor it watches itself.
-public enum EventDescriptorNotice: Sendable, Equatable {
+package enum EventDescriptorNotice: Sendable, Equatable {
     /// It stays readable after each `handle_event`: the plug-in does not drain it, and it is
     /// served once a second (DrainGuard).
     case undrained
@@ -32,6 +34,6 @@ public enum EventDescriptorNotice: Sendable, Equatable {
     }
 
     /// The probe's `last_error` while its descriptor is undrained.
-    public static let problem =
+    package static let problem =
         "event descriptor stays readable after handle_event: the plug-in does not drain it; served once a second"
 }

@@ -6,16 +6,16 @@ import PathwatchProbeRules
 /// (process isolation: this process never maps the library).
 /// Libraries are never unloaded: code of a plug-in may still be on a thread's stack (a hung
 /// sample), and dlclose under it would crash.
-public final class LoadedPlugin: @unchecked Sendable {
-    public let path: String
-    public let name: String
-    public let version: String
-    public let summary: String
-    public let abiVersion: UInt32
-    public let flags: UInt64
-    public let isEventDriven: Bool
+package final class LoadedPlugin: @unchecked Sendable {
+    package let path: String
+    package let name: String
+    package let version: String
+    package let summary: String
+    package let abiVersion: UInt32
+    package let flags: UInt64
+    package let isEventDriven: Bool
     /// The metrics the plug-in declared, checked; empty for one that declares none.
-    public let metrics: MetricCatalog
+    package let metrics: MetricCatalog
     /// Immutable descriptor owned by the library, valid while it stays loaded (forever); nil
     /// when the descriptor was read by a child.
     let descriptor: UnsafePointer<pw_probe_descriptor>?
@@ -38,13 +38,13 @@ public final class LoadedPlugin: @unchecked Sendable {
         self.init(path: path, descriptor: nil, described: described)
     }
 
-    public var needsNetwork: Bool { flags & UInt64(PW_PROBE_FLAG_NEEDS_NETWORK) != 0 }
-    public var samplesOnPathChange: Bool { flags & UInt64(PW_PROBE_FLAG_SAMPLE_ON_PATH_CHANGE) != 0 }
+    package var needsNetwork: Bool { flags & UInt64(PW_PROBE_FLAG_NEEDS_NETWORK) != 0 }
+    package var samplesOnPathChange: Bool { flags & UInt64(PW_PROBE_FLAG_SAMPLE_ON_PATH_CHANGE) != 0 }
 }
 
 /// A file in a plug-in folder that was not loaded, and why.
-public struct RefusedPlugin: Sendable, CustomStringConvertible {
-    public var path: String
-    public var reason: String
-    public var description: String { "\(path): \(reason)" }
+package struct RefusedPlugin: Sendable, CustomStringConvertible {
+    package var path: String
+    package var reason: String
+    package var description: String { "\(path): \(reason)" }
 }

@@ -1,16 +1,18 @@
 import CPathwatchProbe
+import Glibc
+import PathwatchBase
 import PathwatchProbeRules
 
 /// Every plug-in found in the configured folders, and every file that was refused with its
 /// reason. Discovery never crashes the agent over a bad file: it records why and moves on.
-public struct PluginCatalog: Sendable {
-    public private(set) var plugins: [LoadedPlugin] = []
-    public private(set) var refused: [RefusedPlugin] = []
+package struct PluginCatalog: Sendable {
+    package private(set) var plugins: [LoadedPlugin] = []
+    package private(set) var refused: [RefusedPlugin] = []
     /// Resolved paths of the loaded libraries: the same file reached twice (a symlink, a folder
     /// listed twice) is one plug-in, not a duplicate.
     private var loadedFiles: Set<String> = []
 
-    public func plugin(named name: String) -> LoadedPlugin? { plugins.first { $0.name == name } }
+    package func plugin(named name: String) -> LoadedPlugin? { plugins.first { $0.name == name } }
 
     /// The plug-ins a configuration can use. When any of its probes runs isolated (the
     /// default), every descriptor is read by a child and this process maps no plug-in.
@@ -19,7 +21,7 @@ public struct PluginCatalog: Sendable {
     /// for each plug-in name, the files `lib<name>.so` or `libpathwatch_<name>.so`; the other
     /// files only when a name is not found that way (a plug-in's file may be named anything).
     /// Every other library would cost start-up time and memory for nothing.
-    public static func discover(
+    package static func discover(
         for loaded: LoadedConfig, logger: AgentLogger, in directories: [String]? = nil, needing: Set<String>? = nil
     ) -> PluginCatalog {
         // Descriptors are read in a child whenever a library might be one an isolated probe
@@ -35,7 +37,7 @@ public struct PluginCatalog: Sendable {
 
     /// Scans each folder for `lib*.so` files (sorted, so the first of two duplicates is stable).
     /// `describer` reads a file's descriptor; by default the library is loaded in this process.
-    public static func discover(in directories: [String]) -> PluginCatalog { discover(in: directories, describer: nil) }
+    package static func discover(in directories: [String]) -> PluginCatalog { discover(in: directories, describer: nil) }
 
     static func discover(
         in directories: [String], needing: Set<String>? = nil,

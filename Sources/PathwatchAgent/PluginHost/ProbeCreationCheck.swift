@@ -1,3 +1,5 @@
+import PathwatchJSON
+
 /// How `check-config` creates the probes: as `run` does, each from its config, but every one in
 /// a plug-in child, inline probes too. A plug-in that crashes or exits in `create` would end
 /// the checker itself if it were created here; in a child, the checker sees it end and says so.
@@ -5,20 +7,20 @@
 /// A probe whose child ended, or was killed, while creating it is refused with the words `once`
 /// and `run` report it with ("plug-in exited with status 3 during create of probe exit"): `run`
 /// would only start that child again and again, so the configuration is not one that runs.
-public enum ProbeCreationCheck {
+package enum ProbeCreationCheck {
     /// What the check found: the plug-ins described, and how many probes were created.
-    public struct Outcome: Sendable {
-        public var catalog: PluginCatalog
-        public var probes: Int
+    package struct Outcome: Sendable {
+        package var catalog: PluginCatalog
+        package var probes: Int
     }
 
     /// Every probe that could not be created, each with the file and `probes[i]` it came from.
-    public struct Refusals: Error, Sendable {
-        public var errors: [ConfigError]
+    package struct Refusals: Error, Sendable {
+        package var errors: [ConfigError]
     }
 
     /// Creates every probe of `loaded` in plug-in children and destroys it again.
-    public static func createEveryProbe(_ loaded: LoadedConfig, logger: AgentLogger) throws(Refusals) -> Outcome {
+    package static func createEveryProbe(_ loaded: LoadedConfig, logger: AgentLogger) throws(Refusals) -> Outcome {
         let isolated = loaded.isolatingEveryProbe()
         let catalog = PluginCatalog.discover(for: isolated, logger: logger)
         let created: [ProbeSetup.Created]

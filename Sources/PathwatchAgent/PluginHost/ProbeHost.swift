@@ -5,7 +5,7 @@ import PathwatchProbeKit
 /// Calls to one host are serialised by its caller (a ProbeRunner's queue), and may block for
 /// as long as the plug-in does; they run on threads of their own, never on Swift concurrency's
 /// cooperative pool.
-public protocol ProbeHost: AnyObject, Sendable {
+package protocol ProbeHost: AnyObject, Sendable {
     var plugin: LoadedPlugin { get }
     var isolation: Isolation { get }
     /// Takes one sample; the plug-in is told `deadline` (contract §6 "Deadlines").
@@ -35,6 +35,6 @@ public protocol ProbeHost: AnyObject, Sendable {
 
 
 extension ProbeHost {
-    public func abandonRunningCallToStop() { abandonRunningCall(reason: "stopped") }
-    public func forwardDescriptorNotices(to notice: @escaping @Sendable (EventDescriptorNotice) -> Void) {}
+    package func abandonRunningCallToStop() { abandonRunningCall(reason: "stopped") }
+    package func forwardDescriptorNotices(to notice: @escaping @Sendable (EventDescriptorNotice) -> Void) {}
 }

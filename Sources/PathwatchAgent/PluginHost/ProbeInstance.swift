@@ -1,26 +1,28 @@
 import CPathwatchProbe
+import PathwatchBase
+import PathwatchJSON
 import PathwatchProbeKit
 import PathwatchProbeRules
 import Synchronization
 
 /// What one call into a plug-in produced.
-public struct CallResult: Sendable {
-    public var observations: [Observation]
+package struct CallResult: Sendable {
+    package var observations: [Observation]
     /// The plug-in's own error, when it returned PW_ERR.
-    public var error: String?
+    package var error: String?
     /// What the host refused or left out (a malformed observation, a metric with a bad name),
     /// and why.
-    public var problems: [String]
+    package var problems: [String]
     /// Observations refused whole: with none accepted, the probe is unknown with the reason.
-    public var refused: Int = 0
+    package var refused: Int = 0
 }
 
 /// One created instance of a plug-in loaded in this process, configured for one probe: the
 /// inline host. Calls into it are not thread-safe by contract: the caller (a ProbeRunner)
 /// serialises them.
-public final class ProbeInstance: ProbeHost, @unchecked Sendable {
-    public let plugin: LoadedPlugin
-    public var isolation: Isolation { .inline }
+package final class ProbeInstance: ProbeHost, @unchecked Sendable {
+    package let plugin: LoadedPlugin
+    package var isolation: Isolation { .inline }
     private let descriptor: UnsafePointer<pw_probe_descriptor>
     private let handle: UnsafeMutableRawPointer?
     private let maxObservations: Int
@@ -32,7 +34,7 @@ public final class ProbeInstance: ProbeHost, @unchecked Sendable {
     /// Creates an instance from the probe's config, telling the plug-in `deadline` (none when
     /// nil); a refusal comes back as a path relative to that config (e.g. "targets[0].url") with
     /// the plug-in's message.
-    public static func create(plugin: LoadedPlugin, configJSON: String, maxObservations: Int = 100_000, deadline: Deadline?)
+    package static func create(plugin: LoadedPlugin, configJSON: String, maxObservations: Int = 100_000, deadline: Deadline?)
         -> Result<ProbeInstance, JSONPathError>
     {
         guard let descriptor = plugin.descriptor else {
@@ -73,39 +75,39 @@ public final class ProbeInstance: ProbeHost, @unchecked Sendable {
     }
 
     /// Takes one sample. Blocks for as long as the plug-in does.
-    public func sample(by deadline: Deadline) -> CallResult {
+    package func sample(by deadline: Deadline) -> CallResult {
         call(deadline) { [descriptor] handle, emitter, error in descriptor.pointee.sample(handle, emitter, error) }
     }
 
     /// The descriptor to watch, for event-driven plug-ins; nil otherwise.
-    public func eventFileDescriptor() -> Int32? {
+    package func eventFileDescriptor() -> Int32? {
         guard let eventFD = descriptor.pointee.event_fd else { return nil }
         let fd = eventFD(handle)
         return fd >= 0 ? fd : nil
     }
 
     /// Serves readiness of the event descriptor.
-    public func handleEvent(by deadline: Deadline) -> CallResult {
+    package func handleEvent(by deadline: Deadline) -> CallResult {
         guard let handleEvent = descriptor.pointee.handle_event else {
             return CallResult(observations: [], error: nil, problems: [])
         }
         return call(deadline) { handle, emitter, error in handleEvent(handle, emitter, error) }
     }
 
-    public func destroy() {
+    package func destroy() {
         guard !destroyed else { return }
         destroyed = true
         descriptor.pointee.destroy(handle)
     }
 
     /// Inline, the probe's runner watches the event descriptor itself.
-    public func forwardEvents(to deliver: @escaping @Sendable (CallResult) -> Void) {}
+    package func forwardEvents(to deliver: @escaping @Sendable (CallResult) -> Void) {}
 
     /// Nothing can stop a call inside this process: its thread stays until the plug-in returns.
     /// The reason is the host's last error meanwhile.
-    public func abandonRunningCall(reason: String) { abandoned.withLock { $0 = reason } }
+    package func abandonRunningCall(reason: String) { abandoned.withLock { $0 = reason } }
 
-    public var health: ProbeHealth {
+    package var health: ProbeHealth {
         ProbeHealth(
             state: .running, restarts: 0, pid: nil, lastError: abandoned.withLock { $0 },
             lastDurationMilliseconds: lastDuration.withLock { $0 })

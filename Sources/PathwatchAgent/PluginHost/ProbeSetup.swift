@@ -1,14 +1,15 @@
 import Logging
+import PathwatchJSON
 import PathwatchProbeKit
 
 /// Creates the probe instances a configuration asks for, each behind the host its isolation
 /// names, turning every refusal into a configuration error with the full JSON path
 /// (`probes[1].config.targets[0].url`).
-public enum ProbeSetup {
-    public struct Created: Sendable {
-        public var index: Int
-        public var config: ProbeConfig
-        public var instance: any ProbeHost
+package enum ProbeSetup {
+    package struct Created: Sendable {
+        package var index: Int
+        package var config: ProbeConfig
+        package var instance: any ProbeHost
 
         /// How the check book judges this probe's results.
         var policy: ProbePolicy {
@@ -24,7 +25,7 @@ public enum ProbeSetup {
     /// reload adds instances to the children running). On an error, instances
     /// already created are destroyed before throwing. Once `cancelled` says so (a stop asked for
     /// while the agent starts), no more are created: those created so far are returned.
-    public static func instantiate(
+    package static func instantiate(
         _ loaded: LoadedConfig, catalog: PluginCatalog, only indices: [Int]? = nil, logger: AgentLogger? = nil,
         children: PluginChildren = PluginChildren(), cancelled: () -> Bool = { false }
     ) throws(ConfigError) -> [Created] {

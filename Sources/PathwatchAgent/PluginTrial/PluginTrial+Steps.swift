@@ -1,17 +1,18 @@
+import PathwatchJSON
 import PathwatchProbeKit
 
 extension PluginTrial {
     /// Reads the child's report step by step into what a person reads, as the steps come: every
     /// step, but of a watch's events only the first `shownEvents` in full (a descriptor the
     /// plug-in does not drain is served thousands of times before it is throttled).
-    public struct StepReader {
-        public static let shownEvents = 1_000
+    package struct StepReader {
+        package static let shownEvents = 1_000
         private var events = 0
 
-        public init() {}
+        package init() {}
 
         /// What a person reads of one step of the child's report.
-        public mutating func lines(for step: JSONValue) -> [String] {
+        package mutating func lines(for step: JSONValue) -> [String] {
             var lines: [String] = []
             let stage = step["stage"]?.stringValue ?? ""
             if let error = step["error"]?.stringValue {

@@ -1,31 +1,32 @@
+import PathwatchJSON
 import PathwatchProbeKit
 
 /// `pathwatch plugins --try FILE`: a plug-in author's first test. The library is loaded in a
 /// child process (this executable again, with a hidden subcommand), never in this one, so a
 /// constructor that prints or exits, a crash or a hang is reported, not suffered.
-public struct PluginTrial: Sendable {
+package struct PluginTrial: Sendable {
     /// How far the child got and what it said; the plug-in's own stdout and stderr; how it ended.
-    public struct Outcome: Sendable {
-        public var steps: [JSONValue]
-        public var stdout: String
-        public var stderr: String
-        public var ending: ChildEnding
-        public var timedOut: Bool
+    package struct Outcome: Sendable {
+        package var steps: [JSONValue]
+        package var stdout: String
+        package var stderr: String
+        package var ending: ChildEnding
+        package var timedOut: Bool
         /// The child's report was longer than `reportLimit`: the steps past the cut are lost.
-        public var reportCut = false
+        package var reportCut = false
 
         /// The last stage the child started ("load", "create", "sample", "destroy", "done").
-        public var lastStage: String { steps.last?["stage"]?.stringValue ?? "start" }
+        package var lastStage: String { steps.last?["stage"]?.stringValue ?? "start" }
         /// What the host refused or left out (a malformed observation, a key emitted twice, a
         /// metric with a bad name): the agent would too, so the trial fails.
-        public var refusals: [String] {
+        package var refusals: [String] {
             steps.flatMap { $0["problems"]?.arrayValue ?? [] }.compactMap(\.stringValue)
         }
         /// Observations refused whole; the other refusals are parts left out of kept ones.
-        public var refusedObservations: Int {
+        package var refusedObservations: Int {
             steps.reduce(0) { $0 + Int($1["refused"]?.numberValue ?? 0) }
         }
-        public var succeeded: Bool { lastStage == "done" && !timedOut && ending == .exited(0) && refusals.isEmpty }
+        package var succeeded: Bool { lastStage == "done" && !timedOut && ending == .exited(0) && refusals.isEmpty }
     }
 
     /// How much of the child's report is read. A sample's observations arrive in one line, as
@@ -42,19 +43,19 @@ public struct PluginTrial: Sendable {
     /// itself when a plug-in crashes it, which the trial would show as the plug-in's stderr.
     static let childEnvironment = ["SWIFT_BACKTRACE": "enable=no"]
 
-    public var executable: String
-    public var file: String
+    package var executable: String
+    package var file: String
     /// The probe's config as JSON text, or `@FILE`, which the child reads: a file's text may be
     /// longer than one argument of a command line may be (128 KiB), and the child then would
     /// not start at all ("Argument list too long").
-    public var configJSON: String
-    public var timeoutSeconds: Double
+    package var configJSON: String
+    package var timeoutSeconds: Double
     /// After the sample, how long to watch an event-driven plug-in's descriptor (TrialWatch);
     /// the trial may take this much longer. Each event's deadline is `timeoutSeconds` from when
     /// it is served.
-    public var watch: ConfigDuration?
+    package var watch: ConfigDuration?
 
-    public init(executable: String, file: String, configJSON: String, timeoutSeconds: Double, watch: ConfigDuration? = nil) {
+    package init(executable: String, file: String, configJSON: String, timeoutSeconds: Double, watch: ConfigDuration? = nil) {
         self.executable = executable
         self.file = file
         self.configJSON = configJSON
@@ -64,7 +65,7 @@ public struct PluginTrial: Sendable {
 
     /// Runs the trial; `onStep` sees each step of the child's report as it comes (a watch's
     /// events, as they happen), on the calling thread.
-    public func run(onStep: (JSONValue) -> Void = { _ in }) throws(TrialProcess.SpawnError) -> Outcome {
+    package func run(onStep: (JSONValue) -> Void = { _ in }) throws(TrialProcess.SpawnError) -> Outcome {
         // The plug-in is told when the trial ends, as the agent tells it its deadlines.
         let deadline = MonotonicClock.nowNanoseconds() + Int64(timeoutSeconds * 1e9)
         var arguments = ["_try-plugin", file, configJSON, String(deadline)]
@@ -94,13 +95,13 @@ public struct PluginTrial: Sendable {
     }
 
     /// What a person reads: the file, each step, and how the trial ended.
-    public static func describe(_ outcome: Outcome, file: String) -> [String] {
+    package static func describe(_ outcome: Outcome, file: String) -> [String] {
         var reader = StepReader()
         return ["file: \(TextSafety.escaped(file))"] + outcome.steps.flatMap { reader.lines(for: $0) } + ending(of: outcome)
     }
 
     /// What a person reads after the steps: refusals, how the child ended, what it printed.
-    public static func ending(of outcome: Outcome) -> [String] {
+    package static func ending(of outcome: Outcome) -> [String] {
         var lines: [String] = []
         if outcome.steps.contains(where: { $0["change"]?.stringValue == "undrained" }) {
             lines.append("the plug-in did not drain its event descriptor: handle_event must read it until it would block")

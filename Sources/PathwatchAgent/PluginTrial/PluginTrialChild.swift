@@ -1,4 +1,6 @@
 import CFaultReport
+import PathwatchBase
+import PathwatchJSON
 import PathwatchProbeKit
 
 /// The child side of `pathwatch plugins --try`: in a process of its own, loads one library,
@@ -6,14 +8,14 @@ import PathwatchProbeKit
 /// event descriptor's readiness for a while: TrialWatch) and destroys it, writing each step as
 /// one JSON line to the report descriptor before and after it. Whatever the plug-in then does
 /// to this process (crash, exit, hang, print), the parent still knows how far it got.
-public enum PluginTrialChild {
+package enum PluginTrialChild {
     /// The descriptor the parent reads the report from (stdout and stderr are the plug-in's).
-    public static let reportDescriptor: Int32 = 3
+    package static let reportDescriptor: Int32 = 3
 
     /// `deadline` (the trial's end) is told to create and sample. `configArgument` is the probe's
     /// config as JSON text or `@FILE` (TrialInputs.probeConfig). `watch`: how long to watch an
     /// event-driven plug-in's descriptor after the sample, and each event's deadline.
-    public static func run(file: String, configArgument: String, deadline: Deadline, watch: (duration: ConfigDuration, eventTimeout: ConfigDuration)? = nil) -> Int32 {
+    package static func run(file: String, configArgument: String, deadline: Deadline, watch: (duration: ConfigDuration, eventTimeout: ConfigDuration)? = nil) -> Int32 {
         AgentSignalGuard.install()
         // No instance to name (-1: nothing is written for it), but a trap still says where it
         // happened on stderr, which the trial prints.

@@ -1,11 +1,13 @@
+import Glibc
+
 /// What `plugins --try` is given, made into what the trial runs: the library's path and the
 /// probe's config text. Both fail with a sentence naming what was wrong, never later with a
 /// loader's message about something the person did not ask for.
-public enum TrialInputs {
-    public struct Problem: Error, CustomStringConvertible {
-        public var description: String
+package enum TrialInputs {
+    package struct Problem: Error, CustomStringConvertible {
+        package var description: String
 
-        public init(description: String) { self.description = description }
+        package init(description: String) { self.description = description }
     }
 
     /// A probe config read from `@FILE` larger than this is a mistake, as for the agent's own file.
@@ -16,7 +18,7 @@ public enum TrialInputs {
     /// "cannot open shared object file": a plug-in author trying the file just built means the
     /// one here. So such a name is taken as a file in the current folder, and a missing one is
     /// said to be missing there.
-    public static func libraryPath(_ argument: String) throws(Problem) -> String {
+    package static func libraryPath(_ argument: String) throws(Problem) -> String {
         guard !argument.isEmpty else { throw Problem(description: "--try needs a library file") }
         guard !argument.contains("/") else { return argument }
         var info = stat()
@@ -30,7 +32,7 @@ public enum TrialInputs {
 
     /// The probe's config: `text` as it is (JSON), or with a leading `@` the contents of the file
     /// it names, as curl's `-d @file` reads one.
-    public static func probeConfig(_ text: String) throws(Problem) -> String {
+    package static func probeConfig(_ text: String) throws(Problem) -> String {
         guard text.hasPrefix("@") else { return text }
         let file = String(text.dropFirst())
         guard !file.isEmpty else { throw Problem(description: "--probe-config @FILE needs a file name after the @") }

@@ -1,7 +1,9 @@
 import CChildProcess
+import Glibc
+import PathwatchBase
 
 /// How a child process ended.
-public enum ChildEnding: Sendable, Equatable {
+package enum ChildEnding: Sendable, Equatable {
     case exited(Int32)
     case signaled(Int32)
 }
@@ -10,19 +12,19 @@ public enum ChildEnding: Sendable, Equatable {
 /// pipes, and one more pipe on a descriptor of its own (a report channel the child's plug-in
 /// cannot pollute by printing). Probes that run isolated use the framed socket of
 /// `ChildProcess` instead; a trial wants plain pipes it reads to the end.
-public final class TrialProcess: Sendable {
-    public struct SpawnError: Error, CustomStringConvertible {
-        public var description: String
+package final class TrialProcess: Sendable {
+    package struct SpawnError: Error, CustomStringConvertible {
+        package var description: String
     }
 
-    public struct Collected: Sendable {
-        public var stdout: String
-        public var stderr: String
-        public var extra: String
+    package struct Collected: Sendable {
+        package var stdout: String
+        package var stderr: String
+        package var extra: String
         /// The extra pipe said more than its limit: `extra` is only its beginning.
-        public var extraCut: Bool
-        public var ending: ChildEnding
-        public var timedOut: Bool
+        package var extraCut: Bool
+        package var ending: ChildEnding
+        package var timedOut: Bool
     }
 
     let pid: pid_t
@@ -34,10 +36,10 @@ public final class TrialProcess: Sendable {
     }
 
     /// Captured stdout and stderr are bounded: a child that floods gets its first megabyte kept.
-    public static let captureLimit = 1 << 20
+    package static let captureLimit = 1 << 20
 
     /// `environment`: variables set in the child's environment over this process's own.
-    public static func spawn(
+    package static func spawn(
         _ executable: String, arguments: [String], extraDescriptor: Int32, environment: [String: String] = [:]
     ) throws(SpawnError) -> TrialProcess {
         var pipes: [(read: Int32, write: Int32)] = []
@@ -95,7 +97,7 @@ public final class TrialProcess: Sendable {
     /// dropped, so the child never blocks on a full pipe). `onExtra` sees what is kept of the
     /// extra pipe as it arrives. Blocks the calling thread: call it from a thread of its own,
     /// never from the cooperative pool.
-    public func collect(
+    package func collect(
         timeoutSeconds: Double, extraLimit: Int = captureLimit, onExtra: (ArraySlice<UInt8>) -> Void = { _ in }
     ) -> Collected {
         var buffers: [[UInt8]] = [[], [], []]

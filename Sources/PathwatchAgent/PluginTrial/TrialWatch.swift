@@ -1,4 +1,6 @@
 import Dispatch
+import PathwatchBase
+import PathwatchJSON
 import PathwatchProbeKit
 import Synchronization
 

@@ -1,3 +1,5 @@
+import PathwatchJSON
+
 /// When the whole state goes to the sinks. A report that raises change events, changes a check's
 /// state (announced or not) or completes the first picture of the host goes at once, with its
 /// events, in order. Any other report only changes what the next document will say: the first

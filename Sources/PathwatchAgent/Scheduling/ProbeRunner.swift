@@ -1,6 +1,8 @@
 import Dispatch
 import Synchronization
 import PathwatchProbeKit
+import PathwatchBase
+import PathwatchJSON
 
 /// Drives one probe instance: samples it every interval on a lane of the agent's worker pool
 /// (calls into one instance never overlap, and a thousand probes share a few threads), hands

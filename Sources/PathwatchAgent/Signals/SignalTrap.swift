@@ -1,4 +1,5 @@
 import Glibc
+import PathwatchBase
 import Synchronization
 
 /// The write end of the pipe the handler writes to: set once, before any handler is installed.
@@ -14,13 +15,13 @@ nonisolated(unsafe) private var signalPipeWriteEnd: Int32 = -1
 ///
 /// Each stream keeps only the newest signal not yet read: a burst of SIGHUPs during a reload
 /// asks for one more reload, not one per signal.
-public final class SignalTrap: Sendable {
+package final class SignalTrap: Sendable {
     private let listeners = Mutex<[(signals: [Int32], continuation: AsyncStream<Int32>.Continuation)]>([])
 
     /// Installs the handlers for `signals`; from here on they no longer have their default
     /// effect. One trap per process. Without a pipe (no descriptor left) nothing is installed
     /// and the signals keep their default effect: stopping the agent beats ignoring the request.
-    public init(_ signals: [Int32]) {
+    package init(_ signals: [Int32]) {
         Self.unblock(signals)
         guard let ends = makePipe() else { return }
         // A full pipe drops the byte rather than block the handler: a signal already waits. The
@@ -46,7 +47,7 @@ public final class SignalTrap: Sendable {
     /// Lets `signals` through on the calling thread, and on threads it starts from now on. A
     /// parent may start the agent with them blocked (a test harness does); a blocked signal
     /// would never reach the handler.
-    public static func unblock(_ signals: [Int32]) {
+    package static func unblock(_ signals: [Int32]) {
         var set = sigset_t()
         sigemptyset(&set)
         for signal in signals { sigaddset(&set, signal) }
@@ -54,7 +55,7 @@ public final class SignalTrap: Sendable {
     }
 
     /// The trapped `signals` that arrive from now on.
-    public func stream(_ signals: Int32...) -> AsyncStream<Int32> {
+    package func stream(_ signals: Int32...) -> AsyncStream<Int32> {
         let (stream, continuation) = AsyncStream<Int32>.makeStream(bufferingPolicy: .bufferingNewest(1))
         listeners.withLock { $0.append((signals, continuation)) }
         return stream

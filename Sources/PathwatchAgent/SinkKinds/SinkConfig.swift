@@ -1,25 +1,25 @@
 /// When a sink receives something: on a check's change, on every sample, or both.
-public enum SinkTrigger: String, Sendable, Hashable, Decodable, CaseIterable {
+package enum SinkTrigger: String, Sendable, Hashable, Decodable, CaseIterable {
     case change
     case every
 }
 
 /// One entry of `sinks`: its type, that kind's settings, and its triggers. The kinds come from
 /// the registry the decoder carries (`SinkRegistry.userInfoKey`); the core knows none by name.
-public struct SinkConfig: Sendable, Decodable, Equatable {
-    public let type: String
-    public let settings: any SinkSettings
-    public var on: Set<SinkTrigger>
+package struct SinkConfig: Sendable, Decodable, Equatable {
+    package let type: String
+    package let settings: any SinkSettings
+    package var on: Set<SinkTrigger>
 
     enum CodingKeys: String, CodingKey { case type, on }
 
-    public init(type: String, settings: any SinkSettings, on: Set<SinkTrigger>) {
+    package init(type: String, settings: any SinkSettings, on: Set<SinkTrigger>) {
         self.type = type
         self.settings = settings
         self.on = on
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         type = try c.decode(String.self, forKey: .type)
         guard let registry = decoder.userInfo[SinkRegistry.userInfoKey] as? SinkRegistry else {
@@ -40,7 +40,7 @@ public struct SinkConfig: Sendable, Decodable, Equatable {
         }
     }
 
-    public static func == (a: SinkConfig, b: SinkConfig) -> Bool {
+    package static func == (a: SinkConfig, b: SinkConfig) -> Bool {
         a.type == b.type && a.on == b.on && a.settings.isSame(as: b.settings)
     }
 

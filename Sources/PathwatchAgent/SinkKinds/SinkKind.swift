@@ -1,19 +1,19 @@
 /// One kind of sink as the configuration names it (`"type": "…"`): how to read its settings and
 /// which triggers (`on`) it takes. A sink module offers one; the registry lists them.
-public struct SinkKind: Sendable {
+package struct SinkKind: Sendable {
     /// How a kind treats the `on` key.
-    public enum Triggers: Sendable {
+    package enum Triggers: Sendable {
         /// `on` may be given; absent, it is this set.
         case configurable(default: Set<SinkTrigger>)
         /// The sink takes all it is handed and has no `on` key (the strict decoder refuses one).
         case fixed(Set<SinkTrigger>)
     }
 
-    public let type: String
+    package let type: String
     let triggers: Triggers
     let decodeSettings: @Sendable (any Decoder) throws -> any SinkSettings
 
-    public init<Settings: SinkSettings & Decodable>(type: String, settings: Settings.Type, triggers: Triggers) {
+    package init<Settings: SinkSettings & Decodable>(type: String, settings: Settings.Type, triggers: Triggers) {
         self.type = type
         self.triggers = triggers
         self.decodeSettings = { try Settings(from: $0) }
@@ -23,18 +23,18 @@ public struct SinkKind: Sendable {
 /// The sink kinds an agent knows, in the order `check-config` lists them, and the sinks it runs
 /// when the configuration names none. Made in one place (the executables' registration), handed
 /// to the configuration loader, and carried by the decoder to each `sinks` entry.
-public struct SinkRegistry: Sendable {
-    public let kinds: [SinkKind]
+package struct SinkRegistry: Sendable {
+    package let kinds: [SinkKind]
     /// The sinks of a configuration without a `sinks` key.
-    public let whenNoneConfigured: [SinkConfig]
+    package let whenNoneConfigured: [SinkConfig]
 
-    public init(_ kinds: [SinkKind], whenNoneConfigured: [SinkConfig]) {
+    package init(_ kinds: [SinkKind], whenNoneConfigured: [SinkConfig]) {
         self.kinds = kinds
         self.whenNoneConfigured = whenNoneConfigured
     }
 
-    public func kind(named type: String) -> SinkKind? { kinds.first { $0.type == type } }
+    package func kind(named type: String) -> SinkKind? { kinds.first { $0.type == type } }
 
     /// The decoder's `userInfo` key under which `SinkConfig` finds the registry.
-    public static let userInfoKey = CodingUserInfoKey(rawValue: "pathwatch.sinkRegistry")!
+    package static let userInfoKey = CodingUserInfoKey(rawValue: "pathwatch.sinkRegistry")!
 }

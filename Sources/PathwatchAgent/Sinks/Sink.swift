@@ -1,3 +1,4 @@
+import PathwatchBase
 import PathwatchProbeKit
 import ServiceLifecycle
 
@@ -5,29 +6,29 @@ import ServiceLifecycle
 /// (often none), the complete snapshot after them, which each sink renders in its own format,
 /// and which probes reported. A report that raises events makes a batch at once; others are
 /// folded into one batch per pacing window (DocumentPacing).
-public struct SinkBatch: Sendable {
-    public var events: [ChangeEvent]
-    public var snapshot: StatusSnapshot
+package struct SinkBatch: Sendable {
+    package var events: [ChangeEvent]
+    package var snapshot: StatusSnapshot
     /// The probes whose reports made this batch, in the order they reported; nil when no
     /// probe's report did. Only their checks and health changed since the batch before, so a
     /// sink that sends series can send theirs alone, at the cadence they report at.
-    public var reportingProbes: [String]?
+    package var reportingProbes: [String]?
     /// True for the one batch after which every probe has reported once since start: the first
     /// complete picture of the host, which a person watching stdout wants to see even when
     /// nothing is wrong.
-    public var firstComplete: Bool = false
+    package var firstComplete: Bool = false
 
-    public init(events: [ChangeEvent], snapshot: StatusSnapshot, firstComplete: Bool = false, reportingProbes: [String]? = nil) {
+    package init(events: [ChangeEvent], snapshot: StatusSnapshot, firstComplete: Bool = false, reportingProbes: [String]? = nil) {
         self.events = events
         self.snapshot = snapshot
         self.firstComplete = firstComplete
         self.reportingProbes = reportingProbes
     }
 
-    public var state: CheckState { snapshot.state }
-    public var time: WallTime { snapshot.time }
+    package var state: CheckState { snapshot.state }
+    package var time: WallTime { snapshot.time }
     /// The connectivity path after this batch (a webhook holds deliveries while it is unsatisfied).
-    public var path: PathSummary { snapshot.path }
+    package var path: PathSummary { snapshot.path }
 }
 
 
@@ -35,7 +36,7 @@ public struct SinkBatch: Sendable {
 /// inside its SinkGroup). Each sink owns its own bounded queue and a thread of delivery, so a
 /// slow or dead sink never delays another or the probes, and its blocking calls (a write to a
 /// full pipe, an fsync, a request) never hold Swift concurrency's threads.
-public protocol Sink: Service, AnyObject {
+package protocol Sink: Service, AnyObject {
     /// Hands over a batch; returns at once. The sink picks what its triggers ask for.
     func submit(_ batch: SinkBatch)
     /// Delivers what is queued, waiting at most `timeout` seconds.
@@ -62,16 +63,16 @@ public protocol Sink: Service, AnyObject {
 }
 
 extension Sink {
-    public var takesEveryReport: Bool { false }
-    public func start() {}
-    public func close(handingOverTo successor: (any Sink)?) {}
+    package var takesEveryReport: Bool { false }
+    package func start() {}
+    package func close(handingOverTo successor: (any Sink)?) {}
 
     /// The sink as a service: it delivers from `start`, which the agent calls (in order with
     /// the sinks a reload replaces), until the service group shuts down; then it delivers what
     /// it holds, for at most `SinkGroup.drainSeconds`, and closes. That wait blocks, so it runs
     /// on a thread of its own. Cancelled (a reload replaced and closed it, or the group is
     /// failing), it returns at once.
-    public func run() async throws {
+    package func run() async throws {
         do {
             try await gracefulShutdown()
         } catch {

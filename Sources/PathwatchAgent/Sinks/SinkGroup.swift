@@ -10,7 +10,7 @@ import Synchronization
 /// group shuts its services down in reverse order), so nothing is submitted while the sinks
 /// deliver what they hold. They do so side by side: a stop waits for the slowest sink's drain,
 /// not for the sum of every sink's.
-public final class SinkGroup: Service {
+package final class SinkGroup: Service {
     /// How long each sink may take at shutdown to deliver what it holds.
     static let drainSeconds: Double = 5
 
@@ -43,7 +43,7 @@ public final class SinkGroup: Service {
     /// Runs every sink that joined until the group shuts down; returns once each has drained
     /// and closed. Changes already handed over are applied before the end, so a sink that
     /// joined just before a shutdown drains too.
-    public func run() async throws {
+    package func run() async throws {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { [continuation] in
                 // On shutdown (or cancellation), end the changes after those already queued.

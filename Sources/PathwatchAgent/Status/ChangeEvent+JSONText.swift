@@ -1,3 +1,4 @@
+import PathwatchJSON
 import PathwatchProbeKit
 
 /// The event as contract §4 writes it, for every sink that sends it as JSON: a json stdout line,
@@ -6,7 +7,7 @@ import PathwatchProbeKit
 extension ChangeEvent {
     /// `{"schema":1,"type":"change","id":…,"agent":…,"check":…,"from":…,"to":…,"at":…,
     /// "message":…,"path":{"status":…,"description":…}}`, compact.
-    public var jsonBytes: [UInt8] {
+    package var jsonBytes: [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(256 + message.utf8.count + path.description.utf8.count)
         func member(_ key: StaticString, _ value: String) {
@@ -26,5 +27,5 @@ extension ChangeEvent {
         return out
     }
 
-    public var jsonText: String { String(decoding: jsonBytes, as: UTF8.self) }
+    package var jsonText: String { String(decoding: jsonBytes, as: UTF8.self) }
 }

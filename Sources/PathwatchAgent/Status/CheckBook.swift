@@ -158,27 +158,9 @@ package struct CheckBook: Sendable {
         refreshPath()
     }
 
-    /// An observation's labels as published, and the reserved `pathwatch.*` ones as path facts.
-    private static func split(_ labels: [(name: String, value: String)]) -> (published: [(name: String, value: String)], facts: [String: String]) {
-        var published: [(name: String, value: String)] = []
-        published.reserveCapacity(labels.count)
-        var facts: [String: String] = [:]
-        for label in labels {
-            guard label.name.hasPrefix("pathwatch.") else {
-                published.append(label)
-                continue
-            }
-            // A link's observation carries five path facts: room for them at the first, rather
-            // than growing (and rehashing) the table at the second and the third.
-            if facts.isEmpty { facts.reserveCapacity(labels.count) }
-            facts[label.name] = label.value
-        }
-        return (published, facts)
-    }
-
     /// A check seen for the first time.
     private mutating func insert(id: String, probe: String, policy: ProbePolicy, observation: Observation, at now: WallTime, serial: UInt64) {
-        let (published, facts) = Self.split(observation.labels)
+        let (published, facts) = ObservationLabels.split(observation.labels)
         idsByProbe[probe, default: []].insert(id)
         if !facts.isEmpty { pathFactIDs.insert(id) }
         records[id] = CheckRecord(
@@ -191,7 +173,7 @@ package struct CheckBook: Sendable {
     private static func update(
         _ record: inout CheckRecord, policy: ProbePolicy, observation: Observation, at now: WallTime, serial: UInt64, stillFresh: Bool = true
     ) {
-        var (published, facts) = split(observation.labels)
+        var (published, facts) = ObservationLabels.split(observation.labels)
         // A connectivity check that failed or timed out still says something about the path:
         // that what lies behind the link is unknown (not that nobody checks it).
         if !record.pathFacts.isEmpty, facts[WellKnownLabel.internet] == nil, record.pathFacts[WellKnownLabel.internet] != nil {
@@ -237,7 +219,7 @@ package struct CheckBook: Sendable {
         var raised: [(id: String, from: CheckState?)] = []
         let offline = path.status == .unsatisfied
         let linkSatisfied = path.linkSatisfied
-        let reason = linkSatisfied ? Self.offlineReason(path) : "(host offline)"
+        let reason = linkSatisfied ? path.offlineReason : "(host offline)"
         var changed = false
         updateEach(of: idsByProbe[probe] ?? []) { record in
             // Only the checks this report touched.
@@ -268,7 +250,7 @@ package struct CheckBook: Sendable {
         let checksPath = !record.pathFacts.isEmpty
             && (record.pathFacts[WellKnownLabel.internet] != nil || record.pathFacts[WellKnownLabel.dns] != nil)
         if (policy.needsNetwork && offline && !checksPath) || (checksPath && offline && !linkSatisfied) {
-            if record.state != .ok && !offlineReasons.contains(where: record.message.hasSuffix) && !record.message.hasSuffix(reason) {
+            if record.state != .ok && !PathSummary.offlineReasons.contains(where: record.message.hasSuffix) && !record.message.hasSuffix(reason) {
                 record.message += " \(reason)"
             }
             return nil
@@ -288,24 +270,6 @@ package struct CheckBook: Sendable {
         record.announced = record.state
         return .some(from)
     }
-
-    /// What a silenced check's message ends with, by why the path is unsatisfied: the DNS
-    /// problem when that is why ("(DNS not answering)"), else by what lies behind the link.
-    static func offlineReason(_ path: PathSummary) -> String {
-        if let problem = path.dnsProblem { return "(\(problem))" }
-        return offlineReason(path.internet)
-    }
-
-    static func offlineReason(_ internet: PathSummary.Internet?) -> String {
-        switch internet {
-        case .portal: "(sign-in required)"
-        case .limited: "(no internet access)"
-        case .unknown: "(internet access unknown)"
-        case .full, nil: "(host offline)"
-        }
-    }
-
-    static let offlineReasons = ([nil, .full, .portal, .limited, .unknown] as [PathSummary.Internet?]).map(offlineReason)
 
     private mutating func refreshPath() {
         let previous = path

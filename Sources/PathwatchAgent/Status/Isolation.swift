@@ -1,13 +1,13 @@
 /// Where a probe's plug-in runs (contract §6): in a supervised child process, or in the agent.
-public enum Isolation: String, Sendable, Decodable, CustomStringConvertible {
+package enum Isolation: String, Sendable, Decodable, CustomStringConvertible {
     /// A child process loads the plug-in; whatever it does, the agent keeps running.
     case process
     /// The agent loads the plug-in itself: cheaper, for plug-ins the operator trusts.
     case inline
 
-    public var description: String { rawValue }
+    package var description: String { rawValue }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let c = try decoder.singleValueContainer()
         let text = try c.decode(String.self)
         guard let value = Isolation(rawValue: text) else {

@@ -1,14 +1,15 @@
+import PathwatchJSON
 import PathwatchProbeKit
 
 /// A snapshot as one Nagios/Icinga plug-in line (contract §1):
 /// `PATHWATCH CRITICAL - 1 critical, 1 warning: disk//var 96% used; api/orion HTTP 503 | 'disk//var_used_pct'=96%;;`
 /// The text names the checks that are not ok, worst first; the performance data carries every
 /// check's metrics, with the units Nagios knows (`s`, `%`, `B`), under `check_metric` labels.
-public enum NagiosFormat {
+package enum NagiosFormat {
     /// UNKNOWN: the exit status of a configuration error in this format (not 78).
-    public static let unknownExit: Int32 = 3
+    package static let unknownExit: Int32 = 3
 
-    public static func line(_ snapshot: StatusSnapshot) -> String {
+    package static func line(_ snapshot: StatusSnapshot) -> String {
         let checks = snapshot.checks
         let problems = checks.filter { $0.state != .ok }.sorted { severity($0.state) > severity($1.state) }
         var counts: [String] = []
@@ -35,7 +36,7 @@ public enum NagiosFormat {
     }
 
     /// What a Nagios check says when it cannot judge at all (exit 3, UNKNOWN).
-    public static func unknown(_ reason: String) -> String {
+    package static func unknown(_ reason: String) -> String {
         "PATHWATCH UNKNOWN - " + TextSafety.escaped(reason).replacing("|", with: "/")
     }
 

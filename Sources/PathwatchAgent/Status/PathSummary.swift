@@ -3,8 +3,8 @@ import CPathwatchProbe
 /// The connectivity path, summarised the way a phone's path monitor does (contract §3), computed
 /// from the well-known labels a link probe attaches to its interface observations. The host
 /// knows nothing of netlink: it only reads those labels.
-public struct PathSummary: Sendable, Equatable {
-    public enum Status: String, Sendable {
+package struct PathSummary: Sendable, Equatable {
+    package enum Status: String, Sendable {
         case satisfied
         case unsatisfied
         case requiresConnection = "requires-connection"
@@ -13,31 +13,31 @@ public struct PathSummary: Sendable, Equatable {
     }
 
     /// What lies behind the link, as a connectivity probe found it (contract §3 `path.internet`).
-    public enum Internet: String, Sendable {
+    package enum Internet: String, Sendable {
         case full, limited, portal, unknown
     }
 
-    public var status: Status
+    package var status: Status
     /// wifi, cellular, ethernet, loopback, other, or none.
-    public var type: String
-    public var interface: String?
-    public var expensive: Bool
-    public var description: String
+    package var type: String
+    package var interface: String?
+    package var expensive: Bool
+    package var description: String
     /// Present when a connectivity probe reports, or a DNS probe finds the resolvers failing;
     /// the status is then satisfied only when full.
-    public var internet: Internet? = nil
+    package var internet: Internet? = nil
     /// "DNS not answering" or "DNS failing: SERVFAIL" when a DNS probe says the host's resolvers
     /// fail (then `internet` is limited); part of the description, not of the document.
-    public var dnsProblem: String? = nil
+    package var dnsProblem: String? = nil
     /// Whether the link alone is usable with a default route, whatever lies behind it: a change
     /// of this or of `interface` is what a connectivity probe re-checks on.
-    public var linkSatisfied = false
+    package var linkSatisfied = false
 
-    public static let unmonitored = PathSummary(
+    package static let unmonitored = PathSummary(
         status: .unknown, type: "none", interface: nil, expensive: false,
         description: "Connectivity not monitored (no link probe reports it)")
 
-    public static let offline = PathSummary(
+    package static let offline = PathSummary(
         status: .unsatisfied, type: "none", interface: nil, expensive: false,
         description: "Offline - No internet connection")
 

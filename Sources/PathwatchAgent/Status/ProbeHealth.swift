@@ -1,9 +1,9 @@
 /// The agent's view of one probe's host (contract §3, `probes`).
-public struct ProbeHealth: Sendable {
-    public enum State: String, Sendable { case running, restarting, failed }
-    public var state: State = .running
-    public var restarts = 0
-    public var pid: Int32?
-    public var lastError: String?
-    public var lastDurationMilliseconds: Double?
+package struct ProbeHealth: Sendable {
+    package enum State: String, Sendable { case running, restarting, failed }
+    package var state: State = .running
+    package var restarts = 0
+    package var pid: Int32?
+    package var lastError: String?
+    package var lastDurationMilliseconds: Double?
 }

@@ -1,15 +1,15 @@
 /// One probe as the agent itself sees it (contract §3 `probes`): which plug-in serves it and how,
 /// how its host is doing, and when it last reported — as node_exporter reports each collector's
 /// duration and success.
-public struct ProbeStatus: Sendable {
-    public var id: String
-    public var plugin: String
-    public var isolation: Isolation
+package struct ProbeStatus: Sendable {
+    package var id: String
+    package var plugin: String
+    package var isolation: Isolation
     /// The host's health; its last error already passed through the redactor.
-    public var health: ProbeHealth
-    public var lastSampleAt: WallTime?
+    package var health: ProbeHealth
+    package var lastSampleAt: WallTime?
 
-    public init(id: String, plugin: String, isolation: Isolation, health: ProbeHealth, lastSampleAt: WallTime?) {
+    package init(id: String, plugin: String, isolation: Isolation, health: ProbeHealth, lastSampleAt: WallTime?) {
         self.id = id
         self.plugin = plugin
         self.isolation = isolation

@@ -1,3 +1,5 @@
+import PathwatchJSON
+
 /// The exposition format's alphabets and escapes.
 extension PrometheusText {
     /// [a-zA-Z_:][a-zA-Z0-9_:]*, lower-cased, anything else an underscore.

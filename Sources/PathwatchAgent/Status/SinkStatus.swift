@@ -1,18 +1,18 @@
 /// What a sink reports about itself, captured in each snapshot (the status document's `sinks`,
 /// `/metrics`' `pathwatch_sink_*`). Never a secret and never a URL with credentials.
-public struct SinkStatus: Sendable {
-    public var type: String
+package struct SinkStatus: Sendable {
+    package var type: String
     /// Where it delivers, for people: a file path, "stdout", a URL without credentials or query.
-    public var target: String
-    public var queued: Int
+    package var target: String
+    package var queued: Int
     /// Everything it accepted and will never deliver: dropped when full, or refused for good.
-    public var dropped: Int
+    package var dropped: Int
     /// Of those, refused for good by the receiver (sinks that can be refused: webhook).
-    public var rejected: Int?
-    public var lastDelivery: WallTime?
-    public var lastError: String?
+    package var rejected: Int?
+    package var lastDelivery: WallTime?
+    package var lastError: String?
 
-    public init(
+    package init(
         type: String, target: String, queued: Int, dropped: Int, rejected: Int? = nil, lastDelivery: WallTime? = nil,
         lastError: String? = nil
     ) {

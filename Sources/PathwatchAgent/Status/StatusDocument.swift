@@ -1,12 +1,12 @@
 import PathwatchProbeKit
 
 /// Who is reporting: the agent's name, version and start time.
-public struct AgentIdentity: Sendable {
-    public static let version = "0.1.0"
-    public var name: String
-    public var startedAt: WallTime
+package struct AgentIdentity: Sendable {
+    package static let version = "0.1.0"
+    package var name: String
+    package var startedAt: WallTime
 
-    public init(name: String, startedAt: WallTime = .now()) {
+    package init(name: String, startedAt: WallTime = .now()) {
         self.name = name
         self.startedAt = startedAt
     }

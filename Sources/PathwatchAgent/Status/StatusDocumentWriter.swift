@@ -1,3 +1,4 @@
+import PathwatchJSON
 import PathwatchProbeKit
 
 /// Writes the status document (contract §3) as JSON text straight from a snapshot's typed values:
@@ -9,6 +10,8 @@ import PathwatchProbeKit
 /// their probe, plug-in, metric and label names in the same places: those are written once per
 /// document and copied after (`RepeatedJSONStrings`), which is most of what writing a check costs.
 struct StatusDocumentWriter {
+    typealias Key = StatusDocumentKey
+
     let pretty: Bool
     private(set) var out: [UInt8] = []
     /// Containers open around the next member: its indentation in the pretty form.

@@ -1,3 +1,4 @@
+import PathwatchJSON
 import PathwatchProbeKit
 
 /// A status document received from a running agent (`pathwatch status`), read into a snapshot
@@ -6,7 +7,7 @@ import PathwatchProbeKit
 /// read (who, when, the state, the path, the checks); the `probes` and `sinks` arrays stay in
 /// the received text, which `--format json` prints as it came.
 extension StatusSnapshot {
-    public convenience init(received document: JSONValue) {
+    package convenience init(received document: JSONValue) {
         let agent = document["agent"]
         let identity = AgentIdentity(
             name: agent?["name"]?.stringValue ?? "", startedAt: Self.receivedTime(agent?["started_at"]) ?? WallTime(milliseconds: 0))

@@ -9,17 +9,17 @@ import PathwatchProbeKit
 /// Sinks render their formats from its typed views (`checks`, `firingChecks`, `probes`,
 /// `sinks`, …). What is costly and shared is done once, on first use, by whichever sink asks
 /// first: sorting the checks into document order and writing the compact JSON document.
-public final class StatusSnapshot: Sendable {
-    public let identity: AgentIdentity
-    public let time: WallTime
+package final class StatusSnapshot: Sendable {
+    package let identity: AgentIdentity
+    package let time: WallTime
     /// The worst state of the checks (ok < warning < unknown < critical); ok with no checks.
-    public let state: CheckState
-    public let path: PathSummary
+    package let state: CheckState
+    package let path: PathSummary
     /// Each probe's health in configuration order (contract §3 `probes`); nil when the snapshot
     /// does not describe the probes (the document then has no `probes` member).
-    public let probes: [ProbeStatus]?
+    package let probes: [ProbeStatus]?
     /// Each sink's queue and delivery state (the document's `sinks`); nil when it has none.
-    public let sinks: [SinkStatus]?
+    package let sinks: [SinkStatus]?
     private let source: Source
     private let shared: Mutex<Shared>
 
@@ -92,7 +92,7 @@ public final class StatusSnapshot: Sendable {
     }
 
     /// The status document (contract §3) as compact JSON bytes, written once and shared.
-    public func jsonBytes() -> [UInt8] {
+    package func jsonBytes() -> [UInt8] {
         if let done = shared.withLock({ $0.compactJSON }) { return done }
         let bytes = StatusDocumentWriter.bytes(of: self, pretty: false)
         return shared.withLock { s in
@@ -103,12 +103,12 @@ public final class StatusSnapshot: Sendable {
 
     /// The status document as JSON text: compact (kept for the next sink that asks), or pretty
     /// (a file sink's choice; written each time).
-    public func jsonText(pretty: Bool = false) -> String {
+    package func jsonText(pretty: Bool = false) -> String {
         String(decoding: pretty ? prettyJSONBytes() : jsonBytes(), as: UTF8.self)
     }
 
     /// The pretty status document as UTF-8 bytes, for `once` to write as they are.
-    public func prettyJSONBytes() -> [UInt8] {
+    package func prettyJSONBytes() -> [UInt8] {
         StatusDocumentWriter.bytes(of: self, pretty: true)
     }
 }

@@ -1,8 +1,9 @@
+import PathwatchJSON
 import PathwatchProbeKit
 
 /// The text forms people read: one aligned line per event or snapshot, and the multi-line
 /// table of `pathwatch once --format text`.
-public enum TextFormat {
+package enum TextFormat {
     static let checkColumn = 28
 
     static func pad(_ s: String, _ width: Int) -> String {
@@ -24,7 +25,7 @@ public enum TextFormat {
     }
 
     /// The table `pathwatch once --format text` prints.
-    public static func table(_ snapshot: StatusSnapshot) -> String {
+    package static func table(_ snapshot: StatusSnapshot) -> String {
         let checks = snapshot.checks
         let idWidth = max(5, checks.map(\.id.count).max() ?? 0)
         var lines = [

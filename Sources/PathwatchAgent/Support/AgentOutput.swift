@@ -1,3 +1,5 @@
+import Glibc
+import PathwatchBase
 import Synchronization
 
 /// The descriptor the agent's own output goes to: the stdout sink's lines and what `once`
@@ -6,11 +8,11 @@ import Synchronization
 /// before the Nagios line. So `claim` moves the agent's standard output to a private
 /// descriptor and points descriptor 1 at standard error: what a plug-in prints becomes a log
 /// line, and only the agent writes to what the caller reads.
-public enum AgentOutput {
+package enum AgentOutput {
     private static let claimed = Atomic<Int32>(-1)
 
     /// Where the agent's output goes: the private descriptor once claimed, else descriptor 1.
-    public static var descriptor: Int32 {
+    package static var descriptor: Int32 {
         let fd = claimed.load(ordering: .acquiring)
         return fd >= 0 ? fd : STDOUT_FILENO
     }
@@ -18,7 +20,7 @@ public enum AgentOutput {
     /// Takes standard output for the agent alone. Call once, before any plug-in is loaded.
     /// Close-on-exec: a plug-in's child never inherits the private descriptor. When no
     /// descriptor can be had, the output stays on descriptor 1, as before.
-    public static func claim() {
+    package static func claim() {
         guard claimed.load(ordering: .acquiring) < 0 else { return }
         let fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3)
         guard fd >= 0 else { return }
@@ -33,8 +35,8 @@ public enum AgentOutput {
 
     /// Writes `text` whole to the agent's output (retried on short writes and EINTR).
     @discardableResult
-    public static func write(_ text: String) -> Bool { FileDescriptorWriter.writeAll(descriptor, text) }
+    package static func write(_ text: String) -> Bool { FileDescriptorWriter.writeAll(descriptor, text) }
 
     @discardableResult
-    public static func write(_ bytes: [UInt8]) -> Bool { FileDescriptorWriter.writeAll(descriptor, bytes) }
+    package static func write(_ bytes: [UInt8]) -> Bool { FileDescriptorWriter.writeAll(descriptor, bytes) }
 }

@@ -1,3 +1,6 @@
+import Glibc
+import PathwatchBase
+
 /// Reads files the operator names (the configuration, `${file:…}` secrets, a state file) with
 /// a ceiling: regular files only, never more than `limit` bytes, and never a blocking open.
 /// `${file:/dev/zero}` or a FIFO must be refused at once, not read forever.

@@ -1,24 +1,24 @@
-import PathwatchProbeKit
+import Glibc
 
 /// Wall-clock instants as the status document writes them: RFC 3339, UTC, milliseconds.
-public struct WallTime: Sendable, Hashable, Comparable, CustomStringConvertible {
+package struct WallTime: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// Milliseconds since the Unix epoch.
-    public var milliseconds: Int64
+    package var milliseconds: Int64
 
-    public init(milliseconds: Int64) { self.milliseconds = milliseconds }
+    package init(milliseconds: Int64) { self.milliseconds = milliseconds }
 
-    public static func now() -> WallTime {
+    package static func now() -> WallTime {
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
         return WallTime(milliseconds: Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000)
     }
 
-    public static func < (a: WallTime, b: WallTime) -> Bool { a.milliseconds < b.milliseconds }
+    package static func < (a: WallTime, b: WallTime) -> Bool { a.milliseconds < b.milliseconds }
 
     /// "2026-11-21T20:51:00.123Z". Written into one byte buffer: every check of every status
     /// document has a time, and building it from a dozen interpolated Strings was a third of the
     /// cost of building a check's part of the document.
-    public var rfc3339: String {
+    package var rfc3339: String {
         var text: [UInt8] = []
         text.reserveCapacity(24)
         writeRFC3339(into: &text)
@@ -26,7 +26,7 @@ public struct WallTime: Sendable, Hashable, Comparable, CustomStringConvertible 
     }
 
     /// Appends `rfc3339`'s text (without quotes) to `text`: for writers of JSON bytes.
-    public func writeRFC3339(into text: inout [UInt8]) {
+    package func writeRFC3339(into text: inout [UInt8]) {
         var seconds = time_t(milliseconds / 1000)
         var parts = tm()
         gmtime_r(&seconds, &parts)
@@ -56,8 +56,5 @@ public struct WallTime: Sendable, Hashable, Comparable, CustomStringConvertible 
         field(Int32(milliseconds % 1000), width: 3, then: "Z")
     }
 
-    public var description: String { rfc3339 }
+    package var description: String { rfc3339 }
 }
-
-/// Monotonic time in nanoseconds, for intervals and deadlines (never steps with the wall clock).
-package func monotonicNanoseconds() -> UInt64 { UInt64(MonotonicClock.nowNanoseconds()) }

@@ -1,3 +1,5 @@
+import Glibc
+
 /// Event identifiers: UUID version 7 (RFC 9562) — unique, and ordered by creation time, so a
 /// receiver can drop duplicates and sort by id.
 package enum EventID {

@@ -10,10 +10,10 @@ import Synchronization
 /// encoding), and for values of at least `pieceLength` bytes every run of text that is made of
 /// their `pieceLength`-byte pieces is redacted: a prefix, suffix or middle part of a secret that
 /// long never leaves. Shorter secrets are matched whole.
-public final class SecretRedactor: Sendable {
-    public static let placeholder = "[redacted]"
+package final class SecretRedactor: Sendable {
+    package static let placeholder = "[redacted]"
     /// Pieces this long or longer are hunted; shorter ones would redact ordinary words.
-    public static let pieceLength = 8
+    package static let pieceLength = 8
 
     private struct Store {
         var whole: [String] = []
@@ -23,10 +23,10 @@ public final class SecretRedactor: Sendable {
 
     private let store = Mutex(Store())
 
-    public init() {}
+    package init() {}
 
     /// Registers `secret` and the forms the agent may encode it in.
-    public func add(_ secret: String) {
+    package func add(_ secret: String) {
         guard !secret.isEmpty else { return }
         let forms = [secret, Base64.encode(Array(secret.utf8)), PercentEncoding.encode(secret)]
         store.withLock { s in
@@ -42,13 +42,13 @@ public final class SecretRedactor: Sendable {
         }
     }
 
-    public func add(contentsOf other: SecretRedactor) {
+    package func add(contentsOf other: SecretRedactor) {
         for s in other.store.withLock({ Array($0.registered) }) { add(s) }
     }
 
-    public var isEmpty: Bool { store.withLock { $0.registered.isEmpty } }
+    package var isEmpty: Bool { store.withLock { $0.registered.isEmpty } }
 
-    public func redact(_ text: String) -> String {
+    package func redact(_ text: String) -> String {
         let (whole, pieces) = store.withLock { ($0.whole, $0.pieces) }
         guard !whole.isEmpty || !pieces.isEmpty else { return text }
         var out = text

@@ -1,10 +1,11 @@
+import Glibc
 import Synchronization
 
 /// systemd's notify protocol (sd_notify(3)) through libsystemd, opened with dlopen only when the
 /// service manager asked for notifications (`NOTIFY_SOCKET` is set). Linking libsystemd would
 /// map it and its compression and crypto libraries into every `pathwatch` process, `once` and
 /// `check-config` included; opened on demand it costs nothing outside a `Type=notify` unit.
-public final class SystemdNotifier: @unchecked Sendable {
+package final class SystemdNotifier: @unchecked Sendable {
     // @unchecked: the two C function pointers are immutable after init and the library stays
     // loaded for the life of the process; libsystemd documents both calls as thread-safe.
     private typealias NotifyFunction = @convention(c) (Int32, UnsafePointer<CChar>?) -> Int32
@@ -12,10 +13,10 @@ public final class SystemdNotifier: @unchecked Sendable {
     private let notifyFunction: NotifyFunction
     private let watchdogEnabledFunction: WatchdogEnabledFunction
 
-    public enum Unavailable: Error, CustomStringConvertible {
+    package enum Unavailable: Error, CustomStringConvertible {
         case notRequested
         case library(String)
-        public var description: String {
+        package var description: String {
             switch self {
             case .notRequested: "NOTIFY_SOCKET is not set"
             case .library(let reason): "NOTIFY_SOCKET is set but libsystemd cannot be used: \(reason)"
@@ -25,7 +26,7 @@ public final class SystemdNotifier: @unchecked Sendable {
 
     /// The notifier, when the service manager asked for notifications; `.notRequested` when it
     /// did not (a shell, a test, `once`).
-    public static func fromEnvironment() -> Result<SystemdNotifier, Unavailable> {
+    package static func fromEnvironment() -> Result<SystemdNotifier, Unavailable> {
         guard let socket = getenv("NOTIFY_SOCKET"), socket.pointee != 0 else { return .failure(.notRequested) }
         guard let library = dlopen("libsystemd.so.0", RTLD_NOW | RTLD_LOCAL) else {
             return .failure(.library(dlerror().map { String(cString: $0) } ?? "dlopen failed"))
@@ -46,13 +47,13 @@ public final class SystemdNotifier: @unchecked Sendable {
     /// Sends one notification ("READY=1", "STATUS=…", several joined by newlines). Returns
     /// false when it could not be delivered; the agent runs on either way.
     @discardableResult
-    public func send(_ assignments: String) -> Bool {
+    package func send(_ assignments: String) -> Bool {
         notifyFunction(0, assignments) > 0
     }
 
     /// How often to send `WATCHDOG=1`: half of `WATCHDOG_USEC`, as sd_watchdog_enabled(3)
     /// recommends; nil when the unit has no `WatchdogSec` (or it is meant for another process).
-    public var watchdogPeriod: Duration? {
+    package var watchdogPeriod: Duration? {
         var usec: UInt64 = 0
         guard watchdogEnabledFunction(0, &usec) > 0, usec > 0 else { return nil }
         return .microseconds(Int64(clamping: usec / 2))
@@ -60,7 +61,7 @@ public final class SystemdNotifier: @unchecked Sendable {
 
     /// `RELOADING=1` needs the monotonic time of the request (systemd.service(5),
     /// `Type=notify-reload`); older managers ignore the extra field.
-    public static func reloadingMessage() -> String {
+    package static func reloadingMessage() -> String {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         let usec = UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
@@ -71,7 +72,7 @@ public final class SystemdNotifier: @unchecked Sendable {
 /// Tells the service manager what the agent is doing: `READY=1` once every probe has reported,
 /// then `STATUS=` whenever the summary line changes, and `STOPPING=1` as it stops — after which
 /// it says nothing more: the probes stopping would otherwise read as "not monitored".
-public final class SystemdStatusReporter: AgentObserver {
+package final class SystemdStatusReporter: AgentObserver {
     private struct State {
         var lastSequence: UInt64 = 0
         var lastLine: String? = nil
@@ -84,9 +85,9 @@ public final class SystemdStatusReporter: AgentObserver {
     private let notifier: SystemdNotifier
     private let state = Mutex(State())
 
-    public init(notifier: SystemdNotifier) { self.notifier = notifier }
+    package init(notifier: SystemdNotifier) { self.notifier = notifier }
 
-    public func agentReported(_ summary: AgentSummary, firstComplete: Bool) {
+    package func agentReported(_ summary: AgentSummary, firstComplete: Bool) {
         // Sent under this reporter's own lock (never the agent's): notifications leave in the
         // order the summaries were taken, and an older one never overwrites a newer one.
         state.withLock { s in
@@ -108,7 +109,7 @@ public final class SystemdStatusReporter: AgentObserver {
 
     /// A refused reload: `systemctl status` shows why ("reload refused: …") until a reload
     /// succeeds, instead of the checks' line, which still describes the old configuration.
-    public func reloadRefused(_ reason: String) {
+    package func reloadRefused(_ reason: String) {
         state.withLock { s in
             guard !s.stopping else { return }
             let line = "reload refused: " + reason.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: " ")
@@ -118,7 +119,7 @@ public final class SystemdStatusReporter: AgentObserver {
     }
 
     /// A reload succeeded: STATUS= is the checks' line again.
-    public func reloadAccepted() {
+    package func reloadAccepted() {
         state.withLock { s in
             guard !s.stopping, s.refusal != nil else { return }
             s.refusal = nil
@@ -127,7 +128,7 @@ public final class SystemdStatusReporter: AgentObserver {
     }
 
     /// `STOPPING=1`, sent under the same lock as every `STATUS=`, so none follows it.
-    public func stopping() {
+    package func stopping() {
         state.withLock { s in
             s.stopping = true
             notifier.send("STOPPING=1")

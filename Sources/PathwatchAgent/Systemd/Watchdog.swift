@@ -1,4 +1,5 @@
 import Dispatch
+import PathwatchBase
 import ServiceLifecycle
 import Synchronization
 
@@ -12,18 +13,18 @@ import Synchronization
 ///     command line's services run, is not starved.
 /// The pings come from a thread of their own: waiting on a lock that may never be released must
 /// not take a thread of the cooperative pool.
-public struct Watchdog: Service {
+package struct Watchdog: Service {
     let agent: Agent
     let notifier: SystemdNotifier
     let period: Duration
 
-    public init(agent: Agent, notifier: SystemdNotifier, period: Duration) {
+    package init(agent: Agent, notifier: SystemdNotifier, period: Duration) {
         self.agent = agent
         self.notifier = notifier
         self.period = period
     }
 
-    public func run() async throws {
+    package func run() async throws {
         let beats = Beats()
         let stop = DispatchSemaphore(value: 0)
         let thread = SerialThread(name: "pw-watchdog")

@@ -1,5 +1,3 @@
-import PathwatchAgent
-
 /// When the next request may start, and what it must carry: what the delivery loop remembers
 /// between attempts, and what a sink replaced by a reload hands to its successor, so that the
 /// successor neither sends before a `Retry-After` nor splits the run its predecessor tried.

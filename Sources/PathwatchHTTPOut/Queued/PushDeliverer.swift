@@ -1,5 +1,6 @@
 import Logging
-import PathwatchAgent
+import PathwatchBase
+import PathwatchJSON
 import PathwatchQueue
 import Synchronization
 

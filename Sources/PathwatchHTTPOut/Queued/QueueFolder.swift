@@ -1,4 +1,5 @@
-import PathwatchAgent
+import Glibc
+import PathwatchBase
 
 /// Where a pushing sink keeps its queue: `<state_dir>/<type>-<16 hex digits>`, the digits a
 /// 64-bit FNV-1a of what identifies the receiver's stream (`PushSpec.folderKey`: the URL, and

@@ -1,6 +1,7 @@
 import Dispatch
 import Logging
 import PathwatchAgent
+import PathwatchBase
 import PathwatchQueue
 import Synchronization
 

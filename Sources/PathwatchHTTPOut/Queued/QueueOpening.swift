@@ -1,4 +1,5 @@
 import PathwatchAgent
+import PathwatchBase
 import PathwatchQueue
 
 /// Opens the sink's disk queue, and decides what a failure to open it is worth saying. A sink

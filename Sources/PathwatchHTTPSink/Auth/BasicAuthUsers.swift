@@ -1,14 +1,12 @@
-import PathwatchAgent
-
 /// `basic_auth_users`: user name → bcrypt hash, as Prometheus's exporter-toolkit takes them.
 /// Decoded with the hashes checked for form (never echoed: a hash is a secret too, it can be
 /// attacked offline).
-public struct BasicAuthUsers: Sendable, Decodable, Equatable {
-    public var hashes: [String: String]
+package struct BasicAuthUsers: Sendable, Decodable, Equatable {
+    package var hashes: [String: String]
 
-    public init(_ hashes: [String: String]) { self.hashes = hashes }
+    package init(_ hashes: [String: String]) { self.hashes = hashes }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let hashes = try [String: String](from: decoder)
         guard Bcrypt.isAvailable else {
             throw DecodingError.dataCorrupted(.init(

@@ -1,5 +1,4 @@
 import CCrypt
-import PathwatchAgent
 
 /// bcrypt through glibc's libcrypt (libxcrypt on Debian: `$2b$`, `$2a$`, `$2y$`), opened on first
 /// use (Sources/CCrypt): an agent without `basic_auth_users` never maps it. Slow on purpose (some

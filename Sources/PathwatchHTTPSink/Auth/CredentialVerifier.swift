@@ -1,4 +1,4 @@
-import PathwatchAgent
+import PathwatchBase
 import PathwatchDigest
 import Synchronization
 

@@ -1,11 +1,9 @@
-import PathwatchAgent
-
 /// The http sink's `tls` object (contract §8): the server's certificate chain and key (PEM), an
 /// optional CA for client certificates with its policy, and the lowest protocol version. The
 /// files are read and checked when the configuration is (`TLSMaterial`), so an unreadable,
 /// mismatched, expired or wrong-purpose file is a configuration error naming its JSON path.
-public struct HTTPTLSSettings: Sendable, Decodable, Equatable {
-    public enum ClientAuth: String, Sendable, Decodable, Equatable {
+package struct HTTPTLSSettings: Sendable, Decodable, Equatable {
+    package enum ClientAuth: String, Sendable, Decodable, Equatable {
         /// No client certificate asked for.
         case none
         /// Asked for, and verified against `client_ca_file` when one is presented.
@@ -14,16 +12,16 @@ public struct HTTPTLSSettings: Sendable, Decodable, Equatable {
         case require
     }
 
-    public enum MinVersion: String, Sendable, Decodable, Equatable {
+    package enum MinVersion: String, Sendable, Decodable, Equatable {
         case tls12 = "TLS12"
         case tls13 = "TLS13"
     }
 
-    public var certFile: String
-    public var keyFile: String
-    public var clientCAFile: String?
-    public var clientAuth: ClientAuth = .none
-    public var minVersion: MinVersion = .tls12
+    package var certFile: String
+    package var keyFile: String
+    package var clientCAFile: String?
+    package var clientAuth: ClientAuth = .none
+    package var minVersion: MinVersion = .tls12
 
     enum CodingKeys: String, CodingKey {
         case certFile = "cert_file"
@@ -37,7 +35,7 @@ public struct HTTPTLSSettings: Sendable, Decodable, Equatable {
     /// files are not read.
     static let clientSideKey = CodingUserInfoKey(rawValue: "pathwatch.http.clientSide")!
 
-    public init(certFile: String, keyFile: String, clientCAFile: String? = nil, clientAuth: ClientAuth = .none, minVersion: MinVersion = .tls12) {
+    package init(certFile: String, keyFile: String, clientCAFile: String? = nil, clientAuth: ClientAuth = .none, minVersion: MinVersion = .tls12) {
         self.certFile = certFile
         self.keyFile = keyFile
         self.clientCAFile = clientCAFile
@@ -45,7 +43,7 @@ public struct HTTPTLSSettings: Sendable, Decodable, Equatable {
         self.minVersion = minVersion
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         certFile = try c.decode(String.self, forKey: .certFile)
         keyFile = try c.decode(String.self, forKey: .keyFile)

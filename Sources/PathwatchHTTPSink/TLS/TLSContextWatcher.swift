@@ -1,6 +1,8 @@
 import PathwatchAgent
 import NIOSSL
 import Synchronization
+import Glibc
+import PathwatchBase
 
 /// The server context of an http sink with `tls`, kept current with its files: once a second, on
 /// a thread of its own, the files are stat'ed; when one changed (a renewal replaced it, or

@@ -1,5 +1,6 @@
-import PathwatchAgent
 import NIOSSL
+import Glibc
+import PathwatchBase
 
 /// The http sink's TLS files, read and checked, and the server context made of them. Loaded when
 /// the configuration is read (to refuse bad files there) and again by `TLSContextWatcher` when a

@@ -1,6 +1,6 @@
 import Logging
-import PathwatchAgent
 import PathwatchHTTPOut
+import PathwatchJSON
 
 /// Reports larger than `max_bytes`: the queue refuses them (its bound is the bytes it keeps, and
 /// a report is kept whole so that it is delivered or dropped as one), and counts them as

@@ -1,30 +1,31 @@
 import PathwatchAgent
 import PathwatchHTTPOut
+import PathwatchJSON
 
 /// The settings of one `remote_write` sink, decoded strictly with JSON paths in every error.
 /// `url`, header values, `bearer_token` and `basic_auth` may hold secrets substituted from
 /// `${env:…}`/`${file:…}`: no error message here repeats one of them.
-public struct RemoteWriteSinkSettings: SinkSettings, Decodable, Equatable {
-    public static let defaultMaxAge = ConfigDuration.seconds(7200)
+package struct RemoteWriteSinkSettings: SinkSettings, Decodable, Equatable {
+    package static let defaultMaxAge = ConfigDuration.seconds(7200)
     /// About 2 h of 500 series every 10 s as the queue keeps them (uncompressed protobuf with
     /// every label, some 180 bytes a sample): the default `max_age` of a busy host fits.
-    public static let defaultMaxBytes = ByteSize(bytes: 64 << 20)
+    package static let defaultMaxBytes = ByteSize(bytes: 64 << 20)
     /// Prometheus's own `queue_config.max_samples_per_send` default.
-    public static let defaultMaxSamplesPerSend = 2000
+    package static let defaultMaxSamplesPerSend = 2000
 
-    public var url: String
+    package var url: String
     /// `Name: value` lines: the configured headers, then `Authorization` from `bearer_token` or
     /// `basic_auth`.
-    public var headers: [String] = []
-    public var externalLabels: [(String, String)] { externalLabelList.map { ($0.name, $0.value) } }
+    package var headers: [String] = []
+    package var externalLabels: [(String, String)] { externalLabelList.map { ($0.name, $0.value) } }
     var externalLabelList: [Label] = []
-    public var maxAge = Self.defaultMaxAge
-    public var maxBytes = Self.defaultMaxBytes
-    public var maxSamplesPerSend = Self.defaultMaxSamplesPerSend
-    public var timeout = ConfigDuration.seconds(30)
-    public var tls = HTTPTLS()
-    public var retryInitial = ConfigDuration.seconds(1)
-    public var retryMax = ConfigDuration.seconds(60)
+    package var maxAge = Self.defaultMaxAge
+    package var maxBytes = Self.defaultMaxBytes
+    package var maxSamplesPerSend = Self.defaultMaxSamplesPerSend
+    package var timeout = ConfigDuration.seconds(30)
+    package var tls = HTTPTLS()
+    package var retryInitial = ConfigDuration.seconds(1)
+    package var retryMax = ConfigDuration.seconds(60)
     /// Every secret value this sink holds, for the redactor.
     var secretValues: [String] = []
 
@@ -45,9 +46,9 @@ public struct RemoteWriteSinkSettings: SinkSettings, Decodable, Equatable {
 
     enum RetryKeys: String, CodingKey { case initial, max }
 
-    public init(url: String) { self.url = url }
+    package init(url: String) { self.url = url }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         url = try c.decode(String.self, forKey: .url)
         if let problem = HTTPTarget.problem(with: url) {
@@ -87,7 +88,7 @@ public struct RemoteWriteSinkSettings: SinkSettings, Decodable, Equatable {
         }
     }
 
-    public static func == (a: Self, b: Self) -> Bool {
+    package static func == (a: Self, b: Self) -> Bool {
         a.url == b.url && a.headers == b.headers && a.externalLabelList == b.externalLabelList && a.maxAge == b.maxAge
             && a.maxBytes == b.maxBytes && a.maxSamplesPerSend == b.maxSamplesPerSend && a.timeout == b.timeout && a.tls == b.tls
             && a.retryInitial == b.retryInitial && a.retryMax == b.retryMax

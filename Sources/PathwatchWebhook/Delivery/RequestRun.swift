@@ -1,4 +1,3 @@
-import PathwatchAgent
 import PathwatchHTTPOut
 import PathwatchQueue
 

@@ -1,4 +1,4 @@
-import PathwatchAgent
+import Glibc
 import PathwatchHTTPOut
 import PathwatchQueue
 

@@ -1,4 +1,4 @@
-import PathwatchAgent
+import PathwatchJSON
 
 /// `alertmanager` requests: the alerts of a run of payloads in one array, merged. Each payload
 /// is already an array of alerts, and Alertmanager takes alerts as state, not news: of several

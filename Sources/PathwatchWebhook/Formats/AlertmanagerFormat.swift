@@ -1,4 +1,5 @@
 import PathwatchAgent
+import PathwatchJSON
 import PathwatchProbeKit
 
 /// `alertmanager`: Alertmanager's `POST /api/v2/alerts` — a JSON array of alerts, each with

@@ -1,5 +1,3 @@
-import PathwatchAgent
-
 /// How a run of queued payloads becomes one request's body, per format. The deliverer offers
 /// the oldest payloads in order (at most `max_batch`); the shape takes all of them or a prefix
 /// of at least one, and says how many it took. What it took is acknowledged or retried as a

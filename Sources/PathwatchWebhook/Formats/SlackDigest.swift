@@ -1,4 +1,4 @@
-import PathwatchAgent
+import PathwatchJSON
 
 /// `slack` requests: a run of changes as one message. A lone change is the line it always was
 /// (`web-01: api/orion-api ok → critical: HTTP 503 in 41 ms`); several are counted by the state

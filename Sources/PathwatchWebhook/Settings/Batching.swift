@@ -1,4 +1,4 @@
-import PathwatchAgent
+import PathwatchJSON
 
 /// The settings that shape requests: how many queued payloads one request carries
 /// (`max_batch`) and how often requests may start (`min_interval`), with defaults per format.

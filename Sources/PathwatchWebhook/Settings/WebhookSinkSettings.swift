@@ -1,31 +1,32 @@
 import PathwatchAgent
 import PathwatchHTTPOut
+import PathwatchJSON
 /// The settings of one `webhook` sink, decoded strictly with JSON paths in every error. Values
 /// may hold secrets substituted from `${env:…}`/`${file:…}`; no error message here repeats a
 /// value that could be one (URL, secret, header values).
-public struct WebhookSinkSettings: SinkSettings, Decodable, Equatable {
-    public enum Format: String, Sendable, Equatable, CaseIterable {
+package struct WebhookSinkSettings: SinkSettings, Decodable, Equatable {
+    package enum Format: String, Sendable, Equatable, CaseIterable {
         case pathwatch
         case slack
         case alertmanager
     }
 
     /// The `tls` object, shared with the other HTTP sinks.
-    public typealias TLS = HTTPTLS
+    package typealias TLS = HTTPTLS
 
     /// The queue's bounds: past either, the oldest payloads are dropped and counted.
-    public struct QueueLimits: Sendable, Equatable, Decodable {
-        public static let defaultEvents = 100_000
-        public static let defaultBytes = ByteSize(bytes: 64_000_000)
+    package struct QueueLimits: Sendable, Equatable, Decodable {
+        package static let defaultEvents = 100_000
+        package static let defaultBytes = ByteSize(bytes: 64_000_000)
 
-        public var events = Self.defaultEvents
-        public var bytes = Self.defaultBytes
+        package var events = Self.defaultEvents
+        package var bytes = Self.defaultBytes
 
         enum CodingKeys: String, CodingKey { case events, bytes }
 
-        public init() {}
+        package init() {}
 
-        public init(from decoder: any Decoder) throws {
+        package init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
             events = try c.decodeIfPresent(Int.self, forKey: .events) ?? Self.defaultEvents
             guard events >= 1 else {
@@ -40,15 +41,15 @@ public struct WebhookSinkSettings: SinkSettings, Decodable, Equatable {
 
     /// Exponential backoff between attempts at one payload: `initial`, doubled per failure,
     /// never more than `max`, with jitter.
-    public struct Retry: Sendable, Equatable, Decodable {
-        public var initial = ConfigDuration.seconds(1)
-        public var max = ConfigDuration.seconds(300)
+    package struct Retry: Sendable, Equatable, Decodable {
+        package var initial = ConfigDuration.seconds(1)
+        package var max = ConfigDuration.seconds(300)
 
         enum CodingKeys: String, CodingKey { case initial, max }
 
-        public init() {}
+        package init() {}
 
-        public init(from decoder: any Decoder) throws {
+        package init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
             initial = try c.decodeIfPresent(ConfigDuration.self, forKey: .initial) ?? initial
             try requireInterval(initial, key: .initial, in: c)
@@ -59,32 +60,32 @@ public struct WebhookSinkSettings: SinkSettings, Decodable, Equatable {
         }
     }
 
-    public var url: String
-    public var format: Format = .pathwatch
+    package var url: String
+    package var format: Format = .pathwatch
     /// The Standard Webhooks key (decoded from `whsec_<base64>`); nil sends unsigned.
-    public var signingKey: [UInt8]?
+    package var signingKey: [UInt8]?
     /// `Name: value` lines in the order written.
-    public var headers: [HTTPHeader] = []
-    public var timeout = ConfigDuration.seconds(10)
-    public var tls = TLS()
-    public var maxQueue = QueueLimits()
-    public var retry = Retry()
+    package var headers: [HTTPHeader] = []
+    package var timeout = ConfigDuration.seconds(10)
+    package var tls = TLS()
+    package var maxQueue = QueueLimits()
+    package var retry = Retry()
     /// Alertmanager only: how often firing alerts are sent again, so Alertmanager's
     /// `resolve_timeout` (5m by default) never ends an alert that is still firing.
-    public var resendEvery = ConfigDuration.seconds(60)
+    package var resendEvery = ConfigDuration.seconds(60)
     /// Alertmanager only: the `alertname` label.
-    public var alertName = "PathwatchCheck"
+    package var alertName = "PathwatchCheck"
     /// Queued payloads sent in one request at most (`max_batch`); the default depends on the
     /// format (`Batching.defaultMaxBatch`).
-    public var maxBatch: Int
+    package var maxBatch: Int
     /// The least time from one request's start to the next's (`min_interval`): the receiver's
     /// rate limit, kept before it has to answer 429. The default depends on the format.
-    public var minInterval: ConfigDuration
+    package var minInterval: ConfigDuration
 
-    public struct HTTPHeader: Sendable, Equatable {
-        public var name: String
-        public var value: String
-        public var line: String { "\(name): \(value)" }
+    package struct HTTPHeader: Sendable, Equatable {
+        package var name: String
+        package var value: String
+        package var line: String { "\(name): \(value)" }
     }
 
     enum CodingKeys: String, CodingKey {
@@ -99,14 +100,14 @@ public struct WebhookSinkSettings: SinkSettings, Decodable, Equatable {
     /// Headers the sink sets itself; the configuration may not replace them.
     static let reservedHeaders: Set<String> = ["content-type", "content-length", "host", "webhook-id", "webhook-timestamp", "webhook-signature"]
 
-    public init(url: String, format: Format = .pathwatch) {
+    package init(url: String, format: Format = .pathwatch) {
         self.url = url
         self.format = format
         maxBatch = Batching.defaultMaxBatch(format)
         minInterval = Batching.defaultMinInterval(format)
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         url = try c.decode(String.self, forKey: .url)
         maxBatch = Batching.defaultMaxBatch(.pathwatch)

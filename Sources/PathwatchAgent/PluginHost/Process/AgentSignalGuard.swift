@@ -1,4 +1,6 @@
 import CChildProcess
+import Glibc
+import PathwatchBase
 
 /// What keeps a plug-in's signals away from the agent, installed by every process that loads a
 /// plug-in for the agent (a probe's child, a describing child, a `--try` child) before it does.

@@ -1,3 +1,5 @@
+import PathwatchBase
+import PathwatchJSON
 import PathwatchProbeKit
 
 /// The agent's call frames to a plug-in's child carry the call's deadline, and `create` the

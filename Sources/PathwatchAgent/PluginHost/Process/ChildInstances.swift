@@ -1,5 +1,8 @@
 import CFaultReport
 import Dispatch
+import Glibc
+import PathwatchBase
+import PathwatchJSON
 import PathwatchProbeKit
 import Synchronization
 

@@ -1,5 +1,8 @@
 import CChildProcess
 import Dispatch
+import Glibc
+import PathwatchBase
+import PathwatchJSON
 import PathwatchProbeKit
 import Synchronization
 

@@ -1,5 +1,5 @@
 import Dispatch
-import PathwatchProbeKit
+import PathwatchJSON
 import Synchronization
 
 /// Where the replies to one instance's calls wait for its caller: the child's reader thread

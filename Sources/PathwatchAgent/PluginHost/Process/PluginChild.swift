@@ -2,6 +2,9 @@ import PathwatchProbeKit
 import CPathwatchProbe
 import CFaultReport
 import Dispatch
+import Glibc
+import PathwatchBase
+import PathwatchJSON
 
 /// The child side of process isolation: `pathwatch plugin-child` loads one plug-in file and
 /// hosts every instance the agent creates of it (one per probe using that file), reading the
@@ -9,19 +12,19 @@ import Dispatch
 /// thread (ChildInstances), which also polls an event-driven instance's descriptor and streams
 /// what `handle_event` emits. Its stdout and stderr are pipes the agent reads: whatever the
 /// plug-in prints goes there.
-public enum PluginChild {
+package enum PluginChild {
     /// The descriptor the agent hands the socketpair's child end on.
-    public static let socketDescriptor: Int32 = 3
+    package static let socketDescriptor: Int32 = 3
     /// Where the child writes the instance a crash or exit() happened in (CFaultReport).
-    public static let faultDescriptor: Int32 = 4
+    package static let faultDescriptor: Int32 = 4
 
-    public struct Options: Sendable {
+    package struct Options: Sendable {
         /// The plug-in to serve; with `describeOnly`, every file to describe, in order.
-        public var paths: [String]
-        public var describeOnly: Bool
-        public var maxMemoryBytes: UInt64?
-        public var maxObservations: Int
-        public init(paths: [String], describeOnly: Bool, maxMemoryBytes: UInt64?, maxObservations: Int) {
+        package var paths: [String]
+        package var describeOnly: Bool
+        package var maxMemoryBytes: UInt64?
+        package var maxObservations: Int
+        package init(paths: [String], describeOnly: Bool, maxMemoryBytes: UInt64?, maxObservations: Int) {
             self.paths = paths
             self.describeOnly = describeOnly
             self.maxMemoryBytes = maxMemoryBytes
@@ -30,7 +33,7 @@ public enum PluginChild {
     }
 
     /// Serves until the agent closes the socket; returns the exit status.
-    public static func serve(_ options: Options) -> Int32 {
+    package static func serve(_ options: Options) -> Int32 {
         let fd = socketDescriptor
         let agentPidfd = options.describeOnly ? -1 : AgentSignalGuard.openAgentPidfd()
         AgentSignalGuard.install()

@@ -4,7 +4,7 @@ import Synchronization
 /// and `max_memory` (the heap limit is the child's), shared by every probe that runs that file
 /// in process isolation. A reload that keeps some probes of a file and adds or removes others
 /// creates and destroys only those instances; the child, and the kept instances, go on.
-public final class PluginChildren: Sendable {
+package final class PluginChildren: Sendable {
     private struct Key: Hashable {
         var path: String
         var maxMemoryBytes: UInt64
@@ -12,7 +12,7 @@ public final class PluginChildren: Sendable {
 
     private let children = Mutex<[Key: SharedChild]>([:])
 
-    public init() {}
+    package init() {}
 
     /// The child for `plugin` with `maxMemoryBytes`, started on first use, and an instance
     /// reserved in it for `probeID` (reserved under this lock, so that the last instance

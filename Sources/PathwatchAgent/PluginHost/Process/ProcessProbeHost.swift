@@ -1,3 +1,4 @@
+import PathwatchJSON
 import PathwatchProbeKit
 import Synchronization
 
@@ -9,9 +10,9 @@ import Synchronization
 /// by more than the grace is killed (no thread is ever left inside a plug-in). Each call's
 /// deadline goes to the child in its frame, which hands it to the plug-in. Calls are serialised
 /// by the caller; they block on the reply, on the caller's own thread.
-public final class ProcessProbeHost: ProbeHost, Sendable {
-    public let plugin: LoadedPlugin
-    public var isolation: Isolation { .process }
+package final class ProcessProbeHost: ProbeHost, Sendable {
+    package let plugin: LoadedPlugin
+    package var isolation: Isolation { .process }
     let probeID: String
     private let children: PluginChildren
     private let child: SharedChild
@@ -59,24 +60,24 @@ public final class ProcessProbeHost: ProbeHost, Sendable {
         self.instance = instance
     }
 
-    public func sample(by deadline: Deadline) -> CallResult { child.sample(instance, by: deadline) }
+    package func sample(by deadline: Deadline) -> CallResult { child.sample(instance, by: deadline) }
 
     /// The child polls its plug-in's descriptor itself.
-    public func eventFileDescriptor() -> Int32? { nil }
-    public func handleEvent(by deadline: Deadline) -> CallResult { CallResult(observations: [], error: nil, problems: []) }
+    package func eventFileDescriptor() -> Int32? { nil }
+    package func handleEvent(by deadline: Deadline) -> CallResult { CallResult(observations: [], error: nil, problems: []) }
 
-    public func forwardEvents(to deliver: @escaping @Sendable (CallResult) -> Void) {
+    package func forwardEvents(to deliver: @escaping @Sendable (CallResult) -> Void) {
         child.forwardEvents(of: instance, to: deliver)
     }
 
     /// The child guards the descriptor it polls, and says when it throttles it (DrainGuard).
-    public func forwardDescriptorNotices(to notice: @escaping @Sendable (EventDescriptorNotice) -> Void) {
+    package func forwardDescriptorNotices(to notice: @escaping @Sendable (EventDescriptorNotice) -> Void) {
         child.forwardDescriptorNotices(of: instance, to: notice)
     }
 
     /// Kills the child, and with it every sibling instance: no thread can be taken back from
     /// a plug-in otherwise. This probe reports the reason; its siblings, that it was this one.
-    public func abandonRunningCall(reason: String) {
+    package func abandonRunningCall(reason: String) {
         child.killChild(SharedChild.Kill(
             culprit: instance, culpritCause: "\(reason); plug-in restarted", siblingCause: "plug-in restarted: probe \(probeID) \(reason)"))
     }
@@ -84,15 +85,15 @@ public final class ProcessProbeHost: ProbeHost, Sendable {
     /// Stopping (a reload that removes the probe, the agent's stop): the caller is let go at
     /// once and the call left to finish, so siblings are not restarted for a call that returns;
     /// the destroy that follows kills the child only if it is still hung 2 s later.
-    public func abandonRunningCallToStop() {
+    package func abandonRunningCallToStop() {
         child.release(instance, cause: "stopped")
     }
 
-    public var health: ProbeHealth { child.health(of: instance) }
+    package var health: ProbeHealth { child.health(of: instance) }
 
     /// Destroys the instance; the last one of its child ends the child (and waits for it, so
     /// what it printed on the way out is logged before the agent goes on or exits).
-    public func destroy() {
+    package func destroy() {
         guard !destroyed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         children.leave(child, instance)
     }

@@ -1,3 +1,5 @@
+import PathwatchBase
+import PathwatchJSON
 import PathwatchProbeKit
 
 /// Starting the shared child, creating its instances, and what happens when it ends.
@@ -49,12 +51,7 @@ extension SharedChild {
 
     /// Creates instance `id` in the running child; with `lifecycle` held.
     func create(_ id: UInt32) -> Creation {
-        let sending = state.withLock { s -> (ChildProcess, Member)? in
-            guard let child = s.child, s.loaded, let member = s.members[id], member.refused == nil else { return nil }
-            member.mailbox.reset()
-            s.members[id]?.call = "create"
-            return (child, member)
-        }
+        let sending = state.withLock { $0.beginCreate(id) }
         guard let (child, member) = sending else { return .pending }
         let limits = member.limits
         let frame = CallFrames.create(
@@ -70,15 +67,7 @@ extension SharedChild {
                     path: JSONPath(parsing: refusal["path"]?.stringValue ?? ""),
                     message: refusal["message"]?.stringValue ?? "plug-in \(plugin.name) refused its configuration without saying why"))
             }
-            state.withLock { s in
-                guard s.child === child, var m = s.members[id] else { return }
-                if m.everCreated { m.health.restarts += 1 }
-                m.everCreated = true
-                m.created = true
-                m.health.state = .running
-                m.health.pid = child.pid
-                s.members[id] = m
-            }
+            state.withLock { $0.created(id, in: child) }
             return .created
         case .ended?:
             return .pending
@@ -92,22 +81,7 @@ extension SharedChild {
 
     /// A frame from the child for instance `id`, on the child's reader thread.
     func route(_ id: UInt32, _ message: ChildProcess.Message) {
-        let member = state.withLock { $0.members[id] }
-        guard let member else { return }
-        switch message {
-        case .event(let result):
-            // A malformed event is dropped; the instance's next sample says what it sees.
-            if let result { member.events?(result) }
-        case .sampled(let result): member.mailbox.post(.sampled(result))
-        case .frame(let frame):
-            // Said of its own accord, not a reply: it must not answer a call in flight.
-            if let said = frame["event_descriptor"] {
-                if let notice = said.stringValue.flatMap(EventDescriptorNotice.init(wireName:)) { member.descriptorNotices?(notice) }
-                return
-            }
-            member.mailbox.post(.frame(frame))
-        case .ended: break
-        }
+        state.withLock { $0.members[id] }?.take(message)
     }
 
     /// The child ended (on its reader thread, reaped): every instance it hosted ended with it.
@@ -121,40 +95,7 @@ extension SharedChild {
         let now = MonotonicClock.nowNanoseconds()
         // What the ended child said of its instances' event descriptors no longer holds.
         for notices in state.withLock({ $0.members.values.compactMap(\.descriptorNotices) }) { notices(.instanceEnded) }
-        let outcome = state.withLock { s -> (cause: String, delay: Int64, probes: Int)? in
-            let kill = s.kill
-            let wasLoaded = s.loaded
-            s.child = nil
-            s.loaded = false
-            s.kill = nil
-            guard !s.closed, !s.members.isEmpty else { return nil }
-            let inFlight = s.members.sorted { $0.key < $1.key }.compactMap { id, m in m.call.map { (id, "\($0) of probe \(m.probeID)") } }
-            let during: String
-            if let faultIn, let member = s.members[faultIn] {
-                during = member.call.map { "during \($0) of probe \(member.probeID)" } ?? "while probe \(member.probeID) handled an event"
-            } else if inFlight.isEmpty {
-                during = wasLoaded ? "between calls" : "while loading"
-            } else {
-                let named = inFlight.prefix(3).map(\.1).joined(separator: ", ")
-                during = "during " + named + (inFlight.count > 3 ? " and \(inFlight.count - 3) more calls" : "")
-            }
-            let signaled = status & 0x7F != 0
-            let crash = "\(ChildEnd.describe(status)) \(during)" + (signaled ? stderrTail.map { "; its last stderr: \($0)" } ?? "" : "")
-            for (id, var member) in s.members {
-                let cause = kill.map { id == $0.culprit ? $0.culpritCause : $0.siblingCause } ?? crash
-                if member.call != nil { member.mailbox.post(.ended(cause)) }
-                member.created = false
-                member.health.pid = nil
-                if member.refused == nil {
-                    member.health.state = .restarting
-                    member.health.lastError = cause
-                }
-                s.members[id] = member
-            }
-            let delay = s.backoff.delay(startedAt: s.startedAt, now: now)
-            s.restartScheduled = true
-            return (kill?.siblingCause ?? crash, delay, s.members.count)
-        }
+        let outcome = state.withLock { $0.childEnded(status, faultIn: faultIn, stderrTail: stderrTail, at: now) }
         guard let outcome else { return }
         logger.warning("plug-in \(plugin.name) (\(Plural.count(outcome.probes, "probe"))): \(outcome.cause); starting it again in \(outcome.delay / 1_000_000_000)s")
         scheduleRestart(afterNanoseconds: outcome.delay)
@@ -163,15 +104,7 @@ extension SharedChild {
     /// A child that could not even be started (no process to be had): as if it ended at once.
     private func failedToStart(_ reason: String) {
         let now = MonotonicClock.nowNanoseconds()
-        let delay = state.withLock { s -> Int64? in
-            guard !s.closed else { return nil }
-            for id in s.members.keys {
-                s.members[id]?.health.state = .restarting
-                s.members[id]?.health.lastError = reason
-            }
-            s.restartScheduled = true
-            return s.backoff.delay(startedAt: s.startedAt, now: now)
-        }
+        let delay = state.withLock { $0.failedToStart(reason, at: now) }
         logger.warning("plug-in \(plugin.name): \(reason)")
         if let delay { scheduleRestart(afterNanoseconds: delay) }
     }

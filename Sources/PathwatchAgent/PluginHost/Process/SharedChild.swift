@@ -1,4 +1,5 @@
 import Dispatch
+import PathwatchJSON
 import PathwatchProbeKit
 import Synchronization
 
@@ -23,46 +24,10 @@ final class SharedChild: Sendable {
     let maxMemoryBytes: UInt64
     let logger: AgentLogger
 
-    struct Member {
-        let probeID: String
-        let configJSON: String
-        let limits: ProcessProbeHost.ChildLimits
-        let mailbox = Mailbox()
-        var events: (@Sendable (CallResult) -> Void)?
-        /// Where the child's word on the instance's event descriptor goes (the probe's runner).
-        var descriptorNotices: (@Sendable (EventDescriptorNotice) -> Void)?
-        /// Created in the running child.
-        var created = false
-        var everCreated = false
-        /// The plug-in refused the configuration it had accepted, on a restart: no more calls.
-        var refused: String?
-        /// The call in flight ("sample", "create", "destroy"), to name in a crash's cause.
-        var call: String?
-        var health = ProbeHealth()
-    }
+    typealias Member = SharedChildState.Member
+    typealias Kill = SharedChildState.Kill
 
-    /// Why the agent killed the child: what the probe whose call it was reports, and what its
-    /// siblings report.
-    struct Kill {
-        var culprit: UInt32?
-        var culpritCause: String
-        var siblingCause: String
-    }
-
-    struct State {
-        var child: ChildProcess?
-        /// The child has said what it loaded.
-        var loaded = false
-        var startedAt: Int64 = 0
-        var backoff = RestartBackoff()
-        var restartScheduled = false
-        var kill: Kill?
-        var members: [UInt32: Member] = [:]
-        var nextID: UInt32 = 1
-        /// The last instance left: the child's end is expected, and not followed by a restart.
-        var closed = false
-    }
-    let state = Mutex(State())
+    let state = Mutex(SharedChildState())
     /// Held while a child starts or instances are created in it (on the caller's own thread).
     let lifecycle = DispatchSemaphore(value: 1)
 
@@ -74,14 +39,7 @@ final class SharedChild: Sendable {
 
     /// Adds an instance for `probeID`, not yet created; its number names it on the wire.
     func reserve(probeID: String, configJSON: String, limits: ProcessProbeHost.ChildLimits) -> UInt32 {
-        state.withLock { s in
-            let id = s.nextID
-            s.nextID += 1
-            var member = Member(probeID: probeID, configJSON: configJSON, limits: limits)
-            member.health.state = .restarting
-            s.members[id] = member
-            return id
-        }
+        state.withLock { $0.reserve(Member(probeID: probeID, configJSON: configJSON, limits: limits)) }
     }
 
     /// What creating an instance came to.
@@ -110,17 +68,7 @@ final class SharedChild: Sendable {
         func elapsed() -> Double { Double(MonotonicClock.nowNanoseconds() - started) / 1e6 }
         // A thousand probes share this child and its lock: each call takes it twice, once to
         // send and once with the answer.
-        let ready = state.withLock { s -> Result<(ChildProcess, Mailbox), SampleRefusal> in
-            guard let index = s.members.index(forKey: id) else { return .failure(SampleRefusal(cause: "plug-in not running")) }
-            let member = s.members.values[index]
-            if let refused = member.refused { return .failure(SampleRefusal(cause: refused)) }
-            guard let child = s.child, member.created else {
-                return .failure(SampleRefusal(cause: member.health.lastError ?? "plug-in restarting"))
-            }
-            member.mailbox.reset()
-            s.members.values[index].call = "sample"
-            return .success((child, member.mailbox))
-        }
+        let ready = state.withLock { $0.beginSample(id) }
         let (child, mailbox): (ChildProcess, Mailbox)
         switch ready {
         case .failure(let refusal):
@@ -134,16 +82,7 @@ final class SharedChild: Sendable {
         let reply = mailbox.next()
         let took = elapsed()
         let answered: CallResult? = if case .sampled(let result?)? = reply { result } else { nil }
-        state.withLock { s in
-            guard let index = s.members.index(forKey: id) else { return }
-            s.members.values[index].call = nil
-            s.members.values[index].health.lastDurationMilliseconds = took
-            // An answer the child sent just before it ended can be taken in after its end was:
-            // the cause of that end, which the next sample reports, must stand.
-            guard let answered, s.child === child else { return }
-            s.members.values[index].health.state = .running
-            s.members.values[index].health.lastError = answered.error
-        }
+        state.withLock { $0.endSample(id, answered: answered, from: child, took: took) }
         switch reply {
         case .sampled(let result?)?:
             return result
@@ -155,8 +94,6 @@ final class SharedChild: Sendable {
             return CallResult(observations: [], error: cause, problems: [])
         }
     }
-
-    private struct SampleRefusal: Error { var cause: String }
 
     func probeID(_ id: UInt32) -> String { state.withLock { $0.members[id]?.probeID ?? "?" } }
 
@@ -173,11 +110,7 @@ final class SharedChild: Sendable {
 
     /// Kills the running child for `kill`'s reason; its end does the rest.
     func killChild(_ kill: Kill) {
-        let child = state.withLock { s -> ChildProcess? in
-            if s.child != nil, s.kill == nil { s.kill = kill }
-            return s.child
-        }
-        child?.kill()
+        state.withLock { $0.killing(kill) }?.kill()
     }
 
     func health(of id: UInt32) -> ProbeHealth { state.withLock { $0.members[id]?.health ?? ProbeHealth() } }
@@ -193,12 +126,7 @@ final class SharedChild: Sendable {
     /// Destroys instance `id` in the child (a destroy that does not return within 2 s kills
     /// the child). The instance stays a member until `remove`.
     func destroy(_ id: UInt32) {
-        let sent = state.withLock { s -> (ChildProcess, Mailbox)? in
-            guard let child = s.child, let member = s.members[id], member.created else { return nil }
-            member.mailbox.reset()
-            s.members[id]?.call = "destroy"
-            return (child, member.mailbox)
-        }
+        let sent = state.withLock { $0.beginDestroy(id) }
         guard let (child, mailbox) = sent else { return }
         if child.send(CallFrames.destroy(instance: id)) {
             // A sample let go by `release` may still answer first; the child's end answers too.
@@ -219,11 +147,7 @@ final class SharedChild: Sendable {
 
     /// Forgets instance `id`; true when it was the last (the caller then `close`s).
     func remove(_ id: UInt32) -> Bool {
-        state.withLock { s in
-            s.members[id] = nil
-            if s.members.isEmpty { s.closed = true }
-            return s.members.isEmpty
-        }
+        state.withLock { $0.remove(id) }
     }
 
     /// No instance left: the child sees the end of its input and exits (killed after 2 s if
@@ -238,12 +162,5 @@ final class SharedChild: Sendable {
     }
 
     /// How the child's output is labelled in the log: the probe, or the plug-in and its probes.
-    var label: String {
-        state.withLock { s in
-            let ids = s.members.values.map(\.probeID).sorted()
-            if ids.count == 1 { return "probe \(ids[0])" }
-            let named = ids.prefix(3).joined(separator: ", ") + (ids.count > 3 ? " and \(ids.count - 3) more" : "")
-            return "plug-in \(plugin.name) (probes \(named))"
-        }
-    }
+    var label: String { state.withLock { $0.label(plugin: plugin.name) } }
 }

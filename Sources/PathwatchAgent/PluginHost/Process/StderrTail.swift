@@ -1,3 +1,5 @@
+import PathwatchJSON
+
 /// The last lines a plug-in's child wrote to its stderr, for the cause of its crash: a Swift
 /// plug-in's runtime says why it traps ("Fatal error: Index out of range") on stderr just before
 /// the signal that is otherwise all the agent sees.

@@ -1,6 +1,7 @@
+import Glibc
 import Testing
 
-@testable import PathwatchAgent
+@testable import PathwatchBase
 
 /// The agent's pipes are close-on-exec from the start (no plug-in child ever inherits one), and
 /// non-blocking when asked; the kernel reads these flags at exec and at each read and write.

@@ -1,5 +1,5 @@
 import Dispatch
-import PathwatchProbeKit
+import Glibc
 import Synchronization
 
 /// A descriptor a thread watches between its jobs, and what to run when it is ready.
@@ -85,7 +85,7 @@ final class ThreadSleeper: Sendable {
         let throttledUntil = descriptor?.onUndrained == nil ? nil : drain.withLock { $0.throttled ? $0.nextServe : nil }
         var polls = [pollfd(fd: wakePipe.read, events: Int16(POLLIN), revents: 0)]
         if let descriptor, throttledUntil == nil { polls.append(pollfd(fd: descriptor.fd, events: Int16(POLLIN), revents: 0)) }
-        let wait = throttledUntil.map { Int32(clamping: max(0, ($0 - MonotonicClock.nowNanoseconds() + 999_999) / 1_000_000)) } ?? -1
+        let wait = throttledUntil.map { Int32(clamping: max(0, ($0 - Int64(monotonicNanoseconds()) + 999_999) / 1_000_000)) } ?? -1
         guard poll(&polls, nfds_t(polls.count), wait) >= 0 else { return }
         if polls[0].revents != 0 {
             var drain = [UInt8](repeating: 0, count: 64)
@@ -93,7 +93,7 @@ final class ThreadSleeper: Sendable {
         }
         guard let descriptor else { return }
         if let throttledUntil {
-            if MonotonicClock.nowNanoseconds() >= throttledUntil { serveThrottled(descriptor) }
+            if Int64(monotonicNanoseconds()) >= throttledUntil { serveThrottled(descriptor) }
             return
         }
         guard polls.count > 1, polls[1].revents != 0 else { return }
@@ -130,7 +130,7 @@ final class ThreadSleeper: Sendable {
         let change = watched.withLock { w -> DrainGuard.Change? in
             guard w?.fd == descriptor.fd else { return nil }
             return drain.withLock {
-                $0.served(stillReadable: readiness != 0, progressed: progressed, at: MonotonicClock.nowNanoseconds())
+                $0.served(stillReadable: readiness != 0, progressed: progressed, at: Int64(monotonicNanoseconds()))
             }
         }
         if let change { onUndrained(change) }

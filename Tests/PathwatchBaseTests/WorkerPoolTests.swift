@@ -4,7 +4,7 @@ import PathwatchTestSupport
 import Synchronization
 import Testing
 
-@testable import PathwatchAgent
+@testable import PathwatchBase
 
 /// Many lanes on few threads: each lane's jobs in order and never two at once, a hung job holding
 /// its thread and nothing else, threads that grow with blocked work and go again when idle.

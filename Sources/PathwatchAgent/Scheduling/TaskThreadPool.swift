@@ -1,5 +1,6 @@
 @_spi(ExperimentalScheduling) import _Concurrency
 import Dispatch
+import PathwatchBase
 import Synchronization
 
 /// Swift concurrency's jobs on a few threads of the agent's own, which sleep until a job comes.

@@ -1,3 +1,5 @@
+import Glibc
+
 /// Faults a test can switch on in a debug build, to prove that the agent notices them: the
 /// systemd watchdog must stop pinging when the agent's timer thread is wedged, and nothing short
 /// of really wedging a loop shows that. Release builds compile to nothing here.

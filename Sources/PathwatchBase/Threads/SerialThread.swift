@@ -1,4 +1,5 @@
 import Dispatch
+import Glibc
 import Synchronization
 
 /// A thread of its own that runs jobs one at a time, in the order given, for as long as its

@@ -1,16 +1,11 @@
-#if canImport(Glibc)
-@_exported import Glibc
-#elseif canImport(Musl)
-@_exported import Musl
-#elseif canImport(Darwin)
-@_exported import Darwin
-#endif
 import CPipe
-import PathwatchProbeKit
+import Glibc
 
-/// The text of an errno value ("Permission denied"), by default the calling thread's: ProbeKit's
-/// `systemErrorText`, which the plug-ins use too.
-package func errnoText(_ code: Int32 = errno) -> String { systemErrorText(code) }
+/// The text of an errno value ("Permission denied"), by default the calling thread's: the same
+/// words as ProbeKit's `systemErrorText`, which the plug-ins use, without depending on the SDK.
+package func errnoText(_ code: Int32 = errno) -> String {
+    strerror(code).map { String(cString: $0) } ?? "error \(code)"
+}
 
 /// A pipe whose ends are close-on-exec from the moment they exist, and non-blocking when asked.
 /// Set afterwards with fcntl, a plug-in child spawned by another thread in between would inherit
@@ -20,13 +15,6 @@ package func makePipe(nonBlocking: Bool = false) -> (read: Int32, write: Int32)?
     var fds: [Int32] = [-1, -1]
     guard pw_pipe2(&fds, O_CLOEXEC | (nonBlocking ? O_NONBLOCK : 0)) == 0 else { return nil }
     return (fds[0], fds[1])
-}
-
-/// The host's name, for `agent.name`'s default.
-func hostName() -> String {
-    var buffer = [CChar](repeating: 0, count: 256)
-    guard gethostname(&buffer, buffer.count - 1) == 0 else { return "localhost" }
-    return String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }
 
 /// The folder part of a path ("./config.json" → ".").

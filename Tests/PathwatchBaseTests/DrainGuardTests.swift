@@ -3,7 +3,7 @@ import PathwatchTestSupport
 import Synchronization
 import Testing
 
-@testable import PathwatchAgent
+@testable import PathwatchBase
 
 /// The rule for a descriptor its handler does not drain (DrainGuard): throttled only after a
 /// whole second and at least 100 calls each of which left it readable with no progress; released

@@ -3,7 +3,7 @@ import PathwatchTestSupport
 import Synchronization
 import Testing
 
-@testable import PathwatchAgent
+@testable import PathwatchBase
 
 /// A thread of its own that runs jobs in order: started paused it holds its jobs until activated;
 /// `sync` returns after what was queued before it; a delayed job waits at least its delay;

@@ -1,0 +1,53 @@
+/// What the running agent keeps behind its one lock: the configuration, the check book, the
+/// probes and sinks, and what the pacing of documents holds.
+struct AgentState {
+    struct ActiveProbe {
+        var config: ProbeConfig
+        var runner: ProbeRunner
+    }
+
+    var loaded: LoadedConfig
+    var catalog: PluginCatalog
+    var book: CheckBook
+    var probes: [String: ActiveProbe] = [:]
+    var sinks: [any Sink] = []
+    var sinkConfigs: [SinkConfig] = []
+    /// Probes yet to report for the first time; nil once the first complete batch went out.
+    var awaitingFirstReport: Set<String>? = nil
+    /// When each probe last reported (the `probes` array's `last_sample_at`).
+    var lastReportAt: [String: WallTime] = [:]
+    /// Probes sampled at once because the path came back, until that sample reports.
+    var recoverySampled: Set<String> = []
+    /// When reports that raised no event go to the sinks.
+    var pacing: DocumentPacing
+    /// Batches made since start: each one's turn (DeliveryTurns).
+    var published: UInt64 = 0
+
+    init(loaded: LoadedConfig, catalog: PluginCatalog, book: CheckBook) {
+        self.loaded = loaded
+        self.catalog = catalog
+        self.book = book
+        pacing = DocumentPacing(window: Self.documentWindow(loaded))
+    }
+
+    /// The pacing window of `loaded`: its shortest probe interval.
+    static func documentWindow(_ loaded: LoadedConfig) -> UInt64 {
+        DocumentPacing.window(intervals: loaded.config.probes.map(loaded.interval(of:)), fallback: loaded.config.agent.interval)
+    }
+
+    /// Each probe's host in configuration order: isolation, child pid, restarts, last error
+    /// (redacted) and duration (contract §3). Each host's health is behind a lock of its own, held
+    /// for a moment and never while it calls out.
+    func probeStatuses() -> [ProbeStatus] {
+        book.probeOrder.compactMap { probeStatus($0) }
+    }
+
+    func probeStatus(_ id: String) -> ProbeStatus? {
+        guard let active = probes[id] else { return nil }
+        var health = active.runner.health
+        health.lastError = health.lastError.map { loaded.redactor.redact($0) }
+        return ProbeStatus(
+            id: id, plugin: active.runner.instance.plugin.name, isolation: active.runner.instance.isolation, health: health,
+            lastSampleAt: lastReportAt[id])
+    }
+}

@@ -1,0 +1,201 @@
+/// What a shared child (SharedChild) keeps behind its lock: the running child, the instances it
+/// hosts and the restart backoff, and how each changes as calls come and go and the child ends.
+/// Bookkeeping only: sending, waiting and killing are the shared child's.
+struct SharedChildState {
+    struct Member {
+        let probeID: String
+        let configJSON: String
+        let limits: ProcessProbeHost.ChildLimits
+        let mailbox = Mailbox()
+        var events: (@Sendable (CallResult) -> Void)?
+        /// Where the child's word on the instance's event descriptor goes (the probe's runner).
+        var descriptorNotices: (@Sendable (EventDescriptorNotice) -> Void)?
+        /// Created in the running child.
+        var created = false
+        var everCreated = false
+        /// The plug-in refused the configuration it had accepted, on a restart: no more calls.
+        var refused: String?
+        /// The call in flight ("sample", "create", "destroy"), to name in a crash's cause.
+        var call: String?
+        var health = ProbeHealth()
+
+        /// A frame from the child for this instance, on the child's reader thread.
+        func take(_ message: ChildProcess.Message) {
+            switch message {
+            case .event(let result):
+                // A malformed event is dropped; the instance's next sample says what it sees.
+                if let result { events?(result) }
+            case .sampled(let result): mailbox.post(.sampled(result))
+            case .frame(let frame):
+                // Said of its own accord, not a reply: it must not answer a call in flight.
+                if let said = frame["event_descriptor"] {
+                    if let notice = said.stringValue.flatMap(EventDescriptorNotice.init(wireName:)) { descriptorNotices?(notice) }
+                    return
+                }
+                mailbox.post(.frame(frame))
+            case .ended: break
+            }
+        }
+    }
+
+    /// Why the agent killed the child: what the probe whose call it was reports, and what its
+    /// siblings report.
+    struct Kill {
+        var culprit: UInt32?
+        var culpritCause: String
+        var siblingCause: String
+    }
+
+    /// Why a sample is not sent: what the probe reports instead.
+    struct SampleRefusal: Error { var cause: String }
+
+    var child: ChildProcess?
+    /// The child has said what it loaded.
+    var loaded = false
+    var startedAt: Int64 = 0
+    var backoff = RestartBackoff()
+    var restartScheduled = false
+    var kill: Kill?
+    var members: [UInt32: Member] = [:]
+    var nextID: UInt32 = 1
+    /// The last instance left: the child's end is expected, and not followed by a restart.
+    var closed = false
+
+    /// Adds `member`, not yet created; the number it gets names it on the wire.
+    mutating func reserve(_ member: Member) -> UInt32 {
+        let id = nextID
+        nextID += 1
+        var member = member
+        member.health.state = .restarting
+        members[id] = member
+        return id
+    }
+
+    /// Marks instance `id`'s sample in flight: the child to send it to and the mailbox its
+    /// answer comes to; or why it cannot go.
+    mutating func beginSample(_ id: UInt32) -> Result<(ChildProcess, Mailbox), SampleRefusal> {
+        guard let index = members.index(forKey: id) else { return .failure(SampleRefusal(cause: "plug-in not running")) }
+        let member = members.values[index]
+        if let refused = member.refused { return .failure(SampleRefusal(cause: refused)) }
+        guard let child, member.created else {
+            return .failure(SampleRefusal(cause: member.health.lastError ?? "plug-in restarting"))
+        }
+        member.mailbox.reset()
+        members.values[index].call = "sample"
+        return .success((child, member.mailbox))
+    }
+
+    /// Instance `id`'s sample sent to `child` is over after `took` milliseconds, `answered` with
+    /// a result or not.
+    mutating func endSample(_ id: UInt32, answered: CallResult?, from child: ChildProcess, took: Double) {
+        guard let index = members.index(forKey: id) else { return }
+        members.values[index].call = nil
+        members.values[index].health.lastDurationMilliseconds = took
+        // An answer the child sent just before it ended can be taken in after its end was:
+        // the cause of that end, which the next sample reports, must stand.
+        guard let answered, self.child === child else { return }
+        members.values[index].health.state = .running
+        members.values[index].health.lastError = answered.error
+    }
+
+    /// Marks instance `id`'s create in flight in the loaded child: the child and the member; nil
+    /// when there is no loaded child, or the plug-in refused the instance's configuration.
+    mutating func beginCreate(_ id: UInt32) -> (ChildProcess, Member)? {
+        guard let child, loaded, let member = members[id], member.refused == nil else { return nil }
+        member.mailbox.reset()
+        members[id]?.call = "create"
+        return (child, member)
+    }
+
+    /// Marks instance `id`'s destroy in flight: the child and the mailbox its answer comes to;
+    /// nil when the instance is not created in a running child.
+    mutating func beginDestroy(_ id: UInt32) -> (ChildProcess, Mailbox)? {
+        guard let child, let member = members[id], member.created else { return nil }
+        member.mailbox.reset()
+        members[id]?.call = "destroy"
+        return (child, member.mailbox)
+    }
+
+    /// The child is to be killed for `kill` (the first reason stands): the child, if one runs.
+    mutating func killing(_ kill: Kill) -> ChildProcess? {
+        if child != nil, self.kill == nil { self.kill = kill }
+        return child
+    }
+
+    /// Instance `id` was created in `child` (if that is still the running one).
+    mutating func created(_ id: UInt32, in child: ChildProcess) {
+        guard self.child === child, var m = members[id] else { return }
+        if m.everCreated { m.health.restarts += 1 }
+        m.everCreated = true
+        m.created = true
+        m.health.state = .running
+        m.health.pid = child.pid
+        members[id] = m
+    }
+
+    /// Forgets instance `id`; true when it was the last.
+    mutating func remove(_ id: UInt32) -> Bool {
+        members[id] = nil
+        if members.isEmpty { closed = true }
+        return members.isEmpty
+    }
+
+    /// The child ended at `now` with `status`: every instance ended with it, and a call in flight
+    /// gets the cause as its reply. The cause, the delay before the restart and how many probes
+    /// it hosted; nil once the last instance left (no restart).
+    mutating func childEnded(_ status: Int32, faultIn: UInt32?, stderrTail: String?, at now: Int64) -> (cause: String, delay: Int64, probes: Int)? {
+        let kill = self.kill
+        let wasLoaded = loaded
+        child = nil
+        loaded = false
+        self.kill = nil
+        guard !closed, !members.isEmpty else { return nil }
+        let crash = "\(ChildEnd.describe(status)) \(crashMoment(faultIn: faultIn, wasLoaded: wasLoaded))"
+            + (status & 0x7F != 0 ? stderrTail.map { "; its last stderr: \($0)" } ?? "" : "")
+        for (id, var member) in members {
+            let cause = kill.map { id == $0.culprit ? $0.culpritCause : $0.siblingCause } ?? crash
+            if member.call != nil { member.mailbox.post(.ended(cause)) }
+            member.created = false
+            member.health.pid = nil
+            if member.refused == nil {
+                member.health.state = .restarting
+                member.health.lastError = cause
+            }
+            members[id] = member
+        }
+        let delay = backoff.delay(startedAt: startedAt, now: now)
+        restartScheduled = true
+        return (kill?.siblingCause ?? crash, delay, members.count)
+    }
+
+    /// When the child ended, in words: during the call of the probe whose thread crashed or
+    /// called exit() (`faultIn`, as the child reported it), else during the calls in flight.
+    private func crashMoment(faultIn: UInt32?, wasLoaded: Bool) -> String {
+        if let faultIn, let member = members[faultIn] {
+            return member.call.map { "during \($0) of probe \(member.probeID)" } ?? "while probe \(member.probeID) handled an event"
+        }
+        let inFlight = members.sorted { $0.key < $1.key }.compactMap { _, m in m.call.map { "\($0) of probe \(m.probeID)" } }
+        if inFlight.isEmpty { return wasLoaded ? "between calls" : "while loading" }
+        return "during " + inFlight.prefix(3).joined(separator: ", ") + (inFlight.count > 3 ? " and \(inFlight.count - 3) more calls" : "")
+    }
+
+    /// No child could be started at `now`: every instance says `reason`; the delay before the
+    /// next try, nil once the last instance left.
+    mutating func failedToStart(_ reason: String, at now: Int64) -> Int64? {
+        guard !closed else { return nil }
+        for id in members.keys {
+            members[id]?.health.state = .restarting
+            members[id]?.health.lastError = reason
+        }
+        restartScheduled = true
+        return backoff.delay(startedAt: startedAt, now: now)
+    }
+
+    /// How the child's output is labelled in the log: the probe, or the plug-in and its probes.
+    func label(plugin: String) -> String {
+        let ids = members.values.map(\.probeID).sorted()
+        if ids.count == 1 { return "probe \(ids[0])" }
+        let named = ids.prefix(3).joined(separator: ", ") + (ids.count > 3 ? " and \(ids.count - 3) more" : "")
+        return "plug-in \(plugin) (probes \(named))"
+    }
+}
