@@ -227,6 +227,8 @@ let package = Package(
 
         // Tests. PathwatchTestSupport: processes, namespaces, build products, for every test target.
         .target(name: "PathwatchTestSupport", path: "Tests/PathwatchTestSupport", swiftSettings: strict),
+        // A clock tests move by hand, so timers, backoff and pacing run in virtual time.
+        .target(name: "PathwatchClockTesting", dependencies: ["PathwatchAgent"], path: "Tests/PathwatchClockTesting", swiftSettings: strict),
         // What every bundled plug-in's tests check of its metric declarations: what it emits is
         // declared, and its README's metrics table says what the declarations say.
         .target(
@@ -253,8 +255,8 @@ let package = Package(
         .testTarget(
             name: "PathwatchWebhookTests",
             dependencies: [
-                "PathwatchWebhook", "PathwatchHTTPOut", "PathwatchAgent", "PathwatchQueue", "PathwatchSinks", probeKit, "CCurlShims",
-                "PathwatchTestSupport",
+                "PathwatchWebhook", "PathwatchHTTPOut", "PathwatchAgent", "PathwatchQueue", "PathwatchSinks", probeKit, json, "CCurlShims",
+                "PathwatchTestSupport", "PathwatchClockTesting",
             ],
             swiftSettings: strict),
         .testTarget(name: "PathwatchQueueTests", dependencies: ["PathwatchQueue", "PathwatchTestSupport"], swiftSettings: strict),
