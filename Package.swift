@@ -247,7 +247,7 @@ let package = Package(
             dependencies: [
                 "PathwatchAgent", "PathwatchSinks", "PathwatchStdoutSink", "PathwatchFileSink", "PathwatchHTTPSink",
                 "PathwatchWebhook", "PathwatchRemoteWrite", "PathwatchQueue", "PathwatchDigest", probeKit, probeRules, probeTesting,
-                "PathwatchTestSupport",
+                "PathwatchTestSupport", "PathwatchClockTesting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
