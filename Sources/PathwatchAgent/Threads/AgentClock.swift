@@ -56,7 +56,8 @@ package struct SystemClock: AgentClock {
     /// A timed wait on the semaphore itself: no job on the timer thread for every wait.
     package func wait(for wakeUp: DispatchSemaphore, untilMonotonic deadline: UInt64?) {
         guard let deadline else { return wakeUp.wait() }
-        let left = deadline > monotonicNow ? deadline - monotonicNow : 0
+        let now = monotonicNow
+        let left = deadline > now ? deadline - now : 0
         _ = wakeUp.wait(timeout: .now() + .nanoseconds(Int(min(left, UInt64(Int.max)))))
     }
 }
