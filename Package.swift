@@ -234,6 +234,8 @@ let package = Package(
 
         // Tests. PathwatchTestSupport: processes, namespaces, build products, for every test target.
         .target(name: "PathwatchTestSupport", path: "Tests/PathwatchTestSupport", swiftSettings: strict),
+        // A clock tests move by hand, so timers, backoff and pacing run in virtual time.
+        .target(name: "PathwatchClockTesting", dependencies: ["PathwatchAgent"], path: "Tests/PathwatchClockTesting", swiftSettings: strict),
         // What every bundled plug-in's tests check of its metric declarations: what it emits is
         // declared, and its README's metrics table says what the declarations say.
         .target(
@@ -254,7 +256,7 @@ let package = Package(
             dependencies: [
                 "PathwatchAgent", "PathwatchSinks", "PathwatchStdoutSink", "PathwatchFileSink", "PathwatchHTTPSink",
                 "PathwatchWebhook", "PathwatchRemoteWrite", "PathwatchQueue", "PathwatchDigest", "PathwatchBase", probeABI, json,
-                probeKit, probeRules, probeTesting, "PathwatchTestSupport",
+                probeKit, probeRules, probeTesting, "PathwatchTestSupport", "PathwatchClockTesting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -262,8 +264,8 @@ let package = Package(
         .testTarget(
             name: "PathwatchWebhookTests",
             dependencies: [
-                "PathwatchWebhook", "PathwatchHTTPOut", "PathwatchAgent", "PathwatchQueue", "PathwatchBase", probeKit, "CCurlShims",
-                "PathwatchTestSupport", .product(name: "Logging", package: "swift-log"),
+                "PathwatchWebhook", "PathwatchHTTPOut", "PathwatchAgent", "PathwatchQueue", "PathwatchBase", probeKit, json, "CCurlShims",
+                "PathwatchTestSupport", "PathwatchClockTesting", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         .testTarget(name: "PathwatchQueueTests", dependencies: ["PathwatchQueue", "PathwatchTestSupport"], swiftSettings: strict),

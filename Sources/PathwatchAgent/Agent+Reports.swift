@@ -8,7 +8,7 @@ extension Agent {
     /// at once when the report raised change events or changed a check's state, else in the next paced batch
     /// (DocumentPacing); sinks that take every report get the reporting probe's part at once.
     func receive(_ report: ProbeReport, from probe: String) {
-        let now = WallTime.now()
+        let now = clock.wallNow
         let (held, publication, timer, resample, followUp) = state.withLock {
             s -> (Publication?, Publication?, UInt64?, [ProbeRunner], ProbeRunner?) in
             // This probe's last report is still held: it goes out before this one replaces it.
@@ -31,7 +31,7 @@ extension Agent {
             // A report that changed a check's state goes at once, events or not: what a check is must
             // never wait for the pacing window (with a 60 s probe, a minute).
             let urgent = !raised.isEmpty || firstComplete || s.book.lastReportChangedState
-            let decision = s.pacing.report(probe, at: monotonicNanoseconds(), urgent: urgent)
+            let decision = s.pacing.report(probe, at: clock.monotonicNow, urgent: urgent)
             var timer: UInt64?
             if case .later(let due) = decision { timer = due }
             let publication = publish(&s, events: raised, firstComplete: firstComplete, at: now, whole: decision == .now, reporting: probe)
@@ -40,7 +40,7 @@ extension Agent {
         if let held { deliver(held) }
         if let publication { deliver(publication) }
         if let timer {
-            TimerThread.shared.schedule(atMonotonic: timer) { [weak self] in self?.publishHeld() }
+            clock.schedule(atMonotonic: timer) { [weak self] in self?.publishHeld() }
         }
         for runner in resample {
             logger.debug("probe \(runner.id): sampled at once: the path is now \(state.withLock { $0.book.path.description })")
@@ -48,7 +48,7 @@ extension Agent {
         }
         if let followUp {
             logger.debug("probe \(probe): its sample on the path's return was not all ok; sampling once more")
-            TimerThread.shared.schedule(afterNanoseconds: PathChange.followUpNanoseconds) { followUp.sampleNow() }
+            clock.schedule(atMonotonic: clock.monotonicNow &+ PathChange.followUpNanoseconds) { followUp.sampleNow() }
         }
     }
 
@@ -57,7 +57,7 @@ extension Agent {
     func publishHeld() {
         let publication = state.withLock { s -> Publication? in
             guard s.pacing.timerFired() else { return nil }
-            return publish(&s, events: [], firstComplete: false, at: WallTime.now(), whole: true, reporting: nil)
+            return publish(&s, events: [], firstComplete: false, at: clock.wallNow, whole: true, reporting: nil)
         }
         if let publication { deliver(publication) }
     }
@@ -70,7 +70,7 @@ extension Agent {
         s.published += 1
         var p = Publication(turn: s.published, time: now, events: events, firstComplete: firstComplete, sinks: s.sinks)
         if whole {
-            p.whole = (s.book, s.probeStatuses(), s.pacing.takePending(at: monotonicNanoseconds()))
+            p.whole = (s.book, s.probeStatuses(), s.pacing.takePending(at: clock.monotonicNow))
             if observer != nil { p.summary = AgentSummary(sequence: s.published, book: s.book) }
         }
         if takesEach, let probe {

@@ -13,7 +13,8 @@ package enum DeliveryOutcome: Equatable, Sendable {
     /// The sink is closing; the payload stays queued.
     case aborted
 
-    package static func classify(_ response: HTTPResponse) -> DeliveryOutcome {
+    /// `now` is the wall-clock second a `Retry-After` date is counted from.
+    package static func classify(_ response: HTTPResponse, now: time_t = time(nil)) -> DeliveryOutcome {
         if response.aborted { return .aborted }
         guard response.curlCode == CURLE_OK else {
             return .retry(reason: response.transportError, retryAfter: nil)
@@ -23,7 +24,7 @@ package enum DeliveryOutcome: Equatable, Sendable {
         case 200...299:
             return .delivered(status: status)
         case 429, 503:
-            return .retry(reason: "HTTP \(status)", retryAfter: response.retryAfter.flatMap { RetryAfter.seconds($0) })
+            return .retry(reason: "HTTP \(status)", retryAfter: response.retryAfter.flatMap { RetryAfter.seconds($0, now: now) })
         case 408:
             return .retry(reason: "HTTP 408", retryAfter: nil)
         case 400...499:

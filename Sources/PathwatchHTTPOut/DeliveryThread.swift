@@ -1,5 +1,6 @@
 import Dispatch
 import Glibc
+import PathwatchAgent
 import PathwatchBase
 import Synchronization
 
@@ -28,9 +29,14 @@ package final class DeliveryThread: Sendable {
     /// Aborts a request in flight when closing (read by libcurl's progress callback).
     package let abort = AbortFlag()
     private let thread: SerialThread
+    /// What the loop's waits time out on.
+    package let clock: any AgentClock
 
     /// `name` shows in `ps -L` and /proc.
-    package init(name: String) { thread = SerialThread(name: name) }
+    package init(name: String, clock: any AgentClock = SystemClock()) {
+        thread = SerialThread(name: name)
+        self.clock = clock
+    }
 
     // MARK: - What the sink says
 
@@ -98,10 +104,13 @@ package final class DeliveryThread: Sendable {
 
     /// Sleeps until something may have changed, or `seconds` (nil: until woken).
     package func waitForWake(seconds: Double?) {
-        if let seconds {
-            _ = wakeUps.wait(timeout: .now() + .nanoseconds(Int(min(seconds, 3600) * 1e9)))
-        } else {
-            wakeUps.wait()
-        }
+        waitForWake(untilMonotonic: seconds.map { clock.monotonicNow &+ UInt64(min(max($0, 0), 3600) * 1e9) })
+    }
+
+    /// Sleeps until something may have changed, or the clock's monotonic `deadline` (nil: until
+    /// woken), at most an hour.
+    package func waitForWake(untilMonotonic deadline: UInt64?) {
+        let now = clock.monotonicNow
+        clock.wait(for: wakeUps, untilMonotonic: deadline.map { min($0, now &+ 3_600_000_000_000) })
     }
 }

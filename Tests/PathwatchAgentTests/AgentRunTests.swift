@@ -266,21 +266,26 @@ import Testing
         let pipeline = try BackgroundProcess([
             "/bin/sh", "-c", "timeout -s TERM 6 '\(pathwatch)' run --config '\(config.path)' | { sleep 4; cat > '\(out.path)'; }",
         ])
-        func documentTime() -> String? {
-            guard let data = try? Data(contentsOf: status),
-                  let document = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
-            return document["time"] as? String
+        func document() -> [String: Any]? {
+            guard let data = try? Data(contentsOf: status) else { return nil }
+            return try? JSONSerialization.jsonObject(with: data) as? [String: Any]
         }
-        // While nothing reads stdout, the file sink's document keeps moving. Real time first: the
-        // stdout pipe fills unseen (no event says it is full), and only then does a move count.
-        Thread.sleep(forTimeInterval: 1.5)
-        let early = documentTime()
+        func documentTime() -> String? { document()?["time"] as? String }
+        // While nothing reads stdout, the file sink's document keeps moving. First the stdout pipe
+        // fills: the document says so, as lines queued in the stdout sink (its thread is stuck on
+        // the full pipe). Only a move after that counts.
+        let early = waitUntilValue(timeout: 3) { () -> String? in
+            guard let doc = document(), let sinks = doc["sinks"] as? [[String: Any]],
+                  let stdout = sinks.first(where: { $0["type"] as? String == "stdout" }),
+                  (stdout["queued"] as? Int ?? 0) > 0 else { return nil }
+            return doc["time"] as? String
+        }
         // The move itself is an event: the next document, at most 1.5 s on.
         let later = waitUntilValue(timeout: 1.5) { () -> String? in
             guard let early, let time = documentTime(), time > early else { return nil }
             return time
         } ?? documentTime()
-        #expect(early != nil && later != nil, "no status file")
+        #expect(early != nil && later != nil, "no status file, or none with stdout lines queued: \(String(describing: document()?["sinks"]))")
         if let early, let later { #expect(later > early, "the status file stopped at \(early) while stdout was not read") }
         _ = waitUntil(timeout: 15, interval: 0.05) { !pipeline.isRunning }
         #expect(!pipeline.isRunning)

@@ -198,7 +198,9 @@ struct HTTPSinkTests {
         #expect(chunked.stdout == "413")
 
         // A client sending its request one byte a second is cut off; one that holds connections
-        // past the bound gets 503; the agent answers everyone else throughout.
+        // past the bound gets 503; the agent answers everyone else throughout. The drip's second
+        // is the scenario (a slow client), and the cut is awaited: it comes at the head's
+        // deadline, 10 s from the connection's opening, whatever the drip.
         let script = """
             import socket, sys, time
             port = int(sys.argv[1])

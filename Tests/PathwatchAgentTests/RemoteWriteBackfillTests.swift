@@ -146,6 +146,7 @@ import Testing
         #expect(killed.waitForOutputEnd(), "the killed agent's output did not end\n\(diagnostics())")
         let beforeKill = reportTimes(killed.outputLines)
         restarted = try start(killedConfig, in: topology.host.name)
+        // The outage's second half, with the killed agent restarted: again the scenario's length.
         Thread.sleep(forTimeInterval: Self.outageSeconds / 2)
         #expect(steady.errorOutput.contains("holding deliveries"), "the steady agent held while its path was unsatisfied\n\(diagnostics())")
         try topology.link(up: true)

@@ -35,12 +35,14 @@ import Testing
         let receiver = try WebhookReceiver(log: dir.appendingPathComponent("requests.jsonl"))
         defer { receiver.stop() }
         // One accepted request, then 500s, a 429 asking for a second, one 400, then all accepted.
+        // A short backoff: the schedule is DeliveryScheduleTests' (virtual time); here the second
+        // of Retry-After is what lets a backlog build up behind the 400.
         let script = [#"{"status": 204}"#] + Array(repeating: #"{"status": 500}"#, count: 4)
             + [#"{"status": 429, "retry_after": 1}"#, #"{"status": 400}"#]
         try receiver.control(#"{"script": [\#(script.joined(separator: ","))]}"#)
         let agent = try LiveAgent(in: dir) { port in
             Self.config(port, stateFile: stateFile, sinks: """
-                {"type": "remote_write", "url": "\(receiver.base)/api/v1/write", "retry": {"initial": "300ms", "max": "1s"}}
+                {"type": "remote_write", "url": "\(receiver.base)/api/v1/write", "retry": {"initial": "100ms", "max": "300ms"}}
                 """)
         }
         defer { agent.stop() }

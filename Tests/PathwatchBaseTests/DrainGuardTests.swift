@@ -59,12 +59,15 @@ import Testing
         try #require(pipe(&fds) == 0)
         defer { close(fds[0]); close(fds[1]) }
         let calls = Atomic<Int>(0)
+        /// When each call came (monotonic nanoseconds), in order.
+        let callTimes = Mutex<[Int64]>([])
         let drain = Atomic<Bool>(false)
         let changes = Mutex<[DrainGuard.Change]>([])
         let read = fds[0]
         thread.watch(
             read,
             onReadable: {
+                callTimes.withLock { $0.append(Int64(monotonicNanoseconds())) }
                 calls.add(1, ordering: .relaxed)
                 if drain.load(ordering: .relaxed) {
                     var byte: UInt8 = 0
@@ -75,16 +78,19 @@ import Testing
         #expect(write(fds[1], &byte, 1) == 1)
         #expect(waitUntil(timeout: 20) { changes.withLock { $0 } == [.throttled] }, "\(changes.withLock { $0 })")
         #expect(calls.load(ordering: .relaxed) >= DrainGuard.callsBeforeThrottle)
-        // A rate over a window: the calls in three seconds once throttled (one a second; one
-        // more for where the window falls). Spinning, it would be hundreds of thousands.
-        let before = calls.load(ordering: .relaxed)
-        Thread.sleep(forTimeInterval: 3)
-        let served = calls.load(ordering: .relaxed) - before
-        #expect((2...4).contains(served), "\(served) calls in 3 s while throttled")
         // Jobs still run promptly beside a throttled descriptor.
         #expect(thread.sync { 5 } == 5)
+        // A rate: once throttled, the next call comes a second after the one that throttled it.
+        // Spinning, there would be hundreds of thousands. That call is the event waited for: it
+        // drains the descriptor, which releases it.
+        let before = calls.load(ordering: .relaxed)
         drain.store(true, ordering: .relaxed)
         #expect(waitUntil(timeout: 5) { changes.withLock { $0 } == [.throttled, .released] }, "\(changes.withLock { $0 })")
+        let served = calls.load(ordering: .relaxed) - before
+        let turn = callTimes.withLock { $0.count > before ? Double($0[before] - $0[before - 1]) / 1e9 : 0 }
+        // One call; two if a turn fell between counting and draining.
+        #expect((1...2).contains(served), "\(served) calls while throttled")
+        #expect((0.8...2).contains(turn), "the throttled call came \(turn) s after the one before")
         // Served at once again: a new byte is read without waiting for a turn.
         let after = calls.load(ordering: .relaxed)
         #expect(write(fds[1], &byte, 1) == 1)

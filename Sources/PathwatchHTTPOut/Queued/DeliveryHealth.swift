@@ -34,14 +34,17 @@ package final class DeliveryHealth: Sendable {
     private let type: String
     private let noun: String
     private let target: HTTPTarget
+    /// What stamps `last_delivery` and `last_error`.
+    private let clock: any AgentClock
 
     /// `type` is the sink's (`webhook`), `noun` what it calls its records (`payloads`),
     /// `target` its URL, shown redacted.
-    package init(type: String, noun: String, target: HTTPTarget, logger: AgentLogger) {
+    package init(type: String, noun: String, target: HTTPTarget, logger: AgentLogger, clock: any AgentClock = SystemClock()) {
         self.type = type
         self.noun = noun
         self.logger = logger
         self.target = target
+        self.clock = clock
     }
 
     /// The status document's entry; `pending` are batches not yet encoded.
@@ -73,9 +76,9 @@ package final class DeliveryHealth: Sendable {
     }
 
     /// `last_error`, stamped with the time.
-    package func noteError(_ text: String) { counts.withLock { $0.lastError = "\(WallTime.now()): \(text)" } }
+    package func noteError(_ text: String) { counts.withLock { $0.lastError = "\(clock.wallNow): \(text)" } }
 
-    package func noteDelivery() { counts.withLock { $0.lastDelivery = .now() } }
+    package func noteDelivery() { counts.withLock { $0.lastDelivery = clock.wallNow } }
 
     /// Records that never reached the disk.
     package func countLost(_ count: Int) { counts.withLock { $0.lostInMemory += count } }
@@ -86,7 +89,7 @@ package final class DeliveryHealth: Sendable {
         counts.withLock { c in
             let firstTime = c.heldInMemory == 0
             c.heldInMemory = count
-            c.lastError = "\(WallTime.now()): \(why); \(count) \(noun) held in memory"
+            c.lastError = "\(clock.wallNow): \(why); \(count) \(noun) held in memory"
             c.stateDiskError = c.lastError
             return firstTime
         }

@@ -1,4 +1,6 @@
+import Glibc
 import Logging
+import PathwatchAgent
 import PathwatchBase
 import PathwatchJSON
 import PathwatchQueue
@@ -25,7 +27,7 @@ package final class PushDeliverer<Format: PushFormat>: Sendable {
         var pacing: DeliveryPacing
         var hold: OfflineHold
         var generator = SystemRandomNumberGenerator()
-        let poster: HTTPPoster
+        let poster: any HTTPPosting
         let queue: DurableQueue
         let feed: any DeliveryFeed
     }
@@ -36,12 +38,17 @@ package final class PushDeliverer<Format: PushFormat>: Sendable {
     private let format: Format
     private let spec: PushSpec
     private let context: PushContext
+    private let connect: HTTPConnector
+    /// The context's: what pacing, backoff and `Retry-After` are measured on.
+    private var clock: any AgentClock { context.clock }
 
-    init(format: Format, context: PushContext) {
+    /// `connect` makes the loop's poster (libcurl's, but for a test's stand-in).
+    init(format: Format, context: PushContext, connect: @escaping HTTPConnector = HTTPPoster.connector) {
         self.format = format
         spec = format.spec
         self.context = context
-        thread = DeliveryThread(name: "pw-\(spec.threadStem)-out")
+        self.connect = connect
+        thread = DeliveryThread(name: "pw-\(spec.threadStem)-out", clock: context.clock)
     }
 
     /// Starts the loop on `queue`, once; not after the thread's `stop`.
@@ -67,9 +74,9 @@ package final class PushDeliverer<Format: PushFormat>: Sendable {
     // MARK: - The loop
 
     private func run(_ queue: DurableQueue, feed: any DeliveryFeed) {
-        let poster: HTTPPoster
+        let poster: any HTTPPosting
         do {
-            poster = try HTTPPoster(spec.post, abort: thread.abort)
+            poster = try connect(spec.post, thread.abort)
         } catch {
             context.logger.error("\(context.name): \(error); nothing will be delivered")
             context.health.noteError("\(error)")
@@ -83,7 +90,7 @@ package final class PushDeliverer<Format: PushFormat>: Sendable {
             reader: format.makeReader(context), pacing: pacing, hold: OfflineHold(host: spec.target.host), poster: poster,
             queue: queue, feed: feed)
         while !thread.isClosing {
-            guard mayDeliver(&pass, now: monotonicNanoseconds()) else { continue }
+            guard mayDeliver(&pass, now: clock.monotonicNow) else { continue }
             let found: NextRequest<Format.Reader.Request>
             do {
                 found = try pass.reader.next(from: queue, retrying: pass.pacing.pendingRun)
@@ -126,7 +133,7 @@ package final class PushDeliverer<Format: PushFormat>: Sendable {
         pass.reader.housekeep(pass.queue)
         // Waiting out `min_interval` alone is progress still to come, not a failure.
         thread.setPhase(pass.pacing.failures > 0 ? .backingOff : .pacing)
-        thread.waitForWake(seconds: min(Double(pass.pacing.notBefore - now) / 1e9, housekeeping ?? .infinity))
+        thread.waitForWake(untilMonotonic: min(pass.pacing.notBefore, housekeeping.map { now &+ UInt64($0 * 1e9) } ?? .max))
         return false
     }
 
@@ -134,13 +141,13 @@ package final class PushDeliverer<Format: PushFormat>: Sendable {
     private func waitIdle(_ pass: inout Pass) {
         pass.pacing.pendingRun = nil
         thread.setPhase(.idle)
-        let now = monotonicNanoseconds()
+        let now = clock.monotonicNow
         let due = pass.feed.nextDue
         if let due, due <= now {
             pass.feed.queueDueRecords()
             thread.waitForWake(seconds: 1)
         } else {
-            thread.waitForWake(seconds: due.map { Double($0 - now) / 1e9 })
+            thread.waitForWake(untilMonotonic: due)
         }
     }
 
@@ -154,8 +161,9 @@ package final class PushDeliverer<Format: PushFormat>: Sendable {
             thread.waitForWake(seconds: pass.reader.housekeepingSeconds ?? 1)
             return
         }
-        pass.pacing.noteRequestStart(at: monotonicNanoseconds(), minInterval: spec.minInterval)
-        let outcome = DeliveryOutcome.classify(pass.poster.post(attempt.body, extraHeaders: attempt.headers))
+        pass.pacing.noteRequestStart(at: clock.monotonicNow, minInterval: spec.minInterval)
+        let response = pass.poster.post(attempt.body, extraHeaders: attempt.headers)
+        let outcome = DeliveryOutcome.classify(response, now: time_t(clock.wallNow.milliseconds / 1000))
         handle(outcome, of: request, &pass)
     }
 
@@ -173,7 +181,7 @@ package final class PushDeliverer<Format: PushFormat>: Sendable {
             context.health.noteDelivery()
         case .retry(let reason, let retryAfter):
             let delay = spec.retry.delay(afterFailures: pass.pacing.failures + 1, retryAfter: retryAfter, using: &pass.generator)
-            pass.pacing.noteFailure(count: request.count, delay: delay, receiverAsked: retryAfter != nil, at: monotonicNanoseconds())
+            pass.pacing.noteFailure(count: request.count, delay: delay, receiverAsked: retryAfter != nil, at: clock.monotonicNow)
             let wait = ConfigDuration(nanoseconds: Int64(delay * 1e9))
             context.note(
                 error: "\(reason); attempt \(pass.pacing.failures) at \(request) failed, next in \(wait)"

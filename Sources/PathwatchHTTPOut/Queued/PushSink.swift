@@ -21,16 +21,20 @@ package final class PushSink<Format: PushFormat>: Sink {
     /// How long closing waits for the disk, and for a request in flight to be aborted.
     static var closeWaitSeconds: Double { 5.0 }
 
-    /// `secrets` are what the redactor must hide besides the URL's own credentials.
-    package init(format: Format, triggers: Set<SinkTrigger>, stateDirectory: String, secrets: [String], logger: AgentLogger) {
+    /// `secrets` are what the redactor must hide besides the URL's own credentials; `clock` is
+    /// what its timing reads (a test's, to run it in virtual time).
+    package init(
+        format: Format, triggers: Set<SinkTrigger>, stateDirectory: String, secrets: [String], logger: AgentLogger,
+        clock: any AgentClock = SystemClock()
+    ) {
         let spec = format.spec
         self.triggers = triggers
         takesEveryReport = spec.takesEveryReport
         folder = stateDirectory + "/" + spec.folderName
         for secret in secrets + spec.target.credentialForms { logger.redactor.add(secret) }
         let name = "\(spec.type) \(logger.redactor.redact(spec.target.display))"
-        health = DeliveryHealth(type: spec.type, noun: spec.noun, target: spec.target, logger: logger)
-        let context = PushContext(name: name, noun: spec.noun, logger: logger, health: health)
+        health = DeliveryHealth(type: spec.type, noun: spec.noun, target: spec.target, logger: logger, clock: clock)
+        let context = PushContext(name: name, noun: spec.noun, logger: logger, health: health, clock: clock)
         deliverer = PushDeliverer(format: format, context: context)
         intake = QueueIntake(format: format, folder: folder, context: context, deliverer: deliverer)
     }

@@ -169,7 +169,7 @@ package final class QueueIntake<Format: PushFormat>: DeliveryFeed {
     private func enqueueDue() {
         work.withLock { w in
             guard let queue = openQueue(&w), var encoder = w.encoder else { return }
-            let records = encoder.dueRecords(at: .now(), monotonic: monotonicNanoseconds())
+            let records = encoder.dueRecords(at: context.clock.wallNow, monotonic: context.clock.monotonicNow)
             w.encoder = encoder
             publishNextDue(encoder)
             append(records, to: queue, &w)

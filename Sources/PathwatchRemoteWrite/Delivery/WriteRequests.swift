@@ -75,7 +75,7 @@ struct WriteRequests: RequestReader {
         logAged(expired.count)
     }
 
-    private var oldestKept: Int64 { WallTime.now().milliseconds - settings.maxAge.nanoseconds / 1_000_000 }
+    private var oldestKept: Int64 { context.clock.wallNow.milliseconds - settings.maxAge.nanoseconds / 1_000_000 }
 
     /// The oldest reports that fit one request: at least one, then more while the samples stay
     /// within `max_samples_per_send`.
