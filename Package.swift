@@ -232,7 +232,6 @@ let package = Package(
         .target(
             name: "PluginTestSupport", dependencies: [probeABI, probeKit, probeRules, probeTesting], path: "Plugins/TestSupport",
             swiftSettings: strict),
-        .testTarget(name: "PathwatchJSONTests", dependencies: [json], swiftSettings: strict),
         .testTarget(
             name: "PathwatchNetlinkTests", dependencies: ["PathwatchNetlink", "PathwatchTestSupport"],
             swiftSettings: strict),
