@@ -239,23 +239,58 @@ let package = Package(
         // ArgumentParser's reading of the same lines, and where the companion is looked for.
         .testTarget(
             name: "PathwatchCommandTests", dependencies: ["PathwatchCLI", "PathwatchCommands"], swiftSettings: strict),
+        // The core's own suites, and the runs of the whole agent whose assertions are the core's.
         .testTarget(
             name: "PathwatchAgentTests",
             dependencies: [
-                "PathwatchAgent", "PathwatchSinks", "PathwatchStdoutSink", "PathwatchFileSink", "PathwatchHTTPSink",
-                "PathwatchWebhook", "PathwatchRemoteWrite", "PathwatchQueue", "PathwatchDigest", probeKit, probeRules, probeTesting,
-                "PathwatchTestSupport",
+                "PathwatchAgent", "PathwatchSinks", "PathwatchStdoutSink", "PathwatchFileSink", "PathwatchRemoteWrite",
+                probeKit, probeRules, probeTesting, "PathwatchTestSupport", "PathwatchSinkTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict),
+        // Fixtures that read the agent's own types, for the suites of several modules: a
+        // configuration loaded with the standard sink kinds, the exposition read back into the
+        // remote_write sink's series, remote-write requests decoded as a receiver reads them.
+        // A test target (it holds no tests), so that it may import modules @testable and is
+        // built for the tests alone.
+        .testTarget(
+            name: "PathwatchSinkTestSupport",
+            dependencies: ["PathwatchAgent", "PathwatchSinks", "PathwatchRemoteWrite", "PathwatchTestSupport"],
+            swiftSettings: strict),
+        // A test target per sink module and per module of the delivery path, depending on what
+        // its files import. A suite that runs the whole agent sits with the module whose
+        // behaviour it asserts (the stdout sink's suites need nothing but the binary).
+        .testTarget(name: "PathwatchStdoutSinkTests", dependencies: ["PathwatchTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "PathwatchFileSinkTests",
+            dependencies: ["PathwatchFileSink", "PathwatchAgent", "PathwatchTestSupport", "PathwatchSinkTestSupport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "PathwatchHTTPSinkTests",
+            dependencies: [
+                "PathwatchHTTPSink", "PathwatchAgent", "PathwatchDigest", "PathwatchTestSupport",
+                "PathwatchSinkTestSupport",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         .testTarget(
             name: "PathwatchWebhookTests",
             dependencies: [
                 "PathwatchWebhook", "PathwatchHTTPOut", "PathwatchAgent", "PathwatchQueue", "PathwatchSinks", probeKit, "CCurlShims",
-                "PathwatchTestSupport",
+                "PathwatchTestSupport", "PathwatchSinkTestSupport",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
+        .testTarget(
+            name: "PathwatchRemoteWriteTests",
+            dependencies: [
+                "PathwatchRemoteWrite", "PathwatchAgent", "PathwatchQueue", "PathwatchSinks", "PathwatchTestSupport",
+                "PathwatchSinkTestSupport",
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "PathwatchHTTPOutTests", dependencies: ["PathwatchHTTPOut", "PathwatchAgent"], swiftSettings: strict),
         .testTarget(name: "PathwatchQueueTests", dependencies: ["PathwatchQueue", "PathwatchTestSupport"], swiftSettings: strict),
         // make install, make deb, systemd's notify protocol: the agent as an operator installs and runs it.
         .testTarget(name: "DistributionTests", dependencies: ["PathwatchTestSupport"], swiftSettings: strict),
