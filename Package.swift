@@ -233,18 +233,22 @@ let package = Package(
             name: "PluginTestSupport", dependencies: [probeABI, probeKit, probeRules, probeTesting], path: "Plugins/TestSupport",
             swiftSettings: strict),
         .testTarget(
-            name: "PathwatchNetlinkTests", dependencies: ["PathwatchNetlink", "PathwatchTestSupport"],
+            name: "PathwatchNetlinkTests", dependencies: ["PathwatchNetlink", "CNetlink", "PathwatchTestSupport"],
             swiftSettings: strict),
         // The command line itself: the direct reading of `run`, `once` and a plug-in child against
         // ArgumentParser's reading of the same lines, and where the companion is looked for.
         .testTarget(
-            name: "PathwatchCommandTests", dependencies: ["PathwatchCLI", "PathwatchCommands"], swiftSettings: strict),
+            name: "PathwatchCommandTests",
+            dependencies: [
+                "PathwatchCLI", "PathwatchCommands", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict),
         // The core's own suites, and the runs of the whole agent whose assertions are the core's.
         .testTarget(
             name: "PathwatchAgentTests",
             dependencies: [
                 "PathwatchAgent", "PathwatchSinks", "PathwatchStdoutSink", "PathwatchFileSink", "PathwatchRemoteWrite",
-                probeKit, probeRules, probeTesting, "PathwatchTestSupport", "PathwatchSinkTestSupport",
+                probeABI, probeKit, probeRules, probeTesting, "PathwatchTestSupport", "PathwatchSinkTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -297,31 +301,50 @@ let package = Package(
         // The package booted under a real systemd (systemd-nspawn), checked as an operator checks it.
         .testTarget(name: "SystemTests", dependencies: ["PathwatchTestSupport"], swiftSettings: strict),
         .testTarget(
-            name: "DiskProbeTests", dependencies: ["DiskProbe", "PathwatchTestSupport", "PluginTestSupport"],
+            name: "DiskProbeTests",
+            dependencies: [probeABI, probeKit, "DiskProbe", "PathwatchTestSupport", "PluginTestSupport"],
             path: "Plugins/Disk/Tests", exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
-            name: "ExampleProbeTests", dependencies: [probeTesting, "PathwatchTestSupport", "PluginTestSupport"],
+            name: "ExampleProbeTests",
+            dependencies: [probeABI, probeTesting, "PathwatchTestSupport", "PluginTestSupport"],
             path: "Plugins/Examples/Tests", swiftSettings: strict),
         .testTarget(
-            name: "LinkStateProbeTests", dependencies: [probeTesting, "LinkStateProbe", "PathwatchTestSupport", "PluginTestSupport"],
+            name: "LinkStateProbeTests",
+            dependencies: [
+                probeKit, probeTesting, "LinkStateProbe", "PathwatchNetlink", "CNetlink", "PathwatchTestSupport",
+                "PluginTestSupport",
+            ],
             path: "Plugins/LinkState/Tests", exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
-            name: "ReachabilityProbeTests", dependencies: [probeTesting, "ReachabilityProbe", "PathwatchTestSupport", "PluginTestSupport"],
+            name: "ReachabilityProbeTests",
+            dependencies: [
+                probeABI, probeKit, probeTesting, "ReachabilityProbe", "CCurlShims", "PathwatchTestSupport",
+                "PluginTestSupport",
+            ],
             path: "Plugins/Reachability/Tests", exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
-            name: "BandwidthProbeTests", dependencies: [probeTesting, "BandwidthProbe", "PathwatchTestSupport", "PluginTestSupport"],
+            name: "BandwidthProbeTests",
+            dependencies: [
+                probeABI, probeKit, probeTesting, "BandwidthProbe", "PathwatchTestSupport", "PluginTestSupport",
+            ],
             path: "Plugins/Bandwidth/Tests", swiftSettings: strict),
         .testTarget(
-            name: "ConnectivityProbeTests", dependencies: [probeTesting, "ConnectivityProbe", "PathwatchTestSupport", "PluginTestSupport"],
+            name: "ConnectivityProbeTests",
+            dependencies: [
+                probeABI, probeKit, probeTesting, "ConnectivityProbe", "PathwatchTestSupport", "PluginTestSupport",
+            ],
             path: "Plugins/Connectivity/Tests", exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
-            name: "PingProbeTests", dependencies: [probeTesting, "PingProbe", "PathwatchTestSupport", "PluginTestSupport"], path: "Plugins/Ping/Tests",
-            swiftSettings: strict),
+            name: "PingProbeTests",
+            dependencies: [probeKit, probeTesting, "PingProbe", "PathwatchTestSupport", "PluginTestSupport"],
+            path: "Plugins/Ping/Tests", swiftSettings: strict),
         .testTarget(
-            name: "DNSProbeTests", dependencies: [probeTesting, "DNSProbe", "PathwatchTestSupport", "PluginTestSupport"],
+            name: "DNSProbeTests",
+            dependencies: [probeKit, probeTesting, "DNSProbe", "PathwatchTestSupport", "PluginTestSupport"],
             path: "Plugins/DNS/Tests", exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
-            name: "ExecProbeTests", dependencies: [probeTesting, "ExecProbe", "PathwatchTestSupport", "PluginTestSupport"],
+            name: "ExecProbeTests",
+            dependencies: [probeKit, probeTesting, "ExecProbe", "PathwatchTestSupport", "PluginTestSupport"],
             path: "Plugins/Exec/Tests", exclude: ["Fixtures"], swiftSettings: strict),
     ]
 )
