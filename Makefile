@@ -98,8 +98,9 @@ deb: dist-deps man
 	@PRODUCTS=.build/release MANPAGE=$(MANPAGE) VERSION=$(VERSION) OUT=.build ./dist/make-deb.sh
 
 ## The package and system tests (Tests/DistributionTests, Tests/SystemTests) package the release
-## build and its man page.
+## build and its man page. The plug-in SDK is a package of its own (SDK/), with its own tests.
 test: test-deps man
+	$(SWIFT) test --package-path SDK
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 

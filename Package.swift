@@ -241,7 +241,6 @@ let package = Package(
         .target(
             name: "PluginTestSupport", dependencies: [probeABI, probeKit, probeRules, probeTesting], path: "Plugins/TestSupport",
             swiftSettings: strict),
-        .testTarget(name: "PathwatchJSONTests", dependencies: [json], swiftSettings: strict),
         .testTarget(
             name: "PathwatchNetlinkTests", dependencies: ["PathwatchNetlink", "CNetlink", "PathwatchTestSupport"],
             swiftSettings: strict),
@@ -249,25 +248,63 @@ let package = Package(
         // ArgumentParser's reading of the same lines, and where the companion is looked for.
         .testTarget(
             name: "PathwatchCommandTests",
-            dependencies: ["PathwatchCLI", "PathwatchCommands", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "PathwatchCLI", "PathwatchCommands", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             swiftSettings: strict),
+        // The core's own suites, and the runs of the whole agent whose assertions are the core's.
         .testTarget(
             name: "PathwatchAgentTests",
             dependencies: [
-                "PathwatchAgent", "PathwatchSinks", "PathwatchStdoutSink", "PathwatchFileSink", "PathwatchHTTPSink",
-                "PathwatchWebhook", "PathwatchRemoteWrite", "PathwatchQueue", "PathwatchDigest", "PathwatchBase", probeABI, json,
-                probeKit, probeRules, probeTesting, "PathwatchTestSupport", "PathwatchClockTesting",
+                "PathwatchAgent", "PathwatchSinks", "PathwatchStdoutSink", "PathwatchFileSink", "PathwatchRemoteWrite",
+                "PathwatchBase", probeABI, json, probeKit, probeRules, probeTesting, "PathwatchTestSupport", "PathwatchSinkTestSupport",
+                "PathwatchClockTesting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict),
+        // Fixtures that read the agent's own types, for the suites of several modules: a
+        // configuration loaded with the standard sink kinds, the exposition read back into the
+        // remote_write sink's series, remote-write requests decoded as a receiver reads them.
+        // A test target (it holds no tests), so that it may import modules @testable and is
+        // built for the tests alone.
+        .testTarget(
+            name: "PathwatchSinkTestSupport",
+            dependencies: ["PathwatchAgent", "PathwatchSinks", "PathwatchRemoteWrite", "PathwatchTestSupport"],
+            swiftSettings: strict),
+        // A test target per sink module and per module of the delivery path, depending on what
+        // its files import. A suite that runs the whole agent sits with the module whose
+        // behaviour it asserts (the stdout sink's suites need nothing but the binary).
+        .testTarget(name: "PathwatchStdoutSinkTests", dependencies: ["PathwatchTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "PathwatchFileSinkTests",
+            dependencies: ["PathwatchFileSink", "PathwatchAgent", json, "PathwatchTestSupport", "PathwatchSinkTestSupport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "PathwatchHTTPSinkTests",
+            dependencies: [
+                "PathwatchHTTPSink", "PathwatchAgent", "PathwatchDigest", "PathwatchTestSupport",
+                "PathwatchSinkTestSupport",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         .testTarget(
             name: "PathwatchWebhookTests",
             dependencies: [
-                "PathwatchWebhook", "PathwatchHTTPOut", "PathwatchAgent", "PathwatchQueue", "PathwatchBase", probeKit, json, "CCurlShims",
-                "PathwatchTestSupport", "PathwatchClockTesting", .product(name: "Logging", package: "swift-log"),
+                "PathwatchWebhook", "PathwatchHTTPOut", "PathwatchAgent", "PathwatchQueue", "PathwatchSinks", probeKit, "CCurlShims",
+                "PathwatchBase", json, "PathwatchTestSupport", "PathwatchSinkTestSupport", "PathwatchClockTesting",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
+        .testTarget(
+            name: "PathwatchRemoteWriteTests",
+            dependencies: [
+                "PathwatchRemoteWrite", "PathwatchAgent", "PathwatchQueue", "PathwatchSinks", "PathwatchTestSupport",
+                "PathwatchSinkTestSupport",
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "PathwatchHTTPOutTests", dependencies: ["PathwatchHTTPOut", "PathwatchAgent"], swiftSettings: strict),
         .testTarget(name: "PathwatchQueueTests", dependencies: ["PathwatchQueue", "PathwatchTestSupport"], swiftSettings: strict),
         .testTarget(name: "PathwatchBaseTests", dependencies: ["PathwatchBase", "PathwatchTestSupport"], swiftSettings: strict),
         // make install, make deb, systemd's notify protocol: the agent as an operator installs and runs it.
@@ -275,34 +312,50 @@ let package = Package(
         // The package booted under a real systemd (systemd-nspawn), checked as an operator checks it.
         .testTarget(name: "SystemTests", dependencies: ["PathwatchTestSupport"], swiftSettings: strict),
         .testTarget(
-            name: "DiskProbeTests", dependencies: ["DiskProbe", probeABI, probeKit, "PathwatchTestSupport", "PluginTestSupport"],
+            name: "DiskProbeTests",
+            dependencies: [probeABI, probeKit, "DiskProbe", "PathwatchTestSupport", "PluginTestSupport"],
             path: "Plugins/Disk/Tests", exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
-            name: "ExampleProbeTests", dependencies: [probeABI, probeTesting, "PathwatchTestSupport", "PluginTestSupport"],
+            name: "ExampleProbeTests",
+            dependencies: [probeABI, probeTesting, "PathwatchTestSupport", "PluginTestSupport"],
             path: "Plugins/Examples/Tests", swiftSettings: strict),
         .testTarget(
             name: "LinkStateProbeTests",
-            dependencies: [probeKit, probeTesting, "LinkStateProbe", "PathwatchNetlink", "CNetlink", "PathwatchTestSupport", "PluginTestSupport"],
+            dependencies: [
+                probeKit, probeTesting, "LinkStateProbe", "PathwatchNetlink", "CNetlink", "PathwatchTestSupport",
+                "PluginTestSupport",
+            ],
             path: "Plugins/LinkState/Tests", exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
             name: "ReachabilityProbeTests",
-            dependencies: [probeABI, probeKit, probeTesting, "ReachabilityProbe", "CCurlShims", "PathwatchTestSupport", "PluginTestSupport"],
+            dependencies: [
+                probeABI, probeKit, probeTesting, "ReachabilityProbe", "CCurlShims", "PathwatchTestSupport",
+                "PluginTestSupport",
+            ],
             path: "Plugins/Reachability/Tests", exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
-            name: "BandwidthProbeTests", dependencies: [probeABI, probeKit, probeTesting, "BandwidthProbe", "PathwatchTestSupport", "PluginTestSupport"],
+            name: "BandwidthProbeTests",
+            dependencies: [
+                probeABI, probeKit, probeTesting, "BandwidthProbe", "PathwatchTestSupport", "PluginTestSupport",
+            ],
             path: "Plugins/Bandwidth/Tests", swiftSettings: strict),
         .testTarget(
             name: "ConnectivityProbeTests",
-            dependencies: [probeABI, probeKit, probeTesting, "ConnectivityProbe", "PathwatchTestSupport", "PluginTestSupport"],
+            dependencies: [
+                probeABI, probeKit, probeTesting, "ConnectivityProbe", "PathwatchTestSupport", "PluginTestSupport",
+            ],
             path: "Plugins/Connectivity/Tests", exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
-            name: "PingProbeTests", dependencies: [probeKit, probeTesting, "PingProbe", "PathwatchTestSupport", "PluginTestSupport"], path: "Plugins/Ping/Tests",
-            swiftSettings: strict),
+            name: "PingProbeTests",
+            dependencies: [probeKit, probeTesting, "PingProbe", "PathwatchTestSupport", "PluginTestSupport"],
+            path: "Plugins/Ping/Tests", swiftSettings: strict),
         .testTarget(
-            name: "DNSProbeTests", dependencies: [probeKit, probeTesting, "DNSProbe", "PathwatchTestSupport", "PluginTestSupport"],
+            name: "DNSProbeTests",
+            dependencies: [probeKit, probeTesting, "DNSProbe", "PathwatchTestSupport", "PluginTestSupport"],
             path: "Plugins/DNS/Tests", exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
-            name: "ExecProbeTests", dependencies: [probeKit, probeTesting, "ExecProbe", "PathwatchTestSupport", "PluginTestSupport"],
+            name: "ExecProbeTests",
+            dependencies: [probeKit, probeTesting, "ExecProbe", "PathwatchTestSupport", "PluginTestSupport"],
             path: "Plugins/Exec/Tests", exclude: ["Fixtures"], swiftSettings: strict),
     ]
 )

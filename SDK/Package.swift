@@ -28,5 +28,18 @@ let package = Package(
         .target(name: "PathwatchProbeKit", dependencies: ["CPathwatchProbe", "PathwatchJSON"], swiftSettings: strict),
         .target(name: "PathwatchProbeRules", dependencies: ["CPathwatchProbe", "PathwatchProbeKit"], swiftSettings: strict),
         .target(name: "PathwatchProbeTesting", dependencies: ["PathwatchProbeKit", "PathwatchProbeRules"], swiftSettings: strict),
+
+        // The SDK's own tests, run by the agent's `make test` (`swift test --package-path SDK`):
+        // a plug-in author relies on exactly these, so they are tested without the agent.
+        .testTarget(name: "PathwatchJSONTests", dependencies: ["PathwatchJSON"], swiftSettings: strict),
+        .testTarget(
+            name: "PathwatchProbeKitTests", dependencies: ["CPathwatchProbe", "PathwatchJSON", "PathwatchProbeKit"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "PathwatchProbeRulesTests", dependencies: ["PathwatchProbeKit", "PathwatchProbeRules"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "PathwatchProbeTestingTests", dependencies: ["PathwatchProbeKit", "PathwatchProbeTesting"],
+            swiftSettings: strict),
     ]
 )

@@ -110,7 +110,7 @@ import Testing
     func libcryptIsLoadedOnlyWithBasicAuthUsers() throws {
         let dir = try FixturePlugins.folderWithTestProbe()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
-        let hash = try HTTPSinkTLSTests.bcryptHash("a password of the test")
+        let hash = try Htpasswd.bcryptHash("a password of the test")
         func mapsCrypt(_ users: String) throws -> Bool {
             let agent = try LiveAgent(in: dir) { port in
                 """

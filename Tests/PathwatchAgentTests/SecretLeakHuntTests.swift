@@ -1,6 +1,7 @@
 import Foundation
 import PathwatchTestSupport
 import Testing
+@testable import PathwatchSinkTestSupport
 
 /// A distinct secret in every field that takes one, then a hunt for each — raw, every
 /// 8-character piece, base64 and URL-encoded (and the Basic-auth form of the webhook's
@@ -10,22 +11,6 @@ import Testing
 /// a label and a metric name. Zero hits.
 @Suite(.onItsOwnThread) struct SecretLeakHuntTests {
     let pathwatch = TestEnvironment.pathwatchBinary.path
-
-    /// Distinct, random, and long enough that an 8-character piece of one never occurs by chance.
-    static func secret(_ tag: String) -> String {
-        let alphabet = Array("abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789")
-        return tag + String((0..<22).map { _ in alphabet.randomElement()! })
-    }
-
-    /// What must never appear for `secret`: the value, every 8-character piece of it, its base64
-    /// and URL-encoded forms.
-    static func forms(of secret: String) -> [String] {
-        let chars = Array(secret)
-        var out = [secret, Data(secret.utf8).base64EncodedString()]
-        out.append(secret.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? secret)
-        if chars.count > 8 { for i in 0...(chars.count - 8) { out.append(String(chars[i..<(i + 8)])) } }
-        return out
-    }
 
     @Test
     func noSecretLeavesTheAgentInAnyForm() throws {
@@ -39,16 +24,16 @@ import Testing
         defer { echoing.stop() }
 
         let secrets: [String: String] = [
-            "PW_LEAK_NAME": Self.secret("nm"), "PW_LEAK_TARGET": Self.secret("tg"), "PW_LEAK_URLTOKEN": Self.secret("ut"),
-            "PW_LEAK_ECHO": Self.secret("ec"), "PW_LEAK_USER": Self.secret("us"), "PW_LEAK_PASS": Self.secret("pw") + "+~",
-            "PW_LEAK_HDR": Self.secret("hd"), "PW_LEAK_LABEL": Self.secret("lb"), "PW_LEAK_METRIC": Self.secret("mt"),
-            "PW_LEAK_RWBEARER": Self.secret("rb"), "PW_LEAK_RWUSER": Self.secret("ru"), "PW_LEAK_RWPASS": Self.secret("rp"),
-            "PW_LEAK_RWHDR": Self.secret("rh"), "PW_LEAK_RWLABEL": Self.secret("rl"),
+            "PW_LEAK_NAME": LeakHunt.secret("nm"), "PW_LEAK_TARGET": LeakHunt.secret("tg"), "PW_LEAK_URLTOKEN": LeakHunt.secret("ut"),
+            "PW_LEAK_ECHO": LeakHunt.secret("ec"), "PW_LEAK_USER": LeakHunt.secret("us"), "PW_LEAK_PASS": LeakHunt.secret("pw") + "+~",
+            "PW_LEAK_HDR": LeakHunt.secret("hd"), "PW_LEAK_LABEL": LeakHunt.secret("lb"), "PW_LEAK_METRIC": LeakHunt.secret("mt"),
+            "PW_LEAK_RWBEARER": LeakHunt.secret("rb"), "PW_LEAK_RWUSER": LeakHunt.secret("ru"), "PW_LEAK_RWPASS": LeakHunt.secret("rp"),
+            "PW_LEAK_RWHDR": LeakHunt.secret("rh"), "PW_LEAK_RWLABEL": LeakHunt.secret("rl"),
             "PW_LEAK_WHSEC": "whsec_" + Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString(),
         ]
-        let bearer = Self.secret("br")
+        let bearer = LeakHunt.secret("br")
         try Data(bearer.utf8).write(to: dir.appendingPathComponent("bearer.secret"))
-        let cut = Self.secret("ct") + Self.secret("ct2") + Self.secret("ct3")
+        let cut = LeakHunt.secret("ct") + LeakHunt.secret("ct2") + LeakHunt.secret("ct3")
         try Data(cut.utf8).write(to: dir.appendingPathComponent("cut.secret"))
         var all = Array(secrets.values) + [bearer, cut]
         let credentials = "\(secrets["PW_LEAK_USER"]!):\(secrets["PW_LEAK_PASS"]!)"
@@ -128,7 +113,7 @@ import Testing
         var hits: [String] = []
         for (name, text) in outputs {
             for secret in all {
-                for form in Self.forms(of: secret) where text.contains(form) {
+                for form in LeakHunt.forms(of: secret) where text.contains(form) {
                     hits.append("\(name) contains \"\(form)\" (from a secret of \(secret.count) characters)")
                     break
                 }

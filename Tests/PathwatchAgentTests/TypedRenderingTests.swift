@@ -3,6 +3,7 @@ import PathwatchTestSupport
 import Testing
 @testable import PathwatchAgent
 @testable import PathwatchRemoteWrite
+@testable import PathwatchSinkTestSupport
 
 /// Every format renders from a snapshot's typed views; for the same state each must say, byte
 /// for byte, what the renderers that read the document back as a tree said (`TreeRenderers`).

@@ -9,7 +9,7 @@ import Testing
 @Suite(.onItsOwnThread) struct BasicAuthVerifierTests {
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/htpasswd"), "needs htpasswd (apache2-utils)"))
     func htpasswdHashesVerifyAndOnlyWithTheirPassword() throws {
-        let hash = try HTTPSinkTLSTests.bcryptHash("right horse")
+        let hash = try Htpasswd.bcryptHash("right horse")
         #expect(Bcrypt.isUsableHash(hash))
         // The same hash spelled $2b$ (what Python's bcrypt writes) verifies the same.
         let modern = "$2b$" + hash.dropFirst(4)

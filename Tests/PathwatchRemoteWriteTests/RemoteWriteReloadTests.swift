@@ -1,6 +1,7 @@
 import Foundation
 import PathwatchTestSupport
 import Testing
+@testable import PathwatchSinkTestSupport
 
 /// A reload that replaces a `remote_write` sink (same URL, so the same queue folder) while its
 /// receiver fails: the successor takes over the queue, and whatever the sink had not yet made

@@ -58,7 +58,7 @@ import Testing
     /// A real Prometheus scraping every 500 ms across three reloads that each add a sink: no
     /// scrape finds fewer samples than before the first (a scrape of a blanked /metrics finds one,
     /// `pathwatch_build_info`, and every other series goes stale, resetting alerts' `for:`).
-    @Test(.enabled(if: RemoteWritePrometheusTests.missingPrometheus() == nil, "needs prometheus (make test-deps)"))
+    @Test(.enabled(if: PrometheusServer.unavailable() == nil, "needs prometheus (make test-deps)"))
     func prometheusScrapingAcrossReloadsSeesNoDropInSeries() throws {
         let dir = try Unprivileged.makeTemporaryDirectory("pathwatch-reload-scrape")
         defer { TestEnvironment.removeTemporaryDirectory(dir) }

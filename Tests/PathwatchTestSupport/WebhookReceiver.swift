@@ -1,24 +1,23 @@
 import Foundation
-import PathwatchTestSupport
 import Testing
 
 /// The Python receiver in `Tests/Fixtures/webhook/receiver.py`, run on 127.0.0.1 (or an address
 /// inside a test's namespace) on a port the test chose, so it can be stopped and started again
 /// on the same URL. Its log file outlives it.
-final class WebhookReceiver: @unchecked Sendable {
-    static var script: URL { TestEnvironment.packageRoot.appendingPathComponent("Tests/Fixtures/webhook/receiver.py") }
+public final class WebhookReceiver: @unchecked Sendable {
+    public static var script: URL { TestEnvironment.packageRoot.appendingPathComponent("Tests/Fixtures/webhook/receiver.py") }
 
-    let host: String
-    let port: Int
-    let log: URL
-    private(set) var process: BackgroundProcess?
+    public let host: String
+    public let port: Int
+    public let log: URL
+    public private(set) var process: BackgroundProcess?
 
-    var url: String { "\(base)/hook" }
-    var base: String { "\(tlsArguments.isEmpty ? "http" : "https")://\(host):\(port)" }
+    public var url: String { "\(base)/hook" }
+    public var base: String { "\(tlsArguments.isEmpty ? "http" : "https")://\(host):\(port)" }
 
     /// Starts at once unless `start` is false (a receiver that is "down" until `start()`).
-    init(log: URL, host: String = "127.0.0.1", port: Int? = nil, mode: String = "ok", secret: String? = nil,
-         delayMilliseconds: Int = 0, netns: String? = nil, tlsArguments: [String] = [], start: Bool = true) throws {
+    public init(log: URL, host: String = "127.0.0.1", port: Int? = nil, mode: String = "ok", secret: String? = nil,
+                delayMilliseconds: Int = 0, netns: String? = nil, tlsArguments: [String] = [], start: Bool = true) throws {
         self.host = host
         self.tlsArguments = tlsArguments
         self.port = try port ?? unusedLoopbackPort()
@@ -37,7 +36,7 @@ final class WebhookReceiver: @unchecked Sendable {
     /// `--tls-cert`, `--tls-key`, `--tls-client-ca` for an HTTPS receiver.
     private let tlsArguments: [String]
 
-    func start(mode: String? = nil) throws {
+    public func start(mode: String? = nil) throws {
         var argv = ["python3", Self.script.path, "--host", host, "--port", String(port), "--log", log.path,
                     "--mode", mode ?? self.mode, "--delay-ms", String(delayMilliseconds)]
         if let secret { argv += ["--secret", secret] }
@@ -51,28 +50,28 @@ final class WebhookReceiver: @unchecked Sendable {
         process = p
     }
 
-    func stop() {
+    public func stop() {
         process?.stop(grace: 2)
         process = nil
     }
 
     /// Every request so far, from the log file (complete lines only).
-    func records() -> [[String: Any]] {
+    public func records() -> [[String: Any]] {
         guard let text = try? String(contentsOf: log, encoding: .utf8) else { return [] }
         return text.split(separator: "\n").compactMap { try? parseJSONObject(String($0)) }
     }
 
     /// Bodies of the requests answered 2xx, parsed.
-    func accepted() -> [[String: Any]] {
+    public func accepted() -> [[String: Any]] {
         records().filter { (($0["status"] as? Int) ?? 0) / 100 == 2 }
     }
 
-    func acceptedBodies() -> [[String: Any]] {
+    public func acceptedBodies() -> [[String: Any]] {
         accepted().compactMap { ($0["body"] as? String).flatMap { try? parseJSONObject($0) } }
     }
 
     /// Changes the mode (and more, see receiver.py) of the running receiver.
-    func control(_ json: String) throws {
+    public func control(_ json: String) throws {
         var argv = ["curl", "-sS", "--noproxy", "*", "-X", "POST", "--data-binary", json, "\(base)/_control"]
         if let netns { argv = ["ip", "netns", "exec", netns] + argv }
         let result = try run(argv, timeout: 10)
@@ -85,7 +84,7 @@ final class WebhookReceiver: @unchecked Sendable {
 /// Makes sure the `standardwebhooks` package is importable, installing it with pip if it is
 /// missing (on a Debian Python that refuses pip installs, PEP 668, with
 /// `--break-system-packages`); returns why it cannot be had, or nil.
-func standardWebhooksUnavailable() -> String? {
+public func standardWebhooksUnavailable() -> String? {
     func importable() -> Bool { (try? run(["python3", "-c", "import standardwebhooks"]))?.status == 0 }
     if importable() { return nil }
     var why = "pip did not run"
@@ -98,30 +97,30 @@ func standardWebhooksUnavailable() -> String? {
 }
 
 /// A fresh Standard Webhooks secret: `whsec_` and 32 random bytes in base64.
-func makeWebhookSecret() -> String {
+public func makeWebhookSecret() -> String {
     let bytes = (0..<32).map { _ in UInt8.random(in: 0...255) }
     return "whsec_" + Data(bytes).base64EncodedString()
 }
 
 /// Lines for a test probe's `state_file`: `count` checks, all in `state`.
-func stateLines(_ count: Int, _ state: String, message: String = "fixture") -> String {
+public func stateLines(_ count: Int, _ state: String, message: String = "fixture") -> String {
     String(repeating: "\(state) \(message)\n", count: count)
 }
 
 /// The change events an agent printed on a `json` stdout sink, in order.
-func changeEvents(_ lines: [String]) -> [[String: Any]] {
+public func changeEvents(_ lines: [String]) -> [[String: Any]] {
     lines.compactMap { try? parseJSONObject($0) }.filter { ($0["type"] as? String) == "change" }
 }
 
 /// The `sinks` entry of the given type in a status document file, once it can be read.
-func sinkEntry(inStatusFile url: URL, type: String = "webhook") -> [String: Any]? {
+public func sinkEntry(inStatusFile url: URL, type: String = "webhook") -> [String: Any]? {
     guard let text = try? String(contentsOf: url, encoding: .utf8), let doc = try? parseJSONObject(text) else { return nil }
     return (doc["sinks"] as? [[String: Any]])?.first { ($0["type"] as? String) == type }
 }
 
 /// Nil when `got` is `expected`; otherwise a short account of the first difference (the whole
 /// arrays would bury it).
-func sequenceProblem(got: [String], expected: [String]) -> String? {
+public func sequenceProblem(got: [String], expected: [String]) -> String? {
     if got == expected { return nil }
     if let i = zip(got, expected).enumerated().first(where: { $0.element.0 != $0.element.1 })?.offset {
         return "first difference at \(i): got \(got[i]), expected \(expected[i]) (\(got.count) got, \(expected.count) expected)"

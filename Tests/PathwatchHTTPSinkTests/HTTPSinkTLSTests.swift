@@ -4,18 +4,13 @@ import Testing
 
 @testable import PathwatchAgent
 @testable import PathwatchHTTPSink
+@testable import PathwatchSinkTestSupport
 
 /// The http sink off loopback (contract §8): TLS with files checked at load and re-read when they
 /// change, protocol floor and cipher policy as `openssl s_client` sees them, basic-auth users
 /// beside the token, and the non-loopback rule. Real peers on 127.0.0.1 only.
 @Suite(.serialized, .onItsOwnThread) struct HTTPSinkTLSTests {
-    static let password = SecretLeakHuntTests.secret("pw")
-
-    static func bcryptHash(_ password: String) throws -> String {
-        let result = try run(["htpasswd", "-nbBC", "5", "scraper", password])
-        guard result.status == 0, let colon = result.stdout.firstIndex(of: ":") else { throw TestFailure("htpasswd: \(result.stderr)") }
-        return String(result.stdout[result.stdout.index(after: colon)...]).trimmingCharacters(in: .whitespacesAndNewlines)
-    }
+    static let password = LeakHunt.secret("pw")
 
     static func missingTools() -> String? {
         ["/usr/bin/openssl", "/usr/bin/htpasswd", "/usr/bin/curl"].first { !FileManager.default.isExecutableFile(atPath: $0) }
@@ -57,7 +52,7 @@ import Testing
             #expect(!text.contains(keyBody) && !text.contains("PRIVATE KEY") && !text.contains("$2b$10$short"), "\(text)")
         }
         // What is allowed: TLS off loopback with users; plain off loopback said out loud, with a token.
-        let hash = try Self.bcryptHash(Self.password)
+        let hash = try Htpasswd.bcryptHash(Self.password)
         _ = try SinkConfigFixture.load(tls(certs.serverCert, certs.serverKey, extra: "").replacingOccurrences(
             of: "127.0.0.1:8470\", ", with: "0.0.0.0:8470\", \"basic_auth_users\": {\"scraper\": \"\(hash)\"}, "))
         _ = try SinkConfigFixture.load(#"{"type": "http", "listen": "0.0.0.0:8470", "token": "0123456789abcdef0123", "insecure_http": true}"#)
@@ -163,7 +158,7 @@ import Testing
         let dir = try FixturePlugins.folderWithTestProbe()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         let certs = try TLSTestCertificates(in: dir)
-        let hash = try Self.bcryptHash(Self.password)
+        let hash = try Htpasswd.bcryptHash(Self.password)
         let withClient = ["--cacert", certs.caCert, "--cert", certs.clientCert, "--key", certs.clientKey]
         let agent = try Self.tlsAgent(
             in: dir, certs: certs, tlsExtra: #", "client_ca_file": "\#(certs.caCert)", "client_auth": "require""#,
@@ -281,7 +276,7 @@ import Testing
     @Test func insecureHTTPOffLoopbackIsWarnedAboutAtStart() throws {
         let dir = try FixturePlugins.folderWithTestProbe()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
-        let token = SecretLeakHuntTests.secret("in")
+        let token = LeakHunt.secret("in")
         let agent = try LiveAgent(in: dir, token: token) { port in
             """
             {"agent": {"plugin_dirs": ["."], "interval": "250ms", "state_dir": "queues"},

@@ -3,6 +3,7 @@ import Testing
 @testable import PathwatchAgent
 @testable import PathwatchRemoteWrite
 import PathwatchSinks
+@testable import PathwatchSinkTestSupport
 
 /// The `remote_write` sink's configuration: defaults, every key, each bad value reported with
 /// its JSON path and without repeating anything that could be a secret; and the series and

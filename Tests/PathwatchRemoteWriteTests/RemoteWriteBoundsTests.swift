@@ -3,6 +3,7 @@ import PathwatchQueue
 import PathwatchTestSupport
 import Testing
 @testable import PathwatchRemoteWrite
+@testable import PathwatchSinkTestSupport
 
 /// The `remote_write` sink at its bounds, through the real agent and the scripted receiver:
 /// a report larger than `max_bytes`, reports over `max_samples_per_send` across a clean restart,
@@ -173,30 +174,5 @@ import Testing
             #expect(result.stderr.contains(path), "\(result.stderr.prefix(500))")
             #expect(!result.stderr.contains("vvvvvvvv") && result.stderr.count < 2000 && result.stdout.count < 2000)
         }
-    }
-}
-
-/// What a process costs, from /proc.
-enum ProcessUsage {
-    /// User and system CPU seconds so far (fields 14 and 15 of /proc/PID/stat).
-    static func cpuSeconds(_ pid: Int32) -> Double? {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let end = text.lastIndex(of: ")") else { return nil }
-        let fields = text[text.index(after: end)...].split(separator: " ")
-        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
-        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
-    }
-
-    /// VmRSS in KiB.
-    static func residentKiB(_ pid: Int32) -> Int? { statusField("VmRSS", of: pid) }
-
-    /// How many threads the process has now.
-    static func threads(_ pid: Int32) -> Int? { statusField("Threads", of: pid) }
-
-    /// A number field of /proc/PID/status ("VmRSS:  1234 kB" gives 1234).
-    static func statusField(_ name: String, of pid: Int32) -> Int? {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-            let line = text.split(separator: "\n").first(where: { $0.hasPrefix(name + ":") })
-        else { return nil }
-        return Int(line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first ?? "")
     }
 }

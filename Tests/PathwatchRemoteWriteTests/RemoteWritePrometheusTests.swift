@@ -2,14 +2,13 @@ import Foundation
 import PathwatchTestSupport
 @testable import PathwatchRemoteWrite
 import Testing
+@testable import PathwatchSinkTestSupport
 
 /// The `remote_write` sink against Debian's Prometheus with its remote-write receiver on, all
 /// on 127.0.0.1: PromQL sees the `/metrics` series with the values of the same reports, each at
 /// its report's own time, and none twice.
 @Suite(.serialized, .onItsOwnThread) struct RemoteWritePrometheusTests {
-    static func missingPrometheus() -> String? {
-        FileManager.default.isExecutableFile(atPath: PrometheusServer.binary) ? nil : "needs prometheus (make test-deps)"
-    }
+    static func missingPrometheus() -> String? { PrometheusServer.unavailable() }
 
     @Test(.enabled(if: missingPrometheus() == nil, "needs prometheus (make test-deps)"))
     func prometheusHoldsTheMetricsSeriesWithTheValuesOfEachReport() throws {

@@ -18,15 +18,15 @@ import Testing
 
     @Test func noSecretLeavesTheLiveAgentThroughItsEndpoints() throws {
         let secrets: [String: String] = [
-            "PW_LEAK_NAME": SecretLeakHuntTests.secret("nm"), "PW_LEAK_TARGET": SecretLeakHuntTests.secret("tg"),
-            "PW_LEAK_URLTOKEN": SecretLeakHuntTests.secret("ut"), "PW_LEAK_ECHO": SecretLeakHuntTests.secret("ec"),
-            "PW_LEAK_USER": SecretLeakHuntTests.secret("us"), "PW_LEAK_PASS": SecretLeakHuntTests.secret("pw") + "+~",
-            "PW_LEAK_HDR": SecretLeakHuntTests.secret("hd"), "PW_LEAK_LABEL": SecretLeakHuntTests.secret("lb"),
-            "PW_LEAK_METRIC": SecretLeakHuntTests.secret("mt"),
+            "PW_LEAK_NAME": LeakHunt.secret("nm"), "PW_LEAK_TARGET": LeakHunt.secret("tg"),
+            "PW_LEAK_URLTOKEN": LeakHunt.secret("ut"), "PW_LEAK_ECHO": LeakHunt.secret("ec"),
+            "PW_LEAK_USER": LeakHunt.secret("us"), "PW_LEAK_PASS": LeakHunt.secret("pw") + "+~",
+            "PW_LEAK_HDR": LeakHunt.secret("hd"), "PW_LEAK_LABEL": LeakHunt.secret("lb"),
+            "PW_LEAK_METRIC": LeakHunt.secret("mt"),
             "PW_LEAK_WHSEC": "whsec_" + Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString(),
         ]
-        let bearer = SecretLeakHuntTests.secret("br")
-        let httpToken = SecretLeakHuntTests.secret("ht")
+        let bearer = LeakHunt.secret("br")
+        let httpToken = LeakHunt.secret("ht")
         let credentials = "\(secrets["PW_LEAK_USER"]!):\(secrets["PW_LEAK_PASS"]!)"
         let all = Array(secrets.values) + [bearer, httpToken, credentials]
 
@@ -94,7 +94,7 @@ import Testing
         var hits: [String] = []
         for capture in captures {
             for secret in all {
-                for form in SecretLeakHuntTests.forms(of: secret) where capture.text.contains(form) {
+                for form in LeakHunt.forms(of: secret) where capture.text.contains(form) {
                     hits.append("\(capture.name) contains \"\(form)\" (from a secret of \(secret.count) characters)")
                     break
                 }

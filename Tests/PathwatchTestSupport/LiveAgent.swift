@@ -1,23 +1,22 @@
 import Foundation
-import PathwatchTestSupport
 
 /// `pathwatch run` with an `http` sink on an unused loopback port, and curl as its client.
 /// Everything here blocks: for suites with the `.onItsOwnThread` trait.
-final class LiveAgent: @unchecked Sendable {
-    let port: Int
-    let process: BackgroundProcess
+public final class LiveAgent: @unchecked Sendable {
+    public let port: Int
+    public let process: BackgroundProcess
     /// The token the sink was configured with (what `.token` requests send), if any.
-    let token: String?
-    let config: URL
+    public let token: String?
+    public let config: URL
     /// curl's TLS options (`--cacert`, `--cert`, `--key`) for an agent serving https; nil for http.
-    let curlTLS: [String]?
-    var base: String { "\(curlTLS == nil ? "http" : "https")://127.0.0.1:\(port)" }
+    public let curlTLS: [String]?
+    public var base: String { "\(curlTLS == nil ? "http" : "https")://127.0.0.1:\(port)" }
 
     /// Writes the configuration `configuration(port)` returns into `directory`, starts the agent
     /// and waits until `/healthz` answers 200. The agent runs as an ordinary user (it owns
     /// `directory`), as the packaged service does, unless `asRoot`.
-    init(in directory: URL, token: String? = nil, environment: [String: String]? = nil, logLevel: String? = nil,
-         asRoot: Bool = false, curlTLS: [String]? = nil, configuration: (Int) -> String) throws {
+    public init(in directory: URL, token: String? = nil, environment: [String: String]? = nil, logLevel: String? = nil,
+                asRoot: Bool = false, curlTLS: [String]? = nil, configuration: (Int) -> String) throws {
         port = try unusedLoopbackPort()
         self.token = token
         self.curlTLS = curlTLS
@@ -41,19 +40,19 @@ final class LiveAgent: @unchecked Sendable {
         }
     }
 
-    enum Auth { case token, none, bearer(String), basic(String, String) }
+    public enum Auth { case token, none, bearer(String), basic(String, String) }
 
-    struct Reply: Sendable {
+    public struct Reply: Sendable {
         /// The HTTP status, or 0 when curl got no response (its exit status and error say why).
-        var status: Int
-        var head: String
-        var body: String
-        var curlStatus: Int32
-        var curlError: String
+        public var status: Int
+        public var head: String
+        public var body: String
+        public var curlStatus: Int32
+        public var curlError: String
         /// Everything the client received.
-        var text: String { head + "\r\n\r\n" + body }
+        public var text: String { head + "\r\n\r\n" + body }
 
-        func header(_ name: String) -> String? {
+        public func header(_ name: String) -> String? {
             for line in head.split(separator: "\r\n").dropFirst() {
                 let parts = line.split(separator: ":", maxSplits: 1)
                 if parts.count == 2, parts[0].lowercased() == name.lowercased() {
@@ -66,8 +65,8 @@ final class LiveAgent: @unchecked Sendable {
 
     /// One request with curl. `maxTime` bounds it (for `/events`, a stream, the reply is what
     /// arrived by then).
-    func request(_ path: String, auth: Auth = .token, method: String = "GET", headers: [String] = [],
-                 body: String? = nil, maxTime: Double = 10) throws -> Reply {
+    public func request(_ path: String, auth: Auth = .token, method: String = "GET", headers: [String] = [],
+                        body: String? = nil, maxTime: Double = 10) throws -> Reply {
         var argv = ["curl", "-sS", "-N", "--noproxy", "*", "-D", "-", "--max-time", String(maxTime), "-X", method]
         switch auth {
         case .token: if let token { argv += ["-H", "Authorization: Bearer \(token)"] }
@@ -83,7 +82,7 @@ final class LiveAgent: @unchecked Sendable {
         return Self.parse(result)
     }
 
-    static func parse(_ result: ProcessResult) -> Reply {
+    public static func parse(_ result: ProcessResult) -> Reply {
         var head = "", body = ""
         if let end = result.stdout.range(of: "\r\n\r\n") {
             head = String(result.stdout[..<end.lowerBound])
@@ -96,24 +95,29 @@ final class LiveAgent: @unchecked Sendable {
     }
 
     /// The change events the agent printed on a `json` stdout sink, in order.
-    var changeEvents: [[String: Any]] { PathwatchAgentTests.changeEvents(process.outputLines) }
+    public var changeEvents: [[String: Any]] { PathwatchTestSupport.changeEvents(process.outputLines) }
 
-    func stop() { process.stop() }
+    public func stop() { process.stop() }
 
     deinit { process.stop() }
 }
 
 /// A real Prometheus server (Debian's `prometheus`) on 127.0.0.1 with a throwaway storage folder,
 /// started from the configuration text given (and any rule files written beside it).
-final class PrometheusServer: @unchecked Sendable {
-    static let binary = "/usr/bin/prometheus"
-    let port: Int
-    let process: BackgroundProcess
-    var base: String { "http://127.0.0.1:\(port)" }
+public final class PrometheusServer: @unchecked Sendable {
+    public static let binary = "/usr/bin/prometheus"
+
+    /// Why a test that needs the server cannot run (it is not installed), or nil.
+    public static func unavailable() -> String? {
+        FileManager.default.isExecutableFile(atPath: binary) ? nil : "needs prometheus (make test-deps)"
+    }
+    public let port: Int
+    public let process: BackgroundProcess
+    public var base: String { "http://127.0.0.1:\(port)" }
     /// `ip netns exec NS` when the server runs in a test's network namespace; its clients too.
     private let inside: [String]
 
-    init(in directory: URL, configuration: String, files: [String: String] = [:], arguments: [String] = [], netns: String? = nil) throws {
+    public init(in directory: URL, configuration: String, files: [String: String] = [:], arguments: [String] = [], netns: String? = nil) throws {
         inside = netns.map { ["ip", "netns", "exec", $0] } ?? []
         let home = directory.appendingPathComponent("prometheus")
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
@@ -135,7 +139,7 @@ final class PrometheusServer: @unchecked Sendable {
     }
 
     /// `GET /api/v1/query`: the instant vector's samples as (labels, value).
-    func query(_ expression: String) -> [(labels: [String: String], value: String)] {
+    public func query(_ expression: String) -> [(labels: [String: String], value: String)] {
         guard let result = try? run(inside + ["curl", "-sfG", "--noproxy", "*", "--data-urlencode", "query=\(expression)", "\(base)/api/v1/query"], timeout: 10),
             result.status == 0, let object = try? parseJSONObject(result.stdout),
             let samples = (object["data"] as? [String: Any])?["result"] as? [[String: Any]]
@@ -146,7 +150,7 @@ final class PrometheusServer: @unchecked Sendable {
     }
 
     /// `GET PATH` of the HTTP API, parsed; nil when it did not answer with JSON.
-    func api(_ path: String, query: [String: String] = [:]) -> [String: Any]? {
+    public func api(_ path: String, query: [String: String] = [:]) -> [String: Any]? {
         let arguments = query.flatMap { ["--data-urlencode", "\($0.key)=\($0.value)"] }
         guard let result = try? run(inside + ["curl", "-sfG", "--noproxy", "*"] + arguments + ["\(base)\(path)"], timeout: 10),
             result.status == 0
@@ -155,7 +159,7 @@ final class PrometheusServer: @unchecked Sendable {
     }
 
     /// `GET /api/v1/targets`: each active target's job, health and last error.
-    func targets() -> [(job: String, health: String, lastError: String)] {
+    public func targets() -> [(job: String, health: String, lastError: String)] {
         guard let result = try? run(inside + ["curl", "-sf", "--noproxy", "*", "\(base)/api/v1/targets"], timeout: 10), result.status == 0,
             let object = try? parseJSONObject(result.stdout),
             let active = (object["data"] as? [String: Any])?["activeTargets"] as? [[String: Any]]
@@ -170,16 +174,16 @@ final class PrometheusServer: @unchecked Sendable {
 
 /// A real Alertmanager (Debian's `prometheus-alertmanager`) on 127.0.0.1, no clustering, with a
 /// throwaway storage folder and the configuration given.
-final class Alertmanager: @unchecked Sendable {
-    static let binary = "/usr/bin/prometheus-alertmanager"
-    let port: Int
-    let process: BackgroundProcess
-    var api: String { "http://127.0.0.1:\(port)/api/v2" }
-    var address: String { "127.0.0.1:\(port)" }
+public final class Alertmanager: @unchecked Sendable {
+    public static let binary = "/usr/bin/prometheus-alertmanager"
+    public let port: Int
+    public let process: BackgroundProcess
+    public var api: String { "http://127.0.0.1:\(port)/api/v2" }
+    public var address: String { "127.0.0.1:\(port)" }
 
     /// One that routes everything to a receiver that sends nothing, resolving alerts that are
     /// not re-sent after `resolveTimeout`.
-    convenience init(in dir: URL, resolveTimeout: String) throws {
+    public convenience init(in dir: URL, resolveTimeout: String) throws {
         try self.init(in: dir, configuration: """
             global:
               resolve_timeout: \(resolveTimeout)
@@ -190,7 +194,7 @@ final class Alertmanager: @unchecked Sendable {
             """)
     }
 
-    init(in dir: URL, configuration: String) throws {
+    public init(in dir: URL, configuration: String) throws {
         port = try unusedLoopbackPort()
         let config = dir.appendingPathComponent("alertmanager.yml")
         try configuration.write(to: config, atomically: true, encoding: .utf8)
@@ -208,20 +212,20 @@ final class Alertmanager: @unchecked Sendable {
     }
 
     /// Installs the package when it is missing and this process may (root with apt-get).
-    static func unavailable() -> String? {
+    public static func unavailable() -> String? {
         if FileManager.default.isExecutableFile(atPath: binary) { return nil }
         return "prometheus-alertmanager is not installed (make test-deps installs it)"
     }
 
     /// `GET /api/v2/alerts`: the alerts it holds that have not ended.
-    func alerts() -> [[String: Any]] {
+    public func alerts() -> [[String: Any]] {
         guard let result = try? run(["curl", "-sf", "--noproxy", "*", "\(api)/alerts"]), result.status == 0,
             let list = try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]]
         else { return [] }
         return list
     }
 
-    func alert(check: String) -> [String: Any]? {
+    public func alert(check: String) -> [String: Any]? {
         alerts().first { ($0["labels"] as? [String: String])?["check"] == check }
     }
 

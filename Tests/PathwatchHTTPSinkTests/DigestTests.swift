@@ -4,7 +4,6 @@ import Testing
 import PathwatchDigest
 import PathwatchTestSupport
 import Foundation
-@testable import PathwatchWebhook
 
 /// SHA-256 and HMAC-SHA256 through libcrypto, against published vectors, and the digests the
 /// agent relies on (the page's policy hashes, the queue folder's name).

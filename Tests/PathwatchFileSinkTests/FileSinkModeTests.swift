@@ -2,6 +2,7 @@ import Foundation
 import PathwatchTestSupport
 import Testing
 @testable import PathwatchAgent
+@testable import PathwatchSinkTestSupport
 
 /// The file sink's `mode`: node_exporter's textfile collector runs as another user, and the
 /// unit's `UMask=0027` leaves a new file `0640`, unreadable to it. With `mode` the file has the

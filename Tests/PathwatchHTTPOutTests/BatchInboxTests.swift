@@ -1,6 +1,5 @@
 @testable import PathwatchAgent
 @testable import PathwatchHTTPOut
-@testable import PathwatchWebhook
 import Testing
 
 /// The webhook's inbox: bounded, in order, one intake job at a time, and after close a place

@@ -1,6 +1,7 @@
 import Foundation
 import PathwatchTestSupport
 import Testing
+@testable import PathwatchSinkTestSupport
 
 /// The `remote_write` sink against a scripted receiver on 127.0.0.1 (Tests/Fixtures/webhook/
 /// receiver.py, whose log keeps each request's bytes): retries, `Retry-After`, a refused batch,

@@ -2,6 +2,7 @@ import Testing
 @testable import PathwatchAgent
 @testable import PathwatchWebhook
 import PathwatchSinks
+@testable import PathwatchSinkTestSupport
 
 /// The `webhook` sink's configuration: defaults, every key, and each bad value reported with its
 /// JSON path and without repeating anything that could be a secret.

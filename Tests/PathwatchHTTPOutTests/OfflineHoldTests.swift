@@ -1,5 +1,4 @@
 @testable import PathwatchHTTPOut
-@testable import PathwatchWebhook
 import Testing
 
 /// When deliveries wait for the path: only while it is unsatisfied, never to loopback, and

@@ -184,7 +184,7 @@ import Testing
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         let stateFile = dir.appendingPathComponent("state")
         try "ok fine\n".write(to: stateFile, atomically: true, encoding: .utf8)
-        let token = SecretLeakHuntTests.secret("tk")
+        let token = LeakHunt.secret("tk")
         let credentials = dir.appendingPathComponent("scrape-token")
         try Data(token.utf8).write(to: credentials)
         let agent = try LiveAgent(in: dir, token: token, environment: ["PW_FLEET_TOKEN": token]) {

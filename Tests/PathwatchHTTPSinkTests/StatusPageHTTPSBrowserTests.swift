@@ -23,7 +23,7 @@ struct StatusPageHTTPSBrowserTests {
         let stateFile = dir.appendingPathComponent("state")
         try "ok fine\n".write(to: stateFile, atomically: true, encoding: .utf8)
         let password = HTTPSinkTLSTests.password
-        let hash = try HTTPSinkTLSTests.bcryptHash(password)
+        let hash = try Htpasswd.bcryptHash(password)
         let agent = try LiveAgent(in: dir, curlTLS: ["--cacert", certs.caCert]) { port in
             """
             {"agent": {"plugin_dirs": ["."], "interval": "250ms", "state_dir": "queues"},

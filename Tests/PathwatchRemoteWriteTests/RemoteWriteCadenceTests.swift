@@ -1,6 +1,7 @@
 import Foundation
 import PathwatchTestSupport
 import Testing
+@testable import PathwatchSinkTestSupport
 
 /// Each series at its own probe's cadence: four probes at three intervals push to the scripted
 /// receiver on 127.0.0.1. A report carries the series of the probe that reported and, once an

@@ -3,6 +3,7 @@ import PathwatchQueue
 import PathwatchTestSupport
 import Testing
 @testable import PathwatchRemoteWrite
+@testable import PathwatchSinkTestSupport
 
 /// A report with more series than `max_samples_per_send` leaves the queue in parts, each a
 /// `WriteRequest` of its own within the budget; the queue notes how far the report got, so the

@@ -12,8 +12,8 @@ extension HTTPSecretLeakHuntTests {
         let dir = try FixturePlugins.folderWithTestProbe()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         let certs = try TLSTestCertificates(in: dir)
-        let password = SecretLeakHuntTests.secret("lp")
-        let hash = try HTTPSinkTLSTests.bcryptHash(password)
+        let password = LeakHunt.secret("lp")
+        let hash = try Htpasswd.bcryptHash(password)
         let agent = try LiveAgent(in: dir, environment: ["PW_LEAK_HASH": hash], logLevel: "trace", curlTLS: ["--cacert", certs.caCert]) { port in
             """
             {"agent": {"plugin_dirs": ["."], "interval": "300ms", "state_dir": "queues"},
@@ -65,7 +65,7 @@ extension HTTPSecretLeakHuntTests {
         }
         // Whole lines of the keys (their fixed ASN.1 openings are alike for every P-256 key).
         let keyLines = (key + otherKey).split(separator: "\n").filter { !$0.hasPrefix("-----") }.map(String.init)
-        let forms = SecretLeakHuntTests.forms(of: password) + SecretLeakHuntTests.forms(of: hash) + keyLines
+        let forms = LeakHunt.forms(of: password) + LeakHunt.forms(of: hash) + keyLines
         var hits: [String] = []
         for capture in captures {
             for form in forms where capture.text.contains(form) {

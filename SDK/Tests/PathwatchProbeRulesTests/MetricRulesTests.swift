@@ -1,0 +1,72 @@
+import PathwatchProbeKit
+import PathwatchProbeRules
+import Testing
+
+/// What a metric name may be and what it becomes in every exposition: the name rule, the unit
+/// table, a declared metric's exposed name, and an undeclared one read from its suffix.
+@Suite struct MetricRulesTests {
+    @Test func aNameIsLowerCaseLettersDigitsAndUnderscoresFromALetter() {
+        for good in ["a", "rx_bps", "total_ms", "x2", String(repeating: "a", count: MetricNameRule.maximumBytes)] {
+            #expect(MetricNameRule.accepts(good), "\(good)")
+        }
+        for bad in ["", "Rx", "2x", "_x", "a-b", "a b", "é", String(repeating: "a", count: MetricNameRule.maximumBytes + 1)] {
+            #expect(!MetricNameRule.accepts(bad), "\(bad)")
+        }
+    }
+
+    @Test func aUnitBecomesItsBaseUnitWithItsFactor() throws {
+        let ms = try #require(MetricUnit.named("ms"))
+        #expect(ms.baseSuffix == "seconds" && ms.scale == 1e-3 && ms.nagios == "ms" && ms.words == "in seconds")
+        let bits = try #require(MetricUnit.named("bit/s"))
+        #expect(bits.baseSuffix == "bytes_per_second" && bits.scale == 1.0 / 8)
+        let percent = try #require(MetricUnit.named("%"))
+        #expect(percent.baseSuffix == "ratio" && percent.scale == 0.01 && percent.words == "as a ratio from 0 to 1")
+        // An annotation is a count; over "/s" a rate.
+        #expect(MetricUnit.named("{packet}/s")?.baseSuffix == "per_second")
+        #expect(MetricUnit.named("{request}")?.baseSuffix == "")
+        #expect(MetricUnit.named("furlongs") == nil && MetricUnit.named("{Packet}") == nil)
+        #expect(MetricUnit.known.contains("ms") && MetricUnit.known.contains("{annotation}/s"))
+    }
+
+    @Test func aDeclaredMetricIsExposedInItsBaseUnitAndACounterEndsInTotal() throws {
+        let catalog = try MetricCatalog.checked([
+            .gauge("total_ms", unit: "ms", help: "Round trip.", plot: .latency),
+            .counter("carrier_changes", help: "Carrier changes."),
+            .gauge("rx_pps", unit: "{packet}/s", help: "Packets received."),
+            .gauge("used_pct", unit: "%", help: "Space used.", plot: .usage),
+        ]).get()
+        #expect(catalog.meaning(of: "total_ms").exposedName == "total_seconds")
+        #expect(catalog.meaning(of: "total_ms").scale == 1e-3 && catalog.meaning(of: "total_ms").help == "Round trip.")
+        #expect(catalog.meaning(of: "carrier_changes").exposedName == "carrier_changes_total")
+        #expect(catalog.meaning(of: "rx_pps").exposedName == "rx_packets_per_second")
+        #expect(catalog.meaning(of: "used_pct").exposedName == "used_ratio")
+        #expect(catalog.declaredMeaning(of: "other_ms") == nil)
+        // Anything undeclared is read by its suffix: a gauge.
+        let other = catalog.meaning(of: "other_ms")
+        #expect(!other.isDeclared && other.kind == .gauge && other.exposedName == "other_seconds" && other.plot == .latency)
+    }
+
+    @Test func anUndeclaredNameIsAGaugeWithoutTotalAndItsUnitFromItsSuffix() {
+        #expect(MetricMeaning(undeclared: "requests_total").exposedName == "requests")
+        #expect(MetricMeaning(undeclared: "rx_bps").exposedName == "rx_bytes_per_second")
+        #expect(MetricMeaning(undeclared: "rx_bps").plot == .throughput)
+        #expect(MetricMeaning(undeclared: "queue_depth").unit == nil)
+    }
+
+    @Test func declarationsThatCannotBeExposedAsDeclaredAreRefusedSayingWhy() {
+        func refusal(_ declarations: [MetricDeclaration]) -> String {
+            switch MetricCatalog.checked(declarations) {
+            case .success: "accepted"
+            case .failure(let why): why.description
+            }
+        }
+        #expect(refusal([.gauge("Bad", help: "")]).hasPrefix("metrics[0]: name \"Bad\" is not [a-z]"))
+        #expect(refusal([.gauge("x", unit: "furlongs", help: "")]).contains("unit \"furlongs\" is not one the agent knows"))
+        #expect(refusal([.gauge("x", help: ""), .gauge("x", help: "")]) == "metrics[1]: x is declared twice")
+        // `a_ms` in ms and `a_seconds` in s are one series, `a_seconds`.
+        #expect(refusal([.gauge("a_ms", unit: "ms", help: ""), .gauge("a_seconds", unit: "s", help: "")])
+            == "metrics[1]: a_seconds and a_ms would both be exposed as …_a_seconds: one series for two metrics")
+        #expect(refusal([]) == "accepted")
+        #expect((try? MetricCatalog.checked([]).get()) == .undeclared)
+    }
+}
