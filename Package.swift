@@ -292,7 +292,7 @@ let package = Package(
             name: "PathwatchWebhookTests",
             dependencies: [
                 "PathwatchWebhook", "PathwatchHTTPOut", "PathwatchAgent", "PathwatchQueue", "PathwatchSinks", probeKit, "CCurlShims",
-                "PathwatchBase", json, "PathwatchTestSupport", "PathwatchSinkTestSupport", "PathwatchClockTesting",
+                "PathwatchBase", "PathwatchTestSupport", "PathwatchSinkTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
@@ -304,7 +304,12 @@ let package = Package(
             ],
             swiftSettings: strict),
         .testTarget(
-            name: "PathwatchHTTPOutTests", dependencies: ["PathwatchHTTPOut", "PathwatchAgent"], swiftSettings: strict),
+            name: "PathwatchHTTPOutTests",
+            dependencies: [
+                "PathwatchHTTPOut", "PathwatchAgent", "PathwatchQueue", "CCurlShims", json, "PathwatchTestSupport",
+                "PathwatchClockTesting", .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
         .testTarget(name: "PathwatchQueueTests", dependencies: ["PathwatchQueue", "PathwatchTestSupport"], swiftSettings: strict),
         .testTarget(name: "PathwatchBaseTests", dependencies: ["PathwatchBase", "PathwatchTestSupport"], swiftSettings: strict),
         // make install, make deb, systemd's notify protocol: the agent as an operator installs and runs it.
