@@ -36,7 +36,7 @@ MANPAGE := .build/plugins/GenerateManual/outputs/PathwatchCLI/pathwatch.1
 # install.sh reads these (and defaults the ones left unset: SYSCONFDIR /etc, LOCALSTATEDIR /var, …).
 export DESTDIR PREFIX SYSCONFDIR LOCALSTATEDIR UNITDIR BASHCOMPDIR ZSHCOMPDIR FISHCOMPDIR MANDIR
 
-.PHONY: run test deps dist-deps test-deps build release man install deb example clean bench
+.PHONY: run test format format-check deps dist-deps test-deps build release man install deb example clean bench
 
 ## Install missing Debian packages when root; otherwise print the exact command and stop.
 define ensure_packages
@@ -97,9 +97,18 @@ install: dist-deps man
 deb: dist-deps man
 	@PRODUCTS=.build/release MANPAGE=$(MANPAGE) VERSION=$(VERSION) OUT=.build ./dist/make-deb.sh
 
+## Style: the toolchain's `swift format` with the checked-in .swift-format (4 spaces, 120
+## columns). `make format` applies it; `make test` fails first on any file it would change.
+SWIFT_SOURCES := Package.swift Sources Plugins SDK Tests
+format:
+	$(SWIFT) format format --in-place --recursive --parallel $(SWIFT_SOURCES)
+
+format-check:
+	$(SWIFT) format lint --strict --recursive --parallel $(SWIFT_SOURCES)
+
 ## The package and system tests (Tests/DistributionTests, Tests/SystemTests) package the release
 ## build and its man page. The plug-in SDK is a package of its own (SDK/), with its own tests.
-test: test-deps man
+test: test-deps format-check man
 	$(SWIFT) test --package-path SDK
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build

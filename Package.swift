@@ -104,13 +104,18 @@ let package = Package(
             ],
             swiftSettings: strict),
         // Sink kinds, one module each: its settings, host checks, descriptor estimate and the sink.
-        .target(name: "PathwatchStdoutSink", dependencies: ["PathwatchAgent", "PathwatchBase", probeKit, json], swiftSettings: strict),
-        .target(name: "PathwatchFileSink", dependencies: ["PathwatchAgent", "PathwatchBase", probeKit, json], swiftSettings: strict),
+        .target(
+            name: "PathwatchStdoutSink", dependencies: ["PathwatchAgent", "PathwatchBase", probeKit, json],
+            swiftSettings: strict),
+        .target(
+            name: "PathwatchFileSink", dependencies: ["PathwatchAgent", "PathwatchBase", probeKit, json],
+            swiftSettings: strict),
         // The live agent (page, /metrics, /status, /events) on SwiftNIO's event loop and HTTP/1.1 codec.
         .target(
             name: "PathwatchHTTPSink",
             dependencies: [
-                "PathwatchAgent", "PathwatchBase", "PathwatchDigest", probeKit, probeRules, json, "CCurlShims", "CCrypt",
+                "PathwatchAgent", "PathwatchBase", "PathwatchDigest", probeKit, probeRules, json, "CCurlShims",
+                "CCrypt",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -159,7 +164,8 @@ let package = Package(
         .target(
             name: "PathwatchSinks",
             dependencies: [
-                "PathwatchAgent", "PathwatchStdoutSink", "PathwatchFileSink", "PathwatchHTTPSink", "PathwatchWebhook", "PathwatchRemoteWrite",
+                "PathwatchAgent", "PathwatchStdoutSink", "PathwatchFileSink", "PathwatchHTTPSink", "PathwatchWebhook",
+                "PathwatchRemoteWrite",
             ],
             swiftSettings: strict),
         // What the commands do, apart from how their arguments are parsed: `run`, `once` and a
@@ -187,7 +193,9 @@ let package = Package(
 
         // Probe plug-ins. Each is a module with the probe (which its tests link) and a one-file
         // `…Entry` target exporting `pathwatch_probe_entry`, linked only into the plug-in library.
-        .target(name: "DiskProbeEntry", dependencies: ["DiskProbe"], path: "Plugins/Disk/Entry", swiftSettings: strict, linkerSettings: pluginExports),
+        .target(
+            name: "DiskProbeEntry", dependencies: ["DiskProbe"], path: "Plugins/Disk/Entry", swiftSettings: strict,
+            linkerSettings: pluginExports),
         .target(
             name: "LinkStateProbeEntry", dependencies: ["LinkStateProbe"], path: "Plugins/LinkState/Entry",
             swiftSettings: strict, linkerSettings: pluginExports),
@@ -217,15 +225,24 @@ let package = Package(
         .target(
             name: "ConnectivityProbe", dependencies: [probeKit, "ReachabilityProbe"],
             path: "Plugins/Connectivity/Sources", swiftSettings: strict),
-        .target(name: "PingProbeEntry", dependencies: ["PingProbe"], path: "Plugins/Ping/Entry", swiftSettings: strict, linkerSettings: pluginExports),
+        .target(
+            name: "PingProbeEntry", dependencies: ["PingProbe"], path: "Plugins/Ping/Entry", swiftSettings: strict,
+            linkerSettings: pluginExports),
         .target(name: "PingProbe", dependencies: [probeKit], path: "Plugins/Ping/Sources", swiftSettings: strict),
-        .target(name: "DNSProbeEntry", dependencies: ["DNSProbe"], path: "Plugins/DNS/Entry", swiftSettings: strict, linkerSettings: pluginExports),
+        .target(
+            name: "DNSProbeEntry", dependencies: ["DNSProbe"], path: "Plugins/DNS/Entry", swiftSettings: strict,
+            linkerSettings: pluginExports),
         // Every query of a sample at once on one poll loop, through c-ares.
-        .target(name: "DNSProbe", dependencies: [probeKit, "CAres"], path: "Plugins/DNS/Sources", swiftSettings: strict),
-        .target(name: "ExecProbeEntry", dependencies: ["ExecProbe"], path: "Plugins/Exec/Entry", swiftSettings: strict, linkerSettings: pluginExports),
+        .target(
+            name: "DNSProbe", dependencies: [probeKit, "CAres"], path: "Plugins/DNS/Sources", swiftSettings: strict),
+        .target(
+            name: "ExecProbeEntry", dependencies: ["ExecProbe"], path: "Plugins/Exec/Entry", swiftSettings: strict,
+            linkerSettings: pluginExports),
         // Commands as checks; the agent's own reading of a metric name (ProbeRules) keeps the
         // names it makes from output labels from clashing at the boundary.
-        .target(name: "ExecProbe", dependencies: [probeKit, probeRules, "CExecSpawn"], path: "Plugins/Exec/Sources", swiftSettings: strict),
+        .target(
+            name: "ExecProbe", dependencies: [probeKit, probeRules, "CExecSpawn"], path: "Plugins/Exec/Sources",
+            swiftSettings: strict),
         // posix_spawn of one command with a new session, closefrom and a pidfd (GNU extensions).
         .target(name: "CExecSpawn", path: "Plugins/Exec/CSpawn"),
         .target(
@@ -235,11 +252,14 @@ let package = Package(
         // Tests. PathwatchTestSupport: processes, namespaces, build products, for every test target.
         .target(name: "PathwatchTestSupport", path: "Tests/PathwatchTestSupport", swiftSettings: strict),
         // A clock tests move by hand, so timers, backoff and pacing run in virtual time.
-        .target(name: "PathwatchClockTesting", dependencies: ["PathwatchAgent"], path: "Tests/PathwatchClockTesting", swiftSettings: strict),
+        .target(
+            name: "PathwatchClockTesting", dependencies: ["PathwatchAgent"], path: "Tests/PathwatchClockTesting",
+            swiftSettings: strict),
         // What every bundled plug-in's tests check of its metric declarations: what it emits is
         // declared, and its README's metrics table says what the declarations say.
         .target(
-            name: "PluginTestSupport", dependencies: [probeABI, probeKit, probeRules, probeTesting], path: "Plugins/TestSupport",
+            name: "PluginTestSupport", dependencies: [probeABI, probeKit, probeRules, probeTesting],
+            path: "Plugins/TestSupport",
             swiftSettings: strict),
         .testTarget(
             name: "PathwatchNetlinkTests", dependencies: ["PathwatchNetlink", "CNetlink", "PathwatchTestSupport"],
@@ -257,7 +277,8 @@ let package = Package(
             name: "PathwatchAgentTests",
             dependencies: [
                 "PathwatchAgent", "PathwatchSinks", "PathwatchStdoutSink", "PathwatchFileSink", "PathwatchRemoteWrite",
-                "PathwatchBase", probeABI, json, probeKit, probeRules, probeTesting, "PathwatchTestSupport", "PathwatchSinkTestSupport",
+                "PathwatchBase", probeABI, json, probeKit, probeRules, probeTesting, "PathwatchTestSupport",
+                "PathwatchSinkTestSupport",
                 "PathwatchClockTesting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -278,7 +299,9 @@ let package = Package(
         .testTarget(name: "PathwatchStdoutSinkTests", dependencies: ["PathwatchTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "PathwatchFileSinkTests",
-            dependencies: ["PathwatchFileSink", "PathwatchAgent", json, "PathwatchTestSupport", "PathwatchSinkTestSupport"],
+            dependencies: [
+                "PathwatchFileSink", "PathwatchAgent", json, "PathwatchTestSupport", "PathwatchSinkTestSupport",
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "PathwatchHTTPSinkTests",
@@ -291,7 +314,8 @@ let package = Package(
         .testTarget(
             name: "PathwatchWebhookTests",
             dependencies: [
-                "PathwatchWebhook", "PathwatchHTTPOut", "PathwatchAgent", "PathwatchQueue", "PathwatchSinks", probeKit, "CCurlShims",
+                "PathwatchWebhook", "PathwatchHTTPOut", "PathwatchAgent", "PathwatchQueue", "PathwatchSinks", probeKit,
+                "CCurlShims",
                 "PathwatchBase", "PathwatchTestSupport", "PathwatchSinkTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -310,8 +334,11 @@ let package = Package(
                 "PathwatchClockTesting", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
-        .testTarget(name: "PathwatchQueueTests", dependencies: ["PathwatchQueue", "PathwatchTestSupport"], swiftSettings: strict),
-        .testTarget(name: "PathwatchBaseTests", dependencies: ["PathwatchBase", "PathwatchTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "PathwatchQueueTests", dependencies: ["PathwatchQueue", "PathwatchTestSupport"], swiftSettings: strict
+        ),
+        .testTarget(
+            name: "PathwatchBaseTests", dependencies: ["PathwatchBase", "PathwatchTestSupport"], swiftSettings: strict),
         // make install, make deb, systemd's notify protocol: the agent as an operator installs and runs it.
         .testTarget(name: "DistributionTests", dependencies: ["PathwatchTestSupport"], swiftSettings: strict),
         // The package booted under a real systemd (systemd-nspawn), checked as an operator checks it.

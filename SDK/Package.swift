@@ -26,8 +26,11 @@ let package = Package(
         .target(name: "CPathwatchProbe"),
         .target(name: "PathwatchJSON", swiftSettings: strict),
         .target(name: "PathwatchProbeKit", dependencies: ["CPathwatchProbe", "PathwatchJSON"], swiftSettings: strict),
-        .target(name: "PathwatchProbeRules", dependencies: ["CPathwatchProbe", "PathwatchProbeKit"], swiftSettings: strict),
-        .target(name: "PathwatchProbeTesting", dependencies: ["PathwatchProbeKit", "PathwatchProbeRules"], swiftSettings: strict),
+        .target(
+            name: "PathwatchProbeRules", dependencies: ["CPathwatchProbe", "PathwatchProbeKit"], swiftSettings: strict),
+        .target(
+            name: "PathwatchProbeTesting", dependencies: ["PathwatchProbeKit", "PathwatchProbeRules"],
+            swiftSettings: strict),
 
         // The SDK's own tests, run by the agent's `make test` (`swift test --package-path SDK`):
         // a plug-in author relies on exactly these, so they are tested without the agent.

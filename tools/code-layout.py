@@ -4,8 +4,8 @@ module uses which (a name declared in one folder and used in another), how long 
 with its extensions (without the assets it carries as multi-line strings), and whether each
 target of Package.swift declares exactly the modules its files import. Exits 1 when a module or
 a folder depends on itself through others (a loop), a type with its extensions is longer than the
-limit, or a target imports a module it does not declare or declares one it never imports; prints
-the graph either way.
+limit, a function of Sources/ is 60 lines or longer, or a target imports a module it does not
+declare or declares one it never imports; prints the graph either way.
 
     python3 tools/code-layout.py            # graph and findings
     python3 tools/code-layout.py --quiet    # findings only
@@ -29,6 +29,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if "--root" in sys.argv:
     ROOT = os.path.abspath(sys.argv[sys.argv.index("--root") + 1])
 MAX_TYPE_LINES = 300
+# A function, initialiser or subscript of Sources/ is shorter than this: past it, its steps want names.
+MAX_FUNCTION_LINES = 60
 # The agent's core, which must name no sink kind.
 CORE = "Sources/PathwatchAgent"
 # Modules of our own, by folder. Plug-ins' modules are their own world; the SDK is a package.
@@ -139,6 +141,37 @@ def types_with_extensions():
     return parts
 
 
+FUNCTION_START = re.compile(
+    r"^\s*(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:public|package|private|fileprivate|internal|final|override|static|class|mutating|"
+    r"nonisolated|convenience|required)(?:\(set\))?\s+)*(?:func\s+[^\s(<]+|init[?!]?|deinit|subscript)\b")
+
+
+def function_lengths(path):
+    """(name, first line, lines) of each function, initialiser, deinitialiser and subscript in
+    the file, from its declaration to its closing brace; multi-line strings count as one line."""
+    text = code_only(re.sub(r'"""(?:.|\n)*?"""', lambda m: '""' + "\n" * m.group(0).count("\n"),
+                            open(path, encoding="utf-8").read()))
+    lines = text.split("\n")
+    found = []
+    for i, line in enumerate(lines):
+        match = FUNCTION_START.match(line)
+        if not match:
+            continue
+        depth, opened, end = 0, False, i
+        while end < len(lines):
+            depth += lines[end].count("{") - lines[end].count("}")
+            opened = opened or "{" in lines[end]
+            if opened and depth <= 0:
+                break
+            # A protocol requirement: no body.
+            if not opened and end > i and lines[end].strip() == "":
+                break
+            end += 1
+        if opened:
+            found.append((match.group(0).strip(), i + 1, end - i + 1))
+    return found
+
+
 def sink_kinds_in_core():
     """The core decodes, checks and makes sinks through the registry: no code of it names a kind,
     neither as the configuration's string nor as a sink module's type."""
@@ -197,6 +230,14 @@ def main():
         totals = {key: sum(lines for _, lines in parts) for key, parts in lengths.items()}
         longest = sorted(totals.items(), key=lambda item: -item[1])[:5]
         print("longest types with their extensions: " + ", ".join(f"{name} {count}" for (_, name), count in longest))
+    functions = [(os.path.relpath(path, ROOT), *found)
+                 for path in swift_files(os.path.join(ROOT, "Sources")) for found in function_lengths(path)]
+    for path, name, line, count in functions:
+        if count >= MAX_FUNCTION_LINES:
+            problems.append(f"{path}:{line}: {name} is {count} lines (under {MAX_FUNCTION_LINES})")
+    if not quiet:
+        longest = sorted(functions, key=lambda item: -item[3])[:5]
+        print("longest functions: " + ", ".join(f"{path}:{line} {count}" for path, _, line, count in longest))
     problems += package_targets.problems(ROOT)
     for problem in problems:
         print(problem)

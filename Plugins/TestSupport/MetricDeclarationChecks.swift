@@ -16,7 +16,8 @@ public enum MetricDeclarationChecks {
 
     /// The README.md of the plug-in whose test file is `testFile`: `Plugins/<Name>/Tests/<file>`.
     public static func readme(besides testFile: String = #filePath) -> URL {
-        URL(fileURLWithPath: testFile).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("README.md")
+        URL(fileURLWithPath: testFile).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(
+            "README.md")
     }
 
     /// The declarations of a Swift probe, through the descriptor `ProbeExport` builds for it.
@@ -36,7 +37,8 @@ public enum MetricDeclarationChecks {
     /// Every name in `emitted` is declared, none is declared twice, and every declaration has
     /// help. `emitted` must not be empty: a sample that emitted no metric proves nothing.
     public static func expectDeclared(
-        _ emitted: some Sequence<String>, by declarations: [MetricDeclaration], sourceLocation: SourceLocation = #_sourceLocation
+        _ emitted: some Sequence<String>, by declarations: [MetricDeclaration],
+        sourceLocation: SourceLocation = #_sourceLocation
     ) {
         let names = Set(emitted)
         #expect(!names.isEmpty, "the sample emitted no metric to check", sourceLocation: sourceLocation)
@@ -55,17 +57,24 @@ public enum MetricDeclarationChecks {
         _ declarations: [MetricDeclaration], in readme: URL, sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
         let rows = try documentedMetrics(String(contentsOf: readme, encoding: .utf8))
-        #expect(!rows.isEmpty, "\(readme.lastPathComponent) has no metrics table with kind and unit", sourceLocation: sourceLocation)
+        #expect(
+            !rows.isEmpty, "\(readme.lastPathComponent) has no metrics table with kind and unit",
+            sourceLocation: sourceLocation)
         for declaration in declarations {
             let documented = rows[declaration.name]
-            #expect(documented != nil, "\(declaration.name) is not in the README's metrics table", sourceLocation: sourceLocation)
+            #expect(
+                documented != nil, "\(declaration.name) is not in the README's metrics table",
+                sourceLocation: sourceLocation)
             guard let documented else { continue }
             let kind = declaration.kind == .counter ? "counter" : "gauge"
-            #expect(documented.kind == kind, "\(declaration.name): the README says \(documented.kind), the declaration \(kind)",
-                    sourceLocation: sourceLocation)
-            #expect(documented.unit == declaration.unit,
-                    "\(declaration.name): the README says unit \(documented.unit ?? "—"), the declaration \(declaration.unit ?? "—")",
-                    sourceLocation: sourceLocation)
+            #expect(
+                documented.kind == kind,
+                "\(declaration.name): the README says \(documented.kind), the declaration \(kind)",
+                sourceLocation: sourceLocation)
+            #expect(
+                documented.unit == declaration.unit,
+                "\(declaration.name): the README says unit \(documented.unit ?? "—"), the declaration \(declaration.unit ?? "—")",
+                sourceLocation: sourceLocation)
         }
         let undeclared = Set(rows.keys).subtracting(declarations.map(\.name)).sorted()
         #expect(undeclared.isEmpty, "in the README but not declared: \(undeclared)", sourceLocation: sourceLocation)
@@ -76,8 +85,11 @@ public enum MetricDeclarationChecks {
     static func documentedMetrics(_ markdown: String) throws -> [String: (kind: String, unit: String?)] {
         var rows: [String: (kind: String, unit: String?)] = [:]
         for line in markdown.split(separator: "\n") where line.hasPrefix("|") {
-            let cells = line.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
-            guard let k = cells.firstIndex(where: { $0 == "gauge" || $0 == "counter" }), k > 0, k + 1 < cells.count else { continue }
+            let cells = line.split(separator: "|", omittingEmptySubsequences: false).map {
+                $0.trimmingCharacters(in: .whitespaces)
+            }
+            guard let k = cells.firstIndex(where: { $0 == "gauge" || $0 == "counter" }), k > 0, k + 1 < cells.count
+            else { continue }
             let unitCell = cells[k + 1]
             let unit: String?
             if unitCell == "—" {
@@ -93,7 +105,9 @@ public enum MetricDeclarationChecks {
     }
 
     private static func quotedWords(_ cell: String) -> [String] {
-        cell.split(separator: "`", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
+        cell.split(separator: "`", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map {
+            String($0.element)
+        }
     }
 }
 

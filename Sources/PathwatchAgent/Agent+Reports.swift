@@ -12,12 +12,15 @@ extension Agent {
         let (held, publication, timer, resample, followUp) = state.withLock {
             s -> (Publication?, Publication?, UInt64?, [ProbeRunner], ProbeRunner?) in
             // This probe's last report is still held: it goes out before this one replaces it.
-            let held = s.pacing.holds(probe) ? publish(&s, events: [], firstComplete: false, at: now, whole: true, reporting: nil) : nil
+            let held =
+                s.pacing.holds(probe)
+                ? publish(&s, events: [], firstComplete: false, at: now, whole: true, reporting: nil) : nil
             let before = s.book.path
             let raised = s.book.apply(report.redacted(by: s.loaded.redactor), probe: probe, at: now)
             s.lastReportAt[probe] = now
             let wasRecoverySample = s.recoverySampled.remove(probe) != nil
-            let followUp = wasRecoverySample && s.book.path.status == .satisfied && PathChange.needsFollowUp(report)
+            let followUp =
+                wasRecoverySample && s.book.path.status == .satisfied && PathChange.needsFollowUp(report)
                 ? s.probes[probe]?.runner : nil
             let resampleIDs = PathChange.probesToSample(before: before, after: s.book.path, policies: s.book.policies)
             if PathChange.recovered(before: before, after: s.book.path) { s.recoverySampled.formUnion(resampleIDs) }
@@ -34,7 +37,8 @@ extension Agent {
             let decision = s.pacing.report(probe, at: clock.monotonicNow, urgent: urgent)
             var timer: UInt64?
             if case .later(let due) = decision { timer = due }
-            let publication = publish(&s, events: raised, firstComplete: firstComplete, at: now, whole: decision == .now, reporting: probe)
+            let publication = publish(
+                &s, events: raised, firstComplete: firstComplete, at: now, whole: decision == .now, reporting: probe)
             return (held, publication, timer, resample, followUp)
         }
         if let held { deliver(held) }
@@ -43,7 +47,8 @@ extension Agent {
             clock.schedule(atMonotonic: timer) { [weak self] in self?.publishHeld() }
         }
         for runner in resample {
-            logger.debug("probe \(runner.id): sampled at once: the path is now \(state.withLock { $0.book.path.description })")
+            logger.debug(
+                "probe \(runner.id): sampled at once: the path is now \(state.withLock { $0.book.path.description })")
             runner.sampleNow()
         }
         if let followUp {
@@ -63,7 +68,8 @@ extension Agent {
     }
 
     private func publish(
-        _ s: inout AgentState, events: [ChangeEvent], firstComplete: Bool, at now: WallTime, whole: Bool, reporting probe: String?
+        _ s: inout AgentState, events: [ChangeEvent], firstComplete: Bool, at now: WallTime, whole: Bool,
+        reporting probe: String?
     ) -> Publication? {
         let takesEach = probe != nil && s.sinks.contains { $0.takesEveryReport }
         guard whole || takesEach else { return nil }
@@ -80,5 +86,7 @@ extension Agent {
     }
 
     /// Hands the batches to the sinks, in the order they were made, then logs the events.
-    private func deliver(_ p: Publication) { p.deliver(as: identity, in: deliveries, logger: logger, observer: observer) }
+    private func deliver(_ p: Publication) {
+        p.deliver(as: identity, in: deliveries, logger: logger, observer: observer)
+    }
 }

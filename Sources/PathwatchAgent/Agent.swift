@@ -1,7 +1,7 @@
 import Dispatch
-import Synchronization
-import PathwatchProbeKit
 import PathwatchBase
+import PathwatchProbeKit
+import Synchronization
 
 /// The running agent: probe runners feeding one check book. After a report the agent takes each
 /// sink's status and makes the batch's snapshot complete (Agent+Reports), then hands it with its
@@ -32,7 +32,8 @@ package final class Agent: Sendable {
         self.logger = logger
         self.observer = observer
         self.clock = clock
-        self.state = Mutex(AgentState(loaded: config, catalog: PluginCatalog(), book: CheckBook(agentName: config.config.agent.name)))
+        self.state = Mutex(
+            AgentState(loaded: config, catalog: PluginCatalog(), book: CheckBook(agentName: config.config.agent.name)))
     }
 
     /// Set by `cancelStart()`.
@@ -48,7 +49,8 @@ package final class Agent: Sendable {
     /// only hands the probes created so far to `stop()`.
     package func start() throws(ConfigError) {
         let loaded = state.withLock { $0.loaded }
-        let catalog = PluginCatalog.discover(for: loaded, logger: logger, needing: Set(loaded.config.probes.map(\.plugin)))
+        let catalog = PluginCatalog.discover(
+            for: loaded, logger: logger, needing: Set(loaded.config.probes.map(\.plugin)))
         for refusal in catalog.refused { logger.warning("plug-in refused: \(refusal)") }
         let created = try ProbeSetup.instantiate(loaded, catalog: catalog, logger: logger, children: children) {
             self.startCancelled.load(ordering: .acquiring)
@@ -56,7 +58,9 @@ package final class Agent: Sendable {
         if startCancelled.load(ordering: .acquiring) {
             // Runners that never start: stop() destroys their instances, all at once.
             state.withLock { s in _ = created.map { add($0, loaded: loaded, into: &s) } }
-            logger.notice("stopped while starting: \(created.count) of \(Plural.count(loaded.config.probes.count, "probe")) created, none started")
+            logger.notice(
+                "stopped while starting: \(created.count) of \(Plural.count(loaded.config.probes.count, "probe")) created, none started"
+            )
             return
         }
         let sinks = loaded.config.sinks.map { $0.makeSink(in: loaded, logger: logger) }
@@ -75,14 +79,17 @@ package final class Agent: Sendable {
         if created.isEmpty, let observer {
             observer.agentReported(state.withLock { AgentSummary(sequence: 0, book: $0.book) }, firstComplete: true)
         }
-        logger.info("pathwatch \(AgentIdentity.version) started as \(identity.name): \(Plural.count(created.count, "probe")), \(Plural.count(sinks.count, "sink"))")
+        logger.info(
+            "pathwatch \(AgentIdentity.version) started as \(identity.name): \(Plural.count(created.count, "probe")), \(Plural.count(sinks.count, "sink"))"
+        )
     }
 
     private func add(_ created: ProbeSetup.Created, loaded: LoadedConfig, into s: inout AgentState) -> ProbeRunner {
         let probe = created.config
         let id = probe.id
         let runner = ProbeRunner(
-            id: id, instance: created.instance, interval: loaded.interval(of: probe), timeout: loaded.timeout(of: probe),
+            id: id, instance: created.instance, interval: loaded.interval(of: probe),
+            timeout: loaded.timeout(of: probe),
             logger: logger, report: { [weak self] report in self?.receive(report, from: id) })
         s.probes[id] = AgentState.ActiveProbe(config: probe, runner: runner)
         s.book.policies[id] = created.policy
@@ -113,14 +120,18 @@ package final class Agent: Sendable {
         var next = next
         logger.redactor.add(contentsOf: next.redactor)
         next.redactor = logger.redactor
-        let merged = mergedCatalog(catalog, adding: next)
+        let merged = catalog.adding(pluginsOf: next, logger: logger)
         let running = state.withLock { $0.probes.mapValues(\.config) }
         let changed = next.config.probes.enumerated().filter { running[$0.element.id] != $0.element }.map(\.offset)
-        let created = try ProbeSetup.instantiate(next, catalog: merged, only: changed, logger: logger, children: children)
+        let created = try ProbeSetup.instantiate(
+            next, catalog: merged, only: changed, logger: logger, children: children)
         // A sink is made in the setting of its configuration (folders, the agent's interval): one
         // whose entry is unchanged is kept only while that setting is too.
         let (runningSinks, sameSetting) = state.withLock { s in
-            (s.sinkConfigs == next.config.sinks ? nil : Array(zip(s.sinkConfigs, s.sinks)), s.loaded.sinkSetting == next.sinkSetting)
+            (
+                s.sinkConfigs == next.config.sinks ? nil : Array(zip(s.sinkConfigs, s.sinks)),
+                s.loaded.sinkSetting == next.sinkSetting
+            )
         }
         let replacement = runningSinks.map { runningSinks in
             SinkReplacement(running: runningSinks.map { ($0.0, $0.1) }, next: next.config.sinks, reuse: sameSetting) {
@@ -130,7 +141,8 @@ package final class Agent: Sendable {
         let (stopped, started) = state.withLock { s -> ([ProbeRunner], [ProbeRunner]) in
             let keep = Set(next.config.probes.map(\.id))
             var stopped: [ProbeRunner] = []
-            for (id, active) in s.probes where !keep.contains(id) || changed.contains(where: { next.config.probes[$0].id == id }) {
+            for (id, active) in s.probes
+            where !keep.contains(id) || changed.contains(where: { next.config.probes[$0].id == id }) {
                 stopped.append(active.runner)
                 s.probes[id] = nil
                 s.book.removeProbe(id)
@@ -148,23 +160,10 @@ package final class Agent: Sendable {
         if let replacement { handOver(replacement) }
         for runner in stopped { runner.stop() }
         started.forEach(begin)
-        let summary = "\(started.count) probes (re)started, \(stopped.count) stopped, \(next.config.probes.count - started.count) kept"
+        let summary =
+            "\(started.count) probes (re)started, \(stopped.count) stopped, \(next.config.probes.count - started.count) kept"
         logger.notice("configuration reloaded: \(summary)")
         return summary
-    }
-
-
-    /// `loaded` with the plug-ins `next` names that are not loaded yet (start opened only those
-    /// it needed), from any of its folders.
-    private func mergedCatalog(_ loaded: PluginCatalog, adding next: LoadedConfig) -> PluginCatalog {
-        var merged = loaded
-        let missing = Set(next.config.probes.map(\.plugin)).filter { merged.plugin(named: $0) == nil }
-        guard !missing.isEmpty else { return merged }
-        for plugin in PluginCatalog.discover(for: next, logger: logger, needing: missing).plugins
-        where merged.plugin(named: plugin.name) == nil {
-            merged.adopt(plugin)
-        }
-        return merged
     }
 
     /// A replaced sink with a durable queue writes what it was handed to its folder, releases it

@@ -32,7 +32,8 @@ struct AgentState {
 
     /// The pacing window of `loaded`: its shortest probe interval.
     static func documentWindow(_ loaded: LoadedConfig) -> UInt64 {
-        DocumentPacing.window(intervals: loaded.config.probes.map(loaded.interval(of:)), fallback: loaded.config.agent.interval)
+        DocumentPacing.window(
+            intervals: loaded.config.probes.map(loaded.interval(of:)), fallback: loaded.config.agent.interval)
     }
 
     /// Each probe's host in configuration order: isolation, child pid, restarts, last error
@@ -47,7 +48,8 @@ struct AgentState {
         var health = active.runner.health
         health.lastError = health.lastError.map { loaded.redactor.redact($0) }
         return ProbeStatus(
-            id: id, plugin: active.runner.instance.plugin.name, isolation: active.runner.instance.isolation, health: health,
+            id: id, plugin: active.runner.instance.plugin.name, isolation: active.runner.instance.isolation,
+            health: health,
             lastSampleAt: lastReportAt[id])
     }
 }

@@ -23,7 +23,8 @@ package struct AgentSummary: Sendable, Equatable {
         let parts = [CheckState.ok, .warning, .unknown, .critical].compactMap { state in
             counts[state].map { "\($0) \(state.name)" }
         }
-        let checks = total == 0 ? "no checks yet" : "\(total) check\(total == 1 ? "" : "s"): " + parts.joined(separator: ", ")
+        let checks =
+            total == 0 ? "no checks yet" : "\(total) check\(total == 1 ? "" : "s"): " + parts.joined(separator: ", ")
         return "\(path); \(checks)"
     }
 }

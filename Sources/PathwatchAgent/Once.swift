@@ -1,6 +1,6 @@
 import Dispatch
-import Synchronization
 import PathwatchProbeKit
+import Synchronization
 
 /// `pathwatch once`: one sample of every probe, all at once, each under its timeout, then the
 /// status document. Event-driven probes report their current state through their sample.
@@ -8,7 +8,8 @@ package enum Once {
     /// The snapshot after every probe's one report, with each probe's health: what every
     /// format of `once` renders.
     package static func run(_ loaded: LoadedConfig, logger: AgentLogger) throws(ConfigError) -> StatusSnapshot {
-        let catalog = PluginCatalog.discover(for: loaded, logger: logger, needing: Set(loaded.config.probes.map(\.plugin)))
+        let catalog = PluginCatalog.discover(
+            for: loaded, logger: logger, needing: Set(loaded.config.probes.map(\.plugin)))
         for refusal in catalog.refused { logger.warning("plug-in refused: \(refusal)") }
         let created = try ProbeSetup.instantiate(loaded, catalog: catalog, logger: logger)
         let identity = AgentIdentity(name: loaded.config.agent.name)
@@ -27,7 +28,8 @@ package enum Once {
             var health = runner.health
             health.lastError = health.lastError.map { loaded.redactor.redact($0) }
             return ProbeStatus(
-                id: c.config.id, plugin: c.instance.plugin.name, isolation: c.instance.isolation, health: health, lastSampleAt: now)
+                id: c.config.id, plugin: c.instance.plugin.name, isolation: c.instance.isolation, health: health,
+                lastSampleAt: now)
         }
         // `once` has no sinks: its document describes the probes only.
         return StatusSnapshot(identity: identity, time: now, book: book, probes: probes, sinks: nil)
@@ -45,7 +47,8 @@ package enum Once {
             let id = c.config.id
             group.enter()
             return ProbeRunner(
-                id: id, instance: c.instance, interval: loaded.interval(of: c.config), timeout: loaded.timeout(of: c.config),
+                id: id, instance: c.instance, interval: loaded.interval(of: c.config),
+                timeout: loaded.timeout(of: c.config),
                 logger: logger,
                 report: { report in
                     let first = results.withLock { r -> Bool in

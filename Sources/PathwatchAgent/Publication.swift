@@ -15,7 +15,9 @@ struct Publication {
     var summary: AgentSummary?
 
     /// Hands the batches to the sinks in their turn, then logs the events and tells `observer`.
-    func deliver(as identity: AgentIdentity, in turns: DeliveryTurns, logger: AgentLogger, observer: (any AgentObserver)?) {
+    func deliver(
+        as identity: AgentIdentity, in turns: DeliveryTurns, logger: AgentLogger, observer: (any AgentObserver)?
+    ) {
         // Each sink's status is taken under the sink's own lock, never under the agent's: the two
         // are never held together, so no sink can wait for the agent while the agent waits for it.
         // The snapshot is complete from here on; no sink is asked anything when it is rendered.
@@ -23,14 +25,16 @@ struct Publication {
         let wholeBatch = whole.map { whole in
             SinkBatch(
                 events: events,
-                snapshot: StatusSnapshot(identity: identity, time: time, book: whole.book, probes: whole.probes, sinks: sinkStatuses),
+                snapshot: StatusSnapshot(
+                    identity: identity, time: time, book: whole.book, probes: whole.probes, sinks: sinkStatuses),
                 firstComplete: firstComplete, reportingProbes: whole.reporting)
         }
         let singleBatch = single.map { single in
             SinkBatch(
                 events: events,
                 snapshot: StatusSnapshot(
-                    identity: identity, time: time, checks: single.checks, path: single.path, probes: single.status, sinks: sinkStatuses),
+                    identity: identity, time: time, checks: single.checks, path: single.path, probes: single.status,
+                    sinks: sinkStatuses),
                 firstComplete: firstComplete, reportingProbes: [single.probe])
         }
         // The sinks first: a change's line should not wait for the log's write to stderr.

@@ -7,7 +7,9 @@ extension Pathwatch {
     struct CheckConfig: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "check-config",
-            abstract: "Validate the configuration and every plug-in it names, without running probes; exit 0 valid, 78 invalid.")
+            abstract:
+                "Validate the configuration and every plug-in it names, without running probes; exit 0 valid, 78 invalid."
+        )
 
         @OptionGroup var options: CommonOptions
 
@@ -25,7 +27,9 @@ extension Pathwatch {
             }
             let catalog = checked.catalog
             // A refusal names its file, whose folder may be a substituted secret.
-            for refusal in catalog.refused { say("note: plug-in refused: \(loaded.redactor.redact(refusal.description))") }
+            for refusal in catalog.refused {
+                say("note: plug-in refused: \(loaded.redactor.redact(refusal.description))")
+            }
             DescriptorLimit.raiseSoftToHard()
             if let shortage = DescriptorLimit.shortage(for: loaded.config) { say("warning: \(shortage)") }
             // As root, the service's user must pass too: it is who reads the secrets and writes

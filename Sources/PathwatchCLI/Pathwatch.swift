@@ -17,7 +17,10 @@ struct Pathwatch: AsyncParsableCommand {
         // Each of these names itself in its configuration: ArgumentParser would otherwise derive
         // every name from `String(describing:)` of the type, a search of the runtime's
         // conformance tables per subcommand on every start.
-        subcommands: [Run.self, Once.self, Status.self, Reload.self, CheckConfig.self, Plugins.self, TryPluginChild.self, PluginChildCommand.self])
+        subcommands: [
+            Run.self, Once.self, Status.self, Reload.self, CheckConfig.self, Plugins.self, TryPluginChild.self,
+            PluginChildCommand.self,
+        ])
 
     /// ArgumentParser's own entry, except that an `ExitCode` (how `status` reports its state, and
     /// every command its exit status) ends the process at once: the library's error path builds
@@ -42,7 +45,9 @@ struct Pathwatch: AsyncParsableCommand {
 struct CommonOptions: ParsableArguments, CommonSettings {
     @Option(
         name: .long,
-        help: "The configuration file (default: $PATHWATCH_CONFIG, else /etc/pathwatch/config.json); conf.d/*.json beside it is appended.")
+        help:
+            "The configuration file (default: $PATHWATCH_CONFIG, else /etc/pathwatch/config.json); conf.d/*.json beside it is appended."
+    )
     var config: String?
 
     @Option(name: .long, help: "Log level: trace, debug, info, notice, warning or error. Logs go to stderr.")

@@ -18,7 +18,8 @@ extension Pathwatch {
 
         func run() async throws {
             await PluginChildServing.serve(
-                PluginChild.Options(paths: plugin, describeOnly: describe, maxMemoryBytes: maxMemory, maxObservations: maxObservations))
+                PluginChild.Options(
+                    paths: plugin, describeOnly: describe, maxMemoryBytes: maxMemory, maxObservations: maxObservations))
         }
     }
 }

@@ -10,7 +10,8 @@ extension Pathwatch {
     struct Plugins: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "plugins",
-            abstract: "List the plug-ins found in the configured folders, and why any file was refused; or try one library.",
+            abstract:
+                "List the plug-ins found in the configured folders, and why any file was refused; or try one library.",
             discussion: """
                 With --try FILE, loads that one library in a child process (never in this one), creates an \
                 instance from --probe-config (the probe's config as JSON text, or @FILE for a file holding it; \
@@ -136,7 +137,10 @@ struct TryPluginChild: ParsableCommand {
     func run() throws {
         let deadline = Deadline(monotonicNanoseconds: deadlineNanoseconds)
         let watch = watchNanoseconds.map {
-            (duration: ConfigDuration(nanoseconds: $0), eventTimeout: ConfigDuration(nanoseconds: eventTimeoutNanoseconds))
+            (
+                duration: ConfigDuration(nanoseconds: $0),
+                eventTimeout: ConfigDuration(nanoseconds: eventTimeoutNanoseconds)
+            )
         }
         let status = PluginTrialChild.run(file: file, configArgument: configArgument, deadline: deadline, watch: watch)
         if status != 0 { throw ExitCode(status) }

@@ -11,7 +11,8 @@ extension Pathwatch {
 
         /// Handed back to `pathwatch` in the plain form: the agent runs only there.
         func run() throws {
-            AgentExecutable.replaceProcess(with: PlainArguments(command: .run, options: options.plain), program: CommandLine.arguments[0])
+            AgentExecutable.replaceProcess(
+                with: PlainArguments(command: .run, options: options.plain), program: CommandLine.arguments[0])
         }
     }
 }

@@ -10,14 +10,19 @@ extension Pathwatch {
     struct Status: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "status",
-            abstract: "Ask the running agent (through its http sink) for its status document: live values, not a fresh sample; exit 0 ok, 1 warning, 2 critical, 3 unknown or no answer.")
+            abstract:
+                "Ask the running agent (through its http sink) for its status document: live values, not a fresh sample; exit 0 ok, 1 warning, 2 critical, 3 unknown or no answer."
+        )
 
         @OptionGroup var options: CommonOptions
 
         @Option(help: "The agent's base URL or its /status URL (default: the configuration's http sink).")
         var url: String?
 
-        @Option(help: "Output format: text (a table for people), json (the status document) or nagios (one Nagios/Icinga line).")
+        @Option(
+            help:
+                "Output format: text (a table for people), json (the status document) or nagios (one Nagios/Icinga line)."
+        )
         var format: OnceFormat = .text
 
         @Option(help: "Seconds to wait for the answer.")
@@ -48,10 +53,15 @@ extension Pathwatch {
         /// A basic-auth password comes from PATHWATCH_PASSWORD, never the command line.
         private func endpoint(nagios: Bool) throws -> LiveStatusClient.Endpoint {
             let file = options.configFile
-            let environment = getenv(LiveStatusClient.passwordVariable).map { [LiveStatusClient.passwordVariable: String(cString: $0)] } ?? [:]
+            let environment =
+                getenv(LiveStatusClient.passwordVariable).map {
+                    [LiveStatusClient.passwordVariable: String(cString: $0)]
+                } ?? [:]
             if let url {
                 let target = url.hasSuffix("/status") ? url : (url.hasSuffix("/") ? url + "status" : url + "/status")
-                let configured = (try? LiveEndpointConfig.firstHTTPSink(file: file)).flatMap { $0.map { LiveStatusClient.endpoint(of: $0, environment: environment) } }
+                let configured = (try? LiveEndpointConfig.firstHTTPSink(file: file)).flatMap {
+                    $0.map { LiveStatusClient.endpoint(of: $0, environment: environment) }
+                }
                 if let configured, configured.url == target { return configured }
                 return LiveStatusClient.Endpoint(url: target)
             }
@@ -70,5 +80,7 @@ extension Pathwatch {
 /// `status` needs an agent serving HTTP to ask.
 struct NoLiveSink: Error, CustomStringConvertible {
     var file: String
-    var description: String { "\(file): no http sink to ask; add one ({\"type\": \"http\", \"listen\": \"127.0.0.1:8470\"}) or pass --url" }
+    var description: String {
+        "\(file): no http sink to ask; add one ({\"type\": \"http\", \"listen\": \"127.0.0.1:8470\"}) or pass --url"
+    }
 }

@@ -26,6 +26,7 @@ package enum AgentExecutable {
             printError("cannot find this executable (/proc/self/exe), so not the agent \(name) beside it")
             exitProcess(ExitStatus.failure)
         }
-        ProcessImage.replace(with: candidates(companion: companion), arguments: arguments, what: "the agent executable \(name)")
+        ProcessImage.replace(
+            with: candidates(companion: companion), arguments: arguments, what: "the agent executable \(name)")
     }
 }

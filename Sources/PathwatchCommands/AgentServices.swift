@@ -1,7 +1,7 @@
-import PathwatchSinks
 import PathwatchAgent
-import ServiceLifecycle
 import PathwatchBase
+import PathwatchSinks
+import ServiceLifecycle
 
 /// Runs the agent until graceful shutdown, then stops its probes; its sinks, a service of their
 /// own (`agent.sinkGroup`, earlier in the group), drain after this returns.

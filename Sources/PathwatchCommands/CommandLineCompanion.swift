@@ -11,7 +11,8 @@ package enum CommandLineCompanion {
     /// Where the companion is looked for, beside this executable's real path: in the same folder
     /// (the build tree), then in `../lib/pathwatch` (the installed layout of contract §9).
     package static func candidates(executable: String) -> [String] {
-        let folder = executable.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        let folder = executable.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(
+            separator: "/")
         return ["\(folder)/\(name)", "\(folder)/../lib/pathwatch/\(name)"]
     }
 
@@ -22,6 +23,7 @@ package enum CommandLineCompanion {
             printError("cannot find this executable (/proc/self/exe), so not its command-line companion \(name)")
             exitProcess(ExitStatus.failure)
         }
-        ProcessImage.replace(with: candidates(executable: executable), arguments: arguments, what: "the command-line companion \(name)")
+        ProcessImage.replace(
+            with: candidates(executable: executable), arguments: arguments, what: "the command-line companion \(name)")
     }
 }

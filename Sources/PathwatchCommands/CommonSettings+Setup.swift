@@ -1,6 +1,6 @@
-import PathwatchSinks
 import Logging
 import PathwatchAgent
+import PathwatchSinks
 
 extension CommonSettings {
     /// The file `--config`, the environment or the installed default names (contract §1).
@@ -9,7 +9,8 @@ extension CommonSettings {
     /// A logger writing to stderr at the chosen level, redacting the config's secrets.
     package func makeLogger(redactor: SecretRedactor) -> AgentLogger {
         var logger = Logger(label: "pathwatch") { label in
-            JournalStream.isStandardError ? JournalLogHandler() as any LogHandler : StreamLogHandler.standardError(label: label)
+            JournalStream.isStandardError
+                ? JournalLogHandler() as any LogHandler : StreamLogHandler.standardError(label: label)
         }
         logger.logLevel = logLevel.level
         return AgentLogger(logger: logger, redactor: redactor)

@@ -15,7 +15,9 @@ struct JournalLogHandler: LogHandler {
     func log(event: LogEvent) {
         var line = "<\(Self.priority(event.level))>\(event.message)"
         let all = metadata.merging(event.metadata ?? [:]) { $1 }
-        if !all.isEmpty { line += " " + all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ") }
+        if !all.isEmpty {
+            line += " " + all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        }
         let bytes = Array((line + "\n").utf8)
         bytes.withUnsafeBytes { _ = write(STDERR_FILENO, $0.baseAddress, $0.count) }
     }

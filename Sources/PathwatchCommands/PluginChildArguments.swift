@@ -51,6 +51,7 @@ package struct PluginChildArguments: Sendable {
 
     /// The serving loop's options.
     package var options: PluginChild.Options {
-        PluginChild.Options(paths: plugins, describeOnly: describe, maxMemoryBytes: maxMemory, maxObservations: maxObservations)
+        PluginChild.Options(
+            paths: plugins, describeOnly: describe, maxMemoryBytes: maxMemory, maxObservations: maxObservations)
     }
 }

@@ -26,7 +26,9 @@ enum ProcessImage {
             execv(path, &argv)
             reasons.append("\(path): cannot be started: \(errnoText())")
         }
-        printError("this command needs \(what), and none could be started (\(reasons.joined(separator: "; "))); reinstall pathwatch")
+        printError(
+            "this command needs \(what), and none could be started (\(reasons.joined(separator: "; "))); reinstall pathwatch"
+        )
         exitProcess(ExitStatus.failure)
     }
 }

@@ -22,14 +22,19 @@ package enum ReloadChannel {
         var line: String {
             switch self {
             case .reloaded(let summary): "reloaded: \(summary)\n"
-            case .refused(let reason): "refused: \(reason.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: " "))\n"
+            case .refused(let reason):
+                "refused: \(reason.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: " "))\n"
             }
         }
 
         init?(line: String) {
-            if line.hasPrefix("reloaded: ") { self = .reloaded(String(line.dropFirst(10))) }
-            else if line.hasPrefix("refused: ") { self = .refused(String(line.dropFirst(9))) }
-            else { return nil }
+            if line.hasPrefix("reloaded: ") {
+                self = .reloaded(String(line.dropFirst(10)))
+            } else if line.hasPrefix("refused: ") {
+                self = .refused(String(line.dropFirst(9)))
+            } else {
+                return nil
+            }
         }
     }
 
@@ -56,14 +61,16 @@ package final class ReloadAnnouncer: Sendable {
     /// Listens on the agent's address; nil (and a warning) when it cannot, in which case SIGHUP
     /// still reloads and only `pathwatch reload` has no one to hear from.
     package init?(logger: AgentLogger) {
-        let fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let fd = Glibc.socket(
+            AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else {
             logger.warning("pathwatch reload cannot hear this agent: socket: \(errnoText())")
             return nil
         }
         let bound = ReloadChannel.withAbstractAddress(ReloadChannel.address(of: getpid())) { bind(fd, $0, $1) }
         guard bound == 0, listen(fd, 64) == 0 else {
-            logger.warning("pathwatch reload cannot hear this agent: \(ReloadChannel.address(of: getpid())): \(errnoText())")
+            logger.warning(
+                "pathwatch reload cannot hear this agent: \(ReloadChannel.address(of: getpid())): \(errnoText())")
             close(fd)
             return nil
         }

@@ -58,7 +58,9 @@ package enum ReloadRequest {
             if n < 0 && errno == EINTR { continue }
             guard n > 0 else { return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self) }
             bytes += chunk[0..<n]
-            if let end = bytes.firstIndex(of: UInt8(ascii: "\n")) { return String(decoding: bytes[..<end], as: UTF8.self) }
+            if let end = bytes.firstIndex(of: UInt8(ascii: "\n")) {
+                return String(decoding: bytes[..<end], as: UTF8.self)
+            }
         }
         return String(decoding: bytes, as: UTF8.self)
     }
@@ -75,8 +77,16 @@ enum RunningAgents {
         let found = all()
         switch found.count {
         case 1: return .success(found[0])
-        case 0: return .failure(AgentSearchError(description: "no pathwatch agent is running\(getuid() == 0 ? "" : " as this user"); pass --pid"))
-        default: return .failure(AgentSearchError(description: "\(found.count) pathwatch agents are running (pids \(found.map(String.init).joined(separator: ", "))); pass --pid"))
+        case 0:
+            return .failure(
+                AgentSearchError(
+                    description: "no pathwatch agent is running\(getuid() == 0 ? "" : " as this user"); pass --pid"))
+        default:
+            return .failure(
+                AgentSearchError(
+                    description:
+                        "\(found.count) pathwatch agents are running (pids \(found.map(String.init).joined(separator: ", "))); pass --pid"
+                ))
         }
     }
 
@@ -87,7 +97,9 @@ enum RunningAgents {
         defer { closedir(folder) }
         var found: [pid_t] = []
         while let entry = readdir(folder) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
             guard let pid = pid_t(name), pid != getpid() else { continue }
             if getuid() != 0 {
                 var info = stat()
@@ -107,6 +119,8 @@ enum RunningAgents {
         var buffer = [UInt8](repeating: 0, count: 4_096)
         let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
         guard n > 0 else { return [] }
-        return buffer[0..<n].split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+        return buffer[0..<n].split(separator: 0, omittingEmptySubsequences: false).map {
+            String(decoding: $0, as: UTF8.self)
+        }
     }
 }

@@ -37,9 +37,10 @@ package enum RunCommand {
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: agent.sinkGroup),
             .init(service: AgentService(agent: agent, systemd: reporter)),
-            .init(service: ReloadOnHangup(
-                agent: agent, hangups: hangups, file: options.configFile, systemd: systemd, reporter: reporter,
-                announcer: ReloadAnnouncer(logger: logger), logger: logger)),
+            .init(
+                service: ReloadOnHangup(
+                    agent: agent, hangups: hangups, file: options.configFile, systemd: systemd, reporter: reporter,
+                    announcer: ReloadAnnouncer(logger: logger), logger: logger)),
         ]
         if let systemd, let period = systemd.watchdogPeriod {
             services.append(.init(service: Watchdog(agent: agent, notifier: systemd, period: period)))

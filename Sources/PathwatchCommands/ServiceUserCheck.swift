@@ -24,23 +24,30 @@ package enum ServiceUserCheck {
     /// and that user exists.
     package static func run(configFile: String) -> Verdict {
         let user = serviceUser
-        guard getuid() == 0, user != "root", let entry = getpwnam(user), entry.pointee.pw_uid != 0 else { return .notApplicable }
+        guard getuid() == 0, user != "root", let entry = getpwnam(user), entry.pointee.pw_uid != 0 else {
+            return .notApplicable
+        }
         let file = configFile.hasPrefix("/") ? configFile : currentDirectory() + "/" + configFile
-        let arguments = ["--reuid=\(user)", "--regid=\(entry.pointee.pw_gid)", "--init-groups", "--",
-                         ProcessImage.ownExecutable() ?? "/proc/self/exe", "check-config", "--config", file]
+        let arguments = [
+            "--reuid=\(user)", "--regid=\(entry.pointee.pw_gid)", "--init-groups", "--",
+            ProcessImage.ownExecutable() ?? "/proc/self/exe", "check-config", "--config", file,
+        ]
         let child: TrialProcess
         do {
             child = try TrialProcess.spawn("/usr/bin/setpriv", arguments: arguments, extraDescriptor: 3)
         } catch {
-            return .refused(user: user, output: "cannot check as user \(user): \(error.description)", status: ExitStatus.failure)
+            return .refused(
+                user: user, output: "cannot check as user \(user): \(error.description)", status: ExitStatus.failure)
         }
         let collected = child.collect(timeoutSeconds: 120)
         switch collected.ending {
         case .exited(0): return .valid(user: user)
         case .exited(let status):
-            return .refused(user: user, output: (collected.stderr + collected.stdout).trimmingTrailingNewlines, status: status)
+            return .refused(
+                user: user, output: (collected.stderr + collected.stdout).trimmingTrailingNewlines, status: status)
         case .signaled(let signal):
-            return .refused(user: user, output: "the check as user \(user) ended by signal \(signal)", status: ExitStatus.failure)
+            return .refused(
+                user: user, output: "the check as user \(user) ended by signal \(signal)", status: ExitStatus.failure)
         }
     }
 

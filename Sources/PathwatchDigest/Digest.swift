@@ -19,7 +19,9 @@ package enum Digest {
         var out = [UInt8](repeating: 0, count: Int(PW_SHA256_LENGTH))
         let status = key.withUnsafeBufferPointer { k in
             message.withUnsafeBufferPointer { m in
-                out.withUnsafeMutableBufferPointer { pw_hmac_sha256(k.baseAddress, k.count, m.baseAddress, m.count, $0.baseAddress) }
+                out.withUnsafeMutableBufferPointer {
+                    pw_hmac_sha256(k.baseAddress, k.count, m.baseAddress, m.count, $0.baseAddress)
+                }
             }
         }
         return status == 0 ? out : nil

@@ -1,10 +1,10 @@
-import PathwatchAgent
 import Dispatch
-import Synchronization
-import PathwatchProbeKit
 import Glibc
+import PathwatchAgent
 import PathwatchBase
 import PathwatchJSON
+import PathwatchProbeKit
+import Synchronization
 
 /// Keeps the latest status document at `path`, replaced atomically: write a temporary file in
 /// the same folder, fsync it, rename it over the target. A reader sees the old document or the
@@ -42,7 +42,8 @@ final class FileSink: Sink {
     private let outcome = Mutex<(lastWrite: WallTime?, lastError: String?)>((nil, nil))
 
     init(
-        path: String, pretty: Bool, format: FileSinkSettings.Format = .json, mode: UInt32? = nil, triggers: Set<SinkTrigger>,
+        path: String, pretty: Bool, format: FileSinkSettings.Format = .json, mode: UInt32? = nil,
+        triggers: Set<SinkTrigger>,
         spacing: ConfigDuration = .seconds(0), logger: AgentLogger
     ) {
         self.path = path
@@ -127,7 +128,10 @@ final class FileSink: Sink {
 
     func drain(timeout: Double) {
         let done = DispatchSemaphore(value: 0)
-        queue.async { self.writeLatest(); done.signal() }
+        queue.async {
+            self.writeLatest()
+            done.signal()
+        }
         _ = done.wait(timeout: .now() + timeout)
     }
 }
@@ -142,7 +146,9 @@ package enum AtomicFile {
 
     /// `mode`: the file's permission bits, set with fchmod (which no umask narrows); nil leaves
     /// 0644 as the umask narrows it.
-    package static func write(_ text: String, to path: String, mode: UInt32? = nil, syncFolder: Bool = true) throws(WriteError) {
+    package static func write(_ text: String, to path: String, mode: UInt32? = nil, syncFolder: Bool = true)
+        throws(WriteError)
+    {
         // A name of its own for every write: two writers of one path (an old and a new file
         // sink during a reload) must never share, truncate or rename each other's file.
         let temporary = "\(path).tmp.\(getpid()).\(temporarySerial.add(1, ordering: .relaxed).newValue)"

@@ -20,12 +20,15 @@ extension FileSinkSettings {
         if let problem = FileSinkTarget.problem(resolved) {
             throw SinkProblem(.field("path"), "\(resolved) \(problem)")
         }
-        return FileSinkTarget.canonicalName(resolved).map { SinkClaim(key: $0, field: "path", clash: "two file sinks write \($0)") }
+        return FileSinkTarget.canonicalName(resolved).map {
+            SinkClaim(key: $0, field: "path", clash: "two file sinks write \($0)")
+        }
     }
 
     package func makeSink(_ context: SinkContext) -> any Sink {
         FileSink(
-            path: resolvePath(path, relativeTo: context.baseDirectory), pretty: pretty, format: format, mode: mode, triggers: context.triggers,
+            path: resolvePath(path, relativeTo: context.baseDirectory), pretty: pretty, format: format, mode: mode,
+            triggers: context.triggers,
             spacing: context.interval, logger: context.logger)
     }
 }
@@ -33,5 +36,6 @@ extension FileSinkSettings {
 extension SinkKind {
     /// The latest document (or its metrics) in a file replaced atomically; after every report
     /// unless told otherwise.
-    package static let file = SinkKind(type: "file", settings: FileSinkSettings.self, triggers: .configurable(default: [.every]))
+    package static let file = SinkKind(
+        type: "file", settings: FileSinkSettings.self, triggers: .configurable(default: [.every]))
 }

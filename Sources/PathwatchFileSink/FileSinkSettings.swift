@@ -23,7 +23,8 @@ package struct FileSinkSettings: SinkSettings, Decodable, Equatable {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         path = try c.decode(String.self, forKey: .path)
         guard !path.isEmpty, !path.hasSuffix("/") else {
-            throw DecodingError.dataCorruptedError(forKey: .path, in: c, debugDescription: "expected a file path, found \"\(path)\"")
+            throw DecodingError.dataCorruptedError(
+                forKey: .path, in: c, debugDescription: "expected a file path, found \"\(path)\"")
         }
         if let text = try c.decodeIfPresent(String.self, forKey: .format) {
             guard let format = Format(rawValue: text) else {
@@ -33,14 +34,17 @@ package struct FileSinkSettings: SinkSettings, Decodable, Equatable {
             self.format = format
         }
         if c.contains(.pretty) && format == .prometheus {
-            throw DecodingError.dataCorruptedError(forKey: .pretty, in: c, debugDescription: "applies to the \"json\" format only")
+            throw DecodingError.dataCorruptedError(
+                forKey: .pretty, in: c, debugDescription: "applies to the \"json\" format only")
         }
         pretty = try c.decodeIfPresent(Bool.self, forKey: .pretty) ?? true
         if let text = try c.decodeIfPresent(String.self, forKey: .mode) {
             guard let mode = Self.permissionBits(text) else {
                 throw DecodingError.dataCorruptedError(
                     forKey: .mode, in: c,
-                    debugDescription: "expected permission bits in octal, such as \"0644\", not writable by others, found \"\(text)\"")
+                    debugDescription:
+                        "expected permission bits in octal, such as \"0644\", not writable by others, found \"\(text)\""
+                )
             }
             self.mode = mode
         }
@@ -50,7 +54,8 @@ package struct FileSinkSettings: SinkSettings, Decodable, Equatable {
     /// and never writable by others, who could then replace what the agent reports.
     static func permissionBits(_ text: String) -> UInt32? {
         guard (3...4).contains(text.count), text.allSatisfy({ ("0"..."7").contains($0) }),
-              let bits = UInt32(text, radix: 8), bits <= 0o777, bits & 0o002 == 0 else { return nil }
+            let bits = UInt32(text, radix: 8), bits <= 0o777, bits & 0o002 == 0
+        else { return nil }
         return bits
     }
 }

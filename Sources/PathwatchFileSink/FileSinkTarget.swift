@@ -1,6 +1,7 @@
 import Glibc
 import PathwatchAgent
 import PathwatchBase
+
 /// What a `file` sink may replace. The sink renames a new document over its path at every
 /// write, so whatever is there is lost: it must be a missing name, or a regular file that already
 /// holds a status document (an earlier run's, or one the operator created empty). A device,

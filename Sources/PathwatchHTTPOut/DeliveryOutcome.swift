@@ -24,7 +24,8 @@ package enum DeliveryOutcome: Equatable, Sendable {
         case 200...299:
             return .delivered(status: status)
         case 429, 503:
-            return .retry(reason: "HTTP \(status)", retryAfter: response.retryAfter.flatMap { RetryAfter.seconds($0, now: now) })
+            return .retry(
+                reason: "HTTP \(status)", retryAfter: response.retryAfter.flatMap { RetryAfter.seconds($0, now: now) })
         case 408:
             return .retry(reason: "HTTP 408", retryAfter: nil)
         case 400...499:

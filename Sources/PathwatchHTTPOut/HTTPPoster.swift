@@ -58,26 +58,46 @@ package final class HTTPPoster {
             (CURLOPT_PROTOCOLS_STR, pw_curl_easy_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https")),
             (CURLOPT_USERAGENT, pw_curl_easy_setopt_string(handle, CURLOPT_USERAGENT, Self.userAgent)),
             (CURLOPT_POST, pw_curl_easy_setopt_long(handle, CURLOPT_POST, 1)),
-            (CURLOPT_TIMEOUT_MS, pw_curl_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, Int(settings.timeout.nanoseconds / 1_000_000))),
+            (
+                CURLOPT_TIMEOUT_MS,
+                pw_curl_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, Int(settings.timeout.nanoseconds / 1_000_000))
+            ),
             (CURLOPT_TCP_KEEPALIVE, pw_curl_easy_setopt_long(handle, CURLOPT_TCP_KEEPALIVE, 1)),
-            (CURLOPT_WRITEFUNCTION, pw_curl_easy_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION, ResponseCollector.writeBody)),
+            (
+                CURLOPT_WRITEFUNCTION,
+                pw_curl_easy_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION, ResponseCollector.writeBody)
+            ),
             (CURLOPT_WRITEDATA, pw_curl_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, me)),
-            (CURLOPT_HEADERFUNCTION, pw_curl_easy_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION, ResponseCollector.readHeader)),
+            (
+                CURLOPT_HEADERFUNCTION,
+                pw_curl_easy_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION, ResponseCollector.readHeader)
+            ),
             (CURLOPT_HEADERDATA, pw_curl_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, me)),
             (CURLOPT_NOPROGRESS, pw_curl_easy_setopt_long(handle, CURLOPT_NOPROGRESS, 0)),
-            (CURLOPT_XFERINFOFUNCTION, pw_curl_easy_setopt_xferinfo_callback(handle, CURLOPT_XFERINFOFUNCTION, ResponseCollector.progress)),
+            (
+                CURLOPT_XFERINFOFUNCTION,
+                pw_curl_easy_setopt_xferinfo_callback(handle, CURLOPT_XFERINFOFUNCTION, ResponseCollector.progress)
+            ),
             (CURLOPT_XFERINFODATA, pw_curl_easy_setopt_pointer(handle, CURLOPT_XFERINFODATA, me)),
         ]
-        if let caFile = tls.caFile { steps.append((CURLOPT_CAINFO, pw_curl_easy_setopt_string(handle, CURLOPT_CAINFO, caFile))) }
-        if let cert = tls.clientCert { steps.append((CURLOPT_SSLCERT, pw_curl_easy_setopt_string(handle, CURLOPT_SSLCERT, cert))) }
-        if let key = tls.clientKey { steps.append((CURLOPT_SSLKEY, pw_curl_easy_setopt_string(handle, CURLOPT_SSLKEY, key))) }
+        if let caFile = tls.caFile {
+            steps.append((CURLOPT_CAINFO, pw_curl_easy_setopt_string(handle, CURLOPT_CAINFO, caFile)))
+        }
+        if let cert = tls.clientCert {
+            steps.append((CURLOPT_SSLCERT, pw_curl_easy_setopt_string(handle, CURLOPT_SSLCERT, cert)))
+        }
+        if let key = tls.clientKey {
+            steps.append((CURLOPT_SSLKEY, pw_curl_easy_setopt_string(handle, CURLOPT_SSLKEY, key)))
+        }
         if tls.insecure {
             steps.append((CURLOPT_SSL_VERIFYPEER, pw_curl_easy_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 0)))
             steps.append((CURLOPT_SSL_VERIFYHOST, pw_curl_easy_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 0)))
         }
         if let failed = steps.first(where: { $0.1 != CURLE_OK }) {
             pw_curl_easy_cleanup(handle)
-            throw SetupError(description: "libcurl refused option \(failed.0.rawValue): \(String(cString: pw_curl_easy_strerror(failed.1)))")
+            throw SetupError(
+                description:
+                    "libcurl refused option \(failed.0.rawValue): \(String(cString: pw_curl_easy_strerror(failed.1)))")
         }
     }
 
@@ -101,7 +121,8 @@ package final class HTTPPoster {
         let code = bytes.withUnsafeBytes { raw -> CURLcode in
             _ = pw_curl_easy_setopt_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count))
             // Not copied: the bytes stay alive for the whole perform below.
-            _ = pw_curl_easy_setopt_pointer(handle, CURLOPT_POSTFIELDS, UnsafeMutableRawPointer(mutating: raw.baseAddress))
+            _ = pw_curl_easy_setopt_pointer(
+                handle, CURLOPT_POSTFIELDS, UnsafeMutableRawPointer(mutating: raw.baseAddress))
             return pw_curl_easy_perform(handle)
         }
         _ = pw_curl_easy_setopt_pointer(handle, CURLOPT_POSTFIELDS, nil)

@@ -49,7 +49,9 @@ final class ResponseCollector {
         let total = size * count
         guard let buffer, let userdata else { return total }
         let me = Unmanaged<ResponseCollector>.fromOpaque(userdata).takeUnretainedValue()
-        let line = buffer.withMemoryRebound(to: UInt8.self, capacity: total) { Array(UnsafeBufferPointer(start: $0, count: total)) }
+        let line = buffer.withMemoryRebound(to: UInt8.self, capacity: total) {
+            Array(UnsafeBufferPointer(start: $0, count: total))
+        }
         if line.starts(with: Array("HTTP/".utf8)) {
             // A new response (after a 100 Continue, say): forget the previous one's headers.
             me.response.retryAfter = nil

@@ -28,11 +28,13 @@ package struct HTTPTLS: Sendable, Equatable, Decodable {
         for (key, file) in [(CodingKeys.caFile, caFile), (.clientCert, clientCert), (.clientKey, clientKey)] {
             guard let file else { continue }
             guard access(file, R_OK) == 0 else {
-                throw DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: "cannot read \"\(file)\": \(errnoText())")
+                throw DecodingError.dataCorruptedError(
+                    forKey: key, in: c, debugDescription: "cannot read \"\(file)\": \(errnoText())")
             }
         }
         if clientKey != nil, clientCert == nil {
-            throw DecodingError.dataCorruptedError(forKey: .clientKey, in: c, debugDescription: "a client key needs client_cert")
+            throw DecodingError.dataCorruptedError(
+                forKey: .clientKey, in: c, debugDescription: "a client key needs client_cert")
         }
     }
 }

@@ -74,7 +74,9 @@ package struct HTTPTarget: Sendable, Equatable {
         var out: [UInt8] = []
         var bytes = Array(text.utf8)[...]
         while let b = bytes.popFirst() {
-            if b == UInt8(ascii: "%"), bytes.count >= 2, let v = UInt8(String(decoding: bytes.prefix(2), as: UTF8.self), radix: 16) {
+            if b == UInt8(ascii: "%"), bytes.count >= 2,
+                let v = UInt8(String(decoding: bytes.prefix(2), as: UTF8.self), radix: 16)
+            {
                 out.append(v)
                 bytes = bytes.dropFirst(2)
             } else {

@@ -1,4 +1,5 @@
 import Glibc
+
 /// Whether a destination host is this machine's loopback: 127.0.0.0/8, ::1 (and IPv4-mapped
 /// 127.x), `localhost` and `*.localhost` (RFC 6761), or a name whose every address is one of
 /// those. A loopback destination is reachable without any network path, so it is never held

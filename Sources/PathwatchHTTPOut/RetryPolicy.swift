@@ -21,7 +21,9 @@ package struct RetryPolicy: Sendable {
         return Swift.min(max, initial * pow(2, exponent))
     }
 
-    package func delay<G: RandomNumberGenerator>(afterFailures failures: Int, retryAfter: Double?, using generator: inout G) -> Double {
+    package func delay<G: RandomNumberGenerator>(
+        afterFailures failures: Int, retryAfter: Double?, using generator: inout G
+    ) -> Double {
         if let retryAfter { return Swift.min(Swift.max(retryAfter, 0), max) }
         let step = step(afterFailures: failures)
         return step / 2 + Double.random(in: 0...(step / 2), using: &generator)

@@ -1,6 +1,6 @@
-import PathwatchAgent
 import NIOCore
 import NIOHTTP1
+import PathwatchAgent
 
 /// Who may read the live agent (contract §8): with a bearer token or basic-auth users configured,
 /// every endpoint but `/healthz` needs one of them. Runs on the event loop: the token is compared
@@ -31,7 +31,8 @@ final class HTTPAuthenticator: Sendable {
         guard let given = headers["Authorization"].first else { return .refused(challenge) }
         var basic: (user: String, password: [UInt8])?
         if let verifier, given.utf8.count >= 6, given.prefix(6).lowercased() == "basic ",
-           let credentials = Self.basicCredentials(String(given.dropFirst(6))) {
+            let credentials = Self.basicCredentials(String(given.dropFirst(6)))
+        {
             // A login that already succeeded is no guess: served even while the address is held
             // back (a scraper sharing an address with someone guessing keeps working).
             if verifier.isRemembered(user: credentials.0, password: credentials.1) { return .allowed }
@@ -50,7 +51,9 @@ final class HTTPAuthenticator: Sendable {
 
     /// Hands a `.verify` to the worker threads; `done` runs there with whether to serve, or the
     /// refusal to send. False when the workers are saturated (answer 503).
-    func verify(user: String, password: [UInt8], client: String, _ done: @escaping @Sendable (HTTPReply?) -> Void) -> Bool {
+    func verify(user: String, password: [UInt8], client: String, _ done: @escaping @Sendable (HTTPReply?) -> Void)
+        -> Bool
+    {
         verifier?.verify(user: user, password: password) { [self] ok in
             if case .refused(let reply) = settle(ok, client: client) { done(reply) } else { done(nil) }
         } ?? false
@@ -71,24 +74,30 @@ final class HTTPAuthenticator: Sendable {
         var extra: [(String, String)] = []
         if verifier != nil { extra.append(("WWW-Authenticate", "Basic realm=\"pathwatch\", charset=\"UTF-8\"")) }
         if bearer != nil { extra.append(("WWW-Authenticate", "Bearer realm=\"pathwatch\"")) }
-        let what = verifier != nil && bearer != nil ? "a user and password or a bearer token" : (verifier != nil ? "a user and password" : "a bearer token")
+        let what =
+            verifier != nil && bearer != nil
+            ? "a user and password or a bearer token" : (verifier != nil ? "a user and password" : "a bearer token")
         return .plain(.unauthorized, "\(what) is required\n", extra: extra)
     }
 
-    static let busy = HTTPReply.plain(.serviceUnavailable, "too many logins being checked; try again\n", extra: [("Retry-After", "1")])
+    static let busy = HTTPReply.plain(
+        .serviceUnavailable, "too many logins being checked; try again\n", extra: [("Retry-After", "1")])
 
     private func tooMany(_ seconds: Int) -> HTTPReply {
-        .plain(.tooManyRequests, "too many failed logins from this address; try again later\n", extra: [("Retry-After", String(seconds))])
+        .plain(
+            .tooManyRequests, "too many failed logins from this address; try again later\n",
+            extra: [("Retry-After", String(seconds))])
     }
 
     /// `user:password` from base64 (RFC 7617), UTF-8; nil when malformed.
     static func basicCredentials(_ encoded: String) -> (String, [UInt8])? {
-        guard let bytes = Base64.decode(encoded.trimmingSpaces), let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return nil }
+        guard let bytes = Base64.decode(encoded.trimmingSpaces), let colon = bytes.firstIndex(of: UInt8(ascii: ":"))
+        else { return nil }
         guard let user = String(validating: bytes[..<colon], as: UTF8.self) else { return nil }
         return (user, Array(bytes[(colon + 1)...]))
     }
 }
 
-private extension String {
-    var trimmingSpaces: String { String(drop { $0 == " " }.reversed().drop { $0 == " " }.reversed()) }
+extension String {
+    fileprivate var trimmingSpaces: String { String(drop { $0 == " " }.reversed().drop { $0 == " " }.reversed()) }
 }

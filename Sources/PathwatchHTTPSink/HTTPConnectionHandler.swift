@@ -57,7 +57,9 @@ final class HTTPConnectionHandler: ChannelInboundHandler {
             deadline?.cancel()
             request = head
             if head.method != .GET && head.method != .HEAD {
-                respond(context, HTTPReply.plain(.methodNotAllowed, "only GET and HEAD\n", extra: [("Allow", "GET, HEAD")]), close: true)
+                respond(
+                    context, HTTPReply.plain(.methodNotAllowed, "only GET and HEAD\n", extra: [("Allow", "GET, HEAD")]),
+                    close: true)
             } else if Self.hasBody(head) {
                 respond(context, HTTPReply.plain(.payloadTooLarge, "requests take no body\n"), close: true)
             }
@@ -108,20 +110,30 @@ final class HTTPConnectionHandler: ChannelInboundHandler {
         case .reply(let reply):
             // A delivery is the agent's status handed over: not a refusal, not the liveness
             // answer of /healthz (a load balancer asking it says nothing of the readers), not a HEAD.
-            let delivers = head.method == .GET && (200..<300).contains(reply.status.code) && HTTPRouter.path(of: head.uri) != "/healthz"
+            let delivers =
+                head.method == .GET && (200..<300).contains(reply.status.code)
+                && HTTPRouter.path(of: head.uri) != "/healthz"
             respond(context, reply, close: !head.isKeepAlive, headOnly: head.method == .HEAD, delivers: delivers)
         case .stream where head.method == .HEAD:
             // What a stream would begin with, and nothing more: no subscription for a HEAD.
-            respond(context, HTTPReply(status: .ok, headers: Self.streamHeaders, body: ByteBuffer()), close: !head.isKeepAlive, headOnly: true)
+            respond(
+                context, HTTPReply(status: .ok, headers: Self.streamHeaders, body: ByteBuffer()),
+                close: !head.isKeepAlive, headOnly: true)
         case .stream(let lastEventID):
             finished = true
-            context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .ok, headers: Self.streamHeaders))), promise: nil)
+            context.writeAndFlush(
+                wrapOutboundOut(
+                    .head(HTTPResponseHead(version: head.version, status: .ok, headers: Self.streamHeaders))),
+                promise: nil)
             // Its frames, from the opening on, are each a delivery when written.
             router.hub.subscribe(context.channel, lastEventID: lastEventID)
         }
     }
 
-    private func respond(_ context: ChannelHandlerContext, _ reply: HTTPReply, close: Bool, headOnly: Bool = false, delivers: Bool = false) {
+    private func respond(
+        _ context: ChannelHandlerContext, _ reply: HTTPReply, close: Bool, headOnly: Bool = false,
+        delivers: Bool = false
+    ) {
         var headers = reply.headers
         headers.add(name: "Content-Length", value: String(reply.body.readableBytes))
         if close {
@@ -129,7 +141,9 @@ final class HTTPConnectionHandler: ChannelInboundHandler {
             headers.add(name: "Connection", value: "close")
         }
         let version = request?.version ?? .http1_1
-        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: version, status: reply.status, headers: headers))), promise: nil)
+        context.write(
+            wrapOutboundOut(.head(HTTPResponseHead(version: version, status: reply.status, headers: headers))),
+            promise: nil)
         if !headOnly { context.write(wrapOutboundOut(.body(.byteBuffer(reply.body))), promise: nil) }
         let done = context.writeAndFlush(wrapOutboundOut(.end(nil)))
         if delivers {
@@ -163,8 +177,11 @@ final class HTTPConnectionHandler: ChannelInboundHandler {
         guard !finished else { return }
         // Decoder errors: the head was too large (431) or not HTTP (400). Either way, close.
         if let parse = error as? HTTPParserError {
-            let reply = parse == .headerOverflow
-                ? HTTPReply.plain(.init(statusCode: 431, reasonPhrase: "Request Header Fields Too Large"), "request header fields too large (limit \(HTTPServer.maxHeaderBytes) bytes)\n")
+            let reply =
+                parse == .headerOverflow
+                ? HTTPReply.plain(
+                    .init(statusCode: 431, reasonPhrase: "Request Header Fields Too Large"),
+                    "request header fields too large (limit \(HTTPServer.maxHeaderBytes) bytes)\n")
                 : HTTPReply.plain(.badRequest, "malformed request\n")
             respond(context, reply, close: true)
         } else {

@@ -16,7 +16,9 @@ struct HTTPReply: Sendable {
         ])
     }
 
-    static func text(_ status: HTTPResponseStatus, _ body: String, contentType: String, extra: [(String, String)] = []) -> HTTPReply {
+    static func text(_ status: HTTPResponseStatus, _ body: String, contentType: String, extra: [(String, String)] = [])
+        -> HTTPReply
+    {
         var headers = commonHeaders
         headers.add(name: "Content-Type", value: contentType)
         for (name, value) in extra { headers.add(name: name, value: value) }

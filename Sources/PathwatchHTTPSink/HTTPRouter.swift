@@ -31,7 +31,9 @@ struct HTTPRouter: Sendable {
         case "/":
             return .reply(StatusPageResponse.reply)
         case "/status":
-            guard let text = hub.documentText() else { return .reply(.plain(.serviceUnavailable, "no report yet\n", extra: [("Retry-After", "1")])) }
+            guard let text = hub.documentText() else {
+                return .reply(.plain(.serviceUnavailable, "no report yet\n", extra: [("Retry-After", "1")]))
+            }
             return .reply(.text(.ok, text + "\n", contentType: "application/json"))
         case "/metrics":
             return .reply(.text(.ok, hub.metricsText(), contentType: "text/plain; version=0.0.4; charset=utf-8"))

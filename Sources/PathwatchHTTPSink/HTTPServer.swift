@@ -23,7 +23,10 @@ final class HTTPServer: Sendable {
     private let listener = Mutex<(any Channel)?>(nil)
     let loop: any NIOCore.EventLoop
 
-    init(address: ListenAddress, router: HTTPRouter, maxConnections: Int, tls: TLSContextWatcher?, loop: any NIOCore.EventLoop) {
+    init(
+        address: ListenAddress, router: HTTPRouter, maxConnections: Int, tls: TLSContextWatcher?,
+        loop: any NIOCore.EventLoop
+    ) {
         self.address = address
         self.tls = tls
         self.router = router
@@ -64,7 +67,8 @@ final class HTTPServer: Sendable {
         channel.closeFuture.whenComplete { _ in self.connections.subtract(1, ordering: .relaxed) }
         guard open <= maxConnections else {
             // Over the bound: say so in one write, without parsing anything, and hang up.
-            let busy = "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+            let busy =
+                "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
             // Stop writing, let what the client sends drain for a moment, then close: closing
             // with unread input would reset the connection and could lose the 503.
             channel.writeAndFlush(ByteBuffer(string: busy)).whenComplete { _ in

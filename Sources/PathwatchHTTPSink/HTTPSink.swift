@@ -1,7 +1,7 @@
-import PathwatchAgent
 import Dispatch
 import NIOCore
 import NIOPosix
+import PathwatchAgent
 import Synchronization
 
 /// The live agent over HTTP (contract §8): `/`, `/status`, `/metrics`, `/events`, `/healthz`,
@@ -65,7 +65,9 @@ final class HTTPSink: Sink {
             return
         }
         if settings.insecureHTTP && settings.tls == nil && !settings.listen.isLoopback {
-            logger.warning("http sink: INSECURE: serving plain HTTP on \(settings.listen), beyond this host (\"insecure_http\": true): tokens, passwords and every status cross the network in clear text; set \"tls\"")
+            logger.warning(
+                "http sink: INSECURE: serving plain HTTP on \(settings.listen), beyond this host (\"insecure_http\": true): tokens, passwords and every status cross the network in clear text; set \"tls\""
+            )
         }
         let answered = DispatchSemaphore(value: 0)
         bind { answered.signal() }
@@ -89,7 +91,10 @@ final class HTTPSink: Sink {
                     return (o.closed, o.lastError == why)
                 }
                 guard !closed else { return }
-                if !repeated { self.logger.error("http sink: \(why); retrying every \(Self.bindRetry.nanoseconds / 1_000_000_000) s") }
+                if !repeated {
+                    self.logger.error(
+                        "http sink: \(why); retrying every \(Self.bindRetry.nanoseconds / 1_000_000_000) s")
+                }
                 self.server.loop.scheduleTask(in: Self.bindRetry) {
                     if !self.outcome.withLock({ $0.closed }) { self.bind() }
                 }

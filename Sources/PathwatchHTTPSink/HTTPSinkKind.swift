@@ -17,5 +17,6 @@ extension HTTPSinkSettings {
 extension SinkKind {
     /// The live agent: it serves what is asked when it is asked, so it takes every sample and
     /// every change, and has no `on`.
-    package static let http = SinkKind(type: "http", settings: HTTPSinkSettings.self, triggers: .fixed([.change, .every]))
+    package static let http = SinkKind(
+        type: "http", settings: HTTPSinkSettings.self, triggers: .fixed([.change, .every]))
 }

@@ -1,5 +1,6 @@
 import Glibc
 import PathwatchAgent
+
 /// The `http` sink's settings (contract §5, §8): where it listens, the bearer token and basic-auth
 /// users that guard every endpoint but `/healthz`, TLS, how many connections it serves at once,
 /// and what `pathwatch status` needs to be one of its clients.
@@ -37,7 +38,8 @@ package struct HTTPSinkSettings: SinkSettings, Decodable, Equatable {
         guard let listen = ListenAddress(text) else {
             throw DecodingError.dataCorruptedError(
                 forKey: .listen, in: c,
-                debugDescription: "expected an IP address and port such as \"127.0.0.1:8470\" or \"[::1]:8470\", found \"\(text)\"")
+                debugDescription:
+                    "expected an IP address and port such as \"127.0.0.1:8470\" or \"[::1]:8470\", found \"\(text)\"")
         }
         self.listen = listen
         // Never echo the token: it is a secret even when written in the file itself.
@@ -48,7 +50,8 @@ package struct HTTPSinkSettings: SinkSettings, Decodable, Equatable {
             }
             guard token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
                 throw DecodingError.dataCorruptedError(
-                    forKey: .token, in: c, debugDescription: "expected printable ASCII without spaces (it travels in a header)")
+                    forKey: .token, in: c,
+                    debugDescription: "expected printable ASCII without spaces (it travels in a header)")
             }
             self.token = token
         }
@@ -59,12 +62,16 @@ package struct HTTPSinkSettings: SinkSettings, Decodable, Equatable {
         if !listen.isLoopback && tls == nil && !insecureHTTP {
             throw DecodingError.dataCorruptedError(
                 forKey: .listen, in: c,
-                debugDescription: "\"\(text)\" is not a loopback address: set \"tls\" to serve the agent beyond this host (or \"insecure_http\": true to send every token, password and status in clear text)")
+                debugDescription:
+                    "\"\(text)\" is not a loopback address: set \"tls\" to serve the agent beyond this host (or \"insecure_http\": true to send every token, password and status in clear text)"
+            )
         }
         if !listen.isLoopback && self.token == nil && basicAuthUsers == nil && tls?.clientAuth != .require {
             throw DecodingError.dataCorruptedError(
                 forKey: .listen, in: c,
-                debugDescription: "\"\(text)\" is not a loopback address: set \"token\", \"basic_auth_users\" or tls \"client_auth\": \"require\" to serve the agent beyond this host")
+                debugDescription:
+                    "\"\(text)\" is not a loopback address: set \"token\", \"basic_auth_users\" or tls \"client_auth\": \"require\" to serve the agent beyond this host"
+            )
         }
         maxConnections = try c.decodeIfPresent(Int.self, forKey: .maxConnections) ?? maxConnections
         guard (1...4096).contains(maxConnections) else {
@@ -85,7 +92,9 @@ package struct ListenAddress: Sendable, Hashable, CustomStringConvertible {
         let hostPart: Substring
         let portPart: Substring
         if text.hasPrefix("[") {
-            guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") else { return nil }
+            guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") else {
+                return nil
+            }
             hostPart = text[text.index(after: text.startIndex)..<close]
             portPart = text[text.index(close, offsetBy: 2)...]
             isIPv6 = true
@@ -96,7 +105,7 @@ package struct ListenAddress: Sendable, Hashable, CustomStringConvertible {
             isIPv6 = false
         }
         guard !portPart.isEmpty, portPart.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), portPart.count <= 5,
-              let port = Int(portPart), (1...65535).contains(port)
+            let port = Int(portPart), (1...65535).contains(port)
         else { return nil }
         var buffer = [UInt8](repeating: 0, count: 16)
         guard inet_pton(isIPv6 ? AF_INET6 : AF_INET, String(hostPart), &buffer) == 1 else { return nil }

@@ -21,7 +21,10 @@ package struct LiveClientSettings: Sendable, Decodable, Equatable {
         case user
     }
 
-    package init(caFile: String? = nil, certFile: String? = nil, keyFile: String? = nil, serverName: String? = nil, user: String? = nil) {
+    package init(
+        caFile: String? = nil, certFile: String? = nil, keyFile: String? = nil, serverName: String? = nil,
+        user: String? = nil
+    ) {
         self.caFile = caFile
         self.certFile = certFile
         self.keyFile = keyFile
@@ -37,7 +40,9 @@ package struct LiveClientSettings: Sendable, Decodable, Equatable {
         serverName = try c.decodeIfPresent(String.self, forKey: .serverName)
         user = try c.decodeIfPresent(String.self, forKey: .user)
         if (certFile == nil) != (keyFile == nil) {
-            throw DecodingError.dataCorruptedError(forKey: certFile == nil ? .keyFile : .certFile, in: c, debugDescription: "a client certificate needs both cert_file and key_file")
+            throw DecodingError.dataCorruptedError(
+                forKey: certFile == nil ? .keyFile : .certFile, in: c,
+                debugDescription: "a client certificate needs both cert_file and key_file")
         }
         if let serverName, serverName.isEmpty || serverName.contains(where: { $0 == ":" || $0 == "/" || $0 == " " }) {
             throw DecodingError.dataCorruptedError(forKey: .serverName, in: c, debugDescription: "expected a host name")

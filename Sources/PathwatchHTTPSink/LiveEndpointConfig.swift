@@ -1,6 +1,7 @@
 import PathwatchAgent
 import PathwatchBase
 import PathwatchJSON
+
 /// What `pathwatch status` needs of the configuration: the first http sink's address and token.
 ///
 /// Only that sink is decoded and only its secrets are substituted. An operator's shell lacks the
@@ -26,25 +27,30 @@ package enum LiveEndpointConfig {
     /// Only the http kind: the other sinks' entries are never decoded.
     private static let httpOnly = SinkRegistry([.http], whenNoneConfigured: [])
 
-    private static func firstHTTPSink(in source: ConfigFragment, baseDirectory: String) throws(ConfigError) -> HTTPSinkSettings? {
+    private static func firstHTTPSink(in source: ConfigFragment, baseDirectory: String) throws(ConfigError)
+        -> HTTPSinkSettings?
+    {
         let raw: JSONValue
         do {
             raw = try JSONParser.parse(source.text)
         } catch {
-            throw ConfigError(file: source.file, location: "line \(error.line), column \(error.column)", message: error.message)
+            throw ConfigError(
+                file: source.file, location: "line \(error.line), column \(error.column)", message: error.message)
         }
         guard case .array(let sinks)? = raw["sinks"] else { return nil }
         for (index, sink) in sinks.enumerated() where sink["type"]?.stringValue == "http" {
             let path = JSONPath().appending("sinks").appending(index: index)
             let redactor = SecretRedactor()
             do {
-                let substituted = try SecretSubstitution(redactor: redactor, baseDirectory: baseDirectory).apply(to: sink, at: path)
+                let substituted = try SecretSubstitution(redactor: redactor, baseDirectory: baseDirectory).apply(
+                    to: sink, at: path)
                 var decoder = ConfigLoader.decoder(httpOnly)
                 decoder.userInfo[HTTPTLSSettings.clientSideKey] = true
                 let decoded = try decoder.decode(SinkConfig.self, from: substituted, at: path)
                 return decoded.settings as? HTTPSinkSettings
             } catch {
-                throw ConfigError(file: source.file, location: error.path.description, message: redactor.redact(error.message))
+                throw ConfigError(
+                    file: source.file, location: error.path.description, message: redactor.redact(error.message))
             }
         }
         return nil

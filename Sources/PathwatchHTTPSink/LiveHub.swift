@@ -1,7 +1,7 @@
-import PathwatchAgent
-import PathwatchJSON
 import NIOCore
 import NIOHTTP1
+import PathwatchAgent
+import PathwatchJSON
 import Synchronization
 
 /// What the http sink serves, kept current by the agent's reports: the latest status document
@@ -111,7 +111,8 @@ final class LiveHub: Sendable {
         loop.preconditionInEventLoop()
         // Best effort: a socket that refuses it keeps autotuning, and the high-water mark
         // still bounds what the agent itself holds.
-        try? channel.syncOptions?.setOption(ChannelOptions.socketOption(.so_sndbuf), value: SocketOptionValue(Self.streamSendBuffer))
+        try? channel.syncOptions?.setOption(
+            ChannelOptions.socketOption(.so_sndbuf), value: SocketOptionValue(Self.streamSendBuffer))
         let current = documentText()
         let opening = state.withLock { s -> String in
             var text = "retry: 2000\n\n"
@@ -122,7 +123,9 @@ final class LiveHub: Sendable {
             }
             s.subscribers[ObjectIdentifier(channel)] = Subscriber(channel: channel, sentThrough: s.ring.lastSequence)
             if s.keepAlive == nil {
-                s.keepAlive = loop.scheduleRepeatedTask(initialDelay: Self.keepAliveSpacing, delay: Self.keepAliveSpacing) { _ in
+                s.keepAlive = loop.scheduleRepeatedTask(
+                    initialDelay: Self.keepAliveSpacing, delay: Self.keepAliveSpacing
+                ) { _ in
                     self.sendKeepAlive()
                 }
             }

@@ -68,7 +68,9 @@ package enum LiveStatusClient {
         var headers: UnsafeMutablePointer<curl_slist>?
         defer { pw_curl_slist_free_all(headers) }
         headers = pw_curl_slist_append(headers, "Accept: application/json")
-        if let token = endpoint.token, endpoint.user == nil { headers = pw_curl_slist_append(headers, "Authorization: Bearer \(token)") }
+        if let token = endpoint.token, endpoint.user == nil {
+            headers = pw_curl_slist_append(headers, "Authorization: Bearer \(token)")
+        }
         var resolve: UnsafeMutablePointer<curl_slist>?
         defer { pw_curl_slist_free_all(resolve) }
         if let name = endpoint.serverName, let port = Self.port(of: url) {
@@ -93,16 +95,20 @@ package enum LiveStatusClient {
         let code = pw_curl_easy_perform(handle)
         let where_ = url.split(separator: "?").first.map(String.init) ?? url
         guard code == CURLE_OK else {
-            return .failure(Failure(description: "no agent answered at \(where_): \(String(cString: pw_curl_easy_strerror(code)))"))
+            return .failure(
+                Failure(description: "no agent answered at \(where_): \(String(cString: pw_curl_easy_strerror(code)))"))
         }
         var status = 0
         _ = pw_curl_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
         guard status == 200 else {
-            let hint = status == 401
-                ? " (the agent wants a login: the http sink's token, or its client.user with the password in \(passwordVariable))" : ""
+            let hint =
+                status == 401
+                ? " (the agent wants a login: the http sink's token, or its client.user with the password in \(passwordVariable))"
+                : ""
             return .failure(Failure(description: "the agent at \(where_) answered HTTP \(status)\(hint)"))
         }
-        guard !body.overflowed, let document = try? JSONParser.parse(bytes: body.bytes), document.objectValue != nil else {
+        guard !body.overflowed, let document = try? JSONParser.parse(bytes: body.bytes), document.objectValue != nil
+        else {
             return .failure(Failure(description: "the answer from \(where_) is not a status document"))
         }
         return .success(document)
@@ -126,7 +132,9 @@ package enum LiveStatusClient {
                 me.overflowed = true
                 return 0
             }
-            buffer.withMemoryRebound(to: UInt8.self, capacity: total) { me.bytes += UnsafeBufferPointer(start: $0, count: total) }
+            buffer.withMemoryRebound(to: UInt8.self, capacity: total) {
+                me.bytes += UnsafeBufferPointer(start: $0, count: total)
+            }
             return total
         }
     }

@@ -14,7 +14,9 @@ struct MetricHistory {
     static let maxChecks = 64
 
     /// The plots, in the order the page draws them, by the names the page knows them by.
-    static let plots: [(plot: MetricDeclaration.Plot, name: String)] = [(.throughput, "throughput"), (.latency, "latency"), (.usage, "usage")]
+    static let plots: [(plot: MetricDeclaration.Plot, name: String)] = [
+        (.throughput, "throughput"), (.latency, "latency"), (.usage, "usage"),
+    ]
 
     struct Sample {
         var at: WallTime
@@ -56,7 +58,8 @@ struct MetricHistory {
             if taken { checks += 1 }
         }
         guard !byPlot.isEmpty else { return nil }
-        return Sample(at: snapshot.time, plots: plots.compactMap { entry in byPlot[entry.plot].map { (entry.plot, $0) } })
+        return Sample(
+            at: snapshot.time, plots: plots.compactMap { entry in byPlot[entry.plot].map { (entry.plot, $0) } })
     }
 
     /// A value in the unit its plot shows: latency in milliseconds, throughput in bits per
@@ -79,13 +82,28 @@ struct MetricHistory {
 extension MetricHistory.Sample {
     /// `{"at": "…", "plots": {"<plot>": {"<check>": {"<metric>": n}}}}`.
     var json: JSONValue {
-        .object(JSONObject([
-            ("at", .string(at.rfc3339)),
-            ("plots", .object(JSONObject(plots.map { plot in
-                (MetricHistory.plots.first { $0.plot == plot.plot }!.name, .object(JSONObject(plot.checks.map { check in
-                    (check.check, .object(JSONObject(check.metrics.map { ($0.name, .number($0.value)) })))
-                })))
-            }))),
-        ]))
+        .object(
+            JSONObject([
+                ("at", .string(at.rfc3339)),
+                (
+                    "plots",
+                    .object(
+                        JSONObject(
+                            plots.map { plot in
+                                (
+                                    MetricHistory.plots.first { $0.plot == plot.plot }!.name,
+                                    .object(
+                                        JSONObject(
+                                            plot.checks.map { check in
+                                                (
+                                                    check.check,
+                                                    .object(
+                                                        JSONObject(check.metrics.map { ($0.name, .number($0.value)) }))
+                                                )
+                                            }))
+                                )
+                            }))
+                ),
+            ]))
     }
 }

@@ -1,5 +1,5 @@
-import PathwatchAgent
 import NIOCore
+import PathwatchAgent
 import PathwatchDigest
 
 /// `/`: the status page with a Content-Security-Policy that allows exactly its own inline style
@@ -12,7 +12,9 @@ import PathwatchDigest
 enum StatusPageResponse {
     static let reply: HTTPReply = {
         guard let script = hash(StatusPage.script), let style = hash(StatusPage.style) else {
-            return .plain(.internalServerError, "the status page needs OpenSSL's libcrypto (libcrypto.so.3), which cannot be loaded\n")
+            return .plain(
+                .internalServerError,
+                "the status page needs OpenSSL's libcrypto (libcrypto.so.3), which cannot be loaded\n")
         }
         let policy = [
             "default-src 'none'",

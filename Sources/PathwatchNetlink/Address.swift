@@ -13,7 +13,9 @@ package struct Address: Sendable, Equatable, Hashable {
     /// `IFA_FLAGS` when present (it carries the full 32 bits), else `ifa_flags`.
     package var flags: UInt32
 
-    package init(family: UInt8, prefixLength: UInt8, scope: UInt8 = 0, interfaceIndex: Int32, address: [UInt8], flags: UInt32 = 0) {
+    package init(
+        family: UInt8, prefixLength: UInt8, scope: UInt8 = 0, interfaceIndex: Int32, address: [UInt8], flags: UInt32 = 0
+    ) {
         self.family = family
         self.prefixLength = prefixLength
         self.scope = scope
@@ -37,9 +39,12 @@ package struct Address: Sendable, Equatable, Hashable {
         let family = header.loadInteger(UInt8.self, at: 0) ?? 0
         let expected = Int32(family) == AF_INET ? 4 : Int32(family) == AF_INET6 ? 16 : nil
         guard let addressAttribute = attributes[IFA_LOCAL] ?? attributes[IFA_ADDRESS] else {
-            throw .malformed("\(message.messageName) at offset \(message.offset) carries neither IFA_LOCAL nor IFA_ADDRESS")
+            throw .malformed(
+                "\(message.messageName) at offset \(message.offset) carries neither IFA_LOCAL nor IFA_ADDRESS")
         }
-        let address = try expected.map { n throws(NetlinkError) in try addressAttribute.bytes(count: n, "IFA_ADDRESS") } ?? addressAttribute.bytes()
+        let address =
+            try expected.map { n throws(NetlinkError) in try addressAttribute.bytes(count: n, "IFA_ADDRESS") }
+            ?? addressAttribute.bytes()
         self.init(
             family: family,
             prefixLength: header.loadInteger(UInt8.self, at: 1) ?? 0,

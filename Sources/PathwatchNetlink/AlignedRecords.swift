@@ -21,14 +21,20 @@ enum AlignedRecords {
         while cursor < end {
             let left = end - cursor
             guard left >= headerSize, left >= MemoryLayout<Length>.size else {
-                throw .malformed("\(prefix())\(left) byte(s) at offset \(cursor) are too short for a \(headerSize)-byte \(record) header")
+                throw .malformed(
+                    "\(prefix())\(left) byte(s) at offset \(cursor) are too short for a \(headerSize)-byte \(record) header"
+                )
             }
-            let length = Int(bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: cursor - bytes.startIndex, as: Length.self) })
+            let length = Int(
+                bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: cursor - bytes.startIndex, as: Length.self) })
             guard length >= headerSize else {
-                throw .malformed("\(prefix())\(record) at offset \(cursor) has length \(length), shorter than its \(headerSize)-byte header")
+                throw .malformed(
+                    "\(prefix())\(record) at offset \(cursor) has length \(length), shorter than its \(headerSize)-byte header"
+                )
             }
             guard length <= left else {
-                throw .malformed("\(prefix())\(record) at offset \(cursor) has length \(length) but only \(left) byte(s) remain")
+                throw .malformed(
+                    "\(prefix())\(record) at offset \(cursor) has length \(length) but only \(left) byte(s) remain")
             }
             body(cursor..<cursor + length)
             // The last record may omit its padding; anything else must start aligned.
@@ -42,7 +48,9 @@ enum AlignedRecords {
         in context: @autoclosure () -> String?
     ) throws(NetlinkError) -> [ArraySlice<UInt8>] {
         var records: [ArraySlice<UInt8>] = []
-        try walk(bytes, headerSize: headerSize, length: lengthType, record: record, in: context()) { records.append(bytes[$0]) }
+        try walk(bytes, headerSize: headerSize, length: lengthType, record: record, in: context()) {
+            records.append(bytes[$0])
+        }
         return records
     }
 }

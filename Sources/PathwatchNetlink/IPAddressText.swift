@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// Formats IPv4 and IPv6 addresses as `ip` prints them, with inet_ntop(3).

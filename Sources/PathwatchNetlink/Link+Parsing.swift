@@ -19,12 +19,16 @@ extension Link {
             throw .malformed("\(message.messageName) at offset \(message.offset) for link \(index) has no IFLA_IFNAME")
         }
         self.init(index: index, name: try nameAttribute.string("IFLA_IFNAME"), flags: flags, hardwareType: hardwareType)
-        operState = try attributes[IFLA_OPERSTATE].map { a throws(NetlinkError) in OperState(rawValue: try a.u8("IFLA_OPERSTATE")) }
+        operState = try attributes[IFLA_OPERSTATE].map { a throws(NetlinkError) in
+            OperState(rawValue: try a.u8("IFLA_OPERSTATE"))
+        }
         mtu = try attributes[IFLA_MTU]?.u32("IFLA_MTU")
         hardwareAddress = attributes[IFLA_ADDRESS]?.bytes()
         carrier = try attributes[IFLA_CARRIER].map { a throws(NetlinkError) in try a.u8("IFLA_CARRIER") != 0 }
         carrierChanges = try attributes[IFLA_CARRIER_CHANGES]?.u32("IFLA_CARRIER_CHANGES")
-        masterIndex = try attributes[IFLA_MASTER].map { a throws(NetlinkError) in Int32(bitPattern: try a.u32("IFLA_MASTER")) }
+        masterIndex = try attributes[IFLA_MASTER].map { a throws(NetlinkError) in
+            Int32(bitPattern: try a.u32("IFLA_MASTER"))
+        }
         if let linkInfo = attributes[IFLA_LINKINFO] {
             kind = try linkInfo.nested("IFLA_LINKINFO")[IFLA_INFO_KIND]?.string("IFLA_INFO_KIND")
         }
@@ -36,7 +40,9 @@ extension Link {
     private static func statistics(_ attribute: NetlinkAttribute) throws(NetlinkError) -> LinkStatistics {
         let bytes = attribute.payload
         guard bytes.count >= statisticsMinimumSize, bytes.count % 8 == 0 else {
-            throw .malformed("IFLA_STATS64 at offset \(attribute.offset): expected a multiple of 8 bytes, at least \(statisticsMinimumSize), found \(bytes.count)")
+            throw .malformed(
+                "IFLA_STATS64 at offset \(attribute.offset): expected a multiple of 8 bytes, at least \(statisticsMinimumSize), found \(bytes.count)"
+            )
         }
         func counter(_ field: Int) -> UInt64 { bytes.loadInteger(UInt64.self, at: field * 8) ?? 0 }
         return LinkStatistics(

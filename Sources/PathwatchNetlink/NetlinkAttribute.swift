@@ -35,7 +35,8 @@ package struct NetlinkAttribute: Sendable {
     /// A NUL-terminated string (`nla_put_string`). The NUL must be inside the payload.
     package func string(_ name: String? = nil) throws(NetlinkError) -> String {
         guard let end = payload.firstIndex(of: 0) else {
-            throw .malformed("\(label(name)) at offset \(offset): string of \(payload.count) byte(s) has no NUL terminator")
+            throw .malformed(
+                "\(label(name)) at offset \(offset): string of \(payload.count) byte(s) has no NUL terminator")
         }
         return String(decoding: payload[payload.startIndex..<end], as: UTF8.self)
     }
@@ -56,9 +57,13 @@ package struct NetlinkAttribute: Sendable {
         try NetlinkAttributes(parsing: payload, in: "\(label(name)) at offset \(offset)")
     }
 
-    private func integer<T: FixedWidthInteger>(_ type: T.Type, _ typeName: String, _ name: String?) throws(NetlinkError) -> T {
+    private func integer<T: FixedWidthInteger>(_ type: T.Type, _ typeName: String, _ name: String?) throws(NetlinkError)
+        -> T
+    {
         guard payload.count == MemoryLayout<T>.size, let value = payload.loadInteger(T.self, at: 0) else {
-            throw .malformed("\(label(name)) at offset \(offset): expected a \(MemoryLayout<T>.size)-byte \(typeName), found \(payload.count) byte(s)")
+            throw .malformed(
+                "\(label(name)) at offset \(offset): expected a \(MemoryLayout<T>.size)-byte \(typeName), found \(payload.count) byte(s)"
+            )
         }
         return value
     }
@@ -91,19 +96,25 @@ package struct NetlinkAttributes: Sendable {
     /// `AlignedRecords.walk`); unknown types are kept, for callers to skip.
     package init(parsing bytes: ArraySlice<UInt8>, in context: @autoclosure () -> String) throws(NetlinkError) {
         var entries: [Entry] = []
-        try AlignedRecords.walk(bytes, headerSize: NetlinkAttribute.headerSize, length: UInt16.self, record: "attribute", in: context()) { record in
+        try AlignedRecords.walk(
+            bytes, headerSize: NetlinkAttribute.headerSize, length: UInt16.self, record: "attribute", in: context()
+        ) { record in
             if entries.isEmpty { entries.reserveCapacity(min(64, bytes.count / 8)) }
-            let rawType = bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: record.lowerBound - bytes.startIndex + 2, as: UInt16.self) }
-            entries.append(Entry(
-                type: rawType & ~NetlinkAttribute.typeFlags, isNestedFlagSet: rawType & UInt16(NLA_F_NESTED) != 0,
-                start: record.lowerBound + NetlinkAttribute.headerSize, end: record.upperBound))
+            let rawType = bytes.withUnsafeBytes {
+                $0.loadUnaligned(fromByteOffset: record.lowerBound - bytes.startIndex + 2, as: UInt16.self)
+            }
+            entries.append(
+                Entry(
+                    type: rawType & ~NetlinkAttribute.typeFlags, isNestedFlagSet: rawType & UInt16(NLA_F_NESTED) != 0,
+                    start: record.lowerBound + NetlinkAttribute.headerSize, end: record.upperBound))
         }
         self.bytes = bytes
         self.entries = entries
     }
 
     private func attribute(_ entry: Entry) -> NetlinkAttribute {
-        NetlinkAttribute(type: entry.type, isNestedFlagSet: entry.isNestedFlagSet, payload: bytes[entry.start..<entry.end])
+        NetlinkAttribute(
+            type: entry.type, isNestedFlagSet: entry.isNestedFlagSet, payload: bytes[entry.start..<entry.end])
     }
 
     /// The attribute of a type (the last one, should the kernel ever repeat it), or nil.

@@ -28,24 +28,31 @@ package struct NetlinkMessage: Sendable {
     /// really there: a truncated header, a length shorter than the header or longer than what is
     /// left, and stray bytes after the last message are errors, never guesses.
     package static func split(_ datagram: ArraySlice<UInt8>) throws(NetlinkError) -> [NetlinkMessage] {
-        try AlignedRecords.split(datagram, headerSize: headerSize, length: UInt32.self, record: "message", in: nil).map { record in
+        try AlignedRecords.split(datagram, headerSize: headerSize, length: UInt32.self, record: "message", in: nil).map
+        { record in
             // nlmsghdr: len u32, type u16, flags u16, seq u32, pid u32; the split checked the size.
             NetlinkMessage(
                 type: record.loadInteger(UInt16.self, at: 4) ?? 0, flags: record.loadInteger(UInt16.self, at: 6) ?? 0,
-                sequence: record.loadInteger(UInt32.self, at: 8) ?? 0, portID: record.loadInteger(UInt32.self, at: 12) ?? 0,
+                sequence: record.loadInteger(UInt32.self, at: 8) ?? 0,
+                portID: record.loadInteger(UInt32.self, at: 12) ?? 0,
                 payload: record.dropFirst(headerSize))
         }
     }
 
     /// The fixed family header at the start of the payload (`ifinfomsg`, `ifaddrmsg`, `rtmsg`)
     /// and the attributes after it.
-    func splitFamilyHeader(size: Int, named name: String) throws(NetlinkError) -> (header: ArraySlice<UInt8>, attributes: NetlinkAttributes) {
+    func splitFamilyHeader(size: Int, named name: String) throws(NetlinkError) -> (
+        header: ArraySlice<UInt8>, attributes: NetlinkAttributes
+    ) {
         guard payload.count >= size else {
-            throw .malformed("\(messageName) at offset \(offset): payload of \(payload.count) byte(s) is too short for \(name) (\(size) bytes)")
+            throw .malformed(
+                "\(messageName) at offset \(offset): payload of \(payload.count) byte(s) is too short for \(name) (\(size) bytes)"
+            )
         }
         let header = payload.prefix(size)
         let attributesStart = min(payload.startIndex + netlinkAlign(size), payload.endIndex)
-        let attributes = try NetlinkAttributes(parsing: payload[attributesStart...], in: "\(messageName) at offset \(offset)")
+        let attributes = try NetlinkAttributes(
+            parsing: payload[attributesStart...], in: "\(messageName) at offset \(offset)")
         return (header, attributes)
     }
 

@@ -76,10 +76,16 @@ package struct Route: Sendable, Equatable, Hashable {
     private static func nextHops(_ attribute: NetlinkAttribute) throws(NetlinkError) -> [NextHop] {
         func context() -> String { "RTA_MULTIPATH at offset \(attribute.offset)" }
         var hops: [NextHop] = []
-        for record in try AlignedRecords.split(attribute.payload, headerSize: nextHopHeaderSize, length: UInt16.self, record: "next hop", in: context()) {
+        for record in try AlignedRecords.split(
+            attribute.payload, headerSize: nextHopHeaderSize, length: UInt16.self, record: "next hop", in: context())
+        {
             // rtnexthop: len u16, flags u8, hops u8, ifindex s32; then the hop's own attributes.
-            let nested = try NetlinkAttributes(parsing: record.dropFirst(nextHopHeaderSize), in: "\(context()), next hop at offset \(record.startIndex)")
-            hops.append(NextHop(interfaceIndex: record.loadInteger(Int32.self, at: 4) ?? 0, gateway: nested[RTA_GATEWAY]?.bytes()))
+            let nested = try NetlinkAttributes(
+                parsing: record.dropFirst(nextHopHeaderSize),
+                in: "\(context()), next hop at offset \(record.startIndex)")
+            hops.append(
+                NextHop(
+                    interfaceIndex: record.loadInteger(Int32.self, at: 4) ?? 0, gateway: nested[RTA_GATEWAY]?.bytes()))
         }
         return hops
     }

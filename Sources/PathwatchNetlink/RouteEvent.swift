@@ -20,7 +20,8 @@ package enum RouteEvent: Sendable, Equatable {
         case RTM_NEWADDR: self = .addressAdded(try Address(message: message))
         case RTM_DELADDR: self = .addressRemoved(try Address(message: message))
         case RTM_NEWROUTE:
-            self = .routeAdded(try Route(message: message), replacesExisting: message.flags & UInt16(NLM_F_REPLACE) != 0)
+            self = .routeAdded(
+                try Route(message: message), replacesExisting: message.flags & UInt16(NLM_F_REPLACE) != 0)
         case RTM_DELROUTE: self = .routeRemoved(try Route(message: message))
         default: return nil
         }
@@ -41,7 +42,9 @@ extension RouteNetlinkSocket {
         var events: [RouteEvent] = []
         while true {
             let (datagrams, full) = try receiveDatagramBatch()
-            for datagram in datagrams { try RouteEvent.parse(datagram, defaultRoutesOnly: defaultRoutesOnly, into: &events) }
+            for datagram in datagrams {
+                try RouteEvent.parse(datagram, defaultRoutesOnly: defaultRoutesOnly, into: &events)
+            }
             if !full { return events }
         }
     }
@@ -60,7 +63,9 @@ extension RouteNetlinkSocket {
 extension RouteEvent {
     /// Appends the events of one datagram's messages to `events`; throws `.overrun` when the
     /// kernel says it dropped some.
-    static func parse(_ datagram: ArraySlice<UInt8>, defaultRoutesOnly: Bool, into events: inout [RouteEvent]) throws(NetlinkError) {
+    static func parse(_ datagram: ArraySlice<UInt8>, defaultRoutesOnly: Bool, into events: inout [RouteEvent])
+        throws(NetlinkError)
+    {
         for message in try NetlinkMessage.split(datagram) {
             if Int32(message.type) == NLMSG_OVERRUN { throw .overrun }
             if defaultRoutesOnly && message.isRouteToSpecificDestination { continue }
@@ -73,7 +78,9 @@ extension NetlinkMessage {
     /// A route message whose destination has a prefix length (`rtm_dst_len`, the second byte of
     /// `rtmsg`) other than 0: not a default route. Read from the fixed header alone.
     var isRouteToSpecificDestination: Bool {
-        guard Int(type) == RTM_NEWROUTE || Int(type) == RTM_DELROUTE, payload.count >= Route.familyHeaderSize else { return false }
+        guard Int(type) == RTM_NEWROUTE || Int(type) == RTM_DELROUTE, payload.count >= Route.familyHeaderSize else {
+            return false
+        }
         return payload[payload.startIndex + 1] != 0
     }
 }

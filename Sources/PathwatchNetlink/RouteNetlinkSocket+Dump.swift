@@ -1,9 +1,9 @@
 import CNetlink
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 extension RouteNetlinkSocket {
@@ -14,24 +14,33 @@ extension RouteNetlinkSocket {
 
     /// Every link with its 64-bit statistics (`RTM_GETLINK`, `NLM_F_DUMP`).
     package func dumpLinks() throws(NetlinkError) -> [Link] {
-        try dump(RTM_GETLINK, "RTM_GETLINK", replies: RTM_NEWLINK, headerSize: Link.familyHeaderSize, parse: Link.init(message:))
+        try dump(
+            RTM_GETLINK, "RTM_GETLINK", replies: RTM_NEWLINK, headerSize: Link.familyHeaderSize,
+            parse: Link.init(message:))
     }
 
     /// Every address of `family` (`AF_UNSPEC` for both IPv4 and IPv6).
     package func dumpAddresses(family: Int32 = AF_UNSPEC) throws(NetlinkError) -> [Address] {
-        try dump(RTM_GETADDR, "RTM_GETADDR", family: family, replies: RTM_NEWADDR, headerSize: Address.familyHeaderSize, parse: Address.init(message:))
+        try dump(
+            RTM_GETADDR, "RTM_GETADDR", family: family, replies: RTM_NEWADDR, headerSize: Address.familyHeaderSize,
+            parse: Address.init(message:))
     }
 
     /// Every route of `family` in every table (`AF_UNSPEC` for all families).
     package func dumpRoutes(family: Int32 = AF_UNSPEC) throws(NetlinkError) -> [Route] {
-        try dump(RTM_GETROUTE, "RTM_GETROUTE", family: family, replies: RTM_NEWROUTE, headerSize: Route.familyHeaderSize, parse: Route.init(message:))
+        try dump(
+            RTM_GETROUTE, "RTM_GETROUTE", family: family, replies: RTM_NEWROUTE, headerSize: Route.familyHeaderSize,
+            parse: Route.init(message:))
     }
 
     /// Dumps one object type and parses every reply of type `replies`.
-    private func dump<T>(_ type: Int, _ request: String, family: Int32 = AF_UNSPEC, replies: Int, headerSize: Int,
-                         parse: (NetlinkMessage) throws(NetlinkError) -> T) throws(NetlinkError) -> [T] {
+    private func dump<T>(
+        _ type: Int, _ request: String, family: Int32 = AF_UNSPEC, replies: Int, headerSize: Int,
+        parse: (NetlinkMessage) throws(NetlinkError) -> T
+    ) throws(NetlinkError) -> [T] {
         var parsed: [T] = []
-        for message in try dump(type: type, familyHeader: familyHeader(size: headerSize, family: family), request: request)
+        for message in try dump(
+            type: type, familyHeader: familyHeader(size: headerSize, family: family), request: request)
         where Int(message.type) == replies {
             parsed.append(try parse(message))
         }
@@ -47,20 +56,25 @@ extension RouteNetlinkSocket {
 
     /// Sends a dump request and collects its replies until `NLMSG_DONE`, retrying when the
     /// kernel flags the dump as interrupted.
-    package func dump(type: Int, familyHeader: [UInt8], request: String,
-                     timeoutMilliseconds: Int32 = defaultDumpTimeoutMilliseconds) throws(NetlinkError) -> [NetlinkMessage] {
+    package func dump(
+        type: Int, familyHeader: [UInt8], request: String,
+        timeoutMilliseconds: Int32 = defaultDumpTimeoutMilliseconds
+    ) throws(NetlinkError) -> [NetlinkMessage] {
         var attempt = 1
         while true {
             do {
-                return try dumpOnce(type: type, familyHeader: familyHeader, request: request, timeoutMilliseconds: timeoutMilliseconds)
+                return try dumpOnce(
+                    type: type, familyHeader: familyHeader, request: request, timeoutMilliseconds: timeoutMilliseconds)
             } catch .dumpInterrupted where attempt < Self.dumpAttempts {
                 attempt += 1
             }
         }
     }
 
-    private func dumpOnce(type: Int, familyHeader: [UInt8], request: String,
-                          timeoutMilliseconds: Int32) throws(NetlinkError) -> [NetlinkMessage] {
+    private func dumpOnce(
+        type: Int, familyHeader: [UInt8], request: String,
+        timeoutMilliseconds: Int32
+    ) throws(NetlinkError) -> [NetlinkMessage] {
         let sequence = nextSequence()
         var message: [UInt8] = []
         let length = NetlinkMessage.headerSize + netlinkAlign(familyHeader.count)
@@ -92,7 +106,7 @@ extension RouteNetlinkSocket {
                 case NLMSG_NOOP:
                     continue
                 case NLMSG_ERROR:
-                    let code = try Self.errorCode(of: reply)
+                    let code = try reply.errorCode()
                     if code != 0 { throw .kernel(request: request, errno: -code) }
                 case NLMSG_DONE:
                     // A dump that failed midway says so in NLMSG_DONE's payload (a negative errno).
@@ -106,14 +120,6 @@ extension RouteNetlinkSocket {
                 }
             }
         }
-    }
-
-    /// The errno of an `NLMSG_ERROR` (`struct nlmsgerr` starts with a negative errno; 0 is an ack).
-    static func errorCode(of message: NetlinkMessage) throws(NetlinkError) -> Int32 {
-        guard let code = message.payload.loadInteger(Int32.self, at: 0) else {
-            throw .malformed("NLMSG_ERROR at offset \(message.offset): payload of \(message.payload.count) byte(s) has no error code")
-        }
-        return code
     }
 }
 
@@ -129,4 +135,16 @@ func monotonicMilliseconds() -> Int64 {
     var now = timespec()
     clock_gettime(CLOCK_MONOTONIC, &now)
     return Int64(now.tv_sec) * 1_000 + Int64(now.tv_nsec) / 1_000_000
+}
+
+extension NetlinkMessage {
+    /// The errno of an `NLMSG_ERROR` (`struct nlmsgerr` starts with a negative errno; 0 is an ack).
+    func errorCode() throws(NetlinkError) -> Int32 {
+        guard let code = payload.loadInteger(Int32.self, at: 0) else {
+            throw .malformed(
+                "NLMSG_ERROR at offset \(offset): payload of \(payload.count) byte(s) has no error code"
+            )
+        }
+        return code
+    }
 }

@@ -1,9 +1,9 @@
 import CNetlink
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// An rtnetlink socket (`AF_NETLINK`, `NETLINK_ROUTE`), non-blocking and close-on-exec.
@@ -37,31 +37,7 @@ package final class RouteNetlinkSocket {
 
     /// Opens and binds a socket, subscribed to `groups` (none for a request-only socket).
     package init(groups: RouteGroups = [], receiveBufferSize: Int = defaultReceiveBufferSize) throws(NetlinkError) {
-        let type = Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
-        let fd = socket(AF_NETLINK, type, NETLINK_ROUTE)
-        guard fd >= 0 else { throw .system(call: "socket(AF_NETLINK, NETLINK_ROUTE)", errno: errno) }
-        // SO_RCVBUFFORCE lets a privileged agent exceed net.core.rmem_max; others get the capped size.
-        var size = Int32(clamping: receiveBufferSize)
-        let optionSize = socklen_t(MemoryLayout<Int32>.size)
-        if setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, optionSize) != 0 {
-            _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, optionSize)
-        }
-        var address = sockaddr_nl()
-        address.nl_family = sa_family_t(AF_NETLINK)
-        address.nl_groups = groups.rawValue
-        var length = socklen_t(MemoryLayout<sockaddr_nl>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa in
-                bind(fd, sa, length) == 0 && getsockname(fd, sa, &length) == 0
-            }
-        }
-        guard bound else {
-            let code = errno
-            close(fd)
-            throw .system(call: "bind(NETLINK_ROUTE)", errno: code)
-        }
-        fileDescriptor = fd
-        portID = address.nl_pid
+        (fileDescriptor, portID) = try RouteSocketOpening.open(groups: groups, receiveBufferSize: receiveBufferSize)
         // Start from the clock, as iproute2 does, so replies meant for an earlier socket that
         // reused this port id never match.
         lastSequence = UInt32(truncatingIfNeeded: time(nil))
@@ -87,7 +63,9 @@ package final class RouteNetlinkSocket {
             let sent = message.withUnsafeBytes { bytes in
                 withUnsafePointer(to: &kernel) { pointer in
                     pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa in
-                        sendto(fileDescriptor, bytes.baseAddress, bytes.count, 0, sa, socklen_t(MemoryLayout<sockaddr_nl>.size))
+                        sendto(
+                            fileDescriptor, bytes.baseAddress, bytes.count, 0, sa,
+                            socklen_t(MemoryLayout<sockaddr_nl>.size))
                     }
                 }
             }
@@ -137,10 +115,13 @@ package final class RouteNetlinkSocket {
     /// may wait; otherwise none was left at that moment. Datagrams from anything but the kernel
     /// are dropped, as in `receiveDatagram`.
     func receiveDatagramBatch() throws(NetlinkError) -> (datagrams: [ArraySlice<UInt8>], full: Bool) {
-        let slots = batchSlots ?? UnsafeMutableRawBufferPointer.allocate(byteCount: Self.batchSlotSize * Self.batchCount, alignment: 8)
+        let slots =
+            batchSlots
+            ?? UnsafeMutableRawBufferPointer.allocate(byteCount: Self.batchSlotSize * Self.batchCount, alignment: 8)
         batchSlots = slots
         var received = [pw_netlink_datagram](repeating: pw_netlink_datagram(), count: Self.batchCount)
-        let count = pw_netlink_receive_batch(fileDescriptor, slots.baseAddress, Self.batchSlotSize, UInt32(Self.batchCount), &received)
+        let count = pw_netlink_receive_batch(
+            fileDescriptor, slots.baseAddress, Self.batchSlotSize, UInt32(Self.batchCount), &received)
         if count < 0 {
             switch errno {
             case EAGAIN, EWOULDBLOCK: return ([], false)

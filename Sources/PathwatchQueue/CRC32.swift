@@ -7,7 +7,8 @@ enum CRC32 {
         return c
     }
 
-    static func checksum<C: Collection>(_ bytes: C, continuing previous: UInt32 = 0) -> UInt32 where C.Element == UInt8 {
+    static func checksum<C: Collection>(_ bytes: C, continuing previous: UInt32 = 0) -> UInt32
+    where C.Element == UInt8 {
         var crc = ~previous
         for byte in bytes { crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
         return ~crc
@@ -21,7 +22,8 @@ enum LittleEndian {
     }
 
     /// Reads a `T` at `offset`; nil when the buffer is too short (never trusts a length).
-    static func read<T: FixedWidthInteger, C: RandomAccessCollection>(_ type: T.Type, from bytes: C, at offset: Int) -> T?
+    static func read<T: FixedWidthInteger, C: RandomAccessCollection>(_ type: T.Type, from bytes: C, at offset: Int)
+        -> T?
     where C.Element == UInt8, C.Index == Int {
         let size = MemoryLayout<T>.size
         guard offset >= 0, offset + size <= bytes.count else { return nil }

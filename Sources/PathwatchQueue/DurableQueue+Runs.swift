@@ -9,7 +9,9 @@ extension DurableQueue {
     /// samples a request may carry). A damaged record at the head is dropped and counted (as
     /// `head()` does); one further on ends the run before it, and is dropped when it reaches
     /// the head.
-    package func heads(upTo limit: Int, while accept: (QueueRecord) -> Bool = { _ in true }) throws(QueueError) -> [QueueHead] {
+    package func heads(upTo limit: Int, while accept: (QueueRecord) -> Bool = { _ in true }) throws(QueueError)
+        -> [QueueHead]
+    {
         try state.withLock { s throws(QueueError) -> [QueueHead] in
             var run: [QueueHead] = []
             var index = s.head

@@ -90,7 +90,8 @@ package final class DurableQueue: Sendable {
             let appendFD = try files.openFile(files.segmentPath(appendSegment), flags: O_WRONLY | O_CREAT | O_TRUNC)
             try files.syncFolder()
             opened = QueueState(
-                files: files, entries: recovered.entries, liveBytes: recovered.entries.reduce(0) { $0 + UInt64($1.length) },
+                files: files, entries: recovered.entries,
+                liveBytes: recovered.entries.reduce(0) { $0 + UInt64($1.length) },
                 cursor: recovered.cursor, segments: recovered.segments + [appendSegment], appendSegment: appendSegment,
                 appendFD: appendFD, cursorFD: cursorFD, lockFD: lockFD)
             recoveryNotes = recovered.notes
@@ -112,7 +113,9 @@ package final class DurableQueue: Sendable {
     package var count: Int { state.withLock { $0.count } }
     /// Bytes queued, framing included.
     package var bytes: UInt64 { state.withLock { $0.liveBytes } }
-    package var counters: QueueCounters { state.withLock { QueueCounters(dropped: $0.cursor.dropped, rejected: $0.cursor.rejected) } }
+    package var counters: QueueCounters {
+        state.withLock { QueueCounters(dropped: $0.cursor.dropped, rejected: $0.cursor.rejected) }
+    }
 
     /// Writes and syncs `records` at the end, first dropping the oldest as the limits require.
     package func append(_ records: [QueueRecord]) throws(QueueError) -> AppendResult {
@@ -127,7 +130,9 @@ package final class DurableQueue: Sendable {
                 return true
             }
             // A batch larger than the queue keeps only its newest part.
-            while !frames.isEmpty, frames.count > limits.records || UInt64(frames.reduce(0) { $0 + $1.count }) > limits.bytes {
+            while !frames.isEmpty,
+                frames.count > limits.records || UInt64(frames.reduce(0) { $0 + $1.count }) > limits.bytes
+            {
                 frames.removeFirst()
                 result.refused += 1
             }
@@ -190,7 +195,8 @@ package final class DurableQueue: Sendable {
         state.withLock { s in
             QueueTally(
                 count: s.count, bytes: s.liveBytes, droppedWhileOut: s.droppedWhileOut,
-                counters: QueueCounters(dropped: s.cursor.dropped, rejected: s.cursor.rejected), change: s.cursor.generation)
+                counters: QueueCounters(dropped: s.cursor.dropped, rejected: s.cursor.rejected),
+                change: s.cursor.generation)
         }
     }
 

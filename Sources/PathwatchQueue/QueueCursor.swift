@@ -52,7 +52,8 @@ struct QueueCursor: Sendable, Equatable {
         else { return nil }
         let progress = bodySize == 52 ? LittleEndian.read(UInt64.self, from: body, at: 44) ?? 0 : 0
         return QueueCursor(
-            segment: segment, offset: offset, dropped: dropped, rejected: rejected, progress: progress, generation: generation)
+            segment: segment, offset: offset, dropped: dropped, rejected: rejected, progress: progress,
+            generation: generation)
     }
 
     /// The newest valid slot of a cursor file's contents; nil when neither is valid.

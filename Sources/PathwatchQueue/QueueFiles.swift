@@ -57,7 +57,9 @@ struct QueueFiles: Sendable {
 
     /// Segment numbers present, in order.
     func segmentNumbers() throws(QueueError) -> [UInt64] {
-        guard let names = listDirectory(folder) else { throw QueueError(description: "cannot list \(folder): \(errnoText())") }
+        guard let names = listDirectory(folder) else {
+            throw QueueError(description: "cannot list \(folder): \(errnoText())")
+        }
         return names.compactMap { name in
             guard name.hasSuffix(".seg"), name.count == 24 else { return nil }
             return UInt64(name.dropLast(4))
@@ -90,7 +92,9 @@ struct QueueFiles: Sendable {
         var buffer = [UInt8](repeating: 0, count: count)
         var done = 0
         while done < count {
-            let n = buffer.withUnsafeMutableBytes { raw in pread(fd, raw.baseAddress! + done, count - done, off_t(offset) + off_t(done)) }
+            let n = buffer.withUnsafeMutableBytes { raw in
+                pread(fd, raw.baseAddress! + done, count - done, off_t(offset) + off_t(done))
+            }
             if n < 0 {
                 if errno == EINTR { continue }
                 throw QueueError(description: "read: \(errnoText())")
@@ -106,7 +110,9 @@ struct QueueFiles: Sendable {
     static func write(_ fd: Int32, _ bytes: [UInt8], at offset: UInt64) throws(QueueError) {
         var done = 0
         while done < bytes.count {
-            let n = bytes.withUnsafeBytes { raw in pwrite(fd, raw.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done)) }
+            let n = bytes.withUnsafeBytes { raw in
+                pwrite(fd, raw.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
+            }
             if n < 0 {
                 if errno == EINTR { continue }
                 throw QueueError.errno("write")

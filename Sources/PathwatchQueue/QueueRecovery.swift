@@ -41,7 +41,9 @@ struct QueueRecovery {
         numbers.removeAll { $0 < cursor.segment }
         if let first = numbers.first, first > cursor.segment {
             // The cursor's own segment is gone (delivered and removed): resume at the next one.
-            cursor = QueueCursor(segment: first, offset: 0, dropped: cursor.dropped, rejected: cursor.rejected, generation: cursor.generation)
+            cursor = QueueCursor(
+                segment: first, offset: 0, dropped: cursor.dropped, rejected: cursor.rejected,
+                generation: cursor.generation)
         }
         for (i, n) in numbers.enumerated() {
             let start = n == cursor.segment ? cursor.offset : 0
@@ -63,7 +65,8 @@ struct QueueRecovery {
         return result
     }
 
-    private func scan(segment n: UInt64, from start: UInt64, isLast: Bool, into result: inout Result) throws(QueueError) {
+    private func scan(segment n: UInt64, from start: UInt64, isLast: Bool, into result: inout Result) throws(QueueError)
+    {
         let path = files.segmentPath(n)
         let fd = try files.openFile(path, flags: O_RDWR)
         defer { close(fd) }
@@ -80,7 +83,9 @@ struct QueueRecovery {
                     result.truncatedBytes += cut
                     result.notes.append("cut \(cut) bytes of an unfinished append from the end of \(path)")
                 } else {
-                    result.notes.append("\(path) is corrupted at byte \(offset); the rest of it (\(bytes.count - offset) bytes) is skipped")
+                    result.notes.append(
+                        "\(path) is corrupted at byte \(offset); the rest of it (\(bytes.count - offset) bytes) is skipped"
+                    )
                 }
                 return
             }

@@ -176,7 +176,8 @@ struct QueueState {
             spaceShort = true
             try moveCursor()
             throw QueueError(
-                description: "cannot append to \(files.segmentPath(appendSegment)): \(error.description)", diskFull: error.diskFull)
+                description: "cannot append to \(files.segmentPath(appendSegment)): \(error.description)",
+                diskFull: error.diskFull)
         }
         appendSize = offset
         spaceShort = false

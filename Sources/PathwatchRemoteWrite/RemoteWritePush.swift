@@ -21,7 +21,8 @@ struct RemoteWritePush: PushFormat {
         var spec = PushSpec(
             type: "remote_write", noun: "reports",
             post: HTTPPostDescription(
-                url: settings.url, contentType: "application/x-protobuf", headers: settings.headers + Self.protocolHeaders,
+                url: settings.url, contentType: "application/x-protobuf",
+                headers: settings.headers + Self.protocolHeaders,
                 tls: settings.tls, timeout: settings.timeout),
             retry: RetryPolicy(initial: settings.retryInitial.seconds, max: settings.retryMax.seconds),
             // Records are bounded by bytes and age; the count bound only has to be out of the way.
@@ -43,7 +44,8 @@ struct RemoteWritePush: PushFormat {
     func makeEncoder(_ context: PushContext) -> ReportEncoder {
         ReportEncoder(
             series: ReportSeries(externalLabels: settings.externalLabels.map { ($0.0, redactor.redact($0.1)) }),
-            pace: AgentSeriesPace(interval: interval), oversize: OversizeReports(maxBytes: settings.maxBytes, context: context),
+            pace: AgentSeriesPace(interval: interval),
+            oversize: OversizeReports(maxBytes: settings.maxBytes, context: context),
             context: context)
     }
 

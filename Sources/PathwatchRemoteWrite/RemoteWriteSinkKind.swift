@@ -18,12 +18,15 @@ extension RemoteWriteSinkSettings {
     }
 
     package func makeSink(_ context: SinkContext) -> any Sink {
-        PushSink(format: RemoteWritePush(settings: self, interval: context.interval, redactor: context.logger.redactor), secrets: secretValues, context)
+        PushSink(
+            format: RemoteWritePush(settings: self, interval: context.interval, redactor: context.logger.redactor),
+            secrets: secretValues, context)
     }
 }
 
 extension SinkKind {
     /// The `/metrics` series, each probe's at its reports, pushed with Prometheus remote write;
     /// it takes every report.
-    package static let remoteWrite = SinkKind(type: "remote_write", settings: RemoteWriteSinkSettings.self, triggers: .fixed([.every]))
+    package static let remoteWrite = SinkKind(
+        type: "remote_write", settings: RemoteWriteSinkSettings.self, triggers: .fixed([.every]))
 }

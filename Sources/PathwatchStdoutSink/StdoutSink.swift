@@ -1,10 +1,10 @@
-import PathwatchAgent
 import Dispatch
-import Synchronization
-import PathwatchProbeKit
 import Glibc
+import PathwatchAgent
 import PathwatchBase
 import PathwatchJSON
+import PathwatchProbeKit
+import Synchronization
 
 /// One line per event or document on standard output, flushed per line: `text` for people,
 /// `json` for one JSON object per line. Lines wait in this sink's own bounded queue, so a
@@ -153,7 +153,8 @@ final class StdoutSink: Sink {
     func status() -> SinkStatus {
         let last = lastDelivery.withLock { $0 }
         return pending.withLock {
-            SinkStatus(type: "stdout", target: "stdout", queued: $0.lines.count, dropped: $0.dropped, lastDelivery: last)
+            SinkStatus(
+                type: "stdout", target: "stdout", queued: $0.lines.count, dropped: $0.dropped, lastDelivery: last)
         }
     }
 

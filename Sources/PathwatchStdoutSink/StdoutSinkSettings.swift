@@ -18,7 +18,8 @@ package struct StdoutSinkSettings: SinkSettings, Decodable, Equatable {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         if let text = try c.decodeIfPresent(String.self, forKey: .format) {
             guard let format = OutputFormat(rawValue: text) else {
-                throw DecodingError.dataCorruptedError(forKey: .format, in: c, debugDescription: "expected \"text\" or \"json\", found \"\(text)\"")
+                throw DecodingError.dataCorruptedError(
+                    forKey: .format, in: c, debugDescription: "expected \"text\" or \"json\", found \"\(text)\"")
             }
             self.format = format
         }
@@ -33,5 +34,6 @@ extension StdoutSinkSettings {
 
 extension SinkKind {
     /// Lines on the agent's standard output; on changes unless told otherwise.
-    package static let stdout = SinkKind(type: "stdout", settings: StdoutSinkSettings.self, triggers: .configurable(default: [.change]))
+    package static let stdout = SinkKind(
+        type: "stdout", settings: StdoutSinkSettings.self, triggers: .configurable(default: [.change]))
 }

@@ -14,7 +14,8 @@ struct WebhookPush: PushFormat {
         var spec = PushSpec(
             type: "webhook", noun: "payloads",
             post: HTTPPostDescription(
-                url: settings.url, contentType: "application/json", headers: settings.headers.map(\.line), tls: settings.tls,
+                url: settings.url, contentType: "application/json", headers: settings.headers.map(\.line),
+                tls: settings.tls,
                 timeout: settings.timeout),
             retry: RetryPolicy(initial: settings.retry.initial.seconds, max: settings.retry.max.seconds),
             limits: DurableQueue.Limits(records: settings.maxQueue.events, bytes: settings.maxQueue.bytes.bytes),
@@ -25,11 +26,14 @@ struct WebhookPush: PushFormat {
     }
 
     func makeEncoder(_ context: PushContext) -> WebhookEncoder {
-        WebhookEncoder(format: settings.payloadFormat, triggers: triggers, maxQueue: settings.maxQueue, context: context)
+        WebhookEncoder(
+            format: settings.payloadFormat, triggers: triggers, maxQueue: settings.maxQueue, context: context)
     }
 
     func makeReader(_ context: PushContext) -> WebhookRequests {
-        WebhookRequests(shape: settings.batchShape, maxBatch: settings.maxBatch, signer: settings.signingKey.map { WebhookSigner(key: $0) })
+        WebhookRequests(
+            shape: settings.batchShape, maxBatch: settings.maxBatch,
+            signer: settings.signingKey.map { WebhookSigner(key: $0) })
     }
 
     /// What identifies the receiver's stream: the format and the URL, never the signing

@@ -1,12 +1,14 @@
-import PathwatchDigest
 import PathwatchAgent
+import PathwatchDigest
 import PathwatchHTTPOut
 
 extension WebhookSinkSettings {
     /// Two sinks delivering one format to one URL would share a queue folder under
     /// `state_dir` (named by these two).
     package var exclusiveClaim: SinkClaim? {
-        SinkClaim(key: "\(format.rawValue)\n\(url)", field: "url", clash: "two webhook sinks deliver the same format to the same URL")
+        SinkClaim(
+            key: "\(format.rawValue)\n\(url)", field: "url",
+            clash: "two webhook sinks deliver the same format to the same URL")
     }
 
     /// Queue lock, cursor, two segments, a connection.
@@ -34,5 +36,6 @@ extension WebhookSinkSettings {
 
 extension SinkKind {
     /// Durable, signed deliveries to an HTTP receiver; on changes unless told otherwise.
-    package static let webhook = SinkKind(type: "webhook", settings: WebhookSinkSettings.self, triggers: .configurable(default: [.change]))
+    package static let webhook = SinkKind(
+        type: "webhook", settings: WebhookSinkSettings.self, triggers: .configurable(default: [.change]))
 }

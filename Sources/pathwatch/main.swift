@@ -11,5 +11,7 @@ if let plain = PlainArguments(arguments) {
     }
 }
 if let child = PluginChildArguments(arguments) { PluginChildServing.serveOnThisThread(child.options) }
-if let reload = ReloadArguments(arguments) { exitProcess(ReloadCommand.execute(pid: reload.pid, timeoutSeconds: reload.timeout)) }
+if let reload = ReloadArguments(arguments) {
+    exitProcess(ReloadCommand.execute(pid: reload.pid, timeoutSeconds: reload.timeout))
+}
 CommandLineCompanion.replaceProcess(arguments: arguments)

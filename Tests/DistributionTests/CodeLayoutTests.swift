@@ -3,11 +3,14 @@ import PathwatchTestSupport
 import Testing
 
 /// The shape of the code holds: no module or folder depends on itself through others, no type
-/// is over 300 lines with its extensions, no sink kind is named in the core, and each target of
+/// is over 300 lines with its extensions, no function of Sources/ is 60 lines or more, no sink
+/// kind is named in the core, and each target of
 /// Package.swift declares exactly the modules its files import (tools/code-layout.py).
 @Suite struct CodeLayoutTests {
     @Test func noLoopsAndNoLongTypes() throws {
-        let result = try run(["python3", Distribution.root.appendingPathComponent("tools/code-layout.py").path, "--quiet"])
+        let result = try run([
+            "python3", Distribution.root.appendingPathComponent("tools/code-layout.py").path, "--quiet",
+        ])
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
     }
 
@@ -24,18 +27,24 @@ import Testing
             ])
             """
         try manifest.write(to: folder.appendingPathComponent("Package.swift"), atomically: true, encoding: .utf8)
-        for (target, text) in [("Inner", "import Glibc\n"), ("Outer", "import Inner\nimport Logging\n// import Nothing\n")] {
+        for (target, text) in [
+            ("Inner", "import Glibc\n"), ("Outer", "import Inner\nimport Logging\n// import Nothing\n"),
+        ] {
             let sources = folder.appendingPathComponent("Sources/\(target)")
             try FileManager.default.createDirectory(at: sources, withIntermediateDirectories: true)
             try text.write(to: sources.appendingPathComponent("\(target).swift"), atomically: true, encoding: .utf8)
         }
-        let script = "import sys; sys.path.insert(0, sys.argv[1]); import package_targets; print(*package_targets.problems(sys.argv[2]), sep='\\n')"
-        let result = try run(["python3", "-c", script, Distribution.root.appendingPathComponent("tools").path, folder.path])
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout.split(separator: "\n").map(String.init) == [
-            "Package.swift: target Outer imports Logging (Sources/Outer/Outer.swift) but does not declare it",
-            "Package.swift: target Outer declares PathwatchJSON, which none of its files imports",
+        let script =
+            "import sys; sys.path.insert(0, sys.argv[1]); import package_targets; print(*package_targets.problems(sys.argv[2]), sep='\\n')"
+        let result = try run([
+            "python3", "-c", script, Distribution.root.appendingPathComponent("tools").path, folder.path,
         ])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            result.stdout.split(separator: "\n").map(String.init) == [
+                "Package.swift: target Outer imports Logging (Sources/Outer/Outer.swift) but does not declare it",
+                "Package.swift: target Outer declares PathwatchJSON, which none of its files imports",
+            ])
     }
 
     /// A type is measured with its extensions: 200 lines and an extension of 120 are one type of
@@ -47,12 +56,38 @@ import Testing
             .write(to: folder.appendingPathComponent("Package.swift"), atomically: true, encoding: .utf8)
         let sources = folder.appendingPathComponent("Sources/M")
         try FileManager.default.createDirectory(at: sources, withIntermediateDirectories: true)
-        func members(_ count: Int, _ stem: String) -> String { (0..<count).map { "    var \(stem)\($0) = 0\n" }.joined() }
-        try "struct T {\n\(members(200, "a"))}\n".write(to: sources.appendingPathComponent("T.swift"), atomically: true, encoding: .utf8)
-        try "extension T {\n\(members(120, "b"))}\n".write(to: sources.appendingPathComponent("T+More.swift"), atomically: true, encoding: .utf8)
+        func members(_ count: Int, _ stem: String) -> String {
+            (0..<count).map { "    var \(stem)\($0) = 0\n" }.joined()
+        }
+        try "struct T {\n\(members(200, "a"))}\n".write(
+            to: sources.appendingPathComponent("T.swift"), atomically: true, encoding: .utf8)
+        try "extension T {\n\(members(120, "b"))}\n".write(
+            to: sources.appendingPathComponent("T+More.swift"), atomically: true, encoding: .utf8)
         let script = Distribution.root.appendingPathComponent("tools/code-layout.py").path
         let result = try run(["python3", script, "--quiet", "--root", folder.path])
         #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
-        #expect(result.stdout == "Sources/M: T is 324 lines with its extensions (at most 300): Sources/M/T+More.swift (122), Sources/M/T.swift (202)\n")
+        #expect(
+            result.stdout
+                == "Sources/M: T is 324 lines with its extensions (at most 300): Sources/M/T+More.swift (122), Sources/M/T.swift (202)\n"
+        )
+    }
+
+    /// A function of 60 lines is named with its file and line; one of 59 passes.
+    @Test func aFunctionOfSixtyLinesIsNamed() throws {
+        let folder = try TestEnvironment.makeTemporaryDirectory("pathwatch-layout")
+        defer { TestEnvironment.removeTemporaryDirectory(folder) }
+        try "let package = Package(name: \"p\", targets: [.target(name: \"M\")])\n"
+            .write(to: folder.appendingPathComponent("Package.swift"), atomically: true, encoding: .utf8)
+        let sources = folder.appendingPathComponent("Sources/M")
+        try FileManager.default.createDirectory(at: sources, withIntermediateDirectories: true)
+        func function(_ name: String, lines: Int) -> String {
+            "func \(name)() {\n" + (0..<(lines - 2)).map { "    _ = \($0)\n" }.joined() + "}\n"
+        }
+        try (function("short", lines: 59) + function("long", lines: 60)).write(
+            to: sources.appendingPathComponent("F.swift"), atomically: true, encoding: .utf8)
+        let script = Distribution.root.appendingPathComponent("tools/code-layout.py").path
+        let result = try run(["python3", script, "--quiet", "--root", folder.path])
+        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout == "Sources/M/F.swift:60: func long is 60 lines (under 60)\n")
     }
 }

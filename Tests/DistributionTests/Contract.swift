@@ -34,7 +34,8 @@ struct Contract {
         var findings: [DocumentFinding] = []
         for (number, line) in numberedLines(text) {
             if line.contains(Self.formerCitation) {
-                let what = "cites \"\(Self.formerCitation)…\": the contract is \(Self.file), "
+                let what =
+                    "cites \"\(Self.formerCitation)…\": the contract is \(Self.file), "
                     + "cited as \"\(Self.citation)N\""
                 findings.append(DocumentFinding(file: file, line: number, what: what))
             }
@@ -47,7 +48,8 @@ struct Contract {
                     findings.append(DocumentFinding(file: file, line: number, what: what))
                 }
                 if let part = cited.part, let section = cited.sections.last, let body = sections[section],
-                   !body.contains(part) {
+                    !body.contains(part)
+                {
                     let what = "cites \(part) in \u{A7}\(section), which does not say it"
                     findings.append(DocumentFinding(file: file, line: number, what: what))
                 }

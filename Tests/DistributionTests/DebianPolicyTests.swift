@@ -26,16 +26,21 @@ struct DebianPolicyTests {
         #expect(errors.isEmpty, "lintian's errors:\n\(errors.map { "\($0.tag) \($0.detail)" }.joined(separator: "\n"))")
         let warned = Set(hints.filter { $0.severity == "W" }.map(\.tag))
         let documented = try Self.documentedWarnings()
-        #expect(warned.subtracting(documented).isEmpty,
-                "lintian warns of what docs/operating.md does not list: \(warned.subtracting(documented).sorted())\n\(result.stdout)")
-        #expect(documented.subtracting(warned).isEmpty,
-                "docs/operating.md lists warnings lintian no longer gives: \(documented.subtracting(warned).sorted())")
+        #expect(
+            warned.subtracting(documented).isEmpty,
+            "lintian warns of what docs/operating.md does not list: \(warned.subtracting(documented).sorted())\n\(result.stdout)"
+        )
+        #expect(
+            documented.subtracting(warned).isEmpty,
+            "docs/operating.md lists warnings lintian no longer gives: \(documented.subtracting(warned).sorted())")
     }
 
     @Test func dependsOnEveryLibraryItOpensAtRunTime() throws {
         let deb = try Distribution.sharedDeb()
         let depends = try run(["dpkg-deb", "--field", deb.path, "Depends"]).stdout
-        let names = Set(depends.split(separator: ",").compactMap { $0.split(whereSeparator: \.isWhitespace).first.map(String.init) })
+        let names = Set(
+            depends.split(separator: ",").compactMap { $0.split(whereSeparator: \.isWhitespace).first.map(String.init) }
+        )
         // dlopen'd, so dpkg-shlibdeps cannot see them: libcurl (HTTP), libsystemd (sd_notify),
         // libsnappy (remote_write), libcrypt (basic-auth users). A recommendation would leave a
         // host installed without recommendations with a sink that cannot start.
@@ -50,17 +55,25 @@ struct DebianPolicyTests {
         let deb = try Distribution.sharedDeb()
         let copyright = try Self.member(deb, "usr/share/doc/pathwatch/copyright", gzipped: false)
         let paragraphs = copyright.components(separatedBy: "\n\n").map(Self.fields).filter { !$0.isEmpty }
-        #expect(paragraphs.first?["Format"] == "https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/", "\(copyright.prefix(200))")
+        #expect(
+            paragraphs.first?["Format"] == "https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/",
+            "\(copyright.prefix(200))")
         let files = paragraphs.filter { $0["Files"] != nil }
         #expect(files.first?["Files"] == "*", "the first Files paragraph covers every file")
         // Every license named by a Files paragraph has a stand-alone License paragraph with its text.
         // (A License field's first line is the name; the lines after it, the text.)
         func name(_ license: String?) -> String { String((license ?? "").prefix { $0 != "\n" }) }
-        let defined = Set(paragraphs.filter { $0["Files"] == nil && ($0["License"] ?? "").contains("\n") }.map { name($0["License"]) })
+        let defined = Set(
+            paragraphs.filter { $0["Files"] == nil && ($0["License"] ?? "").contains("\n") }.map { name($0["License"]) }
+        )
         for paragraph in files {
             #expect(paragraph["Copyright"].map { !$0.isEmpty } == true, "no Copyright: \(paragraph)")
-            let names = name(paragraph["License"]).components(separatedBy: " and ").map { $0.trimmingCharacters(in: .whitespaces) }
-            #expect(!names.isEmpty && names.allSatisfy(defined.contains), "License: \(paragraph["License"] ?? "none"); defined: \(defined.sorted())")
+            let names = name(paragraph["License"]).components(separatedBy: " and ").map {
+                $0.trimmingCharacters(in: .whitespaces)
+            }
+            #expect(
+                !names.isEmpty && names.allSatisfy(defined.contains),
+                "License: \(paragraph["License"] ?? "none"); defined: \(defined.sorted())")
         }
 
         let changelog = try Self.member(deb, "usr/share/doc/pathwatch/changelog.gz", gzipped: true)
@@ -73,14 +86,18 @@ struct DebianPolicyTests {
     // MARK: helpers
 
     /// Why lintian cannot run here, or nil.
-    static let lintianMissing: String? = (try? run(["sh", "-c", "command -v lintian"]).status) == 0
+    static let lintianMissing: String? =
+        (try? run(["sh", "-c", "command -v lintian"]).status) == 0
         ? nil : "needs lintian: run `make test-deps` (Debian's lintian)"
 
     /// lintian's lines `E: pathwatch: tag detail…` and `W: pathwatch [deb]: tag detail…`.
     static func hints(in output: String) -> [Hint] {
         output.split(separator: "\n").compactMap { line -> Hint? in
-            guard let severity = line.first, "EWIPX".contains(severity), line.dropFirst().hasPrefix(": ") else { return nil }
-            let afterPackage = (line.split(separator: ":", maxSplits: 2).dropFirst(2).first ?? "").trimmingCharacters(in: .whitespaces)
+            guard let severity = line.first, "EWIPX".contains(severity), line.dropFirst().hasPrefix(": ") else {
+                return nil
+            }
+            let afterPackage = (line.split(separator: ":", maxSplits: 2).dropFirst(2).first ?? "").trimmingCharacters(
+                in: .whitespaces)
             let words = afterPackage.split(separator: " ", maxSplits: 1)
             guard let tag = words.first else { return nil }
             return Hint(severity: severity, tag: String(tag), detail: words.count > 1 ? String(words[1]) : "")
@@ -90,19 +107,27 @@ struct DebianPolicyTests {
     /// The tags of the table under "What lintian says" in docs/operating.md (first column, in
     /// backquotes): the warnings left, each with its reason.
     static func documentedWarnings() throws -> Set<String> {
-        let text = try String(contentsOf: Distribution.root.appendingPathComponent("docs/operating.md"), encoding: .utf8)
-        guard let start = text.range(of: "### What lintian says") else { throw TestFailure("docs/operating.md has no section \"What lintian says\"") }
+        let text = try String(
+            contentsOf: Distribution.root.appendingPathComponent("docs/operating.md"), encoding: .utf8)
+        guard let start = text.range(of: "### What lintian says") else {
+            throw TestFailure("docs/operating.md has no section \"What lintian says\"")
+        }
         let section = text[start.upperBound...]
         let end = section.range(of: "\n#")?.lowerBound ?? section.endIndex
-        return Set(section[..<end].split(separator: "\n").compactMap { line -> String? in
-            guard line.hasPrefix("| `"), let close = line.dropFirst(3).firstIndex(of: "`") else { return nil }
-            return String(line[line.index(line.startIndex, offsetBy: 3)..<close])
-        })
+        return Set(
+            section[..<end].split(separator: "\n").compactMap { line -> String? in
+                guard line.hasPrefix("| `"), let close = line.dropFirst(3).firstIndex(of: "`") else { return nil }
+                return String(line[line.index(line.startIndex, offsetBy: 3)..<close])
+            })
     }
 
     /// A file of the package, read without installing it.
     static func member(_ deb: URL, _ path: String, gzipped: Bool) throws -> String {
-        let result = try run(["sh", "-c", "dpkg-deb --fsys-tarfile \"$1\" | tar -xO \"./$2\"\(gzipped ? " | gunzip" : "")", "sh", deb.path, path], timeout: 120)
+        let result = try run(
+            [
+                "sh", "-c", "dpkg-deb --fsys-tarfile \"$1\" | tar -xO \"./$2\"\(gzipped ? " | gunzip" : "")", "sh",
+                deb.path, path,
+            ], timeout: 120)
         guard result.status == 0 else { throw TestFailure("\(path) from the package: \(result.stderr)") }
         return result.stdout
     }

@@ -16,9 +16,10 @@ extension DocumentationTests {
     /// The sink modules: the modules `Sources/PathwatchSinks` imports that extend `SinkKind`
     /// (where a kind is declared), and every `Sources/Pathwatch*Sink` folder besides.
     static func sinkModules() throws -> [String] {
-        var modules = Set(repository.folders(under: "Sources").map { $0.dropFirst("Sources/".count) }.filter {
-            $0.hasPrefix("Pathwatch") && $0.hasSuffix("Sink") && !$0.contains("/")
-        }.map(String.init))
+        var modules = Set(
+            repository.folders(under: "Sources").map { $0.dropFirst("Sources/".count) }.filter {
+                $0.hasPrefix("Pathwatch") && $0.hasSuffix("Sink") && !$0.contains("/")
+            }.map(String.init))
         for file in repository.files(under: "Sources/PathwatchSinks", endingWith: [".swift"]) {
             for line in try repository.text(file).split(separator: "\n") where line.hasPrefix("import ") {
                 let module = String(line.dropFirst("import ".count))

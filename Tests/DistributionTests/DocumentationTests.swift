@@ -68,7 +68,10 @@ import Testing
         #expect(Set(c.blocks.keys) == ["uptime.c", "commands"])
         #expect(try c.block("uptime.c").contains("pathwatch_probe_entry"))
         let swift = try Walkthrough(document: plugins, prefix: "walkthrough-swift")
-        #expect(Set(swift.blocks.keys) == ["Package.swift", "Sources/Uptime/Uptime.swift", "Tests/UptimeTests/UptimeTests.swift", "commands"])
+        #expect(
+            Set(swift.blocks.keys) == [
+                "Package.swift", "Sources/Uptime/Uptime.swift", "Tests/UptimeTests/UptimeTests.swift", "commands",
+            ])
     }
 
     @Test func theReadmeIsAShortFrontPageThatStartsWithTheTwoCommands() throws {

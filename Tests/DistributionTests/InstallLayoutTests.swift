@@ -13,7 +13,8 @@ struct InstallLayoutTests {
         try #require(result.status == 0, "install.sh: \(result.stderr)")
         let p = dest.path + "/usr/local"
         for file in [
-            "bin/pathwatch", "lib/pathwatch/pathwatch-cli", "lib/pathwatch/libswiftCore.so", "lib/pathwatch/libswift_Concurrency.so",
+            "bin/pathwatch", "lib/pathwatch/pathwatch-cli", "lib/pathwatch/libswiftCore.so",
+            "lib/pathwatch/libswift_Concurrency.so",
             "lib/pathwatch/libdispatch.so", "lib/pathwatch/libFoundationEssentials.so",
             "lib/pathwatch/plugins/libpathwatch_disk.so", "lib/pathwatch/plugins/libpathwatch_linkstate.so",
             "lib/pathwatch/plugins/libpathwatch_bandwidth.so", "lib/pathwatch/plugins/libpathwatch_reachability.so",
@@ -21,7 +22,8 @@ struct InstallLayoutTests {
             "include/pathwatch/pathwatch_probe.h", "lib/pkgconfig/pathwatch-probe.pc", "share/man/man1/pathwatch.1.gz",
             "share/bash-completion/completions/pathwatch", "share/zsh/site-functions/_pathwatch",
             "share/fish/vendor_completions.d/pathwatch.fish", "lib/systemd/system/pathwatch.service",
-            "share/pathwatch/swift-sdk/Package.swift", "share/pathwatch/swift-sdk/Sources/PathwatchProbeKit/Probe.swift",
+            "share/pathwatch/swift-sdk/Package.swift",
+            "share/pathwatch/swift-sdk/Sources/PathwatchProbeKit/Probe.swift",
             "share/pathwatch/swift-sdk/Sources/CPathwatchProbe/include/pathwatch_probe.h",
         ] {
             #expect(FileManager.default.fileExists(atPath: "\(p)/\(file)"), "missing \(file)")
@@ -32,7 +34,9 @@ struct InstallLayoutTests {
 
         let binary = try run(["readelf", "-d", "\(p)/bin/pathwatch"])
         #expect(Distribution.runPath(inReadelf: binary.stdout) == ["$ORIGIN/../lib/pathwatch"])
-        #expect(!binary.stdout.contains("libFoundationEssentials"), "the agent's executable maps no Foundation: \(binary.stdout)")
+        #expect(
+            !binary.stdout.contains("libFoundationEssentials"),
+            "the agent's executable maps no Foundation: \(binary.stdout)")
         let companion = try run(["readelf", "-d", "\(p)/lib/pathwatch/pathwatch-cli"])
         #expect(Distribution.runPath(inReadelf: companion.stdout) == ["$ORIGIN"])
         let plugin = try run(["readelf", "-d", "\(p)/lib/pathwatch/plugins/libpathwatch_disk.so"])
@@ -45,8 +49,12 @@ struct InstallLayoutTests {
 
         // pkg-config hands a C author the installed header's folder.
         let pc = ["PKG_CONFIG_PATH": "\(p)/lib/pkgconfig"]
-        #expect(try run(["pkg-config", "--cflags", "pathwatch-probe"], environment: pc).stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "-I/usr/local/include/pathwatch")
-        #expect(try run(["pkg-config", "--modversion", "pathwatch-probe"], environment: pc).stdout == "\(Distribution.version)\n")
+        #expect(
+            try run(["pkg-config", "--cflags", "pathwatch-probe"], environment: pc).stdout.trimmingCharacters(
+                in: .whitespacesAndNewlines) == "-I/usr/local/include/pathwatch")
+        #expect(
+            try run(["pkg-config", "--modversion", "pathwatch-probe"], environment: pc).stdout
+                == "\(Distribution.version)\n")
     }
 
     /// The C example is installed where Debian keeps a package's examples, and the installed copy
@@ -58,7 +66,9 @@ struct InstallLayoutTests {
         let prefix = dest.path + "/usr"
         let installed = try run(
             [Distribution.root.appendingPathComponent("dist/install.sh").path],
-            environment: Distribution.environment(["PREFIX": prefix, "SYSCONFDIR": dest.path + "/etc", "LOCALSTATEDIR": dest.path + "/var"]),
+            environment: Distribution.environment([
+                "PREFIX": prefix, "SYSCONFDIR": dest.path + "/etc", "LOCALSTATEDIR": dest.path + "/var",
+            ]),
             timeout: 300)
         try #require(installed.status == 0, "install.sh: \(installed.stderr)")
         let example = prefix + "/share/doc/pathwatch/examples/loadavg.c"
@@ -68,7 +78,9 @@ struct InstallLayoutTests {
         let pc = ["PKG_CONFIG_PATH": prefix + "/lib/pkgconfig"]
         let flags = try run(["pkg-config", "--cflags", "pathwatch-probe", "json-c"], environment: pc)
         // pkg-config writes the path with single slashes, whatever $TMPDIR ends with.
-        #expect(flags.stdout.contains("-I\(prefix.replacingOccurrences(of: "//", with: "/"))/include/pathwatch"), "\(flags.stdout)")
+        #expect(
+            flags.stdout.contains("-I\(prefix.replacingOccurrences(of: "//", with: "/"))/include/pathwatch"),
+            "\(flags.stdout)")
         let library = dest.path + "/libpathwatch_loadavg.so"
         let built = try sh(
             """
@@ -95,7 +107,9 @@ struct InstallLayoutTests {
         }
         let built = try hidden("'\(Distribution.releaseProducts.path)/pathwatch' --version")
         #expect(built.status != 0)
-        #expect(built.stderr.contains("libswiftCore.so: cannot open shared object file"), "the hiding must bite: \(built.stderr)")
+        #expect(
+            built.stderr.contains("libswiftCore.so: cannot open shared object file"),
+            "the hiding must bite: \(built.stderr)")
 
         let installed = try hidden("'\(dest.path)/usr/bin/pathwatch' once --config '\(config.path)'")
         #expect((0...3).contains(installed.status), "stderr: \(installed.stderr)")
@@ -104,7 +118,9 @@ struct InstallLayoutTests {
 
         // Commands the agent's executable does not read itself reach the installed companion.
         let checked = try hidden("'\(dest.path)/usr/bin/pathwatch' check-config --config '\(config.path)'")
-        #expect(checked.status == 0 && checked.stdout.contains("valid (1 probe,"), "stdout: \(checked.stdout) stderr: \(checked.stderr)")
+        #expect(
+            checked.status == 0 && checked.stdout.contains("valid (1 probe,"),
+            "stdout: \(checked.stdout) stderr: \(checked.stderr)")
         let version = try hidden("'\(dest.path)/usr/bin/pathwatch' --version")
         #expect(version.status == 0 && version.stdout == "\(Distribution.version)\n", "stderr: \(version.stderr)")
     }

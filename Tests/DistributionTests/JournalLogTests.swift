@@ -33,7 +33,8 @@ import Testing
         #expect(refused.hasPrefix("<4>the configuration needs about "), "\(refused)")
         for line in lines {
             #expect(line.range(of: #"^<[0-7]>"#, options: .regularExpression) != nil, "\(line)")
-            #expect(line.range(of: #"\d{4}-\d\d-\d\dT\d\d:"#, options: .regularExpression) == nil, "timestamp in \(line)")
+            #expect(
+                line.range(of: #"\d{4}-\d\d-\d\dT\d\d:"#, options: .regularExpression) == nil, "timestamp in \(line)")
         }
     }
 
@@ -52,21 +53,30 @@ import Testing
             """, in: folder)
         let log = folder.appendingPathComponent("stderr")
         try Unprivileged.own(folder)
-        let agent = try BackgroundProcess(["bash", "-c",
-            "log=$1; shift; touch \"$log\"; export JOURNAL_STREAM=$(stat -c '%d:%i' \"$log\"); exec \"$@\" 2>>\"$log\" >/dev/null", "agent", log.path]
-            + Unprivileged.pathwatch(["run", "--config", config.path]))
+        let agent = try BackgroundProcess(
+            [
+                "bash", "-c",
+                "log=$1; shift; touch \"$log\"; export JOURNAL_STREAM=$(stat -c '%d:%i' \"$log\"); exec \"$@\" 2>>\"$log\" >/dev/null",
+                "agent", log.path,
+            ]
+                + Unprivileged.pathwatch(["run", "--config", config.path]))
         defer { agent.stop() }
-        func lines() -> [String] { ((try? String(contentsOf: log, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init) }
+        func lines() -> [String] {
+            ((try? String(contentsOf: log, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+        }
         // A first state is no change: wait for the first report, in the status file.
         let status = folder.appendingPathComponent("status.json")
-        #expect(waitUntil(timeout: 20) { ((try? String(contentsOf: status, encoding: .utf8)) ?? "").contains("\"ok\"") }, "\(lines())")
+        #expect(
+            waitUntil(timeout: 20) { ((try? String(contentsOf: status, encoding: .utf8)) ?? "").contains("\"ok\"") },
+            "\(lines())")
         try "critical on fire\n".write(to: states, atomically: true, encoding: .utf8)
         #expect(waitUntil(timeout: 20) { lines().contains { $0.contains("t/c0: ok → critical") } }, "\(lines())")
         try "ok fine again\n".write(to: states, atomically: true, encoding: .utf8)
         #expect(waitUntil(timeout: 20) { lines().contains { $0.contains("t/c0: critical → ok") } }, "\(lines())")
         let changes = lines().filter { $0.contains("t/c0: ") }
-        #expect(changes == ["<3>t/c0: ok → critical: on fire", "<5>t/c0: critical → ok: fine again"],
-                "\(changes)")
+        #expect(
+            changes == ["<3>t/c0: ok → critical: on fire", "<5>t/c0: critical → ok: fine again"],
+            "\(changes)")
     }
 
     @Test func anInheritedVariableForAnotherStreamChangesNothing() throws {

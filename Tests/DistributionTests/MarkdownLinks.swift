@@ -42,8 +42,9 @@ struct MarkdownLinks {
     /// GitHub's anchor for a heading: lower case, spaces as hyphens, and only letters, digits,
     /// hyphens and underscores kept.
     static func anchor(ofHeading heading: Substring) -> String {
-        String(heading.lowercased().compactMap { (c: Character) -> Character? in
-            c == " " ? "-" : (c.isLetter || c.isNumber || c == "-" || c == "_") ? c : nil
-        })
+        String(
+            heading.lowercased().compactMap { (c: Character) -> Character? in
+                c == " " ? "-" : (c.isLetter || c.isNumber || c == "-" || c == "_") ? c : nil
+            })
     }
 }

@@ -26,7 +26,9 @@ final class NotifyListener: @unchecked Sendable {
             raw.copyBytes(from: bytes.prefix(raw.count - 1))
         }
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         guard bound == 0 else { throw TestFailure("bind \(path): \(errno)") }
         Thread.detachNewThread { [self] in receive() }
@@ -57,11 +59,14 @@ final class NotifyListener: @unchecked Sendable {
 
     /// Waits until a message (from index `from`) has `field`, optionally equal to `value`.
     @discardableResult
-    func wait(for field: String, value: String? = nil, from: Int = 0, timeout: Double = 15) -> (index: Int, message: Message)? {
+    func wait(for field: String, value: String? = nil, from: Int = 0, timeout: Double = 15) -> (
+        index: Int, message: Message
+    )? {
         waitUntilValue(timeout: timeout) { () -> (index: Int, message: Message)? in
             let all = messages
             guard from < all.count else { return nil }
-            for i in from..<all.count where all[i].fields[field] != nil && (value == nil || all[i].fields[field] == value) {
+            for i in from..<all.count
+            where all[i].fields[field] != nil && (value == nil || all[i].fields[field] == value) {
                 return (i, all[i])
             }
             return nil
@@ -71,5 +76,8 @@ final class NotifyListener: @unchecked Sendable {
     /// Arrival times of `WATCHDOG=1` pings.
     var pings: [Date] { messages.filter { $0.fields["WATCHDOG"] == "1" }.map(\.at) }
 
-    func close() { shutdown(fd, Int32(SHUT_RDWR)); Glibc.close(fd) }
+    func close() {
+        shutdown(fd, Int32(SHUT_RDWR))
+        Glibc.close(fd)
+    }
 }

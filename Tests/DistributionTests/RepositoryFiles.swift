@@ -27,8 +27,9 @@ struct RepositoryFiles {
 
     private func entries(under path: String) -> [(path: String, isFolder: Bool)] {
         let base = root.appendingPathComponent(path)
-        guard let walk = FileManager.default.enumerator(
-            at: base, includingPropertiesForKeys: [.isDirectoryKey], options: [.skipsHiddenFiles])
+        guard
+            let walk = FileManager.default.enumerator(
+                at: base, includingPropertiesForKeys: [.isDirectoryKey], options: [.skipsHiddenFiles])
         else { return [] }
         var found: [(path: String, isFolder: Bool)] = []
         let prefix = base.standardizedFileURL.path + "/"

@@ -26,7 +26,9 @@ import Testing
                 """, in: folder)
         }
 
-        func start(_ listener: NotifyListener, watchdogUSec: Int = 1_000_000, extra: [String: String] = [:]) throws -> BackgroundProcess {
+        func start(_ listener: NotifyListener, watchdogUSec: Int = 1_000_000, extra: [String: String] = [:]) throws
+            -> BackgroundProcess
+        {
             try BackgroundProcess(
                 [TestEnvironment.pathwatchBinary.path, "run", "--config", config.path],
                 environment: ["NOTIFY_SOCKET": listener.path, "WATCHDOG_USEC": "\(watchdogUSec)"].merging(extra) { $1 })
@@ -49,8 +51,11 @@ import Testing
 
         // A check changes state: STATUS follows.
         try "critical down\n".write(to: setup.stateFile, atomically: true, encoding: .utf8)
-        #expect(listener.wait(for: "STATUS", value: "Connectivity not monitored (no link probe reports it); 2 checks: 1 ok, 1 critical") != nil,
-                "\(listener.messages.map(\.text))")
+        #expect(
+            listener.wait(
+                for: "STATUS",
+                value: "Connectivity not monitored (no link probe reports it); 2 checks: 1 ok, 1 critical") != nil,
+            "\(listener.messages.map(\.text))")
 
         // WATCHDOG_USEC=1s: a ping every half second. Bounds are generous (a loaded machine), but
         // a ping per check, or one per second, would fall outside them.
@@ -70,7 +75,8 @@ import Testing
         let stamp = try #require(reloading.message.fields["MONOTONIC_USEC"].flatMap(UInt64.init))
         let sent = UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
         #expect(stamp >= sent && stamp < sent + 30_000_000, "MONOTONIC_USEC \(stamp), signal sent at \(sent)")
-        #expect(listener.wait(for: "READY", value: "1", from: reloading.index + 1) != nil, "no READY=1 after the reload")
+        #expect(
+            listener.wait(for: "READY", value: "1", from: reloading.index + 1) != nil, "no READY=1 after the reload")
 
         // SIGTERM: STOPPING=1, and a clean exit.
         let beforeStop = listener.messages.count
@@ -105,7 +111,9 @@ import Testing
         #expect(after.isEmpty, "STATUS= after STOPPING=1: \(after)")
     }
 
-    @Test(.enabled(if: !TestEnvironment.productsDirectory.path.contains("/release"), "failpoints exist only in debug builds"))
+    @Test(
+        .enabled(
+            if: !TestEnvironment.productsDirectory.path.contains("/release"), "failpoints exist only in debug builds"))
     func aWedgedTimerThreadStopsTheWatchdogPings() throws {
         let setup = try Setup()
         defer { setup.cleanUp() }
@@ -135,7 +143,9 @@ import Testing
         let reloading = listener.wait(for: "RELOADING", value: "1", from: before)
         #expect(reloading != nil, "the agent no longer answers a reload")
         if let reloading {
-            #expect(listener.wait(for: "READY", value: "1", from: reloading.index + 1) != nil, "no READY=1 after the reload")
+            #expect(
+                listener.wait(for: "READY", value: "1", from: reloading.index + 1) != nil, "no READY=1 after the reload"
+            )
         }
         agent.stop(grace: 2)
     }
@@ -158,8 +168,9 @@ import Testing
         #expect(mapsLibsystemd(notified))
         notified.stop()
 
-        let plain = try BackgroundProcess([TestEnvironment.pathwatchBinary.path, "run", "--config", setup.config.path],
-                                          environment: ["NOTIFY_SOCKET": "", "WATCHDOG_USEC": "1000000"])
+        let plain = try BackgroundProcess(
+            [TestEnvironment.pathwatchBinary.path, "run", "--config", setup.config.path],
+            environment: ["NOTIFY_SOCKET": "", "WATCHDOG_USEC": "1000000"])
         defer { plain.stop() }
         #expect(waitStarted(plain), "\(plain.errorOutput)")
         #expect(!mapsLibsystemd(plain), "libsystemd mapped without NOTIFY_SOCKET")

@@ -18,8 +18,9 @@ struct Walkthrough {
             guard let end = afterMarker.range(of: " -->") else { break }
             let name = String(afterMarker[..<end.lowerBound])
             let afterEnd = afterMarker[end.upperBound...]
-            guard let fence = afterEnd.range(of: "```"), let lineEnd = afterEnd[fence.upperBound...].firstIndex(of: "\n"),
-                  let close = afterEnd[lineEnd...].range(of: "\n```")
+            guard let fence = afterEnd.range(of: "```"),
+                let lineEnd = afterEnd[fence.upperBound...].firstIndex(of: "\n"),
+                let close = afterEnd[lineEnd...].range(of: "\n```")
             else { break }
             blocks[name] = String(afterEnd[afterEnd.index(after: lineEnd)..<close.lowerBound]) + "\n"
             rest = afterEnd[close.upperBound...]

@@ -23,7 +23,8 @@ import Testing
     @Test func hungProbeTimesOutWhileAnotherKeepsItsSchedule() throws {
         let dir = try FixturePlugins.folderWithTestProbe()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
-        let config = try writeConfig("""
+        let config = try writeConfig(
+            """
             {"agent": {"plugin_dirs": ["."], "interval": "200ms"}, "probes": [
               {"id": "hung", "plugin": "testprobe", "isolation": "inline", "interval": "500ms", "timeout": "300ms", "config": {"sleep_ms": 600000}},
               {"id": "tick", "plugin": "testprobe", "config": {"counter": true}}],
@@ -42,7 +43,11 @@ import Testing
         #expect(status == 0, "a clean stop exits 0 even with a plug-in stuck inside a call")
         let docs = documents(agent.outputLines)
         let hung = docs.compactMap { check($0, "hung") }
-        #expect(hung.contains { ($0["state"] as? String) == "unknown" && ($0["message"] as? String) == "overran its 300ms deadline by more than 1s" })
+        #expect(
+            hung.contains {
+                ($0["state"] as? String) == "unknown"
+                    && ($0["message"] as? String) == "overran its 300ms deadline by more than 1s"
+            })
         // The ticking probe's samples only ever increase, one per interval: never held up.
         let samples = docs.compactMap { (check($0, "tick/c0")?["metrics"] as? [String: Any])?["samples"] as? Double }
         #expect(samples == samples.sorted())
@@ -60,7 +65,9 @@ import Testing
         try FixturePlugins.build("test_probe.c", as: "otherprobe", into: dir, defines: [#"TEST_NAME="otherprobe""#])
         func config(_ probes: String) throws -> URL {
             // Inline: the agent itself opens the library (an isolated probe's opens in its child).
-            try writeConfig(#"{"agent": {"plugin_dirs": ["."], "interval": "200ms", "isolation": "inline"}, "probes": [\#(probes)], "sinks": [{"type": "stdout", "format": "json", "on": "every"}]}"#, in: dir)
+            try writeConfig(
+                #"{"agent": {"plugin_dirs": ["."], "interval": "200ms", "isolation": "inline"}, "probes": [\#(probes)], "sinks": [{"type": "stdout", "format": "json", "on": "every"}]}"#,
+                in: dir)
         }
         let file = try config(#"{"id": "a", "plugin": "testprobe"}"#)
         let listed = try run([pathwatch, "plugins", "--config", file.path])
@@ -83,7 +90,8 @@ import Testing
         let dir = try FixturePlugins.folderWithTestProbe()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         func mapsCurl(_ webhook: String, within seconds: Double) throws -> Bool {
-            let config = try writeConfig("""
+            let config = try writeConfig(
+                """
                 {"agent": {"plugin_dirs": ["."], "interval": "200ms", "state_dir": "queues"},
                  "probes": [{"id": "p", "plugin": "testprobe", "config": {"state": "critical"}}],
                  "sinks": [{"type": "stdout", "format": "json", "on": "change"}\(webhook)]}
@@ -106,7 +114,9 @@ import Testing
 
     /// libcrypt is mapped only by an agent whose http sink has `basic_auth_users`: opened when the
     /// configuration is read, never by one without users (TLS off or on).
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/htpasswd"), "needs htpasswd (make test-deps)"))
+    @Test(
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: "/usr/bin/htpasswd"), "needs htpasswd (make test-deps)"))
     func libcryptIsLoadedOnlyWithBasicAuthUsers() throws {
         let dir = try FixturePlugins.folderWithTestProbe()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
@@ -125,7 +135,8 @@ import Testing
             return maps.contains("libcrypt.so")
         }
         #expect(try !mapsCrypt(""), "an http sink without users maps no libcrypt")
-        #expect(try mapsCrypt(#", "basic_auth_users": {"u": "\#(hash)"}"#), "users load it when the configuration is read")
+        #expect(
+            try mapsCrypt(#", "basic_auth_users": {"u": "\#(hash)"}"#), "users load it when the configuration is read")
     }
 
     /// A plug-in message with terminal escapes and a newline cannot forge a log line or a stdout
@@ -133,7 +144,8 @@ import Testing
     @Test func controlCharactersAreEscapedInLogAndTextLines() throws {
         let dir = try FixturePlugins.folderWithTestProbe()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
-        let config = try writeConfig(#"""
+        let config = try writeConfig(
+            #"""
             {"agent": {"plugin_dirs": ["."], "interval": "200ms"}, "probes": [
               {"id": "p", "plugin": "testprobe", "config": {"state": "critical", "echo": "\u001b[31mred\nERROR forged line\u202e"}}],
              "sinks": [{"type": "stdout", "format": "text", "on": "change"}]}
@@ -147,7 +159,9 @@ import Testing
             #expect(!text.contains("\u{1B}"), "\(name) carries a raw ESC")
             #expect(!text.contains("\u{202E}"), "\(name) carries a raw right-to-left override")
             #expect(text.contains(#"\u{1B}[31mred\u{A}ERROR forged line\u{202E}"#), "\(name): \(text)")
-            #expect(!text.split(separator: "\n").contains { $0.hasPrefix("ERROR forged line") }, "\(name) has a forged line")
+            #expect(
+                !text.split(separator: "\n").contains { $0.hasPrefix("ERROR forged line") }, "\(name) has a forged line"
+            )
         }
     }
 
@@ -156,7 +170,8 @@ import Testing
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         let stateFile = dir.appendingPathComponent("state")
         try "ok all good\n".write(to: stateFile, atomically: true, encoding: .utf8)
-        let config = try writeConfig("""
+        let config = try writeConfig(
+            """
             {"agent": {"name": "test-agent", "plugin_dirs": ["."], "interval": "100ms"}, "probes": [
               {"id": "p", "plugin": "testprobe", "fail_after": 2, "config": {"state_file": "\(stateFile.path)"}}],
              "sinks": [{"type": "stdout", "format": "json", "on": "change"}, {"type": "file", "path": "status.json"}]}
@@ -167,7 +182,8 @@ import Testing
         defer { agent.stop() }
         let statusFile = dir.appendingPathComponent("status.json")
         func fileState() -> String? {
-            guard let text = try? String(contentsOf: statusFile, encoding: .utf8), let doc = try? parseJSONObject(text) else { return nil }
+            guard let text = try? String(contentsOf: statusFile, encoding: .utf8), let doc = try? parseJSONObject(text)
+            else { return nil }
             return check(doc, "p/c0")?["state"] as? String
         }
         #expect(waitUntil { fileState() == "ok" })
@@ -179,7 +195,8 @@ import Testing
         #expect(agent.waitForLine(timeout: 10) { $0.contains(#""to":"ok""#) } != nil)
         let all = events(agent.outputLines)
         #expect(all.count == 2)
-        #expect(all.map { "\($0["check"]!):\($0["from"]!)->\($0["to"]!)" } == ["p/c0:ok->critical", "p/c0:critical->ok"])
+        #expect(
+            all.map { "\($0["check"]!):\($0["from"]!)->\($0["to"]!)" } == ["p/c0:ok->critical", "p/c0:critical->ok"])
         #expect(all.allSatisfy { ($0["agent"] as? String) == "test-agent" && ($0["schema"] as? Int) == 1 })
         #expect((all.first?["message"] as? String) == "disk on fire")
         #expect(Set(all.compactMap { $0["id"] as? String }).count == 2)
@@ -201,9 +218,10 @@ import Testing
         let file = try writeConfig(config(otherState: "ok"), in: dir)
         let agent = try BackgroundProcess([pathwatch, "run", "--config", file.path])
         defer { agent.stop() }
-        let first = try #require(agent.waitForLine(timeout: 10) { line in
-            (try? parseJSONObject(line)).flatMap { self.check($0, "keep/c0") } != nil
-        })
+        let first = try #require(
+            agent.waitForLine(timeout: 10) { line in
+                (try? parseJSONObject(line)).flatMap { self.check($0, "keep/c0") } != nil
+            })
         let since = try #require(check(try parseJSONObject(first.line), "keep/c0")?["since"] as? String)
         // A broken file on SIGHUP is refused; the agent keeps running the old configuration.
         try "{ not json".write(to: file, atomically: true, encoding: .utf8)
@@ -212,11 +230,14 @@ import Testing
         #expect(agent.isRunning)
         try config(otherState: "warning").write(to: file, atomically: true, encoding: .utf8)
         agent.signal(SIGHUP)
-        let warned = agent.waitForLine(from: first.index, timeout: 10) { $0.contains(#""check":"other/c0","from":"unknown","to":"warning""#) }
+        let warned = agent.waitForLine(from: first.index, timeout: 10) {
+            $0.contains(#""check":"other/c0","from":"unknown","to":"warning""#)
+        }
         #expect(warned != nil, "\(agent.errorOutput)")
-        let later = try #require(agent.waitForLine(from: (warned?.index ?? 0) + 1, timeout: 10) { line in
-            (try? parseJSONObject(line)).flatMap { self.check($0, "other/c0") }?["state"] as? String == "warning"
-        })
+        let later = try #require(
+            agent.waitForLine(from: (warned?.index ?? 0) + 1, timeout: 10) { line in
+                (try? parseJSONObject(line)).flatMap { self.check($0, "other/c0") }?["state"] as? String == "warning"
+            })
         // The unchanged probe kept its state machine: same `since`, and no second event for it.
         #expect(check(try parseJSONObject(later.line), "keep/c0")?["since"] as? String == since)
         #expect(events(agent.outputLines).filter { ($0["check"] as? String) == "keep/c0" }.count == 1)
@@ -225,7 +246,8 @@ import Testing
     @Test func textOnChangeSaysWhereThingsStandOnceAtStart() throws {
         let dir = try FixturePlugins.folderWithTestProbe()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
-        let config = try writeConfig("""
+        let config = try writeConfig(
+            """
             {"agent": {"plugin_dirs": ["."], "interval": "100ms"}, "probes": [
               {"id": "a", "plugin": "testprobe", "config": {"checks": 2}}, {"id": "b", "plugin": "testprobe", "interval": "300ms"}],
              "sinks": [{"type": "stdout", "format": "text", "on": "change"}]}
@@ -239,7 +261,8 @@ import Testing
         #expect(line?.line.contains("status: ok        3 checks (3 ok)") == true, "\(agent.outputLines)")
         #expect(agent.outputLines.filter { $0.contains("status:") }.count == 1)
         // JSON readers get only what they asked for: events (none here, all ok).
-        let json = try writeConfig("""
+        let json = try writeConfig(
+            """
             {"agent": {"plugin_dirs": ["."], "interval": "100ms"}, "probes": [{"id": "a", "plugin": "testprobe"}],
              "sinks": [{"type": "stdout", "format": "json", "on": "change"}]}
             """, in: dir, name: "json.json")
@@ -259,12 +282,14 @@ import Testing
         let status = dir.appendingPathComponent("status.json")
         let out = dir.appendingPathComponent("out.jsonl")
         // 200 checks: each document is some 40 KB, so two fill a pipe.
-        let config = try writeConfig("""
+        let config = try writeConfig(
+            """
             {"agent": {"plugin_dirs": ["."], "interval": "100ms"}, "probes": [{"id": "a", "plugin": "testprobe", "config": {"checks": 200}}],
              "sinks": [{"type": "stdout", "format": "json", "on": "every"}, {"type": "file", "path": "\(status.path)"}]}
             """, in: dir)
         let pipeline = try BackgroundProcess([
-            "/bin/sh", "-c", "timeout -s TERM 6 '\(pathwatch)' run --config '\(config.path)' | { sleep 4; cat > '\(out.path)'; }",
+            "/bin/sh", "-c",
+            "timeout -s TERM 6 '\(pathwatch)' run --config '\(config.path)' | { sleep 4; cat > '\(out.path)'; }",
         ])
         func document() -> [String: Any]? {
             guard let data = try? Data(contentsOf: status) else { return nil }
@@ -276,22 +301,30 @@ import Testing
         // the full pipe). Only a move after that counts.
         let early = waitUntilValue(timeout: 3) { () -> String? in
             guard let doc = document(), let sinks = doc["sinks"] as? [[String: Any]],
-                  let stdout = sinks.first(where: { $0["type"] as? String == "stdout" }),
-                  (stdout["queued"] as? Int ?? 0) > 0 else { return nil }
+                let stdout = sinks.first(where: { $0["type"] as? String == "stdout" }),
+                (stdout["queued"] as? Int ?? 0) > 0
+            else { return nil }
             return doc["time"] as? String
         }
         // The move itself is an event: the next document, at most 1.5 s on.
-        let later = waitUntilValue(timeout: 1.5) { () -> String? in
-            guard let early, let time = documentTime(), time > early else { return nil }
-            return time
-        } ?? documentTime()
-        #expect(early != nil && later != nil, "no status file, or none with stdout lines queued: \(String(describing: document()?["sinks"]))")
-        if let early, let later { #expect(later > early, "the status file stopped at \(early) while stdout was not read") }
+        let later =
+            waitUntilValue(timeout: 1.5) { () -> String? in
+                guard let early, let time = documentTime(), time > early else { return nil }
+                return time
+            } ?? documentTime()
+        #expect(
+            early != nil && later != nil,
+            "no status file, or none with stdout lines queued: \(String(describing: document()?["sinks"]))")
+        if let early, let later {
+            #expect(later > early, "the status file stopped at \(early) while stdout was not read")
+        }
         _ = waitUntil(timeout: 15, interval: 0.05) { !pipeline.isRunning }
         #expect(!pipeline.isRunning)
         let lines = try String(contentsOf: out, encoding: .utf8).split(separator: "\n")
         let times = lines.compactMap { line -> String? in
-            guard let document = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { return nil }
+            guard let document = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+                return nil
+            }
             return document["time"] as? String
         }
         #expect(times.count == lines.count, "a line that is not one whole document")
@@ -303,7 +336,8 @@ import Testing
     func onceExitsWithTheNagiosCodeOfTheWorstState(state: String, code: Int32) throws {
         let dir = try FixturePlugins.folderWithTestProbe()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
-        let config = try writeConfig("""
+        let config = try writeConfig(
+            """
             {"agent": {"plugin_dirs": ["."]}, "probes": [
               {"id": "a", "plugin": "testprobe"}, {"id": "b", "plugin": "testprobe", "config": {"state": "\(state)"}}]}
             """, in: dir)
@@ -322,7 +356,8 @@ import Testing
         let secret = "tok-\(UInt64.random(in: 1...UInt64.max))"
         let env = ["PATHWATCH_TEST_TOKEN": secret]
         // The plug-in echoes the secret in its messages; a second probe rejects it in an error.
-        let good = try writeConfig("""
+        let good = try writeConfig(
+            """
             {"agent": {"plugin_dirs": ["."], "interval": "100ms"}, "probes": [
               {"id": "echo", "plugin": "testprobe", "config": {"echo": "Bearer ${env:PATHWATCH_TEST_TOKEN}"}}],
              "sinks": [{"type": "stdout", "format": "json", "on": ["change", "every"]}, {"type": "file", "path": "status.json"},
@@ -331,11 +366,13 @@ import Testing
         let once = try run([pathwatch, "once", "--config", good.path, "--log-level", "trace"], environment: env)
         #expect(once.status == 0)
         #expect(once.stdout.contains("Bearer [redacted]"))
-        let agent = try BackgroundProcess([pathwatch, "run", "--config", good.path, "--log-level", "trace"], environment: env)
+        let agent = try BackgroundProcess(
+            [pathwatch, "run", "--config", good.path, "--log-level", "trace"], environment: env)
         #expect(agent.waitForLine(timeout: 10) { $0.contains("Bearer [redacted]") } != nil)
         #expect(waitUntil { FileManager.default.fileExists(atPath: dir.appendingPathComponent("status.json").path) })
         agent.stop()
-        let bad = try writeConfig("""
+        let bad = try writeConfig(
+            """
             {"agent": {"plugin_dirs": ["."], "interval": "${env:PATHWATCH_TEST_TOKEN}"}}
             """, in: dir, name: "bad.json")
         let badCheck = try run([pathwatch, "check-config", "--config", bad.path], environment: env)
@@ -346,7 +383,8 @@ import Testing
         let statusText = try String(contentsOf: dir.appendingPathComponent("status.json"), encoding: .utf8)
         for (name, text) in [
             ("once stdout", once.stdout), ("once stderr", once.stderr), ("run stdout", agent.outputLines.joined()),
-            ("run stderr", agent.errorOutput), ("status.json", statusText), ("check-config", badCheck.stdout + badCheck.stderr),
+            ("run stderr", agent.errorOutput), ("status.json", statusText),
+            ("check-config", badCheck.stdout + badCheck.stderr),
             ("check-config ok", goodCheck.stdout + goodCheck.stderr),
         ] {
             #expect(!text.contains(secret), "the secret leaked into \(name)")
@@ -360,7 +398,9 @@ import Testing
         for command in ["run", "once", "check-config"] {
             let result = try run([pathwatch, command, "--config", config.path])
             #expect(result.status == 78)
-            #expect(result.stderr.contains("\(config.path): probes[0].intervall: unknown key \"intervall\""), "\(result.stderr)")
+            #expect(
+                result.stderr.contains("\(config.path): probes[0].intervall: unknown key \"intervall\""),
+                "\(result.stderr)")
             #expect(result.stdout.isEmpty)
         }
     }

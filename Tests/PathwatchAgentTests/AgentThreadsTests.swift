@@ -12,7 +12,8 @@ import Testing
     func threadNames(_ pid: Int32) -> [String] {
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
         return tasks.compactMap { task in
-            (try? run(["cat", "/proc/\(pid)/task/\(task)/comm"]))?.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            (try? run(["cat", "/proc/\(pid)/task/\(task)/comm"]))?.stdout.trimmingCharacters(
+                in: .whitespacesAndNewlines)
         }
     }
 
@@ -22,18 +23,25 @@ import Testing
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         let port = try unusedLoopbackPort()
         let silent = try unusedLoopbackPort()
-        let config = try writeConfig("""
+        let config = try writeConfig(
+            """
             {"agent": {"plugin_dirs": ["."], "interval": "200ms", "state_dir": "state"},
              "probes": [{"id": "a", "plugin": "testprobe", "isolation": "inline"}, {"id": "b", "plugin": "testprobe"}],
              "sinks": [{"type": "stdout", "format": "json", "on": "every"}, {"type": "http", "listen": "127.0.0.1:\(port)"},
                        {"type": "webhook", "url": "http://127.0.0.1:\(silent)/hook", "on": "every"}]}
             """, in: dir)
         // Started the way a careless parent would: SIGTERM, SIGINT and SIGHUP blocked.
-        let blockThenExec = "import os, signal, sys; signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGTERM, signal.SIGINT, signal.SIGHUP]); os.execv(sys.argv[1], sys.argv[1:])"
-        let agent = try BackgroundProcess(["python3", "-c", blockThenExec, TestEnvironment.pathwatchBinary.path, "run", "--config", config.path])
+        let blockThenExec =
+            "import os, signal, sys; signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGTERM, signal.SIGINT, signal.SIGHUP]); os.execv(sys.argv[1], sys.argv[1:])"
+        let agent = try BackgroundProcess([
+            "python3", "-c", blockThenExec, TestEnvironment.pathwatchBinary.path, "run", "--config", config.path,
+        ])
         defer { agent.stop() }
         #expect(agent.waitForLine(timeout: 20) { $0.contains(#""b/c0""#) } != nil, "\(agent.errorOutput)")
-        let health = try run(["curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "5", "http://127.0.0.1:\(port)/healthz"])
+        let health = try run([
+            "curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "5",
+            "http://127.0.0.1:\(port)/healthz",
+        ])
         #expect(health.stdout == "200")
         agent.signal(SIGHUP)
         #expect(waitUntil(timeout: 10) { agent.errorOutput.contains("configuration reloaded") }, "\(agent.errorOutput)")
@@ -44,7 +52,8 @@ import Testing
         let names = threadNames(agent.processIdentifier)
         let strangers = names.filter { !($0 == "pathwatch" || $0.hasPrefix("pw-") || $0.hasPrefix("NIO-ELT")) }
         #expect(strangers.isEmpty, "threads the agent did not start itself: \(strangers) among \(names)")
-        #expect(names.contains("pw-tasks") && names.contains("pw-signals") && names.contains("pw-webhook-out"), "\(names)")
+        #expect(
+            names.contains("pw-tasks") && names.contains("pw-signals") && names.contains("pw-webhook-out"), "\(names)")
 
         agent.signal(stop)
         #expect(waitUntil(timeout: 10) { !agent.isRunning }, "signal \(stop) did not stop the agent")

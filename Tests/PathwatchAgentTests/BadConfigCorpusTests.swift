@@ -40,19 +40,23 @@ import Testing
         let big = dir.appendingPathComponent("one-gib.secret").path
         #expect(FileManager.default.createFile(atPath: big, contents: nil))
         #expect(truncate(big, 1 << 30) == 0)
-        try Data(repeating: UInt8(ascii: "a"), count: 65 * 1024 + 1).write(to: dir.appendingPathComponent("just-over.secret"))
+        try Data(repeating: UInt8(ascii: "a"), count: 65 * 1024 + 1).write(
+            to: dir.appendingPathComponent("just-over.secret"))
         try Data([0x63, 0x61, 0x66, 0xE9]).write(to: dir.appendingPathComponent("latin1.secret"))
         try Data("x\n".utf8).write(to: dir.appendingPathComponent("regular-file"))
         #expect(symlink("/etc/passwd", dir.appendingPathComponent("link-to-passwd").path) == 0)
         #expect(symlink(".", dir.appendingPathComponent("link-to-here").path) == 0)
-        try FileManager.default.createDirectory(at: dir.appendingPathComponent("a-folder"), withIntermediateDirectories: false)
+        try FileManager.default.createDirectory(
+            at: dir.appendingPathComponent("a-folder"), withIntermediateDirectories: false)
         return dir
     }
 
     @Test func theCorpusHasAtLeastEightyHostileFiles() throws {
         let cases = try Self.cases()
         #expect(cases.count >= 80)
-        let files = try FileManager.default.contentsOfDirectory(atPath: Self.corpus.path).filter { $0.hasSuffix(".json") }
+        let files = try FileManager.default.contentsOfDirectory(atPath: Self.corpus.path).filter {
+            $0.hasSuffix(".json")
+        }
         #expect(Set(files) == Set(cases.map(\.file)), "every corpus file is in expected.tsv and the other way round")
     }
 
@@ -71,7 +75,8 @@ import Testing
             if result.timedOut || result.status != 78 || !named || !said || !result.stdout.isEmpty {
                 failures.append(
                     "\(c.file): status \(result.status)\(result.timedOut ? " (killed after 1 s)" : ""), "
-                        + "expected \"\(c.location)\" and \"\(c.fragment)\"; stdout \(result.stdout.count) bytes; stderr: \(result.stderr)")
+                        + "expected \"\(c.location)\" and \"\(c.fragment)\"; stdout \(result.stdout.count) bytes; stderr: \(result.stderr)"
+                )
             }
             // The secret a case substitutes is never repeated back.
             #expect(!result.stderr.contains("corpus-secret-value-0417"), "\(c.file)")

@@ -1,6 +1,7 @@
 import CPathwatchProbe
 import PathwatchProbeKit
 import Testing
+
 @testable import PathwatchAgent
 
 /// The per-check state machine, change events, staleness, failures, the path and the offline guard.
@@ -25,7 +26,9 @@ import Testing
     }
 
     /// An interface observation carrying the well-known path labels.
-    func link(_ name: String, usable: Bool, route: Int?, type: String = "ethernet", metered: Bool = false) -> Observation {
+    func link(_ name: String, usable: Bool, route: Int?, type: String = "ethernet", metered: Bool = false)
+        -> Observation
+    {
         var labels: [(name: String, value: String)] = [
             ("type", type), (PW_LABEL_IF_NAME, name), (PW_LABEL_IF_TYPE, type),
             (PW_LABEL_IF_USABLE, usable ? "1" : "0"), (PW_LABEL_METERED, metered ? "1" : "0"),
@@ -120,7 +123,9 @@ import Testing
     }
 
     @Test mutating func pathFollowsTheLowestMetricUsableDefaultRoute() {
-        _ = apply(.sample([link("eth0", usable: true, route: 100), link("wwan0", usable: true, route: 50, type: "cellular")]), "link")
+        _ = apply(
+            .sample([link("eth0", usable: true, route: 100), link("wwan0", usable: true, route: 50, type: "cellular")]),
+            "link")
         #expect(book.path.status == .satisfied)
         #expect(book.path.interface == "wwan0" && book.path.type == "cellular" && book.path.expensive)
         #expect(book.path.description == "Connected via Cellular (wwan0)")
@@ -147,11 +152,17 @@ import Testing
         book.policies["api"] = ProbePolicy(failAfter: 1, recoverAfter: 1, needsNetwork: true, plugin: "reachability")
         _ = apply(.sample([obs("a", .ok), obs("b", .ok)]), "api")
         // The link goes down: the link and path checks raise events...
-        let offline = apply(.sample([link("eth0", usable: false, route: 100), obs("path", .critical, "Offline - No internet connection")]), "link")
+        let offline = apply(
+            .sample([
+                link("eth0", usable: false, route: 100), obs("path", .critical, "Offline - No internet connection"),
+            ]), "link")
         #expect(Set(offline.map(\.check)) == ["link/eth0", "link/path"])
         #expect(offline.allSatisfy { $0.path.status == .unsatisfied })
         // ...but the endpoints failing because of it stay silent, attributed to the host being offline.
-        #expect(apply(.sample([obs("a", .critical, "connection refused"), obs("b", .critical, "DNS: no such host")]), "api").isEmpty)
+        #expect(
+            apply(
+                .sample([obs("a", .critical, "connection refused"), obs("b", .critical, "DNS: no such host")]), "api"
+            ).isEmpty)
         #expect(book.records["api/a"]?.state == .critical)
         #expect(book.records["api/a"]?.message == "connection refused (host offline)")
         // A disk check is not network-dependent: it still alerts while offline.

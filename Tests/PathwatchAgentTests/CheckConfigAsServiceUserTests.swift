@@ -10,16 +10,22 @@ import Testing
     static let environment = ["PATHWATCH_SERVICE_USER": "nobody"]
 
     func check(_ sinks: String, in dir: URL) throws -> ProcessResult {
-        let config = try writeConfig("""
+        let config = try writeConfig(
+            """
             {"agent": {"plugin_dirs": ["\(TestEnvironment.productsDirectory.path)"], "state_dir": "state"},
              "probes": [{"id": "load", "plugin": "loadavg", "config": {}}],
              "sinks": [\(sinks)]}
             """, in: dir)
         chmod(config.path, 0o644)
-        return try run([TestEnvironment.pathwatchBinary.path, "check-config", "--config", config.path], environment: Self.environment, timeout: 120)
+        return try run(
+            [TestEnvironment.pathwatchBinary.path, "check-config", "--config", config.path],
+            environment: Self.environment, timeout: 120)
     }
 
-    @Test(.enabled(if: TestEnvironment.isRoot && Unprivileged.productsReachable, "needs root, and build products the user nobody can run"))
+    @Test(
+        .enabled(
+            if: TestEnvironment.isRoot && Unprivileged.productsReachable,
+            "needs root, and build products the user nobody can run"))
     func whatOnlyRootCanReadOrWriteIsRefusedNamingTheUser() throws {
         let dir = try Unprivileged.makeTemporaryDirectory("pathwatch-check-user")
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
@@ -36,11 +42,14 @@ import Testing
         #expect(good.status == 0, "\(good.stdout)\(good.stderr)")
         #expect(good.stdout.contains("checked as root and as the service's user nobody"), "\(good.stdout)")
 
-        let unreadable = try check(#"{"type": "http", "listen": "127.0.0.1:1", "token": "${file:\#(secret.path)}"}"#, in: dir)
+        let unreadable = try check(
+            #"{"type": "http", "listen": "127.0.0.1:1", "token": "${file:\#(secret.path)}"}"#, in: dir)
         #expect(unreadable.status == 78, "\(unreadable.stdout)\(unreadable.stderr)")
         #expect(unreadable.stderr.contains("as the service's user nobody: "), "\(unreadable.stderr)")
         #expect(unreadable.stderr.contains(secret.path), "the refusal names the file: \(unreadable.stderr)")
-        #expect(!unreadable.stderr.contains("s3cret-value-0123456789") && !unreadable.stdout.contains("s3cret-value-0123456789"))
+        #expect(
+            !unreadable.stderr.contains("s3cret-value-0123456789")
+                && !unreadable.stdout.contains("s3cret-value-0123456789"))
 
         let unwritable = try check(#"{"type": "file", "path": "root-only/status.json"}"#, in: dir)
         #expect(unwritable.status == 78, "\(unwritable.stdout)\(unwritable.stderr)")

@@ -19,14 +19,19 @@ import Testing
         let once = try run([alone.path, "once", "--config", config.path])
         #expect((0...2).contains(once.status), "stderr: \(once.stderr)")
         let checks = try #require(try parseJSONObject(once.stdout)["checks"] as? [[String: Any]])
-        #expect(checks.contains { $0["id"] as? String == "load/load" && $0["state"] as? String != "unknown" }, "\(once.stdout)")
+        #expect(
+            checks.contains { $0["id"] as? String == "load/load" && $0["state"] as? String != "unknown" },
+            "\(once.stdout)")
 
         for line in [["--version"], ["check-config", "--config", config.path], ["once", "--bogus"]] {
             let result = try run([alone.path] + line)
             #expect(result.status == 1, "\(line): \(result.status)")
             #expect(result.stdout.isEmpty, "\(line): \(result.stdout)")
-            #expect(result.stderr.contains("needs the command-line companion pathwatch-cli"), "\(line): \(result.stderr)")
-            #expect(result.stderr.contains("\(dir.lastPathComponent)/pathwatch-cli: No such file"), "names where it looked: \(result.stderr)")
+            #expect(
+                result.stderr.contains("needs the command-line companion pathwatch-cli"), "\(line): \(result.stderr)")
+            #expect(
+                result.stderr.contains("\(dir.lastPathComponent)/pathwatch-cli: No such file"),
+                "names where it looked: \(result.stderr)")
             #expect(result.stderr.contains("/../lib/pathwatch/pathwatch-cli"), "\(result.stderr)")
         }
 
@@ -46,7 +51,8 @@ import Testing
         let config = try writeConfig(
             #"{"agent": {"plugin_dirs": ["\#(TestEnvironment.productsDirectory.path)"]}, "probes": [{"id": "load", "plugin": "loadavg", "isolation": "inline"}], "sinks": [{"type": "stdout", "format": "json", "on": "every"}]}"#,
             in: dir)
-        let agent = try BackgroundProcess(Unprivileged.pathwatch(["run", "--config", "nowhere.json", "--config", config.path]))
+        let agent = try BackgroundProcess(
+            Unprivileged.pathwatch(["run", "--config", "nowhere.json", "--config", config.path]))
         defer { agent.stop() }
         #expect(agent.waitForLine(timeout: 20) { $0.contains("\"load/load\"") } != nil, "\(agent.errorOutput)")
         let pid = agent.process.processIdentifier
@@ -55,7 +61,8 @@ import Testing
         let maps = try run(["cat", "/proc/\(pid)/maps"]).stdout
         #expect(!maps.contains("Foundation"), "the argument parser's Foundation is mapped in the agent")
 
-        let once = try run(Unprivileged.pathwatch(["once", "--format=text", "--format", "json", "--config", config.path]))
+        let once = try run(
+            Unprivileged.pathwatch(["once", "--format=text", "--format", "json", "--config", config.path]))
         #expect((0...2).contains(once.status), "\(once.stderr)")
         #expect(try parseJSONObject(once.stdout)["checks"] != nil, "\(once.stdout)")
     }

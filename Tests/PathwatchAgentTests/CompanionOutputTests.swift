@@ -12,24 +12,28 @@ import Testing
     @Test func checkConfigPrintsOnlyItsVerdictWhateverAnInlinePluginPrints() throws {
         let dir = try FixturePlugins.folderWithTestProbe()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
-        let config = try writeConfig("""
+        let config = try writeConfig(
+            """
             {"agent": {"plugin_dirs": ["\(dir.path)"], "isolation": "inline"},
              "probes": [{"id": "talk", "plugin": "testprobe", "config": {"chatter": true}}]}
             """, in: dir)
         try Unprivileged.own(dir)
-        let result = try run(Unprivileged.pathwatch(["check-config", "--config", config.path, "--log-level", "debug"]), timeout: 30)
+        let result = try run(
+            Unprivileged.pathwatch(["check-config", "--config", config.path, "--log-level", "debug"]), timeout: 30)
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         #expect(!result.stdout.contains("chatter"), "\(result.stdout)")
         let lines = result.stdout.split(separator: "\n")
         #expect(lines.count == 1 && lines.first?.contains(": valid (1 probe, 1 sink)") == true, "\(result.stdout)")
-        #expect(result.stderr.contains("plug-in output: testprobe chatter on stdout in create"),
-                "what it printed is the child's, logged: \(result.stderr)")
+        #expect(
+            result.stderr.contains("plug-in output: testprobe chatter on stdout in create"),
+            "what it printed is the child's, logged: \(result.stderr)")
     }
 
     @Test func thePluginListIsOnlyTheList() throws {
         let dir = try FixturePlugins.folderWithTestProbe()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
-        try FixturePlugins.build("hostile_probe.c", as: "talk", into: dir, defines: ["TALK_IN_CONSTRUCTOR", "HOSTILE_NAME=\"talk\""])
+        try FixturePlugins.build(
+            "hostile_probe.c", as: "talk", into: dir, defines: ["TALK_IN_CONSTRUCTOR", "HOSTILE_NAME=\"talk\""])
         let config = try writeConfig(#"{"agent": {"plugin_dirs": ["\#(dir.path)"], "isolation": "inline"}}"#, in: dir)
         try Unprivileged.own(dir)
         let result = try run(Unprivileged.pathwatch(["plugins", "--config", config.path]), timeout: 30)

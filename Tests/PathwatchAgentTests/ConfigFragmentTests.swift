@@ -1,8 +1,9 @@
 import Foundation
+import PathwatchSinks
 import PathwatchTestSupport
 import Testing
+
 @testable import PathwatchAgent
-import PathwatchSinks
 
 /// conf.d fragments and the lookup of the main file (contract §1), on real files in a temporary
 /// folder: fragments append in name order, and every error names the file to edit.
@@ -33,17 +34,22 @@ import PathwatchSinks
     let main = #"{"probes": [{"id": "disk", "plugin": "disk"}], "sinks": [{"type": "stdout"}]}"#
 
     @Test func fragmentsAppendInNameOrderAndOthersAreNotRead() throws {
-        let dir = try folder(main: main, fragments: [
-            "20-b.json": #"{"probes": [{"id": "b", "plugin": "x"}]}"#,
-            "10-a.json": #"{"probes": [{"id": "a", "plugin": "x"}], "sinks": [{"type": "stdout", "format": "json"}]}"#,
-            "30-c.json.disabled": "not json",
-            ".10-a.json.swp": "not json",
-            "README": "not json",
-        ])
+        let dir = try folder(
+            main: main,
+            fragments: [
+                "20-b.json": #"{"probes": [{"id": "b", "plugin": "x"}]}"#,
+                "10-a.json":
+                    #"{"probes": [{"id": "a", "plugin": "x"}], "sinks": [{"type": "stdout", "format": "json"}]}"#,
+                "30-c.json.disabled": "not json",
+                ".10-a.json.swp": "not json",
+                "README": "not json",
+            ])
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         let loaded = try load(dir)
         #expect(loaded.config.probes.map(\.id) == ["disk", "a", "b"])
-        #expect(loaded.origins.fragments == ["10-a.json", "20-b.json"].map { dir.appendingPathComponent("conf.d/\($0)").path })
+        #expect(
+            loaded.origins.fragments
+                == ["10-a.json", "20-b.json"].map { dir.appendingPathComponent("conf.d/\($0)").path })
         #expect(loaded.config.sinks.count == 2)
     }
 
@@ -72,10 +78,13 @@ import PathwatchSinks
     }
 
     @Test func aBadValueNamesTheFragmentAndItsOwnJSONPath() throws {
-        let dir = try folder(main: main, fragments: [
-            "10-ok.json": #"{"probes": [{"id": "a", "plugin": "x"}]}"#,
-            "50-web.json": #"{"probes": [{"id": "b", "plugin": "x"}, {"id": "c", "plugin": "x", "interval": "1ns"}]}"#,
-        ])
+        let dir = try folder(
+            main: main,
+            fragments: [
+                "10-ok.json": #"{"probes": [{"id": "a", "plugin": "x"}]}"#,
+                "50-web.json":
+                    #"{"probes": [{"id": "b", "plugin": "x"}, {"id": "c", "plugin": "x", "interval": "1ns"}]}"#,
+            ])
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         let e = try #require(error(dir))
         #expect(e.file.hasSuffix("conf.d/50-web.json"))
@@ -92,10 +101,12 @@ import PathwatchSinks
     }
 
     @Test func aDuplicateIdAcrossFilesNamesBoth() throws {
-        let dir = try folder(main: main, fragments: [
-            "10-a.json": #"{"probes": [{"id": "a", "plugin": "x"}]}"#,
-            "20-b.json": #"{"probes": [{"id": "b", "plugin": "x"}, {"id": "a", "plugin": "x"}]}"#,
-        ])
+        let dir = try folder(
+            main: main,
+            fragments: [
+                "10-a.json": #"{"probes": [{"id": "a", "plugin": "x"}]}"#,
+                "20-b.json": #"{"probes": [{"id": "b", "plugin": "x"}, {"id": "a", "plugin": "x"}]}"#,
+            ])
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         let e = try #require(error(dir))
         #expect(e.file.hasSuffix("conf.d/20-b.json"))
@@ -104,9 +115,12 @@ import PathwatchSinks
     }
 
     @Test func aSinkErrorFoundOnTheHostNamesTheFragment() throws {
-        let dir = try folder(main: main, fragments: [
-            "10-a.json": #"{"sinks": [{"type": "stdout"}, {"type": "file", "path": "/nonexistent-folder/status.json"}]}"#,
-        ])
+        let dir = try folder(
+            main: main,
+            fragments: [
+                "10-a.json":
+                    #"{"sinks": [{"type": "stdout"}, {"type": "file", "path": "/nonexistent-folder/status.json"}]}"#
+            ])
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         let e = try #require(error(dir))
         #expect(e.file.hasSuffix("conf.d/10-a.json"))
@@ -118,8 +132,12 @@ import PathwatchSinks
         let dir = try folder(
             // Inline: this test creates the instances in its own process, which cannot serve as
             // the plug-in child (that is the pathwatch binary).
-            main: #"{"agent": {"plugin_dirs": ["\#(plugins.path)"], "isolation": "inline"}, "probes": [{"id": "main", "plugin": "testprobe"}]}"#,
-            fragments: ["10-a.json": #"{"probes": [{"id": "extra", "plugin": "testprobe", "config": {"fail_path": "targets[0]"}}]}"#])
+            main:
+                #"{"agent": {"plugin_dirs": ["\#(plugins.path)"], "isolation": "inline"}, "probes": [{"id": "main", "plugin": "testprobe"}]}"#,
+            fragments: [
+                "10-a.json":
+                    #"{"probes": [{"id": "extra", "plugin": "testprobe", "config": {"fail_path": "targets[0]"}}]}"#
+            ])
         defer { [plugins, dir].forEach(TestEnvironment.removeTemporaryDirectory) }
         let loaded = try load(dir)
         let catalog = PluginCatalog.discover(in: loaded.pluginDirectories)

@@ -13,28 +13,35 @@ import Testing
         chmod(dir.path, 0o755)
         try FixturePlugins.build("hostile_probe.c", as: "hostile", into: dir)
         let secret = "s3cr3t-crash-token-4711"
-        let config = try writeConfig("""
+        let config = try writeConfig(
+            """
             {"agent": {"plugin_dirs": ["."], "interval": "1s"}, "probes": [
              {"id": "say", "plugin": "hostile", "config": {"do": "say_then_segfault",
               "say": "Fatal error: Index out of range (token ${env:PW_CRASH_SECRET})"}}],
              "sinks": [{"type": "file", "path": "status.json", "pretty": false}]}
             """, in: dir)
         let agent = try BackgroundProcess(
-            [TestEnvironment.pathwatchBinary.path, "run", "--config", config.path], environment: ["PW_CRASH_SECRET": secret])
+            [TestEnvironment.pathwatchBinary.path, "run", "--config", config.path],
+            environment: ["PW_CRASH_SECRET": secret])
         defer { agent.stop() }
-        let expected = "plug-in crashed: SIGSEGV (signal 11) during sample of probe say; "
+        let expected =
+            "plug-in crashed: SIGSEGV (signal 11) during sample of probe say; "
             + "its last stderr: note: started | Fatal error: Index out of range (token [redacted])"
         let status = dir.appendingPathComponent("status.json")
         let document = try waitFor("the crash in the status document", timeout: 30) { () -> [String: Any]? in
-            guard let text = try? String(contentsOf: status, encoding: .utf8), let doc = try? parseJSONObject(text) else { return nil }
+            guard let text = try? String(contentsOf: status, encoding: .utf8), let doc = try? parseJSONObject(text)
+            else { return nil }
             let probe = (doc["probes"] as? [[String: Any]])?.first { $0["id"] as? String == "say" }
             return probe?["last_error"] as? String == expected ? doc : nil
         }
         let check = (document["checks"] as? [[String: Any]])?.first { $0["id"] as? String == "say" }
         #expect(check?["message"] as? String == expected, "\(document)")
-        #expect(agent.errorOutput.contains("probe say: \(expected)"), "the log line: \(agent.errorOutput.suffix(2_000))")
+        #expect(
+            agent.errorOutput.contains("probe say: \(expected)"), "the log line: \(agent.errorOutput.suffix(2_000))")
         let written = (try? String(contentsOf: status, encoding: .utf8)) ?? ""
-        #expect(!written.contains(secret) && !agent.errorOutput.contains(secret) && !agent.outputLines.joined().contains(secret))
+        #expect(
+            !written.contains(secret) && !agent.errorOutput.contains(secret)
+                && !agent.outputLines.joined().contains(secret))
     }
 
     /// An optimised Swift plug-in stops on a failed runtime check with a trap instruction and
@@ -45,15 +52,21 @@ import Testing
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         chmod(dir.path, 0o755)
         let library = try FixturePlugins.build("hostile_probe.c", as: "hostile", into: dir)
-        let config = try writeConfig("""
+        let config = try writeConfig(
+            """
             {"agent": {"plugin_dirs": ["."], "interval": "1s"}, "probes": [{"id": "t", "plugin": "hostile", "config": {"do": "trap"}}]}
             """, in: dir)
         let result = try run([TestEnvironment.pathwatchBinary.path, "once", "--config", config.path])
         let doc = try parseJSONObject(result.stdout)
-        let message = ((doc["checks"] as? [[String: Any]])?.first { $0["id"] as? String == "t" }?["message"] as? String) ?? ""
-        #expect(message.hasPrefix("plug-in crashed: SIGILL (signal 4)") || message.hasPrefix("plug-in crashed: SIGTRAP (signal 5)"), "\(message)")
+        let message =
+            ((doc["checks"] as? [[String: Any]])?.first { $0["id"] as? String == "t" }?["message"] as? String) ?? ""
+        #expect(
+            message.hasPrefix("plug-in crashed: SIGILL (signal 4)")
+                || message.hasPrefix("plug-in crashed: SIGTRAP (signal 5)"), "\(message)")
         #expect(message.contains("its last stderr: pathwatch: SIG"), "\(message)")
-        #expect(message.contains(" at \(library.resolvingSymlinksInPath().path)+0x") || message.contains(" at \(library.path)+0x"), "\(message)")
+        #expect(
+            message.contains(" at \(library.resolvingSymlinksInPath().path)+0x")
+                || message.contains(" at \(library.path)+0x"), "\(message)")
         #expect(message.contains("a trap instruction, a runtime check that failed"), "\(message)")
     }
 }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PathwatchAgent
 
 /// Document order compares ASCII ids as bytes and every other pair as Strings: the order must
@@ -6,14 +7,17 @@ import Testing
 @Suite struct DocumentOrderTests {
     static let ids = [
         "disk//", "disk//boot", "disk//boot/efi", "disk//home", "disk//tmp", "disk//tmp2", "disk//tmp/a", "disk//Tmp",
-        "disk//tmp ", "disk//tmp\u{7F}", "disk/é", "disk/e\u{301}", "disk/f", "disk/e", "disk/データ", "disk/🙂", "disk/\u{1}",
+        "disk//tmp ", "disk//tmp\u{7F}", "disk/é", "disk/e\u{301}", "disk/f", "disk/e", "disk/データ", "disk/🙂",
+        "disk/\u{1}",
         "a", "", "b", "ab", "aa", "Z", "z", "é", "e\u{301}z", "ez", "ß", "ss", "İ", "i",
     ]
 
     @Test func ordersAsStringComparisonDoes() {
         var generator = SystemRandomNumberGenerator()
         for round in 0..<50 {
-            let keys: [(place: Int, id: String)] = Self.ids.shuffled(using: &generator).map { (round % 3 == 0 ? 0 : Int.random(in: 0...2), $0) }
+            let keys: [(place: Int, id: String)] = Self.ids.shuffled(using: &generator).map {
+                (round % 3 == 0 ? 0 : Int.random(in: 0...2), $0)
+            }
             let ordered = DocumentOrder.positions(of: keys).map { keys[$0] }
             let expected = keys.sorted { $0.place != $1.place ? $0.place < $1.place : $0.id < $1.id }
             #expect(ordered.map(\.place) == expected.map(\.place))

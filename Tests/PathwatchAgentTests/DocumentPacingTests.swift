@@ -66,9 +66,14 @@ import Testing
 
     @Test func theWindowIsTheShortestInterval() {
         let window = DocumentPacing.window(
-            intervals: [ConfigDuration(nanoseconds: 5 * Int64(Self.second)), ConfigDuration(nanoseconds: 30 * Int64(Self.second))],
+            intervals: [
+                ConfigDuration(nanoseconds: 5 * Int64(Self.second)),
+                ConfigDuration(nanoseconds: 30 * Int64(Self.second)),
+            ],
             fallback: ConfigDuration(nanoseconds: 10 * Int64(Self.second)))
         #expect(window == 5 * Self.second)
-        #expect(DocumentPacing.window(intervals: [], fallback: ConfigDuration(nanoseconds: 10 * Int64(Self.second))) == 10 * Self.second)
+        #expect(
+            DocumentPacing.window(intervals: [], fallback: ConfigDuration(nanoseconds: 10 * Int64(Self.second))) == 10
+                * Self.second)
     }
 }

@@ -26,7 +26,8 @@ private final class DocumentCounter: AgentObserver {
         let clock = ManualClock()
         let documents = DocumentCounter()
         let agent = Agent(
-            config: loaded, logger: AgentLogger(logger: Logger(label: "pacing-timer"), redactor: SecretRedactor()), observer: documents,
+            config: loaded, logger: AgentLogger(logger: Logger(label: "pacing-timer"), redactor: SecretRedactor()),
+            observer: documents,
             clock: clock)
         // The first report after a quiet window goes at once.
         agent.receive(.sample([]), from: "a")

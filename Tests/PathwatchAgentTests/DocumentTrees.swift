@@ -1,4 +1,5 @@
 import PathwatchProbeKit
+
 @testable import PathwatchAgent
 
 // The status document, the change event and their parts as the JSON trees they parse to, built
@@ -7,30 +8,39 @@ import PathwatchProbeKit
 
 extension PathSummary {
     var json: JSONValue {
-        .object(JSONObject([
-            ("status", .string(status.rawValue)),
-            ("type", .string(type)),
-            ("interface", interface.map(JSONValue.string) ?? .null),
-            ("expensive", .bool(expensive)),
-            ("description", .string(description)),
-        ] + (internet.map { [("internet", JSONValue.string($0.rawValue))] } ?? [])))
+        .object(
+            JSONObject(
+                [
+                    ("status", .string(status.rawValue)),
+                    ("type", .string(type)),
+                    ("interface", interface.map(JSONValue.string) ?? .null),
+                    ("expensive", .bool(expensive)),
+                    ("description", .string(description)),
+                ] + (internet.map { [("internet", JSONValue.string($0.rawValue))] } ?? [])))
     }
 }
 
 extension ChangeEvent {
     var json: JSONValue {
-        .object(JSONObject([
-            ("schema", 1),
-            ("type", "change"),
-            ("id", .string(id)),
-            ("agent", .string(agent)),
-            ("check", .string(check)),
-            ("from", .string(from?.name ?? "unknown")),
-            ("to", .string(to.name)),
-            ("at", .string(at.rfc3339)),
-            ("message", .string(message)),
-            ("path", .object(JSONObject([("status", .string(path.status.rawValue)), ("description", .string(path.description))]))),
-        ]))
+        .object(
+            JSONObject([
+                ("schema", 1),
+                ("type", "change"),
+                ("id", .string(id)),
+                ("agent", .string(agent)),
+                ("check", .string(check)),
+                ("from", .string(from?.name ?? "unknown")),
+                ("to", .string(to.name)),
+                ("at", .string(at.rfc3339)),
+                ("message", .string(message)),
+                (
+                    "path",
+                    .object(
+                        JSONObject([
+                            ("status", .string(path.status.rawValue)), ("description", .string(path.description)),
+                        ]))
+                ),
+            ]))
     }
 }
 
@@ -61,7 +71,8 @@ extension ProbeStatus {
         object["restarts"] = .number(Double(health.restarts))
         object["pid"] = health.pid.map { .number(Double($0)) } ?? .null
         object["last_sample_at"] = lastSampleAt.map { .string($0.rfc3339) } ?? .null
-        object["last_duration_ms"] = health.lastDurationMilliseconds.map { .number(($0 * 1000).rounded() / 1000) } ?? .null
+        object["last_duration_ms"] =
+            health.lastDurationMilliseconds.map { .number(($0 * 1000).rounded() / 1000) } ?? .null
         object["last_error"] = health.lastError.map { .string($0) } ?? .null
         return .object(object)
     }
@@ -72,11 +83,15 @@ enum DocumentTree {
     static func of(_ snapshot: StatusSnapshot) -> JSONValue {
         var members: [(String, JSONValue)] = [
             ("schema", 1),
-            ("agent", .object(JSONObject([
-                ("name", .string(snapshot.identity.name)),
-                ("version", .string(AgentIdentity.version)),
-                ("started_at", .string(snapshot.identity.startedAt.rfc3339)),
-            ]))),
+            (
+                "agent",
+                .object(
+                    JSONObject([
+                        ("name", .string(snapshot.identity.name)),
+                        ("version", .string(AgentIdentity.version)),
+                        ("started_at", .string(snapshot.identity.startedAt.rfc3339)),
+                    ]))
+            ),
             ("time", .string(snapshot.time.rfc3339)),
             ("state", .string(snapshot.state.name)),
             ("path", snapshot.path.json),
@@ -105,7 +120,9 @@ enum DocumentTree {
 
     /// The document the agent writes for `book` (no probes, no sinks), parsed back: what a
     /// reader of the file gets, and the overall state.
-    static func written(identity: AgentIdentity, at time: WallTime, book: CheckBook) -> (document: JSONValue, state: CheckState) {
+    static func written(identity: AgentIdentity, at time: WallTime, book: CheckBook) -> (
+        document: JSONValue, state: CheckState
+    ) {
         let snapshot = StatusSnapshot(identity: identity, time: time, book: book, probes: nil, sinks: nil)
         return ((try? JSONParser.parse(snapshot.jsonText())) ?? .null, snapshot.state)
     }

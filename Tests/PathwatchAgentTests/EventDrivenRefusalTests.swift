@@ -11,15 +11,19 @@ import Testing
         let dir = try TestEnvironment.makeTemporaryDirectory()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         chmod(dir.path, 0o755)
-        try FixturePlugins.build("test_probe.c", as: "evprobe", into: dir, defines: ["TEST_EVENT_DRIVEN", "TEST_NAME=\"evprobe\""])
-        let config = try writeConfig("""
+        try FixturePlugins.build(
+            "test_probe.c", as: "evprobe", into: dir, defines: ["TEST_EVENT_DRIVEN", "TEST_NAME=\"evprobe\""])
+        let config = try writeConfig(
+            """
             {"agent": {"plugin_dirs": ["\(dir.path)"], "isolation": "\(isolation)"},
              "probes": [{"id": "ev", "plugin": "evprobe"}]}
             """, in: dir)
         for command in ["check-config", "once"] {
             let result = try run(Unprivileged.pathwatch([command, "--config", config.path]), timeout: 30)
             #expect(result.status == 78, "\(command): \(result.stdout)\(result.stderr)")
-            #expect(result.stderr.contains("probes[0].config: plug-in evprobe is event-driven"), "\(command): \(result.stderr)")
+            #expect(
+                result.stderr.contains("probes[0].config: plug-in evprobe is event-driven"),
+                "\(command): \(result.stderr)")
             #expect(result.stderr.contains("gave no event descriptor"), "\(command): \(result.stderr)")
         }
     }
@@ -33,7 +37,8 @@ import Testing
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         chmod(dir.path, 0o755)
         try FixturePlugins.build("boundary_probe.c", as: "boundary", into: dir, defines: ["FLAGGED_EVENT_DRIVEN"])
-        let config = try writeConfig("""
+        let config = try writeConfig(
+            """
             {"agent": {"plugin_dirs": ["\(dir.path)"], "isolation": "\(isolation)"},
              "probes": [{"id": "b", "plugin": "boundary"}]}
             """, in: dir)
@@ -43,7 +48,9 @@ import Testing
         for command in ["check-config", "once"] {
             let result = try run(Unprivileged.pathwatch([command, "--config", config.path]), timeout: 30)
             #expect(result.status == 78, "\(command): \(result.stdout)\(result.stderr)")
-            #expect(result.stderr.contains("probes[0].plugin: no plug-in named \"boundary\""), "\(command): \(result.stderr)")
+            #expect(
+                result.stderr.contains("probes[0].plugin: no plug-in named \"boundary\""),
+                "\(command): \(result.stderr)")
             #expect(result.stderr.contains(reason), "\(command): \(result.stderr)")
         }
     }

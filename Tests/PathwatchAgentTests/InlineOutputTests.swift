@@ -8,7 +8,8 @@ import Testing
 /// Run through the real binary, as an unprivileged user.
 @Suite(.onItsOwnThread) struct InlineOutputTests {
     func chattyConfig(in dir: URL, sinks: String = "") throws -> URL {
-        try writeConfig("""
+        try writeConfig(
+            """
             {"agent": {"plugin_dirs": ["\(dir.path)"], "interval": "300ms", "isolation": "inline"},
              "probes": [{"id": "talk", "plugin": "testprobe", "config": {"chatter": true}}]\(sinks)}
             """, in: dir)
@@ -18,7 +19,8 @@ import Testing
         let dir = try FixturePlugins.folderWithTestProbe()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         let config = try chattyConfig(in: dir)
-        let result = try run(Unprivileged.pathwatch(["once", "--config", config.path, "--format", "json"]), timeout: 30)
+        let result = try run(
+            Unprivileged.pathwatch(["once", "--config", config.path, "--format", "json"]), timeout: 30)
         #expect(result.status == 0, "\(result.stderr.suffix(1_000))")
         #expect(!result.stdout.contains("chatter"), "\(result.stdout.prefix(300))")
         let doc = try parseJSONObject(result.stdout)
@@ -30,7 +32,8 @@ import Testing
         let dir = try FixturePlugins.folderWithTestProbe()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         let config = try chattyConfig(in: dir)
-        let result = try run(Unprivileged.pathwatch(["once", "--config", config.path, "--format", "nagios"]), timeout: 30)
+        let result = try run(
+            Unprivileged.pathwatch(["once", "--config", config.path, "--format", "nagios"]), timeout: 30)
         #expect(result.status == 0, "\(result.stderr.suffix(1_000))")
         let lines = result.stdout.split(separator: "\n")
         #expect(lines.count == 1 && lines.first?.hasPrefix("PATHWATCH OK") == true, "\(result.stdout)")
@@ -39,7 +42,8 @@ import Testing
     @Test func theStdoutSinkCarriesOnlyItsOwnLines() throws {
         let dir = try FixturePlugins.folderWithTestProbe()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
-        let config = try chattyConfig(in: dir, sinks: #", "sinks": [{"type": "stdout", "format": "json", "on": "every"}]"#)
+        let config = try chattyConfig(
+            in: dir, sinks: #", "sinks": [{"type": "stdout", "format": "json", "on": "every"}]"#)
         let agent = try BackgroundProcess(Unprivileged.pathwatch(["run", "--config", config.path]))
         #expect(waitUntil(timeout: 20) { agent.outputLines.count >= 4 })
         #expect(agent.stop() == 0)

@@ -20,15 +20,19 @@ import Testing
         let dir = try FixturePlugins.folderWithTestProbe()
         try FixturePlugins.build("hostile_probe.c", as: "hostile", into: dir)
         for behaviour in Self.behaviours {
-            try FixturePlugins.build("hostile_probe.c", as: "hostile-\(behaviour)", into: dir, defines: ["HOSTILE_NAME=\"hostile-\(behaviour)\""])
+            try FixturePlugins.build(
+                "hostile_probe.c", as: "hostile-\(behaviour)", into: dir,
+                defines: ["HOSTILE_NAME=\"hostile-\(behaviour)\""])
         }
-        try FixturePlugins.build("hostile_probe.c", as: "bye", into: dir, defines: ["EXIT_IN_CONSTRUCTOR", "HOSTILE_NAME=\"bye\""])
+        try FixturePlugins.build(
+            "hostile_probe.c", as: "bye", into: dir, defines: ["EXIT_IN_CONSTRUCTOR", "HOSTILE_NAME=\"bye\""])
         try FixturePlugins.build("boundary_probe.c", as: "boundary", into: dir)
         return dir
     }
 
     func hostileConfig(in dir: URL, sinks: String = "") throws -> URL {
-        try writeConfig("""
+        try writeConfig(
+            """
             {"agent": {"plugin_dirs": ["."], "interval": "1s"}, "probes": [
              {"id": "healthy", "plugin": "testprobe", "interval": "500ms", "config": {"counter": true}},
              {"id": "segv", "plugin": "hostile-segv", "config": {"do": "segfault"}},
@@ -58,7 +62,8 @@ import Testing
     @Test func runSurvivesEveryHostilePluginForThirtySeconds() throws {
         let dir = try fixtureFolder()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
-        let config = try hostileConfig(in: dir, sinks: #", "sinks": [{"type": "stdout", "format": "json", "on": "every"}]"#)
+        let config = try hostileConfig(
+            in: dir, sinks: #", "sinks": [{"type": "stdout", "format": "json", "on": "every"}]"#)
         let agent = try BackgroundProcess([pathwatch, "run", "--config", config.path, "--log-level", "debug"])
         // Thirty seconds by the clock are what is tested (the agent outlives them); the wait ends
         // early only when the agent dies.
@@ -69,15 +74,21 @@ import Testing
         let lines = agent.outputLines
         // Every stdout line is one of the agent's JSON documents: nothing a plug-in printed.
         let docs = lines.compactMap { try? parseJSONObject($0) }
-        #expect(docs.count == lines.count, "not the agent's: \(lines.filter { (try? parseJSONObject($0)) == nil }.prefix(3))")
+        #expect(
+            docs.count == lines.count,
+            "not the agent's: \(lines.filter { (try? parseJSONObject($0)) == nil }.prefix(3))")
         #expect(!lines.contains { $0.contains("talking on") })
         // The healthy probe missed no sample: every count from 1 to its last reached a document
         // (documents of reports that arrive together may reach the sink in either order), about
         // twice a second.
-        let samples = Set(docs.compactMap { (check($0, "healthy/c0")?["metrics"] as? [String: Any])?["samples"] as? Double }.map { Int($0) })
+        let samples = Set(
+            docs.compactMap { (check($0, "healthy/c0")?["metrics"] as? [String: Any])?["samples"] as? Double }.map {
+                Int($0)
+            })
         let highest = samples.max() ?? 0
         #expect(highest >= 40, "healthy probe sampled \(highest) times in 30 s")
-        #expect(samples == Set(1...max(highest, 1)), "missing: \(Set(1...max(highest, 1)).subtracting(samples).sorted())")
+        #expect(
+            samples == Set(1...max(highest, 1)), "missing: \(Set(1...max(highest, 1)).subtracting(samples).sorted())")
         // Each hostile probe's checks are unknown with the cause.
         let last = try #require(docs.last)
         #expect(message(last, "segv") == "plug-in crashed: SIGSEGV (signal 11) during sample of probe segv")
@@ -85,19 +96,31 @@ import Testing
         #expect(message(last, "exit") == "plug-in exited with status 3 during create of probe exit")
         #expect(message(last, "spin") == "overran its 500ms deadline by more than 1s; plug-in restarted")
         #expect(message(last, "block") == "overran its 500ms deadline by more than 1s; plug-in restarted")
-        #expect(docs.contains { probe($0, "block")?["last_error"] as? String == "overran its 500ms deadline by more than 1s; plug-in restarted" })
-        for id in ["segv", "abrt", "exit", "spin", "block"] { #expect(check(last, id)?["state"] as? String == "unknown", "\(id)") }
-        #expect(docs.contains { message($0, "leak/c") == "plug-in crashed: SIGSEGV (signal 11) during sample of probe leak" }, "the leak never hit its limit")
+        #expect(
+            docs.contains {
+                probe($0, "block")?["last_error"] as? String
+                    == "overran its 500ms deadline by more than 1s; plug-in restarted"
+            })
+        for id in ["segv", "abrt", "exit", "spin", "block"] {
+            #expect(check(last, id)?["state"] as? String == "unknown", "\(id)")
+        }
+        #expect(
+            docs.contains {
+                message($0, "leak/c") == "plug-in crashed: SIGSEGV (signal 11) during sample of probe leak"
+            }, "the leak never hit its limit")
         #expect(probe(last, "leak")?["restarts"] as? Double ?? 0 >= 1)
         // The flood is cut at max_observations, and says so.
-        #expect((last["checks"] as? [[String: Any]] ?? []).filter { ($0["id"] as? String)?.hasPrefix("flood/") == true }.count == 20)
+        #expect(
+            (last["checks"] as? [[String: Any]] ?? []).filter { ($0["id"] as? String)?.hasPrefix("flood/") == true }
+                .count == 20)
         #expect(agent.errorOutput.contains("probe flood: more than 20 observations in one call; the rest refused"))
         // What a plug-in prints is the child's, logged at debug with the probe's id.
         #expect(agent.errorOutput.contains("probe chatter: plug-in output: sample talking on stdout"))
         #expect(agent.errorOutput.contains("probe chatter: plug-in output: create talking on stderr"))
         #expect(message(last, "chatter/c") == "fine now")
         // A plug-in that stops crashing recovers through restarts.
-        #expect(check(last, "recover/c")?["state"] as? String == "ok", "\(String(describing: check(last, "recover/c")))")
+        #expect(
+            check(last, "recover/c")?["state"] as? String == "ok", "\(String(describing: check(last, "recover/c")))")
         #expect(probe(last, "recover")?["restarts"] as? Double ?? 0 >= 3)
         #expect(probe(last, "recover")?["state"] as? String == "running")
         // A late emit from the plug-in's thread is refused, in the child.
@@ -105,11 +128,16 @@ import Testing
         // The supervisor's view: restarts, pid, last error.
         let segv = try #require(probe(last, "segv"))
         #expect(segv["isolation"] as? String == "process")
-        #expect(segv["restarts"] as? Double ?? 0 >= 2, "backoff 1 s, 2 s, 4 s … leaves room for at least two restarts in 30 s")
+        #expect(
+            segv["restarts"] as? Double ?? 0 >= 2,
+            "backoff 1 s, 2 s, 4 s … leaves room for at least two restarts in 30 s")
         #expect(segv["last_error"] as? String == "plug-in crashed: SIGSEGV (signal 11) during sample of probe segv")
         #expect(probe(last, "healthy")?["pid"] as? Double != nil)
         // No child outlives the agent.
-        #expect(waitUntil(timeout: 5) { ((try? run(["pgrep", "-f", "plugin-child --plugin \(dir.path)"]))?.stdout ?? "").isEmpty })
+        #expect(
+            waitUntil(timeout: 5) {
+                ((try? run(["pgrep", "-f", "plugin-child --plugin \(dir.path)"]))?.stdout ?? "").isEmpty
+            })
     }
 
     @Test func onceSurvivesEveryHostilePlugin() throws {
@@ -141,15 +169,19 @@ import Testing
         let check = try run([pathwatch, "check-config", "--config", config.path], timeout: 30)
         #expect(check.status == 78, "\(check.stderr)")
         #expect(
-            check.stderr.contains("configuration error: \(config.path): probes[3]: plug-in exited with status 3 during create of probe exit"),
+            check.stderr.contains(
+                "configuration error: \(config.path): probes[3]: plug-in exited with status 3 during create of probe exit"
+            ),
             "\(check.stderr)")
         #expect(!check.stdout.contains("valid"), "\(check.stdout)")
         #expect(!check.stdout.contains("talking"))
-        let naming = try writeConfig(#"{"agent": {"plugin_dirs": ["."]}, "probes": [{"id": "b", "plugin": "bye"}]}"#, in: dir, name: "bye.json")
+        let naming = try writeConfig(
+            #"{"agent": {"plugin_dirs": ["."]}, "probes": [{"id": "b", "plugin": "bye"}]}"#, in: dir, name: "bye.json")
         for command in ["check-config", "once", "run"] {
             let result = try run([pathwatch, command, "--config", naming.path], timeout: 30)
             #expect(result.status == 78, "\(command): \(result.stderr)")
-            #expect(result.stderr.contains("plug-in exited with status 4 while loading"), "\(command): \(result.stderr)")
+            #expect(
+                result.stderr.contains("plug-in exited with status 4 while loading"), "\(command): \(result.stderr)")
             #expect(result.stdout.isEmpty, "\(command): \(result.stdout)")
         }
     }
@@ -162,13 +194,16 @@ import Testing
         let dir = try FixturePlugins.folderWithTestProbe()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         try FixturePlugins.build("hostile_probe.c", as: "hostile", into: dir)
-        let config = try writeConfig("""
+        let config = try writeConfig(
+            """
             {"agent": {"plugin_dirs": ["."], "isolation": "\(isolation)"}, "probes": [
              {"id": "healthy", "plugin": "testprobe"},
              {"id": "bad", "plugin": "hostile", "config": {"do": "\(mode)"}}]}
             """, in: dir)
-        let expected = mode == "exit_in_create"
-            ? "plug-in exited with status 3 during create of probe bad" : "plug-in crashed: SIGSEGV (signal 11) during create of probe bad"
+        let expected =
+            mode == "exit_in_create"
+            ? "plug-in exited with status 3 during create of probe bad"
+            : "plug-in crashed: SIGSEGV (signal 11) during create of probe bad"
         let check = try run([pathwatch, "check-config", "--config", config.path], timeout: 30)
         #expect(check.status == 78, "\(check.stdout)\(check.stderr)")
         #expect(check.stderr.contains("configuration error: \(config.path): probes[1]: \(expected)"), "\(check.stderr)")
@@ -183,10 +218,19 @@ import Testing
         let dir = try FixturePlugins.folderWithTestProbe()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         let cases = [
-            (#"{"agent": {"isolation": "sandbox"}}"#, #"agent.isolation: expected "process" or "inline", found "sandbox""#),
+            (
+                #"{"agent": {"isolation": "sandbox"}}"#,
+                #"agent.isolation: expected "process" or "inline", found "sandbox""#
+            ),
             (#"{"probes": [{"id": "p", "plugin": "testprobe", "isolation": 1}]}"#, "probes[0].isolation"),
-            (#"{"probes": [{"id": "p", "plugin": "testprobe", "max_memory": "1MiB"}]}"#, "probes[0].max_memory: expected at least 16MiB"),
-            (#"{"probes": [{"id": "p", "plugin": "testprobe", "max_observations": 0}]}"#, "probes[0].max_observations: expected a whole number from 1 to 100000, found 0"),
+            (
+                #"{"probes": [{"id": "p", "plugin": "testprobe", "max_memory": "1MiB"}]}"#,
+                "probes[0].max_memory: expected at least 16MiB"
+            ),
+            (
+                #"{"probes": [{"id": "p", "plugin": "testprobe", "max_observations": 0}]}"#,
+                "probes[0].max_observations: expected a whole number from 1 to 100000, found 0"
+            ),
         ]
         for (text, expected) in cases {
             let config = try writeConfig(text, in: dir)

@@ -1,9 +1,9 @@
 import Foundation
+import PathwatchProbeKit
+import PathwatchProbeRules
 import PathwatchTestSupport
 import Testing
 
-import PathwatchProbeKit
-import PathwatchProbeRules
 @testable import PathwatchAgent
 
 /// How metric names become words: Nagios units and labels, Prometheus HELP, and counts with
@@ -23,18 +23,30 @@ import PathwatchProbeRules
         #expect(MetricWording.nagiosLabel(checkID: "api/orion", metric: "orion_latency_ms") == "api/orion_latency_ms")
         // The shorter name is another metric's: both keep their full labels.
         #expect(
-            MetricWording.nagiosLabel(checkID: "api/orion", metric: "orion_latency_ms", siblings: ["orion_latency_ms", "latency_ms"])
+            MetricWording.nagiosLabel(
+                checkID: "api/orion", metric: "orion_latency_ms", siblings: ["orion_latency_ms", "latency_ms"])
                 == "api/orion_orion_latency_ms")
         #expect(MetricWording.nagiosLabel(checkID: "link/eth0", metric: "up") == "link/eth0_up")
     }
 
     @Test func prometheusHelpNamesAUnitOnlyWhenThereIsOne() {
-        #expect(MetricWording.prometheusHelp(plugin: "testprobe", meaning: MetricMeaning(undeclared: "samples")) == "The testprobe plug-in's samples metric.")
-        #expect(MetricWording.prometheusHelp(plugin: "reachability", meaning: MetricMeaning(undeclared: "total_ms")) == "The reachability plug-in's total_ms metric, in seconds.")
-        #expect(MetricWording.prometheusHelp(plugin: "disk", meaning: MetricMeaning(undeclared: "used_pct")) == "The disk plug-in's used_pct metric, as a ratio from 0 to 1.")
-        let text = PrometheusExposition.render(StatusSnapshot(received:
-            try! JSONParser.parse(#"{"checks": [{"id": "t/c0", "probe": "t", "plugin": "testprobe", "state": "ok", "metrics": {"samples": 3}}]}"#)))
-        #expect(text.contains("# HELP pathwatch_testprobe_samples The testprobe plug-in's samples metric.\n"), "\(text)")
+        #expect(
+            MetricWording.prometheusHelp(plugin: "testprobe", meaning: MetricMeaning(undeclared: "samples"))
+                == "The testprobe plug-in's samples metric.")
+        #expect(
+            MetricWording.prometheusHelp(plugin: "reachability", meaning: MetricMeaning(undeclared: "total_ms"))
+                == "The reachability plug-in's total_ms metric, in seconds.")
+        #expect(
+            MetricWording.prometheusHelp(plugin: "disk", meaning: MetricMeaning(undeclared: "used_pct"))
+                == "The disk plug-in's used_pct metric, as a ratio from 0 to 1.")
+        let text = PrometheusExposition.render(
+            StatusSnapshot(
+                received:
+                    try! JSONParser.parse(
+                        #"{"checks": [{"id": "t/c0", "probe": "t", "plugin": "testprobe", "state": "ok", "metrics": {"samples": 3}}]}"#
+                    )))
+        #expect(
+            text.contains("# HELP pathwatch_testprobe_samples The testprobe plug-in's samples metric.\n"), "\(text)")
         #expect(!text.contains("base units"))
     }
 
@@ -50,12 +62,14 @@ import PathwatchProbeRules
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         let states = dir.appendingPathComponent("states")
         try "ok\n".write(to: states, atomically: true, encoding: .utf8)
-        let config = try writeConfig("""
+        let config = try writeConfig(
+            """
             {"agent": {"plugin_dirs": ["\(dir.path)"]},
              "probes": [{"id": "c0", "plugin": "testprobe", "config": {"state_file": "\(states.path)", "metric_echo": "c0_seconds"}}]}
             """, in: dir)
         try Unprivileged.own(dir)
-        let result = try run(Unprivileged.pathwatch(["once", "--config", config.path, "--format", "nagios"]), timeout: 30)
+        let result = try run(
+            Unprivileged.pathwatch(["once", "--config", config.path, "--format", "nagios"]), timeout: 30)
         #expect(result.status == 0, "\(result.stdout)\(result.stderr.suffix(1_000))")
         #expect(result.stdout.hasPrefix("PATHWATCH OK - 1 check ok"), "\(result.stdout)")
         #expect(result.stdout.contains("| 'c0_seconds'=1s"), "\(result.stdout)")

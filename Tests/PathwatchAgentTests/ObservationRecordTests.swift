@@ -2,6 +2,7 @@ import CPathwatchProbe
 import Glibc
 import PathwatchProbeKit
 import Testing
+
 @testable import PathwatchAgent
 
 /// A plug-in's child writes what it is handed straight into the result record, the agent
@@ -43,7 +44,8 @@ import Testing
     ) -> pw_observation {
         pw_observation(
             struct_size: MemoryLayout<pw_observation>.size, key: key, state: state, message: message,
-            metrics: memory.array(metrics), metric_count: metrics.count, labels: memory.array(labels), label_count: labels.count)
+            metrics: memory.array(metrics), metric_count: metrics.count, labels: memory.array(labels),
+            label_count: labels.count)
     }
 
     static func metric(_ name: UnsafePointer<CChar>?, _ value: Double) -> pw_metric {
@@ -58,54 +60,100 @@ import Testing
 
     /// Cases by name: what a plug-in emits in one call.
     static let cases: [(String, [Emit])] = [
-        ("a disk check", [{ m in
-            observation(
-                key: m.text("/mnt/data"), state: 1, message: m.text("91% used, 3.2 GiB free"),
-                metrics: [metric(m.text("used_pct"), 91), metric(m.text("avail_bytes"), 3_435_973_836.5)],
-                labels: [label(m.text("mount"), m.text("/mnt/data")), label(m.text("fstype"), m.text("ext4")), label(m.text("empty"), m.text(""))],
-                in: m)
-        }]),
-        ("text beyond ASCII", [{ m in
-            observation(
-                key: m.text("/mnt/über 😀"), state: 2, message: m.text("«voll» — 99 %"),
-                metrics: [metric(m.text("grad_°"), -0.25)], labels: [label(m.text("gerät"), m.text("/dev/sdb1 ✓"))], in: m)
-        }]),
-        ("metrics that are not finite", [{ m in
-            observation(key: m.text("x"), metrics: [metric(m.text("nan"), .nan), metric(m.text("ok"), 1), metric(m.text("inf"), -.infinity)], in: m)
-        }]),
-        ("a long message cut inside a character", [{ m in
-            observation(key: m.text("long"), message: m.text(Array(repeating: 0x61, count: 4_095) + Array("é and more".utf8)), in: m)
-        }]),
-        ("a message exactly at the limit, and none", [
-            { m in observation(key: m.text("limit"), message: m.text(Array(repeating: 0x62, count: 4_096)), in: m) },
-            { m in observation(key: m.text("none"), in: m) },
-        ]),
-        ("keys that are refused", [
-            { m in observation(key: nil, in: m) },
-            { m in observation(key: m.text(""), in: m) },
-            { m in observation(key: m.text(invalidUTF8), in: m) },
-            { m in observation(key: m.text("tab\there"), in: m) },
-            { m in observation(key: m.text("del\u{7F}"), in: m) },
-            { m in observation(key: m.text(String(repeating: "k", count: 257)), in: m) },
-            { _ in nil },
-        ]),
-        ("a key of 200 characters in 400 bytes", [{ m in observation(key: m.text(String(repeating: "é", count: 200)), in: m) }]),
-        ("bad states, metrics, labels and messages", [
-            { m in observation(key: m.text("state"), state: 7, in: m) },
-            { m in observation(key: m.text("metric"), metrics: [metric(m.text("ok"), 1), metric(nil, 2)], in: m) },
-            { m in observation(key: m.text("metric name"), metrics: [metric(m.text(invalidUTF8), 2)], in: m) },
-            { m in observation(key: m.text("label"), labels: [label(m.text("name"), nil)], in: m) },
-            { m in observation(key: m.text("label name"), labels: [label(m.text(""), m.text("v"))], in: m) },
-            { m in observation(key: m.text("message"), message: m.text(invalidUTF8), in: m) },
-            { m in observation(key: m.text("kept"), in: m) },
-        ]),
-        ("a key twice, and more than the probe's limit", [
-            { m in observation(key: m.text("a"), in: m) },
-            { m in observation(key: m.text("a"), state: 2, in: m) },
-            { m in observation(key: m.text("b"), in: m) },
-            { m in observation(key: m.text("c"), in: m) },
-            { m in observation(key: m.text("d"), in: m) },
-        ]),
+        (
+            "a disk check",
+            [
+                { m in
+                    observation(
+                        key: m.text("/mnt/data"), state: 1, message: m.text("91% used, 3.2 GiB free"),
+                        metrics: [metric(m.text("used_pct"), 91), metric(m.text("avail_bytes"), 3_435_973_836.5)],
+                        labels: [
+                            label(m.text("mount"), m.text("/mnt/data")), label(m.text("fstype"), m.text("ext4")),
+                            label(m.text("empty"), m.text("")),
+                        ],
+                        in: m)
+                }
+            ]
+        ),
+        (
+            "text beyond ASCII",
+            [
+                { m in
+                    observation(
+                        key: m.text("/mnt/über 😀"), state: 2, message: m.text("«voll» — 99 %"),
+                        metrics: [metric(m.text("grad_°"), -0.25)],
+                        labels: [label(m.text("gerät"), m.text("/dev/sdb1 ✓"))], in: m)
+                }
+            ]
+        ),
+        (
+            "metrics that are not finite",
+            [
+                { m in
+                    observation(
+                        key: m.text("x"),
+                        metrics: [
+                            metric(m.text("nan"), .nan), metric(m.text("ok"), 1), metric(m.text("inf"), -.infinity),
+                        ], in: m)
+                }
+            ]
+        ),
+        (
+            "a long message cut inside a character",
+            [
+                { m in
+                    observation(
+                        key: m.text("long"),
+                        message: m.text(Array(repeating: 0x61, count: 4_095) + Array("é and more".utf8)), in: m)
+                }
+            ]
+        ),
+        (
+            "a message exactly at the limit, and none",
+            [
+                { m in observation(key: m.text("limit"), message: m.text(Array(repeating: 0x62, count: 4_096)), in: m)
+                },
+                { m in observation(key: m.text("none"), in: m) },
+            ]
+        ),
+        (
+            "keys that are refused",
+            [
+                { m in observation(key: nil, in: m) },
+                { m in observation(key: m.text(""), in: m) },
+                { m in observation(key: m.text(invalidUTF8), in: m) },
+                { m in observation(key: m.text("tab\there"), in: m) },
+                { m in observation(key: m.text("del\u{7F}"), in: m) },
+                { m in observation(key: m.text(String(repeating: "k", count: 257)), in: m) },
+                { _ in nil },
+            ]
+        ),
+        (
+            "a key of 200 characters in 400 bytes",
+            [{ m in observation(key: m.text(String(repeating: "é", count: 200)), in: m) }]
+        ),
+        (
+            "bad states, metrics, labels and messages",
+            [
+                { m in observation(key: m.text("state"), state: 7, in: m) },
+                { m in observation(key: m.text("metric"), metrics: [metric(m.text("ok"), 1), metric(nil, 2)], in: m) },
+                { m in observation(key: m.text("metric name"), metrics: [metric(m.text(invalidUTF8), 2)], in: m) },
+                { m in observation(key: m.text("label"), labels: [label(m.text("name"), nil)], in: m) },
+                { m in observation(key: m.text("label name"), labels: [label(m.text(""), m.text("v"))], in: m) },
+                { m in observation(key: m.text("message"), message: m.text(invalidUTF8), in: m) },
+                { m in observation(key: m.text("kept"), in: m) },
+            ]
+        ),
+        (
+            "a key twice, and more than the probe's limit",
+            [
+                { m in observation(key: m.text("a"), in: m) },
+                { m in observation(key: m.text("a"), state: 2, in: m) },
+                { m in observation(key: m.text("b"), in: m) },
+                { m in observation(key: m.text("c"), in: m) },
+                { m in observation(key: m.text("d"), in: m) },
+            ]
+        ),
     ]
 
     /// Emits a case into a collector; the emit calls' answers.
@@ -149,9 +197,11 @@ import Testing
         }
         let nonFinite = run("metrics that are not finite")
         #expect(nonFinite.collector.observations.first?.metrics.map(\.name) == ["ok"])
-        #expect(nonFinite.collector.problems == [
-            "check \"x\": metric nan is not finite (nan); dropped", "check \"x\": metric inf is not finite (-inf); dropped",
-        ])
+        #expect(
+            nonFinite.collector.problems == [
+                "check \"x\": metric nan is not finite (nan); dropped",
+                "check \"x\": metric inf is not finite (-inf); dropped",
+            ])
         let long = run("a long message cut inside a character").collector.observations.first?.message ?? ""
         #expect(long == String(repeating: "a", count: 4_095) + ObservationCollector.truncationMarker)
         let limit = run("a message exactly at the limit, and none").collector.observations.map(\.message)
@@ -164,13 +214,16 @@ import Testing
         // A metric with a bad name is left out of an observation that is kept, as a non-finite one is.
         #expect(bad.answers == [PW_ERR, PW_OK, PW_OK, PW_ERR, PW_ERR, PW_ERR, PW_OK])
         #expect(bad.collector.observations.first { $0.key == "metric" }?.metrics.map(\.name) == ["ok"])
-        #expect(bad.collector.problems.first == "check \"state\": state 7 is not one of ok(0), warning(1), critical(2), unknown(3); refused")
+        #expect(
+            bad.collector.problems.first
+                == "check \"state\": state 7 is not one of ok(0), warning(1), critical(2), unknown(3); refused")
         let twice = run("a key twice, and more than the probe's limit")
         #expect(twice.answers == [PW_OK, PW_ERR, PW_OK, PW_OK, PW_ERR])
         #expect(twice.collector.observations.map(\.key) == ["a", "b", "c"])
-        #expect(twice.collector.problems == [
-            "check \"a\": a second observation with this key in one call; refused, the first kept",
-            "more than 3 observations in one call; the rest refused",
-        ])
+        #expect(
+            twice.collector.problems == [
+                "check \"a\": a second observation with this key in one call; refused, the first kept",
+                "more than 3 observations in one call; the rest refused",
+            ])
     }
 }

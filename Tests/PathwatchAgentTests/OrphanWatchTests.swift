@@ -16,9 +16,12 @@ import Testing
         // The watch thread, by its name, and where the kernel has it sleeping.
         let waiting = waitUntilValue(timeout: 10) { () -> String? in
             let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(child)/task")) ?? []
-            guard let watch = tasks.first(where: {
-                (try? String(contentsOfFile: "/proc/\(child)/task/\($0)/comm", encoding: .utf8))?.hasPrefix("pw-orphan-watch") == true
-            }) else { return nil }
+            guard
+                let watch = tasks.first(where: {
+                    (try? String(contentsOfFile: "/proc/\(child)/task/\($0)/comm", encoding: .utf8))?.hasPrefix(
+                        "pw-orphan-watch") == true
+                })
+            else { return nil }
             let wchan = (try? String(contentsOfFile: "/proc/\(child)/task/\(watch)/wchan", encoding: .utf8)) ?? ""
             return wchan.contains("poll") ? wchan : nil
         }

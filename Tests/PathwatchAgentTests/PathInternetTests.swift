@@ -1,6 +1,7 @@
 import CPathwatchProbe
 import PathwatchProbeKit
 import Testing
+
 @testable import PathwatchAgent
 
 /// `path.internet` (contract §3, §7): what a connectivity probe found behind the link decides whether
@@ -34,7 +35,9 @@ import Testing
 
     func internet(_ verdict: String) -> Observation {
         let state: CheckState = ["full": .ok, "portal": .warning, "limited": .critical][verdict] ?? .unknown
-        return Observation(key: "internet", state: state, message: verdict, labels: [("endpoint", "http://x"), (PW_LABEL_INTERNET, verdict)])
+        return Observation(
+            key: "internet", state: state, message: verdict,
+            labels: [("endpoint", "http://x"), (PW_LABEL_INTERNET, verdict)])
     }
 
     @Test mutating func statusIsSatisfiedOnlyWithFullInternet() {
@@ -58,7 +61,9 @@ import Testing
         // Nothing is known of what lies behind a link that is gone, nor of the next one, until checked.
         #expect(book.path.description == "Offline - No internet connection" && book.path.internet == .unknown)
         _ = apply(.event([link(true)]), "link")
-        #expect(book.path.status == .unsatisfied && book.path.description == "Connected via Wi-Fi (wlan0), internet access unknown")
+        #expect(
+            book.path.status == .unsatisfied
+                && book.path.description == "Connected via Wi-Fi (wlan0), internet access unknown")
         _ = apply(.sample([internet("full")]), "net")
         #expect(book.path.status == .satisfied)
     }
@@ -122,28 +127,41 @@ import Testing
 
     @Test func pathChangesSampleTheRightProbes() {
         let policies = [
-            "net": ProbePolicy(failAfter: 1, recoverAfter: 1, needsNetwork: false, plugin: "connectivity", sampleOnPathChange: true),
+            "net": ProbePolicy(
+                failAfter: 1, recoverAfter: 1, needsNetwork: false, plugin: "connectivity", sampleOnPathChange: true),
             "api": ProbePolicy(failAfter: 1, recoverAfter: 1, needsNetwork: true, plugin: "reachability"),
             "disk": ProbePolicy(failAfter: 1, recoverAfter: 1, needsNetwork: false, plugin: "disk"),
         ]
         func path(_ facts: [[String: String]]) -> PathSummary { PathSummary.compute(from: facts) }
         let up: [String: String] = [PW_LABEL_IF_NAME: "eth0", PW_LABEL_IF_USABLE: "1", PW_LABEL_DEFAULT_ROUTE: "0"]
         let down: [String: String] = [PW_LABEL_IF_NAME: "eth0", PW_LABEL_IF_USABLE: "0"]
-        let full = [PW_LABEL_INTERNET: "full"], limited = [PW_LABEL_INTERNET: "limited"]
+        let full = [PW_LABEL_INTERNET: "full"]
+        let limited = [PW_LABEL_INTERNET: "limited"]
         // Start-up: every probe samples then anyway.
         #expect(PathChange.probesToSample(before: .unmonitored, after: path([up]), policies: policies).isEmpty)
         // The link goes down: nothing to check behind it, nothing to retry.
-        #expect(PathChange.probesToSample(before: path([up, full]), after: path([down, full]), policies: policies).isEmpty)
+        #expect(
+            PathChange.probesToSample(before: path([up, full]), after: path([down, full]), policies: policies).isEmpty)
         // The link returns while the last verdict was limited: re-check; still unsatisfied.
-        #expect(PathChange.probesToSample(before: path([down, limited]), after: path([up, limited]), policies: policies) == ["net"])
+        #expect(
+            PathChange.probesToSample(before: path([down, limited]), after: path([up, limited]), policies: policies)
+                == ["net"])
         // The internet is full again: every network-dependent probe at once.
-        #expect(PathChange.probesToSample(before: path([up, limited]), after: path([up, full]), policies: policies) == ["api"])
+        #expect(
+            PathChange.probesToSample(before: path([up, limited]), after: path([up, full]), policies: policies) == [
+                "api"
+            ])
         // Without a connectivity probe the link returning is the recovery.
-        #expect(PathChange.probesToSample(before: path([down]), after: path([up]), policies: policies) == ["api", "net"])
+        #expect(
+            PathChange.probesToSample(before: path([down]), after: path([up]), policies: policies) == ["api", "net"])
         // Another interface takes over: check behind it.
         let wifi: [String: String] = [PW_LABEL_IF_NAME: "wlan0", PW_LABEL_IF_USABLE: "1", PW_LABEL_DEFAULT_ROUTE: "0"]
-        #expect(PathChange.probesToSample(before: path([up, full]), after: path([wifi, full]), policies: policies) == ["net"])
+        #expect(
+            PathChange.probesToSample(before: path([up, full]), after: path([wifi, full]), policies: policies) == [
+                "net"
+            ])
         // Nothing changed: nothing sampled.
-        #expect(PathChange.probesToSample(before: path([up, full]), after: path([up, full]), policies: policies).isEmpty)
+        #expect(
+            PathChange.probesToSample(before: path([up, full]), after: path([up, full]), policies: policies).isEmpty)
     }
 }

@@ -9,11 +9,14 @@ import Testing
     let pathwatch = TestEnvironment.pathwatchBinary.path
 
     /// A folder with the boundary plug-in (grown or not) and a config running it in `mode`.
-    func setUp(mode: String, grown: Bool = false, isolation: String = "inline", extra: String = "") throws -> (dir: URL, config: URL) {
+    func setUp(mode: String, grown: Bool = false, isolation: String = "inline", extra: String = "") throws -> (
+        dir: URL, config: URL
+    ) {
         let dir = try TestEnvironment.makeTemporaryDirectory()
         chmod(dir.path, 0o755)
         try FixturePlugins.build("boundary_probe.c", as: "boundary", into: dir, defines: grown ? ["GROWN"] : [])
-        let config = try writeConfig("""
+        let config = try writeConfig(
+            """
             {"agent": {"plugin_dirs": ["."], "interval": "200ms", "isolation": "\(isolation)"}, "probes": [
               {"id": "b", "plugin": "boundary", "config": {"mode": "\(mode)"}}]\(extra)}
             """, in: dir)
@@ -27,7 +30,9 @@ import Testing
     /// Before: the host walked metrics[i] with its own stride and read a grown metric's extra
     /// fields as the next one's struct_size and name: the observation was refused, and with
     /// other values in those fields the agent read through a wild pointer.
-    @Test(arguments: ["inline", "process"]) func structsGrownAtTheirEndAreReadWithThePluginsStride(isolation: String) throws {
+    @Test(arguments: ["inline", "process"]) func structsGrownAtTheirEndAreReadWithThePluginsStride(isolation: String)
+        throws
+    {
         let (dir, config) = try setUp(mode: "plain", grown: true, isolation: isolation)
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         let plugins = try run([pathwatch, "plugins", "--config", config.path])
@@ -43,8 +48,12 @@ import Testing
 
     /// Before: the emitter's context was freed when sample returned; a thread calling it later
     /// crashed the agent (SIGSEGV in the collector).
-    @Test(arguments: ["inline", "process"]) func anEmitterCalledAfterItsCallReturnedGetsAnErrorAndTheAgentLives(isolation: String) throws {
-        let (dir, config) = try setUp(mode: "late_emit", isolation: isolation, extra: #", "sinks": [{"type": "stdout", "format": "json", "on": "every"}]"#)
+    @Test(arguments: ["inline", "process"]) func anEmitterCalledAfterItsCallReturnedGetsAnErrorAndTheAgentLives(
+        isolation: String
+    ) throws {
+        let (dir, config) = try setUp(
+            mode: "late_emit", isolation: isolation,
+            extra: #", "sinks": [{"type": "stdout", "format": "json", "on": "every"}]"#)
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         let agent = try BackgroundProcess([pathwatch, "run", "--config", config.path])
         // Each sample reports what the previous sample's late emit returned: PW_ERR is -1.
@@ -72,7 +81,9 @@ import Testing
     }
 
     /// Before: the second observation with a key was dropped without a word and emit said PW_OK.
-    @Test(arguments: ["inline", "process"]) func aSecondObservationWithTheSameKeyIsRefusedAndNamed(isolation: String) throws {
+    @Test(arguments: ["inline", "process"]) func aSecondObservationWithTheSameKeyIsRefusedAndNamed(isolation: String)
+        throws
+    {
         let (dir, config) = try setUp(mode: "duplicate", isolation: isolation)
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         let result = try run([pathwatch, "once", "--config", config.path, "--format", "json"])
@@ -80,6 +91,9 @@ import Testing
         let doc = try parseJSONObject(result.stdout)
         #expect(check(doc, "b/c")?["message"] as? String == "first")
         #expect(check(doc, "b/result")?["message"] as? String == "first emit 0, second emit -1")
-        #expect(result.stderr.contains(#"probe b: check "c": a second observation with this key in one call; refused, the first kept"#), "\(result.stderr)")
+        #expect(
+            result.stderr.contains(
+                #"probe b: check "c": a second observation with this key in one call; refused, the first kept"#),
+            "\(result.stderr)")
     }
 }

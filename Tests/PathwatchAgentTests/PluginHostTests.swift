@@ -1,6 +1,7 @@
 import Foundation
 import PathwatchTestSupport
 import Testing
+
 @testable import PathwatchAgent
 
 /// The plug-in host against real files: the built plug-ins, and each kind of file it must refuse.
@@ -27,7 +28,8 @@ import Testing
         // An ELF library without the entry symbol.
         try FixturePlugins.build("no_symbol.c", as: "nosymbol", into: dir)
         // A plug-in built from the header with another ABI version.
-        try FixturePlugins.build("test_probe.c", as: "abi2", into: dir, defines: ["TEST_ABI=2", "TEST_NAME=\"abitwo\""])
+        try FixturePlugins.build(
+            "test_probe.c", as: "abi2", into: dir, defines: ["TEST_ABI=2", "TEST_NAME=\"abitwo\""])
         // A null name.
         try FixturePlugins.build("test_probe.c", as: "noname", into: dir, defines: ["TEST_NULL_NAME"])
         // The same name as the good one (sorted after it, so the first stays loaded).
@@ -37,7 +39,8 @@ import Testing
         try FileManager.default.copyItem(at: dir.appendingPathComponent("libabi2.so"), to: writable)
         chmod(writable.path, 0o666)
         // A folder, not a file.
-        try FileManager.default.createDirectory(at: dir.appendingPathComponent("libfolder.so"), withIntermediateDirectories: false)
+        try FileManager.default.createDirectory(
+            at: dir.appendingPathComponent("libfolder.so"), withIntermediateDirectories: false)
         // Ignored entirely: not named lib*.so.
         try "x".write(to: dir.appendingPathComponent("README.txt"), atomically: true, encoding: .utf8)
 
@@ -49,7 +52,8 @@ import Testing
         #expect(reason("libnosymbol.so") == "not a Pathwatch plug-in: no pathwatch_probe_entry symbol")
         #expect(reason("libabi2.so") == "plug-in ABI version 2, but this agent speaks version 1")
         #expect(reason("libnoname.so") == "descriptor has a null or empty name")
-        #expect(reason("libzduplicate.so")?.hasPrefix("duplicate plug-in name \"testprobe\" (already loaded from ") == true)
+        #expect(
+            reason("libzduplicate.so")?.hasPrefix("duplicate plug-in name \"testprobe\" (already loaded from ") == true)
         #expect(reason("libwritable.so")?.contains("writable by others") == true)
         #expect(reason("libfolder.so") == "not a regular file")
         #expect(catalog.refused.count == 7)
@@ -96,7 +100,8 @@ import Testing
     @Test func pluginConfigErrorsComeBackWithTheFullPath() throws {
         let dir = try FixturePlugins.folderWithTestProbe()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
-        let config = try writeConfig("""
+        let config = try writeConfig(
+            """
             {"agent": {"plugin_dirs": ["."]}, "probes": [
               {"id": "ok", "plugin": "testprobe"},
               {"id": "bad", "plugin": "testprobe", "config": {"fail_path": "targets[0].url"}}]}
@@ -104,9 +109,13 @@ import Testing
         for command in ["check-config", "once", "run"] {
             let result = try run([TestEnvironment.pathwatchBinary.path, command, "--config", config.path], timeout: 30)
             #expect(result.status == 78, "\(command): \(result.stderr)")
-            #expect(result.stderr.contains("\(config.path): probes[1].config.targets[0].url: refused as the test asked"), "\(command): \(result.stderr)")
+            #expect(
+                result.stderr.contains("\(config.path): probes[1].config.targets[0].url: refused as the test asked"),
+                "\(command): \(result.stderr)")
         }
-        let missing = try writeConfig(#"{"agent": {"plugin_dirs": ["."]}, "probes": [{"id": "x", "plugin": "nosuch"}]}"#, in: dir, name: "missing.json")
+        let missing = try writeConfig(
+            #"{"agent": {"plugin_dirs": ["."]}, "probes": [{"id": "x", "plugin": "nosuch"}]}"#, in: dir,
+            name: "missing.json")
         let result = try run([TestEnvironment.pathwatchBinary.path, "check-config", "--config", missing.path])
         #expect(result.status == 78)
         #expect(result.stderr.contains("probes[0].plugin: no plug-in named \"nosuch\""))
@@ -116,7 +125,8 @@ import Testing
     @Test func malformedObservationsAreRefusedAndTheGoodOnesKept() throws {
         let dir = try FixturePlugins.folderWithTestProbe()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
-        let config = try writeConfig("""
+        let config = try writeConfig(
+            """
             {"agent": {"plugin_dirs": ["."]}, "probes": [{"id": "g", "plugin": "testprobe", "config": {"garbage": true}}]}
             """, in: dir)
         let result = try run([TestEnvironment.pathwatchBinary.path, "once", "--config", config.path])

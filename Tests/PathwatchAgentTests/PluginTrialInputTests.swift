@@ -16,26 +16,32 @@ import Testing
     @Test func aBareFileNameIsTheFileInTheCurrentFolder() throws {
         let dir = try folder()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
-        let here = try run(Unprivileged.pathwatch(["plugins", "--try", "libtestprobe.so"]), timeout: 60, currentDirectory: dir)
+        let here = try run(
+            Unprivileged.pathwatch(["plugins", "--try", "libtestprobe.so"]), timeout: 60, currentDirectory: dir)
         #expect(here.status == 0, "\(here.stdout)\(here.stderr)")
         #expect(here.stdout.contains("plug-in: testprobe"), "\(here.stdout)")
         #expect(!here.stdout.contains("cannot open shared object file"), "\(here.stdout)")
-        let missing = try run(Unprivileged.pathwatch(["plugins", "--try", "libnothere.so"]), timeout: 60, currentDirectory: dir)
+        let missing = try run(
+            Unprivileged.pathwatch(["plugins", "--try", "libnothere.so"]), timeout: 60, currentDirectory: dir)
         #expect(missing.status != 0)
-        #expect(missing.stderr.contains("libnothere.so: no such file in the current folder"), "\(missing.stdout)\(missing.stderr)")
+        #expect(
+            missing.stderr.contains("libnothere.so: no such file in the current folder"),
+            "\(missing.stdout)\(missing.stderr)")
     }
 
     @Test func theProbeConfigIsTextOrAFileUnderItsOwnName() throws {
         let dir = try folder()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         let library = dir.appendingPathComponent("libtestprobe.so").path
-        let text = try run(Unprivileged.pathwatch(["plugins", "--try", library, "--probe-config", #"{"checks": 3}"#]), timeout: 60)
+        let text = try run(
+            Unprivileged.pathwatch(["plugins", "--try", library, "--probe-config", #"{"checks": 3}"#]), timeout: 60)
         #expect(text.status == 0, "\(text.stdout)\(text.stderr)")
         #expect(text.stdout.contains("sample: 3 observations"), "\(text.stdout)")
 
         let file = try writeConfig(#"{"checks": 4}"#, in: dir, name: "probe.json")
         try Unprivileged.own(dir)
-        let fromFile = try run(Unprivileged.pathwatch(["plugins", "--try", library, "--probe-config", "@\(file.path)"]), timeout: 60)
+        let fromFile = try run(
+            Unprivileged.pathwatch(["plugins", "--try", library, "--probe-config", "@\(file.path)"]), timeout: 60)
         #expect(fromFile.status == 0, "\(fromFile.stdout)\(fromFile.stderr)")
         #expect(fromFile.stdout.contains("sample: 4 observations"), "\(fromFile.stdout)")
 
@@ -43,16 +49,22 @@ import Testing
         let padding = String(repeating: "x", count: 200_000)
         let large = try writeConfig(#"{"checks": 5, "padding": "\#(padding)"}"#, in: dir, name: "large.json")
         try Unprivileged.own(dir)
-        let fromLarge = try run(Unprivileged.pathwatch(["plugins", "--try", library, "--probe-config", "@\(large.path)"]), timeout: 60)
+        let fromLarge = try run(
+            Unprivileged.pathwatch(["plugins", "--try", library, "--probe-config", "@\(large.path)"]), timeout: 60)
         #expect(fromLarge.status == 0, "\(fromLarge.stdout)\(fromLarge.stderr)")
         #expect(fromLarge.stdout.contains("sample: 5 observations"), "\(fromLarge.stdout)")
 
-        let unreadable = try run(Unprivileged.pathwatch(["plugins", "--try", library, "--probe-config", "@\(dir.path)/none.json"]), timeout: 60)
+        let unreadable = try run(
+            Unprivileged.pathwatch(["plugins", "--try", library, "--probe-config", "@\(dir.path)/none.json"]),
+            timeout: 60)
         #expect(unreadable.status != 0)
-        #expect(unreadable.stderr.contains("--probe-config @\(dir.path)/none.json: cannot read the probe's config"), "\(unreadable.stderr)")
+        #expect(
+            unreadable.stderr.contains("--probe-config @\(dir.path)/none.json: cannot read the probe's config"),
+            "\(unreadable.stderr)")
 
         // The former spelling still works, and says which name to use.
-        let old = try run(Unprivileged.pathwatch(["plugins", "--try", library, "--config", #"{"checks": 2}"#]), timeout: 60)
+        let old = try run(
+            Unprivileged.pathwatch(["plugins", "--try", library, "--config", #"{"checks": 2}"#]), timeout: 60)
         #expect(old.status == 0, "\(old.stdout)\(old.stderr)")
         #expect(old.stdout.contains("sample: 2 observations"), "\(old.stdout)")
         #expect(old.stderr.contains("--config is deprecated; use --probe-config"), "\(old.stderr)")
@@ -64,7 +76,9 @@ import Testing
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         let library = dir.appendingPathComponent("libtestprobe.so").path
         let result = try run(
-            Unprivileged.pathwatch(["plugins", "--try", library, "--probe-config", #"{"checks": 2000, "message_bytes": 4000}"#]), timeout: 120)
+            Unprivileged.pathwatch([
+                "plugins", "--try", library, "--probe-config", #"{"checks": 2000, "message_bytes": 4000}"#,
+            ]), timeout: 120)
         #expect(result.status == 0, "\(result.stdout.suffix(2_000))\(result.stderr)")
         #expect(result.stdout.contains("sample: 2000 observations"), "\(result.stdout.prefix(2_000))")
         #expect(result.stdout.contains("… and 1000 more, not shown"), "\(result.stdout.suffix(2_000))")
@@ -76,7 +90,9 @@ import Testing
         let dir = try folder()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         let library = dir.appendingPathComponent("libtestprobe.so").path
-        let result = try run(Unprivileged.pathwatch(["plugins", "--try", library, "--probe-config", #"{"crash_in": "sample"}"#]), timeout: 60)
+        let result = try run(
+            Unprivileged.pathwatch(["plugins", "--try", library, "--probe-config", #"{"crash_in": "sample"}"#]),
+            timeout: 60)
         #expect(result.status == 1)
         #expect(result.stdout.contains("plug-in crashed: SIGSEGV (signal 11) during sample"), "\(result.stdout)")
         // The fixture prints nothing when it crashes: whatever stderr holds is not the plug-in's.

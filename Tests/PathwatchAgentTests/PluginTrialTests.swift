@@ -7,19 +7,25 @@ import Testing
 @Suite(.onItsOwnThread) struct PluginTrialTests {
     let pathwatch = TestEnvironment.pathwatchBinary.path
 
-    func trial(_ config: String, timeout: String = "10", library: String = "testprobe", source: String = "test_probe.c") throws -> ProcessResult {
+    func trial(_ config: String, timeout: String = "10", library: String = "testprobe", source: String = "test_probe.c")
+        throws -> ProcessResult
+    {
         let dir = try TestEnvironment.makeTemporaryDirectory()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         chmod(dir.path, 0o755)
         let file = try FixturePlugins.build(source, as: library, into: dir)
-        return try run([pathwatch, "plugins", "--try", file.path, "--probe-config", config, "--timeout", timeout], timeout: 60)
+        return try run(
+            [pathwatch, "plugins", "--try", file.path, "--probe-config", config, "--timeout", timeout], timeout: 60)
     }
 
     @Test func aHealthyPluginShowsWhatItEmitted() throws {
         let result = try trial(#"{"checks": 2, "state": "warning", "counter": true}"#)
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
-        for expected in ["plug-in: testprobe", "create: ok", "sample: 2 observations", "c0  warning  fixture check", "metrics: samples=1",
-                         "labels: fixture=yes", "destroy: ok"] {
+        for expected in [
+            "plug-in: testprobe", "create: ok", "sample: 2 observations", "c0  warning  fixture check",
+            "metrics: samples=1",
+            "labels: fixture=yes", "destroy: ok",
+        ] {
             #expect(result.stdout.contains(expected), "missing \"\(expected)\" in:\n\(result.stdout)")
         }
     }
@@ -38,7 +44,8 @@ import Testing
         #expect(result.stdout.contains("the plug-in wrote to stdout"), "\(result.stdout)")
         #expect(result.stdout.contains("the plug-in wrote to stderr"), "\(result.stdout)")
         // The plug-in's own text never reaches our stdout as a line of its own.
-        #expect(!result.stdout.split(separator: "\n").contains { $0.hasPrefix("testprobe chatter") }, "\(result.stdout)")
+        #expect(
+            !result.stdout.split(separator: "\n").contains { $0.hasPrefix("testprobe chatter") }, "\(result.stdout)")
     }
 
     @Test func aHangIsKilledAfterTheTimeout() throws {

@@ -23,7 +23,8 @@ import Testing
         let fifo = dir.appendingPathComponent("events")
         try #require(mkfifo(fifo.path, 0o600) == 0)
         let trial = try BackgroundProcess([
-            pathwatch, "plugins", "--try", library.path, "--probe-config", #"{"fifo": "\#(fifo.path)"}"#, "--watch", "4s",
+            pathwatch, "plugins", "--try", library.path, "--probe-config", #"{"fifo": "\#(fifo.path)"}"#, "--watch",
+            "4s",
         ])
         defer { trial.stop() }
         let watching = try #require(
@@ -40,7 +41,9 @@ import Testing
             trial.waitForLine(from: watching.index, timeout: 3) { $0 == "  event  ok  link eth9 went down" },
             "\(trial.outputLines)")
         #expect(trial.outputLines[event.index - 1] == "event: 1 observation")
-        #expect(!trial.outputLines.contains { $0.hasPrefix("watch: ") && $0.hasSuffix("served") }, "the event came only at the end")
+        #expect(
+            !trial.outputLines.contains { $0.hasPrefix("watch: ") && $0.hasSuffix("served") },
+            "the event came only at the end")
         #expect(waitUntil(timeout: 30) { !trial.isRunning })
         #expect(trial.process.terminationStatus == 0, "\(trial.outputLines)")
         for expected in ["sample: 1 observation", "  sampled  ok  sampled", "watch: 1 event served", "destroy: ok"] {
@@ -53,19 +56,26 @@ import Testing
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         let drainNow = dir.appendingPathComponent("drain-now")
         let trial = try BackgroundProcess([
-            pathwatch, "plugins", "--try", library.path, "--probe-config", #"{"drain": false, "drain_when": "\#(drainNow.path)"}"#,
+            pathwatch, "plugins", "--try", library.path, "--probe-config",
+            #"{"drain": false, "drain_when": "\#(drainNow.path)"}"#,
             "--watch", "6s",
         ])
         defer { trial.stop() }
-        let problem = "watch: event descriptor stays readable after handle_event: the plug-in does not drain it; served once a second"
-        let throttled = try #require(trial.waitForLine(timeout: 30) { $0.hasPrefix(problem) }, "\(trial.outputLines.suffix(20))")
+        let problem =
+            "watch: event descriptor stays readable after handle_event: the plug-in does not drain it; served once a second"
+        let throttled = try #require(
+            trial.waitForLine(timeout: 30) { $0.hasPrefix(problem) }, "\(trial.outputLines.suffix(20))")
         try Data().write(to: drainNow)
         _ = try #require(
-            trial.waitForLine(from: throttled.index, timeout: 10) { $0 == "watch: the event descriptor drains again; served as it becomes readable" },
+            trial.waitForLine(from: throttled.index, timeout: 10) {
+                $0 == "watch: the event descriptor drains again; served as it becomes readable"
+            },
             "\(trial.outputLines.suffix(20))")
         #expect(waitUntil(timeout: 30) { !trial.isRunning })
         #expect(trial.process.terminationStatus == 1, "a plug-in that does not drain its descriptor fails the trial")
-        #expect(trial.outputLines.contains("the plug-in did not drain its event descriptor: handle_event must read it until it would block"))
+        #expect(
+            trial.outputLines.contains(
+                "the plug-in did not drain its event descriptor: handle_event must read it until it would block"))
         #expect(trial.outputLines.contains("destroy: ok"))
     }
 
@@ -73,13 +83,17 @@ import Testing
         let dir = try FixturePlugins.folderWithTestProbe()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         let result = try run(
-            [pathwatch, "plugins", "--try", dir.appendingPathComponent("libtestprobe.so").path, "--watch", "2s"], timeout: 60)
+            [pathwatch, "plugins", "--try", dir.appendingPathComponent("libtestprobe.so").path, "--watch", "2s"],
+            timeout: 60)
         #expect(result.status == 1)
         #expect(
-            result.stdout.contains("watch: failed: --watch needs an event-driven plug-in; testprobe has no event_fd and handle_event"),
+            result.stdout.contains(
+                "watch: failed: --watch needs an event-driven plug-in; testprobe has no event_fd and handle_event"),
             "\(result.stdout)")
         #expect(!result.stdout.contains("create: ok"), "nothing else is tried: \(result.stdout)")
-        let nonsense = try run([pathwatch, "plugins", "--try", dir.appendingPathComponent("libtestprobe.so").path, "--watch", "soon"])
+        let nonsense = try run([
+            pathwatch, "plugins", "--try", dir.appendingPathComponent("libtestprobe.so").path, "--watch", "soon",
+        ])
         #expect(nonsense.status == 64)
         #expect(nonsense.stderr.contains("--watch soon: expected a duration such as 30s or 2m"), "\(nonsense.stderr)")
     }

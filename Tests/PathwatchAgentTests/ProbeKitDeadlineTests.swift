@@ -40,9 +40,14 @@ import Testing
     }
 
     @Test func aSwiftProbeSeesEachCallsDeadlineThroughTheABI() throws {
-        let create = Deadline.after(.seconds(5)), sample = Deadline.after(.milliseconds(1500)), event = Deadline.after(.seconds(2))
+        let create = Deadline.after(.seconds(5))
+        let sample = Deadline.after(.milliseconds(1500))
+        let event = Deadline.after(.seconds(2))
         let probe = try ProbeTester(DeadlineEcho.self, deadline: create)
-        #expect(messages(try probe.sample(by: sample)) == ["create": "\(create.monotonicNanoseconds)", "sample": "\(sample.monotonicNanoseconds)"])
+        #expect(
+            messages(try probe.sample(by: sample)) == [
+                "create": "\(create.monotonicNanoseconds)", "sample": "\(sample.monotonicNanoseconds)",
+            ])
         #expect(messages(try probe.handleEvent(by: event)) == ["event": "\(event.monotonicNanoseconds)"])
         // Outside a call there is none, and a call without one sees none.
         #expect(Deadline.current == nil)
@@ -61,7 +66,8 @@ import Testing
         #expect(pw_call_deadline_ns(&error) == 0)
         #expect(pw_call_deadline_ns(nil) == 0)
 
-        let descriptor = ProbeExport.descriptor(for: DeadlineEcho.self).assumingMemoryBound(to: pw_probe_descriptor.self)
+        let descriptor = ProbeExport.descriptor(for: DeadlineEcho.self).assumingMemoryBound(
+            to: pw_probe_descriptor.self)
         var instance: UnsafeMutableRawPointer?
         #expect("{}".withCString { descriptor.pointee.create($0, 2, &instance, &error) } == PW_OK)
         defer { descriptor.pointee.destroy(instance) }
@@ -69,7 +75,8 @@ import Testing
         let seen = Seen()
         let context = Unmanaged.passRetained(seen)
         defer { context.release() }
-        var emitter = pw_emitter(struct_size: MemoryLayout<pw_emitter>.size, context: context.toOpaque()) { context, observation in
+        var emitter = pw_emitter(struct_size: MemoryLayout<pw_emitter>.size, context: context.toOpaque()) {
+            context, observation in
             let seen = Unmanaged<Seen>.fromOpaque(context!).takeUnretainedValue()
             seen.messages[String(cString: observation!.pointee.key)] = String(cString: observation!.pointee.message)
             return PW_OK
@@ -80,15 +87,19 @@ import Testing
 
     /// Inline, the host's own call hands the plug-in the deadline it was given, create's too.
     @Test func theInlineHostHandsItsDeadlineToTheProbe() throws {
-        let descriptor = ProbeExport.descriptor(for: DeadlineEcho.self).assumingMemoryBound(to: pw_probe_descriptor.self)
-        let plugin = LoadedPlugin(path: "deadline-echo", descriptor: descriptor, described: try DescriptorCheck.check(descriptor).get())
-        let create = Deadline.after(.seconds(5)), sample = Deadline.after(.seconds(1))
+        let descriptor = ProbeExport.descriptor(for: DeadlineEcho.self).assumingMemoryBound(
+            to: pw_probe_descriptor.self)
+        let plugin = LoadedPlugin(
+            path: "deadline-echo", descriptor: descriptor, described: try DescriptorCheck.check(descriptor).get())
+        let create = Deadline.after(.seconds(5))
+        let sample = Deadline.after(.seconds(1))
         let instance = try ProbeInstance.create(plugin: plugin, configJSON: "{}", deadline: create).get()
         defer { instance.destroy() }
         let result = instance.sample(by: sample)
         #expect(result.error == nil)
-        #expect(Dictionary(uniqueKeysWithValues: result.observations.map { ($0.key, $0.message) })
-            == ["create": "\(create.monotonicNanoseconds)", "sample": "\(sample.monotonicNanoseconds)"])
+        #expect(
+            Dictionary(uniqueKeysWithValues: result.observations.map { ($0.key, $0.message) })
+                == ["create": "\(create.monotonicNanoseconds)", "sample": "\(sample.monotonicNanoseconds)"])
     }
 
     @Test func allowingKeepsAMarginToReportIn() {
@@ -99,6 +110,8 @@ import Testing
         #expect(soon.allowing(.milliseconds(200)) == .milliseconds(200))
         #expect(Deadline.after(.seconds(60)).allowing(.seconds(90)) <= .milliseconds(59_900))
         let past = Deadline(monotonicNanoseconds: MonotonicClock.nowNanoseconds() - 1_000_000)
-        #expect(past.hasPassed && past.remaining == .init(nanoseconds: 0) && past.allowing(.seconds(1)) == .init(nanoseconds: 0))
+        #expect(
+            past.hasPassed && past.remaining == .init(nanoseconds: 0)
+                && past.allowing(.seconds(1)) == .init(nanoseconds: 0))
     }
 }

@@ -11,14 +11,16 @@ import Testing
     @Test func checkConfigShowsTheLimits() throws {
         let dir = try FixturePlugins.folderWithTestProbe()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
-        let config = try writeConfig("""
+        let config = try writeConfig(
+            """
             {"agent": {"plugin_dirs": ["\(dir.path)"]}, "probes": [{"id": "p", "plugin": "testprobe"}]}
             """, in: dir)
         let result = try run(Unprivileged.pathwatch(["check-config", "--config", config.path]), timeout: 30)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(
             result.stdout.contains(
-                "valid (1 probe, 1 sink); limits: 1000 probes, 1000 targets per probe and 10000 in all, 10000000 checks in all"),
+                "valid (1 probe, 1 sink); limits: 1000 probes, 1000 targets per probe and 10000 in all, 10000000 checks in all"
+            ),
             "\(result.stdout)")
     }
 
@@ -26,12 +28,15 @@ import Testing
     @Test func aBoundCrossedInAFragmentNamesTheFragment() throws {
         let dir = try FixturePlugins.folderWithTestProbe()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
-        let config = try writeConfig("""
+        let config = try writeConfig(
+            """
             {"agent": {"plugin_dirs": ["\(dir.path)"]}, "probes": [{"id": "p", "plugin": "testprobe"}]}
             """, in: dir)
-        try FileManager.default.createDirectory(at: dir.appendingPathComponent("conf.d"), withIntermediateDirectories: false)
+        try FileManager.default.createDirectory(
+            at: dir.appendingPathComponent("conf.d"), withIntermediateDirectories: false)
         let targets = (0..<1_001).map { #"{"name": "t\#($0)"}"# }.joined(separator: ", ")
-        try writeConfig("""
+        try writeConfig(
+            """
             {"probes": [{"id": "q", "plugin": "testprobe", "config": {"targets": [\(targets)]}}]}
             """, in: dir.appendingPathComponent("conf.d"), name: "more.json")
         try Unprivileged.own(dir)

@@ -1,5 +1,6 @@
-@testable import PathwatchAgent
 import Testing
+
+@testable import PathwatchAgent
 
 /// Names are sanitised byte by byte when they are ASCII; the reading of the format's rules the
 /// agent had before (Unicode lower-casing, then a scalar at a time) is the oracle for every name.
@@ -12,7 +13,9 @@ import Testing
     static func oracleName(_ name: String) -> String {
         var out = ""
         for scalar in name.lowercased().unicodeScalars {
-            let ok = scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "_" || scalar == ":")
+            let ok =
+                scalar.isASCII
+                && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "_" || scalar == ":")
             out.unicodeScalars.append(ok ? scalar : "_")
         }
         if let first = out.unicodeScalars.first, ("0"..."9").contains(first) { out = "_" + out }

@@ -18,7 +18,8 @@ import Testing
     }
 
     func config(in dir: URL, isolation: String, sinks: String = "") throws -> URL {
-        try writeConfig("""
+        try writeConfig(
+            """
             {"agent": {"plugin_dirs": ["\(dir.path)"], "interval": "300ms", "isolation": "\(isolation)"},
              "probes": [{"id": "d", "plugin": "testprobe", "config": {"duplicate": true}}]\(sinks)}
             """, in: dir)
@@ -28,17 +29,22 @@ import Testing
     func onceShowsTheRefusalAsTheProbesLastError(isolation: String) throws {
         let dir = try FixturePlugins.folderWithTestProbe()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
-        let result = try run(Unprivileged.pathwatch(["once", "--config", try config(in: dir, isolation: isolation).path]), timeout: 30)
+        let result = try run(
+            Unprivileged.pathwatch(["once", "--config", try config(in: dir, isolation: isolation).path]), timeout: 30)
         let doc = try parseJSONObject(result.stdout)
         #expect(check(doc, "d/c0")?["state"] as? String == "ok", "the first observation is kept")
         let error = probe(doc, "d")?["last_error"] as? String ?? ""
-        #expect(error.contains("check \"c0\": a second observation with this key in one call"), "\(result.stdout.prefix(2_000))")
+        #expect(
+            error.contains("check \"c0\": a second observation with this key in one call"),
+            "\(result.stdout.prefix(2_000))")
     }
 
     @Test func runShowsTheRefusalAsTheProbesLastError() throws {
         let dir = try FixturePlugins.folderWithTestProbe()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
-        let path = try config(in: dir, isolation: "process", sinks: #", "sinks": [{"type": "stdout", "format": "json", "on": "every"}]"#).path
+        let path = try config(
+            in: dir, isolation: "process", sinks: #", "sinks": [{"type": "stdout", "format": "json", "on": "every"}]"#
+        ).path
         let agent = try BackgroundProcess(Unprivileged.pathwatch(["run", "--config", path]))
         #expect(waitUntil(timeout: 20) { agent.outputLines.count >= 3 })
         agent.stop()
@@ -51,9 +57,13 @@ import Testing
         let dir = try FixturePlugins.folderWithTestProbe()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         let file = dir.appendingPathComponent("libtestprobe.so").path
-        let result = try run(Unprivileged.pathwatch(["plugins", "--try", file, "--probe-config", #"{"duplicate": true}"#]), timeout: 60)
+        let result = try run(
+            Unprivileged.pathwatch(["plugins", "--try", file, "--probe-config", #"{"duplicate": true}"#]), timeout: 60)
         #expect(result.status == 1, "\(result.stdout)")
-        #expect(result.stdout.contains("  check \"c0\": a second observation with this key in one call; refused, the first kept"), "\(result.stdout)")
+        #expect(
+            result.stdout.contains(
+                "  check \"c0\": a second observation with this key in one call; refused, the first kept"),
+            "\(result.stdout)")
         // Counted as the agent counts: one observation refused, nothing left out of kept ones.
         #expect(result.stdout.contains("1 observation was refused; the agent does the same"), "\(result.stdout)")
         let healthy = try run(Unprivileged.pathwatch(["plugins", "--try", file, "--probe-config", "{}"]), timeout: 60)

@@ -43,16 +43,23 @@ import Testing
         #expect(refused.stdout.isEmpty)
         #expect(agent.isRunning)
         let lines = agent.outputLines.count
-        #expect(agent.waitForLine(from: lines, timeout: 30) { $0.contains(#""load/"#) } != nil, "the running configuration was kept")
+        #expect(
+            agent.waitForLine(from: lines, timeout: 30) { $0.contains(#""load/"#) } != nil,
+            "the running configuration was kept")
         #expect(agent.stop() == 0, "\(agent.errorOutput)")
     }
 
     @Test func aProcessThatIsNoAgentIsNeverSignalled() throws {
         let other = try BackgroundProcess(["sleep", "120"])
         defer { _ = other.stop() }
-        let result = try run([TestEnvironment.pathwatchBinary.path, "reload", "--pid", "\(other.process.processIdentifier)", "--timeout", "2"])
+        let result = try run([
+            TestEnvironment.pathwatchBinary.path, "reload", "--pid", "\(other.process.processIdentifier)", "--timeout",
+            "2",
+        ])
         #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
-        #expect(result.stderr.contains("no pathwatch agent listens for reloads as pid \(other.process.processIdentifier)"), "\(result.stderr)")
+        #expect(
+            result.stderr.contains("no pathwatch agent listens for reloads as pid \(other.process.processIdentifier)"),
+            "\(result.stderr)")
         // SIGHUP would have ended it.
         #expect(other.isRunning)
     }

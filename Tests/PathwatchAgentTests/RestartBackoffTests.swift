@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PathwatchAgent
 
 /// When a dead plug-in child is started again: 1 s, doubling to 5 min, reset after a healthy minute.

@@ -1,5 +1,6 @@
 import PathwatchProbeKit
 import Testing
+
 @testable import PathwatchAgent
 
 /// The binary record a plug-in's child sends a call's result in: what goes in comes out, and a
@@ -33,8 +34,12 @@ import Testing
         #expect(result.observations.count == 2)
         for (got, sent) in zip(result.observations, Self.result.observations) {
             #expect(got.key == sent.key && got.state == sent.state && got.message == sent.message)
-            #expect(got.metrics.map(\.name) == sent.metrics.map(\.name) && got.metrics.map(\.value) == sent.metrics.map(\.value))
-            #expect(got.labels.map(\.name) == sent.labels.map(\.name) && got.labels.map(\.value) == sent.labels.map(\.value))
+            #expect(
+                got.metrics.map(\.name) == sent.metrics.map(\.name)
+                    && got.metrics.map(\.value) == sent.metrics.map(\.value))
+            #expect(
+                got.labels.map(\.name) == sent.labels.map(\.name) && got.labels.map(\.value) == sent.labels.map(\.value)
+            )
         }
         #expect(result.error == Self.result.error)
         #expect(result.problems == Self.result.problems)
@@ -51,14 +56,18 @@ import Testing
     /// a label where a metric was; none at all) must still come out as they were sent.
     @Test func namesThatChangeInPlaceAreReadAsSent() throws {
         let sent = [
-            Observation(key: "a", state: .ok, metrics: [("x", 1), ("yy", 2), ("size_bytes", 3)], labels: [("mount", "/")]),
-            Observation(key: "b", state: .ok, metrics: [("x", 1), ("yz", 2), ("size_byte", 3)], labels: [("mount", "/b")]),
-            Observation(key: "c", state: .ok, metrics: [("x", 4)], labels: [("yz", "metric name as label"), ("mount", "/c")]),
+            Observation(
+                key: "a", state: .ok, metrics: [("x", 1), ("yy", 2), ("size_bytes", 3)], labels: [("mount", "/")]),
+            Observation(
+                key: "b", state: .ok, metrics: [("x", 1), ("yz", 2), ("size_byte", 3)], labels: [("mount", "/b")]),
+            Observation(
+                key: "c", state: .ok, metrics: [("x", 4)], labels: [("yz", "metric name as label"), ("mount", "/c")]),
             Observation(key: "d", state: .ok, labels: [("x", "1"), ("", "empty name"), ("mount", "/d")]),
             Observation(key: "e", state: .ok, metrics: [("é", 1), ("x", 2)], labels: [("", "")]),
             Observation(key: "f", state: .ok, metrics: [("e\u{301}", 1), ("x", 2)]),
         ]
-        let result = try #require(Self.decoded(ResultFrames.encode(.sampled, CallResult(observations: sent, error: nil, problems: []))))
+        let result = try #require(
+            Self.decoded(ResultFrames.encode(.sampled, CallResult(observations: sent, error: nil, problems: []))))
         #expect(result.observations.count == sent.count)
         for (got, sent) in zip(result.observations, sent) {
             #expect(got.key == sent.key)
@@ -85,14 +94,16 @@ import Testing
     }
 
     @Test func textThatIsNotUTF8IsRefused() throws {
-        var body = ResultFrames.encode(.sampled, CallResult(observations: [Observation(key: "abc", state: .ok)], error: nil, problems: []))
+        var body = ResultFrames.encode(
+            .sampled, CallResult(observations: [Observation(key: "abc", state: .ok)], error: nil, problems: []))
         let key = try #require(body.firstIndex(of: UInt8(ascii: "b")))
         body[key] = 0xFF
         #expect(Self.refused(body))
     }
 
     @Test func aStateOutsideTheFourIsRefused() throws {
-        var body = ResultFrames.encode(.sampled, CallResult(observations: [Observation(key: "k", state: .critical)], error: nil, problems: []))
+        var body = ResultFrames.encode(
+            .sampled, CallResult(observations: [Observation(key: "k", state: .critical)], error: nil, problems: []))
         // kind, count, key length, "k", then the state byte.
         #expect(body[10] == 2)
         body[10] = 4

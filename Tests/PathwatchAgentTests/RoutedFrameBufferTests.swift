@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PathwatchAgent
 
 /// The agent takes a child's frames from the bytes as they arrive: written by the child's own

@@ -1,6 +1,7 @@
 import Foundation
 import PathwatchTestSupport
 import Testing
+
 @testable import PathwatchSinkTestSupport
 
 /// A distinct secret in every field that takes one, then a hunt for each — raw, every
@@ -17,17 +18,22 @@ import Testing
         let dir = try FixturePlugins.folderWithTestProbe()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         try FileManager.default.copyItem(
-            at: TestEnvironment.plugin("pathwatch_reachability"), to: dir.appendingPathComponent("libpathwatch_reachability.so"))
+            at: TestEnvironment.plugin("pathwatch_reachability"),
+            to: dir.appendingPathComponent("libpathwatch_reachability.so"))
         let good = try WebhookReceiver(log: dir.appendingPathComponent("good.jsonl"))
         defer { good.stop() }
         let echoing = try WebhookReceiver(log: dir.appendingPathComponent("echo.jsonl"), mode: "echo-auth")
         defer { echoing.stop() }
 
         let secrets: [String: String] = [
-            "PW_LEAK_NAME": LeakHunt.secret("nm"), "PW_LEAK_TARGET": LeakHunt.secret("tg"), "PW_LEAK_URLTOKEN": LeakHunt.secret("ut"),
-            "PW_LEAK_ECHO": LeakHunt.secret("ec"), "PW_LEAK_USER": LeakHunt.secret("us"), "PW_LEAK_PASS": LeakHunt.secret("pw") + "+~",
-            "PW_LEAK_HDR": LeakHunt.secret("hd"), "PW_LEAK_LABEL": LeakHunt.secret("lb"), "PW_LEAK_METRIC": LeakHunt.secret("mt"),
-            "PW_LEAK_RWBEARER": LeakHunt.secret("rb"), "PW_LEAK_RWUSER": LeakHunt.secret("ru"), "PW_LEAK_RWPASS": LeakHunt.secret("rp"),
+            "PW_LEAK_NAME": LeakHunt.secret("nm"), "PW_LEAK_TARGET": LeakHunt.secret("tg"),
+            "PW_LEAK_URLTOKEN": LeakHunt.secret("ut"),
+            "PW_LEAK_ECHO": LeakHunt.secret("ec"), "PW_LEAK_USER": LeakHunt.secret("us"),
+            "PW_LEAK_PASS": LeakHunt.secret("pw") + "+~",
+            "PW_LEAK_HDR": LeakHunt.secret("hd"), "PW_LEAK_LABEL": LeakHunt.secret("lb"),
+            "PW_LEAK_METRIC": LeakHunt.secret("mt"),
+            "PW_LEAK_RWBEARER": LeakHunt.secret("rb"), "PW_LEAK_RWUSER": LeakHunt.secret("ru"),
+            "PW_LEAK_RWPASS": LeakHunt.secret("rp"),
             "PW_LEAK_RWHDR": LeakHunt.secret("rh"), "PW_LEAK_RWLABEL": LeakHunt.secret("rl"),
             "PW_LEAK_WHSEC": "whsec_" + Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString(),
         ]
@@ -44,7 +50,8 @@ import Testing
         let closedPort = try unusedLoopbackPort()
         let echoURL = echoing.url.replacingOccurrences(
             of: "http://", with: "http://${env:PW_LEAK_USER}:${env:PW_LEAK_PASS}@")
-        let config = try writeConfig("""
+        let config = try writeConfig(
+            """
             {"agent": {"name": "${env:PW_LEAK_NAME}", "plugin_dirs": ["."], "interval": "300ms", "state_dir": "queues"},
              "probes": [
                {"id": "p", "plugin": "testprobe", "config": {"state_file": "\(stateFile.path)", "echo": "token ${env:PW_LEAK_ECHO} in a message",
@@ -65,31 +72,45 @@ import Testing
                        {"type": "remote_write", "url": "\(good.base)/rw-header", "headers": {"X-Scope-OrgID": "${env:PW_LEAK_RWHDR}"}}]}
             """, in: dir)
         // The same secrets where a plug-in's error message cuts one in half (check-config, once).
-        let failing = try writeConfig("""
+        let failing = try writeConfig(
+            """
             {"agent": {"plugin_dirs": ["."]}, "probes": [{"id": "f", "plugin": "testprobe",
               "config": {"fail_path": "x", "fail_message": "\(String(repeating: "m", count: 740))${file:cut.secret}"}}]}
             """, in: dir, name: "failing.json")
 
         var outputs: [(String, String)] = []
-        let agent = try BackgroundProcess([pathwatch, "run", "--config", config.path, "--log-level", "trace"], environment: secrets)
+        let agent = try BackgroundProcess(
+            [pathwatch, "run", "--config", config.path, "--log-level", "trace"], environment: secrets)
         #expect(waitUntil(timeout: 20) { agent.outputLines.count > 5 })
         try "critical broken\n".write(to: stateFile, atomically: true, encoding: .utf8)
         #expect(waitUntil(timeout: 20) { good.acceptedBodies().contains { ($0["type"] as? String) == "change" } })
         #expect(waitUntil(timeout: 20) { !echoing.records().isEmpty })
         // The agent logs what the echoing receiver answered (checked below, with everything else).
         _ = waitUntil(timeout: 20) { agent.errorOutput.contains("denied for Authorization: Basic") }
-        #expect(waitUntil(timeout: 20) { Set(good.writeRequests().filter { $0.status / 100 == 2 }.map(\.path)).count == 2 })
+        #expect(
+            waitUntil(timeout: 20) { Set(good.writeRequests().filter { $0.status / 100 == 2 }.map(\.path)).count == 2 })
         _ = waitUntil(timeout: 20) { agent.errorOutput.contains("HTTP 401 for 1 report") }
         agent.stop()
         outputs.append(("run stdout", agent.outputLines.joined(separator: "\n")))
         outputs.append(("run stderr", agent.errorOutput))
-        #expect(agent.errorOutput.contains("denied for Authorization: Basic"), "the echoing receiver's body is logged (redacted)")
-        outputs.append(("status file", (try? String(contentsOf: dir.appendingPathComponent("status.json"), encoding: .utf8)) ?? ""))
+        #expect(
+            agent.errorOutput.contains("denied for Authorization: Basic"),
+            "the echoing receiver's body is logged (redacted)")
+        outputs.append(
+            ("status file", (try? String(contentsOf: dir.appendingPathComponent("status.json"), encoding: .utf8)) ?? "")
+        )
         outputs.append(("webhook bodies", good.records().compactMap { $0["body"] as? String }.joined(separator: "\n")))
         let written = (good.writeRequests() + echoing.writeRequests()).flatMap(\.samples)
-        outputs.append(("remote-write series", written.map { "\($0.labels.sorted { $0.key < $1.key }) \($0.value)" }.joined(separator: "\n")))
-        #expect(agent.errorOutput.contains("HTTP 401 for 1 report"), "the echoing receiver's refusal of a remote-write request is logged (redacted)")
-        outputs.append(("echoing webhook bodies", echoing.records().compactMap { $0["body"] as? String }.joined(separator: "\n")))
+        outputs.append(
+            (
+                "remote-write series",
+                written.map { "\($0.labels.sorted { $0.key < $1.key }) \($0.value)" }.joined(separator: "\n")
+            ))
+        #expect(
+            agent.errorOutput.contains("HTTP 401 for 1 report"),
+            "the echoing receiver's refusal of a remote-write request is logged (redacted)")
+        outputs.append(
+            ("echoing webhook bodies", echoing.records().compactMap { $0["body"] as? String }.joined(separator: "\n")))
         let queues = dir.appendingPathComponent("queues")
         for file in FileManager.default.enumerator(atPath: queues.path)?.compactMap({ $0 as? String }) ?? [] {
             if let data = FileManager.default.contents(atPath: queues.appendingPathComponent(file).path) {
@@ -97,7 +118,8 @@ import Testing
             }
         }
         for (name, argv) in [
-            ("plugins", ["plugins", "--config", config.path]), ("check-config", ["check-config", "--config", config.path]),
+            ("plugins", ["plugins", "--config", config.path]),
+            ("check-config", ["check-config", "--config", config.path]),
             ("once", ["once", "--config", config.path, "--log-level", "trace"]),
             ("once text", ["once", "--config", config.path, "--format", "text"]),
             ("once nagios", ["once", "--config", config.path, "--format", "nagios"]),
@@ -108,7 +130,9 @@ import Testing
             outputs.append(("\(name) stdout", result.stdout))
             outputs.append(("\(name) stderr", result.stderr))
         }
-        #expect(outputs.first { $0.0 == "check-config failing stderr" }?.1.contains("mmmm") == true, "the cut message is shown")
+        #expect(
+            outputs.first { $0.0 == "check-config failing stderr" }?.1.contains("mmmm") == true,
+            "the cut message is shown")
 
         var hits: [String] = []
         for (name, text) in outputs {
@@ -121,12 +145,16 @@ import Testing
         }
         // The hunt means something only if these really hold what the agent said.
         let mustHaveText = [
-            "run stdout", "run stderr", "status file", "webhook bodies", "remote-write series", "echoing webhook bodies", "plugins stdout",
-            "check-config stdout", "once stdout", "once text stdout", "once nagios stdout", "check-config failing stderr",
+            "run stdout", "run stderr", "status file", "webhook bodies", "remote-write series",
+            "echoing webhook bodies", "plugins stdout",
+            "check-config stdout", "once stdout", "once text stdout", "once nagios stdout",
+            "check-config failing stderr",
         ]
         let empty = mustHaveText.filter { name in outputs.first { $0.0 == name }?.1.isEmpty ?? true }
         #expect(empty.isEmpty, "nothing captured from: \(empty)")
-        #expect(outputs.contains { $0.0.hasPrefix("queue file") && $0.0.hasSuffix(".seg") }, "the queue's segments were read")
+        #expect(
+            outputs.contains { $0.0.hasPrefix("queue file") && $0.0.hasSuffix(".seg") },
+            "the queue's segments were read")
         #expect(hits.isEmpty, "\(hits.count) leaks:\n\(hits.prefix(20).joined(separator: "\n"))")
     }
 }

@@ -29,7 +29,8 @@ import Testing
     }
 
     static func start(_ probes: [String], in dir: URL) throws -> BackgroundProcess {
-        let config = try writeConfig("""
+        let config = try writeConfig(
+            """
             {"agent": {"plugin_dirs": ["\(dir.path)"], "state_dir": "\(dir.path)/state", "isolation": "process"},
              "probes": [\(probes.joined(separator: ",\n"))],
              "sinks": [{"type": "stdout", "format": "json", "on": "every"}]}
@@ -63,27 +64,32 @@ import Testing
         let probes = (0..<50).map { #"{"id": "p\#($0)", "plugin": "testprobe", "interval": "1h"}"# }
         let agent = try Self.start(probes, in: dir)
         defer { agent.stop(grace: 1) }
-        let doc = try #require(Self.waitForAll(agent, (0..<50).map { "p\($0)/c0" }), "stderr: \(agent.errorOutput.suffix(2_000))")
+        let doc = try #require(
+            Self.waitForAll(agent, (0..<50).map { "p\($0)/c0" }), "stderr: \(agent.errorOutput.suffix(2_000))")
         let children = Self.pluginChildren(of: agent.processIdentifier)
         #expect(children.count == 1, "one child for 50 probes of one file, found \(children.count)")
         // Every probe's status names that one child, and each has its own instance (its own check).
         let pids = Set((0..<50).compactMap { Self.probe(doc, "p\($0)")?["pid"] as? Double }.map { Int32($0) })
         #expect(pids == Set(children), "probes report pids \(pids.sorted()), the agent's child is \(children)")
         #expect(agent.stop() == 0)
-        #expect(waitUntil(timeout: 5) { StopManyProbesTests.pluginChildren(servingFrom: dir).isEmpty }, "the child outlived the agent")
+        #expect(
+            waitUntil(timeout: 5) { StopManyProbesTests.pluginChildren(servingFrom: dir).isEmpty },
+            "the child outlived the agent")
     }
 
     @Test func twoPluginFilesGetTwoChildren() throws {
         let dir = try Self.folder()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         let probes = [
-            #"{"id": "a", "plugin": "testprobe", "interval": "1h"}"#, #"{"id": "b", "plugin": "testprobe", "interval": "1h"}"#,
+            #"{"id": "a", "plugin": "testprobe", "interval": "1h"}"#,
+            #"{"id": "b", "plugin": "testprobe", "interval": "1h"}"#,
             #"{"id": "x", "plugin": "hostile", "interval": "1h", "config": {"do": "nothing"}}"#,
             #"{"id": "y", "plugin": "hostile", "interval": "1h", "config": {"do": "nothing"}}"#,
         ]
         let agent = try Self.start(probes, in: dir)
         defer { agent.stop(grace: 1) }
-        let doc = try #require(Self.waitForAll(agent, ["a/c0", "b/c0", "x/c", "y/c"]), "stderr: \(agent.errorOutput.suffix(2_000))")
+        let doc = try #require(
+            Self.waitForAll(agent, ["a/c0", "b/c0", "x/c", "y/c"]), "stderr: \(agent.errorOutput.suffix(2_000))")
         let children = Self.pluginChildren(of: agent.processIdentifier)
         #expect(children.count == 2, "one child per plug-in file, found \(children.count)")
         let pid = { (id: String) in (Self.probe(doc, id)?["pid"] as? Double).map { Int32($0) } }
@@ -95,8 +101,11 @@ import Testing
         let dir = try Self.folder()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         let siblings = (0..<5).map { "s\($0)" }
-        let probes = siblings.map { #"{"id": "\#($0)", "plugin": "hostile", "interval": "200ms", "config": {"do": "nothing"}}"# }
-            + [#"{"id": "crasher", "plugin": "hostile", "interval": "1s", "config": {"do": "crash_first", "count_file": "\#(dir.path)/count.txt"}}"#]
+        let probes =
+            siblings.map { #"{"id": "\#($0)", "plugin": "hostile", "interval": "200ms", "config": {"do": "nothing"}}"# }
+            + [
+                #"{"id": "crasher", "plugin": "hostile", "interval": "1s", "config": {"do": "crash_first", "count_file": "\#(dir.path)/count.txt"}}"#
+            ]
             + [#"{"id": "other", "plugin": "testprobe", "interval": "200ms"}"#]
         let agent = try Self.start(probes, in: dir)
         defer { agent.stop(grace: 1) }
@@ -105,7 +114,10 @@ import Testing
         let down = waitUntil(timeout: 30, interval: 0.05) {
             let docs = Self.documents(agent)
             return siblings.allSatisfy { id in
-                docs.contains { Self.check($0, "\(id)/c")?["state"] as? String == "unknown" && Self.check($0, "\(id)/c")?["message"] as? String == cause }
+                docs.contains {
+                    Self.check($0, "\(id)/c")?["state"] as? String == "unknown"
+                        && Self.check($0, "\(id)/c")?["message"] as? String == cause
+                }
             }
         }
         #expect(down, "siblings did not all report \"\(cause)\": \(agent.errorOutput.suffix(2_000))")
@@ -119,7 +131,9 @@ import Testing
         }
         let doc = try #require(back, "not all came back: \(agent.errorOutput.suffix(2_000))")
         for id in siblings + ["crasher"] {
-            #expect(Self.probe(doc, id)?["restarts"] as? Double ?? 0 >= 3, "\(id): \(String(describing: Self.probe(doc, id)))")
+            #expect(
+                Self.probe(doc, id)?["restarts"] as? Double ?? 0 >= 3,
+                "\(id): \(String(describing: Self.probe(doc, id)))")
             #expect(Self.probe(doc, id)?["state"] as? String == "running")
         }
         // The other plug-in file's probe never saw it.
@@ -161,7 +175,8 @@ import Testing
         // Both come back in a new child while the forked process still sleeps.
         let back = waitUntil(timeout: 30, interval: 0.05) {
             Self.documents(agent).contains { doc in
-                Self.check(doc, "forker/c")?["message"] as? String == "fine now" && Self.check(doc, "sibling/c")?["state"] as? String == "ok"
+                Self.check(doc, "forker/c")?["message"] as? String == "fine now"
+                    && Self.check(doc, "sibling/c")?["state"] as? String == "ok"
                     && Self.probe(doc, "sibling")?["restarts"] as? Double ?? 0 >= 1
             }
         }
@@ -181,7 +196,10 @@ import Testing
         // the same child samples every 100 ms. Its samples are counted up to the first document
         // that shows the kill.
         let killed = waitUntilValue(timeout: 30, interval: 0.05) {
-            Self.documents(agent).firstIndex { Self.check($0, "hung")?["message"] as? String == "overran its 3s deadline by more than 1s; plug-in restarted" }
+            Self.documents(agent).firstIndex {
+                Self.check($0, "hung")?["message"] as? String
+                    == "overran its 3s deadline by more than 1s; plug-in restarted"
+            }
         }
         let index = try #require(killed, "the hung sample was never given up on: \(agent.errorOutput.suffix(2_000))")
         let before = Self.documents(agent).prefix(index)
@@ -191,7 +209,8 @@ import Testing
         // The kill took the sibling's instance too; it says why, naming the probe that hung.
         let sibling = waitUntil(timeout: 30, interval: 0.05) {
             Self.documents(agent).contains {
-                Self.probe($0, "busy")?["last_error"] as? String == "plug-in restarted: probe hung overran its 3s deadline by more than 1s"
+                Self.probe($0, "busy")?["last_error"] as? String
+                    == "plug-in restarted: probe hung overran its 3s deadline by more than 1s"
             }
         }
         #expect(sibling, "\(agent.errorOutput.suffix(2_000))")

@@ -3,6 +3,7 @@ import PathwatchTestSupport
 import ServiceLifecycle
 import Synchronization
 import Testing
+
 @testable import PathwatchAgent
 
 /// What the sinks of one test did, in order.
@@ -43,7 +44,8 @@ private final class RecordingSink: Sink {
 
 @Suite struct SinkGroupTests {
     private func runUntilShutdown(_ group: SinkGroup, before shutdown: @Sendable () async -> Void) async throws {
-        let services = ServiceGroup(configuration: .init(services: [.init(service: group)], logger: Logger(label: "sink-group-test")))
+        let services = ServiceGroup(
+            configuration: .init(services: [.init(service: group)], logger: Logger(label: "sink-group-test")))
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await services.run() }
             await shutdown()

@@ -5,6 +5,7 @@ import PathwatchProbeKit
 import PathwatchTestSupport
 import Synchronization
 import Testing
+
 @testable import PathwatchAgent
 
 /// A sink that renders each batch while holding its own lock, the lock its `status()` takes too.
@@ -25,7 +26,9 @@ private final class LockedRenderingSink: Sink {
     }
 
     /// How many batches it rendered, as its `dropped` count: a number only this sink knows.
-    func status() -> SinkStatus { state.withLock { SinkStatus(type: "test", target: "locked", queued: 0, dropped: $0.renders) } }
+    func status() -> SinkStatus {
+        state.withLock { SinkStatus(type: "test", target: "locked", queued: 0, dropped: $0.renders) }
+    }
     func drain(timeout: Double) {}
 
     var last: (document: String, metrics: String) { state.withLock { ($0.document, $0.metrics) } }
@@ -37,14 +40,18 @@ private final class LockedRenderingSink: Sink {
     @Test func aSinkRendersUnderItsOwnLockWithoutBeingAskedAgain() throws {
         let dir = try FixturePlugins.folderWithTestProbe()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
-        try FileManager.default.createDirectory(at: dir.appendingPathComponent("state"), withIntermediateDirectories: true)
-        let file = try writeConfig("""
+        try FileManager.default.createDirectory(
+            at: dir.appendingPathComponent("state"), withIntermediateDirectories: true)
+        let file = try writeConfig(
+            """
             {"agent": {"name": "locks", "interval": "100ms", "plugin_dirs": ["."], "state_dir": "state"},
              "probes": [{"id": "p", "plugin": "testprobe", "isolation": "inline", "config": {"checks": 3, "counter": true}}],
              "sinks": [{"type": "locked"}]}
             """, in: dir)
         // A sink kind of the test's own, registered as any sink module registers its kind.
-        let kinds = SinkRegistry([SinkKind(type: "locked", settings: LockedSinkSettings.self, triggers: .fixed([.change, .every]))], whenNoneConfigured: [])
+        let kinds = SinkRegistry(
+            [SinkKind(type: "locked", settings: LockedSinkSettings.self, triggers: .fixed([.change, .every]))],
+            whenNoneConfigured: [])
         let loaded = try ConfigLoader.load(file: file.path, sinks: kinds)
         let sink = LockedRenderingSink.shared
         let agent = Agent(
@@ -52,7 +59,9 @@ private final class LockedRenderingSink: Sink {
         try agent.start()
         defer { agent.stop() }
         // The third render's snapshot was made after the sink had rendered at least one batch.
-        for _ in 0..<3 { #expect(sink.rendered.wait(timeout: .now() + 30) == .success, "a report never reached the sink") }
+        for _ in 0..<3 {
+            #expect(sink.rendered.wait(timeout: .now() + 30) == .success, "a report never reached the sink")
+        }
         let (text, metrics) = sink.last
         let document = try JSONParser.parse(text)
         let sinks = try #require(document["sinks"]?.arrayValue)

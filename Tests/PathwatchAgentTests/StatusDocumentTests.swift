@@ -1,6 +1,7 @@
 import PathwatchProbeKit
 import PathwatchTestSupport
 import Testing
+
 @testable import PathwatchAgent
 
 @Suite(.onItsOwnThread) struct StatusDocumentTests {
@@ -15,23 +16,31 @@ import Testing
     @Test func documentHasTheContractShape() throws {
         var book = makeBook()
         let t = WallTime(milliseconds: 1_795_294_260_123)
-        _ = book.apply(.sample([
-            Observation(key: "/var", state: .warning, message: "86% used", metrics: [("used_pct", 86), ("size_bytes", 1.5e12)], labels: [("mount", "/var")]),
-            Observation(key: "/", state: .ok, message: "10% used", metrics: [("used_pct", 10)]),
-        ]), probe: "z-first", at: t)
-        _ = book.apply(.sample([Observation(key: "load", state: .ok, metrics: [("load1", 0.25)])]), probe: "a-second", at: t)
+        _ = book.apply(
+            .sample([
+                Observation(
+                    key: "/var", state: .warning, message: "86% used",
+                    metrics: [("used_pct", 86), ("size_bytes", 1.5e12)], labels: [("mount", "/var")]),
+                Observation(key: "/", state: .ok, message: "10% used", metrics: [("used_pct", 10)]),
+            ]), probe: "z-first", at: t)
+        _ = book.apply(
+            .sample([Observation(key: "load", state: .ok, metrics: [("load1", 0.25)])]), probe: "a-second", at: t)
         let identity = AgentIdentity(name: "web-01", startedAt: WallTime(milliseconds: 1_795_294_200_000))
         let (doc, state) = DocumentTree.written(identity: identity, at: t, book: book)
         #expect(state == .warning)
         let text = JSONSerializer.serialize(doc)
         // Key order as in contract §3.
         #expect(doc.objectValue?.keys == ["schema", "agent", "time", "state", "path", "checks"])
-        #expect(text.hasPrefix(#"{"schema":1,"agent":{"name":"web-01","version":"0.1.0","started_at":"2026-11-21T20:50:00.000Z"},"time":"2026-11-21T20:51:00.123Z","state":"warning","path":{"status":"unknown""#))
+        #expect(
+            text.hasPrefix(
+                #"{"schema":1,"agent":{"name":"web-01","version":"0.1.0","started_at":"2026-11-21T20:50:00.000Z"},"time":"2026-11-21T20:51:00.123Z","state":"warning","path":{"status":"unknown""#
+            ))
         let checks = try #require(doc["checks"]?.arrayValue)
         // Probes in configuration order, checks by id within a probe.
         #expect(checks.compactMap { $0["id"]?.stringValue } == ["z-first//", "z-first//var", "a-second/load"])
         let varCheck = checks[1]
-        #expect(varCheck.objectValue?.keys == ["id", "probe", "plugin", "state", "since", "message", "metrics", "labels"])
+        #expect(
+            varCheck.objectValue?.keys == ["id", "probe", "plugin", "state", "since", "message", "metrics", "labels"])
         #expect(varCheck["metrics"]?["size_bytes"] == 1.5e12)
         #expect(varCheck["labels"]?["mount"] == "/var")
         #expect(varCheck["since"] == "2026-11-21T20:51:00.123Z")
@@ -51,7 +60,9 @@ import Testing
     ])
     func stateIsTheWorstOfItsChecks(states: [CheckState], expected: CheckState) {
         var book = makeBook()
-        _ = book.apply(.sample(states.enumerated().map { Observation(key: "c\($0.offset)", state: $0.element) }), probe: "z-first", at: .now())
+        _ = book.apply(
+            .sample(states.enumerated().map { Observation(key: "c\($0.offset)", state: $0.element) }), probe: "z-first",
+            at: .now())
         #expect(DocumentTree.written(identity: AgentIdentity(name: "x"), at: .now(), book: book).state == expected)
     }
 
@@ -80,16 +91,26 @@ import Testing
     /// A change's line on a json stdout sink is written without the JSON tree; it must be the
     /// tree's text to the byte, whatever the strings hold.
     @Test func changeEventTextIsTheSerializedTree() {
-        let paths: [PathSummary] = [.offline, .unmonitored, PathSummary.compute(from: [[
-            WellKnownLabel.interfaceName: "eth0", WellKnownLabel.interfaceType: "ethernet",
-            WellKnownLabel.interfaceUsable: "1", WellKnownLabel.defaultRoute: "100",
-        ]])]
-        let messages = ["up, carrier, 10000 Mb/s", "", "quote \" backslash \\ tab \t newline \n nul \u{0} del \u{7F}", "é → 🚀 \u{2028}"]
+        let paths: [PathSummary] = [
+            .offline, .unmonitored,
+            PathSummary.compute(from: [
+                [
+                    WellKnownLabel.interfaceName: "eth0", WellKnownLabel.interfaceType: "ethernet",
+                    WellKnownLabel.interfaceUsable: "1", WellKnownLabel.defaultRoute: "100",
+                ]
+            ]),
+        ]
+        let messages = [
+            "up, carrier, 10000 Mb/s", "", "quote \" backslash \\ tab \t newline \n nul \u{0} del \u{7F}",
+            "é → 🚀 \u{2028}",
+        ]
         for (i, message) in messages.enumerated() {
             for from in [nil, .ok, .warning, .critical, .unknown] as [CheckState?] {
                 let event = ChangeEvent(
-                    id: EventID.make(), agent: i == 2 ? "a\"gent" : "edge-1", check: "link/vA \(message)", probe: "link", from: from,
-                    to: .critical, at: WallTime(milliseconds: 1_795_294_330_004 + Int64(i)), message: message, path: paths[i % paths.count])
+                    id: EventID.make(), agent: i == 2 ? "a\"gent" : "edge-1", check: "link/vA \(message)",
+                    probe: "link", from: from,
+                    to: .critical, at: WallTime(milliseconds: 1_795_294_330_004 + Int64(i)), message: message,
+                    path: paths[i % paths.count])
                 #expect(event.jsonText == JSONSerializer.serialize(event.json), "\(message)")
             }
         }
@@ -99,10 +120,13 @@ import Testing
         let event = ChangeEvent(
             id: "x", agent: "a", check: "link/eth0", probe: "link", from: .ok, to: .critical,
             at: WallTime(milliseconds: 1_795_294_330_004), message: "down: no carrier", path: .offline)
-        #expect(TextFormat.eventLine(event) == "2026-11-21T20:52:10.004Z  link/eth0                     ok → critical         down: no carrier")
+        #expect(
+            TextFormat.eventLine(event)
+                == "2026-11-21T20:52:10.004Z  link/eth0                     ok → critical         down: no carrier")
         var book = makeBook()
         _ = book.apply(.sample([Observation(key: "/", state: .ok, message: "10% used")]), probe: "z-first", at: .now())
-        let table = TextFormat.table(StatusSnapshot(identity: AgentIdentity(name: "h"), time: .now(), book: book, probes: nil, sinks: nil))
+        let table = TextFormat.table(
+            StatusSnapshot(identity: AgentIdentity(name: "h"), time: .now(), book: book, probes: nil, sinks: nil))
         #expect(table.contains("CHECK      STATE     MESSAGE"))
         #expect(table.contains("z-first//  ok        10% used"))
     }

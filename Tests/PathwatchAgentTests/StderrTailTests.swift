@@ -12,7 +12,9 @@ import Testing
         var tail = StderrTail()
         for i in 1...10_000 { tail.append(ArraySlice("line \(i)\n\n".utf8)) }
         tail.append(ArraySlice("Fatal error: Index out of range".utf8))
-        #expect(tail.text(redactedBy: SecretRedactor()) == "line 9998 | line 9999 | line 10000 | Fatal error: Index out of range")
+        #expect(
+            tail.text(redactedBy: SecretRedactor())
+                == "line 9998 | line 9999 | line 10000 | Fatal error: Index out of range")
     }
 
     @Test func nothingButBlankLinesIsNothing() {

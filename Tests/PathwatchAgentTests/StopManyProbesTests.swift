@@ -14,7 +14,8 @@ import Testing
     /// `TimeoutStopSec=` of the packaged unit, in seconds.
     static func unitStopTimeout() throws -> Double {
         let unit = try String(
-            contentsOf: TestEnvironment.packageRoot.appendingPathComponent("dist/pathwatch.service.in"), encoding: .utf8)
+            contentsOf: TestEnvironment.packageRoot.appendingPathComponent("dist/pathwatch.service.in"), encoding: .utf8
+        )
         let line = try #require(unit.split(separator: "\n").first { $0.hasPrefix("TimeoutStopSec=") })
         let seconds = String(line.dropFirst("TimeoutStopSec=".count).filter(\.isNumber))
         return try #require(Double(seconds))
@@ -41,7 +42,8 @@ import Testing
             let memory = childEach ? #", "max_memory": "\#(16_384 + i)KiB""# : ""
             return #"{"id": "p\#(i)", "plugin": "testprobe", "interval": "1h", "isolation": "process"\#(memory)}"#
         }
-        let config = try writeConfig("""
+        let config = try writeConfig(
+            """
             {"agent": {"plugin_dirs": ["\(dir.path)"], "state_dir": "\(dir.path)/state"},
              "probes": [\(probes.joined(separator: ", "))],
              "sinks": [{"type": "stdout", "format": "text", "on": "change"}]}

@@ -31,7 +31,8 @@ import Testing
         let probes = (0..<Self.probes).map { i in
             #"{"id": "p\#(i)", "plugin": "testprobe", "timeout": "30s", "config": {"state_file": "\#(stateFile.path)"}}"#
         }
-        let config = try writeConfig("""
+        let config = try writeConfig(
+            """
             {"agent": {"name": "thousand", "plugin_dirs": ["."], "interval": "1s", "isolation": "process", "state_dir": "queues"},
              "probes": [\(probes.joined(separator: ", "))],
              "sinks": [{"type": "stdout", "format": "json", "on": "change"},
@@ -61,21 +62,32 @@ import Testing
             try stateLines(1, state).write(to: stateFile, atomically: true, encoding: .utf8)
             let total = Self.probes * (round + 1)
             let reached = waitUntil(timeout: 120) { changeEvents(agent.outputLines).count >= total }
-            try #require(reached, "\(changeEvents(agent.outputLines).count) of \(total) events; stderr: \(agent.errorOutput.suffix(2_000))")
+            try #require(
+                reached,
+                "\(changeEvents(agent.outputLines).count) of \(total) events; stderr: \(agent.errorOutput.suffix(2_000))"
+            )
             // Every check's last state reaches the paced document too.
-            #expect(waitUntil(timeout: 60) { Set(checkStates().values) == [state] && checkStates().count == Self.probes },
-                    "round \(round): \(Dictionary(grouping: checkStates().values, by: { $0 }).mapValues(\.count))")
+            #expect(
+                waitUntil(timeout: 60) { Set(checkStates().values) == [state] && checkStates().count == Self.probes },
+                "round \(round): \(Dictionary(grouping: checkStates().values, by: { $0 }).mapValues(\.count))")
         }
         let printed = changeEvents(agent.outputLines)
         let ids = printed.compactMap { $0["id"] as? String }
-        #expect(ids.count == Self.probes * Self.rounds.count && Set(ids).count == ids.count, "\(ids.count) events, \(Set(ids).count) distinct")
+        #expect(
+            ids.count == Self.probes * Self.rounds.count && Set(ids).count == ids.count,
+            "\(ids.count) events, \(Set(ids).count) distinct")
         // Each check's changes in order: ok → critical → ok → critical.
         let byCheck = Dictionary(grouping: printed, by: { $0["check"] as? String ?? "" })
         #expect(byCheck.count == Self.probes)
         let wrong = byCheck.filter { _, events in events.compactMap { $0["to"] as? String } != Self.rounds }
-        #expect(wrong.isEmpty, "\(wrong.count) checks with their changes out of order, e.g. \(wrong.first.map { "\($0.key): \($0.value.compactMap { $0["to"] as? String })" } ?? "")")
+        #expect(
+            wrong.isEmpty,
+            "\(wrong.count) checks with their changes out of order, e.g. \(wrong.first.map { "\($0.key): \($0.value.compactMap { $0["to"] as? String })" } ?? "")"
+        )
         // The webhook: every event, once, in the agent's order.
-        #expect(waitUntil(timeout: 120) { Self.webhookEventIDs(receiver).count >= ids.count }, "\(Self.webhookEventIDs(receiver).count) of \(ids.count) delivered")
+        #expect(
+            waitUntil(timeout: 120) { Self.webhookEventIDs(receiver).count >= ids.count },
+            "\(Self.webhookEventIDs(receiver).count) of \(ids.count) delivered")
         #expect(sequenceProblem(got: Self.webhookEventIDs(receiver), expected: ids) == nil)
         // A clean stop: a thousand probes and their child end, the sinks drain; within the
         // service unit's TimeoutStopSec (20 s), however loaded the machine.

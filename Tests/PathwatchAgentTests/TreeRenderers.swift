@@ -1,6 +1,7 @@
-@testable import PathwatchAgent
 import PathwatchProbeKit
 import PathwatchProbeRules
+
+@testable import PathwatchAgent
 
 // The renderers as they were when they read the status document back as a tree: the reference
 // the typed renderers are held to, byte for byte, for the same state. Names are sanitised by the
@@ -22,15 +23,20 @@ struct TreePrometheusText {
     private var families: [String: Family] = [:]
 
     /// Adds one sample to family `name` (created with `help` and `kind` the first time).
-    mutating func add(_ name: String, _ help: String, _ kind: Kind = .gauge, labels: [(String, String)] = [], value: Double) {
+    mutating func add(
+        _ name: String, _ help: String, _ kind: Kind = .gauge, labels: [(String, String)] = [], value: Double
+    ) {
         guard value.isFinite else { return }
         if families[name] == nil {
             order.append(name)
             families[name] = Family(help: help, kind: kind)
         }
-        let rendered = labels.isEmpty
+        let rendered =
+            labels.isEmpty
             ? ""
-            : "{" + labels.map { "\(PrometheusText.sanitizedLabelName($0.0))=\"\(Self.escaped($0.1))\"" }.joined(separator: ",") + "}"
+            : "{"
+                + labels.map { "\(PrometheusText.sanitizedLabelName($0.0))=\"\(Self.escaped($0.1))\"" }.joined(
+                    separator: ",") + "}"
         families[name]?.samples.append("\(name)\(rendered) \(Self.number(value))")
     }
 
@@ -85,13 +91,18 @@ enum TreePrometheus {
     private static func renderPath(_ path: JSONValue?, into out: inout TreePrometheusText) {
         guard let path else { return }
         let status = path["status"]?.stringValue ?? "unknown"
-        out.add("pathwatch_path_satisfied", "1 when the host has a usable path (contract §3 path.status satisfied).", value: status == "satisfied" ? 1 : 0)
-        out.add("pathwatch_path_expensive", "1 when the path is cellular or metered.", value: path["expensive"]?.boolValue == true ? 1 : 0)
+        out.add(
+            "pathwatch_path_satisfied", "1 when the host has a usable path (contract §3 path.status satisfied).",
+            value: status == "satisfied" ? 1 : 0)
+        out.add(
+            "pathwatch_path_expensive", "1 when the path is cellular or metered.",
+            value: path["expensive"]?.boolValue == true ? 1 : 0)
         out.add(
             "pathwatch_path_info", "The path's status, type, interface and internet reachability; always 1.",
             labels: [
                 ("status", status), ("type", path["type"]?.stringValue ?? "none"),
-                ("interface", path["interface"]?.stringValue ?? ""), ("internet", path["internet"]?.stringValue ?? "unknown"),
+                ("interface", path["interface"]?.stringValue ?? ""),
+                ("internet", path["internet"]?.stringValue ?? "unknown"),
             ], value: 1)
     }
 
@@ -128,12 +139,18 @@ enum TreePrometheus {
         for probe in probes {
             let id = probe["id"]?.stringValue ?? ""
             if let ms = probe["last_duration_ms"]?.numberValue {
-                out.add("pathwatch_probe_duration_seconds", "How long the probe's last sample took.", labels: [("probe", id)], value: ms / 1000)
+                out.add(
+                    "pathwatch_probe_duration_seconds", "How long the probe's last sample took.",
+                    labels: [("probe", id)], value: ms / 1000)
             }
             let healthy = probe["state"]?.stringValue == "running" && (probe["last_error"].map { $0 == .null } ?? true)
-            out.add("pathwatch_probe_success", "1 when the probe's last sample succeeded.", labels: [("probe", id)], value: healthy ? 1 : 0)
+            out.add(
+                "pathwatch_probe_success", "1 when the probe's last sample succeeded.", labels: [("probe", id)],
+                value: healthy ? 1 : 0)
             if let restarts = probe["restarts"]?.numberValue {
-                out.add("pathwatch_probe_restarts_total", "Times the probe's plug-in process was restarted.", .counter, labels: [("probe", id)], value: restarts)
+                out.add(
+                    "pathwatch_probe_restarts_total", "Times the probe's plug-in process was restarted.", .counter,
+                    labels: [("probe", id)], value: restarts)
             }
         }
     }
@@ -141,7 +158,9 @@ enum TreePrometheus {
     private static func renderSinks(_ sinks: [JSONValue], into out: inout TreePrometheusText) {
         for sink in sinks {
             let name = "\(sink["type"]?.stringValue ?? "sink"):\(sink["target"]?.stringValue ?? "")"
-            out.add("pathwatch_sink_queued", "Payloads the sink holds, not yet delivered.", labels: [("sink", name)], value: sink["queued"]?.numberValue ?? 0)
+            out.add(
+                "pathwatch_sink_queued", "Payloads the sink holds, not yet delivered.", labels: [("sink", name)],
+                value: sink["queued"]?.numberValue ?? 0)
             out.add(
                 "pathwatch_sink_dropped_total", "Payloads the sink accepted and will never deliver.", .counter,
                 labels: [("sink", name)], value: sink["dropped"]?.numberValue ?? 0)
@@ -168,8 +187,10 @@ enum TreeNagios {
             summary += "\(Plural.count(checks.count, "check")) ok"
             if let path = document["path"]?["description"]?.stringValue { summary += "; \(path)" }
         } else {
-            summary += counts.joined(separator: ", ") + ": "
-                + problems.map { "\($0["id"]?.stringValue ?? "?") \($0["message"]?.stringValue ?? "")" }.joined(separator: "; ")
+            summary +=
+                counts.joined(separator: ", ") + ": "
+                + problems.map { "\($0["id"]?.stringValue ?? "?") \($0["message"]?.stringValue ?? "")" }.joined(
+                    separator: "; ")
         }
         let performance = checks.flatMap { check -> [String] in
             let id = check["id"]?.stringValue ?? ""
@@ -200,7 +221,9 @@ enum TreeNagios {
     }
 
     /// Units of the Nagios plug-in guidelines for the metric suffixes plug-ins use.
-    private static func unit(of metric: String) -> String { MetricWording.nagiosUnit(of: MetricMeaning(undeclared: metric)) }
+    private static func unit(of metric: String) -> String {
+        MetricWording.nagiosUnit(of: MetricMeaning(undeclared: metric))
+    }
 
     /// A single quote inside a label is written twice (the guidelines' escape).
     private static func quoted(_ label: String) -> String { label.replacing("'", with: "''").replacing("=", with: "_") }
@@ -224,7 +247,8 @@ enum TreeText {
         let checks = document["checks"]?.arrayValue ?? []
         var counts: [String: Int] = [:]
         for check in checks { counts[check["state"]?.stringValue ?? "unknown", default: 0] += 1 }
-        let breakdown = CheckState.allCases.compactMap { s in counts[s.name].map { "\($0) \(s.name)" } }.joined(separator: ", ")
+        let breakdown = CheckState.allCases.compactMap { s in counts[s.name].map { "\($0) \(s.name)" } }.joined(
+            separator: ", ")
         let path = document["path"]?["description"]?.stringValue ?? ""
         return "\(time.rfc3339)  status: \(pad(state.name, 8))  \(checks.count) checks (\(breakdown))  path: \(path)"
     }

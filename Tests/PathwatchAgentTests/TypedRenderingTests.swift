@@ -1,6 +1,7 @@
 import PathwatchProbeKit
 import PathwatchTestSupport
 import Testing
+
 @testable import PathwatchAgent
 @testable import PathwatchRemoteWrite
 @testable import PathwatchSinkTestSupport
@@ -24,10 +25,14 @@ import Testing
             let observations = (0..<250).map { (i: Int) -> Observation in
                 Observation(
                     key: "target-\(i)", state: states[(i + p) % states.count], message: "\(i) is \"fine\" | mostly",
-                    metrics: [("total_ms", Double(i) * 1.25), ("used_pct", Double(i % 100)), ("rx_bps", Double(i) * 1000), ("count_total", Double(i))],
+                    metrics: [
+                        ("total_ms", Double(i) * 1.25), ("used_pct", Double(i % 100)), ("rx_bps", Double(i) * 1000),
+                        ("count_total", Double(i)),
+                    ],
                     labels: [("name", "n\(i)"), ("state", "s\\\(i)"), ("Zone-Name", "z\n\(i % 3)")])
             }
-            _ = book.apply(.sample(observations), probe: probe, at: WallTime(milliseconds: 1_795_294_260_000 + Int64(p)))
+            _ = book.apply(
+                .sample(observations), probe: probe, at: WallTime(milliseconds: 1_795_294_260_000 + Int64(p)))
         }
         return book
     }
@@ -60,7 +65,9 @@ import Testing
             "\(name)|" + labels.map { "\($0.0)=\($0.1)" }.joined(separator: "|") + " \(value)"
         }
         for snapshot in Self.snapshots() {
-            let typed = PrometheusExposition.samples(snapshot).map { key($0.name, $0.labels.map { ($0.name, $0.value) }, $0.value) }
+            let typed = PrometheusExposition.samples(snapshot).map {
+                key($0.name, $0.labels.map { ($0.name, $0.value) }, $0.value)
+            }
             let text = ExpositionReader.series(in: PrometheusExposition.renderBytes(snapshot)).map { series in
                 key(series.name, series.labels.dropFirst().map { ($0.name, $0.value) }, series.value)
             }
@@ -93,7 +100,9 @@ import Testing
         for snapshot in Self.snapshots() {
             let tree = DocumentTree.of(snapshot)
             #expect(TextFormat.table(snapshot) == TreeText.table(tree))
-            #expect(TextFormat.documentLine(snapshot) == TreeText.documentLine(tree, state: snapshot.state, time: snapshot.time))
+            #expect(
+                TextFormat.documentLine(snapshot)
+                    == TreeText.documentLine(tree, state: snapshot.state, time: snapshot.time))
         }
     }
 
@@ -118,10 +127,13 @@ import Testing
         var book = CheckBook(agentName: "h")
         book.probeOrder = ["api"]
         book.policies["api"] = ProbePolicy(failAfter: 1, recoverAfter: 1, needsNetwork: false, plugin: "reachability")
-        _ = book.apply(.sample([
-            Observation(key: "a", state: .critical), Observation(key: "b", state: .ok), Observation(key: "c", state: .unknown),
-        ]), probe: "api", at: WallTime(milliseconds: 1000))
-        let snapshot = StatusSnapshot(identity: AgentIdentity(name: "h"), time: WallTime(milliseconds: 1000), book: book, probes: nil, sinks: nil)
+        _ = book.apply(
+            .sample([
+                Observation(key: "a", state: .critical), Observation(key: "b", state: .ok),
+                Observation(key: "c", state: .unknown),
+            ]), probe: "api", at: WallTime(milliseconds: 1000))
+        let snapshot = StatusSnapshot(
+            identity: AgentIdentity(name: "h"), time: WallTime(milliseconds: 1000), book: book, probes: nil, sinks: nil)
         #expect(Set(snapshot.firingChecks.map(\.id)) == ["api/a", "api/c"])
         #expect(snapshot.unannouncedCheckIDs.isEmpty)
         #expect(snapshot.check("api/b")?.state == .ok)

@@ -8,7 +8,8 @@ import Testing
 /// probe's health and once in its log; when the plug-in drains it again, both clear.
 @Suite(.serialized, .onItsOwnThread) struct UndrainedDescriptorTests {
     let pathwatch = TestEnvironment.pathwatchBinary.path
-    static let problem = "event descriptor stays readable after handle_event: the plug-in does not drain it; served once a second"
+    static let problem =
+        "event descriptor stays readable after handle_event: the plug-in does not drain it; served once a second"
 
     @Test(arguments: ["process", "inline"])
     func anUndrainedDescriptorIsThrottledReportedAndClearedWhenDrained(isolation: String) throws {
@@ -17,7 +18,8 @@ import Testing
         chmod(dir.path, 0o755)
         try FixturePlugins.build("event_probe.c", as: "eventprobe", into: dir)
         let drainNow = dir.appendingPathComponent("drain-now")
-        let config = try writeConfig("""
+        let config = try writeConfig(
+            """
             {"agent": {"plugin_dirs": ["."], "interval": "1s", "isolation": "\(isolation)"},
              "probes": [{"id": "ev", "plugin": "eventprobe", "config": {"drain": false, "drain_when": "\(drainNow.path)"}}],
              "sinks": [{"type": "file", "path": "status.json", "pretty": false}]}
@@ -26,11 +28,13 @@ import Testing
         defer { agent.stop() }
         let document = dir.appendingPathComponent("status.json")
         func probe() -> [String: Any]? {
-            guard let text = try? String(contentsOf: document, encoding: .utf8), let doc = try? parseJSONObject(text) else { return nil }
+            guard let text = try? String(contentsOf: document, encoding: .utf8), let doc = try? parseJSONObject(text)
+            else { return nil }
             return (doc["probes"] as? [[String: Any]])?.first { $0["id"] as? String == "ev" }
         }
         func events() -> Double? {
-            guard let text = try? String(contentsOf: document, encoding: .utf8), let doc = try? parseJSONObject(text) else { return nil }
+            guard let text = try? String(contentsOf: document, encoding: .utf8), let doc = try? parseJSONObject(text)
+            else { return nil }
             let check = (doc["checks"] as? [[String: Any]])?.first { $0["id"] as? String == "ev/event" }
             return (check?["metrics"] as? [String: Any])?["events"] as? Double
         }
@@ -49,8 +53,12 @@ import Testing
         let used = tree.compactMap(ProcessUsage.cpuSeconds).reduce(0, +) - before
         #expect(used / 2 < 0.2, "\(isolation): \(Int(used / 2 * 100)) % of a core while throttled")
         // Still served, about once a second, not dropped.
-        _ = try waitFor("events to be served while throttled", timeout: 10) { (events() ?? 0) > eventsBefore ? true : nil }
-        #expect(occurrences(of: "probe ev: \(Self.problem)", in: agent.errorOutput) == 1, "\(agent.errorOutput.suffix(2_000))")
+        _ = try waitFor("events to be served while throttled", timeout: 10) {
+            (events() ?? 0) > eventsBefore ? true : nil
+        }
+        #expect(
+            occurrences(of: "probe ev: \(Self.problem)", in: agent.errorOutput) == 1,
+            "\(agent.errorOutput.suffix(2_000))")
 
         // The plug-in drains it again: the throttle and the problem clear.
         try Data().write(to: drainNow)
@@ -58,7 +66,9 @@ import Testing
             guard let p = probe() else { return nil }
             return p["last_error"] == nil || p["last_error"] is NSNull ? true : nil
         }
-        #expect(agent.errorOutput.contains("probe ev: its event descriptor drains again"), "\(agent.errorOutput.suffix(2_000))")
+        #expect(
+            agent.errorOutput.contains("probe ev: its event descriptor drains again"),
+            "\(agent.errorOutput.suffix(2_000))")
         #expect(agent.isRunning)
     }
 

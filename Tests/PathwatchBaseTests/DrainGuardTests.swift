@@ -16,10 +16,14 @@ import Testing
     @Test func itTakesAWholeSecondAndAHundredCallsToThrottle() {
         var rule = DrainGuard()
         // 1,000 calls in half a second: many, but not for long enough.
-        for i in 0..<1_000 { #expect(rule.served(stillReadable: true, progressed: false, at: Int64(i) * 500_000) == nil) }
+        for i in 0..<1_000 {
+            #expect(rule.served(stillReadable: true, progressed: false, at: Int64(i) * 500_000) == nil)
+        }
         // A second of calls, but only 99 of them.
         var slow = DrainGuard()
-        for i in 0..<99 { #expect(slow.served(stillReadable: true, progressed: false, at: Int64(i) * Self.second / 90) == nil) }
+        for i in 0..<99 {
+            #expect(slow.served(stillReadable: true, progressed: false, at: Int64(i) * Self.second / 90) == nil)
+        }
         #expect(slow.served(stillReadable: true, progressed: false, at: 2 * Self.second) == .throttled)
         #expect(slow.throttled && slow.nextServe == 3 * Self.second)
         // The first: it goes on past the second.
@@ -30,9 +34,17 @@ import Testing
         var rule = DrainGuard()
         for i in 0..<150 { _ = rule.served(stillReadable: true, progressed: false, at: Int64(i) * Self.second / 200) }
         #expect(rule.served(stillReadable: false, progressed: false, at: Self.second * 3 / 4) == nil)
-        for i in 0..<150 { #expect(rule.served(stillReadable: true, progressed: false, at: Self.second + Int64(i) * Self.second / 200) == nil) }
+        for i in 0..<150 {
+            #expect(
+                rule.served(stillReadable: true, progressed: false, at: Self.second + Int64(i) * Self.second / 200)
+                    == nil)
+        }
         #expect(rule.served(stillReadable: true, progressed: true, at: Self.second * 3 / 2) == nil)
-        for i in 0..<150 { #expect(rule.served(stillReadable: true, progressed: false, at: 2 * Self.second + Int64(i) * Self.second / 200) == nil) }
+        for i in 0..<150 {
+            #expect(
+                rule.served(stillReadable: true, progressed: false, at: 2 * Self.second + Int64(i) * Self.second / 200)
+                    == nil)
+        }
         #expect(!rule.throttled)
     }
 
@@ -46,7 +58,9 @@ import Testing
         #expect(rule.foundUnready() == .released)
         #expect(!rule.throttled)
         #expect(rule.foundUnready() == nil, "released twice")
-        for i in 0...200 { _ = rule.served(stillReadable: true, progressed: false, at: 10 * Self.second + Int64(i) * Self.second / 100) }
+        for i in 0...200 {
+            _ = rule.served(stillReadable: true, progressed: false, at: 10 * Self.second + Int64(i) * Self.second / 100)
+        }
         #expect(rule.served(stillReadable: true, progressed: true, at: 13 * Self.second) == .released)
     }
 
@@ -57,7 +71,10 @@ import Testing
         defer { thread.finish() }
         var fds: [Int32] = [-1, -1]
         try #require(pipe(&fds) == 0)
-        defer { close(fds[0]); close(fds[1]) }
+        defer {
+            close(fds[0])
+            close(fds[1])
+        }
         let calls = Atomic<Int>(0)
         /// When each call came (monotonic nanoseconds), in order.
         let callTimes = Mutex<[Int64]>([])
@@ -85,7 +102,8 @@ import Testing
         // drains the descriptor, which releases it.
         let before = calls.load(ordering: .relaxed)
         drain.store(true, ordering: .relaxed)
-        #expect(waitUntil(timeout: 5) { changes.withLock { $0 } == [.throttled, .released] }, "\(changes.withLock { $0 })")
+        #expect(
+            waitUntil(timeout: 5) { changes.withLock { $0 } == [.throttled, .released] }, "\(changes.withLock { $0 })")
         let served = calls.load(ordering: .relaxed) - before
         let turn = callTimes.withLock { $0.count > before ? Double($0[before] - $0[before - 1]) / 1e9 : 0 }
         // One call; two if a turn fell between counting and draining.
@@ -114,7 +132,10 @@ import Testing
             try #require(socketpair(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0, &fds) == 0)
             _ = fcntl(fds[0], F_SETFL, O_NONBLOCK)
         }
-        defer { close(fds[0]); close(fds[1]) }
+        defer {
+            close(fds[0])
+            close(fds[1])
+        }
         let calls = Atomic<Int>(0)
         let changes = Mutex<[DrainGuard.Change]>([])
         let (read, write) = (fds[0], fds[1])
@@ -132,7 +153,9 @@ import Testing
             _ = Glibc.write(write, &value, 8)
             usleep(300)
         }
-        #expect(calls.load(ordering: .relaxed) > 2 * DrainGuard.callsBeforeThrottle, "the writer hardly wrote: \(calls.load(ordering: .relaxed)) calls")
+        #expect(
+            calls.load(ordering: .relaxed) > 2 * DrainGuard.callsBeforeThrottle,
+            "the writer hardly wrote: \(calls.load(ordering: .relaxed)) calls")
         #expect(changes.withLock { $0 }.isEmpty)
     }
 }

@@ -8,10 +8,15 @@ import Testing
 struct PipeTests {
     @Test(arguments: [false, true]) func bothEndsAreCloseOnExecAndBlockAsAsked(nonBlocking: Bool) throws {
         let pipe = try #require(makePipe(nonBlocking: nonBlocking))
-        defer { close(pipe.read); close(pipe.write) }
+        defer {
+            close(pipe.read)
+            close(pipe.write)
+        }
         for fd in [pipe.read, pipe.write] {
             #expect(fcntl(fd, F_GETFD) & FD_CLOEXEC != 0, "descriptor \(fd) is inherited at exec")
-            #expect((fcntl(fd, F_GETFL) & O_NONBLOCK != 0) == nonBlocking, "descriptor \(fd): O_NONBLOCK should be \(nonBlocking)")
+            #expect(
+                (fcntl(fd, F_GETFL) & O_NONBLOCK != 0) == nonBlocking,
+                "descriptor \(fd): O_NONBLOCK should be \(nonBlocking)")
         }
         var byte: UInt8 = 7
         #expect(write(pipe.write, &byte, 1) == 1)

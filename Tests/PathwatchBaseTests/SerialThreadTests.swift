@@ -25,7 +25,10 @@ import Testing
     @Test func syncRunsOnTheThreadAfterWhatWasQueued() {
         let thread = SerialThread(name: "pw-test-sync")
         let seen = Mutex<[Int]>([])
-        thread.async { usleep(50_000); seen.withLock { $0.append(1) } }
+        thread.async {
+            usleep(50_000)
+            seen.withLock { $0.append(1) }
+        }
         let (name, before) = thread.sync { () -> (String, [Int]) in
             let name = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? ""
             return (name.trimmingCharacters(in: .whitespacesAndNewlines), seen.withLock { $0 })
@@ -88,7 +91,10 @@ import Testing
     @Test func aWatchedDescriptorIsServedOnTheThreadUntilUnwatched() {
         let thread = SerialThread(name: "pw-test-watch", watchingDescriptors: true)
         let pipe = WatchedPipe()
-        defer { close(pipe.read); close(pipe.write) }
+        defer {
+            close(pipe.read)
+            close(pipe.write)
+        }
         let watching = thread.watch(pipe.read, onReadable: { pipe.onReadable() }, onClosed: { pipe.closed.signal() })
         #expect(watching)
         for _ in 1...3 {

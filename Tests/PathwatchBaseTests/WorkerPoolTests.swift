@@ -63,7 +63,8 @@ import Testing
     }
 
     @Test func threadsBeyondTheSteadyOnesEndWhenIdle() {
-        let pool = WorkerPool(name: "pw-test-idle", steady: 1, limit: 8, growthDelayNanoseconds: 5_000_000, idleLifetime: 0.3)
+        let pool = WorkerPool(
+            name: "pw-test-idle", steady: 1, limit: 8, growthDelayNanoseconds: 5_000_000, idleLifetime: 0.3)
         let release = DispatchSemaphore(value: 0)
         let started = DispatchGroup()
         let lanes = (0..<4).map { _ in pool.lane() }

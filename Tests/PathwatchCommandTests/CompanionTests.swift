@@ -10,7 +10,10 @@ import Testing
                 == ["/usr/bin/pathwatch-cli", "/usr/bin/../lib/pathwatch/pathwatch-cli"])
         #expect(
             CommandLineCompanion.candidates(executable: "/src/pathwatch/.build/release/pathwatch")
-                == ["/src/pathwatch/.build/release/pathwatch-cli", "/src/pathwatch/.build/release/../lib/pathwatch/pathwatch-cli"])
+                == [
+                    "/src/pathwatch/.build/release/pathwatch-cli",
+                    "/src/pathwatch/.build/release/../lib/pathwatch/pathwatch-cli",
+                ])
     }
 
     @Test func theAgentIsLookedForBesideTheCompanionThenInBin() {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import PathwatchCommands
 import Testing
+
 @testable import PathwatchCLI
 
 /// `run` and `once` read their plain command lines without ArgumentParser (`PlainArguments`):
@@ -36,7 +37,8 @@ import Testing
     static let left: [[String]] = [
         [], ["status"], ["check-config"], ["plugins"], ["--help"], ["--version"], ["runs"],
         ["run", "--format", "json"], ["run", "--help"], ["run", "--config"], ["run", "x"],
-        ["run", "--log-level", "loud"], ["run", "--config", "a", "--config", "b"], ["help", "once"], ["once", "--help"], ["once", "-h"], ["once", "--version"],
+        ["run", "--log-level", "loud"], ["run", "--config", "a", "--config", "b"], ["help", "once"],
+        ["once", "--help"], ["once", "-h"], ["once", "--version"],
         ["once", "--config"], ["once", "--config="], ["once", "--config", "-x"], ["once", "--config", "--format"],
         ["once", "--config", "a", "--config", "b"], ["once", "--format", "yaml"], ["once", "--format", "JSON"],
         ["once", "--log-level", "verbose"], ["once", "--", "--config"], ["once", "x"], ["once", "--conf", "x"],
@@ -66,7 +68,9 @@ import Testing
 
     /// What the companion parsed is handed back to `pathwatch` in a form the direct reading takes,
     /// to the same options: every spelling of `run` and `once` ends in the agent's executable.
-    @Test(arguments: taken + takenRun + left) func parsedLinesAreHandedBackInAPlainFormThatReadsTheSame(_ line: [String]) throws {
+    @Test(arguments: taken + takenRun + left) func parsedLinesAreHandedBackInAPlainFormThatReadsTheSame(
+        _ line: [String]
+    ) throws {
         guard let parsed = try? Pathwatch.parseAsRoot(line) else { return }
         let plain: PlainArguments
         if let once = parsed as? Pathwatch.Once {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import PathwatchCommands
 import Testing
+
 @testable import PathwatchCLI
 
 /// A plug-in child reads the command line the agent writes without ArgumentParser

@@ -2,6 +2,7 @@ import Foundation
 import PathwatchJSON
 import PathwatchTestSupport
 import Testing
+
 @testable import PathwatchAgent
 @testable import PathwatchFileSink
 
@@ -19,7 +20,8 @@ import Testing
         // mix of two versions is detectable, not just a parse error.
         func document(_ version: Int) -> String {
             let filler = String(repeating: "v\(version)-", count: 8_000)
-            return JSONSerializer.serialize(.object(JSONObject([("version", .number(Double(version))), ("filler", .string(filler))])))
+            return JSONSerializer.serialize(
+                .object(JSONObject([("version", .number(Double(version))), ("filler", .string(filler))])))
         }
         try AtomicFile.write(document(0), to: path)
         let writes = 2_000
@@ -59,9 +61,12 @@ import Testing
         let path = dir.appendingPathComponent("status.json").path
         @Sendable func document(_ writer: Int, _ version: Int) -> String {
             let filler = String(repeating: "w\(writer)v\(version)-", count: 4_000)
-            return JSONSerializer.serialize(.object(JSONObject([
-                ("writer", .number(Double(writer))), ("version", .number(Double(version))), ("filler", .string(filler)),
-            ])))
+            return JSONSerializer.serialize(
+                .object(
+                    JSONObject([
+                        ("writer", .number(Double(writer))), ("version", .number(Double(version))),
+                        ("filler", .string(filler)),
+                    ])))
         }
         try AtomicFile.write(document(0, 0), to: path)
         let writeErrors = LockedCounter()
@@ -95,7 +100,9 @@ import Testing
     }
 
     @Test func unwritableFolderIsAClearError() {
-        #expect(throws: AtomicFile.WriteError.self) { try AtomicFile.write("{}", to: "/nonexistent/folder/status.json") }
+        #expect(throws: AtomicFile.WriteError.self) {
+            try AtomicFile.write("{}", to: "/nonexistent/folder/status.json")
+        }
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import PathwatchTestSupport
 import Testing
+
 @testable import PathwatchAgent
 @testable import PathwatchSinkTestSupport
 
@@ -11,7 +12,8 @@ import Testing
     @Test func theFileHasItsModeWhateverTheUmask() throws {
         let dir = try Unprivileged.makeTemporaryDirectory("pathwatch-file-mode")
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
-        let config = try writeConfig("""
+        let config = try writeConfig(
+            """
             {"agent": {"plugin_dirs": ["\(TestEnvironment.productsDirectory.path)"], "interval": "1s", "state_dir": "state"},
              "probes": [{"id": "load", "plugin": "loadavg", "config": {}}],
              "sinks": [{"type": "file", "path": "asked.prom", "format": "prometheus", "mode": "0644"},
@@ -20,10 +22,16 @@ import Testing
         try Unprivileged.own(dir)
         // As the unit runs it: its own user, UMask=0027.
         let agent = try BackgroundProcess(
-            Unprivileged.command(["sh", "-c", "umask 0027 && exec \"$0\" \"$@\"", TestEnvironment.pathwatchBinary.path, "run", "--config", config.path]))
+            Unprivileged.command([
+                "sh", "-c", "umask 0027 && exec \"$0\" \"$@\"", TestEnvironment.pathwatchBinary.path, "run", "--config",
+                config.path,
+            ]))
         defer { _ = agent.stop() }
         func mode(_ name: String) -> Int? {
-            guard let attributes = try? FileManager.default.attributesOfItem(atPath: dir.appendingPathComponent(name).path) else { return nil }
+            guard
+                let attributes = try? FileManager.default.attributesOfItem(
+                    atPath: dir.appendingPathComponent(name).path)
+            else { return nil }
             return (attributes[.posixPermissions] as? NSNumber)?.intValue
         }
         let written = waitUntil(timeout: 30) { mode("asked.prom") != nil && mode("default.prom") != nil }
@@ -35,6 +43,8 @@ import Testing
     @Test(arguments: ["0666", "4644", "rw-r--r--", "644x", "0o644", ""])
     func aModeOthersCouldWriteOrThatIsNoModeIsRefused(mode: String) throws {
         let error = SinkConfigFixture.refusal(#"{"type": "file", "path": "/tmp/x.prom", "mode": "\#(mode)"}"#)
-        #expect(error?.description.contains("sinks[1].mode: expected permission bits in octal") == true, "\(String(describing: error))")
+        #expect(
+            error?.description.contains("sinks[1].mode: expected permission bits in octal") == true,
+            "\(String(describing: error))")
     }
 }

@@ -3,11 +3,12 @@ import Foundation
 import Logging
 import PathwatchAgent
 import PathwatchClockTesting
-@testable import PathwatchHTTPOut
 import PathwatchJSON
 import PathwatchQueue
 import PathwatchTestSupport
 import Synchronization
+
+@testable import PathwatchHTTPOut
 
 /// The delivery loop of a pushing sink on a manual clock: the real `PushDeliverer` and a real
 /// queue in a temporary folder, a format of one record per request, and a poster that answers
@@ -27,18 +28,26 @@ final class DeliveryLoopHarness {
     /// `records` (`r1`, `r2`, …) are queued before the loop starts; `answers` are the poster's
     /// first answers, in order, and every later attempt gets a 200. The URL is a literal
     /// address off loopback, so delivery holds while the path is unsatisfied.
-    init(url: String = "http://192.0.2.10/in", retry: RetryPolicy, minInterval: UInt64 = 0, records: Int, answers: [HTTPResponse]) throws {
+    init(
+        url: String = "http://192.0.2.10/in", retry: RetryPolicy, minInterval: UInt64 = 0, records: Int,
+        answers: [HTTPResponse]
+    ) throws {
         guard let target = HTTPTarget(url) else { throw TestFailure("not a URL: \(url)") }
         folder = try TestEnvironment.makeTemporaryDirectory()
         queue = try DurableQueue(folder: folder.path + "/queue", limits: .init(records: 100, bytes: 1 << 20))
-        _ = try queue.append((1...records).map { QueueRecord(kind: 1, id: "r\($0)", enqueuedAtMilliseconds: 0, body: Array("r\($0)".utf8)) })
+        _ = try queue.append(
+            (1...records).map {
+                QueueRecord(kind: 1, id: "r\($0)", enqueuedAtMilliseconds: 0, body: Array("r\($0)".utf8))
+            })
         poster = ScriptedPoster(clock: clock, answers: answers)
         let logger = AgentLogger(logger: Logger(label: "delivery-test"), redactor: SecretRedactor())
         health = DeliveryHealth(type: "test", noun: "records", target: target, logger: logger, clock: clock)
         let context = PushContext(name: "test \(url)", noun: "records", logger: logger, health: health, clock: clock)
         var spec = PushSpec(
             type: "test", noun: "records",
-            post: HTTPPostDescription(url: url, contentType: "text/plain", headers: [], tls: HTTPTLS(), timeout: ConfigDuration(nanoseconds: 1_000_000_000)),
+            post: HTTPPostDescription(
+                url: url, contentType: "text/plain", headers: [], tls: HTTPTLS(),
+                timeout: ConfigDuration(nanoseconds: 1_000_000_000)),
             retry: retry, limits: queue.limits, folderKey: url)
         spec.minInterval = minInterval
         let poster = poster
@@ -61,7 +70,9 @@ final class DeliveryLoopHarness {
     /// The `number`th attempt (from 1), once the loop has made it.
     func attempt(_ number: Int) throws -> ScriptedPoster.Attempt {
         let attempts = waitUntilValue { poster.attempts.count >= number ? poster.attempts : nil }
-        guard let attempts else { throw TestFailure("the loop made \(poster.attempts.count) attempts, not \(number); phase \(phase)") }
+        guard let attempts else {
+            throw TestFailure("the loop made \(poster.attempts.count) attempts, not \(number); phase \(phase)")
+        }
         return attempts[number - 1]
     }
 

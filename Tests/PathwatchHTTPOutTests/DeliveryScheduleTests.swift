@@ -1,9 +1,10 @@
 import Foundation
 import PathwatchAgent
 import PathwatchClockTesting
-@testable import PathwatchHTTPOut
 import PathwatchTestSupport
 import Testing
+
+@testable import PathwatchHTTPOut
 
 /// The retry schedule of the queued delivery that webhook and remote_write share, in virtual
 /// time: backoff from `initial` doubling to `max` with equal jitter, `Retry-After` in seconds and
@@ -17,7 +18,8 @@ import Testing
         let failures = 6
         let loop = try DeliveryLoopHarness(
             retry: RetryPolicy(initial: 1, max: 8), records: 1,
-            answers: [ScriptedPoster.status(500), ScriptedPoster.refusedConnection] + Array(repeating: ScriptedPoster.status(502), count: failures - 2))
+            answers: [ScriptedPoster.status(500), ScriptedPoster.refusedConnection]
+                + Array(repeating: ScriptedPoster.status(502), count: failures - 2))
         var previous = try loop.attempt(1)
         #expect(previous.at == ManualClock.start, "the first attempt goes at once")
         for failure in 1...failures {
@@ -25,7 +27,9 @@ import Testing
             let step = min(8, UInt64(1) << (failure - 1)) * Self.second
             let deadline = try loop.awaitedDeadline()
             #expect(loop.phase == .backingOff)
-            #expect((step / 2...step).contains(deadline - previous.at), "after failure \(failure): waits \(deadline - previous.at) ns, step \(step)")
+            #expect(
+                (step / 2...step).contains(deadline - previous.at),
+                "after failure \(failure): waits \(deadline - previous.at) ns, step \(step)")
             loop.clock.advance(to: deadline)
             let next = try loop.attempt(failure + 1)
             #expect(next.at == deadline, "retried when the backoff ended, not before or after")
@@ -62,7 +66,8 @@ import Testing
     }
 
     @Test func minIntervalSpacesRequestsFromTheStartOfTheOneBefore() throws {
-        let loop = try DeliveryLoopHarness(retry: RetryPolicy(initial: 1, max: 8), minInterval: 2 * Self.second, records: 3, answers: [])
+        let loop = try DeliveryLoopHarness(
+            retry: RetryPolicy(initial: 1, max: 8), minInterval: 2 * Self.second, records: 3, answers: [])
         var times = [try loop.attempt(1).at]
         for attempt in 2...3 {
             let deadline = try loop.awaitedDeadline()
@@ -75,7 +80,8 @@ import Testing
     }
 
     @Test func anUnsatisfiedPathHoldsDeliveryWhateverTheTimeAndItsReturnFlushesAtOnce() throws {
-        let loop = try DeliveryLoopHarness(retry: RetryPolicy(initial: 10, max: 60), records: 1, answers: [ScriptedPoster.status(500)])
+        let loop = try DeliveryLoopHarness(
+            retry: RetryPolicy(initial: 10, max: 60), records: 1, answers: [ScriptedPoster.status(500)])
         _ = try loop.attempt(1)
         _ = try loop.awaitedDeadline()
         loop.notePath(unsatisfied: true)
@@ -94,7 +100,8 @@ import Testing
 
     @Test func thePathsReturnForgetsTheBackoffButNotTheReceiversRetryAfter() throws {
         let loop = try DeliveryLoopHarness(
-            retry: RetryPolicy(initial: 1, max: 60), records: 1, answers: [ScriptedPoster.status(429, retryAfter: "30")])
+            retry: RetryPolicy(initial: 1, max: 60), records: 1, answers: [ScriptedPoster.status(429, retryAfter: "30")]
+        )
         let first = try loop.attempt(1)
         #expect(try loop.awaitedDeadline() == first.at + 30 * Self.second)
         loop.notePath(unsatisfied: true)

@@ -1,5 +1,6 @@
-@testable import PathwatchHTTPOut
 import Testing
+
+@testable import PathwatchHTTPOut
 
 /// When deliveries wait for the path: only while it is unsatisfied, never to loopback, and
 /// the moments holding starts and ends are told apart (each is logged once).

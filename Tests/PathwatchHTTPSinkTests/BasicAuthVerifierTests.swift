@@ -7,7 +7,9 @@ import Testing
 /// bcrypt through libcrypt and the verifier around it, without a server: the hashes htpasswd
 /// writes verify, wrong passwords and unknown users do not, and a success is remembered.
 @Suite(.onItsOwnThread) struct BasicAuthVerifierTests {
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/htpasswd"), "needs htpasswd (apache2-utils)"))
+    @Test(
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: "/usr/bin/htpasswd"), "needs htpasswd (apache2-utils)"))
     func htpasswdHashesVerifyAndOnlyWithTheirPassword() throws {
         let hash = try Htpasswd.bcryptHash("right horse")
         #expect(Bcrypt.isUsableHash(hash))
@@ -23,10 +25,11 @@ import Testing
         let verifier = CredentialVerifier(users: BasicAuthUsers(["scraper": hash]))
         func verify(_ user: String, _ password: String) -> Bool {
             let answer = Answer()
-            #expect(verifier.verify(user: user, password: Array(password.utf8)) { ok in
-                answer.ok = ok
-                answer.done.signal()
-            })
+            #expect(
+                verifier.verify(user: user, password: Array(password.utf8)) { ok in
+                    answer.ok = ok
+                    answer.done.signal()
+                })
             answer.done.wait()
             return answer.ok
         }
@@ -42,7 +45,10 @@ import Testing
 
     @Test func failedLoginsHoldAnAddressBackAndTheTableStaysBounded() {
         let limiter = FailedAttemptLimiter()
-        for _ in 0..<FailedAttemptLimiter.allowed { #expect(limiter.blockedFor("192.0.2.1") == nil); limiter.failed("192.0.2.1") }
+        for _ in 0..<FailedAttemptLimiter.allowed {
+            #expect(limiter.blockedFor("192.0.2.1") == nil)
+            limiter.failed("192.0.2.1")
+        }
         #expect(limiter.blockedFor("192.0.2.1") != nil)
         #expect(limiter.blockedFor("192.0.2.2") == nil)
         for i in 0..<(FailedAttemptLimiter.capacity + 10) { limiter.failed("10.0.\(i / 256).\(i % 256)") }

@@ -1,9 +1,10 @@
-import Testing
-@testable import PathwatchAgent
-@testable import PathwatchHTTPSink
+import Foundation
 import PathwatchDigest
 import PathwatchTestSupport
-import Foundation
+import Testing
+
+@testable import PathwatchAgent
+@testable import PathwatchHTTPSink
 
 /// SHA-256 and HMAC-SHA256 through libcrypto, against published vectors, and the digests the
 /// agent relies on (the page's policy hashes, the queue folder's name).
@@ -15,7 +16,8 @@ import Foundation
     @Test func sha256MatchesTheStandardsVectors() {
         #expect(Digest.available)
         // FIPS 180-2, appendix B.1 and the empty message.
-        #expect(hex(Digest.sha256(Array("abc".utf8))) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(
+            hex(Digest.sha256(Array("abc".utf8))) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
         #expect(hex(Digest.sha256([])) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
     }
 
@@ -25,7 +27,8 @@ import Foundation
         #expect(hex(mac) == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
         // Test case 6: a key longer than the block is hashed first.
         let long = Digest.hmacSHA256(
-            key: [UInt8](repeating: 0xaa, count: 131), message: Array("Test Using Larger Than Block-Size Key - Hash Key First".utf8))
+            key: [UInt8](repeating: 0xaa, count: 131),
+            message: Array("Test Using Larger Than Block-Size Key - Hash Key First".utf8))
         #expect(hex(long) == "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54")
     }
 

@@ -35,12 +35,14 @@ import Testing
             let dir = try FixturePlugins.folderWithTestProbe()
             defer { TestEnvironment.removeTemporaryDirectory(dir) }
             try FileManager.default.copyItem(
-                at: TestEnvironment.plugin("pathwatch_reachability"), to: dir.appendingPathComponent("libpathwatch_reachability.so"))
+                at: TestEnvironment.plugin("pathwatch_reachability"),
+                to: dir.appendingPathComponent("libpathwatch_reachability.so"))
             try Data(bearer.utf8).write(to: dir.appendingPathComponent("bearer.secret"))
             try Data((httpToken + "\n").utf8).write(to: dir.appendingPathComponent("http-token.secret"))
             let receiver = try WebhookReceiver(log: dir.appendingPathComponent("hook.jsonl"))
             defer { receiver.stop() }
-            let hookURL = receiver.url.replacingOccurrences(of: "http://", with: "http://${env:PW_LEAK_USER}:${env:PW_LEAK_PASS}@")
+            let hookURL = receiver.url.replacingOccurrences(
+                of: "http://", with: "http://${env:PW_LEAK_USER}:${env:PW_LEAK_PASS}@")
             let stateFile = dir.appendingPathComponent("state")
             try "ok fine\n".write(to: stateFile, atomically: true, encoding: .utf8)
             let closedPort = try unusedLoopbackPort()
@@ -77,12 +79,15 @@ import Testing
             capture("/healthz", try agent.request("/healthz", auth: .none))
             for path in ["/", "/status", "/metrics", "/events"] {
                 capture("\(path) without a token", try agent.request(path, auth: .none, maxTime: 3))
-                capture("\(path) with another token", try agent.request(path, auth: .bearer(String(httpToken.reversed())), maxTime: 3))
+                capture(
+                    "\(path) with another token",
+                    try agent.request(path, auth: .bearer(String(httpToken.reversed())), maxTime: 3))
             }
             capture("404", try agent.request("/nothing-here"))
             capture("405", try agent.request("/status", method: "POST", body: String(repeating: "b", count: 100)))
             capture("413", try agent.request("/status", body: String(repeating: "b", count: 100)))
-            capture("431", try agent.request("/status", headers: ["X-Big: " + String(repeating: "h", count: 16 * 1024)]))
+            capture(
+                "431", try agent.request("/status", headers: ["X-Big: " + String(repeating: "h", count: 16 * 1024)]))
             usleep(500_000)
             agent.stop()
             captures.append(Capture(name: "stdout", status: 0, text: agent.process.outputLines.joined(separator: "\n")))
@@ -102,18 +107,23 @@ import Testing
         }
         // The hunt means something only if each answer is the one it is named after.
         let expected: [String: Int] = [
-            "/events": 200, "/": 200, "/status": 200, "/metrics": 200, "/healthz": 200, "404": 404, "405": 405, "413": 413, "431": 431,
-            "/ without a token": 401, "/status without a token": 401, "/metrics without a token": 401, "/events without a token": 401,
+            "/events": 200, "/": 200, "/status": 200, "/metrics": 200, "/healthz": 200, "404": 404, "405": 405,
+            "413": 413, "431": 431,
+            "/ without a token": 401, "/status without a token": 401, "/metrics without a token": 401,
+            "/events without a token": 401,
             "/ with another token": 401, "/status with another token": 401, "/metrics with another token": 401,
             "/events with another token": 401,
         ]
         for capture in captures where expected[capture.name] != nil {
-            #expect(capture.status == expected[capture.name], "\(capture.name): \(capture.status)\n\(capture.text.prefix(400))")
+            #expect(
+                capture.status == expected[capture.name],
+                "\(capture.name): \(capture.status)\n\(capture.text.prefix(400))")
         }
         let text = Dictionary(captures.map { ($0.name, $0.text) }, uniquingKeysWith: { $1 })
         #expect(text["/status"]?.contains("[redacted]") == true, "the document shows where secrets were")
-        #expect(text["/events"]?.contains("event: status") == true && text["/events"]?.contains("event: change") == true,
-                "the stream carried the document and the change: \(text["/events"]?.prefix(300) ?? "")")
+        #expect(
+            text["/events"]?.contains("event: status") == true && text["/events"]?.contains("event: change") == true,
+            "the stream carried the document and the change: \(text["/events"]?.prefix(300) ?? "")")
         #expect(text["/metrics"]?.contains("pathwatch_check_state") == true)
         #expect(text["stdout"]?.contains(#""to":"critical""#) == true)
         #expect(hits.isEmpty, "\(hits.count) leaks:\n\(hits.prefix(20).joined(separator: "\n"))")

@@ -55,8 +55,9 @@ import Testing
         }
         // The toggler leaves every check ok: wait for the agent to say so before reading stdout.
         _ = waitUntil(timeout: 30) {
-            let last = Dictionary(agent.changeEvents.map { (($0["check"] as? String) ?? "", ($0["to"] as? String) ?? "") },
-                                  uniquingKeysWith: { $1 })
+            let last = Dictionary(
+                agent.changeEvents.map { (($0["check"] as? String) ?? "", ($0["to"] as? String) ?? "") },
+                uniquingKeysWith: { $1 })
             return !toggle || (0..<checks).allSatisfy { last["p/c\($0)"] ?? "ok" == "ok" }
         }
         let events = agent.changeEvents
@@ -85,7 +86,9 @@ import Testing
                 continue
             }
             let expected = Array(printed[start...].prefix(ids.count))
-            if let problem = sequenceProblem(got: ids, expected: expected) { problems.append("SSE client \(n): \(problem)") }
+            if let problem = sequenceProblem(got: ids, expected: expected) {
+                problems.append("SSE client \(n): \(problem)")
+            }
         }
         return problems
     }
@@ -96,25 +99,36 @@ import Testing
     /// was connected, in order and without a gap; every scrape and health check is answered;
     /// the slow client is cut off; stdout keeps its lines; the tree's PSS stays bounded.
     @Test func theAgentKeepsServingUnderLoadAndCutsOffASlowClient() throws {
-        let run = try Self.run(checks: 5, [
-            "--seconds", "15", "--sse", "50", "--scrape-rate", "20", "--health-rate", "2", "--slow", "1",
-            "--slow-deadline", "40", "--toggle-period", "1",
-        ])
-        let summary = try #require(try? parseJSONObject(run.summary), "the load script's summary: \(run.summary.prefix(300))\n\(run.stderr)")
+        let run = try Self.run(
+            checks: 5,
+            [
+                "--seconds", "15", "--sse", "50", "--scrape-rate", "20", "--health-rate", "2", "--slow", "1",
+                "--slow-deadline", "40", "--toggle-period", "1",
+            ])
+        let summary = try #require(
+            try? parseJSONObject(run.summary), "the load script's summary: \(run.summary.prefix(300))\n\(run.stderr)")
         let sse = try #require(summary["sse"] as? [String: Any])
         let scrapes = try #require(summary["scrapes"] as? [String: Any])
         let health = try #require(summary["health"] as? [String: Any])
         let slow = try #require(summary["slow"] as? [String: Any])
-        for key in ["status_200", "event_stream", "first_is_status", "second_is_history", "with_change_to_critical",
-                    "with_change_to_ok", "changes_with_id"] {
-            #expect(Self.int(sse, key) == 50, "SSE clients with \(key): \(Self.int(sse, key)) of 50; \(sse["errors"] ?? "")")
+        for key in [
+            "status_200", "event_stream", "first_is_status", "second_is_history", "with_change_to_critical",
+            "with_change_to_ok", "changes_with_id",
+        ] {
+            #expect(
+                Self.int(sse, key) == 50, "SSE clients with \(key): \(Self.int(sse, key)) of 50; \(sse["errors"] ?? "")"
+            )
         }
         #expect(Self.int(sse, "closed_by_agent") == 0, "the agent closed healthy SSE clients")
         let problems = Self.streamProblems(sse, printed: run.stdoutChangeIDs)
         #expect(problems.isEmpty, "\(problems.prefix(5).joined(separator: "\n"))")
-        #expect(Self.int(scrapes, "attempted") > 0 && Self.int(scrapes, "ok") == Self.int(scrapes, "attempted"), "scrapes: \(scrapes)")
+        #expect(
+            Self.int(scrapes, "attempted") > 0 && Self.int(scrapes, "ok") == Self.int(scrapes, "attempted"),
+            "scrapes: \(scrapes)")
         #expect(Self.int(scrapes, "missing_needle") == 0, "scrapes without pathwatch_build_info: \(scrapes)")
-        #expect(Self.int(health, "attempted") > 0 && Self.int(health, "ok") == Self.int(health, "attempted"), "/healthz: \(health)")
+        #expect(
+            Self.int(health, "attempted") > 0 && Self.int(health, "ok") == Self.int(health, "attempted"),
+            "/healthz: \(health)")
         #expect(Self.int(slow, "cut_off") == 1, "the client sending a byte a second was not cut off: \(slow)")
         #expect(run.healthzAfter == 200 && run.stillRunning, "\(run.stderr)")
         // stdout kept its lines: every toggle the agent saw is there, alternating, ending ok.
@@ -122,7 +136,9 @@ import Testing
         #expect(zip(run.stdoutStates, run.stdoutStates.dropFirst()).allSatisfy { $0 != $1 }, "\(run.stdoutStates)")
         // Generous: the debug build's tree is about 22 MiB idle and peaked at 24 MiB under this
         // load when the test was written; four times that means the streams are piling up data.
-        #expect(run.peakPSSKiB > 0 && run.peakPSSKiB < Self.memoryBoundKiB, "peak PSS of the agent's tree: \(run.peakPSSKiB) KiB")
+        #expect(
+            run.peakPSSKiB > 0 && run.peakPSSKiB < Self.memoryBoundKiB,
+            "peak PSS of the agent's tree: \(run.peakPSSKiB) KiB")
     }
 
     /// A client that opens `/events` and never reads, while 500 checks flip twice a second, is
@@ -130,8 +146,10 @@ import Testing
     /// clients that read meanwhile get every change; the agent's memory and what the kernel holds
     /// for the stuck client stay bounded.
     @Test func aStreamThatNeverReadsIsDroppedWhileTheOthersGetEveryChange() throws {
-        let run = try Self.run(checks: 500, ["--seconds", "15", "--sse", "2", "--stuck", "1", "--toggle-period", "0.5"])
-        let summary = try #require(try? parseJSONObject(run.summary), "the load script's summary: \(run.summary.prefix(300))\n\(run.stderr)")
+        let run = try Self.run(
+            checks: 500, ["--seconds", "15", "--sse", "2", "--stuck", "1", "--toggle-period", "0.5"])
+        let summary = try #require(
+            try? parseJSONObject(run.summary), "the load script's summary: \(run.summary.prefix(300))\n\(run.stderr)")
         let sse = try #require(summary["sse"] as? [String: Any])
         let stuck = try #require(summary["stuck"] as? [String: Any])
         #expect(Self.int(stuck, "dropped") == 1, "the client that never read was not dropped: \(stuck)")
@@ -139,29 +157,38 @@ import Testing
         // send buffer (twice LiveHub.streamSendBuffer) and its own 4 KiB receive buffer, not the
         // megabytes an autotuned send buffer takes before the agent sees any backpressure.
         let drained = (stuck["drained_bytes"] as? [Int]) ?? []
-        #expect(drained.count == 1 && drained.allSatisfy { $0 < 512 * 1024 }, "bytes the kernel held for the stuck client: \(drained)")
+        #expect(
+            drained.count == 1 && drained.allSatisfy { $0 < 512 * 1024 },
+            "bytes the kernel held for the stuck client: \(drained)")
         #expect(Self.int(sse, "status_200") == 2 && Self.int(sse, "closed_by_agent") == 0, "\(sse["errors"] ?? "")")
-        #expect(Self.int(sse, "min_changes") >= 1000, "changes each reading client got: \(Self.int(sse, "min_changes"))")
+        #expect(
+            Self.int(sse, "min_changes") >= 1000, "changes each reading client got: \(Self.int(sse, "min_changes"))")
         let problems = Self.streamProblems(sse, printed: run.stdoutChangeIDs)
         #expect(problems.isEmpty, "\(problems.prefix(5).joined(separator: "\n"))")
-        let dropped = run.metricsAfter.split(separator: "\n").first { $0.hasPrefix("pathwatch_sink_dropped_total{sink=\"http:") }
+        let dropped = run.metricsAfter.split(separator: "\n").first {
+            $0.hasPrefix("pathwatch_sink_dropped_total{sink=\"http:")
+        }
         #expect(dropped.map { !$0.hasSuffix(" 0") } == true, "the sink's drops in /metrics: \(dropped ?? "none")")
         // One stream cut off is one drop, however many frames it could not take.
         #expect(dropped.map { $0.hasSuffix(" 1") } == true, "the sink's drops in /metrics: \(dropped ?? "none")")
         #expect(run.healthzAfter == 200 && run.stillRunning, "\(run.stderr)")
         // The unread stream may cost its bound (256 KiB), not what the agent keeps producing (26 MiB
         // peak in a debug build when the test was written).
-        #expect(run.peakPSSKiB > 0 && run.peakPSSKiB < Self.memoryBoundKiB, "peak PSS of the agent's tree: \(run.peakPSSKiB) KiB")
+        #expect(
+            run.peakPSSKiB > 0 && run.peakPSSKiB < Self.memoryBoundKiB,
+            "peak PSS of the agent's tree: \(run.peakPSSKiB) KiB")
     }
 
     /// With `max_connections` 8, twelve clients on `/events` at once: eight are served and the
     /// rest answered 503; once they leave, the agent serves again.
     @Test func connectionsBeyondTheBoundAreAnswered503() throws {
         let run = try Self.run(checks: 1, maxConnections: 8, toggle: false, ["--seconds", "4", "--sse", "12"])
-        let summary = try #require(try? parseJSONObject(run.summary), "the load script's summary: \(run.summary.prefix(300))\n\(run.stderr)")
+        let summary = try #require(
+            try? parseJSONObject(run.summary), "the load script's summary: \(run.summary.prefix(300))\n\(run.stderr)")
         let sse = try #require(summary["sse"] as? [String: Any])
         let statuses = (sse["statuses"] as? [String: Int]) ?? [:]
-        #expect(statuses == ["200": 8, "503": 4], "statuses of the twelve streams: \(statuses); \(sse["errors"] ?? "")")
+        #expect(
+            statuses == ["200": 8, "503": 4], "statuses of the twelve streams: \(statuses); \(sse["errors"] ?? "")")
         #expect(run.healthzAfter == 200 && run.stillRunning, "\(run.stderr)")
     }
 
@@ -176,12 +203,17 @@ import Testing
         let agent = try LiveAgent(in: dir) { Self.config(port: $0, stateFile: stateFile) }
         defer { agent.stop() }
         var replies: [String: LiveAgent.Reply] = [:]
-        replies["16 KiB header"] = try agent.request("/metrics", headers: ["X-Big: " + String(repeating: "h", count: 16 * 1024)])
+        replies["16 KiB header"] = try agent.request(
+            "/metrics", headers: ["X-Big: " + String(repeating: "h", count: 16 * 1024)])
         replies["healthz after 431"] = try agent.request("/healthz")
-        replies["4 KiB header"] = try agent.request("/metrics", headers: ["X-Fine: " + String(repeating: "f", count: 4 * 1024)])
-        replies["POST with a body"] = try agent.request("/status", method: "POST", body: String(repeating: "b", count: 1000))
-        replies["GET with a body"] = try agent.request("/status", method: "GET", body: String(repeating: "b", count: 1000))
-        replies["GET with a chunked body"] = try agent.request("/status", method: "GET", headers: ["Transfer-Encoding: chunked"], body: "x")
+        replies["4 KiB header"] = try agent.request(
+            "/metrics", headers: ["X-Fine: " + String(repeating: "f", count: 4 * 1024)])
+        replies["POST with a body"] = try agent.request(
+            "/status", method: "POST", body: String(repeating: "b", count: 1000))
+        replies["GET with a body"] = try agent.request(
+            "/status", method: "GET", body: String(repeating: "b", count: 1000))
+        replies["GET with a chunked body"] = try agent.request(
+            "/status", method: "GET", headers: ["Transfer-Encoding: chunked"], body: "x")
         replies["healthz after 413"] = try agent.request("/healthz")
         func status(_ name: String) -> Int { replies[name]?.status ?? -1 }
         func account(_ name: String) -> String {
@@ -193,6 +225,8 @@ import Testing
         #expect(status("POST with a body") == 405, "\(account("POST with a body"))")
         #expect(status("GET with a body") == 413, "\(account("GET with a body"))")
         #expect(status("GET with a chunked body") == 413, "\(account("GET with a chunked body"))")
-        #expect(status("healthz after 431") == 200 && status("healthz after 413") == 200, "\(agent.process.errorOutput.suffix(1000))")
+        #expect(
+            status("healthz after 431") == 200 && status("healthz after 413") == 200,
+            "\(agent.process.errorOutput.suffix(1000))")
     }
 }

@@ -13,8 +13,10 @@ import Testing
     static let password = LeakHunt.secret("pw")
 
     static func missingTools() -> String? {
-        ["/usr/bin/openssl", "/usr/bin/htpasswd", "/usr/bin/curl"].first { !FileManager.default.isExecutableFile(atPath: $0) }
-            .map { "needs \($0) (make test-deps installs it)" }
+        ["/usr/bin/openssl", "/usr/bin/htpasswd", "/usr/bin/curl"].first {
+            !FileManager.default.isExecutableFile(atPath: $0)
+        }
+        .map { "needs \($0) (make test-deps installs it)" }
     }
 
     /// (e) Each bad file is refused when the configuration is read, naming the JSON path and the
@@ -34,33 +36,65 @@ import Testing
             (tls(certs.serverKey, certs.serverKey), "sinks[1].tls.cert_file", "holds no PEM certificate"),
             (tls(certs.serverCert, certs.serverCert), "sinks[1].tls.key_file", "not an unencrypted PEM private key"),
             (tls(certs.serverCert, certs.clientKey), "sinks[1].tls.key_file", "does not match the certificate"),
-            (tls(certs.path("expired.pem"), certs.path("expired.key")), "sinks[1].tls.cert_file", "expired on 2020-01-02"),
-            (tls(certs.path("clientpurpose.pem"), certs.path("clientpurpose.key")), "sinks[1].tls.cert_file", "lacks serverAuth"),
-            (tls(certs.path("signonly.pem"), certs.path("signonly.key")), "sinks[1].tls.cert_file", "allows no TLS handshake"),
-            (tls(certs.serverCert, certs.serverKey, extra: #", "client_auth": "require""#), "sinks[1].tls.client_auth", "client_ca_file"),
-            (tls(certs.serverCert, certs.serverKey, extra: #", "client_ca_file": "\#(certs.serverKey)""#), "sinks[1].tls.client_ca_file", "holds no PEM certificate"),
+            (
+                tls(certs.path("expired.pem"), certs.path("expired.key")), "sinks[1].tls.cert_file",
+                "expired on 2020-01-02"
+            ),
+            (
+                tls(certs.path("clientpurpose.pem"), certs.path("clientpurpose.key")), "sinks[1].tls.cert_file",
+                "lacks serverAuth"
+            ),
+            (
+                tls(certs.path("signonly.pem"), certs.path("signonly.key")), "sinks[1].tls.cert_file",
+                "allows no TLS handshake"
+            ),
+            (
+                tls(certs.serverCert, certs.serverKey, extra: #", "client_auth": "require""#),
+                "sinks[1].tls.client_auth", "client_ca_file"
+            ),
+            (
+                tls(certs.serverCert, certs.serverKey, extra: #", "client_ca_file": "\#(certs.serverKey)""#),
+                "sinks[1].tls.client_ca_file", "holds no PEM certificate"
+            ),
             (tls(certs.serverCert, certs.serverKey, extra: #", "ciphers": "ALL""#), "sinks[1].tls", "ciphers"),
-            (tls(certs.serverCert, certs.serverKey, extra: #", "min_version": "TLS11""#), "sinks[1].tls.min_version", "TLS11"),
-            (#"{"type": "http", "listen": "0.0.0.0:8470", "token": "0123456789abcdef0123"}"#, "sinks[1].listen", "set \"tls\""),
-            (#"{"type": "http", "listen": "0.0.0.0:8470", "insecure_http": true}"#, "sinks[1].listen", "basic_auth_users"),
-            (#"{"type": "http", "listen": "127.0.0.1:8470", "basic_auth_users": {"u": "$2b$10$short"}}"#, "sinks[1].basic_auth_users", "not a bcrypt hash"),
+            (
+                tls(certs.serverCert, certs.serverKey, extra: #", "min_version": "TLS11""#), "sinks[1].tls.min_version",
+                "TLS11"
+            ),
+            (
+                #"{"type": "http", "listen": "0.0.0.0:8470", "token": "0123456789abcdef0123"}"#, "sinks[1].listen",
+                "set \"tls\""
+            ),
+            (
+                #"{"type": "http", "listen": "0.0.0.0:8470", "insecure_http": true}"#, "sinks[1].listen",
+                "basic_auth_users"
+            ),
+            (
+                #"{"type": "http", "listen": "127.0.0.1:8470", "basic_auth_users": {"u": "$2b$10$short"}}"#,
+                "sinks[1].basic_auth_users", "not a bcrypt hash"
+            ),
         ]
         for (sink, path, says) in cases {
             guard let error = SinkConfigFixture.refusal(sink) else { continue }
             let text = "\(error)"
             #expect(text.contains(path) && text.contains(says), "\(text)")
-            #expect(!text.contains(keyBody) && !text.contains("PRIVATE KEY") && !text.contains("$2b$10$short"), "\(text)")
+            #expect(
+                !text.contains(keyBody) && !text.contains("PRIVATE KEY") && !text.contains("$2b$10$short"), "\(text)")
         }
         // What is allowed: TLS off loopback with users; plain off loopback said out loud, with a token.
         let hash = try Htpasswd.bcryptHash(Self.password)
-        _ = try SinkConfigFixture.load(tls(certs.serverCert, certs.serverKey, extra: "").replacingOccurrences(
-            of: "127.0.0.1:8470\", ", with: "0.0.0.0:8470\", \"basic_auth_users\": {\"scraper\": \"\(hash)\"}, "))
-        _ = try SinkConfigFixture.load(#"{"type": "http", "listen": "0.0.0.0:8470", "token": "0123456789abcdef0123", "insecure_http": true}"#)
+        _ = try SinkConfigFixture.load(
+            tls(certs.serverCert, certs.serverKey, extra: "").replacingOccurrences(
+                of: "127.0.0.1:8470\", ", with: "0.0.0.0:8470\", \"basic_auth_users\": {\"scraper\": \"\(hash)\"}, "))
+        _ = try SinkConfigFixture.load(
+            #"{"type": "http", "listen": "0.0.0.0:8470", "token": "0123456789abcdef0123", "insecure_http": true}"#)
     }
 
     /// An agent serving TLS from `certs` (its files in `dir`, owned by the agent's user), with
     /// the given extra sink settings.
-    static func tlsAgent(in dir: URL, certs: TLSTestCertificates, tlsExtra: String = "", extra: String = "", curl: [String]? = nil) throws -> LiveAgent {
+    static func tlsAgent(
+        in dir: URL, certs: TLSTestCertificates, tlsExtra: String = "", extra: String = "", curl: [String]? = nil
+    ) throws -> LiveAgent {
         try LiveAgent(in: dir, curlTLS: curl ?? ["--cacert", certs.caCert]) { port in
             """
             {"agent": {"plugin_dirs": ["."], "interval": "250ms", "state_dir": "queues"},
@@ -82,17 +116,29 @@ import Testing
         let agent = try Self.tlsAgent(in: dir, certs: certs)
         defer { agent.stop() }
         #expect(try agent.request("/status", auth: .none).status == 200)
-        #expect(try TLSTestCertificates.servedSerial(port: agent.port) == TLSTestCertificates.serial(ofFile: certs.serverCert))
+        #expect(
+            try TLSTestCertificates.servedSerial(port: agent.port)
+                == TLSTestCertificates.serial(ofFile: certs.serverCert))
         // `pathwatch status` asks over https, trusting the sink's own certificate.
-        let status = try run([TestEnvironment.pathwatchBinary.path, "status", "--config", agent.config.path, "--format", "json"])
+        let status = try run([
+            TestEnvironment.pathwatchBinary.path, "status", "--config", agent.config.path, "--format", "json",
+        ])
         #expect(status.status == 0 && status.stdout.contains("\"checks\""), "status: \(status.stdout) \(status.stderr)")
 
-        for (options, succeeds) in [(["-tls1", "-cipher", "DEFAULT@SECLEVEL=0"], false), (["-tls1_1", "-cipher", "DEFAULT@SECLEVEL=0"], false), (["-tls1_2"], true), (["-tls1_3"], true),
-                                    (["-tls1_2", "-cipher", "aNULL"], false), (["-tls1_2", "-cipher", "EXPORT"], false),
-                                    (["-tls1_2", "-cipher", "NULL"], false), (["-tls1_2", "-cipher", "AES128-SHA"], false)] {
-            #expect(try TLSTestCertificates.handshakes(port: agent.port, options) == succeeds, "openssl s_client \(options)")
+        for (options, succeeds) in [
+            (["-tls1", "-cipher", "DEFAULT@SECLEVEL=0"], false), (["-tls1_1", "-cipher", "DEFAULT@SECLEVEL=0"], false),
+            (["-tls1_2"], true), (["-tls1_3"], true),
+            (["-tls1_2", "-cipher", "aNULL"], false), (["-tls1_2", "-cipher", "EXPORT"], false),
+            (["-tls1_2", "-cipher", "NULL"], false), (["-tls1_2", "-cipher", "AES128-SHA"], false),
+        ] {
+            #expect(
+                try TLSTestCertificates.handshakes(port: agent.port, options) == succeeds, "openssl s_client \(options)"
+            )
         }
-        let plain = try run(["curl", "-sS", "--max-time", "3", "-o", "/dev/null", "-w", "%{http_code}", "http://127.0.0.1:\(agent.port)/status"])
+        let plain = try run([
+            "curl", "-sS", "--max-time", "3", "-o", "/dev/null", "-w", "%{http_code}",
+            "http://127.0.0.1:\(agent.port)/status",
+        ])
         #expect(plain.stdout != "200", "plain HTTP on the TLS port answered 200")
 
         let renewed = try TLSTestCertificates.serial(ofFile: certs.path("server2.pem"))
@@ -102,8 +148,12 @@ import Testing
             try Unprivileged.own(dir)
             #expect(rename(to + ".new", to) == 0)
         }
-        let served = waitUntilValue(timeout: 20) { (try? TLSTestCertificates.servedSerial(port: agent.port)).flatMap { $0 == renewed ? $0 : nil } }
-        #expect(served == renewed, "the next handshake still presents the old certificate; agent: \(agent.process.errorOutput.suffix(1000))")
+        let served = waitUntilValue(timeout: 20) {
+            (try? TLSTestCertificates.servedSerial(port: agent.port)).flatMap { $0 == renewed ? $0 : nil }
+        }
+        #expect(
+            served == renewed,
+            "the next handshake still presents the old certificate; agent: \(agent.process.errorOutput.suffix(1000))")
         #expect(agent.process.isRunning)
         #expect(try agent.request("/status", auth: .none).status == 200)
     }
@@ -118,30 +168,47 @@ import Testing
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         let certs = try TLSTestCertificates(in: dir)
         try certs.issueForeignClient()
-        let agent = try Self.tlsAgent(in: dir, certs: certs, tlsExtra: #", "client_ca_file": "\#(certs.caCert)", "client_auth": "request""#)
+        let agent = try Self.tlsAgent(
+            in: dir, certs: certs, tlsExtra: #", "client_ca_file": "\#(certs.caCert)", "client_auth": "request""#)
         defer { agent.stop() }
 
         // The server's CertificateRequest, as openssl s_client prints it: the CA names it accepts.
-        let asked = try run(["sh", "-c", "openssl s_client -connect 127.0.0.1:\(agent.port) -CAfile \(certs.caCert) -tls1_2 </dev/null"], timeout: 20)
-        let names = asked.stdout.components(separatedBy: "Acceptable client certificate CA names").dropFirst().first ?? ""
-        #expect(names.contains("CN = pathwatch test CA") && !names.contains("another test CA"), "s_client: \(asked.stdout.prefix(3000))")
+        let asked = try run(
+            [
+                "sh", "-c",
+                "openssl s_client -connect 127.0.0.1:\(agent.port) -CAfile \(certs.caCert) -tls1_2 </dev/null",
+            ], timeout: 20)
+        let names =
+            asked.stdout.components(separatedBy: "Acceptable client certificate CA names").dropFirst().first ?? ""
+        #expect(
+            names.contains("CN = pathwatch test CA") && !names.contains("another test CA"),
+            "s_client: \(asked.stdout.prefix(3000))")
 
         let clients: [(name: String, options: [String], served: Bool)] = [
             ("without a certificate", [], true),
             ("with a certificate from the client CA", ["--cert", certs.clientCert, "--key", certs.clientKey], true),
-            ("with a certificate from another CA", ["--cert", certs.path("foreign-client.pem"), "--key", certs.path("foreign-client.key")], false),
+            (
+                "with a certificate from another CA",
+                ["--cert", certs.path("foreign-client.pem"), "--key", certs.path("foreign-client.key")], false
+            ),
         ]
         for version in ["--tls-max", "--tlsv1.3"] {
             // `--tls-max 1.2` or a floor of 1.3: the refusal comes in the handshake (1.2) or as an
             // alert after the client thinks it is done (1.3); either way no request is answered.
             let pin = version == "--tls-max" ? ["--tls-max", "1.2"] : ["--tlsv1.3"]
             for client in clients {
-                let result = try run(["curl", "-sS", "--noproxy", "*", "--max-time", "5", "--cacert", certs.caCert] + pin + client.options
-                                     + ["-o", "/dev/null", "-w", "%{http_code}", "https://127.0.0.1:\(agent.port)/metrics"])
+                let result = try run(
+                    ["curl", "-sS", "--noproxy", "*", "--max-time", "5", "--cacert", certs.caCert] + pin
+                        + client.options
+                        + ["-o", "/dev/null", "-w", "%{http_code}", "https://127.0.0.1:\(agent.port)/metrics"])
                 if client.served {
-                    #expect(result.status == 0 && result.stdout == "200", "\(pin) \(client.name): curl \(result.status) \(result.stdout) \(result.stderr)")
+                    #expect(
+                        result.status == 0 && result.stdout == "200",
+                        "\(pin) \(client.name): curl \(result.status) \(result.stdout) \(result.stderr)")
                 } else {
-                    #expect(result.status != 0 && result.stdout == "000", "\(pin) \(client.name): curl \(result.status) \(result.stdout) \(result.stderr)")
+                    #expect(
+                        result.status != 0 && result.stdout == "000",
+                        "\(pin) \(client.name): curl \(result.status) \(result.stdout) \(result.stderr)")
                 }
             }
         }
@@ -153,7 +220,10 @@ import Testing
     /// (a) Debian's Prometheus scrapes over https with the CA, a required client certificate and basic auth;
     /// without the certificate, with a wrong password, or over plain HTTP the target is down with
     /// the error. Basic auth itself: 401 with a Basic challenge, 429 after repeated failures.
-    @Test(.enabled(if: missingTools() == nil && PrometheusFleetTests.missingPeers() == nil, "needs prometheus, openssl, htpasswd"))
+    @Test(
+        .enabled(
+            if: missingTools() == nil && PrometheusFleetTests.missingPeers() == nil,
+            "needs prometheus, openssl, htpasswd"))
     func prometheusScrapesOverHTTPSWithAClientCertificateAndBasicAuth() throws {
         let dir = try FixturePlugins.folderWithTestProbe()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
@@ -162,21 +232,31 @@ import Testing
         let withClient = ["--cacert", certs.caCert, "--cert", certs.clientCert, "--key", certs.clientKey]
         let agent = try Self.tlsAgent(
             in: dir, certs: certs, tlsExtra: #", "client_ca_file": "\#(certs.caCert)", "client_auth": "require""#,
-            extra: #", "basic_auth_users": {"scraper": "\#(hash)"}, "client": {"ca_file": "\#(certs.caCert)", "cert_file": "\#(certs.clientCert)", "key_file": "\#(certs.clientKey)", "user": "scraper"}"#,
+            extra:
+                #", "basic_auth_users": {"scraper": "\#(hash)"}, "client": {"ca_file": "\#(certs.caCert)", "cert_file": "\#(certs.clientCert)", "key_file": "\#(certs.clientKey)", "user": "scraper"}"#,
             curl: withClient)
         defer { agent.stop() }
         // `pathwatch status` with the sink's `client` settings and the password from the environment.
-        let status = try run([TestEnvironment.pathwatchBinary.path, "status", "--config", agent.config.path, "--format", "json"],
-                             environment: ["PATHWATCH_PASSWORD": Self.password])
+        let status = try run(
+            [TestEnvironment.pathwatchBinary.path, "status", "--config", agent.config.path, "--format", "json"],
+            environment: ["PATHWATCH_PASSWORD": Self.password])
         #expect(status.status == 0 && status.stdout.contains("\"checks\""), "status: \(status.stdout) \(status.stderr)")
-        let refusedStatus = try run([TestEnvironment.pathwatchBinary.path, "status", "--config", agent.config.path], environment: ["PATHWATCH_PASSWORD": "wrong"])
+        let refusedStatus = try run(
+            [TestEnvironment.pathwatchBinary.path, "status", "--config", agent.config.path],
+            environment: ["PATHWATCH_PASSWORD": "wrong"])
         #expect(refusedStatus.status == 3 && refusedStatus.stderr.contains("401"), "status: \(refusedStatus.stderr)")
-        let without = try run(["curl", "-sS", "--max-time", "5", "--cacert", certs.caCert, "-u", "scraper:\(Self.password)",
-                               "-o", "/dev/null", "-w", "%{http_code}", "https://127.0.0.1:\(agent.port)/status"])
-        #expect(without.stdout == "000" && without.status != 0, "without a client certificate: \(without.stdout) \(without.stderr)")
+        let without = try run([
+            "curl", "-sS", "--max-time", "5", "--cacert", certs.caCert, "-u", "scraper:\(Self.password)",
+            "-o", "/dev/null", "-w", "%{http_code}", "https://127.0.0.1:\(agent.port)/status",
+        ])
+        #expect(
+            without.stdout == "000" && without.status != 0,
+            "without a client certificate: \(without.stdout) \(without.stderr)")
         #expect(try agent.request("/healthz", auth: .none).status == 200)
         let refused = try agent.request("/metrics", auth: .none)
-        #expect(refused.status == 401 && refused.header("WWW-Authenticate")?.hasPrefix("Basic realm=\"pathwatch\"") == true, "\(refused.head)")
+        #expect(
+            refused.status == 401 && refused.header("WWW-Authenticate")?.hasPrefix("Basic realm=\"pathwatch\"") == true,
+            "\(refused.head)")
         #expect(try agent.request("/metrics", auth: .basic("scraper", "wrong")).status == 401)
         #expect(try agent.request("/metrics", auth: .basic("nobody", Self.password)).status == 401)
         #expect(try agent.request("/metrics", auth: .basic("scraper", Self.password)).status == 200)
@@ -184,63 +264,79 @@ import Testing
 
         // The scraper with every credential first, then (in a second Prometheus) the jobs that
         // lack one: their failed logins hold the address back, which a remembered login passes.
-        let prometheus = try PrometheusServer(in: dir, configuration: """
-            global:
-              scrape_interval: 1s
-              scrape_timeout: 1s
-            scrape_configs:
-              - job_name: tls
-                scheme: https
-                tls_config: {ca_file: \(certs.caCert), cert_file: \(certs.clientCert), key_file: \(certs.clientKey)}
-                basic_auth: {username: scraper, password: "\(Self.password)"}
-                static_configs: [{targets: ['127.0.0.1:\(agent.port)']}]
-            """)
-        #expect(waitUntil(timeout: 60) { prometheus.query("up").contains { $0.value == "1" } },
-                "targets: \(prometheus.targets())\nagent: \(agent.process.errorOutput.suffix(1500))")
+        let prometheus = try PrometheusServer(
+            in: dir,
+            configuration: """
+                global:
+                  scrape_interval: 1s
+                  scrape_timeout: 1s
+                scrape_configs:
+                  - job_name: tls
+                    scheme: https
+                    tls_config: {ca_file: \(certs.caCert), cert_file: \(certs.clientCert), key_file: \(certs.clientKey)}
+                    basic_auth: {username: scraper, password: "\(Self.password)"}
+                    static_configs: [{targets: ['127.0.0.1:\(agent.port)']}]
+                """)
+        #expect(
+            waitUntil(timeout: 60) { prometheus.query("up").contains { $0.value == "1" } },
+            "targets: \(prometheus.targets())\nagent: \(agent.process.errorOutput.suffix(1500))")
         let secondDir = dir.appendingPathComponent("second")
         try FileManager.default.createDirectory(at: secondDir, withIntermediateDirectories: true)
-        let failing = try PrometheusServer(in: secondDir, configuration: """
-            global:
-              scrape_interval: 1s
-              scrape_timeout: 1s
-            scrape_configs:
-              - job_name: wrong-password
-                scheme: https
-                tls_config: {ca_file: \(certs.caCert), cert_file: \(certs.clientCert), key_file: \(certs.clientKey)}
-                basic_auth: {username: scraper, password: "wrong"}
-                static_configs: [{targets: ['127.0.0.1:\(agent.port)']}]
-              - job_name: no-client-certificate
-                scheme: https
-                tls_config: {ca_file: \(certs.caCert)}
-                basic_auth: {username: scraper, password: "\(Self.password)"}
-                static_configs: [{targets: ['127.0.0.1:\(agent.port)']}]
-              - job_name: plain-http
-                basic_auth: {username: scraper, password: "\(Self.password)"}
-                static_configs: [{targets: ['127.0.0.1:\(agent.port)']}]
-            """)
-        _ = waitUntil(timeout: 60) { failing.query("up").count >= 3 && failing.targets().allSatisfy { !$0.lastError.isEmpty } }
+        let failing = try PrometheusServer(
+            in: secondDir,
+            configuration: """
+                global:
+                  scrape_interval: 1s
+                  scrape_timeout: 1s
+                scrape_configs:
+                  - job_name: wrong-password
+                    scheme: https
+                    tls_config: {ca_file: \(certs.caCert), cert_file: \(certs.clientCert), key_file: \(certs.clientKey)}
+                    basic_auth: {username: scraper, password: "wrong"}
+                    static_configs: [{targets: ['127.0.0.1:\(agent.port)']}]
+                  - job_name: no-client-certificate
+                    scheme: https
+                    tls_config: {ca_file: \(certs.caCert)}
+                    basic_auth: {username: scraper, password: "\(Self.password)"}
+                    static_configs: [{targets: ['127.0.0.1:\(agent.port)']}]
+                  - job_name: plain-http
+                    basic_auth: {username: scraper, password: "\(Self.password)"}
+                    static_configs: [{targets: ['127.0.0.1:\(agent.port)']}]
+                """)
+        _ = waitUntil(timeout: 60) {
+            failing.query("up").count >= 3 && failing.targets().allSatisfy { !$0.lastError.isEmpty }
+        }
         // Once the failing jobs have run five scrapes (ten failed logins: the address is held
         // back), the good job's last five seconds of scrapes all succeeded.
         _ = waitUntil(timeout: 60) {
-            (failing.query(#"count_over_time(up{job="wrong-password"}[10s])"#).first.flatMap { Double($0.value) } ?? 0) >= 5
+            (failing.query(#"count_over_time(up{job="wrong-password"}[10s])"#).first.flatMap { Double($0.value) } ?? 0)
+                >= 5
         }
         let goodLately = prometheus.query("min_over_time(up[5s])").first?.value
-        #expect(goodLately == "1", "the scraper with a remembered login was held back; targets: \(prometheus.targets())")
+        #expect(
+            goodLately == "1", "the scraper with a remembered login was held back; targets: \(prometheus.targets())")
         var up = Dictionary(failing.query("up").map { ($0.labels["job"] ?? "", $0.value) }, uniquingKeysWith: { $1 })
         up.merge(prometheus.query("up").map { ($0.labels["job"] ?? "", $0.value) }) { $1 }
-        #expect(up == ["tls": "1", "wrong-password": "0", "no-client-certificate": "0", "plain-http": "0"],
-                "up by job: \(up)\ntargets: \(prometheus.targets()) \(failing.targets())\nagent: \(agent.process.errorOutput.suffix(1500))")
+        #expect(
+            up == ["tls": "1", "wrong-password": "0", "no-client-certificate": "0", "plain-http": "0"],
+            "up by job: \(up)\ntargets: \(prometheus.targets()) \(failing.targets())\nagent: \(agent.process.errorOutput.suffix(1500))"
+        )
         for target in failing.targets() {
             #expect(!target.lastError.isEmpty, "\(target.job) is down without saying why")
         }
 
         // The leak hunt: no password, hash or key material in what the agent printed or serves.
-        let keyLines = try String(contentsOfFile: certs.serverKey, encoding: .utf8).split(separator: "\n").filter { !$0.hasPrefix("-----") }
+        let keyLines = try String(contentsOfFile: certs.serverKey, encoding: .utf8).split(separator: "\n").filter {
+            !$0.hasPrefix("-----")
+        }
         let checkConfig = try run(Unprivileged.pathwatch(["check-config", "--config", agent.config.path]))
         #expect(checkConfig.status == 0, "check-config: \(checkConfig.stderr)")
-        let served = try agent.request("/status", auth: .basic("scraper", Self.password), maxTime: 3).text
+        let served =
+            try agent.request("/status", auth: .basic("scraper", Self.password), maxTime: 3).text
             + (try agent.request("/", auth: .basic("scraper", Self.password), maxTime: 3).text)
-        let seen = agent.process.errorOutput + agent.process.outputLines.joined(separator: "\n") + checkConfig.stdout + checkConfig.stderr + served
+        let seen =
+            agent.process.errorOutput + agent.process.outputLines.joined(separator: "\n") + checkConfig.stdout
+            + checkConfig.stderr + served
         for secret in [Self.password, hash, String(hash.dropFirst(7))] + keyLines.map(String.init) {
             #expect(!seen.contains(secret), "a secret in the agent's output")
         }
@@ -253,17 +349,29 @@ import Testing
 
     /// (d) Debian's testssl.sh, offline against 127.0.0.1: no SSL, no TLS 1.0 or 1.1, and none of
     /// the NULL, anonymous, export, LOW or CBC suites; TLS 1.2 and 1.3 offered.
-    @Test(.enabled(if: missingTools() == nil && FileManager.default.isExecutableFile(atPath: "/usr/bin/testssl"), "needs testssl.sh (make test-deps)"))
+    @Test(
+        .enabled(
+            if: missingTools() == nil && FileManager.default.isExecutableFile(atPath: "/usr/bin/testssl"),
+            "needs testssl.sh (make test-deps)"))
     func testsslFindsNoOldProtocolNorWeakSuite() throws {
         let dir = try FixturePlugins.folderWithTestProbe()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         let certs = try TLSTestCertificates(in: dir)
         let agent = try Self.tlsAgent(in: dir, certs: certs)
         defer { agent.stop() }
-        let result = try run(["testssl", "--quiet", "--color", "0", "--warnings", "off", "-p", "-s", "--ip", "one", "127.0.0.1:\(agent.port)"], timeout: 300)
-        let lines = result.stdout.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ") }
+        let result = try run(
+            [
+                "testssl", "--quiet", "--color", "0", "--warnings", "off", "-p", "-s", "--ip", "one",
+                "127.0.0.1:\(agent.port)",
+            ], timeout: 300)
+        let lines = result.stdout.split(separator: "\n").map {
+            $0.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
+        }
         func line(_ prefix: String) -> String { lines.first { $0.hasPrefix(prefix) } ?? "(no line for \(prefix))" }
-        for prefix in ["SSLv2", "SSLv3", "TLS 1 ", "TLS 1.1", "NULL ciphers", "Anonymous NULL", "Export ciphers", "LOW:", "Triple DES", "Obsolete CBC"] {
+        for prefix in [
+            "SSLv2", "SSLv3", "TLS 1 ", "TLS 1.1", "NULL ciphers", "Anonymous NULL", "Export ciphers", "LOW:",
+            "Triple DES", "Obsolete CBC",
+        ] {
             #expect(line(prefix).contains("not offered"), "\(line(prefix))\n\(result.stdout.suffix(2000))")
         }
         for prefix in ["TLS 1.2", "TLS 1.3", "Strong encryption"] {
@@ -286,6 +394,8 @@ import Testing
         }
         defer { agent.stop() }
         #expect(try agent.request("/status").status == 200)
-        #expect(agent.process.errorOutput.contains("INSECURE: serving plain HTTP on 0.0.0.0:\(agent.port)"), "\(agent.process.errorOutput.suffix(800))")
+        #expect(
+            agent.process.errorOutput.contains("INSECURE: serving plain HTTP on 0.0.0.0:\(agent.port)"),
+            "\(agent.process.errorOutput.suffix(800))")
     }
 }

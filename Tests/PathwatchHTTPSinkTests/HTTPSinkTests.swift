@@ -18,8 +18,10 @@ struct HTTPSinkTests {
         let agent: BackgroundProcess
 
         /// `token` is the configuration's text (perhaps `${env:…}`); `bearer` what clients send.
-        init(token: String? = nil, bearer: String? = nil, maxConnections: Int? = nil, extraSinks: [String] = [],
-             environment: [String: String] = [:]) throws {
+        init(
+            token: String? = nil, bearer: String? = nil, maxConnections: Int? = nil, extraSinks: [String] = [],
+            environment: [String: String] = [:]
+        ) throws {
             directory = try Unprivileged.makeTemporaryDirectory()
             plugins = try FixturePlugins.folderWithTestProbe()
             states = directory.appendingPathComponent("states")
@@ -29,7 +31,8 @@ struct HTTPSinkTests {
             if let token { http += ", \"token\": \"\(token)\"" }
             if let maxConnections { http += ", \"max_connections\": \(maxConnections)" }
             http += " }"
-            config = try writeConfig("""
+            config = try writeConfig(
+                """
                 {
                   "agent": { "name": "http-test", "interval": "200ms", "plugin_dirs": ["\(plugins.path)"],
                              "state_dir": "\(directory.path)/state" },
@@ -38,10 +41,14 @@ struct HTTPSinkTests {
                   "sinks": [ { "type": "stdout", "format": "json", "on": "change" }, \(([http] + extraSinks).joined(separator: ", ")) ]
                 }
                 """, in: directory)
-            agent = try BackgroundProcess(Unprivileged.pathwatch(["run", "--config", config.path]), environment: environment)
+            agent = try BackgroundProcess(
+                Unprivileged.pathwatch(["run", "--config", config.path]), environment: environment)
             // Serving, and with a first report to serve.
             _ = waitUntil(timeout: 20) { self.agent.errorOutput.contains("http sink: serving") }
-            _ = waitUntil(timeout: 20) { (try? self.curl(["-o", "/dev/null", "-w", "%{http_code}"] + self.auth(bearer), "/status").stdout) == "200" }
+            _ = waitUntil(timeout: 20) {
+                (try? self.curl(["-o", "/dev/null", "-w", "%{http_code}"] + self.auth(bearer), "/status").stdout)
+                    == "200"
+            }
         }
 
         var base: String { "http://127.0.0.1:\(port)" }
@@ -89,8 +96,11 @@ struct HTTPSinkTests {
 
         let page = try live.curl(["-D", "-"], "/").stdout
         #expect(page.contains("Content-Type: text/html; charset=utf-8"))
-        let policy = try #require(page.components(separatedBy: "\r\n").first { $0.hasPrefix("Content-Security-Policy: ") })
-        #expect(policy.contains("default-src 'none'") && policy.contains("script-src 'sha256-") && policy.contains("connect-src 'self'"))
+        let policy = try #require(
+            page.components(separatedBy: "\r\n").first { $0.hasPrefix("Content-Security-Policy: ") })
+        #expect(
+            policy.contains("default-src 'none'") && policy.contains("script-src 'sha256-")
+                && policy.contains("connect-src 'self'"))
         #expect(!policy.contains("unsafe-inline"))
         #expect(page.contains("<!doctype html>") || page.contains("<!DOCTYPE html>"))
 
@@ -125,14 +135,17 @@ struct HTTPSinkTests {
         let firstID = String(idLine.line.dropFirst(4))
         #expect(stream.outputLines[idLine.index + 1] == "event: change")
         let data = try parseJSONObject(String(stream.outputLines[idLine.index + 2].dropFirst(6)))
-        #expect(data["check"] as? String == "t/c0" && data["to"] as? String == "critical" && data["id"] as? String == firstID)
+        #expect(
+            data["check"] as? String == "t/c0" && data["to"] as? String == "critical"
+                && data["id"] as? String == firstID)
         let printed = try #require(live.agent.waitForLine(timeout: 10) { $0.contains(firstID) })
         #expect(printed.line.contains("\"to\":\"critical\""))
 
         // Missed while disconnected: the recovery, then replayed after Last-Event-ID.
         _ = stream.stop()
         try live.setStates("ok fine\nok fine\n")
-        let recovery = try #require(live.agent.waitForLine(from: printed.index + 1, timeout: 10) { $0.contains("\"to\":\"ok\"") })
+        let recovery = try #require(
+            live.agent.waitForLine(from: printed.index + 1, timeout: 10) { $0.contains("\"to\":\"ok\"") })
         let recoveryID = try #require(try parseJSONObject(recovery.line)["id"] as? String)
         let resumed = try openStream(live, headers: ["-H", "Last-Event-ID: \(firstID)"])
         defer { _ = resumed.stop() }
@@ -154,7 +167,8 @@ struct HTTPSinkTests {
             #expect(wrong.stdout == "401", "\(path) with a wrong token")
         }
         #expect(try live.curl([], "/healthz").stdout == "ok\n")
-        #expect(try live.curl(["-o", "/dev/null", "-w", "%{http_code}"] + live.auth(token), "/metrics").stdout == "200")
+        #expect(
+            try live.curl(["-o", "/dev/null", "-w", "%{http_code}"] + live.auth(token), "/metrics").stdout == "200")
         let challenge = try live.curl(["-D", "-", "-o", "/dev/null"], "/status").stdout
         #expect(challenge.contains("WWW-Authenticate: Bearer"))
 
@@ -171,18 +185,26 @@ struct HTTPSinkTests {
     /// secret only the service's environment carries (a webhook header's) still asks the agent.
     @Test func statusNeedsNoSecretButTheSinksOwn() throws {
         let hook = try unusedLoopbackPort()
-        let webhook = #"{ "type": "webhook", "url": "http://127.0.0.1:\#(hook)/hook", "headers": { "Authorization": "Bearer ${env:PW_HOOK_TOKEN}" } }"#
-        let live = try LiveAgent(extraSinks: [webhook], environment: ["PW_HOOK_TOKEN": "hook-secret-only-the-service-has"])
+        let webhook =
+            #"{ "type": "webhook", "url": "http://127.0.0.1:\#(hook)/hook", "headers": { "Authorization": "Bearer ${env:PW_HOOK_TOKEN}" } }"#
+        let live = try LiveAgent(
+            extraSinks: [webhook], environment: ["PW_HOOK_TOKEN": "hook-secret-only-the-service-has"])
         defer { live.stop() }
         // The shell asking has no PW_HOOK_TOKEN, and is an ordinary user.
-        let asked = try run(["env", "-u", "PW_HOOK_TOKEN"] + Unprivileged.pathwatch(["status", "--config", live.config.path, "--format", "json"]))
+        let asked = try run(
+            ["env", "-u", "PW_HOOK_TOKEN"]
+                + Unprivileged.pathwatch(["status", "--config", live.config.path, "--format", "json"]))
         #expect(asked.status == 0, "\(asked.stderr)")
         #expect(try parseJSONObject(asked.stdout)["agent"] != nil, "\(asked.stdout)")
         // A broken http sink is still a configuration error naming where.
-        let broken = try writeConfig(#"{"sinks": [{"type": "http", "listen": "${env:PW_UNSET_LISTEN}"}]}"#, in: live.directory, name: "broken.json")
+        let broken = try writeConfig(
+            #"{"sinks": [{"type": "http", "listen": "${env:PW_UNSET_LISTEN}"}]}"#, in: live.directory,
+            name: "broken.json")
         let refused = try run(Unprivileged.pathwatch(["status", "--config", broken.path]))
         #expect(refused.status == 78)
-        #expect(refused.stderr.contains("sinks[0].listen: environment variable PW_UNSET_LISTEN is not set"), "\(refused.stderr)")
+        #expect(
+            refused.stderr.contains("sinks[0].listen: environment variable PW_UNSET_LISTEN is not set"),
+            "\(refused.stderr)")
     }
 
     @Test func oversizedSlowAndSurplusClientsAreRefused() throws {
@@ -191,10 +213,14 @@ struct HTTPSinkTests {
         let big = String(repeating: "a", count: 16 * 1024)
         let header = try live.curl(["-o", "/dev/null", "-w", "%{http_code}", "-H", "X-Big: \(big)"], "/status")
         #expect(header.stdout == "431")
-        let body = try live.curl(["-o", "/dev/null", "-w", "%{http_code}", "-X", "GET", "--data-binary", "payload"], "/status")
+        let body = try live.curl(
+            ["-o", "/dev/null", "-w", "%{http_code}", "-X", "GET", "--data-binary", "payload"], "/status")
         #expect(body.stdout == "413")
         let chunked = try live.curl(
-            ["-o", "/dev/null", "-w", "%{http_code}", "-X", "GET", "-H", "Transfer-Encoding: chunked", "--data-binary", "x"], "/status")
+            [
+                "-o", "/dev/null", "-w", "%{http_code}", "-X", "GET", "-H", "Transfer-Encoding: chunked",
+                "--data-binary", "x",
+            ], "/status")
         #expect(chunked.stdout == "413")
 
         // A client sending its request one byte a second is cut off; one that holds connections
@@ -237,27 +263,36 @@ struct HTTPSinkTests {
         defer { TestEnvironment.removeTemporaryDirectory(directory) }
         let port = try unusedLoopbackPort()
         // Something else holds the address when the agent starts.
-        let holder = try BackgroundProcess(["python3", "-c", """
+        let holder = try BackgroundProcess([
+            "python3", "-c",
+            """
             import socket, sys, time
             s = socket.socket(); s.bind(("127.0.0.1", \(port))); s.listen(1)
             print("held", flush=True); time.sleep(120)
-            """])
+            """,
+        ])
         #expect(holder.waitForLine(timeout: 10) { $0 == "held" } != nil)
         let plugins = try FixturePlugins.folderWithTestProbe()
         defer { TestEnvironment.removeTemporaryDirectory(plugins) }
-        let config = try writeConfig("""
+        let config = try writeConfig(
+            """
             {"agent": {"name": "http-taken", "interval": "200ms", "plugin_dirs": ["\(plugins.path)"], "state_dir": "\(directory.path)/state"},
              "probes": [{"id": "t", "plugin": "testprobe", "isolation": "inline", "config": {"checks": 1}}],
              "sinks": [{"type": "stdout", "format": "json", "on": "every"}, {"type": "http", "listen": "127.0.0.1:\(port)"}]}
             """, in: directory)
         let agent = try BackgroundProcess([TestEnvironment.pathwatchBinary.path, "run", "--config", config.path])
         defer { _ = agent.stop() }
-        #expect(waitUntil(timeout: 10) { agent.errorOutput.contains("http sink: cannot listen on 127.0.0.1:\(port)") }, "\(agent.errorOutput)")
+        #expect(
+            waitUntil(timeout: 10) { agent.errorOutput.contains("http sink: cannot listen on 127.0.0.1:\(port)") },
+            "\(agent.errorOutput)")
         // The document says why meanwhile, and the agent runs on.
         let reported = agent.waitForLine(timeout: 10) { $0.contains("cannot listen on 127.0.0.1:\(port)") }
         #expect(reported != nil, "the sink's last_error in the document")
         _ = holder.stop()
-        #expect(waitUntil(timeout: 20) { agent.errorOutput.contains("serving http://127.0.0.1:\(port)/ (the address is free again)") })
+        #expect(
+            waitUntil(timeout: 20) {
+                agent.errorOutput.contains("serving http://127.0.0.1:\(port)/ (the address is free again)")
+            })
         #expect(try run(["curl", "-sS", "--max-time", "5", "http://127.0.0.1:\(port)/healthz"]).stdout == "ok\n")
     }
 
@@ -275,7 +310,9 @@ struct HTTPSinkTests {
         #expect(nagios.stdout.hasPrefix("PATHWATCH WARNING"))
 
         let nobody = try unusedLoopbackPort()
-        let missing = try run([TestEnvironment.pathwatchBinary.path, "status", "--url", "http://127.0.0.1:\(nobody)", "--format", "nagios"])
+        let missing = try run([
+            TestEnvironment.pathwatchBinary.path, "status", "--url", "http://127.0.0.1:\(nobody)", "--format", "nagios",
+        ])
         #expect(missing.status == 3)
         #expect(missing.stdout.hasPrefix("PATHWATCH UNKNOWN"))
         #expect(missing.stderr.contains("no agent answered at http://127.0.0.1:\(nobody)/status"))

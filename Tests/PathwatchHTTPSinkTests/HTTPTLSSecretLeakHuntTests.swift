@@ -14,7 +14,9 @@ extension HTTPSecretLeakHuntTests {
         let certs = try TLSTestCertificates(in: dir)
         let password = LeakHunt.secret("lp")
         let hash = try Htpasswd.bcryptHash(password)
-        let agent = try LiveAgent(in: dir, environment: ["PW_LEAK_HASH": hash], logLevel: "trace", curlTLS: ["--cacert", certs.caCert]) { port in
+        let agent = try LiveAgent(
+            in: dir, environment: ["PW_LEAK_HASH": hash], logLevel: "trace", curlTLS: ["--cacert", certs.caCert]
+        ) { port in
             """
             {"agent": {"plugin_dirs": ["."], "interval": "300ms", "state_dir": "queues"},
              "probes": [{"id": "p", "plugin": "testprobe", "config": {"state": "ok"}}],
@@ -43,25 +45,38 @@ extension HTTPSecretLeakHuntTests {
         let otherKey = try String(contentsOfFile: certs.clientKey, encoding: .utf8)
         try otherKey.write(toFile: certs.serverKey, atomically: true, encoding: .utf8)
         try Unprivileged.own(dir)
-        #expect(waitUntil(timeout: 20) { agent.process.errorOutput.contains("cannot be used, keeping the previous ones") },
-                "the refused renewal was not logged: \(agent.process.errorOutput.suffix(800))")
+        #expect(
+            waitUntil(timeout: 20) { agent.process.errorOutput.contains("cannot be used, keeping the previous ones") },
+            "the refused renewal was not logged: \(agent.process.errorOutput.suffix(800))")
         #expect(try agent.request("/healthz", auth: .none).status == 200)
 
-        let status = try run([TestEnvironment.pathwatchBinary.path, "status", "--config", agent.config.path, "--format", "json"],
-                             environment: ["PATHWATCH_PASSWORD": password, "PW_LEAK_HASH": hash])
-        captures.append(Capture(name: "pathwatch status", status: Int(status.status), text: status.stdout + status.stderr))
+        let status = try run(
+            [TestEnvironment.pathwatchBinary.path, "status", "--config", agent.config.path, "--format", "json"],
+            environment: ["PATHWATCH_PASSWORD": password, "PW_LEAK_HASH": hash])
+        captures.append(
+            Capture(name: "pathwatch status", status: Int(status.status), text: status.stdout + status.stderr))
         // check-config refuses the mismatched key now on disk, naming the file, not its content.
-        let checkConfig = try run(Unprivileged.pathwatch(["check-config", "--config", agent.config.path]), environment: ["PW_LEAK_HASH": hash])
-        #expect(checkConfig.stderr.contains("sinks[1].tls.key_file") && checkConfig.stderr.contains("does not match"), "\(checkConfig.stderr)")
-        captures.append(Capture(name: "check-config", status: Int(checkConfig.status), text: checkConfig.stdout + checkConfig.stderr))
+        let checkConfig = try run(
+            Unprivileged.pathwatch(["check-config", "--config", agent.config.path]), environment: ["PW_LEAK_HASH": hash]
+        )
+        #expect(
+            checkConfig.stderr.contains("sinks[1].tls.key_file") && checkConfig.stderr.contains("does not match"),
+            "\(checkConfig.stderr)")
+        captures.append(
+            Capture(
+                name: "check-config", status: Int(checkConfig.status), text: checkConfig.stdout + checkConfig.stderr))
         agent.stop()
         captures.append(Capture(name: "stdout", status: 0, text: agent.process.outputLines.joined(separator: "\n")))
         captures.append(Capture(name: "stderr", status: 0, text: agent.process.errorOutput))
 
-        let expected = ["/": 200, "/status": 200, "/metrics": 200, "/events": 200, "no login": 401, "wrong password": 401,
-                        "unknown user": 401, "held back": 429, "pathwatch status": 0, "check-config": 78]
+        let expected = [
+            "/": 200, "/status": 200, "/metrics": 200, "/events": 200, "no login": 401, "wrong password": 401,
+            "unknown user": 401, "held back": 429, "pathwatch status": 0, "check-config": 78,
+        ]
         for capture in captures where expected[capture.name] != nil {
-            #expect(capture.status == expected[capture.name], "\(capture.name): \(capture.status)\n\(capture.text.prefix(400))")
+            #expect(
+                capture.status == expected[capture.name],
+                "\(capture.name): \(capture.status)\n\(capture.text.prefix(400))")
         }
         // Whole lines of the keys (their fixed ASN.1 openings are alike for every P-256 key).
         let keyLines = (key + otherKey).split(separator: "\n").filter { !$0.hasPrefix("-----") }.map(String.init)

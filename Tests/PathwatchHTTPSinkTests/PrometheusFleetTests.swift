@@ -36,7 +36,8 @@ import Testing
         let dir = try FixturePlugins.folderWithTestProbe()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         for product in ["pathwatch_disk", "pathwatch_loadavg", "pathwatch_bandwidth", "pathwatch_linkstate"] {
-            try FileManager.default.copyItem(at: TestEnvironment.plugin(product), to: dir.appendingPathComponent("lib\(product).so"))
+            try FileManager.default.copyItem(
+                at: TestEnvironment.plugin(product), to: dir.appendingPathComponent("lib\(product).so"))
         }
         let hookPort = try unusedLoopbackPort()
         let agent = try LiveAgent(in: dir) { port in
@@ -55,21 +56,29 @@ import Testing
         var metrics = try agent.request("/metrics")
         _ = waitUntil(timeout: 30) {
             metrics = (try? agent.request("/metrics")) ?? metrics
-            return metrics.body.contains("pathwatch_bandwidth_rx_bytes_per_second") && metrics.body.contains("pathwatch_probe_success")
+            return metrics.body.contains("pathwatch_bandwidth_rx_bytes_per_second")
+                && metrics.body.contains("pathwatch_probe_success")
         }
         let text = metrics.body
         #expect(metrics.status == 200)
-        #expect(metrics.header("Content-Type")?.hasPrefix("text/plain; version=0.0.4") == true,
-                "Content-Type: \(metrics.header("Content-Type") ?? "none")")
-        for family in ["pathwatch_build_info", "pathwatch_check_state", "pathwatch_path_satisfied", "pathwatch_path_info",
-                       "pathwatch_disk_used_ratio", "pathwatch_bandwidth_rx_bytes_per_second", "pathwatch_loadavg_load1",
-                       "pathwatch_probe_duration_seconds", "pathwatch_probe_success", "pathwatch_probe_restarts_total",
-                       "pathwatch_sink_queued", "pathwatch_sink_dropped_total"] {
-            #expect(text.contains("\n\(family)") || text.hasPrefix(family), "no \(family) in /metrics; agent: \(agent.process.errorOutput.suffix(1000))")
+        #expect(
+            metrics.header("Content-Type")?.hasPrefix("text/plain; version=0.0.4") == true,
+            "Content-Type: \(metrics.header("Content-Type") ?? "none")")
+        for family in [
+            "pathwatch_build_info", "pathwatch_check_state", "pathwatch_path_satisfied", "pathwatch_path_info",
+            "pathwatch_disk_used_ratio", "pathwatch_bandwidth_rx_bytes_per_second", "pathwatch_loadavg_load1",
+            "pathwatch_probe_duration_seconds", "pathwatch_probe_success", "pathwatch_probe_restarts_total",
+            "pathwatch_sink_queued", "pathwatch_sink_dropped_total",
+        ] {
+            #expect(
+                text.contains("\n\(family)") || text.hasPrefix(family),
+                "no \(family) in /metrics; agent: \(agent.process.errorOutput.suffix(1000))")
         }
         #expect(text.contains(#"pathwatch_check_state{check="p/c0",probe="p",plugin="testprobe",state="critical"} 1"#))
         let promtool = try run(["promtool", "check", "metrics"], input: text)
-        #expect(promtool.status == 0 && promtool.stdout.isEmpty && promtool.stderr.isEmpty, "promtool: \(promtool.stdout) \(promtool.stderr)")
+        #expect(
+            promtool.status == 0 && promtool.stdout.isEmpty && promtool.stderr.isEmpty,
+            "promtool: \(promtool.stdout) \(promtool.stderr)")
         // Every counter the loaded plug-ins declare is a counter family, named with `_total`.
         var counters = 0
         for product in ["pathwatch_disk", "pathwatch_loadavg", "pathwatch_bandwidth", "pathwatch_linkstate"] {
@@ -98,41 +107,48 @@ import Testing
         defer { agent.stop() }
         let receiver = try WebhookReceiver(log: dir.appendingPathComponent("alertmanager-webhook.jsonl"))
         defer { receiver.stop() }
-        let manager = try Alertmanager(in: dir, configuration: """
-            route:
-              receiver: test
-              group_by: ['alertname', 'check']
-              group_wait: 1s
-              group_interval: 1s
-              repeat_interval: 24h
-            receivers:
-              - name: test
-                webhook_configs:
-                  - url: \(receiver.url)
-                    send_resolved: true
-            """)
-        let prometheus = try PrometheusServer(in: dir, configuration: """
-            global:
-              scrape_interval: 1s
-              scrape_timeout: 1s
-              evaluation_interval: 1s
-            rule_files: [rules.yml]
-            alerting:
-              alertmanagers:
-                - static_configs:
-                    - targets: ['\(manager.address)']
-            scrape_configs:
-              - job_name: pathwatch
-                static_configs:
-                  - targets: ['127.0.0.1:\(agent.port)']
-            """, files: ["rules.yml": """
-            groups:
-              - name: pathwatch
-                rules:
-                  - alert: PathwatchCheckCritical
-                    expr: pathwatch_check_state{state="critical"} == 1
-                    for: 0s
-            """])
+        let manager = try Alertmanager(
+            in: dir,
+            configuration: """
+                route:
+                  receiver: test
+                  group_by: ['alertname', 'check']
+                  group_wait: 1s
+                  group_interval: 1s
+                  repeat_interval: 24h
+                receivers:
+                  - name: test
+                    webhook_configs:
+                      - url: \(receiver.url)
+                        send_resolved: true
+                """)
+        let prometheus = try PrometheusServer(
+            in: dir,
+            configuration: """
+                global:
+                  scrape_interval: 1s
+                  scrape_timeout: 1s
+                  evaluation_interval: 1s
+                rule_files: [rules.yml]
+                alerting:
+                  alertmanagers:
+                    - static_configs:
+                        - targets: ['\(manager.address)']
+                scrape_configs:
+                  - job_name: pathwatch
+                    static_configs:
+                      - targets: ['127.0.0.1:\(agent.port)']
+                """,
+            files: [
+                "rules.yml": """
+                groups:
+                  - name: pathwatch
+                    rules:
+                      - alert: PathwatchCheckCritical
+                        expr: pathwatch_check_state{state="critical"} == 1
+                        for: 0s
+                """
+            ])
         func diagnostics() -> String {
             """
             targets: \(prometheus.targets())
@@ -155,7 +171,8 @@ import Testing
             for body in receiver.acceptedBodies() where body["status"] as? String == status {
                 for alert in body["alerts"] as? [[String: Any]] ?? [] {
                     if let labels = alert["labels"] as? [String: String], labels["check"] == "api/c0",
-                        alert["status"] as? String == status {
+                        alert["status"] as? String == status
+                    {
                         return labels
                     }
                 }
@@ -163,14 +180,18 @@ import Testing
             return nil
         }
         try "critical HTTP 503 in 41 ms\n".write(to: stateFile, atomically: true, encoding: .utf8)
-        let firing = try #require(waitUntilValue(timeout: 90) { alert(status: "firing") },
-                                  "no firing notification reached the receiver\n\(diagnostics())")
+        let firing = try #require(
+            waitUntilValue(timeout: 90) { alert(status: "firing") },
+            "no firing notification reached the receiver\n\(diagnostics())")
         #expect(firing["alertname"] == "PathwatchCheckCritical")
-        #expect(firing["job"] == "pathwatch" && firing["probe"] == "api" && firing["plugin"] == "testprobe" && firing["state"] == "critical",
-                "\(firing)")
+        #expect(
+            firing["job"] == "pathwatch" && firing["probe"] == "api" && firing["plugin"] == "testprobe"
+                && firing["state"] == "critical",
+            "\(firing)")
         try "ok recovered\n".write(to: stateFile, atomically: true, encoding: .utf8)
-        #expect(waitUntilValue(timeout: 90) { alert(status: "resolved") } != nil,
-                "no resolved notification after the check recovered\n\(diagnostics())")
+        #expect(
+            waitUntilValue(timeout: 90) { alert(status: "resolved") } != nil,
+            "no resolved notification after the check recovered\n\(diagnostics())")
         let events = agent.changeEvents.filter { $0["check"] as? String == "api/c0" }.compactMap { $0["to"] as? String }
         #expect(events == ["critical", "ok"], "the agent's own change events: \(events)")
     }
@@ -193,33 +214,40 @@ import Testing
         defer { agent.stop() }
         for path in ["/", "/status", "/metrics", "/events"] {
             #expect(try agent.request(path, auth: .none, maxTime: 3).status == 401, "\(path) without a token")
-            #expect(try agent.request(path, auth: .bearer(token + "x"), maxTime: 3).status == 401, "\(path) with another token")
+            #expect(
+                try agent.request(path, auth: .bearer(token + "x"), maxTime: 3).status == 401,
+                "\(path) with another token")
             #expect(try agent.request(path, maxTime: 2).status == 200, "\(path) with the token")
         }
         #expect(try agent.request("/healthz", auth: .none).status == 200, "/healthz needs no token")
-        #expect(try agent.request("/metrics").body.contains(#"pathwatch_check_state{check="api/c0",probe="api",plugin="testprobe",state="ok"} 1"#))
+        #expect(
+            try agent.request("/metrics").body.contains(
+                #"pathwatch_check_state{check="api/c0",probe="api",plugin="testprobe",state="ok"} 1"#))
 
-        let prometheus = try PrometheusServer(in: dir, configuration: """
-            global:
-              scrape_interval: 1s
-              scrape_timeout: 1s
-            scrape_configs:
-              - job_name: pathwatch
-                authorization:
-                  credentials_file: \(credentials.path)
-                static_configs:
-                  - targets: ['127.0.0.1:\(agent.port)']
-              - job_name: pathwatch-without-token
-                static_configs:
-                  - targets: ['127.0.0.1:\(agent.port)']
-            """)
+        let prometheus = try PrometheusServer(
+            in: dir,
+            configuration: """
+                global:
+                  scrape_interval: 1s
+                  scrape_timeout: 1s
+                scrape_configs:
+                  - job_name: pathwatch
+                    authorization:
+                      credentials_file: \(credentials.path)
+                    static_configs:
+                      - targets: ['127.0.0.1:\(agent.port)']
+                  - job_name: pathwatch-without-token
+                    static_configs:
+                      - targets: ['127.0.0.1:\(agent.port)']
+                """)
         _ = waitUntil(timeout: 60) {
             let up = prometheus.query("up")
             return up.contains { $0.labels["job"] == "pathwatch" && $0.value == "1" }
                 && up.contains { $0.labels["job"] == "pathwatch-without-token" }
         }
         let up = Dictionary(prometheus.query("up").map { ($0.labels["job"] ?? "", $0.value) }, uniquingKeysWith: { $1 })
-        #expect(up == ["pathwatch": "1", "pathwatch-without-token": "0"],
-                "up by job: \(up)\ntargets: \(prometheus.targets())\nagent: \(agent.process.errorOutput.suffix(1500))")
+        #expect(
+            up == ["pathwatch": "1", "pathwatch-without-token": "0"],
+            "up by job: \(up)\ntargets: \(prometheus.targets())\nagent: \(agent.process.errorOutput.suffix(1500))")
     }
 }

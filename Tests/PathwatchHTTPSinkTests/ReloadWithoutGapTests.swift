@@ -25,7 +25,8 @@ import Testing
     }
 
     func reload(_ agent: LiveAgent) throws {
-        let result = try run(Unprivileged.pathwatch(["reload", "--pid", "\(agent.process.process.processIdentifier)"]), timeout: 90)
+        let result = try run(
+            Unprivileged.pathwatch(["reload", "--pid", "\(agent.process.process.processIdentifier)"]), timeout: 90)
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
     }
 
@@ -35,21 +36,25 @@ import Testing
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         let agent = try LiveAgent(in: dir, token: Self.first) { Self.configuration(port: $0, token: Self.first) }
         defer { agent.stop() }
-        let before = try #require(waitUntilValue(timeout: 30) { () -> [String]? in
-            let reply = try? agent.request("/metrics")
-            let series = reply.map { Self.series($0.body) } ?? []
-            return series.contains { $0.hasPrefix("pathwatch_check_state{") && $0.contains(#"check="load/"#) } ? series : nil
-        }, "no report reached /metrics")
+        let before = try #require(
+            waitUntilValue(timeout: 30) { () -> [String]? in
+                let reply = try? agent.request("/metrics")
+                let series = reply.map { Self.series($0.body) } ?? []
+                return series.contains { $0.hasPrefix("pathwatch_check_state{") && $0.contains(#"check="load/"#) }
+                    ? series : nil
+            }, "no report reached /metrics")
         let token = change == "another sink changed" ? Self.first : Self.second
         let extra = change == "another sink changed" ? #", {"type": "file", "path": "status.json"}"# : ""
-        try Self.configuration(port: agent.port, token: token, extraSink: extra).write(to: agent.config, atomically: false, encoding: .utf8)
+        try Self.configuration(port: agent.port, token: token, extraSink: extra).write(
+            to: agent.config, atomically: false, encoding: .utf8)
         try reload(agent)
         let metrics = try agent.request("/metrics", auth: .bearer(token))
         #expect(metrics.status == 200, "\(metrics.head)")
         let after = Self.series(metrics.body)
         let names = { (lines: [String]) in Set(lines.map { String($0.prefix { $0 != " " }) }) }
-        #expect(names(before).subtracting(names(after)).isEmpty,
-                "series gone after the reload: \(names(before).subtracting(names(after)).sorted().prefix(10))")
+        #expect(
+            names(before).subtracting(names(after)).isEmpty,
+            "series gone after the reload: \(names(before).subtracting(names(after)).sorted().prefix(10))")
         let status = try agent.request("/status", auth: .bearer(token))
         #expect(status.status == 200, "\(status.head) \(status.body.prefix(300))")
         #expect(status.body.contains(#""load/"#), "\(status.body.prefix(300))")
@@ -64,36 +69,51 @@ import Testing
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         let agent = try LiveAgent(in: dir, token: Self.first) { Self.configuration(port: $0, token: Self.first) }
         defer { agent.stop() }
-        let prometheus = try PrometheusServer(in: dir, configuration: """
-            global: {scrape_interval: 500ms, scrape_timeout: 400ms}
-            scrape_configs:
-              - job_name: pathwatch
-                authorization: {credentials: \(Self.first)}
-                static_configs: [{targets: ["127.0.0.1:\(agent.port)"]}]
-            """)
-        func samples() -> Double? { prometheus.query("scrape_samples_scraped{job=\"pathwatch\"}").first.flatMap { Double($0.value) } }
+        let prometheus = try PrometheusServer(
+            in: dir,
+            configuration: """
+                global: {scrape_interval: 500ms, scrape_timeout: 400ms}
+                scrape_configs:
+                  - job_name: pathwatch
+                    authorization: {credentials: \(Self.first)}
+                    static_configs: [{targets: ["127.0.0.1:\(agent.port)"]}]
+                """)
+        func samples() -> Double? {
+            prometheus.query("scrape_samples_scraped{job=\"pathwatch\"}").first.flatMap { Double($0.value) }
+        }
         func scrapes() -> Double? {
-            prometheus.query("count_over_time(scrape_samples_scraped{job=\"pathwatch\"}[10m])").first.flatMap { Double($0.value) }
+            prometheus.query("count_over_time(scrape_samples_scraped{job=\"pathwatch\"}[10m])").first.flatMap {
+                Double($0.value)
+            }
         }
         // Both probes have reported and been scraped: the series a reload must keep.
-        let before = try #require(waitUntilValue(timeout: 60, interval: 0.2) { () -> Double? in
-            guard let n = samples(), n > 20, prometheus.query("pathwatch_check_state{check=~\"load/.*\"}").count > 0 else { return nil }
-            return n
-        }, "prometheus never scraped the agent's report: \(prometheus.targets())")
+        let before = try #require(
+            waitUntilValue(timeout: 60, interval: 0.2) { () -> Double? in
+                guard let n = samples(), n > 20, prometheus.query("pathwatch_check_state{check=~\"load/.*\"}").count > 0
+                else { return nil }
+                return n
+            }, "prometheus never scraped the agent's report: \(prometheus.targets())")
         let firstReload = Date()
         for round in 1...3 {
             let sinks = (1...round).map { #", {"type": "file", "path": "status-\#($0).json"}"# }.joined()
-            try Self.configuration(port: agent.port, token: Self.first, extraSink: sinks).write(to: agent.config, atomically: false, encoding: .utf8)
+            try Self.configuration(port: agent.port, token: Self.first, extraSink: sinks).write(
+                to: agent.config, atomically: false, encoding: .utf8)
             try reload(agent)
             // Scrapes after this reload, before the probes' next report (a minute away).
             let counted = scrapes() ?? 0
-            #expect(waitUntil(timeout: 30, interval: 0.2) { (scrapes() ?? 0) >= counted + 3 }, "prometheus stopped scraping")
+            #expect(
+                waitUntil(timeout: 30, interval: 0.2) { (scrapes() ?? 0) >= counted + 3 }, "prometheus stopped scraping"
+            )
         }
         // The scrapes since the first reload began (a window that starts after `before` was seen).
         let window = "\(Int(Date().timeIntervalSince(firstReload).rounded(.up)))s"
-        let fewest = prometheus.query("min_over_time(scrape_samples_scraped{job=\"pathwatch\"}[\(window)])").first.flatMap { Double($0.value) }
-        #expect((fewest ?? 0) >= before, "a scrape across the reloads found \(fewest ?? 0) samples, before them \(before)")
-        let down = prometheus.query("min_over_time(up{job=\"pathwatch\"}[\(window)])").first.flatMap { Double($0.value) }
+        let fewest = prometheus.query("min_over_time(scrape_samples_scraped{job=\"pathwatch\"}[\(window)])").first
+            .flatMap { Double($0.value) }
+        #expect(
+            (fewest ?? 0) >= before, "a scrape across the reloads found \(fewest ?? 0) samples, before them \(before)")
+        let down = prometheus.query("min_over_time(up{job=\"pathwatch\"}[\(window)])").first.flatMap {
+            Double($0.value)
+        }
         #expect(down == 1, "a scrape failed across the reloads")
     }
 }

@@ -10,12 +10,18 @@ import Testing
 struct StatusPageHTTPSBrowserTests {
     /// base64(SHA-256(SubjectPublicKeyInfo)): what `--ignore-certificate-errors-spki-list` takes.
     static func spkiHash(_ certificate: String) throws -> String {
-        let result = try run(["sh", "-c", "openssl x509 -in '\(certificate)' -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64"])
+        let result = try run([
+            "sh", "-c",
+            "openssl x509 -in '\(certificate)' -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64",
+        ])
         guard result.status == 0 else { throw TestFailure("spki hash: \(result.stderr)") }
         return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    @Test(.enabled(if: Browser.isAvailable && HTTPSinkTLSTests.missingTools() == nil, Comment(rawValue: Browser.unavailableReason)))
+    @Test(
+        .enabled(
+            if: Browser.isAvailable && HTTPSinkTLSTests.missingTools() == nil,
+            Comment(rawValue: Browser.unavailableReason)))
     func thePageOpensOverHTTPSBehindBasicAuthAndStaysLive() throws {
         let dir = try FixturePlugins.folderWithTestProbe()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
@@ -34,7 +40,9 @@ struct StatusPageHTTPSBrowserTests {
             """
         }
         defer { agent.stop() }
-        let environment = ["PATHWATCH_CHROMIUM_FLAGS": "--ignore-certificate-errors-spki-list=\(try Self.spkiHash(certs.serverCert))"]
+        let environment = [
+            "PATHWATCH_CHROMIUM_FLAGS": "--ignore-certificate-errors-spki-list=\(try Self.spkiHash(certs.serverCert))"
+        ]
         let browser = try Browser(wrapper: [], environment: environment)
         defer { browser.close() }
 

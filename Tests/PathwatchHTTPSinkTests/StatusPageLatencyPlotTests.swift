@@ -13,14 +13,19 @@ struct StatusPageLatencyPlotTests {
         let dir = try TestEnvironment.makeTemporaryDirectory()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         chmod(dir.path, 0o755)
-        for product in ["pathwatch_linkstate", "pathwatch_disk", "pathwatch_bandwidth", "pathwatch_loadavg", "pathwatch_ping", "pathwatch_reachability"] {
-            try FileManager.default.copyItem(at: TestEnvironment.plugin(product), to: dir.appendingPathComponent("lib\(product).so"))
+        for product in [
+            "pathwatch_linkstate", "pathwatch_disk", "pathwatch_bandwidth", "pathwatch_loadavg", "pathwatch_ping",
+            "pathwatch_reachability",
+        ] {
+            try FileManager.default.copyItem(
+                at: TestEnvironment.plugin(product), to: dir.appendingPathComponent("lib\(product).so"))
         }
         // The shipped configuration as it stands, with its folders and port made the test's, and
         // two probes added: ping to this host's loopback, and a request to the agent's own
         // /healthz. Root, for ping's raw socket: Debian's default ping_group_range lets no
         // group use unprivileged ICMP sockets.
-        let shipped = try JSONSerialization.jsonObject(with: Data(contentsOf: TestEnvironment.packageRoot.appendingPathComponent("config.json")))
+        let shipped = try JSONSerialization.jsonObject(
+            with: Data(contentsOf: TestEnvironment.packageRoot.appendingPathComponent("config.json")))
         let agent = try LiveAgent(in: dir, asRoot: true) { port in
             var config = shipped as! [String: Any]
             var agentSection = config["agent"] as! [String: Any]
@@ -29,8 +34,14 @@ struct StatusPageLatencyPlotTests {
             agentSection["interval"] = "1s"
             config["agent"] = agentSection
             var probes = config["probes"] as! [[String: Any]]
-            probes.append(["id": "ping", "plugin": "ping", "config": ["targets": [["name": "lo", "host": "127.0.0.1", "count": 2, "interval": "50ms"]]]])
-            probes.append(["id": "api", "plugin": "reachability", "config": ["targets": [["name": "self", "url": "http://127.0.0.1:\(port)/healthz"]]]])
+            probes.append([
+                "id": "ping", "plugin": "ping",
+                "config": ["targets": [["name": "lo", "host": "127.0.0.1", "count": 2, "interval": "50ms"]]],
+            ])
+            probes.append([
+                "id": "api", "plugin": "reachability",
+                "config": ["targets": [["name": "self", "url": "http://127.0.0.1:\(port)/healthz"]]],
+            ])
             config["probes"] = probes
             config["sinks"] = (config["sinks"] as! [[String: Any]]).map { sink in
                 var sink = sink
@@ -42,15 +53,19 @@ struct StatusPageLatencyPlotTests {
         }
         defer { agent.stop() }
         // The bandwidth probe reports its window once it has two readings.
-        #expect(waitUntil(timeout: 30) { ((try? agent.request("/status").body) ?? "").contains("\"window_ms\"") }, "no window_ms reported")
+        #expect(
+            waitUntil(timeout: 30) { ((try? agent.request("/status").body) ?? "").contains("\"window_ms\"") },
+            "no window_ms reported")
 
         let browser = try Browser()
         defer { browser.close() }
         try browser.open(agent.base + "/")
-        let legend = try #require(try browser.wait(for: #"""
-            (() => { const items = [...document.querySelectorAll("#plot-latency .legend li .label")].map((li) => li.textContent);
-                     return items.includes("ping/lo") && items.includes("api/self") && items; })()
-            """#) as? [String])
+        let legend = try #require(
+            try browser.wait(
+                for: #"""
+                    (() => { const items = [...document.querySelectorAll("#plot-latency .legend li .label")].map((li) => li.textContent);
+                             return items.includes("ping/lo") && items.includes("api/self") && items; })()
+                    """#) as? [String])
         #expect(Set(legend) == ["ping/lo", "api/self"], "the latency plot shows \(legend)")
         #expect(!legend.contains { $0.hasPrefix("bw/") })
         let report = try browser.report()

@@ -21,7 +21,9 @@ import Testing
         defer { watcher.stop() }
         let first = ObjectIdentifier(watcher.context)
         // Below the share (the first connection took one): the same context.
-        for _ in 0..<(TLSContextWatcher.handshakesPerContext - 2) { #expect(ObjectIdentifier(watcher.context) == first) }
+        for _ in 0..<(TLSContextWatcher.handshakesPerContext - 2) {
+            #expect(ObjectIdentifier(watcher.context) == first)
+        }
         // The connection that takes the last of the share gets a new one, and the next keep it.
         let renewed = ObjectIdentifier(watcher.context)
         #expect(renewed != first, "the context was not renewed at its share")

@@ -17,9 +17,11 @@ struct AttributeWalkerTests {
         #expect(link.kind == "veth")
         #expect(link.hardwareType == UInt16(ARPHRD_ETHER))
         // rtnl_link_stats64 order: rx_packets, tx_packets, rx_bytes, tx_bytes, rx_errors, ...
-        #expect(link.stats == LinkStatistics(
-            rxPackets: 100, txPackets: 101, rxBytes: 102, txBytes: 103, rxErrors: 104, txErrors: 105,
-            rxDropped: 106, txDropped: 107, multicast: 108, collisions: 109))
+        #expect(
+            link.stats
+                == LinkStatistics(
+                    rxPackets: 100, txPackets: 101, rxBytes: 102, txBytes: 103, rxErrors: 104, txErrors: 105,
+                    rxDropped: 106, txDropped: 107, multicast: 108, collisions: 109))
     }
 
     @Test func skipsUnknownAttributesAndFlaggedTypes() throws {
@@ -34,21 +36,26 @@ struct AttributeWalkerTests {
 
     @Test func rejectsATruncatedAttributeHeader() {
         let bytes = B.attribute(IFLA_MTU, B.le(UInt32(1500))) + [8, 0]
-        #expect(throws: NetlinkError.malformed("test: 2 byte(s) at offset 8 are too short for a 4-byte attribute header")) {
+        #expect(
+            throws: NetlinkError.malformed("test: 2 byte(s) at offset 8 are too short for a 4-byte attribute header")
+        ) {
             try NetlinkAttributes(parsing: ArraySlice(bytes), in: "test")
         }
     }
 
     @Test func rejectsAnAttributeLengthShorterThanItsHeader() {
         let bytes = B.le(UInt16(2)) + B.le(UInt16(IFLA_MTU)) + [0, 0, 0, 0]
-        #expect(throws: NetlinkError.malformed("test: attribute at offset 0 has length 2, shorter than its 4-byte header")) {
+        #expect(
+            throws: NetlinkError.malformed("test: attribute at offset 0 has length 2, shorter than its 4-byte header")
+        ) {
             try NetlinkAttributes(parsing: ArraySlice(bytes), in: "test")
         }
     }
 
     @Test func rejectsAnAttributeLengthPastTheBuffer() {
         let bytes = B.le(UInt16(200)) + B.le(UInt16(IFLA_MTU)) + B.le(UInt32(1500))
-        #expect(throws: NetlinkError.malformed("test: attribute at offset 0 has length 200 but only 8 byte(s) remain")) {
+        #expect(throws: NetlinkError.malformed("test: attribute at offset 0 has length 200 but only 8 byte(s) remain"))
+        {
             try NetlinkAttributes(parsing: ArraySlice(bytes), in: "test")
         }
     }
@@ -70,7 +77,9 @@ struct AttributeWalkerTests {
         #expect(throws: NetlinkError.self) { try three.u8() }
         #expect(throws: NetlinkError.self) { try three.u16() }
         #expect(throws: NetlinkError.self) { try three.u64() }
-        #expect(throws: NetlinkError.malformed("attribute type 4 at offset 0: string of 3 byte(s) has no NUL terminator")) {
+        #expect(
+            throws: NetlinkError.malformed("attribute type 4 at offset 0: string of 3 byte(s) has no NUL terminator")
+        ) {
             try three.string()
         }
         #expect(try NetlinkAttribute(type: 1, payload: [0x61, 0x62, 0, 0]).string() == "ab")
@@ -94,12 +103,15 @@ struct AttributeWalkerTests {
 
     @Test func rejectsANestedAttributeWithABadInnerLength() throws {
         let inner = B.le(UInt16(40)) + B.le(UInt16(IFLA_INFO_KIND)) + B.string("veth")
-        let message = try #require(try NetlinkMessage.split(ArraySlice(B.linkMessage(extra: B.attribute(IFLA_LINKINFO, inner, nested: true)))).first)
+        let message = try #require(
+            try NetlinkMessage.split(ArraySlice(B.linkMessage(extra: B.attribute(IFLA_LINKINFO, inner, nested: true))))
+                .first)
         #expect(throws: NetlinkError.self) { try Link(message: message) }
     }
 
     @Test func rejectsALinkWithoutAName() throws {
-        let bytes = B.message(RTM_NEWLINK, payload: B.ifinfomsg(index: 3, flags: 0) + B.attribute(IFLA_MTU, B.le(UInt32(1500))))
+        let bytes = B.message(
+            RTM_NEWLINK, payload: B.ifinfomsg(index: 3, flags: 0) + B.attribute(IFLA_MTU, B.le(UInt32(1500))))
         let message = try #require(try NetlinkMessage.split(ArraySlice(bytes)).first)
         #expect(throws: NetlinkError.malformed("RTM_NEWLINK at offset 0 for link 3 has no IFLA_IFNAME")) {
             try Link(message: message)

@@ -23,7 +23,10 @@ import Testing
             let added = try run(["ip", "netns", "add", name])
             #expect(added.status == 0, "ip netns add \(name): \(added.stderr)")
         }
-        defer { _ = try? run(["ip", "netns", "del", live]); _ = try? run(["ip", "netns", "del", dead]) }
+        defer {
+            _ = try? run(["ip", "netns", "del", live])
+            _ = try? run(["ip", "netns", "del", dead])
+        }
         LeftoverNamespaces.sweepNow()
         let left = Set((try? FileManager.default.contentsOfDirectory(atPath: "/run/netns")) ?? [])
         #expect(!left.contains(dead), "the dead run's namespace \(dead) is still there")

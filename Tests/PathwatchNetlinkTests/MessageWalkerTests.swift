@@ -61,7 +61,10 @@ struct MessageWalkerTests {
     @Test func rejectsAFamilyHeaderCutShort() throws {
         let bytes = NetlinkBytes.message(RTM_NEWLINK, payload: [0, 0, 1, 0, 7, 0, 0, 0])
         let message = try #require(try NetlinkMessage.split(ArraySlice(bytes)).first)
-        #expect(throws: NetlinkError.malformed("RTM_NEWLINK at offset 0: payload of 8 byte(s) is too short for ifinfomsg (16 bytes)")) {
+        #expect(
+            throws: NetlinkError.malformed(
+                "RTM_NEWLINK at offset 0: payload of 8 byte(s) is too short for ifinfomsg (16 bytes)")
+        ) {
             try Link(message: message)
         }
     }
@@ -73,7 +76,9 @@ struct MessageWalkerTests {
         for length in 0..<full.count {
             let prefix = ArraySlice(full.prefix(length))
             let parsed = try? NetlinkMessage.split(prefix).map { try Link(message: $0) }
-            #expect(parsed == nil || parsed?.isEmpty == true, "prefix of \(length) bytes parsed as \(String(describing: parsed))")
+            #expect(
+                parsed == nil || parsed?.isEmpty == true,
+                "prefix of \(length) bytes parsed as \(String(describing: parsed))")
         }
         var parsedCorruptions = 0
         for position in full.indices {

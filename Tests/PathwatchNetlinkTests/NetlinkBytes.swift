@@ -20,8 +20,10 @@ enum NetlinkBytes {
     static func string(_ text: String) -> [UInt8] { Array(text.utf8) + [0] }
 
     /// One message: header (with the given length, or the true one) and payload.
-    static func message(_ type: Int, flags: UInt16 = 0, sequence: UInt32 = 0, portID: UInt32 = 0,
-                        payload: [UInt8], length: UInt32? = nil) -> [UInt8] {
+    static func message(
+        _ type: Int, flags: UInt16 = 0, sequence: UInt32 = 0, portID: UInt32 = 0,
+        payload: [UInt8], length: UInt32? = nil
+    ) -> [UInt8] {
         let true_length = UInt32(16 + payload.count)
         return le(length ?? true_length) + le(UInt16(type)) + le(flags) + le(sequence) + le(portID) + payload
     }

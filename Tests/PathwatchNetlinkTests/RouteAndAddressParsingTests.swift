@@ -8,16 +8,21 @@ struct RouteAndAddressParsingTests {
     typealias B = NetlinkBytes
 
     static func rtmsg(family: Int32, dstLength: UInt8 = 0, table: UInt8 = UInt8(RT_TABLE_MAIN.rawValue)) -> [UInt8] {
-        [UInt8(family), dstLength, 0, 0, table, UInt8(RTPROT_STATIC), UInt8(RT_SCOPE_UNIVERSE.rawValue), UInt8(RTN_UNICAST)] + B.le(UInt32(0))
+        [
+            UInt8(family), dstLength, 0, 0, table, UInt8(RTPROT_STATIC), UInt8(RT_SCOPE_UNIVERSE.rawValue),
+            UInt8(RTN_UNICAST),
+        ] + B.le(UInt32(0))
     }
 
     @Test func parsesADefaultRouteWithGatewayAndMetric() throws {
-        let payload = Self.rtmsg(family: AF_INET)
+        let payload =
+            Self.rtmsg(family: AF_INET)
             + B.attribute(Int(RTA_TABLE.rawValue), B.le(UInt32(RT_TABLE_MAIN.rawValue)))
             + B.attribute(Int(RTA_GATEWAY.rawValue), [10, 0, 0, 1])
             + B.attribute(Int(RTA_OIF.rawValue), B.le(UInt32(4)))
             + B.attribute(Int(RTA_PRIORITY.rawValue), B.le(UInt32(100)))
-        let message = try #require(try NetlinkMessage.split(ArraySlice(B.message(RTM_NEWROUTE, payload: payload))).first)
+        let message = try #require(
+            try NetlinkMessage.split(ArraySlice(B.message(RTM_NEWROUTE, payload: payload))).first)
         let route = try Route(message: message)
         #expect(route.isMainDefault)
         #expect(route.priority == 100)
@@ -29,25 +34,30 @@ struct RouteAndAddressParsingTests {
             let attributes = B.attribute(Int(RTA_GATEWAY.rawValue), gateway)
             return B.le(length ?? UInt16(8 + attributes.count)) + [0, 0] + B.le(index) + attributes
         }
-        let good = Self.rtmsg(family: AF_INET) + B.attribute(Int(RTA_MULTIPATH.rawValue), hop(2, [10, 0, 0, 1]) + hop(3, [10, 0, 1, 1]))
+        let good =
+            Self.rtmsg(family: AF_INET)
+            + B.attribute(Int(RTA_MULTIPATH.rawValue), hop(2, [10, 0, 0, 1]) + hop(3, [10, 0, 1, 1]))
         let message = try #require(try NetlinkMessage.split(ArraySlice(B.message(RTM_NEWROUTE, payload: good))).first)
         #expect(try Route(message: message).nextHops.map(\.interfaceIndex) == [2, 3])
 
-        let bad = Self.rtmsg(family: AF_INET) + B.attribute(Int(RTA_MULTIPATH.rawValue), hop(2, [10, 0, 0, 1], length: 64))
+        let bad =
+            Self.rtmsg(family: AF_INET) + B.attribute(Int(RTA_MULTIPATH.rawValue), hop(2, [10, 0, 0, 1], length: 64))
         let badMessage = try #require(try NetlinkMessage.split(ArraySlice(B.message(RTM_NEWROUTE, payload: bad))).first)
         #expect(throws: NetlinkError.self) { try Route(message: badMessage) }
     }
 
     @Test func rejectsARouteMetricOfTheWrongSize() throws {
         let payload = Self.rtmsg(family: AF_INET) + B.attribute(Int(RTA_PRIORITY.rawValue), [100])
-        let message = try #require(try NetlinkMessage.split(ArraySlice(B.message(RTM_NEWROUTE, payload: payload))).first)
+        let message = try #require(
+            try NetlinkMessage.split(ArraySlice(B.message(RTM_NEWROUTE, payload: payload))).first)
         #expect(throws: NetlinkError.malformed("RTA_PRIORITY at offset 28: expected a 4-byte u32, found 1 byte(s)")) {
             try Route(message: message)
         }
     }
 
     @Test func parsesAnAddressPreferringTheLocalAddress() throws {
-        let payload: [UInt8] = [UInt8(AF_INET), 24, 0, 0] + B.le(UInt32(5))
+        let payload: [UInt8] =
+            [UInt8(AF_INET), 24, 0, 0] + B.le(UInt32(5))
             + B.attribute(IFA_ADDRESS, [10, 0, 0, 9]) + B.attribute(IFA_LOCAL, [10, 0, 0, 5])
         let message = try #require(try NetlinkMessage.split(ArraySlice(B.message(RTM_NEWADDR, payload: payload))).first)
         let address = try Address(message: message)
@@ -70,7 +80,8 @@ struct RouteAndAddressParsingTests {
             return
         }
         #expect(parsed.name == "eth0")
-        let neighbour = try #require(try NetlinkMessage.split(ArraySlice(B.message(RTM_NEWNEIGH, payload: [0, 0, 0, 0]))).first)
+        let neighbour = try #require(
+            try NetlinkMessage.split(ArraySlice(B.message(RTM_NEWNEIGH, payload: [0, 0, 0, 0]))).first)
         #expect(try RouteEvent(message: neighbour) == nil)
     }
 }

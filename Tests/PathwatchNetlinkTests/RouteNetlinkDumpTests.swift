@@ -35,7 +35,8 @@ struct RouteNetlinkDumpTests {
     @Test func linksOfThisNamespaceMatchIPLink() throws {
         let links = try RouteNetlink.dumpLinks()
         let result = try run(["ip", "-j", "link"])
-        let expected = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
+        let expected = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
         try Self.expectLinksMatch(links, expected)
         #expect(links.contains { $0.isLoopback && $0.hardwareType == UInt16(ARPHRD_LOOPBACK) })
     }
@@ -46,7 +47,8 @@ struct RouteNetlinkDumpTests {
         defer { ns.delete() }
         let peer = try LinkStateNamespace("nlp")
         defer { peer.delete() }
-        try ns.exec("""
+        try ns.exec(
+            """
             ip link add vA type veth peer name vB netns \(peer.name)
             ip link set vA up mtu 1400
             ip addr add 10.77.0.1/24 dev vA
@@ -77,7 +79,8 @@ struct RouteNetlinkDumpTests {
         var expectedAddresses: Set<String> = []
         for entry in try ns.ipJSON("addr") {
             for info in entry["addr_info"] as? [[String: Any]] ?? [] {
-                expectedAddresses.insert("\(entry["ifindex"] ?? "?") \(info["local"] ?? "?")/\(info["prefixlen"] ?? "?")")
+                expectedAddresses.insert(
+                    "\(entry["ifindex"] ?? "?") \(info["local"] ?? "?")/\(info["prefixlen"] ?? "?")")
             }
         }
         #expect(Set(addresses.map { "\($0.interfaceIndex) \($0.text)" }) == expectedAddresses)
@@ -92,7 +95,8 @@ struct RouteNetlinkDumpTests {
         #expect(defaultEntry["dev"] as? String == "vA")
         #expect(defaultRoute.nextHops.map(\.interfaceIndex) == [vA.index])
         #expect(Int(defaultRoute.priority) == defaultEntry["metric"] as? Int)
-        #expect(defaultRoute.nextHops.first?.gateway.flatMap(IPAddressText.format) == defaultEntry["gateway"] as? String)
+        #expect(
+            defaultRoute.nextHops.first?.gateway.flatMap(IPAddressText.format) == defaultEntry["gateway"] as? String)
 
         // 64-bit counters, as `ip -s` reports them (nothing moves once the pings are done).
         let statsEntry = try #require(try ns.ipJSON("-s link show dev vA").first?["stats64"] as? [String: Any])
@@ -113,7 +117,8 @@ struct RouteNetlinkDumpTests {
         let socket = try ns.entered { try RouteNetlinkSocket(groups: .connectivity) }
         #expect(try socket.receiveEvents().isEmpty)
 
-        try ns.exec("""
+        try ns.exec(
+            """
             ip link set vE up
             ip addr add 10.78.0.1/24 dev vE
             ip route add default via 10.78.0.2 dev vE metric 50
@@ -148,16 +153,19 @@ struct RouteNetlinkDumpTests {
     func batchesKeepOrderAndDefaultRoutesOnlySkipsOtherRoutes() throws {
         let ns = try LinkStateNamespace("eb")
         defer { ns.delete() }
-        try ns.exec("ip link add vE type veth peer name vF; ip link set vF up; ip link set vE up; ip addr add 10.76.0.1/24 dev vE")
+        try ns.exec(
+            "ip link add vE type veth peer name vF; ip link set vF up; ip link set vE up; ip addr add 10.76.0.1/24 dev vE"
+        )
         let socket = try ns.entered { try RouteNetlinkSocket(groups: .connectivity) }
         while try waitReadable(socket.fileDescriptor) { _ = try socket.receiveEvents() }
 
         let count = 3 * RouteNetlinkSocket.batchCount
-        try ns.exec((1...count).map { "ip addr add 10.77.0.\($0)/32 dev vE" }.joined(separator: "\n") + """
+        try ns.exec(
+            (1...count).map { "ip addr add 10.77.0.\($0)/32 dev vE" }.joined(separator: "\n") + """
 
-            ip route add 10.75.0.0/16 via 10.76.0.2 dev vE
-            ip route add default via 10.76.0.2 dev vE metric 60
-            """)
+                ip route add 10.75.0.0/16 via 10.76.0.2 dev vE
+                ip route add default via 10.76.0.2 dev vE metric 60
+                """)
         var events: [RouteEvent] = []
         while try waitReadable(socket.fileDescriptor) { events += try socket.receiveEvents(defaultRoutesOnly: true) }
         let added = events.compactMap { event -> String? in

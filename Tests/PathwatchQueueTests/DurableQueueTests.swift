@@ -1,7 +1,8 @@
 import Foundation
-@testable import PathwatchQueue
 import PathwatchTestSupport
 import Testing
+
+@testable import PathwatchQueue
 
 /// The disk queue on its own: order, persistence across reopening, bounds, and recovery from
 /// what a crash leaves behind (a torn append, a damaged cursor, a bad record).

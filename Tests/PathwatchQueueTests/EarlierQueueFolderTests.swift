@@ -1,7 +1,8 @@
 import Foundation
-@testable import PathwatchQueue
 import PathwatchTestSupport
 import Testing
+
+@testable import PathwatchQueue
 
 /// A queue folder as the webhook sink wrote it before the queue was a module of its own
 /// (Tests/Fixtures/queue/earlier-release: five records put into a queue of four, so the oldest

@@ -1,7 +1,8 @@
 import Foundation
-@testable import PathwatchQueue
 import PathwatchTestSupport
 import Testing
+
+@testable import PathwatchQueue
 
 /// `heads(upTo:while:)`: a run of records from the head while each is accepted, for owners that
 /// send several per request up to a budget, leaving every one queued until it is completed.
@@ -24,7 +25,8 @@ import Testing
         #expect(run.map(\.record.id) == ["r1", "r2", "r3"])
         #expect(seen == ["r1", "r2", "r3", "r4"], "the head is offered too, then each until one is refused")
         #expect(try queue.heads(upTo: 2) { _ in true }.map(\.record.id) == ["r1", "r2"])
-        #expect(try queue.heads(upTo: 10) { _ in false }.map(\.record.id) == ["r1"], "the head comes whatever accept says")
+        #expect(
+            try queue.heads(upTo: 10) { _ in false }.map(\.record.id) == ["r1"], "the head comes whatever accept says")
         #expect(queue.count == 6)
         for head in run { try queue.complete(head.entry, as: .delivered) }
         #expect(try queue.heads(upTo: 10) { _ in true }.map(\.record.id) == ["r4", "r5", "r6"])

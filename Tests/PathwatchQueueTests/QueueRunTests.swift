@@ -1,7 +1,8 @@
 import Foundation
-@testable import PathwatchQueue
 import PathwatchTestSupport
 import Testing
+
+@testable import PathwatchQueue
 
 /// Runs of records read and completed at once (the webhook sink's batches): in order, whole or
 /// not at all, across reopening and the bound.
@@ -59,7 +60,9 @@ import Testing
             // Two newer records push the two oldest out while the run is being sent.
             let pushed = try queue.append((6...7).map(record))
             #expect(pushed.droppedWhileOut == 2 && pushed.droppedOldest == 0, "\(pushed)")
-            #expect(queue.droppedWhileOut == 2 && queue.counters.dropped == 0, "not counted before the run's outcome is known")
+            #expect(
+                queue.droppedWhileOut == 2 && queue.counters.dropped == 0,
+                "not counted before the run's outcome is known")
             try queue.complete(run: run.map(\.entry), as: .delivered)
             #expect(try queue.heads(upTo: 10).map(\.record.id) == (4...7).map { "id-\($0)" })
             // They reached the receiver with the run: delivered, never dropped as well.
@@ -92,7 +95,9 @@ import Testing
             queue.close()
             let reopened = try DurableQueue(folder: folder, limits: .init(records: 4, bytes: 64 << 20))
             #expect(reopened.counters == QueueCounters(dropped: 3, rejected: 2))
-            #expect(try reopened.heads(upTo: 10).map(\.record.id) == (6...9).map { "id-\($0)" }, "each of the nine counted once")
+            #expect(
+                try reopened.heads(upTo: 10).map(\.record.id) == (6...9).map { "id-\($0)" },
+                "each of the nine counted once")
         }
     }
 
@@ -100,9 +105,11 @@ import Testing
         try withFolder { folder in
             let queue = try DurableQueue(folder: folder, limits: .init(records: 100, bytes: 4096))
             _ = try queue.append((1...3).map(record))
-            let big = QueueRecord(kind: 1, id: "big", enqueuedAtMilliseconds: 9, body: [UInt8](repeating: 7, count: 5000))
+            let big = QueueRecord(
+                kind: 1, id: "big", enqueuedAtMilliseconds: 9, body: [UInt8](repeating: 7, count: 5000))
             let result = try queue.append([big])
-            #expect(result == .init(accepted: 0, dropped: 1, refused: 1, droppedWhileOut: 0) && result.droppedOldest == 0)
+            #expect(
+                result == .init(accepted: 0, dropped: 1, refused: 1, droppedWhileOut: 0) && result.droppedOldest == 0)
             #expect(queue.count == 3 && queue.counters.dropped == 1)
         }
     }

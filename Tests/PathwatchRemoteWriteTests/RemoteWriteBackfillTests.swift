@@ -23,7 +23,8 @@ import Testing
                 upstream = try LinkStateNamespace("rwu")
                 try host.exec("ip link add up0 type veth peer name up1 netns \(upstream.name)")
                 try upstream.exec("ip link set up1 up; ip addr add 10.83.0.2/24 dev up1")
-                try host.exec("ip link set up0 up; ip addr add 10.83.0.1/24 dev up0; ip route add default via 10.83.0.2 dev up0")
+                try host.exec(
+                    "ip link set up0 up; ip addr add 10.83.0.1/24 dev up0; ip route add default via 10.83.0.2 dev up0")
             } catch {
                 host.delete()
                 throw error
@@ -52,11 +53,13 @@ import Testing
             try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
             let config = home.appendingPathComponent("prometheus.yml")
             try "global:\n  scrape_interval: 1m\n".write(to: config, atomically: true, encoding: .utf8)
-            process = try BackgroundProcess([
-                "ip", "netns", "exec", namespace, PrometheusServer.binary, "--config.file=\(config.path)",
-                "--storage.tsdb.path=\(home.appendingPathComponent("data").path)", "--web.listen-address=\(address)",
-                "--web.enable-remote-write-receiver",
-            ], currentDirectory: home)
+            process = try BackgroundProcess(
+                [
+                    "ip", "netns", "exec", namespace, PrometheusServer.binary, "--config.file=\(config.path)",
+                    "--storage.tsdb.path=\(home.appendingPathComponent("data").path)",
+                    "--web.listen-address=\(address)",
+                    "--web.enable-remote-write-receiver",
+                ], currentDirectory: home)
             guard waitUntil(timeout: 60, { [self] in (try? curl(["\(base)/-/ready"]))?.status == 0 }) else {
                 process.stop()
                 throw TestFailure("prometheus did not become ready: \(process.errorOutput.suffix(2000))")
@@ -73,7 +76,9 @@ import Testing
                 result.status == 0, let object = try? parseJSONObject(result.stdout),
                 let series = (object["data"] as? [String: Any])?["result"] as? [[String: Any]]
             else { return [] }
-            return series.flatMap { ($0["values"] as? [[Any]]) ?? [] }.compactMap { ($0.first as? Double).map { Int64(($0 * 1000).rounded()) } }
+            return series.flatMap { ($0["values"] as? [[Any]]) ?? [] }.compactMap {
+                ($0.first as? Double).map { Int64(($0 * 1000).rounded()) }
+            }
         }
 
         func value(_ expression: String) -> String? {
@@ -88,7 +93,8 @@ import Testing
     }
 
     func config(name: String, in dir: URL, receiver: String) throws -> URL {
-        try writeConfig("""
+        try writeConfig(
+            """
             {"agent": {"name": "\(name)", "interval": "1s", "plugin_dirs": ["\(TestEnvironment.productsDirectory.path)"],
                        "state_dir": "\(dir.path)/queues"},
              "probes": [{"id": "link", "plugin": "linkstate"}],
@@ -98,19 +104,25 @@ import Testing
     }
 
     func start(_ config: URL, in namespace: String) throws -> BackgroundProcess {
-        try BackgroundProcess(["ip", "netns", "exec", namespace] + Unprivileged.pathwatch(["run", "--config", config.path]))
+        try BackgroundProcess(
+            ["ip", "netns", "exec", namespace] + Unprivileged.pathwatch(["run", "--config", config.path]))
     }
 
-    @Test(.enabled(if: TestEnvironment.canUseNamespaces && RemoteWritePrometheusTests.missingPrometheus() == nil,
-                   "needs root (namespaces) and prometheus (make test-deps)"))
+    @Test(
+        .enabled(
+            if: TestEnvironment.canUseNamespaces && RemoteWritePrometheusTests.missingPrometheus() == nil,
+            "needs root (namespaces) and prometheus (make test-deps)"))
     func threeMinutesOfflineAreBackfilledWithTheirOwnTimestampsAlsoAcrossAKill() throws {
         let topology = try Topology()
         defer { topology.delete() }
         let dir = try Unprivileged.makeTemporaryDirectory()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         let prometheus = try Receiver(in: dir, namespace: topology.upstream.name, address: "10.83.0.2:9090")
-        let steadyDir = dir.appendingPathComponent("steady"), killedDir = dir.appendingPathComponent("killed")
-        for folder in [steadyDir, killedDir] { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }
+        let steadyDir = dir.appendingPathComponent("steady")
+        let killedDir = dir.appendingPathComponent("killed")
+        for folder in [steadyDir, killedDir] {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        }
         let steadyConfig = try config(name: "bf-steady", in: steadyDir, receiver: prometheus.base)
         let killedConfig = try config(name: "bf-killed", in: killedDir, receiver: prometheus.base)
         try Unprivileged.own(dir)
@@ -130,7 +142,10 @@ import Testing
             """
         }
         for name in ["bf-steady", "bf-killed"] {
-            #expect(waitUntil(timeout: 60) { prometheus.value(#"pathwatch_probe_success{probe="link",instance="\#(name)"}"#) == "1" }, "\(name) never arrived\n\(diagnostics())")
+            #expect(
+                waitUntil(timeout: 60) {
+                    prometheus.value(#"pathwatch_probe_success{probe="link",instance="\#(name)"}"#) == "1"
+                }, "\(name) never arrived\n\(diagnostics())")
         }
 
         try topology.link(up: false)
@@ -148,13 +163,21 @@ import Testing
         restarted = try start(killedConfig, in: topology.host.name)
         // The outage's second half, with the killed agent restarted: again the scenario's length.
         Thread.sleep(forTimeInterval: Self.outageSeconds / 2)
-        #expect(steady.errorOutput.contains("holding deliveries"), "the steady agent held while its path was unsatisfied\n\(diagnostics())")
+        #expect(
+            steady.errorOutput.contains("holding deliveries"),
+            "the steady agent held while its path was unsatisfied\n\(diagnostics())")
         try topology.link(up: true)
 
         // Both backlogs arrive; then the agents stop (cleanly: what is left is drained).
-        for (name, printed) in [("bf-steady", { reportTimes(steady.outputLines) }), ("bf-killed", { reportTimes(restarted!.outputLines) })] {
-            #expect(waitUntil(timeout: 120) { prometheus.timestamps(#"pathwatch_probe_success{probe="link",instance="\#(name)"}"#).contains(printed().last ?? 0) },
-                    "\(name): the backlog did not arrive\n\(diagnostics())")
+        for (name, printed) in [
+            ("bf-steady", { reportTimes(steady.outputLines) }), ("bf-killed", { reportTimes(restarted!.outputLines) }),
+        ] {
+            #expect(
+                waitUntil(timeout: 120) {
+                    prometheus.timestamps(#"pathwatch_probe_success{probe="link",instance="\#(name)"}"#).contains(
+                        printed().last ?? 0)
+                },
+                "\(name): the backlog did not arrive\n\(diagnostics())")
         }
         steady.stop()
         restarted?.stop()
@@ -172,14 +195,23 @@ import Testing
             let outage = reports.filter { $0 > reports[0] + 10_000 && $0 < (reports.last ?? 0) - 10_000 }
             #expect(reports.count > Int(Self.outageSeconds), "\(name): \(reports.count) reports")
             let unprinted = Set(stored).subtracting(reports)
-            #expect(unprinted.count <= mayLackDocument && unprinted.allSatisfy { $0 > killedAt.0 && $0 < killedAt.1 },
-                    "\(name): samples at times no report had: \(unprinted.sorted())")
+            #expect(
+                unprinted.count <= mayLackDocument && unprinted.allSatisfy { $0 > killedAt.0 && $0 < killedAt.1 },
+                "\(name): samples at times no report had: \(unprinted.sorted())")
             let missing = Set(reports).subtracting(stored)
-            #expect(missing.isSubset(of: mayMiss), "\(name): \(missing.count) of \(reports.count) reports missing, \(outage.count) in the outage\n\(diagnostics())")
+            #expect(
+                missing.isSubset(of: mayMiss),
+                "\(name): \(missing.count) of \(reports.count) reports missing, \(outage.count) in the outage\n\(diagnostics())"
+            )
             let window = Int((Double((reports.last ?? 0) - reports[0]) / 1000).rounded(.up)) + 5
-            let count = prometheus.value(#"count_over_time(pathwatch_probe_success{probe="link",instance="\#(name)"}[\#(window)s])"#)
-            #expect(count == String(reports.count - missing.count + unprinted.count), "\(name): count_over_time \(count ?? "none") for \(reports.count) reports")
+            let count = prometheus.value(
+                #"count_over_time(pathwatch_probe_success{probe="link",instance="\#(name)"}[\#(window)s])"#)
+            #expect(
+                count == String(reports.count - missing.count + unprinted.count),
+                "\(name): count_over_time \(count ?? "none") for \(reports.count) reports")
         }
-        #expect(!prometheus.process.errorOutput.contains("Out of order sample"), "a sample was sent twice or out of order\n\(diagnostics())")
+        #expect(
+            !prometheus.process.errorOutput.contains("Out of order sample"),
+            "a sample was sent twice or out of order\n\(diagnostics())")
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import PathwatchQueue
 import PathwatchTestSupport
 import Testing
+
 @testable import PathwatchRemoteWrite
 @testable import PathwatchSinkTestSupport
 
@@ -39,23 +40,28 @@ import Testing
         try stateLines(500, "ok").write(to: stateFile, atomically: true, encoding: .utf8)
         let receiver = try WebhookReceiver(log: dir.appendingPathComponent("requests.jsonl"))
         defer { receiver.stop() }
-        let agent = try slowAgent(in: dir, stateFile: stateFile, sink: """
-            {"type": "remote_write", "url": "\(receiver.base)/api/v1/write", "max_bytes": "64KiB"}
-            """)
+        let agent = try slowAgent(
+            in: dir, stateFile: stateFile,
+            sink: """
+                {"type": "remote_write", "url": "\(receiver.base)/api/v1/write", "max_bytes": "64KiB"}
+                """)
         defer { agent.process.stop(grace: 30) }
         let pid = agent.process.processIdentifier
         let cpuBefore = try #require(ProcessUsage.cpuSeconds(pid))
         let since = Date()
         var entry: [String: Any] = [:]
-        #expect(waitUntil(timeout: 90) {
-            entry = Delivery.sinkStatus(agent).first ?? [:]
-            return (entry["dropped"] as? Int ?? 0) >= 5
-        }, "\(entry)\nagent: \(agent.process.errorOutput.suffix(1500))")
+        #expect(
+            waitUntil(timeout: 90) {
+                entry = Delivery.sinkStatus(agent).first ?? [:]
+                return (entry["dropped"] as? Int ?? 0) >= 5
+            }, "\(entry)\nagent: \(agent.process.errorOutput.suffix(1500))")
         let cpu = try #require(ProcessUsage.cpuSeconds(pid)) - cpuBefore
         let elapsed = Date().timeIntervalSince(since)
         let rss = try #require(ProcessUsage.residentKiB(pid))
         #expect(entry["queued"] as? Int == 0 && entry["rejected"] as? Int == 0, "\(entry)")
-        #expect((entry["last_error"] as? String)?.contains("is larger than max_bytes (64 KiB) and was dropped") == true, "\(entry)")
+        #expect(
+            (entry["last_error"] as? String)?.contains("is larger than max_bytes (64 KiB) and was dropped") == true,
+            "\(entry)")
         #expect(receiver.writeRequests().isEmpty, "nothing can have been sent")
         // Loose bounds: the adversary saw 240-320 MB and half a core.
         #expect(rss < 150_000, "\(rss) KiB resident")
@@ -69,10 +75,11 @@ import Testing
         try text.replacingOccurrences(of: #""max_bytes": "64KiB""#, with: #""max_bytes": "8MiB""#)
             .write(to: agent.config, atomically: true, encoding: .utf8)
         agent.process.signal(SIGHUP)
-        #expect(waitUntil(timeout: 60) {
-            entry = Delivery.sinkStatus(agent).first ?? [:]
-            return !receiver.writeRequests().filter { $0.status == 200 }.isEmpty && entry["last_delivery"] is String
-        }, "\(entry)\nagent: \(agent.process.errorOutput.suffix(1500))")
+        #expect(
+            waitUntil(timeout: 60) {
+                entry = Delivery.sinkStatus(agent).first ?? [:]
+                return !receiver.writeRequests().filter { $0.status == 200 }.isEmpty && entry["last_delivery"] is String
+            }, "\(entry)\nagent: \(agent.process.errorOutput.suffix(1500))")
     }
 
     /// `max_samples_per_send` 20 and reports of some 50 series: every request carries at most
@@ -99,7 +106,8 @@ import Testing
         let second = try agent(in: dir, stateFile: stateFile, sink: sink)
         defer { second.process.stop(grace: 30) }
         let printed = reportTimes(first.process.outputLines)
-        #expect(waitUntil(timeout: 60) { Set(Delivery.sentReportTimes(receiver.writeRequests())).isSuperset(of: printed) })
+        #expect(
+            waitUntil(timeout: 60) { Set(Delivery.sentReportTimes(receiver.writeRequests())).isSuperset(of: printed) })
         #expect(second.process.errorOutput.contains("kept from before"), "\(second.process.errorOutput.suffix(1500))")
 
         let requests = receiver.writeRequests()
@@ -108,10 +116,14 @@ import Testing
         #expect(accepted.count == Set(accepted).count, "a sample arrived twice")
         let firstReport = try #require(printed.first)
         let parts = accepted.filter { $0.timestamp == firstReport }
-        #expect(parts.filter { $0.name == "pathwatch_check_state" }.count == 40 && parts.contains { $0.name == "pathwatch_up" },
-                "the first report, sent in parts across the restart, arrived whole: \(parts.count) samples")
+        #expect(
+            parts.filter { $0.name == "pathwatch_check_state" }.count == 40
+                && parts.contains { $0.name == "pathwatch_up" },
+            "the first report, sent in parts across the restart, arrived whole: \(parts.count) samples")
         for name in Set(accepted.map(\.name)) {
-            let times = accepted.filter { $0.name == name && $0.labels["check"] == "api/c0" && $0.labels["state"] != "warning" }.map(\.timestamp)
+            let times = accepted.filter {
+                $0.name == name && $0.labels["check"] == "api/c0" && $0.labels["state"] != "warning"
+            }.map(\.timestamp)
             #expect(times == times.sorted(), "\(name) out of order")
         }
     }
@@ -126,15 +138,19 @@ import Testing
         try stateLines(60, "ok").write(to: stateFile, atomically: true, encoding: .utf8)
         let receiver = try WebhookReceiver(log: dir.appendingPathComponent("requests.jsonl"), delayMilliseconds: 450)
         defer { receiver.stop() }
-        let script = [#"{"status": 200}"#] + Array(repeating: #"{"status": 500}"#, count: 3) + [#"{"status": 400}"#]
+        let script =
+            [#"{"status": 200}"#] + Array(repeating: #"{"status": 500}"#, count: 3) + [#"{"status": 400}"#]
             + Array(repeating: #"{"status": 503}"#, count: 2)
         try receiver.control(#"{"script": [\#(script.joined(separator: ","))]}"#)
         let url = "\(receiver.base)/api/v1/write"
-        let agent = try agent(in: dir, stateFile: stateFile, sink: """
-            {"type": "remote_write", "url": "\(url)", "max_bytes": "64KiB", "retry": {"initial": "100ms", "max": "300ms"}}
-            """)
-        #expect(waitUntil(timeout: 120) { receiver.writeRequests().filter { $0.status == 200 }.count >= 25 },
-                "\(agent.process.errorOutput.suffix(1500))")
+        let agent = try agent(
+            in: dir, stateFile: stateFile,
+            sink: """
+                {"type": "remote_write", "url": "\(url)", "max_bytes": "64KiB", "retry": {"initial": "100ms", "max": "300ms"}}
+                """)
+        #expect(
+            waitUntil(timeout: 120) { receiver.writeRequests().filter { $0.status == 200 }.count >= 25 },
+            "\(agent.process.errorOutput.suffix(1500))")
         let status = try #require(Delivery.sinkStatus(agent).first)
         agent.process.stop(grace: 30)
 
@@ -144,13 +160,17 @@ import Testing
         let taken = reportTimes(agent.process.outputLines)
         #expect(delivered.count == Set(delivered).count && delivered == delivered.sorted())
         // What the status showed last, and the queue as the agent left it (its counts are the status's).
-        let queue = try DurableQueue(folder: dir.path + "/queues/" + RemoteWritePush.folderName(url: url), limits: .init(records: 1000, bytes: 1 << 30))
+        let queue = try DurableQueue(
+            folder: dir.path + "/queues/" + RemoteWritePush.folderName(url: url),
+            limits: .init(records: 1000, bytes: 1 << 30))
         defer { queue.close() }
         let counts = queue.counters
         #expect(counts.rejected == UInt64(refused.count) && refused.count > 0, "\(counts), refused \(refused.count)")
         #expect(counts.dropped > 0, "the bound dropped reports")
-        #expect(delivered.count + Int(counts.dropped + counts.rejected) + queue.count == taken.count,
-                "delivered \(delivered.count) + dropped \(counts.dropped) + rejected \(counts.rejected) + queued \(queue.count) for \(taken.count) reports")
+        #expect(
+            delivered.count + Int(counts.dropped + counts.rejected) + queue.count == taken.count,
+            "delivered \(delivered.count) + dropped \(counts.dropped) + rejected \(counts.rejected) + queued \(queue.count) for \(taken.count) reports"
+        )
         #expect((status["dropped"] as? Int ?? 0) + (status["queued"] as? Int ?? 0) <= taken.count, "\(status)")
     }
 
@@ -164,13 +184,16 @@ import Testing
             (RemoteWriteConfigTests.labels(10_000), "sinks[0].external_labels:"),
             (#"{"site": "\#(String(repeating: "v", count: 1 << 20))"}"#, "sinks[0].external_labels.site:"),
         ] {
-            let config = try writeConfig(#"""
+            let config = try writeConfig(
+                #"""
                 {"agent": {"state_dir": "\#(dir.path)/queues"},
                  "sinks": [{"type": "remote_write", "url": "http://127.0.0.1:9/w", "external_labels": \#(labels)}]}
                 """#, in: dir)
             let started = Date()
             let result = try run([TestEnvironment.pathwatchBinary.path, command, "--config", config.path], timeout: 30)
-            #expect(result.status == 78 && Date().timeIntervalSince(started) < 5, "\(result.status) \(result.stderr.prefix(500))")
+            #expect(
+                result.status == 78 && Date().timeIntervalSince(started) < 5,
+                "\(result.status) \(result.stderr.prefix(500))")
             #expect(result.stderr.contains(path), "\(result.stderr.prefix(500))")
             #expect(!result.stderr.contains("vvvvvvvv") && result.stderr.count < 2000 && result.stdout.count < 2000)
         }

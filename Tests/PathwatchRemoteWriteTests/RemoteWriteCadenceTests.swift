@@ -1,6 +1,7 @@
 import Foundation
 import PathwatchTestSupport
 import Testing
+
 @testable import PathwatchSinkTestSupport
 
 /// Each series at its own probe's cadence: four probes at three intervals push to the scripted
@@ -46,7 +47,9 @@ import Testing
             """
         }
         defer { agent.stop() }
-        #expect(waitUntil(timeout: 60) { reportTimes(agent.process.outputLines).count >= 60 }, "\(agent.process.errorOutput.suffix(1500))")
+        #expect(
+            waitUntil(timeout: 60) { reportTimes(agent.process.outputLines).count >= 60 },
+            "\(agent.process.errorOutput.suffix(1500))")
         let taken = reportTimes(agent.process.outputLines)
         // Everything taken so far has arrived (a clean stop would send the rest too, but the
         // check is on what the receiver holds).
@@ -59,21 +62,34 @@ import Testing
         // A probe's series arrive at that probe's reports, each report once: a report is stamped
         // when observed, or a millisecond or two later when reports shared a millisecond.
         for (probe, reports) in byProbe {
-            let sent = accepted.filter { $0.name == "pathwatch_probe_success" && $0.labels["probe"] == probe }.map(\.timestamp)
+            let sent = accepted.filter { $0.name == "pathwatch_probe_success" && $0.labels["probe"] == probe }.map(
+                \.timestamp)
             #expect(sent.count == Set(sent).count, "\(probe): a report's series twice")
             let unmatched = sent.filter { t in !reports.contains { t >= $0 && t <= $0 + 3 } }
-            #expect(unmatched.isEmpty, "\(probe): \(unmatched.count) of \(sent.count) samples at no report of \(probe) (\(reports.count) reports)")
-            #expect(sent.count <= reports.count && sent.count >= reports.count - 2, "\(probe): \(sent.count) samples, \(reports.count) reports")
+            #expect(
+                unmatched.isEmpty,
+                "\(probe): \(unmatched.count) of \(sent.count) samples at no report of \(probe) (\(reports.count) reports)"
+            )
+            #expect(
+                sent.count <= reports.count && sent.count >= reports.count - 2,
+                "\(probe): \(sent.count) samples, \(reports.count) reports")
         }
         // One timestamp, one report: the series of one probe at most.
-        let probesAtOneTime = Dictionary(grouping: accepted.compactMap { s in s.labels["probe"].map { (s.timestamp, $0) } }, by: \.0)
-            .mapValues { Set($0.map(\.1)) }
+        let probesAtOneTime = Dictionary(
+            grouping: accepted.compactMap { s in s.labels["probe"].map { (s.timestamp, $0) } }, by: \.0
+        )
+        .mapValues { Set($0.map(\.1)) }
         let mixed = probesAtOneTime.filter { $0.value.count > 1 }
-        #expect(mixed.isEmpty, "\(mixed.count) of \(probesAtOneTime.count) timestamps carry several probes' series, e.g. \(mixed.first.map { "\($0.value)" } ?? "")")
+        #expect(
+            mixed.isEmpty,
+            "\(mixed.count) of \(probesAtOneTime.count) timestamps carry several probes' series, e.g. \(mixed.first.map { "\($0.value)" } ?? "")"
+        )
         // The agent's own series: once an interval, together, whatever the number of probes.
         let up = accepted.filter { $0.name == "pathwatch_up" }.map(\.timestamp).sorted()
         let span = Double((up.last ?? 0) - (up.first ?? 0)) / 1000
-        #expect(up.count >= 3 && Double(up.count) <= span / Self.agentInterval + 2, "\(up.count) pathwatch_up samples in \(span) s")
+        #expect(
+            up.count >= 3 && Double(up.count) <= span / Self.agentInterval + 2,
+            "\(up.count) pathwatch_up samples in \(span) s")
         #expect(accepted.filter { $0.name == "pathwatch_path_satisfied" }.map(\.timestamp).sorted() == up)
         // In order and once, series by series.
         #expect(accepted.count == Set(accepted).count, "a sample twice")
@@ -84,6 +100,8 @@ import Testing
     }
 
     static func upTimes(_ receiver: WebhookReceiver) -> [Int64] {
-        receiver.writeRequests().filter { $0.status / 100 == 2 }.flatMap { $0.samples.filter { $0.name == "pathwatch_up" }.map(\.timestamp) }
+        receiver.writeRequests().filter { $0.status / 100 == 2 }.flatMap {
+            $0.samples.filter { $0.name == "pathwatch_up" }.map(\.timestamp)
+        }
     }
 }

@@ -1,8 +1,9 @@
 import Glibc
+import PathwatchSinks
 import Testing
+
 @testable import PathwatchAgent
 @testable import PathwatchRemoteWrite
-import PathwatchSinks
 @testable import PathwatchSinkTestSupport
 
 /// The `remote_write` sink's configuration: defaults, every key, each bad value reported with
@@ -27,7 +28,8 @@ import PathwatchSinks
     }
 
     @Test func everyKey() throws {
-        let (s, _) = try settings("""
+        let (s, _) = try settings(
+            """
             {"type": "remote_write", "url": "https://mimir.example/api/v1/push", "headers": {"X-Scope-OrgID": "team-a"},
              "basic_auth": {"username": "12345", "password": "glc_secret"}, "external_labels": {"site": "kiosk-7", "env": "prod"},
              "max_age": "30m", "max_bytes": "8MiB", "max_samples_per_send": 500, "timeout": "5s",
@@ -51,17 +53,44 @@ import PathwatchSinks
         (#""url": "http://127.0.0.1/w", "max_bytes": "1kB""#, "sinks[1].max_bytes", "64KiB"),
         (#""url": "http://127.0.0.1/w", "max_samples_per_send": 0"#, "sinks[1].max_samples_per_send", "from 1"),
         (#""url": "http://127.0.0.1/w", "timeout": "soon""#, "sinks[1].timeout", "not a duration"),
-        (#""url": "http://127.0.0.1/w", "retry": {"initial": "5s", "max": "1s"}"#, "sinks[1].retry.max", "retry.initial"),
+        (
+            #""url": "http://127.0.0.1/w", "retry": {"initial": "5s", "max": "1s"}"#, "sinks[1].retry.max",
+            "retry.initial"
+        ),
         (#""url": "http://127.0.0.1/w", "retry": {"tries": 3}"#, "sinks[1].retry.tries", "unknown key"),
-        (#""url": "http://127.0.0.1/w", "headers": {"Content-Encoding": "gzip"}"#, "sinks[1].headers.Content-Encoding", "itself"),
-        (#""url": "http://127.0.0.1/w", "headers": {"Bad Header": "v"}"#, #"sinks[1].headers["Bad Header"]"#, "header name"),
-        (#""url": "http://127.0.0.1/w", "bearer_token": "a", "headers": {"Authorization": "b"}"#, "sinks[1].headers.Authorization", "already"),
-        (#""url": "http://127.0.0.1/w", "bearer_token": "a", "basic_auth": {"username": "u", "password": "p"}"#, "sinks[1].basic_auth", "not both"),
+        (
+            #""url": "http://127.0.0.1/w", "headers": {"Content-Encoding": "gzip"}"#,
+            "sinks[1].headers.Content-Encoding", "itself"
+        ),
+        (
+            #""url": "http://127.0.0.1/w", "headers": {"Bad Header": "v"}"#, #"sinks[1].headers["Bad Header"]"#,
+            "header name"
+        ),
+        (
+            #""url": "http://127.0.0.1/w", "bearer_token": "a", "headers": {"Authorization": "b"}"#,
+            "sinks[1].headers.Authorization", "already"
+        ),
+        (
+            #""url": "http://127.0.0.1/w", "bearer_token": "a", "basic_auth": {"username": "u", "password": "p"}"#,
+            "sinks[1].basic_auth", "not both"
+        ),
         (#""url": "http://127.0.0.1/w", "basic_auth": {"username": "u"}"#, "sinks[1].basic_auth.password", "missing"),
-        (#""url": "http://127.0.0.1/w", "external_labels": {"9site": "x"}"#, "sinks[1].external_labels.9site", "label name"),
-        (#""url": "http://127.0.0.1/w", "external_labels": {"__name__": "x"}"#, "sinks[1].external_labels.__name__", "label name"),
-        (#""url": "http://127.0.0.1/w", "external_labels": {"site": ""}"#, "sinks[1].external_labels.site", "non-empty"),
-        (#""url": "http://127.0.0.1/w", "tls": {"ca_file": "/nonexistent/ca.pem"}"#, "sinks[1].tls.ca_file", "cannot read"),
+        (
+            #""url": "http://127.0.0.1/w", "external_labels": {"9site": "x"}"#, "sinks[1].external_labels.9site",
+            "label name"
+        ),
+        (
+            #""url": "http://127.0.0.1/w", "external_labels": {"__name__": "x"}"#, "sinks[1].external_labels.__name__",
+            "label name"
+        ),
+        (
+            #""url": "http://127.0.0.1/w", "external_labels": {"site": ""}"#, "sinks[1].external_labels.site",
+            "non-empty"
+        ),
+        (
+            #""url": "http://127.0.0.1/w", "tls": {"ca_file": "/nonexistent/ca.pem"}"#, "sinks[1].tls.ca_file",
+            "cannot read"
+        ),
     ])
     func badValuesNameTheirPath(members: String, path: String, expected: String) {
         guard let error = SinkConfigFixture.refusal(#"{"type": "remote_write", \#(members)}"#) else { return }
@@ -74,7 +103,10 @@ import PathwatchSinks
             (#""url": "http://user:hunter2pass@127.0.0.1/w path""#, "hunter2pass"),
             (#""url": "http://127.0.0.1/w", "headers": {"X-Key": "topsecret\nvalue"}"#, "topsecret"),
             (#""url": "http://127.0.0.1/w", "bearer_token": "tokentoken\r\n""#, "tokentoken"),
-            (#""url": "http://127.0.0.1/w", "basic_auth": {"username": "a:b", "password": "pw-secret-1"}"#, "pw-secret-1"),
+            (
+                #""url": "http://127.0.0.1/w", "basic_auth": {"username": "a:b", "password": "pw-secret-1"}"#,
+                "pw-secret-1"
+            ),
         ] {
             guard let error = SinkConfigFixture.refusal(#"{"type": "remote_write", \#(members)}"#) else { continue }
             #expect(!error.description.contains(secret), "\(error)")
@@ -92,7 +124,10 @@ import PathwatchSinks
     @Test(arguments: [
         (Self.labels(17), "sinks[1].external_labels", "at most 16 labels"),
         (#"{"\#(String(repeating: "n", count: 129))": "v"}"#, "sinks[1].external_labels", "longer than 128 bytes"),
-        (#"{"site": "\#(String(repeating: "v", count: 1025))"}"#, "sinks[1].external_labels.site", "at most 1024 bytes"),
+        (
+            #"{"site": "\#(String(repeating: "v", count: 1025))"}"#, "sinks[1].external_labels.site",
+            "at most 1024 bytes"
+        ),
         (Self.labels(5, value: String(repeating: "v", count: 1000)), "sinks[1].external_labels", "at most 4096 bytes"),
         (#"{"a-b": "v"}"#, "sinks[1].external_labels.a-b", "label name"),
     ])
@@ -110,21 +145,30 @@ import PathwatchSinks
         #expect(ContinuousClock.now - started < .seconds(10))
     }
 
-    func expectRefusal(labels: String, path: String, expected: String, sourceLocation: SourceLocation = #_sourceLocation) {
-        guard let error = SinkConfigFixture.refusal(
-            #"{"type": "remote_write", "url": "http://127.0.0.1/w", "external_labels": \#(labels)}"#, sourceLocation: sourceLocation)
+    func expectRefusal(
+        labels: String, path: String, expected: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        guard
+            let error = SinkConfigFixture.refusal(
+                #"{"type": "remote_write", "url": "http://127.0.0.1/w", "external_labels": \#(labels)}"#,
+                sourceLocation: sourceLocation)
         else { return }
         let shown = String(error.description.prefix(300))
         #expect(error.location == path, "\(shown)", sourceLocation: sourceLocation)
         #expect(error.message.contains(expected), "\(shown)", sourceLocation: sourceLocation)
-        #expect(!error.description.contains("vvvvvvvv") && error.description.count < 400, "\(shown)", sourceLocation: sourceLocation)
+        #expect(
+            !error.description.contains("vvvvvvvv") && error.description.count < 400, "\(shown)",
+            sourceLocation: sourceLocation)
     }
 
     @Test func externalLabelsAtTheirBoundsAreAccepted() throws {
-        let (s, _) = try settings(#"{"type": "remote_write", "url": "http://127.0.0.1/w", "external_labels": \#(Self.labels(16))}"#)
+        let (s, _) = try settings(
+            #"{"type": "remote_write", "url": "http://127.0.0.1/w", "external_labels": \#(Self.labels(16))}"#)
         #expect(s.externalLabels.count == 16)
-        let name = String(repeating: "n", count: 128), value = String(repeating: "v", count: 1024)
-        let (long, _) = try settings(#"{"type": "remote_write", "url": "http://127.0.0.1/w", "external_labels": {"\#(name)": "\#(value)"}}"#)
+        let name = String(repeating: "n", count: 128)
+        let value = String(repeating: "v", count: 1024)
+        let (long, _) = try settings(
+            #"{"type": "remote_write", "url": "http://127.0.0.1/w", "external_labels": {"\#(name)": "\#(value)"}}"#)
         #expect(long.externalLabels.map(\.0) == [name] && long.externalLabels.map(\.1) == [value])
     }
 
@@ -132,17 +176,21 @@ import PathwatchSinks
         let secret = String(repeating: "s3cr3t-", count: 200)
         setenv("PATHWATCH_TEST_RW_LABEL", secret, 1)
         defer { unsetenv("PATHWATCH_TEST_RW_LABEL") }
-        guard let error = SinkConfigFixture.refusal(
-            #"{"type": "remote_write", "url": "http://127.0.0.1/w", "external_labels": {"tenant": "${env:PATHWATCH_TEST_RW_LABEL}"}}"#)
+        guard
+            let error = SinkConfigFixture.refusal(
+                #"{"type": "remote_write", "url": "http://127.0.0.1/w", "external_labels": {"tenant": "${env:PATHWATCH_TEST_RW_LABEL}"}}"#
+            )
         else { return }
         #expect(error.location == "sinks[1].external_labels.tenant", "\(error)")
-        #expect(!error.description.contains("s3cr3t") && !error.description.contains("\(secret.utf8.count)"), "\(error)")
+        #expect(
+            !error.description.contains("s3cr3t") && !error.description.contains("\(secret.utf8.count)"), "\(error)")
     }
 
     @Test func twoSinksOnOneURLAreRefused() {
         let sink = #"{"type": "remote_write", "url": "http://127.0.0.1/w"}"#
         do {
-            _ = try ConfigLoader.load(text: #"{"sinks": [\#(sink), \#(sink)]}"#, file: "/etc/pw/config.json", sinks: .standard)
+            _ = try ConfigLoader.load(
+                text: #"{"sinks": [\#(sink), \#(sink)]}"#, file: "/etc/pw/config.json", sinks: .standard)
             Issue.record("accepted two sinks on one URL")
         } catch {
             #expect(error.message.contains("same URL"), "\(error)")
@@ -173,7 +221,8 @@ import PathwatchSinks
         #expect(samples[0].labels["check"] == "a \"q\" \\ b\nc" && samples[0].value == 1)
         #expect(samples[2].value == 1.5e20 && samples[3].value == -0.25)
         // Records join into one request: a repeated field's entries may follow one another.
-        let joined = try WriteRequestReader.samples(protobuf: body + WriteRequestEncoder.entries(of: sorted, timestamp: 5))
+        let joined = try WriteRequestReader.samples(
+            protobuf: body + WriteRequestEncoder.entries(of: sorted, timestamp: 5))
         #expect(joined.count == 8 && joined[4].timestamp == 5)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import PathwatchTestSupport
 import Testing
+
 @testable import PathwatchSinkTestSupport
 
 /// The `remote_write` sink against a scripted receiver on 127.0.0.1 (Tests/Fixtures/webhook/
@@ -19,7 +20,9 @@ import Testing
     /// The report times of probe `api` in `requests`: the times of its `pathwatch_probe_success`
     /// samples, which every report of it carries.
     static func sentReportTimes(_ requests: [(status: Int, path: String, samples: [WrittenSample])]) -> [Int64] {
-        requests.flatMap { $0.samples.filter { $0.name == "pathwatch_probe_success" && $0.labels["probe"] == "api" }.map(\.timestamp) }
+        requests.flatMap {
+            $0.samples.filter { $0.name == "pathwatch_probe_success" && $0.labels["probe"] == "api" }.map(\.timestamp)
+        }
     }
 
     /// The remote_write entries of the agent's /status, by target.
@@ -38,17 +41,21 @@ import Testing
         // One accepted request, then 500s, a 429 asking for a second, one 400, then all accepted.
         // A short backoff: the schedule is DeliveryScheduleTests' (virtual time); here the second
         // of Retry-After is what lets a backlog build up behind the 400.
-        let script = [#"{"status": 204}"#] + Array(repeating: #"{"status": 500}"#, count: 4)
+        let script =
+            [#"{"status": 204}"#] + Array(repeating: #"{"status": 500}"#, count: 4)
             + [#"{"status": 429, "retry_after": 1}"#, #"{"status": 400}"#]
         try receiver.control(#"{"script": [\#(script.joined(separator: ","))]}"#)
         let agent = try LiveAgent(in: dir) { port in
-            Self.config(port, stateFile: stateFile, sinks: """
-                {"type": "remote_write", "url": "\(receiver.base)/api/v1/write", "retry": {"initial": "100ms", "max": "300ms"}}
-                """)
+            Self.config(
+                port, stateFile: stateFile,
+                sinks: """
+                    {"type": "remote_write", "url": "\(receiver.base)/api/v1/write", "retry": {"initial": "100ms", "max": "300ms"}}
+                    """)
         }
         defer { agent.stop() }
-        #expect(waitUntil(timeout: 60) { receiver.writeRequests().filter { $0.status == 200 }.count >= 3 },
-                "\(receiver.records().map { $0["status"] ?? "" })\nagent: \(agent.process.errorOutput.suffix(1500))")
+        #expect(
+            waitUntil(timeout: 60) { receiver.writeRequests().filter { $0.status == 200 }.count >= 3 },
+            "\(receiver.records().map { $0["status"] ?? "" })\nagent: \(agent.process.errorOutput.suffix(1500))")
         let status = try #require(Self.sinkStatus(agent).first)
         agent.stop()
 
@@ -56,7 +63,8 @@ import Testing
         #expect(requests.map(\.status).prefix(7) == [204, 500, 500, 500, 500, 429, 400], "\(requests.map(\.status))")
         for record in receiver.records() {
             let headers = record["headers"] as? [String: String] ?? [:]
-            #expect(headers["content-encoding"] == "snappy" && headers["content-type"] == "application/x-protobuf"
+            #expect(
+                headers["content-encoding"] == "snappy" && headers["content-type"] == "application/x-protobuf"
                     && headers["x-prometheus-remote-write-version"] == "0.1.0", "\(headers)")
         }
         let refused = Self.sentReportTimes(requests.filter { $0.status == 400 })
@@ -66,7 +74,9 @@ import Testing
         #expect(delivered.count == Set(delivered).count, "a report delivered twice")
         #expect(delivered == delivered.sorted(), "delivered out of order")
         #expect(Set(delivered).isDisjoint(with: refused))
-        #expect(Set(delivered).union(refused) == Set(reports), "reports \(reports.count), delivered \(delivered.count), refused \(refused.count)")
+        #expect(
+            Set(delivered).union(refused) == Set(reports),
+            "reports \(reports.count), delivered \(delivered.count), refused \(refused.count)")
         #expect(status["rejected"] as? Int == refused.count && status["dropped"] as? Int == refused.count, "\(status)")
         let log = agent.process.errorOutput
         #expect(log.contains("HTTP 400 for \(refused.count) reports"), "\(log.suffix(2000))")
@@ -82,32 +92,46 @@ import Testing
         let receiver = try WebhookReceiver(log: dir.appendingPathComponent("requests.jsonl"), mode: "fail")
         defer { receiver.stop() }
         let agent = try LiveAgent(in: dir) { port in
-            Self.config(port, stateFile: stateFile, sinks: """
-                {"type": "remote_write", "url": "\(receiver.base)/age", "max_age": "2s", "retry": {"initial": "100ms", "max": "200ms"}},
-                {"type": "remote_write", "url": "\(receiver.base)/bytes", "max_bytes": "64KiB", "retry": {"initial": "100ms", "max": "200ms"}}
-                """)
+            Self.config(
+                port, stateFile: stateFile,
+                sinks: """
+                    {"type": "remote_write", "url": "\(receiver.base)/age", "max_age": "2s", "retry": {"initial": "100ms", "max": "200ms"}},
+                    {"type": "remote_write", "url": "\(receiver.base)/bytes", "max_bytes": "64KiB", "retry": {"initial": "100ms", "max": "200ms"}}
+                    """)
         }
         defer { agent.stop() }
-        #expect(waitUntil(timeout: 90) {
-            let s = Self.sinkStatus(agent)
-            return s.count == 2 && s.allSatisfy { ($0["dropped"] as? Int ?? 0) >= 5 }
-        }, "\(Self.sinkStatus(agent))\nagent: \(agent.process.errorOutput.suffix(1500))")
+        #expect(
+            waitUntil(timeout: 90) {
+                let s = Self.sinkStatus(agent)
+                return s.count == 2 && s.allSatisfy { ($0["dropped"] as? Int ?? 0) >= 5 }
+            }, "\(Self.sinkStatus(agent))\nagent: \(agent.process.errorOutput.suffix(1500))")
         try receiver.control(#"{"mode": "ok"}"#)
-        #expect(waitUntil(timeout: 60) { Self.sinkStatus(agent).allSatisfy { $0["queued"] as? Int == 0 && $0["last_delivery"] is String } })
+        #expect(
+            waitUntil(timeout: 60) {
+                Self.sinkStatus(agent).allSatisfy { $0["queued"] as? Int == 0 && $0["last_delivery"] is String }
+            })
         agent.stop()
         // The status of the last report printed: what each sink dropped in all.
-        let lastDocument = agent.process.outputLines.compactMap { try? parseJSONObject($0) }.last { $0["checks"] != nil }
+        let lastDocument = agent.process.outputLines.compactMap { try? parseJSONObject($0) }.last {
+            $0["checks"] != nil
+        }
         let reports = reportTimes(agent.process.outputLines)
         for path in ["/age", "/bytes"] {
             let requests = receiver.writeRequests().filter { $0.path == path }
             let delivered = Self.sentReportTimes(requests.filter { $0.status / 100 == 2 })
             let first = try #require(delivered.first, "nothing delivered to \(path)")
             // Everything from the first delivered report on arrived, once, in order; all before it was dropped.
-            #expect(delivered == reports.filter { $0 >= first }, "\(path): delivered \(delivered.count) of \(reports.count)")
+            #expect(
+                delivered == reports.filter { $0 >= first }, "\(path): delivered \(delivered.count) of \(reports.count)"
+            )
             let dropped = reports.filter { $0 < first }.count
             #expect(dropped >= 5)
-            let entry = (lastDocument?["sinks"] as? [[String: Any]])?.first { ($0["target"] as? String)?.hasSuffix(path) == true }
-            #expect(entry?["dropped"] as? Int == dropped && entry?["rejected"] as? Int == 0, "\(path): \(String(describing: entry)), \(dropped) dropped")
+            let entry = (lastDocument?["sinks"] as? [[String: Any]])?.first {
+                ($0["target"] as? String)?.hasSuffix(path) == true
+            }
+            #expect(
+                entry?["dropped"] as? Int == dropped && entry?["rejected"] as? Int == 0,
+                "\(path): \(String(describing: entry)), \(dropped) dropped")
         }
         let log = agent.process.errorOutput
         #expect(log.contains("older than max_age"), "\(log.suffix(2000))")

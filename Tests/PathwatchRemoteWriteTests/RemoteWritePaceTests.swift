@@ -1,5 +1,6 @@
 import PathwatchAgent
 import Testing
+
 @testable import PathwatchRemoteWrite
 
 /// When the agent's own series go: once in each agent interval, however many probes report and
@@ -19,7 +20,8 @@ import Testing
         let sent = reports.sorted().filter { pace.take(at: $0, path: .unmonitored) }
         #expect(sent.count == 360, "\(sent.count) sends for 360 intervals")
         let gaps = zip(sent.dropFirst(), sent).map { $0 - $1 }
-        #expect(gaps.allSatisfy { $0 >= 9_000 && $0 <= 11_000 }, "\(gaps.filter { $0 < 9_000 || $0 > 11_000 }.prefix(5))")
+        #expect(
+            gaps.allSatisfy { $0 >= 9_000 && $0 <= 11_000 }, "\(gaps.filter { $0 < 9_000 || $0 > 11_000 }.prefix(5))")
     }
 
     /// Probes reporting every second under a 10 s interval: once every 10 s, not every report.
@@ -40,7 +42,9 @@ import Testing
         #expect(!take(at: 3_000, path: reworded), "only the description changed: no series did")
         #expect(take(at: 3_500, path: .unmonitored), "the path's status changed")
         #expect(!take(at: 4_000, path: .unmonitored))
-        #expect(take(at: 10_900, path: .unmonitored), "the next turn is an interval after the first, the change did not move it")
+        #expect(
+            take(at: 10_900, path: .unmonitored),
+            "the next turn is an interval after the first, the change did not move it")
         #expect(!take(at: 12_000, path: .unmonitored))
         #expect(take(at: 60_000, path: .unmonitored), "after a pause, the first report")
         #expect(!take(at: 64_000, path: .unmonitored), "and turns start again from it")

@@ -2,6 +2,7 @@ import Foundation
 import PathwatchQueue
 import PathwatchTestSupport
 import Testing
+
 @testable import PathwatchRemoteWrite
 @testable import PathwatchSinkTestSupport
 
@@ -11,8 +12,11 @@ import Testing
 @Suite struct RemoteWritePartsTests {
     /// A report of `count` series `s0`, `s1`, … stamped `timestamp`.
     static func report(_ count: Int, timestamp: Int64) -> QueueRecord {
-        let series = (0..<count).map { TimeSeries(labels: [.init(name: "__name__", value: "s\($0)")], value: Double($0)) }
-        return ReportRecord.make(entries: WriteRequestEncoder.entries(of: series, timestamp: timestamp), series: count, timestamp: timestamp)
+        let series = (0..<count).map {
+            TimeSeries(labels: [.init(name: "__name__", value: "s\($0)")], value: Double($0))
+        }
+        return ReportRecord.make(
+            entries: WriteRequestEncoder.entries(of: series, timestamp: timestamp), series: count, timestamp: timestamp)
     }
 
     @Test func aLargeReportGoesInPartsWithinTheBudgetAndResumesAfterReopening() throws {
@@ -23,10 +27,14 @@ import Testing
         var sent: [String] = []
         do {
             let queue = try DurableQueue(folder: folder, limits: limits)
-            _ = try queue.append([Self.report(25, timestamp: 1), Self.report(3, timestamp: 2), Self.report(4, timestamp: 3)])
+            _ = try queue.append([
+                Self.report(25, timestamp: 1), Self.report(3, timestamp: 2), Self.report(4, timestamp: 3),
+            ])
             for expected in [(10, 25), (20, 25)] {
                 let plan = try #require(WriteRequestPlan(run: try queue.heads(upTo: 3), cap: 10))
-                #expect(plan.run.count == 1 && plan.part?.end == expected.0 && plan.part?.of == expected.1 && !plan.completesReports)
+                #expect(
+                    plan.run.count == 1 && plan.part?.end == expected.0 && plan.part?.of == expected.1
+                        && !plan.completesReports)
                 let samples = try WriteRequestReader.samples(protobuf: plan.body)
                 #expect(samples.count == plan.samples && plan.samples == 10)
                 sent += samples.map(\.name)
@@ -37,7 +45,9 @@ import Testing
         // A clean restart: the last part, then the small reports together.
         let queue = try DurableQueue(folder: folder, limits: limits)
         let last = try #require(WriteRequestPlan(run: try queue.heads(upTo: 3), cap: 10))
-        #expect(last.part?.end == 25 && last.completesReports && last.samples == 5 && last.description == "series 21 to 25 of a report of 25")
+        #expect(
+            last.part?.end == 25 && last.completesReports && last.samples == 5
+                && last.description == "series 21 to 25 of a report of 25")
         sent += try WriteRequestReader.samples(protobuf: last.body).map(\.name)
         try queue.complete(run: last.run.map(\.entry), as: .delivered)
         #expect(sent == (0..<25).map { "s\($0)" }, "every series once, in order")
@@ -47,10 +57,13 @@ import Testing
     }
 
     @Test func aBodyThatIsNotARunOfSeriesIsNotCut() {
-        let entries = WriteRequestEncoder.entries(of: [TimeSeries(labels: [.init(name: "__name__", value: "x")], value: 1)], timestamp: 5)
+        let entries = WriteRequestEncoder.entries(
+            of: [TimeSeries(labels: [.init(name: "__name__", value: "x")], value: 1)], timestamp: 5)
         #expect(SeriesEntries.slice(entries, entries: 0..<1).map(Array.init) == entries)
         #expect(SeriesEntries.slice(entries, entries: 0..<2) == nil, "fewer entries than asked for")
         #expect(SeriesEntries.slice(Array(entries.dropLast()), entries: 0..<1) == nil, "a truncated entry")
-        #expect(SeriesEntries.slice([0x0A, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F], entries: 0..<1) == nil, "a length past any body")
+        #expect(
+            SeriesEntries.slice([0x0A, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F], entries: 0..<1) == nil,
+            "a length past any body")
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import PathwatchTestSupport
 import Testing
+
 @testable import PathwatchSinkTestSupport
 
 /// A reload that replaces a `remote_write` sink (same URL, so the same queue folder) while its
@@ -21,11 +22,15 @@ import Testing
             RemoteWriteDeliveryTests.config(port, stateFile: stateFile, sinks: sink("5s"))
         }
         defer { agent.stop() }
-        try #require(waitUntil(timeout: 30) { receiver.records().count >= 2 }, "\(agent.process.errorOutput.suffix(1500))")
+        try #require(
+            waitUntil(timeout: 30) { receiver.records().count >= 2 }, "\(agent.process.errorOutput.suffix(1500))")
         let text = try String(contentsOf: agent.config, encoding: .utf8)
-        try text.replacingOccurrences(of: sink("5s"), with: sink("7s")).write(to: agent.config, atomically: true, encoding: .utf8)
+        try text.replacingOccurrences(of: sink("5s"), with: sink("7s")).write(
+            to: agent.config, atomically: true, encoding: .utf8)
         agent.process.signal(SIGHUP)
-        try #require(waitUntil(timeout: 20) { agent.process.errorOutput.contains("configuration reloaded") }, "\(agent.process.errorOutput)")
+        try #require(
+            waitUntil(timeout: 20) { agent.process.errorOutput.contains("configuration reloaded") },
+            "\(agent.process.errorOutput)")
         let triedBefore = receiver.records().count
         try #require(waitUntil(timeout: 20) { receiver.records().count >= triedBefore + 2 }, "the successor tries too")
         try receiver.control(#"{"mode": "ok"}"#)
@@ -33,7 +38,8 @@ import Testing
         let status = try #require(RemoteWriteDeliveryTests.sinkStatus(agent).first)
         agent.stop()
 
-        let delivered = RemoteWriteDeliveryTests.sentReportTimes(receiver.writeRequests().filter { $0.status / 100 == 2 })
+        let delivered = RemoteWriteDeliveryTests.sentReportTimes(
+            receiver.writeRequests().filter { $0.status / 100 == 2 })
         let reports = reportTimes(agent.process.outputLines)
         #expect(delivered.count == Set(delivered).count, "a report delivered twice")
         #expect(delivered == delivered.sorted(), "delivered out of order")

@@ -1,6 +1,7 @@
 import Foundation
 import PathwatchTestSupport
 import Testing
+
 @testable import PathwatchRemoteWrite
 
 /// The README's capacity statement against a measurement: the shipped `config.json` with a
@@ -52,7 +53,8 @@ import Testing
                 let length = (0..<4).reduce(0) { $0 | Int(data[offset + $1]) << (8 * $1) }
                 guard offset + 8 + length <= data.count else { break }  // a record being written
                 let idLength = Int(data[offset + 18]) | Int(data[offset + 19]) << 8
-                let id = String(decoding: data[(offset + 20)..<(offset + 20 + idLength)], as: UTF8.self).split(separator: ".")
+                let id = String(decoding: data[(offset + 20)..<(offset + 20 + idLength)], as: UTF8.self).split(
+                    separator: ".")
                 found.append((Int64(id.first ?? "") ?? 0, 8 + length, Int(id.last ?? "") ?? 0))
                 offset += 8 + length
             }
@@ -78,12 +80,13 @@ import Testing
             if let interval = probe["interval"] as? String { probe["interval"] = faster(interval) }
             return probe
         }
-        config["sinks"] = (config["sinks"] as? [[String: Any]] ?? []).map { sink in
-            var sink = sink
-            if sink["type"] as? String == "http" { sink["listen"] = "127.0.0.1:\(port)" }
-            if sink["type"] as? String == "file" { sink["path"] = dir.appendingPathComponent("status.json").path }
-            return sink
-        } + [["type": "remote_write", "url": url]]
+        config["sinks"] =
+            (config["sinks"] as? [[String: Any]] ?? []).map { sink in
+                var sink = sink
+                if sink["type"] as? String == "http" { sink["listen"] = "127.0.0.1:\(port)" }
+                if sink["type"] as? String == "file" { sink["path"] = dir.appendingPathComponent("status.json").path }
+                return sink
+            } + [["type": "remote_write", "url": url]]
         return String(decoding: try JSONSerialization.data(withJSONObject: config), as: UTF8.self)
     }
 
@@ -94,7 +97,8 @@ import Testing
 
     @Test func theReadmesCapacityIsTheMeasuredOne() throws {
         let readme = try String(
-            contentsOf: TestEnvironment.packageRoot.appendingPathComponent("Sources/PathwatchRemoteWrite/README.md"), encoding: .utf8)
+            contentsOf: TestEnvironment.packageRoot.appendingPathComponent("Sources/PathwatchRemoteWrite/README.md"),
+            encoding: .utf8)
         let dir = try Unprivileged.makeTemporaryDirectory()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         // Nothing listens there: every report stays queued.
@@ -104,12 +108,15 @@ import Testing
         // The slowest probe's reports bound the stretch measured: from its second report to its
         // fourth, two of its intervals, in which every probe reports a whole number of times.
         var loadReports = Set<Int64>()
-        #expect(waitUntil(timeout: 120) {
-            let doc = (try? agent.request("/status").body).flatMap { try? parseJSONObject($0) }
-            let load = (doc?["probes"] as? [[String: Any]])?.first { $0["id"] as? String == "load" }
-            if let time = (load?["last_sample_at"] as? String).flatMap(Self.milliseconds) { loadReports.insert(time) }
-            return loadReports.count >= 4
-        }, "\(agent.process.errorOutput.suffix(1500))")
+        #expect(
+            waitUntil(timeout: 120) {
+                let doc = (try? agent.request("/status").body).flatMap { try? parseJSONObject($0) }
+                let load = (doc?["probes"] as? [[String: Any]])?.first { $0["id"] as? String == "load" }
+                if let time = (load?["last_sample_at"] as? String).flatMap(Self.milliseconds) {
+                    loadReports.insert(time)
+                }
+                return loadReports.count >= 4
+            }, "\(agent.process.errorOutput.suffix(1500))")
         let metrics = try agent.request("/metrics").body
         let all = try Self.records(in: dir.appendingPathComponent("queues/" + RemoteWritePush.folderName(url: url)))
         agent.stop()
@@ -117,24 +124,34 @@ import Testing
         try #require(bounds.count >= 4)
         // Half a second early: a report stamped a few milliseconds before the slowest probe's.
         let window = all.filter { $0.time >= bounds[1] - 500 && $0.time < bounds[3] - 500 }
-        let bytes = window.reduce(0) { $0 + $1.bytes }, samples = window.reduce(0) { $0 + $1.series }
+        let bytes = window.reduce(0) { $0 + $1.bytes }
+        let samples = window.reduce(0) { $0 + $1.series }
         // Every series of /metrics, and pathwatch_up.
         let series = metrics.split(separator: "\n").filter { !$0.hasPrefix("#") }.count + 1
         let shippedHours = Double(bounds[3] - bounds[1]) * Self.speedUp / 3_600_000
         let hourBytes = Double(bytes) / Double(series) / shippedHours
         let sampleBytes = Double(bytes) / Double(max(samples, 1))
-        let measured = "\(window.count) records, \(bytes) bytes, \(samples) samples of \(series) series in \(shippedHours * 60) shipped minutes: "
+        let measured =
+            "\(window.count) records, \(bytes) bytes, \(samples) samples of \(series) series in \(shippedHours * 60) shipped minutes: "
             + "\(Int(hourBytes)) bytes a series an hour, \(Int(sampleBytes)) a sample"
         #expect(window.count >= 10, "\(measured)")
         guard let stated = Statement(readme: readme) else {
             Issue.record("the README does not state the capacity as this test reads it; measured \(measured)")
             return
         }
-        #expect(stated.maxBytes == Int(RemoteWriteSinkSettings.defaultMaxBytes.bytes), "the README's max_bytes is not the default")
+        #expect(
+            stated.maxBytes == Int(RemoteWriteSinkSettings.defaultMaxBytes.bytes),
+            "the README's max_bytes is not the default")
         let hours = Double(stated.maxBytes) / (hourBytes * Double(stated.series))
-        #expect(abs(stated.hourBytes / hourBytes - 1) <= Self.tolerance, "the README says \(stated.hourBytes) bytes a series an hour; \(measured)")
-        #expect(abs(stated.sampleBytes / sampleBytes - 1) <= Self.tolerance, "the README says \(stated.sampleBytes) bytes a sample; \(measured)")
-        #expect(abs(stated.hours / hours - 1) <= Self.tolerance, "the README says \(stated.hours) hours, measured \(hours); \(measured)")
+        #expect(
+            abs(stated.hourBytes / hourBytes - 1) <= Self.tolerance,
+            "the README says \(stated.hourBytes) bytes a series an hour; \(measured)")
+        #expect(
+            abs(stated.sampleBytes / sampleBytes - 1) <= Self.tolerance,
+            "the README says \(stated.sampleBytes) bytes a sample; \(measured)")
+        #expect(
+            abs(stated.hours / hours - 1) <= Self.tolerance,
+            "the README says \(stated.hours) hours, measured \(hours); \(measured)")
     }
 
     static func milliseconds(_ rfc3339: String) -> Int64? {

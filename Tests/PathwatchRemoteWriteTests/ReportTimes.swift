@@ -11,7 +11,8 @@ func reportTimes(_ lines: [String]) -> [Int64] {
     var seen: Set<String> = []
     var times: [Int64] = []
     for line in lines {
-        guard let doc = try? parseJSONObject(line), doc["checks"] != nil, let probes = doc["probes"] as? [[String: Any]] else { continue }
+        guard let doc = try? parseJSONObject(line), doc["checks"] != nil, let probes = doc["probes"] as? [[String: Any]]
+        else { continue }
         for probe in probes {
             guard let id = probe["id"] as? String, let text = probe["last_sample_at"] as? String,
                 seen.insert("\(id) \(text)").inserted, let date = parser.date(from: text)

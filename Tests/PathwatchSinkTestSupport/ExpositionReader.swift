@@ -10,7 +10,9 @@ enum ExpositionReader {
         var start = 0
         while start < text.count {
             let end = text[start...].firstIndex(of: UInt8(ascii: "\n")) ?? text.count
-            if end > start, text[start] != UInt8(ascii: "#"), let series = line(text[start..<end]) { result.append(series) }
+            if end > start, text[start] != UInt8(ascii: "#"), let series = line(text[start..<end]) {
+                result.append(series)
+            }
             start = end + 1
         }
         return result
@@ -21,7 +23,9 @@ enum ExpositionReader {
         var i = bytes.startIndex
         while i < bytes.endIndex, bytes[i] != UInt8(ascii: "{"), bytes[i] != UInt8(ascii: " ") { i += 1 }
         guard i < bytes.endIndex, i > bytes.startIndex else { return nil }
-        var labels = [TimeSeries.Label(name: "__name__", value: String(decoding: bytes[bytes.startIndex..<i], as: UTF8.self))]
+        var labels = [
+            TimeSeries.Label(name: "__name__", value: String(decoding: bytes[bytes.startIndex..<i], as: UTF8.self))
+        ]
         if bytes[i] == UInt8(ascii: "{") {
             i += 1
             while i < bytes.endIndex, bytes[i] != UInt8(ascii: "}") {
@@ -48,7 +52,8 @@ enum ExpositionReader {
             guard i < bytes.endIndex else { return nil }
             i += 1
         }
-        guard let value = Double(String(decoding: bytes[i...].drop(while: { $0 == UInt8(ascii: " ") }), as: UTF8.self)) else {
+        guard let value = Double(String(decoding: bytes[i...].drop(while: { $0 == UInt8(ascii: " ") }), as: UTF8.self))
+        else {
             return nil
         }
         return TimeSeries(labels: labels, value: value)

@@ -1,5 +1,6 @@
 import Foundation
 import PathwatchTestSupport
+
 @testable import PathwatchRemoteWrite
 
 /// One sample of a remote-write request, as a receiver reads it.
@@ -24,23 +25,35 @@ enum WriteRequestReader {
     static func samples(protobuf bytes: [UInt8]) throws -> [WrittenSample] {
         var result: [WrittenSample] = []
         for (field, series) in try fields(bytes[...]) where field == 1 {
-            guard case .bytes(let body) = series else { throw Malformed(description: "timeseries is not length-delimited") }
+            guard case .bytes(let body) = series else {
+                throw Malformed(description: "timeseries is not length-delimited")
+            }
             var labels: [String: String] = [:]
             var names: [String] = []
             var samples: [(Double, Int64)] = []
             for (f, value) in try fields(body) {
-                guard case .bytes(let inner) = value else { throw Malformed(description: "field \(f) of TimeSeries is not length-delimited") }
+                guard case .bytes(let inner) = value else {
+                    throw Malformed(description: "field \(f) of TimeSeries is not length-delimited")
+                }
                 let parts = try fields(inner)
                 if f == 1 {
-                    var name = "", text = ""
+                    var name = ""
+                    var text = ""
                     for (k, v) in parts {
-                        guard case .bytes(let s) = v else { throw Malformed(description: "a label part is not a string") }
-                        if k == 1 { name = String(decoding: s, as: UTF8.self) } else if k == 2 { text = String(decoding: s, as: UTF8.self) }
+                        guard case .bytes(let s) = v else {
+                            throw Malformed(description: "a label part is not a string")
+                        }
+                        if k == 1 {
+                            name = String(decoding: s, as: UTF8.self)
+                        } else if k == 2 {
+                            text = String(decoding: s, as: UTF8.self)
+                        }
                     }
                     labels[name] = text
                     names.append(name)
                 } else if f == 2 {
-                    var v = 0.0, t: Int64 = 0
+                    var v = 0.0
+                    var t: Int64 = 0
                     for (k, part) in parts {
                         if k == 1, case .fixed64(let bits) = part { v = Double(bitPattern: bits) }
                         if k == 2, case .varint(let n) = part { t = Int64(bitPattern: n) }
@@ -56,7 +69,11 @@ enum WriteRequestReader {
         return result
     }
 
-    enum Value { case varint(UInt64), fixed64(UInt64), bytes(ArraySlice<UInt8>) }
+    enum Value {
+        case varint(UInt64)
+        case fixed64(UInt64)
+        case bytes(ArraySlice<UInt8>)
+    }
 
     static func fields(_ bytes: ArraySlice<UInt8>) throws -> [(Int, Value)] {
         var out: [(Int, Value)] = []

@@ -1,12 +1,14 @@
-import Testing
-@testable import PathwatchAgent
 import PathwatchSinks
+import Testing
+
+@testable import PathwatchAgent
 
 /// A configuration of a stdout sink and the sink under test, so that the sink's JSON path is
 /// `sinks[1]`, loaded with the standard sink kinds; for the sink kinds' configuration suites.
 enum SinkConfigFixture {
     static func load(_ sink: String) throws(ConfigError) -> LoadedConfig {
-        try ConfigLoader.load(text: #"{"sinks": [{"type": "stdout"}, \#(sink)]}"#, file: "/etc/pw/config.json", sinks: .standard)
+        try ConfigLoader.load(
+            text: #"{"sinks": [{"type": "stdout"}, \#(sink)]}"#, file: "/etc/pw/config.json", sinks: .standard)
     }
 
     /// The error loading `sink` ends in; nil, recorded as an issue, when it is accepted.

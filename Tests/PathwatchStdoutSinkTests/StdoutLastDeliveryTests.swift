@@ -8,7 +8,8 @@ import Testing
     @Test func lastDeliveryIsSetOnceALineWasWritten() throws {
         let dir = try FixturePlugins.folderWithTestProbe()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
-        let config = try writeConfig("""
+        let config = try writeConfig(
+            """
             {"agent": {"plugin_dirs": ["\(dir.path)"], "interval": "300ms"},
              "probes": [{"id": "p", "plugin": "testprobe"}],
              "sinks": [{"type": "stdout", "format": "json", "on": "every"}]}

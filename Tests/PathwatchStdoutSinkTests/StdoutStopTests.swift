@@ -31,7 +31,8 @@ import Testing
                         while offset < raw.count {
                             if atLineStart && raw[offset] != UInt8(ascii: "{") { linesNotStartingWithABrace += 1 }
                             atLineStart = false
-                            guard let found = memchr(base + offset, Int32(UInt8(ascii: "\n")), raw.count - offset) else {
+                            guard let found = memchr(base + offset, Int32(UInt8(ascii: "\n")), raw.count - offset)
+                            else {
                                 sinceNewline += raw.count - offset
                                 break
                             }
@@ -64,7 +65,8 @@ import Testing
         let dir = try FixturePlugins.folderWithTestProbe()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         // 25,000 checks of a 4,000-byte message: a document of about 104 MB, one every 10 s.
-        let config = try writeConfig("""
+        let config = try writeConfig(
+            """
             {"agent": {"plugin_dirs": ["\(dir.path)"], "interval": "10s", "isolation": "inline"},
              "probes": [{"id": "big", "plugin": "testprobe", "max_observations": 100000,
                          "config": {"checks": 25000, "message_bytes": 4000}}],
@@ -96,7 +98,9 @@ import Testing
             #expect(process.terminationStatus == 0, "round \(round)")
             #expect(waitUntil(timeout: 30) { reader.counts.finished })
             let counts = reader.counts
-            #expect(counts.partial == 0, "round \(round): the last line was torn after \(counts.partial) bytes; stop took \(stopTook) s")
+            #expect(
+                counts.partial == 0,
+                "round \(round): the last line was torn after \(counts.partial) bytes; stop took \(stopTook) s")
             #expect(counts.malformed == 0, "round \(round): \(counts)")
             #expect(stopTook < 20, "round \(round): the stop took \(stopTook) s, more than the unit's TimeoutStopSec")
         }

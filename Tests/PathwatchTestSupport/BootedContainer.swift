@@ -14,7 +14,9 @@ public final class BootedContainer: @unchecked Sendable {
     public private(set) var bootState = ""
 
     /// What an operator's login shell has, and nothing of the test runner's environment.
-    public static let shellEnvironment = ["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "LANG=C.UTF-8"]
+    public static let shellEnvironment = [
+        "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "LANG=C.UTF-8",
+    ]
 
     /// Why no container can be booted here, or nil.
     public static var missingTools: String? {
@@ -44,8 +46,10 @@ public final class BootedContainer: @unchecked Sendable {
         do {
             let deadline = Date().addingTimeInterval(timeout)
             // The system bus and systemd's private socket appear a moment after PID 1 starts.
-            bootState = try waitFor("the container's systemd to finish starting up", timeout: timeout) { () -> String? in
-                let result = try shell("systemctl is-system-running --wait", timeout: max(1, deadline.timeIntervalSinceNow))
+            bootState = try waitFor("the container's systemd to finish starting up", timeout: timeout) {
+                () -> String? in
+                let result = try shell(
+                    "systemctl is-system-running --wait", timeout: max(1, deadline.timeIntervalSinceNow))
                 let text = result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
                 return ["running", "degraded"].contains(text) ? text : nil
             }
@@ -60,24 +64,33 @@ public final class BootedContainer: @unchecked Sendable {
         let parent = nspawn.processIdentifier
         let leader = try waitUntilValue(timeout: timeout, interval: 0.02) { () throws -> pid_t? in
             guard nspawn.isRunning else {
-                throw TestFailure("systemd-nspawn exited before booting: \(nspawn.outputLines.joined(separator: "\n"))\n\(nspawn.errorOutput)")
+                throw TestFailure(
+                    "systemd-nspawn exited before booting: \(nspawn.outputLines.joined(separator: "\n"))\n\(nspawn.errorOutput)"
+                )
             }
             let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
             for pid in entries.compactMap({ pid_t($0) }) {
                 let status = String(decoding: DebianRoot.readWhole("/proc/\(pid)/status"), as: UTF8.self)
-                let fields = Dictionary(status.split(separator: "\n").compactMap { line -> (String, String)? in
-                    guard let colon = line.firstIndex(of: ":") else { return nil }
-                    return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
-                }, uniquingKeysWith: { $1 })
-                guard fields["PPid"] == "\(parent)", let nspid = fields["NSpid"]?.split(whereSeparator: { $0 == " " || $0 == "\t" }),
-                      nspid.count >= 2, nspid.last == "1"
+                let fields = Dictionary(
+                    status.split(separator: "\n").compactMap { line -> (String, String)? in
+                        guard let colon = line.firstIndex(of: ":") else { return nil }
+                        return (
+                            String(line[..<colon]),
+                            line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                        )
+                    }, uniquingKeysWith: { $1 })
+                guard fields["PPid"] == "\(parent)",
+                    let nspid = fields["NSpid"]?.split(whereSeparator: { $0 == " " || $0 == "\t" }),
+                    nspid.count >= 2, nspid.last == "1"
                 else { continue }
                 return pid
             }
             return nil
         }
         guard let leader else {
-            throw TestFailure("no container PID 1 under systemd-nspawn after \(timeout) s: \(nspawn.outputLines.joined(separator: "\n"))")
+            throw TestFailure(
+                "no container PID 1 under systemd-nspawn after \(timeout) s: \(nspawn.outputLines.joined(separator: "\n"))"
+            )
         }
         return leader
     }
@@ -98,9 +111,14 @@ public final class BootedContainer: @unchecked Sendable {
     public func shell(_ script: String, as user: String? = nil, timeout: Double = 60) throws -> ProcessResult {
         var argv = enter
         if let user {
-            argv += ["setpriv", "--reuid=\(user)", "--regid=\(user == "nobody" ? "nogroup" : user)", "--clear-groups", "--"]
+            argv += [
+                "setpriv", "--reuid=\(user)", "--regid=\(user == "nobody" ? "nogroup" : user)", "--clear-groups", "--",
+            ]
         }
-        argv += ["/usr/bin/env", "-i"] + Self.shellEnvironment + ["HOME=\(user == nil ? "/root" : "/")", "/bin/bash", "-c", "cd / && \(script)"]
+        argv +=
+            ["/usr/bin/env", "-i"] + Self.shellEnvironment + [
+                "HOME=\(user == nil ? "/root" : "/")", "/bin/bash", "-c", "cd / && \(script)",
+            ]
         return try run(argv, timeout: timeout)
     }
 
@@ -109,7 +127,9 @@ public final class BootedContainer: @unchecked Sendable {
     public func must(_ script: String, timeout: Double = 60) throws -> String {
         let result = try shell(script, timeout: timeout)
         guard result.status == 0, !result.timedOut else {
-            throw TestFailure("in the container, `\(script)` \(result.timedOut ? "timed out" : "exited \(result.status)"):\n\(result.stdout)\(result.stderr)")
+            throw TestFailure(
+                "in the container, `\(script)` \(result.timedOut ? "timed out" : "exited \(result.status)"):\n\(result.stdout)\(result.stderr)"
+            )
         }
         return result.stdout
     }
@@ -122,8 +142,9 @@ public final class BootedContainer: @unchecked Sendable {
         guard nspawn.isRunning else { return }
         nspawn.signal(SIGTERM)
         if !waitUntil(timeout: 30, interval: 0.02, { !nspawn.isRunning }) {
-            print("the container did not power off within 30 s; killing it. Its console's last lines:\n"
-                + nspawn.outputLines.suffix(15).joined(separator: "\n"))
+            print(
+                "the container did not power off within 30 s; killing it. Its console's last lines:\n"
+                    + nspawn.outputLines.suffix(15).joined(separator: "\n"))
             // PID 1 of a namespace takes every process of it along.
             if let leader { kill(leader, SIGKILL) }
             nspawn.signal(SIGKILL)

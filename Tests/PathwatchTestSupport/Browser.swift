@@ -39,7 +39,10 @@ public final class Browser: @unchecked Sendable {
     /// `environment` replaces what the driver and Chromium would inherit (HOME for a user).
     public init(wrapper: [String], environment: [String: String]? = nil, width: Int = 1100, height: Int = 900) throws {
         guard let chromium = Self.chromium else { throw TestFailure(Self.unavailableReason) }
-        let driver = ["python3", Self.driverScript.path, "serve", "--chromium", chromium, "--width", "\(width)", "--height", "\(height)"]
+        let driver = [
+            "python3", Self.driverScript.path, "serve", "--chromium", chromium, "--width", "\(width)", "--height",
+            "\(height)",
+        ]
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = wrapper + driver
         if let environment { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
@@ -94,7 +97,10 @@ public final class Browser: @unchecked Sendable {
         let line = lines.isEmpty ? nil : lines.removeFirst()
         lock.unlock()
         guard let line else { throw TestFailure("no answer from the browser driver to \(what): \(errorOutput)") }
-        guard let answer = try JSONSerialization.jsonObject(with: Data(line.utf8), options: [.fragmentsAllowed]) as? [String: Any] else {
+        guard
+            let answer = try JSONSerialization.jsonObject(with: Data(line.utf8), options: [.fragmentsAllowed])
+                as? [String: Any]
+        else {
             throw TestFailure("the browser driver answered \(what) with: \(line)")
         }
         guard answer["ok"] as? Bool == true else {
@@ -162,7 +168,8 @@ public final class Browser: @unchecked Sendable {
             "\($0["directive"] as? String ?? "?") \($0["blocked"] as? String ?? "?")"
         }
         return Report(
-            consoleErrors: value["console_errors"] as? [String] ?? [], exceptions: value["exceptions"] as? [String] ?? [],
+            consoleErrors: value["console_errors"] as? [String] ?? [],
+            exceptions: value["exceptions"] as? [String] ?? [],
             cspViolations: violations, requests: value["requests"] as? [String] ?? [],
             navigations: value["navigations"] as? Int ?? -1)
     }

@@ -5,12 +5,17 @@ import Foundation
 public enum Distribution {
     public static var root: URL { TestEnvironment.packageRoot }
     public static var releaseProducts: URL { root.appendingPathComponent(".build/release") }
-    public static var manPage: URL { root.appendingPathComponent(".build/plugins/GenerateManual/outputs/PathwatchCLI/pathwatch.1") }
+    public static var manPage: URL {
+        root.appendingPathComponent(".build/plugins/GenerateManual/outputs/PathwatchCLI/pathwatch.1")
+    }
 
     public static var version: String {
-        let source = (try? String(contentsOf: root.appendingPathComponent("Sources/PathwatchAgent/Status/StatusDocument.swift"), encoding: .utf8)) ?? ""
+        let source =
+            (try? String(
+                contentsOf: root.appendingPathComponent("Sources/PathwatchAgent/Status/StatusDocument.swift"),
+                encoding: .utf8)) ?? ""
         guard let line = source.split(separator: "\n").first(where: { $0.contains("static let version") }),
-              let open = line.firstIndex(of: "\""), let close = line.lastIndex(of: "\""), open < close
+            let open = line.firstIndex(of: "\""), let close = line.lastIndex(of: "\""), open < close
         else { return "0.0.0" }
         return String(line[line.index(after: open)..<close])
     }
@@ -18,7 +23,9 @@ public enum Distribution {
     /// Why the packaging tests cannot run here, or nil.
     public static let missingInputs: String? = {
         let fm = FileManager.default
-        if !fm.fileExists(atPath: releaseProducts.appendingPathComponent("pathwatch").path) || !fm.fileExists(atPath: manPage.path) {
+        if !fm.fileExists(atPath: releaseProducts.appendingPathComponent("pathwatch").path)
+            || !fm.fileExists(atPath: manPage.path)
+        {
             return "needs the release build and its man page: run `make man` (make test does)"
         }
         for tool in ["patchelf", "dpkg-shlibdeps", "dpkg-deb", "readelf", "strip"]
@@ -35,15 +42,17 @@ public enum Distribution {
 
     /// `make install` without its build step: dist/install.sh into `destdir`.
     public static func install(into destdir: URL, prefix: String) throws -> ProcessResult {
-        try run([root.appendingPathComponent("dist/install.sh").path],
-                environment: environment(["DESTDIR": destdir.path, "PREFIX": prefix]), timeout: 300)
+        try run(
+            [root.appendingPathComponent("dist/install.sh").path],
+            environment: environment(["DESTDIR": destdir.path, "PREFIX": prefix]), timeout: 300)
     }
 
     /// `make deb` without its build step, as `version` (the agent's own unless given: another
     /// packs the same build as a later release, to upgrade to); returns the package.
     public static func makeDeb(into folder: URL, version: String = Distribution.version) throws -> URL {
-        let result = try run([root.appendingPathComponent("dist/make-deb.sh").path],
-                             environment: environment(["OUT": folder.path, "VERSION": version]), timeout: 300)
+        let result = try run(
+            [root.appendingPathComponent("dist/make-deb.sh").path],
+            environment: environment(["OUT": folder.path, "VERSION": version]), timeout: 300)
         guard result.status == 0 else { throw TestFailure("make-deb.sh failed:\n\(result.stderr)") }
         return URL(fileURLWithPath: result.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
     }
@@ -58,7 +67,9 @@ public enum Distribution {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         sharedFolder = strdup(folder.path)
         atexit {
-            if let path = Distribution.sharedFolder { _ = try? FileManager.default.removeItem(atPath: String(cString: path)) }
+            if let path = Distribution.sharedFolder {
+                _ = try? FileManager.default.removeItem(atPath: String(cString: path))
+            }
         }
         return try makeDeb(into: folder)
     }
@@ -69,7 +80,8 @@ public enum Distribution {
     /// The toolchain folder the build's run path names: what "no toolchain" must hide.
     public static func toolchainRuntime() throws -> String {
         let result = try run(["readelf", "-d", releaseProducts.appendingPathComponent("pathwatch").path])
-        for entry in runPath(inReadelf: result.stdout) where FileManager.default.fileExists(atPath: "\(entry)/libswiftCore.so") {
+        for entry in runPath(inReadelf: result.stdout)
+        where FileManager.default.fileExists(atPath: "\(entry)/libswiftCore.so") {
             return entry
         }
         throw TestFailure("no folder with libswiftCore.so in the release build's run path")
@@ -78,7 +90,7 @@ public enum Distribution {
     /// The RUNPATH entries in `readelf -d` output.
     public static func runPath(inReadelf text: String) -> [String] {
         guard let line = text.split(separator: "\n").first(where: { $0.contains("(RUNPATH)") }),
-              let open = line.firstIndex(of: "["), let close = line.lastIndex(of: "]")
+            let open = line.firstIndex(of: "["), let close = line.lastIndex(of: "]")
         else { return [] }
         return line[line.index(after: open)..<close].split(separator: ":").map(String.init)
     }
@@ -96,7 +108,9 @@ public enum DebianRoot {
     /// Why a root cannot be made here, or nil: root, namespaces and debootstrap.
     public static var missingTools: String? {
         guard TestEnvironment.canUseNamespaces else { return TestEnvironment.needsRootReason }
-        guard (try? run(["sh", "-c", "command -v debootstrap"]).status) == 0 else { return "needs debootstrap: run `make test-deps`" }
+        guard (try? run(["sh", "-c", "command -v debootstrap"]).status) == 0 else {
+            return "needs debootstrap: run `make test-deps`"
+        }
         return nil
     }
 
@@ -122,7 +136,10 @@ public enum DebianRoot {
         }
         do {
             try FileManager.default.copyItem(at: deb, to: root.appendingPathComponent("tmp/\(deb.lastPathComponent)"))
-            let apt = try inRoot(root, "DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends /tmp/\(deb.lastPathComponent)", timeout: 600)
+            let apt = try inRoot(
+                root,
+                "DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends /tmp/\(deb.lastPathComponent)",
+                timeout: 600)
             guard apt.status == 0 else { throw TestFailure("apt install: \(apt.stdout)\n\(apt.stderr)") }
         } catch {
             remove(root)
@@ -168,7 +185,8 @@ public enum DebianRoot {
     static func isLeftover(_ path: String) -> Bool {
         guard path.hasPrefix(folder.path + "/") else { return false }
         let name = path.dropFirst(folder.path.count + 1)
-        guard !name.contains("/"), let dash = name.lastIndex(of: "-"), let pid = pid_t(name[name.index(after: dash)...]) else { return false }
+        guard !name.contains("/"), let dash = name.lastIndex(of: "-"), let pid = pid_t(name[name.index(after: dash)...])
+        else { return false }
         return pid != getpid() && kill(pid, 0) != 0 && errno == ESRCH
     }
 
@@ -177,11 +195,15 @@ public enum DebianRoot {
     static func leftoverProcesses() -> [pid_t] {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         return entries.compactMap { pid_t($0) }.filter { pid in
-            let arguments = readWhole("/proc/\(pid)/cmdline").split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            let arguments = readWhole("/proc/\(pid)/cmdline").split(separator: 0).map {
+                String(decoding: $0, as: UTF8.self)
+            }
             if arguments.contains(where: isLeftover) { return true }
             // mountinfo: "id parent dev root mountpoint …"; the last mount on "/" is the root.
             let mounts = String(decoding: readWhole("/proc/\(pid)/mountinfo"), as: UTF8.self).split(separator: "\n")
-            guard let rootMount = mounts.last(where: { $0.split(separator: " ").dropFirst(4).first == "/" }) else { return false }
+            guard let rootMount = mounts.last(where: { $0.split(separator: " ").dropFirst(4).first == "/" }) else {
+                return false
+            }
             var source = String(rootMount.split(separator: " ")[3])
             if source.hasSuffix("//deleted") { source.removeLast("//deleted".count) }
             return isLeftover(source)

@@ -3,15 +3,22 @@ import Foundation
 /// Builds the C fixture plug-ins in `Tests/Fixtures/plugins` with cc, against the ABI header
 /// alone, the way an out-of-tree author would.
 public enum FixturePlugins {
-    public static var sourceDirectory: URL { TestEnvironment.packageRoot.appendingPathComponent("Tests/Fixtures/plugins") }
+    public static var sourceDirectory: URL {
+        TestEnvironment.packageRoot.appendingPathComponent("Tests/Fixtures/plugins")
+    }
 
     /// Compiles `source` (a file in the fixtures folder) into `directory/lib<name>.so`.
     @discardableResult
-    public static func build(_ source: String, as name: String, into directory: URL, defines: [String] = []) throws -> URL {
+    public static func build(_ source: String, as name: String, into directory: URL, defines: [String] = []) throws
+        -> URL
+    {
         let output = directory.appendingPathComponent("lib\(name).so")
         let flags = try run(["pkg-config", "--cflags", "--libs", "json-c"]).stdout
-            .split(separator: " ").map { String($0).trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
-        let argv = ["cc", "-shared", "-fPIC", "-O1", "-Wall", "-Werror", "-I", TestEnvironment.probeHeaderDirectory.path]
+            .split(separator: " ").map { String($0).trimmingCharacters(in: .whitespacesAndNewlines) }.filter {
+                !$0.isEmpty
+            }
+        let argv =
+            ["cc", "-shared", "-fPIC", "-O1", "-Wall", "-Werror", "-I", TestEnvironment.probeHeaderDirectory.path]
             + defines.map { "-D\($0)" }
             + [sourceDirectory.appendingPathComponent(source).path, "-o", output.path] + flags + ["-lm"]
         let result = try run(argv, timeout: 120)

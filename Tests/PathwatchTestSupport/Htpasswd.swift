@@ -5,7 +5,10 @@ import Foundation
 public enum Htpasswd {
     public static func bcryptHash(_ password: String) throws -> String {
         let result = try run(["htpasswd", "-nbBC", "5", "scraper", password])
-        guard result.status == 0, let colon = result.stdout.firstIndex(of: ":") else { throw TestFailure("htpasswd: \(result.stderr)") }
-        return String(result.stdout[result.stdout.index(after: colon)...]).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard result.status == 0, let colon = result.stdout.firstIndex(of: ":") else {
+            throw TestFailure("htpasswd: \(result.stderr)")
+        }
+        return String(result.stdout[result.stdout.index(after: colon)...]).trimmingCharacters(
+            in: .whitespacesAndNewlines)
     }
 }

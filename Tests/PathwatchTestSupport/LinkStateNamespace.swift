@@ -49,7 +49,8 @@ public final class LinkStateNamespace: @unchecked Sendable {
     public func exec(_ script: String, timeout: Double = 60) throws -> String {
         try Self.check(
             run(["ip", "netns", "exec", name, "bash", "-euo", "pipefail", "-c", script], timeout: timeout),
-            "in \(name): \(script)").stdout
+            "in \(name): \(script)"
+        ).stdout
     }
 
     /// Runs `body` on the calling thread while that thread is inside the namespace, then moves
@@ -63,7 +64,9 @@ public final class LinkStateNamespace: @unchecked Sendable {
         let target = open("/run/netns/\(name)", O_RDONLY | O_CLOEXEC)
         guard target >= 0 else { throw TestFailure("cannot open namespace \(name): errno \(errno)") }
         defer { close(target) }
-        guard Self.setns(target, Self.cloneNewNet) == 0 else { throw TestFailure("setns into \(name) failed: errno \(errno)") }
+        guard Self.setns(target, Self.cloneNewNet) == 0 else {
+            throw TestFailure("setns into \(name) failed: errno \(errno)")
+        }
         defer {
             if Self.setns(original, Self.cloneNewNet) != 0 {
                 fatalError("could not move the test thread back to its network namespace")
@@ -75,7 +78,9 @@ public final class LinkStateNamespace: @unchecked Sendable {
     /// Mounts a sysfs instance that shows this namespace's interfaces at `path` (sysfs takes the
     /// network namespace of the process that mounts it). Undo with `unmount(_:)`.
     public func mountSysfs(at path: String) throws {
-        try Self.check(run(["nsenter", "--net=/run/netns/\(name)", "mount", "-t", "sysfs", "sysfs", path]), "mount sysfs for \(name)")
+        try Self.check(
+            run(["nsenter", "--net=/run/netns/\(name)", "mount", "-t", "sysfs", "sysfs", path]),
+            "mount sysfs for \(name)")
     }
 
     public func unmount(_ path: String) {

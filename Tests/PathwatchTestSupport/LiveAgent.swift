@@ -15,8 +15,10 @@ public final class LiveAgent: @unchecked Sendable {
     /// Writes the configuration `configuration(port)` returns into `directory`, starts the agent
     /// and waits until `/healthz` answers 200. The agent runs as an ordinary user (it owns
     /// `directory`), as the packaged service does, unless `asRoot`.
-    public init(in directory: URL, token: String? = nil, environment: [String: String]? = nil, logLevel: String? = nil,
-                asRoot: Bool = false, curlTLS: [String]? = nil, configuration: (Int) -> String) throws {
+    public init(
+        in directory: URL, token: String? = nil, environment: [String: String]? = nil, logLevel: String? = nil,
+        asRoot: Bool = false, curlTLS: [String]? = nil, configuration: (Int) -> String
+    ) throws {
         port = try unusedLoopbackPort()
         self.token = token
         self.curlTLS = curlTLS
@@ -40,7 +42,11 @@ public final class LiveAgent: @unchecked Sendable {
         }
     }
 
-    public enum Auth { case token, none, bearer(String), basic(String, String) }
+    public enum Auth {
+        case token, none
+        case bearer(String)
+        case basic(String, String)
+    }
 
     public struct Reply: Sendable {
         /// The HTTP status, or 0 when curl got no response (its exit status and error say why).
@@ -65,8 +71,10 @@ public final class LiveAgent: @unchecked Sendable {
 
     /// One request with curl. `maxTime` bounds it (for `/events`, a stream, the reply is what
     /// arrived by then).
-    public func request(_ path: String, auth: Auth = .token, method: String = "GET", headers: [String] = [],
-                        body: String? = nil, maxTime: Double = 10) throws -> Reply {
+    public func request(
+        _ path: String, auth: Auth = .token, method: String = "GET", headers: [String] = [],
+        body: String? = nil, maxTime: Double = 10
+    ) throws -> Reply {
         var argv = ["curl", "-sS", "-N", "--noproxy", "*", "-D", "-", "--max-time", String(maxTime), "-X", method]
         switch auth {
         case .token: if let token { argv += ["-H", "Authorization: Bearer \(token)"] }
@@ -83,7 +91,8 @@ public final class LiveAgent: @unchecked Sendable {
     }
 
     public static func parse(_ result: ProcessResult) -> Reply {
-        var head = "", body = ""
+        var head = ""
+        var body = ""
         if let end = result.stdout.range(of: "\r\n\r\n") {
             head = String(result.stdout[..<end.lowerBound])
             body = String(result.stdout[end.upperBound...])
@@ -117,18 +126,25 @@ public final class PrometheusServer: @unchecked Sendable {
     /// `ip netns exec NS` when the server runs in a test's network namespace; its clients too.
     private let inside: [String]
 
-    public init(in directory: URL, configuration: String, files: [String: String] = [:], arguments: [String] = [], netns: String? = nil) throws {
+    public init(
+        in directory: URL, configuration: String, files: [String: String] = [:], arguments: [String] = [],
+        netns: String? = nil
+    ) throws {
         inside = netns.map { ["ip", "netns", "exec", $0] } ?? []
         let home = directory.appendingPathComponent("prometheus")
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
-        for (name, text) in files { try text.write(to: home.appendingPathComponent(name), atomically: true, encoding: .utf8) }
+        for (name, text) in files {
+            try text.write(to: home.appendingPathComponent(name), atomically: true, encoding: .utf8)
+        }
         let config = home.appendingPathComponent("prometheus.yml")
         try configuration.write(to: config, atomically: true, encoding: .utf8)
         port = try unusedLoopbackPort()
-        process = try BackgroundProcess(inside + [
-            Self.binary, "--config.file=\(config.path)", "--storage.tsdb.path=\(home.appendingPathComponent("data").path)",
-            "--web.listen-address=127.0.0.1:\(port)",
-        ] + arguments, currentDirectory: home)
+        process = try BackgroundProcess(
+            inside + [
+                Self.binary, "--config.file=\(config.path)",
+                "--storage.tsdb.path=\(home.appendingPathComponent("data").path)",
+                "--web.listen-address=127.0.0.1:\(port)",
+            ] + arguments, currentDirectory: home)
         let ready = waitUntil(timeout: 60) { [self] in
             (try? run(inside + ["curl", "-sf", "--noproxy", "*", "\(base)/-/ready"], timeout: 5))?.status == 0
         }
@@ -140,7 +156,11 @@ public final class PrometheusServer: @unchecked Sendable {
 
     /// `GET /api/v1/query`: the instant vector's samples as (labels, value).
     public func query(_ expression: String) -> [(labels: [String: String], value: String)] {
-        guard let result = try? run(inside + ["curl", "-sfG", "--noproxy", "*", "--data-urlencode", "query=\(expression)", "\(base)/api/v1/query"], timeout: 10),
+        guard
+            let result = try? run(
+                inside + [
+                    "curl", "-sfG", "--noproxy", "*", "--data-urlencode", "query=\(expression)", "\(base)/api/v1/query",
+                ], timeout: 10),
             result.status == 0, let object = try? parseJSONObject(result.stdout),
             let samples = (object["data"] as? [String: Any])?["result"] as? [[String: Any]]
         else { return [] }
@@ -152,7 +172,9 @@ public final class PrometheusServer: @unchecked Sendable {
     /// `GET PATH` of the HTTP API, parsed; nil when it did not answer with JSON.
     public func api(_ path: String, query: [String: String] = [:]) -> [String: Any]? {
         let arguments = query.flatMap { ["--data-urlencode", "\($0.key)=\($0.value)"] }
-        guard let result = try? run(inside + ["curl", "-sfG", "--noproxy", "*"] + arguments + ["\(base)\(path)"], timeout: 10),
+        guard
+            let result = try? run(
+                inside + ["curl", "-sfG", "--noproxy", "*"] + arguments + ["\(base)\(path)"], timeout: 10),
             result.status == 0
         else { return nil }
         return try? parseJSONObject(result.stdout)
@@ -160,12 +182,16 @@ public final class PrometheusServer: @unchecked Sendable {
 
     /// `GET /api/v1/targets`: each active target's job, health and last error.
     public func targets() -> [(job: String, health: String, lastError: String)] {
-        guard let result = try? run(inside + ["curl", "-sf", "--noproxy", "*", "\(base)/api/v1/targets"], timeout: 10), result.status == 0,
+        guard let result = try? run(inside + ["curl", "-sf", "--noproxy", "*", "\(base)/api/v1/targets"], timeout: 10),
+            result.status == 0,
             let object = try? parseJSONObject(result.stdout),
             let active = (object["data"] as? [String: Any])?["activeTargets"] as? [[String: Any]]
         else { return [] }
         return active.map {
-            ((($0["labels"] as? [String: String]) ?? [:])["job"] ?? "", $0["health"] as? String ?? "", $0["lastError"] as? String ?? "")
+            (
+                (($0["labels"] as? [String: String]) ?? [:])["job"] ?? "", $0["health"] as? String ?? "",
+                $0["lastError"] as? String ?? ""
+            )
         }
     }
 
@@ -184,14 +210,16 @@ public final class Alertmanager: @unchecked Sendable {
     /// One that routes everything to a receiver that sends nothing, resolving alerts that are
     /// not re-sent after `resolveTimeout`.
     public convenience init(in dir: URL, resolveTimeout: String) throws {
-        try self.init(in: dir, configuration: """
-            global:
-              resolve_timeout: \(resolveTimeout)
-            route:
-              receiver: nowhere
-            receivers:
-              - name: nowhere
-            """)
+        try self.init(
+            in: dir,
+            configuration: """
+                global:
+                  resolve_timeout: \(resolveTimeout)
+                route:
+                  receiver: nowhere
+                receivers:
+                  - name: nowhere
+                """)
     }
 
     public init(in dir: URL, configuration: String) throws {
@@ -199,7 +227,8 @@ public final class Alertmanager: @unchecked Sendable {
         let config = dir.appendingPathComponent("alertmanager.yml")
         try configuration.write(to: config, atomically: true, encoding: .utf8)
         process = try BackgroundProcess([
-            Self.binary, "--config.file=\(config.path)", "--storage.path=\(dir.appendingPathComponent("alertmanager-data").path)",
+            Self.binary, "--config.file=\(config.path)",
+            "--storage.path=\(dir.appendingPathComponent("alertmanager-data").path)",
             "--web.listen-address=127.0.0.1:\(port)", "--cluster.listen-address=",
         ])
         let ready = waitUntil(timeout: 30) { [port] in

@@ -148,7 +148,9 @@ public final class BackgroundProcess: @unchecked Sendable {
     }
 
     /// Waits until a stdout line satisfies `predicate` (searching from line `from`), or times out.
-    public func waitForLine(from: Int = 0, timeout: Double = 10, _ predicate: (String) -> Bool) -> (index: Int, line: String)? {
+    public func waitForLine(from: Int = 0, timeout: Double = 10, _ predicate: (String) -> Bool) -> (
+        index: Int, line: String
+    )? {
         waitUntilValue(timeout: timeout, interval: 0.002) { () -> (index: Int, line: String)? in
             let snapshot = outputLines
             guard from < snapshot.count else { return nil }

@@ -30,7 +30,9 @@ public func runMeasuringUsage(
         throw TestFailure("no resource usage for \(argv): \(result.stderr)")
     }
     let fields = text.split(separator: " ")
-    guard fields.count == 2, let cpu = Double(fields[0]), let kib = Double(fields[1].trimmingCharacters(in: .whitespacesAndNewlines)) else {
+    guard fields.count == 2, let cpu = Double(fields[0]),
+        let kib = Double(fields[1].trimmingCharacters(in: .whitespacesAndNewlines))
+    else {
         throw TestFailure("unreadable resource usage \(text)")
     }
     return MeasuredRun(result: result, cpuSeconds: cpu, peakRSSMiB: kib / 1024)

@@ -6,7 +6,8 @@ public enum TestEnvironment {
     /// The folder holding the test bundle, which is also where `swift build` put `pathwatch`
     /// and the plug-in libraries (`.build/debug` or `.build/release`).
     public static let productsDirectory: URL = {
-        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let exe =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         var url = URL(fileURLWithPath: exe).deletingLastPathComponent()
         // The XCTest runner may live inside a bundle folder on some layouts.
         while url.path != "/", !FileManager.default.fileExists(atPath: url.appendingPathComponent("pathwatch").path) {

@@ -19,10 +19,15 @@ public enum Unprivileged {
     /// Whether `nobody` can run the build products: not when the checkout lives inside a private
     /// (0700) folder. Then the agent runs as the test's own user, and says so once on stderr.
     public static let productsReachable: Bool = {
-        let ok = (try? run(["setpriv", "--reuid=\(uid)", "--regid=\(gid)", "--clear-groups", "test", "-x",
-                            TestEnvironment.pathwatchBinary.path]))?.status == 0
+        let ok =
+            (try? run([
+                "setpriv", "--reuid=\(uid)", "--regid=\(gid)", "--clear-groups", "test", "-x",
+                TestEnvironment.pathwatchBinary.path,
+            ]))?.status == 0
         if !ok {
-            FileHandleStderr.write("note: the build products are not reachable by uid \(uid) (a private checkout folder); the agent runs as root in these tests\n")
+            FileHandleStderr.write(
+                "note: the build products are not reachable by uid \(uid) (a private checkout folder); the agent runs as root in these tests\n"
+            )
         }
         return ok
     }()

@@ -47,7 +47,9 @@ public func waitUntilSuspending(
 /// then throws naming `what` and the last error `body` threw. An error does not end the wait
 /// here: it is taken as "not yet". For polls that each run a command (`systemctl show` in a
 /// container), where polling every 10 ms would keep a core busy.
-public func waitFor<T>(_ what: String, timeout: Double = 60, interval: Double = 0.05, _ body: () throws -> T?) throws -> T {
+public func waitFor<T>(_ what: String, timeout: Double = 60, interval: Double = 0.05, _ body: () throws -> T?) throws
+    -> T
+{
     let deadline = Date().addingTimeInterval(timeout)
     var lastError: (any Error)?
     repeat {

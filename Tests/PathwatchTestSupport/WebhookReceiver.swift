@@ -5,7 +5,9 @@ import Testing
 /// inside a test's namespace) on a port the test chose, so it can be stopped and started again
 /// on the same URL. Its log file outlives it.
 public final class WebhookReceiver: @unchecked Sendable {
-    public static var script: URL { TestEnvironment.packageRoot.appendingPathComponent("Tests/Fixtures/webhook/receiver.py") }
+    public static var script: URL {
+        TestEnvironment.packageRoot.appendingPathComponent("Tests/Fixtures/webhook/receiver.py")
+    }
 
     public let host: String
     public let port: Int
@@ -16,8 +18,10 @@ public final class WebhookReceiver: @unchecked Sendable {
     public var base: String { "\(tlsArguments.isEmpty ? "http" : "https")://\(host):\(port)" }
 
     /// Starts at once unless `start` is false (a receiver that is "down" until `start()`).
-    public init(log: URL, host: String = "127.0.0.1", port: Int? = nil, mode: String = "ok", secret: String? = nil,
-                delayMilliseconds: Int = 0, netns: String? = nil, tlsArguments: [String] = [], start: Bool = true) throws {
+    public init(
+        log: URL, host: String = "127.0.0.1", port: Int? = nil, mode: String = "ok", secret: String? = nil,
+        delayMilliseconds: Int = 0, netns: String? = nil, tlsArguments: [String] = [], start: Bool = true
+    ) throws {
         self.host = host
         self.tlsArguments = tlsArguments
         self.port = try port ?? unusedLoopbackPort()
@@ -37,15 +41,18 @@ public final class WebhookReceiver: @unchecked Sendable {
     private let tlsArguments: [String]
 
     public func start(mode: String? = nil) throws {
-        var argv = ["python3", Self.script.path, "--host", host, "--port", String(port), "--log", log.path,
-                    "--mode", mode ?? self.mode, "--delay-ms", String(delayMilliseconds)]
+        var argv = [
+            "python3", Self.script.path, "--host", host, "--port", String(port), "--log", log.path,
+            "--mode", mode ?? self.mode, "--delay-ms", String(delayMilliseconds),
+        ]
         if let secret { argv += ["--secret", secret] }
         argv += tlsArguments
         if let netns { argv = ["ip", "netns", "exec", netns] + argv }
         let p = try BackgroundProcess(argv)
         guard p.waitForLine(timeout: 20, { $0.hasPrefix("listening") }) != nil else {
             p.stop()
-            throw TestFailure("the webhook receiver did not start: \(p.outputLines.joined(separator: "\n")) \(p.errorOutput)")
+            throw TestFailure(
+                "the webhook receiver did not start: \(p.outputLines.joined(separator: "\n")) \(p.errorOutput)")
         }
         process = p
     }
@@ -89,7 +96,8 @@ public func standardWebhooksUnavailable() -> String? {
     if importable() { return nil }
     var why = "pip did not run"
     for extra in [[], ["--break-system-packages"]] {
-        let install = try? run(["python3", "-m", "pip", "install", "--quiet"] + extra + ["standardwebhooks"], timeout: 300)
+        let install = try? run(
+            ["python3", "-m", "pip", "install", "--quiet"] + extra + ["standardwebhooks"], timeout: 300)
         if importable() { return nil }
         why = install?.stderr ?? why
     }
@@ -114,7 +122,9 @@ public func changeEvents(_ lines: [String]) -> [[String: Any]] {
 
 /// The `sinks` entry of the given type in a status document file, once it can be read.
 public func sinkEntry(inStatusFile url: URL, type: String = "webhook") -> [String: Any]? {
-    guard let text = try? String(contentsOf: url, encoding: .utf8), let doc = try? parseJSONObject(text) else { return nil }
+    guard let text = try? String(contentsOf: url, encoding: .utf8), let doc = try? parseJSONObject(text) else {
+        return nil
+    }
     return (doc["sinks"] as? [[String: Any]])?.first { ($0["type"] as? String) == type }
 }
 
@@ -123,7 +133,8 @@ public func sinkEntry(inStatusFile url: URL, type: String = "webhook") -> [Strin
 public func sequenceProblem(got: [String], expected: [String]) -> String? {
     if got == expected { return nil }
     if let i = zip(got, expected).enumerated().first(where: { $0.element.0 != $0.element.1 })?.offset {
-        return "first difference at \(i): got \(got[i]), expected \(expected[i]) (\(got.count) got, \(expected.count) expected)"
+        return
+            "first difference at \(i): got \(got[i]), expected \(expected[i]) (\(got.count) got, \(expected.count) expected)"
     }
     return "\(got.count) got, \(expected.count) expected; one is a prefix of the other"
 }

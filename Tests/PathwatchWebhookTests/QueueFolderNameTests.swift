@@ -1,11 +1,12 @@
 import Foundation
 import Logging
 import PathwatchAgent
-@testable import PathwatchHTTPOut
 import PathwatchQueue
 import PathwatchTestSupport
-@testable import PathwatchWebhook
 import Testing
+
+@testable import PathwatchHTTPOut
+@testable import PathwatchWebhook
 
 /// A pushing sink's queue folder under `agent.state_dir` is named by what identifies the
 /// receiver's stream only (for a webhook, its format and URL), so a backlog left by an earlier
@@ -24,11 +25,15 @@ import Testing
 
     @Test func aRemoteWriteFolderKeepsTheNameEarlierRunsGaveIt() {
         // The remote_write sink named its folder with this very hash before the layer was shared.
-        #expect(QueueFolder.name(type: "remote_write", key: "http://127.0.0.1:9090/api/v1/write") == "remote_write-7f3749b68686662b")
+        #expect(
+            QueueFolder.name(type: "remote_write", key: "http://127.0.0.1:9090/api/v1/write")
+                == "remote_write-7f3749b68686662b")
     }
 
     @Test func theFormerWebhookNameIsTheOneEarlierRunsGaveIt() {
-        #expect(WebhookPush.formerFolderName(format: .pathwatch, url: "http://127.0.0.1:9000/hook") == "webhook-39293ac685a70623")
+        #expect(
+            WebhookPush.formerFolderName(format: .pathwatch, url: "http://127.0.0.1:9000/hook")
+                == "webhook-39293ac685a70623")
     }
 
     @Test func aFolderUnderItsFormerNameIsMovedWithItsBacklog() throws {
@@ -43,7 +48,8 @@ import Testing
         old.close()
 
         var opening = QueueOpening(folder: current, limits: limits, former: former)
-        let health = DeliveryHealth(type: "webhook", noun: "payloads", target: try #require(WebhookTarget(url)), logger: logger)
+        let health = DeliveryHealth(
+            type: "webhook", noun: "payloads", target: try #require(WebhookTarget(url)), logger: logger)
         let opened = opening.open(name: "webhook test", logger: logger, health: health)
         let queue = try #require(opened)
         defer { queue.close() }

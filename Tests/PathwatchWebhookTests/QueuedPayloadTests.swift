@@ -1,16 +1,18 @@
 import Foundation
-@testable import PathwatchAgent
 import PathwatchQueue
 import PathwatchTestSupport
-@testable import PathwatchWebhook
 import Testing
+
+@testable import PathwatchAgent
+@testable import PathwatchWebhook
 
 /// A webhook payload as the disk queue keeps it, and a backlog an earlier release left behind
 /// (Tests/Fixtures/queue/earlier-release) read back as the payloads it queued.
 @Suite struct QueuedPayloadTests {
     @Test func aPayloadComesBackFromItsRecordUnchanged() {
         for kind in [QueuedPayload.Kind.event, .document, .resend] {
-            let payload = QueuedPayload(kind: kind, id: "id-\(kind)", enqueuedAt: WallTime(milliseconds: 1_795_000_000_000), body: [1, 2, 3])
+            let payload = QueuedPayload(
+                kind: kind, id: "id-\(kind)", enqueuedAt: WallTime(milliseconds: 1_795_000_000_000), body: [1, 2, 3])
             #expect(QueuedPayload(record: payload.record) == payload)
             #expect(payload.record.kind == kind.rawValue)
         }

@@ -17,7 +17,9 @@ import Testing
         return formatter.date(from: text)
     }
 
-    @Test(.enabled(if: unavailable() == nil, "needs prometheus-alertmanager (apt-get install -y prometheus-alertmanager)"))
+    @Test(
+        .enabled(if: unavailable() == nil, "needs prometheus-alertmanager (apt-get install -y prometheus-alertmanager)")
+    )
     func aCriticalCheckIsAnActiveAlertThatStaysFiringAndIsResolvedOnRecovery() throws {
         let dir = try TestEnvironment.makeTemporaryDirectory()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
@@ -27,7 +29,8 @@ import Testing
         defer { TestEnvironment.removeTemporaryDirectory(probeDir) }
         let stateFile = probeDir.appendingPathComponent("state")
         try "ok fine\n".write(to: stateFile, atomically: true, encoding: .utf8)
-        let config = try writeConfig("""
+        let config = try writeConfig(
+            """
             {"agent": {"name": "web-test", "plugin_dirs": ["."], "interval": "200ms", "state_dir": "queues"},
              "probes": [{"id": "api", "plugin": "testprobe", "config": {"state_file": "\(stateFile.path)"}}],
              "sinks": [{"type": "stdout", "format": "json", "on": "change"},
@@ -42,9 +45,11 @@ import Testing
         let event = try parseJSONObject(fired.line)
         #expect(waitUntil(timeout: 20) { manager.alert(check: "api/c0") != nil }, "\(agent.errorOutput)")
         let alert = try #require(manager.alert(check: "api/c0"))
-        #expect(alert["labels"] as? [String: String] == [
-            "alertname": "PathwatchCheck", "check": "api/c0", "probe": "api", "agent": "web-test", "severity": "critical",
-        ])
+        #expect(
+            alert["labels"] as? [String: String] == [
+                "alertname": "PathwatchCheck", "check": "api/c0", "probe": "api", "agent": "web-test",
+                "severity": "critical",
+            ])
         #expect((alert["annotations"] as? [String: String])?["message"] == "HTTP 503 in 41 ms")
         #expect((alert["status"] as? [String: Any])?["state"] as? String == "active")
         #expect(Self.date(alert["startsAt"] as? String) == Self.date(event["at"] as? String))

@@ -1,17 +1,22 @@
 import Foundation
-@testable import PathwatchAgent
 import PathwatchHTTPOut
 import PathwatchProbeKit
 import PathwatchTestSupport
-@testable import PathwatchWebhook
 import Testing
+
+@testable import PathwatchAgent
+@testable import PathwatchWebhook
 
 /// How a run of queued payloads becomes one request: the `pathwatch` array, Alertmanager's
 /// merged alerts, Slack's digest, the request's id, and the pacing between requests.
 @Suite struct WebhookBatchTests {
-    func event(_ check: String, from: CheckState? = .ok, to: CheckState, message: String = "m", at ms: Int64 = 1_795_000_000_000) -> ChangeEvent {
+    func event(
+        _ check: String, from: CheckState? = .ok, to: CheckState, message: String = "m",
+        at ms: Int64 = 1_795_000_000_000
+    ) -> ChangeEvent {
         ChangeEvent(
-            id: EventID.make(), agent: "web-01", check: check, probe: String(check.split(separator: "/")[0]), from: from, to: to,
+            id: EventID.make(), agent: "web-01", check: check, probe: String(check.split(separator: "/")[0]),
+            from: from, to: to,
             at: WallTime(milliseconds: ms), message: message, path: .unmonitored)
     }
 
@@ -21,7 +26,10 @@ import Testing
 
     func snapshot(at ms: Int64 = 1_795_000_000_000) -> SinkBatch {
         let time = WallTime(milliseconds: ms)
-        return SinkBatch(events: [], snapshot: StatusSnapshot(identity: AgentIdentity(name: "web-01"), time: time, checks: [], path: .unmonitored))
+        return SinkBatch(
+            events: [],
+            snapshot: StatusSnapshot(
+                identity: AgentIdentity(name: "web-01"), time: time, checks: [], path: .unmonitored))
     }
 
     // MARK: - pathwatch
@@ -60,17 +68,22 @@ import Testing
             event("api/b", from: .warning, to: .critical, at: 2_100),  // b: warning resolved, critical fires
             event("api/a", from: .ok, to: .critical, at: 3_000),  // a fires again
         ]
-        let payloads = changes.flatMap { format.payloads(for: SinkBatch(events: [$0], snapshot: snapshot().snapshot), triggers: [.change]) }
+        let payloads = changes.flatMap {
+            format.payloads(for: SinkBatch(events: [$0], snapshot: snapshot().snapshot), triggers: [.change])
+        }
         #expect(payloads.count == 5)
         let merged = AlertmanagerBatch().request(for: payloads[...])
         #expect(merged.taken == 5)
         let sent = try alerts(merged.body)
         let summary = sent.map { alert -> String in
             let labels = alert["labels"] as? [String: String] ?? [:]
-            return "\(labels["check"] ?? "")/\(labels["severity"] ?? "")/\(alert["endsAt"] == nil ? "firing" : "resolved")"
+            return
+                "\(labels["check"] ?? "")/\(labels["severity"] ?? "")/\(alert["endsAt"] == nil ? "firing" : "resolved")"
         }
         #expect(summary == ["api/b/warning/resolved", "api/b/critical/firing", "api/a/critical/firing"], "\(summary)")
-        #expect(sent[2]["startsAt"] as? String == WallTime(milliseconds: 3_000).rfc3339, "the latest alert of a, as sent last")
+        #expect(
+            sent[2]["startsAt"] as? String == WallTime(milliseconds: 3_000).rfc3339,
+            "the latest alert of a, as sent last")
         // A run of one is the payload as it was queued.
         #expect(AlertmanagerBatch().request(for: payloads[0..<1]).body == payloads[0].body)
     }
@@ -85,18 +98,20 @@ import Testing
         var changes = (0..<4).map { event("api/c\($0)", to: .critical, message: "HTTP 503") }
         changes += (4..<7).map { event("api/c\($0)", to: .warning, message: "") }
         changes += (7..<9).map { event("api/c\($0)", from: .critical, to: .ok, message: "fine") }
-        let payloads = SlackFormat().payloads(for: SinkBatch(events: changes, snapshot: snapshot().snapshot), triggers: [.change])
+        let payloads = SlackFormat().payloads(
+            for: SinkBatch(events: changes, snapshot: snapshot().snapshot), triggers: [.change])
         let digest = SlackDigest().request(for: payloads[...])
         #expect(digest.taken == 9)
-        #expect(try text(digest.body) == """
-            web-01: 9 changes: 4 critical, 3 warning, 2 ok
-            • api/c0 ok → critical: HTTP 503
-            • api/c1 ok → critical: HTTP 503
-            • api/c2 ok → critical: HTTP 503
-            • api/c3 ok → critical: HTTP 503
-            • api/c4 ok → warning
-            and 4 more
-            """)
+        #expect(
+            try text(digest.body) == """
+                web-01: 9 changes: 4 critical, 3 warning, 2 ok
+                • api/c0 ok → critical: HTTP 503
+                • api/c1 ok → critical: HTTP 503
+                • api/c2 ok → critical: HTTP 503
+                • api/c3 ok → critical: HTTP 503
+                • api/c4 ok → warning
+                and 4 more
+                """)
         // One change reads as it always did.
         let one = SlackDigest().request(for: payloads[0..<1])
         #expect(try text(one.body) == "web-01: api/c0 ok → critical: HTTP 503")

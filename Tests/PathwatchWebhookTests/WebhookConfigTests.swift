@@ -1,8 +1,9 @@
-import Testing
-@testable import PathwatchAgent
-@testable import PathwatchWebhook
 import PathwatchSinks
+import Testing
+
+@testable import PathwatchAgent
 @testable import PathwatchSinkTestSupport
+@testable import PathwatchWebhook
 
 /// The `webhook` sink's configuration: defaults, every key, and each bad value reported with its
 /// JSON path and without repeating anything that could be a secret.
@@ -13,7 +14,9 @@ import PathwatchSinks
 
     func webhook(_ sink: String) throws -> (WebhookSinkSettings, Set<SinkTrigger>) {
         let config = try load(sink).config.sinks[1]
-        guard let settings = config.settings as? WebhookSinkSettings else { throw ConfigError(file: "", location: "", message: "not a webhook") }
+        guard let settings = config.settings as? WebhookSinkSettings else {
+            throw ConfigError(file: "", location: "", message: "not a webhook")
+        }
         return (settings, config.on)
     }
 
@@ -31,19 +34,25 @@ import PathwatchSinks
 
     @Test func batchingDefaultsFollowTheFormatAndCanBeSet() throws {
         let plain = try webhook(#"{"type": "webhook", "url": "http://127.0.0.1:9000/hook"}"#).0
-        #expect(plain.maxBatch == 1 && plain.minInterval.nanoseconds == 0, "one object per request, as receivers expect")
+        #expect(
+            plain.maxBatch == 1 && plain.minInterval.nanoseconds == 0, "one object per request, as receivers expect")
         let slack = try webhook(#"{"type": "webhook", "url": "http://127.0.0.1:9000/hook", "format": "slack"}"#).0
         #expect(slack.maxBatch == 100 && slack.minInterval == .seconds(1))
         let am = try webhook(#"{"type": "webhook", "url": "http://127.0.0.1:9000/a", "format": "alertmanager"}"#).0
         #expect(am.maxBatch == 100 && am.minInterval.nanoseconds == 0)
-        let set = try webhook(#"{"type": "webhook", "url": "http://127.0.0.1:9000/h", "max_batch": 50, "min_interval": "250ms"}"#).0
+        let set = try webhook(
+            #"{"type": "webhook", "url": "http://127.0.0.1:9000/h", "max_batch": 50, "min_interval": "250ms"}"#
+        ).0
         #expect(set.maxBatch == 50 && set.minInterval == .milliseconds(250))
-        let unpaced = try webhook(#"{"type": "webhook", "url": "http://127.0.0.1:9000/h", "format": "slack", "min_interval": "0s"}"#).0
+        let unpaced = try webhook(
+            #"{"type": "webhook", "url": "http://127.0.0.1:9000/h", "format": "slack", "min_interval": "0s"}"#
+        ).0
         #expect(unpaced.minInterval.nanoseconds == 0)
     }
 
     @Test func everyKey() throws {
-        let (s, on) = try webhook("""
+        let (s, on) = try webhook(
+            """
             {"type": "webhook", "url": "https://am.example:9093/api/v2/alerts", "format": "alertmanager", "on": ["change"],
              "secret": "\(Self.secret)", "headers": {"Authorization": "Bearer x", "X-Team": "infra"}, "timeout": "2500ms",
              "tls": {"ca_file": "/etc/hostname", "insecure": true}, "max_queue": {"events": 500, "bytes": "8MB"},
@@ -67,21 +76,39 @@ import PathwatchSinks
         (#""url": "http://127.0.0.1/h", "secret": "notasecretvalue""#, "sinks[1].secret", "whsec_"),
         (#""url": "http://127.0.0.1/h", "secret": "whsec_!!notbase64!!""#, "sinks[1].secret", "base64"),
         (#""url": "http://127.0.0.1/h", "secret": "whsec_c2hvcnQ=""#, "sinks[1].secret", "at least 16"),
-        (#""url": "http://127.0.0.1/h", "headers": {"Bad Header": "v"}"#, #"sinks[1].headers["Bad Header"]"#, "header name"),
+        (
+            #""url": "http://127.0.0.1/h", "headers": {"Bad Header": "v"}"#, #"sinks[1].headers["Bad Header"]"#,
+            "header name"
+        ),
         (#""url": "http://127.0.0.1/h", "headers": {"X-A": 5}"#, "sinks[1].headers.X-A", "expected a string"),
-        (#""url": "http://127.0.0.1/h", "headers": {"webhook-signature": "v"}"#, "sinks[1].headers.webhook-signature", "itself"),
+        (
+            #""url": "http://127.0.0.1/h", "headers": {"webhook-signature": "v"}"#,
+            "sinks[1].headers.webhook-signature", "itself"
+        ),
         (#""url": "http://127.0.0.1/h", "headers": {"X-A": "a\nb"}"#, "sinks[1].headers.X-A", "CR, LF"),
         (#""url": "http://127.0.0.1/h", "headers": ["X-A"]"#, "sinks[1].headers", "an object"),
         (#""url": "http://127.0.0.1/h", "format": "slack", "on": "every""#, "sinks[1].on", "changes only"),
         (#""url": "http://127.0.0.1/h", "resend_every": "1m""#, "sinks[1].resend_every", "alertmanager"),
         (#""url": "http://127.0.0.1/h", "max_queue": {"events": 0}"#, "sinks[1].max_queue.events", "at least 1"),
         (#""url": "http://127.0.0.1/h", "max_queue": {"bytes": "1kB"}"#, "sinks[1].max_queue.bytes", "64KiB"),
-        (#""url": "http://127.0.0.1/h", "retry": {"initial": "5s", "max": "1s"}"#, "sinks[1].retry.max", "retry.initial"),
+        (
+            #""url": "http://127.0.0.1/h", "retry": {"initial": "5s", "max": "1s"}"#, "sinks[1].retry.max",
+            "retry.initial"
+        ),
         (#""url": "http://127.0.0.1/h", "timeout": "10""#, "sinks[1].timeout", "unit"),
-        (#""url": "http://127.0.0.1/h", "tls": {"ca_file": "/nonexistent/ca.pem"}"#, "sinks[1].tls.ca_file", "cannot read"),
-        (#""url": "http://127.0.0.1/h", "tls": {"client_key": "/etc/hostname"}"#, "sinks[1].tls.client_key", "client_cert"),
+        (
+            #""url": "http://127.0.0.1/h", "tls": {"ca_file": "/nonexistent/ca.pem"}"#, "sinks[1].tls.ca_file",
+            "cannot read"
+        ),
+        (
+            #""url": "http://127.0.0.1/h", "tls": {"client_key": "/etc/hostname"}"#, "sinks[1].tls.client_key",
+            "client_cert"
+        ),
         (#""url": "http://127.0.0.1/h", "retries": 3"#, "sinks[1].retries", "unknown key"),
-        (#""url": "http://127.0.0.1/h", "max_batch": 0"#, "sinks[1].max_batch", "expected 1 to 10000 payloads, found 0"),
+        (
+            #""url": "http://127.0.0.1/h", "max_batch": 0"#, "sinks[1].max_batch",
+            "expected 1 to 10000 payloads, found 0"
+        ),
         (#""url": "http://127.0.0.1/h", "max_batch": 10001"#, "sinks[1].max_batch", "expected 1 to 10000"),
         (#""url": "http://127.0.0.1/h", "max_batch": "10""#, "sinks[1].max_batch", "expected"),
         (#""url": "http://127.0.0.1/h", "max_batch": 2.5"#, "sinks[1].max_batch", "expected"),

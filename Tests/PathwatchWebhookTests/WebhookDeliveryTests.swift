@@ -27,38 +27,49 @@ import Testing
         let dir = try FixturePlugins.folderWithTestProbe()
         let stateFile = dir.appendingPathComponent("state")
         try stateLines(checks, "ok").write(to: stateFile, atomically: true, encoding: .utf8)
-        let config = try writeConfig("""
+        let config = try writeConfig(
+            """
             {"agent": {"name": "web-test", "plugin_dirs": ["."], "interval": "\(interval)", "state_dir": "queues"},
              "probes": [{"id": "p", "plugin": "testprobe", "timeout": "30s", "config": {"state_file": "\(stateFile.path)"}}\(extraProbes)],
              "sinks": [{"type": "stdout", "format": "json", "on": "change"},
                        {"type": "file", "path": "status.json", "pretty": false},
                        \(webhook)]}
             """, in: dir)
-        return Setup(dir: dir, stateFile: stateFile, statusFile: dir.appendingPathComponent("status.json"), config: config)
+        return Setup(
+            dir: dir, stateFile: stateFile, statusFile: dir.appendingPathComponent("status.json"), config: config)
     }
 
     /// Rewrites the state file and waits until the agent has printed `total` events in all.
-    func toggle(_ setup: Setup, checks: Int, to state: String, expectTotal total: Int, agent: BackgroundProcess) throws {
+    func toggle(_ setup: Setup, checks: Int, to state: String, expectTotal total: Int, agent: BackgroundProcess) throws
+    {
         try stateLines(checks, state).write(to: setup.stateFile, atomically: true, encoding: .utf8)
         let reached = waitUntil(timeout: 30) { changeEvents(agent.outputLines).count >= total }
-        try #require(reached, "the agent printed \(changeEvents(agent.outputLines).count) of \(total) events; \(agent.errorOutput)")
+        try #require(
+            reached,
+            "the agent printed \(changeEvents(agent.outputLines).count) of \(total) events; \(agent.errorOutput)")
     }
 
     func waitForQueued(_ setup: Setup, _ count: Int, timeout: Double = 30) -> Bool {
         waitUntil(timeout: timeout) { (sinkEntry(inStatusFile: setup.statusFile)?["queued"] as? Int) == count }
     }
 
-    @Test(.enabled(if: standardWebhooksUnavailable() == nil, "needs the standardwebhooks Python package (python3 -m pip install standardwebhooks)"))
+    @Test(
+        .enabled(
+            if: standardWebhooksUnavailable() == nil,
+            "needs the standardwebhooks Python package (python3 -m pip install standardwebhooks)"))
     func backlogArrivesInOrderOnceSignedAfterTheReceiverComesUp() throws {
         let secret = makeWebhookSecret()
         let dir = try TestEnvironment.makeTemporaryDirectory()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
-        let receiver = try WebhookReceiver(log: dir.appendingPathComponent("received.jsonl"), secret: secret, start: false)
+        let receiver = try WebhookReceiver(
+            log: dir.appendingPathComponent("received.jsonl"), secret: secret, start: false)
         defer { receiver.stop() }
-        let setup = try setUp(checks: 20, webhook: """
-            {"type": "webhook", "url": "\(receiver.url)", "secret": "${env:PW_TEST_WEBHOOK_SECRET}",
-             "headers": {"Authorization": "Bearer ${env:PW_TEST_WEBHOOK_TOKEN}"}, "retry": {"initial": "100ms", "max": "500ms"}}
-            """)
+        let setup = try setUp(
+            checks: 20,
+            webhook: """
+                {"type": "webhook", "url": "\(receiver.url)", "secret": "${env:PW_TEST_WEBHOOK_SECRET}",
+                 "headers": {"Authorization": "Bearer ${env:PW_TEST_WEBHOOK_TOKEN}"}, "retry": {"initial": "100ms", "max": "500ms"}}
+                """)
         defer { TestEnvironment.removeTemporaryDirectory(setup.dir) }
         let token = "tok-\(UInt64.random(in: 1...UInt64.max))"
         // As an ordinary user owning its state folder (the queue), as the packaged service runs.
@@ -80,11 +91,14 @@ import Testing
         #expect(waitUntil(timeout: 60) { receiver.accepted().count >= 200 }, "\(receiver.accepted().count) arrived")
         let accepted = receiver.accepted()
         let ids = receiver.acceptedBodies().compactMap { $0["id"] as? String }
-        #expect(sequenceProblem(got: ids, expected: printed) == nil, "every event, in the order the agent raised them, none twice")
+        #expect(
+            sequenceProblem(got: ids, expected: printed) == nil,
+            "every event, in the order the agent raised them, none twice")
         #expect(accepted.allSatisfy { ($0["verified"] as? Bool) == true }, "standardwebhooks verified every signature")
         let headers = accepted.compactMap { $0["headers"] as? [String: String] }
         #expect(zip(headers, ids).allSatisfy { $0["webhook-id"] == $1 }, "webhook-id is the event id")
-        #expect(headers.allSatisfy { $0["authorization"] == "Bearer \(token)" && $0["content-type"] == "application/json" })
+        #expect(
+            headers.allSatisfy { $0["authorization"] == "Bearer \(token)" && $0["content-type"] == "application/json" })
         // One easy handle kept for the sink: the backlog goes over one connection.
         let ports = Set(accepted.compactMap { $0["client_port"] as? Int })
         #expect(ports.count == 1, "connections used: \(ports.count)")
@@ -94,7 +108,9 @@ import Testing
         #expect(entry["last_delivery"] is String)
         #expect(entry["target"] as? String == receiver.url)
         let statusText = try String(contentsOf: setup.statusFile, encoding: .utf8)
-        for (name, text) in [("stderr", agent.errorOutput), ("status.json", statusText), ("stdout", agent.outputLines.joined())] {
+        for (name, text) in [
+            ("stderr", agent.errorOutput), ("status.json", statusText), ("stdout", agent.outputLines.joined()),
+        ] {
             #expect(!text.contains(token) && !text.contains(secret), "a secret leaked into \(name)")
         }
     }
@@ -102,11 +118,14 @@ import Testing
     @Test func killNineInTheMiddleOfABacklogLosesNothing() throws {
         let dir = try TestEnvironment.makeTemporaryDirectory()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
-        let receiver = try WebhookReceiver(log: dir.appendingPathComponent("received.jsonl"), delayMilliseconds: 3, start: false)
+        let receiver = try WebhookReceiver(
+            log: dir.appendingPathComponent("received.jsonl"), delayMilliseconds: 3, start: false)
         defer { receiver.stop() }
-        let setup = try setUp(checks: 500, webhook: """
-            {"type": "webhook", "url": "\(receiver.url)", "retry": {"initial": "100ms", "max": "300ms"}}
-            """)
+        let setup = try setUp(
+            checks: 500,
+            webhook: """
+                {"type": "webhook", "url": "\(receiver.url)", "retry": {"initial": "100ms", "max": "300ms"}}
+                """)
         defer { TestEnvironment.removeTemporaryDirectory(setup.dir) }
         var agent = try BackgroundProcess([pathwatch, "run", "--config", setup.config.path])
         defer { agent.stop() }
@@ -125,7 +144,8 @@ import Testing
 
         // Same configuration, same queue folder; every check is ok already, so no new events.
         agent = try BackgroundProcess([pathwatch, "run", "--config", setup.config.path])
-        #expect(waitUntil(timeout: 60) { Set(receiver.acceptedBodies().compactMap { $0["id"] as? String }).count >= 1000 })
+        #expect(
+            waitUntil(timeout: 60) { Set(receiver.acceptedBodies().compactMap { $0["id"] as? String }).count >= 1000 })
         let received = receiver.accepted()
         let ids = receiver.acceptedBodies().compactMap { $0["id"] as? String }
         var firstSeen: [String] = []
@@ -135,15 +155,21 @@ import Testing
             if counts[id] == 1 { firstSeen.append(id) }
         }
         // Events beyond the ones printed before the kill say what raised them.
-        let extra = receiver.acceptedBodies().filter { body in (body["id"] as? String).map { !printed.contains($0) } ?? false }
-            .prefix(3).map { "\($0["check"] ?? "?"): \($0["from"] ?? "nil") → \($0["to"] ?? "?") \($0["message"] ?? "")" }
-        #expect(sequenceProblem(got: firstSeen, expected: printed) == nil, "every event arrived, in order; not printed before the kill: \(extra)")
+        let extra = receiver.acceptedBodies().filter { body in
+            (body["id"] as? String).map { !printed.contains($0) } ?? false
+        }
+        .prefix(3).map { "\($0["check"] ?? "?"): \($0["from"] ?? "nil") → \($0["to"] ?? "?") \($0["message"] ?? "")" }
+        #expect(
+            sequenceProblem(got: firstSeen, expected: printed) == nil,
+            "every event arrived, in order; not printed before the kill: \(extra)")
         let duplicates = counts.filter { $0.value > 1 }
         #expect(duplicates.count <= 1, "only the payload in flight at the kill may arrive twice: \(duplicates)")
         #expect(duplicates.values.allSatisfy { $0 == 2 })
         for (id, _) in duplicates {
             // The repeat is the first thing the restarted agent sent, under the same webhook-id.
-            let deliveries = received.enumerated().filter { ($0.element["headers"] as? [String: String])?["webhook-id"] == id }
+            let deliveries = received.enumerated().filter {
+                ($0.element["headers"] as? [String: String])?["webhook-id"] == id
+            }
             #expect(deliveries.count == 2)
             #expect(deliveries.last?.offset == beforeRestart, "the duplicate is the first delivery after the restart")
         }
@@ -154,13 +180,16 @@ import Testing
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         let receiver = try WebhookReceiver(log: dir.appendingPathComponent("received.jsonl"))
         defer { receiver.stop() }
-        try receiver.control("""
+        try receiver.control(
+            """
             {"script": [{"status": 500}, {"mode": "retry-after", "retry_after": "1"}, {"mode": "unavailable", "retry_after": "2"},
                         {"status": 408}]}
             """)
-        let setup = try setUp(checks: 1, webhook: """
-            {"type": "webhook", "url": "\(receiver.url)", "retry": {"initial": "100ms", "max": "10s"}}
-            """)
+        let setup = try setUp(
+            checks: 1,
+            webhook: """
+                {"type": "webhook", "url": "\(receiver.url)", "retry": {"initial": "100ms", "max": "10s"}}
+                """)
         defer { TestEnvironment.removeTemporaryDirectory(setup.dir) }
         let agent = try BackgroundProcess([pathwatch, "run", "--config", setup.config.path])
         defer { agent.stop() }
@@ -169,7 +198,9 @@ import Testing
         #expect(waitUntil(timeout: 30) { receiver.accepted().count == 1 })
         let attempts = receiver.records()
         #expect(attempts.map { $0["status"] as? Int } == [500, 429, 503, 408, 200])
-        #expect(attempts.allSatisfy { ($0["headers"] as? [String: String])?["webhook-id"] == first }, "one id across retries")
+        #expect(
+            attempts.allSatisfy { ($0["headers"] as? [String: String])?["webhook-id"] == first },
+            "one id across retries")
         #expect(Set(attempts.compactMap { $0["body"] as? String }).count == 1, "the same body every time")
         let times = attempts.compactMap { $0["time"] as? Double }
         // Retry-After read from a real answer: 1 (second) after the 429, and an HTTP date 2 s ahead
@@ -188,13 +219,17 @@ import Testing
         let nextID = try #require(changeEvents(agent.outputLines).last?["id"] as? String)
         #expect(waitUntil(timeout: 30) { receiver.accepted().count == 2 })
         #expect(receiver.acceptedBodies().compactMap { $0["id"] as? String } == [first, nextID])
-        #expect(receiver.records().filter { ($0["status"] as? Int) == 400 }.count == 1, "a refused payload is not retried")
+        #expect(
+            receiver.records().filter { ($0["status"] as? Int) == 400 }.count == 1, "a refused payload is not retried")
         #expect(waitUntil { (sinkEntry(inStatusFile: setup.statusFile)?["rejected"] as? Int) == 1 })
         let entry = try #require(sinkEntry(inStatusFile: setup.statusFile))
         #expect(entry["dropped"] as? Int == 1)
         let lastError = try #require(entry["last_error"] as? String)
-        #expect(lastError.contains("HTTP 400") && lastError.contains("bad payload: \(refusedID)") && !lastError.contains("second line"))
-        #expect(agent.errorOutput.contains("bad payload: \(refusedID)"), "the refusal is logged with the body's first line")
+        #expect(
+            lastError.contains("HTTP 400") && lastError.contains("bad payload: \(refusedID)")
+                && !lastError.contains("second line"))
+        #expect(
+            agent.errorOutput.contains("bad payload: \(refusedID)"), "the refusal is logged with the body's first line")
         #expect(!agent.errorOutput.contains("second line"))
     }
 
@@ -205,7 +240,8 @@ import Testing
         defer { receiver.stop() }
         let probeDir = try FixturePlugins.folderWithTestProbe()
         defer { TestEnvironment.removeTemporaryDirectory(probeDir) }
-        let config = try writeConfig("""
+        let config = try writeConfig(
+            """
             {"agent": {"plugin_dirs": ["."], "interval": "100ms", "state_dir": "queues"},
              "probes": [{"id": "tick", "plugin": "testprobe", "config": {"counter": true}}],
              "sinks": [{"type": "webhook", "url": "\(receiver.url)", "on": "every", "timeout": "60s"},
@@ -219,12 +255,14 @@ import Testing
             ((doc["checks"] as? [[String: Any]])?.first?["metrics"] as? [String: Any])?["samples"] as? Int
         }
         // The first POST hangs for up to 60 s; meanwhile 40 samples must reach stdout and the file.
-        let reached = agent.waitForLine(timeout: 20) { line in (try? parseJSONObject(line)).flatMap(samples) ?? 0 >= 40 }
+        let reached = agent.waitForLine(timeout: 20) { line in (try? parseJSONObject(line)).flatMap(samples) ?? 0 >= 40
+        }
         #expect(reached != nil, "stdout stalled behind the hung webhook")
         #expect(receiver.records().count == 1, "the webhook is stuck in its first request")
         let printed = agent.outputLines.compactMap { try? parseJSONObject($0) }.compactMap(samples)
         #expect(printed == Array(1...(printed.last ?? 0)), "every sample reached stdout, in order")
-        let fileSamples = (try? String(contentsOf: statusFile, encoding: .utf8)).flatMap { try? parseJSONObject($0) }.flatMap(samples)
+        let fileSamples = (try? String(contentsOf: statusFile, encoding: .utf8)).flatMap { try? parseJSONObject($0) }
+            .flatMap(samples)
         #expect((fileSamples ?? 0) >= 35, "the file sink kept up: \(String(describing: fileSamples))")
         let queued = sinkEntry(inStatusFile: statusFile)?["queued"] as? Int ?? 0
         #expect(queued >= 30, "documents wait in the webhook's own queue: \(queued)")
@@ -247,7 +285,8 @@ import Testing
         try toggle(setup, checks: 5, to: "critical", expectTotal: 5, agent: agent)
         try #require(waitForQueued(setup, 5))
         // Another webhook setting: the sink is replaced, the queue folder (same URL) carries over.
-        let text = try String(contentsOf: setup.config, encoding: .utf8).replacingOccurrences(of: webhook("5s"), with: webhook("7s"))
+        let text = try String(contentsOf: setup.config, encoding: .utf8).replacingOccurrences(
+            of: webhook("5s"), with: webhook("7s"))
         try text.write(to: setup.config, atomically: true, encoding: .utf8)
         agent.signal(SIGHUP)
         #expect(waitUntil { agent.errorOutput.contains("configuration reloaded") })
@@ -255,6 +294,8 @@ import Testing
         try receiver.start()
         #expect(waitUntil(timeout: 30) { receiver.accepted().count >= 10 })
         let printed = changeEvents(agent.outputLines).compactMap { $0["id"] as? String }
-        #expect(sequenceProblem(got: receiver.acceptedBodies().compactMap { $0["id"] as? String }, expected: printed) == nil)
+        #expect(
+            sequenceProblem(got: receiver.acceptedBodies().compactMap { $0["id"] as? String }, expected: printed) == nil
+        )
     }
 }

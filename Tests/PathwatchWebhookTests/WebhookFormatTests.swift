@@ -1,30 +1,37 @@
 import CCurlShims
 import Foundation
 import Logging
-@testable import PathwatchAgent
 import PathwatchBase
 import PathwatchProbeKit
 import PathwatchTestSupport
+import Testing
+
+@testable import PathwatchAgent
 @testable import PathwatchHTTPOut
 @testable import PathwatchWebhook
-import Testing
 
 /// The webhook's pieces that decide what is sent and when: formats, signatures, retry timing,
 /// response classification and the loopback test for holding.
 @Suite(.onItsOwnThread) struct WebhookFormatTests {
     let logger = AgentLogger(logger: Logger(label: "test"), redactor: SecretRedactor())
 
-    func event(_ check: String = "api/orion-api", from: CheckState? = .ok, to: CheckState = .critical,
-               message: String = "HTTP 503 in 41 ms", at ms: Int64 = 1_795_000_000_000) -> ChangeEvent {
+    func event(
+        _ check: String = "api/orion-api", from: CheckState? = .ok, to: CheckState = .critical,
+        message: String = "HTTP 503 in 41 ms", at ms: Int64 = 1_795_000_000_000
+    ) -> ChangeEvent {
         ChangeEvent(
-            id: EventID.make(), agent: "web-01", check: check, probe: String(check.split(separator: "/")[0]), from: from, to: to,
+            id: EventID.make(), agent: "web-01", check: check, probe: String(check.split(separator: "/")[0]),
+            from: from, to: to,
             at: WallTime(milliseconds: ms), message: message, path: .unmonitored)
     }
 
     func batch(_ events: [ChangeEvent], checks: [String] = [], at ms: Int64 = 1_795_000_000_000) -> SinkBatch {
         let time = WallTime(milliseconds: ms)
-        let records = checks.map { CheckRecord(id: $0, probe: String($0.split(separator: "/")[0]), plugin: "test", state: .ok, since: time) }
-        let snapshot = StatusSnapshot(identity: AgentIdentity(name: "web-01"), time: time, checks: records, path: .unmonitored)
+        let records = checks.map {
+            CheckRecord(id: $0, probe: String($0.split(separator: "/")[0]), plugin: "test", state: .ok, since: time)
+        }
+        let snapshot = StatusSnapshot(
+            identity: AgentIdentity(name: "web-01"), time: time, checks: records, path: .unmonitored)
         return SinkBatch(events: events, snapshot: snapshot)
     }
 
@@ -54,13 +61,16 @@ import Testing
     @Test func slackSaysOneReadableLinePerChange() throws {
         let changes = [event(), event("link/eth0", from: nil, to: .warning, message: "")]
         let payloads = SlackFormat().payloads(for: batch(changes), triggers: [.change])
-        #expect(payloads.map(\.id) == changes.map(\.id) && payloads.map(\.body) == changes.map(\.jsonBytes), "queued as the events")
+        #expect(
+            payloads.map(\.id) == changes.map(\.id) && payloads.map(\.body) == changes.map(\.jsonBytes),
+            "queued as the events")
         func text(_ payload: QueuedPayload) throws -> String? {
             let message = SlackDigest().request(for: [payload][...])
             return try (JSONSerialization.jsonObject(with: Data(message.body)) as? [String: Any])?["text"] as? String
         }
         let texts = try payloads.map { try #require(try text($0)) }
-        #expect(texts == ["web-01: api/orion-api ok → critical: HTTP 503 in 41 ms", "web-01: link/eth0 unknown → warning"])
+        #expect(
+            texts == ["web-01: api/orion-api ok → critical: HTTP 503 in 41 ms", "web-01: link/eth0 unknown → warning"])
         // Quotes and newlines in a message stay inside the JSON string.
         let tricky = SlackFormat().payloads(for: batch([event(message: "say \"hi\"\nnow")]), triggers: [.change])
         #expect(try text(tricky[0]) == "web-01: api/orion-api ok → critical: say \"hi\"\nnow")
@@ -77,9 +87,11 @@ import Testing
         #expect(out.count == 1 && out[0].id == fire.id)
         var sent = try alerts(out[0])
         #expect(sent.count == 1)
-        #expect(sent[0]["labels"] as? [String: String] == [
-            "alertname": "PathwatchCheck", "check": "api/orion-api", "probe": "api", "agent": "web-01", "severity": "critical",
-        ])
+        #expect(
+            sent[0]["labels"] as? [String: String] == [
+                "alertname": "PathwatchCheck", "check": "api/orion-api", "probe": "api", "agent": "web-01",
+                "severity": "critical",
+            ])
         #expect((sent[0]["annotations"] as? [String: String])?["message"] == "HTTP 503 in 41 ms")
         #expect(sent[0]["startsAt"] as? String == WallTime(milliseconds: 1_000_000).rfc3339)
         #expect(sent[0]["endsAt"] == nil, "a firing alert has no end")
@@ -92,7 +104,8 @@ import Testing
         #expect(sent[1]["endsAt"] == nil)
 
         // warning → ok: resolved with the start it fired with.
-        out = format.payloads(for: batch([event(from: .warning, to: .ok, message: "fine", at: 3_000_000)]), triggers: [.change])
+        out = format.payloads(
+            for: batch([event(from: .warning, to: .ok, message: "fine", at: 3_000_000)]), triggers: [.change])
         sent = try alerts(out[0])
         #expect(sent.count == 1)
         #expect((sent[0]["labels"] as? [String: String])?["severity"] == "warning")
@@ -130,23 +143,31 @@ import Testing
         var feed = BookFeed(probes: ["a", "b"])
         var format = AlertmanagerFormat(alertName: "A", resendEvery: .seconds(60))
         #expect(format.nextDue == 0, "a re-send is owed from the start")
-        #expect(format.duePayloads(at: .now(), monotonic: monotonicNanoseconds()).isEmpty, "nothing to read before a batch")
+        #expect(
+            format.duePayloads(at: .now(), monotonic: monotonicNanoseconds()).isEmpty, "nothing to read before a batch")
         // a/x turns critical (an event fires it); b/z is first seen unknown (no event).
-        let fired = format.payloads(for: feed.report("a", [("x", .critical), ("y", .ok)], at: 1_000), triggers: [.change])
+        let fired = format.payloads(
+            for: feed.report("a", [("x", .critical), ("y", .ok)], at: 1_000), triggers: [.change])
         #expect(try fired.map(summary) == [["a/x critical"]])
         #expect(format.payloads(for: feed.report("b", [("z", .unknown)], at: 2_000), triggers: [.change]).isEmpty)
 
         var clock = monotonicNanoseconds()
         let first = format.duePayloads(at: WallTime(milliseconds: 2_500), monotonic: clock)
         #expect(first.count == 1 && first[0].kind == .resend)
-        #expect(try summary(first[0]) == ["a/x critical", "b/z unknown"], "the firing set of the snapshot, in start order")
+        #expect(
+            try summary(first[0]) == ["a/x critical", "b/z unknown"], "the firing set of the snapshot, in start order")
         let sent = try alerts(first[0])
-        #expect(sent.map { $0["startsAt"] as? String } == [WallTime(milliseconds: 1_000).rfc3339, WallTime(milliseconds: 2_000).rfc3339])
+        #expect(
+            sent.map { $0["startsAt"] as? String } == [
+                WallTime(milliseconds: 1_000).rfc3339, WallTime(milliseconds: 2_000).rfc3339,
+            ])
         #expect(format.nextDue == clock + 60_000_000_000)
-        #expect(format.duePayloads(at: WallTime(milliseconds: 2_600), monotonic: clock + 1).isEmpty, "not due again yet")
+        #expect(
+            format.duePayloads(at: WallTime(milliseconds: 2_600), monotonic: clock + 1).isEmpty, "not due again yet")
 
         // Still critical, with another message: re-sent with the same start and the new message.
-        _ = format.payloads(for: feed.report("a", [("x", .critical, "worse"), ("y", .ok, "")], at: 5_000), triggers: [.change])
+        _ = format.payloads(
+            for: feed.report("a", [("x", .critical, "worse"), ("y", .ok, "")], at: 5_000), triggers: [.change])
         clock += 60_000_000_000
         let second = try #require(format.duePayloads(at: WallTime(milliseconds: 61_000), monotonic: clock).first)
         let again = try alerts(second)
@@ -156,7 +177,8 @@ import Testing
 
         // b is removed from the configuration: the next re-send resolves b/z, once.
         feed.book.removeProbe("b")
-        _ = format.payloads(for: feed.report("a", [("x", .critical, "worse"), ("y", .ok, "")], at: 62_000), triggers: [.change])
+        _ = format.payloads(
+            for: feed.report("a", [("x", .critical, "worse"), ("y", .ok, "")], at: 62_000), triggers: [.change])
         clock += 60_000_000_000
         let third = try #require(format.duePayloads(at: WallTime(milliseconds: 121_000), monotonic: clock).first)
         #expect(try summary(third) == ["b/z unknown ended", "a/x critical"])
@@ -166,11 +188,14 @@ import Testing
         #expect(try summary(try #require(format.duePayloads(at: .now(), monotonic: clock).first)) == ["a/x critical"])
 
         // a/x recovers: the event resolves it, and then there is nothing left to re-send.
-        let recovered = format.payloads(for: feed.report("a", [("x", .ok), ("y", .ok)], at: 200_000), triggers: [.change])
+        let recovered = format.payloads(
+            for: feed.report("a", [("x", .ok), ("y", .ok)], at: 200_000), triggers: [.change])
         #expect(try recovered.map(summary) == [["a/x critical ended"]])
         clock += 60_000_000_000
         #expect(format.duePayloads(at: .now(), monotonic: clock).isEmpty)
-        #expect(format.nextDue == clock + 60_000_000_000, "still read every resend_every: a check may go unknown without an event")
+        #expect(
+            format.nextDue == clock + 60_000_000_000,
+            "still read every resend_every: a check may go unknown without an event")
     }
 
     @Test func aCheckTheAgentHasNotAnnouncedKeepsTheAlertLastTold() throws {
@@ -179,7 +204,8 @@ import Testing
         var feed = BookFeed(probes: ["a"])
         var format = AlertmanagerFormat(alertName: "A", resendEvery: .seconds(60))
         _ = format.payloads(for: feed.report("a", [("x", .critical)], at: 1_000), triggers: [.change])
-        let fault = Observation(key: "x", state: .unknown, message: "out of file descriptors", labels: [(WellKnownLabel.agentFault, "1")])
+        let fault = Observation(
+            key: "x", state: .unknown, message: "out of file descriptors", labels: [(WellKnownLabel.agentFault, "1")])
         let batch = feed.report("a", [fault], at: 2_000)
         #expect(batch.events.isEmpty && feed.book.records["a/x"]?.state == .unknown)
         #expect(format.payloads(for: batch, triggers: [.change]).isEmpty)
@@ -205,7 +231,9 @@ import Testing
         #expect(restarted.nextDue == 0, "the first snapshot is re-sent as soon as the queue allows")
         let resend = try #require(restarted.duePayloads(at: WallTime(milliseconds: 50_100), monotonic: clock).first)
         #expect(try summary(resend) == ["a/x unknown"])
-        #expect(try alerts(resend)[0]["startsAt"] as? String == WallTime(milliseconds: 50_000).rfc3339, "this run's first sight")
+        #expect(
+            try alerts(resend)[0]["startsAt"] as? String == WallTime(milliseconds: 50_000).rfc3339,
+            "this run's first sight")
         #expect(restarted.nextDue == clock + 60_000_000_000)
 
         // Once every probe has reported, the set is re-sent again at once, b/y now included.
@@ -224,10 +252,12 @@ import Testing
         // The example of the Standard Webhooks reference libraries.
         let key = try WebhookSecret.key(from: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")
         let signer = WebhookSigner(key: key)
-        let signature = signer.signature(id: "msg_p5jXN8AQM9LWM0D4loKWxJek", timestamp: 1_614_265_330, body: Array(#"{"test": 2432232314}"#.utf8))
+        let signature = signer.signature(
+            id: "msg_p5jXN8AQM9LWM0D4loKWxJek", timestamp: 1_614_265_330, body: Array(#"{"test": 2432232314}"#.utf8))
         #expect(signature == "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=")
         let headers = signer.headers(id: "m1", timestamp: 5, body: [])
-        #expect(headers.map { $0.prefix(while: { $0 != ":" }) } == ["webhook-id", "webhook-timestamp", "webhook-signature"])
+        #expect(
+            headers.map { $0.prefix(while: { $0 != ":" }) } == ["webhook-id", "webhook-timestamp", "webhook-signature"])
         #expect(headers[0] == "webhook-id: m1" && headers[1] == "webhook-timestamp: 5")
     }
 
@@ -254,7 +284,9 @@ import Testing
             #expect(delay >= step / 2 && delay <= step)
         }
         #expect(policy.delay(afterFailures: 1, retryAfter: 42, using: &generator) == 42)
-        #expect(policy.delay(afterFailures: 1, retryAfter: 86_400, using: &generator) == 300, "Retry-After is capped at max")
+        #expect(
+            policy.delay(afterFailures: 1, retryAfter: 86_400, using: &generator) == 300, "Retry-After is capped at max"
+        )
     }
 
     @Test func retryAfterReadsSecondsAndHTTPDates() {
@@ -269,8 +301,11 @@ import Testing
     }
 
     @Test func responsesAreClassified() {
-        func outcome(_ status: Int, retryAfter: String? = nil, body: String = "", code: CURLcode = CURLE_OK) -> DeliveryOutcome {
-            DeliveryOutcome.classify(HTTPResponse(curlCode: code, status: status, retryAfter: retryAfter, body: Array(body.utf8)))
+        func outcome(_ status: Int, retryAfter: String? = nil, body: String = "", code: CURLcode = CURLE_OK)
+            -> DeliveryOutcome
+        {
+            DeliveryOutcome.classify(
+                HTTPResponse(curlCode: code, status: status, retryAfter: retryAfter, body: Array(body.utf8)))
         }
         #expect(outcome(200) == .delivered(status: 200))
         #expect(outcome(204) == .delivered(status: 204))
@@ -278,7 +313,9 @@ import Testing
         #expect(outcome(503, retryAfter: "9") == .retry(reason: "HTTP 503", retryAfter: 9))
         #expect(outcome(429, retryAfter: "3") == .retry(reason: "HTTP 429", retryAfter: 3))
         #expect(outcome(408) == .retry(reason: "HTTP 408", retryAfter: nil))
-        #expect(outcome(400, body: "  bad field \"x\"\r\nstack trace") == .rejected(status: 400, firstLine: "bad field \"x\""))
+        #expect(
+            outcome(400, body: "  bad field \"x\"\r\nstack trace")
+                == .rejected(status: 400, firstLine: "bad field \"x\""))
         #expect(outcome(404) == .rejected(status: 404, firstLine: ""))
         if case .retry(let reason, _) = outcome(0, code: CURLE_COULDNT_CONNECT) {
             #expect(reason == String(cString: pw_curl_easy_strerror(CURLE_COULDNT_CONNECT)))
@@ -308,7 +345,9 @@ struct BookFeed {
 
     init(probes: [String]) {
         book.probeOrder = probes
-        for probe in probes { book.policies[probe] = ProbePolicy(failAfter: 1, recoverAfter: 1, needsNetwork: false, plugin: "test") }
+        for probe in probes {
+            book.policies[probe] = ProbePolicy(failAfter: 1, recoverAfter: 1, needsNetwork: false, plugin: "test")
+        }
     }
 
     /// A full sample of `probe` at `ms`: its change events and the frozen snapshot after it.
@@ -323,7 +362,8 @@ struct BookFeed {
     mutating func report(_ probe: String, _ observations: [Observation], at ms: Int64) -> SinkBatch {
         let now = WallTime(milliseconds: ms)
         let events = book.apply(.sample(observations), probe: probe, at: now)
-        let snapshot = StatusSnapshot(identity: AgentIdentity(name: book.agentName), time: now, book: book, probes: nil, sinks: nil)
+        let snapshot = StatusSnapshot(
+            identity: AgentIdentity(name: book.agentName), time: now, book: book, probes: nil, sinks: nil)
         return SinkBatch(events: events, snapshot: snapshot)
     }
 }

@@ -1,8 +1,9 @@
 import Foundation
 import PathwatchQueue
 import PathwatchTestSupport
-@testable import PathwatchWebhook
 import Testing
+
+@testable import PathwatchWebhook
 
 /// A webhook queue folder under the name earlier runs gave it (SHA-256 of format and URL, before
 /// the pushing sinks shared one delivery layer) is renamed when the sink first opens its queue,
@@ -17,11 +18,16 @@ import Testing
         try stateLines(1, "ok").write(to: stateFile, atomically: true, encoding: .utf8)
         let queues = dir.appendingPathComponent("queues")
         try FileManager.default.createDirectory(at: queues, withIntermediateDirectories: true)
-        let former = queues.appendingPathComponent(WebhookPush.formerFolderName(format: .pathwatch, url: receiver.url)).path
+        let former = queues.appendingPathComponent(WebhookPush.formerFolderName(format: .pathwatch, url: receiver.url))
+            .path
         let old = try DurableQueue(folder: former, limits: .init(records: 100, bytes: 1 << 20))
-        _ = try old.append([QueueRecord(kind: 1, id: "from-before", enqueuedAtMilliseconds: 1_795_000_000_000, body: Array(#"{"n":1}"#.utf8))])
+        _ = try old.append([
+            QueueRecord(
+                kind: 1, id: "from-before", enqueuedAtMilliseconds: 1_795_000_000_000, body: Array(#"{"n":1}"#.utf8))
+        ])
         old.close()
-        let config = try writeConfig("""
+        let config = try writeConfig(
+            """
             {"agent": {"name": "web-test", "plugin_dirs": ["."], "interval": "200ms", "state_dir": "queues"},
              "probes": [{"id": "p", "plugin": "testprobe", "config": {"state_file": "\(stateFile.path)"}}],
              "sinks": [{"type": "stdout", "format": "json", "on": "change"}, {"type": "webhook", "url": "\(receiver.url)"}]}

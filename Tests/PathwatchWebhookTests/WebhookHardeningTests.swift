@@ -10,8 +10,11 @@ import Testing
 
     /// A test probe reading `checks` lines from a state file, a json stdout sink on change, a
     /// status file, and the given webhook sink.
-    func makeConfig(in dir: URL, stateFile: URL, stateDir: String, webhook: String, interval: String = "100ms") throws -> URL {
-        try writeConfig("""
+    func makeConfig(in dir: URL, stateFile: URL, stateDir: String, webhook: String, interval: String = "100ms") throws
+        -> URL
+    {
+        try writeConfig(
+            """
             {"agent": {"name": "hardening", "plugin_dirs": ["."], "interval": "\(interval)", "state_dir": "\(stateDir)"},
              "probes": [{"id": "p", "plugin": "testprobe", "config": {"state_file": "\(stateFile.path)"}}],
              "sinks": [{"type": "stdout", "format": "json", "on": "change"},
@@ -53,7 +56,8 @@ import Testing
         while Date().timeIntervalSince(start) < 12 {
             if Date() >= nextFlip {
                 flips += 1
-                try stateLines(3, flips % 2 == 1 ? "critical" : "ok").write(to: stateFile, atomically: true, encoding: .utf8)
+                try stateLines(3, flips % 2 == 1 ? "critical" : "ok").write(
+                    to: stateFile, atomically: true, encoding: .utf8)
                 nextFlip = nextFlip.addingTimeInterval(0.25)
             }
             reloads += 1
@@ -67,11 +71,16 @@ import Testing
         let printed = changeEvents(agent.outputLines).compactMap { $0["id"] as? String }
         #expect(printed.count >= 3 * (flips - 2), "events printed: \(printed.count) for \(flips) flips")
         let arrived = waitUntil(timeout: 60) { self.uniqueIDs(receiver).count >= printed.count }
-        #expect(arrived, "\(uniqueIDs(receiver).count) of \(printed.count) events reached the receiver; \(agent.errorOutput.suffix(2000))")
+        #expect(
+            arrived,
+            "\(uniqueIDs(receiver).count) of \(printed.count) events reached the receiver; \(agent.errorOutput.suffix(2000))"
+        )
         #expect(sequenceProblem(got: uniqueIDs(receiver), expected: printed) == nil)
         #expect(!agent.errorOutput.contains("dropped"), "\(agent.errorOutput.suffix(2000))")
-        #expect(waitUntil { (sinkEntry(inStatusFile: dir.appendingPathComponent("status.json"))?["dropped"] as? Int) == 0 })
-        #expect(agent.errorOutput.components(separatedBy: "configuration reloaded").count > 20, "the storm really reloaded")
+        #expect(
+            waitUntil { (sinkEntry(inStatusFile: dir.appendingPathComponent("status.json"))?["dropped"] as? Int) == 0 })
+        #expect(
+            agent.errorOutput.components(separatedBy: "configuration reloaded").count > 20, "the storm really reloaded")
     }
 
     /// Point 2: `state_dir` on a 1 MiB tmpfs (a private mount namespace). With the receiver down,
@@ -94,7 +103,8 @@ import Testing
         let config = try makeConfig(
             in: dir, stateFile: stateFile, stateDir: "queues",
             webhook: #"{"type": "webhook", "url": "\#(receiver.url)", "retry": {"initial": "100ms", "max": "300ms"}}"#)
-        let script = "mount -t tmpfs -o size=1m pathwatch-state \(queues.path) && exec \(pathwatch) run --config \(config.path)"
+        let script =
+            "mount -t tmpfs -o size=1m pathwatch-state \(queues.path) && exec \(pathwatch) run --config \(config.path)"
         let agent = try BackgroundProcess(["unshare", "--mount", "--propagation", "private", "sh", "-c", script])
         defer { agent.stop() }
         let statusFile = dir.appendingPathComponent("status.json")
@@ -105,8 +115,11 @@ import Testing
         while flips < 60 {
             flips += 1
             total += checks
-            try stateLines(checks, flips % 2 == 1 ? "critical" : "ok", message: padding).write(to: stateFile, atomically: true, encoding: .utf8)
-            try #require(waitUntil(timeout: 20) { changeEvents(agent.outputLines).count >= total }, "\(agent.errorOutput.suffix(2000))")
+            try stateLines(checks, flips % 2 == 1 ? "critical" : "ok", message: padding).write(
+                to: stateFile, atomically: true, encoding: .utf8)
+            try #require(
+                waitUntil(timeout: 20) { changeEvents(agent.outputLines).count >= total },
+                "\(agent.errorOutput.suffix(2000))")
             if fullAt == nil, agent.errorOutput.contains("state disk is full") { fullAt = flips }
             if let fullAt, flips >= fullAt + 4 { break }
         }
@@ -126,9 +139,14 @@ import Testing
         #expect(sequenceProblem(got: uniqueIDs(receiver), expected: printed) == nil)
         #expect(agent.errorOutput.contains("takes payloads again"))
         // After recovery new events still flow through the disk queue.
-        try stateLines(checks, flips % 2 == 1 ? "ok" : "critical", message: padding).write(to: stateFile, atomically: true, encoding: .utf8)
+        try stateLines(checks, flips % 2 == 1 ? "ok" : "critical", message: padding).write(
+            to: stateFile, atomically: true, encoding: .utf8)
         #expect(waitUntil(timeout: 30) { self.uniqueIDs(receiver).count >= printed.count + checks })
-        #expect(waitUntil { (sinkEntry(inStatusFile: statusFile)?["dropped"] as? Int) == 0 && (sinkEntry(inStatusFile: statusFile)?["queued"] as? Int) == 0 })
+        #expect(
+            waitUntil {
+                (sinkEntry(inStatusFile: statusFile)?["dropped"] as? Int) == 0
+                    && (sinkEntry(inStatusFile: statusFile)?["queued"] as? Int) == 0
+            })
     }
 
     /// Point 2: a read-only `state_dir` is a configuration error, at start and in check-config.
@@ -144,7 +162,8 @@ import Testing
             in: dir, stateFile: stateFile, stateDir: "ro/queues",
             webhook: #"{"type": "webhook", "url": "http://127.0.0.1:9/hook"}"#)
         for command in ["check-config", "run"] {
-            let script = "mount -t tmpfs -o ro pathwatch-ro \(readOnly.path) && exec \(pathwatch) \(command) --config \(config.path)"
+            let script =
+                "mount -t tmpfs -o ro pathwatch-ro \(readOnly.path) && exec \(pathwatch) \(command) --config \(config.path)"
             let result = try run(["unshare", "--mount", "--propagation", "private", "sh", "-c", script], timeout: 10)
             #expect(result.status == 78, "\(command): \(result.stderr)")
             #expect(result.stderr.contains("\(config.path): agent.state_dir: "), "\(command): \(result.stderr)")
@@ -162,8 +181,10 @@ import Testing
         let stateFile = dir.appendingPathComponent("state")
         try stateLines(1, "ok").write(to: stateFile, atomically: true, encoding: .utf8)
         let config = try makeConfig(
-            in: dir, stateFile: stateFile, stateDir: "queues", webhook: #"{"type": "webhook", "url": "http://127.0.0.1:9/hook"}"#)
-        let hide = #"lib=$(readlink -f "$(ldconfig -p | awk '/libcrypto\.so\.3 /{print $NF; exit}')") && [ -f "$lib" ] && mount --bind /dev/null "$lib""#
+            in: dir, stateFile: stateFile, stateDir: "queues",
+            webhook: #"{"type": "webhook", "url": "http://127.0.0.1:9/hook"}"#)
+        let hide =
+            #"lib=$(readlink -f "$(ldconfig -p | awk '/libcrypto\.so\.3 /{print $NF; exit}')") && [ -f "$lib" ] && mount --bind /dev/null "$lib""#
         for command in ["check-config", "run"] {
             let script = "\(hide) && exec \(pathwatch) \(command) --config \(config.path)"
             let result = try run(["unshare", "--mount", "--propagation", "private", "sh", "-c", script], timeout: 10)

@@ -1,11 +1,12 @@
 import Foundation
 import Logging
-@testable import PathwatchAgent
-@testable import PathwatchHTTPOut
 import PathwatchQueue
 import PathwatchTestSupport
-@testable import PathwatchWebhook
 import Testing
+
+@testable import PathwatchAgent
+@testable import PathwatchHTTPOut
+@testable import PathwatchWebhook
 
 /// What a webhook sink's status says, from its parts: the disk queue's counts, what waits in
 /// memory, what was lost before the disk, and which error outranks which.
@@ -14,7 +15,8 @@ import Testing
 
     func health() throws -> DeliveryHealth {
         DeliveryHealth(
-            type: "webhook", noun: "payloads", target: try #require(WebhookTarget("https://user:pw@hooks.example.com/in?token=x")), logger: logger)
+            type: "webhook", noun: "payloads",
+            target: try #require(WebhookTarget("https://user:pw@hooks.example.com/in?token=x")), logger: logger)
     }
 
     func withFolder(_ body: (String) throws -> Void) throws {
@@ -23,7 +25,9 @@ import Testing
         try body(dir.path + "/queue")
     }
 
-    func record(_ n: Int) -> QueueRecord { QueueRecord(kind: 1, id: "id-\(n)", enqueuedAtMilliseconds: 0, body: [UInt8(n)]) }
+    func record(_ n: Int) -> QueueRecord {
+        QueueRecord(kind: 1, id: "id-\(n)", enqueuedAtMilliseconds: 0, body: [UInt8(n)])
+    }
 
     @Test func queuedAndDroppedAddUpEverythingTheSinkHolds() throws {
         try withFolder { folder in
@@ -48,7 +52,9 @@ import Testing
         #expect(health.holding(3, because: "the state disk is full (test)"), "the first time is news")
         #expect(!health.holding(4, because: "the state disk is full (test)"))
         health.noteError("HTTP 500")
-        #expect(health.status(pending: 0).lastError?.hasSuffix("the state disk is full (test); 4 payloads held in memory") == true)
+        #expect(
+            health.status(pending: 0).lastError?.hasSuffix("the state disk is full (test); 4 payloads held in memory")
+                == true)
         #expect(health.diskTookHeldRecords() == 4)
         #expect(health.status(pending: 0).lastError?.hasSuffix("HTTP 500") == true)
         #expect(health.heldInMemory == 0)

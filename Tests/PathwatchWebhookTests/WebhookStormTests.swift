@@ -24,7 +24,8 @@ import Testing
         let dir = try FixturePlugins.folderWithTestProbe()
         let stateFile = dir.appendingPathComponent("state")
         try stateLines(checks, "ok").write(to: stateFile, atomically: true, encoding: .utf8)
-        let config = try writeConfig("""
+        let config = try writeConfig(
+            """
             {"agent": {"name": "web-test", "plugin_dirs": ["."], "interval": "100ms", "state_dir": "queues"},
              "probes": [{"id": "p", "plugin": "testprobe", "timeout": "30s", "config": {"state_file": "\(stateFile.path)"}}],
              "sinks": [{"type": "stdout", "format": "json", "on": "change"},
@@ -33,7 +34,8 @@ import Testing
             """, in: dir)
         try Unprivileged.own(dir)
         return Storm(
-            dir: dir, stateFile: stateFile, statusFile: dir.appendingPathComponent("status.json"), config: config, checks: checks,
+            dir: dir, stateFile: stateFile, statusFile: dir.appendingPathComponent("status.json"), config: config,
+            checks: checks,
             states: Array(repeating: "ok", count: checks))
     }
 
@@ -53,7 +55,8 @@ import Testing
         for i in 0..<changes {
             let check = i % storm.checks
             storm.states[check] = next(storm.states[check])
-            try storm.states.map { "\($0) storm\n" }.joined().write(to: storm.stateFile, atomically: true, encoding: .utf8)
+            try storm.states.map { "\($0) storm\n" }.joined().write(
+                to: storm.stateFile, atomically: true, encoding: .utf8)
             let printed = waitUntil(timeout: 20) { changeEvents(agent.outputLines).count >= before + i + 1 }
             try #require(printed, "change \(i + 1) was not raised; \(agent.errorOutput.suffix(2000))")
             largestBacklog = max(largestBacklog, (sinkEntry(inStatusFile: storm.statusFile)?["queued"] as? Int) ?? 0)
@@ -66,7 +69,9 @@ import Testing
     /// The events in the bodies a receiver accepted, whether each body is one event or an array.
     func deliveredEvents(_ receiver: WebhookReceiver) -> [[String: Any]] {
         receiver.accepted().flatMap { record -> [[String: Any]] in
-            guard let text = record["body"] as? String, let value = try? JSONSerialization.jsonObject(with: Data(text.utf8)) else { return [] }
+            guard let text = record["body"] as? String,
+                let value = try? JSONSerialization.jsonObject(with: Data(text.utf8))
+            else { return [] }
             return (value as? [[String: Any]]) ?? [value as? [String: Any]].compactMap { $0 }
         }
     }
@@ -85,7 +90,9 @@ import Testing
         let largest = try blow(&storm, changes: 300, agent: agent, next: Self.flip)
         let printed = changeEvents(agent.outputLines).compactMap { $0["id"] as? String }
         #expect(printed.count == 300)
-        #expect(waitUntil(timeout: 60) { deliveredEvents(receiver).count >= printed.count }, "\(deliveredEvents(receiver).count) arrived")
+        #expect(
+            waitUntil(timeout: 60) { deliveredEvents(receiver).count >= printed.count },
+            "\(deliveredEvents(receiver).count) arrived")
         let ids = deliveredEvents(receiver).compactMap { $0["id"] as? String }
         #expect(sequenceProblem(got: ids, expected: printed) == nil, "every change once, in order")
         let failed = receiver.records().filter { ($0["status"] as? Int) == 503 }.count
@@ -112,21 +119,29 @@ import Testing
         let bodies = receiver.accepted()
         #expect(bodies.allSatisfy { ($0["body"] as? String)?.hasPrefix("{") == true }, "one object per request")
         let headers = bodies.compactMap { $0["headers"] as? [String: String] }
-        #expect(sequenceProblem(got: headers.compactMap { $0["webhook-id"] }, expected: printed) == nil, "each under its event's id")
+        #expect(
+            sequenceProblem(got: headers.compactMap { $0["webhook-id"] }, expected: printed) == nil,
+            "each under its event's id")
     }
 
     /// The signature covers the whole body sent: a backlog goes out in arrays of up to ten,
     /// each verified by the `standardwebhooks` package.
-    @Test(.enabled(if: standardWebhooksUnavailable() == nil, "needs the standardwebhooks Python package (python3 -m pip install standardwebhooks)"))
+    @Test(
+        .enabled(
+            if: standardWebhooksUnavailable() == nil,
+            "needs the standardwebhooks Python package (python3 -m pip install standardwebhooks)"))
     func batchesAreSignedOverTheWholeBody() throws {
         let secret = makeWebhookSecret()
         let dir = try TestEnvironment.makeTemporaryDirectory()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
-        let receiver = try WebhookReceiver(log: dir.appendingPathComponent("received.jsonl"), secret: secret, start: false)
+        let receiver = try WebhookReceiver(
+            log: dir.appendingPathComponent("received.jsonl"), secret: secret, start: false)
         defer { receiver.stop() }
-        var storm = try setUp(checks: 5, webhook: """
-            {"type": "webhook", "url": "\(receiver.url)", "max_batch": 10, "secret": "\(secret)", "retry": {"initial": "100ms", "max": "300ms"}}
-            """)
+        var storm = try setUp(
+            checks: 5,
+            webhook: """
+                {"type": "webhook", "url": "\(receiver.url)", "max_batch": 10, "secret": "\(secret)", "retry": {"initial": "100ms", "max": "300ms"}}
+                """)
         defer { TestEnvironment.removeTemporaryDirectory(storm.dir) }
         let agent = try startAgent(storm)
         defer { agent.stop() }
@@ -137,7 +152,9 @@ import Testing
         let accepted = receiver.accepted()
         #expect(accepted.allSatisfy { ($0["verified"] as? Bool) == true }, "standardwebhooks verified every signature")
         #expect(accepted.count <= 4, "25 queued changes went in runs of up to ten: \(accepted.count) requests")
-        #expect(sequenceProblem(got: deliveredEvents(receiver).compactMap { $0["id"] as? String }, expected: printed) == nil)
+        #expect(
+            sequenceProblem(got: deliveredEvents(receiver).compactMap { $0["id"] as? String }, expected: printed) == nil
+        )
     }
 
     /// A run tried and failed is tried again whole, under the same id, also by the sink that
@@ -160,9 +177,11 @@ import Testing
         try blow(&storm, changes: 12, agent: agent, next: Self.flip)
         try #require(waitUntil(timeout: 20) { receiver.records().count >= 2 })
         let text = try String(contentsOf: storm.config, encoding: .utf8)
-        try text.replacingOccurrences(of: webhook("5s"), with: webhook("7s")).write(to: storm.config, atomically: true, encoding: .utf8)
+        try text.replacingOccurrences(of: webhook("5s"), with: webhook("7s")).write(
+            to: storm.config, atomically: true, encoding: .utf8)
         agent.signal(SIGHUP)
-        try #require(waitUntil(timeout: 20) { agent.errorOutput.contains("configuration reloaded") }, "\(agent.errorOutput)")
+        try #require(
+            waitUntil(timeout: 20) { agent.errorOutput.contains("configuration reloaded") }, "\(agent.errorOutput)")
         // The successor has tried too.
         let triedBefore = receiver.records().count
         try #require(waitUntil(timeout: 20) { receiver.records().count >= triedBefore + 2 })
@@ -174,8 +193,12 @@ import Testing
         let id = { (r: [String: Any]) in (r["headers"] as? [String: String])?["webhook-id"] ?? "" }
         let tried = Set(records[...firstAccepted].map(id))
         let bodies = Set(records[...firstAccepted].map { $0["body"] as? String ?? "" })
-        #expect(tried == [printed[0]] && bodies.count == 1, "every attempt until the first success was the same run: \(tried)")
-        #expect(sequenceProblem(got: deliveredEvents(receiver).compactMap { $0["id"] as? String }, expected: printed) == nil)
+        #expect(
+            tried == [printed[0]] && bodies.count == 1,
+            "every attempt until the first success was the same run: \(tried)")
+        #expect(
+            sequenceProblem(got: deliveredEvents(receiver).compactMap { $0["id"] as? String }, expected: printed) == nil
+        )
         #expect(records.count > firstAccepted + 1, "the rest went in runs after it")
     }
 
@@ -203,7 +226,9 @@ import Testing
         // One message a second, as Slack allows, with 429 and Retry-After past it. The sink
         // paces itself at twice that, so it meets the 429s it must honour.
         try receiver.control(#"{"min_gap": 1.0}"#)
-        var storm = try setUp(checks: 10, webhook: #"{"type": "webhook", "url": "\#(receiver.url)", "format": "slack", "min_interval": "500ms"}"#)
+        var storm = try setUp(
+            checks: 10,
+            webhook: #"{"type": "webhook", "url": "\#(receiver.url)", "format": "slack", "min_interval": "500ms"}"#)
         defer { TestEnvironment.removeTemporaryDirectory(storm.dir) }
         let agent = try startAgent(storm)
         defer { agent.stop() }
@@ -219,23 +244,31 @@ import Testing
             }
             return total
         }
-        #expect(waitUntil(timeout: 60) { received().values.reduce(0, +) >= events.count }, "\(received()) of \(expected)")
+        #expect(
+            waitUntil(timeout: 60) { received().values.reduce(0, +) >= events.count }, "\(received()) of \(expected)")
         #expect(received() == expected, "every change is counted in some message")
         let records = receiver.records()
         #expect(records.contains { ($0["status"] as? Int) == 429 }, "the receiver did rate-limit")
         #expect(!records.contains { ($0["early"] as? Bool) == true }, "a request arrived before its Retry-After")
-        #expect(receiver.accepted().count < events.count / 3, "changes were coalesced: \(receiver.accepted().count) messages")
+        #expect(
+            receiver.accepted().count < events.count / 3,
+            "changes were coalesced: \(receiver.accepted().count) messages")
     }
 
-    @Test(.enabled(if: Alertmanager.unavailable() == nil, "needs prometheus-alertmanager (apt-get install -y prometheus-alertmanager)"))
+    @Test(
+        .enabled(
+            if: Alertmanager.unavailable() == nil,
+            "needs prometheus-alertmanager (apt-get install -y prometheus-alertmanager)"))
     func alertmanagerGetsAStormInBatchesAndEndsWithTheAgentsFiringChecks() throws {
         let dir = try TestEnvironment.makeTemporaryDirectory()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         let manager = try Alertmanager(in: dir, resolveTimeout: "5m")
-        var storm = try setUp(checks: 12, webhook: """
-            {"type": "webhook", "url": "\(manager.api)/alerts", "format": "alertmanager", "max_batch": 40,
-             "retry": {"initial": "100ms", "max": "1s"}}
-            """)
+        var storm = try setUp(
+            checks: 12,
+            webhook: """
+                {"type": "webhook", "url": "\(manager.api)/alerts", "format": "alertmanager", "max_batch": 40,
+                 "retry": {"initial": "100ms", "max": "1s"}}
+                """)
         defer { TestEnvironment.removeTemporaryDirectory(storm.dir) }
         let agent = try startAgent(storm)
         defer { agent.stop() }
@@ -243,12 +276,15 @@ import Testing
         // 100 changes: each check around ok → warning → critical → ok, ending part-way.
         try blow(&storm, changes: 100, agent: agent) { cycle[$0] ?? "ok" }
         func firingInStatus() -> [String: String]? {
-            guard let text = try? String(contentsOf: storm.statusFile, encoding: .utf8), let doc = try? parseJSONObject(text),
+            guard let text = try? String(contentsOf: storm.statusFile, encoding: .utf8),
+                let doc = try? parseJSONObject(text),
                 let checks = doc["checks"] as? [[String: Any]]
             else { return nil }
             var firing: [String: String] = [:]
             for check in checks {
-                if let id = check["id"] as? String, let state = check["state"] as? String, state != "ok" { firing[id] = state }
+                if let id = check["id"] as? String, let state = check["state"] as? String, state != "ok" {
+                    firing[id] = state
+                }
             }
             return firing
         }

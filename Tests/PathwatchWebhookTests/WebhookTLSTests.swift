@@ -15,7 +15,9 @@ import Testing
 
         let receiver = try WebhookReceiver(
             log: certs.appendingPathComponent("received.jsonl"),
-            tlsArguments: ["--tls-cert", file("valid.pem"), "--tls-key", file("server.key"), "--tls-client-ca", file("ca.pem")])
+            tlsArguments: [
+                "--tls-cert", file("valid.pem"), "--tls-key", file("server.key"), "--tls-client-ca", file("ca.pem"),
+            ])
         defer { receiver.stop() }
         // One receiver, four paths (four queues): each sink a different TLS set-up.
         func sink(_ path: String, _ tls: String) -> String {
@@ -26,7 +28,8 @@ import Testing
         defer { TestEnvironment.removeTemporaryDirectory(probeDir) }
         let stateFile = probeDir.appendingPathComponent("state")
         try "ok fine\n".write(to: stateFile, atomically: true, encoding: .utf8)
-        let config = try writeConfig("""
+        let config = try writeConfig(
+            """
             {"agent": {"plugin_dirs": ["."], "interval": "100ms", "state_dir": "queues"},
              "probes": [{"id": "p", "plugin": "testprobe", "config": {"state_file": "\(stateFile.path)"}}],
              "sinks": [{"type": "stdout", "format": "json", "on": "change"}, {"type": "file", "path": "status.json", "pretty": false},
@@ -45,11 +48,14 @@ import Testing
         #expect(waitUntil(timeout: 20) { Set(paths()) == ["/trusted", "/insecure"] })
         let statusFile = probeDir.appendingPathComponent("status.json")
         func entry(_ path: String) -> [String: Any]? {
-            guard let text = try? String(contentsOf: statusFile, encoding: .utf8), let doc = try? parseJSONObject(text) else { return nil }
+            guard let text = try? String(contentsOf: statusFile, encoding: .utf8), let doc = try? parseJSONObject(text)
+            else { return nil }
             return (doc["sinks"] as? [[String: Any]])?.first { $0["target"] as? String == "\(receiver.base)/\(path)" }
         }
         // Without the CA the server is not trusted; without a certificate the server hangs up.
-        #expect(waitUntil { (entry("untrusted")?["last_error"] as? String)?.contains("SSL") == true }, "\(String(describing: entry("untrusted")))")
+        #expect(
+            waitUntil { (entry("untrusted")?["last_error"] as? String)?.contains("SSL") == true },
+            "\(String(describing: entry("untrusted")))")
         #expect(waitUntil { entry("anonymous")?["last_error"] is String })
         #expect(entry("untrusted")?["queued"] as? Int == 1 && entry("anonymous")?["queued"] as? Int == 1)
         #expect(!paths().contains("/untrusted") && !paths().contains("/anonymous"))

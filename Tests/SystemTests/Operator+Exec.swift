@@ -11,11 +11,14 @@ extension Operator {
     /// status document, and the script runs as the service's user.
     func runsAnExecCheckUnderTheUnit() throws {
         let plugin = root.appendingPathComponent("usr/lib/nagios/plugins/check_dummy")
-        try FileManager.default.createDirectory(at: plugin.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: plugin.deletingLastPathComponent(), withIntermediateDirectories: true)
         if !FileManager.default.fileExists(atPath: plugin.path) {
             try FileManager.default.copyItem(atPath: "/usr/lib/nagios/plugins/check_dummy", toPath: plugin.path)
         }
-        try SystemTierTests.write(root, "etc/pathwatch/conf.d/50-exec.json", """
+        try SystemTierTests.write(
+            root, "etc/pathwatch/conf.d/50-exec.json",
+            """
             {"probes": [{"id": "nagios", "plugin": "exec", "interval": "1s", "config": {"commands": [
                 {"name": "dummy", "command": ["/usr/lib/nagios/plugins/check_dummy", "1", "hello"]},
                 {"name": "whoami", "command": ["/bin/sh", "-c", "echo \\"OK - as $(id -un) | n=1;2;3\\""]}]}}]}
@@ -25,11 +28,14 @@ extension Operator {
         let document = try waitForDocument("the exec checks nagios/dummy and nagios/whoami") {
             $0.checks["nagios/dummy"]?["state"] != nil && $0.checks["nagios/whoami"]?["state"] != nil
         }
-        let dummy = document.checks["nagios/dummy"] ?? [:], whoami = document.checks["nagios/whoami"] ?? [:]
+        let dummy = document.checks["nagios/dummy"] ?? [:]
+        let whoami = document.checks["nagios/whoami"] ?? [:]
         #expect(dummy["state"] as? String == "warning" && dummy["message"] as? String == "WARNING: hello", "\(dummy)")
         #expect(whoami["state"] as? String == "ok" && whoami["message"] as? String == "OK - as pathwatch", "\(whoami)")
         let metrics = whoami["metrics"] as? [String: Any] ?? [:]
-        #expect((metrics["n"] as? NSNumber)?.doubleValue == 1 && (metrics["n_crit"] as? NSNumber)?.doubleValue == 3, "\(metrics)")
+        #expect(
+            (metrics["n"] as? NSNumber)?.doubleValue == 1 && (metrics["n_crit"] as? NSNumber)?.doubleValue == 3,
+            "\(metrics)")
         #expect(document.probes["nagios"]?["isolation"] as? String == "process", "\(document.probes["nagios"] ?? [:])")
     }
 }

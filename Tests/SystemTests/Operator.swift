@@ -22,11 +22,13 @@ struct Operator {
 
     /// `systemctl show -p …` of the unit, as a dictionary.
     func show(_ properties: String...) throws -> [String: String] {
-        let text = try container.must("systemctl show pathwatch " + properties.map { "-p \($0)" }.joined(separator: " "))
-        return Dictionary(text.split(separator: "\n").compactMap { line -> (String, String)? in
-            guard let equals = line.firstIndex(of: "=") else { return nil }
-            return (String(line[..<equals]), String(line[line.index(after: equals)...]))
-        }, uniquingKeysWith: { $1 })
+        let text = try container.must(
+            "systemctl show pathwatch " + properties.map { "-p \($0)" }.joined(separator: " "))
+        return Dictionary(
+            text.split(separator: "\n").compactMap { line -> (String, String)? in
+                guard let equals = line.firstIndex(of: "=") else { return nil }
+                return (String(line[..<equals]), String(line[line.index(after: equals)...]))
+            }, uniquingKeysWith: { $1 })
     }
 
     func mainPID() throws -> Int {
@@ -47,7 +49,9 @@ struct Operator {
     /// past the cursor's, so a cursor the filter does not match loses the unit's next line.)
     func cursor() throws -> String {
         let line = try container.must("journalctl -u pathwatch -o json -n 1 --no-pager")
-        guard let cursor = try parseJSONObject(line)["__CURSOR"] as? String else { throw TestFailure("no cursor in \(line)") }
+        guard let cursor = try parseJSONObject(line)["__CURSOR"] as? String else {
+            throw TestFailure("no cursor in \(line)")
+        }
         return cursor
     }
 
@@ -85,7 +89,9 @@ struct Operator {
     /// The live status document from GET /status.
     func liveDocument() throws -> [String: Any] {
         let answer = try get("/status")
-        guard answer.status == 200 else { throw TestFailure("GET /status: HTTP \(answer.status): \(answer.body.prefix(300))") }
+        guard answer.status == 200 else {
+            throw TestFailure("GET /status: HTTP \(answer.status): \(answer.body.prefix(300))")
+        }
         return try parseJSONObject(answer.body)
     }
 
@@ -98,7 +104,10 @@ struct Operator {
         } catch {
             if !notes.statusFailed {
                 notes.statusFailed = true
-                Issue.record(error, "/status does not answer; the checks of probes read /var/lib/pathwatch/status.json (the file sink) instead")
+                Issue.record(
+                    error,
+                    "/status does not answer; the checks of probes read /var/lib/pathwatch/status.json (the file sink) instead"
+                )
             }
             return try parseJSONObject(try container.must("cat /var/lib/pathwatch/status.json"))
         }
@@ -126,13 +135,22 @@ struct Operator {
         let lead = "Overall exposure level for pathwatch.service: "
         let line = report.stdout.split(separator: "\n").last { $0.contains(lead) }
         // "→ Overall exposure level for pathwatch.service: 1.8 OK :-)"
-        let value = line.flatMap { $0.components(separatedBy: lead).last?.split(separator: " ").first }.flatMap { Double($0) }
-        #expect(value != nil && value! <= 2.0, "systemd-analyze security: \(line.map(String.init) ?? report.stdout + report.stderr)")
+        let value = line.flatMap { $0.components(separatedBy: lead).last?.split(separator: " ").first }.flatMap {
+            Double($0)
+        }
+        #expect(
+            value != nil && value! <= 2.0,
+            "systemd-analyze security: \(line.map(String.init) ?? report.stdout + report.stderr)")
         // docs/operating.md states the figure; it is what the unit as shipped measures.
-        let operating = (try? String(contentsOf: Distribution.root.appendingPathComponent("docs/operating.md"), encoding: .utf8)) ?? ""
-        let documented = operating.components(separatedBy: "`systemd-analyze security pathwatch` rates it ").dropFirst().first
+        let operating =
+            (try? String(contentsOf: Distribution.root.appendingPathComponent("docs/operating.md"), encoding: .utf8))
+            ?? ""
+        let documented = operating.components(separatedBy: "`systemd-analyze security pathwatch` rates it ").dropFirst()
+            .first
             .flatMap { Double($0.prefix { $0.isNumber || $0 == "." }) }
-        #expect(documented != nil && documented == value, "docs/operating.md says \(String(describing: documented)), the unit measures \(String(describing: value))")
+        #expect(
+            documented != nil && documented == value,
+            "docs/operating.md says \(String(describing: documented)), the unit measures \(String(describing: value))")
     }
 
     // MARK: 7. stop
@@ -146,7 +164,9 @@ struct Operator {
         let state = try show("ActiveState", "Result", "ExecMainCode", "ExecMainStatus")
         #expect(state["ActiveState"] == "inactive" && state["Result"] == "success", "after stop: \(state)")
         let log = try journalText(after: before)
-        #expect(!log.contains("SIGKILL") && !log.contains("Killing process") && !log.contains("timed out"), "the stop's journal:\n\(log)")
+        #expect(
+            !log.contains("SIGKILL") && !log.contains("Killing process") && !log.contains("timed out"),
+            "the stop's journal:\n\(log)")
         return stop.seconds
     }
 
@@ -159,12 +179,16 @@ struct Operator {
         let start = try timed("systemctl start pathwatch")
         #expect(start.result.status == 0, "systemctl start: \(start.result.stderr)")
         let state = try show("ActiveState", "SubState", "MainPID", "StatusText")
-        #expect(state["ActiveState"] == "active" && state["SubState"] == "running", "right after systemctl start returned: \(state)")
+        #expect(
+            state["ActiveState"] == "active" && state["SubState"] == "running",
+            "right after systemctl start returned: \(state)")
         let pid = Int(state["MainPID"] ?? "") ?? 0
         try #require(pid > 0, "no MainPID: \(state)")
-        let uid = try container.must("awk '/^Uid:/ { print $2, $3 }' /proc/\(pid)/status").trimmingCharacters(in: .whitespacesAndNewlines)
+        let uid = try container.must("awk '/^Uid:/ { print $2, $3 }' /proc/\(pid)/status").trimmingCharacters(
+            in: .whitespacesAndNewlines)
         let expected = try container.must("id -u pathwatch").trimmingCharacters(in: .whitespacesAndNewlines)
-        #expect(uid == "\(expected) \(expected)", "the agent's real and effective uid: \(uid); pathwatch is \(expected)")
+        #expect(
+            uid == "\(expected) \(expected)", "the agent's real and effective uid: \(uid); pathwatch is \(expected)")
         let user = try container.must("ps -o user:32= -p \(pid)").trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(user == "pathwatch", "ps says the agent runs as \(user)")
         let status = state["StatusText"] ?? ""
@@ -183,8 +207,10 @@ struct Operator {
         for endpoint in endpoints {
             do {
                 let answer = try get(endpoint.path)
-                #expect(answer.status == 200 && answer.type.hasPrefix(endpoint.type) && (endpoint.body.isEmpty || answer.body.contains(endpoint.body)),
-                        "GET \(endpoint.path): HTTP \(answer.status) \(answer.type): \(answer.body.prefix(200))")
+                #expect(
+                    answer.status == 200 && answer.type.hasPrefix(endpoint.type)
+                        && (endpoint.body.isEmpty || answer.body.contains(endpoint.body)),
+                    "GET \(endpoint.path): HTTP \(answer.status) \(answer.type): \(answer.body.prefix(200))")
                 if endpoint.path == "/" && answer.status != 200 { notes.pageFailed = true }
             } catch {
                 if endpoint.path == "/" { notes.pageFailed = true }
@@ -194,14 +220,19 @@ struct Operator {
 
         // /events never ends: read it until the first event, from the container's network.
         let connected = Date()
-        let events = try BackgroundProcess(container.enterNetwork + ["curl", "-sSN", "--max-time", "30", "\(url)/events"])
+        let events = try BackgroundProcess(
+            container.enterNetwork + ["curl", "-sSN", "--max-time", "30", "\(url)/events"])
         // curl inherits the test thread's blocked signals and would sit out SIGTERM: no grace.
         defer { events.stop(grace: 0) }
         var lines: [String] = []
         // Until an event with its data arrived, or curl gave up.
         _ = waitUntil(timeout: 20, interval: 0.02) {
             lines = events.outputLines
-            if let event = lines.firstIndex(where: { $0.hasPrefix("event:") }), lines[event...].contains(where: { $0.hasPrefix("data:") }) { return true }
+            if let event = lines.firstIndex(where: { $0.hasPrefix("event:") }),
+                lines[event...].contains(where: { $0.hasPrefix("data:") })
+            {
+                return true
+            }
             return !events.isRunning
         }
         let firstEvent = Date().timeIntervalSince(connected)
@@ -238,14 +269,18 @@ struct Operator {
         defer { browser.close() }
         try browser.open("\(url)/")
         let expected = [document.pathStatus, document.pathDescription]
-        let banner = #"(() => { const b = document.getElementById("banner"); return b && b.dataset.status && b.textContent ? [b.dataset.status, b.textContent] : null; })()"#
+        let banner =
+            #"(() => { const b = document.getElementById("banner"); return b && b.dataset.status && b.textContent ? [b.dataset.status, b.textContent] : null; })()"#
         // The page shows a placeholder until its first status event: wait for the path's status,
         // then compare the whole banner (what it shows after 30 s if that never comes).
         let status = try JSONSerialization.data(withJSONObject: [document.pathStatus])
-        let arrived = "(() => { const b = document.getElementById(\"banner\"); return b && \(String(decoding: status, as: UTF8.self))[0] === b.dataset.status; })()"
+        let arrived =
+            "(() => { const b = document.getElementById(\"banner\"); return b && \(String(decoding: status, as: UTF8.self))[0] === b.dataset.status; })()"
         _ = try? browser.wait(for: arrived, timeout: 30)
         let shown = try browser.evaluate(banner)
-        #expect(shown as? [String] == expected, "the page's banner: \(String(describing: shown)); /status path: \(expected)")
+        #expect(
+            shown as? [String] == expected, "the page's banner: \(String(describing: shown)); /status path: \(expected)"
+        )
     }
 
     // MARK: 3. pathwatch status from an operator's shell
@@ -255,19 +290,25 @@ struct Operator {
     func answersStatusWithoutTheServiceEnvironment() throws {
         let pid = try mainPID()
         let environ = try container.must("tr '\\0' '\\n' < /proc/\(pid)/environ")
-        #expect(environ.contains("PW_HOOK_TOKEN=\(SystemTierTests.hookToken)"), "the service's environment lacks the drop-in's token")
+        #expect(
+            environ.contains("PW_HOOK_TOKEN=\(SystemTierTests.hookToken)"),
+            "the service's environment lacks the drop-in's token")
         let live = try? document()
         // From / and, as NRPE or cron would, from a folder holding another program's config.json,
         // which an installed pathwatch never takes for its own.
         let foreignFolder = "cd \"$(mktemp -d)\" && printf '{\"listen\": 1}' > config.json && "
-        for (user, folder) in [(nil, ""), ("nobody", ""), (nil, foreignFolder), ("nobody", foreignFolder)] as [(String?, String)] {
+        for (user, folder) in [(nil, ""), ("nobody", ""), (nil, foreignFolder), ("nobody", foreignFolder)]
+            as [(String?, String)]
+        {
             let who = (user ?? "root") + (folder.isEmpty ? "" : " beside a foreign config.json")
             let status = try container.shell(folder + "pathwatch status --format json", as: user)
-            #expect((0...2).contains(status.status), "pathwatch status as \(who) exited \(status.status): \(status.stderr)")
+            #expect(
+                (0...2).contains(status.status), "pathwatch status as \(who) exited \(status.status): \(status.stderr)")
             let document = try? parseJSONObject(status.stdout)
             let started = (document?["agent"] as? [String: Any])?["started_at"] as? String
-            #expect(started != nil && started == (live?["agent"] as? [String: Any])?["started_at"] as? String,
-                    "pathwatch status as \(who) printed: \(status.stdout.prefix(300))")
+            #expect(
+                started != nil && started == (live?["agent"] as? [String: Any])?["started_at"] as? String,
+                "pathwatch status as \(who) printed: \(status.stdout.prefix(300))")
         }
     }
 
@@ -285,7 +326,9 @@ struct Operator {
         // Its child runs under the unit's filter (Seccomp 2: filtering) as the agent's user.
         let pid = try mainPID()
         let children = try container.must("ps --ppid \(pid) -o pid=,user:32=,args=")
-        let child = children.split(separator: "\n").map { $0.split(separator: " ") }.first { $0.contains("--plugin") && $0.contains { $0.hasSuffix("libpathwatch_loadavg.so") } }
+        let child = children.split(separator: "\n").map { $0.split(separator: " ") }.first {
+            $0.contains("--plugin") && $0.contains { $0.hasSuffix("libpathwatch_loadavg.so") }
+        }
         #expect(child?.count ?? 0 > 1 && child?[1] == "pathwatch", "the agent's children: \(children)")
         if let childPID = child?.first {
             let seccomp = try container.must("awk '/^Seccomp:/ { print $2 }' /proc/\(childPID)/status")
@@ -303,12 +346,16 @@ struct Operator {
         // shell sees them: what the probe's `readonly` means (Plugins/Disk/README.md). A read-only
         // mount of a writable filesystem (nspawn's /sys, every mount under ProtectSystem=strict)
         // is not one.
-        let readOnly = Set(try container.must("findmnt -rn -o TARGET,FS-OPTIONS").split(separator: "\n").compactMap { line -> String? in
-            let fields = line.split(separator: " ")
-            return fields.count == 2 && fields[1].split(separator: ",").contains("ro") ? String(fields[0]) : nil
-        })
+        let readOnly = Set(
+            try container.must("findmnt -rn -o TARGET,FS-OPTIONS").split(separator: "\n").compactMap {
+                line -> String? in
+                let fields = line.split(separator: " ")
+                return fields.count == 2 && fields[1].split(separator: ",").contains("ro") ? String(fields[0]) : nil
+            })
         let rows = df.split(separator: "\n").map { $0.split(separator: " ") }.filter { $0.count == 3 }
-        let mounts = Dictionary(rows.map { (String($0[0]), (size: Double($0[1]) ?? -1, used: Double($0[2]) ?? -1)) }, uniquingKeysWith: { $1 })
+        let mounts = Dictionary(
+            rows.map { (String($0[0]), (size: Double($0[1]) ?? -1, used: Double($0[2]) ?? -1)) },
+            uniquingKeysWith: { $1 })
         do {
             let document = try waitForDocument("disk checks for the mounts df lists") { document in
                 mounts.keys.allSatisfy { document.checks["disk/\($0)"] != nil }
@@ -321,12 +368,16 @@ struct Operator {
                 // is the container's root), within a fiftieth of the size.
                 #expect(metrics["size_bytes"] == figures.size, "\(mount): probe \(metrics), df size \(figures.size)")
                 let used = metrics["used_bytes"] ?? -1
-                #expect(abs(used - figures.used) <= max(16 * 1_048_576, figures.size / 50), "\(mount): probe used \(used), df used \(figures.used)")
+                #expect(
+                    abs(used - figures.used) <= max(16 * 1_048_576, figures.size / 50),
+                    "\(mount): probe used \(used), df used \(figures.used)")
                 // The unit's ProtectSystem=strict makes every mount read-only in the agent's own
                 // namespace; the filesystems are not, and the probe must not say they are.
                 let message = document.checks["disk/\(mount)"]?["message"] as? String ?? ""
-                #expect((metrics["readonly"] == 1) == readOnly.contains(mount),
-                        "\(mount): the probe says readonly \(metrics["readonly"] ?? -1) (\(message)); the filesystem's options in the container: \(readOnly.contains(mount) ? "ro" : "rw")")
+                #expect(
+                    (metrics["readonly"] == 1) == readOnly.contains(mount),
+                    "\(mount): the probe says readonly \(metrics["readonly"] ?? -1) (\(message)); the filesystem's options in the container: \(readOnly.contains(mount) ? "ro" : "rw")"
+                )
             }
         } catch {
             Issue.record(error)
@@ -342,22 +393,33 @@ struct Operator {
         try container.must("ip link add pwa type veth peer name pwb")
         defer { _ = try? container.shell("ip link del pwa") }
         do {
-            _ = try waitForDocument("checks for the new veth pair") { $0.checks["link/pwa"] != nil && $0.checks["link/pwb"] != nil }
+            _ = try waitForDocument("checks for the new veth pair") {
+                $0.checks["link/pwa"] != nil && $0.checks["link/pwb"] != nil
+            }
         } catch {
             Issue.record(error)
             return
         }
         let before = try cursor()
-        func lines() throws -> [[String: Any]] { try journal(after: before).filter { Self.message($0).contains("link/pwa") } }
-        func transitions(to state: String) throws -> [[String: Any]] { try lines().filter { Self.message($0).contains("→ \(state)") } }
+        func lines() throws -> [[String: Any]] {
+            try journal(after: before).filter { Self.message($0).contains("link/pwa") }
+        }
+        func transitions(to state: String) throws -> [[String: Any]] {
+            try lines().filter { Self.message($0).contains("→ \(state)") }
+        }
 
         try container.must("ip link set pwa up")
-        _ = try waitFor("a journal line for link/pwa turning critical", timeout: 30, interval: 0.1) { try transitions(to: "critical").first }
+        _ = try waitFor("a journal line for link/pwa turning critical", timeout: 30, interval: 0.1) {
+            try transitions(to: "critical").first
+        }
         try container.must("ip link set pwb up")
-        _ = try waitFor("a journal line for link/pwa turning ok", timeout: 30, interval: 0.1) { try transitions(to: "ok").first }
+        _ = try waitFor("a journal line for link/pwa turning ok", timeout: 30, interval: 0.1) {
+            try transitions(to: "ok").first
+        }
         // A third change whose line comes after every line of the two before it.
         try container.must("ip link set pwb down")
-        _ = try waitFor("a journal line for link/pwa turning critical again", timeout: 30, interval: 0.1) { () -> Bool? in
+        _ = try waitFor("a journal line for link/pwa turning critical again", timeout: 30, interval: 0.1) {
+            () -> Bool? in
             let all = try lines().map(Self.message)
             guard let firstOK = all.firstIndex(where: { $0.contains("→ ok") }) else { return nil }
             return all[firstOK...].contains { $0.contains("→ critical") } ? true : nil
@@ -381,7 +443,9 @@ struct Operator {
     /// new probe's checks appear in /status. Returns how long the reload took.
     func reloadsANewFragment() throws -> Double? {
         let pid = try mainPID()
-        try SystemTierTests.write(root, "etc/pathwatch/conf.d/50-reloaded.json", """
+        try SystemTierTests.write(
+            root, "etc/pathwatch/conf.d/50-reloaded.json",
+            """
             {"probes": [{"id": "later", "plugin": "disk", "isolation": "process", "interval": "1s",
                          "config": {"mounts": ["/"], "warn_used_percent": 99, "crit_used_percent": 100}}]}
 
@@ -394,7 +458,8 @@ struct Operator {
         do {
             let verdict = try waitFor("the agent's verdict on the reload", timeout: 5, interval: 0.1) { () -> String? in
                 try journal(after: before).map(Self.message).first {
-                    $0.contains("configuration reloaded") || $0.contains("reload refused") || $0.contains("configuration error")
+                    $0.contains("configuration reloaded") || $0.contains("reload refused")
+                        || $0.contains("configuration error")
                 }
             }
             #expect(verdict.contains("configuration reloaded"), "the agent's verdict: \(verdict)")
@@ -402,9 +467,13 @@ struct Operator {
             Issue.record(error)
         }
         let state = try show("ActiveState", "MainPID")
-        #expect(state["ActiveState"] == "active" && state["MainPID"] == "\(pid)", "after reload: \(state); before: MainPID \(pid)")
+        #expect(
+            state["ActiveState"] == "active" && state["MainPID"] == "\(pid)",
+            "after reload: \(state); before: MainPID \(pid)")
         do {
-            _ = try waitForDocument("the reloaded fragment's check later//", timeout: 30) { $0.checks["later//"] != nil }
+            _ = try waitForDocument("the reloaded fragment's check later//", timeout: 30) {
+                $0.checks["later//"] != nil
+            }
         } catch {
             Issue.record(error)
         }
@@ -415,7 +484,9 @@ struct Operator {
     /// A fragment the agent refuses: `systemctl reload` fails, says why, and the unit's STATUS=
     /// says "reload refused: …" until a good reload; the agent keeps running as it was.
     func refusesABadFragmentVisibly(pid: Int) throws {
-        try SystemTierTests.write(root, "etc/pathwatch/conf.d/55-refused.json", """
+        try SystemTierTests.write(
+            root, "etc/pathwatch/conf.d/55-refused.json",
+            """
             {"probes": [{"id": "later", "plugin": "disk", "interval": "1s"}]}
 
             """)
@@ -436,7 +507,8 @@ struct Operator {
 
     /// The drop-in docs/privileges.md gives for ping over raw sockets (its ```ini block), verbatim.
     static func documentedPingDropIn() throws -> String {
-        let text = try String(contentsOf: Distribution.root.appendingPathComponent("docs/privileges.md"), encoding: .utf8)
+        let text = try String(
+            contentsOf: Distribution.root.appendingPathComponent("docs/privileges.md"), encoding: .utf8)
         for block in text.components(separatedBy: "```ini\n").dropFirst() {
             guard let end = block.range(of: "```") else { continue }
             let body = String(block[..<end.lowerBound])
@@ -451,15 +523,19 @@ struct Operator {
     /// with it the probe pings 127.0.0.1 (over a raw socket when the range still refuses).
     func pingsWithTheDocumentedDropIn() throws {
         let gid = try container.must("id -g pathwatch").trimmingCharacters(in: .whitespacesAndNewlines)
-        let range = try container.must("cat /proc/sys/net/ipv4/ping_group_range").split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
+        let range = try container.must("cat /proc/sys/net/ipv4/ping_group_range").split(whereSeparator: \.isWhitespace)
+            .compactMap { Int($0) }
         let admitted = range.count == 2 && Int(gid).map { range[0] <= $0 && $0 <= range[1] } == true
-        let documented = "cannot open an ICMP socket: unprivileged (dgram): permission denied (net.ipv4.ping_group_range is \"\(range.map(String.init).joined(separator: " "))\", "
+        let documented =
+            "cannot open an ICMP socket: unprivileged (dgram): permission denied (net.ipv4.ping_group_range is \"\(range.map(String.init).joined(separator: " "))\", "
             + "the agent's group is \(gid)); raw: operation not permitted (needs root or CAP_NET_RAW)"
         do {
             // A document whose ping check was sampled under the path it shows: the check can be
             // sampled before the container's path is known to be unsatisfied, and its message
             // gains " (host offline)" only at its next sample (interval 2s).
-            let shipped = try waitForDocument("the ping check under the unit as shipped, sampled with the path the document shows") {
+            let shipped = try waitForDocument(
+                "the ping check under the unit as shipped, sampled with the path the document shows"
+            ) {
                 guard let check = $0.checks["ping/lo"], let state = check["state"] as? String else { return false }
                 if admitted { return state == "ok" }
                 let offline = (check["message"] as? String ?? "").hasSuffix(" (host offline)")
@@ -467,21 +543,27 @@ struct Operator {
             }
             let check = shipped.checks["ping/lo"] ?? [:]
             if admitted {
-                #expect(check["state"] as? String == "ok", "ping_group_range \(range) admits group \(gid), yet: \(check)")
+                #expect(
+                    check["state"] as? String == "ok", "ping_group_range \(range) admits group \(gid), yet: \(check)")
             } else {
                 // The container has no route out: its path is unsatisfied, and the README's offline
                 // guard adds "(host offline)" to a network probe's message.
                 let offline = shipped.pathStatus == "unsatisfied" ? " (host offline)" : ""
-                #expect(check["state"] as? String == "unknown" && check["message"] as? String == documented + offline,
-                        "ping_group_range \(range), group \(gid), path \(shipped.pathStatus), without the drop-in: \(check)")
+                #expect(
+                    check["state"] as? String == "unknown" && check["message"] as? String == documented + offline,
+                    "ping_group_range \(range), group \(gid), path \(shipped.pathStatus), without the drop-in: \(check)"
+                )
             }
         } catch {
             Issue.record(error)
         }
-        try SystemTierTests.write(root, "etc/systemd/system/pathwatch.service.d/60-ping.conf", try Self.documentedPingDropIn())
+        try SystemTierTests.write(
+            root, "etc/systemd/system/pathwatch.service.d/60-ping.conf", try Self.documentedPingDropIn())
         try container.must("systemctl daemon-reload && systemctl restart pathwatch")
         do {
-            let pinged = try waitForDocument("the ping check with the drop-in ok") { $0.checks["ping/lo"]?["state"] as? String == "ok" }
+            let pinged = try waitForDocument("the ping check with the drop-in ok") {
+                $0.checks["ping/lo"]?["state"] as? String == "ok"
+            }
             let check = pinged.checks["ping/lo"] ?? [:]
             #expect((check["labels"] as? [String: String])?["socket"] == (admitted ? "dgram" : "raw"), "\(check)")
             #expect((check["metrics"] as? [String: Double])?["received"] == 3, "\(check)")
@@ -495,7 +577,9 @@ struct Operator {
     /// With WatchdogSec=3s (a drop-in, to keep the test short), a frozen agent (SIGSTOP) stops
     /// pinging and systemd restarts it. Returns the time from the freeze to the new agent's READY.
     func restartsAFrozenAgent() throws -> (seconds: Double, restartSec: String)? {
-        try SystemTierTests.write(root, "etc/systemd/system/pathwatch.service.d/70-watchdog.conf", """
+        try SystemTierTests.write(
+            root, "etc/systemd/system/pathwatch.service.d/70-watchdog.conf",
+            """
             [Service]
             WatchdogSec=3s
 
@@ -511,7 +595,8 @@ struct Operator {
         try container.must("kill -STOP \(pid)")
         let after: [String: String]
         do {
-            after = try waitFor("systemd to restart the frozen agent", timeout: 120, interval: 0.05) { () -> [String: String]? in
+            after = try waitFor("systemd to restart the frozen agent", timeout: 120, interval: 0.05) {
+                () -> [String: String]? in
                 let state = try show("MainPID", "NRestarts", "ActiveState")
                 let now = Int(state["MainPID"] ?? "") ?? 0
                 return now != 0 && now != pid && state["ActiveState"] == "active" ? state : nil
@@ -533,12 +618,14 @@ struct Operator {
         #expect(try show("ActiveState")["ActiveState"] == "active")
         let remove = try container.shell("DEBIAN_FRONTEND=noninteractive apt-get remove -y -qq pathwatch", timeout: 300)
         #expect(remove.status == 0, "apt-get remove: \(remove.stdout)\(remove.stderr)")
-        let active = try container.shell("systemctl is-active pathwatch").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let active = try container.shell("systemctl is-active pathwatch").stdout.trimmingCharacters(
+            in: .whitespacesAndNewlines)
         #expect(active == "inactive", "after remove the unit is \(active)")
         let processes = try container.shell("pgrep -u pathwatch -a").stdout
         #expect(processes.isEmpty, "still running as pathwatch: \(processes)")
         let left = try container.shell(
-            "for f in /usr/bin/pathwatch /usr/lib/pathwatch /lib/systemd/system/pathwatch.service; do [ ! -e $f ] || echo $f; done").stdout
+            "for f in /usr/bin/pathwatch /usr/lib/pathwatch /lib/systemd/system/pathwatch.service; do [ ! -e $f ] || echo $f; done"
+        ).stdout
         #expect(left.isEmpty, "left after remove: \(left)")
         #expect(try container.shell("test -f /etc/pathwatch/config.json").status == 0, "remove took the configuration")
 
@@ -547,7 +634,8 @@ struct Operator {
         // Nothing the package made stays: not the folder postinst made for the operator's own
         // plug-ins, which held none.
         let kept = try container.shell(
-            "for f in /etc/pathwatch/config.json /var/lib/pathwatch /usr/local/lib/pathwatch; do [ ! -e $f ] || echo $f; done").stdout
+            "for f in /etc/pathwatch/config.json /var/lib/pathwatch /usr/local/lib/pathwatch; do [ ! -e $f ] || echo $f; done"
+        ).stdout
         #expect(kept.isEmpty, "left after purge: \(kept)")
     }
 }
@@ -560,8 +648,10 @@ struct Document {
 
     init(_ raw: [String: Any]) {
         self.raw = raw
-        checks = Dictionary((raw["checks"] as? [[String: Any]] ?? []).map { ($0["id"] as? String ?? "", $0) }, uniquingKeysWith: { $1 })
-        probes = Dictionary((raw["probes"] as? [[String: Any]] ?? []).map { ($0["id"] as? String ?? "", $0) }, uniquingKeysWith: { $1 })
+        checks = Dictionary(
+            (raw["checks"] as? [[String: Any]] ?? []).map { ($0["id"] as? String ?? "", $0) }, uniquingKeysWith: { $1 })
+        probes = Dictionary(
+            (raw["probes"] as? [[String: Any]] ?? []).map { ($0["id"] as? String ?? "", $0) }, uniquingKeysWith: { $1 })
     }
 
     var pathStatus: String { (raw["path"] as? [String: Any])?["status"] as? String ?? "" }
@@ -569,6 +659,8 @@ struct Document {
 
     /// One line per check, for failure messages.
     var summary: String {
-        checks.keys.sorted().map { "\($0) \(checks[$0]?["state"] as? String ?? "?"): \(checks[$0]?["message"] as? String ?? "")" }.joined(separator: "; ")
+        checks.keys.sorted().map {
+            "\($0) \(checks[$0]?["state"] as? String ?? "?"): \(checks[$0]?["message"] as? String ?? "")"
+        }.joined(separator: "; ")
     }
 }

@@ -42,14 +42,16 @@ struct SystemTierTests {
             print("system tier steps: " + timeline.joined(separator: ", "))
         }
         guard let deb = step("make deb", { try Distribution.sharedDeb() }),
-              let root = step("root with the package", { try DebianRoot.copy(named: "system", installing: deb) })
+            let root = step("root with the package", { try DebianRoot.copy(named: "system", installing: deb) })
         else { return }
         defer { _ = step("remove the root") { DebianRoot.remove(root) } }
         // The same build packaged again with a higher version, for the upgrade.
         let upgradeVersion = "\(Distribution.version)+1"
         let upgradeFolder = DebianRoot.folder.appendingPathComponent("upgrade-\(getpid())")
         defer { try? FileManager.default.removeItem(at: upgradeFolder) }
-        let upgrade = step("make the upgrade deb") { try Distribution.makeDeb(into: upgradeFolder, version: upgradeVersion) }
+        let upgrade = step("make the upgrade deb") {
+            try Distribution.makeDeb(into: upgradeFolder, version: upgradeVersion)
+        }
         try Self.prepare(root)
 
         guard let container = step("boot", { try BootedContainer(root: root) }) else { return }
@@ -58,7 +60,8 @@ struct SystemTierTests {
         let failedUnits = try container.shell("systemctl --failed --no-legend --plain").stdout
         #expect(container.bootState == "running", "failed units: \(failedUnits)")
         let bootLog = try container.shell("systemctl status pathwatch; journalctl -b -u pathwatch --no-pager").stdout
-        try #require(try host.show("ActiveState")["ActiveState"] == "active", "pathwatch did not start at boot:\n\(bootLog)")
+        try #require(
+            try host.show("ActiveState")["ActiveState"] == "active", "pathwatch did not start at boot:\n\(bootLog)")
 
         step("11 security") { try host.securityExposure() }
         step("15 remote_write") { try host.writesRemotelyWithoutRecommendations() }
@@ -77,7 +80,9 @@ struct SystemTierTests {
         step("10 ping") { try host.pingsWithTheDocumentedDropIn() }
         step("16 textfile") { try host.feedsNodeExportersTextfileCollector() }
         if let upgrade {
-            step("13 quiet edges") { try host.staysQuietAcrossStopRestartAndUpgrade(to: upgrade, version: upgradeVersion) }
+            step("13 quiet edges") {
+                try host.staysQuietAcrossStopRestartAndUpgrade(to: upgrade, version: upgradeVersion)
+            }
         }
         step("14 configuration error") { try host.staysFailedOnAConfigurationError() }
         figures.watchdog = step("6 watchdog") { try host.restartsAFrozenAgent() } ?? nil
@@ -90,29 +95,39 @@ struct SystemTierTests {
     /// installed without recommendations), a probe in process isolation, and a ping probe (which
     /// needs the ping drop-in, added later).
     static func prepare(_ root: URL) throws {
-        try write(root, "etc/systemd/system/pathwatch.service.d/50-hook-token.conf", """
+        try write(
+            root, "etc/systemd/system/pathwatch.service.d/50-hook-token.conf",
+            """
             [Service]
             Environment=PW_HOOK_TOKEN=\(hookToken)
 
             """)
         // Port 9 on loopback: nothing listens, so deliveries fail and wait in the queue.
-        try write(root, "etc/pathwatch/conf.d/20-hook.json", """
+        try write(
+            root, "etc/pathwatch/conf.d/20-hook.json",
+            """
             {"sinks": [{"type": "webhook", "url": "http://127.0.0.1:9/hook", "on": "change",
                         "headers": {"Authorization": "Bearer ${env:PW_HOOK_TOKEN}"}}]}
 
             """)
         // Port 9 again: the sink opens libsnappy when its configuration is checked, at start.
-        try write(root, "etc/pathwatch/conf.d/25-remote-write.json", """
+        try write(
+            root, "etc/pathwatch/conf.d/25-remote-write.json",
+            """
             {"sinks": [{"type": "remote_write", "url": "http://127.0.0.1:9/api/v1/write"}]}
 
             """)
         // Thresholds no host reaches: the check is about where the plug-in runs, not the load.
-        try write(root, "etc/pathwatch/conf.d/30-isolated.json", """
+        try write(
+            root, "etc/pathwatch/conf.d/30-isolated.json",
+            """
             {"probes": [{"id": "iso", "plugin": "loadavg", "isolation": "process", "interval": "1s",
                          "config": {"warn_per_cpu": 1000, "crit_per_cpu": 2000}}]}
 
             """)
-        try write(root, "etc/pathwatch/conf.d/40-ping.json", """
+        try write(
+            root, "etc/pathwatch/conf.d/40-ping.json",
+            """
             {"probes": [{"id": "ping", "plugin": "ping", "interval": "2s",
                          "config": {"targets": [{"name": "lo", "host": "127.0.0.1", "count": 3, "interval": "100ms", "timeout": "500ms"}]}}]}
 
@@ -124,7 +139,8 @@ struct SystemTierTests {
     static func write(_ root: URL, _ path: String, _ text: String) throws {
         let file = root.appendingPathComponent(path)
         try FileManager.default.createDirectory(
-            at: file.deletingLastPathComponent(), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+            at: file.deletingLastPathComponent(), withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o755])
         try text.write(to: file, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file.path)
     }
@@ -132,7 +148,8 @@ struct SystemTierTests {
 
 /// Why the system tier cannot run here (no release build or man page, not root, no
 /// systemd-nspawn or debootstrap), or nil.
-let systemTierUnavailable: String? = Distribution.missingInputs ?? BootedContainer.missingTools ?? DebianRoot.missingTools
+let systemTierUnavailable: String? =
+    Distribution.missingInputs ?? BootedContainer.missingTools ?? DebianRoot.missingTools
 
 /// The figures of one run, for the README's benchmark table.
 struct Figures {

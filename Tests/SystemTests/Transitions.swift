@@ -27,13 +27,16 @@ extension Operator {
     /// "plug-in crashed: SIGTERM" at each of them.
     func staysQuietAcrossStopRestartAndUpgrade(to upgrade: URL, version: String) throws {
         try SystemTierTests.write(root, "etc/pathwatch-quiet/config.json", Self.quietConfig)
-        try SystemTierTests.write(root, "etc/systemd/system/pathwatch.service.d/80-quiet.conf", """
+        try SystemTierTests.write(
+            root, "etc/systemd/system/pathwatch.service.d/80-quiet.conf",
+            """
             [Service]
             Environment=PATHWATCH_CONFIG=/etc/pathwatch-quiet/config.json
 
             """)
         defer {
-            _ = try? container.shell("rm -rf /etc/pathwatch-quiet /etc/systemd/system/pathwatch.service.d/80-quiet.conf")
+            _ = try? container.shell(
+                "rm -rf /etc/pathwatch-quiet /etc/systemd/system/pathwatch.service.d/80-quiet.conf")
             _ = try? container.shell("systemctl daemon-reload && systemctl restart pathwatch")
         }
         try container.must("systemctl daemon-reload && systemctl restart pathwatch")
@@ -54,7 +57,8 @@ extension Operator {
         try? FileManager.default.removeItem(at: copy)
         try FileManager.default.copyItem(at: upgrade, to: copy)
         let apt = try container.shell(
-            "DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends /root/\(upgrade.lastPathComponent)", timeout: 300)
+            "DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends /root/\(upgrade.lastPathComponent)",
+            timeout: 300)
         #expect(apt.status == 0, "the upgrade: \(apt.stdout)\(apt.stderr)")
         let installed = try container.must("dpkg-query -W -f '${Version}' pathwatch")
         #expect(installed == version, "installed after the upgrade: \(installed)")
@@ -63,9 +67,14 @@ extension Operator {
 
         let entries = try journal(after: before)
         let loud = entries.filter { Int($0["PRIORITY"] as? String ?? "") ?? 7 <= 4 }.map(Self.message)
-        #expect(loud.isEmpty, "journalctl -u pathwatch -p warning across stop, start, restart and upgrade:\n\(loud.joined(separator: "\n"))")
+        #expect(
+            loud.isEmpty,
+            "journalctl -u pathwatch -p warning across stop, start, restart and upgrade:\n\(loud.joined(separator: "\n"))"
+        )
         let crashes = entries.map(Self.message).filter { $0.contains("crashed") }
-        #expect(crashes.isEmpty, "crash reports across stop, start, restart and upgrade:\n\(crashes.joined(separator: "\n"))")
+        #expect(
+            crashes.isEmpty,
+            "crash reports across stop, start, restart and upgrade:\n\(crashes.joined(separator: "\n"))")
     }
 
     /// Waits until the agent runs and its child for the isolated probe `iso` serves it (the
@@ -103,18 +112,23 @@ extension Operator {
                 let state = try show("ActiveState", "SubState", "Result", "NRestarts", "ExecMainStatus")
                 return state["ActiveState"] == "failed" ? state : nil
             }
-            #expect(state["NRestarts"] == "0" && state["ExecMainStatus"] == "78" && state["Result"] == "exit-code", "\(state)")
+            #expect(
+                state["NRestarts"] == "0" && state["ExecMainStatus"] == "78" && state["Result"] == "exit-code",
+                "\(state)")
         } catch {
             Issue.record(error, "now: \((try? show("ActiveState", "SubState", "NRestarts")) ?? [:])")
         }
         let status = try container.shell("SYSTEMD_COLORS=0 systemctl status --no-pager --lines=20 pathwatch").stdout
-        #expect(status.contains("configuration error: /\(fragment): probes[0]") && status.contains("status=78"),
-                "systemctl status does not say why:\n\(status)")
+        #expect(
+            status.contains("configuration error: /\(fragment): probes[0]") && status.contains("status=78"),
+            "systemctl status does not say why:\n\(status)")
 
         try FileManager.default.removeItem(at: root.appendingPathComponent(fragment))
         let start = try container.shell("systemctl start pathwatch")
         let active = try show("ActiveState")["ActiveState"]
-        #expect(start.status == 0 && active == "active", "with the fragment gone, systemctl start: \(start.stderr); the unit is \(active ?? "?")")
+        #expect(
+            start.status == 0 && active == "active",
+            "with the fragment gone, systemctl start: \(start.stderr); the unit is \(active ?? "?")")
     }
 
     // MARK: 15. remote_write on a host installed without recommendations

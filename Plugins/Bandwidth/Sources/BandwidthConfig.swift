@@ -20,10 +20,14 @@ package struct BandwidthConfig: Decodable, Sendable {
 
     enum CodingKeys: String, CodingKey {
         case interfaces, ignore, speed, source
-        case warnUtilPct = "warn_util_pct", critUtilPct = "crit_util_pct"
-        case warnErrorsPs = "warn_errors_ps", critErrorsPs = "crit_errors_ps"
-        case warnDroppedPs = "warn_dropped_ps", critDroppedPs = "crit_dropped_ps"
-        case procfsPath = "procfs_path", sysfsPath = "sysfs_path"
+        case warnUtilPct = "warn_util_pct"
+        case critUtilPct = "crit_util_pct"
+        case warnErrorsPs = "warn_errors_ps"
+        case critErrorsPs = "crit_errors_ps"
+        case warnDroppedPs = "warn_dropped_ps"
+        case critDroppedPs = "crit_dropped_ps"
+        case procfsPath = "procfs_path"
+        case sysfsPath = "sysfs_path"
     }
 
     package init(from decoder: any Decoder) throws {
@@ -44,18 +48,23 @@ package struct BandwidthConfig: Decodable, Sendable {
             dropped: try Self.pair(c, .warnDroppedPs, .critDroppedPs, defaults: defaults.dropped))
     }
 
-    static func invalid(_ c: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys, _ message: String) -> DecodingError {
+    static func invalid(_ c: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys, _ message: String) -> DecodingError
+    {
         .dataCorrupted(.init(codingPath: c.codingPath + [key], debugDescription: message))
     }
 
-    static func patterns(_ c: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys, allowEmpty: Bool = false) throws -> [Glob]? {
+    static func patterns(_ c: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys, allowEmpty: Bool = false) throws
+        -> [Glob]?
+    {
         guard let globs = try c.decodeIfPresent([Glob].self, forKey: key) else { return nil }
         if globs.isEmpty, !allowEmpty {
             throw invalid(c, key, "expected at least one interface pattern (use [\"*\"] for all)")
         }
         if let empty = globs.firstIndex(where: { $0.pattern.isEmpty }) {
             throw DecodingError.dataCorrupted(
-                .init(codingPath: c.codingPath + [key, IndexKey(empty)], debugDescription: "expected a non-empty pattern"))
+                .init(
+                    codingPath: c.codingPath + [key, IndexKey(empty)], debugDescription: "expected a non-empty pattern")
+            )
         }
         return globs
     }
@@ -77,7 +86,9 @@ package struct BandwidthConfig: Decodable, Sendable {
             if try c.decodeNil(forKey: key) { return nil }
             let value = try c.decode(Double.self, forKey: key)
             guard value.isFinite, value > 0 else {
-                throw invalid(c, key, "expected a number above 0 (or null to disable), found \(JSONSerializer.formatNumber(value))")
+                throw invalid(
+                    c, key,
+                    "expected a number above 0 (or null to disable), found \(JSONSerializer.formatNumber(value))")
             }
             return value
         }
@@ -86,7 +97,8 @@ package struct BandwidthConfig: Decodable, Sendable {
             let key = c.contains(critKey) ? critKey : warnKey
             throw invalid(
                 c, key,
-                "\(warnKey.rawValue) (\(JSONSerializer.formatNumber(warn))) must not be above \(critKey.rawValue) (\(JSONSerializer.formatNumber(crit)))")
+                "\(warnKey.rawValue) (\(JSONSerializer.formatNumber(warn))) must not be above \(critKey.rawValue) (\(JSONSerializer.formatNumber(crit)))"
+            )
         }
         return pair
     }
@@ -103,7 +115,9 @@ package enum SourceChoice: String, Decodable, Sendable {
         let text = try decoder.singleValueContainer().decode(String.self)
         guard let choice = SourceChoice(rawValue: text) else {
             throw DecodingError.dataCorrupted(
-                .init(codingPath: decoder.codingPath, debugDescription: "expected \"auto\", \"netlink\" or \"procfs\", found \"\(text)\""))
+                .init(
+                    codingPath: decoder.codingPath,
+                    debugDescription: "expected \"auto\", \"netlink\" or \"procfs\", found \"\(text)\""))
         }
         self = choice
     }

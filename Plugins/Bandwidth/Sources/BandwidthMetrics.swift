@@ -11,7 +11,8 @@ extension BandwidthProbe {
         .gauge("rx_errors_ps", unit: "{error}/s", help: "Receive errors per second over the last window."),
         .gauge("tx_errors_ps", unit: "{error}/s", help: "Transmit errors per second over the last window."),
         .gauge("rx_dropped_ps", unit: "{packet}/s", help: "Received packets dropped per second over the last window."),
-        .gauge("tx_dropped_ps", unit: "{packet}/s", help: "Packets dropped on transmit per second over the last window."),
+        .gauge(
+            "tx_dropped_ps", unit: "{packet}/s", help: "Packets dropped on transmit per second over the last window."),
         // A share of the link's speed, not of a capacity filling up: the page's usage plot is
         // for disks, and the throughput plot already shows these rates.
         .gauge("rx_util_pct", unit: "%", help: "Receive rate as a percentage of the link speed."),

@@ -62,4 +62,3 @@ package final class BandwidthProbe: Probe {
         return observations
     }
 }
-

@@ -1,4 +1,5 @@
 import PathwatchProbeKit
+
 /// Where an interface's link speed comes from: the configuration first, then the kernel.
 ///
 /// Reading `/sys/class/net/<if>/speed` asks the driver (an ethtool call under the RTNL lock), and
@@ -30,12 +31,15 @@ final class LinkSpeeds {
     /// negotiated speed (down, wireless, tunnels); only positive values count.
     func megabitsPerSecond(of reading: InterfaceReading, at time: MonotonicInstant) -> Double? {
         if let configured = setting.configured(for: reading.name) { return configured }
-        if let entry = known[reading.name], entry.index == reading.index, entry.carrierChanges == reading.carrierChanges,
+        if let entry = known[reading.name], entry.index == reading.index,
+            entry.carrierChanges == reading.carrierChanges,
             time.seconds(since: entry.readAt) < Self.refreshSeconds, time >= entry.readAt
         {
             return entry.megabitsPerSecond
         }
-        let speed = KernelFile.attribute("\(sysfsPath)/\(reading.name)/speed").flatMap(Int64.init).flatMap { $0 > 0 ? Double($0) : nil }
+        let speed = KernelFile.attribute("\(sysfsPath)/\(reading.name)/speed").flatMap(Int64.init).flatMap {
+            $0 > 0 ? Double($0) : nil
+        }
         known[reading.name] = Known(
             index: reading.index, carrierChanges: reading.carrierChanges, megabitsPerSecond: speed, readAt: time)
         return speed

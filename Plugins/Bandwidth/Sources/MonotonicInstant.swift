@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import PathwatchProbeKit
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// A reading of CLOCK_MONOTONIC in nanoseconds. Rates are computed over the real time between
 /// two counter readings on this clock, which wall-clock steps (NTP, an operator's `date -s`)

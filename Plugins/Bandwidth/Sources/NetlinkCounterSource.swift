@@ -25,7 +25,8 @@ package final class NetlinkCounterSource: CounterSource {
             guard let stats = link.stats else { continue }
             readings.append(
                 InterfaceReading(
-                    name: link.name, index: link.index, counters: InterfaceCounters(stats), carrierChanges: link.carrierChanges))
+                    name: link.name, index: link.index, counters: InterfaceCounters(stats),
+                    carrierChanges: link.carrierChanges))
         }
         return CounterSnapshot(readings: readings, time: .midpoint(before, after))
     }

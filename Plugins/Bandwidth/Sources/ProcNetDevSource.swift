@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import PathwatchProbeKit
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// Counters from `/proc/net/dev`, the fallback when netlink is unavailable. The file has no
 /// ifindex, so it is read from `<sysfs>/<ifname>/ifindex` for each selected interface, which

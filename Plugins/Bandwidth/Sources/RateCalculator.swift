@@ -16,7 +16,9 @@ package struct RateCalculator: Sendable {
 
     /// Records `reading`, taken at `time`, and returns the rates since the interface's previous
     /// reading, or why there are none.
-    package mutating func observe(_ reading: InterfaceReading, at time: MonotonicInstant, width: CounterWidth) -> RateOutcome {
+    package mutating func observe(_ reading: InterfaceReading, at time: MonotonicInstant, width: CounterWidth)
+        -> RateOutcome
+    {
         let previous = baselines.updateValue(
             Baseline(index: reading.index, counters: reading.counters, time: time), forKey: reading.name)
         guard let previous else { return .noRate(.firstSample) }

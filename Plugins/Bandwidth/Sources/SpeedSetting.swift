@@ -37,7 +37,8 @@ package enum SpeedSetting: Sendable, Equatable {
             for (pattern, value) in object.members {
                 let path = codingPath + [IndexKey(stringValue: pattern)]
                 if pattern.isEmpty {
-                    throw DecodingError.dataCorrupted(.init(codingPath: path, debugDescription: "expected a non-empty interface pattern"))
+                    throw DecodingError.dataCorrupted(
+                        .init(codingPath: path, debugDescription: "expected a non-empty interface pattern"))
                 }
                 entries.append((Glob(pattern), try positive(value, path)))
             }
@@ -46,7 +47,8 @@ package enum SpeedSetting: Sendable, Equatable {
             throw DecodingError.dataCorrupted(
                 .init(
                     codingPath: codingPath,
-                    debugDescription: "expected a speed in Mb/s or an object of interface patterns to Mb/s, found \(raw.kindName)"))
+                    debugDescription:
+                        "expected a speed in Mb/s or an object of interface patterns to Mb/s, found \(raw.kindName)"))
         }
     }
 
@@ -55,7 +57,8 @@ package enum SpeedSetting: Sendable, Equatable {
         case (.kernel, .kernel): true
         case (.everywhere(let x), .everywhere(let y)): x == y
         case (.byPattern(let x), .byPattern(let y)):
-            x.count == y.count && zip(x, y).allSatisfy { $0.pattern == $1.pattern && $0.megabitsPerSecond == $1.megabitsPerSecond }
+            x.count == y.count
+                && zip(x, y).allSatisfy { $0.pattern == $1.pattern && $0.megabitsPerSecond == $1.megabitsPerSecond }
         default: false
         }
     }

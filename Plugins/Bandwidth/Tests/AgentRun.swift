@@ -34,7 +34,8 @@ final class AgentRun {
         let configPath = directory.appendingPathComponent("config.json")
         try config.write(to: configPath, atomically: true, encoding: .utf8)
         // As an ordinary user, as operators run it: rtnetlink's counters need no privilege.
-        process = try BackgroundProcess(["ip", "netns", "exec", namespace] + Unprivileged.pathwatch(["run", "--config", configPath.path]))
+        process = try BackgroundProcess(
+            ["ip", "netns", "exec", namespace] + Unprivileged.pathwatch(["run", "--config", configPath.path]))
     }
 
     deinit {
@@ -54,7 +55,9 @@ final class AgentRun {
                 let entry = checks.first(where: { $0["id"] as? String == check })
             else { continue }
             let message = entry["message"] as? String ?? ""
-            let metrics = (entry["metrics"] as? [String: Any] ?? [:]).compactMapValues { ($0 as? NSNumber)?.doubleValue }
+            let metrics = (entry["metrics"] as? [String: Any] ?? [:]).compactMapValues {
+                ($0 as? NSNumber)?.doubleValue
+            }
             if let last, last.0 == message, last.1 == metrics { continue }
             last = (message, metrics)
             result.append(Sample(message: message, metrics: metrics, state: entry["state"] as? String ?? ""))

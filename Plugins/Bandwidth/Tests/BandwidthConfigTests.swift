@@ -31,7 +31,8 @@ import Testing
     }
 
     @Test func everyKeySet() throws {
-        let config = try decode("""
+        let config = try decode(
+            """
             {"interfaces": ["eth*", "wlan0"], "ignore": [], "speed": 1000, "source": "procfs",
              "procfs_path": "/tmp/dev", "sysfs_path": "/tmp/sys",
              "warn_util_pct": 60, "crit_util_pct": 90, "warn_errors_ps": 0.5, "crit_errors_ps": 5,
@@ -69,8 +70,14 @@ import Testing
             (#"{"procfs_path": "proc/net/dev"}"#, "procfs_path", "absolute path"),
             (#"{"warn_util_pct": -5}"#, "warn_util_pct", "above 0"),
             (#"{"crit_errors_ps": "many"}"#, "crit_errors_ps", "number"),
-            (#"{"warn_util_pct": 90, "crit_util_pct": 85}"#, "crit_util_pct", "warn_util_pct (90) must not be above crit_util_pct (85)"),
-            (#"{"warn_dropped_ps": 500}"#, "warn_dropped_ps", "warn_dropped_ps (500) must not be above crit_dropped_ps (100)"),
+            (
+                #"{"warn_util_pct": 90, "crit_util_pct": 85}"#, "crit_util_pct",
+                "warn_util_pct (90) must not be above crit_util_pct (85)"
+            ),
+            (
+                #"{"warn_dropped_ps": 500}"#, "warn_dropped_ps",
+                "warn_dropped_ps (500) must not be above crit_dropped_ps (100)"
+            ),
             (#"{"interface": ["eth0"]}"#, "interface", "unknown key"),
         ]
         for c in cases {

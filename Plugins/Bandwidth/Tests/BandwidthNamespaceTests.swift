@@ -49,7 +49,9 @@ import Testing
         #expect(afterStop.txBytes == after.txBytes, "the interface was not quiet after the blast")
 
         let procfsDelta = Double(after.txBytes - before.txBytes)
-        #expect(procfsDelta > 5 * VethLab.shapedBitsPerSecond / 8, "the blast moved too little to judge: \(procfsDelta) bytes")
+        #expect(
+            procfsDelta > 5 * VethLab.shapedBitsPerSecond / 8,
+            "the blast moved too little to judge: \(procfsDelta) bytes")
 
         for check in Self.checks {
             let samples = agent.samples(of: check)
@@ -65,9 +67,12 @@ import Testing
             // Windows wholly inside the blast: the busy run minus its partial first and last.
             let busy = rated.enumerated().filter { ($0.element.metrics["tx_bps"] ?? 0) > 1_000_000 }.map(\.offset)
             let busyRates = busy.dropFirst().dropLast().compactMap { rated[$0].metrics["tx_bps"] }
-            #expect(busyRates.count >= 3, "\(check): too few full windows in \(rated.map { $0.metrics["tx_bps"] ?? -1 })")
+            #expect(
+                busyRates.count >= 3, "\(check): too few full windows in \(rated.map { $0.metrics["tx_bps"] ?? -1 })")
             for rate in busyRates {
-                #expect(abs(rate - VethLab.shapedBitsPerSecond) / VethLab.shapedBitsPerSecond < 0.10, "\(check): tx_bps \(rate)")
+                #expect(
+                    abs(rate - VethLab.shapedBitsPerSecond) / VethLab.shapedBitsPerSecond < 0.10,
+                    "\(check): tx_bps \(rate)")
             }
             // veth reports 10000 Mb/s, so utilisation is known and tiny.
             let utilisation = try #require(rated.last?.metrics["tx_util_pct"], "\(check)")
@@ -93,12 +98,15 @@ import Testing
         }
         // The interface goes once both probes have measured the traffic (at most 4 s in).
         _ = waitUntil(timeout: 4, interval: 0.05) {
-            Self.checks.allSatisfy { agent.samples(of: $0).contains { ($0.metrics["tx_bps"] ?? 0) > VethLab.shapedBitsPerSecond / 2 } }
+            Self.checks.allSatisfy {
+                agent.samples(of: $0).contains { ($0.metrics["tx_bps"] ?? 0) > VethLab.shapedBitsPerSecond / 2 }
+            }
         }
         let countsAtRecreation = Self.checks.map { agent.samples(of: $0).count }
         try lab.recreatePair()
         for (check, count) in zip(Self.checks, countsAtRecreation) {
-            try #require(agent.waitForSamples(of: check, count: 6, after: count, timeout: 20), "\(check): \(agent.diagnostics)")
+            try #require(
+                agent.waitForSamples(of: check, count: 6, after: count, timeout: 20), "\(check): \(agent.diagnostics)")
         }
         blasted.wait()
         agent.process.stop()
@@ -124,7 +132,9 @@ import Testing
             #expect(!noRate.isEmpty, "\(check): \(later.map(\.message))")
             #expect(noRate.allSatisfy { $0.metrics.isEmpty }, "\(check)")
             // And rates resume on the new interface.
-            #expect(later.contains { ($0.metrics["tx_bps"] ?? 0) > VethLab.shapedBitsPerSecond / 2 }, "\(check): \(later.map(\.message))")
+            #expect(
+                later.contains { ($0.metrics["tx_bps"] ?? 0) > VethLab.shapedBitsPerSecond / 2 },
+                "\(check): \(later.map(\.message))")
         }
     }
 }

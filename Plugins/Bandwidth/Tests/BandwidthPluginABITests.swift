@@ -37,11 +37,14 @@ import Testing
 
     @Test func samplesThroughTheEmitter() throws {
         let files = try FakeKernelFiles()
-        try files.write([FakeKernelFiles.Interface(name: "eth0", index: 2), FakeKernelFiles.Interface(name: "eth1", index: 3)])
+        try files.write([
+            FakeKernelFiles.Interface(name: "eth0", index: 2), FakeKernelFiles.Interface(name: "eth1", index: 3),
+        ])
         // Through the exported descriptor, with the SDK testing library's copying emitter.
         let probe = try ProbeTester(
             descriptor: bandwidthProbeDescriptor().assumingMemoryBound(to: pw_probe_descriptor.self),
-            config: #"{"source": "procfs", "procfs_path": "\#(files.procfsPath)", "sysfs_path": "\#(files.sysfsPath)"}"#)
+            config: #"{"source": "procfs", "procfs_path": "\#(files.procfsPath)", "sysfs_path": "\#(files.sysfsPath)"}"#
+        )
         let first = try probe.sample()
         #expect(first.map(\.key) == ["eth0", "eth1"])
         #expect(first.allSatisfy { $0.state == .ok && $0.metrics.isEmpty })

@@ -7,7 +7,9 @@ import Testing
     func probe(_ files: FakeKernelFiles, _ extra: String = "") throws -> BandwidthProbe {
         let config = try ProbeExport.decodeConfig(
             BandwidthConfig.self,
-            from: #"{"source": "procfs", "procfs_path": "\#(files.procfsPath)", "sysfs_path": "\#(files.sysfsPath)"\#(extra)}"#)
+            from:
+                #"{"source": "procfs", "procfs_path": "\#(files.procfsPath)", "sysfs_path": "\#(files.sysfsPath)"\#(extra)}"#
+        )
         return try BandwidthProbe(config: config)
     }
 
@@ -110,9 +112,10 @@ import Testing
 
     @Test func selectionByGlobs() throws {
         let files = try FakeKernelFiles()
-        try files.write(["lo", "eth0", "eth1", "docker0", "veth9"].enumerated().map {
-            FakeKernelFiles.Interface(name: $0.element, index: $0.offset + 1)
-        })
+        try files.write(
+            ["lo", "eth0", "eth1", "docker0", "veth9"].enumerated().map {
+                FakeKernelFiles.Interface(name: $0.element, index: $0.offset + 1)
+            })
         let probe = try probe(files, #", "interfaces": ["eth*", "veth*", "lo"], "ignore": ["eth1"]"#)
         #expect(try probe.sample().map(\.key) == ["lo", "eth0", "veth9"])
     }

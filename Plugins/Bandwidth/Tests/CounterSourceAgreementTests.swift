@@ -1,5 +1,6 @@
-@testable import BandwidthProbe
 import Testing
+
+@testable import BandwidthProbe
 
 /// The netlink source against the kernel's other view of the same counters: read
 /// `/proc/net/dev`, then the netlink dump, then `/proc/net/dev` again. Counters only grow, so

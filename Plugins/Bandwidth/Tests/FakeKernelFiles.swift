@@ -35,7 +35,8 @@ final class FakeKernelFiles {
         try? FileManager.default.removeItem(at: sys)
         for i in interfaces {
             let name = String(repeating: " ", count: max(0, 6 - i.name.count)) + i.name
-            text += "\(name): \(i.rxBytes) \(i.rxPackets) \(i.rxErrors) 0 0 0 0 0 \(i.txBytes) \(i.txPackets) 0 \(i.txDropped) 0 0 0 0\n"
+            text +=
+                "\(name): \(i.rxBytes) \(i.rxPackets) \(i.rxErrors) 0 0 0 0 0 \(i.txBytes) \(i.txPackets) 0 \(i.txDropped) 0 0 0 0\n"
             let dir = sys.appendingPathComponent(i.name)
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
             try "\(i.index)\n".write(to: dir.appendingPathComponent("ifindex"), atomically: true, encoding: .utf8)

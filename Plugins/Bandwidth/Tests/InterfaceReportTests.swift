@@ -1,6 +1,7 @@
-@testable import BandwidthProbe
 import PathwatchProbeKit
 import Testing
+
+@testable import BandwidthProbe
 
 @Suite struct InterfaceReportTests {
     let report = InterfaceReport(thresholds: Thresholds(), labels: [("source", "netlink")])
@@ -30,10 +31,12 @@ import Testing
         #expect(metric(o, "rx_util_pct") == 79)
         #expect(metric(o, "tx_util_pct") == 1.2)
         #expect(metric(o, "window_ms") == 2_000)
-        #expect(o.metrics.map(\.name) == [
-            "rx_bps", "tx_bps", "rx_pps", "tx_pps", "rx_errors_ps", "tx_errors_ps", "rx_dropped_ps", "tx_dropped_ps",
-            "rx_util_pct", "tx_util_pct", "window_ms",
-        ])
+        #expect(
+            o.metrics.map(\.name) == [
+                "rx_bps", "tx_bps", "rx_pps", "tx_pps", "rx_errors_ps", "tx_errors_ps", "rx_dropped_ps",
+                "tx_dropped_ps",
+                "rx_util_pct", "tx_util_pct", "window_ms",
+            ])
         #expect(o.labels.map(\.name) == ["source"])
     }
 
@@ -65,7 +68,8 @@ import Testing
     }
 
     @Test func noRateCarriesNoMetricsAndKeepsThePreviousState() {
-        let first = report.observation(interface: "eth0", outcome: .noRate(.firstSample), speedMbps: 1000, previousState: nil)
+        let first = report.observation(
+            interface: "eth0", outcome: .noRate(.firstSample), speedMbps: 1000, previousState: nil)
         #expect(first.state == .ok)
         #expect(first.message == "no rate yet: first sample")
         #expect(first.metrics.isEmpty)
@@ -83,12 +87,14 @@ import Testing
                 utilisation: ThresholdPair(warn: nil, crit: nil), errors: ThresholdPair(warn: nil, crit: nil),
                 dropped: ThresholdPair(warn: nil, crit: 1_000)),
             labels: [])
-        let o = quiet.observation(interface: "eth0", rates: rates(rxBps: 100e6, txBps: 0, rxErrors: 50, txDropped: 500), speedMbps: 100)
+        let o = quiet.observation(
+            interface: "eth0", rates: rates(rxBps: 100e6, txBps: 0, rxErrors: 50, txDropped: 500), speedMbps: 100)
         #expect(o.state == .ok)
     }
 
     @Test(arguments: [
-        (0.0, "0 b/s"), (0.04, "0 b/s"), (950, "950 b/s"), (999.96, "1.0 kb/s"), (1_500, "1.5 kb/s"), (120_000, "120 kb/s"),
+        (0.0, "0 b/s"), (0.04, "0 b/s"), (950, "950 b/s"), (999.96, "1.0 kb/s"), (1_500, "1.5 kb/s"),
+        (120_000, "120 kb/s"),
         (7_949_000, "7.9 Mb/s"), (9_960_000, "10 Mb/s"), (999_700_000, "1.0 Gb/s"), (2.5e13, "25 Tb/s"),
     ])
     func bitRatesReadLikeAPersonWouldWriteThem(value: Double, text: String) {

@@ -1,6 +1,7 @@
-@testable import BandwidthProbe
 import Foundation
 import Testing
+
+@testable import BandwidthProbe
 
 /// The kernel's link speed is read once and asked again only when the link may have changed.
 @Suite struct LinkSpeedsTests {
@@ -28,8 +29,12 @@ import Testing
 
         link.speed = "2500"
         try files.write([link])
-        #expect(speeds.megabitsPerSecond(of: eth0(index: 9, carrierChanges: 6), at: at(103 + LinkSpeeds.refreshSeconds - 0.5)) == 10)
-        #expect(speeds.megabitsPerSecond(of: eth0(index: 9, carrierChanges: 6), at: at(103 + LinkSpeeds.refreshSeconds)) == 2500)
+        #expect(
+            speeds.megabitsPerSecond(
+                of: eth0(index: 9, carrierChanges: 6), at: at(103 + LinkSpeeds.refreshSeconds - 0.5)) == 10)
+        #expect(
+            speeds.megabitsPerSecond(of: eth0(index: 9, carrierChanges: 6), at: at(103 + LinkSpeeds.refreshSeconds))
+                == 2500)
     }
 
     @Test func unknownSpeedsAreRememberedToo() throws {

@@ -1,5 +1,6 @@
-@testable import BandwidthProbe
 import Testing
+
+@testable import BandwidthProbe
 
 @Suite struct ProcNetDevParserTests {
     func parse(_ fixture: String) throws -> [InterfaceReading] {
@@ -34,8 +35,11 @@ import Testing
         let readings = try parse("proc-net-dev-odd-names.txt")
         #expect(readings.map(\.name) == ["eth0:1", "my if", "a:b:c", "eth1", "abcdefghijklmno", "tun9"])
         let spaced = try #require(readings.first { $0.name == "my if" })
-        #expect(spaced.counters == InterfaceCounters(
-            rxBytes: 300, rxPackets: 3, rxErrors: 1, rxDropped: 2, txBytes: 400, txPackets: 4, txErrors: 5, txDropped: 6))
+        #expect(
+            spaced.counters
+                == InterfaceCounters(
+                    rxBytes: 300, rxPackets: 3, rxErrors: 1, rxDropped: 2, txBytes: 400, txPackets: 4, txErrors: 5,
+                    txDropped: 6))
         #expect(readings.first { $0.name == "a:b:c" }?.counters.txBytes == 8)
         // Old kernels glued a wide byte count to the colon.
         let glued = try #require(readings.first { $0.name == "eth1" })

@@ -5,7 +5,9 @@ import Testing
 @Suite struct RateCalculatorTests {
     func at(_ seconds: Double) -> MonotonicInstant { MonotonicInstant(nanoseconds: Int64(seconds * 1e9)) }
 
-    func reading(_ name: String = "eth0", index: Int32? = 2, rx: UInt64, tx: UInt64, packets: UInt64 = 0) -> InterfaceReading {
+    func reading(_ name: String = "eth0", index: Int32? = 2, rx: UInt64, tx: UInt64, packets: UInt64 = 0)
+        -> InterfaceReading
+    {
         InterfaceReading(
             name: name, index: index,
             counters: InterfaceCounters(rxBytes: rx, rxPackets: packets, txBytes: tx, txPackets: packets))
@@ -28,7 +30,8 @@ import Testing
         var calculator = RateCalculator()
         _ = calculator.observe(reading(rx: 1_000, tx: 5_000, packets: 10), at: at(100), width: .bits64)
         // A "1 s" interval that really took 1.25 s: 1,250,000 bytes in 1.25 s is 1 MB/s, 8 Mb/s.
-        let r = try rates(calculator.observe(reading(rx: 1_251_000, tx: 5_000, packets: 35), at: at(101.25), width: .bits64))
+        let r = try rates(
+            calculator.observe(reading(rx: 1_251_000, tx: 5_000, packets: 35), at: at(101.25), width: .bits64))
         #expect(r.windowSeconds == 1.25)
         #expect(r.rxBitsPerSecond == 8_000_000)
         #expect(r.txBitsPerSecond == 0)
@@ -61,7 +64,8 @@ import Testing
         _ = calculator.observe(reading(rx: 9_000_000_000, tx: 9_000_000_000), at: at(0), width: .bits64)
         let outcome = calculator.observe(reading(rx: 9_000_000_500, tx: 120), at: at(1), width: .bits64)
         #expect(outcome == .noRate(.counterWentBackwards(.txBytes, previous: 9_000_000_000, current: 120)))
-        #expect(NoRateReason.counterWentBackwards(.txBytes, previous: 9, current: 1).description.contains("counters reset"))
+        #expect(
+            NoRateReason.counterWentBackwards(.txBytes, previous: 9, current: 1).description.contains("counters reset"))
         let r = try rates(calculator.observe(reading(rx: 9_000_001_500, tx: 1_120), at: at(2), width: .bits64))
         #expect(r.perSecond(.rxBytes) == 1_000)
         #expect(r.perSecond(.txBytes) == 1_000)
@@ -114,7 +118,8 @@ import Testing
         _ = calculator.observe(reading("wlan0", rx: 0, tx: 0), at: at(0), width: .bits64)
         calculator.retain(only: ["eth0"])
         #expect(calculator.trackedInterfaces == ["eth0"])
-        #expect(calculator.observe(reading("wlan0", rx: 10, tx: 10), at: at(5), width: .bits64) == .noRate(.firstSample))
+        #expect(
+            calculator.observe(reading("wlan0", rx: 10, tx: 10), at: at(5), width: .bits64) == .noRate(.firstSample))
     }
 
     @Test func unknownIfindexesRelyOnCountersAlone() throws {

@@ -25,7 +25,8 @@ final class VethLab: Sendable {
         sender = "pwbw-\(getpid())-\(tag)-s"
         receiver = "pwbw-\(getpid())-\(tag)-r"
         do {
-            try Self.shell("""
+            try Self.shell(
+                """
                 ip netns add \(sender)
                 ip netns add \(receiver)
                 for ns in \(sender) \(receiver); do
@@ -42,7 +43,8 @@ final class VethLab: Sendable {
 
     /// Creates the shaped pair (again, after `deletePair`: the new `va` gets a new ifindex).
     func createPair() throws {
-        try Self.shell("""
+        try Self.shell(
+            """
             ip -n \(sender) link add name va type veth peer name vb netns \(receiver)
             ip -n \(sender) addr add 10.213.0.1/30 dev va
             ip -n \(sender) neigh add \(Self.peerAddress) lladdr 02:00:00:00:02:13 dev va nud permanent

@@ -9,7 +9,9 @@ extension ConnectivityProbe {
         .gauge("dns_ms", unit: "ms", help: "Time spent resolving the check URL's host name."),
         .gauge("connect_ms", unit: "ms", help: "Time of the TCP handshake with the check URL's host."),
         .gauge("tls_ms", unit: "ms", help: "Time of the TLS handshake (https:// check URLs only)."),
-        .gauge("ttfb_ms", unit: "ms", help: "Time from the request's start to the first byte of the answer.", plot: .latency),
+        .gauge(
+            "ttfb_ms", unit: "ms", help: "Time from the request's start to the first byte of the answer.",
+            plot: .latency),
         .gauge("total_ms", unit: "ms", help: "Time from the request's start to its last byte.", plot: .latency),
         .gauge("size_bytes", unit: "By", help: "Bytes of the answer's body."),
     ]

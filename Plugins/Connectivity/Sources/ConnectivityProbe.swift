@@ -22,7 +22,9 @@ final class ConnectivityProbe: Probe {
 
     init(config: ConnectivityConfig) throws {
         expectStatus = config.expectStatus?.codes ?? ConnectivityConfig.defaultStatus
-        guard !expectStatus.isEmpty else { throw ProbeConfigError("expect_status", "expected at least one status code") }
+        guard !expectStatus.isEmpty else {
+            throw ProbeConfigError("expect_status", "expected at least one status code")
+        }
         for (index, code) in expectStatus.enumerated() where !(100...599).contains(code) {
             let path = config.expectStatus?.isList == false ? "expect_status" : "expect_status[\(index)]"
             throw ProbeConfigError(path, "\(code) is not an HTTP status code; expected 100 to 599")
@@ -40,8 +42,9 @@ final class ConnectivityProbe: Probe {
             ("endpoint", check.endpoint), (WellKnownLabel.internet, verdict.internet.rawValue),
         ]
         if answer.agentFault { labels.append((WellKnownLabel.agentFault, "1")) }
-        emitter.emit(Observation(
-            key: Self.checkKey, state: verdict.state, message: verdict.message,
-            metrics: [("full", verdict.internet == .full ? 1 : 0)] + answer.metrics, labels: labels))
+        emitter.emit(
+            Observation(
+                key: Self.checkKey, state: verdict.state, message: verdict.message,
+                metrics: [("full", verdict.internet == .full ? 1 : 0)] + answer.metrics, labels: labels))
     }
 }

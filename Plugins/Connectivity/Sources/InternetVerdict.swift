@@ -42,7 +42,8 @@ struct InternetVerdict {
         } else if expectStatus.contains(status) {
             what += " with another body"
         }
-        message = "sign-in required: \(what) (expected \(expected)\(expectBody == nil ? "" : " and the expected body")) in \(elapsed)"
+        message =
+            "sign-in required: \(what) (expected \(expected)\(expectBody == nil ? "" : " and the expected body")) in \(elapsed)"
     }
 
     /// "0.8 ms", "12 ms", "1.2 s".

@@ -2,9 +2,9 @@ import PathwatchProbeKit
 import ReachabilityProbe
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// Asks the check URL until it answers or the timeout is spent. "Limited" means no answer within
@@ -18,7 +18,9 @@ enum PersistentAsk {
     static let firstPause: Int64 = 100_000_000
     static let longestPause: Int64 = 1_000_000_000
 
-    static func ask(_ check: HTTPCheck, by sampleDeadline: Deadline? = Deadline.current) throws(ProbeSampleError) -> HTTPCheck.Answer {
+    static func ask(_ check: HTTPCheck, by sampleDeadline: Deadline? = Deadline.current) throws(ProbeSampleError)
+        -> HTTPCheck.Answer
+    {
         let budget = timeBudget(check.timeout, by: sampleDeadline)
         let deadline = MonotonicClock.nowNanoseconds() + budget.nanoseconds
         var pause = firstPause

@@ -16,7 +16,8 @@ import Testing
 
     func config(in directory: URL) throws -> URL {
         let isp = "http://\(ISPTopology.ispAddress):\(ISPTopology.port)"
-        return try writeConfig("""
+        return try writeConfig(
+            """
             {"agent": {"name": "conn-test", "interval": "5s", "plugin_dirs": ["\(TestEnvironment.productsDirectory.path)"],
                        "state_dir": "\(directory.path)/state"},
              "probes": [
@@ -57,11 +58,14 @@ import Testing
 
         server.mode = .redirect
         try expectPath("portal", "unsatisfied", "Connected via Ethernet (isp0), sign-in required", "portal (302)")
-        #expect((agent.check("net/internet")?["message"] as? String)?.contains("redirect to http://login.portal.invalid") == true)
+        #expect(
+            (agent.check("net/internet")?["message"] as? String)?.contains("redirect to http://login.portal.invalid")
+                == true)
 
         server.mode = .html
         let inPlace = agent.waitFor(timeout: Self.deadline) {
-            (agent.check("net/internet")?["message"] as? String)?.hasPrefix("sign-in required: HTTP 200 (expected 204)") == true
+            (agent.check("net/internet")?["message"] as? String)?.hasPrefix("sign-in required: HTTP 200 (expected 204)")
+                == true
         }
         #expect(inPlace != nil, "\(String(describing: agent.check("net/internet")))")
         #expect(agent.path["internet"] as? String == "portal")
@@ -72,8 +76,10 @@ import Testing
         // Carrier and route stayed: only what lies behind the link is gone.
         #expect(agent.check("link/isp0")?["state"] as? String == "ok")
         #expect(try topology.host.ip("route show default").contains("via \(ISPTopology.ispAddress) dev isp0"))
-        #expect((agent.check("net/internet")?["message"] as? String)?.hasPrefix("no internet access: timed out after 800 ms") == true,
-                "\(String(describing: agent.check("net/internet")))")
+        #expect(
+            (agent.check("net/internet")?["message"] as? String)?.hasPrefix(
+                "no internet access: timed out after 800 ms") == true,
+            "\(String(describing: agent.check("net/internet")))")
         // The endpoint fails too, and says why instead of alerting on its own.
         let silenced = agent.waitFor(timeout: 15) {
             let check = agent.check("api/isp-api")
@@ -89,13 +95,17 @@ import Testing
 
         let changes = agent.changes()
         let internet = changes.filter { $0["check"] as? String == "net/internet" }
-        #expect(internet.map { "\($0["from"] as? String ?? "?")→\($0["to"] as? String ?? "?")" }
-            == ["ok→warning", "warning→critical", "critical→ok"], "\(internet)")
-        #expect(internet.map { ($0["path"] as? [String: Any])?["description"] as? String } == [
-            "Connected via Ethernet (isp0), sign-in required", "Connected via Ethernet (isp0), no internet access",
-            "Connected via Ethernet (isp0)",
-        ])
-        #expect(changes.filter { $0["check"] as? String != "net/internet" }.isEmpty, "only the internet check spoke: \(changes)")
+        #expect(
+            internet.map { "\($0["from"] as? String ?? "?")→\($0["to"] as? String ?? "?")" }
+                == ["ok→warning", "warning→critical", "critical→ok"], "\(internet)")
+        #expect(
+            internet.map { ($0["path"] as? [String: Any])?["description"] as? String } == [
+                "Connected via Ethernet (isp0), sign-in required", "Connected via Ethernet (isp0), no internet access",
+                "Connected via Ethernet (isp0)",
+            ])
+        #expect(
+            changes.filter { $0["check"] as? String != "net/internet" }.isEmpty,
+            "only the internet check spoke: \(changes)")
         print("connectivity transitions, seconds to the right path: \(took.sorted { $0.key < $1.key })")
         for (step, seconds) in took where step != "start" {
             #expect(seconds <= Self.interval + Self.checkTimeout + 1, "\(step) took \(seconds) s")

@@ -1,7 +1,7 @@
 import Foundation
-import Synchronization
 import PathwatchProbeKit
 import PathwatchTestSupport
+import Synchronization
 import Testing
 
 @testable import ConnectivityProbe
@@ -36,7 +36,9 @@ import Testing
         let seen = try ProbeDriver.sampleOnce(config("/generate_204"))
         #expect(seen.state == .warning)
         #expect(seen.labels[WellKnownLabel.internet] == "portal")
-        #expect(seen.message.hasPrefix("sign-in required: HTTP 302 redirect to http://login.portal.invalid (expected 204)"), "\(seen.message)")
+        #expect(
+            seen.message.hasPrefix("sign-in required: HTTP 302 redirect to http://login.portal.invalid (expected 204)"),
+            "\(seen.message)")
         #expect(!seen.message.contains("from=generate_204"), "never the redirect's path or query")
         #expect(seen.metrics["full"] == 0)
     }
@@ -107,12 +109,18 @@ import Testing
         #expect(ProbeDriver.refusal("{}")?.contains("url") == true)
         #expect(ProbeDriver.refusal(#"{"url": "tcp://127.0.0.1:80"}"#) == "url: expected an http:// or https:// URL")
         #expect(ProbeDriver.refusal(#"{"url": "ftp://x/"}"#)?.hasPrefix("url: unsupported scheme") == true)
-        #expect(ProbeDriver.refusal(#"{"url": "http://x/", "expect_status": [204, 700]}"#)
-            == "expect_status[1]: 700 is not an HTTP status code; expected 100 to 599")
-        #expect(ProbeDriver.refusal(#"{"url": "http://x/", "expect_status": 99}"#)
-            == "expect_status: 99 is not an HTTP status code; expected 100 to 599")
-        #expect(ProbeDriver.refusal(#"{"url": "http://x/", "expect_status": []}"#) == "expect_status: expected at least one status code")
-        #expect(ProbeDriver.refusal(#"{"url": "http://x/", "follow_redirects": true}"#)?.contains("follow_redirects") == true)
+        #expect(
+            ProbeDriver.refusal(#"{"url": "http://x/", "expect_status": [204, 700]}"#)
+                == "expect_status[1]: 700 is not an HTTP status code; expected 100 to 599")
+        #expect(
+            ProbeDriver.refusal(#"{"url": "http://x/", "expect_status": 99}"#)
+                == "expect_status: 99 is not an HTTP status code; expected 100 to 599")
+        #expect(
+            ProbeDriver.refusal(#"{"url": "http://x/", "expect_status": []}"#)
+                == "expect_status: expected at least one status code")
+        #expect(
+            ProbeDriver.refusal(#"{"url": "http://x/", "follow_redirects": true}"#)?.contains("follow_redirects")
+                == true)
         #expect(ProbeDriver.refusal(#"{"url": "http://x/", "timeout": "0s"}"#)?.hasPrefix("timeout:") == true)
     }
 }

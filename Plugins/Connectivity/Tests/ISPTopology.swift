@@ -24,7 +24,8 @@ final class ISPTopology {
         do {
             try host.exec("ip link add isp0 type veth peer name isp1 netns \(isp.name)")
             try isp.exec("ip link set isp1 up; ip addr add \(Self.ispAddress)/24 dev isp1")
-            try host.exec("""
+            try host.exec(
+                """
                 ip link set isp0 up
                 ip addr add \(Self.hostAddress)/24 dev isp0
                 ip route add default via \(Self.ispAddress) dev isp0
@@ -61,7 +62,10 @@ final class NamespacedAgent {
     init(config: URL, namespace: LinkStateNamespace, directory: URL) throws {
         statusFile = directory.appendingPathComponent("status.json")
         process = try BackgroundProcess(
-            ["ip", "netns", "exec", namespace.name, TestEnvironment.pathwatchBinary.path, "run", "--config", config.path])
+            [
+                "ip", "netns", "exec", namespace.name, TestEnvironment.pathwatchBinary.path, "run", "--config",
+                config.path,
+            ])
     }
 
     /// The latest status document, once the file sink has written one.

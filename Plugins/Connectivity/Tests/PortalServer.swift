@@ -21,8 +21,10 @@ final class PortalServer: @unchecked Sendable {
         modeFile = directory.appendingPathComponent("portal-mode")
         hookLog = directory.appendingPathComponent("hook.jsonl")
         try "full".write(to: modeFile, atomically: true, encoding: .utf8)
-        var argv = ["python3", Self.script.path, "--host", host, "--port", String(port), "--mode-file", modeFile.path,
-                    "--hook-log", hookLog.path]
+        var argv = [
+            "python3", Self.script.path, "--host", host, "--port", String(port), "--mode-file", modeFile.path,
+            "--hook-log", hookLog.path,
+        ]
         if let netns { argv = ["ip", "netns", "exec", netns] + argv }
         process = try BackgroundProcess(argv)
         guard let line = process.waitForLine(timeout: 20, { $0.hasPrefix("PORT ") })?.line,

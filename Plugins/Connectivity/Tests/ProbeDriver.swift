@@ -31,7 +31,9 @@ enum ProbeDriver {
     static func sampleOnce(_ json: String, by deadline: Deadline? = nil) throws -> Seen {
         let probe = try make(json)
         let seen = try ProbeTester.sample(probe, by: deadline)
-        guard seen.count == 1, let only = seen.first else { throw TestFailure("expected one observation, got \(seen.count)") }
+        guard seen.count == 1, let only = seen.first else {
+            throw TestFailure("expected one observation, got \(seen.count)")
+        }
         return only
     }
 }

@@ -15,10 +15,12 @@ import Testing
 
     func config(in directory: URL, connectivity: Bool) throws -> URL {
         let isp = "http://\(ISPTopology.ispAddress):\(ISPTopology.port)"
-        let net = connectivity
+        let net =
+            connectivity
             ? #"{"id": "net", "plugin": "connectivity", "interval": "30s", "config": {"url": "\#(isp)/generate_204", "timeout": "2s"}},"#
             : ""
-        return try writeConfig("""
+        return try writeConfig(
+            """
             {"agent": {"name": "recovery-test", "interval": "60s", "plugin_dirs": ["\(TestEnvironment.productsDirectory.path)"],
                        "state_dir": "\(directory.path)/state"},
              "probes": [
@@ -41,14 +43,18 @@ import Testing
         defer { server.stop() }
         // The host starts with its cable pulled: addresses and routes in place, no carrier.
         try topology.carrier(false)
-        let agent = try NamespacedAgent(config: config(in: directory, connectivity: connectivity), namespace: topology.host, directory: directory)
+        let agent = try NamespacedAgent(
+            config: config(in: directory, connectivity: connectivity), namespace: topology.host, directory: directory)
         defer { agent.stop() }
 
         let offline = agent.waitFor(timeout: 15) {
-            agent.path["status"] as? String == "unsatisfied" && agent.check("api/isp-api")?["state"] as? String == "critical"
+            agent.path["status"] as? String == "unsatisfied"
+                && agent.check("api/isp-api")?["state"] as? String == "critical"
                 && agent.changes().contains { $0["check"] as? String == "link/isp0" }
         }
-        try #require(offline != nil, "path \(agent.path); api \(String(describing: agent.check("api/isp-api"))); \(agent.process.errorOutput)")
+        try #require(
+            offline != nil,
+            "path \(agent.path); api \(String(describing: agent.check("api/isp-api"))); \(agent.process.errorOutput)")
         // The link's events are queued and held, not tried: the receiver is only reachable over the link.
         #expect(agent.waitFor(timeout: 5) { agent.process.errorOutput.contains("holding deliveries") } != nil)
         usleep(500_000)
@@ -58,15 +64,21 @@ import Testing
         try topology.carrier(true)
         let endpoint = agent.waitFor(timeout: 10) { agent.check("api/isp-api")?["state"] as? String == "ok" }
         let delivered = agent.waitFor(timeout: 10) { !server.hooks().isEmpty }
-        try #require(endpoint != nil && delivered != nil, "api \(String(describing: agent.check("api/isp-api"))); \(agent.process.errorOutput)")
+        try #require(
+            endpoint != nil && delivered != nil,
+            "api \(String(describing: agent.check("api/isp-api"))); \(agent.process.errorOutput)")
         let endpointSeconds = endpoint!
         let firstHook = server.hooks().map(\.at).min()! - returned.timeIntervalSince1970
-        print("recovery (connectivity probe: \(connectivity)): endpoint ok after \(endpointSeconds) s, first held delivery after \(firstHook) s")
+        print(
+            "recovery (connectivity probe: \(connectivity)): endpoint ok after \(endpointSeconds) s, first held delivery after \(firstHook) s"
+        )
         #expect(endpointSeconds <= Self.recoveryBound, "the 60 s endpoint took \(endpointSeconds) s to recover")
         #expect(firstHook <= Self.recoveryBound, "the first held delivery came \(firstHook) s after the carrier")
         // The held events arrive, the oldest (the link going down at start) first.
         let first = server.hooks().sorted { $0.at < $1.at }.first?.body
-        #expect(first?["check"] as? String == "link/isp0" || first?["check"] as? String == "link/path", "\(String(describing: first))")
+        #expect(
+            first?["check"] as? String == "link/isp0" || first?["check"] as? String == "link/path",
+            "\(String(describing: first))")
         #expect(first?["to"] as? String == "critical")
     }
 

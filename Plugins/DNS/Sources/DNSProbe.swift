@@ -27,7 +27,9 @@ final class DNSProbe: Probe {
 
     init(config: DNSConfig) throws {
         let written = config.resolvers ?? ["system"]
-        guard !written.isEmpty else { throw ProbeConfigError("resolvers", "expected at least one resolver (or leave it out for the host's own)") }
+        guard !written.isEmpty else {
+            throw ProbeConfigError("resolvers", "expected at least one resolver (or leave it out for the host's own)")
+        }
         var useHost = false
         var listed: [ResolverAddress] = []
         for (index, text) in written.enumerated() {
@@ -38,9 +40,12 @@ final class DNSProbe: Probe {
             guard let address = ResolverAddress(parsing: text) else {
                 throw ProbeConfigError(
                     "resolvers[\(index)]",
-                    "expected \"system\" or an IPv4 or IPv6 address with an optional port (\"10.0.0.53\", \"[2001:db8::53]:5353\")")
+                    "expected \"system\" or an IPv4 or IPv6 address with an optional port (\"10.0.0.53\", \"[2001:db8::53]:5353\")"
+                )
             }
-            guard !listed.contains(address) else { throw ProbeConfigError("resolvers[\(index)]", "\(text) is listed twice") }
+            guard !listed.contains(address) else {
+                throw ProbeConfigError("resolvers[\(index)]", "\(text) is listed twice")
+            }
             listed.append(address)
         }
         useHostResolvers = useHost
@@ -55,7 +60,9 @@ final class DNSProbe: Probe {
             let query = try DNSQuery(written, at: path)
             let identity = "\(query.name.lowercased()) \(query.type.rawValue)"
             if let first = seen[identity] {
-                throw ProbeConfigError(path: path.appending("name"), message: "\(query.name) \(query.type.rawValue) is also queries[\(first)]")
+                throw ProbeConfigError(
+                    path: path.appending("name"),
+                    message: "\(query.name) \(query.type.rawValue) is also queries[\(first)]")
             }
             seen[identity] = index
             queries.append(query)
@@ -70,7 +77,9 @@ final class DNSProbe: Probe {
         warnLatency = config.warnLatency ?? DNSConfig.defaultWarnLatency
         critLatency = config.critLatency ?? DNSConfig.defaultCritLatency
         guard warnLatency.nanoseconds > 0 else { throw ProbeConfigError("warn_latency", "must be more than 0") }
-        guard warnLatency <= critLatency else { throw ProbeConfigError("warn_latency", "must not exceed crit_latency (\(critLatency))") }
+        guard warnLatency <= critLatency else {
+            throw ProbeConfigError("warn_latency", "must not exceed crit_latency (\(critLatency))")
+        }
         let timeout = config.timeout ?? DNSConfig.defaultTimeout
         guard timeout.nanoseconds >= 1_000_000 else { throw ProbeConfigError("timeout", "must be at least 1ms") }
         let tries = config.tries ?? DNSConfig.defaultTries
@@ -105,21 +114,28 @@ final class DNSProbe: Probe {
         for (resolver, answers) in zip(resolvers, outcomes) {
             for (query, outcome) in zip(queries, answers) {
                 let verdict = QueryVerdict(outcome, query: query, warn: warnLatency, crit: critLatency)
-                var labels: [(name: String, value: String)] = [("resolver", resolver.key), ("name", query.name), ("type", query.type.rawValue)]
+                var labels: [(name: String, value: String)] = [
+                    ("resolver", resolver.key), ("name", query.name), ("type", query.type.rawValue),
+                ]
                 if let rcode = verdict.rcode { labels.append(("rcode", rcode)) }
                 if case .notSent = outcome { labels.append((WellKnownLabel.agentFault, "1")) }
-                emitter.emit(Observation(
-                    key: "\(resolver.key)/\(query.key)", state: verdict.state, message: verdict.message,
-                    metrics: verdict.metrics, labels: labels))
+                emitter.emit(
+                    Observation(
+                        key: "\(resolver.key)/\(query.key)", state: verdict.state, message: verdict.message,
+                        metrics: verdict.metrics, labels: labels))
             }
             health.append((resolver, ResolverHealth(answers, queries: queries)))
         }
         let summary = ResolversVerdict(health)
         var labels: [(name: String, value: String)] = [("resolvers", resolvers.map(\.key).joined(separator: " "))]
         if affectsPath && !resolvers.isEmpty { labels.append((WellKnownLabel.dns, summary.health.label)) }
-        emitter.emit(Observation(
-            key: Self.summaryKey, state: summary.state, message: summary.message,
-            metrics: [("answering", Double(health.filter { $0.health == .ok }.count)), ("resolvers", Double(resolvers.count))],
-            labels: labels))
+        emitter.emit(
+            Observation(
+                key: Self.summaryKey, state: summary.state, message: summary.message,
+                metrics: [
+                    ("answering", Double(health.filter { $0.health == .ok }.count)),
+                    ("resolvers", Double(resolvers.count)),
+                ],
+                labels: labels))
     }
 }

@@ -21,11 +21,14 @@ struct DNSQuery {
         let name = config.name
         // The check key `<resolver>/<name>` must fit the host's 256 characters with any resolver.
         guard !name.isEmpty, name.utf8.count <= 190 else {
-            throw fail("name", "expected a domain name of 1 to 190 characters (the check key <resolver>/<name> has at most 256)")
+            throw fail(
+                "name",
+                "expected a domain name of 1 to 190 characters (the check key <resolver>/<name> has at most 256)")
         }
         if let problem = TextSafety.problem(in: name) { throw fail("name", "must not contain \(problem)") }
         guard !name.contains(" "), !name.contains("/") else {
-            throw fail("name", "must not contain spaces or \"/\" (it becomes part of the check id <probe>/<resolver>/<name>)")
+            throw fail(
+                "name", "must not contain spaces or \"/\" (it becomes part of the check id <probe>/<resolver>/<name>)")
         }
         type = config.type ?? .A
         self.name = name
@@ -35,7 +38,8 @@ struct DNSQuery {
             for (index, answer) in expected.enumerated() {
                 guard let form = AnswerText.normalized(answer, for: type) else {
                     throw ProbeConfigError(
-                        path: path.appending("expect").appending(index: index), message: "\"\(answer)\" cannot be an answer of type \(type.rawValue)")
+                        path: path.appending("expect").appending(index: index),
+                        message: "\"\(answer)\" cannot be an answer of type \(type.rawValue)")
                 }
                 normalized.append(form)
             }

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// What a resolver's response says (RFC 1035 §4.1): its code, whether it was truncated, and the
@@ -153,7 +153,8 @@ enum AnswerText {
         case .SOA:
             let parts = text.split(separator: " ", omittingEmptySubsequences: true)
             guard parts.count == 7, parts.dropFirst(2).allSatisfy({ UInt32($0) != nil }) else { return nil }
-            return ([name(String(parts[0])), name(String(parts[1]))] + parts.dropFirst(2).map(String.init)).joined(separator: " ")
+            return ([name(String(parts[0])), name(String(parts[1]))] + parts.dropFirst(2).map(String.init)).joined(
+                separator: " ")
         case .TXT:
             return text
         }
@@ -175,6 +176,7 @@ enum AnswerText {
         guard inet_pton(AF_INET6, text, &v6) == 1 else { return nil }
         let digits = "0123456789abcdef".map(String.init)
         // Nibbles from the last byte's low one to the first byte's high one (RFC 3596 §2.5).
-        return v6.reversed().flatMap { [digits[Int($0 & 0x0F)], digits[Int($0 >> 4)]] }.joined(separator: ".") + ".ip6.arpa"
+        return v6.reversed().flatMap { [digits[Int($0 & 0x0F)], digits[Int($0 >> 4)]] }.joined(separator: ".")
+            + ".ip6.arpa"
     }
 }

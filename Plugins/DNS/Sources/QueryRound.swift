@@ -2,9 +2,9 @@ import CAres
 import PathwatchProbeKit
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// What became of one query.
@@ -37,7 +37,8 @@ enum QueryRound {
     /// The outcomes, by resolver then by query.
     static func run(resolvers: [ResolverAddress], queries: [DNSQuery], settings: Settings) -> [[QueryOutcome]] {
         let round = Round(timeout: settings.timeout)
-        var outcomes = [[QueryOutcome?]](repeating: [QueryOutcome?](repeating: nil, count: queries.count), count: resolvers.count)
+        var outcomes = [[QueryOutcome?]](
+            repeating: [QueryOutcome?](repeating: nil, count: queries.count), count: resolvers.count)
         guard libraryStatus == ARES_SUCCESS else {
             let why = QueryOutcome.notSent("c-ares: \(String(cString: ares_strerror(libraryStatus)))")
             return resolvers.map { _ in queries.map { _ in why } }
@@ -54,7 +55,9 @@ enum QueryRound {
                 continue
             }
             let index = channels.count
-            let waiting = queries.indices.map { PendingQuery(resolver: r, query: $0, channel: index, asked: queries[$0], round: round) }
+            let waiting = queries.indices.map {
+                PendingQuery(resolver: r, query: $0, channel: index, asked: queries[$0], round: round)
+            }
             pending += waiting
             channels.append(Channel(handle: channel, queued: waiting.reversed()))
             round.watches.append(watch)
@@ -103,7 +106,9 @@ enum QueryRound {
         }
     }
 
-    private static func channel(for resolver: ResolverAddress, settings: Settings, watch: TCPWatch) -> Result<OpaquePointer, ChannelError> {
+    private static func channel(for resolver: ResolverAddress, settings: Settings, watch: TCPWatch) -> Result<
+        OpaquePointer, ChannelError
+    > {
         var options = ares_options()
         // NOCHECKRESP: a SERVFAIL or REFUSED is handed back as it came, not retried elsewhere
         // and turned into a bare error code: the probe reports the resolver's own answer.
@@ -138,14 +143,18 @@ enum QueryRound {
         var length: Int32 = 0
         // Recursion desired, no EDNS: what a stub resolver's plain query looks like.
         let made = ares_create_query(query.queryName, 1, Int32(query.type.code), 0, 1, &buffer, &length, 0)
-        guard made == ARES_SUCCESS, let buffer else { return "cannot ask \(query.queryName): \(String(cString: ares_strerror(made)))" }
+        guard made == ARES_SUCCESS, let buffer else {
+            return "cannot ask \(query.queryName): \(String(cString: ares_strerror(made)))"
+        }
         defer { ares_free_string(buffer) }
         waiting.sentAt = MonotonicClock.nowNanoseconds()
-        ares_send(channel, buffer, length, { argument, status, _, answer, length in
-            guard let argument else { return }
-            Unmanaged<PendingQuery>.fromOpaque(argument).takeUnretainedValue()
-                .finish(status: status, answer: answer.map { UnsafeBufferPointer(start: $0, count: Int(length)) })
-        }, Unmanaged.passUnretained(waiting).toOpaque())
+        ares_send(
+            channel, buffer, length,
+            { argument, status, _, answer, length in
+                guard let argument else { return }
+                Unmanaged<PendingQuery>.fromOpaque(argument).takeUnretainedValue()
+                    .finish(status: status, answer: answer.map { UnsafeBufferPointer(start: $0, count: Int(length)) })
+            }, Unmanaged.passUnretained(waiting).toOpaque())
         return nil
     }
 
@@ -168,7 +177,9 @@ enum QueryRound {
                     let read = pw_ares_sock_readable(bits, Int32(index)) != 0
                     let write = pw_ares_sock_writable(bits, Int32(index)) != 0
                     guard read || write else { continue }
-                    fds.append(pollfd(fd: sockets[index], events: Int16((read ? POLLIN : 0) | (write ? POLLOUT : 0)), revents: 0))
+                    fds.append(
+                        pollfd(
+                            fd: sockets[index], events: Int16((read ? POLLIN : 0) | (write ? POLLOUT : 0)), revents: 0))
                     owners.append(channel)
                 }
                 var room = timeval()
@@ -240,7 +251,9 @@ final class PendingQuery {
         round.inFlight[channel] -= 1
         let latency = Double(MonotonicClock.nowNanoseconds() - sentAt) / 1e6
         // A query that went over TCP and ended without an answer: what the connection did.
-        if status != ARES_SUCCESS, status != ARES_ENOMEM, let trouble = round.watches[channel].trouble(of: question, status: status) {
+        if status != ARES_SUCCESS, status != ARES_ENOMEM,
+            let trouble = round.watches[channel].trouble(of: question, status: status)
+        {
             switch trouble {
             case .malformed: outcome = .malformed(latencyMilliseconds: latency, overTCP: true)
             case .closedByServer: outcome = .noAnswer("the server closed the TCP connection without answering")

@@ -19,12 +19,15 @@ struct QueryVerdict {
             message = "not asked: \(why)"
         case .malformed(let latency, let overTCP):
             state = .critical
-            message = "\(overTCP ? "malformed answer over TCP" : "unreadable answer") in \(MessageText.milliseconds(latency)) ms"
+            message =
+                "\(overTCP ? "malformed answer over TCP" : "unreadable answer") in \(MessageText.milliseconds(latency)) ms"
             metrics = [("latency_ms", latency)]
         case .response(let response, let latency):
             let code = ResponseCode.name(response.rcode)
             rcode = code
-            metrics = [("latency_ms", latency), ("answers", Double(response.answers.count)), ("rcode", Double(response.rcode))]
+            metrics = [
+                ("latency_ms", latency), ("answers", Double(response.answers.count)), ("rcode", Double(response.rcode)),
+            ]
             let time = "in \(MessageText.milliseconds(latency)) ms"
             let truncated = response.truncated ? " (truncated)" : ""
             if response.rcode != query.rcode {
@@ -46,7 +49,8 @@ struct QueryVerdict {
                 let unexpected = response.answers.filter { !expect.contains($0) }
                 if !unexpected.isEmpty {
                     state = .critical
-                    message = "unexpected answer \(Self.list(unexpected)) (expected \(Self.list(expect))) \(time)\(truncated)"
+                    message =
+                        "unexpected answer \(Self.list(unexpected)) (expected \(Self.list(expect))) \(time)\(truncated)"
                     return
                 }
             }
@@ -55,7 +59,9 @@ struct QueryVerdict {
     }
 
     /// The latency thresholds applied to an otherwise good answer.
-    private static func timed(_ latency: Double, warn: ConfigDuration, crit: ConfigDuration, _ text: String) -> (CheckState, String) {
+    private static func timed(_ latency: Double, warn: ConfigDuration, crit: ConfigDuration, _ text: String) -> (
+        CheckState, String
+    ) {
         if latency >= crit.milliseconds {
             return (.critical, "slow (critical at \(MessageText.milliseconds(crit.milliseconds)) ms): \(text)")
         }

@@ -33,7 +33,10 @@ enum RecordType: String, Decodable, CaseIterable {
 
 /// Response codes by name (RFC 1035 §4.1.1, RFC 6895).
 enum ResponseCode {
-    static let names = ["NOERROR", "FORMERR", "SERVFAIL", "NXDOMAIN", "NOTIMP", "REFUSED", "YXDOMAIN", "YXRRSET", "NXRRSET", "NOTAUTH", "NOTZONE"]
+    static let names = [
+        "NOERROR", "FORMERR", "SERVFAIL", "NXDOMAIN", "NOTIMP", "REFUSED", "YXDOMAIN", "YXRRSET", "NXRRSET", "NOTAUTH",
+        "NOTZONE",
+    ]
 
     static func name(_ code: Int) -> String { names.indices.contains(code) ? names[code] : "RCODE\(code)" }
 

@@ -35,6 +35,7 @@ enum ResolvConf {
 
     /// The host's resolvers now: read again at every sample, since DHCP and resolved rewrite them.
     static func hostResolvers() -> [ResolverAddress] {
-        hostResolvers(resolvConf: try? KernelFile.text(path), systemdUpstream: try? KernelFile.text(systemdUpstreamPath))
+        hostResolvers(
+            resolvConf: try? KernelFile.text(path), systemdUpstream: try? KernelFile.text(systemdUpstreamPath))
     }
 }

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// One resolver: an IPv4 or IPv6 address and a port. `key` names it in check ids ("10.0.0.53",

@@ -1,9 +1,9 @@
 import CAres
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// What one resolver's TCP connections did, seen through c-ares's socket functions: c-ares ends
@@ -44,14 +44,17 @@ final class TCPWatch {
 
     init() {
         functions = .allocate(capacity: 1)
-        functions.initialize(to: ares_socket_functions(
-            asocket: { family, type, proto, watch in TCPWatch.from(watch).open(family, type, proto) },
-            aclose: { socket, watch in TCPWatch.from(watch).closeSocket(socket) },
-            aconnect: { socket, address, length, watch in TCPWatch.from(watch).connectSocket(socket, address, length) },
-            arecvfrom: { socket, buffer, length, flags, from, fromLength, watch in
-                TCPWatch.from(watch).receive(socket, buffer, length, flags, from, fromLength)
-            },
-            asendv: { socket, vector, count, watch in TCPWatch.from(watch).send(socket, vector, count) }))
+        functions.initialize(
+            to: ares_socket_functions(
+                asocket: { family, type, proto, watch in TCPWatch.from(watch).open(family, type, proto) },
+                aclose: { socket, watch in TCPWatch.from(watch).closeSocket(socket) },
+                aconnect: { socket, address, length, watch in
+                    TCPWatch.from(watch).connectSocket(socket, address, length)
+                },
+                arecvfrom: { socket, buffer, length, flags, from, fromLength, watch in
+                    TCPWatch.from(watch).receive(socket, buffer, length, flags, from, fromLength)
+                },
+                asendv: { socket, vector, count, watch in TCPWatch.from(watch).send(socket, vector, count) }))
     }
 
     deinit { functions.deallocate() }
@@ -92,7 +95,9 @@ final class TCPWatch {
         return close(fd)
     }
 
-    private func connectSocket(_ fd: ares_socket_t, _ address: UnsafePointer<sockaddr>?, _ length: ares_socklen_t) -> Int32 {
+    private func connectSocket(_ fd: ares_socket_t, _ address: UnsafePointer<sockaddr>?, _ length: ares_socklen_t)
+        -> Int32
+    {
         let result = connect(fd, address, length)
         let error = errno
         if result < 0, error == ECONNREFUSED, streams[fd] != nil { note(.refused) }
@@ -115,7 +120,9 @@ final class TCPWatch {
             for message in stream.received.take(UnsafeRawBufferPointer(start: buffer, count: count)) {
                 // What c-ares would take as an answer: a response with a header, to an id asked.
                 let id = message.count >= 12 ? UInt16(message[0]) << 8 | UInt16(message[1]) : nil
-                if message.count < 12 || message[2] & 0x80 == 0 || !stream.sentIDs.contains(id ?? 0) { note(.malformed) }
+                if message.count < 12 || message[2] & 0x80 == 0 || !stream.sentIDs.contains(id ?? 0) {
+                    note(.malformed)
+                }
             }
         } else if count == 0 {
             note(stream.received.isEmpty ? .closedByServer : .malformed)
@@ -142,7 +149,8 @@ final class TCPWatch {
             let part = vector[index]
             let taken = min(left, part.iov_len)
             left -= taken
-            for query in stream.sent.take(UnsafeRawBufferPointer(start: part.iov_base, count: taken)) where query.count >= 12 {
+            for query in stream.sent.take(UnsafeRawBufferPointer(start: part.iov_base, count: taken))
+            where query.count >= 12 {
                 stream.sentIDs.insert(UInt16(query[0]) << 8 | UInt16(query[1]))
                 if let question = Self.question(of: query) { askedOverTCP.insert(question) }
             }

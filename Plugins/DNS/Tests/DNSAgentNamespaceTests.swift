@@ -5,7 +5,9 @@ import Testing
 /// The agent, run as an ordinary user in the host namespace, with a link probe, a connectivity
 /// check by address, a ping of the gateway and the dns probe: when the ISP's resolver stops or
 /// fails while the gateway still answers, the path says DNS is what broke, in one alert.
-@Suite(.serialized, .onItsOwnThread, .enabled(if: TestEnvironment.canUseNamespaces, Comment(rawValue: TestEnvironment.needsRootReason)))
+@Suite(
+    .serialized, .onItsOwnThread,
+    .enabled(if: TestEnvironment.canUseNamespaces, Comment(rawValue: TestEnvironment.needsRootReason)))
 final class DNSAgentNamespaceTests {
     /// The probes' interval and the dns probe's wait: a state must show within one interval of
     /// the sample that first sees it.
@@ -24,7 +26,8 @@ final class DNSAgentNamespaceTests {
 
     func config() throws -> URL {
         let directory = topology.directory
-        return try writeConfig("""
+        return try writeConfig(
+            """
             {"agent": {"name": "dns-test", "interval": "1s", "plugin_dirs": ["\(TestEnvironment.productsDirectory.path)"],
                        "state_dir": "\(directory.path)/state"},
              "probes": [
@@ -38,7 +41,10 @@ final class DNSAgentNamespaceTests {
     }
 
     func status() -> [String: Any]? {
-        guard let text = try? String(contentsOf: topology.directory.appendingPathComponent("status.json"), encoding: .utf8) else { return nil }
+        guard
+            let text = try? String(
+                contentsOf: topology.directory.appendingPathComponent("status.json"), encoding: .utf8)
+        else { return nil }
         return try? parseJSONObject(text)
     }
 
@@ -56,7 +62,11 @@ final class DNSAgentNamespaceTests {
             guard let document = status(), condition(document) else { return nil }
             return document
         }
-        guard seen != nil else { throw TestFailure("\(what) not seen; last document: \(String(describing: status())); stderr: \(processes.last?.errorOutput ?? "")") }
+        guard seen != nil else {
+            throw TestFailure(
+                "\(what) not seen; last document: \(String(describing: status())); stderr: \(processes.last?.errorOutput ?? "")"
+            )
+        }
         return Date().timeIntervalSince(since)
     }
 
@@ -71,11 +81,16 @@ final class DNSAgentNamespaceTests {
         try topology.resolver.set(.normal)
         let site = topology.directory.appendingPathComponent("site")
         try FileManager.default.createDirectory(at: site, withIntermediateDirectories: true)
-        processes.append(try BackgroundProcess(
-            ["ip", "netns", "exec", topology.isp.name, "python3", "-m", "http.server", "8080", "--bind", DNSTopology.ispAddress, "--directory", site.path]))
+        processes.append(
+            try BackgroundProcess(
+                [
+                    "ip", "netns", "exec", topology.isp.name, "python3", "-m", "http.server", "8080", "--bind",
+                    DNSTopology.ispAddress, "--directory", site.path,
+                ]))
         let configFile = try config()
         try Unprivileged.own(topology.directory)
-        let agent = try BackgroundProcess(["ip", "netns", "exec", topology.host.name] + Unprivileged.pathwatch(["run", "--config", configFile.path]))
+        let agent = try BackgroundProcess(
+            ["ip", "netns", "exec", topology.host.name] + Unprivileged.pathwatch(["run", "--config", configFile.path]))
         processes.append(agent)
 
         _ = try waitFor("a satisfied path", after: Date()) { document in
@@ -91,10 +106,13 @@ final class DNSAgentNamespaceTests {
             path(document)["description"] as? String == "Connected via Ethernet (isp0), DNS not answering"
         }
         var document = try #require(status())
-        #expect(path(document)["internet"] as? String == "limited" && path(document)["status"] as? String == "unsatisfied")
+        #expect(
+            path(document)["internet"] as? String == "limited" && path(document)["status"] as? String == "unsatisfied")
         #expect(state(document, "gw/gateway") == "ok", "the gateway still answers")
         #expect(state(document, "dns/10.86.0.2/www.test") == "critical")
-        #expect(check("dns/10.86.0.2/www.test")?["message"] as? String == "not answering: connection refused (DNS not answering)")
+        #expect(
+            check("dns/10.86.0.2/www.test")?["message"] as? String
+                == "not answering: connection refused (DNS not answering)")
         let alerts = changes(of: agent).dropFirst(mark).compactMap { $0["check"] as? String }
         #expect(alerts == ["dns/resolvers"], "one alert for the path: \(alerts)")
         print("dns acceptance: stopped seen \(stopped) s after the switch")
@@ -117,16 +135,25 @@ final class DNSAgentNamespaceTests {
         switched = Date()
         mark = changes(of: agent).count
         try topology.resolver.set(.hijacked)
-        let hijacked = try waitFor("the hijack", after: switched) { document in state(document, "dns/10.86.0.2/www.test") == "critical" }
+        let hijacked = try waitFor("the hijack", after: switched) { document in
+            state(document, "dns/10.86.0.2/www.test") == "critical"
+        }
         document = try #require(status())
         #expect(path(document)["status"] as? String == "satisfied")
-        #expect((check("dns/10.86.0.2/www.test")?["message"] as? String)?.hasPrefix("unexpected answer 10.66.6.6 (expected 10.0.0.5)") == true)
-        #expect(waitUntil(timeout: 5) { self.changes(of: agent).dropFirst(mark).contains { $0["check"] as? String == "dns/10.86.0.2/www.test" } })
+        #expect(
+            (check("dns/10.86.0.2/www.test")?["message"] as? String)?.hasPrefix(
+                "unexpected answer 10.66.6.6 (expected 10.0.0.5)") == true)
+        #expect(
+            waitUntil(timeout: 5) {
+                self.changes(of: agent).dropFirst(mark).contains { $0["check"] as? String == "dns/10.86.0.2/www.test" }
+            })
         print("dns acceptance: hijack seen \(hijacked) s after the switch")
 
         switched = Date()
         try topology.resolver.set(.delayed(milliseconds: 300))
-        let slow = try waitFor("the slow resolver", after: switched) { document in state(document, "dns/10.86.0.2/www.test") == "warning" }
+        let slow = try waitFor("the slow resolver", after: switched) { document in
+            state(document, "dns/10.86.0.2/www.test") == "warning"
+        }
         print("dns acceptance: 300 ms delay seen \(slow) s after the switch")
     }
 }

@@ -3,11 +3,11 @@ import PathwatchProbeTesting
 import PathwatchTestSupport
 import Testing
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 @testable import DNSProbe
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// What the probe says about a resolver that answers wrongly (Fixtures/hostile_resolver.py on
 /// 127.0.0.1): each message says what happened, not a timeout or a refusal that did not happen,
@@ -22,7 +22,9 @@ import Glibc
     /// One sample of one TXT query of a.test to a hostile resolver in `mode`: every check by
     /// key, and the resolver's key ("127.0.0.1:PORT").
     func sample(_ mode: String) throws -> (seen: [String: Emitted], resolver: String) {
-        let script = TestEnvironment.packageRoot.appendingPathComponent("Plugins/DNS/Tests/Fixtures/hostile_resolver.py").path
+        let script = TestEnvironment.packageRoot.appendingPathComponent(
+            "Plugins/DNS/Tests/Fixtures/hostile_resolver.py"
+        ).path
         let resolver = try BackgroundProcess(["python3", script, mode])
         defer {
             // It keeps no state worth a clean exit: killed at once, the test never waits out
@@ -30,9 +32,11 @@ import Glibc
             resolver.signal(SIGKILL)
             _ = resolver.stop()
         }
-        let ready = try #require(resolver.waitForLine(timeout: 10) { $0.hasPrefix("ready ") }, "\(resolver.errorOutput)")
+        let ready = try #require(
+            resolver.waitForLine(timeout: 10) { $0.hasPrefix("ready ") }, "\(resolver.errorOutput)")
         let port = ready.line.dropFirst("ready ".count)
-        let probe = try ProbeDriver.make(#"{"resolvers": ["127.0.0.1:\#(port)"], "timeout": "2s", "queries": [{"name": "a.test", "type": "TXT"}]}"#)
+        let probe = try ProbeDriver.make(
+            #"{"resolvers": ["127.0.0.1:\#(port)"], "timeout": "2s", "queries": [{"name": "a.test", "type": "TXT"}]}"#)
         return (try ProbeDriver.sample(probe, by: Deadline.after(.seconds(5))), "127.0.0.1:\(port)")
     }
 

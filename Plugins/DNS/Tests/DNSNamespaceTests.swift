@@ -9,7 +9,9 @@ import Testing
 /// The probe against a real resolver from Debian in an "ISP" namespace the test creates, in each
 /// state an operator meets: normal, slow, stopped, SERVFAIL, NXDOMAIN, hijacked. Latencies are
 /// compared with `dig` asking the same resolver the same question in the same run.
-@Suite(.serialized, .onItsOwnThread, .enabled(if: TestEnvironment.canUseNamespaces, Comment(rawValue: TestEnvironment.needsRootReason)))
+@Suite(
+    .serialized, .onItsOwnThread,
+    .enabled(if: TestEnvironment.canUseNamespaces, Comment(rawValue: TestEnvironment.needsRootReason)))
 final class DNSNamespaceTests {
     let topology: DNSTopology
 
@@ -39,7 +41,8 @@ final class DNSNamespaceTests {
         for _ in 0..<5 {
             let seen = try topology.host.entered { try ProbeDriver.sample(probe) }
             ours.append(try #require(seen["10.86.0.2/\(name)"]?.metrics["latency_ms"], sourceLocation: sourceLocation))
-            digs.append(try #require(try topology.dig(name).milliseconds, "dig got no answer", sourceLocation: sourceLocation))
+            digs.append(
+                try #require(try topology.dig(name).milliseconds, "dig got no answer", sourceLocation: sourceLocation))
         }
         let median = { (values: [Double]) in values.sorted()[values.count / 2] }
         let (probeMedian, digMedian) = (median(ours), median(digs))
@@ -47,8 +50,12 @@ final class DNSNamespaceTests {
         clock_getres(CLOCK_REALTIME_COARSE, &resolution)
         let tick = Double(resolution.tv_sec) * 1000 + Double(resolution.tv_nsec) / 1e6
         let tolerance = max(1, digMedian * 0.10) + tick
-        #expect(abs(probeMedian - digMedian) <= tolerance, "probe \(ours) ms, dig \(digs) ms", sourceLocation: sourceLocation)
-        print("dns latency \(name): probe median \(probeMedian) ms \(ours), dig median \(digMedian) ms \(digs) (clock tick \(tick) ms)")
+        #expect(
+            abs(probeMedian - digMedian) <= tolerance, "probe \(ours) ms, dig \(digs) ms",
+            sourceLocation: sourceLocation)
+        print(
+            "dns latency \(name): probe median \(probeMedian) ms \(ours), dig median \(digMedian) ms \(digs) (clock tick \(tick) ms)"
+        )
     }
 
     @Test func normalAnswers() throws {
@@ -125,12 +132,14 @@ final class DNSNamespaceTests {
     /// and with `tcp: never` it is reported as it came.
     @Test func truncatedAnswersFallBackToTCP() throws {
         try topology.resolver.set(.normal)
-        let big = #"{"name": "big.test", "type": "TXT", "expect": ["\#(String(repeating: "x", count: 250) + String(repeating: "y", count: 250) + String(repeating: "z", count: 250))"]}"#
+        let big =
+            #"{"name": "big.test", "type": "TXT", "expect": ["\#(String(repeating: "x", count: 250) + String(repeating: "y", count: 250) + String(repeating: "z", count: 250))"]}"#
         let fallback = try ProbeDriver.make(#"{"resolvers": ["10.86.0.2"], "queries": [\#(big)]}"#)
         let whole = try #require(try topology.host.entered { try ProbeDriver.sample(fallback) }["10.86.0.2/big.test"])
         #expect(whole.state == .ok && !whole.message.contains("truncated"), "\(whole.message)")
         #expect(whole.metrics["answers"] == 1)
-        let udp = try ProbeDriver.make(#"{"resolvers": ["10.86.0.2"], "tcp": "never", "queries": [{"name": "big.test", "type": "TXT"}]}"#)
+        let udp = try ProbeDriver.make(
+            #"{"resolvers": ["10.86.0.2"], "tcp": "never", "queries": [{"name": "big.test", "type": "TXT"}]}"#)
         let cut = try #require(try topology.host.entered { try ProbeDriver.sample(udp) }["10.86.0.2/big.test"])
         #expect(cut.message.contains("(truncated)"), "\(cut.message)")
     }
@@ -140,7 +149,8 @@ final class DNSNamespaceTests {
     @Test func aThousandNamesAreAllAnswered() throws {
         try topology.resolver.set(.normal)
         let names = (0..<1000).map { #"{"name": "n\#($0).test", "rcode": "NXDOMAIN"}"# }.joined(separator: ", ")
-        let probe = try ProbeDriver.make(#"{"resolvers": ["10.86.0.2"], "tries": 1, "timeout": "5s", "queries": [\#(names)]}"#)
+        let probe = try ProbeDriver.make(
+            #"{"resolvers": ["10.86.0.2"], "tries": 1, "timeout": "5s", "queries": [\#(names)]}"#)
         let seen = try topology.host.entered { try ProbeDriver.sample(probe) }
         let failing = seen.values.filter { $0.state != .ok }
         #expect(seen.count == 1001 && failing.isEmpty, "\(failing.count) not ok: \(failing.prefix(3).map(\.message))")
@@ -151,7 +161,8 @@ final class DNSNamespaceTests {
     @Test func queriesGoOutTogether() throws {
         try topology.resolver.set(.delayed(milliseconds: 300))
         let names = (0..<20).map { #"{"name": "n\#($0).test", "rcode": "NXDOMAIN"}"# }.joined(separator: ", ")
-        let probe = try ProbeDriver.make(#"{"resolvers": ["10.86.0.2"], "timeout": "3s", "warn_latency": "1s", "queries": [\#(names)]}"#)
+        let probe = try ProbeDriver.make(
+            #"{"resolvers": ["10.86.0.2"], "timeout": "3s", "warn_latency": "1s", "queries": [\#(names)]}"#)
         let seen = try topology.host.entered { try ProbeDriver.sample(probe) }
         #expect(seen.values.filter { $0.state == .ok }.count == 21, "\(seen.values.map(\.message))")
     }

@@ -19,7 +19,10 @@ import Testing
 
     /// A record whose owner is a pointer to the question's name (offset 12).
     static func record(type: UInt16, _ data: [UInt8]) -> [UInt8] {
-        [0xC0, 12, UInt8(type >> 8), UInt8(type & 0xFF), 0, 1, 0, 0, 0, 60, UInt8(data.count >> 8), UInt8(data.count & 0xFF)] + data
+        [
+            0xC0, 12, UInt8(type >> 8), UInt8(type & 0xFF), 0, 1, 0, 0, 0, 60, UInt8(data.count >> 8),
+            UInt8(data.count & 0xFF),
+        ] + data
     }
 
     static func read(_ bytes: [UInt8], _ type: RecordType) throws -> DNSResponse {
@@ -41,9 +44,14 @@ import Testing
         #expect(try Self.read(Self.message(answers: [mx], type: 15), .MX).answers == ["10 mail.test"])
         let txt = Self.record(type: 16, [5] + Array("hello".utf8) + [6] + Array(" world".utf8))
         #expect(try Self.read(Self.message(answers: [txt], type: 16), .TXT).answers == ["hello world"])
-        let soa = Self.record(type: 6, [2] + Array("ns".utf8) + [0xC0, 16, 4] + Array("host".utf8) + [0xC0, 16]
-            + [0, 0, 0, 7, 0, 0, 14, 16, 0, 0, 3, 132, 0, 9, 58, 128, 0, 0, 0, 60])
-        #expect(try Self.read(Self.message(answers: [soa], type: 6), .SOA).answers == ["ns.test host.test 7 3600 900 604800 60"])
+        let soa = Self.record(
+            type: 6,
+            [2] + Array("ns".utf8) + [0xC0, 16, 4] + Array("host".utf8) + [0xC0, 16]
+                + [0, 0, 0, 7, 0, 0, 14, 16, 0, 0, 3, 132, 0, 9, 58, 128, 0, 0, 0, 60])
+        #expect(
+            try Self.read(Self.message(answers: [soa], type: 6), .SOA).answers == [
+                "ns.test host.test 7 3600 900 604800 60"
+            ])
         let aaaa = Self.record(type: 28, [0x20, 0x01, 0x0d, 0xb8] + [UInt8](repeating: 0, count: 11) + [1])
         #expect(try Self.read(Self.message(answers: [aaaa], type: 28), .AAAA).answers == ["2001:db8::1"])
     }
@@ -52,7 +60,9 @@ import Testing
         let servfail = try Self.read(Self.message(rcode: 2, answers: []), .A)
         #expect(servfail.rcode == 2 && servfail.answers.isEmpty && ResponseCode.name(servfail.rcode) == "SERVFAIL")
         #expect(try Self.read(Self.message(truncated: true, answers: []), .A).truncated)
-        #expect(ResponseCode.name(3) == "NXDOMAIN" && ResponseCode.name(14) == "RCODE14" && ResponseCode.code("refused") == 5)
+        #expect(
+            ResponseCode.name(3) == "NXDOMAIN" && ResponseCode.name(14) == "RCODE14"
+                && ResponseCode.code("refused") == 5)
     }
 
     @Test func hostileResponsesAreMalformedNotCrashes() {
@@ -75,14 +85,19 @@ import Testing
         #expect(verdict(.response(good, latencyMilliseconds: 0.25)).message == "10.0.0.5 in 0.25 ms")
         #expect(verdict(.response(good, latencyMilliseconds: 0.25)).state == .ok)
         #expect(verdict(.response(good, latencyMilliseconds: 301)).state == .warning)
-        #expect(verdict(.response(good, latencyMilliseconds: 301)).message == "slow (warning at 100 ms): 10.0.0.5 in 301 ms")
+        #expect(
+            verdict(.response(good, latencyMilliseconds: 301)).message == "slow (warning at 100 ms): 10.0.0.5 in 301 ms"
+        )
         #expect(verdict(.response(good, latencyMilliseconds: 600)).state == .critical)
         let hijacked = try Self.read(Self.message(answers: [Self.record(type: 1, [10, 66, 6, 6])]), .A)
-        #expect(verdict(.response(hijacked, latencyMilliseconds: 1)).message == "unexpected answer 10.66.6.6 (expected 10.0.0.5) in 1 ms")
+        #expect(
+            verdict(.response(hijacked, latencyMilliseconds: 1)).message
+                == "unexpected answer 10.66.6.6 (expected 10.0.0.5) in 1 ms")
         let nxdomain = try Self.read(Self.message(rcode: 3, answers: []), .A)
         #expect(verdict(.response(nxdomain, latencyMilliseconds: 1)).message == "NXDOMAIN in 1 ms (expected NOERROR)")
         let empty = try Self.read(Self.message(answers: []), .A)
-        #expect(verdict(.response(empty, latencyMilliseconds: 1)).message == "no A record (NOERROR, empty answer) in 1 ms")
+        #expect(
+            verdict(.response(empty, latencyMilliseconds: 1)).message == "no A record (NOERROR, empty answer) in 1 ms")
         #expect(verdict(.noAnswer("connection refused")).state == .critical)
         #expect(verdict(.notSent("c-ares: out of memory")).state == .unknown)
     }

@@ -26,7 +26,8 @@ final class DNSTopology {
             directory = try Unprivileged.makeTemporaryDirectory("pathwatch-dns")
             try host.exec("ip link add isp0 type veth peer name isp1 netns \(isp.name)")
             try isp.exec("ip link set isp1 up; ip addr add \(Self.ispAddress)/24 dev isp1")
-            try host.exec("""
+            try host.exec(
+                """
                 ip link set isp0 up
                 ip addr add \(Self.hostAddress)/24 dev isp0
                 ip route add default via \(Self.ispAddress) dev isp0
@@ -102,8 +103,10 @@ final class ISPResolver {
         stop()
         let listen = DNSTopology.ispAddress
         switch state {
-        case .normal: try dnsmasq(hosts: ["\(Self.address) www.test", "10.0.0.25 mail.test"], address: listen, port: 53)
-        case .hijacked: try dnsmasq(hosts: ["\(Self.hijackAddress) www.test", "10.0.0.25 mail.test"], address: listen, port: 53)
+        case .normal:
+            try dnsmasq(hosts: ["\(Self.address) www.test", "10.0.0.25 mail.test"], address: listen, port: 53)
+        case .hijacked:
+            try dnsmasq(hosts: ["\(Self.hijackAddress) www.test", "10.0.0.25 mail.test"], address: listen, port: 53)
         case .nxdomain: try dnsmasq(hosts: [], address: listen, port: 53)
         case .servfail:
             // dnsmasq with no upstream refuses what it does not know; unbound, forwarding to it,
@@ -112,9 +115,14 @@ final class ISPResolver {
             try unbound(forwardingTo: "127.0.0.1@5300")
         case .delayed(let milliseconds):
             try dnsmasq(hosts: ["\(Self.address) www.test", "10.0.0.25 mail.test"], address: "127.0.0.1", port: 5353)
-            let relay = TestEnvironment.packageRoot.appendingPathComponent("Plugins/DNS/Tests/Fixtures/delay_relay.py").path
-            let process = try server(["ip", "netns", "exec", isp.name, "python3", relay, listen, "53", "127.0.0.1", "5353", "\(milliseconds)"])
-            guard process.waitForLine(timeout: 10, { $0 == "ready" }) != nil else { throw TestFailure("relay did not start: \(process.errorOutput)") }
+            let relay = TestEnvironment.packageRoot.appendingPathComponent("Plugins/DNS/Tests/Fixtures/delay_relay.py")
+                .path
+            let process = try server([
+                "ip", "netns", "exec", isp.name, "python3", relay, listen, "53", "127.0.0.1", "5353", "\(milliseconds)",
+            ])
+            guard process.waitForLine(timeout: 10, { $0 == "ready" }) != nil else {
+                throw TestFailure("relay did not start: \(process.errorOutput)")
+            }
         case .stopped: break
         }
         try waitUntilSeen(state)
@@ -129,14 +137,17 @@ final class ISPResolver {
         chmod(file.path, 0o644)
         var argv = [
             "ip", "netns", "exec", isp.name, "dnsmasq", "--keep-in-foreground", "--conf-file=/dev/null", "--no-resolv",
-            "--no-hosts", "--addn-hosts=\(file.path)", "--listen-address=\(address)", "--bind-interfaces", "--port=\(port)",
+            "--no-hosts", "--addn-hosts=\(file.path)", "--listen-address=\(address)", "--bind-interfaces",
+            "--port=\(port)",
             "--user=nobody", "--pid-file=", "--log-facility=-", "--cache-size=0",
         ]
         // The zone is dnsmasq's own: a name it does not list does not exist (NXDOMAIN). big.test
         // has a TXT record of three 250-byte strings: more than a plain UDP answer holds.
         if local {
             argv.append("--local=/test/")
-            argv.append("--txt-record=big.test," + ["x", "y", "z"].map { String(repeating: $0, count: 250) }.joined(separator: ","))
+            argv.append(
+                "--txt-record=big.test,"
+                    + ["x", "y", "z"].map { String(repeating: $0, count: 250) }.joined(separator: ","))
         }
         try server(argv)
     }
@@ -144,26 +155,26 @@ final class ISPResolver {
     private func unbound(forwardingTo upstream: String) throws {
         let config = directory.appendingPathComponent("unbound.conf")
         try """
-            server:
-                interface: \(DNSTopology.ispAddress)
-                port: 53
-                do-daemonize: no
-                username: ""
-                chroot: ""
-                pidfile: ""
-                use-syslog: no
-                logfile: ""
-                do-ip6: no
-                access-control: 10.86.0.0/24 allow
-                module-config: "iterator"
-                # Its upstream is dnsmasq on loopback, which unbound by default never asks, and
-                # `test.` is a zone it serves empty by default (RFC 6761): neither here.
-                do-not-query-localhost: no
-                local-zone: "test." nodefault
-            forward-zone:
-                name: "."
-                forward-addr: \(upstream)
-            """.write(to: config, atomically: true, encoding: .utf8)
+        server:
+            interface: \(DNSTopology.ispAddress)
+            port: 53
+            do-daemonize: no
+            username: ""
+            chroot: ""
+            pidfile: ""
+            use-syslog: no
+            logfile: ""
+            do-ip6: no
+            access-control: 10.86.0.0/24 allow
+            module-config: "iterator"
+            # Its upstream is dnsmasq on loopback, which unbound by default never asks, and
+            # `test.` is a zone it serves empty by default (RFC 6761): neither here.
+            do-not-query-localhost: no
+            local-zone: "test." nodefault
+        forward-zone:
+            name: "."
+            forward-addr: \(upstream)
+        """.write(to: config, atomically: true, encoding: .utf8)
         try server(["ip", "netns", "exec", isp.name, "unbound", "-d", "-c", config.path])
     }
 
@@ -187,18 +198,23 @@ final class ISPResolver {
 
     /// Waits until `dig` from the host sees the state: the servers are up and answering so.
     private func waitUntilSeen(_ state: State) throws {
-        let expected: String? = switch state {
-        case .normal, .hijacked, .delayed: "NOERROR"
-        case .nxdomain: "NXDOMAIN"
-        case .servfail: "SERVFAIL"
-        case .stopped: nil
-        }
+        let expected: String? =
+            switch state {
+            case .normal, .hijacked, .delayed: "NOERROR"
+            case .nxdomain: "NXDOMAIN"
+            case .servfail: "SERVFAIL"
+            case .stopped: nil
+            }
         let seen = waitUntil(timeout: 20) {
-            guard let answer = try? host.exec("dig @\(DNSTopology.ispAddress) www.test A +noedns +tries=1 +time=1 || true") else { return false }
+            guard
+                let answer = try? host.exec(
+                    "dig @\(DNSTopology.ispAddress) www.test A +noedns +tries=1 +time=1 || true")
+            else { return false }
             return DigAnswer(answer).status == expected
         }
         guard seen else {
-            throw TestFailure("resolver state \(state) not seen: \(processes.map(\.errorOutput).joined(separator: "\n"))")
+            throw TestFailure(
+                "resolver state \(state) not seen: \(processes.map(\.errorOutput).joined(separator: "\n"))")
         }
     }
 

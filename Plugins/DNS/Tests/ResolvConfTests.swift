@@ -38,13 +38,19 @@ import Testing
             nameserver 2001:db8::1
             search .
             """
-        #expect(ResolvConf.hostResolvers(resolvConf: stub, systemdUpstream: upstream).map(\.key) == ["10.0.2.3", "2001:db8::1"])
+        #expect(
+            ResolvConf.hostResolvers(resolvConf: stub, systemdUpstream: upstream).map(\.key) == [
+                "10.0.2.3", "2001:db8::1",
+            ])
         // resolved with no upstream (or its file unreadable): the stub is what there is to ask.
         #expect(ResolvConf.hostResolvers(resolvConf: stub, systemdUpstream: "search .\n").map(\.key) == ["127.0.0.53"])
         #expect(ResolvConf.hostResolvers(resolvConf: stub, systemdUpstream: nil).map(\.key) == ["127.0.0.53"])
         // The stub beside another server: glibc asks both, and so does the probe.
         let mixed = "nameserver 127.0.0.53\nnameserver 10.0.0.1\n"
-        #expect(ResolvConf.hostResolvers(resolvConf: mixed, systemdUpstream: upstream).map(\.key) == ["127.0.0.53", "10.0.0.1"])
+        #expect(
+            ResolvConf.hostResolvers(resolvConf: mixed, systemdUpstream: upstream).map(\.key) == [
+                "127.0.0.53", "10.0.0.1",
+            ])
     }
 
     @Test func resolverAddresses() {

@@ -41,13 +41,17 @@ struct DiskAssessment: Equatable {
         }
         // Stable sort: worst first, and in the order above among equals. Most mounts have no
         // finding, and one needs no sorting.
-        let ordered = findings.count < 2 ? findings : findings.enumerated().sorted {
-            ($0.element.state.severity, -$0.offset) > ($1.element.state.severity, -$1.offset)
-        }.map(\.element)
+        let ordered =
+            findings.count < 2
+            ? findings
+            : findings.enumerated().sorted {
+                ($0.element.state.severity, -$0.offset) > ($1.element.state.severity, -$1.offset)
+            }.map(\.element)
         self.findings = ordered
         self.state = ordered.first?.state ?? .ok
         if ordered.isEmpty {
-            var summary = "\(usage.usedPercent)% used, \(ByteSize(bytes: usage.availableBytes)) free of \(ByteSize(bytes: usage.sizeBytes))"
+            var summary =
+                "\(usage.usedPercent)% used, \(ByteSize(bytes: usage.availableBytes)) free of \(ByteSize(bytes: usage.sizeBytes))"
             if usage.readOnly { summary += ", read-only" }
             self.message = summary
         } else {

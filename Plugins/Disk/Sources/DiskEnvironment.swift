@@ -1,4 +1,5 @@
 import PathwatchProbeKit
+
 /// Where the probe gets its facts: the mount table and statvfs. Tests substitute fixtures and a
 /// statvfs that blocks on cue.
 struct DiskEnvironment: Sendable {

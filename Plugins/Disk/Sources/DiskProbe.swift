@@ -68,12 +68,15 @@ final class DiskProbe: Probe {
     }
 
     private func observation(of entry: MountEntry, result: StatvfsRunner.Result) -> Observation? {
-        let labels: [(name: String, value: String)] = [("mount", entry.mountPoint), ("fstype", entry.fsType), ("device", entry.source)]
+        let labels: [(name: String, value: String)] = [
+            ("mount", entry.mountPoint), ("fstype", entry.fsType), ("device", entry.source),
+        ]
         let timeout = ConfigDuration(nanoseconds: runner.timeoutNanoseconds)
         switch result {
         case .timedOut:
             // Waited less than the timeout: the sample's deadline came first (whole ms shown).
-            let message = runner.lastWait < timeout
+            let message =
+                runner.lastWait < timeout
                 ? "statvfs timed out after \(ConfigDuration.milliseconds(runner.lastWait.nanoseconds / 1_000_000)): ran out of time before the probe's deadline"
                 : "statvfs timed out after \(timeout)"
             return Observation(key: entry.mountPoint, state: .unknown, message: message, labels: labels)

@@ -1,13 +1,13 @@
 /// The raw numbers `statvfs(3)` returns for one filesystem.
 struct FilesystemStats: Sendable, Equatable {
-    var blockSize: UInt64       // f_bsize
-    var fragmentSize: UInt64    // f_frsize
-    var blocks: UInt64          // f_blocks, in f_frsize units
-    var blocksFree: UInt64      // f_bfree, including blocks reserved for root
-    var blocksAvailable: UInt64 // f_bavail, what unprivileged users may still write
-    var files: UInt64           // f_files
-    var filesFree: UInt64       // f_ffree
-    var readOnly: Bool          // ST_RDONLY in f_flag (the probe uses the superblock's state instead)
+    var blockSize: UInt64  // f_bsize
+    var fragmentSize: UInt64  // f_frsize
+    var blocks: UInt64  // f_blocks, in f_frsize units
+    var blocksFree: UInt64  // f_bfree, including blocks reserved for root
+    var blocksAvailable: UInt64  // f_bavail, what unprivileged users may still write
+    var files: UInt64  // f_files
+    var filesFree: UInt64  // f_ffree
+    var readOnly: Bool  // ST_RDONLY in f_flag (the probe uses the superblock's state instead)
 }
 
 /// What the probe reports for a filesystem, computed the way GNU df (coreutils 9) computes

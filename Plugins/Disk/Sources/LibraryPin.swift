@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import PathwatchProbeKit
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// Keeps this plug-in's code mapped for the life of the process.
 ///
@@ -34,12 +35,14 @@ enum LibraryPin {
             let line = maps[lineStart..<lineEnd]
             lineStart = lineEnd + 1
             // "start-end perms offset dev inode   path"
-            guard let dash = line.firstIndex(of: UInt8(ascii: "-")), let space = line[dash...].firstIndex(of: UInt8(ascii: " ")),
+            guard let dash = line.firstIndex(of: UInt8(ascii: "-")),
+                let space = line[dash...].firstIndex(of: UInt8(ascii: " ")),
                 let start = UInt(String(decoding: line[..<dash], as: UTF8.self), radix: 16),
                 let end = UInt(String(decoding: line[(dash + 1)..<space], as: UTF8.self), radix: 16),
                 start <= address, address < end
             else { continue }
-            let fields = String(decoding: line, as: UTF8.self).split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)
+            let fields = String(decoding: line, as: UTF8.self).split(
+                separator: " ", maxSplits: 5, omittingEmptySubsequences: true)
             guard fields.count == 6 else { return nil }
             let path = fields[5].drop(while: { $0 == " " })
             return path.hasPrefix("/") ? String(path) : nil

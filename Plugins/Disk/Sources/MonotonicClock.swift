@@ -1,10 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-
 import PathwatchProbeKit
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// The statvfs deadline waits on CLOCK_MONOTONIC (ProbeKit's `MonotonicClock`), as a timespec.
 extension MonotonicClock {

@@ -75,7 +75,8 @@ enum MountInfoParser {
         }
         fields.append(fieldStart..<line.endIndex)
         // Optional fields end at the lone "-"; everything after it has a fixed shape.
-        guard let separator = fields.firstIndex(where: { $0.count == 1 && line[$0.lowerBound] == UInt8(ascii: "-") }) else {
+        guard let separator = fields.firstIndex(where: { $0.count == 1 && line[$0.lowerBound] == UInt8(ascii: "-") })
+        else {
             throw fail("no \"-\" separator")
         }
         guard separator >= 6 else { throw fail("expected 6 fields before \"-\", found \(separator)") }
@@ -101,7 +102,8 @@ enum MountInfoParser {
     /// "major:minor": two numbers that fit 32 bits, one colon between them.
     private static func isMajorMinor(_ field: Bytes) -> Bool {
         guard let colon = field.firstIndex(of: UInt8(ascii: ":")) else { return false }
-        let major = field[..<colon], minor = field[(colon + 1)...]
+        let major = field[..<colon]
+        let minor = field[(colon + 1)...]
         guard !minor.contains(UInt8(ascii: ":")) else { return false }
         return UInt32(text(major)) != nil && UInt32(text(minor)) != nil
     }

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import PathwatchProbeKit
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// The threads that make one probe instance's statvfs calls, and the one lock and condition they
 /// share with the sampling thread. A worker lives as long as the probe and sleeps between
@@ -77,12 +78,14 @@ final class StatvfsWorkers: @unchecked Sendable {
         pthread_attr_setstacksize(&attributes, Self.stackSize)
         let context = Unmanaged.passRetained(Job(workers: self, worker: worker)).toOpaque()
         var thread = pthread_t()
-        let status = pthread_create(&thread, &attributes, { raw in
-            guard let raw else { return nil }
-            let job = Unmanaged<Job>.fromOpaque(raw).takeRetainedValue()
-            job.workers.serve(job.worker)
-            return nil
-        }, context)
+        let status = pthread_create(
+            &thread, &attributes,
+            { raw in
+                guard let raw else { return nil }
+                let job = Unmanaged<Job>.fromOpaque(raw).takeRetainedValue()
+                job.workers.serve(job.worker)
+                return nil
+            }, context)
         guard status == 0 else {
             Unmanaged<Job>.fromOpaque(context).release()
             return status

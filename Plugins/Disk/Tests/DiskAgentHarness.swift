@@ -27,7 +27,9 @@ struct DiskAgentHarness {
         try FileManager.default.createDirectory(atPath: stuckPoint, withIntermediateDirectories: false)
         configFile = directory.appendingPathComponent("config.json")
         let config: [String: Any] = [
-            "agent": ["name": "disk-test", "interval": interval, "plugin_dirs": [TestEnvironment.productsDirectory.path]],
+            "agent": [
+                "name": "disk-test", "interval": interval, "plugin_dirs": [TestEnvironment.productsDirectory.path],
+            ],
             "probes": probes(mountPoint, stuckPoint),
             "sinks": [["type": "stdout", "format": "json", "on": "every"]],
         ]
@@ -60,7 +62,8 @@ struct DiskAgentHarness {
         let result = try PathwatchTestSupport.run(
             ["unshare", "-m", "--propagation", "private", "bash", "-euo", "pipefail", "-c", prelude + "\n" + script],
             environment: [
-                "MNT": mountPoint, "STUCK": stuckPoint, "AGENT": TestEnvironment.pathwatchBinary.path, "CFG": configFile.path,
+                "MNT": mountPoint, "STUCK": stuckPoint, "AGENT": TestEnvironment.pathwatchBinary.path,
+                "CFG": configFile.path,
                 "OUT": directory.path, "RUNAS": unprivileged ? Unprivileged.command([]).joined(separator: " ") : "",
             ],
             timeout: timeout)
@@ -115,7 +118,9 @@ struct DfRow: Equatable, CustomStringConvertible {
         let lines = text.split(separator: "\n")
         guard lines.count == 2 else { throw TestFailure("unexpected df output: \(text)") }
         // df prints "-" for a percentage over nothing; the probe reports 0 there.
-        let numbers = lines[1].split(separator: " ").map { $0 == "-" ? "0" : $0.replacingOccurrences(of: "%", with: "") }
+        let numbers = lines[1].split(separator: " ").map {
+            $0 == "-" ? "0" : $0.replacingOccurrences(of: "%", with: "")
+        }
         guard numbers.count == 7 else { throw TestFailure("unexpected df row: \(lines[1])") }
         let values = try numbers.map { field -> UInt64 in
             guard let value = UInt64(field) else { throw TestFailure("not a number in df output: \(field)") }

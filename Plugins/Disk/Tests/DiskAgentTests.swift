@@ -12,15 +12,22 @@ import Testing
 
     @Test(.enabled(if: rootOnly, Comment(rawValue: TestEnvironment.needsRootReason)))
     func tmpfsFilledPastEachThresholdMatchesDfAtEveryStep() throws {
-        let usage = "usage", full = "full"
+        let usage = "usage"
+        let full = "full"
         // Two probes on one mount: percentages (warn 50, crit 75) and the storage-full check
         // alone (min_free 8 MiB, percentages out of the way at 100).
         let h = try DiskAgentHarness { mount, _ in
             [
-                ["id": usage, "plugin": "disk", "timeout": "10s",
-                 "config": ["mounts": [mount], "warn_used_percent": 50, "crit_used_percent": 75]],
-                ["id": full, "plugin": "disk", "timeout": "10s",
-                 "config": ["mounts": [mount], "warn_used_percent": 100, "crit_used_percent": 100, "min_free": "8MiB"]],
+                [
+                    "id": usage, "plugin": "disk", "timeout": "10s",
+                    "config": ["mounts": [mount], "warn_used_percent": 50, "crit_used_percent": 75],
+                ],
+                [
+                    "id": full, "plugin": "disk", "timeout": "10s",
+                    "config": [
+                        "mounts": [mount], "warn_used_percent": 100, "crit_used_percent": 100, "min_free": "8MiB",
+                    ],
+                ],
             ]
         }
         defer { h.cleanUp() }
@@ -57,18 +64,29 @@ import Testing
         }
         // The size is the one asked for, so df and the probe are not merely agreeing on nonsense.
         #expect(steps["empty"]?.df.size == 64 * 1024 * 1024)
-        #expect(try steps["warning"]?.check("\(usage)/\(h.mountPoint)")["message"] as? String == "warning: 63% used (warn 50%)")
-        #expect(try steps["critical"]?.check("\(usage)/\(h.mountPoint)")["message"] as? String == "critical: 79% used (crit 75%)")
-        #expect(try steps["minfree"]?.check("\(full)/\(h.mountPoint)")["message"] as? String == "critical: 4 MiB free, below min_free 8 MiB")
-        #expect(try steps["readonly"]?.check("\(full)/\(h.mountPoint)")["message"] as? String
-            == "critical: read-only; 4 MiB free, below min_free 8 MiB")
+        #expect(
+            try steps["warning"]?.check("\(usage)/\(h.mountPoint)")["message"] as? String
+                == "warning: 63% used (warn 50%)")
+        #expect(
+            try steps["critical"]?.check("\(usage)/\(h.mountPoint)")["message"] as? String
+                == "critical: 79% used (crit 75%)")
+        #expect(
+            try steps["minfree"]?.check("\(full)/\(h.mountPoint)")["message"] as? String
+                == "critical: 4 MiB free, below min_free 8 MiB")
+        #expect(
+            try steps["readonly"]?.check("\(full)/\(h.mountPoint)")["message"] as? String
+                == "critical: read-only; 4 MiB free, below min_free 8 MiB")
     }
 
     @Test(.enabled(if: rootOnly, Comment(rawValue: TestEnvironment.needsRootReason)))
     func inodeThresholdsOnATmpfsWithFewInodesMatchDfDashI() throws {
         let h = try DiskAgentHarness { mount, _ in
-            [["id": "inodes", "plugin": "disk", "timeout": "10s",
-              "config": ["mounts": [mount], "warn_inodes_used_percent": 50, "crit_inodes_used_percent": 90]]]
+            [
+                [
+                    "id": "inodes", "plugin": "disk", "timeout": "10s",
+                    "config": ["mounts": [mount], "warn_inodes_used_percent": 50, "crit_inodes_used_percent": 90],
+                ]
+            ]
         }
         defer { h.cleanUp() }
         let steps = try h.run(
@@ -94,7 +112,12 @@ import Testing
     @Test(.enabled(if: canMountFUSE, needsFUSEReason))
     func aMountThatNeverAnswersIsUnknownWhileTheOthersReport() throws {
         let h = try DiskAgentHarness { mount, stuck in
-            [["id": "disk", "plugin": "disk", "timeout": "10s", "config": ["mounts": [mount, stuck], "timeout": "300ms"]]]
+            [
+                [
+                    "id": "disk", "plugin": "disk", "timeout": "10s",
+                    "config": ["mounts": [mount, stuck], "timeout": "300ms"],
+                ]
+            ]
         }
         defer { h.cleanUp() }
         let steps = try h.run(
@@ -119,7 +142,12 @@ import Testing
     @Test(.enabled(if: canMountFUSE, needsFUSEReason))
     func aStuckMountHoldsOneThreadForeverNotOnePerSample() throws {
         let h = try DiskAgentHarness(interval: "250ms") { mount, stuck in
-            [["id": "disk", "plugin": "disk", "timeout": "2s", "config": ["mounts": [mount, stuck], "timeout": "100ms"]]]
+            [
+                [
+                    "id": "disk", "plugin": "disk", "timeout": "2s",
+                    "config": ["mounts": [mount, stuck], "timeout": "100ms"],
+                ]
+            ]
         }
         defer { h.cleanUp() }
         // The agent runs for about 4 s (some 16 samples) while the script counts, four times a

@@ -1,15 +1,19 @@
 import PathwatchProbeKit
 import Testing
+
 @testable import DiskProbe
 
 @Suite struct DiskAssessmentTests {
     /// 50 GiB in 4 KiB blocks.
     static let blocks: UInt64 = 50 * 1024 * 1024 / 4
 
-    func assess(usedPercentOfBlocks fraction: Double, config: String = "{}", readOnly: Bool = false,
-                expected: Bool = false, files: UInt64 = 1000, filesFree: UInt64 = 900) throws -> DiskAssessment {
+    func assess(
+        usedPercentOfBlocks fraction: Double, config: String = "{}", readOnly: Bool = false,
+        expected: Bool = false, files: UInt64 = 1000, filesFree: UInt64 = 900
+    ) throws -> DiskAssessment {
         let used = UInt64(Double(Self.blocks) * fraction)
-        let usage = DiskUsage(DiskFixtures.stats(blocks: Self.blocks, used: used, files: files, filesFree: filesFree, readOnly: readOnly))
+        let usage = DiskUsage(
+            DiskFixtures.stats(blocks: Self.blocks, used: used, files: files, filesFree: filesFree, readOnly: readOnly))
         return DiskAssessment(usage: usage, config: try DiskFixtures.config(config), readOnlyExpected: expected)
     }
 
@@ -43,7 +47,8 @@ import Testing
             usedPercentOfBlocks: 0.9, config: #"{"min_free": "6GiB", "warn_inodes_used_percent": 5}"#)
         #expect(a.state == .critical)
         #expect(a.findings.map(\.state) == [.critical, .warning, .warning])
-        #expect(a.message == "critical: 5 GiB free, below min_free 6 GiB; 90% used (warn 85%); inodes 10% used (warn 5%)")
+        #expect(
+            a.message == "critical: 5 GiB free, below min_free 6 GiB; 90% used (warn 85%); inodes 10% used (warn 5%)")
     }
 
     @Test func inodeThresholdsApplyOnlyWhereInodesAreCounted() throws {

@@ -1,8 +1,9 @@
-import Foundation
 import CPathwatchProbe
+import Foundation
 import PathwatchProbeKit
 import PathwatchTestSupport
 import Testing
+
 @testable import DiskProbe
 
 @Suite(.onItsOwnThread) struct DiskConfigTests {
@@ -28,7 +29,8 @@ import Testing
             """)
         try config.validate()
         #expect(config.listedMountPoints == ["/", "/var"])
-        #expect(try DiskFixtures.config(#"{"mounts": ["//srv//data/./", "/"]}"#).listedMountPoints == ["/srv/data", "/"])
+        #expect(
+            try DiskFixtures.config(#"{"mounts": ["//srv//data/./", "/"]}"#).listedMountPoints == ["/srv/data", "/"])
         #expect(config.ignore == [Glob("/run/*")])
         #expect(config.expectReadOnly == [Glob("/boot/efi")])
         #expect(config.critUsedPercent == 90.5)
@@ -48,10 +50,18 @@ import Testing
         (#"{"crit_used_percent": -1}"#, "crit_used_percent", "expected a percentage from 0 to 100, found -1"),
         (#"{"warn_used_percent": "85"}"#, "warn_used_percent", "expected a number, found a string"),
         (#"{"warn_used_percent": 96}"#, "warn_used_percent", "must not exceed crit_used_percent (95), found 96"),
-        (#"{"warn_inodes_used_percent": 90, "crit_inodes_used_percent": 80}"#, "warn_inodes_used_percent",
-         "must not exceed crit_inodes_used_percent (80), found 90"),
-        (#"{"crit_inodes_used_percent": 200}"#, "crit_inodes_used_percent", "expected a percentage from 0 to 100, found 200"),
-        (#"{"min_free": "lots"}"#, "min_free", "expected a size: a byte count or a string with a unit, like \"600MB\" or \"1.5GiB\""),
+        (
+            #"{"warn_inodes_used_percent": 90, "crit_inodes_used_percent": 80}"#, "warn_inodes_used_percent",
+            "must not exceed crit_inodes_used_percent (80), found 90"
+        ),
+        (
+            #"{"crit_inodes_used_percent": 200}"#, "crit_inodes_used_percent",
+            "expected a percentage from 0 to 100, found 200"
+        ),
+        (
+            #"{"min_free": "lots"}"#, "min_free",
+            "expected a size: a byte count or a string with a unit, like \"600MB\" or \"1.5GiB\""
+        ),
         (#"{"timeout": "0s"}"#, "timeout", "expected a duration above zero, found 0ns"),
         (#"{"timeout": 2}"#, "timeout", "expected a duration with a unit, like \"250ms\", \"5s\" or \"2m\""),
         (#"{"ignore": "/run"}"#, "ignore", "expected an array, found a string"),

@@ -1,6 +1,7 @@
 import Foundation
 import PathwatchProbeKit
 import Testing
+
 @testable import DiskProbe
 
 /// The README quotes sample.json, and sample.json is a configuration the probe accepts: the

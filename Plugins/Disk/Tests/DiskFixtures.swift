@@ -1,6 +1,7 @@
 import Foundation
 import PathwatchProbeKit
 import Synchronization
+
 @testable import DiskProbe
 
 /// Test inputs: fixture files beside this source, and fake statvfs results.

@@ -1,8 +1,9 @@
 import Foundation
 import PathwatchProbeKit
-import Synchronization
 import PathwatchTestSupport
+import Synchronization
 import Testing
+
 @testable import DiskProbe
 
 /// The whole sample through the probe's Swift API, over the fixture mount table.
@@ -22,9 +23,11 @@ import Testing
         #expect(observations.count == 1)
         #expect(check.key == "/")
         #expect(check.state == .ok)
-        #expect(check.metrics.map(\.name) == [
-            "size_bytes", "used_bytes", "avail_bytes", "used_pct", "inodes_total", "inodes_free", "inodes_used_pct", "readonly",
-        ])
+        #expect(
+            check.metrics.map(\.name) == [
+                "size_bytes", "used_bytes", "avail_bytes", "used_pct", "inodes_total", "inodes_free", "inodes_used_pct",
+                "readonly",
+            ])
         #expect(check.metrics.map(\.value) == [4_096_000, 2_457_600, 1_433_600, 64, 3000, 1999, 34, 0])
         #expect(check.labels.map(\.name) == ["mount", "fstype", "device"])
         #expect(check.labels.map(\.value) == ["/", "ext4", "/dev/vda"])
@@ -33,7 +36,9 @@ import Testing
     @Test func starReportsEveryStorageMountAndSkipsZeroSizedOnes() throws {
         let some = DiskFixtures.stats(blocks: 100, used: 1)
         var answers: [String: StatOutcome] = [:]
-        for path in ["/dev", "/", "/var", "/mnt/my disk", "/mnt/backup", "/srv/a", "/srv/b"] { answers[path] = .stats(some) }
+        for path in ["/dev", "/", "/var", "/mnt/my disk", "/mnt/backup", "/srv/a", "/srv/b"] {
+            answers[path] = .stats(some)
+        }
         answers["/dev/shm"] = .stats(DiskFixtures.stats(blocks: 0, used: 0))
         let observations = try probe("{}", FakeStatvfs(answers)).observations()
         #expect(observations.map(\.key) == ["/dev", "/", "/var", "/mnt/my disk", "/mnt/backup", "/srv/a", "/srv/b"])
@@ -44,7 +49,9 @@ import Testing
         // Listed by name, a read-only mount is critical unless expected.
         let listed = try probe(#"{"mounts": ["/mnt/backup"]}"#, FakeStatvfs(answers)).observations()
         #expect(listed.first?.state == .critical)
-        let expecting = try probe(#"{"mounts": ["/mnt/backup"], "expect_readonly": ["/mnt/backup"]}"#, FakeStatvfs(answers)).observations()
+        let expecting = try probe(
+            #"{"mounts": ["/mnt/backup"], "expect_readonly": ["/mnt/backup"]}"#, FakeStatvfs(answers)
+        ).observations()
         #expect(expecting.first { $0.key == "/mnt/backup" }?.state == .ok)
     }
 
@@ -53,9 +60,11 @@ import Testing
     @Test func aMountThatTurnsReadOnlyWhileWatchedIsCritical() throws {
         let turned = Mutex(false)
         let failed = mountInfo.replacingOccurrences(of: "- xfs /dev/vdb rw", with: "- xfs /dev/vdb ro")
-        let environment = DiskEnvironment(readMountInfo: { [mountInfo] in turned.withLock { $0 } ? failed : mountInfo }, statFunction: { _ in
-            .stats(DiskFixtures.stats(blocks: 100, used: 1, readOnly: true))
-        })
+        let environment = DiskEnvironment(
+            readMountInfo: { [mountInfo] in turned.withLock { $0 } ? failed : mountInfo },
+            statFunction: { _ in
+                .stats(DiskFixtures.stats(blocks: 100, used: 1, readOnly: true))
+            })
         let probe = try DiskProbe(config: try DiskFixtures.config("{}"), environment: environment)
         #expect(try probe.observations().first { $0.key == "/var" }?.state == .ok)
         turned.withLock { $0 = true }

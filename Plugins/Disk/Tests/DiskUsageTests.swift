@@ -1,4 +1,5 @@
 import Testing
+
 @testable import DiskProbe
 
 @Suite struct DiskUsageTests {

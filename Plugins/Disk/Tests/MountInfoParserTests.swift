@@ -1,5 +1,6 @@
 import PathwatchTestSupport
 import Testing
+
 @testable import DiskProbe
 
 @Suite(.onItsOwnThread) struct MountInfoParserTests {
@@ -11,7 +12,7 @@ import Testing
                 MountEntry(
                     mountID: 36, parentID: 35, device: "98:0", root: "/mnt1", mountPoint: "/mnt2",
                     mountOptions: ["rw", "noatime"], fsType: "ext3", source: "/dev/root",
-                    superOptions: ["rw", "errors=continue"]),
+                    superOptions: ["rw", "errors=continue"])
             ])
     }
 
@@ -40,9 +41,11 @@ import Testing
     /// Under `ProtectSystem=strict` the unit sees `/` mounted read-only while the filesystem,
     /// as the host writes to it, is not: only the superblock's options say read-only.
     @Test func aReadOnlyMountOfAWritableFilesystemIsNotReadOnly() throws {
-        let sandboxed = try #require(try MountInfoParser.parse("1265 1264 254:1 / / ro,relatime - ext4 /dev/vda1 rw,errors=remount-ro").first)
+        let sandboxed = try #require(
+            try MountInfoParser.parse("1265 1264 254:1 / / ro,relatime - ext4 /dev/vda1 rw,errors=remount-ro").first)
         #expect(!sandboxed.isFilesystemReadOnly)
-        let failed = try #require(try MountInfoParser.parse("1265 1264 254:1 / / ro,relatime - ext4 /dev/vda1 ro,errors=remount-ro").first)
+        let failed = try #require(
+            try MountInfoParser.parse("1265 1264 254:1 / / ro,relatime - ext4 /dev/vda1 ro,errors=remount-ro").first)
         #expect(failed.isFilesystemReadOnly)
     }
 

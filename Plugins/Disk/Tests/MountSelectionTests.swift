@@ -1,6 +1,7 @@
 import PathwatchProbeKit
 import PathwatchTestSupport
 import Testing
+
 @testable import DiskProbe
 
 @Suite(.onItsOwnThread) struct MountSelectionTests {
@@ -12,7 +13,10 @@ import Testing
         let selected = MountSelection.all(entries, ignoring: [])
         // Pseudo filesystems, the snap image, the bind mounts of / and /var, and the tmpfs
         // mounted over on /dev/shm are gone; two NFS exports sharing a device number stay.
-        #expect(selected.map(\.mountPoint) == ["/dev", "/", "/dev/shm", "/var", "/mnt/my disk", "/mnt/backup", "/srv/a", "/srv/b"])
+        #expect(
+            selected.map(\.mountPoint) == [
+                "/dev", "/", "/dev/shm", "/var", "/mnt/my disk", "/mnt/backup", "/srv/a", "/srv/b",
+            ])
         let shm = selected.first { $0.mountPoint == "/dev/shm" }
         #expect(shm == .mounted(entries.first { $0.mountID == 30 }!))
     }
@@ -41,8 +45,10 @@ import Testing
     }
 
     @Test func pseudoFilesystemsAreRecognised() {
-        for type in ["proc", "sysfs", "cgroup", "cgroup2", "devpts", "mqueue", "debugfs", "tracefs", "securityfs",
-                     "pstore", "bpf", "configfs", "fusectl", "binfmt_misc", "autofs", "hugetlbfs", "nsfs", "rpc_pipefs"] {
+        for type in [
+            "proc", "sysfs", "cgroup", "cgroup2", "devpts", "mqueue", "debugfs", "tracefs", "securityfs",
+            "pstore", "bpf", "configfs", "fusectl", "binfmt_misc", "autofs", "hugetlbfs", "nsfs", "rpc_pipefs",
+        ] {
             #expect(FilesystemKinds.isPseudo(type), "\(type)")
         }
         for type in ["ext4", "xfs", "btrfs", "tmpfs", "devtmpfs", "overlay", "nfs4", "vfat", "zfs"] {

@@ -1,6 +1,7 @@
 import Foundation
 import PathwatchTestSupport
 import Testing
+
 @testable import DiskProbe
 
 @Suite(.onItsOwnThread) struct StatvfsRunnerTests {

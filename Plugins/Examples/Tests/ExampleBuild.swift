@@ -61,12 +61,14 @@ struct LoadAverage {
         let text = try String(contentsOfFile: "/proc/loadavg", encoding: .utf8)
         let fields = text.split(separator: " ")
         let counts = fields.count > 3 ? fields[3].split(separator: "/") : []
-        guard fields.count >= 4, counts.count == 2, let running = Double(counts[0]), let tasks = Double(counts[1]) else {
+        guard fields.count >= 4, counts.count == 2, let running = Double(counts[0]), let tasks = Double(counts[1])
+        else {
             throw TestFailure("unexpected /proc/loadavg: \(text)")
         }
-        return LoadAverage(load: try fields[0..<3].map {
-            guard let value = Double($0) else { throw TestFailure("unexpected /proc/loadavg: \(text)") }
-            return value
-        }, running: running, tasks: tasks)
+        return LoadAverage(
+            load: try fields[0..<3].map {
+                guard let value = Double($0) else { throw TestFailure("unexpected /proc/loadavg: \(text)") }
+                return value
+            }, running: running, tasks: tasks)
     }
 }

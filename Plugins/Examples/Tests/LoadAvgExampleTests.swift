@@ -33,12 +33,15 @@ import Testing
         #expect(metrics["cpus"] == cpus)
         let perCPU = try #require(metrics["load1_per_cpu"])
         #expect(abs(perCPU - metrics["load1"]! / cpus) < 1e-9)
-        #expect(check["message"] as? String
-            == String(format: "warning: %.2f per CPU (warn 0); load %.2f %.2f %.2f on %d CPUs",
-                      perCPU, metrics["load1"]!, metrics["load5"]!, metrics["load15"]!, Int(cpus)))
+        #expect(
+            check["message"] as? String
+                == String(
+                    format: "warning: %.2f per CPU (warn 0); load %.2f %.2f %.2f on %d CPUs",
+                    perCPU, metrics["load1"]!, metrics["load5"]!, metrics["load15"]!, Int(cpus)))
         // Runnable and total tasks move with every process started (the agent's own threads
         // among them), so they are held to sanity rather than equality.
-        let running = try #require(metrics["running"]), tasks = try #require(metrics["tasks"])
+        let running = try #require(metrics["running"])
+        let tasks = try #require(metrics["tasks"])
         #expect(running >= 1 && running <= tasks)
         #expect(tasks >= min(before.tasks, after.tasks) / 2 && tasks <= max(before.tasks, after.tasks) * 2)
     }

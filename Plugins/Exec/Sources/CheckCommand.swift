@@ -16,23 +16,34 @@ struct CheckCommand: Sendable {
     let format: OutputFormat
 
     init(_ config: ExecConfig.CommandConfig, at path: JSONPath) throws {
-        guard !config.name.isEmpty, config.name.utf8.count <= 200, config.name.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F }) else {
-            throw ProbeConfigError(path: path.appending("name"), message: "expected 1–200 printable characters without spaces")
+        guard !config.name.isEmpty, config.name.utf8.count <= 200,
+            config.name.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F })
+        else {
+            throw ProbeConfigError(
+                path: path.appending("name"), message: "expected 1–200 printable characters without spaces")
         }
         guard let program = config.command.first, !program.isEmpty, program.utf8.count < 4096 else {
-            throw ProbeConfigError(path: path.appending("command"), message: "expected an argument vector with the program first, e.g. [\"/usr/lib/nagios/plugins/check_load\", \"-w\", \"5,4,3\"]")
+            throw ProbeConfigError(
+                path: path.appending("command"),
+                message:
+                    "expected an argument vector with the program first, e.g. [\"/usr/lib/nagios/plugins/check_load\", \"-w\", \"5,4,3\"]"
+            )
         }
         if let bad = config.command.firstIndex(where: { $0.utf8.contains(0) }) {
-            throw ProbeConfigError(path: path.appending("command").appending(index: bad), message: "an argument cannot hold a NUL byte")
+            throw ProbeConfigError(
+                path: path.appending("command").appending(index: bad), message: "an argument cannot hold a NUL byte")
         }
         var environment = Self.baseEnvironment
         for (key, value) in (config.env ?? [:]).sorted(by: { $0.key < $1.key }) {
             guard Self.isVariableName(key) else {
-                throw ProbeConfigError(path: path.appending("env").appending(key), message: "expected a variable name ([A-Za-z_][A-Za-z0-9_]*)")
+                throw ProbeConfigError(
+                    path: path.appending("env").appending(key),
+                    message: "expected a variable name ([A-Za-z_][A-Za-z0-9_]*)")
             }
             // Never the value in a message: it may be a secret.
             guard !value.utf8.contains(0) else {
-                throw ProbeConfigError(path: path.appending("env").appending(key), message: "a value cannot hold a NUL byte")
+                throw ProbeConfigError(
+                    path: path.appending("env").appending(key), message: "a value cannot hold a NUL byte")
             }
             environment.removeAll { $0.0 == key }
             environment.append((key, value))

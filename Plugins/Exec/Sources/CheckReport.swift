@@ -45,7 +45,9 @@ enum CheckReport {
         case .timedOut(let after, let signal, let status, let graceUsed):
             state = .unknown
             if let signal {
-                reason = "killed by \(ProcessGroupKill.name(signal)) after timeout \(after)" + (graceUsed ? " (it ignored SIGTERM)" : "")
+                reason =
+                    "killed by \(ProcessGroupKill.name(signal)) after timeout \(after)"
+                    + (graceUsed ? " (it ignored SIGTERM)" : "")
             } else {
                 reason = "timed out after \(after); exited with status \(status ?? 0) on SIGTERM"
             }
@@ -66,20 +68,30 @@ enum CheckReport {
         } else if message.isEmpty {
             message = "(no output)"
         }
-        if run.stdoutCut > 0 { problems.append("output cut at \(run.stdout.count) bytes (max_output); \(run.stdoutCut) more bytes read and not kept") }
-        if run.outputHeldOpen { problems.append("a process it started still held its output after it exited: its process group was killed") }
-        else if run.leftProcesses { problems.append("it left processes running in its process group: killed") }
+        if run.stdoutCut > 0 {
+            problems.append(
+                "output cut at \(run.stdout.count) bytes (max_output); \(run.stdoutCut) more bytes read and not kept")
+        }
+        if run.outputHeldOpen {
+            problems.append("a process it started still held its output after it exited: its process group was killed")
+        } else if run.leftProcesses {
+            problems.append("it left processes running in its process group: killed")
+        }
         if !problems.isEmpty {
             let shown = problems.prefix(problemsShown).joined(separator: "; ")
             let more = problems.count > problemsShown ? "; and \(problems.count - problemsShown) more" : ""
             message += " [" + shown + more + "]"
         }
-        if message.utf8.count > messageLimit { message = String(message.utf8.prefix(messageLimit - 3)).map { $0 + "…" } ?? message }
-        if case .notStarted = run.ending {} else {
+        if message.utf8.count > messageLimit {
+            message = String(message.utf8.prefix(messageLimit - 3)).map { $0 + "…" } ?? message
+        }
+        if case .notStarted = run.ending {
+        } else {
             metrics.append(("command_duration_ms", Double(run.durationNanoseconds) / 1e6))
             if case .exited(let status) = run.ending { metrics.append(("command_exit_status", Double(status))) }
             metrics.append(("command_output_bytes", Double(run.stdout.count + run.stdoutCut)))
         }
-        return Observation(key: command.name, state: state, message: message, metrics: metrics, labels: [("command", command.argv[0])])
+        return Observation(
+            key: command.name, state: state, message: message, metrics: metrics, labels: [("command", command.argv[0])])
     }
 }

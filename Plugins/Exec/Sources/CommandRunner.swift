@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import CExecSpawn
 import PathwatchProbeKit
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// When one command must stop, and how much of its output is kept.
 struct CommandLimits: Sendable {
@@ -36,7 +37,9 @@ enum CommandRunner {
             return CommandRun(ending: .notStarted("not started: no time left before the probe's deadline"))
         }
         var child = pw_exec_child()
-        let rc = withCStrings(command.argv) { argv in withCStrings(command.environment) { env in pw_exec_spawn(argv, env, &child) } }
+        let rc = withCStrings(command.argv) { argv in
+            withCStrings(command.environment) { env in pw_exec_spawn(argv, env, &child) }
+        }
         guard rc == 0 else {
             return CommandRun(ending: .notStarted("cannot run \(command.argv[0]): \(String(cString: strerror(rc)))"))
         }
@@ -52,7 +55,9 @@ enum CommandRunner {
 
         var status: Int32?
         var exitedAt: Int64 = 0
-        var termSent = false, killSent = false, closedEarly = false
+        var termSent = false
+        var killSent = false
+        var closedEarly = false
         var run = CommandRun(ending: .exited(0))
         while true {
             let now = MonotonicClock.nowNanoseconds()
@@ -72,7 +77,9 @@ enum CommandRunner {
                     run.ending = .unreaped(after: allowed)
                     break
                 }
-                next = !termSent ? termAt : !killSent ? termAt + limits.grace : termAt + limits.grace + CommandLimits.afterKill
+                next =
+                    !termSent
+                    ? termAt : !killSent ? termAt + limits.grace : termAt + limits.grace + CommandLimits.afterKill
             } else {
                 if !out.isOpen && !err.isOpen { break }
                 if now >= exitedAt + CommandLimits.linger {
@@ -84,7 +91,9 @@ enum CommandRunner {
             var fds: [pollfd] = []
             if out.isOpen { fds.append(pollfd(fd: out.fd, events: Int16(POLLIN), revents: 0)) }
             if err.isOpen { fds.append(pollfd(fd: err.fd, events: Int16(POLLIN), revents: 0)) }
-            if status == nil, child.pid_fd >= 0 { fds.append(pollfd(fd: child.pid_fd, events: Int16(POLLIN), revents: 0)) }
+            if status == nil, child.pid_fd >= 0 {
+                fds.append(pollfd(fd: child.pid_fd, events: Int16(POLLIN), revents: 0))
+            }
             var wait = max(0, (next - now + 999_999) / 1_000_000)
             if child.pid_fd < 0 && status == nil { wait = min(wait, 20) }
             _ = poll(&fds, nfds_t(fds.count), Int32(min(wait, 60_000)))
@@ -118,7 +127,9 @@ enum CommandRunner {
             let signal = status & 0x7F
             let code = (status >> 8) & 0xFF
             if termSent {
-                run.ending = .timedOut(after: allowed, signal: signal != 0 ? signal : nil, status: signal != 0 ? nil : code, graceUsed: killSent)
+                run.ending = .timedOut(
+                    after: allowed, signal: signal != 0 ? signal : nil, status: signal != 0 ? nil : code,
+                    graceUsed: killSent)
                 run.outputClosedEarly = closedEarly
             } else {
                 run.ending = signal != 0 ? .signaled(signal) : .exited(code)
@@ -128,7 +139,9 @@ enum CommandRunner {
     }
 
     /// `strings` as a NULL-terminated array of C strings, for the duration of `body`.
-    private static func withCStrings<T>(_ strings: [String], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> T) -> T {
+    private static func withCStrings<T>(_ strings: [String], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> T)
+        -> T
+    {
         var pointers: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }
         pointers.append(nil)
         defer { pointers.forEach { free($0) } }

@@ -5,7 +5,8 @@ import PathwatchProbeKit
 /// their suffix (plugins.md).
 extension ExecProbe {
     static let metrics: [MetricDeclaration] = [
-        .gauge("command_duration_ms", unit: "ms", help: "Time from the command's start to its end and its output read."),
+        .gauge(
+            "command_duration_ms", unit: "ms", help: "Time from the command's start to its end and its output read."),
         .gauge("command_exit_status", help: "The command's exit status, when it exited by itself."),
         .gauge("command_output_bytes", unit: "By", help: "Bytes the command wrote to stdout, kept or not."),
     ]

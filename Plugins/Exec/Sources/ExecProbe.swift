@@ -30,7 +30,9 @@ final class ExecProbe: Probe {
         for (index, command) in config.commands.enumerated() {
             let path = JSONPath([.key("commands"), .index(index)])
             if let first = seen[command.name] {
-                throw ProbeConfigError(path: path.appending("name"), message: "duplicate command name \"\(command.name)\" (also commands[\(first)])")
+                throw ProbeConfigError(
+                    path: path.appending("name"),
+                    message: "duplicate command name \"\(command.name)\" (also commands[\(first)])")
             }
             seen[command.name] = index
             commands.append(try CheckCommand(command, at: path))
@@ -58,8 +60,10 @@ final class ExecProbe: Probe {
         // deadline less what is kept to report in.
         let left = Deadline.current?.allowing(.seconds(86_400)) ?? Self.defaultTimeout
         let grace = min(self.grace.nanoseconds, left.nanoseconds / 4)
-        let limits = CommandLimits(stopBy: MonotonicClock.nowNanoseconds() + left.nanoseconds - grace, grace: grace, maxOutput: maxOutput)
-        let commands = self.commands, pending = self.pending
+        let limits = CommandLimits(
+            stopBy: MonotonicClock.nowNanoseconds() + left.nanoseconds - grace, grace: grace, maxOutput: maxOutput)
+        let commands = self.commands
+        let pending = self.pending
         WorkerThreads.run(count: commands.count, width: maxParallel) { index in
             let run = CommandRunner.run(commands[index], limits: limits, pending: pending)
             emitter.emit(CheckReport.observation(commands[index], run))

@@ -89,7 +89,8 @@ enum PerfDataParser {
             return .failure(Problem(text: "'\(shown(label))': no value"))
         }
         guard parts.count <= 5 else {
-            return .failure(Problem(text: "'\(shown(label))': more than value;warn;crit;min;max in \"\(shown(fields))\""))
+            return .failure(
+                Problem(text: "'\(shown(label))': more than value;warn;crit;min;max in \"\(shown(fields))\""))
         }
         var datum = PerfDatum(label: label, value: nil, unit: "")
         if first == "U" {
@@ -104,7 +105,8 @@ enum PerfDataParser {
             datum.value = value
             datum.unit = String(first.dropFirst(numeric.count))
             guard datum.unit.allSatisfy({ $0.isLetter || $0 == "%" || $0 == "/" }) else {
-                return .failure(Problem(text: "'\(shown(label))': value \"\(shown(first))\" is not a number with a unit"))
+                return .failure(
+                    Problem(text: "'\(shown(label))': value \"\(shown(first))\" is not a number with a unit"))
             }
         }
         func field(_ i: Int) -> String? { i < parts.count && !parts[i].isEmpty ? parts[i] : nil }

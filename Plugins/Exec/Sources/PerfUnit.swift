@@ -36,7 +36,9 @@ struct PerfUnit: Equatable {
 /// number (`<label>_warn`, `_crit`, `_min`, `_max`, before the unit's suffix). A threshold
 /// written as a range (`10:20`, `@10:20`, `~:5`) is not one number and is left out.
 enum PerfMetrics {
-    static func metrics(of data: [PerfDatum], names: inout MetricNames, problems: inout [String]) -> [(name: String, value: Double)] {
+    static func metrics(of data: [PerfDatum], names: inout MetricNames, problems: inout [String]) -> [(
+        name: String, value: Double
+    )] {
         var metrics: [(name: String, value: Double)] = []
         for datum in data {
             guard let value = datum.value else { continue }
@@ -44,11 +46,14 @@ enum PerfMetrics {
             if let known = PerfUnit(datum.unit) {
                 unit = known
             } else {
-                problems.append("'\(PerfDataParser.shown(datum.label))': unit \"\(PerfDataParser.shown(datum.unit))\" unknown, reported as a plain number")
+                problems.append(
+                    "'\(PerfDataParser.shown(datum.label))': unit \"\(PerfDataParser.shown(datum.unit))\" unknown, reported as a plain number"
+                )
                 unit = PerfUnit(suffix: "", scale: 1)
             }
             let parts: [(String?, Double?)] = [
-                (nil, value), ("warn", number(datum.warn)), ("crit", number(datum.crit)), ("min", number(datum.min)), ("max", number(datum.max)),
+                (nil, value), ("warn", number(datum.warn)), ("crit", number(datum.crit)), ("min", number(datum.min)),
+                ("max", number(datum.max)),
             ]
             parts: for (part, number) in parts {
                 guard let number else { continue }

@@ -11,7 +11,8 @@ enum PrometheusText {
         var value: Double
 
         static func == (a: Sample, b: Sample) -> Bool {
-            a.name == b.name && a.value == b.value && a.labels.map { $0.0 + "=" + $0.1 } == b.labels.map { $0.0 + "=" + $0.1 }
+            a.name == b.name && a.value == b.value
+                && a.labels.map { $0.0 + "=" + $0.1 } == b.labels.map { $0.0 + "=" + $0.1 }
         }
     }
 
@@ -22,7 +23,9 @@ enum PrometheusText {
 
     static func parse(_ text: String) -> Parsed {
         var parsed = Parsed()
-        for (index, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).enumerated() {
+        for (index, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
+            .enumerated()
+        {
             let line = raw.trimmingWhitespace()
             guard !line.isEmpty, !line.hasPrefix("#") else { continue }
             switch sample(Substring(line)) {
@@ -49,9 +52,13 @@ enum PrometheusText {
                 }
                 let key = rest.prefix { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
                 rest = rest.dropFirst(key.count).drop { $0 == " " }
-                guard !key.isEmpty, rest.first == "=" else { return .failure(.init(text: "expected label=\"value\" in \(String(name))")) }
+                guard !key.isEmpty, rest.first == "=" else {
+                    return .failure(.init(text: "expected label=\"value\" in \(String(name))"))
+                }
                 rest = rest.dropFirst().drop { $0 == " " }
-                guard rest.first == "\"" else { return .failure(.init(text: "expected a quoted value for label \(key)")) }
+                guard rest.first == "\"" else {
+                    return .failure(.init(text: "expected a quoted value for label \(key)"))
+                }
                 rest = rest.dropFirst()
                 var value = ""
                 var closed = false
@@ -72,7 +79,9 @@ enum PrometheusText {
             }
         }
         let fields = rest.split(whereSeparator: \.isWhitespace)
-        guard fields.count == 1 || fields.count == 2 else { return .failure(.init(text: "expected a value (and a timestamp) after \(String(name))")) }
+        guard fields.count == 1 || fields.count == 2 else {
+            return .failure(.init(text: "expected a value (and a timestamp) after \(String(name))"))
+        }
         let text = fields[0]
         let value: Double? =
             switch text {
@@ -81,12 +90,16 @@ enum PrometheusText {
             case "-Inf": -.infinity
             default: Double(text)
             }
-        guard let value else { return .failure(.init(text: "value \"\(PerfDataParser.shown(text))\" of \(String(name)) is not a number")) }
+        guard let value else {
+            return .failure(.init(text: "value \"\(PerfDataParser.shown(text))\" of \(String(name)) is not a number"))
+        }
         return .success(Sample(name: String(name), labels: labels.sorted { $0.0 < $1.0 }, value: value))
     }
 
     /// The check's metrics: names folded and claimed, non-finite values left out and said.
-    static func metrics(of samples: [Sample], names: inout MetricNames, problems: inout [String]) -> [(name: String, value: Double)] {
+    static func metrics(of samples: [Sample], names: inout MetricNames, problems: inout [String]) -> [(
+        name: String, value: Double
+    )] {
         var metrics: [(name: String, value: Double)] = []
         for sample in samples {
             let label = ([sample.name] + sample.labels.map(\.1)).joined(separator: "_")

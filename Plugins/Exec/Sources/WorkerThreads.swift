@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// `count` jobs on at most `width` threads at once: the calling thread (the probe's sampling
@@ -18,10 +18,12 @@ enum WorkerThreads {
             var attributes = pthread_attr_t()
             pthread_attr_init(&attributes)
             pthread_attr_setstacksize(&attributes, 512 * 1024)
-            let rc = pthread_create(&thread, &attributes, { raw in
-                Unmanaged<JobQueue>.fromOpaque(raw!).takeRetainedValue().work()
-                return nil
-            }, box)
+            let rc = pthread_create(
+                &thread, &attributes,
+                { raw in
+                    Unmanaged<JobQueue>.fromOpaque(raw!).takeRetainedValue().work()
+                    return nil
+                }, box)
             pthread_attr_destroy(&attributes)
             if rc == 0 { threads.append(thread) } else { Unmanaged<JobQueue>.fromOpaque(box).release() }
         }

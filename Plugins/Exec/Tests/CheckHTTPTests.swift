@@ -39,11 +39,15 @@ struct CheckHTTPTests {
         let server = try BackgroundProcess(["python3", "-c", Self.server])
         // No grace: the server keeps nothing, and a SIGTERM the runner's mask blocks would cost 5 s.
         defer { server.stop(grace: 0) }
-        let port = try #require(server.waitForLine(timeout: 30) { Int($0) != nil }?.line, "the server did not start: \(server.errorOutput)")
+        let port = try #require(
+            server.waitForLine(timeout: 30) { Int($0) != nil }?.line, "the server did not start: \(server.errorOutput)")
         let http = ExecTesting.plugins + "/check_http"
-        let checks = try sample([("ok", [http, "-H", "127.0.0.1", "-p", port, "-u", "/ok"]),
-                                 ("fail", [http, "-H", "127.0.0.1", "-p", port, "-u", "/fail"])])
-        let ok = try #require(checks["ok"]), fail = try #require(checks["fail"])
+        let checks = try sample([
+            ("ok", [http, "-H", "127.0.0.1", "-p", port, "-u", "/ok"]),
+            ("fail", [http, "-H", "127.0.0.1", "-p", port, "-u", "/fail"]),
+        ])
+        let ok = try #require(checks["ok"])
+        let fail = try #require(checks["fail"])
         #expect(ok.state == .ok)
         #expect(ok.message.hasPrefix("HTTP OK: HTTP/1.0 200 OK - "), "\(ok.message)")
         #expect(ok.message.contains(" bytes in "), "\(ok.message)")
@@ -60,11 +64,14 @@ struct CheckHTTPTests {
     @Test func aServerThatNeverAnswers() throws {
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(listener) }
-        var address = sockaddr_in(sin_family: sa_family_t(AF_INET), sin_port: 0, sin_addr: in_addr(s_addr: inet_addr("127.0.0.1")), sin_zero: (0, 0, 0, 0, 0, 0, 0, 0))
+        var address = sockaddr_in(
+            sin_family: sa_family_t(AF_INET), sin_port: 0, sin_addr: in_addr(s_addr: inet_addr("127.0.0.1")),
+            sin_zero: (0, 0, 0, 0, 0, 0, 0, 0))
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         try withUnsafeMutablePointer(to: &address) { pointer in
             try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                guard bind(listener, $0, length) == 0, listen(listener, 8) == 0, getsockname(listener, $0, &length) == 0 else { throw POSIXError(.EADDRINUSE) }
+                guard bind(listener, $0, length) == 0, listen(listener, 8) == 0, getsockname(listener, $0, &length) == 0
+                else { throw POSIXError(.EADDRINUSE) }
             }
         }
         let port = "\(UInt16(bigEndian: address.sin_port))"
@@ -73,7 +80,8 @@ struct CheckHTTPTests {
         let check = try #require(own["own"])
         #expect(check.state == .critical)
         #expect(check.message == "CRITICAL - Socket timeout after 1 seconds", "\(check.message)")
-        let cut = try sample([("cut", [http, "-H", "127.0.0.1", "-p", port, "-t", "30"])], extra: #", "timeout": "1s""#)
+        let cut = try sample(
+            [("cut", [http, "-H", "127.0.0.1", "-p", port, "-t", "30"])], extra: #", "timeout": "1s""#)
         let killed = try #require(cut["cut"])
         #expect(killed.state == .unknown)
         #expect(killed.message.hasPrefix("killed by SIGTERM after timeout 1s"), "\(killed.message)")

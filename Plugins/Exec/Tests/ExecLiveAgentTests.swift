@@ -8,14 +8,16 @@ import Testing
 @Suite(.serialized, .onItsOwnThread) struct ExecLiveAgentTests {
     static let plugins = "/usr/lib/nagios/plugins"
     static var ready: Bool {
-        FileManager.default.isExecutableFile(atPath: "/usr/bin/promtool") && FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")
+        FileManager.default.isExecutableFile(atPath: "/usr/bin/promtool")
+            && FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")
     }
 
     /// A folder holding the exec plug-in, for an agent with `plugin_dirs: ["."]`.
     static func folderWithExec() throws -> URL {
         let dir = try TestEnvironment.makeTemporaryDirectory("pathwatch-exec-live")
         chmod(dir.path, 0o755)
-        try FileManager.default.copyItem(at: TestEnvironment.plugin("pathwatch_exec"), to: dir.appendingPathComponent("libpathwatch_exec.so"))
+        try FileManager.default.copyItem(
+            at: TestEnvironment.plugin("pathwatch_exec"), to: dir.appendingPathComponent("libpathwatch_exec.so"))
         return dir
     }
 
@@ -25,7 +27,8 @@ import Testing
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         let script = dir.appendingPathComponent("prometheus.py")
         try FileManager.default.copyItem(
-            at: TestEnvironment.packageRoot.appendingPathComponent("Plugins/Exec/Tests/Fixtures/prometheus.py"), to: script)
+            at: TestEnvironment.packageRoot.appendingPathComponent("Plugins/Exec/Tests/Fixtures/prometheus.py"),
+            to: script)
         chmod(script.path, 0o755)
         let agent = try LiveAgent(in: dir) { port in
             """
@@ -41,12 +44,19 @@ import Testing
             return body.contains("pathwatch_exec_queue_depth_mail{") ? body : nil
         }
         let labels = #"{check="vendor/queues",probe="vendor",command="/usr/bin/python3"}"#
-        for line in ["pathwatch_exec_queue_depth_mail\(labels) 7", "pathwatch_exec_queue_depth_print\(labels) 2",
-                     "pathwatch_exec_jobs_done\(labels) 1234", "pathwatch_exec_last_run_seconds\(labels) 0.25",
-                     #"pathwatch_check_state{check="vendor/queues",probe="vendor",plugin="exec",state="ok"} 1"#] {
-            #expect(text.contains("\n" + line + "\n"), "no \(line) in:\n\(text.split(separator: "\n").filter { $0.contains("vendor") }.joined(separator: "\n"))")
+        for line in [
+            "pathwatch_exec_queue_depth_mail\(labels) 7", "pathwatch_exec_queue_depth_print\(labels) 2",
+            "pathwatch_exec_jobs_done\(labels) 1234", "pathwatch_exec_last_run_seconds\(labels) 0.25",
+            #"pathwatch_check_state{check="vendor/queues",probe="vendor",plugin="exec",state="ok"} 1"#,
+        ] {
+            #expect(
+                text.contains("\n" + line + "\n"),
+                "no \(line) in:\n\(text.split(separator: "\n").filter { $0.contains("vendor") }.joined(separator: "\n"))"
+            )
         }
         let promtool = try run(["promtool", "check", "metrics"], input: text)
-        #expect(promtool.status == 0 && promtool.stdout.isEmpty && promtool.stderr.isEmpty, "promtool: \(promtool.stdout) \(promtool.stderr)")
+        #expect(
+            promtool.status == 0 && promtool.stdout.isEmpty && promtool.stderr.isEmpty,
+            "promtool: \(promtool.stdout) \(promtool.stderr)")
     }
 }

@@ -10,7 +10,8 @@ import Testing
 /// same. A command's perfdata metrics are named at run time and are gauges by suffix.
 @Suite(.onItsOwnThread) struct ExecMetricDeclarationTests {
     @Test func aCommandWithoutPerfDataEmitsExactlyTheDeclaredMetrics() throws {
-        let probe = try ProbeTester(ExecProbe.self, config: #"{"commands": [{"name": "t", "command": ["/bin/echo", "OK"]}]}"#)
+        let probe = try ProbeTester(
+            ExecProbe.self, config: #"{"commands": [{"name": "t", "command": ["/bin/echo", "OK"]}]}"#)
         let emitted = try probe.sample(within: .seconds(5)).metricNames
         let declared = try MetricDeclarationChecks.declarations(of: ExecProbe.self)
         MetricDeclarationChecks.expectDeclared(emitted, by: declared)

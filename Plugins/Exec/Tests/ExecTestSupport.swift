@@ -13,12 +13,17 @@ enum ExecTesting {
 
     /// A JSON string.
     static func quoted(_ s: String) -> String {
-        String(decoding: try! JSONSerialization.data(withJSONObject: [s], options: [.withoutEscapingSlashes]), as: UTF8.self).dropFirst().dropLast().description
+        String(
+            decoding: try! JSONSerialization.data(withJSONObject: [s], options: [.withoutEscapingSlashes]),
+            as: UTF8.self
+        ).dropFirst().dropLast().description
     }
 
     /// A probe config running `commands` (name → argv), each marked with `marker` in its
     /// environment; extra JSON members of each command in `extra`.
-    static func config(_ commands: [(String, [String])], marker: String, extra: String = "", probe: String = "") -> String {
+    static func config(_ commands: [(String, [String])], marker: String, extra: String = "", probe: String = "")
+        -> String
+    {
         let list = commands.map { name, argv in
             "{\"name\": \(quoted(name)), \"command\": [\(argv.map(quoted).joined(separator: ", "))], \"env\": {\"PW_TEST_MARK\": \(quoted(marker))}\(extra)}"
         }
@@ -27,11 +32,15 @@ enum ExecTesting {
 
     /// Processes alive (not zombies) whose environment carries `marker`, and zombies of any.
     static func processes(marked marker: String) -> (alive: Int, zombies: Int) {
-        var alive = 0, zombies = 0
+        var alive = 0
+        var zombies = 0
         let needle = Array("PW_TEST_MARK=\(marker)".utf8)
-        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] where entry.allSatisfy(\.isNumber) {
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        where entry.allSatisfy(\.isNumber) {
             guard let environ = FileManager.default.contents(atPath: "/proc/\(entry)/environ") else { continue }
-            let state = (try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8)).flatMap { $0.split(separator: ")").last?.split(separator: " ").first }
+            let state = (try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8)).flatMap {
+                $0.split(separator: ")").last?.split(separator: " ").first
+            }
             let marked = environ.split(separator: 0).contains { Array($0) == needle }
             if marked { if state == "Z" { zombies += 1 } else { alive += 1 } }
         }
@@ -42,8 +51,11 @@ enum ExecTesting {
     static func zombieChildren() -> Int {
         let me = getpid()
         var count = 0
-        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] where entry.allSatisfy(\.isNumber) {
-            guard let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8), let tail = stat.split(separator: ")").last else { continue }
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        where entry.allSatisfy(\.isNumber) {
+            guard let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                let tail = stat.split(separator: ")").last
+            else { continue }
             let fields = tail.split(separator: " ")
             if fields.count > 2, fields[0] == "Z", Int32(fields[1]) == me { count += 1 }
         }
@@ -54,7 +66,9 @@ enum ExecTesting {
     /// open pipes and sockets of their own, so pidfds are what a leak of the runner would show.
     static func openProcessDescriptors() -> Int {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-        return entries.filter { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")) == "anon_inode:[pidfd]" }.count
+        return entries.filter {
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")) == "anon_inode:[pidfd]"
+        }.count
     }
 
     /// Waits (up to 5 s, polling /proc) until no marked process is alive; false if one still is.

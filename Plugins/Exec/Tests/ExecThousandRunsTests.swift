@@ -12,7 +12,8 @@ import Testing
         let commands = (0..<10).map { i in
             let fork = i % 2 == 0 ? "sleep 60 >/dev/null 2>&1 & " : ""
             let script = "printf x >> \(counter.path); \(fork)echo \\\"OK - run \(i)\\\""
-            return #"{"name": "c\#(i)", "command": ["/bin/sh", "-c", "\#(script)"], "env": {"PW_TEST_MARK": "\#(marker)"}}"#
+            return
+                #"{"name": "c\#(i)", "command": ["/bin/sh", "-c", "\#(script)"], "env": {"PW_TEST_MARK": "\#(marker)"}}"#
         }
         return """
             {"agent": {"plugin_dirs": ["."], "interval": "200ms", "state_dir": "queues"},
@@ -31,8 +32,10 @@ import Testing
         defer { agent.stop() }
         func runs() -> Int { ((try? FileManager.default.attributesOfItem(atPath: counter.path))?[.size] as? Int) ?? 0 }
         let child = try waitFor("the plug-in child's pid in /status", timeout: 30) { () -> Int32? in
-            guard runs() >= 10, let body = try? agent.request("/status").body, let document = try? parseJSONObject(body),
-                let probes = document["probes"] as? [[String: Any]], let probe = probes.first(where: { $0["id"] as? String == "many" })
+            guard runs() >= 10, let body = try? agent.request("/status").body,
+                let document = try? parseJSONObject(body),
+                let probes = document["probes"] as? [[String: Any]],
+                let probe = probes.first(where: { $0["id"] as? String == "many" })
             else { return nil }
             return (probe["pid"] as? NSNumber)?.int32Value
         }
@@ -48,10 +51,12 @@ import Testing
         }
         let total = try waitFor("1,000 runs", timeout: 300, interval: 0.2) { runs() >= 1_000 ? runs() : nil }
         #expect(total >= 1_000)
-        #expect(waitUntil(timeout: 10) { Self.descriptors(of: child) <= baseline },
-                "the plug-in child holds \(Self.descriptors(of: child)) descriptors, \(baseline) after its first samples")
-        #expect(waitUntil(timeout: 10) { Self.zombies(of: [child, agentPid]).isEmpty },
-                "zombies: \(Self.zombies(of: [child, agentPid]))")
+        #expect(
+            waitUntil(timeout: 10) { Self.descriptors(of: child) <= baseline },
+            "the plug-in child holds \(Self.descriptors(of: child)) descriptors, \(baseline) after its first samples")
+        #expect(
+            waitUntil(timeout: 10) { Self.zombies(of: [child, agentPid]).isEmpty },
+            "zombies: \(Self.zombies(of: [child, agentPid]))")
         // Every command's `sleep` was killed with its group: between samples nothing marked lives.
         #expect(waitUntil(timeout: 10) { Self.marked(marker).isEmpty }, "left: \(Self.marked(marker))")
         let checks = try parseJSONObject(try agent.request("/status").body)["checks"] as? [[String: Any]] ?? []
@@ -70,13 +75,16 @@ import Testing
     /// /proc/N/stat: "pid (comm) state ppid pgrp …"; comm may hold spaces and parentheses.
     static func stat(_ pid: String) -> (state: Substring, ppid: Int32)? {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let end = text.lastIndex(of: ")") else { return nil }
+            let end = text.lastIndex(of: ")")
+        else { return nil }
         let fields = text[text.index(after: end)...].split(separator: " ")
         guard fields.count > 2, let ppid = Int32(fields[1]) else { return nil }
         return (fields[0], ppid)
     }
 
-    static var pids: [String] { ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).filter { $0.allSatisfy(\.isNumber) } }
+    static var pids: [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).filter { $0.allSatisfy(\.isNumber) }
+    }
 
     static func zombies(of parents: [Int32]) -> [String] {
         pids.filter { pid in stat(pid).map { $0.state == "Z" && parents.contains($0.ppid) } ?? false }

@@ -12,7 +12,8 @@ import Testing
     func run(_ name: String, _ script: String, timeout: String = "1s", grace: String = "300ms") throws -> Emitted {
         let marker = UUID().uuidString
         let config = ExecTesting.config(
-            [(name, ["/bin/sh", "-c", script])], marker: marker, extra: ", \"timeout\": \"\(timeout)\"", probe: ", \"kill_grace\": \"\(grace)\"")
+            [(name, ["/bin/sh", "-c", script])], marker: marker, extra: ", \"timeout\": \"\(timeout)\"",
+            probe: ", \"kill_grace\": \"\(grace)\"")
         let probe = try ProbeTester(ExecProbe.self, config: config)
         let checks = try probe.sample(within: .seconds(5))
         #expect(checks.count == 1)
@@ -37,14 +38,17 @@ import Testing
         let check = try run("flood", "echo 'FLOOD OK'; head -c 1000000 /dev/zero | tr '\\\\0' x; exit 0")
         #expect(check.state == .ok)
         #expect(check.message.hasPrefix("FLOOD OK"))
-        #expect(check.message.contains("output cut at 65536 bytes (max_output); 934473 more bytes read and not kept"), "\(check.message)")
+        #expect(
+            check.message.contains("output cut at 65536 bytes (max_output); 934473 more bytes read and not kept"),
+            "\(check.message)")
         #expect(try check.metric("command_output_bytes") == 1_000_009)
     }
 
     @Test func aCommandThatClosesItsOutputAndKeepsRunningTimesOut() throws {
         let check = try run("closer", "echo 'said this'; exec >&- 2>&-; sleep 30")
         #expect(check.state == .unknown)
-        #expect(check.message == "killed by SIGTERM after timeout 1s; it had closed its output and kept running: said this")
+        #expect(
+            check.message == "killed by SIGTERM after timeout 1s; it had closed its output and kept running: said this")
     }
 
     @Test func aCommandEndedBySignalSaysWhich() throws {
@@ -56,7 +60,10 @@ import Testing
     @Test func aGrandchildHoldingTheOutputIsKilledWithItsGroup() throws {
         let check = try run("forker", "sleep 30 & echo 'PARENT OK'; exit 0", timeout: "3s")
         #expect(check.state == .ok)
-        #expect(check.message == "PARENT OK [a process it started still held its output after it exited: its process group was killed]")
+        #expect(
+            check.message
+                == "PARENT OK [a process it started still held its output after it exited: its process group was killed]"
+        )
         #expect(try check.metric("command_duration_ms") < 2_000)
     }
 
@@ -73,7 +80,11 @@ import Testing
     }
 
     @Test func aProgramThatCannotStartIsUnknown() throws {
-        let probe = try ProbeTester(ExecProbe.self, config: #"{"commands": [{"name": "x", "command": ["/nonexistent/check_x"]}, {"name": "y", "command": ["no_such_check_anywhere"]}]}"#)
+        let probe = try ProbeTester(
+            ExecProbe.self,
+            config:
+                #"{"commands": [{"name": "x", "command": ["/nonexistent/check_x"]}, {"name": "y", "command": ["no_such_check_anywhere"]}]}"#
+        )
         let checks = try probe.sample(within: .seconds(5)).sorted { $0.key < $1.key }
         #expect(checks.map(\.state) == [.unknown, .unknown])
         #expect(checks[0].message == "cannot run /nonexistent/check_x: No such file or directory")
@@ -81,20 +92,28 @@ import Testing
     }
 
     @Test func theEnvironmentIsMinimalAndStdinIsEmptyAndOnlyThreeDescriptorsAreOpen() throws {
-        let probe = try ProbeTester(ExecProbe.self, config: #"""
-            {"commands": [{"name": "env", "command": ["/bin/sh", "-c", "echo \"$(env | sort | tr '\\n' ' ')| fds=$(ls /proc/self/fd | wc -l) stdin=$(wc -c)\""], "env": {"SECRET_TOKEN": "hunter2"}}]}
-            """#)
+        let probe = try ProbeTester(
+            ExecProbe.self,
+            config: #"""
+                {"commands": [{"name": "env", "command": ["/bin/sh", "-c", "echo \"$(env | sort | tr '\\n' ' ')| fds=$(ls /proc/self/fd | wc -l) stdin=$(wc -c)\""], "env": {"SECRET_TOKEN": "hunter2"}}]}
+                """#)
         let check = try #require(try probe.sample(within: .seconds(5)).first)
         // ls sees its own directory descriptor besides 0, 1, 2; `wc` reads nothing from /dev/null.
-        #expect(check.message.hasPrefix("LANG=C.UTF-8 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin PWD="), "\(check.message)")
+        #expect(
+            check.message.hasPrefix(
+                "LANG=C.UTF-8 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin PWD="),
+            "\(check.message)")
         #expect(check.metrics["fds"] == 4)
         #expect(check.metrics["stdin"] == 0)
     }
 
     @Test func aThousandRunsLeaveNoZombieAndNoDescriptor() throws {
         let marker = UUID().uuidString
-        let commands = (0..<10).map { ("c\($0)", ["/bin/sh", "-c", $0 % 2 == 0 ? "echo OK; exit 0" : "sleep 5 & echo FORK; exit 2"]) }
-        let probe = try ProbeTester(ExecProbe.self, config: ExecTesting.config(commands, marker: marker, probe: ", \"max_parallel\": 4"))
+        let commands = (0..<10).map {
+            ("c\($0)", ["/bin/sh", "-c", $0 % 2 == 0 ? "echo OK; exit 0" : "sleep 5 & echo FORK; exit 2"])
+        }
+        let probe = try ProbeTester(
+            ExecProbe.self, config: ExecTesting.config(commands, marker: marker, probe: ", \"max_parallel\": 4"))
         _ = try probe.sample(within: .seconds(10))
         let descriptors = ExecTesting.openProcessDescriptors()
         for _ in 0..<99 {

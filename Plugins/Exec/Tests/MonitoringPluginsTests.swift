@@ -31,7 +31,9 @@ struct MonitoringPluginsTests {
     }
 
     @Test func checkLoadReportsItsThreeAveragesWithThresholds() throws {
-        let check = try #require(try sample([("load", [ExecTesting.plugins + "/check_load", "-w", "900,900,900", "-c", "999,999,999"])])["load"])
+        let check = try #require(
+            try sample([("load", [ExecTesting.plugins + "/check_load", "-w", "900,900,900", "-c", "999,999,999"])])[
+                "load"])
         #expect(check.state == .ok)
         #expect(check.message.hasPrefix("LOAD OK - total load average:"))
         for name in ["load1", "load5", "load15"] {
@@ -43,7 +45,8 @@ struct MonitoringPluginsTests {
     }
 
     @Test func checkProcsCountsProcesses() throws {
-        let check = try #require(try sample([("procs", [ExecTesting.plugins + "/check_procs", "-w", "100000"])])["procs"])
+        let check = try #require(
+            try sample([("procs", [ExecTesting.plugins + "/check_procs", "-w", "100000"])])["procs"])
         #expect(check.state == .ok)
         #expect(check.message.hasPrefix("PROCS OK:"))
         #expect(try check.metric("procs") >= 1)
@@ -53,18 +56,25 @@ struct MonitoringPluginsTests {
     @Test func checkTCPToAnOpenAndAClosedPort() throws {
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(listener) }
-        var address = sockaddr_in(sin_family: sa_family_t(AF_INET), sin_port: 0, sin_addr: in_addr(s_addr: inet_addr("127.0.0.1")), sin_zero: (0, 0, 0, 0, 0, 0, 0, 0))
+        var address = sockaddr_in(
+            sin_family: sa_family_t(AF_INET), sin_port: 0, sin_addr: in_addr(s_addr: inet_addr("127.0.0.1")),
+            sin_zero: (0, 0, 0, 0, 0, 0, 0, 0))
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         try withUnsafeMutablePointer(to: &address) { pointer in
             try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                guard bind(listener, $0, length) == 0, listen(listener, 8) == 0, getsockname(listener, $0, &length) == 0 else { throw POSIXError(.EADDRINUSE) }
+                guard bind(listener, $0, length) == 0, listen(listener, 8) == 0, getsockname(listener, $0, &length) == 0
+                else { throw POSIXError(.EADDRINUSE) }
             }
         }
         let open = Int(UInt16(bigEndian: address.sin_port))
         let closed = try unusedLoopbackPort()
         let tcp = ExecTesting.plugins + "/check_tcp"
-        let checks = try sample([("open", [tcp, "-H", "127.0.0.1", "-p", "\(open)"]), ("closed", [tcp, "-H", "127.0.0.1", "-p", "\(closed)"])])
-        let up = try #require(checks["open"]), down = try #require(checks["closed"])
+        let checks = try sample([
+            ("open", [tcp, "-H", "127.0.0.1", "-p", "\(open)"]),
+            ("closed", [tcp, "-H", "127.0.0.1", "-p", "\(closed)"]),
+        ])
+        let up = try #require(checks["open"])
+        let down = try #require(checks["closed"])
         #expect(up.state == .ok)
         #expect(up.message.hasPrefix("TCP OK"))
         #expect(up.metrics["time_seconds"] != nil, "\(up.metrics)")

@@ -8,7 +8,11 @@ struct PerfDataParserTests {
     @Test func aFullItemHasValueUnitThresholdsAndBounds() {
         let parsed = PerfDataParser.parse("time=0.012s;1.000;5.000;0.000;10.000")
         #expect(parsed.problems == [])
-        #expect(parsed.data == [PerfDatum(label: "time", value: 0.012, unit: "s", warn: "1.000", crit: "5.000", min: "0.000", max: "10.000")])
+        #expect(
+            parsed.data == [
+                PerfDatum(
+                    label: "time", value: 0.012, unit: "s", warn: "1.000", crit: "5.000", min: "0.000", max: "10.000")
+            ])
     }
 
     @Test func severalItemsAndEmptyFields() {
@@ -34,7 +38,8 @@ struct PerfDataParserTests {
 
     @Test(arguments: [
         ("noequals", "no '='"), ("'open=1", "unterminated quote"), ("x=abc", "is not a number"), ("=5", "empty label"),
-        ("x=", "no value"), ("x=1;2;3;4;5;6", "more than value"), ("x=1,5", "not a number with a unit"), ("'q'5", "expected = after the label"),
+        ("x=", "no value"), ("x=1;2;3;4;5;6", "more than value"), ("x=1,5", "not a number with a unit"),
+        ("'q'5", "expected = after the label"),
     ])
     func malformedItemsAreProblemsNotFailures(text: String, problem: String) {
         let parsed = PerfDataParser.parse(text + " good=1")
@@ -57,7 +62,9 @@ struct MetricNamesTests {
     @Test func labelsBecomeRuleAbidingNamesWithTheirUnitSuffix() {
         var names = MetricNames(reserved: [])
         var problems: [String] = []
-        let data = PerfDataParser.parse("'/'=1MB;2;3;0;4 'Time Taken'=5ms 'load-1'=0.5 9lives=1 pl=3% size=2KB ratio=1s").data
+        let data = PerfDataParser.parse(
+            "'/'=1MB;2;3;0;4 'Time Taken'=5ms 'load-1'=0.5 9lives=1 pl=3% size=2KB ratio=1s"
+        ).data
         let metrics = PerfMetrics.metrics(of: data, names: &names, problems: &problems)
         #expect(problems == [])
         let byName = Dictionary(uniqueKeysWithValues: metrics.map { ($0.name, $0.value) })
@@ -85,7 +92,8 @@ struct MetricNamesTests {
     }
 
     @Test func longLabelsAreCutDeterministicallyAndStayDistinct() {
-        let a = String(repeating: "x", count: 100) + "a", b = String(repeating: "x", count: 100) + "b"
+        let a = String(repeating: "x", count: 100) + "a"
+        let b = String(repeating: "x", count: 100) + "b"
         let nameA = MetricNames.name(for: a, part: "warn", suffix: "bytes")
         let nameB = MetricNames.name(for: b, part: "warn", suffix: "bytes")
         #expect(nameA.utf8.count <= 64 && nameB.utf8.count <= 64)
@@ -97,7 +105,8 @@ struct MetricNamesTests {
     @Test func unknownUnitsAreSaid() {
         var names = MetricNames(reserved: [])
         var problems: [String] = []
-        let metrics = PerfMetrics.metrics(of: PerfDataParser.parse("signal=-60dBm c=5c").data, names: &names, problems: &problems)
+        let metrics = PerfMetrics.metrics(
+            of: PerfDataParser.parse("signal=-60dBm c=5c").data, names: &names, problems: &problems)
         #expect(metrics.map(\.name) == ["signal", "c"])
         #expect(problems == ["'signal': unit \"dBm\" unknown, reported as a plain number"])
     }
@@ -105,7 +114,8 @@ struct MetricNamesTests {
 
 struct PrometheusTextTests {
     @Test func samplesWithLabelsFoldIntoNames() {
-        let parsed = PrometheusText.parse("# HELP x y\n# TYPE x gauge\nx{b=\"2\",a=\"one\"} 3 1700\ny_total 5\nz NaN\nbad line here\n")
+        let parsed = PrometheusText.parse(
+            "# HELP x y\n# TYPE x gauge\nx{b=\"2\",a=\"one\"} 3 1700\ny_total 5\nz NaN\nbad line here\n")
         #expect(parsed.samples.count == 3)
         #expect(parsed.problems == ["line 6: value \"line\" of bad is not a number"])
         var names = MetricNames(reserved: [])

@@ -2,9 +2,9 @@ import CLinkStateEvents
 import PathwatchProbeKit
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// One descriptor that is readable whenever one of its members is: an epoll set. The plug-in

@@ -8,7 +8,9 @@ struct InterfaceReporter {
     let config: LinkStateConfig
 
     /// `speed` is the link speed in Mb/s when known (read from sysfs by the caller).
-    func report(for link: Link, type: InterfaceType, speed: Int?, addresses: [Address], defaultRouteMetric: UInt32?) -> Report {
+    func report(for link: Link, type: InterfaceType, speed: Int?, addresses: [Address], defaultRouteMetric: UInt32?)
+        -> Report
+    {
         let usable = link.isUp && link.hasCarrier
         let required = config.require.matchesAny(link.name)
 
@@ -32,7 +34,9 @@ struct InterfaceReporter {
         ]
         if let speed { metrics.append(Report.Metric(name: "speed_mbps", value: Double(speed))) }
         if let mtu = link.mtu { metrics.append(Report.Metric(name: "mtu", value: Double(mtu))) }
-        if let changes = link.carrierChanges { metrics.append(Report.Metric(name: "carrier_changes", value: Double(changes))) }
+        if let changes = link.carrierChanges {
+            metrics.append(Report.Metric(name: "carrier_changes", value: Double(changes)))
+        }
 
         var labels = [Report.Label(name: "type", value: type.rawValue)]
         if let kind = link.kind { labels.append(Report.Label(name: "kind", value: kind)) }
@@ -45,14 +49,17 @@ struct InterfaceReporter {
         if let defaultRouteMetric {
             labels.append(Report.Label(name: WellKnownLabel.defaultRoute, value: String(defaultRouteMetric)))
         }
-        labels.append(Report.Label(name: WellKnownLabel.metered, value: config.metered.matchesAny(link.name) ? "1" : "0"))
+        labels.append(
+            Report.Label(name: WellKnownLabel.metered, value: config.metered.matchesAny(link.name) ? "1" : "0"))
 
-        return Report(key: link.name, state: state, message: parts.joined(separator: ", "), metrics: metrics, labels: labels)
+        return Report(
+            key: link.name, state: state, message: parts.joined(separator: ", "), metrics: metrics, labels: labels)
     }
 
     /// A required interface that does not exist (never appeared, or was removed).
     func missing(_ name: String, removed: Bool) -> Report {
-        Report(key: name, state: .critical, message: removed ? "removed" : "not present", labels: Self.absentLabels(name))
+        Report(
+            key: name, state: .critical, message: removed ? "removed" : "not present", labels: Self.absentLabels(name))
     }
 
     /// An interface that went away: reported once as unknown, then the host lets it go stale.
@@ -61,7 +68,10 @@ struct InterfaceReporter {
     }
 
     private static func absentLabels(_ name: String) -> [Report.Label] {
-        [Report.Label(name: WellKnownLabel.interfaceName, value: name), Report.Label(name: WellKnownLabel.interfaceUsable, value: "0")]
+        [
+            Report.Label(name: WellKnownLabel.interfaceName, value: name),
+            Report.Label(name: WellKnownLabel.interfaceUsable, value: "0"),
+        ]
     }
 
     /// Messages stay short: a host with hundreds of addresses lists the first few.

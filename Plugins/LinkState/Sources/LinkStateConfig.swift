@@ -31,7 +31,8 @@ struct LinkStateConfig: Decodable {
     func validate() throws(ProbeConfigError) {
         for (key, globs) in [("ignore", ignore), ("require", require), ("metered", metered)] {
             for (index, glob) in globs.enumerated() where glob.pattern.isEmpty {
-                throw ProbeConfigError("\(key)[\(index)]", "expected an interface name or glob such as \"eth*\", found an empty string")
+                throw ProbeConfigError(
+                    "\(key)[\(index)]", "expected an interface name or glob such as \"eth*\", found an empty string")
             }
         }
         guard sysfsRoot.hasPrefix("/") else {

@@ -47,7 +47,9 @@ final class LinkStateProbe: Probe {
     init(config: LinkStateConfig) throws {
         try config.validate()
         self.config = config
-        requiredLiterals = Array(Set(config.require.filter(\.isLiteral).map(\.pattern))).filter { !config.ignore.matchesAny($0) }.sorted()
+        requiredLiterals = Array(Set(config.require.filter(\.isLiteral).map(\.pattern))).filter {
+            !config.ignore.matchesAny($0)
+        }.sorted()
         requiredGlobs = config.require.filter { !$0.isLiteral }
         sysfs = Sysfs(root: config.sysfsRoot)
         interfaces = InterfaceReporter(config: config)
@@ -117,17 +119,21 @@ final class LinkStateProbe: Probe {
         for link in links {
             let type = classify(link)
             let metric = network.defaultRouteMetric(through: link.index)
-            current.append(interfaces.report(
-                for: link, type: type, speed: speeds.speed(of: link), addresses: network.addresses[link.index] ?? [], defaultRouteMetric: metric))
+            current.append(
+                interfaces.report(
+                    for: link, type: type, speed: speeds.speed(of: link),
+                    addresses: network.addresses[link.index] ?? [], defaultRouteMetric: metric))
             if let metric, link.isUp, link.hasCarrier {
-                candidates.append(.init(name: link.name, type: type, metric: metric, metered: config.metered.matchesAny(link.name)))
+                candidates.append(
+                    .init(name: link.name, type: type, metric: metric, metered: config.metered.matchesAny(link.name)))
             }
         }
         let required = requiredNames()
         if !required.isEmpty {
             let present = Set(links.map(\.name))
             for name in required where !present.contains(name) {
-                current.append(interfaces.missing(name, removed: lastReported[name].map { $0.message != "not present" } ?? false))
+                current.append(
+                    interfaces.missing(name, removed: lastReported[name].map { $0.message != "not present" } ?? false))
             }
         }
         current.append(PathReporter.report(candidates: candidates))
@@ -153,7 +159,9 @@ final class LinkStateProbe: Probe {
     /// interface that matched a `require` glob and has gone.
     private func requiredNames() -> [String] {
         guard !requiredGlobs.isEmpty else { return requiredLiterals }
-        let seen = lastReported.keys.filter { $0 != "path" && requiredGlobs.matchesAny($0) && !config.ignore.matchesAny($0) }
+        let seen = lastReported.keys.filter {
+            $0 != "path" && requiredGlobs.matchesAny($0) && !config.ignore.matchesAny($0)
+        }
         return Array(Set(requiredLiterals + seen)).sorted()
     }
 
@@ -211,7 +219,8 @@ final class LinkStateProbe: Probe {
         }
         switch event {
         case .linkChanged(let link), .linkRemoved(let link):
-            return !config.ignore.matchesAny(link.name) || (network.links[link.index].map { !config.ignore.matchesAny($0.name) } ?? false)
+            return !config.ignore.matchesAny(link.name)
+                || (network.links[link.index].map { !config.ignore.matchesAny($0.name) } ?? false)
         case .addressAdded(let address), .addressRemoved(let address):
             return reported(address.interfaceIndex)
         case .routeAdded(let route, _), .routeRemoved(let route):
@@ -228,7 +237,8 @@ final class LinkStateProbe: Probe {
         }
         do {
             network = NetworkState(
-                links: try requests.dumpLinks(), addresses: try requests.dumpAddresses(), routes: try requests.dumpRoutes())
+                links: try requests.dumpLinks(), addresses: try requests.dumpAddresses(),
+                routes: try requests.dumpRoutes())
         } catch {
             throw ProbeSampleError("rtnetlink dump failed: \(error)")
         }

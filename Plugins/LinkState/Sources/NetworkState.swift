@@ -66,7 +66,9 @@ struct NetworkState {
     }
 
     private func mayHoldDefaultRoute(_ index: Int32) -> Bool {
-        defaultRoutes.contains { route in route.nextHops.isEmpty || route.nextHops.contains { $0.interfaceIndex == index } }
+        defaultRoutes.contains { route in
+            route.nextHops.isEmpty || route.nextHops.contains { $0.interfaceIndex == index }
+        }
     }
 
     private mutating func add(_ address: Address) {

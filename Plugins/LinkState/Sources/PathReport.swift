@@ -25,7 +25,9 @@ struct PathReporter {
         let expensive = best.type == .cellular || best.metered
         return Report(
             key: "path", state: .ok, message: "Connected via \(best.type.displayName) (\(best.name))",
-            metrics: [Report.Metric(name: "satisfied", value: 1), Report.Metric(name: "expensive", value: expensive ? 1 : 0)],
+            metrics: [
+                Report.Metric(name: "satisfied", value: 1), Report.Metric(name: "expensive", value: expensive ? 1 : 0),
+            ],
             labels: monitor)
     }
 }

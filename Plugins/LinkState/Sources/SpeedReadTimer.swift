@@ -2,9 +2,9 @@ import CLinkStateEvents
 import PathwatchProbeKit
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// A one-shot monotonic timer (timerfd, non-blocking): readable once it has expired, until
@@ -37,7 +37,9 @@ final class SpeedReadTimer {
     func takeExpiry() -> Bool {
         guard isArmed else { return false }
         var expirations: UInt64 = 0
-        guard read(fileDescriptor, &expirations, MemoryLayout<UInt64>.size) == MemoryLayout<UInt64>.size else { return false }
+        guard read(fileDescriptor, &expirations, MemoryLayout<UInt64>.size) == MemoryLayout<UInt64>.size else {
+            return false
+        }
         isArmed = false
         return true
     }

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import PathwatchProbeKit
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// Reads the few sysfs files the probe needs, under a configurable root so tests can use
 /// fixture trees. A missing or unreadable file is nil, never an error: sysfs attributes

@@ -4,7 +4,9 @@ import Testing
 
 /// The fake sysfs trees beside the tests (SwiftPM does not copy them; we read them in place).
 enum Fixtures {
-    static let sysfs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/sysfs").path
+    static let sysfs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+        "Fixtures/sysfs"
+    ).path
 }
 
 extension Trait where Self == ConditionTrait {

@@ -1,6 +1,7 @@
 import CNetlink
-@testable import LinkStateProbe
 import Testing
+
+@testable import LinkStateProbe
 
 @Suite("interface type, as NetworkManager classifies it")
 struct InterfaceTypeTests {

@@ -10,14 +10,14 @@ struct LinkStateAgentTests {
     func writeConfig(in directory: URL, probeConfig: String = "{}", interval: String = "2s") throws -> String {
         let path = directory.appendingPathComponent("config.json").path
         try """
-            {
-              "agent": { "name": "ls-test", "interval": "\(interval)",
-                         "plugin_dirs": ["\(TestEnvironment.productsDirectory.path)"],
-                         "state_dir": "\(directory.path)/state" },
-              "probes": [ { "id": "link", "plugin": "linkstate", "config": \(probeConfig) } ],
-              "sinks": [ { "type": "stdout", "format": "json", "on": "change" } ]
-            }
-            """.write(toFile: path, atomically: true, encoding: .utf8)
+        {
+          "agent": { "name": "ls-test", "interval": "\(interval)",
+                     "plugin_dirs": ["\(TestEnvironment.productsDirectory.path)"],
+                     "state_dir": "\(directory.path)/state" },
+          "probes": [ { "id": "link", "plugin": "linkstate", "config": \(probeConfig) } ],
+          "sinks": [ { "type": "stdout", "format": "json", "on": "change" } ]
+        }
+        """.write(toFile: path, atomically: true, encoding: .utf8)
         return path
     }
 
@@ -28,14 +28,17 @@ struct LinkStateAgentTests {
         defer { TestEnvironment.removeTemporaryDirectory(directory) }
         let config = try writeConfig(in: directory)
 
-        let result = try run(["ip", "netns", "exec", topology.ns.name, TestEnvironment.pathwatchBinary.path,
-                              "once", "--config", config, "--format", "json"])
+        let result = try run([
+            "ip", "netns", "exec", topology.ns.name, TestEnvironment.pathwatchBinary.path,
+            "once", "--config", config, "--format", "json",
+        ])
         #expect(result.status == 0, "stderr: \(result.stderr)")
         let document = try parseJSONObject(result.stdout)
         let checks = try #require(document["checks"] as? [[String: Any]])
         let byID = Dictionary(uniqueKeysWithValues: checks.compactMap { c in (c["id"] as? String).map { ($0, c) } })
         let links = try topology.links()
-        #expect(Set(byID.keys) == Set(links.compactMap { $0["ifname"] as? String }.map { "link/\($0)" } + ["link/path"]))
+        #expect(
+            Set(byID.keys) == Set(links.compactMap { $0["ifname"] as? String }.map { "link/\($0)" } + ["link/path"]))
         for link in links {
             let name = try #require(link["ifname"] as? String)
             let check = try #require(byID["link/\(name)"])
@@ -47,7 +50,9 @@ struct LinkStateAgentTests {
             #expect(metrics["carrier"] as? Int == (flags.contains("LOWER_UP") ? 1 : 0), "\(name) carrier")
             #expect(metrics["mtu"] as? Int == link["mtu"] as? Int, "\(name) mtu")
             #expect(labels["mac"] as? String == link["address"] as? String, "\(name) mac")
-            #expect(labels["kind"] as? String == (link["linkinfo"] as? [String: Any])?["info_kind"] as? String, "\(name) kind")
+            #expect(
+                labels["kind"] as? String == (link["linkinfo"] as? [String: Any])?["info_kind"] as? String,
+                "\(name) kind")
             #expect(labels["type"] as? String == "ethernet", "\(name) type")
             // The well-known path labels are the host's, not published.
             #expect(!labels.keys.contains { $0.hasPrefix("pathwatch.") }, "\(name) labels")
@@ -68,7 +73,10 @@ struct LinkStateAgentTests {
         let directory = try TestEnvironment.makeTemporaryDirectory()
         defer { TestEnvironment.removeTemporaryDirectory(directory) }
         let argv = { (config: String) in
-            ["ip", "netns", "exec", topology.ns.name, TestEnvironment.pathwatchBinary.path, "once", "--config", config, "--format", "json"]
+            [
+                "ip", "netns", "exec", topology.ns.name, TestEnvironment.pathwatchBinary.path, "once", "--config",
+                config, "--format", "json",
+            ]
         }
 
         let metered = try run(argv(try writeConfig(in: directory, probeConfig: #"{"metered": ["vA"]}"#)))
@@ -97,7 +105,8 @@ struct LinkStateAgentTests {
         defer { TestEnvironment.removeTemporaryDirectory(directory) }
         let config = try writeConfig(in: directory, probeConfig: #"{"ignore": ["lo"]}"#)
 
-        let result = try run(["ip", "netns", "exec", ns.name] + Unprivileged.pathwatch(["once", "--config", config, "--format", "json"]))
+        let result = try run(
+            ["ip", "netns", "exec", ns.name] + Unprivileged.pathwatch(["once", "--config", config, "--format", "json"]))
         #expect(result.status == 2, "stderr: \(result.stderr)")
         let document = try parseJSONObject(result.stdout)
         let path = try #require(document["path"] as? [String: Any])
@@ -125,7 +134,9 @@ struct LinkStateAgentTests {
         let directory = try TestEnvironment.makeTemporaryDirectory()
         defer { TestEnvironment.removeTemporaryDirectory(directory) }
         let config = try writeConfig(in: directory)
-        let agent = try BackgroundProcess(["ip", "netns", "exec", topology.ns.name, TestEnvironment.pathwatchBinary.path, "run", "--config", config])
+        let agent = try BackgroundProcess([
+            "ip", "netns", "exec", topology.ns.name, TestEnvironment.pathwatchBinary.path, "run", "--config", config,
+        ])
         defer { agent.stop() }
         try waitUntilStarted(agent)
         // Everything is ok at start: a check first seen ok raises no event.
@@ -144,7 +155,8 @@ struct LinkStateAgentTests {
         #expect(events.map(\.summary) == ["link/path ok→critical"])
         #expect(events.first?.message == "Offline - No internet connection")
 
-        events = try changes(of: agent, after: { try ns.ip("route add default via 10.80.0.2 dev vA metric 100") }, expecting: 1)
+        events = try changes(
+            of: agent, after: { try ns.ip("route add default via 10.80.0.2 dev vA metric 100") }, expecting: 1)
         #expect(events.map(\.summary) == ["link/path critical→ok"])
         #expect(events.first?.message == "Connected via Ethernet (vA)")
 
@@ -158,7 +170,8 @@ struct LinkStateAgentTests {
 
         events = try changes(of: agent, after: { try ns.ip("link del vE") }, expecting: 1)
         #expect(events.map(\.summary) == ["link/vE ok→unknown"])
-        events = try changes(of: agent, after: { try ns.ip("link add vE type veth peer name vF netns \(peer.name)") }, expecting: 1)
+        events = try changes(
+            of: agent, after: { try ns.ip("link add vE type veth peer name vF netns \(peer.name)") }, expecting: 1)
         #expect(events.map(\.summary) == ["link/vE unknown→ok"])
     }
 
@@ -173,21 +186,26 @@ struct LinkStateAgentTests {
 
     func waitUntilStarted(_ agent: BackgroundProcess) throws {
         _ = waitUntil(timeout: 15) { agent.errorOutput.contains("started") || !agent.isRunning }
-        guard agent.errorOutput.contains("started") else { throw TestFailure("agent did not start: \(agent.errorOutput)") }
+        guard agent.errorOutput.contains("started") else {
+            throw TestFailure("agent did not start: \(agent.errorOutput)")
+        }
     }
 
     /// Runs `action`, waits for `expecting` change events, then a little longer so that any
     /// unexpected extra event is caught too; returns every change event printed meanwhile.
-    func changes(of agent: BackgroundProcess, after action: () throws -> Void, expecting count: Int) throws -> [Change] {
+    func changes(of agent: BackgroundProcess, after action: () throws -> Void, expecting count: Int) throws -> [Change]
+    {
         let start = agent.outputLines.count
         try action()
         _ = waitUntil(timeout: 5, interval: 0.002) { agent.outputLines.count - start >= count }
         usleep(700_000)  // an extra event is an absence until it comes: only real time can show it
-        return try agent.outputLines.dropFirst(start).map(parseJSONObject).filter { $0["type"] as? String == "change" }.map { event in
-            Change(
-                check: event["check"] as? String ?? "?", from: event["from"] as? String ?? "?", to: event["to"] as? String ?? "?",
-                message: event["message"] as? String ?? "",
-                pathStatus: (event["path"] as? [String: Any])?["status"] as? String ?? "?")
-        }
+        return try agent.outputLines.dropFirst(start).map(parseJSONObject).filter { $0["type"] as? String == "change" }
+            .map { event in
+                Change(
+                    check: event["check"] as? String ?? "?", from: event["from"] as? String ?? "?",
+                    to: event["to"] as? String ?? "?",
+                    message: event["message"] as? String ?? "",
+                    pathStatus: (event["path"] as? [String: Any])?["status"] as? String ?? "?")
+            }
     }
 }

@@ -1,6 +1,7 @@
-@testable import LinkStateProbe
 import PathwatchProbeKit
 import Testing
+
+@testable import LinkStateProbe
 
 @Suite("linkstate configuration")
 struct LinkStateConfigTests {
@@ -18,7 +19,8 @@ struct LinkStateConfigTests {
     }
 
     @Test func readsEveryKey() throws {
-        let config = try decode(#"{"ignore": ["veth*"], "require": ["eth0", "wlan*"], "metered": ["wwan*"], "sysfs_root": "/tmp/sys"}"#)
+        let config = try decode(
+            #"{"ignore": ["veth*"], "require": ["eth0", "wlan*"], "metered": ["wwan*"], "sysfs_root": "/tmp/sys"}"#)
         #expect(config.ignore.map(\.pattern) == ["veth*"])
         #expect(config.require.map(\.pattern) == ["eth0", "wlan*"])
         #expect(config.metered.map(\.pattern) == ["wwan*"])

@@ -1,8 +1,9 @@
 import Foundation
-@testable import LinkStateProbe
 import PathwatchProbeKit
 import PathwatchTestSupport
 import Testing
+
+@testable import LinkStateProbe
 
 /// The probe through its Swift API, created inside a private namespace (its sockets stay
 /// there), with a sysfs instance mounted for that namespace.
@@ -16,7 +17,9 @@ struct LinkStateProbeNamespaceTests {
         let fd = try #require(probe.eventFileDescriptor)
         var timeout: Int32 = 3_000
         while readable(fd, milliseconds: timeout) {
-            for observation in try collect({ try probe.handleEvent(into: $0) }) { emitted[observation.key] = observation }
+            for observation in try collect({ try probe.handleEvent(into: $0) }) {
+                emitted[observation.key] = observation
+            }
             timeout = 300
         }
         return emitted
@@ -52,10 +55,14 @@ struct LinkStateProbeNamespaceTests {
                 #expect(observation.metric("carrier") == (flags.contains("LOWER_UP") ? 1 : 0), "\(name) carrier")
                 #expect(observation.metric("mtu") == (link["mtu"] as? Int).map(Double.init), "\(name) mtu")
                 #expect(observation.label("mac") == link["address"] as? String, "\(name) mac")
-                #expect(observation.label("kind") == (link["linkinfo"] as? [String: Any])?["info_kind"] as? String, "\(name) kind")
+                #expect(
+                    observation.label("kind") == (link["linkinfo"] as? [String: Any])?["info_kind"] as? String,
+                    "\(name) kind")
                 #expect(observation.label("type") == "ethernet")
                 let speed = try topology.ns.exec("cat /sys/class/net/\(name)/speed 2>/dev/null || true")
-                #expect(observation.metric("speed_mbps") == Double(speed.trimmingCharacters(in: .whitespacesAndNewlines)), "\(name) speed")
+                #expect(
+                    observation.metric("speed_mbps") == Double(speed.trimmingCharacters(in: .whitespacesAndNewlines)),
+                    "\(name) speed")
                 #expect(observation.state == .ok)
             }
             #expect(observations["vA"]?.label(WellKnownLabel.defaultRoute) == "100")
@@ -74,7 +81,8 @@ struct LinkStateProbeNamespaceTests {
             var changed = try step(probe) { try peer.ip("link set vB down") }
             #expect(Set(changed.keys) == ["vA", "path"])
             #expect(changed["vA"]?.state == .critical && changed["vA"]?.message.hasPrefix("up, no carrier") == true)
-            #expect(changed["path"]?.state == .critical && changed["path"]?.message == "Offline - No internet connection")
+            #expect(
+                changed["path"]?.state == .critical && changed["path"]?.message == "Offline - No internet connection")
 
             changed = try step(probe) { try peer.ip("link set vB up") }
             #expect(Set(changed.keys) == ["vA", "path"])
@@ -128,7 +136,8 @@ struct LinkStateProbeNamespaceTests {
             while reports.last?.metric("speed_mbps") == nil, readable(fd, milliseconds: 3_000) {
                 if let report = try collect({ try probe.handleEvent(into: $0) })["vE"] { reports.append(report) }
             }
-            let speed = try topology.ns.exec("cat /sys/class/net/vE/speed").trimmingCharacters(in: .whitespacesAndNewlines)
+            let speed = try topology.ns.exec("cat /sys/class/net/vE/speed").trimmingCharacters(
+                in: .whitespacesAndNewlines)
             let first = try #require(reports.first)
             #expect(first.state == .ok && first.message == "up, carrier")
             #expect(first.metric("speed_mbps") == nil)
@@ -194,7 +203,9 @@ struct LinkStateProbeNamespaceTests {
                 .write(to: batch, atomically: true, encoding: .utf8)
             let changed = try step(probe) { try topology.ns.ip("-batch \(batch.path)") }
             #expect(probe.resynchronizations >= 1)
-            #expect(changed["vE"]?.message == "up, carrier, 10000 Mb/s, 10.82.0.1/32, 10.82.0.2/32, 10.82.0.3/32, +3997 more")
+            #expect(
+                changed["vE"]?.message
+                    == "up, carrier, 10000 Mb/s, 10.82.0.1/32, 10.82.0.2/32, 10.82.0.3/32, +3997 more")
         }
     }
 }

@@ -19,7 +19,8 @@ final class LinkStateTopology {
         }
         do {
             try peer.exec("true")
-            try ns.exec("""
+            try ns.exec(
+                """
                 ip link add vA type veth peer name vB netns \(peer.name)
                 ip link add vE type veth peer name vF netns \(peer.name)
                 ip link add br0 type bridge
@@ -27,7 +28,8 @@ final class LinkStateTopology {
                 ip link set vC master br0
                 """)
             try peer.exec("ip link set vB up; ip link set vF up; ip addr add 10.80.0.2/24 dev vB")
-            try ns.exec("""
+            try ns.exec(
+                """
                 for i in vA vE br0 vC vD; do ip link set $i up; done
                 ip addr add 10.80.0.1/24 dev vA
                 ip route add default via 10.80.0.2 dev vA metric 100
@@ -42,7 +44,8 @@ final class LinkStateTopology {
     func recreateUplink() throws {
         try ns.exec("ip link add vA type veth peer name vB netns \(peer.name)")
         try peer.exec("ip link set vB up; ip addr add 10.80.0.2/24 dev vB")
-        try ns.exec("ip link set vA up; ip addr add 10.80.0.1/24 dev vA; ip route add default via 10.80.0.2 dev vA metric 100")
+        try ns.exec(
+            "ip link set vA up; ip addr add 10.80.0.1/24 dev vA; ip route add default via 10.80.0.2 dev vA metric 100")
     }
 
     func delete() {

@@ -6,7 +6,8 @@ import PathwatchProbeTesting
 func collect(_ call: (Emitter) throws -> Void) throws -> [Observation] {
     try ProbeTester.collect(call).map { e in
         Observation(
-            key: e.key, state: e.state, message: e.message, metrics: e.metrics.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
+            key: e.key, state: e.state, message: e.message,
+            metrics: e.metrics.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
             labels: e.labels.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
     }
 }

@@ -39,7 +39,9 @@ enum EchoPacket {
             guard let first = bytes.first, first >> 4 == 4 else { return nil }
             start = Int(first & 0x0f) * 4
         }
-        guard bytes.count >= start + 8, bytes[start] == (v6 ? replyType.v6 : replyType.v4), bytes[start + 1] == 0 else { return nil }
+        guard bytes.count >= start + 8, bytes[start] == (v6 ? replyType.v6 : replyType.v4), bytes[start + 1] == 0 else {
+            return nil
+        }
         return Reply(
             identifier: UInt16(bytes[start + 4]) << 8 | UInt16(bytes[start + 5]),
             sequence: UInt16(bytes[start + 6]) << 8 | UInt16(bytes[start + 7]),

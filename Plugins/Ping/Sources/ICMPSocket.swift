@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// One non-blocking ICMP or ICMPv6 socket: unprivileged (SOCK_DGRAM, what `ping` uses when
@@ -31,7 +31,8 @@ final class ICMPSocket {
     static let timestampOption: Int32 = 35
 
     init(kind: Kind, v6: Bool) throws(OpenError) {
-        let type = (kind == .dgram ? Int32(SOCK_DGRAM.rawValue) : Int32(SOCK_RAW.rawValue))
+        let type =
+            (kind == .dgram ? Int32(SOCK_DGRAM.rawValue) : Int32(SOCK_RAW.rawValue))
             | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
         let fd = socket(v6 ? AF_INET6 : AF_INET, type, v6 ? Int32(IPPROTO_ICMPV6) : Int32(IPPROTO_ICMP))
         guard fd >= 0 else { throw OpenError(kind: kind, code: errno) }
@@ -77,7 +78,8 @@ final class ICMPSocket {
         }
         guard count >= 0 else { return nil }
         control.removeSubrange(min(controlLength, control.count)...)
-        let length = socklen_t(from.ss_family == sa_family_t(AF_INET6) ? MemoryLayout<sockaddr_in6>.size : MemoryLayout<sockaddr_in>.size)
+        let length = socklen_t(
+            from.ss_family == sa_family_t(AF_INET6) ? MemoryLayout<sockaddr_in6>.size : MemoryLayout<sockaddr_in>.size)
         return Datagram(
             bytes: Array(buffer.prefix(count)), from: SocketAddress(storage: from, length: length),
             receivedAt: Self.kernelTimestamp(in: control) ?? Self.realtimeNanoseconds())
@@ -103,7 +105,9 @@ final class ICMPSocket {
             }
             guard length >= header, offset + length <= control.count else { return nil }
             if level == SOL_SOCKET, type == timestampOption, length >= header + MemoryLayout<timespec>.size {
-                let time = control.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset + header, as: timespec.self) }
+                let time = control.withUnsafeBytes {
+                    $0.loadUnaligned(fromByteOffset: offset + header, as: timespec.self)
+                }
                 return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
             }
             offset += (length + align - 1) / align * align

@@ -20,7 +20,9 @@ final class PingProbe: Probe {
         for (index, target) in config.targets.enumerated() {
             let path = JSONPath([.key("targets"), .index(index)])
             if let first = seen[target.name] {
-                throw ProbeConfigError(path: path.appending("name"), message: "duplicate target name \"\(target.name)\" (also targets[\(first)])")
+                throw ProbeConfigError(
+                    path: path.appending("name"),
+                    message: "duplicate target name \"\(target.name)\" (also targets[\(first)])")
             }
             seen[target.name] = index
             targets.append(try PingTarget(target, at: path))
@@ -41,7 +43,8 @@ final class PingProbe: Probe {
                 sessions.append(PingSession(target: target, address: address, socket: socket))
             case .failure(let refusal):
                 // The agent's own lack of a permission says nothing about the target.
-                emitter.emit(observation(target, state: .unknown, message: refusal.message, family: v6 ? "ipv6" : "ipv4"))
+                emitter.emit(
+                    observation(target, state: .unknown, message: refusal.message, family: v6 ? "ipv6" : "ipv4"))
             }
         }
         // The round fits inside the sample's deadline, less a margin to report in.
@@ -52,9 +55,10 @@ final class PingProbe: Probe {
                 target: session.target, address: session.address,
                 statistics: PingStatistics(sent: session.sent, rtts: session.rtts), sendError: session.sendError,
                 cutShort: session.cutShort)
-            emitter.emit(observation(
-                session.target, state: verdict.state, message: verdict.message, metrics: verdict.metrics,
-                family: session.socket.v6 ? "ipv6" : "ipv4", socket: session.socket.kind.rawValue))
+            emitter.emit(
+                observation(
+                    session.target, state: verdict.state, message: verdict.message, metrics: verdict.metrics,
+                    family: session.socket.v6 ? "ipv6" : "ipv4", socket: session.socket.kind.rawValue))
         }
     }
 

@@ -1,9 +1,9 @@
 import PathwatchProbeKit
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// Runs every target's echoes at once on the sampling thread: one poll(2) loop sends each
@@ -38,7 +38,9 @@ enum PingRound {
             if let end, wakeAt != Int64.max, wakeAt >= end {
                 // Out of time: what is still awaited stays unanswered.
                 if now >= end {
-                    for session in sessions where session.hasMoreToSend || session.awaitsReplies { session.stopSending() }
+                    for session in sessions where session.hasMoreToSend || session.awaitsReplies {
+                        session.stopSending()
+                    }
                     return
                 }
                 wakeAt = end

@@ -50,7 +50,9 @@ final class PingSession {
     /// Reads every datagram waiting on the socket and keeps the replies to this session's echoes.
     func drain() {
         while let datagram = socket.receive() {
-            guard let reply = EchoPacket.reply(in: datagram.bytes, v6: socket.v6, ipHeader: socket.kind == .raw && !socket.v6),
+            guard
+                let reply = EchoPacket.reply(
+                    in: datagram.bytes, v6: socket.v6, ipHeader: socket.kind == .raw && !socket.v6),
                 EchoPacket.nonce(in: reply.payload) == nonce, let sent = sentAt[reply.sequence]
             else { continue }
             // An unprivileged socket only ever sees its own replies, with the identifier the kernel

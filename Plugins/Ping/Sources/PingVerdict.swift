@@ -1,9 +1,9 @@
 import PathwatchProbeKit
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// Turns a target's statistics into its check: state, message and metrics.
@@ -19,7 +19,9 @@ struct PingVerdict {
         let loss = statistics.lossPercent
         if statistics.received == 0 || loss >= target.critLossPercent { return .critical }
         if loss >= target.warnLossPercent { return .warning }
-        if let maxRTT = target.maxRTT, let average = statistics.average, average > maxRTT.milliseconds { return .warning }
+        if let maxRTT = target.maxRTT, let average = statistics.average, average > maxRTT.milliseconds {
+            return .warning
+        }
         return .ok
     }
 
@@ -35,11 +37,14 @@ struct PingVerdict {
             let why = sendError != 0 ? ": cannot send: \(systemErrorText(sendError).lowercased())" : ""
             return "no reply: \(s.sent) sent to \(address.text), 0 received\(why)"
         }
-        var text = "\(counts), \(MessageText.number(s.lossPercent))% loss, rtt min/avg/max "
+        var text =
+            "\(counts), \(MessageText.number(s.lossPercent))% loss, rtt min/avg/max "
             + "\(MessageText.milliseconds(minimum))/\(MessageText.milliseconds(average))/\(MessageText.milliseconds(maximum)) ms"
         if let jitter = s.jitter { text += ", jitter \(MessageText.milliseconds(jitter)) ms" }
         if let maxRTT = target.maxRTT, average > maxRTT.milliseconds {
-            text = "slow: avg \(MessageText.milliseconds(average)) ms (max \(MessageText.milliseconds(maxRTT.milliseconds)) ms); " + text
+            text =
+                "slow: avg \(MessageText.milliseconds(average)) ms (max \(MessageText.milliseconds(maxRTT.milliseconds)) ms); "
+                + text
         }
         return text
     }

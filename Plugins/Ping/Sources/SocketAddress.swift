@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// An IPv4 or IPv6 socket address, held as the bytes of a sockaddr_in/sockaddr_in6.
@@ -34,7 +34,9 @@ struct SocketAddress: Equatable {
 
     func withPointer<T>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> T) -> T {
         var copy = storage
-        return withUnsafePointer(to: &copy) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, length) } }
+        return withUnsafePointer(to: &copy) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, length) }
+        }
     }
 
     /// Resolves `host` (a name or a literal) to its first address of the wanted family. Blocks

@@ -1,9 +1,9 @@
 import PathwatchProbeKit
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// Opens the ICMP socket a target's `socket` setting asks for, and says in words an operator
@@ -15,11 +15,12 @@ enum SocketOpening {
     struct Refusal: Error { var message: String }
 
     static func open(_ choice: SocketChoice, v6: Bool) -> Result<ICMPSocket, Refusal> {
-        let kinds: [ICMPSocket.Kind] = switch choice {
-        case .auto: [.dgram, .raw]
-        case .dgram: [.dgram]
-        case .raw: [.raw]
-        }
+        let kinds: [ICMPSocket.Kind] =
+            switch choice {
+            case .auto: [.dgram, .raw]
+            case .dgram: [.dgram]
+            case .raw: [.raw]
+            }
         var failures: [String] = []
         for kind in kinds {
             do {
@@ -36,7 +37,8 @@ enum SocketOpening {
         switch error.kind {
         case .dgram:
             let range = groupRange().map { "\"\($0)\"" } ?? "unreadable"
-            return "unprivileged (dgram): \(text) (net.ipv4.ping_group_range is \(range), the agent's group is \(getegid()))"
+            return
+                "unprivileged (dgram): \(text) (net.ipv4.ping_group_range is \(range), the agent's group is \(getegid()))"
         case .raw:
             return "raw: \(text) (needs root or CAP_NET_RAW)"
         }

@@ -20,7 +20,8 @@ import Testing
         let targets = [("up", "10.84.0.2"), ("gone", "10.84.0.3")].map { name, host in
             #"{"name": "\#(name)", "host": "\#(host)", "count": 10, "interval": "200ms", "timeout": "500ms"}"#
         }
-        let config = try writeConfig("""
+        let config = try writeConfig(
+            """
             {"agent": {"name": "ping-test", "plugin_dirs": ["\(TestEnvironment.productsDirectory.path)"], "state_dir": "\(directory.path)/state"},
              "probes": [{"id": "ping", "plugin": "ping", "interval": "30s", "timeout": "1500ms",
                          "config": {"targets": [\(targets.joined(separator: ","))]}}],
@@ -28,7 +29,8 @@ import Testing
             """, in: directory)
         chmod(config.path, 0o644)
         let result = try run(
-            ["ip", "netns", "exec", pair.pinger.name] + Unprivileged.pathwatch(["once", "--config", config.path, "--format", "json"]), timeout: 60)
+            ["ip", "netns", "exec", pair.pinger.name]
+                + Unprivileged.pathwatch(["once", "--config", config.path, "--format", "json"]), timeout: 60)
         let document = try parseJSONObject(result.stdout)
         func check(_ name: String) -> [String: Any]? {
             (document["checks"] as? [[String: Any]])?.first { $0["id"] as? String == "ping/\(name)" }
@@ -39,7 +41,9 @@ import Testing
         let sent = Int(upMetrics["sent"] ?? 0)
         #expect(up["state"] as? String == "ok", "\(up)")
         #expect((1..<10).contains(sent) && upMetrics["received"] == Double(sent), "\(upMetrics)")
-        #expect((up["message"] as? String)?.hasSuffix("(cut short by the probe's deadline: \(sent) of 10 sent)") == true, "\(up)")
+        #expect(
+            (up["message"] as? String)?.hasSuffix("(cut short by the probe's deadline: \(sent) of 10 sent)") == true,
+            "\(up)")
         #expect(gone["state"] as? String == "critical", "\(gone)")
         #expect((gone["message"] as? String)?.hasPrefix("no reply: ") == true, "\(gone)")
         #expect((gone["metrics"] as? [String: Double])?["loss_pct"] == 100)

@@ -12,7 +12,8 @@ import Testing
     /// works whatever `net.ipv4.ping_group_range` says.
     @Test(.enabled(if: TestEnvironment.isRoot, "needs root for a raw ICMP socket"))
     func aSampleOfLoopbackEmitsExactlyTheDeclaredMetrics() throws {
-        let config = #"{"targets": [{"name": "lo", "host": "127.0.0.1", "count": 3, "interval": "10ms", "timeout": "1s", "socket": "raw"}]}"#
+        let config =
+            #"{"targets": [{"name": "lo", "host": "127.0.0.1", "count": 3, "interval": "10ms", "timeout": "1s", "socket": "raw"}]}"#
         let probe = try PingProbe(config: ProbeExport.decodeConfig(PingConfig.self, from: config))
         let emitted = try ProbeTester.sample(probe, by: .after(.seconds(5))).metricNames
         let declared = try MetricDeclarationChecks.declarations(of: PingProbe.self)

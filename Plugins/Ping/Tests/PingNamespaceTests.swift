@@ -29,8 +29,10 @@ import Testing
                 try pinger.exec(ipv6)
                 try target.exec(ipv6)
                 try pinger.exec("ip link add pg0 type veth peer name pg1 netns \(target.name)")
-                try pinger.exec("ip link set pg0 up; ip addr add 10.84.0.1/24 dev pg0; ip addr add fd84::1/64 dev pg0 nodad")
-                try target.exec("ip link set pg1 up; ip addr add 10.84.0.2/24 dev pg1; ip addr add fd84::2/64 dev pg1 nodad")
+                try pinger.exec(
+                    "ip link set pg0 up; ip addr add 10.84.0.1/24 dev pg0; ip addr add fd84::1/64 dev pg0 nodad")
+                try target.exec(
+                    "ip link set pg1 up; ip addr add 10.84.0.2/24 dev pg1; ip addr add fd84::2/64 dev pg1 nodad")
             } catch {
                 delete()
                 throw error
@@ -63,11 +65,17 @@ import Testing
 
         /// Round trips measured by `self` agree with `reference`'s, measured at the same time.
         func expectAgreement(with reference: Summary, sourceLocation: SourceLocation = #_sourceLocation) throws {
-            let a = try #require(average, sourceLocation: sourceLocation), b = try #require(reference.average, sourceLocation: sourceLocation)
-            let x = try #require(least, sourceLocation: sourceLocation), y = try #require(reference.least, sourceLocation: sourceLocation)
-            #expect(abs(x - y) <= max(0.2, 0.2 * y), "least round trip: pathwatch \(x) ms, iputils \(y) ms", sourceLocation: sourceLocation)
+            let a = try #require(average, sourceLocation: sourceLocation)
+            let b = try #require(reference.average, sourceLocation: sourceLocation)
+            let x = try #require(least, sourceLocation: sourceLocation)
+            let y = try #require(reference.least, sourceLocation: sourceLocation)
+            #expect(
+                abs(x - y) <= max(0.2, 0.2 * y), "least round trip: pathwatch \(x) ms, iputils \(y) ms",
+                sourceLocation: sourceLocation)
             let allowance = max(0.2, 0.2 * b, spread ?? 0, reference.spread ?? 0)
-            #expect(abs(a - b) <= allowance, "average round trip: pathwatch \(self), iputils \(reference)", sourceLocation: sourceLocation)
+            #expect(
+                abs(a - b) <= allowance, "average round trip: pathwatch \(self), iputils \(reference)",
+                sourceLocation: sourceLocation)
         }
     }
 
@@ -77,7 +85,10 @@ import Testing
 
     /// Starts iputils ping in the pinger's namespace; its summary is read when it exits.
     func startReference(_ pair: Pair, host: String, count: Int, interval: String) throws -> BackgroundProcess {
-        try BackgroundProcess(["ip", "netns", "exec", pair.pinger.name, "ping", "-n", "-q", "-c", String(count), "-i", interval, "-W", "1", "-w", "20", host])
+        try BackgroundProcess([
+            "ip", "netns", "exec", pair.pinger.name, "ping", "-n", "-q", "-c", String(count), "-i", interval, "-W", "1",
+            "-w", "20", host,
+        ])
     }
 
     /// "20 packets transmitted, 20 received, … 0% packet loss" and "rtt min/avg/max/mdev = a/b/c/d ms".
@@ -87,13 +98,18 @@ import Testing
         guard let (_, counts) = process.waitForLine(timeout: 30, { $0.contains("packets transmitted") }) else {
             throw TestFailure("no summary from ping: \(process.outputLines) \(process.errorOutput)")
         }
-        let numbers = counts.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces).split(separator: " ").first ?? "") }
+        let numbers = counts.split(separator: ",").compactMap {
+            Int($0.trimmingCharacters(in: .whitespaces).split(separator: " ").first ?? "")
+        }
         // With any reply, the round-trip line follows the counts.
         let rttLine = numbers[1] > 0 ? process.waitForLine(timeout: 5, { $0.hasPrefix("rtt ") })?.line : nil
         var summary = Summary(sent: numbers[0], received: numbers[1])
         if let rtt = rttLine, let values = rtt.split(separator: "=").last {
-            let fields = values.trimmingCharacters(in: .whitespaces).split(separator: " ")[0].split(separator: "/").map { Double($0) }
-            if fields.count == 4 { (summary.least, summary.average, summary.spread) = (fields[0], fields[1], fields[3]) }
+            let fields = values.trimmingCharacters(in: .whitespaces).split(separator: " ")[0].split(separator: "/").map
+            { Double($0) }
+            if fields.count == 4 {
+                (summary.least, summary.average, summary.spread) = (fields[0], fields[1], fields[3])
+            }
         }
         return summary
     }
@@ -102,7 +118,8 @@ import Testing
     /// With `asNobody`, the agent runs as uid and gid 65534 with no other groups, as an agent
     /// without privileges would.
     func pathwatchOnce(
-        _ pair: Pair, hosts: [(name: String, host: String)], count: Int, interval: String, socket: String, asNobody: Bool = false
+        _ pair: Pair, hosts: [(name: String, host: String)], count: Int, interval: String, socket: String,
+        asNobody: Bool = false
     ) throws -> [String: [String: Any]] {
         let directory = try TestEnvironment.makeTemporaryDirectory("pathwatch-ping")
         defer { TestEnvironment.removeTemporaryDirectory(directory) }
@@ -110,7 +127,8 @@ import Testing
         let targets = hosts.map {
             #"{"name": "\#($0.name)", "host": "\#($0.host)", "count": \#(count), "interval": "\#(interval)", "timeout": "1s", "socket": "\#(socket)"}"#
         }
-        let config = try writeConfig("""
+        let config = try writeConfig(
+            """
             {"agent": {"name": "ping-test", "plugin_dirs": ["\(TestEnvironment.productsDirectory.path)"], "state_dir": "\(directory.path)/state"},
              "probes": [{"id": "ping", "plugin": "ping", "interval": "30s", "config": {"targets": [\(targets.joined(separator: ","))]}}],
              "sinks": []}
@@ -118,14 +136,17 @@ import Testing
         chmod(config.path, 0o644)
         let user = asNobody ? ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] : []
         let result = try run(
-            ["ip", "netns", "exec", pair.pinger.name] + user + [TestEnvironment.pathwatchBinary.path, "once", "--config", config.path, "--format", "json"])
+            ["ip", "netns", "exec", pair.pinger.name] + user + [
+                TestEnvironment.pathwatchBinary.path, "once", "--config", config.path, "--format", "json",
+            ])
         guard let document = try? parseJSONObject(result.stdout) else {
             throw TestFailure("pathwatch once printed no document (status \(result.status)): \(result.stderr)")
         }
         let checks = document["checks"] as? [[String: Any]] ?? []
-        return Dictionary(uniqueKeysWithValues: checks.compactMap { check in
-            (check["id"] as? String).map { (String($0.dropFirst("ping/".count)), check) }
-        })
+        return Dictionary(
+            uniqueKeysWithValues: checks.compactMap { check in
+                (check["id"] as? String).map { (String($0.dropFirst("ping/".count)), check) }
+            })
     }
 
     func summary(of check: [String: Any]?) -> Summary {
@@ -140,16 +161,20 @@ import Testing
         let pair = try Pair()
         defer { pair.delete() }
         try pair.allowUnprivileged(unprivilegedAllowed)
-        let count = 20, interval = "50ms"
+        let count = 20
+        let interval = "50ms"
         for (name, host) in [("v4", "10.84.0.2"), ("v6", "fd84::2")] {
             let reference = try startReference(pair, host: host, count: count, interval: "0.05")
-            let checks = try pathwatchOnce(pair, hosts: [(name, host)], count: count, interval: interval, socket: socket)
+            let checks = try pathwatchOnce(
+                pair, hosts: [(name, host)], count: count, interval: interval, socket: socket)
             let expected = try referenceSummary(reference)
             let check = checks[name]
             let ours = summary(of: check)
             print("ping \(name) over \(socket) sockets: pathwatch \(ours), iputils \(expected)")
             #expect(check?["state"] as? String == "ok", "\(String(describing: check))")
-            #expect((check?["labels"] as? [String: String])?["socket"] == (socket == "auto" ? (unprivilegedAllowed ? "dgram" : "raw") : socket))
+            #expect(
+                (check?["labels"] as? [String: String])?["socket"]
+                    == (socket == "auto" ? (unprivilegedAllowed ? "dgram" : "raw") : socket))
             #expect((check?["labels"] as? [String: String])?["family"] == (name == "v6" ? "ipv6" : "ipv4"))
             #expect(ours.sent == count && ours.loss == expected.loss, "loss: pathwatch \(ours), iputils \(expected)")
             try ours.expectAgreement(with: expected)
@@ -177,17 +202,24 @@ import Testing
     /// Products and configuration readable by an unprivileged user (not so when the checkout
     /// lives in a private folder).
     static var nobodyCanRun: Bool {
-        enabled && (try? run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "test", "-x", TestEnvironment.pathwatchBinary.path]))?.status == 0
+        enabled
+            && (try? run([
+                "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "test", "-x",
+                TestEnvironment.pathwatchBinary.path,
+            ]))?.status == 0
     }
 
-    @Test(.enabled(if: nobodyCanRun, Comment(rawValue: "\(why); and setpriv, with the build products readable by uid 65534")))
+    @Test(
+        .enabled(
+            if: nobodyCanRun, Comment(rawValue: "\(why); and setpriv, with the build products readable by uid 65534")))
     func anAgentWithoutPrivilegesUsesUnprivilegedSocketsOnlyWhereTheSysctlAllows() throws {
         let pair = try Pair()
         defer { pair.delete() }
         try pair.allowUnprivileged(true)
         for (name, host) in [("v4", "10.84.0.2"), ("v6", "fd84::2")] {
             let reference = try startReference(pair, host: host, count: 10, interval: "0.05")
-            let checks = try pathwatchOnce(pair, hosts: [(name, host)], count: 10, interval: "50ms", socket: "auto", asNobody: true)
+            let checks = try pathwatchOnce(
+                pair, hosts: [(name, host)], count: 10, interval: "50ms", socket: "auto", asNobody: true)
             let expected = try referenceSummary(reference)
             let ours = summary(of: checks[name])
             print("ping \(name) as uid 65534: pathwatch \(ours), iputils \(expected)")
@@ -197,10 +229,13 @@ import Testing
         }
         // Refused by the sysctl, and no raw socket without root: unknown, saying both.
         try pair.allowUnprivileged(false)
-        let refused = try pathwatchOnce(pair, hosts: [("v4", "10.84.0.2")], count: 1, interval: "50ms", socket: "auto", asNobody: true)
+        let refused = try pathwatchOnce(
+            pair, hosts: [("v4", "10.84.0.2")], count: 1, interval: "50ms", socket: "auto", asNobody: true)
         let message = refused["v4"]?["message"] as? String ?? ""
         #expect(refused["v4"]?["state"] as? String == "unknown")
-        #expect(message.contains("the agent's group is 65534") && message.contains("raw: operation not permitted"), "\(message)")
+        #expect(
+            message.contains("the agent's group is 65534") && message.contains("raw: operation not permitted"),
+            "\(message)")
     }
 
     @Test(.enabled(if: enabled, Comment(rawValue: why)))
@@ -217,8 +252,9 @@ import Testing
             let ours = summary(of: checks[name])
             #expect(expected.loss == 100 && ours.loss == 100, "pathwatch \(ours), iputils \(expected)")
             #expect(checks[name]?["state"] as? String == "critical")
-            #expect((checks[name]?["message"] as? String)?.hasPrefix("no reply: 5 sent to \(host), 0 received") == true,
-                    "\(String(describing: checks[name]?["message"]))")
+            #expect(
+                (checks[name]?["message"] as? String)?.hasPrefix("no reply: 5 sent to \(host), 0 received") == true,
+                "\(String(describing: checks[name]?["message"]))")
         }
     }
 
@@ -229,7 +265,8 @@ import Testing
         try pair.allowUnprivileged(false)
         let checks = try pathwatchOnce(pair, hosts: [("v4", "10.84.0.2")], count: 1, interval: "50ms", socket: "dgram")
         #expect(checks["v4"]?["state"] as? String == "unknown")
-        #expect((checks["v4"]?["message"] as? String)?.contains(#"net.ipv4.ping_group_range is "1 0""#) == true,
-                "\(String(describing: checks["v4"]?["message"]))")
+        #expect(
+            (checks["v4"]?["message"] as? String)?.contains(#"net.ipv4.ping_group_range is "1 0""#) == true,
+            "\(String(describing: checks["v4"]?["message"]))")
     }
 }

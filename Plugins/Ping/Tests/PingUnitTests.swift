@@ -16,15 +16,18 @@ import Testing
     }
 
     @Test func repliesAreParsedWithOrWithoutTheIPv4Header() throws {
-        var reply = EchoPacket.request(v6: false, identifier: 0xbeef, sequence: 3, nonce: 0x0102030405060708)
+        var reply = EchoPacket.request(v6: false, identifier: 0xbeef, sequence: 3, nonce: 0x0102_0304_0506_0708)
         reply[0] = 0
         let parsed = try #require(EchoPacket.reply(in: reply, v6: false, ipHeader: false))
         #expect(parsed.identifier == 0xbeef && parsed.sequence == 3)
-        #expect(EchoPacket.nonce(in: parsed.payload) == 0x0102030405060708)
+        #expect(EchoPacket.nonce(in: parsed.payload) == 0x0102_0304_0506_0708)
         let withHeader = [0x45] + [UInt8](repeating: 0, count: 19) + reply
         #expect(EchoPacket.reply(in: withHeader, v6: false, ipHeader: true)?.sequence == 3)
         // A request, another type or a truncated message is not a reply.
-        #expect(EchoPacket.reply(in: EchoPacket.request(v6: false, identifier: 1, sequence: 1, nonce: 1), v6: false, ipHeader: false) == nil)
+        #expect(
+            EchoPacket.reply(
+                in: EchoPacket.request(v6: false, identifier: 1, sequence: 1, nonce: 1), v6: false, ipHeader: false)
+                == nil)
         #expect(EchoPacket.reply(in: Array(reply.prefix(7)), v6: false, ipHeader: false) == nil)
         var v6 = EchoPacket.request(v6: true, identifier: 9, sequence: 4, nonce: 5)
         #expect(v6[0] == 128)
@@ -55,15 +58,23 @@ import Testing
         #expect(refusal(#"{"targets": [{"name": "gw", "host": "127.0.0.1"}]}"#) == nil)
         #expect(refusal(#"{"targets": []}"#) == "targets: expected at least one target")
         #expect(refusal(#"{"targets": [{"name": "a/b", "host": "x"}]}"#)?.hasPrefix("targets[0].name:") == true)
-        #expect(refusal(#"{"targets": [{"name": "a", "host": "x"}, {"name": "a", "host": "y"}]}"#)
-            == #"targets[1].name: duplicate target name "a" (also targets[0])"#)
-        #expect(refusal(#"{"targets": [{"name": "a", "host": "x", "count": 0}]}"#) == "targets[0].count: expected 1 to 100")
-        #expect(refusal(#"{"targets": [{"name": "a", "host": "x", "interval": "1ms"}]}"#) == "targets[0].interval: must be at least 10ms")
-        #expect(refusal(#"{"targets": [{"name": "a", "host": "x", "warn_loss_percent": 50, "crit_loss_percent": 20}]}"#)
-            == "targets[0].warn_loss_percent: must not exceed crit_loss_percent (20)")
-        #expect(refusal(#"{"targets": [{"name": "a", "host": "x", "crit_loss_percent": 101}]}"#)
-            == "targets[0].crit_loss_percent: expected a percentage from 0 to 100")
-        #expect(refusal(#"{"targets": [{"name": "a", "host": "x", "socket": "packet"}]}"#)?.hasPrefix("targets[0].socket") == true)
+        #expect(
+            refusal(#"{"targets": [{"name": "a", "host": "x"}, {"name": "a", "host": "y"}]}"#)
+                == #"targets[1].name: duplicate target name "a" (also targets[0])"#)
+        #expect(
+            refusal(#"{"targets": [{"name": "a", "host": "x", "count": 0}]}"#) == "targets[0].count: expected 1 to 100")
+        #expect(
+            refusal(#"{"targets": [{"name": "a", "host": "x", "interval": "1ms"}]}"#)
+                == "targets[0].interval: must be at least 10ms")
+        #expect(
+            refusal(#"{"targets": [{"name": "a", "host": "x", "warn_loss_percent": 50, "crit_loss_percent": 20}]}"#)
+                == "targets[0].warn_loss_percent: must not exceed crit_loss_percent (20)")
+        #expect(
+            refusal(#"{"targets": [{"name": "a", "host": "x", "crit_loss_percent": 101}]}"#)
+                == "targets[0].crit_loss_percent: expected a percentage from 0 to 100")
+        #expect(
+            refusal(#"{"targets": [{"name": "a", "host": "x", "socket": "packet"}]}"#)?.hasPrefix("targets[0].socket")
+                == true)
         #expect(refusal(#"{"targets": [{"name": "a", "host": "x", "ttl": 3}]}"#)?.contains("ttl") == true)
     }
 }

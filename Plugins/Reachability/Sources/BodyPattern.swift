@@ -13,7 +13,9 @@ struct BodyPattern {
     /// Throws why `text` cannot be used: empty, or an expression PCRE2 refuses.
     init(parsing text: String) throws(RegexProblem) {
         if let pattern = Self.slashed(text) {
-            guard !pattern.isEmpty else { throw RegexProblem(message: "the regular expression between the slashes is empty") }
+            guard !pattern.isEmpty else {
+                throw RegexProblem(message: "the regular expression between the slashes is empty")
+            }
             kind = .regex(try BoundedRegex(pattern))
             label = MessageFormat.bounded("/\(pattern)/", limit: MessageFormat.configLimit)
         } else {

@@ -69,11 +69,13 @@ final class BoundedRegex {
         guard let data = pcre2_match_data_create_8(1, nil) else { return .exceeded(.memory) }
         defer { pcre2_match_data_free_8(data) }
         let result = withUnsafeMutablePointer(to: &budget) { remaining in
-            pcre2_set_callout_8(context, { _, remaining in
-                let steps = remaining!.assumingMemoryBound(to: Int.self)
-                steps.pointee -= 1
-                return steps.pointee < 0 ? PCRE2_ERROR_MATCHLIMIT : 0
-            }, remaining)
+            pcre2_set_callout_8(
+                context,
+                { _, remaining in
+                    let steps = remaining!.assumingMemoryBound(to: Int.self)
+                    steps.pointee -= 1
+                    return steps.pointee < 0 ? PCRE2_ERROR_MATCHLIMIT : 0
+                }, remaining)
             // An empty body still needs a valid pointer: PCRE2 reads nothing of it.
             let empty: UInt8 = 0
             return withUnsafePointer(to: empty) { fallback in

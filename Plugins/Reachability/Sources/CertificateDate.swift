@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// Reads the dates libcurl reports in CURLINFO_CERTINFO. With OpenSSL they are printed by

@@ -23,7 +23,9 @@ struct ConditionJudge {
         }
         if !conditions.json.isEmpty { out += jsonFailures(body, cut: cut) }
         for expectation in conditions.headers {
-            if let failure = headerFailure(expectation, values: headers[expectation.lowercased] ?? []) { out.append(failure) }
+            if let failure = headerFailure(expectation, values: headers[expectation.lowercased] ?? []) {
+                out.append(failure)
+            }
         }
         return out
     }
@@ -32,7 +34,9 @@ struct ConditionJudge {
     func notFound(_ body: [UInt8], cut: Bool) -> String {
         guard !body.isEmpty else { return "the body is empty" }
         let seen = body.withUnsafeBytes { MessageFormat.seen($0) }
-        if cut { return "not found in the first \(MessageFormat.size(body.count)) (max_body; the rest was not read): \(seen)" }
+        if cut {
+            return "not found in the first \(MessageFormat.size(body.count)) (max_body; the rest was not read): \(seen)"
+        }
         return "not found in the body (\(MessageFormat.size(body.count))): \(seen)"
     }
 
@@ -44,7 +48,9 @@ struct ConditionJudge {
         } catch {
             let seen = body.withUnsafeBytes { MessageFormat.seen($0) }
             if cut {
-                return ["expect_json: the body is not complete JSON, cut at max_body (\(MessageFormat.size(body.count))): \(seen)"]
+                return [
+                    "expect_json: the body is not complete JSON, cut at max_body (\(MessageFormat.size(body.count))): \(seen)"
+                ]
             }
             let reason = MessageFormat.bounded(error.description, limit: MessageFormat.seenLimit)
             return ["expect_json: the body is not JSON (\(reason)): \(seen)"]
@@ -52,7 +58,8 @@ struct ConditionJudge {
         var out: [String] = []
         for expectation in conditions.json {
             let pointer = MessageFormat.bounded(expectation.pointer.description, limit: MessageFormat.configLimit)
-            let expected = MessageFormat.bounded(JSONSerializer.serialize(expectation.expected), limit: MessageFormat.configLimit)
+            let expected = MessageFormat.bounded(
+                JSONSerializer.serialize(expectation.expected), limit: MessageFormat.configLimit)
             guard let found = expectation.pointer.resolve(in: document) else {
                 out.append("expect_json \(pointer): missing (expected \(expected))")
                 continue
@@ -86,7 +93,8 @@ struct ConditionJudge {
             return "expect_header \(name): no match (the value is not shown: this header may hold a credential)"
         }
         let shown = values.map { "\"\(MessageFormat.bounded($0, limit: MessageFormat.seenLimit))\"" }.prefix(3)
-        return "expect_header \(name): no match, found \(shown.joined(separator: ", "))" + (values.count > 3 ? ", …" : "")
+        return "expect_header \(name): no match, found \(shown.joined(separator: ", "))"
+            + (values.count > 3 ? ", …" : "")
     }
 
     /// A search that reached one of `RegexLimits`: neither a match nor a miss, and what to do.
@@ -96,7 +104,9 @@ struct ConditionJudge {
 
     /// Header names whose values are credentials or sessions (lower-cased).
     static func mayHoldSecret(_ name: String) -> Bool {
-        ["cookie", "auth", "token", "secret", "key", "session", "password", "credential", "signature"].contains { name.contains($0) }
+        ["cookie", "auth", "token", "secret", "key", "session", "password", "credential", "signature"].contains {
+            name.contains($0)
+        }
     }
 
     /// JSON equality as people mean it: numbers by value (integers digit for digit, however
@@ -104,7 +114,8 @@ struct ConditionJudge {
     static func same(_ a: JSONValue, _ b: JSONValue) -> Bool {
         switch (a, b) {
         case (.object(let x), .object(let y)):
-            return x.count == y.count && x.members.allSatisfy { member in y[member.key].map { same(member.value, $0) } ?? false }
+            return x.count == y.count
+                && x.members.allSatisfy { member in y[member.key].map { same(member.value, $0) } ?? false }
         case (.array(let x), .array(let y)):
             return x.count == y.count && zip(x, y).allSatisfy { same($0, $1) }
         case (.number(let x), .largeInteger(let y)), (.largeInteger(let y), .number(let x)):

@@ -1,9 +1,9 @@
 import CCurlShims
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// libcurl's process-wide set-up, done once per process before the first handle (Swift runs a

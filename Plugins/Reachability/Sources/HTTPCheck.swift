@@ -39,7 +39,8 @@ package final class HTTPCheck {
             throw ProbeConfigError("url", "expected an http:// or https:// URL")
         }
         let config = TargetConfig(
-            name: "check", url: url, expectBodyContains: expectBody?.isEmpty == false ? expectBody : nil, timeout: timeout,
+            name: "check", url: url, expectBodyContains: expectBody?.isEmpty == false ? expectBody : nil,
+            timeout: timeout,
             followRedirects: false, freshConnection: true)
         let spec = try TargetSpec(config, at: JSONPath([]))
         target = spec

@@ -49,7 +49,9 @@ final class HeaderCapture {
     /// Without the spaces, tabs and CR LF around it.
     static func trimmed(_ text: Substring) -> String {
         let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" || $0 == "\r\n" }
-        guard let start = text.firstIndex(where: { !blank($0) }), let end = text.lastIndex(where: { !blank($0) }) else { return "" }
+        guard let start = text.firstIndex(where: { !blank($0) }), let end = text.lastIndex(where: { !blank($0) }) else {
+            return ""
+        }
         return String(text[start...end])
     }
 

@@ -15,7 +15,9 @@ struct JSONPointer: Equatable, CustomStringConvertible {
             tokens = []
             return
         }
-        guard text.hasPrefix("/") else { throw PointerProblem("a JSON pointer starts with \"/\" (like \"/status\"), or is \"\" for the whole body") }
+        guard text.hasPrefix("/") else {
+            throw PointerProblem("a JSON pointer starts with \"/\" (like \"/status\"), or is \"\" for the whole body")
+        }
         var tokens: [String] = []
         for raw in text.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
             // "~" is only ever "~0" or "~1"; "~1" is unescaped before "~0" (RFC 6901 §4), so

@@ -32,12 +32,16 @@ struct LatencyLimits: Decodable, Equatable {
         }
         var limits: [(phase: Phase, limit: ConfigDuration)] = []
         for phase in Phase.allCases {
-            if let limit = try object.decodeIfPresent(ConfigDuration.self, forKey: phase) { limits.append((phase, limit)) }
+            if let limit = try object.decodeIfPresent(ConfigDuration.self, forKey: phase) {
+                limits.append((phase, limit))
+            }
         }
         // (allKeys is not asked: it would tell the strict decoder every key was wanted.)
         if limits.isEmpty {
             throw DecodingError.dataCorrupted(
-                .init(codingPath: decoder.codingPath, debugDescription: "expected at least one phase: dns, connect, tls, ttfb or total"))
+                .init(
+                    codingPath: decoder.codingPath,
+                    debugDescription: "expected at least one phase: dns, connect, tls, ttfb or total"))
         }
         self.limits = limits
         perPhase = true
@@ -62,11 +66,13 @@ struct LatencyLimits: Decodable, Equatable {
         limits.compactMap { phase, limit in
             guard let value = Self.measured(phase, in: timings), value > limit.milliseconds else { return nil }
             let name = phase == .total ? "slow" : "slow \(phase.rawValue)"
-            return "\(name): \(MessageFormat.milliseconds(value)) (max \(MessageFormat.milliseconds(limit.milliseconds)))"
+            return
+                "\(name): \(MessageFormat.milliseconds(value)) (max \(MessageFormat.milliseconds(limit.milliseconds)))"
         }
     }
 
     static func == (a: LatencyLimits, b: LatencyLimits) -> Bool {
-        a.perPhase == b.perPhase && a.limits.count == b.limits.count && zip(a.limits, b.limits).allSatisfy { $0.phase == $1.phase && $0.limit == $1.limit }
+        a.perPhase == b.perPhase && a.limits.count == b.limits.count
+            && zip(a.limits, b.limits).allSatisfy { $0.phase == $1.phase && $0.limit == $1.limit }
     }
 }

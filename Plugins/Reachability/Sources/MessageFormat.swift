@@ -1,9 +1,9 @@
 import PathwatchProbeKit
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// How numbers read in messages: short, with a unit, precise where it matters.
@@ -18,7 +18,8 @@ enum MessageFormat {
     /// A configured duration: "5 s", "1.5 s", "800 ms".
     static func duration(_ value: ConfigDuration) -> String {
         value.nanoseconds >= 1_000_000_000
-            ? "\(DecimalText.trimmed(value.seconds, decimals: 3)) s" : "\(DecimalText.trimmed(value.milliseconds, decimals: 3)) ms"
+            ? "\(DecimalText.trimmed(value.seconds, decimals: 3)) s"
+            : "\(DecimalText.trimmed(value.milliseconds, decimals: 3)) ms"
     }
 
     /// "3 days", "1 day", "less than a day".

@@ -83,15 +83,25 @@ enum IPVersion: Decodable, Equatable {
         let container = try decoder.singleValueContainer()
         if let number = try? container.decode(Int.self) {
             switch number {
-            case 4: self = .v4; return
-            case 6: self = .v6; return
+            case 4:
+                self = .v4
+                return
+            case 6:
+                self = .v6
+                return
             default: break
             }
         } else if let text = try? container.decode(String.self) {
             switch text {
-            case "4": self = .v4; return
-            case "6": self = .v6; return
-            case "any": self = .any; return
+            case "4":
+                self = .v4
+                return
+            case "6":
+                self = .v6
+                return
+            case "any":
+                self = .any
+                return
             default: break
             }
         }

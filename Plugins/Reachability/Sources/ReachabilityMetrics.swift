@@ -8,9 +8,12 @@ extension ReachabilityProbe {
         .gauge("dns_ms", unit: "ms", help: "Time spent resolving the host name."),
         .gauge("connect_ms", unit: "ms", help: "Time of the TCP handshake."),
         .gauge("tls_ms", unit: "ms", help: "Time of the TLS handshake (HTTPS only)."),
-        .gauge("ttfb_ms", unit: "ms", help: "Time from the transfer's start to the first response byte.", plot: .latency),
+        .gauge(
+            "ttfb_ms", unit: "ms", help: "Time from the transfer's start to the first response byte.", plot: .latency),
         .gauge("total_ms", unit: "ms", help: "Time of the whole transfer, redirects included.", plot: .latency),
         .gauge("size_bytes", unit: "By", help: "Response body bytes received."),
-        .gauge("cert_days_left", unit: "d", help: "Time left before the server's certificate expires; negative once expired."),
+        .gauge(
+            "cert_days_left", unit: "d",
+            help: "Time left before the server's certificate expires; negative once expired."),
     ]
 }

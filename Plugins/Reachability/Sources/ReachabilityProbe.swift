@@ -2,9 +2,9 @@ import CCurlShims
 import PathwatchProbeKit
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// Checks HTTP(S) and TCP endpoints: every target of a sample in flight at once on one libcurl
@@ -30,7 +30,8 @@ final class ReachabilityProbe: Probe {
         maxConcurrency = config.maxConcurrency ?? Self.defaultMaxConcurrency
         for (index, target) in targets.enumerated() where target.tls.insecure {
             // Allowed, but never silently: the operator should see it in the agent's log.
-            let line = "reachability: targets[\(index)] (\(target.name)): tls.insecure is set; "
+            let line =
+                "reachability: targets[\(index)] (\(target.name)): tls.insecure is set; "
                 + "the server's certificate and host name are not verified\n"
             _ = line.utf8CString.withUnsafeBufferPointer { write(STDERR_FILENO, $0.baseAddress, $0.count - 1) }
         }
@@ -53,7 +54,8 @@ final class ReachabilityProbe: Probe {
             let path = JSONPath([.key("targets"), .index(index)])
             if let first = seen[target.name] {
                 throw ProbeConfigError(
-                    path: path.appending("name"), message: "duplicate target name \"\(target.name)\" (also targets[\(first)])")
+                    path: path.appending("name"),
+                    message: "duplicate target name \"\(target.name)\" (also targets[\(first)])")
             }
             seen[target.name] = index
             specs.append(try TargetSpec(target, at: path))
@@ -65,7 +67,8 @@ final class ReachabilityProbe: Probe {
         var results: [TransferResult]
         let budget = SampleBudget.current
         do {
-            results = try runner.run(count: targets.count, maxConcurrency: maxConcurrency, pool: pool) { index, transfer in
+            results = try runner.run(count: targets.count, maxConcurrency: maxConcurrency, pool: pool) {
+                index, transfer in
                 guard let limit = budget.limit(for: targets[index].timeout) else { return false }
                 try transfer.configure(for: targets[index], timeLimit: limit)
                 return true
@@ -93,7 +96,8 @@ final class ReachabilityProbe: Probe {
         }
         guard !inspections.isEmpty else { return }
         // Only with time left: without it the message says "expired" without saying when.
-        let inspected = try runner.run(count: inspections.count, maxConcurrency: maxConcurrency, pool: pool) { i, transfer in
+        let inspected = try runner.run(count: inspections.count, maxConcurrency: maxConcurrency, pool: pool) {
+            i, transfer in
             let target = targets[inspections[i].index]
             guard let limit = budget.limit(for: target.timeout) else { return false }
             try transfer.configure(inspectingCertificateOf: target, at: inspections[i].url, timeLimit: limit)

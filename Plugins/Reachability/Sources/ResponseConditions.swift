@@ -56,7 +56,8 @@ struct ResponseConditions {
                 do {
                     json.append(JSONExpectation(pointer: try JSONPointer(parsing: pointer), expected: expected))
                 } catch {
-                    throw ProbeConfigError(path: path.appending("expect_json").appending(pointer), message: error.message)
+                    throw ProbeConfigError(
+                        path: path.appending("expect_json").appending(pointer), message: error.message)
                 }
             }
         }
@@ -66,10 +67,13 @@ struct ResponseConditions {
             for (name, value) in fields {
                 let headerPath = path.appending("expect_header").appending(name)
                 guard TargetSpec.isToken(name) else {
-                    throw ProbeConfigError(path: headerPath, message: "not a valid header name (letters, digits and !#$%&'*+-.^_`|~ only)")
+                    throw ProbeConfigError(
+                        path: headerPath, message: "not a valid header name (letters, digits and !#$%&'*+-.^_`|~ only)")
                 }
                 if let other = seen[name.lowercased()] {
-                    throw ProbeConfigError(path: headerPath, message: "header names are case-insensitive: \"\(name)\" is \"\(other)\" again")
+                    throw ProbeConfigError(
+                        path: headerPath,
+                        message: "header names are case-insensitive: \"\(name)\" is \"\(other)\" again")
                 }
                 seen[name.lowercased()] = name
                 var regex: BoundedRegex?
@@ -77,17 +81,22 @@ struct ResponseConditions {
                     do {
                         regex = try BoundedRegex(pattern)
                     } catch {
-                        throw ProbeConfigError(path: headerPath, message: "not a valid regular expression: \(error.message)")
+                        throw ProbeConfigError(
+                            path: headerPath, message: "not a valid regular expression: \(error.message)")
                     }
                 }
                 headers.append(
-                    HeaderExpectation(name: name, lowercased: name.lowercased(), exact: regex == nil ? value : nil, regex: regex))
+                    HeaderExpectation(
+                        name: name, lowercased: name.lowercased(), exact: regex == nil ? value : nil, regex: regex))
             }
         }
         if let size = config.maxBody {
-            guard keepsBody else { throw fail("max_body", "applies only with expect_body or expect_json (nothing else keeps the body)") }
+            guard keepsBody else {
+                throw fail("max_body", "applies only with expect_body or expect_json (nothing else keeps the body)")
+            }
             guard size.bytes >= 1, size.bytes <= UInt64(Self.largestMaxBody) else {
-                throw fail("max_body", "expected 1 byte to \(ByteSize(bytes: UInt64(Self.largestMaxBody))), found \(size)")
+                throw fail(
+                    "max_body", "expected 1 byte to \(ByteSize(bytes: UInt64(Self.largestMaxBody))), found \(size)")
             }
             maxBody = Int(size.bytes)
         }

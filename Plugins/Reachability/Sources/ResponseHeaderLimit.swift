@@ -11,7 +11,8 @@ enum ResponseHeaderLimit {
         // "Too large response headers: 307215 > 307200"
         if let range = detail.firstRange(of: "Too large response headers: ") {
             let limit = detail[range.upperBound...].split(separator: ">").last.flatMap { Int($0.filter { $0 != " " }) }
-            return "response headers too large: " + (limit.map { "more than \(MessageFormat.size($0))" } ?? "over libcurl's limit")
+            return "response headers too large: "
+                + (limit.map { "more than \(MessageFormat.size($0))" } ?? "over libcurl's limit")
         }
         // "Too many response headers, 5000 is max"
         if let range = detail.firstRange(of: "Too many response headers, ") {
@@ -21,7 +22,8 @@ enum ResponseHeaderLimit {
         // "Rejected 102401 bytes header (max is 102400)!"
         if let range = detail.firstRange(of: "(max is ") {
             let limit = detail[range.upperBound...].prefix { $0.isNumber }
-            return "a response header too large: " + (Int(limit).map { "more than \(MessageFormat.size($0))" } ?? "over libcurl's limit")
+            return "a response header too large: "
+                + (Int(limit).map { "more than \(MessageFormat.size($0))" } ?? "over libcurl's limit")
         }
         return nil
     }

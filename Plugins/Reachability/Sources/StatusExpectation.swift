@@ -14,7 +14,8 @@ struct StatusExpectation: Decodable, Equatable, CustomStringConvertible {
             while !list.isAtEnd { patterns.append(try list.decode(StatusPattern.self)) }
             guard !patterns.isEmpty else {
                 throw DecodingError.dataCorrupted(
-                    .init(codingPath: decoder.codingPath, debugDescription: "expected at least one status code or range"))
+                    .init(
+                        codingPath: decoder.codingPath, debugDescription: "expected at least one status code or range"))
             }
             self.patterns = patterns
         } else {

@@ -1,16 +1,20 @@
 import PathwatchProbeKit
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// A target after validation: every default applied, every value checked against the others.
 /// Errors carry the JSON path of the offending value (relative to the probe's `config`), and
 /// never quote a URL, header value or body: those may hold substituted secrets.
 struct TargetSpec {
-    enum Method: String { case get = "GET", head = "HEAD", post = "POST" }
+    enum Method: String {
+        case get = "GET"
+        case head = "HEAD"
+        case post = "POST"
+    }
 
     struct TLS {
         var caFile: String?
@@ -100,7 +104,8 @@ struct TargetSpec {
         for (name, value) in config.headers?.fields ?? [] {
             let headerPath = path.appending("headers").appending(name)
             guard Self.isToken(name) else {
-                throw ProbeConfigError(path: headerPath, message: "not a valid header name (letters, digits and !#$%&'*+-.^_`|~ only)")
+                throw ProbeConfigError(
+                    path: headerPath, message: "not a valid header name (letters, digits and !#$%&'*+-.^_`|~ only)")
             }
             guard !Self.breaksLine(value) else {
                 throw ProbeConfigError(path: headerPath, message: "header value must not contain line breaks or NUL")
@@ -122,7 +127,9 @@ struct TargetSpec {
         expectStatus = config.expectStatus ?? .successful
         timeout = config.timeout ?? Self.defaultTimeout
         guard timeout.nanoseconds >= 1_000_000 else { throw fail("timeout", "must be at least 1ms") }
-        maxLatency = try Self.checked(config.maxLatency, url: url, followRedirects: config.followRedirects ?? false, at: path.appending("max_latency"))
+        maxLatency = try Self.checked(
+            config.maxLatency, url: url, followRedirects: config.followRedirects ?? false,
+            at: path.appending("max_latency"))
         certExpiryWarn = config.certExpiryWarn ?? Self.defaultCertExpiryWarn
         followRedirects = config.followRedirects ?? false
         ipVersion = config.ipVersion ?? .any
@@ -131,7 +138,9 @@ struct TargetSpec {
         var tls = TLS()
         if let given = config.tls {
             let tlsPath = path.appending("tls")
-            for (key, file) in [("ca_file", given.caFile), ("client_cert", given.clientCert), ("client_key", given.clientKey)] {
+            for (key, file) in [
+                ("ca_file", given.caFile), ("client_cert", given.clientCert), ("client_key", given.clientKey),
+            ] {
                 guard let file else { continue }
                 guard access(file, R_OK) == 0 else {
                     throw ProbeConfigError(
@@ -141,7 +150,9 @@ struct TargetSpec {
             if given.clientKey != nil, given.clientCert == nil {
                 throw ProbeConfigError(path: tlsPath.appending("client_key"), message: "a client key needs client_cert")
             }
-            tls = TLS(caFile: given.caFile, clientCert: given.clientCert, clientKey: given.clientKey, insecure: given.insecure ?? false)
+            tls = TLS(
+                caFile: given.caFile, clientCert: given.clientCert, clientKey: given.clientKey,
+                insecure: given.insecure ?? false)
         }
         self.tls = tls
     }
@@ -155,7 +166,8 @@ struct TargetSpec {
             let phasePath = limits.perPhase ? path.appending(phase.rawValue) : path
             guard limit.nanoseconds > 0 else { throw ProbeConfigError(path: phasePath, message: "must be more than 0") }
             if url.kind == .tcp, phase == .ttfb || phase == .tls {
-                throw ProbeConfigError(path: phasePath, message: "a tcp:// target only connects: it has no \(phase.rawValue) phase")
+                throw ProbeConfigError(
+                    path: phasePath, message: "a tcp:// target only connects: it has no \(phase.rawValue) phase")
             }
             if url.kind == .http, phase == .tls, !followRedirects {
                 throw ProbeConfigError(path: phasePath, message: "an http:// target makes no TLS handshake")
@@ -171,8 +183,11 @@ struct TargetSpec {
 
     /// RFC 9110 token characters, the only ones a header name may use.
     static func isToken(_ text: String) -> Bool {
-        !text.isEmpty && text.unicodeScalars.allSatisfy { scalar in
-            scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "!#$%&'*+-.^_`|~".unicodeScalars.contains(scalar))
-        }
+        !text.isEmpty
+            && text.unicodeScalars.allSatisfy { scalar in
+                scalar.isASCII
+                    && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)
+                        || "!#$%&'*+-.^_`|~".unicodeScalars.contains(scalar))
+            }
     }
 }

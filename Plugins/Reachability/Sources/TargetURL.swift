@@ -1,9 +1,9 @@
 import CCurlShims
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// A target's URL, parsed by libcurl's own URL parser so that what is validated at load is
@@ -29,7 +29,8 @@ struct TargetURL {
         let parsed = pw_curl_url_set(handle, CURLUPART_URL, text, UInt32(CURLU_NON_SUPPORT_SCHEME))
         guard parsed == CURLUE_OK else {
             throw URLProblem(
-                "not a valid URL (\(String(cString: pw_curl_url_strerror(parsed)))); expected http://…, https://… or tcp://host:port")
+                "not a valid URL (\(String(cString: pw_curl_url_strerror(parsed)))); expected http://…, https://… or tcp://host:port"
+            )
         }
         func part(_ which: CURLUPart) -> String? {
             var value: UnsafeMutablePointer<CChar>?

@@ -2,9 +2,9 @@ import CCurlShims
 import PathwatchProbeKit
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// One libcurl easy handle from the probe's pool, configured afresh for each target it serves
@@ -29,7 +29,9 @@ final class Transfer {
 
     init() throws {
         guard curlGlobalInit == CURLE_OK else { throw CurlSetupError(description: "libcurl failed to initialise") }
-        guard let handle = pw_curl_easy_init() else { throw CurlSetupError(description: "libcurl cannot create a handle") }
+        guard let handle = pw_curl_easy_init() else {
+            throw CurlSetupError(description: "libcurl cannot create a handle")
+        }
         self.handle = handle
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
@@ -84,7 +86,8 @@ final class Transfer {
     /// Sets the handle up for a bare TLS handshake with verification off, only to read the
     /// certificate of a server whose certificate failed verification as expired or not yet
     /// valid, so the message can say when.
-    func configure(inspectingCertificateOf target: TargetSpec, at url: String, timeLimit: ConfigDuration? = nil) throws {
+    func configure(inspectingCertificateOf target: TargetSpec, at url: String, timeLimit: ConfigDuration? = nil) throws
+    {
         try reset(needle: nil, connectOnly: true)
         let set = EasyOptions(handle: handle)
         try applyCommon(url: url, target: target, timeLimit: timeLimit)
@@ -97,7 +100,8 @@ final class Transfer {
 
     /// Forgets the previous request: options, headers, the body search and the error texts. The
     /// body is kept (up to max_body) and headers read only for conditions that need them.
-    private func reset(needle: String?, connectOnly: Bool, conditions: ResponseConditions = ResponseConditions()) throws {
+    private func reset(needle: String?, connectOnly: Bool, conditions: ResponseConditions = ResponseConditions()) throws
+    {
         pw_curl_easy_reset(handle)
         pw_curl_slist_free_all(headerList)
         headerList = nil
@@ -181,7 +185,9 @@ final class Transfer {
     /// Where the response redirected to, when redirects are not followed.
     var redirectURL: String? {
         var text: UnsafePointer<CChar>?
-        guard pw_curl_easy_getinfo_string(handle, CURLINFO_REDIRECT_URL, &text) == CURLE_OK, let text else { return nil }
+        guard pw_curl_easy_getinfo_string(handle, CURLINFO_REDIRECT_URL, &text) == CURLE_OK, let text else {
+            return nil
+        }
         return String(cString: text)
     }
 
@@ -189,7 +195,9 @@ final class Transfer {
     /// so it is used to connect again, never shown.
     var effectiveURL: String? {
         var text: UnsafePointer<CChar>?
-        guard pw_curl_easy_getinfo_string(handle, CURLINFO_EFFECTIVE_URL, &text) == CURLE_OK, let text else { return nil }
+        guard pw_curl_easy_getinfo_string(handle, CURLINFO_EFFECTIVE_URL, &text) == CURLE_OK, let text else {
+            return nil
+        }
         return String(cString: text)
     }
 

@@ -2,9 +2,9 @@ import CCurlShims
 import PathwatchProbeKit
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// Turns one target's transfer into its check: a state, a message an operator can act on, and
@@ -53,7 +53,10 @@ struct Verdict {
 
     func judge() -> (CheckState, String) {
         if agentOutOfDescriptors {
-            return (.unknown, "agent out of file descriptors (\(MessageFormat.lowercasingFirst(systemErrorText(result.osErrno)))); endpoint not checked")
+            return (
+                .unknown,
+                "agent out of file descriptors (\(MessageFormat.lowercasingFirst(systemErrorText(result.osErrno)))); endpoint not checked"
+            )
         }
         guard result.code == CURLE_OK else { return (.critical, failureMessage()) }
         let elapsed = MessageFormat.milliseconds(result.timings.totalMilliseconds)
@@ -130,7 +133,11 @@ struct Verdict {
         case CURLE_UNSUPPORTED_PROTOCOL:
             return "redirected to an unsupported protocol"
         default:
-            if code.rawValue == ResponseHeaderLimit.tooLargeCode, let headers = ResponseHeaderLimit.message(result.errorDetail) { return headers }
+            if code.rawValue == ResponseHeaderLimit.tooLargeCode,
+                let headers = ResponseHeaderLimit.message(result.errorDetail)
+            {
+                return headers
+            }
             return "failed: \(MessageFormat.lowercasingFirst(curlText(code)))"
         }
     }

@@ -45,7 +45,8 @@ import Testing
         let server = try EndpointServer(environment: ["BEARER_TOKEN": token])
         let setup = try Setup()
         let config = try setup.config(
-            #"{"targets": [{"name": "orion", "url": "\#(server.url("/bearer"))", "headers": {"Authorization": "Bearer ${env:PW_TEST_BEARER}"}}]}"#)
+            #"{"targets": [{"name": "orion", "url": "\#(server.url("/bearer"))", "headers": {"Authorization": "Bearer ${env:PW_TEST_BEARER}"}}]}"#
+        )
         let environment = ["PW_TEST_BEARER": token]
         let json = try pathwatch(["once", "--config", config, "--log-level", "trace"], environment: environment)
         #expect(json.status == 0, "\(json.stdout)\n\(json.stderr)")
@@ -64,7 +65,8 @@ import Testing
     @Test func badTargetIsRefusedWithItsPathByCheckConfig() throws {
         let setup = try Setup()
         let secret = "pw-\(getpid())"
-        let config = try setup.config(#"{"targets": [{"name": "a", "url": "gopher://u:${env:PW_TEST_SECRET}@127.0.0.1/"}]}"#)
+        let config = try setup.config(
+            #"{"targets": [{"name": "a", "url": "gopher://u:${env:PW_TEST_SECRET}@127.0.0.1/"}]}"#)
         let result = try pathwatch(["check-config", "--config", config], environment: ["PW_TEST_SECRET": secret])
         #expect(result.status == 78)
         #expect(result.stderr.contains("probes[0].config.targets[0].url"), "\(result.stderr)")
@@ -74,7 +76,8 @@ import Testing
 
     @Test func unknownMethodIsRefusedByOnce() throws {
         let setup = try Setup()
-        let config = try setup.config(#"{"targets": [{"name": "a", "url": "http://127.0.0.1:9/", "method": "DELETE"}]}"#)
+        let config = try setup.config(
+            #"{"targets": [{"name": "a", "url": "http://127.0.0.1:9/", "method": "DELETE"}]}"#)
         let result = try pathwatch(["once", "--config", config])
         #expect(result.status == 78)
         #expect(result.stderr.contains("probes[0].config.targets[0].method"), "\(result.stderr)")
@@ -82,12 +85,15 @@ import Testing
 
     @Test func insecureTLSIsAnnouncedAtLoad() throws {
         let setup = try Setup()
-        let config = try setup.config(#"{"targets": [{"name": "lab", "url": "https://127.0.0.1:9/", "tls": {"insecure": true}}]}"#)
+        let config = try setup.config(
+            #"{"targets": [{"name": "lab", "url": "https://127.0.0.1:9/", "tls": {"insecure": true}}]}"#)
         // Isolated (the default), what the plug-in writes to stderr is its child's, logged by the
         // agent at debug level with the probe's id.
         let result = try pathwatch(["check-config", "--config", config, "--log-level", "debug"])
         #expect(result.status == 0)
-        #expect(result.stderr.contains("plug-in output: reachability: targets[0] (lab): tls.insecure is set"), "\(result.stderr)")
+        #expect(
+            result.stderr.contains("plug-in output: reachability: targets[0] (lab): tls.insecure is set"),
+            "\(result.stderr)")
     }
 
     /// A host name that cannot resolve, inside a network namespace with no route (loopback down)
@@ -97,12 +103,15 @@ import Testing
         let setup = try Setup()
         let resolv = setup.directory.appendingPathComponent("resolv.conf")
         try "nameserver 127.0.0.1\noptions timeout:1 attempts:1\n".write(to: resolv, atomically: true, encoding: .utf8)
-        let config = try setup.config(#"{"targets": [{"name": "gone", "url": "http://pathwatch-test.invalid/health"}]}"#)
+        let config = try setup.config(
+            #"{"targets": [{"name": "gone", "url": "http://pathwatch-test.invalid/health"}]}"#)
         // unshare -m makes the mount private to this namespace; it vanishes with the process.
         let result = try run(
-            ["unshare", "--net", "--mount", "--propagation", "private", "bash", "-euc",
-             #"mount --bind "$1" /etc/resolv.conf && exec "$2" once --config "$3""#, "dns-test",
-             resolv.path, TestEnvironment.pathwatchBinary.path, config],
+            [
+                "unshare", "--net", "--mount", "--propagation", "private", "bash", "-euc",
+                #"mount --bind "$1" /etc/resolv.conf && exec "$2" once --config "$3""#, "dns-test",
+                resolv.path, TestEnvironment.pathwatchBinary.path, config,
+            ],
             timeout: 60)
         #expect(result.status == 2, "\(result.stdout)\n\(result.stderr)")
         let gone = try check(try parseJSONObject(result.stdout), "api/gone")

@@ -11,7 +11,9 @@ import Testing
 
     /// Runs `pathwatch run` as an ordinary user with one target, waits for the first sample of
     /// `api/big`, and returns the plug-in process's VmHWM in KiB with the check's state.
-    func pluginPeak(_ server: EndpointServer, size: Int, keys: String) throws -> (kib: Int, state: String, message: String) {
+    func pluginPeak(_ server: EndpointServer, size: Int, keys: String) throws -> (
+        kib: Int, state: String, message: String
+    ) {
         let setup = try AgentEndToEndTests.Setup()
         let state = try Unprivileged.makeTemporaryDirectory("pathwatch-reach-state")
         defer { TestEnvironment.removeTemporaryDirectory(state) }
@@ -28,14 +30,18 @@ import Testing
         let sampled = waitUntilValue(timeout: 60) { () -> (String, String)? in
             for line in agent.outputLines.reversed() {
                 guard let document = try? parseJSONObject(line),
-                    let check = (document["checks"] as? [[String: Any]])?.first(where: { $0["id"] as? String == "api/big" }),
+                    let check = (document["checks"] as? [[String: Any]])?.first(where: {
+                        $0["id"] as? String == "api/big"
+                    }),
                     let state = check["state"] as? String, state == "ok" || state == "critical"
                 else { continue }
                 return (state, check["message"] as? String ?? "")
             }
             return nil
         }
-        guard let (checkState, message) = sampled else { throw TestFailure("no sample: \(agent.errorOutput.suffix(2000))") }
+        guard let (checkState, message) = sampled else {
+            throw TestFailure("no sample: \(agent.errorOutput.suffix(2000))")
+        }
         let children = processTree(agent.processIdentifier).dropFirst()
         let peaks = children.compactMap(Self.peakKiB)
         guard let peak = peaks.max() else { throw TestFailure("no plug-in process under the agent") }
@@ -59,11 +65,15 @@ import Testing
         let bounded = try pluginPeak(server, size: Self.bodyBytes, keys: json)
         let whole = try pluginPeak(server, size: Self.bodyBytes, keys: json + #", "max_body": "16MiB""#)
         let growth = (plain: plain.kib - base.kib, bounded: bounded.kib - base.kib, whole: whole.kib - base.kib)
-        print("plug-in VmHWM: base \(base.kib) KiB; 10 MB body: no condition +\(growth.plain) KiB, expect_json (max_body 1 MiB) +\(growth.bounded) KiB, max_body 16 MiB (control) +\(growth.whole) KiB")
+        print(
+            "plug-in VmHWM: base \(base.kib) KiB; 10 MB body: no condition +\(growth.plain) KiB, expect_json (max_body 1 MiB) +\(growth.bounded) KiB, max_body 16 MiB (control) +\(growth.whole) KiB"
+        )
 
         #expect(plain.state == "ok", "\(plain.message)")
-        #expect(bounded.state == "critical" && bounded.message.hasPrefix("expect_json: the body is not complete JSON, cut at max_body (1 MiB)"),
-                "\(bounded.message)")
+        #expect(
+            bounded.state == "critical"
+                && bounded.message.hasPrefix("expect_json: the body is not complete JSON, cut at max_body (1 MiB)"),
+            "\(bounded.message)")
         // Without a condition nothing is kept; with one, the kept MiB and its parse, not 10 MB.
         #expect(growth.plain < 2 * 1024, "no condition grew the plug-in by \(growth.plain) KiB")
         #expect(growth.bounded < 4 * 1024, "expect_json grew the plug-in by \(growth.bounded) KiB")

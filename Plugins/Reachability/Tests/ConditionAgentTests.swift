@@ -24,7 +24,9 @@ import Testing
         let checks = try parseJSONObject(result.stdout)["checks"] as? [[String: Any]] ?? []
         let byID = Dictionary(uniqueKeysWithValues: checks.map { ($0["id"] as? String ?? "", $0) })
         #expect(byID["api/down"]?["state"] as? String == "critical")
-        #expect((byID["api/down"]?["message"] as? String)?.hasPrefix(#"expect_json /status: expected "UP", found "DOWN""#) == true)
+        #expect(
+            (byID["api/down"]?["message"] as? String)?.hasPrefix(#"expect_json /status: expected "UP", found "DOWN""#)
+                == true)
         #expect(byID["api/up"]?["state"] as? String == "ok")
     }
 
@@ -32,11 +34,26 @@ import Testing
         let setup = try AgentEndToEndTests.Setup()
         let cases: [(target: String, path: String, says: String)] = [
             (#""expect_body": "/a(/""#, "probes[0].config.targets[0].expect_body", "not a valid regular expression"),
-            (#""expect_json": {"status": "UP"}"#, #"probes[0].config.targets[0].expect_json.status"#, "a JSON pointer starts with \"/\""),
-            (#""expect_json": {"/a~2": 1}"#, #"probes[0].config.targets[0].expect_json["/a~2"]"#, "\"~\" must be followed by 0"),
-            (#""expect_header": {"X-A": "/[/"}"#, "probes[0].config.targets[0].expect_header.X-A", "not a valid regular expression"),
-            (#""max_latency": {"ttfb": "1s", "tcp": "1s"}"#, "probes[0].config.targets[0].max_latency.tcp", "unknown key"),
-            (#""max_body": "1MiB""#, "probes[0].config.targets[0].max_body", "applies only with expect_body or expect_json"),
+            (
+                #""expect_json": {"status": "UP"}"#, #"probes[0].config.targets[0].expect_json.status"#,
+                "a JSON pointer starts with \"/\""
+            ),
+            (
+                #""expect_json": {"/a~2": 1}"#, #"probes[0].config.targets[0].expect_json["/a~2"]"#,
+                "\"~\" must be followed by 0"
+            ),
+            (
+                #""expect_header": {"X-A": "/[/"}"#, "probes[0].config.targets[0].expect_header.X-A",
+                "not a valid regular expression"
+            ),
+            (
+                #""max_latency": {"ttfb": "1s", "tcp": "1s"}"#, "probes[0].config.targets[0].max_latency.tcp",
+                "unknown key"
+            ),
+            (
+                #""max_body": "1MiB""#, "probes[0].config.targets[0].max_body",
+                "applies only with expect_body or expect_json"
+            ),
         ]
         for (target, path, says) in cases {
             let config = try setup.config(#"{"targets": [{"name": "a", "url": "http://127.0.0.1:9/", \#(target)}]}"#)
@@ -62,8 +79,10 @@ import Testing
         let checks = try parseJSONObject(result.stdout)["checks"] as? [[String: Any]] ?? []
         let byID = Dictionary(uniqueKeysWithValues: checks.map { ($0["id"] as? String ?? "", $0) })
         #expect(byID["api/odd"]?["state"] as? String == "critical", "\(result.stdout)")
-        #expect((byID["api/odd"]?["message"] as? String)?.hasPrefix("expect_json /id: expected 9007199254740993, found 9007199254740992") == true,
-                "\(result.stdout)")
+        #expect(
+            (byID["api/odd"]?["message"] as? String)?.hasPrefix(
+                "expect_json /id: expected 9007199254740993, found 9007199254740992") == true,
+            "\(result.stdout)")
         #expect(byID["api/even"]?["state"] as? String == "ok", "\(result.stdout)")
     }
 }

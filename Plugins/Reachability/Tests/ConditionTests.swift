@@ -9,8 +9,13 @@ import Testing
 /// server on 127.0.0.1, through the probe's Swift API.
 @Suite(.onItsOwnThread) struct ConditionTests {
     /// A /respond URL answering 200 with `body`, and `headers` ("Name:Value").
-    func respond(_ server: EndpointServer, body: String, type: String? = nil, headers: [String] = [], firstByteMilliseconds: Int = 0) -> String {
-        func encoded(_ text: String) -> String { text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "" }
+    func respond(
+        _ server: EndpointServer, body: String, type: String? = nil, headers: [String] = [],
+        firstByteMilliseconds: Int = 0
+    ) -> String {
+        func encoded(_ text: String) -> String {
+            text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        }
         var query = ["body=\(encoded(body))", "first_byte_ms=\(firstByteMilliseconds)"]
         if let type { query.append("type=\(encoded(type))") }
         query += headers.map { "header=\(encoded($0))" }
@@ -25,7 +30,9 @@ import Testing
         let server = try EndpointServer()
         let down = try check(respond(server, body: #"{"status":"DOWN"}"#), #""expect_json": {"/status": "UP"}"#)
         #expect(down.state == .critical)
-        #expect(down.message.hasPrefix(#"expect_json /status: expected "UP", found "DOWN" (HTTP 200 in "#), "\(down.message)")
+        #expect(
+            down.message.hasPrefix(#"expect_json /status: expected "UP", found "DOWN" (HTTP 200 in "#),
+            "\(down.message)")
         #expect(try down.metric("http_status") == 200)
     }
 
@@ -49,32 +56,41 @@ import Testing
         let server = try EndpointServer()
         let url = respond(server, body: "status: ready\nversion 1.2")
         #expect(try check(url, #""expect_body": "ready""#).state == .ok)
-        #expect(try check(url, #""expect_body": "/^version [0-9]+\\.[0-9]+$/""#).state == .critical)  // ^ is the body's start
+        // ^ is the body's start
+        #expect(try check(url, #""expect_body": "/^version [0-9]+\\.[0-9]+$/""#).state == .critical)
         #expect(try check(url, #""expect_body": "/version [0-9]+\\.[0-9]+/""#).state == .ok)
         let missing = try check(url, #""expect_body": "/^healthy/""#)
         #expect(missing.state == .critical)
-        #expect(missing.message.hasPrefix(#"expect_body /^healthy/: not found in the body (25 bytes): "status: ready version 1.2" (HTTP 200 in "#),
-                "\(missing.message)")
+        #expect(
+            missing.message.hasPrefix(
+                #"expect_body /^healthy/: not found in the body (25 bytes): "status: ready version 1.2" (HTTP 200 in "#),
+            "\(missing.message)")
     }
 
     @Test func headerExactAndRegex() throws {
         let server = try EndpointServer()
         let url = respond(server, body: "{}", type: "application/json; charset=utf-8", headers: ["X-Ready:yes"])
-        #expect(try check(url, #""expect_header": {"x-ready": "yes", "Content-Type": "/^application/json/"}"#).state == .ok)
+        #expect(
+            try check(url, #""expect_header": {"x-ready": "yes", "Content-Type": "/^application/json/"}"#).state == .ok)
         let wrong = try check(url, #""expect_header": {"Content-Type": "text/plain"}"#)
         #expect(wrong.state == .critical)
-        #expect(wrong.message.hasPrefix(#"expect_header Content-Type: no match, found "application/json; charset=utf-8" (HTTP 200 in "#),
-                "\(wrong.message)")
+        #expect(
+            wrong.message.hasPrefix(
+                #"expect_header Content-Type: no match, found "application/json; charset=utf-8" (HTTP 200 in "#),
+            "\(wrong.message)")
         let missing = try check(url, #""expect_header": {"X-Version": "/./"}"#)
         #expect(missing.message.hasPrefix("expect_header X-Version: missing"))
     }
 
     @Test func severalFailuresAreCountedAfterTheFirst() throws {
         let server = try EndpointServer()
-        let both = try check(respond(server, body: #"{"status":"DOWN"}"#),
-                             #""expect_json": {"/status": "UP"}, "expect_header": {"X-Ready": "yes"}"#)
-        #expect(both.message.hasPrefix(#"expect_json /status: expected "UP", found "DOWN"; 1 more condition failed (HTTP 200 in "#),
-                "\(both.message)")
+        let both = try check(
+            respond(server, body: #"{"status":"DOWN"}"#),
+            #""expect_json": {"/status": "UP"}, "expect_header": {"X-Ready": "yes"}"#)
+        #expect(
+            both.message.hasPrefix(
+                #"expect_json /status: expected "UP", found "DOWN"; 1 more condition failed (HTTP 200 in "#),
+            "\(both.message)")
     }
 
     /// The server waits before its first byte: ttfb is over its limit, connect is not.
@@ -103,15 +119,19 @@ import Testing
         let big = server.url("/big/10000000")
         let json = try check(big, #""expect_json": {"/status": "UP"}, "max_body": "64KiB""#)
         #expect(json.state == .critical)
-        #expect(json.message.hasPrefix(#"expect_json: the body is not complete JSON, cut at max_body (64 KiB): "{"status":"UP","pad":"xxx"#),
-                "\(json.message)")
+        #expect(
+            json.message.hasPrefix(
+                #"expect_json: the body is not complete JSON, cut at max_body (64 KiB): "{"status":"UP","pad":"xxx"#),
+            "\(json.message)")
         #expect(try json.metric("size_bytes") < 1_000_000)
         let text = try check(big, #""expect_body": "/\"status\":\"UP\"/", "max_body": "64KiB""#)
         #expect(text.state == .ok, "\(text.message)")
         #expect(text.message.hasSuffix("(body cut at max_body, 64 KiB)"), "\(text.message)")
         let absent = try check(big, #""expect_body": "DOWN", "max_body": "64KiB""#)
-        #expect(absent.message.hasPrefix("expect_body \"DOWN\": not found in the first 64 KiB (max_body; the rest was not read): "),
-                "\(absent.message)")
+        #expect(
+            absent.message.hasPrefix(
+                "expect_body \"DOWN\": not found in the first 64 KiB (max_body; the rest was not read): "),
+            "\(absent.message)")
     }
 
     /// Without a body condition nothing is kept and the whole body is read, as before.
@@ -129,10 +149,15 @@ import Testing
         let url = respond(server, body: #"{"id":9007199254740992,"big":[18446744073709551617,-9223372036854775809]}"#)
         let off = try check(url, #""expect_json": {"/id": 9007199254740993}"#)
         #expect(off.state == .critical)
-        #expect(off.message.hasPrefix("expect_json /id: expected 9007199254740993, found 9007199254740992 (HTTP 200 in "), "\(off.message)")
+        #expect(
+            off.message.hasPrefix("expect_json /id: expected 9007199254740993, found 9007199254740992 (HTTP 200 in "),
+            "\(off.message)")
         #expect(try check(url, #""expect_json": {"/id": 9007199254740992}"#).state == .ok)
         let beyond = try check(url, #""expect_json": {"/big/0": 18446744073709551616, "/big/1": -9223372036854775809}"#)
-        #expect(beyond.message.hasPrefix("expect_json /big/0: expected 18446744073709551616, found 18446744073709551617 (HTTP"), "\(beyond.message)")
+        #expect(
+            beyond.message.hasPrefix(
+                "expect_json /big/0: expected 18446744073709551616, found 18446744073709551617 (HTTP"),
+            "\(beyond.message)")
         #expect(try check(url, #""expect_json": {"/big": [18446744073709551617, -9223372036854775809]}"#).state == .ok)
     }
 }

@@ -7,7 +7,8 @@ import Testing
 /// RFC 6901 pointers: parsing, escapes and resolution (the examples of RFC 6901 §5).
 @Suite struct JSONPointerTests {
     static let document: JSONValue = try! JSONParser.parse(
-        #"{"foo": ["bar", "baz"], "": 0, "a/b": 1, "c%d": 2, "e^f": 3, "g|h": 4, "i\\j": 5, "k\"l": 6, " ": 7, "m~n": 8}"#)
+        #"{"foo": ["bar", "baz"], "": 0, "a/b": 1, "c%d": 2, "e^f": 3, "g|h": 4, "i\\j": 5, "k\"l": 6, " ": 7, "m~n": 8}"#
+    )
 
     func resolve(_ pointer: String) throws -> JSONValue? {
         try JSONPointer(parsing: pointer).resolve(in: Self.document)
@@ -110,8 +111,12 @@ import Testing
         #expect(compileError("a(") == "missing closing parenthesis at offset 2")
         #expect(compileError("(ab){1,32767}")?.hasPrefix("regular expression is too large at offset") == true)
         #expect(compileError("a{1,65536}")?.hasPrefix("number too big in {} quantifier at offset") == true)
-        #expect(compileError(String(repeating: "(", count: 65) + String(repeating: ")", count: 65))?.hasPrefix("parentheses are too deeply nested") == true)
-        #expect(compileError(String(repeating: "a", count: RegexLimits.maxPatternLength + 1))?.hasPrefix("pattern string is longer than the limit") == true)
+        #expect(
+            compileError(String(repeating: "(", count: 65) + String(repeating: ")", count: 65))?.hasPrefix(
+                "parentheses are too deeply nested") == true)
+        #expect(
+            compileError(String(repeating: "a", count: RegexLimits.maxPatternLength + 1))?.hasPrefix(
+                "pattern string is longer than the limit") == true)
         #expect(compileError("(*UTF)a")?.hasPrefix("using UTF is disabled by the application") == true)
         #expect(compileError("a{1,32767}") == nil)
     }
@@ -190,8 +195,12 @@ import Testing
         headers.reset(names: ["Content-Type", "X-Ready"])
         feed(headers, ["HTTP/1.1 302 Found\r\n", "Content-Type: text/html\r\n", "\r\n"])
         #expect(headers.values["content-type"] == ["text/html"])
-        feed(headers, ["HTTP/1.1 200 OK\r\n", "content-type:  application/json \r\n", "Set-Cookie: s=1\r\n",
-                       "X-Ready: yes\r\n", "X-READY: and\r\n", "\tfolded\r\n", "\r\n"])
+        feed(
+            headers,
+            [
+                "HTTP/1.1 200 OK\r\n", "content-type:  application/json \r\n", "Set-Cookie: s=1\r\n",
+                "X-Ready: yes\r\n", "X-READY: and\r\n", "\tfolded\r\n", "\r\n",
+            ])
         #expect(headers.values["content-type"] == ["application/json"])
         #expect(headers.values["x-ready"] == ["yes", "and folded"])
         #expect(headers.values["set-cookie"] == nil)
@@ -204,59 +213,89 @@ import Testing
 /// Condition failures and their messages.
 @Suite struct ConditionJudgeTests {
     func conditions(_ keys: String) throws -> ResponseConditions {
-        let config = try ProbeExport.decodeConfig(TargetConfig.self, from: #"{"name": "a", "url": "http://127.0.0.1/", \#(keys)}"#)
+        let config = try ProbeExport.decodeConfig(
+            TargetConfig.self, from: #"{"name": "a", "url": "http://127.0.0.1/", \#(keys)}"#)
         return try ResponseConditions(config, hasBody: true, at: JSONPath())
     }
 
-    func failures(_ keys: String, body: String, cut: Bool = false, headers: [String: [String]] = [:]) throws -> [String] {
+    func failures(_ keys: String, body: String, cut: Bool = false, headers: [String: [String]] = [:]) throws -> [String]
+    {
         ConditionJudge(conditions: try conditions(keys)).failures(body: Array(body.utf8), cut: cut, headers: headers)
     }
 
     @Test func jsonValueThatDiffersNamesPointerExpectedAndFound() throws {
-        #expect(try failures(#""expect_json": {"/status": "UP"}"#, body: #"{"status":"DOWN"}"#)
-            == [#"expect_json /status: expected "UP", found "DOWN""#])
+        #expect(
+            try failures(#""expect_json": {"/status": "UP"}"#, body: #"{"status":"DOWN"}"#)
+                == [#"expect_json /status: expected "UP", found "DOWN""#])
         #expect(try failures(#""expect_json": {"/status": "UP"}"#, body: #"{"status":"UP"}"#).isEmpty)
-        #expect(try failures(#""expect_json": {"/checks/0/ok": true, "/n": 3}"#, body: #"{"checks":[{"ok":false}],"n":3.0}"#)
-            == ["expect_json /checks/0/ok: expected true, found false"])
-        #expect(try failures(#""expect_json": {"/status": "UP"}"#, body: #"{"state":"UP"}"#)
-            == [#"expect_json /status: missing (expected "UP")"#])
+        #expect(
+            try failures(
+                #""expect_json": {"/checks/0/ok": true, "/n": 3}"#, body: #"{"checks":[{"ok":false}],"n":3.0}"#)
+                == ["expect_json /checks/0/ok: expected true, found false"])
+        #expect(
+            try failures(#""expect_json": {"/status": "UP"}"#, body: #"{"state":"UP"}"#)
+                == [#"expect_json /status: missing (expected "UP")"#])
     }
 
     @Test func objectsCompareRegardlessOfMemberOrder() throws {
-        #expect(try failures(#""expect_json": {"/db": {"ok": true, "ms": 3}}"#, body: #"{"db": {"ms": 3, "ok": true}}"#).isEmpty)
+        #expect(
+            try failures(#""expect_json": {"/db": {"ok": true, "ms": 3}}"#, body: #"{"db": {"ms": 3, "ok": true}}"#)
+                .isEmpty)
     }
 
     @Test func aBodyThatIsNotJSONFailsWithTheReason() throws {
         let found = try failures(#""expect_json": {"/status": "UP"}"#, body: "<html>down</html>")
-        #expect(found == [#"expect_json: the body is not JSON (line 1, column 1: unexpected character '<', expected a value): "<html>down</html>""#])
-        #expect(try failures(#""expect_json": {"/status": "UP"}"#, body: "") == ["expect_json: the body is empty, not JSON"])
+        #expect(
+            found == [
+                #"expect_json: the body is not JSON (line 1, column 1: unexpected character '<', expected a value): "<html>down</html>""#
+            ])
+        #expect(
+            try failures(#""expect_json": {"/status": "UP"}"#, body: "") == ["expect_json: the body is empty, not JSON"]
+        )
         let cut = try failures(#""expect_json": {"/status": "UP"}"#, body: #"{"status":"UP","pad":"xx"#, cut: true)
-        #expect(cut == [#"expect_json: the body is not complete JSON, cut at max_body (24 bytes): "{"status":"UP","pad":"xx""#])
+        #expect(
+            cut == [
+                #"expect_json: the body is not complete JSON, cut at max_body (24 bytes): "{"status":"UP","pad":"xx""#
+            ])
     }
 
     @Test func bodyFailureShowsTheStartOfTheBodyBounded() throws {
-        #expect(try failures(#""expect_body": "healthy""#, body: "ok") == [#"expect_body "healthy": not found in the body (2 bytes): "ok""#])
+        #expect(
+            try failures(#""expect_body": "healthy""#, body: "ok") == [
+                #"expect_body "healthy": not found in the body (2 bytes): "ok""#
+            ])
         let long = String(repeating: "a", count: 5000) + "\n"
         let message = try #require(try failures(#""expect_body": "/ready/""#, body: long).first)
         #expect(message.hasPrefix(#"expect_body /ready/: not found in the body (4.9 KiB): "aaaa"#))
         #expect(message.hasSuffix(#"a…""#))
         #expect(message.count < 200, "\(message.count)")
         let cut = try #require(try failures(#""expect_body": "/ready/""#, body: "line one\nline two", cut: true).first)
-        #expect(cut == #"expect_body /ready/: not found in the first 17 bytes (max_body; the rest was not read): "line one line two""#)
+        #expect(
+            cut
+                == #"expect_body /ready/: not found in the first 17 bytes (max_body; the rest was not read): "line one line two""#
+        )
     }
 
     @Test func headerFailuresShowWhatWasSeenButNeverWhatWasExpected() throws {
-        let keys = #""expect_header": {"Content-Type": "/^application/json/", "X-Build": "secret-build-id", "Set-Cookie": "/x/"}"#
-        let found = try failures(keys, body: "", headers: ["content-type": ["text/html"], "set-cookie": ["session=abc123"]])
-        #expect(found == [
-            #"expect_header Content-Type: no match, found "text/html""#,
-            "expect_header X-Build: missing",
-            "expect_header Set-Cookie: no match (the value is not shown: this header may hold a credential)",
-        ])
+        let keys =
+            #""expect_header": {"Content-Type": "/^application/json/", "X-Build": "secret-build-id", "Set-Cookie": "/x/"}"#
+        let found = try failures(
+            keys, body: "", headers: ["content-type": ["text/html"], "set-cookie": ["session=abc123"]])
+        #expect(
+            found == [
+                #"expect_header Content-Type: no match, found "text/html""#,
+                "expect_header X-Build: missing",
+                "expect_header Set-Cookie: no match (the value is not shown: this header may hold a credential)",
+            ])
         #expect(!found.joined().contains("secret-build-id") && !found.joined().contains("abc123"))
-        #expect(try failures(keys, body: "", headers: [
-            "content-type": ["application/json; charset=utf-8"], "x-build": ["other", "secret-build-id"], "set-cookie": ["x=1"],
-        ]).isEmpty)
+        #expect(
+            try failures(
+                keys, body: "",
+                headers: [
+                    "content-type": ["application/json; charset=utf-8"], "x-build": ["other", "secret-build-id"],
+                    "set-cookie": ["x=1"],
+                ]
+            ).isEmpty)
     }
 
     @Test func keepsTheBodyOnlyForBodyConditions() throws {
@@ -268,7 +307,9 @@ import Testing
 
 @Suite struct LatencyLimitsTests {
     func limits(_ json: String) throws -> LatencyLimits? {
-        try ProbeExport.decodeConfig(TargetConfig.self, from: #"{"name": "a", "url": "https://h/", "max_latency": \#(json)}"#).maxLatency
+        try ProbeExport.decodeConfig(
+            TargetConfig.self, from: #"{"name": "a", "url": "https://h/", "max_latency": \#(json)}"#
+        ).maxLatency
     }
 
     @Test func aDurationIsTheTotalAndAnObjectLimitsPhases() throws {
@@ -281,8 +322,12 @@ import Testing
     @Test func warnsPerPhaseOverItsLimit() throws {
         let phases = try #require(try limits(#"{"connect": "1ms", "ttfb": "500ms", "total": "550ms"}"#))
         // dns 2 ms, connect 3 ms, ttfb 600 ms, total 601 ms
-        let timings = PhaseTimings(nameLookup: 2000, connect: 5000, preTransfer: 5100, startTransfer: 600_000, total: 601_000)
-        #expect(phases.warnings(timings) == ["slow connect: 3 ms (max 1 ms)", "slow ttfb: 600 ms (max 500 ms)", "slow: 601 ms (max 550 ms)"])
+        let timings = PhaseTimings(
+            nameLookup: 2000, connect: 5000, preTransfer: 5100, startTransfer: 600_000, total: 601_000)
+        #expect(
+            phases.warnings(timings) == [
+                "slow connect: 3 ms (max 1 ms)", "slow ttfb: 600 ms (max 500 ms)", "slow: 601 ms (max 550 ms)",
+            ])
         #expect(LatencyLimits(total: .seconds(1)).warnings(timings).isEmpty)
     }
 }

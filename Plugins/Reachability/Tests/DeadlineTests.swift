@@ -20,7 +20,9 @@ import Testing
         #expect(checks.map(\.key) == ["hang", "fine"])
         #expect(checks[0].state == .critical)
         #expect(checks[0].message.hasPrefix("timed out after "), "\(checks[0].message)")
-        #expect(checks[0].message.hasSuffix(" (waiting for response): ran out of time before the probe's deadline"), "\(checks[0].message)")
+        #expect(
+            checks[0].message.hasSuffix(" (waiting for response): ran out of time before the probe's deadline"),
+            "\(checks[0].message)")
         #expect(checks[1].state == .ok, "\(checks[1].message)")
     }
 
@@ -38,7 +40,8 @@ import Testing
     /// A deadline later than the target's own timeout changes nothing.
     @Test func aLaterDeadlineLeavesTheTargetsTimeout() throws {
         let server = try EndpointServer()
-        let probe = try ProbeHarness.makeProbe(#"{"targets": [{"name": "hang", "url": "\#(server.url("/hang"))", "timeout": "300ms"}]}"#)
+        let probe = try ProbeHarness.makeProbe(
+            #"{"targets": [{"name": "hang", "url": "\#(server.url("/hang"))", "timeout": "300ms"}]}"#)
         let checks = try ProbeHarness.sample(probe, by: .after(.seconds(5)))
         #expect(checks.first?.message == "timed out after 300 ms (waiting for response)")
     }

@@ -14,19 +14,24 @@ import Testing
         let dir = try TestEnvironment.makeTemporaryDirectory("pathwatch-nofile")
         chmod(dir.path, 0o755)
         try FileManager.default.copyItem(
-            at: TestEnvironment.plugin("pathwatch_reachability"), to: dir.appendingPathComponent("libpathwatch_reachability.so"))
+            at: TestEnvironment.plugin("pathwatch_reachability"),
+            to: dir.appendingPathComponent("libpathwatch_reachability.so"))
         let list = (0..<targets).map { #"{"name": "t\#($0)", "url": "\#(server.url("/ok"))", "timeout": "2s"}"# }
-        let config = try writeConfig("""
+        let config = try writeConfig(
+            """
             {"agent": {"plugin_dirs": ["."], "state_dir": "queues"},
              "probes": [{"id": "api", "plugin": "reachability", "interval": "3s", "config": {"targets": [\(list.joined(separator: ","))]}}],
              "sinks": [\(sinks)]}
-            """, in: dir).path
+            """, in: dir
+        ).path
         return (dir, config)
     }
 
     func states(_ document: [String: Any]) -> [String: Int] {
         var count: [String: Int] = [:]
-        for check in document["checks"] as? [[String: Any]] ?? [] { count[check["state"] as? String ?? "?", default: 0] += 1 }
+        for check in document["checks"] as? [[String: Any]] ?? [] {
+            count[check["state"] as? String ?? "?", default: 0] += 1
+        }
         return count
     }
 
@@ -35,16 +40,20 @@ import Testing
         defer { server.process.stop() }
         let hook = try EndpointServer()
         defer { hook.process.stop() }
-        let (dir, config) = try setUp(server, sinks: #"""
-            {"type": "stdout", "format": "json", "on": "change"},
-            {"type": "webhook", "url": "\#(hook.url("/echo"))", "retry": {"initial": "100ms", "max": "200ms"}}
-            """#)
+        let (dir, config) = try setUp(
+            server,
+            sinks: #"""
+                {"type": "stdout", "format": "json", "on": "change"},
+                {"type": "webhook", "url": "\#(hook.url("/echo"))", "retry": {"initial": "100ms", "max": "200ms"}}
+                """#)
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         let limit = ["prlimit", "--nofile=64:64", "--"]
 
         let check = try run(limit + [TestEnvironment.pathwatchBinary.path, "check-config", "--config", config])
         #expect(check.status == 0, "\(check.stderr)")
-        #expect(check.stdout.contains("needs about") && check.stdout.contains("the limit (RLIMIT_NOFILE) is 64"), "\(check.stdout)")
+        #expect(
+            check.stdout.contains("needs about") && check.stdout.contains("the limit (RLIMIT_NOFILE) is 64"),
+            "\(check.stdout)")
 
         let once = try run(limit + [TestEnvironment.pathwatchBinary.path, "once", "--config", config])
         let document = try parseJSONObject(once.stdout)
@@ -73,7 +82,10 @@ import Testing
         let (dir, config) = try setUp(server, sinks: #"{"type": "stdout", "format": "json", "on": "change"}"#)
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         let once = try run(
-            ["prlimit", "--nofile=64:4096", "--", TestEnvironment.pathwatchBinary.path, "once", "--config", config, "--log-level", "debug"])
+            [
+                "prlimit", "--nofile=64:4096", "--", TestEnvironment.pathwatchBinary.path, "once", "--config", config,
+                "--log-level", "debug",
+            ])
         #expect(once.stderr.contains("file descriptor limit (RLIMIT_NOFILE) raised from 64 to 4096"), "\(once.stderr)")
         #expect(!once.stderr.contains("needs about"))
         let counts = states(try parseJSONObject(once.stdout))

@@ -36,7 +36,9 @@ final class EndpointServer {
     /// The most /slow requests the server ever had in progress at once (plain HTTP servers only).
     func peakConcurrency() throws -> Int {
         let answer = try run(["curl", "-s", url("/peak")])
-        guard let peak = Int(answer.stdout.dropFirst("peak ".count)) else { throw TestFailure("bad /peak answer \(answer.stdout)") }
+        guard let peak = Int(answer.stdout.dropFirst("peak ".count)) else {
+            throw TestFailure("bad /peak answer \(answer.stdout)")
+        }
         return peak
     }
 
@@ -51,9 +53,16 @@ final class TestCertificates: Sendable {
     static let shared: Result<TestCertificates, TestFailure> = {
         do {
             let directory = try TestEnvironment.makeTemporaryDirectory("pathwatch-reach-certs")
-            let made = try run([TestEnvironment.packageRoot.appendingPathComponent("Tests/Fixtures/tls/make_certificates.sh").path, directory.path])
+            let made = try run([
+                TestEnvironment.packageRoot.appendingPathComponent("Tests/Fixtures/tls/make_certificates.sh").path,
+                directory.path,
+            ])
             guard made.status == 0 else { return .failure(TestFailure("make_certificates.sh failed: \(made.stderr)")) }
-            atexit { if case .success(let certs) = TestCertificates.shared { TestEnvironment.removeTemporaryDirectory(certs.directory) } }
+            atexit {
+                if case .success(let certs) = TestCertificates.shared {
+                    TestEnvironment.removeTemporaryDirectory(certs.directory)
+                }
+            }
             return .success(TestCertificates(directory: directory))
         } catch {
             return .failure(TestFailure("cannot make certificates: \(error)"))

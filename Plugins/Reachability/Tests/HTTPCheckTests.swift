@@ -102,7 +102,8 @@ import Testing
             #"{"name": "api", "url": "\#(server.url("/bearer"))", "headers": {"Authorization": "Bearer \#(token)"}}"#)
         #expect(given.state == .ok)
         let wrong = try ProbeHarness.check(
-            #"{"name": "api", "url": "\#(server.url("/bearer"))", "headers": {"Authorization": "Bearer nope-\#(token)"}}"#)
+            #"{"name": "api", "url": "\#(server.url("/bearer"))", "headers": {"Authorization": "Bearer nope-\#(token)"}}"#
+        )
         #expect(wrong.state == .critical)
         #expect(wrong.message.hasPrefix("HTTP 401 (expected 2xx)"))
         for check in [given, wrong] {
@@ -126,7 +127,8 @@ import Testing
         #expect(stays.state == .critical)
         #expect(stays.message.hasPrefix("HTTP 302 (expected 2xx)"))
         let follows = try ProbeHarness.check(
-            #"{"name": "r", "url": "\#(server.url("/redirect"))", "follow_redirects": true, "expect_body_contains": "ok"}"#)
+            #"{"name": "r", "url": "\#(server.url("/redirect"))", "follow_redirects": true, "expect_body_contains": "ok"}"#
+        )
         #expect(follows.state == .ok)
         #expect(try follows.metric("http_status") == 200)
     }
@@ -136,7 +138,8 @@ import Testing
         let targets = (0..<20).map { i in
             #"{"name": "t\#(i)", "url": "\#(server.url(i % 2 == 0 ? "/ok" : "/status/500"))"}"#
         }
-        let probe = try ProbeHarness.makeProbe(#"{"max_concurrency": 4, "targets": [\#(targets.joined(separator: ","))]}"#)
+        let probe = try ProbeHarness.makeProbe(
+            #"{"max_concurrency": 4, "targets": [\#(targets.joined(separator: ","))]}"#)
         for _ in 0..<2 {  // the easy handles are reused by the second sample
             let checks = try ProbeHarness.sample(probe)
             #expect(checks.map(\.key) == (0..<20).map { "t\($0)" })
@@ -155,14 +158,16 @@ import Testing
 
     @Test func allTargetsAreInFlightTogether() throws {
         let server = try EndpointServer()
-        let checks = try ProbeHarness.sample(ProbeHarness.makeProbe(#"{"targets": [\#(slowTargets(server, count: 6))]}"#))
+        let checks = try ProbeHarness.sample(
+            ProbeHarness.makeProbe(#"{"targets": [\#(slowTargets(server, count: 6))]}"#))
         #expect(checks.allSatisfy { $0.state == .ok })
         #expect(try server.peakConcurrency() == 6)
     }
 
     @Test func maxConcurrencyCapsRequestsInFlight() throws {
         let server = try EndpointServer()
-        let probe = try ProbeHarness.makeProbe(#"{"max_concurrency": 2, "targets": [\#(slowTargets(server, count: 6))]}"#)
+        let probe = try ProbeHarness.makeProbe(
+            #"{"max_concurrency": 2, "targets": [\#(slowTargets(server, count: 6))]}"#)
         let checks = try ProbeHarness.sample(probe)
         #expect(checks.allSatisfy { $0.state == .ok })
         #expect(try server.peakConcurrency() == 2)
@@ -187,9 +192,11 @@ import Testing
 @Suite(.onItsOwnThread) struct AddressFamilyTests {
     @Test func ipVersionSelectsTheAddressFamily() throws {
         let server = try EndpointServer()  // listens on 127.0.0.1 only
-        let v4 = try ProbeHarness.check(#"{"name": "v4", "url": "http://localhost:\#(server.port)/ok", "ip_version": 4}"#)
+        let v4 = try ProbeHarness.check(
+            #"{"name": "v4", "url": "http://localhost:\#(server.port)/ok", "ip_version": 4}"#)
         #expect(v4.state == .ok, "\(v4.message)")
-        let v6 = try ProbeHarness.check(#"{"name": "v6", "url": "http://localhost:\#(server.port)/ok", "ip_version": 6}"#)
+        let v6 = try ProbeHarness.check(
+            #"{"name": "v6", "url": "http://localhost:\#(server.port)/ok", "ip_version": 6}"#)
         #expect(v6.state == .critical)
         #expect(!v6.message.hasPrefix("HTTP"), "\(v6.message)")
     }

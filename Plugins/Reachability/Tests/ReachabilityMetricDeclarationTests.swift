@@ -12,10 +12,12 @@ import Testing
         var result = TransferResult(code: CURLE_OK)
         result.httpStatus = 200
         result.bodyBytes = 2
-        result.timings = PhaseTimings(nameLookup: 10, connect: 20, appConnect: 30, preTransfer: 40, startTransfer: 50, total: 60)
+        result.timings = PhaseTimings(
+            nameLookup: 10, connect: 20, appConnect: 30, preTransfer: 40, startTransfer: 50, total: 60)
         result.certificateNotAfter = 90 * 86_400
         let target = try TargetSpec(
-            ProbeExport.decodeConfig(TargetConfig.self, from: #"{"name": "a", "url": "https://api.example.com/"}"#), at: JSONPath())
+            ProbeExport.decodeConfig(TargetConfig.self, from: #"{"name": "a", "url": "https://api.example.com/"}"#),
+            at: JSONPath())
         let emitted = [Verdict(target: target, result: result, now: 0).observation].metricNames
 
         let declared = try MetricDeclarationChecks.declarations(of: ReachabilityProbe.self)

@@ -42,7 +42,9 @@ import Testing
     /// In the plug-in's own child (the default) and inline in the agent, where a runaway match
     /// would hold the agent's sampling thread.
     @Test(arguments: catastrophic, ["process", "inline"])
-    func aCatastrophicPatternFailsClearlyWithinBounds(example: (pattern: String, body: String, says: String), isolation: String) throws {
+    func aCatastrophicPatternFailsClearlyWithinBounds(
+        example: (pattern: String, body: String, says: String), isolation: String
+    ) throws {
         let (pattern, body, says) = example
         let server = try EndpointServer()
         let setup = try AgentEndToEndTests.Setup()
@@ -55,7 +57,9 @@ import Testing
                          "config": {"targets": [{"name": "slow-regex", "url": "\#(url)", "expect_body": "/\#(pattern)/"}]}}]}
             """#, in: setup.directory)
         let run = try measure(["once", "--config", config.path])
-        print("once (\(isolation)) with /\(pattern)/ on a 1 MiB body: \(run.cpuSeconds) s CPU, peak RSS \(run.peakRSSMiB) MiB")
+        print(
+            "once (\(isolation)) with /\(pattern)/ on a 1 MiB body: \(run.cpuSeconds) s CPU, peak RSS \(run.peakRSSMiB) MiB"
+        )
         let found = try check(run.result.stdout, "slow-regex")
         #expect(found["state"] as? String == "critical", "\(found)")
         let message = found["message"] as? String ?? ""
@@ -76,10 +80,13 @@ import Testing
             ("(ab){1,32767}", "regular expression is too large"),
         ]
         for (pattern, refusal) in cases {
-            let config = try setup.config(#"{"targets": [{"name": "repeat", "url": "\#(url)", "expect_body": "/\#(pattern)/"}]}"#)
+            let config = try setup.config(
+                #"{"targets": [{"name": "repeat", "url": "\#(url)", "expect_body": "/\#(pattern)/"}]}"#)
             let checked = try measure(["check-config", "--config", config])
             let once = try measure(["once", "--config", config])
-            print("/\(pattern)/: check-config \(checked.cpuSeconds) s CPU, \(checked.peakRSSMiB) MiB; once \(once.cpuSeconds) s, \(once.peakRSSMiB) MiB")
+            print(
+                "/\(pattern)/: check-config \(checked.cpuSeconds) s CPU, \(checked.peakRSSMiB) MiB; once \(once.cpuSeconds) s, \(once.peakRSSMiB) MiB"
+            )
             for run in [checked, once] {
                 #expect(run.cpuSeconds < Self.cpuLimitSeconds, "/\(pattern)/: \(run.cpuSeconds) s of CPU")
                 #expect(run.peakRSSMiB < Self.memoryLimitMiB, "/\(pattern)/: peak \(run.peakRSSMiB) MiB")
@@ -87,8 +94,10 @@ import Testing
             if let refusal {
                 for run in [checked, once] {
                     #expect(run.result.status == 78, "/\(pattern)/: \(run.result.stderr)")
-                    #expect(run.result.stderr.contains("probes[0].config.targets[0].expect_body: not a valid regular expression: \(refusal)"),
-                            "/\(pattern)/: \(run.result.stderr)")
+                    #expect(
+                        run.result.stderr.contains(
+                            "probes[0].config.targets[0].expect_body: not a valid regular expression: \(refusal)"),
+                        "/\(pattern)/: \(run.result.stderr)")
                     #expect(run.result.stderr.contains("at offset"), "/\(pattern)/: \(run.result.stderr)")
                 }
             } else {

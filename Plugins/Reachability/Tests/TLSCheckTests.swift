@@ -16,7 +16,8 @@ import Testing
     func checkTrustingTestCA(_ certificate: String, keys: String = "") throws -> Collected {
         let (server, certs) = try server(certificate)
         return try ProbeHarness.check(
-            #"{"name": "tls", "url": "\#(server.url("/ok"))", \#(keys)"tls": {"ca_file": \#(jsonString(certs.ca.path))}}"#)
+            #"{"name": "tls", "url": "\#(server.url("/ok"))", \#(keys)"tls": {"ca_file": \#(jsonString(certs.ca.path))}}"#
+        )
     }
 
     @Test func untrustedCertificateIsCritical() throws {
@@ -38,7 +39,8 @@ import Testing
         let check = try checkTrustingTestCA("valid")
         let certs = try TestCertificates.get()
         let end = try run(["openssl", "x509", "-in", certs.certificate("valid").path, "-noout", "-enddate"])
-        let text = end.stdout.trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: "notAfter=", with: "")
+        let text = end.stdout.trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(
+            of: "notAfter=", with: "")
         let notAfter = try #require(CertificateDate.parse(text))
         let expected = (Double(notAfter) - Date().timeIntervalSince1970) / 86_400
         #expect(abs(try check.metric("cert_days_left") - expected) < 0.02)
@@ -66,7 +68,8 @@ import Testing
 
     @Test func insecureSkipsVerificationButStillWarnsOnExpiry() throws {
         let (server, _) = try server("expired")
-        let check = try ProbeHarness.check(#"{"name": "tls", "url": "\#(server.url("/ok"))", "tls": {"insecure": true}}"#)
+        let check = try ProbeHarness.check(
+            #"{"name": "tls", "url": "\#(server.url("/ok"))", "tls": {"insecure": true}}"#)
         #expect(check.state == .warning)
         #expect(check.message == "TLS: certificate expired 3 days ago")
     }
@@ -87,7 +90,8 @@ import Testing
     @Test func clientCertificateIsPresented() throws {
         let certs = try TestCertificates.get()
         let server = try EndpointServer(certificate: certs.certificate("valid"), key: certs.key, clientCA: certs.ca)
-        let tls = #"{"ca_file": \#(jsonString(certs.ca.path)), "client_cert": \#(jsonString(certs.certificate("client").path)), "client_key": \#(jsonString(certs.directory.appendingPathComponent("client.key").path))}"#
+        let tls =
+            #"{"ca_file": \#(jsonString(certs.ca.path)), "client_cert": \#(jsonString(certs.certificate("client").path)), "client_key": \#(jsonString(certs.directory.appendingPathComponent("client.key").path))}"#
         let with = try ProbeHarness.check(#"{"name": "mtls", "url": "\#(server.url("/ok"))", "tls": \#(tls)}"#)
         #expect(with.state == .ok, "\(with.message)")
         let without = try ProbeHarness.check(

@@ -29,13 +29,18 @@ import Testing
     }
 
     @Test func refusesAnythingElse() {
-        for bad in ["", "Foo  1 00:00:00 2026 GMT", "Jan 32 00:00:00 2026 GMT", "Jan  1 25:00:00 2026 GMT", "Jan  1 00:00 2026 GMT", "Jan  1 00:00:00 2026 UTC"] {
+        for bad in [
+            "", "Foo  1 00:00:00 2026 GMT", "Jan 32 00:00:00 2026 GMT", "Jan  1 25:00:00 2026 GMT",
+            "Jan  1 00:00 2026 GMT", "Jan  1 00:00:00 2026 UTC",
+        ] {
             #expect(CertificateDate.parse(bad) == nil, "\(bad)")
         }
     }
 
     @Test func takesTheLeafsExpiry() {
-        let chain = [["Subject:CN=leaf", "Expire date:Jan  2 00:00:00 1970 GMT"], ["Expire date:Jan  3 00:00:00 1970 GMT"]]
+        let chain = [
+            ["Subject:CN=leaf", "Expire date:Jan  2 00:00:00 1970 GMT"], ["Expire date:Jan  3 00:00:00 1970 GMT"],
+        ]
         #expect(CertificateDate.leafNotAfter(chain) == 86_400)
         #expect(CertificateDate.leafNotAfter([]) == nil)
     }
@@ -65,7 +70,9 @@ import Testing
 
 @Suite struct PhaseTimingsTests {
     @Test func phasesAreDifferencesOfCurlsCumulativeTimes() {
-        let t = PhaseTimings(nameLookup: 400, connect: 1_500, appConnect: 13_500, preTransfer: 13_600, startTransfer: 40_800, total: 41_200)
+        let t = PhaseTimings(
+            nameLookup: 400, connect: 1_500, appConnect: 13_500, preTransfer: 13_600, startTransfer: 40_800,
+            total: 41_200)
         #expect(t.dnsMilliseconds == 0.4)
         #expect(t.connectMilliseconds == 1.1)
         #expect(t.tlsMilliseconds == 12)
@@ -78,8 +85,12 @@ import Testing
         #expect(refused.connectMilliseconds == nil && refused.tlsMilliseconds == nil && refused.ttfbMilliseconds == nil)
         #expect(refused.unfinishedPhase(usesTLS: false, connectOnly: false) == "connect")
         #expect(PhaseTimings().unfinishedPhase(usesTLS: false, connectOnly: false) == "DNS")
-        #expect(PhaseTimings(nameLookup: 1, connect: 2).unfinishedPhase(usesTLS: true, connectOnly: false) == "TLS handshake")
-        #expect(PhaseTimings(nameLookup: 1, connect: 2, preTransfer: 3).unfinishedPhase(usesTLS: false, connectOnly: false) == "waiting for response")
+        #expect(
+            PhaseTimings(nameLookup: 1, connect: 2).unfinishedPhase(usesTLS: true, connectOnly: false)
+                == "TLS handshake")
+        #expect(
+            PhaseTimings(nameLookup: 1, connect: 2, preTransfer: 3).unfinishedPhase(usesTLS: false, connectOnly: false)
+                == "waiting for response")
     }
 }
 

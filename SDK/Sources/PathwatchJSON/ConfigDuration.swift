@@ -42,7 +42,9 @@ public struct ConfigDuration: Sendable, Hashable, Comparable, CustomStringConver
         guard let parsed = ConfigDuration(parsing: text) else {
             throw DecodingError.dataCorruptedError(
                 in: container,
-                debugDescription: "\"\(text)\" is not a duration; expected a number with a unit (ms, s, m, h, d), like \"250ms\" or \"5s\"")
+                debugDescription:
+                    "\"\(text)\" is not a duration; expected a number with a unit (ms, s, m, h, d), like \"250ms\" or \"5s\""
+            )
         }
         self = parsed
     }
@@ -52,7 +54,10 @@ public struct ConfigDuration: Sendable, Hashable, Comparable, CustomStringConver
     /// The shortest exact rendering: "250ms", "5s", "2m", "1.5s".
     public var description: String {
         let n = nanoseconds
-        for (suffix, nanos) in [("d", 86_400_000_000_000), ("h", 3_600_000_000_000), ("m", 60_000_000_000), ("s", 1_000_000_000), ("ms", 1_000_000), ("us", 1000)] as [(String, Int64)] {
+        for (suffix, nanos) in [
+            ("d", 86_400_000_000_000), ("h", 3_600_000_000_000), ("m", 60_000_000_000), ("s", 1_000_000_000),
+            ("ms", 1_000_000), ("us", 1000),
+        ] as [(String, Int64)] {
             if n != 0, n % nanos == 0 { return "\(n / nanos)\(suffix)" }
         }
         if n >= 1_000_000_000 { return "\(JSONSerializer.formatNumber((Double(n) / 1e9 * 1000).rounded() / 1000))s" }
@@ -70,7 +75,8 @@ public struct ByteSize: Sendable, Hashable, Comparable, CustomStringConvertible,
 
     static let units: [(suffix: String, factor: Double)] = [
         ("B", 1), ("kB", 1e3), ("KB", 1e3), ("MB", 1e6), ("GB", 1e9), ("TB", 1e12), ("PB", 1e15),
-        ("KiB", 1024), ("MiB", 1_048_576), ("GiB", 1_073_741_824), ("TiB", 1_099_511_627_776), ("PiB", 1_125_899_906_842_624),
+        ("KiB", 1024), ("MiB", 1_048_576), ("GiB", 1_073_741_824), ("TiB", 1_099_511_627_776),
+        ("PiB", 1_125_899_906_842_624),
     ]
 
     public init?(parsing text: String) {
@@ -109,7 +115,9 @@ public struct ByteSize: Sendable, Hashable, Comparable, CustomStringConvertible,
 
     /// The units `description` uses, largest first: made once, not with every description (a
     /// disk check's message has two).
-    private static let binaryUnits: [(suffix: String, factor: Double)] = [("GiB", 1_073_741_824.0), ("MiB", 1_048_576.0), ("KiB", 1024.0)]
+    private static let binaryUnits: [(suffix: String, factor: Double)] = [
+        ("GiB", 1_073_741_824.0), ("MiB", 1_048_576.0), ("KiB", 1024.0),
+    ]
 
     public var description: String {
         for (suffix, factor) in Self.binaryUnits where Double(bytes) >= factor {
@@ -123,7 +131,9 @@ extension StringProtocol {
     /// Indices rather than reversed views: each generic view type is metadata the runtime
     /// builds, and checks conformances for, the first time a process uses it.
     func trimmingSpaces() -> String {
-        guard let first = firstIndex(where: { $0 != " " }), let last = lastIndex(where: { $0 != " " }) else { return "" }
+        guard let first = firstIndex(where: { $0 != " " }), let last = lastIndex(where: { $0 != " " }) else {
+            return ""
+        }
         return String(self[first...last])
     }
 }

@@ -166,7 +166,9 @@ public enum JSONParser {
             index += 1  // opening quote
             // Most strings hold no escape: their bytes become the String as they are.
             var end = index
-            while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"), bytes[end] >= 0x20 {
+            while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"),
+                bytes[end] >= 0x20
+            {
                 end += 1
             }
             if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
@@ -274,7 +276,8 @@ public enum JSONParser {
             guard digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return false }
             let threshold = Array("9007199254740992".utf8)
             // No leading zeros (the grammar refuses them), so more digits is a larger magnitude.
-            return digits.count > threshold.count || (digits.count == threshold.count && !digits.lexicographicallyPrecedes(threshold))
+            return digits.count > threshold.count
+                || (digits.count == threshold.count && !digits.lexicographicallyPrecedes(threshold))
         }
 
         /// The value of an integer literal of at most 15 digits (below 2^53, so exact as a

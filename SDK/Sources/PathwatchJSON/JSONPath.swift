@@ -16,7 +16,10 @@ public struct JSONPath: Sendable, Hashable, CustomStringConvertible {
         var current = ""
         var chars = text.makeIterator()
         func flush() {
-            if !current.isEmpty { components.append(.key(current)); current = "" }
+            if !current.isEmpty {
+                components.append(.key(current))
+                current = ""
+            }
         }
         while let c = chars.next() {
             switch c {

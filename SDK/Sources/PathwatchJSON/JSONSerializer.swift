@@ -87,7 +87,9 @@ public enum JSONSerializer {
         if width <= Literal.newlineAndIndent.count {
             // From the literal's buffer: appending an ArraySlice of it took a third longer, and a
             // pretty document has a dozen of these per check.
-            Literal.newlineAndIndent.withUnsafeBufferPointer { out.append(contentsOf: UnsafeBufferPointer(rebasing: $0[..<width])) }
+            Literal.newlineAndIndent.withUnsafeBufferPointer {
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: $0[..<width]))
+            }
         } else {
             out.append(UInt8(ascii: "\n"))
             out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * indent))

@@ -10,9 +10,12 @@ public struct JSONValueDecoder {
 
     public init() {}
 
-    public func decode<T: Decodable>(_ type: T.Type, from value: JSONValue, at base: JSONPath = JSONPath()) throws(JSONPathError) -> T {
+    public func decode<T: Decodable>(_ type: T.Type, from value: JSONValue, at base: JSONPath = JSONPath())
+        throws(JSONPathError) -> T
+    {
         let tracker = KeyTracker()
-        let decoder = ValueDecoder(value: value, path: base.components.map(PathKey.init), tracker: tracker, userInfo: userInfo)
+        let decoder = ValueDecoder(
+            value: value, path: base.components.map(PathKey.init), tracker: tracker, userInfo: userInfo)
         let result: T
         do {
             result = try T(from: decoder)
@@ -163,14 +166,18 @@ struct ValueDecoder: Decoder {
         if let integer = Self.integerType(T.self) {
             if case .largeInteger(let digits) = value {
                 guard let v = integer.init(digits) else {
-                    throw DecodingError.dataCorrupted(.init(codingPath: codingPath, debugDescription: "expected an integer in range, found \(digits)"))
+                    throw DecodingError.dataCorrupted(
+                        .init(codingPath: codingPath, debugDescription: "expected an integer in range, found \(digits)")
+                    )
                 }
                 return v as! T
             }
             guard case .number(let n) = value else { throw mismatch("an integer") }
             guard n == n.rounded(), let v = integer.init(exactlyDouble: n) else {
                 throw DecodingError.dataCorrupted(
-                    .init(codingPath: codingPath, debugDescription: "expected an integer in range, found \(JSONSerializer.formatNumber(n))"))
+                    .init(
+                        codingPath: codingPath,
+                        debugDescription: "expected an integer in range, found \(JSONSerializer.formatNumber(n))"))
             }
             return v as! T
         }
@@ -184,7 +191,8 @@ struct ValueDecoder: Decoder {
     /// decodes through its own `init(from:)`.
     static func integerType<T>(_ type: T.Type) -> (any (FixedWidthInteger & Decodable).Type)? {
         let standard: [any (FixedWidthInteger & Decodable).Type] = [
-            Int.self, Int8.self, Int16.self, Int32.self, Int64.self, UInt.self, UInt8.self, UInt16.self, UInt32.self, UInt64.self,
+            Int.self, Int8.self, Int16.self, Int32.self, Int64.self, UInt.self, UInt8.self, UInt16.self, UInt32.self,
+            UInt64.self,
         ]
         if let found = standard.first(where: { $0 == type }) { return found }
         if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) {
@@ -230,7 +238,8 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func child(_ key: Key) throws -> ValueDecoder {
         mark(key)
         guard let v = object[key.stringValue] else {
-            throw DecodingError.keyNotFound(key, .init(codingPath: codingPath, debugDescription: "required key \"\(key.stringValue)\" is missing"))
+            throw DecodingError.keyNotFound(
+                key, .init(codingPath: codingPath, debugDescription: "required key \"\(key.stringValue)\" is missing"))
         }
         return decoder.child(v, key: key)
     }
@@ -258,11 +267,15 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try child(key).decodeValue(type) }
     func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try child(key).decodeValue(type) }
 
-    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
+        -> KeyedDecodingContainer<NestedKey>
+    {
         try child(key).container(keyedBy: type)
     }
 
-    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer { try child(key).unkeyedContainer() }
+    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+        try child(key).unkeyedContainer()
+    }
 
     func superDecoder() throws -> any Decoder { decoder }
     func superDecoder(forKey key: Key) throws -> any Decoder { try child(key) }
@@ -279,7 +292,8 @@ struct UnkeyedContainer: UnkeyedDecodingContainer {
 
     mutating func next() throws -> ValueDecoder {
         guard !isAtEnd else {
-            throw DecodingError.valueNotFound(Any.self, .init(codingPath: codingPath, debugDescription: "array has too few elements"))
+            throw DecodingError.valueNotFound(
+                Any.self, .init(codingPath: codingPath, debugDescription: "array has too few elements"))
         }
         defer { currentIndex += 1 }
         return decoder.child(items[currentIndex], key: PathKey(intValue: currentIndex))
@@ -309,7 +323,9 @@ struct UnkeyedContainer: UnkeyedDecodingContainer {
     mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try next().decodeValue(type) }
     mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try next().decodeValue(type) }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<
+        NestedKey
+    > {
         try next().container(keyedBy: type)
     }
     mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer { try next().unkeyedContainer() }

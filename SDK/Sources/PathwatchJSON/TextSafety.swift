@@ -21,7 +21,8 @@ public enum TextSafety {
     public static func problem(in text: String) -> String? {
         for (i, scalar) in text.unicodeScalars.enumerated() where isUnsafe(scalar) {
             let kind =
-                bidiControls.contains(scalar.value) ? "a bidirectional control character"
+                bidiControls.contains(scalar.value)
+                ? "a bidirectional control character"
                 : lineSeparators.contains(scalar.value) ? "a line separator" : "a control character"
             return "\(kind) \(codePoint(scalar)) at character \(i + 1)"
         }

@@ -51,7 +51,8 @@ public struct Deadline: Sendable, Hashable, Comparable, CustomStringConvertible 
     /// "in 1.4s" or "passed 20ms ago", for logs and test failures.
     public var description: String {
         let left = monotonicNanoseconds - MonotonicClock.nowNanoseconds()
-        return left >= 0 ? "in \(ConfigDuration(nanoseconds: left))" : "passed \(ConfigDuration(nanoseconds: -left)) ago"
+        return left >= 0
+            ? "in \(ConfigDuration(nanoseconds: left))" : "passed \(ConfigDuration(nanoseconds: -left)) ago"
     }
 }
 

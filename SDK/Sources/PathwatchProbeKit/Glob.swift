@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Shell-style globs ("eth*", "wlan?", "veth[0-9]") as operators write interface and mount
@@ -19,14 +19,18 @@ public struct Glob: Sendable, Hashable, Decodable, CustomStringConvertible {
 
     public init(_ pattern: String) {
         self.pattern = pattern
-        self.isLiteral = !pattern.utf8.contains { $0 == UInt8(ascii: "*") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "[") || $0 == UInt8(ascii: "\\") }
+        self.isLiteral = !pattern.utf8.contains {
+            $0 == UInt8(ascii: "*") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "[") || $0 == UInt8(ascii: "\\")
+        }
     }
 
     public init(from decoder: any Decoder) throws {
         self.init(try decoder.singleValueContainer().decode(String.self))
     }
 
-    public func matches(_ name: String) -> Bool { isLiteral ? pattern.utf8.elementsEqual(name.utf8) : fnmatch(pattern, name, 0) == 0 }
+    public func matches(_ name: String) -> Bool {
+        isLiteral ? pattern.utf8.elementsEqual(name.utf8) : fnmatch(pattern, name, 0) == 0
+    }
 
     public static func == (a: Glob, b: Glob) -> Bool { a.pattern == b.pattern }
     public func hash(into hasher: inout Hasher) { hasher.combine(pattern) }

@@ -45,7 +45,8 @@ public struct MetricDeclaration: Sendable, Equatable {
         self.plot = plot
     }
 
-    public static func gauge(_ name: String, unit: String? = nil, help: String, plot: Plot = .none) -> MetricDeclaration {
+    public static func gauge(_ name: String, unit: String? = nil, help: String, plot: Plot = .none) -> MetricDeclaration
+    {
         MetricDeclaration(name: name, kind: .gauge, unit: unit, help: help, plot: plot)
     }
 

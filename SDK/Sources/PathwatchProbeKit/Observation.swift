@@ -96,7 +96,8 @@ public struct Emitter: @unchecked Sendable {
                 for (i, metric) in observation.metrics.enumerated() {
                     (metrics.baseAddress! + i).initialize(
                         to: pw_metric(
-                            struct_size: MemoryLayout<pw_metric>.size, name: Self.copy(metric.name, into: text, at: &offset),
+                            struct_size: MemoryLayout<pw_metric>.size,
+                            name: Self.copy(metric.name, into: text, at: &offset),
                             value: metric.value))
                 }
                 return withUnsafeTemporaryAllocation(of: pw_label.self, capacity: observation.labels.count) { labels in
@@ -108,7 +109,8 @@ public struct Emitter: @unchecked Sendable {
                     }
                     var obs = pw_observation(
                         struct_size: MemoryLayout<pw_observation>.size, key: key, state: observation.state.rawValue,
-                        message: message, metrics: observation.metrics.isEmpty ? nil : UnsafePointer(metrics.baseAddress),
+                        message: message,
+                        metrics: observation.metrics.isEmpty ? nil : UnsafePointer(metrics.baseAddress),
                         metric_count: observation.metrics.count,
                         labels: observation.labels.isEmpty ? nil : UnsafePointer(labels.baseAddress),
                         label_count: observation.labels.count)
@@ -125,11 +127,14 @@ public struct Emitter: @unchecked Sendable {
 
     /// Copies `s` NUL-terminated into `text` at `offset`, moves `offset` past it, and returns
     /// where it starts. (A C string is CChar; the bytes are UTF-8, which may be read as CChar.)
-    private static func copy(_ s: String, into text: UnsafeMutableBufferPointer<CChar>, at offset: inout Int) -> UnsafePointer<CChar> {
+    private static func copy(_ s: String, into text: UnsafeMutableBufferPointer<CChar>, at offset: inout Int)
+        -> UnsafePointer<CChar>
+    {
         let start = text.baseAddress! + offset
         var s = s
         let count = s.withUTF8 { utf8 in
-            UnsafeMutableRawBufferPointer(start: start, count: utf8.count).copyMemory(from: UnsafeRawBufferPointer(utf8))
+            UnsafeMutableRawBufferPointer(start: start, count: utf8.count).copyMemory(
+                from: UnsafeRawBufferPointer(utf8))
             return utf8.count
         }
         start[count] = 0
@@ -139,9 +144,9 @@ public struct Emitter: @unchecked Sendable {
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif

@@ -2,11 +2,11 @@ import CPathwatchProbe
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Turns a Swift `Probe` type into the C descriptor the host loads.
@@ -30,7 +30,8 @@ public enum ProbeExport {
             if let existing = list.first(where: { $0.identity == ObjectIdentifier(P.self) }) {
                 return UnsafeRawPointer(existing.descriptor)
             }
-            precondition(list.count < createTrampolines.count, "more than \(createTrampolines.count) probe types in one image")
+            precondition(
+                list.count < createTrampolines.count, "more than \(createTrampolines.count) probe types in one image")
             let d = UnsafeMutablePointer<pw_probe_descriptor>.allocate(capacity: 1)
             // The strings and the descriptor live as long as the library: never freed.
             d.initialize(
@@ -60,8 +61,10 @@ public enum ProbeExport {
         for (i, d) in declarations.enumerated() {
             (table + i).initialize(
                 to: pw_metric_info(
-                    struct_size: MemoryLayout<pw_metric_info>.size, name: UnsafePointer(strdup(d.name)), kind: d.kind.rawValue,
-                    plot: d.plot.rawValue, unit: d.unit.map { UnsafePointer(strdup($0)) }, help: UnsafePointer(strdup(d.help))))
+                    struct_size: MemoryLayout<pw_metric_info>.size, name: UnsafePointer(strdup(d.name)),
+                    kind: d.kind.rawValue,
+                    plot: d.plot.rawValue, unit: d.unit.map { UnsafePointer(strdup($0)) },
+                    help: UnsafePointer(strdup(d.help))))
         }
         return UnsafePointer(table)
     }
@@ -151,7 +154,10 @@ private func instance(_ raw: UnsafeMutableRawPointer?) -> (any ProbeInstance)? {
     return Unmanaged<AnyObject>.fromOpaque(raw).takeUnretainedValue() as? any ProbeInstance
 }
 
-typealias CreateFunction = @convention(c) (UnsafePointer<CChar>?, Int, UnsafeMutablePointer<UnsafeMutableRawPointer?>?, UnsafeMutablePointer<pw_error>?) -> Int32
+typealias CreateFunction =
+    @convention(c) (
+        UnsafePointer<CChar>?, Int, UnsafeMutablePointer<UnsafeMutableRawPointer?>?, UnsafeMutablePointer<pw_error>?
+    ) -> Int32
 
 /// One `create` per registration slot (see ProbeExport). A plug-in library registers one type;
 /// a test bundle that links every bundled probe and the tests' own registers each of them, so
@@ -200,31 +206,35 @@ private func create(
     }
 }
 
-private let cSample: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<pw_emitter>?, UnsafeMutablePointer<pw_error>?) -> Int32 = { raw, emitter, error in
-    guard let probe = instance(raw), let emitter else { return PW_ERR }
-    do {
-        try Deadline.binding(from: error) { try probe.sample(into: Emitter(raw: emitter)) }
-        return PW_OK
-    } catch let failure {
-        report(failure, into: error)
-        return PW_ERR
+private let cSample:
+    @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<pw_emitter>?, UnsafeMutablePointer<pw_error>?) -> Int32 = {
+        raw, emitter, error in
+        guard let probe = instance(raw), let emitter else { return PW_ERR }
+        do {
+            try Deadline.binding(from: error) { try probe.sample(into: Emitter(raw: emitter)) }
+            return PW_OK
+        } catch let failure {
+            report(failure, into: error)
+            return PW_ERR
+        }
     }
-}
 
 private let cEventFD: @convention(c) (UnsafeMutableRawPointer?) -> Int32 = { raw in
     instance(raw)?.eventFileDescriptor ?? -1
 }
 
-private let cHandleEvent: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<pw_emitter>?, UnsafeMutablePointer<pw_error>?) -> Int32 = { raw, emitter, error in
-    guard let probe = instance(raw), let emitter else { return PW_ERR }
-    do {
-        try Deadline.binding(from: error) { try probe.handleEvent(into: Emitter(raw: emitter)) }
-        return PW_OK
-    } catch let failure {
-        report(failure, into: error)
-        return PW_ERR
+private let cHandleEvent:
+    @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<pw_emitter>?, UnsafeMutablePointer<pw_error>?) -> Int32 = {
+        raw, emitter, error in
+        guard let probe = instance(raw), let emitter else { return PW_ERR }
+        do {
+            try Deadline.binding(from: error) { try probe.handleEvent(into: Emitter(raw: emitter)) }
+            return PW_OK
+        } catch let failure {
+            report(failure, into: error)
+            return PW_ERR
+        }
     }
-}
 
 private let cDestroy: @convention(c) (UnsafeMutableRawPointer?) -> Void = { raw in
     guard let raw else { return }

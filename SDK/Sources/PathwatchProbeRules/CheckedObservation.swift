@@ -2,9 +2,9 @@ import CPathwatchProbe
 import PathwatchProbeKit
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// One observation as a plug-in handed it over, checked against everything a plug-in could get
@@ -27,31 +27,45 @@ public struct CheckedObservation {
     typealias Limits = ObservationLimits
 
     /// Checks one observation, or says what is wrong with it, reading metric names by `catalog`.
-    public static func check(_ raw: UnsafePointer<pw_observation>?, catalog: MetricCatalog = .undeclared) -> Result<CheckedObservation, ArrayProblem> {
-        func problem(_ text: String) -> Result<CheckedObservation, ArrayProblem> { .failure(ArrayProblem(description: text)) }
+    public static func check(_ raw: UnsafePointer<pw_observation>?, catalog: MetricCatalog = .undeclared) -> Result<
+        CheckedObservation, ArrayProblem
+    > {
+        func problem(_ text: String) -> Result<CheckedObservation, ArrayProblem> {
+            .failure(ArrayProblem(description: text))
+        }
         guard let raw else { return problem("observation: the pointer is NULL") }
         let size = UnsafeRawPointer(raw).load(as: Int.self)
         guard size >= MemoryLayout<pw_observation>.size else {
-            return problem("observation: struct_size \(size) is smaller than the \(MemoryLayout<pw_observation>.size) bytes of pw_observation")
+            return problem(
+                "observation: struct_size \(size) is smaller than the \(MemoryLayout<pw_observation>.size) bytes of pw_observation"
+            )
         }
         // Only the version-1 fields are read: a grown observation's extra fields are ignored.
         let o = raw.pointee
         // A key of at most keyLength bytes has at most keyLength characters: only a longer one
         // is counted in Characters, which takes grapheme breaking. Printable means no control
         // character; in UTF-8 those are exactly the bytes below 0x20 and 0x7F.
-        guard let keyPointer = o.key else { return problem("observation: key is NULL; a key is 1 to \(Limits.keyLength) characters of printable UTF-8") }
+        guard let keyPointer = o.key else {
+            return problem("observation: key is NULL; a key is 1 to \(Limits.keyLength) characters of printable UTF-8")
+        }
         guard let keyText = PluginText.checked(keyPointer, limit: Limits.textBytes), !keyText.isEmpty,
             keyText.bytes.allSatisfy({ $0 >= 0x20 && $0 != 0x7F })
-        else { return problem("observation: key is empty, not UTF-8 or not printable; a key is 1 to \(Limits.keyLength) characters of printable UTF-8") }
+        else {
+            return problem(
+                "observation: key is empty, not UTF-8 or not printable; a key is 1 to \(Limits.keyLength) characters of printable UTF-8"
+            )
+        }
         let key = keyText.string
         guard keyText.bytes.count <= Limits.keyLength || key.count <= Limits.keyLength else {
             return problem("observation: key is \(key.count) characters, more than \(Limits.keyLength)")
         }
         guard let state = CheckState(rawValue: o.state) else {
-            return problem("check \"\(key)\": state \(o.state) is not one of ok(0), warning(1), critical(2), unknown(3)")
+            return problem(
+                "check \"\(key)\": state \(o.state) is not one of ok(0), warning(1), critical(2), unknown(3)")
         }
         guard o.metric_count <= Limits.itemsPerObservation else {
-            return problem("check \"\(key)\": metric_count \(o.metric_count) is more than \(Limits.itemsPerObservation)")
+            return problem(
+                "check \"\(key)\": metric_count \(o.metric_count) is more than \(Limits.itemsPerObservation)")
         }
         guard o.label_count <= Limits.itemsPerObservation else {
             return problem("check \"\(key)\": label_count \(o.label_count) is more than \(Limits.itemsPerObservation)")
@@ -66,7 +80,8 @@ public struct CheckedObservation {
             var exposed = MetricSeriesNames(catalog: catalog)
             for i in 0..<array.count {
                 guard let m = array.element(i) else {
-                    return problem("check \"\(key)\": metrics[\(i)]: struct_size differs from the first element's \(array.stride)")
+                    return problem(
+                        "check \"\(key)\": metrics[\(i)]: struct_size differs from the first element's \(array.stride)")
                 }
                 guard let namePointer = m.name else {
                     dropped.append("check \"\(key)\": metrics[\(i)]: name is NULL; dropped")
@@ -75,8 +90,12 @@ public struct CheckedObservation {
                 guard let name = PluginText.checked(namePointer, limit: Limits.textBytes), !name.isEmpty,
                     MetricNameRule.accepts(name.bytes)
                 else {
-                    let shown = PluginText.checked(namePointer, limit: Limits.textBytes).map { MetricNameRule.quoted($0.string) } ?? "(not UTF-8)"
-                    dropped.append("check \"\(key)\": metrics[\(i)]: name \(shown) is not \(MetricNameRule.text); dropped")
+                    let shown =
+                        PluginText.checked(namePointer, limit: Limits.textBytes).map {
+                            MetricNameRule.quoted($0.string)
+                        } ?? "(not UTF-8)"
+                    dropped.append(
+                        "check \"\(key)\": metrics[\(i)]: name \(shown) is not \(MetricNameRule.text); dropped")
                     continue
                 }
                 // Metric values in the document are finite numbers: others are dropped.
@@ -99,23 +118,32 @@ public struct CheckedObservation {
         case .success(let array):
             for i in 0..<array.count {
                 guard let l = array.element(i) else {
-                    return problem("check \"\(key)\": labels[\(i)]: struct_size differs from the first element's \(array.stride)")
+                    return problem(
+                        "check \"\(key)\": labels[\(i)]: struct_size differs from the first element's \(array.stride)")
                 }
                 guard let n = l.name, let name = PluginText.checked(n, limit: Limits.textBytes), !name.isEmpty else {
-                    return problem("check \"\(key)\": labels[\(i)]: name is NULL, empty, not UTF-8 or longer than \(Limits.textBytes) bytes")
+                    return problem(
+                        "check \"\(key)\": labels[\(i)]: name is NULL, empty, not UTF-8 or longer than \(Limits.textBytes) bytes"
+                    )
                 }
                 guard let v = l.value, let value = PluginText.checked(v, limit: Limits.textBytes) else {
-                    return problem("check \"\(key)\": labels[\(i)] (\(name.string)): value is NULL, not UTF-8 or longer than \(Limits.textBytes) bytes")
+                    return problem(
+                        "check \"\(key)\": labels[\(i)] (\(name.string)): value is NULL, not UTF-8 or longer than \(Limits.textBytes) bytes"
+                    )
                 }
                 labels.append((name, value))
             }
         }
         var message = PluginText.empty
         if let pointer = o.message {
-            guard let text = PluginText.message(pointer) else { return problem("check \"\(key)\": message is not UTF-8") }
+            guard let text = PluginText.message(pointer) else {
+                return problem("check \"\(key)\": message is not UTF-8")
+            }
             message = text
         }
-        return .success(CheckedObservation(key: key, state: state, message: message, metrics: metrics, labels: labels, dropped: dropped))
+        return .success(
+            CheckedObservation(
+                key: key, state: state, message: message, metrics: metrics, labels: labels, dropped: dropped))
     }
 
     /// The observation as Swift values, copied out of the plug-in's memory.

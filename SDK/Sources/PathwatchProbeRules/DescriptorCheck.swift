@@ -13,7 +13,10 @@ public struct DescribedPlugin: Sendable {
     public var isEventDriven: Bool
     public var metrics: MetricCatalog
 
-    public init(name: String, version: String, summary: String, abiVersion: UInt32, flags: UInt64, isEventDriven: Bool, metrics: MetricCatalog) {
+    public init(
+        name: String, version: String, summary: String, abiVersion: UInt32, flags: UInt64, isEventDriven: Bool,
+        metrics: MetricCatalog
+    ) {
         self.name = name
         self.version = version
         self.summary = summary
@@ -28,7 +31,8 @@ public enum DescriptorCheck {
     /// The smallest descriptor of ABI 1: up to and with `destroy`. The metric declarations grew
     /// it at its end, so a plug-in built before them says this size and declares nothing.
     public static let minimumSize = UInt32(MemoryLayout<pw_probe_descriptor>.offset(of: \.metrics)!)
-    private static let sizeWithMetrics = UInt32(MemoryLayout<pw_probe_descriptor>.offset(of: \.metric_count)! + MemoryLayout<Int>.size)
+    private static let sizeWithMetrics = UInt32(
+        MemoryLayout<pw_probe_descriptor>.offset(of: \.metric_count)! + MemoryLayout<Int>.size)
 
     /// Plug-in names the agent's own metric families begin with (`pathwatch_probe_duration_seconds`):
     /// a plug-in named so would expose its metrics among them.
@@ -45,7 +49,8 @@ public enum DescriptorCheck {
             return refuse("plug-in ABI version \(abi), but this agent speaks version \(PW_PROBE_ABI_VERSION)")
         }
         guard size >= minimumSize else {
-            return refuse("descriptor is \(size) bytes, smaller than the \(minimumSize) bytes of ABI \(PW_PROBE_ABI_VERSION)")
+            return refuse(
+                "descriptor is \(size) bytes, smaller than the \(minimumSize) bytes of ABI \(PW_PROBE_ABI_VERSION)")
         }
         let d = raw.pointee
         guard let name = d.name, name.pointee != 0 else { return refuse("descriptor has a null or empty name") }
@@ -54,9 +59,12 @@ public enum DescriptorCheck {
             return refuse("plug-in name \"\(nameText.prefix(64))\" is not of [a-z0-9_-]")
         }
         guard !reservedNames.contains(String(nameText.map { $0 == "-" ? "_" : $0 })) else {
-            return refuse("plug-in name \"\(nameText)\" is reserved: the agent's own metrics are named pathwatch_\(nameText)_…")
+            return refuse(
+                "plug-in name \"\(nameText)\" is reserved: the agent's own metrics are named pathwatch_\(nameText)_…")
         }
-        guard d.create != nil, d.sample != nil, d.destroy != nil else { return refuse("descriptor lacks create, sample or destroy") }
+        guard d.create != nil, d.sample != nil, d.destroy != nil else {
+            return refuse("descriptor lacks create, sample or destroy")
+        }
         if (d.event_fd == nil) != (d.handle_event == nil) {
             return refuse("descriptor has only one of event_fd and handle_event")
         }
@@ -72,10 +80,11 @@ public enum DescriptorCheck {
             case .success(let checked): catalog = checked
             }
         }
-        return .success(DescribedPlugin(
-            name: nameText, version: d.version.map { String(cString: $0) } ?? "unknown",
-            summary: d.description.map { String(cString: $0) } ?? "", abiVersion: abi, flags: d.flags,
-            isEventDriven: d.event_fd != nil && d.handle_event != nil, metrics: catalog))
+        return .success(
+            DescribedPlugin(
+                name: nameText, version: d.version.map { String(cString: $0) } ?? "unknown",
+                summary: d.description.map { String(cString: $0) } ?? "", abiVersion: abi, flags: d.flags,
+                isEventDriven: d.event_fd != nil && d.handle_event != nil, metrics: catalog))
     }
 
     /// The most declarations one plug-in may make: more than an observation may carry is a
@@ -83,7 +92,9 @@ public enum DescriptorCheck {
     public static let maximumDeclarations = ObservationLimits.itemsPerObservation * 4
 
     /// The C table as Swift values, walked with the plug-in's own stride.
-    static func declarations(_ table: UnsafePointer<pw_metric_info>?, count: Int) -> Result<[MetricDeclaration], MetricRefusal> {
+    static func declarations(_ table: UnsafePointer<pw_metric_info>?, count: Int) -> Result<
+        [MetricDeclaration], MetricRefusal
+    > {
         guard count <= maximumDeclarations else {
             return .failure(MetricRefusal("metric_count \(count) is more than \(maximumDeclarations)"))
         }
@@ -95,20 +106,35 @@ public enum DescriptorCheck {
         var list: [MetricDeclaration] = []
         for i in 0..<array.count {
             guard let info = array.element(i) else {
-                return .failure(MetricRefusal("metrics[\(i)]: struct_size differs from the first element's \(array.stride)"))
+                return .failure(
+                    MetricRefusal("metrics[\(i)]: struct_size differs from the first element's \(array.stride)"))
             }
-            guard let namePointer = info.name, let name = PluginText.checked(namePointer, limit: MetricNameRule.maximumBytes * 4)
-            else { return .failure(MetricRefusal("metrics[\(i)]: name is NULL, not UTF-8 or longer than \(MetricNameRule.maximumBytes) bytes")) }
+            guard let namePointer = info.name,
+                let name = PluginText.checked(namePointer, limit: MetricNameRule.maximumBytes * 4)
+            else {
+                return .failure(
+                    MetricRefusal(
+                        "metrics[\(i)]: name is NULL, not UTF-8 or longer than \(MetricNameRule.maximumBytes) bytes"))
+            }
             guard let kind = MetricDeclaration.Kind(rawValue: info.kind) else {
-                return .failure(MetricRefusal("metrics[\(i)] (\(name.string)): kind \(info.kind) is not PW_METRIC_GAUGE (0) or PW_METRIC_COUNTER (1)"))
+                return .failure(
+                    MetricRefusal(
+                        "metrics[\(i)] (\(name.string)): kind \(info.kind) is not PW_METRIC_GAUGE (0) or PW_METRIC_COUNTER (1)"
+                    ))
             }
             guard let plot = MetricDeclaration.Plot(rawValue: info.plot) else {
-                return .failure(MetricRefusal("metrics[\(i)] (\(name.string)): plot \(info.plot) is not one of PW_PLOT_NONE (0) to PW_PLOT_USAGE (3)"))
+                return .failure(
+                    MetricRefusal(
+                        "metrics[\(i)] (\(name.string)): plot \(info.plot) is not one of PW_PLOT_NONE (0) to PW_PLOT_USAGE (3)"
+                    ))
             }
             func text(_ pointer: UnsafePointer<CChar>?, _ field: String) -> Result<String?, MetricRefusal> {
                 guard let pointer else { return .success(nil) }
                 guard let checked = PluginText.checked(pointer, limit: ObservationLimits.messageBytes) else {
-                    return .failure(MetricRefusal("metrics[\(i)] (\(name.string)): \(field) is not UTF-8 of at most \(ObservationLimits.messageBytes) bytes"))
+                    return .failure(
+                        MetricRefusal(
+                            "metrics[\(i)] (\(name.string)): \(field) is not UTF-8 of at most \(ObservationLimits.messageBytes) bytes"
+                        ))
                 }
                 return .success(checked.string)
             }

@@ -35,12 +35,15 @@ public enum EmitterSlots {
 
     /// Runs `body` with an emitter that feeds `collector`, and closes it when `body` returns:
     /// from then on every emit through it is refused.
-    public static func withEmitter<R>(for collector: any ObservationAccepting, _ body: (UnsafePointer<pw_emitter>) -> R) -> R {
+    public static func withEmitter<R>(for collector: any ObservationAccepting, _ body: (UnsafePointer<pw_emitter>) -> R)
+        -> R
+    {
         let call = nextCall.add(1, ordering: .relaxed).oldValue
         running.withLock { $0[call] = collector }
         let slot = slots + Int(call % UInt(slotCount))
         slot.pointee = pw_emitter(
-            struct_size: MemoryLayout<pw_emitter>.size, context: UnsafeMutableRawPointer(bitPattern: call), emit: emitObservation)
+            struct_size: MemoryLayout<pw_emitter>.size, context: UnsafeMutableRawPointer(bitPattern: call),
+            emit: emitObservation)
         defer {
             running.withLock { _ = $0.removeValue(forKey: call) }
             collector.close()
@@ -57,7 +60,8 @@ public enum EmitterSlots {
 }
 
 /// The C entry of the emitter: finds the running call named by the context, if any.
-private let emitObservation: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<pw_observation>?) -> Int32 = { context, observation in
+private let emitObservation: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<pw_observation>?) -> Int32 = {
+    context, observation in
     // Called after its call returned: refused, and nothing of the host's is touched.
     guard let collector = EmitterSlots.collector(for: context) else { return PW_ERR }
     return collector.accept(observation)

@@ -37,13 +37,16 @@ public final class MetricCatalog: Sendable {
         for (i, d) in declarations.enumerated() {
             let field = "metrics[\(i)]"
             guard MetricNameRule.accepts(d.name) else {
-                return .failure(MetricRefusal("\(field): name \(MetricNameRule.quoted(d.name)) is not \(MetricNameRule.text)"))
+                return .failure(
+                    MetricRefusal("\(field): name \(MetricNameRule.quoted(d.name)) is not \(MetricNameRule.text)"))
             }
             var unit: MetricUnit?
             if let ucum = d.unit, !ucum.isEmpty {
                 guard let known = MetricUnit.named(ucum) else {
-                    return .failure(MetricRefusal(
-                        "\(field) (\(d.name)): unit \(MetricNameRule.quoted(ucum)) is not one the agent knows (\(MetricUnit.known.joined(separator: ", ")))"))
+                    return .failure(
+                        MetricRefusal(
+                            "\(field) (\(d.name)): unit \(MetricNameRule.quoted(ucum)) is not one the agent knows (\(MetricUnit.known.joined(separator: ", ")))"
+                        ))
                 }
                 unit = known
             }
@@ -52,8 +55,10 @@ public final class MetricCatalog: Sendable {
             }
             let meaning = MetricMeaning(declared: d, unit: unit)
             if let other = exposedBy[meaning.exposedName] {
-                return .failure(MetricRefusal(
-                    "\(field): \(d.name) and \(other) would both be exposed as …_\(meaning.exposedName): one series for two metrics"))
+                return .failure(
+                    MetricRefusal(
+                        "\(field): \(d.name) and \(other) would both be exposed as …_\(meaning.exposedName): one series for two metrics"
+                    ))
             }
             exposedBy[meaning.exposedName] = d.name
             declared[d.name] = meaning

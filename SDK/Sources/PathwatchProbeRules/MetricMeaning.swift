@@ -35,10 +35,13 @@ public struct MetricMeaning: Sendable, Equatable {
             // `total_seconds`, "cert_days_left" in d is `cert_left_seconds`.
             let stem = tokens.joined(separator: "_")
             if let long = unit.nameTokens.first(where: { $0.contains("_") && stem.hasSuffix("_" + $0) }) {
-                tokens = String(stem.dropLast(long.count + 1)).split(separator: "_", omittingEmptySubsequences: false).map(String.init)
+                tokens = String(stem.dropLast(long.count + 1)).split(separator: "_", omittingEmptySubsequences: false)
+                    .map(String.init)
             } else if let index = tokens.lastIndex(where: { unit.nameTokens.contains($0) }) {
                 // "rx_pps" in {packet}/s says what it counts: `rx_packets_per_second`.
-                if let word = unit.annotation, tokens[index] == String(word.prefix(1)) + "ps" { suffix = word + "s_per_second" }
+                if let word = unit.annotation, tokens[index] == String(word.prefix(1)) + "ps" {
+                    suffix = word + "s_per_second"
+                }
                 tokens.remove(at: index)
             }
         }
@@ -56,7 +59,8 @@ public struct MetricMeaning: Sendable, Equatable {
         isDeclared = false
         var tokens = name.split(separator: "_", omittingEmptySubsequences: false).map(String.init)
         if tokens.count > 1, tokens.last == "total" { tokens.removeLast() }
-        if let index = tokens.lastIndex(where: { Self.suffixUnits[$0] != nil }), let ucum = Self.suffixUnits[tokens[index]],
+        if let index = tokens.lastIndex(where: { Self.suffixUnits[$0] != nil }),
+            let ucum = Self.suffixUnits[tokens[index]],
             let found = MetricUnit.named(ucum)
         {
             tokens.remove(at: index)
@@ -71,7 +75,8 @@ public struct MetricMeaning: Sendable, Equatable {
 
     /// The unit words an undeclared metric's name may carry, and the unit each says.
     private static let suffixUnits: [String: String] = [
-        "ms": "ms", "us": "us", "days": "d", "pct": "%", "bps": "bit/s", "mbps": "Mbit/s", "ps": "/s", "bytes": "By", "seconds": "s",
+        "ms": "ms", "us": "us", "days": "d", "pct": "%", "bps": "bit/s", "mbps": "Mbit/s", "ps": "/s", "bytes": "By",
+        "seconds": "s",
     ]
 
     /// The page's plot for an undeclared metric, by the endings plug-ins used before declaring.

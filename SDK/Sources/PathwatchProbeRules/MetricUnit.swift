@@ -26,11 +26,13 @@ public struct MetricUnit: Sendable, Equatable {
         if let word = annotation(ucum, over: "/s") {
             let abbreviated = String(word.prefix(1)) + "ps"
             return MetricUnit(
-                ucum: ucum, baseSuffix: "per_second", scale: 1, nagios: "", words: "per second", nameTokens: ["ps", "per_second", abbreviated],
+                ucum: ucum, baseSuffix: "per_second", scale: 1, nagios: "", words: "per second",
+                nameTokens: ["ps", "per_second", abbreviated],
                 annotation: word)
         }
         if let word = annotation(ucum, over: "") {
-            return MetricUnit(ucum: ucum, baseSuffix: "", scale: 1, nagios: "", words: "", nameTokens: [], annotation: word)
+            return MetricUnit(
+                ucum: ucum, baseSuffix: "", scale: 1, nagios: "", words: "", nameTokens: [], annotation: word)
         }
         return nil
     }
@@ -42,11 +44,15 @@ public struct MetricUnit: Sendable, Equatable {
     private static func annotation(_ ucum: String, over tail: String) -> String? {
         guard ucum.hasPrefix("{"), ucum.hasSuffix("}" + tail) else { return nil }
         let word = ucum.dropFirst().dropLast(tail.count + 1)
-        guard !word.isEmpty, word.allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "_") }) else { return nil }
+        guard !word.isEmpty, word.allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "_") }) else {
+            return nil
+        }
         return String(word)
     }
 
-    private static func unit(_ ucum: String, _ suffix: String, _ scale: Double, nagios: String = "", _ tokens: [String]) -> (String, MetricUnit) {
+    private static func unit(_ ucum: String, _ suffix: String, _ scale: Double, nagios: String = "", _ tokens: [String])
+        -> (String, MetricUnit)
+    {
         let words: String
         switch suffix {
         case "": words = ""
@@ -54,7 +60,12 @@ public struct MetricUnit: Sendable, Equatable {
         case "per_second": words = "per second"
         default: words = "in " + String(suffix.map { $0 == "_" ? " " : $0 })
         }
-        return (ucum, MetricUnit(ucum: ucum, baseSuffix: suffix, scale: scale, nagios: nagios, words: words, nameTokens: tokens, annotation: nil))
+        return (
+            ucum,
+            MetricUnit(
+                ucum: ucum, baseSuffix: suffix, scale: scale, nagios: nagios, words: words, nameTokens: tokens,
+                annotation: nil)
+        )
     }
 
     // Rates in bits become bytes per second: Prometheus's base unit of information is the byte,

@@ -35,7 +35,9 @@ public final class ObservationGate<Kept: ObservationKeeping>: Sendable {
     private let catalog: MetricCatalog
 
     /// `maxObservations`: the probe's `max_observations`, at most the limit per call.
-    public init(_ kept: Kept, maxObservations: Int = ObservationLimits.observationsPerCall, catalog: MetricCatalog = .undeclared) {
+    public init(
+        _ kept: Kept, maxObservations: Int = ObservationLimits.observationsPerCall, catalog: MetricCatalog = .undeclared
+    ) {
         self.maxObservations = min(maxObservations, ObservationLimits.observationsPerCall)
         self.catalog = catalog
         state = Mutex(State(kept: kept))
@@ -71,13 +73,17 @@ public final class ObservationGate<Kept: ObservationKeeping>: Sendable {
                 guard !s.closed else { return PW_ERR }
                 s.problems += checked.dropped
                 guard s.kept.count < maxObservations else {
-                    if !s.overLimit { s.problems.append("more than \(maxObservations) observations in one call; the rest refused") }
+                    if !s.overLimit {
+                        s.problems.append("more than \(maxObservations) observations in one call; the rest refused")
+                    }
                     s.overLimit = true
                     s.refused += 1
                     return PW_ERR
                 }
                 guard s.keys.insert(checked.key).inserted else {
-                    s.problems.append("check \"\(checked.key)\": a second observation with this key in one call; refused, the first kept")
+                    s.problems.append(
+                        "check \"\(checked.key)\": a second observation with this key in one call; refused, the first kept"
+                    )
                     s.refused += 1
                     return PW_ERR
                 }

@@ -14,13 +14,20 @@ public struct PluginArray<Element> {
 
     /// Nil with the reason when the array cannot be walked safely.
     public static func open(_ pointer: UnsafePointer<Element>?, count: Int) -> Result<PluginArray, ArrayProblem> {
-        guard count > 0 else { return .success(PluginArray(base: UnsafeRawPointer(bitPattern: 1)!, count: 0, stride: 0)) }
+        guard count > 0 else {
+            return .success(PluginArray(base: UnsafeRawPointer(bitPattern: 1)!, count: 0, stride: 0))
+        }
         guard let pointer else { return .failure(ArrayProblem(description: "array is null but its count is \(count)")) }
         let base = UnsafeRawPointer(pointer)
         let stride = base.load(as: Int.self)
-        guard stride >= MemoryLayout<Element>.size, stride <= maximumStride, stride % MemoryLayout<Element>.alignment == 0 else {
-            return .failure(ArrayProblem(
-                description: "element struct_size \(stride) is not a size between \(MemoryLayout<Element>.size) and \(maximumStride) bytes, aligned to \(MemoryLayout<Element>.alignment)"))
+        guard stride >= MemoryLayout<Element>.size, stride <= maximumStride,
+            stride % MemoryLayout<Element>.alignment == 0
+        else {
+            return .failure(
+                ArrayProblem(
+                    description:
+                        "element struct_size \(stride) is not a size between \(MemoryLayout<Element>.size) and \(maximumStride) bytes, aligned to \(MemoryLayout<Element>.alignment)"
+                ))
         }
         return .success(PluginArray(base: base, count: count, stride: stride))
     }

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// Runs one call into a plug-in on a thread of its own, and waits for it until a moment: how
@@ -34,23 +34,26 @@ final class CallThread: @unchecked Sendable {
         let call = CallThread(body)
         let retained = Unmanaged.passRetained(call).toOpaque()
         var thread = pthread_t()
-        let started = pthread_create(&thread, nil, { raw in
-            let call = Unmanaged<CallThread>.fromOpaque(raw!).takeRetainedValue()
-            call.body?()
-            call.body = nil
-            pthread_mutex_lock(&call.mutex)
-            call.finished = true
-            pthread_cond_broadcast(&call.condition)
-            pthread_mutex_unlock(&call.mutex)
-            return nil
-        }, retained)
+        let started = pthread_create(
+            &thread, nil,
+            { raw in
+                let call = Unmanaged<CallThread>.fromOpaque(raw!).takeRetainedValue()
+                call.body?()
+                call.body = nil
+                pthread_mutex_lock(&call.mutex)
+                call.finished = true
+                pthread_cond_broadcast(&call.condition)
+                pthread_mutex_unlock(&call.mutex)
+                return nil
+            }, retained)
         guard started == 0 else {
             Unmanaged<CallThread>.fromOpaque(retained).release()
             body()
             return true
         }
         pthread_detach(thread)
-        var until = timespec(tv_sec: Int(monotonicNanoseconds / 1_000_000_000), tv_nsec: Int(monotonicNanoseconds % 1_000_000_000))
+        var until = timespec(
+            tv_sec: Int(monotonicNanoseconds / 1_000_000_000), tv_nsec: Int(monotonicNanoseconds % 1_000_000_000))
         pthread_mutex_lock(&call.mutex)
         defer { pthread_mutex_unlock(&call.mutex) }
         while !call.finished {

@@ -8,7 +8,9 @@ public struct Emitted: Sendable, Equatable {
     public var metrics: [String: Double]
     public var labels: [String: String]
 
-    public init(key: String, state: CheckState, message: String, metrics: [String: Double] = [:], labels: [String: String] = [:]) {
+    public init(
+        key: String, state: CheckState, message: String, metrics: [String: Double] = [:], labels: [String: String] = [:]
+    ) {
         self.key = key
         self.state = state
         self.message = message

@@ -49,15 +49,19 @@ public final class ProbeTester {
 
     /// Creates an instance of the Swift probe `type` from `config` (JSON text), under `deadline`
     /// when given; a refusal is thrown with its JSON path.
-    public convenience init<P: Probe>(_ type: P.Type, config: String = "{}", deadline: Deadline? = nil) throws(Failure) {
+    public convenience init<P: Probe>(_ type: P.Type, config: String = "{}", deadline: Deadline? = nil) throws(Failure)
+    {
         try self.init(
-            descriptor: ProbeExport.descriptor(for: type).assumingMemoryBound(to: pw_probe_descriptor.self), config: config,
+            descriptor: ProbeExport.descriptor(for: type).assumingMemoryBound(to: pw_probe_descriptor.self),
+            config: config,
             deadline: deadline)
     }
 
     /// Creates an instance through any plug-in's descriptor, after checking the descriptor as the
     /// agent does (ABI version, size, name, calls, metric declarations).
-    public init(descriptor: UnsafePointer<pw_probe_descriptor>, config: String = "{}", deadline: Deadline? = nil) throws(Failure) {
+    public init(descriptor: UnsafePointer<pw_probe_descriptor>, config: String = "{}", deadline: Deadline? = nil)
+        throws(Failure)
+    {
         self.descriptor = descriptor
         switch DescriptorCheck.check(descriptor) {
         case .failure(let refusal): throw Failure(refusal.description)
@@ -103,7 +107,9 @@ public final class ProbeTester {
     /// One sample under a probe's `timeout`, with what the agent would refuse reported.
     public func sampleReport(within timeout: ConfigDuration) throws(Failure) -> Report {
         let sample = descriptor.pointee.sample!
-        return try call(.after(timeout), timeout: timeout) { instance, emitter, error in sample(instance, emitter, error) }
+        return try call(.after(timeout), timeout: timeout) { instance, emitter, error in
+            sample(instance, emitter, error)
+        }
     }
 
     /// The event descriptor of an event-driven probe, nil otherwise.
@@ -133,9 +139,12 @@ public final class ProbeTester {
 
     /// Runs `call` with an emitter behind the agent's validator (a probe's own event handler,
     /// say), reading metric names by `P`'s declarations.
-    public static func collect<P: Probe>(declaredBy type: P.Type, _ call: (Emitter) throws -> Void) throws -> [Emitted] {
+    public static func collect<P: Probe>(declaredBy type: P.Type, _ call: (Emitter) throws -> Void) throws -> [Emitted]
+    {
         guard case .success(let catalog) = MetricCatalog.checked(P.metrics) else {
-            if case .failure(let why) = MetricCatalog.checked(P.metrics) { throw Failure("metric declarations: \(why)") }
+            if case .failure(let why) = MetricCatalog.checked(P.metrics) {
+                throw Failure("metric declarations: \(why)")
+            }
             return []
         }
         return try collect(catalog: catalog, call)
@@ -170,7 +179,9 @@ public final class ProbeTester {
 
     private static func report(of gate: ObservationGate<KeptObservations>) -> Report {
         let refused = gate.refusedCount
-        return gate.withKept { kept, problems in Report(emitted: kept.observations.map(Emitted.init), problems: problems, refused: refused) }
+        return gate.withKept { kept, problems in
+            Report(emitted: kept.observations.map(Emitted.init), problems: problems, refused: refused)
+        }
     }
 
     private static func strict(_ report: Report) throws(Failure) -> [Emitted] {
@@ -181,7 +192,8 @@ public final class ProbeTester {
     }
 
     private func call(
-        _ deadline: Deadline?, timeout: ConfigDuration? = nil, _ body: @escaping (UnsafeMutableRawPointer?, UnsafePointer<pw_emitter>, UnsafeMutablePointer<pw_error>) -> Int32
+        _ deadline: Deadline?, timeout: ConfigDuration? = nil,
+        _ body: @escaping (UnsafeMutableRawPointer?, UnsafePointer<pw_emitter>, UnsafeMutablePointer<pw_error>) -> Int32
     ) throws(Failure) -> Report {
         if let abandoned { throw Failure("the instance is no longer called: an earlier call \(abandoned)") }
         let gate = ObservationGate(KeptObservations(), catalog: described.metrics)
@@ -201,7 +213,11 @@ public final class ProbeTester {
                 gate.close()
                 // The timeout as the probe's configuration says it; from a bare deadline, the time
                 // the call was given, in whole milliseconds.
-                let given = timeout ?? ConfigDuration(nanoseconds: (max(0, deadline.monotonicNanoseconds - started) + 500_000) / 1_000_000 * 1_000_000)
+                let given =
+                    timeout
+                    ?? ConfigDuration(
+                        nanoseconds: (max(0, deadline.monotonicNanoseconds - started) + 500_000) / 1_000_000 * 1_000_000
+                    )
                 let overran = CallGrace.overran(given)
                 abandoned = overran
                 throw Failure(overran)
@@ -228,7 +244,8 @@ private final class CallOutcome: @unchecked Sendable {
 extension Emitted {
     init(_ o: Observation) {
         self.init(
-            key: o.key, state: o.state, message: o.message, metrics: Dictionary(o.metrics.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a }),
+            key: o.key, state: o.state, message: o.message,
+            metrics: Dictionary(o.metrics.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a }),
             labels: Dictionary(o.labels.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a }))
     }
 }

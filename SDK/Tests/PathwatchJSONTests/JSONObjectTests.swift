@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PathwatchJSON
 
 /// Objects past `JSONObject.indexThreshold` members find keys through an index: they must behave
@@ -48,6 +49,8 @@ import Testing
 
     @Test func parserRefusesADuplicateInALargeObject() {
         let members = Self.manyKeys.map { "\"\($0)\": 1" } + ["\"key42\": 2"]
-        #expect(throws: JSONParser.SyntaxError.self) { try JSONParser.parse("{" + members.joined(separator: ", ") + "}") }
+        #expect(throws: JSONParser.SyntaxError.self) {
+            try JSONParser.parse("{" + members.joined(separator: ", ") + "}")
+        }
     }
 }

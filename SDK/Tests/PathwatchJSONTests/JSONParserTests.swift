@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PathwatchJSON
 
 @Suite struct JSONParserTests {
@@ -43,7 +44,9 @@ import Testing
     }
 
     @Test func serializerRoundTripsAndEscapes() throws {
-        let v: JSONValue = ["s": "quote \" backslash \\ tab \t nul \u{0} line \u{2028}", "n": [1, 2.5, -0.001, 1e21], "b": false]
+        let v: JSONValue = [
+            "s": "quote \" backslash \\ tab \t nul \u{0} line \u{2028}", "n": [1, 2.5, -0.001, 1e21], "b": false,
+        ]
         let compact = JSONSerializer.serialize(v)
         #expect(compact.contains(#"nul \u0000"#))
         #expect(compact.contains(#"\u2028"#))
@@ -71,8 +74,13 @@ import Testing
         let ok = try JSONParser.parse(#"{"targets": [{"name": "a", "tags": {"x": "y"}}], "limit": 5}"#)
         let c = try JSONValueDecoder().decode(Config.self, from: ok)
         #expect(c.targets == [Target(name: "a", port: nil, tags: ["x": "y"])])
-        let unknown = try JSONParser.parse(#"{"targets": [{"name": "a", "tags": {}}, {"name": "b", "tags": {}, "prot": 1}], "limit": 5}"#)
-        #expect(throws: JSONPathError(path: JSONPath(parsing: "targets[1].prot"), message: "unknown key \"prot\" (known keys here: name, port, tags)")) {
+        let unknown = try JSONParser.parse(
+            #"{"targets": [{"name": "a", "tags": {}}, {"name": "b", "tags": {}, "prot": 1}], "limit": 5}"#)
+        #expect(
+            throws: JSONPathError(
+                path: JSONPath(parsing: "targets[1].prot"),
+                message: "unknown key \"prot\" (known keys here: name, port, tags)")
+        ) {
             try JSONValueDecoder().decode(Config.self, from: unknown)
         }
     }
@@ -82,7 +90,10 @@ import Testing
         (#"{"targets": [], "limit": 1.5}"#, "limit", "in range"),
         (#"{"targets": [], "limit": "5"}"#, "limit", "expected an integer, found a string"),
         (#"{"targets": [{"tags": {}}], "limit": 1}"#, "targets[0].name", "required key \"name\" is missing"),
-        (#"{"targets": [{"name": 5, "tags": {}}], "limit": 1}"#, "targets[0].name", "expected a string, found a number"),
+        (
+            #"{"targets": [{"name": 5, "tags": {}}], "limit": 1}"#, "targets[0].name",
+            "expected a string, found a number"
+        ),
         (#"{"targets": {}, "limit": 1}"#, "targets", "expected an array, found an object"),
         (#"{"limit": 1}"#, "targets", "required key"),
     ])
@@ -126,7 +137,8 @@ import Testing
     }
 
     @Test(arguments: [
-        ("600MB", UInt64(600_000_000)), ("1.5GiB", 1_610_612_736), ("4096", 4096), ("1 KiB", 1024), ("2TB", 2_000_000_000_000),
+        ("600MB", UInt64(600_000_000)), ("1.5GiB", 1_610_612_736), ("4096", 4096), ("1 KiB", 1024),
+        ("2TB", 2_000_000_000_000),
         ("10B", 10),
     ])
     func sizesParse(text: String, bytes: UInt64) {
@@ -139,7 +151,10 @@ import Testing
     }
 
     @Test func sizesDecodeFromNumbersOrStrings() throws {
-        struct S: Decodable { var a: ByteSize; var b: ByteSize }
+        struct S: Decodable {
+            var a: ByteSize
+            var b: ByteSize
+        }
         let s = try JSONValueDecoder().decode(S.self, from: ["a": 1024, "b": "1MiB"])
         #expect(s.a.bytes == 1024 && s.b.bytes == 1_048_576)
         #expect(throws: JSONPathError.self) { try JSONValueDecoder().decode(S.self, from: ["a": -5, "b": "1MiB"]) }

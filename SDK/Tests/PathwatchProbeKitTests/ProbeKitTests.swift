@@ -1,5 +1,5 @@
-import Glibc
 import CPathwatchProbe
+import Glibc
 import PathwatchProbeKit
 import Testing
 
@@ -12,11 +12,14 @@ import Testing
         static let name = "alpha", version = "1.0.0", summary = "Test probe alpha."
         let limit: Int
         init(config: Config) throws {
-            guard config.limit > 0 else { throw ProbeConfigError("limit", "expected a positive limit, found \(config.limit)") }
+            guard config.limit > 0 else {
+                throw ProbeConfigError("limit", "expected a positive limit, found \(config.limit)")
+            }
             limit = config.limit
         }
         func sample(into emitter: Emitter) throws {
-            emitter.emit(Observation(key: "a", state: .warning, message: "limit \(limit)", metrics: [("limit", Double(limit))]))
+            emitter.emit(
+                Observation(key: "a", state: .warning, message: "limit \(limit)", metrics: [("limit", Double(limit))]))
         }
     }
 
@@ -28,7 +31,9 @@ import Testing
         func sample(into emitter: Emitter) throws { throw ProbeSampleError("nothing to see") }
     }
 
-    func descriptor(_ raw: UnsafeRawPointer) -> pw_probe_descriptor { raw.assumingMemoryBound(to: pw_probe_descriptor.self).pointee }
+    func descriptor(_ raw: UnsafeRawPointer) -> pw_probe_descriptor {
+        raw.assumingMemoryBound(to: pw_probe_descriptor.self).pointee
+    }
 
     func create(_ d: pw_probe_descriptor, _ json: String) -> (UnsafeMutableRawPointer?, pw_error) {
         var error = pw_error()
@@ -47,7 +52,8 @@ import Testing
         let b = descriptor(ProbeExport.descriptor(for: Beta.self))
         #expect(ProbeExport.descriptor(for: Alpha.self) == ProbeExport.descriptor(for: Alpha.self))
         #expect(String(cString: a.name) == "alpha" && String(cString: b.name) == "beta")
-        #expect(a.abi_version == PW_PROBE_ABI_VERSION && a.struct_size == UInt32(MemoryLayout<pw_probe_descriptor>.size))
+        #expect(
+            a.abi_version == PW_PROBE_ABI_VERSION && a.struct_size == UInt32(MemoryLayout<pw_probe_descriptor>.size))
         #expect(b.flags == UInt64(PW_PROBE_FLAG_NEEDS_NETWORK) && a.flags == 0)
         #expect(a.event_fd == nil && a.handle_event == nil)
 
@@ -55,7 +61,10 @@ import Testing
         let (alpha, _) = create(a, #"{"limit": 3}"#)
         let instance = try #require(alpha)
         defer { a.destroy(instance) }
-        final class Sink { var keys: [String] = []; var states: [Int32] = [] }
+        final class Sink {
+            var keys: [String] = []
+            var states: [Int32] = []
+        }
         let sink = Sink()
         let context = Unmanaged.passRetained(sink)
         defer { context.release() }
@@ -94,13 +103,17 @@ import Testing
     /// not, must still match exactly what fnmatch(3) matches.
     @Test func globsMatchWhatFnmatchMatches() {
         let patterns = ["lo", "eth0", "eth*", "wlan?", "veth[0-9]", "a\\b", "", "é", "lo ", "]x", "docker0"]
-        let names = ["lo", "lo0", "eth0", "eth", "wlan1", "veth3", "vethx", "ab", "a\\b", "", "é", "e\u{301}", "lo ", "]x", "docker0", "Docker0"]
+        let names = [
+            "lo", "lo0", "eth0", "eth", "wlan1", "veth3", "vethx", "ab", "a\\b", "", "é", "e\u{301}", "lo ", "]x",
+            "docker0", "Docker0",
+        ]
         for pattern in patterns {
             for name in names {
-                #expect(Glob(pattern).matches(name) == (fnmatch(pattern, name, 0) == 0), "pattern \(pattern) against \(name)")
+                #expect(
+                    Glob(pattern).matches(name) == (fnmatch(pattern, name, 0) == 0),
+                    "pattern \(pattern) against \(name)")
             }
         }
         #expect(Glob("lo") == Glob("lo") && Set([Glob("lo"), Glob("lo")]).count == 1)
     }
 }
-

@@ -40,7 +40,9 @@ import Testing
 
     @Test func aDeclarationSaysKindUnitHelpAndPlot() {
         let latency = MetricDeclaration.gauge("total_ms", unit: "ms", help: "Round trip.", plot: .latency)
-        #expect(latency == MetricDeclaration(name: "total_ms", kind: .gauge, unit: "ms", help: "Round trip.", plot: .latency))
+        #expect(
+            latency
+                == MetricDeclaration(name: "total_ms", kind: .gauge, unit: "ms", help: "Round trip.", plot: .latency))
         let changes = MetricDeclaration.counter("carrier_changes", help: "Carrier changes.")
         #expect(changes.kind == .counter && changes.unit == nil && changes.plot == .none)
         // The raw values are the ABI's (pathwatch_probe.h).
@@ -66,7 +68,9 @@ import Testing
         }
         let config = try ProbeExport.decodeConfig(Config.self, from: #"{"interval": "1m30s", "names": ["eth*", "lo"]}"#)
         #expect(config.interval == .seconds(90) && config.names == [Glob("eth*"), Glob("lo")])
-        #expect(throws: ProbeConfigError.self) { try ProbeExport.decodeConfig(Config.self, from: #"{"interval": "1m", "names": [], "extra": 1}"#) }
+        #expect(throws: ProbeConfigError.self) {
+            try ProbeExport.decodeConfig(Config.self, from: #"{"interval": "1m", "names": [], "extra": 1}"#)
+        }
         do {
             _ = try ProbeExport.decodeConfig(Config.self, from: #"{"interval": "soon", "names": []}"#)
             Issue.record("a duration of \"soon\" was accepted")
@@ -82,8 +86,12 @@ import Testing
         #expect(deadline.allowing(.seconds(1)) == .seconds(1))
         let cut = deadline.allowing(.seconds(60))
         // Less than 10 s is left by now, and the margin kept back is at most 100 ms of it.
-        #expect(cut < .seconds(10) && cut.nanoseconds >= ConfigDuration.seconds(9).nanoseconds - Deadline.maximumMargin.nanoseconds)
+        #expect(
+            cut < .seconds(10)
+                && cut.nanoseconds >= ConfigDuration.seconds(9).nanoseconds - Deadline.maximumMargin.nanoseconds)
         let past = Deadline(monotonicNanoseconds: 0)
-        #expect(past.hasPassed && past.remaining == .init(nanoseconds: 0) && past.allowing(.seconds(1)) == .init(nanoseconds: 0))
+        #expect(
+            past.hasPassed && past.remaining == .init(nanoseconds: 0)
+                && past.allowing(.seconds(1)) == .init(nanoseconds: 0))
     }
 }

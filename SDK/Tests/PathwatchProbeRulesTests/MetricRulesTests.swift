@@ -9,7 +9,9 @@ import Testing
         for good in ["a", "rx_bps", "total_ms", "x2", String(repeating: "a", count: MetricNameRule.maximumBytes)] {
             #expect(MetricNameRule.accepts(good), "\(good)")
         }
-        for bad in ["", "Rx", "2x", "_x", "a-b", "a b", "é", String(repeating: "a", count: MetricNameRule.maximumBytes + 1)] {
+        for bad in [
+            "", "Rx", "2x", "_x", "a-b", "a b", "é", String(repeating: "a", count: MetricNameRule.maximumBytes + 1),
+        ] {
             #expect(!MetricNameRule.accepts(bad), "\(bad)")
         }
     }
@@ -43,7 +45,8 @@ import Testing
         #expect(catalog.declaredMeaning(of: "other_ms") == nil)
         // Anything undeclared is read by its suffix: a gauge.
         let other = catalog.meaning(of: "other_ms")
-        #expect(!other.isDeclared && other.kind == .gauge && other.exposedName == "other_seconds" && other.plot == .latency)
+        #expect(
+            !other.isDeclared && other.kind == .gauge && other.exposedName == "other_seconds" && other.plot == .latency)
     }
 
     @Test func anUndeclaredNameIsAGaugeWithoutTotalAndItsUnitFromItsSuffix() {
@@ -61,11 +64,13 @@ import Testing
             }
         }
         #expect(refusal([.gauge("Bad", help: "")]).hasPrefix("metrics[0]: name \"Bad\" is not [a-z]"))
-        #expect(refusal([.gauge("x", unit: "furlongs", help: "")]).contains("unit \"furlongs\" is not one the agent knows"))
+        #expect(
+            refusal([.gauge("x", unit: "furlongs", help: "")]).contains("unit \"furlongs\" is not one the agent knows"))
         #expect(refusal([.gauge("x", help: ""), .gauge("x", help: "")]) == "metrics[1]: x is declared twice")
         // `a_ms` in ms and `a_seconds` in s are one series, `a_seconds`.
-        #expect(refusal([.gauge("a_ms", unit: "ms", help: ""), .gauge("a_seconds", unit: "s", help: "")])
-            == "metrics[1]: a_seconds and a_ms would both be exposed as …_a_seconds: one series for two metrics")
+        #expect(
+            refusal([.gauge("a_ms", unit: "ms", help: ""), .gauge("a_seconds", unit: "s", help: "")])
+                == "metrics[1]: a_seconds and a_ms would both be exposed as …_a_seconds: one series for two metrics")
         #expect(refusal([]) == "accepted")
         #expect((try? MetricCatalog.checked([]).get()) == .undeclared)
     }

@@ -26,7 +26,8 @@ import Testing
             for (i, key) in config.keys.enumerated() {
                 emitter.emit(
                     Observation(
-                        key: key, state: i == 0 ? .ok : .warning, message: config.message ?? "fine", metrics: [(config.metric ?? "used_pct", Double(i))],
+                        key: key, state: i == 0 ? .ok : .warning, message: config.message ?? "fine",
+                        metrics: [(config.metric ?? "used_pct", Double(i))],
                         labels: [("device", "d\(i)")]))
             }
         }
@@ -49,11 +50,16 @@ import Testing
         #expect(
             emitted == [
                 Emitted(key: "/", state: .ok, message: "fine", metrics: ["used_pct": 0], labels: ["device": "d0"]),
-                Emitted(key: "/var", state: .warning, message: "fine", metrics: ["used_pct": 1], labels: ["device": "d1"]),
+                Emitted(
+                    key: "/var", state: .warning, message: "fine", metrics: ["used_pct": 1], labels: ["device": "d1"]),
             ])
         #expect(try emitted[1].metric("used_pct") == 1)
-        #expect(throws: ProbeTester.Failure("no metric free_pct in /var (has [\"used_pct\"])")) { try emitted[1].metric("free_pct") }
-        #expect(tester.described.name == "scripted" && tester.described.version == "1.0.0" && !tester.described.isEventDriven)
+        #expect(throws: ProbeTester.Failure("no metric free_pct in /var (has [\"used_pct\"])")) {
+            try emitted[1].metric("free_pct")
+        }
+        #expect(
+            tester.described.name == "scripted" && tester.described.version == "1.0.0"
+                && !tester.described.isEventDriven)
     }
 
     @Test func aRefusedConfigNamesThePathOfTheValue() {
@@ -69,7 +75,8 @@ import Testing
     }
 
     @Test func aFailedSampleIsThrownWithItsMessage() throws {
-        let tester = try ProbeTester(Scripted.self, config: #"{"keys": ["/"], "fail": "the mount table is unreadable"}"#)
+        let tester = try ProbeTester(
+            Scripted.self, config: #"{"keys": ["/"], "fail": "the mount table is unreadable"}"#)
         #expect(throws: ProbeTester.Failure("the mount table is unreadable")) { try tester.sample() }
     }
 
@@ -78,7 +85,8 @@ import Testing
         let report = try tester.sampleReport()
         #expect(report.emitted.map(\.state) == [.ok])
         #expect(report.refused == 1)
-        #expect(report.problems == ["check \"/\": a second observation with this key in one call; refused, the first kept"])
+        #expect(
+            report.problems == ["check \"/\": a second observation with this key in one call; refused, the first kept"])
         #expect(throws: ProbeTester.Failure(report.problems[0])) { try tester.sample() }
     }
 
@@ -86,7 +94,9 @@ import Testing
         let tester = try ProbeTester(Scripted.self, config: #"{"keys": ["/"], "metric": "Used Pct"}"#)
         let report = try tester.sampleReport()
         #expect(report.emitted.count == 1 && report.emitted[0].metrics.isEmpty && report.refused == 0)
-        #expect(report.problems.count == 1 && report.problems[0].contains("name \"Used Pct\" is not [a-z][a-z0-9_]*"), "\(report.problems)")
+        #expect(
+            report.problems.count == 1 && report.problems[0].contains("name \"Used Pct\" is not [a-z][a-z0-9_]*"),
+            "\(report.problems)")
     }
 
     @Test func aNULInAMessageIsWrittenOutInsteadOfEndingIt() throws {

@@ -41,7 +41,8 @@ package struct AgentSettings: Sendable, Decodable {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         if let name = try c.decodeIfPresent(String.self, forKey: .name) {
             guard !name.isEmpty else {
-                throw DecodingError.dataCorruptedError(forKey: .name, in: c, debugDescription: "expected a non-empty agent name")
+                throw DecodingError.dataCorruptedError(
+                    forKey: .name, in: c, debugDescription: "expected a non-empty agent name")
             }
             try requireSafeText(name, key: .name, in: c)
             self.name = name
@@ -91,7 +92,8 @@ package struct ProbeConfig: Sendable, Decodable, Equatable {
         try requireSafeText(id, key: .id, in: c)
         guard !id.isEmpty, !id.contains("/"), id.allSatisfy({ !$0.isWhitespace }) else {
             throw DecodingError.dataCorruptedError(
-                forKey: .id, in: c, debugDescription: "expected a non-empty probe id without '/' or spaces, found \"\(id)\"")
+                forKey: .id, in: c,
+                debugDescription: "expected a non-empty probe id without '/' or spaces, found \"\(id)\"")
         }
         plugin = try c.decode(String.self, forKey: .plugin)
         try requireSafeText(plugin, key: .plugin, in: c)
@@ -101,22 +103,28 @@ package struct ProbeConfig: Sendable, Decodable, Equatable {
         if let timeout { try requirePositive(timeout, key: .timeout, in: c) }
         failAfter = try c.decodeIfPresent(Int.self, forKey: .failAfter) ?? 1
         recoverAfter = try c.decodeIfPresent(Int.self, forKey: .recoverAfter) ?? 1
-        for (key, value) in [(CodingKeys.failAfter, failAfter), (.recoverAfter, recoverAfter)] where value < 1 || value > 1000 {
-            throw DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: "expected a whole number of samples from 1 to 1000, found \(value)")
+        for (key, value) in [(CodingKeys.failAfter, failAfter), (.recoverAfter, recoverAfter)]
+        where value < 1 || value > 1000 {
+            throw DecodingError.dataCorruptedError(
+                forKey: key, in: c,
+                debugDescription: "expected a whole number of samples from 1 to 1000, found \(value)")
         }
         isolation = try c.decodeIfPresent(Isolation.self, forKey: .isolation)
         maxMemory = try c.decodeIfPresent(ByteSize.self, forKey: .maxMemory) ?? maxMemory
         guard maxMemory.bytes >= 16 << 20 else {
-            throw DecodingError.dataCorruptedError(forKey: .maxMemory, in: c, debugDescription: "expected at least 16MiB, found \(maxMemory)")
+            throw DecodingError.dataCorruptedError(
+                forKey: .maxMemory, in: c, debugDescription: "expected at least 16MiB, found \(maxMemory)")
         }
         maxObservations = try c.decodeIfPresent(Int.self, forKey: .maxObservations) ?? maxObservations
         guard (1...100_000).contains(maxObservations) else {
             throw DecodingError.dataCorruptedError(
-                forKey: .maxObservations, in: c, debugDescription: "expected a whole number from 1 to 100000, found \(maxObservations)")
+                forKey: .maxObservations, in: c,
+                debugDescription: "expected a whole number from 1 to 100000, found \(maxObservations)")
         }
         config = try c.decodeIfPresent(JSONValue.self, forKey: .config) ?? .object(JSONObject())
         guard case .object = config else {
-            throw DecodingError.dataCorruptedError(forKey: .config, in: c, debugDescription: "expected an object, found \(config.kindName)")
+            throw DecodingError.dataCorruptedError(
+                forKey: .config, in: c, debugDescription: "expected an object, found \(config.kindName)")
         }
     }
 }
@@ -145,12 +153,14 @@ func requireSafeText<K: CodingKey>(_ text: String, key: K, in c: KeyedDecodingCo
     // Counted only when the bytes could exceed it: most names are short ASCII.
     if text.utf8.count > maximumNameLength, text.count > maximumNameLength {
         throw DecodingError.dataCorruptedError(
-            forKey: key, in: c, debugDescription: "expected at most \(maximumNameLength) characters, found \(text.count)")
+            forKey: key, in: c,
+            debugDescription: "expected at most \(maximumNameLength) characters, found \(text.count)")
     }
 }
 
 func requirePositive<K: CodingKey>(_ d: ConfigDuration, key: K, in c: KeyedDecodingContainer<K>) throws {
     guard d.nanoseconds > 0 else {
-        throw DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: "expected a duration greater than zero, found \"\(d)\"")
+        throw DecodingError.dataCorruptedError(
+            forKey: key, in: c, debugDescription: "expected a duration greater than zero, found \"\(d)\"")
     }
 }

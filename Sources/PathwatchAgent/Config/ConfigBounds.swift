@@ -39,7 +39,8 @@ package enum ConfigBounds {
             if targetCount + listed > targets {
                 throw ConfigError(
                     file: file, location: "probes[\(i)].config.targets[\(targets - targetCount)]",
-                    message: "at most \(targets) targets in all probes together, found \(targetCount + listed) by this probe; "
+                    message:
+                        "at most \(targets) targets in all probes together, found \(targetCount + listed) by this probe; "
                         + "split the hosts' checks among agents")
             }
             targetCount += listed
@@ -48,7 +49,8 @@ package enum ConfigBounds {
                 throw ConfigError(
                     file: file, location: "probes[\(i)].max_observations",
                     message: "at most \(checks) checks in all probes together (the sum of their max_observations, "
-                        + "10000 by default), \(checkCount) by this probe; lower max_observations or split the probes among agents")
+                        + "10000 by default), \(checkCount) by this probe; lower max_observations or split the probes among agents"
+                )
             }
         }
     }

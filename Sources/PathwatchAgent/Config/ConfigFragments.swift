@@ -21,19 +21,25 @@ package struct ConfigFragment: Sendable {
         let folder = resolvePath("conf.d", relativeTo: directoryName(mainFile))
         guard let names = listDirectory(folder) else {
             if errno == ENOENT { return [] }
-            throw ConfigError(file: folder, location: "(folder)", message: "cannot read the conf.d folder: \(errnoText())")
+            throw ConfigError(
+                file: folder, location: "(folder)", message: "cannot read the conf.d folder: \(errnoText())")
         }
         var fragments: [ConfigFragment] = []
         for name in names.sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) })
         where name.hasSuffix(".json") && !name.hasPrefix(".") {
             let file = "\(folder)/\(name)"
             do {
-                fragments.append(ConfigFragment(file: file, text: try BoundedFile.readText(file, limit: ConfigLoader.maxConfigBytes)))
+                fragments.append(
+                    ConfigFragment(file: file, text: try BoundedFile.readText(file, limit: ConfigLoader.maxConfigBytes))
+                )
             } catch {
                 if let line = error.line, let column = error.column {
-                    throw ConfigError(file: file, location: "line \(line), column \(column)", message: "invalid UTF-8; the configuration must be UTF-8 text")
+                    throw ConfigError(
+                        file: file, location: "line \(line), column \(column)",
+                        message: "invalid UTF-8; the configuration must be UTF-8 text")
                 }
-                throw ConfigError(file: file, location: "(file)", message: "cannot read the configuration fragment: \(error)")
+                throw ConfigError(
+                    file: file, location: "(file)", message: "cannot read the configuration fragment: \(error)")
             }
         }
         return fragments
@@ -78,9 +84,10 @@ package struct ConfigOrigins: Sendable {
         guard error.file == mainFile else { return error }
         for (key, origins) in [("probes", probes), ("sinks", sinks)] {
             guard error.location.hasPrefix("\(key)["),
-                  let close = error.location.firstIndex(of: "]"),
-                  let index = Int(error.location[error.location.index(error.location.startIndex, offsetBy: key.count + 1)..<close]),
-                  origins.indices.contains(index)
+                let close = error.location.firstIndex(of: "]"),
+                let index = Int(
+                    error.location[error.location.index(error.location.startIndex, offsetBy: key.count + 1)..<close]),
+                origins.indices.contains(index)
             else { continue }
             let origin = origins[index]
             let rest = error.location[error.location.index(after: close)...]

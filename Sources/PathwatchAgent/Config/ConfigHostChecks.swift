@@ -10,7 +10,8 @@ package enum ConfigHostChecks {
     /// are caught here, where `ConfigLoader.validate` compares only the text.
     static func checkSinks(_ config: AgentConfig, file: String) throws(ConfigError) {
         let context = SinkHostContext(
-            baseDirectory: directoryName(file), stateDirectory: resolvePath(config.agent.stateDir, relativeTo: directoryName(file)))
+            baseDirectory: directoryName(file),
+            stateDirectory: resolvePath(config.agent.stateDir, relativeTo: directoryName(file)))
         var claimed: [String: Int] = [:]
         for (i, sink) in config.sinks.enumerated() {
             let claim: SinkClaim?
@@ -18,14 +19,17 @@ package enum ConfigHostChecks {
                 claim = try sink.settings.checkHost(context)
             } catch {
                 switch error.place {
-                case .field(let field): throw ConfigError(file: file, location: "sinks[\(i)].\(field)", message: error.message)
+                case .field(let field):
+                    throw ConfigError(file: file, location: "sinks[\(i)].\(field)", message: error.message)
                 case .location(let location): throw ConfigError(file: file, location: location, message: error.message)
                 }
             }
             guard let claim else { continue }
             let key = "\(sink.type)\n\(claim.key)"
             if let first = claimed[key] {
-                throw ConfigError(file: file, location: "sinks[\(i)].\(claim.field)", message: "\(claim.clash) (already used by sinks[\(first)], spelled differently)")
+                throw ConfigError(
+                    file: file, location: "sinks[\(i)].\(claim.field)",
+                    message: "\(claim.clash) (already used by sinks[\(first)], spelled differently)")
             }
             claimed[key] = i
         }
@@ -81,7 +85,9 @@ package enum ConfigHostChecks {
             let budget = loaded.timeout(of: probe)
             let base = JSONPath([.key("probes"), .index(i), .key("config")])
             if let (path, found) = firstTimeout(in: probe.config, at: base, notBelow: budget) {
-                let source = probe.timeout != nil ? "probes[\(i)].timeout" : probe.interval != nil ? "probes[\(i)].interval" : "agent.interval"
+                let source =
+                    probe.timeout != nil
+                    ? "probes[\(i)].timeout" : probe.interval != nil ? "probes[\(i)].interval" : "agent.interval"
                 throw ConfigError(
                     file: loaded.file, location: path.description,
                     message: "\(found) is not shorter than the probe's timeout \(budget) (from \(source)): "
@@ -90,12 +96,16 @@ package enum ConfigHostChecks {
         }
     }
 
-    private static func firstTimeout(in value: JSONValue, at path: JSONPath, notBelow budget: ConfigDuration) -> (JSONPath, ConfigDuration)? {
+    private static func firstTimeout(in value: JSONValue, at path: JSONPath, notBelow budget: ConfigDuration) -> (
+        JSONPath, ConfigDuration
+    )? {
         switch value {
         case .object(let object):
             for member in object.members {
                 let here = path.appending(member.key)
-                if member.key == "timeout", case .string(let text) = member.value, let d = ConfigDuration(parsing: text), d >= budget {
+                if member.key == "timeout", case .string(let text) = member.value,
+                    let d = ConfigDuration(parsing: text), d >= budget
+                {
                     return (here, d)
                 }
                 if let found = firstTimeout(in: member.value, at: here, notBelow: budget) { return found }

@@ -32,7 +32,9 @@ package enum ConfigLoader {
             text = try BoundedFile.readText(file, limit: maxConfigBytes)
         } catch {
             if let line = error.line, let column = error.column {
-                throw ConfigError(file: file, location: "line \(line), column \(column)", message: "invalid UTF-8; the configuration must be UTF-8 text")
+                throw ConfigError(
+                    file: file, location: "line \(line), column \(column)",
+                    message: "invalid UTF-8; the configuration must be UTF-8 text")
             }
             throw ConfigError(file: file, location: "(file)", message: "cannot read the configuration: \(error)")
         }
@@ -55,7 +57,8 @@ package enum ConfigLoader {
         do {
             raw = try JSONParser.parse(text)
         } catch {
-            throw ConfigError(file: file, location: "line \(error.line), column \(error.column)", message: error.message)
+            throw ConfigError(
+                file: file, location: "line \(error.line), column \(error.column)", message: error.message)
         }
         let redactor = SecretRedactor()
         let base = directoryName(file)
@@ -111,14 +114,17 @@ package enum ConfigLoader {
         do {
             raw = try JSONParser.parse(fragment.text)
         } catch {
-            throw ConfigError(file: fragment.file, location: "line \(error.line), column \(error.column)", message: error.message)
+            throw ConfigError(
+                file: fragment.file, location: "line \(error.line), column \(error.column)", message: error.message)
         }
         do {
             let substituted = try SecretSubstitution(redactor: redactor, baseDirectory: baseDirectory).apply(to: raw)
             return try decoder(sinks).decode(FragmentContent.self, from: substituted)
         } catch {
             var message = redactor.redact(error.message)
-            if error.path.description.hasPrefix("agent") { message += " (a conf.d fragment holds only probes and sinks; agent settings belong in the main file)" }
+            if error.path.description.hasPrefix("agent") {
+                message += " (a conf.d fragment holds only probes and sinks; agent settings belong in the main file)"
+            }
             throw ConfigError(file: fragment.file, location: error.path.description, message: message)
         }
     }
@@ -133,7 +139,9 @@ package enum ConfigLoader {
     /// The agent's name and the probes' ids are printed in every line, document and event. A
     /// substituted value there is a secret like any other: the name is kept redacted, and an id
     /// (which must stay unique and stable) may not hold one at all.
-    static func keepSecretsOutOfNames(_ config: inout AgentConfig, redactor: SecretRedactor, file: String) throws(ConfigError) {
+    static func keepSecretsOutOfNames(_ config: inout AgentConfig, redactor: SecretRedactor, file: String)
+        throws(ConfigError)
+    {
         guard !redactor.isEmpty else { return }
         config.agent.name = redactor.redact(config.agent.name)
         for (i, probe) in config.probes.enumerated() where redactor.redact(probe.id) != probe.id {
@@ -149,11 +157,14 @@ package enum ConfigLoader {
     package static let maxProbes = 1_000
 
     /// What no single value can tell: the number of probes, uniqueness across the file.
-    static func validate(_ config: AgentConfig, file: String, origins: ConfigOrigins = ConfigOrigins()) throws(ConfigError) {
+    static func validate(_ config: AgentConfig, file: String, origins: ConfigOrigins = ConfigOrigins())
+        throws(ConfigError)
+    {
         if config.probes.count > maxProbes {
             throw ConfigError(
                 file: file, location: "probes[\(maxProbes)]",
-                message: "at most \(maxProbes) probes, found \(config.probes.count); split the hosts' checks among agents")
+                message:
+                    "at most \(maxProbes) probes, found \(config.probes.count); split the hosts' checks among agents")
         }
         var seen: [String: Int] = [:]
         for (i, probe) in config.probes.enumerated() {
@@ -172,7 +183,8 @@ package enum ConfigLoader {
             let key = "\(sink.type)\n\(claim.key)"
             if let first = claimed[key] {
                 throw ConfigError(
-                    file: file, location: "sinks[\(i)].\(claim.field)", message: "\(claim.clash) (already used by sinks[\(first)])")
+                    file: file, location: "sinks[\(i)].\(claim.field)",
+                    message: "\(claim.clash) (already used by sinks[\(first)])")
             }
             claimed[key] = i
         }

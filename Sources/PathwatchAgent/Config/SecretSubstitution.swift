@@ -29,7 +29,9 @@ package struct SecretSubstitution {
             return .array(out)
         case .object(let object):
             var out = JSONObject()
-            for member in object.members { out[member.key] = try apply(to: member.value, at: path.appending(member.key)) }
+            for member in object.members {
+                out[member.key] = try apply(to: member.value, at: path.appending(member.key))
+            }
             return .object(out)
         default:
             return value
@@ -58,7 +60,8 @@ package struct SecretSubstitution {
             let name = String(reference.dropFirst(4))
             guard !name.isEmpty else { throw JSONPathError(path: path, message: "${env:} needs a variable name") }
             guard let raw = getenv(name) else {
-                throw JSONPathError(path: path, message: "environment variable \(name) is not set (referenced as ${env:\(name)})")
+                throw JSONPathError(
+                    path: path, message: "environment variable \(name) is not set (referenced as ${env:\(name)})")
             }
             let value = String(cString: raw)
             redactor.add(value)
@@ -70,7 +73,8 @@ package struct SecretSubstitution {
             do {
                 content = try BoundedFile.readText(file, limit: Self.maxSecretFileBytes)
             } catch {
-                throw JSONPathError(path: path, message: "cannot read secret file \(file) (referenced as ${file:…}): \(error)")
+                throw JSONPathError(
+                    path: path, message: "cannot read secret file \(file) (referenced as ${file:…}): \(error)")
             }
             // Files written by editors and `echo` end with a newline that is not part of the secret.
             var value = content
@@ -78,6 +82,8 @@ package struct SecretSubstitution {
             redactor.add(value)
             return value
         }
-        throw JSONPathError(path: path, message: "unknown substitution \"${\(reference.prefix(20))…}\"; expected ${env:NAME} or ${file:/path}")
+        throw JSONPathError(
+            path: path,
+            message: "unknown substitution \"${\(reference.prefix(20))…}\"; expected ${env:NAME} or ${file:/path}")
     }
 }

@@ -28,8 +28,13 @@ final class ObservationCollector: ObservationAccepting {
     /// `maxObservations`: the probe's `max_observations`, at most `Limits.observationsPerCall`.
     /// With `record`, accepted observations are written into a result record of that kind (a
     /// plug-in's child) instead of being kept as values. Metric names are read by `metrics`.
-    init(maxObservations: Int = Limits.observationsPerCall, record: ResultFrames.Kind? = nil, metrics: MetricCatalog = .undeclared) {
-        gate = ObservationGate(Kept(record: record.map { ResultRecordWriter(kind: $0) }), maxObservations: maxObservations, catalog: metrics)
+    init(
+        maxObservations: Int = Limits.observationsPerCall, record: ResultFrames.Kind? = nil,
+        metrics: MetricCatalog = .undeclared
+    ) {
+        gate = ObservationGate(
+            Kept(record: record.map { ResultRecordWriter(kind: $0) }), maxObservations: maxObservations,
+            catalog: metrics)
     }
 
     var observations: [Observation] { gate.withKept { kept, _ in kept.values.observations } }
@@ -40,7 +45,9 @@ final class ObservationCollector: ObservationAccepting {
     /// keeps values.
     func finishedRecord(error: String?) -> [UInt8]? {
         let refused = gate.refusedCount
-        return gate.withKept { kept, problems in kept.record.map { $0.finished(error: error, problems: problems, refused: refused) } }
+        return gate.withKept { kept, problems in
+            kept.record.map { $0.finished(error: error, problems: problems, refused: refused) }
+        }
     }
 
     /// Refuses every emit from now on: the call it was handed to has returned.

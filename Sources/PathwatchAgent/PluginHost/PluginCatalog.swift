@@ -37,7 +37,9 @@ package struct PluginCatalog: Sendable {
 
     /// Scans each folder for `lib*.so` files (sorted, so the first of two duplicates is stable).
     /// `describer` reads a file's descriptor; by default the library is loaded in this process.
-    package static func discover(in directories: [String]) -> PluginCatalog { discover(in: directories, describer: nil) }
+    package static func discover(in directories: [String]) -> PluginCatalog {
+        discover(in: directories, describer: nil)
+    }
 
     static func discover(
         in directories: [String], needing: Set<String>? = nil,
@@ -96,6 +98,19 @@ package struct PluginCatalog: Sendable {
     }
 
     /// Takes in a plug-in loaded by another discovery (a folder added on reload).
+    /// This catalog with the plug-ins `next` names that are not loaded yet (start opened only
+    /// those it needed), from any of its folders: what a reload runs.
+    func adding(pluginsOf next: LoadedConfig, logger: AgentLogger) -> PluginCatalog {
+        var merged = self
+        let missing = Set(next.config.probes.map(\.plugin)).filter { merged.plugin(named: $0) == nil }
+        guard !missing.isEmpty else { return merged }
+        for plugin in PluginCatalog.discover(for: next, logger: logger, needing: missing).plugins
+        where merged.plugin(named: plugin.name) == nil {
+            merged.adopt(plugin)
+        }
+        return merged
+    }
+
     mutating func adopt(_ plugin: LoadedPlugin) {
         plugins.append(plugin)
         loadedFiles.insert(PluginVetting.realPath(plugin.path) ?? plugin.path)
@@ -110,7 +125,10 @@ package struct PluginCatalog: Sendable {
             refused.append(RefusedPlugin(path: path, reason: refusal.reason))
         case .success(let plugin):
             if let first = self.plugin(named: plugin.name) {
-                refused.append(RefusedPlugin(path: path, reason: "duplicate plug-in name \"\(plugin.name)\" (already loaded from \(first.path))"))
+                refused.append(
+                    RefusedPlugin(
+                        path: path,
+                        reason: "duplicate plug-in name \"\(plugin.name)\" (already loaded from \(first.path))"))
             } else {
                 plugins.append(plugin)
                 loadedFiles.insert(canonical)

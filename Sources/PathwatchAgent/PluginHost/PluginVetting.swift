@@ -24,7 +24,8 @@ enum PluginVetting {
         }
         if info.st_mode & (S_IWGRP | S_IWOTH) != 0 {
             let who = info.st_mode & S_IWOTH != 0 ? "others" : "its group"
-            return "\(what) is writable by \(who) (mode \(String(info.st_mode & 0o7777, radix: 8))); refusing to load code anyone else can change"
+            return
+                "\(what) is writable by \(who) (mode \(String(info.st_mode & 0o7777, radix: 8))); refusing to load code anyone else can change"
         }
         return nil
     }

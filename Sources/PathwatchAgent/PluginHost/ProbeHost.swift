@@ -33,7 +33,6 @@ package protocol ProbeHost: AnyObject, Sendable {
     func destroy()
 }
 
-
 extension ProbeHost {
     package func abandonRunningCallToStop() { abandonRunningCall(reason: "stopped") }
     package func forwardDescriptorNotices(to notice: @escaping @Sendable (EventDescriptorNotice) -> Void) {}

@@ -34,11 +34,15 @@ package final class ProbeInstance: ProbeHost, @unchecked Sendable {
     /// Creates an instance from the probe's config, telling the plug-in `deadline` (none when
     /// nil); a refusal comes back as a path relative to that config (e.g. "targets[0].url") with
     /// the plug-in's message.
-    package static func create(plugin: LoadedPlugin, configJSON: String, maxObservations: Int = 100_000, deadline: Deadline?)
+    package static func create(
+        plugin: LoadedPlugin, configJSON: String, maxObservations: Int = 100_000, deadline: Deadline?
+    )
         -> Result<ProbeInstance, JSONPathError>
     {
         guard let descriptor = plugin.descriptor else {
-            return .failure(JSONPathError(path: JSONPath(parsing: ""), message: "plug-in \(plugin.name) is not loaded in this process"))
+            return .failure(
+                JSONPathError(
+                    path: JSONPath(parsing: ""), message: "plug-in \(plugin.name) is not loaded in this process"))
         }
         var error = hostError(deadline)
         var instance: UnsafeMutableRawPointer? = nil
@@ -50,24 +54,32 @@ package final class ProbeInstance: ProbeHost, @unchecked Sendable {
         }
         if status != PW_OK {
             let (path, message) = error.texts()
-            return .failure(JSONPathError(
-                path: JSONPath(parsing: path),
-                message: message.isEmpty ? "plug-in \(plugin.name) refused its configuration without saying why" : message))
+            return .failure(
+                JSONPathError(
+                    path: JSONPath(parsing: path),
+                    message: message.isEmpty
+                        ? "plug-in \(plugin.name) refused its configuration without saying why" : message))
         }
-        let created = ProbeInstance(plugin: plugin, descriptor: descriptor, handle: instance, maxObservations: maxObservations)
+        let created = ProbeInstance(
+            plugin: plugin, descriptor: descriptor, handle: instance, maxObservations: maxObservations)
         // An event-driven plug-in without a descriptor would never report a change between
         // samples, and nobody would know: refuse it, as the plug-in's own error.
         if descriptor.pointee.event_fd != nil, created.eventFileDescriptor() == nil {
             created.destroy()
-            return .failure(JSONPathError(
-                path: JSONPath(parsing: ""),
-                message: "plug-in \(plugin.name) is event-driven (it has event_fd) but its instance gave no event descriptor "
-                    + "(event_fd returned a negative number)"))
+            return .failure(
+                JSONPathError(
+                    path: JSONPath(parsing: ""),
+                    message:
+                        "plug-in \(plugin.name) is event-driven (it has event_fd) but its instance gave no event descriptor "
+                        + "(event_fd returned a negative number)"))
         }
         return .success(created)
     }
 
-    private init(plugin: LoadedPlugin, descriptor: UnsafePointer<pw_probe_descriptor>, handle: UnsafeMutableRawPointer?, maxObservations: Int) {
+    private init(
+        plugin: LoadedPlugin, descriptor: UnsafePointer<pw_probe_descriptor>, handle: UnsafeMutableRawPointer?,
+        maxObservations: Int
+    ) {
         self.plugin = plugin
         self.descriptor = descriptor
         self.handle = handle
@@ -115,7 +127,9 @@ package final class ProbeInstance: ProbeHost, @unchecked Sendable {
 
     /// A sample written straight into the result record a plug-in's child sends.
     func sampleRecord(by deadline: Deadline?) -> [UInt8] {
-        record(.sampled, deadline) { [descriptor] handle, emitter, error in descriptor.pointee.sample(handle, emitter, error) }
+        record(.sampled, deadline) { [descriptor] handle, emitter, error in
+            descriptor.pointee.sample(handle, emitter, error)
+        }
     }
 
     /// An event's result written straight into the record a plug-in's child sends.
@@ -126,12 +140,15 @@ package final class ProbeInstance: ProbeHost, @unchecked Sendable {
         return record(.event, deadline) { handle, emitter, error in handleEvent(handle, emitter, error) }
     }
 
-    private typealias Call = (UnsafeMutableRawPointer?, UnsafePointer<pw_emitter>, UnsafeMutablePointer<pw_error>) -> Int32
+    private typealias Call = (UnsafeMutableRawPointer?, UnsafePointer<pw_emitter>, UnsafeMutablePointer<pw_error>) ->
+        Int32
 
     private func call(_ deadline: Deadline?, _ body: Call) -> CallResult {
         let collector = ObservationCollector(maxObservations: maxObservations, metrics: plugin.metrics)
         let failure = run(body, deadline, into: collector)
-        return CallResult(observations: collector.observations, error: failure, problems: collector.problems, refused: collector.refusedCount)
+        return CallResult(
+            observations: collector.observations, error: failure, problems: collector.problems,
+            refused: collector.refusedCount)
     }
 
     private func record(_ kind: ResultFrames.Kind, _ deadline: Deadline?, _ body: Call) -> [UInt8] {

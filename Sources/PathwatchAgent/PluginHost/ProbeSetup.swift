@@ -34,7 +34,8 @@ package enum ProbeSetup {
         for (i, probe) in loaded.config.probes.enumerated() where indices?.contains(i) ?? true {
             if cancelled() { break }
             do {
-                let host = try instantiate(probe, index: i, loaded: loaded, catalog: catalog, logger: logger, children: children)
+                let host = try instantiate(
+                    probe, index: i, loaded: loaded, catalog: catalog, logger: logger, children: children)
                 created.append(Created(index: i, config: probe, instance: host))
             } catch {
                 for c in created { c.instance.destroy() }
@@ -46,9 +47,9 @@ package enum ProbeSetup {
     }
 
     static func instantiate(
-        _ probe: ProbeConfig, index i: Int, loaded: LoadedConfig, catalog: PluginCatalog, logger: AgentLogger, children: PluginChildren
-    ) throws(ConfigError) -> any ProbeHost
-    {
+        _ probe: ProbeConfig, index i: Int, loaded: LoadedConfig, catalog: PluginCatalog, logger: AgentLogger,
+        children: PluginChildren
+    ) throws(ConfigError) -> any ProbeHost {
         guard let plugin = catalog.plugin(named: probe.plugin) else {
             let found = catalog.plugins.map(\.name).sorted().joined(separator: ", ")
             var message = "no plug-in named \"\(probe.plugin)\" in \(loaded.pluginDirectories.joined(separator: ", "))"
@@ -65,7 +66,8 @@ package enum ProbeSetup {
             let limits = ProcessProbeHost.ChildLimits(
                 maxMemoryBytes: probe.maxMemory.bytes, maxObservations: probe.maxObservations, probeTimeout: timeout)
             result = ProcessProbeHost.create(
-                plugin: plugin, probeID: probe.id, configJSON: configJSON, limits: limits, logger: logger, children: children
+                plugin: plugin, probeID: probe.id, configJSON: configJSON, limits: limits, logger: logger,
+                children: children
             ).map { $0 }
         case .inline:
             // Described by a child (another probe runs isolated): load it here now.
@@ -74,7 +76,9 @@ package enum ProbeSetup {
                 switch PluginLoader.load(plugin.path) {
                 case .success(let loadedHere): inlinePlugin = loadedHere
                 case .failure(let refusal):
-                    throw ConfigError(file: loaded.file, location: "probes[\(i)].plugin", message: "\(plugin.path): \(refusal.reason)")
+                    throw ConfigError(
+                        file: loaded.file, location: "probes[\(i)].plugin", message: "\(plugin.path): \(refusal.reason)"
+                    )
                 }
             }
             // Inline, nothing can stop a create that overruns: it is only told its deadline.
@@ -88,7 +92,8 @@ package enum ProbeSetup {
             return instance
         case .failure(let error):
             let path = JSONPath([.key("probes"), .index(i), .key("config")]).appending(error.path)
-            throw ConfigError(file: loaded.file, location: path.description, message: loaded.redactor.redact(error.message))
+            throw ConfigError(
+                file: loaded.file, location: path.description, message: loaded.redactor.redact(error.message))
         }
     }
 }

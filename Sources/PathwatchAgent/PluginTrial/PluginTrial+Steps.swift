@@ -56,9 +56,13 @@ extension PluginTrial {
             let observations = step["observations"]?.arrayValue ?? []
             var lines = ["\(call): \(observations.count) observation\(observations.count == 1 ? "" : "s")"]
             for o in observations.prefix(PluginTrial.shownObservations) {
-                let metrics = (o["metrics"]?.objectValue?.members ?? []).map { "\($0.key)=\(PrometheusText.number($0.value.numberValue ?? 0))" }
+                let metrics = (o["metrics"]?.objectValue?.members ?? []).map {
+                    "\($0.key)=\(PrometheusText.number($0.value.numberValue ?? 0))"
+                }
                 let labels = (o["labels"]?.objectValue?.members ?? []).map { "\($0.key)=\($0.value.stringValue ?? "")" }
-                lines.append("  \(o["key"]?.stringValue ?? "")  \(o["state"]?.stringValue ?? "")  \(o["message"]?.stringValue ?? "")")
+                lines.append(
+                    "  \(o["key"]?.stringValue ?? "")  \(o["state"]?.stringValue ?? "")  \(o["message"]?.stringValue ?? "")"
+                )
                 if !metrics.isEmpty { lines.append("      metrics: \(metrics.joined(separator: " "))") }
                 if !labels.isEmpty { lines.append("      labels: \(labels.joined(separator: " "))") }
             }

@@ -55,7 +55,9 @@ package struct PluginTrial: Sendable {
     /// it is served.
     package var watch: ConfigDuration?
 
-    package init(executable: String, file: String, configJSON: String, timeoutSeconds: Double, watch: ConfigDuration? = nil) {
+    package init(
+        executable: String, file: String, configJSON: String, timeoutSeconds: Double, watch: ConfigDuration? = nil
+    ) {
         self.executable = executable
         self.file = file
         self.configJSON = configJSON
@@ -70,16 +72,21 @@ package struct PluginTrial: Sendable {
         let deadline = MonotonicClock.nowNanoseconds() + Int64(timeoutSeconds * 1e9)
         var arguments = ["_try-plugin", file, configJSON, String(deadline)]
         if let watch {
-            arguments += ["--watch-ns", String(watch.nanoseconds), "--event-timeout-ns", String(Int64(timeoutSeconds * 1e9))]
+            arguments += [
+                "--watch-ns", String(watch.nanoseconds), "--event-timeout-ns", String(Int64(timeoutSeconds * 1e9)),
+            ]
         }
         let child = try TrialProcess.spawn(
-            executable, arguments: arguments, extraDescriptor: PluginTrialChild.reportDescriptor, environment: Self.childEnvironment)
+            executable, arguments: arguments, extraDescriptor: PluginTrialChild.reportDescriptor,
+            environment: Self.childEnvironment)
         var pending: [UInt8] = []
         // Where the search for the next line's end goes on: a sample's step is one line of
         // megabytes arriving a pipe's worth at a time, and searching it from its start at every
         // chunk took minutes for 8 MB.
         var searched = 0
-        let collected = child.collect(timeoutSeconds: timeoutSeconds + (watch?.seconds ?? 0), extraLimit: Self.reportLimit) { chunk in
+        let collected = child.collect(
+            timeoutSeconds: timeoutSeconds + (watch?.seconds ?? 0), extraLimit: Self.reportLimit
+        ) { chunk in
             pending += chunk
             while let newline = pending[searched...].firstIndex(of: UInt8(ascii: "\n")) {
                 if let step = try? JSONParser.parse(bytes: Array(pending[..<newline])) { onStep(step) }
@@ -90,25 +97,29 @@ package struct PluginTrial: Sendable {
         }
         let steps = collected.extra.split(separator: "\n").compactMap { try? JSONParser.parse(String($0)) }
         return Outcome(
-            steps: steps, stdout: collected.stdout, stderr: collected.stderr, ending: collected.ending, timedOut: collected.timedOut,
+            steps: steps, stdout: collected.stdout, stderr: collected.stderr, ending: collected.ending,
+            timedOut: collected.timedOut,
             reportCut: collected.extraCut)
     }
 
     /// What a person reads: the file, each step, and how the trial ended.
     package static func describe(_ outcome: Outcome, file: String) -> [String] {
         var reader = StepReader()
-        return ["file: \(TextSafety.escaped(file))"] + outcome.steps.flatMap { reader.lines(for: $0) } + ending(of: outcome)
+        return ["file: \(TextSafety.escaped(file))"] + outcome.steps.flatMap { reader.lines(for: $0) }
+            + ending(of: outcome)
     }
 
     /// What a person reads after the steps: refusals, how the child ended, what it printed.
     package static func ending(of outcome: Outcome) -> [String] {
         var lines: [String] = []
         if outcome.steps.contains(where: { $0["change"]?.stringValue == "undrained" }) {
-            lines.append("the plug-in did not drain its event descriptor: handle_event must read it until it would block")
+            lines.append(
+                "the plug-in did not drain its event descriptor: handle_event must read it until it would block")
         }
         if !outcome.refusals.isEmpty {
             // Counted as they are: observations refused whole, and parts left out of kept ones.
-            let whole = outcome.refusedObservations, parts = outcome.refusals.count - whole
+            let whole = outcome.refusedObservations
+            let parts = outcome.refusals.count - whole
             var said: [String] = []
             if whole > 0 { said.append("\(whole) observation\(whole == 1 ? " was" : "s were") refused") }
             if parts > 0 { said.append("\(parts) part\(parts == 1 ? " was" : "s were") left out of kept observations") }
@@ -119,14 +130,24 @@ package struct PluginTrial: Sendable {
                 "the trial's report of \(outcome.lastStage) was longer than \(reportLimit >> 20) MiB and was cut "
                     + "(the agent refuses a call's result over \(Frames.maximumLength >> 20) MiB)")
         } else if outcome.timedOut {
-            lines.append("the plug-in did not finish \(outcome.lastStage) within the time allowed; the child was killed")
+            lines.append(
+                "the plug-in did not finish \(outcome.lastStage) within the time allowed; the child was killed")
         } else if case .signaled(let signal) = outcome.ending {
-            lines.append("plug-in crashed: \(ChildEnd.signalName(signal)) (signal \(signal)) during \(outcome.lastStage)")
-        } else if case .exited(let code) = outcome.ending, outcome.lastStage != "done", code != 1 || outcome.steps.last?["error"] == nil {
+            lines.append(
+                "plug-in crashed: \(ChildEnd.signalName(signal)) (signal \(signal)) during \(outcome.lastStage)")
+        } else if case .exited(let code) = outcome.ending, outcome.lastStage != "done",
+            code != 1 || outcome.steps.last?["error"] == nil
+        {
             lines.append("plug-in exited with status \(code) during \(outcome.lastStage)")
         }
-        if !outcome.stdout.isEmpty { lines.append("the plug-in wrote to stdout (\(outcome.stdout.utf8.count) bytes): \(Self.excerpt(outcome.stdout))") }
-        if !outcome.stderr.isEmpty { lines.append("the plug-in wrote to stderr (\(outcome.stderr.utf8.count) bytes): \(Self.excerpt(outcome.stderr))") }
+        if !outcome.stdout.isEmpty {
+            lines.append(
+                "the plug-in wrote to stdout (\(outcome.stdout.utf8.count) bytes): \(Self.excerpt(outcome.stdout))")
+        }
+        if !outcome.stderr.isEmpty {
+            lines.append(
+                "the plug-in wrote to stderr (\(outcome.stderr.utf8.count) bytes): \(Self.excerpt(outcome.stderr))")
+        }
         return lines.map(TextSafety.escaped)
     }
 

@@ -15,7 +15,10 @@ package enum PluginTrialChild {
     /// `deadline` (the trial's end) is told to create and sample. `configArgument` is the probe's
     /// config as JSON text or `@FILE` (TrialInputs.probeConfig). `watch`: how long to watch an
     /// event-driven plug-in's descriptor after the sample, and each event's deadline.
-    package static func run(file: String, configArgument: String, deadline: Deadline, watch: (duration: ConfigDuration, eventTimeout: ConfigDuration)? = nil) -> Int32 {
+    package static func run(
+        file: String, configArgument: String, deadline: Deadline,
+        watch: (duration: ConfigDuration, eventTimeout: ConfigDuration)? = nil
+    ) -> Int32 {
         AgentSignalGuard.install()
         // No instance to name (-1: nothing is written for it), but a trap still says where it
         // happened on stderr, which the trial prints.
@@ -29,7 +32,9 @@ package enum PluginTrialChild {
         var watchFailed = false
         if let watch, let fd = instance.eventFileDescriptor() {
             report(["stage": .string("watch"), "seconds": .number(watch.duration.seconds)])
-            let watched = TrialWatch(duration: watch.duration, eventTimeout: watch.eventTimeout).run(instance, descriptor: fd) { send($0) }
+            let watched = TrialWatch(duration: watch.duration, eventTimeout: watch.eventTimeout).run(
+                instance, descriptor: fd
+            ) { send($0) }
             report(["stage": .string("watched"), "events": .number(Double(watched.events))])
             watchFailed = watched.failed
         }
@@ -81,7 +86,10 @@ package enum PluginTrialChild {
         }
         switch ProbeInstance.create(plugin: plugin, configJSON: configJSON, deadline: deadline) {
         case .failure(let error):
-            report(["stage": .string("create"), "error": .string("\(error.path.isEmpty ? "" : "config.\(error.path): ")\(error.message)")])
+            report([
+                "stage": .string("create"),
+                "error": .string("\(error.path.isEmpty ? "" : "config.\(error.path): ")\(error.message)"),
+            ])
             return nil
         case .success(let created):
             return created
@@ -98,11 +106,12 @@ package enum PluginTrialChild {
     }
 
     static func json(_ o: Observation) -> JSONValue {
-        .object(JSONObject([
-            ("key", .string(o.key)), ("state", .string(o.state.name)), ("message", .string(o.message)),
-            ("metrics", .object(JSONObject(o.metrics.map { ($0.name, JSONValue.number($0.value)) }))),
-            ("labels", .object(JSONObject(o.labels.map { ($0.name, JSONValue.string($0.value)) }))),
-        ]))
+        .object(
+            JSONObject([
+                ("key", .string(o.key)), ("state", .string(o.state.name)), ("message", .string(o.message)),
+                ("metrics", .object(JSONObject(o.metrics.map { ($0.name, JSONValue.number($0.value)) }))),
+                ("labels", .object(JSONObject(o.labels.map { ($0.name, JSONValue.string($0.value)) }))),
+            ]))
     }
 
     private static func report(_ members: KeyValuePairs<String, JSONValue>) {

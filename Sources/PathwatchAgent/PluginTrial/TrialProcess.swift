@@ -47,7 +47,10 @@ package final class TrialProcess: Sendable {
             // Close-on-exec: the child gets only the dup2'd copies, never another child's ends.
             guard let pipe = makePipe() else {
                 let text = errnoText()
-                pipes.forEach { close($0.read); close($0.write) }
+                pipes.forEach {
+                    close($0.read)
+                    close($0.write)
+                }
                 throw SpawnError(description: "pipe: \(text)")
             }
             pipes.append(pipe)
@@ -114,7 +117,9 @@ package final class TrialProcess: Sendable {
                 kill(pid, SIGKILL)
                 break
             }
-            var fds = open.enumerated().filter { $0.element >= 0 }.map { pollfd(fd: $0.element, events: Int16(POLLIN), revents: 0) }
+            var fds = open.enumerated().filter { $0.element >= 0 }.map {
+                pollfd(fd: $0.element, events: Int16(POLLIN), revents: 0)
+            }
             let wait = Int32(min(1_000, (deadline - now) / 1_000_000 + 1))
             if poll(&fds, nfds_t(fds.count), wait) < 0 && errno != EINTR { break }
             for entry in fds where entry.revents != 0 {
@@ -137,7 +142,8 @@ package final class TrialProcess: Sendable {
         let ending: ChildEnding = (status & 0x7f) == 0 ? .exited((status >> 8) & 0xff) : .signaled(status & 0x7f)
         func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
         return Collected(
-            stdout: text(buffers[0]), stderr: text(buffers[1]), extra: text(buffers[2]), extraCut: extraCut, ending: ending,
+            stdout: text(buffers[0]), stderr: text(buffers[1]), extra: text(buffers[2]), extraCut: extraCut,
+            ending: ending,
             timedOut: timedOut)
     }
 }

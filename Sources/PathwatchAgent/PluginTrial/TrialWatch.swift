@@ -17,7 +17,9 @@ struct TrialWatch {
     /// Watches `instance`'s descriptor for `duration`; each step goes to `report`. Returns the
     /// number of events served and whether any failed (the plug-in's error, or a refused
     /// observation, or a descriptor it did not drain).
-    func run(_ instance: ProbeInstance, descriptor fd: Int32, report: @escaping @Sendable (JSONValue) -> Void) -> (events: Int, failed: Bool) {
+    func run(_ instance: ProbeInstance, descriptor fd: Int32, report: @escaping @Sendable (JSONValue) -> Void) -> (
+        events: Int, failed: Bool
+    ) {
         let thread = SerialThread(name: "pw-try-watch", watchingDescriptors: true)
         let tally = Mutex((events: 0, failed: false))
         let closed = DispatchSemaphore(value: 0)

@@ -1,5 +1,5 @@
-@_spi(ExperimentalCustomExecutors) import _Concurrency
 import Glibc
+@_spi(ExperimentalCustomExecutors) import _Concurrency
 
 /// Makes `TaskThreadPool` Swift concurrency's default executor for this process (see there for
 /// why). The main executor stays the platform's: nothing in the agent runs on the main actor.

@@ -1,8 +1,8 @@
 import Dispatch
-import Synchronization
-import PathwatchProbeKit
 import PathwatchBase
 import PathwatchJSON
+import PathwatchProbeKit
+import Synchronization
 
 /// Drives one probe instance: samples it every interval on a lane of the agent's worker pool
 /// (calls into one instance never overlap, and a thousand probes share a few threads), hands
@@ -50,8 +50,10 @@ final class ProbeRunner: Sendable {
     /// Whether the plug-in drains its event descriptor (DrainGuard), wherever it is watched.
     private let descriptorHealth: EventDescriptorHealth
 
-    init(id: String, instance: any ProbeHost, interval: ConfigDuration, timeout: ConfigDuration, logger: AgentLogger,
-         report: @escaping @Sendable (ProbeReport) -> Void) {
+    init(
+        id: String, instance: any ProbeHost, interval: ConfigDuration, timeout: ConfigDuration, logger: AgentLogger,
+        report: @escaping @Sendable (ProbeReport) -> Void
+    ) {
         self.id = id
         self.instance = instance
         self.interval = interval
@@ -85,11 +87,14 @@ final class ProbeRunner: Sendable {
                 fd, onReadable: { [weak self] in self?.serveEvent() },
                 onClosed: { [weak self] in
                     guard let self else { return }
-                    logger.warning("probe \(id): the plug-in closed its event descriptor \(fd); it reports at its interval only")
+                    logger.warning(
+                        "probe \(id): the plug-in closed its event descriptor \(fd); it reports at its interval only")
                 },
                 onUndrained: { [descriptorHealth] in descriptorHealth.note(EventDescriptorNotice($0)) })
             if !watching {
-                logger.error("probe \(id): no descriptor left to watch the plug-in's events with; it reports at its interval only")
+                logger.error(
+                    "probe \(id): no descriptor left to watch the plug-in's events with; it reports at its interval only"
+                )
             }
         }
         scheduleTick(at: monotonicNanoseconds())
@@ -193,7 +198,8 @@ final class ProbeRunner: Sendable {
                 return
             }
             if late {
-                logger.warning("probe \(id): a sample returned after its \(timeout) deadline and grace; its result was dropped")
+                logger.warning(
+                    "probe \(id): a sample returned after its \(timeout) deadline and grace; its result was dropped")
                 return
             }
             if deadline.hasPassed {
@@ -204,7 +210,8 @@ final class ProbeRunner: Sendable {
             deliver(result, asEvent: false)
         }
         // The plug-in has its deadline and the grace after it; then it is given up on.
-        timers.schedule(atMonotonic: UInt64(deadline.monotonicNanoseconds &+ CallDeadlines.grace.nanoseconds)) { [self] in
+        timers.schedule(atMonotonic: UInt64(deadline.monotonicNanoseconds &+ CallDeadlines.grace.nanoseconds)) {
+            [self] in
             let expired = state.withLock { s -> Bool in
                 guard s.inFlight, s.callNumber == call, !s.timedOut, !s.stopped else { return false }
                 s.timedOut = true
@@ -233,7 +240,8 @@ final class ProbeRunner: Sendable {
             logger.log(first ? .warning : .debug, "probe \(id): \(problem)")
         }
         let refusal = result.problems.first.map { first in
-            result.problems.count == 1 ? first : "\(result.problems.count) problems in the last call; the first: \(first)"
+            result.problems.count == 1
+                ? first : "\(result.problems.count) problems in the last call; the first: \(first)"
         }
         lastRefusal.withLock { $0 = refusal }
         if let error = result.error {
@@ -242,7 +250,8 @@ final class ProbeRunner: Sendable {
         } else if result.observations.isEmpty, result.refused > 0, let first = result.problems.first {
             // Nothing the plug-in said could be kept: its checks are unknown, with the reason,
             // rather than an "ok" of no checks at all.
-            let noun = result.refused == 1 ? "its only observation was" : "all \(result.refused) of its observations were"
+            let noun =
+                result.refused == 1 ? "its only observation was" : "all \(result.refused) of its observations were"
             report(.failure("\(noun) refused: \(first)"))
         } else {
             report(asEvent ? .event(result.observations) : .sample(result.observations))

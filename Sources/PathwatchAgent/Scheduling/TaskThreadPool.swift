@@ -1,7 +1,7 @@
-@_spi(ExperimentalScheduling) import _Concurrency
 import Dispatch
 import PathwatchBase
 import Synchronization
+@_spi(ExperimentalScheduling) import _Concurrency
 
 /// Swift concurrency's jobs on a few threads of the agent's own, which sleep until a job comes.
 ///

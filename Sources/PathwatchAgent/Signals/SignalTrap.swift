@@ -69,7 +69,9 @@ package final class SignalTrap: Sendable {
             guard got == 1 else { return }
             let signal = Int32(byte)
             listeners.withLock { listeners in
-                for listener in listeners where listener.signals.contains(signal) { listener.continuation.yield(signal) }
+                for listener in listeners where listener.signals.contains(signal) {
+                    listener.continuation.yield(signal)
+                }
             }
         }
     }

@@ -23,7 +23,8 @@ package struct SinkConfig: Sendable, Decodable, Equatable {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         type = try c.decode(String.self, forKey: .type)
         guard let registry = decoder.userInfo[SinkRegistry.userInfoKey] as? SinkRegistry else {
-            throw DecodingError.dataCorruptedError(forKey: .type, in: c, debugDescription: "no sink kinds are known to this program")
+            throw DecodingError.dataCorruptedError(
+                forKey: .type, in: c, debugDescription: "no sink kinds are known to this program")
         }
         guard let kind = registry.kind(named: type) else {
             let known = registry.kinds.map(\.type).joined(separator: ", ")
@@ -45,12 +46,15 @@ package struct SinkConfig: Sendable, Decodable, Equatable {
     }
 
     /// `"change"`, `"every"`, or a list of them.
-    static func decodeTriggers(_ c: KeyedDecodingContainer<CodingKeys>, default value: Set<SinkTrigger>) throws -> Set<SinkTrigger> {
+    static func decodeTriggers(_ c: KeyedDecodingContainer<CodingKeys>, default value: Set<SinkTrigger>) throws -> Set<
+        SinkTrigger
+    > {
         guard c.contains(.on) else { return value }
         let expected = "expected \"change\", \"every\" or a list of them"
         if let one = try? c.decode(String.self, forKey: .on) {
             guard let trigger = SinkTrigger(rawValue: one) else {
-                throw DecodingError.dataCorruptedError(forKey: .on, in: c, debugDescription: "\(expected), found \"\(one)\"")
+                throw DecodingError.dataCorruptedError(
+                    forKey: .on, in: c, debugDescription: "\(expected), found \"\(one)\"")
             }
             return [trigger]
         }
@@ -60,7 +64,8 @@ package struct SinkConfig: Sendable, Decodable, Equatable {
         var set = Set<SinkTrigger>()
         for item in list {
             guard let trigger = SinkTrigger(rawValue: item) else {
-                throw DecodingError.dataCorruptedError(forKey: .on, in: c, debugDescription: "\(expected), found \"\(item)\"")
+                throw DecodingError.dataCorruptedError(
+                    forKey: .on, in: c, debugDescription: "\(expected), found \"\(item)\"")
             }
             set.insert(trigger)
         }

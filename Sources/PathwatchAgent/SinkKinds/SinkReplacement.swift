@@ -13,7 +13,9 @@ struct SinkReplacement {
 
     /// `make` builds a new sink for an entry no running sink has. With `reuse` false (the
     /// setting sinks are made in changed), every sink is made anew and every running one goes.
-    init(running: [(config: SinkConfig, sink: any Sink)], next: [SinkConfig], reuse: Bool, make: (SinkConfig) -> any Sink) {
+    init(
+        running: [(config: SinkConfig, sink: any Sink)], next: [SinkConfig], reuse: Bool, make: (SinkConfig) -> any Sink
+    ) {
         var available = running
         var kept: Set<ObjectIdentifier> = []
         var added: [any Sink] = []

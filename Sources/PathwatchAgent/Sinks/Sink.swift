@@ -18,7 +18,9 @@ package struct SinkBatch: Sendable {
     /// nothing is wrong.
     package var firstComplete: Bool = false
 
-    package init(events: [ChangeEvent], snapshot: StatusSnapshot, firstComplete: Bool = false, reportingProbes: [String]? = nil) {
+    package init(
+        events: [ChangeEvent], snapshot: StatusSnapshot, firstComplete: Bool = false, reportingProbes: [String]? = nil
+    ) {
         self.events = events
         self.snapshot = snapshot
         self.firstComplete = firstComplete
@@ -30,7 +32,6 @@ package struct SinkBatch: Sendable {
     /// The connectivity path after this batch (a webhook holds deliveries while it is unsatisfied).
     package var path: PathSummary { snapshot.path }
 }
-
 
 /// A destination for events and documents, and a service of the agent's service group (run
 /// inside its SinkGroup). Each sink owns its own bounded queue and a thread of delivery, so a

@@ -93,7 +93,7 @@ package struct CheckBook: Sendable {
                 if let index = records.index(forKey: id) {
                     // A key repeated within one report: the first is kept.
                     guard records.values[index].reportSerial != serial else { continue }
-                    Self.update(&records.values[index], policy: policy, observation: observation, at: now, serial: serial)
+                    records.values[index].feed(observation, policy: policy, at: now, serial: serial)
                     if !records.values[index].pathFacts.isEmpty { pathFactIDs.insert(id) }
                 } else {
                     insert(id: id, probe: probe, policy: policy, observation: observation, at: now, serial: serial)
@@ -103,8 +103,9 @@ package struct CheckBook: Sendable {
                 // A check the probe stopped reporting is not silently dropped: it goes unknown.
                 updateEach(of: idsByProbe[probe] ?? []) { record in
                     guard record.reportSerial != serial, record.fresh else { return }
-                    let stale = Observation(key: "", state: .unknown, message: "not reported since \(record.lastReported.rfc3339)")
-                    Self.update(&record, policy: policy, observation: stale, at: now, serial: serial, stillFresh: false)
+                    let stale = Observation(
+                        key: "", state: .unknown, message: "not reported since \(record.lastReported.rfc3339)")
+                    record.feed(stale, policy: policy, at: now, serial: serial, stillFresh: false)
                 }
                 // A probe-level failure check is dropped once the probe reports real checks again.
                 if !observations.isEmpty, records[probe] != nil {
@@ -117,7 +118,7 @@ package struct CheckBook: Sendable {
             var found = false
             updateEach(of: idsByProbe[probe] ?? []) { record in
                 found = true
-                Self.update(&record, policy: policy, observation: failed, at: now, serial: serial, stillFresh: record.fresh)
+                record.feed(failed, policy: policy, at: now, serial: serial, stillFresh: record.fresh)
             }
             if !found { insert(id: probe, probe: probe, policy: policy, observation: failed, at: now, serial: serial) }
         }
@@ -159,52 +160,17 @@ package struct CheckBook: Sendable {
     }
 
     /// A check seen for the first time.
-    private mutating func insert(id: String, probe: String, policy: ProbePolicy, observation: Observation, at now: WallTime, serial: UInt64) {
+    private mutating func insert(
+        id: String, probe: String, policy: ProbePolicy, observation: Observation, at now: WallTime, serial: UInt64
+    ) {
         let (published, facts) = ObservationLabels.split(observation.labels)
         idsByProbe[probe, default: []].insert(id)
         if !facts.isEmpty { pathFactIDs.insert(id) }
         records[id] = CheckRecord(
-            id: id, probe: probe, plugin: policy.plugin, metricCatalog: policy.metrics, state: observation.state, since: now,
+            id: id, probe: probe, plugin: policy.plugin, metricCatalog: policy.metrics, state: observation.state,
+            since: now,
             message: observation.message, metrics: observation.metrics, labels: published, pathFacts: facts,
             lastReported: now, fresh: true, debounce: Debounce(), announced: nil, reportSerial: serial)
-    }
-
-    /// Feeds one observation to a known check, in place.
-    private static func update(
-        _ record: inout CheckRecord, policy: ProbePolicy, observation: Observation, at now: WallTime, serial: UInt64, stillFresh: Bool = true
-    ) {
-        var (published, facts) = ObservationLabels.split(observation.labels)
-        // A connectivity check that failed or timed out still says something about the path:
-        // that what lies behind the link is unknown (not that nobody checks it).
-        if !record.pathFacts.isEmpty, facts[WellKnownLabel.internet] == nil, record.pathFacts[WellKnownLabel.internet] != nil {
-            facts[WellKnownLabel.internet] = PathSummary.Internet.unknown.rawValue
-        }
-        // Likewise a DNS check: its resolvers' health is unknown, which fails nothing.
-        if !record.pathFacts.isEmpty, facts[WellKnownLabel.dns] == nil, record.pathFacts[WellKnownLabel.dns] != nil {
-            facts[WellKnownLabel.dns] = "unknown"
-        }
-        let next = record.debounce.feed(observation.state, current: record.state, failAfter: policy.failAfter, recoverAfter: policy.recoverAfter)
-        if next != record.state {
-            record.state = next
-            record.since = now
-        }
-        record.message = observation.message
-        record.metricCatalog = policy.metrics
-        if let progress = record.debounce.progress(failAfter: policy.failAfter, recoverAfter: policy.recoverAfter, current: record.state) {
-            record.message += record.message.isEmpty ? progress : " \(progress)"
-        }
-        if stillFresh {
-            record.metrics = observation.metrics
-            record.labels = published
-            record.pathFacts = facts
-            record.lastReported = now
-        } else {
-            // A stale check keeps its last labels, but its metrics no longer describe anything.
-            record.metrics = []
-            record.pathFacts = [:]
-        }
-        record.fresh = stillFresh
-        record.reportSerial = serial
     }
 
     /// Raises events for the checks whose state differs from the last one announced. While the
@@ -215,7 +181,9 @@ package struct CheckBook: Sendable {
     /// satisfied again.
     ///
     /// Events come out in document order; only the few checks that raise one are sorted.
-    private mutating func announce(serial: UInt64, probe: String, policy: ProbePolicy, at now: WallTime) -> [ChangeEvent] {
+    private mutating func announce(serial: UInt64, probe: String, policy: ProbePolicy, at now: WallTime)
+        -> [ChangeEvent]
+    {
         var raised: [(id: String, from: CheckState?)] = []
         let offline = path.status == .unsatisfied
         let linkSatisfied = path.linkSatisfied
@@ -226,7 +194,9 @@ package struct CheckBook: Sendable {
             guard record.reportSerial == serial else { return }
             // A check that is new, or whose state changed now, whether or not it is announced.
             if record.since == now { changed = true }
-            if let from = Self.announce(&record, policy: policy, offline: offline, linkSatisfied: linkSatisfied, reason: reason) {
+            if let from = Self.announce(
+                &record, policy: policy, offline: offline, linkSatisfied: linkSatisfied, reason: reason)
+            {
                 raised.append((record.id, from))
             }
         }
@@ -247,10 +217,13 @@ package struct CheckBook: Sendable {
         _ record: inout CheckRecord, policy: ProbePolicy, offline: Bool, linkSatisfied: Bool, reason: String
     ) -> CheckState?? {
         // A connectivity or DNS check is the path's own alert: silent only while the link is down.
-        let checksPath = !record.pathFacts.isEmpty
+        let checksPath =
+            !record.pathFacts.isEmpty
             && (record.pathFacts[WellKnownLabel.internet] != nil || record.pathFacts[WellKnownLabel.dns] != nil)
         if (policy.needsNetwork && offline && !checksPath) || (checksPath && offline && !linkSatisfied) {
-            if record.state != .ok && !PathSummary.offlineReasons.contains(where: record.message.hasSuffix) && !record.message.hasSuffix(reason) {
+            if record.state != .ok && !PathSummary.offlineReasons.contains(where: record.message.hasSuffix)
+                && !record.message.hasSuffix(reason)
+            {
                 record.message += " \(reason)"
             }
             return nil

@@ -37,7 +37,8 @@ extension CheckRecord {
         metricCatalog: MetricCatalog = .undeclared
     ) {
         self.init(
-            id: id, probe: probe, plugin: plugin, metricCatalog: metricCatalog, state: state, since: since, message: message,
+            id: id, probe: probe, plugin: plugin, metricCatalog: metricCatalog, state: state, since: since,
+            message: message,
             metrics: metrics, labels: labels,
             pathFacts: [:], lastReported: since, fresh: true, debounce: Debounce(), announced: state)
     }

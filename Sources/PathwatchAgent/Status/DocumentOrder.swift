@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// Sorts checks into document order: by their probe's place, then by id as Swift orders
@@ -25,7 +25,8 @@ enum DocumentOrder {
                 bytes.append(contentsOf: utf8)
                 return utf8.allSatisfy { $0 < 0x80 }
             }
-            entries.append(Entry(place: key.place, start: start, length: bytes.count - start, ascii: ascii, position: position))
+            entries.append(
+                Entry(place: key.place, start: start, length: bytes.count - start, ascii: ascii, position: position))
         }
         bytes.withUnsafeBytes { buffer in
             let base = buffer.baseAddress

@@ -11,7 +11,8 @@ package enum Isolation: String, Sendable, Decodable, CustomStringConvertible {
         let c = try decoder.singleValueContainer()
         let text = try c.decode(String.self)
         guard let value = Isolation(rawValue: text) else {
-            throw DecodingError.dataCorruptedError(in: c, debugDescription: "expected \"process\" or \"inline\", found \"\(text)\"")
+            throw DecodingError.dataCorruptedError(
+                in: c, debugDescription: "expected \"process\" or \"inline\", found \"\(text)\"")
         }
         self = value
     }

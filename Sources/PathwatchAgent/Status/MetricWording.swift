@@ -30,7 +30,9 @@ enum MetricWording {
     /// undeclared metric its name; then the unit the family's values are in when it has one,
     /// and the name and unit the plug-in emits when they differ from the family's.
     static func prometheusHelp(plugin: String, meaning: MetricMeaning) -> String {
-        var text = meaning.help.map { $0.hasSuffix(".") ? String($0.dropLast()) : $0 } ?? "The \(plugin) plug-in's \(meaning.name) metric"
+        var text =
+            meaning.help.map { $0.hasSuffix(".") ? String($0.dropLast()) : $0 }
+            ?? "The \(plugin) plug-in's \(meaning.name) metric"
         if let unit = meaning.unit, !unit.words.isEmpty {
             text += ", " + unit.words
         }

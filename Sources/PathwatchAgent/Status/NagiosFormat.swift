@@ -21,7 +21,9 @@ package enum NagiosFormat {
         if problems.isEmpty {
             summary += "\(Plural.count(checks.count, "check")) ok; \(snapshot.path.description)"
         } else {
-            summary += counts.joined(separator: ", ") + ": " + problems.map { "\($0.id) \($0.message)" }.joined(separator: "; ")
+            summary +=
+                counts.joined(separator: ", ") + ": "
+                + problems.map { "\($0.id) \($0.message)" }.joined(separator: "; ")
         }
         let performance = checks.flatMap { check in
             let metrics = check.distinctMetrics

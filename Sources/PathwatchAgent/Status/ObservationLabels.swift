@@ -2,7 +2,9 @@
 /// `pathwatch.*` ones, which are path facts (what the check book derives the path from).
 enum ObservationLabels {
     /// An observation's labels as published, and the reserved `pathwatch.*` ones as path facts.
-    static func split(_ labels: [(name: String, value: String)]) -> (published: [(name: String, value: String)], facts: [String: String]) {
+    static func split(_ labels: [(name: String, value: String)]) -> (
+        published: [(name: String, value: String)], facts: [String: String]
+    ) {
         var published: [(name: String, value: String)] = []
         published.reserveCapacity(labels.count)
         var facts: [String: String] = [:]

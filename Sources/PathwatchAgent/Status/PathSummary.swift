@@ -90,7 +90,9 @@ package struct PathSummary: Sendable, Equatable {
             return facts.contains { $0[PW_LABEL_LINK_MONITOR] == "1" } ? .offline : .unmonitored
         }
         let candidates = interfaces.compactMap { f -> (name: String, metric: Int64, facts: [String: String])? in
-            guard f[PW_LABEL_IF_USABLE] == "1", let metricText = f[PW_LABEL_DEFAULT_ROUTE], let name = f[PW_LABEL_IF_NAME] else { return nil }
+            guard f[PW_LABEL_IF_USABLE] == "1", let metricText = f[PW_LABEL_DEFAULT_ROUTE],
+                let name = f[PW_LABEL_IF_NAME]
+            else { return nil }
             return (name, Int64(metricText) ?? Int64.max, f)
         }
         // The lowest metric carries the traffic, as the kernel's route lookup would choose.

@@ -38,8 +38,10 @@ extension PrometheusExposition {
             var stateLabels = identity
             stateLabels += ",plugin=".utf8
             PrometheusText.writeQuoted(check.plugin, into: &stateLabels)
-            let place = statePlace ?? out.family(
-                "pathwatch_check_state", help: "The check's state: one series per state, 1 for the current one.")
+            let place =
+                statePlace
+                ?? out.family(
+                    "pathwatch_check_state", help: "The check's state: one series per state, 1 for the current one.")
             statePlace = place
             for (state, ending) in Self.stateEndings {
                 out.appendSample(to: place, labels: stateLabels, ending: ending, value: state == check.state ? 1 : 0)
@@ -71,7 +73,9 @@ extension PrometheusExposition {
             let identity = [("check", check.id), ("probe", check.probe)]
             let stateLabels = identity + [("plugin", check.plugin)]
             for state in PrometheusExposition.states {
-                out.add("pathwatch_check_state", "", .gauge, labels: stateLabels + [("state", state.name)], value: state == check.state ? 1 : 0)
+                out.add(
+                    "pathwatch_check_state", "", .gauge, labels: stateLabels + [("state", state.name)],
+                    value: state == check.state ? 1 : 0)
             }
             let values = check.distinctMetrics
             guard !values.isEmpty else { return }
@@ -87,7 +91,8 @@ extension PrometheusExposition {
         private mutating func labelName(_ name: String) -> String {
             if let known = labelNames[name] { return known }
             let sanitized = PrometheusText.sanitizedLabelName(name)
-            let written = PrometheusText.sanitizedLabelName(Self.reserved.contains(sanitized) ? "label_\(sanitized)" : sanitized)
+            let written = PrometheusText.sanitizedLabelName(
+                Self.reserved.contains(sanitized) ? "label_\(sanitized)" : sanitized)
             labelNames[name] = written
             return written
         }

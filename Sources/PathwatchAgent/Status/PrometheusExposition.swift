@@ -52,7 +52,9 @@ package enum PrometheusExposition {
         snapshot.forEachCheck { check in
             if let at = place[check.probe] { mine.append((at, check)) }
         }
-        mine.sort { $0.place != $1.place ? $0.place < $1.place : $0.check.id.utf8.lexicographicallyPrecedes($1.check.id.utf8) }
+        mine.sort {
+            $0.place != $1.place ? $0.place < $1.place : $0.check.id.utf8.lexicographicallyPrecedes($1.check.id.utf8)
+        }
         var out = PrometheusSamples()
         var statuses: [Int: ProbeStatus] = [:]
         for status in snapshot.probes ?? [] { if let at = place[status.id] { statuses[at] = status } }
@@ -79,7 +81,9 @@ package enum PrometheusExposition {
     }
 
     private static func renderBuild<Out: PrometheusOutput>(into out: inout Out) {
-        out.add("pathwatch_build_info", "The agent's version; always 1.", .gauge, labels: [("version", AgentIdentity.version)], value: 1)
+        out.add(
+            "pathwatch_build_info", "The agent's version; always 1.", .gauge,
+            labels: [("version", AgentIdentity.version)], value: 1)
     }
 
     private static func renderHealth<Out: PrometheusOutput>(of snapshot: StatusSnapshot, into out: inout Out) {
@@ -90,9 +94,12 @@ package enum PrometheusExposition {
     private static func renderPath<Out: PrometheusOutput>(_ path: PathSummary, into out: inout Out) {
         let status = path.status.rawValue
         out.add(
-            "pathwatch_path_satisfied", "1 when the host has a usable path (contract §3 path.status satisfied).", .gauge,
+            "pathwatch_path_satisfied", "1 when the host has a usable path (contract §3 path.status satisfied).",
+            .gauge,
             labels: [], value: path.status == .satisfied ? 1 : 0)
-        out.add("pathwatch_path_expensive", "1 when the path is cellular or metered.", .gauge, labels: [], value: path.expensive ? 1 : 0)
+        out.add(
+            "pathwatch_path_expensive", "1 when the path is cellular or metered.", .gauge, labels: [],
+            value: path.expensive ? 1 : 0)
         out.add(
             "pathwatch_path_info", "The path's status, type, interface and internet reachability; always 1.", .gauge,
             labels: [
@@ -105,19 +112,27 @@ package enum PrometheusExposition {
     private static func renderProbe<Out: PrometheusOutput>(_ probe: ProbeStatus, into out: inout Out) {
         let labels = [("probe", probe.id)]
         if let ms = probe.lastDurationMilliseconds {
-            out.add("pathwatch_probe_duration_seconds", "How long the probe's last sample took.", .gauge, labels: labels, value: ms / 1000)
+            out.add(
+                "pathwatch_probe_duration_seconds", "How long the probe's last sample took.", .gauge, labels: labels,
+                value: ms / 1000)
         }
-        out.add("pathwatch_probe_success", "1 when the probe's last sample succeeded.", .gauge, labels: labels, value: probe.succeeded ? 1 : 0)
         out.add(
-            "pathwatch_probe_restarts_total", "Times the probe's plug-in process was restarted.", .counter, labels: labels,
+            "pathwatch_probe_success", "1 when the probe's last sample succeeded.", .gauge, labels: labels,
+            value: probe.succeeded ? 1 : 0)
+        out.add(
+            "pathwatch_probe_restarts_total", "Times the probe's plug-in process was restarted.", .counter,
+            labels: labels,
             value: Double(probe.health.restarts))
     }
 
     private static func renderSink<Out: PrometheusOutput>(_ sink: SinkStatus, into out: inout Out) {
         let labels = [("sink", "\(sink.type):\(sink.target)")]
-        out.add("pathwatch_sink_queued", "Payloads the sink holds, not yet delivered.", .gauge, labels: labels, value: Double(sink.queued))
         out.add(
-            "pathwatch_sink_dropped_total", "Payloads the sink accepted and will never deliver.", .counter, labels: labels,
+            "pathwatch_sink_queued", "Payloads the sink holds, not yet delivered.", .gauge, labels: labels,
+            value: Double(sink.queued))
+        out.add(
+            "pathwatch_sink_dropped_total", "Payloads the sink accepted and will never deliver.", .counter,
+            labels: labels,
             value: Double(sink.dropped))
     }
 }

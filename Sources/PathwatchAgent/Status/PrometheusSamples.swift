@@ -4,7 +4,8 @@
 protocol PrometheusOutput {
     /// One sample of family `name`; `labels` are `(name, value)` pairs, their names not yet
     /// sanitised. A non-finite value is left out.
-    mutating func add(_ name: String, _ help: String, _ kind: PrometheusText.Kind, labels: [(String, String)], value: Double)
+    mutating func add(
+        _ name: String, _ help: String, _ kind: PrometheusText.Kind, labels: [(String, String)], value: Double)
 }
 
 extension PrometheusText: PrometheusOutput {}
@@ -22,9 +23,12 @@ package struct PrometheusSample: Sendable {
 struct PrometheusSamples: PrometheusOutput {
     private(set) var samples: [PrometheusSample] = []
 
-    mutating func add(_ name: String, _ help: String, _ kind: PrometheusText.Kind, labels: [(String, String)], value: Double) {
+    mutating func add(
+        _ name: String, _ help: String, _ kind: PrometheusText.Kind, labels: [(String, String)], value: Double
+    ) {
         guard value.isFinite else { return }
         samples.append(
-            PrometheusSample(name: name, labels: labels.map { (PrometheusText.sanitizedLabelName($0.0), $0.1) }, value: value))
+            PrometheusSample(
+                name: name, labels: labels.map { (PrometheusText.sanitizedLabelName($0.0), $0.1) }, value: value))
     }
 }

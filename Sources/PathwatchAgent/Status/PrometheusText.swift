@@ -29,7 +29,9 @@ struct PrometheusText {
 
     /// Adds one sample to family `name` (made with `help` and `kind` the first time); `labels`
     /// are `(name, value)` pairs, their names sanitised here.
-    mutating func add(_ name: String, _ help: String, _ kind: Kind = .gauge, labels: [(String, String)] = [], value: Double) {
+    mutating func add(
+        _ name: String, _ help: String, _ kind: Kind = .gauge, labels: [(String, String)] = [], value: Double
+    ) {
         guard value.isFinite else { return }
         var rendered: [UInt8] = []
         for (index, label) in labels.enumerated() {
@@ -63,7 +65,9 @@ struct PrometheusText {
         var out: [UInt8] = []
         out.reserveCapacity(families.reduce(0) { $0 + $1.samples.count + 128 })
         for family in families where !family.samples.isEmpty {
-            out += "# HELP \(family.name) \(Self.escapedHelp(family.help))\n# TYPE \(family.name) \(family.kind.rawValue)\n".utf8
+            out +=
+                "# HELP \(family.name) \(Self.escapedHelp(family.help))\n# TYPE \(family.name) \(family.kind.rawValue)\n"
+                .utf8
             out += family.samples
         }
         return out

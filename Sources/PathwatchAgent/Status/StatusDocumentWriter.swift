@@ -279,7 +279,9 @@ struct StatusDocumentWriter {
     }
 
     /// Each state's name as a JSON string, by raw value.
-    private static let quotedState: [[UInt8]] = CheckState.allCases.sorted { $0.rawValue < $1.rawValue }.map { Array("\"\($0.name)\"".utf8) }
+    private static let quotedState: [[UInt8]] = CheckState.allCases.sorted { $0.rawValue < $1.rawValue }.map {
+        Array("\"\($0.name)\"".utf8)
+    }
 
     private enum Literal {
         static let null = Array("null".utf8)

@@ -10,7 +10,8 @@ extension StatusSnapshot {
     package convenience init(received document: JSONValue) {
         let agent = document["agent"]
         let identity = AgentIdentity(
-            name: agent?["name"]?.stringValue ?? "", startedAt: Self.receivedTime(agent?["started_at"]) ?? WallTime(milliseconds: 0))
+            name: agent?["name"]?.stringValue ?? "",
+            startedAt: Self.receivedTime(agent?["started_at"]) ?? WallTime(milliseconds: 0))
         let checks = (document["checks"]?.arrayValue ?? []).map(Self.receivedCheck)
         self.init(
             identity: identity, time: Self.receivedTime(document["time"]) ?? WallTime(milliseconds: 0), checks: checks,
@@ -53,9 +54,10 @@ extension WallTime {
     /// Reads the form `rfc3339` writes ("2026-11-21T20:51:00.123Z"); nil for any other.
     init?(rfc3339 text: String) {
         let bytes = Array(text.utf8)
-        guard bytes.count == 24, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"), bytes[10] == UInt8(ascii: "T"),
-              bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"), bytes[19] == UInt8(ascii: "."),
-              bytes[23] == UInt8(ascii: "Z")
+        guard bytes.count == 24, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
+            bytes[10] == UInt8(ascii: "T"),
+            bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"), bytes[19] == UInt8(ascii: "."),
+            bytes[23] == UInt8(ascii: "Z")
         else { return nil }
         func number(_ range: Range<Int>) -> Int64? {
             var value: Int64 = 0
@@ -66,8 +68,8 @@ extension WallTime {
             return value
         }
         guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10), let hour = number(11..<13),
-              let minute = number(14..<16), let second = number(17..<19), let millisecond = number(20..<23),
-              (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+            let minute = number(14..<16), let second = number(17..<19), let millisecond = number(20..<23),
+            (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
         else { return nil }
         // Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil).
         let y = month <= 2 ? year - 1 : year

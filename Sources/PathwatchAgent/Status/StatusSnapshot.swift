@@ -1,5 +1,5 @@
-import Synchronization
 import PathwatchProbeKit
+import Synchronization
 
 /// The agent's knowledge after one report, complete and frozen when it is made: the checks as
 /// the check book held them, the overall state and path, the time, who reported, and how the

@@ -20,8 +20,10 @@ package enum TextFormat {
     package static func documentLine(_ snapshot: StatusSnapshot) -> String {
         let counts = snapshot.stateCounts
         let total = counts.values.reduce(0, +)
-        let breakdown = CheckState.allCases.compactMap { s in counts[s].map { "\($0) \(s.name)" } }.joined(separator: ", ")
-        return "\(snapshot.time.rfc3339)  status: \(pad(snapshot.state.name, 8))  \(Plural.count(total, "check")) (\(breakdown))  path: \(snapshot.path.description)"
+        let breakdown = CheckState.allCases.compactMap { s in counts[s].map { "\($0) \(s.name)" } }.joined(
+            separator: ", ")
+        return
+            "\(snapshot.time.rfc3339)  status: \(pad(snapshot.state.name, 8))  \(Plural.count(total, "check")) (\(breakdown))  path: \(snapshot.path.description)"
     }
 
     /// The table `pathwatch once --format text` prints.
@@ -29,7 +31,8 @@ package enum TextFormat {
         let checks = snapshot.checks
         let idWidth = max(5, checks.map(\.id.count).max() ?? 0)
         var lines = [
-            "\(snapshot.identity.name)  \(snapshot.time.rfc3339)  state: \(snapshot.state.name)", "path: \(snapshot.path.description)", "",
+            "\(snapshot.identity.name)  \(snapshot.time.rfc3339)  state: \(snapshot.state.name)",
+            "path: \(snapshot.path.description)", "",
         ]
         lines.append("\(pad("CHECK", idWidth))  \(pad("STATE", 8))  MESSAGE")
         for check in checks {

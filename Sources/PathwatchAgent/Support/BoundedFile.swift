@@ -20,7 +20,9 @@ package enum BoundedFile {
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw Refusal(description: errnoText()) }
-        guard (info.st_mode & S_IFMT) == S_IFREG else { throw Refusal(description: "not a regular file (\(kind(of: info.st_mode)))") }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw Refusal(description: "not a regular file (\(kind(of: info.st_mode)))")
+        }
         guard info.st_size <= off_t(limit) else {
             throw Refusal(description: "\(info.st_size) bytes, over the limit of \(limitText(limit))")
         }
@@ -53,7 +55,8 @@ package enum BoundedFile {
         if let text = String(validating: bytes, as: UTF8.self) { return text }
         let (line, column, byte) = firstInvalidUTF8(bytes)
         throw Refusal(
-            description: "line \(line), column \(column): invalid UTF-8 (byte 0x\(String(byte, radix: 16, uppercase: true)))",
+            description:
+                "line \(line), column \(column): invalid UTF-8 (byte 0x\(String(byte, radix: 16, uppercase: true)))",
             line: line, column: column)
     }
 
@@ -64,7 +67,8 @@ package enum BoundedFile {
         var i = 0
         while i < bytes.count {
             let b = bytes[i]
-            let width = b < 0x80 ? 1 : b >= 0xC2 && b <= 0xDF ? 2 : b >= 0xE0 && b <= 0xEF ? 3 : b >= 0xF0 && b <= 0xF4 ? 4 : 0
+            let width =
+                b < 0x80 ? 1 : b >= 0xC2 && b <= 0xDF ? 2 : b >= 0xE0 && b <= 0xEF ? 3 : b >= 0xF0 && b <= 0xF4 ? 4 : 0
             let end = i + width
             if width == 0 || end > bytes.count || String(validating: bytes[i..<end], as: UTF8.self) == nil {
                 let column = (String(validating: bytes[lineStart..<i], as: UTF8.self)?.count ?? (i - lineStart)) + 1

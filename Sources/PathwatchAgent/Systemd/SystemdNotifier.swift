@@ -34,9 +34,10 @@ package final class SystemdNotifier: @unchecked Sendable {
         guard let notify = dlsym(library, "sd_notify"), let watchdog = dlsym(library, "sd_watchdog_enabled") else {
             return .failure(.library("sd_notify or sd_watchdog_enabled missing"))
         }
-        return .success(SystemdNotifier(
-            notify: unsafeBitCast(notify, to: NotifyFunction.self),
-            watchdogEnabled: unsafeBitCast(watchdog, to: WatchdogEnabledFunction.self)))
+        return .success(
+            SystemdNotifier(
+                notify: unsafeBitCast(notify, to: NotifyFunction.self),
+                watchdogEnabled: unsafeBitCast(watchdog, to: WatchdogEnabledFunction.self)))
     }
 
     private init(notify: NotifyFunction, watchdogEnabled: WatchdogEnabledFunction) {
@@ -112,7 +113,9 @@ package final class SystemdStatusReporter: AgentObserver {
     package func reloadRefused(_ reason: String) {
         state.withLock { s in
             guard !s.stopping else { return }
-            let line = "reload refused: " + reason.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: " ")
+            let line =
+                "reload refused: "
+                + reason.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: " ")
             s.refusal = line
             notifier.send("STATUS=\(line)")
         }

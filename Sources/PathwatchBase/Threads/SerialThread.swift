@@ -130,10 +130,12 @@ func startDetachedThread(_ body: @escaping @Sendable () -> Void) -> Bool {
     }
     let box = Unmanaged.passRetained(Box(body)).toOpaque()
     var thread = pthread_t()
-    let started = pthread_create(&thread, nil, { context in
-        Unmanaged<Box>.fromOpaque(context!).takeRetainedValue().body()
-        return nil
-    }, box)
+    let started = pthread_create(
+        &thread, nil,
+        { context in
+            Unmanaged<Box>.fromOpaque(context!).takeRetainedValue().body()
+            return nil
+        }, box)
     guard started == 0 else {
         Unmanaged<Box>.fromOpaque(box).release()
         return false

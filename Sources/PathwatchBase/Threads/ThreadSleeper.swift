@@ -84,8 +84,12 @@ final class ThreadSleeper: Sendable {
         // waits for a job or for the descriptor's next turn.
         let throttledUntil = descriptor?.onUndrained == nil ? nil : drain.withLock { $0.throttled ? $0.nextServe : nil }
         var polls = [pollfd(fd: wakePipe.read, events: Int16(POLLIN), revents: 0)]
-        if let descriptor, throttledUntil == nil { polls.append(pollfd(fd: descriptor.fd, events: Int16(POLLIN), revents: 0)) }
-        let wait = throttledUntil.map { Int32(clamping: max(0, ($0 - Int64(monotonicNanoseconds()) + 999_999) / 1_000_000)) } ?? -1
+        if let descriptor, throttledUntil == nil {
+            polls.append(pollfd(fd: descriptor.fd, events: Int16(POLLIN), revents: 0))
+        }
+        let wait =
+            throttledUntil.map { Int32(clamping: max(0, ($0 - Int64(monotonicNanoseconds()) + 999_999) / 1_000_000)) }
+            ?? -1
         guard poll(&polls, nfds_t(polls.count), wait) >= 0 else { return }
         if polls[0].revents != 0 {
             var drain = [UInt8](repeating: 0, count: 64)

@@ -50,7 +50,9 @@ package final class WorkerPool: Sendable {
     let limit: Int
     private let state = Mutex(State())
 
-    package init(name: String, steady: Int, limit: Int, growthDelayNanoseconds: UInt64 = 20_000_000, idleLifetime: Double = 10) {
+    package init(
+        name: String, steady: Int, limit: Int, growthDelayNanoseconds: UInt64 = 20_000_000, idleLifetime: Double = 10
+    ) {
         self.name = name
         self.steady = max(1, steady)
         self.limit = max(self.steady, limit)

@@ -39,7 +39,9 @@ package final class DeliveryHealth: Sendable {
 
     /// `type` is the sink's (`webhook`), `noun` what it calls its records (`payloads`),
     /// `target` its URL, shown redacted.
-    package init(type: String, noun: String, target: HTTPTarget, logger: AgentLogger, clock: any AgentClock = SystemClock()) {
+    package init(
+        type: String, noun: String, target: HTTPTarget, logger: AgentLogger, clock: any AgentClock = SystemClock()
+    ) {
         self.type = type
         self.noun = noun
         self.logger = logger

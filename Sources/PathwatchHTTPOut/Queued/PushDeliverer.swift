@@ -87,7 +87,8 @@ package final class PushDeliverer<Format: PushFormat>: Sendable {
             return c.pacing
         }
         var pass = Pass(
-            reader: format.makeReader(context), pacing: pacing, hold: OfflineHold(host: spec.target.host), poster: poster,
+            reader: format.makeReader(context), pacing: pacing, hold: OfflineHold(host: spec.target.host),
+            poster: poster,
             queue: queue, feed: feed)
         while !thread.isClosing {
             guard mayDeliver(&pass, now: clock.monotonicNow) else { continue }
@@ -117,7 +118,9 @@ package final class PushDeliverer<Format: PushFormat>: Sendable {
         let housekeeping = pass.reader.housekeepingSeconds
         switch pass.hold.check(pathUnsatisfied: thread.pathUnsatisfied, now: now) {
         case .hold(let started):
-            if started { context.log(.notice, "the path is unsatisfied; holding deliveries until it is satisfied again") }
+            if started {
+                context.log(.notice, "the path is unsatisfied; holding deliveries until it is satisfied again")
+            }
             pass.reader.housekeep(pass.queue)
             thread.setPhase(.holding)
             let lookup = pass.hold.awaitsLookup ? Double(OfflineHold.lookupRetry) / 1e9 : nil
@@ -125,7 +128,8 @@ package final class PushDeliverer<Format: PushFormat>: Sendable {
             return false
         case .resume:
             pass.pacing.notePathBack()
-            context.log(.notice, "the path is satisfied again; delivering \(context.health.queued) queued \(context.noun)")
+            context.log(
+                .notice, "the path is satisfied again; delivering \(context.health.queued) queued \(context.noun)")
         case .deliver:
             break
         }
@@ -133,7 +137,8 @@ package final class PushDeliverer<Format: PushFormat>: Sendable {
         pass.reader.housekeep(pass.queue)
         // Waiting out `min_interval` alone is progress still to come, not a failure.
         thread.setPhase(pass.pacing.failures > 0 ? .backingOff : .pacing)
-        thread.waitForWake(untilMonotonic: min(pass.pacing.notBefore, housekeeping.map { now &+ UInt64($0 * 1e9) } ?? .max))
+        thread.waitForWake(
+            untilMonotonic: min(pass.pacing.notBefore, housekeeping.map { now &+ UInt64($0 * 1e9) } ?? .max))
         return false
     }
 
@@ -170,7 +175,9 @@ package final class PushDeliverer<Format: PushFormat>: Sendable {
     private func handle(_ outcome: DeliveryOutcome, of request: Format.Reader.Request, _ pass: inout Pass) {
         switch outcome {
         case .delivered:
-            if pass.pacing.failures > 0 { context.log(.notice, "delivering again after \(pass.pacing.failures) failed attempts") }
+            if pass.pacing.failures > 0 {
+                context.log(.notice, "delivering again after \(pass.pacing.failures) failed attempts")
+            }
             pass.pacing.noteDone()
             do {
                 try pass.reader.acknowledge(request, in: pass.queue)
@@ -180,8 +187,10 @@ package final class PushDeliverer<Format: PushFormat>: Sendable {
             observe(&pass)
             context.health.noteDelivery()
         case .retry(let reason, let retryAfter):
-            let delay = spec.retry.delay(afterFailures: pass.pacing.failures + 1, retryAfter: retryAfter, using: &pass.generator)
-            pass.pacing.noteFailure(count: request.count, delay: delay, receiverAsked: retryAfter != nil, at: clock.monotonicNow)
+            let delay = spec.retry.delay(
+                afterFailures: pass.pacing.failures + 1, retryAfter: retryAfter, using: &pass.generator)
+            pass.pacing.noteFailure(
+                count: request.count, delay: delay, receiverAsked: retryAfter != nil, at: clock.monotonicNow)
             let wait = ConfigDuration(nanoseconds: Int64(delay * 1e9))
             context.note(
                 error: "\(reason); attempt \(pass.pacing.failures) at \(request) failed, next in \(wait)"
@@ -191,7 +200,8 @@ package final class PushDeliverer<Format: PushFormat>: Sendable {
             pass.pacing.noteDone()
             complete(request.entries, as: .rejected, &pass)
             context.note(
-                error: "HTTP \(status) for \(request.refusalDescription), refused for good and dropped: \(firstLine)", level: .error)
+                error: "HTTP \(status) for \(request.refusalDescription), refused for good and dropped: \(firstLine)",
+                level: .error)
         case .aborted:
             // Closing: the run stays queued, whole, and the successor tries it first.
             pass.pacing.pendingRun = request.count

@@ -46,7 +46,10 @@ package struct PushSpec: Sendable {
     /// at most once a pacing window.
     package var takesEveryReport = false
 
-    package init(type: String, noun: String, post: HTTPPostDescription, retry: RetryPolicy, limits: DurableQueue.Limits, folderKey: String) {
+    package init(
+        type: String, noun: String, post: HTTPPostDescription, retry: RetryPolicy, limits: DurableQueue.Limits,
+        folderKey: String
+    ) {
         self.type = type
         self.threadStem = type
         self.noun = noun

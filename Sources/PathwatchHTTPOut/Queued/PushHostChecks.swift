@@ -9,7 +9,8 @@ package enum PushHostChecks {
             throw SinkProblem(.field("type"), "a \(type) sink needs \(missingLibrary), which cannot be loaded")
         }
         if let problem = ConfigHostChecks.writableFolderProblem(context.stateDirectory, mayCreate: true) {
-            throw SinkProblem(.location("agent.state_dir"), "the \(type) queue's folder \(context.stateDirectory) \(problem)")
+            throw SinkProblem(
+                .location("agent.state_dir"), "the \(type) queue's folder \(context.stateDirectory) \(problem)")
         }
     }
 }
@@ -19,6 +20,7 @@ extension PushSink {
     /// besides the URL's own credentials.
     package convenience init(format: Format, secrets: [String], _ context: SinkContext) {
         self.init(
-            format: format, triggers: context.triggers, stateDirectory: context.stateDirectory, secrets: secrets, logger: context.logger)
+            format: format, triggers: context.triggers, stateDirectory: context.stateDirectory, secrets: secrets,
+            logger: context.logger)
     }
 }

@@ -57,7 +57,9 @@ package final class QueueIntake<Format: PushFormat>: DeliveryFeed {
         self.context = context
         self.deliverer = deliverer
         thread = SerialThread(name: "pw-\(spec.threadStem)-in", paused: true)
-        let former = spec.formerFolderName.map { String(folder[..<(folder.lastIndex(of: "/") ?? folder.startIndex)]) + "/" + $0 }
+        let former = spec.formerFolderName.map {
+            String(folder[..<(folder.lastIndex(of: "/") ?? folder.startIndex)]) + "/" + $0
+        }
         work = Mutex(Work(opening: QueueOpening(folder: folder, limits: spec.limits, former: former)))
         // Open the queue as soon as the sink starts.
         inbox.markScheduled()
@@ -194,9 +196,13 @@ package final class QueueIntake<Format: PushFormat>: DeliveryFeed {
     private func openQueue(_ w: inout Work) -> DurableQueue? {
         if let queue = w.queue { return queue }
         if closing.load(ordering: .sequentiallyConsistent) { return nil }
-        guard let queue = w.opening.open(name: context.name, logger: context.logger, health: context.health) else { return nil }
+        guard let queue = w.opening.open(name: context.name, logger: context.logger, health: context.health) else {
+            return nil
+        }
         for note in queue.recoveryNotes { context.log(.warning, note) }
-        if queue.count > 0 { context.log(.notice, "\(queue.count) \(context.noun) kept from before; delivering them first") }
+        if queue.count > 0 {
+            context.log(.notice, "\(queue.count) \(context.noun) kept from before; delivering them first")
+        }
         w.encoder = format.makeEncoder(context)
         publishNextDue(w.encoder)
         w.queue = queue
@@ -214,7 +220,9 @@ package final class QueueIntake<Format: PushFormat>: DeliveryFeed {
             let result = try queue.append(batch)
             w.encoder?.noteAppend(result, of: batch)
             let wasHeld = context.health.diskTookHeldRecords()
-            if wasHeld > 0 { context.log(.notice, "the state disk takes \(context.noun) again; \(wasHeld) held in memory are queued") }
+            if wasHeld > 0 {
+                context.log(.notice, "the state disk takes \(context.noun) again; \(wasHeld) held in memory are queued")
+            }
         } catch {
             hold(batch, because: error, &w)
         }
@@ -227,9 +235,12 @@ package final class QueueIntake<Format: PushFormat>: DeliveryFeed {
         w.held = Array(batch.dropFirst(over))
         let why = error.diskFull ? "the state disk is full (\(error))" : "the state disk refuses writes (\(error))"
         if context.health.holding(w.held.count, because: why) {
-            context.log(.error, "\(why); holding \(context.noun) in memory (up to \(spec.maxHeldRecords)) until it has room")
+            context.log(
+                .error, "\(why); holding \(context.noun) in memory (up to \(spec.maxHeldRecords)) until it has room")
         }
-        if over > 0 { countLost(over, why: "more than \(spec.maxHeldRecords) \(context.noun) waited for the state disk") }
+        if over > 0 {
+            countLost(over, why: "more than \(spec.maxHeldRecords) \(context.noun) waited for the state disk")
+        }
         if !w.heldRetryScheduled {
             w.heldRetryScheduled = true
             thread.async(afterNanoseconds: Self.heldRetry) { self.retryHeld(fromTimer: true) }

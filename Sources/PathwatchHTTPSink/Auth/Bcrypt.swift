@@ -25,7 +25,9 @@ enum Bcrypt {
         phrase.append(0)
         let computed: [UInt8]? = phrase.withUnsafeBufferPointer { p in
             p.withMemoryRebound(to: CChar.self) { chars in
-                guard let out = pw_crypt_rn(chars.baseAddress, hash, scratch.memory, Int32(Scratch.size)) else { return nil }
+                guard let out = pw_crypt_rn(chars.baseAddress, hash, scratch.memory, Int32(Scratch.size)) else {
+                    return nil
+                }
                 return Array(String(cString: out).utf8)
             }
         }

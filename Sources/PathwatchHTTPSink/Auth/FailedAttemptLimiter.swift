@@ -39,7 +39,9 @@ final class FailedAttemptLimiter: Sendable {
             }
             if t[address] == nil && t.count >= Self.capacity {
                 t = t.filter { $0.value.start + Self.window > now }
-                if t.count >= Self.capacity, let oldest = t.min(by: { $0.value.start < $1.value.start })?.key { t[oldest] = nil }
+                if t.count >= Self.capacity, let oldest = t.min(by: { $0.value.start < $1.value.start })?.key {
+                    t[oldest] = nil
+                }
             }
             t[address] = Entry(start: now, failures: 1)
         }

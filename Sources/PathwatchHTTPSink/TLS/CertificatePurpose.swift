@@ -16,7 +16,9 @@ enum CertificatePurpose {
             let value = Array(ext.data)
             if ext.objectIdentifier == extendedKeyUsage {
                 // A SEQUENCE of OBJECT IDENTIFIERs: look for serverAuth or any-purpose among them.
-                guard let oids = DERElement.children(ofSequence: value) else { return "its extended key usage cannot be read" }
+                guard let oids = DERElement.children(ofSequence: value) else {
+                    return "its extended key usage cannot be read"
+                }
                 if !oids.contains(serverAuthDER) && !oids.contains(anyPurposeDER) {
                     return "the certificate is not for TLS servers (its extended key usage lacks serverAuth)"
                 }
@@ -24,7 +26,8 @@ enum CertificatePurpose {
                 // A BIT STRING: unused-bits byte, then bit 0 (0x80) digitalSignature, bit 2 (0x20) keyEncipherment.
                 guard value.count >= 3, value[0] == 0x03 else { return "its key usage cannot be read" }
                 if value[3...].isEmpty || value[3] & 0xA0 == 0 {
-                    return "the certificate's key usage allows no TLS handshake (neither digitalSignature nor keyEncipherment)"
+                    return
+                        "the certificate's key usage allows no TLS handshake (neither digitalSignature nor keyEncipherment)"
                 }
             }
         }
@@ -35,11 +38,14 @@ enum CertificatePurpose {
 /// Just enough DER to list a SEQUENCE's elements (each as its whole encoding).
 enum DERElement {
     static func children(ofSequence bytes: [UInt8]) -> [[UInt8]]? {
-        guard bytes.first == 0x30, let (start, length) = header(bytes, at: 0), start + length == bytes.count else { return nil }
+        guard bytes.first == 0x30, let (start, length) = header(bytes, at: 0), start + length == bytes.count else {
+            return nil
+        }
         var items: [[UInt8]] = []
         var at = start
         while at < bytes.count {
-            guard let (contentStart, contentLength) = header(bytes, at: at), contentStart + contentLength <= bytes.count else { return nil }
+            guard let (contentStart, contentLength) = header(bytes, at: at), contentStart + contentLength <= bytes.count
+            else { return nil }
             items.append(Array(bytes[at..<(contentStart + contentLength)]))
             at = contentStart + contentLength
         }

@@ -35,7 +35,10 @@ package struct HTTPTLSSettings: Sendable, Decodable, Equatable {
     /// files are not read.
     static let clientSideKey = CodingUserInfoKey(rawValue: "pathwatch.http.clientSide")!
 
-    package init(certFile: String, keyFile: String, clientCAFile: String? = nil, clientAuth: ClientAuth = .none, minVersion: MinVersion = .tls12) {
+    package init(
+        certFile: String, keyFile: String, clientCAFile: String? = nil, clientAuth: ClientAuth = .none,
+        minVersion: MinVersion = .tls12
+    ) {
         self.certFile = certFile
         self.keyFile = keyFile
         self.clientCAFile = clientCAFile
@@ -52,7 +55,8 @@ package struct HTTPTLSSettings: Sendable, Decodable, Equatable {
         minVersion = try c.decodeIfPresent(MinVersion.self, forKey: .minVersion) ?? .tls12
         if clientAuth != .none && clientCAFile == nil {
             throw DecodingError.dataCorruptedError(
-                forKey: .clientAuth, in: c, debugDescription: "\"\(clientAuth.rawValue)\" verifies client certificates: set \"client_ca_file\"")
+                forKey: .clientAuth, in: c,
+                debugDescription: "\"\(clientAuth.rawValue)\" verifies client certificates: set \"client_ca_file\"")
         }
         // Read and check every file now: a renewal later is checked the same way before it is used.
         // Not for `pathwatch status`, which never opens them: an operator may not read the key.

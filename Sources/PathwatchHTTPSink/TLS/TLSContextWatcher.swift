@@ -1,8 +1,8 @@
-import PathwatchAgent
-import NIOSSL
-import Synchronization
 import Glibc
+import NIOSSL
+import PathwatchAgent
 import PathwatchBase
+import Synchronization
 
 /// The server context of an http sink with `tls`, kept current with its files: once a second, on
 /// a thread of its own, the files are stat'ed; when one changed (a renewal replaced it, or
@@ -81,7 +81,8 @@ final class TLSContextWatcher: Sendable {
                 $0.stamps = now
                 $0.failedStamps = nil
             }
-            logger.notice("http sink: TLS files changed; new connections use the certificate with serial \(material.serial)")
+            logger.notice(
+                "http sink: TLS files changed; new connections use the certificate with serial \(material.serial)")
         } catch {
             state.withLock { $0.failedStamps = now }
             if !loggedAlready {

@@ -1,5 +1,5 @@
-import NIOSSL
 import Glibc
+import NIOSSL
 import PathwatchBase
 
 /// The http sink's TLS files, read and checked, and the server context made of them. Loaded when
@@ -15,7 +15,8 @@ struct TLSMaterial {
 
     /// TLS 1.2 suites with forward secrecy and AEAD only (no RSA key exchange, no CBC); BoringSSL
     /// has no anonymous, export or NULL suites at all. TLS 1.3's suites are all of this kind.
-    static let cipherSuites = "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305"
+    static let cipherSuites =
+        "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305"
 
     static func load(_ settings: HTTPTLSSettings, now: time_t = time(nil)) throws(TLSMaterialError) -> TLSMaterial {
         let chain = try certificates(settings.certFile, field: .certFile)
@@ -30,7 +31,8 @@ struct TLSMaterial {
             key = try NIOSSLPrivateKey(file: settings.keyFile, format: .pem)
         } catch {
             // NIOSSL's error is not repeated: nothing of a key file's content is ever echoed.
-            throw TLSMaterialError(field: .keyFile, file: settings.keyFile, problem: "not an unencrypted PEM private key")
+            throw TLSMaterialError(
+                field: .keyFile, file: settings.keyFile, problem: "not an unencrypted PEM private key")
         }
         var configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
@@ -48,7 +50,8 @@ struct TLSMaterial {
             // With `client_auth: none` the file is checked but no certificate is asked for.
             guard settings.clientAuth != .none else { return try context(configuration, settings, leaf) }
             configuration.trustRoots = .certificates(roots)
-            configuration.certificateVerification = settings.clientAuth == .require ? .noHostnameVerification : .optionalVerification
+            configuration.certificateVerification =
+                settings.clientAuth == .require ? .noHostnameVerification : .optionalVerification
             // Only the listed CAs' certificates are accepted, and they are what a client offers.
             configuration.sendCANameList = true
         }
@@ -56,14 +59,19 @@ struct TLSMaterial {
     }
 
     /// The context; BoringSSL refuses a key that does not match the leaf certificate here.
-    private static func context(_ configuration: TLSConfiguration, _ settings: HTTPTLSSettings, _ leaf: NIOSSLCertificate) throws(TLSMaterialError) -> TLSMaterial {
+    private static func context(
+        _ configuration: TLSConfiguration, _ settings: HTTPTLSSettings, _ leaf: NIOSSLCertificate
+    ) throws(TLSMaterialError) -> TLSMaterial {
         let context: NIOSSLContext
         do {
             context = try NIOSSLContext(configuration: configuration)
         } catch {
-            throw TLSMaterialError(field: .keyFile, file: settings.keyFile, problem: "does not match the certificate in \"\(settings.certFile)\"")
+            throw TLSMaterialError(
+                field: .keyFile, file: settings.keyFile,
+                problem: "does not match the certificate in \"\(settings.certFile)\"")
         }
-        return TLSMaterial(context: context, configuration: configuration, serial: leaf.serialNumber.map { hexByte($0) }.joined())
+        return TLSMaterial(
+            context: context, configuration: configuration, serial: leaf.serialNumber.map { hexByte($0) }.joined())
     }
 
     private static func readable(_ file: String, field: HTTPTLSSettings.CodingKeys) throws(TLSMaterialError) {
@@ -72,7 +80,9 @@ struct TLSMaterial {
         }
     }
 
-    private static func certificates(_ file: String, field: HTTPTLSSettings.CodingKeys) throws(TLSMaterialError) -> [NIOSSLCertificate] {
+    private static func certificates(_ file: String, field: HTTPTLSSettings.CodingKeys) throws(TLSMaterialError)
+        -> [NIOSSLCertificate]
+    {
         try readable(file, field: field)
         guard let chain = try? NIOSSLCertificate.fromPEMFile(file), !chain.isEmpty else {
             throw TLSMaterialError(field: field, file: file, problem: "holds no PEM certificate")
@@ -82,10 +92,13 @@ struct TLSMaterial {
 
     private static func checkValidity(_ leaf: NIOSSLCertificate, file: String, now: time_t) throws(TLSMaterialError) {
         if leaf.notValidAfter < now {
-            throw TLSMaterialError(field: .certFile, file: file, problem: "the certificate expired on \(utcDate(leaf.notValidAfter))")
+            throw TLSMaterialError(
+                field: .certFile, file: file, problem: "the certificate expired on \(utcDate(leaf.notValidAfter))")
         }
         if leaf.notValidBefore > now {
-            throw TLSMaterialError(field: .certFile, file: file, problem: "the certificate is not valid before \(utcDate(leaf.notValidBefore))")
+            throw TLSMaterialError(
+                field: .certFile, file: file,
+                problem: "the certificate is not valid before \(utcDate(leaf.notValidBefore))")
         }
     }
 
@@ -93,7 +106,8 @@ struct TLSMaterial {
         var seconds = t
         var parts = tm()
         gmtime_r(&seconds, &parts)
-        return String(Int(parts.tm_year) + 1900) + "-" + twoDigits(Int(parts.tm_mon) + 1) + "-" + twoDigits(Int(parts.tm_mday))
+        return String(Int(parts.tm_year) + 1900) + "-" + twoDigits(Int(parts.tm_mon) + 1) + "-"
+            + twoDigits(Int(parts.tm_mday))
             + " " + twoDigits(Int(parts.tm_hour)) + ":" + twoDigits(Int(parts.tm_min)) + " UTC"
     }
 

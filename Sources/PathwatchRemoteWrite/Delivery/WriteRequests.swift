@@ -40,12 +40,16 @@ struct WriteRequests: RequestReader {
         // A kind this release does not know, or a body it cannot cut into series (only the head
         // can be one: `batch` takes no such record after it): dropped and counted, as a damaged
         // one is.
-        guard let plan = WriteRequestPlan(run: run, cap: settings.maxSamplesPerSend) else { return .drop([run[0].entry]) }
+        guard let plan = WriteRequestPlan(run: run, cap: settings.maxSamplesPerSend) else {
+            return .drop([run[0].entry])
+        }
         return .send(plan)
     }
 
     func attempt(_ plan: WriteRequestPlan) throws(PushProblem) -> PushAttempt {
-        guard let compressed = Snappy.compress(plan.body) else { throw PushProblem("libsnappy cannot compress; holding the queue") }
+        guard let compressed = Snappy.compress(plan.body) else {
+            throw PushProblem("libsnappy cannot compress; holding the queue")
+        }
         return PushAttempt(body: compressed)
     }
 
@@ -83,7 +87,9 @@ struct WriteRequests: RequestReader {
         var samples = 0
         let cap = settings.maxSamplesPerSend
         return try queue.heads(upTo: limit) { record in
-            guard let count = ReportRecord.samples(in: record), samples == 0 || samples + count <= cap else { return false }
+            guard let count = ReportRecord.samples(in: record), samples == 0 || samples + count <= cap else {
+                return false
+            }
             samples += count
             return true
         }

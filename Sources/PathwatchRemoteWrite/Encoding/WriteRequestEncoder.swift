@@ -19,7 +19,8 @@ enum WriteRequestEncoder {
         for one in series {
             body.removeAll(keepingCapacity: true)
             for label in one.labels {
-                let name = label.name.utf8, value = label.value.utf8
+                let name = label.name.utf8
+                let value = label.value.utf8
                 let labelLength = fieldLength(name.count) + fieldLength(value.count)
                 body.append(0x0A)  // TimeSeries.labels: field 1, length-delimited
                 writeVarint(UInt64(labelLength), into: &body)

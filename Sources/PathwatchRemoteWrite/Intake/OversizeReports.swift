@@ -20,17 +20,22 @@ struct OversizeReports {
 
     /// A report of `bytes` (`series` series) was refused.
     mutating func refused(bytes: Int, series: Int) {
-        let text = "a report of \(ByteSize(bytes: UInt64(bytes))) (\(series) series) is larger than max_bytes (\(maxBytes)) and was dropped"
+        let text =
+            "a report of \(ByteSize(bytes: UInt64(bytes))) (\(series) series) is larger than max_bytes (\(maxBytes)) and was dropped"
         context.health.noteError(text)
         refusedInARow += 1
         if refusedInARow == 1 {
-            context.log(.error, "\(text); every report this large is dropped and counted until max_bytes is raised above its size")
+            context.log(
+                .error,
+                "\(text); every report this large is dropped and counted until max_bytes is raised above its size")
         }
     }
 
     /// A report fitted.
     mutating func fitted() {
-        if refusedInARow > 0 { context.log(.notice, "reports fit max_bytes again; \(refusedInARow) were dropped as larger than it") }
+        if refusedInARow > 0 {
+            context.log(.notice, "reports fit max_bytes again; \(refusedInARow) were dropped as larger than it")
+        }
         refusedInARow = 0
     }
 }

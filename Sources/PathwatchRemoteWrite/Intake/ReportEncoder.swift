@@ -30,7 +30,9 @@ struct ReportEncoder: RecordEncoder {
         let agentSeries = pace.take(at: timestamp, path: snapshot.path)
         let all = series.series(of: snapshot, probes: probes, withAgentSeries: agentSeries)
         guard !all.isEmpty else { return nil }
-        return ReportRecord.make(entries: WriteRequestEncoder.entries(of: all, timestamp: timestamp), series: all.count, timestamp: timestamp)
+        return ReportRecord.make(
+            entries: WriteRequestEncoder.entries(of: all, timestamp: timestamp), series: all.count, timestamp: timestamp
+        )
     }
 
     mutating func noteAppend(_ result: DurableQueue.AppendResult, of records: [QueueRecord]) {
@@ -44,7 +46,8 @@ struct ReportEncoder: RecordEncoder {
             context.log(
                 .warning,
                 "the queue is at max_bytes; dropped the \(oldest) oldest reports"
-                    + (result.droppedWhileOut > 0 ? " (\(result.droppedWhileOut) in the request being sent: kept if it is accepted)" : ""))
+                    + (result.droppedWhileOut > 0
+                        ? " (\(result.droppedWhileOut) in the request being sent: kept if it is accepted)" : ""))
         }
     }
 }

@@ -34,7 +34,9 @@ struct AgentSeriesPace {
         var internet: PathSummary.Internet?
 
         init(_ path: PathSummary) {
-            (status, type, interface, expensive, internet) = (path.status, path.type, path.interface, path.expensive, path.internet)
+            (status, type, interface, expensive, internet) = (
+                path.status, path.type, path.interface, path.expensive, path.internet
+            )
         }
     }
 

@@ -20,7 +20,9 @@ enum ExternalLabels {
         guard nested.allKeys.count <= maxCount else {
             throw DecodingError.dataCorruptedError(
                 forKey: .externalLabels, in: c,
-                debugDescription: "expected at most \(maxCount) labels, found \(nested.allKeys.count) (every series carries them all)")
+                debugDescription:
+                    "expected at most \(maxCount) labels, found \(nested.allKeys.count) (every series carries them all)"
+            )
         }
         var labels: [RemoteWriteSinkSettings.Label] = []
         var total = 0
@@ -40,21 +42,28 @@ enum ExternalLabels {
         guard total <= maxTotalBytes else {
             throw DecodingError.dataCorruptedError(
                 forKey: .externalLabels, in: c,
-                debugDescription: "expected at most \(maxTotalBytes) bytes of names and values together (every series carries them all)")
+                debugDescription:
+                    "expected at most \(maxTotalBytes) bytes of names and values together (every series carries them all)"
+            )
         }
         return labels.sorted { $0.name < $1.name }
     }
 
-    private static func check(name: String, value: String, key: NameKey, in nested: KeyedDecodingContainer<NameKey>) throws {
+    private static func check(name: String, value: String, key: NameKey, in nested: KeyedDecodingContainer<NameKey>)
+        throws
+    {
         guard isLabelName(name) else {
             throw DecodingError.dataCorruptedError(
-                forKey: key, in: nested, debugDescription: "expected a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*, not starting with __)")
+                forKey: key, in: nested,
+                debugDescription: "expected a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*, not starting with __)")
         }
         guard !value.isEmpty else {
-            throw DecodingError.dataCorruptedError(forKey: key, in: nested, debugDescription: "expected a non-empty label value")
+            throw DecodingError.dataCorruptedError(
+                forKey: key, in: nested, debugDescription: "expected a non-empty label value")
         }
         guard value.utf8.count <= maxValueBytes else {
-            throw DecodingError.dataCorruptedError(forKey: key, in: nested, debugDescription: "expected a value of at most \(maxValueBytes) bytes")
+            throw DecodingError.dataCorruptedError(
+                forKey: key, in: nested, debugDescription: "expected a value of at most \(maxValueBytes) bytes")
         }
     }
 

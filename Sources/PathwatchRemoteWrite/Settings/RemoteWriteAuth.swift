@@ -22,14 +22,17 @@ struct RemoteWriteAuth {
                 let name = key.stringValue
                 guard Self.isToken(name) else {
                     throw DecodingError.dataCorruptedError(
-                        forKey: key, in: nested, debugDescription: "expected an HTTP header name (letters, digits, -_.!#$%&'*+^`|~)")
+                        forKey: key, in: nested,
+                        debugDescription: "expected an HTTP header name (letters, digits, -_.!#$%&'*+^`|~)")
                 }
                 guard !Self.reservedHeaders.contains(name.lowercased()) else {
-                    throw DecodingError.dataCorruptedError(forKey: key, in: nested, debugDescription: "the sink sets \(name) itself")
+                    throw DecodingError.dataCorruptedError(
+                        forKey: key, in: nested, debugDescription: "the sink sets \(name) itself")
                 }
                 if hasAuthorization, name.lowercased() == "authorization" {
                     throw DecodingError.dataCorruptedError(
-                        forKey: key, in: nested, debugDescription: "bearer_token or basic_auth already sets Authorization")
+                        forKey: key, in: nested,
+                        debugDescription: "bearer_token or basic_auth already sets Authorization")
                 }
                 try Self.requireHeaderValue(value, key: key, in: nested)
                 headerLines.append("\(name): \(value)")
@@ -37,11 +40,13 @@ struct RemoteWriteAuth {
             }
         }
         if c.contains(.bearerToken), c.contains(.basicAuth) {
-            throw DecodingError.dataCorruptedError(forKey: .basicAuth, in: c, debugDescription: "give bearer_token or basic_auth, not both")
+            throw DecodingError.dataCorruptedError(
+                forKey: .basicAuth, in: c, debugDescription: "give bearer_token or basic_auth, not both")
         }
         if let token = try c.decodeIfPresent(String.self, forKey: .bearerToken) {
             guard !token.isEmpty else {
-                throw DecodingError.dataCorruptedError(forKey: .bearerToken, in: c, debugDescription: "expected a non-empty token")
+                throw DecodingError.dataCorruptedError(
+                    forKey: .bearerToken, in: c, debugDescription: "expected a non-empty token")
             }
             try Self.requireHeaderValue(token, key: .bearerToken, in: c)
             headerLines.append("Authorization: Bearer \(token)")
@@ -52,7 +57,8 @@ struct RemoteWriteAuth {
             let username = try b.decode(String.self, forKey: .username)
             let password = try b.decode(String.self, forKey: .password)
             guard !username.contains(":") else {
-                throw DecodingError.dataCorruptedError(forKey: .username, in: b, debugDescription: "a Basic user name cannot contain a colon")
+                throw DecodingError.dataCorruptedError(
+                    forKey: .username, in: b, debugDescription: "a Basic user name cannot contain a colon")
             }
             let pair = "\(username):\(password)"
             // The redactor also registers each value's base64 form, but the pair's base64 is
@@ -66,13 +72,17 @@ struct RemoteWriteAuth {
 
     static func requireHeaderValue<K: CodingKey>(_ value: String, key: K, in c: KeyedDecodingContainer<K>) throws {
         guard !value.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else {
-            throw DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: "a header value must not contain CR, LF or NUL")
+            throw DecodingError.dataCorruptedError(
+                forKey: key, in: c, debugDescription: "a header value must not contain CR, LF or NUL")
         }
     }
 
     static func isToken(_ text: String) -> Bool {
-        !text.isEmpty && text.unicodeScalars.allSatisfy { s in
-            s.isASCII && (s.properties.isAlphabetic || ("0"..."9").contains(s) || "!#$%&'*+-.^_`|~".unicodeScalars.contains(s))
-        }
+        !text.isEmpty
+            && text.unicodeScalars.allSatisfy { s in
+                s.isASCII
+                    && (s.properties.isAlphabetic || ("0"..."9").contains(s)
+                        || "!#$%&'*+-.^_`|~".unicodeScalars.contains(s))
+            }
     }
 }

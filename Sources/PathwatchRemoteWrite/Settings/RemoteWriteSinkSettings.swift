@@ -60,20 +60,24 @@ package struct RemoteWriteSinkSettings: SinkSettings, Decodable, Equatable {
         externalLabelList = try ExternalLabels.decode(c)
         maxAge = try c.decodeIfPresent(ConfigDuration.self, forKey: .maxAge) ?? maxAge
         guard maxAge.nanoseconds >= 1_000_000_000 else {
-            throw DecodingError.dataCorruptedError(forKey: .maxAge, in: c, debugDescription: "expected at least 1s, found \"\(maxAge)\"")
+            throw DecodingError.dataCorruptedError(
+                forKey: .maxAge, in: c, debugDescription: "expected at least 1s, found \"\(maxAge)\"")
         }
         maxBytes = try c.decodeIfPresent(ByteSize.self, forKey: .maxBytes) ?? maxBytes
         guard maxBytes.bytes >= 64 * 1024 else {
-            throw DecodingError.dataCorruptedError(forKey: .maxBytes, in: c, debugDescription: "expected at least 64KiB, found \(maxBytes)")
+            throw DecodingError.dataCorruptedError(
+                forKey: .maxBytes, in: c, debugDescription: "expected at least 64KiB, found \(maxBytes)")
         }
         maxSamplesPerSend = try c.decodeIfPresent(Int.self, forKey: .maxSamplesPerSend) ?? maxSamplesPerSend
         guard (1...1_000_000).contains(maxSamplesPerSend) else {
             throw DecodingError.dataCorruptedError(
-                forKey: .maxSamplesPerSend, in: c, debugDescription: "expected from 1 to 1000000 samples, found \(maxSamplesPerSend)")
+                forKey: .maxSamplesPerSend, in: c,
+                debugDescription: "expected from 1 to 1000000 samples, found \(maxSamplesPerSend)")
         }
         timeout = try c.decodeIfPresent(ConfigDuration.self, forKey: .timeout) ?? timeout
         guard timeout.nanoseconds >= 1_000_000 else {
-            throw DecodingError.dataCorruptedError(forKey: .timeout, in: c, debugDescription: "expected at least 1ms, found \"\(timeout)\"")
+            throw DecodingError.dataCorruptedError(
+                forKey: .timeout, in: c, debugDescription: "expected at least 1ms, found \"\(timeout)\"")
         }
         tls = try c.decodeIfPresent(HTTPTLS.self, forKey: .tls) ?? HTTPTLS()
         if c.contains(.retry) {
@@ -83,14 +87,16 @@ package struct RemoteWriteSinkSettings: SinkSettings, Decodable, Equatable {
             retryMax = try r.decodeIfPresent(ConfigDuration.self, forKey: .max) ?? retryMax
             guard retryMax >= retryInitial else {
                 throw DecodingError.dataCorruptedError(
-                    forKey: .max, in: r, debugDescription: "expected at least retry.initial (\(retryInitial)), found \"\(retryMax)\"")
+                    forKey: .max, in: r,
+                    debugDescription: "expected at least retry.initial (\(retryInitial)), found \"\(retryMax)\"")
             }
         }
     }
 
     package static func == (a: Self, b: Self) -> Bool {
         a.url == b.url && a.headers == b.headers && a.externalLabelList == b.externalLabelList && a.maxAge == b.maxAge
-            && a.maxBytes == b.maxBytes && a.maxSamplesPerSend == b.maxSamplesPerSend && a.timeout == b.timeout && a.tls == b.tls
+            && a.maxBytes == b.maxBytes && a.maxSamplesPerSend == b.maxSamplesPerSend && a.timeout == b.timeout
+            && a.tls == b.tls
             && a.retryInitial == b.retryInitial && a.retryMax == b.retryMax
     }
 }

@@ -15,7 +15,9 @@ struct RequestRun: PushRequest {
 
     /// The run at the head: at most `limit` payloads, ending before a kind this release does not
     /// know (which, once at the head, is dropped on its own).
-    static func read(from queue: DurableQueue, limit: Int, shape: any BatchShape) throws(QueueError) -> NextRequest<RequestRun> {
+    static func read(from queue: DurableQueue, limit: Int, shape: any BatchShape) throws(QueueError) -> NextRequest<
+        RequestRun
+    > {
         let heads = try queue.heads(upTo: limit)
         guard let first = heads.first else { return .empty }
         var payloads: [QueuedPayload] = []
@@ -28,7 +30,8 @@ struct RequestRun: PushRequest {
         guard let lead = payloads.first else { return .drop([first.entry]) }
         let made = shape.request(for: payloads[...])
         let taken = payloads.prefix(made.taken)
-        let request = QueuedPayload(kind: lead.kind, id: QueuedPayload.requestID(for: taken), enqueuedAt: lead.enqueuedAt, body: made.body)
+        let request = QueuedPayload(
+            kind: lead.kind, id: QueuedPayload.requestID(for: taken), enqueuedAt: lead.enqueuedAt, body: made.body)
         return .send(RequestRun(entries: heads.prefix(made.taken).map(\.entry), request: request))
     }
 }

@@ -17,7 +17,8 @@ struct WebhookRequests: RequestReader {
     func attempt(_ run: RequestRun) -> PushAttempt {
         let payload = run.request
         let timestamp = Int64(time(nil))
-        let headers = signer?.headers(id: payload.id, timestamp: timestamp, body: payload.body)
+        let headers =
+            signer?.headers(id: payload.id, timestamp: timestamp, body: payload.body)
             ?? ["webhook-id: \(payload.id)", "webhook-timestamp: \(timestamp)"]
         return PushAttempt(body: payload.body, headers: headers)
     }

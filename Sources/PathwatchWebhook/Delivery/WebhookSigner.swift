@@ -1,5 +1,6 @@
-import PathwatchDigest
 import PathwatchAgent
+import PathwatchDigest
+
 /// Standard Webhooks signing: `webhook-id` (stable for one payload across every retry),
 /// `webhook-timestamp` (seconds, when this attempt is sent) and
 /// `webhook-signature: v1,<base64 HMAC-SHA256 of "id.timestamp.body">`.

@@ -47,7 +47,9 @@ struct AlertmanagerFormat: PayloadFormat {
         var out: [QueuedPayload] = []
         for event in batch.events {
             let alerts = apply(event, record: batch.snapshot.check(event.check))
-            if !alerts.isEmpty { out.append(QueuedPayload(kind: .event, id: event.id, at: batch.time, json: .array(alerts))) }
+            if !alerts.isEmpty {
+                out.append(QueuedPayload(kind: .event, id: event.id, at: batch.time, json: .array(alerts)))
+            }
         }
         return out
     }
@@ -108,13 +110,21 @@ struct AlertmanagerFormat: PayloadFormat {
     func alert(_ a: FiringAlert, endsAt: WallTime?) -> JSONValue {
         let change = endsAt == nil ? "is \(a.severity)" : "recovered from \(a.severity)"
         var members: [(String, JSONValue)] = [
-            ("labels", .object(JSONObject([
-                ("alertname", .string(alertName)), ("check", .string(a.check)), ("probe", .string(a.probe)),
-                ("agent", .string(a.agent)), ("severity", .string(a.severity)),
-            ]))),
-            ("annotations", .object(JSONObject([
-                ("summary", .string("\(a.agent): \(a.check) \(change)")), ("message", .string(a.message)),
-            ]))),
+            (
+                "labels",
+                .object(
+                    JSONObject([
+                        ("alertname", .string(alertName)), ("check", .string(a.check)), ("probe", .string(a.probe)),
+                        ("agent", .string(a.agent)), ("severity", .string(a.severity)),
+                    ]))
+            ),
+            (
+                "annotations",
+                .object(
+                    JSONObject([
+                        ("summary", .string("\(a.agent): \(a.check) \(change)")), ("message", .string(a.message)),
+                    ]))
+            ),
             ("startsAt", .string(a.startsAt.rfc3339)),
         ]
         if let endsAt { members.append(("endsAt", .string(endsAt.rfc3339))) }

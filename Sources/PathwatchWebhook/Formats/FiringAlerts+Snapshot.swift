@@ -1,4 +1,5 @@
 import PathwatchAgent
+
 extension FiringAlerts {
     /// What should be firing after `snapshot`: one alert per check whose state is `warning`,
     /// `critical` or `unknown`, with the state as its severity, the check's current message, and

@@ -1,4 +1,5 @@
 import PathwatchAgent
+
 /// A set of firing alerts, at most one per check: what the `alertmanager` format last told
 /// Alertmanager, or what a snapshot says should be firing. Kept in memory only; what is firing is
 /// the check book's to know, and a restarted agent learns it again from its first snapshot.

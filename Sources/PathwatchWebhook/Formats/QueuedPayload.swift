@@ -27,6 +27,8 @@ extension QueuedPayload {
     /// Back from the queue; nil for a kind this release does not know.
     init?(record: QueueRecord) {
         guard let kind = Kind(rawValue: record.kind) else { return nil }
-        self.init(kind: kind, id: record.id, enqueuedAt: WallTime(milliseconds: record.enqueuedAtMilliseconds), body: record.body)
+        self.init(
+            kind: kind, id: record.id, enqueuedAt: WallTime(milliseconds: record.enqueuedAtMilliseconds),
+            body: record.body)
     }
 }

@@ -1,4 +1,5 @@
 import PathwatchAgent
+
 /// `slack` (an incoming webhook): each change is queued as the event contract §4 writes it; the
 /// deliverer turns the run waiting when it sends into one message (`SlackDigest`), so a storm
 /// of changes is a few messages, not one per change.

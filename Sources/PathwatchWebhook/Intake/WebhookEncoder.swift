@@ -24,6 +24,7 @@ struct WebhookEncoder: RecordEncoder {
         guard result.dropped > 0 else { return }
         context.log(
             .warning,
-            "queue full (max_queue \(maxQueue.events) payloads, \(maxQueue.bytes)): dropped the \(result.dropped) oldest undelivered payloads")
+            "queue full (max_queue \(maxQueue.events) payloads, \(maxQueue.bytes)): dropped the \(result.dropped) oldest undelivered payloads"
+        )
     }
 }

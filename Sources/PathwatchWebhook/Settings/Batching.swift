@@ -33,12 +33,14 @@ enum Batching {
         let maxBatch = try c.decodeIfPresent(Int.self, forKey: .maxBatch) ?? defaultMaxBatch(format)
         guard (1...maxBatchLimit).contains(maxBatch) else {
             throw DecodingError.dataCorruptedError(
-                forKey: .maxBatch, in: c, debugDescription: "expected 1 to \(maxBatchLimit) payloads, found \(maxBatch)")
+                forKey: .maxBatch, in: c, debugDescription: "expected 1 to \(maxBatchLimit) payloads, found \(maxBatch)"
+            )
         }
         let minInterval = try c.decodeIfPresent(ConfigDuration.self, forKey: .minInterval) ?? defaultMinInterval(format)
         guard minInterval.nanoseconds >= 0, minInterval <= maxMinInterval else {
             throw DecodingError.dataCorruptedError(
-                forKey: .minInterval, in: c, debugDescription: "expected 0s to \(maxMinInterval), found \"\(minInterval)\"")
+                forKey: .minInterval, in: c,
+                debugDescription: "expected 0s to \(maxMinInterval), found \"\(minInterval)\"")
         }
         return (maxBatch, minInterval)
     }

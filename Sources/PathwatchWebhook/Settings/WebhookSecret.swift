@@ -1,4 +1,5 @@
 import PathwatchAgent
+
 /// A Standard Webhooks secret as a webhook sink's `secret` is written: `whsec_` followed by a
 /// base64 key. Read when the configuration is loaded, so a malformed one is a configuration
 /// error; the sink (PathwatchWebhook) signs with the key.
@@ -18,7 +19,8 @@ package enum WebhookSecret {
             throw FormatError(description: "the key after \"whsec_\" is not valid base64")
         }
         guard key.count >= 16 else {
-            throw FormatError(description: "the key after \"whsec_\" is \(key.count) bytes; expected at least 16 (24 to 64 is usual)")
+            throw FormatError(
+                description: "the key after \"whsec_\" is \(key.count) bytes; expected at least 16 (24 to 64 is usual)")
         }
         return key
     }

@@ -1,6 +1,7 @@
 import PathwatchAgent
 import PathwatchHTTPOut
 import PathwatchJSON
+
 /// The settings of one `webhook` sink, decoded strictly with JSON paths in every error. Values
 /// may hold secrets substituted from `${env:…}`/`${file:…}`; no error message here repeats a
 /// value that could be one (URL, secret, header values).
@@ -30,11 +31,13 @@ package struct WebhookSinkSettings: SinkSettings, Decodable, Equatable {
             let c = try decoder.container(keyedBy: CodingKeys.self)
             events = try c.decodeIfPresent(Int.self, forKey: .events) ?? Self.defaultEvents
             guard events >= 1 else {
-                throw DecodingError.dataCorruptedError(forKey: .events, in: c, debugDescription: "expected at least 1 payload, found \(events)")
+                throw DecodingError.dataCorruptedError(
+                    forKey: .events, in: c, debugDescription: "expected at least 1 payload, found \(events)")
             }
             bytes = try c.decodeIfPresent(ByteSize.self, forKey: .bytes) ?? Self.defaultBytes
             guard bytes.bytes >= 64 * 1024 else {
-                throw DecodingError.dataCorruptedError(forKey: .bytes, in: c, debugDescription: "expected at least 64KiB, found \(bytes)")
+                throw DecodingError.dataCorruptedError(
+                    forKey: .bytes, in: c, debugDescription: "expected at least 64KiB, found \(bytes)")
             }
         }
     }
@@ -55,7 +58,9 @@ package struct WebhookSinkSettings: SinkSettings, Decodable, Equatable {
             try requireInterval(initial, key: .initial, in: c)
             max = try c.decodeIfPresent(ConfigDuration.self, forKey: .max) ?? max
             guard max >= initial else {
-                throw DecodingError.dataCorruptedError(forKey: .max, in: c, debugDescription: "expected at least retry.initial (\(initial)), found \"\(max)\"")
+                throw DecodingError.dataCorruptedError(
+                    forKey: .max, in: c,
+                    debugDescription: "expected at least retry.initial (\(initial)), found \"\(max)\"")
             }
         }
     }
@@ -98,7 +103,9 @@ package struct WebhookSinkSettings: SinkSettings, Decodable, Equatable {
     }
 
     /// Headers the sink sets itself; the configuration may not replace them.
-    static let reservedHeaders: Set<String> = ["content-type", "content-length", "host", "webhook-id", "webhook-timestamp", "webhook-signature"]
+    static let reservedHeaders: Set<String> = [
+        "content-type", "content-length", "host", "webhook-id", "webhook-timestamp", "webhook-signature",
+    ]
 
     package init(url: String, format: Format = .pathwatch) {
         self.url = url
@@ -118,7 +125,8 @@ package struct WebhookSinkSettings: SinkSettings, Decodable, Equatable {
         if let text = try c.decodeIfPresent(String.self, forKey: .format) {
             guard let format = Format(rawValue: text) else {
                 let names = Format.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
-                throw DecodingError.dataCorruptedError(forKey: .format, in: c, debugDescription: "expected one of \(names), found \"\(text)\"")
+                throw DecodingError.dataCorruptedError(
+                    forKey: .format, in: c, debugDescription: "expected one of \(names), found \"\(text)\"")
             }
             self.format = format
         }
@@ -132,22 +140,27 @@ package struct WebhookSinkSettings: SinkSettings, Decodable, Equatable {
         headers = try Self.decodeHeaders(c)
         timeout = try c.decodeIfPresent(ConfigDuration.self, forKey: .timeout) ?? timeout
         guard timeout.nanoseconds >= 1_000_000 else {
-            throw DecodingError.dataCorruptedError(forKey: .timeout, in: c, debugDescription: "expected at least 1ms, found \"\(timeout)\"")
+            throw DecodingError.dataCorruptedError(
+                forKey: .timeout, in: c, debugDescription: "expected at least 1ms, found \"\(timeout)\"")
         }
         tls = try c.decodeIfPresent(TLS.self, forKey: .tls) ?? TLS()
         maxQueue = try c.decodeIfPresent(QueueLimits.self, forKey: .maxQueue) ?? QueueLimits()
         retry = try c.decodeIfPresent(Retry.self, forKey: .retry) ?? Retry()
         for key in [CodingKeys.resendEvery, .alertName] where c.contains(key) && format != .alertmanager {
             throw DecodingError.dataCorruptedError(
-                forKey: key, in: c, debugDescription: "applies to the \"alertmanager\" format only (this sink's format is \"\(format.rawValue)\")")
+                forKey: key, in: c,
+                debugDescription:
+                    "applies to the \"alertmanager\" format only (this sink's format is \"\(format.rawValue)\")")
         }
         resendEvery = try c.decodeIfPresent(ConfigDuration.self, forKey: .resendEvery) ?? resendEvery
         guard resendEvery.nanoseconds >= 100_000_000 else {
-            throw DecodingError.dataCorruptedError(forKey: .resendEvery, in: c, debugDescription: "expected at least 100ms, found \"\(resendEvery)\"")
+            throw DecodingError.dataCorruptedError(
+                forKey: .resendEvery, in: c, debugDescription: "expected at least 100ms, found \"\(resendEvery)\"")
         }
         alertName = try c.decodeIfPresent(String.self, forKey: .alertName) ?? alertName
         guard !alertName.isEmpty else {
-            throw DecodingError.dataCorruptedError(forKey: .alertName, in: c, debugDescription: "expected a non-empty alert name")
+            throw DecodingError.dataCorruptedError(
+                forKey: .alertName, in: c, debugDescription: "expected a non-empty alert name")
         }
         (maxBatch, minInterval) = try Batching.decode(from: c, format: format)
     }
@@ -162,13 +175,17 @@ package struct WebhookSinkSettings: SinkSettings, Decodable, Equatable {
             let value = try nested.decode(String.self, forKey: key)
             let name = key.stringValue
             guard isToken(name) else {
-                throw DecodingError.dataCorruptedError(forKey: key, in: nested, debugDescription: "expected an HTTP header name (letters, digits, -_.!#$%&'*+^`|~)")
+                throw DecodingError.dataCorruptedError(
+                    forKey: key, in: nested,
+                    debugDescription: "expected an HTTP header name (letters, digits, -_.!#$%&'*+^`|~)")
             }
             guard !reservedHeaders.contains(name.lowercased()) else {
-                throw DecodingError.dataCorruptedError(forKey: key, in: nested, debugDescription: "the sink sets \(name) itself")
+                throw DecodingError.dataCorruptedError(
+                    forKey: key, in: nested, debugDescription: "the sink sets \(name) itself")
             }
             guard !value.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else {
-                throw DecodingError.dataCorruptedError(forKey: key, in: nested, debugDescription: "a header value must not contain CR, LF or NUL")
+                throw DecodingError.dataCorruptedError(
+                    forKey: key, in: nested, debugDescription: "a header value must not contain CR, LF or NUL")
             }
             headers.append(HTTPHeader(name: name, value: value))
         }
@@ -176,9 +193,12 @@ package struct WebhookSinkSettings: SinkSettings, Decodable, Equatable {
     }
 
     static func isToken(_ text: String) -> Bool {
-        !text.isEmpty && text.unicodeScalars.allSatisfy { s in
-            s.isASCII && (s.properties.isAlphabetic || ("0"..."9").contains(s) || "!#$%&'*+-.^_`|~".unicodeScalars.contains(s))
-        }
+        !text.isEmpty
+            && text.unicodeScalars.allSatisfy { s in
+                s.isASCII
+                    && (s.properties.isAlphabetic || ("0"..."9").contains(s)
+                        || "!#$%&'*+-.^_`|~".unicodeScalars.contains(s))
+            }
     }
 
     /// The secrets this sink sends (signing key text is redacted where it was substituted;

@@ -13,8 +13,13 @@ import Testing
 /// metrics. Seeded, so a failure is repeated by its seed.
 @Suite struct GeneratedMetricNameTests {
     static let stems = ["lat", "x", "n", "rx", "used", "a", "a_b", "load1", "cert_days_left", "t"]
-    static let suffixes = ["", "_ms", "_seconds", "_us", "_total", "_bps", "_bytes_per_second", "_pct", "_ratio", "_bytes", "_days", "_ps", "_per_second"]
-    static let oddities = ["a b", "A_b", "", "témpérature_℃", "_x", "9lives", "x-y", "é", String(repeating: "z", count: 65), "ok\u{0}"]
+    static let suffixes = [
+        "", "_ms", "_seconds", "_us", "_total", "_bps", "_bytes_per_second", "_pct", "_ratio", "_bytes", "_days", "_ps",
+        "_per_second",
+    ]
+    static let oddities = [
+        "a b", "A_b", "", "témpérature_℃", "_x", "9lives", "x-y", "é", String(repeating: "z", count: 65), "ok\u{0}",
+    ]
 
     struct Generator: RandomNumberGenerator {
         var state: UInt64
@@ -36,7 +41,9 @@ import Testing
         for _ in 0..<Int.random(in: 0..<6, using: &g) {
             let units: [String?] = [nil, "ms", "s", "By", "bit/s", "%", "1", "/s"]
             let kind: MetricDeclaration.Kind = Bool.random(using: &g) ? .counter : .gauge
-            declarations.append(MetricDeclaration(name: Self.name(&g), kind: kind, unit: units.randomElement(using: &g)!, help: "generated"))
+            declarations.append(
+                MetricDeclaration(
+                    name: Self.name(&g), kind: kind, unit: units.randomElement(using: &g)!, help: "generated"))
         }
         let catalog: MetricCatalog
         switch MetricCatalog.checked(declarations) {
@@ -62,29 +69,39 @@ import Testing
             #expect(Set(exposed).count == exposed.count, "\(kept.metrics.map(\.name)) → \(exposed)")
             #expect(kept.metrics.allSatisfy { MetricNameRule.accepts($0.name) })
             // Every name left out is accounted for, and a clash names both metrics.
-            #expect(kept.metrics.count + collector.problems.count == names.count, "\(names) kept \(kept.metrics.map(\.name)): \(collector.problems)")
+            #expect(
+                kept.metrics.count + collector.problems.count == names.count,
+                "\(names) kept \(kept.metrics.map(\.name)): \(collector.problems)")
             for problem in collector.problems where problem.contains("would both be exposed") {
                 let quoted = kept.metrics.map(\.name).filter { problem.contains("metrics \($0) and ") }
                 #expect(!quoted.isEmpty, "a clash that does not name the kept metric: \(problem)")
             }
-            records.append(CheckRecord(
-                id: "p/c\(check)", probe: "p", plugin: "gen", state: .ok, since: .now(), metrics: kept.metrics, metricCatalog: catalog))
+            records.append(
+                CheckRecord(
+                    id: "p/c\(check)", probe: "p", plugin: "gen", state: .ok, since: .now(), metrics: kept.metrics,
+                    metricCatalog: catalog))
         }
         // Into /metrics: one line per series, never two with one name and labels.
-        let snapshot = StatusSnapshot(identity: AgentIdentity(name: "gen"), time: .now(), checks: records, path: .unmonitored)
+        let snapshot = StatusSnapshot(
+            identity: AgentIdentity(name: "gen"), time: .now(), checks: records, path: .unmonitored)
         let lines = PrometheusExposition.render(snapshot).split(separator: "\n").filter { !$0.hasPrefix("#") }
         let series = lines.map { String($0[..<($0.lastIndex(of: " ") ?? $0.endIndex)]) }
-        #expect(Set(series).count == series.count, "duplicate series: \(Dictionary(grouping: series, by: { $0 }).filter { $0.value.count > 1 }.keys)")
+        #expect(
+            Set(series).count == series.count,
+            "duplicate series: \(Dictionary(grouping: series, by: { $0 }).filter { $0.value.count > 1 }.keys)")
     }
 
     /// One observation with `metrics` (all value 1) through the collector's emitter.
     static func emit(key: String, metrics names: [String], into collector: ObservationCollector) -> Int32 {
         let texts = names.map { strdup($0)! } + [strdup(key)!]
         defer { texts.forEach { free($0) } }
-        var metrics = texts.dropLast().map { pw_metric(struct_size: MemoryLayout<pw_metric>.size, name: UnsafePointer($0), value: 1) }
+        var metrics = texts.dropLast().map {
+            pw_metric(struct_size: MemoryLayout<pw_metric>.size, name: UnsafePointer($0), value: 1)
+        }
         return metrics.withUnsafeMutableBufferPointer { buffer in
             var o = pw_observation(
-                struct_size: MemoryLayout<pw_observation>.size, key: UnsafePointer(texts.last!), state: Int32(PW_STATE_OK.rawValue), message: nil,
+                struct_size: MemoryLayout<pw_observation>.size, key: UnsafePointer(texts.last!),
+                state: Int32(PW_STATE_OK.rawValue), message: nil,
                 metrics: buffer.baseAddress, metric_count: buffer.count, labels: nil, label_count: 0)
             return collector.accept(&o)
         }

@@ -13,7 +13,10 @@ import Testing
 /// from them — `# TYPE counter` with `_total`, base units, HELP, the page's plots.
 @Suite(.onItsOwnThread) struct MetricDeclarationTests {
     @Test(arguments: [
-        ("CLASH", "metric declarations: metrics[4]: lat_seconds and lat_ms would both be exposed as …_lat_seconds: one series for two metrics"),
+        (
+            "CLASH",
+            "metric declarations: metrics[4]: lat_seconds and lat_ms would both be exposed as …_lat_seconds: one series for two metrics"
+        ),
         ("BAD_UNIT", #"metric declarations: metrics[2] (used_pct): unit "furlong" is not one the agent knows"#),
         ("BAD_NAME", #"metric declarations: metrics[0]: name "Lat ms" is not [a-z][a-z0-9_]* of at most 64 bytes"#),
     ])
@@ -29,7 +32,10 @@ import Testing
         // ProbeTester refuses it with the same words.
         #expect(throws: ProbeTester.Failure(refusal.reason)) { try ProbeTester(descriptor: try fixture.descriptor()) }
         // And `pathwatch plugins` lists it refused, with the reason.
-        let listed = try run([TestEnvironment.pathwatchBinary.path, "plugins", "--config", fixture.config(mode: "plain", isolation: "process").path])
+        let listed = try run([
+            TestEnvironment.pathwatchBinary.path, "plugins", "--config",
+            fixture.config(mode: "plain", isolation: "process").path,
+        ])
         #expect(listed.stdout.contains(reason) || listed.stderr.contains(reason), "\(listed.stdout) \(listed.stderr)")
     }
 
@@ -47,11 +53,16 @@ import Testing
     /// `pathwatch_metrics_requests_total` of TYPE counter, `lat_ms` in ms is `…_lat_seconds`
     /// with its value in seconds and the declared help; in both isolations (the declarations
     /// cross from the child). promtool accepts the text.
-    @Test(arguments: ["inline", "process"]) func theExpositionTakesTypeUnitAndHelpFromTheDeclaration(isolation: String) throws {
+    @Test(arguments: ["inline", "process"]) func theExpositionTakesTypeUnitAndHelpFromTheDeclaration(isolation: String)
+        throws
+    {
         let fixture = try MetricsFixture()
         defer { fixture.remove() }
         // `once --format nagios` carries the counter with Nagios's `c`.
-        let nagios = try run([TestEnvironment.pathwatchBinary.path, "once", "--format", "nagios", "--config", fixture.config(mode: "plain", isolation: isolation).path])
+        let nagios = try run([
+            TestEnvironment.pathwatchBinary.path, "once", "--format", "nagios", "--config",
+            fixture.config(mode: "plain", isolation: isolation).path,
+        ])
         #expect(nagios.stdout.contains("'m/c_requests'=1c"), "\(nagios.stdout)")
         #expect(nagios.stdout.contains("'m/c_lat_ms'=12.5ms"), "\(nagios.stdout)")
         let agent = try LiveAgent(in: fixture.dir) { port in
@@ -68,14 +79,20 @@ import Testing
             return text.contains("pathwatch_metrics_requests_total")
         }
         #expect(text.contains("# TYPE pathwatch_metrics_requests_total counter\n"), "\(text)")
-        #expect(text.contains("# HELP pathwatch_metrics_requests_total Requests answered since the instance started.\n"))
+        #expect(
+            text.contains("# HELP pathwatch_metrics_requests_total Requests answered since the instance started.\n"))
         #expect(text.contains("# TYPE pathwatch_metrics_lat_seconds gauge\n"))
-        #expect(text.contains("# HELP pathwatch_metrics_lat_seconds A round trip, in seconds (reported as lat_ms in ms).\n"), "\(text)")
+        #expect(
+            text.contains(
+                "# HELP pathwatch_metrics_lat_seconds A round trip, in seconds (reported as lat_ms in ms).\n"),
+            "\(text)")
         #expect(text.contains(#"pathwatch_metrics_lat_seconds{check="m/c",probe="m"} 0.0125"#), "\(text)")
         #expect(text.contains(#"pathwatch_metrics_used_ratio{check="m/c",probe="m"} 0.4"#))
         if FileManager.default.isExecutableFile(atPath: "/usr/bin/promtool") {
             let promtool = try run(["promtool", "check", "metrics"], input: text)
-            #expect(promtool.status == 0 && promtool.stdout.isEmpty && promtool.stderr.isEmpty, "promtool: \(promtool.stdout) \(promtool.stderr)")
+            #expect(
+                promtool.status == 0 && promtool.stdout.isEmpty && promtool.stderr.isEmpty,
+                "promtool: \(promtool.stdout) \(promtool.stderr)")
         }
     }
 }

@@ -19,11 +19,14 @@ struct MetricsFixture {
 
     /// The descriptor, from the library opened in this process (as ProbeTester takes a C
     /// plug-in's).
-    func descriptor() throws -> UnsafePointer<pw_probe_descriptor> { try MetricsFixtureLibrary(library: library).descriptor() }
+    func descriptor() throws -> UnsafePointer<pw_probe_descriptor> {
+        try MetricsFixtureLibrary(library: library).descriptor()
+    }
 
     /// A configuration running the fixture in `mode` as probe `m`.
     func config(mode: String, isolation: String, timeout: String = "5s") throws -> URL {
-        try writeConfig("""
+        try writeConfig(
+            """
             {"agent": {"plugin_dirs": ["."], "interval": "200ms", "isolation": "\(isolation)"}, "probes": [
               {"id": "m", "plugin": "metrics", "timeout": "\(timeout)", "config": {"mode": "\(mode)"}}]}
             """, in: dir, name: "config-\(mode)-\(isolation).json")

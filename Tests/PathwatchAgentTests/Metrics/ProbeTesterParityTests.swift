@@ -17,11 +17,17 @@ import Testing
     /// Every mistake the fixture makes, and a problem each must give.
     static let mistakes: [(mode: String, expected: String)] = [
         ("names", #"check "c": metrics[0]: name "a b" is not [a-z][a-z0-9_]* of at most 64 bytes; dropped"#),
-        ("clash", "check \"c\": metrics x_ms and x_seconds would both be exposed as …_x_seconds: one series for two metrics; x_ms kept; dropped"),
+        (
+            "clash",
+            "check \"c\": metrics x_ms and x_seconds would both be exposed as …_x_seconds: one series for two metrics; x_ms kept; dropped"
+        ),
         ("twice", "check \"c\": metric n is emitted twice in one observation; the first kept; dropped"),
         ("nan", "check \"c\": metric n is not finite (nan); dropped"),
         ("refused", #"check "r0": state 9 is not one of ok(0), warning(1), critical(2), unknown(3); refused"#),
-        ("keys", "observation: key is empty, not UTF-8 or not printable; a key is 1 to 256 characters of printable UTF-8; refused"),
+        (
+            "keys",
+            "observation: key is empty, not UTF-8 or not printable; a key is 1 to 256 characters of printable UTF-8; refused"
+        ),
     ]
 
     @Test(arguments: mistakes.map(\.mode)) func theTesterAndTheInlineHostSayTheSame(mode: String) throws {
@@ -30,7 +36,9 @@ import Testing
         let expected = try #require(Self.mistakes.first { $0.mode == mode }).expected
         // The agent's host, in this process.
         let plugin = try PluginLoader.load(fixture.library.path).get()
-        let instance = try ProbeInstance.create(plugin: plugin, configJSON: #"{"mode": "\#(mode)"}"#, deadline: .after(.seconds(5))).get()
+        let instance = try ProbeInstance.create(
+            plugin: plugin, configJSON: #"{"mode": "\#(mode)"}"#, deadline: .after(.seconds(5))
+        ).get()
         defer { instance.destroy() }
         let agent = instance.sample(by: .after(.seconds(5)))
         #expect(agent.problems.contains(expected), "the agent said \(agent.problems)")
@@ -40,7 +48,9 @@ import Testing
         #expect(report.problems == agent.problems)
         #expect(report.refused == agent.refused)
         #expect(report.emitted.map(\.key) == agent.observations.map(\.key))
-        #expect(report.emitted.map { $0.metrics.keys.sorted() } == agent.observations.map { $0.metrics.map(\.name).sorted() })
+        #expect(
+            report.emitted.map { $0.metrics.keys.sorted() }
+                == agent.observations.map { $0.metrics.map(\.name).sorted() })
         // A test that samples plainly fails with the agent's first words.
         do {
             _ = try tester.sample()
@@ -55,7 +65,10 @@ import Testing
         let fixture = try MetricsFixture()
         defer { fixture.remove() }
         for (mode, expected) in Self.mistakes {
-            let result = try run([TestEnvironment.pathwatchBinary.path, "once", "--config", fixture.config(mode: mode, isolation: isolation).path])
+            let result = try run([
+                TestEnvironment.pathwatchBinary.path, "once", "--config",
+                fixture.config(mode: mode, isolation: isolation).path,
+            ])
             #expect(result.stderr.contains("probe m: \(expected)"), "\(mode), \(isolation): \(result.stderr)")
         }
     }
@@ -76,15 +89,21 @@ import Testing
 
     /// Every observation refused: the probe is unknown with the reason, and `once` exits 3,
     /// in both isolations. Before: `ok` with zero checks, exit 0.
-    @Test(arguments: ["inline", "process"]) func aProbeWhoseEveryObservationIsRefusedIsUnknown(isolation: String) throws {
+    @Test(arguments: ["inline", "process"]) func aProbeWhoseEveryObservationIsRefusedIsUnknown(isolation: String) throws
+    {
         let fixture = try MetricsFixture()
         defer { fixture.remove() }
-        let result = try run([TestEnvironment.pathwatchBinary.path, "once", "--config", fixture.config(mode: "refused", isolation: isolation).path])
+        let result = try run([
+            TestEnvironment.pathwatchBinary.path, "once", "--config",
+            fixture.config(mode: "refused", isolation: isolation).path,
+        ])
         #expect(result.status == 3, "exit \(result.status): \(result.stdout) \(result.stderr)")
         let doc = try parseJSONObject(result.stdout)
         let check = (doc["checks"] as? [[String: Any]])?.first { ($0["id"] as? String) == "m" }
         #expect(check?["state"] as? String == "unknown", "\(result.stdout)")
-        #expect((check?["message"] as? String)?.hasPrefix("all 3 of its observations were refused: check \"r0\": state 9") == true, "\(result.stdout)")
+        #expect(
+            (check?["message"] as? String)?.hasPrefix("all 3 of its observations were refused: check \"r0\": state 9")
+                == true, "\(result.stdout)")
     }
 
     /// The tester holds a call to its deadline as the host does: a 3 s sample given a 1 s
@@ -96,7 +115,10 @@ import Testing
         #expect(throws: ProbeTester.Failure(CallGrace.overran(.seconds(1)))) { try tester.sample(within: .seconds(1)) }
         // The instance is not called again while its call may still be running.
         #expect(throws: ProbeTester.Failure.self) { try tester.sample(within: .seconds(5)) }
-        let agent = try run([TestEnvironment.pathwatchBinary.path, "once", "--config", fixture.config(mode: "slow", isolation: "process", timeout: "1s").path])
+        let agent = try run([
+            TestEnvironment.pathwatchBinary.path, "once", "--config",
+            fixture.config(mode: "slow", isolation: "process", timeout: "1s").path,
+        ])
         #expect(agent.stdout.contains(CallGrace.overran(.seconds(1))), "\(agent.stdout) \(agent.stderr)")
     }
 
@@ -140,10 +162,14 @@ import Testing
 struct MetricsFixtureLibrary {
     let library: URL
     func descriptor() throws -> UnsafePointer<pw_probe_descriptor> {
-        guard let handle = dlopen(library.path, RTLD_NOW | RTLD_LOCAL), let symbol = dlsym(handle, PW_PROBE_ENTRY_SYMBOL) else {
+        guard let handle = dlopen(library.path, RTLD_NOW | RTLD_LOCAL),
+            let symbol = dlsym(handle, PW_PROBE_ENTRY_SYMBOL)
+        else {
             throw TestFailure("cannot open \(library.path): \(dlerror().map { String(cString: $0) } ?? "")")
         }
-        guard let descriptor = unsafeBitCast(symbol, to: pw_probe_entry_fn.self)() else { throw TestFailure("no descriptor") }
+        guard let descriptor = unsafeBitCast(symbol, to: pw_probe_entry_fn.self)() else {
+            throw TestFailure("no descriptor")
+        }
         return descriptor
     }
 }

@@ -14,7 +14,9 @@ enum CallFrames {
         ["call": "sample", "instance": .string(String(instance)), "deadline_ns": text(deadline.monotonicNanoseconds)]
     }
 
-    static func create(instance: UInt32, config: String, by deadline: Deadline, probeTimeout: ConfigDuration, maxObservations: Int) -> JSONValue {
+    static func create(
+        instance: UInt32, config: String, by deadline: Deadline, probeTimeout: ConfigDuration, maxObservations: Int
+    ) -> JSONValue {
         [
             "call": "create", "instance": .string(String(instance)), "config": .string(config),
             "deadline_ns": text(deadline.monotonicNanoseconds), "timeout_ns": text(probeTimeout.nanoseconds),

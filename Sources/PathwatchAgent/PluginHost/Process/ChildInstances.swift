@@ -69,13 +69,18 @@ final class ChildInstances: Sendable {
         case "sample":
             let deadline = CallFrames.deadline(in: request)
             guard let slot = slots.withLock({ $0[id] }) else {
-                let missing = CallResult(observations: [], error: "no instance \(id) in this plug-in's child", problems: [])
+                let missing = CallResult(
+                    observations: [], error: "no instance \(id) in this plug-in's child", problems: [])
                 send(ResultFrames.encode(.sampled, missing), for: id)
                 return true
             }
             slot.async { [self] in
                 let record = slot.instance.withLock { $0 }?.sampleRecord(by: deadline)
-                send(record ?? ResultFrames.encode(.sampled, CallResult(observations: [], error: "instance \(id) not created", problems: [])), for: id)
+                send(
+                    record
+                        ?? ResultFrames.encode(
+                            .sampled, CallResult(observations: [], error: "instance \(id) not created", problems: [])),
+                    for: id)
             }
         case "destroy":
             let slot = slots.withLock { $0.removeValue(forKey: id) }
@@ -104,7 +109,9 @@ final class ChildInstances: Sendable {
         let eventTimeout = CallFrames.timeout(in: request)
         let maxObservations = CallFrames.maxObservations(in: request) ?? defaultMaxObservations
         slot.async { [self, plugin] in
-            switch ProbeInstance.create(plugin: plugin, configJSON: config, maxObservations: maxObservations, deadline: deadline) {
+            switch ProbeInstance.create(
+                plugin: plugin, configJSON: config, maxObservations: maxObservations, deadline: deadline)
+            {
             case .success(let created):
                 slot.instance.withLock { $0 = created }
                 if let fd = created.eventFileDescriptor(), let watcher = slot.watcher {
@@ -117,7 +124,9 @@ final class ChildInstances: Sendable {
                         }, onClosed: {},
                         // The agent's runner logs it and shows it in the probe's health.
                         onUndrained: { [self] change in
-                            send(Frames.body(["event_descriptor": .string(EventDescriptorNotice(change).wireName)]), for: id)
+                            send(
+                                Frames.body(["event_descriptor": .string(EventDescriptorNotice(change).wireName)]),
+                                for: id)
                         })
                 }
                 send(Frames.body(["created": true]), for: id)
@@ -125,7 +134,9 @@ final class ChildInstances: Sendable {
                 slots.withLock { $0[id] = nil }
                 // The empty path as "", not its rendering "(root)", which would parse back as a key.
                 let path = error.path.components.isEmpty ? "" : error.path.description
-                send(Frames.body(["refused_config": ["path": .string(path), "message": .string(error.message)]]), for: id)
+                send(
+                    Frames.body(["refused_config": ["path": .string(path), "message": .string(error.message)]]), for: id
+                )
                 slot.thread.finish()
             }
         }

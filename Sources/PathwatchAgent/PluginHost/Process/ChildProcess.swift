@@ -50,8 +50,10 @@ final class ChildProcess: Sendable {
 
     /// Starts the child with `arguments` after `plugin-child`. `label` names it in logs (asked
     /// each time: the probes a child hosts change).
-    static func start(arguments: [String], label: @escaping @Sendable () -> String, logger: AgentLogger,
-                      route: Route? = nil, ended: Ended? = nil) -> Result<ChildProcess, ChildStartError> {
+    static func start(
+        arguments: [String], label: @escaping @Sendable () -> String, logger: AgentLogger,
+        route: Route? = nil, ended: Ended? = nil
+    ) -> Result<ChildProcess, ChildStartError> {
         // The calls' socket; the child's stdout, and its stderr apart (its last lines go into a
         // crash's cause); and where the child says which instance a crash or exit() happened in
         // (CFaultReport).
@@ -78,7 +80,8 @@ final class ChildProcess: Sendable {
         let reader = SerialThread(name: "pw-child-\(pid)")
         reader.async {
             child.readUntilEnd(
-                output: ChildOutput(stdout: outputEnd, stderr: errorsEnd, label: label, logger: logger), fault: faultEnd,
+                output: ChildOutput(stdout: outputEnd, stderr: errorsEnd, label: label, logger: logger),
+                fault: faultEnd,
                 exitWatch: exitWatch, label: label, logger: logger)
         }
         reader.finish()
@@ -93,7 +96,10 @@ final class ChildProcess: Sendable {
             var pair: [Int32] = [-1, -1]
             guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
                 let reason = "socketpair: \(errnoText())"
-                for open in made { close(open[0]); close(open[1]) }
+                for open in made {
+                    close(open[0])
+                    close(open[1])
+                }
                 return .failure(ChildStartError(reason: reason))
             }
             made.append(pair)
@@ -129,7 +135,9 @@ final class ChildProcess: Sendable {
         _ = pw_spawnattr_new_session(&attributes)
         var pid: pid_t = 0
         let status = posix_spawn(&pid, executable, &actions, &attributes, &cArgs, &cEnvironment)
-        guard status == 0 else { return .failure(ChildStartError(reason: "cannot start \(executable): \(errnoText(status))")) }
+        guard status == 0 else {
+            return .failure(ChildStartError(reason: "cannot start \(executable): \(errnoText(status))"))
+        }
         return .success(pid)
     }
 
@@ -163,7 +171,12 @@ final class ChildProcess: Sendable {
     /// The next reply or the child's end; nil after `seconds` (nil: wait as long as it takes).
     func next(within seconds: Double? = nil) -> Message? {
         let got: Bool
-        if let seconds { got = arrived.wait(timeout: .now() + seconds) == .success } else { arrived.wait(); got = true }
+        if let seconds {
+            got = arrived.wait(timeout: .now() + seconds) == .success
+        } else {
+            arrived.wait()
+            got = true
+        }
         guard got else { return nil }
         return inbox.withLock { $0.removeFirst() }
     }
@@ -176,7 +189,9 @@ final class ChildProcess: Sendable {
         shutdown(socket, Int32(SHUT_RDWR))
         let pid = self.pid
         TimerThread.shared.schedule(afterNanoseconds: UInt64(max(0, grace) * 1e9)) { [self] in
-            if inbox.withLock({ !$0.contains { if case .ended = $0 { true } else { false } } }) { _ = Glibc.kill(pid, SIGKILL) }
+            if inbox.withLock({ !$0.contains { if case .ended = $0 { true } else { false } } }) {
+                _ = Glibc.kill(pid, SIGKILL)
+            }
         }
     }
 
@@ -198,15 +213,20 @@ final class ChildProcess: Sendable {
 
     /// The reader thread: frames to the inbox (events to the event handler), output to the
     /// debug log, and at the end the wait status.
-    private func readUntilEnd(output: ChildOutput, fault: Int32, exitWatch: Int32, label: @escaping @Sendable () -> String, logger: AgentLogger) {
+    private func readUntilEnd(
+        output: ChildOutput, fault: Int32, exitWatch: Int32, label: @escaping @Sendable () -> String,
+        logger: AgentLogger
+    ) {
         var output = output
         var faultReport = FaultReport(fd: fault)
         var frames = RoutedFrameBuffer()
         while true {
-            var polls = [
-                pollfd(fd: socket, events: Int16(POLLIN), revents: 0), pollfd(fd: faultReport.pollable, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: exitWatch, events: Int16(POLLIN), revents: 0),
-            ] + output.pollables.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            var polls =
+                [
+                    pollfd(fd: socket, events: Int16(POLLIN), revents: 0),
+                    pollfd(fd: faultReport.pollable, events: Int16(POLLIN), revents: 0),
+                    pollfd(fd: exitWatch, events: Int16(POLLIN), revents: 0),
+                ] + output.pollables.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
             if poll(&polls, nfds_t(polls.count), -1) < 0 {
                 if errno == EINTR { continue }
                 break
@@ -221,7 +241,9 @@ final class ChildProcess: Sendable {
             guard polls[0].revents != 0 else { continue }
             guard receive(into: &frames) != .ended else { break }
         }
-        if frames.pending > 0 { logger.debug("\(label()): the child ended \(frames.pending) bytes into a frame; dropped") }
+        if frames.pending > 0 {
+            logger.debug("\(label()): the child ended \(frames.pending) bytes into a frame; dropped")
+        }
         if exitWatch >= 0 { close(exitWatch) }
         // Drain what the child printed last (a crash report, say), without waiting, then reap it.
         output.finish()

@@ -1,5 +1,6 @@
 import Dispatch
 import PathwatchJSON
+import PathwatchProbeKit
 import Synchronization
 
 /// Where the replies to one instance's calls wait for its caller: the child's reader thread
@@ -31,6 +32,19 @@ final class Mailbox: Sendable {
             arrived.wait()
         }
         return replies.withLock { $0.removeFirst() }
+    }
+
+    /// The next reply that is not a sample's, for at most `seconds`: a sample let go by
+    /// `SharedChild.release` may still answer before the call that follows it. Nil in time.
+    func answerPastSamples(within seconds: Double) -> Reply? {
+        let until = MonotonicClock.nowNanoseconds() + Int64(seconds * 1e9)
+        while case let left = Double(until - MonotonicClock.nowNanoseconds()) / 1e9, left > 0,
+            let reply = next(within: left)
+        {
+            if case .sampled = reply { continue }
+            return reply
+        }
+        return nil
     }
 
     /// Drops what a call given up on left behind, before the next call.

@@ -4,7 +4,10 @@ import PathwatchProbeKit
 /// at most 100 lines a minute of the two together (the rest counted), so a chattering plug-in
 /// cannot flood the log.
 struct OutputLog {
-    enum Stream: Int { case stdout = 0, stderr = 1 }
+    enum Stream: Int {
+        case stdout = 0
+        case stderr = 1
+    }
 
     let label: @Sendable () -> String
     let logger: AgentLogger

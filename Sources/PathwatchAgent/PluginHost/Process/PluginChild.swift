@@ -1,10 +1,10 @@
-import PathwatchProbeKit
-import CPathwatchProbe
 import CFaultReport
+import CPathwatchProbe
 import Dispatch
 import Glibc
 import PathwatchBase
 import PathwatchJSON
+import PathwatchProbeKit
 
 /// The child side of process isolation: `pathwatch plugin-child` loads one plug-in file and
 /// hosts every instance the agent creates of it (one per probe using that file), reading the
@@ -70,7 +70,9 @@ package enum PluginChild {
             return 0
         case .success(let loaded):
             plugin = loaded
-            guard Frames.write(body: Frames.body(["described": WireCodec.encode(loaded)]), instance: 0, to: fd) else { return 1 }
+            guard Frames.write(body: Frames.body(["described": WireCodec.encode(loaded)]), instance: 0, to: fd) else {
+                return 1
+            }
         }
         let instances = ChildInstances(plugin: plugin, socket: fd, defaultMaxObservations: options.maxObservations)
         while true {

@@ -17,8 +17,10 @@ package final class PluginChildren: Sendable {
     /// The child for `plugin` with `maxMemoryBytes`, started on first use, and an instance
     /// reserved in it for `probeID` (reserved under this lock, so that the last instance
     /// leaving cannot close the child under a probe joining it).
-    func reserve(plugin: LoadedPlugin, maxMemoryBytes: UInt64, logger: AgentLogger,
-                 probeID: String, configJSON: String, limits: ProcessProbeHost.ChildLimits) -> (SharedChild, UInt32) {
+    func reserve(
+        plugin: LoadedPlugin, maxMemoryBytes: UInt64, logger: AgentLogger,
+        probeID: String, configJSON: String, limits: ProcessProbeHost.ChildLimits
+    ) -> (SharedChild, UInt32) {
         children.withLock { children in
             let key = Key(path: plugin.path, maxMemoryBytes: maxMemoryBytes)
             let child = children[key] ?? SharedChild(plugin: plugin, maxMemoryBytes: maxMemoryBytes, logger: logger)

@@ -11,11 +11,18 @@ enum PluginDescriber {
         var outcomes: [String: Outcome] = [:]
         var remaining: [String] = []
         for path in paths {
-            if let reason = PluginVetting.refusal(forFile: path) { outcomes[path] = .failure(PluginLoader.Refusal(reason: reason)) } else { remaining.append(path) }
+            if let reason = PluginVetting.refusal(forFile: path) {
+                outcomes[path] = .failure(PluginLoader.Refusal(reason: reason))
+            } else {
+                remaining.append(path)
+            }
         }
         while !remaining.isEmpty {
             let child: ChildProcess
-            switch ChildProcess.start(arguments: ["--describe"] + remaining.flatMap { ["--plugin", $0] }, label: { "plug-in loader" }, logger: logger) {
+            switch ChildProcess.start(
+                arguments: ["--describe"] + remaining.flatMap { ["--plugin", $0] }, label: { "plug-in loader" },
+                logger: logger)
+            {
             case .failure(let error):
                 for path in remaining { outcomes[path] = .failure(PluginLoader.Refusal(reason: error.reason)) }
                 return outcomes
@@ -35,14 +42,22 @@ enum PluginDescriber {
 
     /// What the child's reply says of `current`, and whether the same child goes on to the next
     /// file (not after it ended, hung or answered out of turn).
-    private static func answer(_ reply: ChildProcess.Message?, for current: String, from child: ChildProcess) -> (Outcome, Bool) {
+    private static func answer(_ reply: ChildProcess.Message?, for current: String, from child: ChildProcess) -> (
+        Outcome, Bool
+    ) {
         switch reply {
         case .frame(let frame)? where frame["file"]?.stringValue == current:
-            if let reason = frame["refused"]?.stringValue { return (.failure(PluginLoader.Refusal(reason: reason)), true) }
+            if let reason = frame["refused"]?.stringValue {
+                return (.failure(PluginLoader.Refusal(reason: reason)), true)
+            }
             if let described = frame["described"], let plugin = WireCodec.decodePlugin(described, path: current) {
                 return (.success(plugin), true)
             }
-            return (.failure(PluginLoader.Refusal(reason: "the loading child answered with something else than a descriptor")), true)
+            return (
+                .failure(
+                    PluginLoader.Refusal(reason: "the loading child answered with something else than a descriptor")),
+                true
+            )
         case .frame?, .sampled?, .event?:
             child.kill()
             return (.failure(PluginLoader.Refusal(reason: "the loading child answered out of turn")), false)
@@ -50,8 +65,13 @@ enum PluginDescriber {
             return (.failure(PluginLoader.Refusal(reason: "\(ChildEnd.describe(status)) while loading")), false)
         case nil:
             child.kill()
-            return (.failure(PluginLoader.Refusal(
-                reason: "loading did not finish within \(Int(timeoutSeconds))s (a constructor that blocks or spins); killed")), false)
+            return (
+                .failure(
+                    PluginLoader.Refusal(
+                        reason:
+                            "loading did not finish within \(Int(timeoutSeconds))s (a constructor that blocks or spins); killed"
+                    )), false
+            )
         }
     }
 }

@@ -40,19 +40,23 @@ package final class ProcessProbeHost: ProbeHost, Sendable {
     /// when none runs). A configuration the plug-in refuses comes back as the error; a child
     /// that dies while creating does not: the host is returned failed, and its samples say why
     /// until a restart succeeds.
-    static func create(plugin: LoadedPlugin, probeID: String, configJSON: String, limits: ChildLimits, logger: AgentLogger,
-                       children: PluginChildren) -> Result<ProcessProbeHost, JSONPathError>
-    {
+    static func create(
+        plugin: LoadedPlugin, probeID: String, configJSON: String, limits: ChildLimits, logger: AgentLogger,
+        children: PluginChildren
+    ) -> Result<ProcessProbeHost, JSONPathError> {
         let (child, instance) = children.reserve(
-            plugin: plugin, maxMemoryBytes: limits.maxMemoryBytes, logger: logger, probeID: probeID, configJSON: configJSON, limits: limits)
+            plugin: plugin, maxMemoryBytes: limits.maxMemoryBytes, logger: logger, probeID: probeID,
+            configJSON: configJSON, limits: limits)
         if case .refused(let error) = child.join(instance) {
             children.leave(child, instance)
             return .failure(error)
         }
-        return .success(ProcessProbeHost(plugin: plugin, probeID: probeID, children: children, child: child, instance: instance))
+        return .success(
+            ProcessProbeHost(plugin: plugin, probeID: probeID, children: children, child: child, instance: instance))
     }
 
-    private init(plugin: LoadedPlugin, probeID: String, children: PluginChildren, child: SharedChild, instance: UInt32) {
+    private init(plugin: LoadedPlugin, probeID: String, children: PluginChildren, child: SharedChild, instance: UInt32)
+    {
         self.plugin = plugin
         self.probeID = probeID
         self.children = children
@@ -64,7 +68,9 @@ package final class ProcessProbeHost: ProbeHost, Sendable {
 
     /// The child polls its plug-in's descriptor itself.
     package func eventFileDescriptor() -> Int32? { nil }
-    package func handleEvent(by deadline: Deadline) -> CallResult { CallResult(observations: [], error: nil, problems: []) }
+    package func handleEvent(by deadline: Deadline) -> CallResult {
+        CallResult(observations: [], error: nil, problems: [])
+    }
 
     package func forwardEvents(to deliver: @escaping @Sendable (CallResult) -> Void) {
         child.forwardEvents(of: instance, to: deliver)
@@ -78,8 +84,10 @@ package final class ProcessProbeHost: ProbeHost, Sendable {
     /// Kills the child, and with it every sibling instance: no thread can be taken back from
     /// a plug-in otherwise. This probe reports the reason; its siblings, that it was this one.
     package func abandonRunningCall(reason: String) {
-        child.killChild(SharedChild.Kill(
-            culprit: instance, culpritCause: "\(reason); plug-in restarted", siblingCause: "plug-in restarted: probe \(probeID) \(reason)"))
+        child.killChild(
+            SharedChild.Kill(
+                culprit: instance, culpritCause: "\(reason); plug-in restarted",
+                siblingCause: "plug-in restarted: probe \(probeID) \(reason)"))
     }
 
     /// Stopping (a reload that removes the probe, the agent's stop): the caller is let go at

@@ -2,9 +2,9 @@ import PathwatchJSON
 import PathwatchProbeKit
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// The frames that carry a call's result from a plug-in's child: the answer to a sample call,

@@ -13,7 +13,9 @@ extension SharedChild {
         let started = ChildProcess.start(
             arguments: arguments, label: { [weak self] in self?.label ?? "plug-in" }, logger: logger,
             route: { [weak self] id, message in self?.route(id, message) },
-            ended: { [weak self] status, faultIn, stderrTail in self?.childEnded(status, faultIn: faultIn, stderrTail: stderrTail) })
+            ended: { [weak self] status, faultIn, stderrTail in
+                self?.childEnded(status, faultIn: faultIn, stderrTail: stderrTail)
+            })
         switch started {
         case .failure(let error):
             failedToStart(error.reason)
@@ -55,7 +57,8 @@ extension SharedChild {
         guard let (child, member) = sending else { return .pending }
         let limits = member.limits
         let frame = CallFrames.create(
-            instance: id, config: member.configJSON, by: .after(limits.createTimeout), probeTimeout: limits.probeTimeout,
+            instance: id, config: member.configJSON, by: .after(limits.createTimeout),
+            probeTimeout: limits.probeTimeout,
             maxObservations: limits.maxObservations)
         if !child.send(frame) { child.kill() }
         let reply = member.mailbox.next(within: limits.createTimeout.seconds + CallDeadlines.grace.seconds)
@@ -63,9 +66,11 @@ extension SharedChild {
         switch reply {
         case .frame(let frame)?:
             if let refusal = frame["refused_config"] {
-                return .refused(JSONPathError(
-                    path: JSONPath(parsing: refusal["path"]?.stringValue ?? ""),
-                    message: refusal["message"]?.stringValue ?? "plug-in \(plugin.name) refused its configuration without saying why"))
+                return .refused(
+                    JSONPathError(
+                        path: JSONPath(parsing: refusal["path"]?.stringValue ?? ""),
+                        message: refusal["message"]?.stringValue
+                            ?? "plug-in \(plugin.name) refused its configuration without saying why"))
             }
             state.withLock { $0.created(id, in: child) }
             return .created
@@ -73,7 +78,10 @@ extension SharedChild {
             return .pending
         case .sampled?, nil:
             let cause = "plug-in create \(CallDeadlines.overran(limits.createTimeout)); killed"
-            killChild(Kill(culprit: id, culpritCause: cause, siblingCause: "plug-in restarted: probe \(member.probeID) \(cause)"))
+            killChild(
+                Kill(
+                    culprit: id, culpritCause: cause,
+                    siblingCause: "plug-in restarted: probe \(member.probeID) \(cause)"))
             _ = member.mailbox.next(within: 5)
             return .pending
         }
@@ -97,7 +105,9 @@ extension SharedChild {
         for notices in state.withLock({ $0.members.values.compactMap(\.descriptorNotices) }) { notices(.instanceEnded) }
         let outcome = state.withLock { $0.childEnded(status, faultIn: faultIn, stderrTail: stderrTail, at: now) }
         guard let outcome else { return }
-        logger.warning("plug-in \(plugin.name) (\(Plural.count(outcome.probes, "probe"))): \(outcome.cause); starting it again in \(outcome.delay / 1_000_000_000)s")
+        logger.warning(
+            "plug-in \(plugin.name) (\(Plural.count(outcome.probes, "probe"))): \(outcome.cause); starting it again in \(outcome.delay / 1_000_000_000)s"
+        )
         scheduleRestart(afterNanoseconds: outcome.delay)
     }
 

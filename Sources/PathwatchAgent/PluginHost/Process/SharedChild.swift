@@ -90,7 +90,9 @@ final class SharedChild: Sendable {
             return CallResult(observations: [], error: cause, problems: [])
         case .sampled(nil)?, .frame?, nil:
             let cause = "plug-in answered sample with something else than its result; killed"
-            killChild(Kill(culprit: id, culpritCause: cause, siblingCause: "plug-in restarted: probe \(probeID(id)) \(cause)"))
+            killChild(
+                Kill(culprit: id, culpritCause: cause, siblingCause: "plug-in restarted: probe \(probeID(id)) \(cause)")
+            )
             return CallResult(observations: [], error: cause, problems: [])
         }
     }
@@ -129,20 +131,17 @@ final class SharedChild: Sendable {
         let sent = state.withLock { $0.beginDestroy(id) }
         guard let (child, mailbox) = sent else { return }
         if child.send(CallFrames.destroy(instance: id)) {
-            // A sample let go by `release` may still answer first; the child's end answers too.
-            let until = MonotonicClock.nowNanoseconds() + 2_000_000_000
-            while case let left = Double(until - MonotonicClock.nowNanoseconds()) / 1e9, left > 0, let reply = mailbox.next(within: left) {
-                switch reply {
-                case .frame:
-                    state.withLock { $0.members[id]?.call = nil }
-                    return
-                case .ended: return
-                case .sampled: continue
-                }
+            switch mailbox.answerPastSamples(within: 2) {
+            case .frame?:
+                state.withLock { $0.members[id]?.call = nil }
+                return
+            case .ended?: return
+            case .sampled?, nil: break
             }
         }
         let cause = "destroy did not return within 2s; killed"
-        killChild(Kill(culprit: id, culpritCause: cause, siblingCause: "plug-in restarted: probe \(probeID(id)) \(cause)"))
+        killChild(
+            Kill(culprit: id, culpritCause: cause, siblingCause: "plug-in restarted: probe \(probeID(id)) \(cause)"))
     }
 
     /// Forgets instance `id`; true when it was the last (the caller then `close`s).

@@ -29,7 +29,9 @@ struct SharedChildState {
             case .frame(let frame):
                 // Said of its own accord, not a reply: it must not answer a call in flight.
                 if let said = frame["event_descriptor"] {
-                    if let notice = said.stringValue.flatMap(EventDescriptorNotice.init(wireName:)) { descriptorNotices?(notice) }
+                    if let notice = said.stringValue.flatMap(EventDescriptorNotice.init(wireName:)) {
+                        descriptorNotices?(notice)
+                    }
                     return
                 }
                 mailbox.post(.frame(frame))
@@ -74,7 +76,9 @@ struct SharedChildState {
     /// Marks instance `id`'s sample in flight: the child to send it to and the mailbox its
     /// answer comes to; or why it cannot go.
     mutating func beginSample(_ id: UInt32) -> Result<(ChildProcess, Mailbox), SampleRefusal> {
-        guard let index = members.index(forKey: id) else { return .failure(SampleRefusal(cause: "plug-in not running")) }
+        guard let index = members.index(forKey: id) else {
+            return .failure(SampleRefusal(cause: "plug-in not running"))
+        }
         let member = members.values[index]
         if let refused = member.refused { return .failure(SampleRefusal(cause: refused)) }
         guard let child, member.created else {
@@ -143,14 +147,17 @@ struct SharedChildState {
     /// The child ended at `now` with `status`: every instance ended with it, and a call in flight
     /// gets the cause as its reply. The cause, the delay before the restart and how many probes
     /// it hosted; nil once the last instance left (no restart).
-    mutating func childEnded(_ status: Int32, faultIn: UInt32?, stderrTail: String?, at now: Int64) -> (cause: String, delay: Int64, probes: Int)? {
+    mutating func childEnded(_ status: Int32, faultIn: UInt32?, stderrTail: String?, at now: Int64) -> (
+        cause: String, delay: Int64, probes: Int
+    )? {
         let kill = self.kill
         let wasLoaded = loaded
         child = nil
         loaded = false
         self.kill = nil
         guard !closed, !members.isEmpty else { return nil }
-        let crash = "\(ChildEnd.describe(status)) \(crashMoment(faultIn: faultIn, wasLoaded: wasLoaded))"
+        let crash =
+            "\(ChildEnd.describe(status)) \(crashMoment(faultIn: faultIn, wasLoaded: wasLoaded))"
             + (status & 0x7F != 0 ? stderrTail.map { "; its last stderr: \($0)" } ?? "" : "")
         for (id, var member) in members {
             let cause = kill.map { id == $0.culprit ? $0.culpritCause : $0.siblingCause } ?? crash
@@ -172,11 +179,15 @@ struct SharedChildState {
     /// called exit() (`faultIn`, as the child reported it), else during the calls in flight.
     private func crashMoment(faultIn: UInt32?, wasLoaded: Bool) -> String {
         if let faultIn, let member = members[faultIn] {
-            return member.call.map { "during \($0) of probe \(member.probeID)" } ?? "while probe \(member.probeID) handled an event"
+            return member.call.map { "during \($0) of probe \(member.probeID)" }
+                ?? "while probe \(member.probeID) handled an event"
         }
-        let inFlight = members.sorted { $0.key < $1.key }.compactMap { _, m in m.call.map { "\($0) of probe \(m.probeID)" } }
+        let inFlight = members.sorted { $0.key < $1.key }.compactMap { _, m in
+            m.call.map { "\($0) of probe \(m.probeID)" }
+        }
         if inFlight.isEmpty { return wasLoaded ? "between calls" : "while loading" }
-        return "during " + inFlight.prefix(3).joined(separator: ", ") + (inFlight.count > 3 ? " and \(inFlight.count - 3) more calls" : "")
+        return "during " + inFlight.prefix(3).joined(separator: ", ")
+            + (inFlight.count > 3 ? " and \(inFlight.count - 3) more calls" : "")
     }
 
     /// No child could be started at `now`: every instance says `reason`; the delay before the

@@ -31,7 +31,9 @@ struct StderrTail {
     func text(redactedBy redactor: SecretRedactor) -> String? {
         var all = kept
         if !Self.isBlank(partial) { all.append(partial) }
-        let lines = all.suffix(Self.lines).map { TextSafety.escaped(redactor.redact(String(decoding: $0, as: UTF8.self))) }
+        let lines = all.suffix(Self.lines).map {
+            TextSafety.escaped(redactor.redact(String(decoding: $0, as: UTF8.self)))
+        }
         guard !lines.isEmpty else { return nil }
         var text = lines.joined(separator: " | ")
         guard text.utf8.count > Self.shownBytes else { return text }
