@@ -47,24 +47,31 @@ import Testing
             ])
     }
 
-    /// A type is measured with its extensions: 200 lines and an extension of 120 are one type of
-    /// 324, named with each of its files.
-    @Test func aTypeIsMeasuredWithItsExtensions() throws {
+    /// What code-layout.py says of a one-module tree of `files` (names in Sources/M and their
+    /// text), and its exit status.
+    func findings(_ files: [String: String]) throws -> ProcessResult {
         let folder = try TestEnvironment.makeTemporaryDirectory("pathwatch-layout")
         defer { TestEnvironment.removeTemporaryDirectory(folder) }
         try "let package = Package(name: \"p\", targets: [.target(name: \"M\")])\n"
             .write(to: folder.appendingPathComponent("Package.swift"), atomically: true, encoding: .utf8)
         let sources = folder.appendingPathComponent("Sources/M")
         try FileManager.default.createDirectory(at: sources, withIntermediateDirectories: true)
+        for (name, text) in files {
+            try text.write(to: sources.appendingPathComponent(name), atomically: true, encoding: .utf8)
+        }
+        let script = Distribution.root.appendingPathComponent("tools/code-layout.py").path
+        return try run(["python3", script, "--quiet", "--root", folder.path])
+    }
+
+    /// A type is measured with its extensions: 200 lines and an extension of 120 are one type of
+    /// 324, named with each of its files.
+    @Test func aTypeIsMeasuredWithItsExtensions() throws {
         func members(_ count: Int, _ stem: String) -> String {
             (0..<count).map { "    var \(stem)\($0) = 0\n" }.joined()
         }
-        try "struct T {\n\(members(200, "a"))}\n".write(
-            to: sources.appendingPathComponent("T.swift"), atomically: true, encoding: .utf8)
-        try "extension T {\n\(members(120, "b"))}\n".write(
-            to: sources.appendingPathComponent("T+More.swift"), atomically: true, encoding: .utf8)
-        let script = Distribution.root.appendingPathComponent("tools/code-layout.py").path
-        let result = try run(["python3", script, "--quiet", "--root", folder.path])
+        let result = try findings([
+            "T.swift": "struct T {\n\(members(200, "a"))}\n", "T+More.swift": "extension T {\n\(members(120, "b"))}\n",
+        ])
         #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
         #expect(
             result.stdout
@@ -74,19 +81,10 @@ import Testing
 
     /// A function of 60 lines is named with its file and line; one of 59 passes.
     @Test func aFunctionOfSixtyLinesIsNamed() throws {
-        let folder = try TestEnvironment.makeTemporaryDirectory("pathwatch-layout")
-        defer { TestEnvironment.removeTemporaryDirectory(folder) }
-        try "let package = Package(name: \"p\", targets: [.target(name: \"M\")])\n"
-            .write(to: folder.appendingPathComponent("Package.swift"), atomically: true, encoding: .utf8)
-        let sources = folder.appendingPathComponent("Sources/M")
-        try FileManager.default.createDirectory(at: sources, withIntermediateDirectories: true)
         func function(_ name: String, lines: Int) -> String {
             "func \(name)() {\n" + (0..<(lines - 2)).map { "    _ = \($0)\n" }.joined() + "}\n"
         }
-        try (function("short", lines: 59) + function("long", lines: 60)).write(
-            to: sources.appendingPathComponent("F.swift"), atomically: true, encoding: .utf8)
-        let script = Distribution.root.appendingPathComponent("tools/code-layout.py").path
-        let result = try run(["python3", script, "--quiet", "--root", folder.path])
+        let result = try findings(["F.swift": function("short", lines: 59) + function("long", lines: 60)])
         #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
         #expect(result.stdout == "Sources/M/F.swift:60: func long is 60 lines (under 60)\n")
     }
