@@ -41,6 +41,12 @@ enum ResultFrames {
         return record.finished(error: result.error, problems: result.problems, refused: result.refused)
     }
 
+    /// The observation count a finished record states (0 for anything shorter than its header).
+    static func observationCount(of record: [UInt8]) -> Int {
+        guard record.count >= 5 else { return 0 }
+        return (1...4).reversed().reduce(0) { $0 << 8 | Int(record[$1]) }
+    }
+
     /// Reads a frame's body: a result record, or JSON (nil when it is neither).
     static func decode(_ body: [UInt8]) -> Incoming? {
         guard let tag = body.first, let kind = Kind(rawValue: tag) else {
