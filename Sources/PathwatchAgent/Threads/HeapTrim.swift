@@ -25,6 +25,8 @@ package enum HeapTrim {
     static let threshold = 1_000
     static let delayNanoseconds: UInt64 = 1_000_000_000
 
+    /// Trims done so far (tests wait for one).
+    package static let trims = Atomic<Int>(0)
     /// Observations since the last trim, and whether one is due.
     private static let pending = Mutex<(observations: Int, scheduled: Bool)>((0, false))
     private static let lane = WorkerPool.shared.lane()
@@ -53,5 +55,6 @@ package enum HeapTrim {
     static func trim() {
         pending.withLock { $0 = (0, false) }
         _ = mallocTrim?(0)
+        trims.add(1, ordering: .relaxed)
     }
 }
