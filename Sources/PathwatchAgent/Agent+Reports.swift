@@ -43,6 +43,11 @@ extension Agent {
         }
         if let held { deliver(held) }
         if let publication { deliver(publication) }
+        // The report's observations are consumed; the sinks render theirs within the trim's delay.
+        switch report {
+        case .sample(let observations), .event(let observations): HeapTrim.consumed(observations: observations.count)
+        case .failure: break
+        }
         if let timer {
             clock.schedule(atMonotonic: timer) { [weak self] in self?.publishHeld() }
         }

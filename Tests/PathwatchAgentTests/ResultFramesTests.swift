@@ -78,6 +78,42 @@ import Testing
         }
     }
 
+    /// Label values are reused by place as names are: a value repeated from the observation
+    /// before is the same String (one copy for a thousand checks of one endpoint), and values
+    /// that change in place (same length, other bytes; another length; empty) come out as sent.
+    @Test func labelValuesThatRepeatAreSharedAndChangesAreReadAsSent() throws {
+        let endpoint = "http://127.0.0.1:8080"
+        let sent = [
+            Observation(key: "a", state: .ok, labels: [("endpoint", endpoint), ("method", "GET")]),
+            Observation(key: "b", state: .ok, labels: [("endpoint", endpoint), ("method", "GET")]),
+            Observation(key: "c", state: .ok, labels: [("endpoint", "http://127.0.0.1:8081"), ("method", "HEAD")]),
+            Observation(key: "d", state: .ok, labels: [("endpoint", "https://127.0.0.1:8081"), ("method", "")]),
+            Observation(key: "e", state: .ok, labels: [("method", "GET")]),
+            Observation(key: "f", state: .ok, labels: [("endpoint", endpoint)]),
+        ]
+        let result = try #require(
+            Self.decoded(ResultFrames.encode(.sampled, CallResult(observations: sent, error: nil, problems: []))))
+        #expect(result.observations.count == sent.count)
+        for (got, sent) in zip(result.observations, sent) {
+            #expect(got.labels.map { Array($0.name.utf8) } == sent.labels.map { Array($0.name.utf8) })
+            #expect(got.labels.map { Array($0.value.utf8) } == sent.labels.map { Array($0.value.utf8) })
+        }
+        func storage(_ text: String) -> UnsafeRawPointer? {
+            text.utf8.withContiguousStorageIfAvailable { UnsafeRawPointer($0.baseAddress) } ?? nil
+        }
+        let first = try #require(storage(result.observations[0].labels[0].value))
+        #expect(storage(result.observations[1].labels[0].value) == first, "a repeated value was made again")
+        #expect(storage(result.observations[2].labels[0].value) != first)
+    }
+
+    @Test func theObservationCountIsReadFromTheRecordsHeader() {
+        #expect(ResultFrames.observationCount(of: ResultFrames.encode(.sampled, Self.result)) == 2)
+        let many = CallResult(
+            observations: (0..<300).map { Observation(key: "k\($0)", state: .ok) }, error: nil, problems: [])
+        #expect(ResultFrames.observationCount(of: ResultFrames.encode(.sampled, many)) == 300)
+        #expect(ResultFrames.observationCount(of: [1, 2]) == 0)
+    }
+
     @Test func everyCutShortRecordIsRefused() {
         let body = ResultFrames.encode(.sampled, Self.result)
         for length in 1..<body.count {

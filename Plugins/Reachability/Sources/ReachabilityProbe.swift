@@ -40,6 +40,7 @@ final class ReachabilityProbe: Probe {
         let check = try pool.take()
         for target in targets { try check.configure(for: target) }
         pool.give(check)
+        pool.releaseIdle()
         runner = try MultiRunner()
     }
 
@@ -66,6 +67,8 @@ final class ReachabilityProbe: Probe {
     func sample(into emitter: Emitter) throws {
         var results: [TransferResult]
         let budget = SampleBudget.current
+        // The handles serve this round only: between rounds the probe holds its targets alone.
+        defer { pool.releaseIdle() }
         do {
             results = try runner.run(count: targets.count, maxConcurrency: maxConcurrency, pool: pool) {
                 index, transfer in

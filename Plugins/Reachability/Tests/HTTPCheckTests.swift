@@ -176,16 +176,19 @@ import Testing
     }
 
     /// Easy handles are pooled: many targets, several samples, never more handles than the
-    /// concurrency (the first release kept one handle, about 10 KiB, per target).
-    @Test func handlesArePooledUpToTheConcurrency() throws {
+    /// concurrency (the first release kept one handle, about 10 KiB, per target), and none kept
+    /// between samples (ten probes kept 64 each, idle, in their shared child).
+    @Test func handlesArePooledUpToTheConcurrencyAndFreedBetweenSamples() throws {
         let server = try EndpointServer()
         let targets = (0..<120).map { #"{"name": "t\#($0)", "url": "\#(server.url("/ok"))"}"# }.joined(separator: ",")
         let probe = try ProbeHarness.makeProbe(#"{"max_concurrency": 8, "targets": [\#(targets)]}"#)
+        #expect(probe.pool.live == 0, "\(probe.pool.live) handles kept after the configuration's check")
         for _ in 0..<3 {
             let checks = try ProbeHarness.sample(probe)
             #expect(checks.count == 120 && checks.allSatisfy { $0.state == .ok })
+            #expect(probe.pool.live == 0, "\(probe.pool.live) handles kept between samples")
         }
-        #expect(probe.pool.created <= 8, "\(probe.pool.created) handles for 120 targets")
+        #expect(probe.pool.mostLive <= 8, "\(probe.pool.mostLive) handles at once for 120 targets")
     }
 }
 

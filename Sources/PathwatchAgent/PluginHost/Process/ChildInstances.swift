@@ -81,6 +81,8 @@ final class ChildInstances: Sendable {
                         ?? ResultFrames.encode(
                             .sampled, CallResult(observations: [], error: "instance \(id) not created", problems: [])),
                     for: id)
+                // What the sample made is freed once its record is sent: a large one's heap goes back.
+                HeapTrim.consumed(observations: record.map(ResultFrames.observationCount) ?? 0)
             }
         case "destroy":
             let slot = slots.withLock { $0.removeValue(forKey: id) }

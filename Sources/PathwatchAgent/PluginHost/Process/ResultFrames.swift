@@ -42,6 +42,12 @@ enum ResultFrames {
         return record.finished(error: result.error, problems: result.problems, refused: result.refused)
     }
 
+    /// The observation count a finished record states (0 for anything shorter than its header).
+    static func observationCount(of record: [UInt8]) -> Int {
+        guard record.count >= 5 else { return 0 }
+        return (1...4).reversed().reduce(0) { $0 << 8 | Int(record[$1]) }
+    }
+
     /// Reads a frame's body: a result record, or JSON (nil when it is neither).
     static func decode(_ body: [UInt8]) -> Incoming? {
         guard let tag = body.first, let kind = Kind(rawValue: tag) else {
@@ -89,36 +95,34 @@ private struct RecordReader {
         let metricCount = try count(atLeast: 12)
         var metrics: [(name: String, value: Double)] = []
         metrics.reserveCapacity(metricCount)
-        for slot in 0..<metricCount { metrics.append((try name(slot: slot), try number())) }
+        for slot in 0..<metricCount { metrics.append((try repeated(slot: slot, value: false), try number())) }
         let labelCount = try count(atLeast: 8)
         var labels: [(name: String, value: String)] = []
         labels.reserveCapacity(labelCount)
-        for slot in 0..<labelCount { labels.append((try name(slot: metricCount + slot), try text())) }
+        for slot in 0..<labelCount {
+            labels.append((try repeated(slot: metricCount + slot, value: false), try repeated(slot: slot, value: true)))
+        }
         return Observation(key: key, state: state, message: message, metrics: metrics, labels: labels)
     }
 
     /// Metric and label names by place in the observation before: a probe's observations
     /// mostly name the same metrics and labels in the same order.
-    private(set) var names: [(start: Int, length: Int, text: String)] = []
+    private(set) var names = RepeatedTexts()
+    /// Label values likewise: a thousand endpoints of one server carry the same `endpoint` label,
+    /// which then is one String that every check shares, not a copy of its own in each.
+    private(set) var labelValues = RepeatedTexts()
 
-    /// A metric or label name: the String of the observation before when the bytes in its
-    /// place are the same, so that a repeated name is compared, not validated and made again.
-    private mutating func name(slot: Int) throws(Malformed) -> String {
+    /// A metric or label name (or with `value`, a label's value): the String of the observation
+    /// before when the bytes in its place are the same, so that a repeated text is compared, not
+    /// validated and made again.
+    private mutating func repeated(slot: Int, value: Bool) throws(Malformed) -> String {
         let length = Int(try u32())
         let start = offset
         let utf8 = try take(length)
-        if slot < names.count, names[slot].length == length,
-            length == 0 || memcmp(bytes.baseAddress! + names[slot].start, utf8.baseAddress!, length) == 0
-        {
-            return names[slot].text
-        }
-        let text = try Self.string(utf8)
-        if slot < names.count {
-            names[slot] = (start, length, text)
-        } else if slot == names.count {
-            names.append((start, length, text))
-        }
-        return text
+        let record = bytes
+        return value
+            ? try labelValues.text(slot: slot, start: start, utf8: utf8, in: record)
+            : try names.text(slot: slot, start: start, utf8: utf8, in: record)
     }
 
     private mutating func take(_ size: Int) throws(Malformed) -> UnsafeRawBufferPointer {
@@ -150,10 +154,36 @@ private struct RecordReader {
         try Self.string(try take(Int(try u32())))
     }
 
-    private static func string(_ raw: UnsafeRawBufferPointer) throws(Malformed) -> String {
+    static func string(_ raw: UnsafeRawBufferPointer) throws(Malformed) -> String {
         let utf8 = raw.assumingMemoryBound(to: UInt8.self)
         if utf8.allSatisfy({ $0 < 0x80 }) { return String(decoding: utf8, as: UTF8.self) }
         guard let text = String(validating: utf8, as: UTF8.self) else { throw Malformed() }
+        return text
+    }
+}
+
+/// The texts of the observation before, by place: where they came from in the record, and the
+/// String made of them.
+private struct RepeatedTexts {
+    private var entries: [(start: Int, length: Int, text: String)] = []
+
+    /// The String in `slot` when `utf8` (at `start` of `record`) holds the same bytes, else a new
+    /// one, kept in the slot for the next observation.
+    mutating func text(slot: Int, start: Int, utf8: UnsafeRawBufferPointer, in record: UnsafeRawBufferPointer)
+        throws(RecordReader.Malformed) -> String
+    {
+        let length = utf8.count
+        if slot < entries.count, entries[slot].length == length,
+            length == 0 || memcmp(record.baseAddress! + entries[slot].start, utf8.baseAddress!, length) == 0
+        {
+            return entries[slot].text
+        }
+        let text = try RecordReader.string(utf8)
+        if slot < entries.count {
+            entries[slot] = (start, length, text)
+        } else if slot == entries.count {
+            entries.append((start, length, text))
+        }
         return text
     }
 }
