@@ -24,7 +24,7 @@ struct RemoteWritePush: PushFormat {
                 url: settings.url, contentType: "application/x-protobuf",
                 headers: settings.headers + Self.protocolHeaders,
                 tls: settings.tls, timeout: settings.timeout),
-            retry: RetryPolicy(initial: settings.retryInitial.seconds, max: settings.retryMax.seconds),
+            retry: settings.retry.policy,
             // Records are bounded by bytes and age; the count bound only has to be out of the way.
             limits: DurableQueue.Limits(records: 10_000_000, bytes: UInt64(settings.maxBytes.bytes)),
             folderKey: settings.url)

@@ -17,7 +17,7 @@ struct WebhookPush: PushFormat {
                 url: settings.url, contentType: "application/json", headers: settings.headers.map(\.line),
                 tls: settings.tls,
                 timeout: settings.timeout),
-            retry: RetryPolicy(initial: settings.retry.initial.seconds, max: settings.retry.max.seconds),
+            retry: settings.retry.policy,
             limits: DurableQueue.Limits(records: settings.maxQueue.events, bytes: settings.maxQueue.bytes.bytes),
             folderKey: Self.folderKey(format: settings.format, url: settings.url))
         spec.minInterval = UInt64(settings.minInterval.nanoseconds)

@@ -23,7 +23,7 @@ import Testing
         #expect(on == [.every])
         #expect(s.headers.isEmpty && s.externalLabels.isEmpty)
         #expect(s.maxAge == .seconds(7200) && s.maxBytes.bytes == 64 << 20 && s.maxSamplesPerSend == 2000)
-        #expect(s.timeout == .seconds(30) && s.retryInitial == .seconds(1) && s.retryMax == .seconds(60))
+        #expect(s.timeout == .seconds(30) && s.retry.initial == .seconds(1) && s.retry.max == .seconds(60))
         #expect(s.tls == HTTPTLSDefaults.none)
     }
 
@@ -39,7 +39,7 @@ import Testing
         #expect(s.externalLabels.map { "\($0.0)=\($0.1)" } == ["env=prod", "site=kiosk-7"])
         #expect(s.maxAge == .seconds(1800) && s.maxBytes.bytes == 8 << 20 && s.maxSamplesPerSend == 500)
         #expect(s.timeout == .seconds(5) && s.tls.caFile == "/etc/hostname")
-        #expect(s.retryInitial == .milliseconds(250) && s.retryMax == .seconds(10))
+        #expect(s.retry.initial == .milliseconds(250) && s.retry.max == .seconds(10))
         let (bearer, _) = try settings(#"{"type": "remote_write", "url": "http://127.0.0.1/w", "bearer_token": "tok"}"#)
         #expect(bearer.headers == ["Authorization: Bearer tok"])
     }

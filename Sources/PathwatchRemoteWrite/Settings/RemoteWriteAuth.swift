@@ -1,4 +1,5 @@
 import PathwatchAgent
+import PathwatchHTTPOut
 
 /// `headers`, `bearer_token` and `basic_auth` {username, password}: what the sink sends to
 /// authenticate, as header lines. Values are never quoted back in errors (they may be secrets).
@@ -20,7 +21,7 @@ struct RemoteWriteAuth {
             for key in nested.allKeys {
                 let value = try nested.decode(String.self, forKey: key)
                 let name = key.stringValue
-                guard Self.isToken(name) else {
+                guard HTTPToken.isToken(name) else {
                     throw DecodingError.dataCorruptedError(
                         forKey: key, in: nested,
                         debugDescription: "expected an HTTP header name (letters, digits, -_.!#$%&'*+^`|~)")
@@ -77,12 +78,4 @@ struct RemoteWriteAuth {
         }
     }
 
-    static func isToken(_ text: String) -> Bool {
-        !text.isEmpty
-            && text.unicodeScalars.allSatisfy { s in
-                s.isASCII
-                    && (s.properties.isAlphabetic || ("0"..."9").contains(s)
-                        || "!#$%&'*+-.^_`|~".unicodeScalars.contains(s))
-            }
-    }
 }

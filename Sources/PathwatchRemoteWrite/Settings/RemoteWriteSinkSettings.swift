@@ -24,8 +24,7 @@ package struct RemoteWriteSinkSettings: SinkSettings, Decodable, Equatable {
     package var maxSamplesPerSend = Self.defaultMaxSamplesPerSend
     package var timeout = ConfigDuration.seconds(30)
     package var tls = HTTPTLS()
-    package var retryInitial = ConfigDuration.seconds(1)
-    package var retryMax = ConfigDuration.seconds(60)
+    package var retry = RetrySettings(initial: .seconds(1), max: .seconds(60))
     /// Every secret value this sink holds, for the redactor.
     var secretValues: [String] = []
 
@@ -43,8 +42,6 @@ package struct RemoteWriteSinkSettings: SinkSettings, Decodable, Equatable {
         case maxBytes = "max_bytes"
         case maxSamplesPerSend = "max_samples_per_send"
     }
-
-    enum RetryKeys: String, CodingKey { case initial, max }
 
     package init(url: String) { self.url = url }
 
@@ -80,24 +77,14 @@ package struct RemoteWriteSinkSettings: SinkSettings, Decodable, Equatable {
                 forKey: .timeout, in: c, debugDescription: "expected at least 1ms, found \"\(timeout)\"")
         }
         tls = try c.decodeIfPresent(HTTPTLS.self, forKey: .tls) ?? HTTPTLS()
-        if c.contains(.retry) {
-            let r = try c.nestedContainer(keyedBy: RetryKeys.self, forKey: .retry)
-            retryInitial = try r.decodeIfPresent(ConfigDuration.self, forKey: .initial) ?? retryInitial
-            try requireInterval(retryInitial, key: .initial, in: r)
-            retryMax = try r.decodeIfPresent(ConfigDuration.self, forKey: .max) ?? retryMax
-            guard retryMax >= retryInitial else {
-                throw DecodingError.dataCorruptedError(
-                    forKey: .max, in: r,
-                    debugDescription: "expected at least retry.initial (\(retryInitial)), found \"\(retryMax)\"")
-            }
-        }
+        retry = try retry.reading(.retry, in: c)
     }
 
     package static func == (a: Self, b: Self) -> Bool {
         a.url == b.url && a.headers == b.headers && a.externalLabelList == b.externalLabelList && a.maxAge == b.maxAge
             && a.maxBytes == b.maxBytes && a.maxSamplesPerSend == b.maxSamplesPerSend && a.timeout == b.timeout
             && a.tls == b.tls
-            && a.retryInitial == b.retryInitial && a.retryMax == b.retryMax
+            && a.retry == b.retry
     }
 }
 

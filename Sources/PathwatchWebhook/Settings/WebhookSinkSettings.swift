@@ -42,29 +42,6 @@ package struct WebhookSinkSettings: SinkSettings, Decodable, Equatable {
         }
     }
 
-    /// Exponential backoff between attempts at one payload: `initial`, doubled per failure,
-    /// never more than `max`, with jitter.
-    package struct Retry: Sendable, Equatable, Decodable {
-        package var initial = ConfigDuration.seconds(1)
-        package var max = ConfigDuration.seconds(300)
-
-        enum CodingKeys: String, CodingKey { case initial, max }
-
-        package init() {}
-
-        package init(from decoder: any Decoder) throws {
-            let c = try decoder.container(keyedBy: CodingKeys.self)
-            initial = try c.decodeIfPresent(ConfigDuration.self, forKey: .initial) ?? initial
-            try requireInterval(initial, key: .initial, in: c)
-            max = try c.decodeIfPresent(ConfigDuration.self, forKey: .max) ?? max
-            guard max >= initial else {
-                throw DecodingError.dataCorruptedError(
-                    forKey: .max, in: c,
-                    debugDescription: "expected at least retry.initial (\(initial)), found \"\(max)\"")
-            }
-        }
-    }
-
     package var url: String
     package var format: Format = .pathwatch
     /// The Standard Webhooks key (decoded from `whsec_<base64>`); nil sends unsigned.
@@ -74,7 +51,9 @@ package struct WebhookSinkSettings: SinkSettings, Decodable, Equatable {
     package var timeout = ConfigDuration.seconds(10)
     package var tls = TLS()
     package var maxQueue = QueueLimits()
-    package var retry = Retry()
+    /// Exponential backoff between attempts at one payload: `initial`, doubled per failure,
+    /// never more than `max`, with jitter.
+    package var retry = RetrySettings(initial: .seconds(1), max: .seconds(300))
     /// Alertmanager only: how often firing alerts are sent again, so Alertmanager's
     /// `resolve_timeout` (5m by default) never ends an alert that is still firing.
     package var resendEvery = ConfigDuration.seconds(60)
@@ -145,7 +124,7 @@ package struct WebhookSinkSettings: SinkSettings, Decodable, Equatable {
         }
         tls = try c.decodeIfPresent(TLS.self, forKey: .tls) ?? TLS()
         maxQueue = try c.decodeIfPresent(QueueLimits.self, forKey: .maxQueue) ?? QueueLimits()
-        retry = try c.decodeIfPresent(Retry.self, forKey: .retry) ?? Retry()
+        retry = try retry.reading(.retry, in: c)
         for key in [CodingKeys.resendEvery, .alertName] where c.contains(key) && format != .alertmanager {
             throw DecodingError.dataCorruptedError(
                 forKey: key, in: c,
@@ -174,7 +153,7 @@ package struct WebhookSinkSettings: SinkSettings, Decodable, Equatable {
         for key in nested.allKeys {
             let value = try nested.decode(String.self, forKey: key)
             let name = key.stringValue
-            guard isToken(name) else {
+            guard HTTPToken.isToken(name) else {
                 throw DecodingError.dataCorruptedError(
                     forKey: key, in: nested,
                     debugDescription: "expected an HTTP header name (letters, digits, -_.!#$%&'*+^`|~)")
@@ -190,15 +169,6 @@ package struct WebhookSinkSettings: SinkSettings, Decodable, Equatable {
             headers.append(HTTPHeader(name: name, value: value))
         }
         return headers
-    }
-
-    static func isToken(_ text: String) -> Bool {
-        !text.isEmpty
-            && text.unicodeScalars.allSatisfy { s in
-                s.isASCII
-                    && (s.properties.isAlphabetic || ("0"..."9").contains(s)
-                        || "!#$%&'*+-.^_`|~".unicodeScalars.contains(s))
-            }
     }
 
     /// The secrets this sink sends (signing key text is redacted where it was substituted;
