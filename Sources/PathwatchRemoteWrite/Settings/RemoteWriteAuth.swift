@@ -16,29 +16,13 @@ struct RemoteWriteAuth {
 
     init(from c: KeyedDecodingContainer<RemoteWriteSinkSettings.CodingKeys>) throws {
         let hasAuthorization = c.contains(.bearerToken) || c.contains(.basicAuth)
-        if c.contains(.headers) {
-            let nested = try c.nestedContainer(keyedBy: NameKey.self, forKey: .headers)
-            for key in nested.allKeys {
-                let value = try nested.decode(String.self, forKey: key)
-                let name = key.stringValue
-                guard HTTPToken.isToken(name) else {
-                    throw DecodingError.dataCorruptedError(
-                        forKey: key, in: nested,
-                        debugDescription: "expected an HTTP header name (letters, digits, -_.!#$%&'*+^`|~)")
-                }
-                guard !Self.reservedHeaders.contains(name.lowercased()) else {
-                    throw DecodingError.dataCorruptedError(
-                        forKey: key, in: nested, debugDescription: "the sink sets \(name) itself")
-                }
-                if hasAuthorization, name.lowercased() == "authorization" {
-                    throw DecodingError.dataCorruptedError(
-                        forKey: key, in: nested,
-                        debugDescription: "bearer_token or basic_auth already sets Authorization")
-                }
-                try Self.requireHeaderValue(value, key: key, in: nested)
-                headerLines.append("\(name): \(value)")
-                secretValues.append(value)
-            }
+        let headers = try HTTPHeaderSetting.read(.headers, in: c, reserved: Self.reservedHeaders) { name in
+            hasAuthorization && name.lowercased() == "authorization"
+                ? "bearer_token or basic_auth already sets Authorization" : nil
+        }
+        for (name, value) in headers {
+            headerLines.append("\(name): \(value)")
+            secretValues.append(value)
         }
         if c.contains(.bearerToken), c.contains(.basicAuth) {
             throw DecodingError.dataCorruptedError(
@@ -49,7 +33,7 @@ struct RemoteWriteAuth {
                 throw DecodingError.dataCorruptedError(
                     forKey: .bearerToken, in: c, debugDescription: "expected a non-empty token")
             }
-            try Self.requireHeaderValue(token, key: .bearerToken, in: c)
+            try HTTPHeaderSetting.requireLine(token, key: .bearerToken, in: c)
             headerLines.append("Authorization: Bearer \(token)")
             secretValues.append(token)
         }
@@ -70,12 +54,4 @@ struct RemoteWriteAuth {
             if !username.isEmpty { secretValues.append(username) }
         }
     }
-
-    static func requireHeaderValue<K: CodingKey>(_ value: String, key: K, in c: KeyedDecodingContainer<K>) throws {
-        guard !value.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else {
-            throw DecodingError.dataCorruptedError(
-                forKey: key, in: c, debugDescription: "a header value must not contain CR, LF or NUL")
-        }
-    }
-
 }

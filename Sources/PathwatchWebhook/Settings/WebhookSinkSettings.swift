@@ -147,39 +147,12 @@ package struct WebhookSinkSettings: SinkSettings, Decodable, Equatable {
     /// An object of header names to values, kept in the order written. Names must be HTTP
     /// tokens; values must not break the line. Values are never quoted back (they may be secrets).
     static func decodeHeaders(_ c: KeyedDecodingContainer<CodingKeys>) throws -> [HTTPHeader] {
-        guard c.contains(.headers) else { return [] }
-        let nested = try c.nestedContainer(keyedBy: AnyKey.self, forKey: .headers)
-        var headers: [HTTPHeader] = []
-        for key in nested.allKeys {
-            let value = try nested.decode(String.self, forKey: key)
-            let name = key.stringValue
-            guard HTTPToken.isToken(name) else {
-                throw DecodingError.dataCorruptedError(
-                    forKey: key, in: nested,
-                    debugDescription: "expected an HTTP header name (letters, digits, -_.!#$%&'*+^`|~)")
-            }
-            guard !reservedHeaders.contains(name.lowercased()) else {
-                throw DecodingError.dataCorruptedError(
-                    forKey: key, in: nested, debugDescription: "the sink sets \(name) itself")
-            }
-            guard !value.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else {
-                throw DecodingError.dataCorruptedError(
-                    forKey: key, in: nested, debugDescription: "a header value must not contain CR, LF or NUL")
-            }
-            headers.append(HTTPHeader(name: name, value: value))
+        try HTTPHeaderSetting.read(.headers, in: c, reserved: reservedHeaders).map {
+            HTTPHeader(name: $0.name, value: $0.value)
         }
-        return headers
     }
 
     /// The secrets this sink sends (signing key text is redacted where it was substituted;
     /// header values are added so that a literal one is never logged either).
     package var secretValues: [String] { headers.map(\.value) }
-}
-
-/// A coding key for objects whose keys are data (header names).
-struct AnyKey: CodingKey {
-    var stringValue: String
-    var intValue: Int? { nil }
-    init(stringValue: String) { self.stringValue = stringValue }
-    init?(intValue: Int) { nil }
 }
