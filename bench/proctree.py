@@ -54,3 +54,17 @@ def rss_kib(pid):
     except OSError:
         pass
     return 0
+
+
+def cpu_ticks(pids):
+    """utime + stime of `pids`, summed, in clock ticks (SC_CLK_TCK a second); processes that
+    have ended count nothing."""
+    total = 0
+    for p in pids:
+        try:
+            with open(f"/proc/{p}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])
+        except OSError:
+            pass
+    return total

@@ -15,7 +15,7 @@ Usage: measure.py --pathwatch BIN --plugins DIR --work DIR --server HOST:PORT --
 import argparse, json, os, socket, subprocess, sys, time, urllib.parse, urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-from proctree import summed, tree  # noqa: E402
+from proctree import cpu_ticks, summed, tree  # noqa: E402
 
 TICK = os.sysconf("SC_CLK_TCK")
 
@@ -24,18 +24,6 @@ def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def cpu_ticks(pids):
-    total = 0
-    for p in pids:
-        try:
-            with open(f"/proc/{p}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            total += int(fields[11]) + int(fields[12])
-        except OSError:
-            pass
-    return total
 
 
 def get_json(url, timeout=30):

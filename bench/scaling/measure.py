@@ -16,7 +16,7 @@ Usage: measure.py PATHWATCH PLUGIN_DIR FIXTURE_DIR WINDOW ROUNDS ROW [ROW ...]
 import json, os, socket, statistics, subprocess, sys, tempfile, time, urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-from proctree import summed, tree  # noqa: E402
+from proctree import cpu_ticks, summed, tree  # noqa: E402
 
 pathwatch, plugin_dir, fixture_dir = sys.argv[1], sys.argv[2], sys.argv[3]
 window, rounds, rows = int(sys.argv[4]), int(sys.argv[5]), sys.argv[6:]
@@ -50,18 +50,6 @@ def config(work, row, port):
     with open(path, "w") as f:
         json.dump(doc, f)
     return path, len(probes)
-
-
-def cpu_ticks(pids):
-    total = 0
-    for p in pids:
-        try:
-            with open(f"/proc/{p}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            total += int(fields[11]) + int(fields[12])
-        except OSError:
-            pass
-    return total
 
 
 def all_reported(port, count):
