@@ -56,7 +56,7 @@ final class DNSAgentNamespaceTests {
         agent.outputLines.compactMap { try? parseJSONObject($0) }.filter { $0["type"] as? String == "change" }
     }
 
-    /// Waits for the state; returns how long after `since` the check's state changed (its `since`).
+    /// Waits for the state; returns how long after `since` (the old resolver's end) the test saw it.
     func waitFor(_ what: String, after since: Date, _ condition: ([String: Any]) -> Bool) throws -> Double {
         let seen = waitUntilValue(timeout: 20) { () -> [String: Any]? in
             guard let document = status(), condition(document) else { return nil }
@@ -99,9 +99,8 @@ final class DNSAgentNamespaceTests {
         }
 
         // The resolver stops: the gateway still pings, the check URL still answers by address.
-        var switched = Date()
         var mark = changes(of: agent).count
-        try topology.resolver.set(.stopped)
+        var switched = try topology.resolver.set(.stopped)
         let stopped = try waitFor("DNS not answering", after: switched) { document in
             path(document)["description"] as? String == "Connected via Ethernet (isp0), DNS not answering"
         }
@@ -118,23 +117,20 @@ final class DNSAgentNamespaceTests {
         print("dns acceptance: stopped seen \(stopped) s after the switch")
         #expect(stopped <= Self.interval + Self.dnsTimeout + 1, "seen \(stopped) s after the switch")
 
-        switched = Date()
-        try topology.resolver.set(.servfail)
+        switched = try topology.resolver.set(.servfail)
         let failing = try waitFor("DNS failing", after: switched) { document in
             path(document)["description"] as? String == "Connected via Ethernet (isp0), DNS failing: SERVFAIL"
         }
         print("dns acceptance: SERVFAIL seen \(failing) s after the switch")
 
-        switched = Date()
-        try topology.resolver.set(.normal)
+        switched = try topology.resolver.set(.normal)
         _ = try waitFor("the path satisfied again", after: switched) { document in
             path(document)["status"] as? String == "satisfied" && state(document, "dns/10.86.0.2/www.test") == "ok"
         }
 
         // A hijacked answer: the resolver works, so the path is fine, and the name's check alerts.
-        switched = Date()
         mark = changes(of: agent).count
-        try topology.resolver.set(.hijacked)
+        switched = try topology.resolver.set(.hijacked)
         let hijacked = try waitFor("the hijack", after: switched) { document in
             state(document, "dns/10.86.0.2/www.test") == "critical"
         }
@@ -149,8 +145,7 @@ final class DNSAgentNamespaceTests {
             })
         print("dns acceptance: hijack seen \(hijacked) s after the switch")
 
-        switched = Date()
-        try topology.resolver.set(.delayed(milliseconds: 300))
+        switched = try topology.resolver.set(.delayed(milliseconds: 300))
         let slow = try waitFor("the slow resolver", after: switched) { document in
             state(document, "dns/10.86.0.2/www.test") == "warning"
         }

@@ -99,8 +99,13 @@ final class ISPResolver {
         self.directory = directory
     }
 
-    func set(_ state: State) throws {
+    /// Replaces the resolver with one in `state`, and returns the instant the old one was gone:
+    /// what the agent can see change starts there. Stopping can take seconds of its own (a
+    /// process's output is read to its end), which is the fixture's time, not the agent's.
+    @discardableResult
+    func set(_ state: State) throws -> Date {
         stop()
+        let gone = Date()
         let listen = DNSTopology.ispAddress
         switch state {
         case .normal:
@@ -126,6 +131,7 @@ final class ISPResolver {
         case .stopped: break
         }
         try waitUntilSeen(state)
+        return gone
     }
 
     private func dnsmasq(hosts: [String], address: String, port: Int, local: Bool = true) throws {

@@ -62,13 +62,30 @@ enum ExecTesting {
         return count
     }
 
-    /// This process's pidfds: each run opens one, and other suites running beside these tests
-    /// open pipes and sockets of their own, so pidfds are what a leak of the runner would show.
-    static func openProcessDescriptors() -> Int {
+    /// This process's pidfds whose process has ended and been reaped (fdinfo says `Pid: -1`).
+    /// The whole test binary shares one descriptor table: suites running beside these tests hold
+    /// pidfds of live children (a plug-in child, another exec run), and close theirs moments after
+    /// reaping. A runner that leaks one keeps it for good, so a leak is a count that stays up.
+    static func descriptorsOfEndedProcesses() -> Int {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-        return entries.filter {
-            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")) == "anon_inode:[pidfd]"
+        return entries.filter { entry in
+            guard
+                (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(entry)"))
+                    == "anon_inode:[pidfd]",
+                let info = try? String(contentsOfFile: "/proc/self/fdinfo/\(entry)", encoding: .utf8)
+            else { return false }
+            return info.split(separator: "\n").contains { $0.hasPrefix("Pid:") && $0.hasSuffix("-1") }
         }.count
+    }
+
+    /// Waits (up to 5 s, polling /proc) until `condition` holds; false if it never did. What other
+    /// suites hold for a moment (a pidfd, a zombie before its wait) goes; a leak stays.
+    static func eventually(_ condition: () -> Bool) -> Bool {
+        for _ in 0..<500 {
+            if condition() { return true }
+            usleep(10_000)
+        }
+        return false
     }
 
     /// Waits (up to 5 s, polling /proc) until no marked process is alive; false if one still is.

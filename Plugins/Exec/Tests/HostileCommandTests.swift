@@ -115,13 +115,13 @@ import Testing
         let probe = try ProbeTester(
             ExecProbe.self, config: ExecTesting.config(commands, marker: marker, probe: ", \"max_parallel\": 4"))
         _ = try probe.sample(within: .seconds(10))
-        let descriptors = ExecTesting.openProcessDescriptors()
+        let descriptors = ExecTesting.descriptorsOfEndedProcesses()
         for _ in 0..<99 {
             let checks = try probe.sample(within: .seconds(10))
             #expect(checks.count == 10)
         }
-        #expect(ExecTesting.openProcessDescriptors() <= descriptors)
-        #expect(ExecTesting.zombieChildren() == 0)
+        #expect(ExecTesting.eventually { ExecTesting.descriptorsOfEndedProcesses() <= descriptors })
+        #expect(ExecTesting.eventually { ExecTesting.zombieChildren() == 0 })
         #expect(ExecTesting.waitUntilNoneAlive(marker))
     }
 }
