@@ -41,6 +41,9 @@ final class ProbeRunner: Sendable {
         var againWhenDone = false
         /// The next interval's timer.
         var tickTimer: TimerThread.Token?
+        /// The running sample's give-up timer, cancelled when the sample returns: otherwise the
+        /// timer thread wakes once more for every sample, only to find it done.
+        var graceTimer: TimerThread.Token?
     }
     private let state = Mutex(State())
     private let reportedProblems = Mutex<Set<String>>([])
@@ -183,13 +186,20 @@ final class ProbeRunner: Sendable {
         let now = monotonicNanoseconds()
         let start = due.map { now &- $0 < 10_000_000 ? $0 : now } ?? now
         let deadline = CallDeadlines.deadline(from: Int64(start), after: timeout)
+        // Set before the call starts, so the call's end always finds it to cancel.
+        let grace = giveUp(call, at: deadline)
+        state.withLock { $0.graceTimer = grace }
         calls.async { [self] in
             let result = instance.sample(by: deadline)
-            let (late, again) = state.withLock { s -> (Bool, Bool) in
+            let (late, again, grace) = state.withLock { s -> (Bool, Bool, TimerThread.Token?) in
                 s.inFlight = false
-                defer { s.againWhenDone = false }
-                return (s.timedOut || s.stopped, s.againWhenDone && !s.stopped)
+                defer {
+                    s.againWhenDone = false
+                    s.graceTimer = nil
+                }
+                return (s.timedOut || s.stopped, s.againWhenDone && !s.stopped, s.graceTimer)
             }
+            if let grace { timers.cancel(grace) }
             if again {
                 // Asked for a fresh sample while this one ran (the path changed under it): what it
                 // saw may be the old path's, so the next one, starting now, speaks instead.
@@ -209,7 +219,10 @@ final class ProbeRunner: Sendable {
             }
             deliver(result, asEvent: false)
         }
-        // The plug-in has its deadline and the grace after it; then it is given up on.
+    }
+
+    /// The plug-in has its deadline and the grace after it; then call number `call` is given up on.
+    private func giveUp(_ call: Int, at deadline: Deadline) -> TimerThread.Token {
         timers.schedule(atMonotonic: UInt64(deadline.monotonicNanoseconds &+ CallDeadlines.grace.nanoseconds)) {
             [self] in
             let expired = state.withLock { s -> Bool in

@@ -89,7 +89,7 @@ extension SharedChild {
 
     /// A frame from the child for instance `id`, on the child's reader thread.
     func route(_ id: UInt32, _ message: ChildProcess.Message) {
-        state.withLock { $0.members[id] }?.take(message)
+        inboxes.withLock { $0[id] }?.take(message)
     }
 
     /// The child ended (on its reader thread, reaped): every instance it hosted ended with it.
@@ -102,7 +102,7 @@ extension SharedChild {
     func childEnded(_ status: Int32, faultIn: UInt32?, stderrTail: String?) {
         let now = MonotonicClock.nowNanoseconds()
         // What the ended child said of its instances' event descriptors no longer holds.
-        for notices in state.withLock({ $0.members.values.compactMap(\.descriptorNotices) }) { notices(.instanceEnded) }
+        for notices in inboxes.withLock({ $0.values.compactMap(\.descriptorNotices) }) { notices(.instanceEnded) }
         let outcome = state.withLock { $0.childEnded(status, faultIn: faultIn, stderrTail: stderrTail, at: now) }
         guard let outcome else { return }
         logger.warning(

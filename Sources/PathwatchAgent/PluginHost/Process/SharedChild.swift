@@ -28,6 +28,8 @@ final class SharedChild: Sendable {
     typealias Kill = SharedChildState.Kill
 
     let state = Mutex(SharedChildState())
+    /// Each member's inbox, for the reader thread (SharedChildInbox says why apart from `state`).
+    let inboxes = Mutex<[UInt32: SharedChildInbox]>([:])
     /// Held while a child starts or instances are created in it (on the caller's own thread).
     let lifecycle = DispatchSemaphore(value: 1)
 
@@ -39,7 +41,10 @@ final class SharedChild: Sendable {
 
     /// Adds an instance for `probeID`, not yet created; its number names it on the wire.
     func reserve(probeID: String, configJSON: String, limits: ProcessProbeHost.ChildLimits) -> UInt32 {
-        state.withLock { $0.reserve(Member(probeID: probeID, configJSON: configJSON, limits: limits)) }
+        let member = Member(probeID: probeID, configJSON: configJSON, limits: limits)
+        let id = state.withLock { $0.reserve(member) }
+        inboxes.withLock { $0[id] = SharedChildInbox(mailbox: member.mailbox) }
+        return id
     }
 
     /// What creating an instance came to.
@@ -118,11 +123,11 @@ final class SharedChild: Sendable {
     func health(of id: UInt32) -> ProbeHealth { state.withLock { $0.members[id]?.health ?? ProbeHealth() } }
 
     func forwardEvents(of id: UInt32, to deliver: @escaping @Sendable (CallResult) -> Void) {
-        state.withLock { $0.members[id]?.events = deliver }
+        inboxes.withLock { $0[id]?.events = deliver }
     }
 
     func forwardDescriptorNotices(of id: UInt32, to notice: @escaping @Sendable (EventDescriptorNotice) -> Void) {
-        state.withLock { $0.members[id]?.descriptorNotices = notice }
+        inboxes.withLock { $0[id]?.descriptorNotices = notice }
     }
 
     /// Destroys instance `id` in the child (a destroy that does not return within 2 s kills
@@ -146,7 +151,8 @@ final class SharedChild: Sendable {
 
     /// Forgets instance `id`; true when it was the last (the caller then `close`s).
     func remove(_ id: UInt32) -> Bool {
-        state.withLock { $0.remove(id) }
+        inboxes.withLock { $0[id] = nil }
+        return state.withLock { $0.remove(id) }
     }
 
     /// No instance left: the child sees the end of its input and exits (killed after 2 s if

@@ -7,9 +7,6 @@ struct SharedChildState {
         let configJSON: String
         let limits: ProcessProbeHost.ChildLimits
         let mailbox = Mailbox()
-        var events: (@Sendable (CallResult) -> Void)?
-        /// Where the child's word on the instance's event descriptor goes (the probe's runner).
-        var descriptorNotices: (@Sendable (EventDescriptorNotice) -> Void)?
         /// Created in the running child.
         var created = false
         var everCreated = false
@@ -18,26 +15,6 @@ struct SharedChildState {
         /// The call in flight ("sample", "create", "destroy"), to name in a crash's cause.
         var call: String?
         var health = ProbeHealth()
-
-        /// A frame from the child for this instance, on the child's reader thread.
-        func take(_ message: ChildProcess.Message) {
-            switch message {
-            case .event(let result):
-                // A malformed event is dropped; the instance's next sample says what it sees.
-                if let result { events?(result) }
-            case .sampled(let result): mailbox.post(.sampled(result))
-            case .frame(let frame):
-                // Said of its own accord, not a reply: it must not answer a call in flight.
-                if let said = frame["event_descriptor"] {
-                    if let notice = said.stringValue.flatMap(EventDescriptorNotice.init(wireName:)) {
-                        descriptorNotices?(notice)
-                    }
-                    return
-                }
-                mailbox.post(.frame(frame))
-            case .ended: break
-            }
-        }
     }
 
     /// Why the agent killed the child: what the probe whose call it was reports, and what its
