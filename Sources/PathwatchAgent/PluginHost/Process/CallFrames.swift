@@ -50,6 +50,15 @@ enum CallFrames {
 
     private static func text(_ value: Int64) -> JSONValue { .string(String(value)) }
 
+    /// The child's answer to `create` when the plug-in refused its configuration: where and why.
+    static func configRefusal(in frame: JSONValue, plugin: String) -> JSONPathError? {
+        guard let refusal = frame["refused_config"] else { return nil }
+        return JSONPathError(
+            path: JSONPath(parsing: refusal["path"]?.stringValue ?? ""),
+            message: refusal["message"]?.stringValue ?? "plug-in \(plugin) refused its configuration without saying why"
+        )
+    }
+
     private static func number(_ value: JSONValue?) -> Int64? {
         guard let text = value?.stringValue, let number = Int64(text), number > 0 else { return nil }
         return number

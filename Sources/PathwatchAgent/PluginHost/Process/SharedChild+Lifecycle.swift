@@ -65,13 +65,7 @@ extension SharedChild {
         state.withLock { $0.members[id]?.call = nil }
         switch reply {
         case .frame(let frame)?:
-            if let refusal = frame["refused_config"] {
-                return .refused(
-                    JSONPathError(
-                        path: JSONPath(parsing: refusal["path"]?.stringValue ?? ""),
-                        message: refusal["message"]?.stringValue
-                            ?? "plug-in \(plugin.name) refused its configuration without saying why"))
-            }
+            if let refusal = CallFrames.configRefusal(in: frame, plugin: plugin.name) { return .refused(refusal) }
             state.withLock { $0.created(id, in: child) }
             return .created
         case .ended?:
