@@ -56,14 +56,16 @@ struct SharedChildState {
         guard let index = members.index(forKey: id) else {
             return .failure(SampleRefusal(cause: "plug-in not running"))
         }
-        let member = members.values[index]
-        if let refused = member.refused { return .failure(SampleRefusal(cause: refused)) }
-        guard let child, member.created else {
-            return .failure(SampleRefusal(cause: member.health.lastError ?? "plug-in restarting"))
+        // Read in place: a thousand probes' calls take this lock, and a copy of the member
+        // (its strings, its health) under it is retains and releases every sibling waits for.
+        if let refused = members.values[index].refused { return .failure(SampleRefusal(cause: refused)) }
+        guard let child, members.values[index].created else {
+            return .failure(SampleRefusal(cause: members.values[index].health.lastError ?? "plug-in restarting"))
         }
-        member.mailbox.reset()
+        let mailbox = members.values[index].mailbox
+        mailbox.reset()
         members.values[index].call = "sample"
-        return .success((child, member.mailbox))
+        return .success((child, mailbox))
     }
 
     /// Instance `id`'s sample sent to `child` is over after `took` milliseconds, `answered` with
