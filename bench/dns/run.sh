@@ -20,11 +20,7 @@ runs=${1:-5}
 names=${2:-1000}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 
-need() {  # need <command> <debian package>
-    command -v "$1" >/dev/null 2>&1 && return
-    if [ "$(id -u)" != 0 ]; then echo "missing $1: run sudo apt-get install -y $2" >&2; exit 1; fi
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$2" >/dev/null
-}
+source "$root/bench/need.sh"
 need dnsmasq dnsmasq-base
 need dig bind9-dnsutils
 need adnshost adns-tools

@@ -11,11 +11,7 @@ root=$PWD
 WINDOW=${1:-60}
 N=${2:-100}
 
-need() {  # need <file> <debian package>
-    [ -e "$1" ] && return
-    if [ "$(id -u)" != 0 ]; then echo "missing $1: run sudo apt-get install -y $2" >&2; exit 1; fi
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$2" >/dev/null
-}
+source "$root/bench/need.sh"
 need /usr/lib/nagios/plugins/check_dummy monitoring-plugins-basic
 need /usr/lib/nagios/plugins/check_tcp monitoring-plugins-standard
 need /usr/sbin/nrpe nagios-nrpe-server

@@ -24,11 +24,7 @@ targets=1000
 parallel=64
 root=$(cd "$(dirname "$0")/../.." && pwd)
 
-need() {  # need <command> <debian package>
-    command -v "$1" >/dev/null 2>&1 && return
-    if [ "$(id -u)" != 0 ]; then echo "missing $1: run sudo apt-get install -y $2" >&2; exit 1; fi
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$2" >/dev/null
-}
+source "$root/bench/need.sh"
 need nginx nginx-light
 need curl curl
 need python3 python3
@@ -39,43 +35,18 @@ need cc gcc
 bin="$root/.build/release"
 
 work=$(mktemp -d /tmp/pathwatch-bench-reach.XXXXXX)
-nginx_pid=""
+source "$root/bench/nginx.sh"
 cleanup() {
     [ -n "$nginx_pid" ] && kill "$nginx_pid" 2>/dev/null && wait "$nginx_pid" 2>/dev/null
     rm -rf "$work"
 }
 trap cleanup EXIT
 chmod 755 "$work"
-mkdir -p "$work/plugins" "$work/nginx/logs"
+mkdir -p "$work/plugins"
 cp "$bin/libpathwatch_reachability.so" "$work/plugins/"
 cc -O2 -Wall -Werror -I "$root/SDK/Sources/CPathwatchProbe/include" "$(dirname "$0")/round.c" -o "$work/round" -ldl
 
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-
-start_nginx() {  # start_nginx <keepalive_timeout>
-    if [ -n "$nginx_pid" ]; then kill "$nginx_pid"; wait "$nginx_pid" 2>/dev/null || true; fi
-    cat > "$work/nginx/nginx.conf" <<CONF
-daemon off;
-worker_processes 2;
-pid $work/nginx/nginx.pid;
-error_log $work/nginx/logs/error.log warn;
-events { worker_connections 4096; }
-http {
-    access_log off;
-    keepalive_timeout $1;
-    keepalive_requests 100000;
-    client_body_temp_path $work/nginx/body;
-    server {
-        listen 127.0.0.1:$port backlog=4096;
-        location / { return 200 "ok\n"; }
-    }
-}
-CONF
-    nginx -p "$work/nginx" -c "$work/nginx/nginx.conf" -e "$work/nginx/logs/error.log" &
-    nginx_pid=$!
-    for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$port/" && return; sleep 0.05; done
-    echo "nginx did not start" >&2; cat "$work/nginx/logs/error.log" >&2; exit 1
-}
 
 # The same 1,000 URLs for both clients.
 python3 - "$port" "$targets" "$work" <<'PY'
@@ -122,7 +93,7 @@ median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 echo "| server mode | what | wall time: median of $rounds (min) | peak RSS | checks ok |"
 echo "|---|---|---|---|---|"
 for mode in fresh keep-alive; do
-    if [ "$mode" = fresh ]; then start_nginx 0; variant=fresh; else start_nginx 75s; variant=reuse; fi
+    if [ "$mode" = fresh ]; then start_nginx 2 0; variant=fresh; else start_nginx 2 75s; variant=reuse; fi
     config="$work/agent-$variant.json"
     run_agent "$config" >/dev/null; run_curl >/dev/null   # warm-up: page cache, nginx workers
     : > "$work/agent.times"; : > "$work/curl.times"; : > "$work/agent.rss"
