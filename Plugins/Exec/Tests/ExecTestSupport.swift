@@ -1,6 +1,7 @@
 import Foundation
 import PathwatchProbeKit
 import PathwatchProbeTesting
+import PathwatchTestSupport
 
 @testable import ExecProbe
 
@@ -65,7 +66,8 @@ enum ExecTesting {
     /// This process's pidfds whose process has ended and been reaped (fdinfo says `Pid: -1`).
     /// The whole test binary shares one descriptor table: suites running beside these tests hold
     /// pidfds of live children (a plug-in child, another exec run), and close theirs moments after
-    /// reaping. A runner that leaks one keeps it for good, so a leak is a count that stays up.
+    /// reaping. A runner that leaks one keeps it for good, so a leak is a count that stays up
+    /// (the tests wait a few seconds for it to come down).
     static func descriptorsOfEndedProcesses() -> Int {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
         return entries.filter { entry in
@@ -78,22 +80,8 @@ enum ExecTesting {
         }.count
     }
 
-    /// Waits (up to 5 s, polling /proc) until `condition` holds; false if it never did. What other
-    /// suites hold for a moment (a pidfd, a zombie before its wait) goes; a leak stays.
-    static func eventually(_ condition: () -> Bool) -> Bool {
-        for _ in 0..<500 {
-            if condition() { return true }
-            usleep(10_000)
-        }
-        return false
-    }
-
     /// Waits (up to 5 s, polling /proc) until no marked process is alive; false if one still is.
     static func waitUntilNoneAlive(_ marker: String) -> Bool {
-        for _ in 0..<500 {
-            if processes(marked: marker).alive == 0 { return true }
-            usleep(10_000)
-        }
-        return false
+        waitUntil(timeout: 5) { processes(marked: marker).alive == 0 }
     }
 }

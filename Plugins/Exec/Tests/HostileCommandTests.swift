@@ -120,8 +120,8 @@ import Testing
             let checks = try probe.sample(within: .seconds(10))
             #expect(checks.count == 10)
         }
-        #expect(ExecTesting.eventually { ExecTesting.descriptorsOfEndedProcesses() <= descriptors })
-        #expect(ExecTesting.eventually { ExecTesting.zombieChildren() == 0 })
+        #expect(waitUntil(timeout: 5) { ExecTesting.descriptorsOfEndedProcesses() <= descriptors })
+        #expect(waitUntil(timeout: 5) { ExecTesting.zombieChildren() == 0 })
         #expect(ExecTesting.waitUntilNoneAlive(marker))
     }
 }
