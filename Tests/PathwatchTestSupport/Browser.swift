@@ -51,20 +51,14 @@ public final class Browser: @unchecked Sendable {
         process.standardInput = input
         process.standardOutput = output
         process.standardError = errors
-        output.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            if data.isEmpty { handle.readabilityHandler = nil }
-            self?.append(data)
-        }
-        errors.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            if data.isEmpty { handle.readabilityHandler = nil }
+        try process.run()
+        PipeReader.read(output, name: "browser-stdout") { [weak self] data in self?.append(data) }
+        PipeReader.read(errors, name: "browser-stderr") { [weak self] data in
             guard let self else { return }
             self.lock.lock()
             self.stderrText += String(decoding: data, as: UTF8.self)
             self.lock.unlock()
         }
-        try process.run()
         let ready = try reply(timeout: 120, for: "start")
         guard ready as? String == "ready" else { throw TestFailure("the browser driver did not start: \(errorOutput)") }
     }

@@ -61,16 +61,14 @@ final class PipeCollector: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
 
     init(_ pipe: Pipe) {
-        let handle = pipe.fileHandleForReading
-        Thread.detachNewThread { [self] in
-            while true {
-                let chunk = handle.availableData
-                if chunk.isEmpty { break }
-                lock.lock()
-                data.append(chunk)
-                lock.unlock()
+        PipeReader.read(pipe, name: "test-collect") { [self] chunk in
+            guard !chunk.isEmpty else {
+                done.signal()
+                return
             }
-            done.signal()
+            lock.lock()
+            data.append(chunk)
+            lock.unlock()
         }
     }
 
@@ -106,21 +104,15 @@ public final class BackgroundProcess: @unchecked Sendable {
         process.standardOutput = outPipe
         process.standardError = errPipe
         process.standardInput = FileHandle.nullDevice
-        outPipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            if data.isEmpty { handle.readabilityHandler = nil }
-            self?.append(data)
-        }
-        errPipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            if data.isEmpty { handle.readabilityHandler = nil }
+        try process.run()
+        PipeReader.read(outPipe, name: "test-stdout") { [weak self] data in self?.append(data) }
+        PipeReader.read(errPipe, name: "test-stderr") { [weak self] data in
             guard let self else { return }
             self.lock.lock()
             if data.isEmpty { self.ended.error = true }
             self.stderrText += String(decoding: data, as: UTF8.self)
             self.lock.unlock()
         }
-        try process.run()
     }
 
     private func append(_ data: Data) {
