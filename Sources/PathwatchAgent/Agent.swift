@@ -18,7 +18,7 @@ package final class Agent: Sendable {
     /// drain after the probes stopped (see SinkGroup).
     package let sinkGroup = SinkGroup()
     /// The plug-in children, one per plug-in file, shared by its isolated probes across reloads.
-    private let children = PluginChildren()
+    private let children: PluginChildren
     /// What reports are stamped with and paced documents are timed on.
     let clock: any AgentClock
 
@@ -26,12 +26,13 @@ package final class Agent: Sendable {
         self.init(config: config, logger: logger, observer: observer, clock: SystemClock())
     }
 
-    /// `clock`: a test's, to drive document pacing in virtual time.
+    /// `clock`: a test's, to drive document pacing and plug-in children's restarts in virtual time.
     package init(config: LoadedConfig, logger: AgentLogger, observer: (any AgentObserver)?, clock: any AgentClock) {
         self.identity = AgentIdentity(name: config.config.agent.name)
         self.logger = logger
         self.observer = observer
         self.clock = clock
+        self.children = PluginChildren(clock: clock)
         self.state = Mutex(
             AgentState(loaded: config, catalog: PluginCatalog(), book: CheckBook(agentName: config.config.agent.name)))
     }

@@ -48,11 +48,11 @@ final class ChildProcess: Sendable {
         return n > 0 ? String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) : "/proc/self/exe"
     }()
 
-    /// Starts the child with `arguments` after `plugin-child`. `label` names it in logs (asked
-    /// each time: the probes a child hosts change).
+    /// Starts `executable` (this program unless said otherwise) with `arguments` after
+    /// `plugin-child`. `label` names it in logs (asked each time: the probes a child hosts change).
     static func start(
-        arguments: [String], label: @escaping @Sendable () -> String, logger: AgentLogger,
-        route: Route? = nil, ended: Ended? = nil
+        arguments: [String], executable: String = executable, label: @escaping @Sendable () -> String,
+        logger: AgentLogger, route: Route? = nil, ended: Ended? = nil
     ) -> Result<ChildProcess, ChildStartError> {
         // The calls' socket; the child's stdout, and its stderr apart (its last lines go into a
         // crash's cause); and where the child says which instance a crash or exit() happened in
@@ -63,7 +63,8 @@ final class ChildProcess: Sendable {
         case .failure(let error): return .failure(error)
         }
         let (pair, output, errors, fault) = (pairs[0], pairs[1], pairs[2], pairs[3])
-        let spawned = spawn(arguments, socket: pair[1], stdout: output[1], stderr: errors[1], fault: fault[1])
+        let spawned = spawn(
+            executable, arguments, socket: pair[1], stdout: output[1], stderr: errors[1], fault: fault[1])
         for made in pairs { close(made[1]) }
         let pid: pid_t
         switch spawned {
@@ -107,10 +108,10 @@ final class ChildProcess: Sendable {
         return .success(made)
     }
 
-    /// posix_spawn of this program as `plugin-child`, with the child's ends of the socketpairs on
+    /// posix_spawn of `executable` as `plugin-child`, with the child's ends of the socketpairs on
     /// its descriptors and in a session of its own.
     private static func spawn(
-        _ arguments: [String], socket: Int32, stdout: Int32, stderr: Int32, fault: Int32
+        _ executable: String, _ arguments: [String], socket: Int32, stdout: Int32, stderr: Int32, fault: Int32
     ) -> Result<pid_t, ChildStartError> {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)

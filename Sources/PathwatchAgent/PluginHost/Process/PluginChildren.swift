@@ -11,8 +11,13 @@ package final class PluginChildren: Sendable {
     }
 
     private let children = Mutex<[Key: SharedChild]>([:])
+    private let launch: ChildLaunch
 
-    package init() {}
+    /// `clock` times the children's restart backoff; `executable` is the program started as each
+    /// child (nil: this one; a test in process names the agent binary).
+    package init(clock: any AgentClock = SystemClock(), executable: String? = nil) {
+        launch = ChildLaunch(clock: clock, executable: executable ?? ChildProcess.executable)
+    }
 
     /// The child for `plugin` with `maxMemoryBytes`, started on first use, and an instance
     /// reserved in it for `probeID` (reserved under this lock, so that the last instance
@@ -23,7 +28,9 @@ package final class PluginChildren: Sendable {
     ) -> (SharedChild, UInt32) {
         children.withLock { children in
             let key = Key(path: plugin.path, maxMemoryBytes: maxMemoryBytes)
-            let child = children[key] ?? SharedChild(plugin: plugin, maxMemoryBytes: maxMemoryBytes, logger: logger)
+            let child =
+                children[key]
+                ?? SharedChild(plugin: plugin, maxMemoryBytes: maxMemoryBytes, logger: logger, launch: launch)
             children[key] = child
             return (child, child.reserve(probeID: probeID, configJSON: configJSON, limits: limits))
         }
@@ -40,4 +47,11 @@ package final class PluginChildren: Sendable {
         }
         if last { child.close() }
     }
+}
+
+/// How the children of one agent are started and timed: the program run as `plugin-child` (the
+/// agent itself, or the agent binary a test names) and the clock their restart backoff is on.
+struct ChildLaunch: Sendable {
+    var clock: any AgentClock
+    var executable: String
 }

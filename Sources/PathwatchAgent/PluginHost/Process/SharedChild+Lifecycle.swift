@@ -11,7 +11,8 @@ extension SharedChild {
         let arguments = ["--plugin", plugin.path, "--max-memory", String(maxMemoryBytes)]
         let child: ChildProcess
         let started = ChildProcess.start(
-            arguments: arguments, label: { [weak self] in self?.label ?? "plug-in" }, logger: logger,
+            arguments: arguments, executable: launch.executable, label: { [weak self] in self?.label ?? "plug-in" },
+            logger: logger,
             route: { [weak self] id, message in self?.route(id, message) },
             ended: { [weak self] status, faultIn, stderrTail in
                 self?.childEnded(status, faultIn: faultIn, stderrTail: stderrTail)
@@ -26,7 +27,7 @@ extension SharedChild {
             s.child = child
             s.loaded = false
             s.kill = nil
-            s.startedAt = MonotonicClock.nowNanoseconds()
+            s.startedAt = Int64(launch.clock.monotonicNow)
             return s.members.values.map(\.limits.createTimeout).max() ?? .seconds(5)
         }
         switch child.next(within: loadTimeout.seconds) {
@@ -94,7 +95,7 @@ extension SharedChild {
     /// lines it wrote to stderr added (`stderrTail`, redacted and escaped): a Swift plug-in's
     /// runtime says there why it trapped, which the signal alone does not.
     func childEnded(_ status: Int32, faultIn: UInt32?, stderrTail: String?) {
-        let now = MonotonicClock.nowNanoseconds()
+        let now = Int64(launch.clock.monotonicNow)
         // What the ended child said of its instances' event descriptors no longer holds.
         for notices in inboxes.withLock({ $0.values.compactMap(\.descriptorNotices) }) { notices(.instanceEnded) }
         let outcome = state.withLock { $0.childEnded(status, faultIn: faultIn, stderrTail: stderrTail, at: now) }
@@ -107,14 +108,14 @@ extension SharedChild {
 
     /// A child that could not even be started (no process to be had): as if it ended at once.
     private func failedToStart(_ reason: String) {
-        let now = MonotonicClock.nowNanoseconds()
+        let now = Int64(launch.clock.monotonicNow)
         let delay = state.withLock { $0.failedToStart(reason, at: now) }
         logger.warning("plug-in \(plugin.name): \(reason)")
         if let delay { scheduleRestart(afterNanoseconds: delay) }
     }
 
     private func scheduleRestart(afterNanoseconds delay: Int64) {
-        TimerThread.shared.schedule(afterNanoseconds: UInt64(max(0, delay))) { [weak self] in
+        launch.clock.schedule(atMonotonic: launch.clock.monotonicNow + UInt64(max(0, delay))) { [weak self] in
             guard let self else { return }
             // Starting a child and creating instances block: on a thread of their own.
             let thread = SerialThread(name: "pw-restart")

@@ -23,6 +23,7 @@ final class SharedChild: Sendable {
     let plugin: LoadedPlugin
     let maxMemoryBytes: UInt64
     let logger: AgentLogger
+    let launch: ChildLaunch
 
     typealias Member = SharedChildState.Member
     typealias Kill = SharedChildState.Kill
@@ -33,10 +34,8 @@ final class SharedChild: Sendable {
     /// Held while a child starts or instances are created in it (on the caller's own thread).
     let lifecycle = DispatchSemaphore(value: 1)
 
-    init(plugin: LoadedPlugin, maxMemoryBytes: UInt64, logger: AgentLogger) {
-        self.plugin = plugin
-        self.maxMemoryBytes = maxMemoryBytes
-        self.logger = logger
+    init(plugin: LoadedPlugin, maxMemoryBytes: UInt64, logger: AgentLogger, launch: ChildLaunch) {
+        (self.plugin, self.maxMemoryBytes, self.logger, self.launch) = (plugin, maxMemoryBytes, logger, launch)
     }
 
     /// Adds an instance for `probeID`, not yet created; its number names it on the wire.
