@@ -70,8 +70,10 @@ import Testing
         #expect(inPlace != nil, "\(String(describing: agent.check("net/internet")))")
         #expect(agent.path["internet"] as? String == "portal")
 
-        server.mode = .full
+        // The ISP goes silent first: the server's answer matters again only once it answers, and
+        // a sample between the two steps would otherwise see full internet for a moment.
         try topology.ispAnswers(false)
+        server.mode = .full
         try expectPath("limited", "unsatisfied", "Connected via Ethernet (isp0), no internet access", "limited")
         // Carrier and route stayed: only what lies behind the link is gone.
         #expect(agent.check("link/isp0")?["state"] as? String == "ok")
