@@ -33,7 +33,10 @@ import Testing
         let result = host.sample(by: .after(.seconds(5)))
         #expect(result.error == "plug-in crashed: SIGSEGV (signal 11) during sample of probe crasher")
         // The agent learns of the end on the child's reader thread, which schedules the restart.
-        let restart = waitUntilValue(timeout: 10) { clock.deadlines.count == 1 ? clock.deadlines.first : nil }
+        let restart = waitUntilValue(timeout: 10) { () -> UInt64? in
+            let deadlines = clock.deadlines
+            return deadlines.count == 1 ? deadlines[0] : nil
+        }
         #expect(host.health.state == .restarting)
         return try #require(restart, "no restart was put on the clock")
     }

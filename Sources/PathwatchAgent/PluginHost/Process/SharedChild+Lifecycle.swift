@@ -103,7 +103,7 @@ extension SharedChild {
         logger.warning(
             "plug-in \(plugin.name) (\(Plural.count(outcome.probes, "probe"))): \(outcome.cause); starting it again in \(outcome.delay / 1_000_000_000)s"
         )
-        scheduleRestart(afterNanoseconds: outcome.delay)
+        scheduleRestart(at: now + outcome.delay)
     }
 
     /// A child that could not even be started (no process to be had): as if it ended at once.
@@ -111,11 +111,11 @@ extension SharedChild {
         let now = Int64(launch.clock.monotonicNow)
         let delay = state.withLock { $0.failedToStart(reason, at: now) }
         logger.warning("plug-in \(plugin.name): \(reason)")
-        if let delay { scheduleRestart(afterNanoseconds: delay) }
+        if let delay { scheduleRestart(at: now + delay) }
     }
 
-    private func scheduleRestart(afterNanoseconds delay: Int64) {
-        launch.clock.schedule(atMonotonic: launch.clock.monotonicNow + UInt64(max(0, delay))) { [weak self] in
+    private func scheduleRestart(at deadline: Int64) {
+        launch.clock.schedule(atMonotonic: UInt64(max(0, deadline))) { [weak self] in
             guard let self else { return }
             // Starting a child and creating instances block: on a thread of their own.
             let thread = SerialThread(name: "pw-restart")
