@@ -10,6 +10,10 @@ package protocol ProbeHost: AnyObject, Sendable {
     var isolation: Isolation { get }
     /// Takes one sample; the plug-in is told `deadline` (contract §6 "Deadlines").
     func sample(by deadline: Deadline) -> CallResult
+    /// Takes one sample and hands its result to `done`. By default on this thread once
+    /// `sample(by:)` returns; a host whose answer arrives on a thread of its own (a child's
+    /// reader) lets this thread go at once and calls `done` there.
+    func sample(by deadline: Deadline, then done: @escaping @Sendable (CallResult) -> Void)
     /// The descriptor the probe's runner should watch (inline event-driven probes); nil when
     /// there is none or the host watches it itself.
     func eventFileDescriptor() -> Int32?
@@ -34,6 +38,9 @@ package protocol ProbeHost: AnyObject, Sendable {
 }
 
 extension ProbeHost {
+    package func sample(by deadline: Deadline, then done: @escaping @Sendable (CallResult) -> Void) {
+        done(sample(by: deadline))
+    }
     package func abandonRunningCallToStop() { abandonRunningCall(reason: "stopped") }
     package func forwardDescriptorNotices(to notice: @escaping @Sendable (EventDescriptorNotice) -> Void) {}
 }

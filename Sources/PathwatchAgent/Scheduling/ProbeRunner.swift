@@ -76,13 +76,11 @@ final class ProbeRunner: Sendable {
     }
 
     func start() {
-        // A child polls its plug-in's event descriptor itself and streams the results here;
-        // they are delivered on the calls queue, in order with samples.
+        // A child polls its plug-in's event descriptor itself and streams the results here, on
+        // its reader thread: the thread its samples' answers come on, so both stay in order.
         instance.forwardEvents { [weak self] result in
-            guard let self else { return }
-            calls.async { [self] in
-                if !state.withLock({ $0.stopped }) { deliver(result, asEvent: true) }
-            }
+            guard let self, !state.withLock({ $0.stopped }) else { return }
+            deliver(result, asEvent: true)
         }
         instance.forwardDescriptorNotices { [descriptorHealth] in descriptorHealth.note($0) }
         if let fd = eventDescriptor, let eventThread {
@@ -103,17 +101,20 @@ final class ProbeRunner: Sendable {
         scheduleTick(at: monotonicNanoseconds())
     }
 
-    /// The interval's next tick, on the grid set at start (no drift); a grid point already past
-    /// (the machine was suspended, the timer thread held up) is skipped, not fired in a burst.
-    /// Stopping is seen by the firing tick itself, so a cancel that loses a race changes nothing.
+    /// The interval's next tick. The first is at start; the others are on the grid of the
+    /// interval's multiples on the monotonic clock, which every probe of the same interval
+    /// shares (no drift, and no phase of its own): a thousand probes started over a few seconds
+    /// then sample together once an interval, and their calls to a shared child cross in a few
+    /// writes each way instead of one wake-up chain per probe. The first grid point is at least
+    /// half an interval after the first tick. A grid point already past (the machine was
+    /// suspended, the timer thread held up) is skipped, not fired in a burst. Stopping is seen
+    /// by the firing tick itself, so a cancel that loses a race changes nothing.
     private func scheduleTick(at deadline: UInt64) {
         let token = timers.schedule(atMonotonic: deadline) { [weak self] in
             guard let self, !state.withLock({ $0.stopped }) else { return }
-            let period = UInt64(interval.nanoseconds)
-            var next = deadline &+ period
-            let now = monotonicNanoseconds()
-            if next <= now { next = now &+ (period - (now &- deadline) % period) }
-            scheduleTick(at: next)
+            let period = UInt64(max(1, interval.nanoseconds))
+            let after = max(deadline &+ period / 2, monotonicNanoseconds())
+            scheduleTick(at: (after / period + 1) * period)
             tick(due: deadline)
         }
         state.withLock { $0.tickTimer = token }
@@ -190,35 +191,44 @@ final class ProbeRunner: Sendable {
         let grace = giveUp(call, at: deadline)
         state.withLock { $0.graceTimer = grace }
         calls.async { [self] in
-            let result = instance.sample(by: deadline)
-            let (late, again, grace) = state.withLock { s -> (Bool, Bool, TimerThread.Token?) in
-                s.inFlight = false
-                defer {
-                    s.againWhenDone = false
-                    s.graceTimer = nil
-                }
-                return (s.timedOut || s.stopped, s.againWhenDone && !s.stopped, s.graceTimer)
-            }
-            if let grace { timers.cancel(grace) }
-            if again {
-                // Asked for a fresh sample while this one ran (the path changed under it): what it
-                // saw may be the old path's, so the next one, starting now, speaks instead.
-                tick()
-                logger.debug("probe \(id): a sample that started before the path changed was superseded")
-                return
-            }
-            if late {
-                logger.warning(
-                    "probe \(id): a sample returned after its \(timeout) deadline and grace; its result was dropped")
-                return
-            }
-            if deadline.hasPassed {
-                // Within the grace: taken, but the plug-in should fit its waits inside its deadline.
-                let late = ConfigDuration(nanoseconds: MonotonicClock.nowNanoseconds() - deadline.monotonicNanoseconds)
-                logger.debug("probe \(id): a sample returned \(late) after its \(timeout) deadline")
-            }
-            deliver(result, asEvent: false)
+            instance.sample(by: deadline) { [self] result in sampled(result, by: deadline) }
         }
+    }
+
+    /// A sample's result, where the host hands it: on the lane (inline), or on a child's reader
+    /// thread, which lets the lane go while the child works (a thousand probes' samples are
+    /// then no thread's wait each); events from a child come on that same thread, in order.
+    private func sampled(_ result: CallResult, by deadline: Deadline) {
+        let (stopped, late, again, grace) = state.withLock { s -> (Bool, Bool, Bool, TimerThread.Token?) in
+            s.inFlight = false
+            defer {
+                s.againWhenDone = false
+                s.graceTimer = nil
+            }
+            return (s.stopped, s.timedOut, s.againWhenDone && !s.stopped, s.graceTimer)
+        }
+        if let grace { timers.cancel(grace) }
+        // Stopped under it (a reload removed the probe, the agent stops): nothing to report,
+        // and nothing went wrong.
+        if stopped { return }
+        if again {
+            // Asked for a fresh sample while this one ran (the path changed under it): what it
+            // saw may be the old path's, so the next one, starting now, speaks instead.
+            tick()
+            logger.debug("probe \(id): a sample that started before the path changed was superseded")
+            return
+        }
+        if late {
+            logger.warning(
+                "probe \(id): a sample returned after its \(timeout) deadline and grace; its result was dropped")
+            return
+        }
+        if deadline.hasPassed {
+            // Within the grace: taken, but the plug-in should fit its waits inside its deadline.
+            let late = ConfigDuration(nanoseconds: MonotonicClock.nowNanoseconds() - deadline.monotonicNanoseconds)
+            logger.debug("probe \(id): a sample returned \(late) after its \(timeout) deadline")
+        }
+        deliver(result, asEvent: false)
     }
 
     /// The plug-in has its deadline and the grace after it; then call number `call` is given up on.

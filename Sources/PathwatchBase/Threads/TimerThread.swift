@@ -11,31 +11,59 @@ package final class TimerThread: Sendable {
 
     package struct Token: Sendable, Hashable {
         fileprivate var value: UInt64
-        /// Where the entry sits in the sorted list: a cancel finds it by binary search.
-        fileprivate var deadline: UInt64
     }
 
     private struct Entry {
         var deadline: UInt64
         var token: UInt64
-        var job: @Sendable () -> Void
+
+        /// Sooner first; of two due at the same instant, the one scheduled first.
+        func precedes(_ other: Entry) -> Bool {
+            deadline != other.deadline ? deadline < other.deadline : token < other.token
+        }
     }
 
+    /// A binary min-heap of deadlines, and the jobs still pending by token. A thousand probes
+    /// keep two thousand deadlines here and add two and cancel one at every sample: a heap adds
+    /// in log n, and a cancel only drops the job (its deadline is dropped when it comes up),
+    /// where a sorted list moved half its entries on every add and every cancel.
     private struct State {
-        /// Sorted by deadline, soonest last (removal from the end is cheap).
-        var entries: [Entry] = []
+        var heap: [Entry] = []
+        var jobs: [UInt64: @Sendable () -> Void] = [:]
         var nextToken: UInt64 = 0
 
-        /// The first index whose deadline is sooner than `deadline` (binary search): a new
-        /// entry goes there, after every entry due at the same instant or later.
-        func firstIndex(before deadline: UInt64) -> Int {
-            var low = 0
-            var high = entries.count
-            while low < high {
-                let middle = (low + high) / 2
-                if entries[middle].deadline < deadline { high = middle } else { low = middle + 1 }
+        mutating func push(_ entry: Entry) {
+            heap.append(entry)
+            var child = heap.count - 1
+            while child > 0 {
+                let parent = (child - 1) / 2
+                guard heap[child].precedes(heap[parent]) else { break }
+                heap.swapAt(child, parent)
+                child = parent
             }
-            return low
+        }
+
+        mutating func popFirst() -> Entry? {
+            guard !heap.isEmpty else { return nil }
+            heap.swapAt(0, heap.count - 1)
+            let first = heap.removeLast()
+            var parent = 0
+            while true {
+                let left = 2 * parent + 1
+                let right = left + 1
+                var soonest = parent
+                if left < heap.count, heap[left].precedes(heap[soonest]) { soonest = left }
+                if right < heap.count, heap[right].precedes(heap[soonest]) { soonest = right }
+                if soonest == parent { break }
+                heap.swapAt(parent, soonest)
+                parent = soonest
+            }
+            return first
+        }
+
+        /// Drops cancelled entries off the top: the soonest left is a pending one.
+        mutating func dropCancelled() {
+            while let first = heap.first, jobs[first.token] == nil { _ = popFirst() }
         }
     }
 
@@ -62,28 +90,20 @@ package final class TimerThread: Sendable {
     package func schedule(atMonotonic deadline: UInt64, _ job: @escaping @Sendable () -> Void) -> Token {
         let (token, soonest) = state.withLock { s -> (UInt64, Bool) in
             s.nextToken += 1
-            let index = s.firstIndex(before: deadline)
-            s.entries.insert(Entry(deadline: deadline, token: s.nextToken, job: job), at: index)
-            return (s.nextToken, index == s.entries.count - 1)
+            s.dropCancelled()
+            let soonest = s.heap.first.map { deadline < $0.deadline } ?? true
+            s.push(Entry(deadline: deadline, token: s.nextToken))
+            s.jobs[s.nextToken] = job
+            return (s.nextToken, soonest)
         }
         if soonest { wake.signal() }
-        return Token(value: token, deadline: deadline)
+        return Token(value: token)
     }
 
-    /// Forgets a deadline that has not fired. A job already running is not stopped. A thousand
-    /// probes keep two thousand deadlines here and cancel one at every sample, so the entry is
-    /// found by its deadline, not by a walk of the list.
+    /// Forgets a deadline that has not fired. A job already running is not stopped.
     package func cancel(_ token: Token) {
-        state.withLock { s in
-            var index = token.deadline == .max ? 0 : s.firstIndex(before: token.deadline + 1)
-            while index < s.entries.count, s.entries[index].deadline == token.deadline {
-                if s.entries[index].token == token.value {
-                    s.entries.remove(at: index)
-                    return
-                }
-                index += 1
-            }
-        }
+        // The job goes now (what it holds is let go); its deadline when it comes up.
+        _ = state.withLock { $0.jobs.removeValue(forKey: token.value) }
     }
 
     /// Wakes the thread for one more turn, and returns the turns it had made before.
@@ -99,12 +119,13 @@ package final class TimerThread: Sendable {
             Failpoint.wedgeTimerThread(atTurn: turn)
             let now = monotonicNanoseconds()
             let (due, wait) = state.withLock { s -> ((@Sendable () -> Void)?, UInt64?) in
-                guard let last = s.entries.last else { return (nil, nil) }
-                if last.deadline <= now {
-                    s.entries.removeLast()
-                    return (last.job, 0)
+                s.dropCancelled()
+                guard let first = s.heap.first else { return (nil, nil) }
+                if first.deadline <= now {
+                    _ = s.popFirst()
+                    return (s.jobs.removeValue(forKey: first.token), 0)
                 }
-                return (nil, last.deadline - now)
+                return (nil, first.deadline - now)
             }
             if let due {
                 due()

@@ -49,16 +49,17 @@ final class ChildInstances: Sendable {
     }
 
     private let plugin: LoadedPlugin
-    private let socket: Int32
     private let defaultMaxObservations: Int
     private let slots = Mutex<[UInt32: Slot]>([:])
-    /// Replies come from every instance's thread: one frame at a time on the socket.
-    private let writing = Mutex(())
+    /// Replies come from every instance's thread, and go out in turn on a thread of their own.
+    /// The agent gone, there is no one left to serve: the child ends at once (`_exit`: other
+    /// threads may be inside the plug-in).
+    private let outbox: FrameOutbox
 
     init(plugin: LoadedPlugin, socket: Int32, defaultMaxObservations: Int) {
         self.plugin = plugin
-        self.socket = socket
         self.defaultMaxObservations = defaultMaxObservations
+        outbox = FrameOutbox(socket: socket, name: "pw-replies") { _exit(1) }
     }
 
     /// Hands `request` to its instance's thread; false for a call this child does not know.
@@ -164,10 +165,9 @@ final class ChildInstances: Sendable {
         done.wait()
     }
 
-    /// A frame for instance `id`. The agent gone, there is no one left to serve: the child ends
-    /// at once (`_exit`: other threads may be inside the plug-in).
+    /// A frame for instance `id`; one too long for a frame ends the child, as a failed write does.
     private func send(_ body: [UInt8], for id: UInt32) {
-        let sent = writing.withLock { _ in Frames.write(body: body, instance: id, to: socket) }
-        if !sent { _exit(1) }
+        guard let header = Frames.header(body: body, instance: id) else { _exit(1) }
+        outbox.enqueue(header, body)
     }
 }

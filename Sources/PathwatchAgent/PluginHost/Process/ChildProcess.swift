@@ -38,8 +38,8 @@ final class ChildProcess: Sendable {
     /// crashed or called exit() when it said so, and the last lines it wrote to stderr (redacted
     /// and escaped; nil when it wrote none).
     typealias Ended = @Sendable (_ status: Int32, _ faultIn: UInt32?, _ stderrTail: String?) -> Void
-    /// Calls come from every instance's caller: one frame at a time on the socket.
-    private let sending = Mutex(())
+    /// Calls come from every instance's caller, and go out in turn on a thread of their own.
+    private let outbox: FrameOutbox
 
     /// The executable to re-run as the child: this very program.
     static let executable: String = {
@@ -162,11 +162,15 @@ final class ChildProcess: Sendable {
         self.socket = socket
         self.route = route
         self.ended = ended
+        // A child that cannot take its calls is dying: killed, its end reaches every caller.
+        outbox = FrameOutbox(socket: socket, name: "pw-calls-\(pid)") { _ = Glibc.kill(pid, SIGKILL) }
     }
 
+    /// Queues a call for the child; false once the child's end has been seen.
     func send(_ value: JSONValue) -> Bool {
         let body = Frames.body(value)
-        return sending.withLock { _ in Frames.write(body: body, to: socket) }
+        guard let header = Frames.header(body: body) else { return false }
+        return outbox.enqueue(header, body)
     }
 
     /// The next reply or the child's end; nil after `seconds` (nil: wait as long as it takes).
@@ -187,7 +191,7 @@ final class ChildProcess: Sendable {
     /// Closes the agent's end: the child sees the end of its input, destroys the instance and
     /// exits. A child that is still busy after `grace` seconds is killed.
     func finish(grace: Double = 2) {
-        shutdown(socket, Int32(SHUT_RDWR))
+        outbox.finish { [socket] in _ = shutdown(socket, Int32(SHUT_RDWR)) }
         let pid = self.pid
         TimerThread.shared.schedule(afterNanoseconds: UInt64(max(0, grace) * 1e9)) { [self] in
             if inbox.withLock({ !$0.contains { if case .ended = $0 { true } else { false } } }) {
@@ -248,7 +252,9 @@ final class ChildProcess: Sendable {
         if exitWatch >= 0 { close(exitWatch) }
         // Drain what the child printed last (a crash report, say), without waiting, then reap it.
         output.finish()
-        close(socket)
+        // A call still queued fails at once; the socket is closed once the writer is done with it.
+        shutdown(socket, Int32(SHUT_RDWR))
+        outbox.finish { [socket] in _ = close(socket) }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         // Reaped: whatever the child reported before it died is there to read.

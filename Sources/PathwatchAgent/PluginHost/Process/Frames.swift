@@ -27,21 +27,26 @@ enum Frames {
     /// Sends a body already written: the length, then the body as it is, without copying it
     /// behind the length.
     static func write(body: [UInt8], to fd: Int32) -> Bool {
-        guard body.count <= maximumLength else { return false }
-        let length = UInt32(body.count)
-        let header = [UInt8(length & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length >> 16 & 0xFF), UInt8(length >> 24)]
+        guard let header = header(body: body) else { return false }
         return header.withUnsafeBytes { writeAll(fd, $0) } && body.withUnsafeBytes { writeAll(fd, $0) }
     }
 
     /// Sends a routed frame: the length, the instance, then the body as it is.
     static func write(body: [UInt8], instance: UInt32, to fd: Int32) -> Bool {
-        guard body.count + 4 <= maximumLength else { return false }
-        let length = UInt32(body.count + 4)
-        let header = [
-            UInt8(length & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length >> 16 & 0xFF), UInt8(length >> 24),
-            UInt8(instance & 0xFF), UInt8(instance >> 8 & 0xFF), UInt8(instance >> 16 & 0xFF), UInt8(instance >> 24),
-        ]
+        guard let header = header(body: body, instance: instance) else { return false }
         return header.withUnsafeBytes { writeAll(fd, $0) } && body.withUnsafeBytes { writeAll(fd, $0) }
+    }
+
+    /// What goes before `body`: its length, and the instance when the frame is routed; nil when
+    /// the body is too long for a frame.
+    static func header(body: [UInt8], instance: UInt32? = nil) -> [UInt8]? {
+        let length = body.count + (instance == nil ? 0 : 4)
+        guard length <= maximumLength else { return nil }
+        return littleEndian(UInt32(length)) + (instance.map(littleEndian) ?? [])
+    }
+
+    private static func littleEndian(_ word: UInt32) -> [UInt8] {
+        [UInt8(word & 0xFF), UInt8(word >> 8 & 0xFF), UInt8(word >> 16 & 0xFF), UInt8(word >> 24)]
     }
 
     /// The next frame, or nil at end of stream, on an error or a malformed frame.

@@ -4,9 +4,10 @@ import PathwatchProbeKit
 import Synchronization
 
 /// Where the replies to one instance's calls wait for its caller: the child's reader thread
-/// posts them, the caller (the probe's own thread) takes them. Calls into one instance are
-/// serialised by its caller, so a mailbox holds at most the reply to the call in flight and,
-/// when the child died under it, the cause.
+/// posts them, the caller (the probe's own thread) takes them, or a handler the caller left
+/// (`whenAnswered`) takes the next one on the reader thread, so a sample's caller need not
+/// wait. Calls into one instance are serialised by its caller, so a mailbox holds at most the
+/// reply to the call in flight and, when the child died under it, the cause.
 final class Mailbox: Sendable {
     enum Reply: Sendable {
         case frame(JSONValue)
@@ -14,14 +15,63 @@ final class Mailbox: Sendable {
         case sampled(CallResult?)
         /// The child is gone; what the probe reports.
         case ended(String)
+
+        /// The result a sample's caller gets: the plug-in's, or the cause its child ended with;
+        /// nil when the child answered with something else.
+        var sampleResult: CallResult? {
+            switch self {
+            case .sampled(let result?): result
+            case .ended(let cause): CallResult(observations: [], error: cause, problems: [])
+            case .sampled(nil), .frame: nil
+            }
+        }
+
+        /// The plug-in's answer to a sample, when that is what came.
+        var sampled: CallResult? { if case .sampled(let result?) = self { result } else { nil } }
     }
 
-    private let replies = Mutex<[Reply]>([])
+    private struct Waiting {
+        var replies: [Reply] = []
+        var handler: (@Sendable (Reply) -> Void)?
+    }
+    private let waiting = Mutex(Waiting())
     private let arrived = DispatchSemaphore(value: 0)
 
     func post(_ reply: Reply) {
-        replies.withLock { $0.append(reply) }
-        arrived.signal()
+        let handler = waiting.withLock { w -> (@Sendable (Reply) -> Void)? in
+            if let handler = w.handler {
+                w.handler = nil
+                return handler
+            }
+            w.replies.append(reply)
+            return nil
+        }
+        if let handler { handler(reply) } else { arrived.signal() }
+    }
+
+    /// Hands `reply` to the handler waiting for the next one, if there still is one; dropped
+    /// otherwise (the answer came first).
+    func answerIfAwaited(_ reply: Reply) {
+        waiting.withLock { w in
+            defer { w.handler = nil }
+            return w.handler
+        }?(reply)
+    }
+
+    /// The next reply goes to `handler`, on the thread that posts it, instead of waiting here;
+    /// one already here (the child ended as the call was being sent), at once on this thread.
+    func whenAnswered(_ handler: @escaping @Sendable (Reply) -> Void) {
+        let waited = waiting.withLock { w -> Reply? in
+            if w.replies.isEmpty {
+                w.handler = handler
+                return nil
+            }
+            return w.replies.removeFirst()
+        }
+        if let waited {
+            arrived.wait()
+            handler(waited)
+        }
     }
 
     /// The next reply; nil after `seconds` (nil: wait as long as it takes).
@@ -31,7 +81,7 @@ final class Mailbox: Sendable {
         } else {
             arrived.wait()
         }
-        return replies.withLock { $0.removeFirst() }
+        return waiting.withLock { $0.replies.removeFirst() }
     }
 
     /// The next reply that is not a sample's, for at most `seconds`: a sample let go by
@@ -47,9 +97,20 @@ final class Mailbox: Sendable {
         return nil
     }
 
-    /// Drops what a call given up on left behind, before the next call.
+    /// Drops what a call given up on left behind, before the next call; a handler still waiting
+    /// is dropped too (under the shared child's lock it cannot be run: it takes that lock). Only
+    /// a probe being stopped leaves one, its sample still queued when its destroy was sent.
     func reset() {
-        while arrived.wait(timeout: .now()) == .success {}
-        replies.withLock { $0.removeAll() }
+        // As many signals as there were replies: the semaphore is waited on only for what is
+        // here. Asking it with a timeout of now is a system call, and this runs under the
+        // shared child's lock at every sample.
+        let left = waiting.withLock { w -> Int in
+            defer {
+                w.replies.removeAll()
+                w.handler = nil
+            }
+            return w.replies.count
+        }
+        for _ in 0..<left { arrived.wait() }
     }
 }

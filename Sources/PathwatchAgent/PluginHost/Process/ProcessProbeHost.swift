@@ -1,3 +1,4 @@
+import Dispatch
 import PathwatchJSON
 import PathwatchProbeKit
 import Synchronization
@@ -9,7 +10,7 @@ import Synchronization
 /// sample of probe X") and is started again with backoff; one whose call overruns its deadline
 /// by more than the grace is killed (no thread is ever left inside a plug-in). Each call's
 /// deadline goes to the child in its frame, which hands it to the plug-in. Calls are serialised
-/// by the caller; they block on the reply, on the caller's own thread.
+/// by the caller; a sample's answer comes on the child's reader thread.
 package final class ProcessProbeHost: ProbeHost, Sendable {
     package let plugin: LoadedPlugin
     package var isolation: Isolation { .process }
@@ -17,6 +18,7 @@ package final class ProcessProbeHost: ProbeHost, Sendable {
     private let children: PluginChildren
     private let child: SharedChild
     private let instance: UInt32
+    private let healthCell: HealthCell
     private let destroyed = Atomic<Bool>(false)
 
     struct ChildLimits: Sendable {
@@ -62,9 +64,25 @@ package final class ProcessProbeHost: ProbeHost, Sendable {
         self.children = children
         self.child = child
         self.instance = instance
+        healthCell = child.healthCell(of: instance)
     }
 
-    package func sample(by deadline: Deadline) -> CallResult { child.sample(instance, by: deadline) }
+    /// Sends the call and lets this thread go: `done` runs on the child's reader thread.
+    package func sample(by deadline: Deadline, then done: @escaping @Sendable (CallResult) -> Void) {
+        child.sample(instance, by: deadline, then: done)
+    }
+
+    /// Waits for the answer on this thread (a trial, a test).
+    package func sample(by deadline: Deadline) -> CallResult {
+        let answer = Mutex<CallResult?>(nil)
+        let answered = DispatchSemaphore(value: 0)
+        child.sample(instance, by: deadline) { result in
+            answer.withLock { $0 = result }
+            answered.signal()
+        }
+        answered.wait()
+        return answer.withLock { $0 } ?? CallResult(observations: [], error: "plug-in gave no answer", problems: [])
+    }
 
     /// The child polls its plug-in's descriptor itself.
     package func eventFileDescriptor() -> Int32? { nil }
@@ -97,7 +115,7 @@ package final class ProcessProbeHost: ProbeHost, Sendable {
         child.release(instance, cause: "stopped")
     }
 
-    package var health: ProbeHealth { child.health(of: instance) }
+    package var health: ProbeHealth { healthCell.current }
 
     /// Destroys the instance; the last one of its child ends the child (and waits for it, so
     /// what it printed on the way out is logged before the agent goes on or exits).

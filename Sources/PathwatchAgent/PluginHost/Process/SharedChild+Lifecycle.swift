@@ -100,6 +100,7 @@ extension SharedChild {
         for notices in inboxes.withLock({ $0.values.compactMap(\.descriptorNotices) }) { notices(.instanceEnded) }
         let outcome = state.withLock { $0.childEnded(status, faultIn: faultIn, stderrTail: stderrTail, at: now) }
         guard let outcome else { return }
+        for (mailbox, cause) in outcome.calls { mailbox.post(.ended(cause)) }
         logger.warning(
             "plug-in \(plugin.name) (\(Plural.count(outcome.probes, "probe"))): \(outcome.cause); starting it again in \(outcome.delay / 1_000_000_000)s"
         )

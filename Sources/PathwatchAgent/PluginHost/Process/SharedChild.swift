@@ -65,40 +65,36 @@ final class SharedChild: Sendable {
         return create(id)
     }
 
-    /// Samples instance `id`: sends the call and waits for its result (or the child's end, or
-    /// `release`); while the child restarts, the cause it ended with.
-    func sample(_ id: UInt32, by deadline: Deadline) -> CallResult {
+    /// Samples instance `id`: sends the call and lets this thread go; `done` gets the result on
+    /// the child's reader thread (or the cause, when the child ends or `release` lets the call
+    /// go). A thousand probes' samples then cost no thread a wait each. While the child
+    /// restarts, `done` gets the cause it ended with at once, on this thread.
+    func sample(_ id: UInt32, by deadline: Deadline, then done: @escaping @Sendable (CallResult) -> Void) {
         let started = MonotonicClock.nowNanoseconds()
-        func elapsed() -> Double { Double(MonotonicClock.nowNanoseconds() - started) / 1e6 }
         // A thousand probes share this child and its lock: each call takes it twice, once to
         // send and once with the answer.
         let ready = state.withLock { $0.beginSample(id) }
         let (child, mailbox): (ChildProcess, Mailbox)
         switch ready {
         case .failure(let refusal):
-            let took = elapsed()
+            let took = Double(MonotonicClock.nowNanoseconds() - started) / 1e6
             state.withLock { $0.members[id]?.health.lastDurationMilliseconds = took }
-            return CallResult(observations: [], error: refusal.cause, problems: [])
+            return done(CallResult(observations: [], error: refusal.cause, problems: []))
         case .success(let pair): (child, mailbox) = pair
+        }
+        mailbox.whenAnswered { [self] reply in
+            let took = Double(MonotonicClock.nowNanoseconds() - started) / 1e6
+            state.withLock { $0.endSample(id, answered: reply.sampled, from: child, took: took) }
+            guard let result = reply.sampleResult else {
+                let cause = "plug-in answered sample with something else than its result; killed"
+                let sibling = "plug-in restarted: probe \(probeID(id)) \(cause)"
+                killChild(Kill(culprit: id, culpritCause: cause, siblingCause: sibling))
+                return done(CallResult(observations: [], error: cause, problems: []))
+            }
+            done(result)
         }
         // A child that cannot take the call is dying: its end reaches the mailbox.
         if !child.send(CallFrames.sample(instance: id, by: deadline)) { child.kill() }
-        let reply = mailbox.next()
-        let took = elapsed()
-        let answered: CallResult? = if case .sampled(let result?)? = reply { result } else { nil }
-        state.withLock { $0.endSample(id, answered: answered, from: child, took: took) }
-        switch reply {
-        case .sampled(let result?)?:
-            return result
-        case .ended(let cause)?:
-            return CallResult(observations: [], error: cause, problems: [])
-        case .sampled(nil)?, .frame?, nil:
-            let cause = "plug-in answered sample with something else than its result; killed"
-            killChild(
-                Kill(culprit: id, culpritCause: cause, siblingCause: "plug-in restarted: probe \(probeID(id)) \(cause)")
-            )
-            return CallResult(observations: [], error: cause, problems: [])
-        }
     }
 
     func probeID(_ id: UInt32) -> String { state.withLock { $0.members[id]?.probeID ?? "?" } }
@@ -108,10 +104,12 @@ final class SharedChild: Sendable {
     /// down for a call that would have returned (its destroy waits behind it, and kills the
     /// child only if it does not return within 2 s).
     func release(_ id: UInt32, cause: String) {
-        state.withLock { s in
-            guard let member = s.members[id], member.call == "sample" else { return }
-            member.mailbox.post(.ended(cause))
+        let call = state.withLock { s -> Mailbox? in
+            guard let member = s.members[id], member.call == "sample" else { return nil }
+            return member.mailbox
         }
+        // Outside the lock: the answer runs the probe's handler, which takes it.
+        call?.answerIfAwaited(.ended(cause))
     }
 
     /// Kills the running child for `kill`'s reason; its end does the rest.
@@ -119,7 +117,8 @@ final class SharedChild: Sendable {
         state.withLock { $0.killing(kill) }?.kill()
     }
 
-    func health(of id: UInt32) -> ProbeHealth { state.withLock { $0.members[id]?.health ?? ProbeHealth() } }
+    /// Where instance `id`'s health is kept (read without this child's lock).
+    func healthCell(of id: UInt32) -> HealthCell { state.withLock { $0.members[id]?.healthCell } ?? HealthCell() }
 
     func forwardEvents(of id: UInt32, to deliver: @escaping @Sendable (CallResult) -> Void) {
         inboxes.withLock { $0[id]?.events = deliver }

@@ -7,6 +7,8 @@ struct SharedChildState {
         let configJSON: String
         let limits: ProcessProbeHost.ChildLimits
         let mailbox = Mailbox()
+        /// Where its health is kept: read for every report's status without this state's lock.
+        let healthCell = HealthCell()
         /// Created in the running child.
         var created = false
         var everCreated = false
@@ -14,7 +16,10 @@ struct SharedChildState {
         var refused: String?
         /// The call in flight ("sample", "create", "destroy"), to name in a crash's cause.
         var call: String?
-        var health = ProbeHealth()
+        var health: ProbeHealth {
+            get { healthCell.current }
+            nonmutating set { healthCell.current = newValue }
+        }
     }
 
     /// Why the agent killed the child: what the probe whose call it was reports, and what its
@@ -44,7 +49,6 @@ struct SharedChildState {
     mutating func reserve(_ member: Member) -> UInt32 {
         let id = nextID
         nextID += 1
-        var member = member
         member.health.state = .restarting
         members[id] = member
         return id
@@ -123,11 +127,12 @@ struct SharedChildState {
         return members.isEmpty
     }
 
-    /// The child ended at `now` with `status`: every instance ended with it, and a call in flight
-    /// gets the cause as its reply. The cause, the delay before the restart and how many probes
-    /// it hosted; nil once the last instance left (no restart).
+    /// The child ended at `now` with `status`: every instance ended with it. The cause, the delay
+    /// before the restart, how many probes it hosted, and the calls in flight with the cause each
+    /// gets as its reply (posted by the caller once this lock is let go: a sample's answer runs
+    /// its probe's handler, which takes this lock); nil once the last instance left (no restart).
     mutating func childEnded(_ status: Int32, faultIn: UInt32?, stderrTail: String?, at now: Int64) -> (
-        cause: String, delay: Int64, probes: Int
+        cause: String, delay: Int64, probes: Int, calls: [(Mailbox, String)]
     )? {
         let kill = self.kill
         let wasLoaded = loaded
@@ -138,9 +143,10 @@ struct SharedChildState {
         let crash =
             "\(ChildEnd.describe(status)) \(crashMoment(faultIn: faultIn, wasLoaded: wasLoaded))"
             + (status & 0x7F != 0 ? stderrTail.map { "; its last stderr: \($0)" } ?? "" : "")
+        var calls: [(Mailbox, String)] = []
         for (id, var member) in members {
             let cause = kill.map { id == $0.culprit ? $0.culpritCause : $0.siblingCause } ?? crash
-            if member.call != nil { member.mailbox.post(.ended(cause)) }
+            if member.call != nil { calls.append((member.mailbox, cause)) }
             member.created = false
             member.health.pid = nil
             if member.refused == nil {
@@ -151,7 +157,7 @@ struct SharedChildState {
         }
         let delay = backoff.delay(startedAt: startedAt, now: now)
         restartScheduled = true
-        return (kill?.siblingCause ?? crash, delay, members.count)
+        return (kill?.siblingCause ?? crash, delay, members.count, calls)
     }
 
     /// When the child ended, in words: during the call of the probe whose thread crashed or
