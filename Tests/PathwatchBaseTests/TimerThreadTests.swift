@@ -5,9 +5,9 @@ import Testing
 
 @testable import PathwatchBase
 
-/// The agent's one timer thread: jobs run in the order of their deadlines, and a cancelled one
-/// never runs, whichever of many entries due at the same instant it is (a cancel finds its entry
-/// by binary search on the deadline, then by its token among that instant's entries).
+/// The agent's one timer thread: jobs run in the order of their deadlines (of those due at the
+/// same instant, in the order they were scheduled), and a cancelled one never runs, whichever of
+/// many entries due at the same instant it is.
 @Suite(.onItsOwnThread) struct TimerThreadTests {
     @Test func cancelledDeadlinesNeverRunAndTheRestRunInOrder() {
         let timers = TimerThread.shared
@@ -27,6 +27,9 @@ import Testing
         let seen = ran.withLock { $0 }
         #expect(seen.map(\.index).sorted() == Array(stride(from: 0, to: 300, by: 2)))
         #expect(zip(seen, seen.dropFirst()).allSatisfy { $0.deadline <= $1.deadline }, "out of order")
+        #expect(
+            zip(seen, seen.dropFirst()).allSatisfy { $0.deadline < $1.deadline || $0.index < $1.index },
+            "jobs due at the same instant ran out of the order they were scheduled in")
     }
 
     @Test func aCancelOfAJobThatRanChangesNothing() {

@@ -51,7 +51,7 @@ final class ChildInstances: Sendable {
     private let plugin: LoadedPlugin
     private let defaultMaxObservations: Int
     private let slots = Mutex<[UInt32: Slot]>([:])
-    /// Replies come from every instance's thread, and go out in turn on a thread of their own.
+    /// Replies come from every instance's thread, and go out in order, gathered (FrameOutbox).
     /// The agent gone, there is no one left to serve: the child ends at once (`_exit`: other
     /// threads may be inside the plug-in).
     private let outbox: FrameOutbox
@@ -59,7 +59,7 @@ final class ChildInstances: Sendable {
     init(plugin: LoadedPlugin, socket: Int32, defaultMaxObservations: Int) {
         self.plugin = plugin
         self.defaultMaxObservations = defaultMaxObservations
-        outbox = FrameOutbox(socket: socket, name: "pw-replies") { _exit(1) }
+        outbox = FrameOutbox(socket: socket) { _exit(1) }
     }
 
     /// Hands `request` to its instance's thread; false for a call this child does not know.

@@ -38,7 +38,7 @@ final class ChildProcess: Sendable {
     /// crashed or called exit() when it said so, and the last lines it wrote to stderr (redacted
     /// and escaped; nil when it wrote none).
     typealias Ended = @Sendable (_ status: Int32, _ faultIn: UInt32?, _ stderrTail: String?) -> Void
-    /// Calls come from every instance's caller, and go out in turn on a thread of their own.
+    /// Calls come from every instance's caller, and go out in order, gathered (FrameOutbox).
     private let outbox: FrameOutbox
 
     /// The executable to re-run as the child: this very program.
@@ -163,7 +163,7 @@ final class ChildProcess: Sendable {
         self.route = route
         self.ended = ended
         // A child that cannot take its calls is dying: killed, its end reaches every caller.
-        outbox = FrameOutbox(socket: socket, name: "pw-calls-\(pid)") { _ = Glibc.kill(pid, SIGKILL) }
+        outbox = FrameOutbox(socket: socket) { _ = Glibc.kill(pid, SIGKILL) }
     }
 
     /// Queues a call for the child; false once the child's end has been seen.

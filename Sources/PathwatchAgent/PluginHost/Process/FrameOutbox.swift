@@ -1,32 +1,25 @@
-import Dispatch
 import Glibc
-import PathwatchBase
 import Synchronization
 
-/// Frames on their way over one socket, written by a thread of their own: a caller queues its
-/// frame and goes on, and the writer sends everything queued since its last write at once. At a
-/// tick, a thousand probes' calls to one child (and then their thousand answers) cross in a few
-/// writes, so the reader at the other end wakes a few times, not once per frame, and no caller
-/// waits for another's write under a lock. Frames go in the order they were queued.
+/// Frames on their way over one socket from many threads, sent in the order they were queued.
+/// The caller that finds no write in progress writes, and goes on writing what others queue
+/// meanwhile, gathered into as few writes as it can; the others only queue. At a tick, a
+/// thousand probes' calls to one child (and then their thousand answers) cross in a few
+/// writes, so the reader at the other end wakes a few times, not once per frame; no thread is
+/// added to do it, so an idle agent wakes no more than before, and a child whose `max_memory`
+/// leaves no room for another thread's stack needs none.
 ///
-/// Writing fails when the other end is gone: `failed` runs once, on the writer, and later
-/// frames are dropped (the other end's death reaches the callers by its own path).
-///
-/// Without a thread to be had (a plug-in child whose `max_memory` leaves no room for another
-/// thread's stack), each caller writes its own frame, one at a time, as all did before.
+/// Writing fails when the other end is gone: `failed` runs once, and later frames are dropped
+/// (the other end's death reaches the callers by its own path).
 final class FrameOutbox: Sendable {
     private struct Queue {
-        /// No writer thread: callers write.
-        var direct = false
-        var broken = false
         var chunks: [[UInt8]] = []
-        /// The writer was woken, or is writing: the next frame need not wake it.
-        var awake = false
+        /// A caller is writing: the next frame need only be queued.
+        var writing = false
+        var broken = false
         var finishing = false
-        /// What runs once the frames queued before `finish` are written; the writer is gone
-        /// when `finished`.
+        /// What runs once the frames queued before `finish` are written.
         var then: [@Sendable () -> Void] = []
-        var finished = false
     }
 
     /// Small frames are copied together and sent in one call; one this large goes on its own
@@ -34,87 +27,62 @@ final class FrameOutbox: Sendable {
     private static let copyLimit = 64 << 10
 
     private let queue = Mutex(Queue())
-    private let wake = DispatchSemaphore(value: 0)
     private let socket: Int32
     private let failed: @Sendable () -> Void
 
-    init(socket: Int32, name: String, failed: @escaping @Sendable () -> Void) {
+    init(socket: Int32, failed: @escaping @Sendable () -> Void) {
         self.socket = socket
         self.failed = failed
-        let caller = pthread_self()
-        let thread = SerialThread(name: name)
-        thread.async { [self] in
-            // Run here by the caller itself: no thread could be started.
-            if pthread_equal(pthread_self(), caller) != 0 {
-                queue.withLock { $0.direct = true }
-            } else {
-                run()
-            }
-        }
-        thread.finish()
     }
 
-    /// Queues one frame, made of `parts` sent back to back; false once the outbox is finishing.
+    /// Queues one frame, made of `parts` sent back to back, and writes it (with whatever else is
+    /// queued) unless another caller is writing; false once the outbox is finishing.
     @discardableResult
     func enqueue(_ parts: [UInt8]...) -> Bool {
-        let woken = queue.withLock { q -> Bool? in
+        let writer = queue.withLock { q -> Bool? in
             guard !q.finishing else { return nil }
-            if q.direct {
-                if !q.broken && !parts.allSatisfy(sendAll) {
-                    q.broken = true
-                    failed()
-                }
-                return false
-            }
             q.chunks.append(contentsOf: parts)
-            defer { q.awake = true }
-            return !q.awake
+            if q.writing { return false }
+            q.writing = true
+            return true
         }
-        guard let woken else { return false }
-        if woken { wake.signal() }
+        guard let writer else { return false }
+        if writer { drain() }
         return true
     }
 
-    /// No frame after those queued; `then` runs on the writer once they are written (at once,
-    /// here, when the writer is already gone).
+    /// No frame after those queued; `then` runs once they are written (at once, here, when
+    /// no write is in progress).
     func finish(then: @escaping @Sendable () -> Void) {
-        let (woken, now) = queue.withLock { q -> (Bool, Bool) in
-            if q.direct { q.finishing = true }
-            if q.finished || q.direct { return (false, true) }
+        let now = queue.withLock { q -> Bool in
             q.finishing = true
-            q.then.append(then)
-            defer { q.awake = true }
-            return (!q.awake, false)
+            if q.writing { q.then.append(then) }
+            return !q.writing
         }
         if now { then() }
-        if woken { wake.signal() }
     }
 
-    private func run() {
+    /// Writes until nothing is queued, then lets the next caller write.
+    private func drain() {
         var batch: [UInt8] = []
-        var broken = false
         while true {
-            wake.wait()
-            while true {
-                let (chunks, then, done) = queue.withLock { q -> ([[UInt8]], [@Sendable () -> Void], Bool) in
-                    var taken: [[UInt8]] = []
-                    swap(&taken, &q.chunks)
-                    guard taken.isEmpty else { return (taken, [], false) }
-                    q.awake = false
-                    guard q.finishing else { return ([], [], false) }
-                    q.finished = true
+            let (chunks, broken, then) = queue.withLock { q -> ([[UInt8]], Bool, [@Sendable () -> Void]) in
+                var taken: [[UInt8]] = []
+                swap(&taken, &q.chunks)
+                if taken.isEmpty {
+                    q.writing = false
                     defer { q.then = [] }
-                    return ([], q.then, true)
+                    return ([], q.broken, q.then)
                 }
-                if done {
-                    for job in then { job() }
-                    return
-                }
-                if chunks.isEmpty { break }
-                if !broken && !write(chunks, through: &batch) {
-                    broken = true
-                    failed()
-                }
+                return (taken, q.broken, [])
+            }
+            if chunks.isEmpty {
+                for job in then { job() }
+                return
+            }
+            if !broken && !write(chunks, through: &batch) {
+                queue.withLock { $0.broken = true }
+                failed()
             }
         }
     }
