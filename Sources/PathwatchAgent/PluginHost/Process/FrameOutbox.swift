@@ -1,4 +1,3 @@
-import Glibc
 import Synchronization
 
 /// Frames on their way over one socket from many threads, sent in the order they were queued.
@@ -103,15 +102,6 @@ final class FrameOutbox: Sendable {
     }
 
     private func sendAll(_ bytes: [UInt8]) -> Bool {
-        bytes.withUnsafeBytes { all in
-            var offset = 0
-            while offset < all.count {
-                let n = send(socket, all.baseAddress! + offset, all.count - offset, Int32(MSG_NOSIGNAL))
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { return false }
-                offset += n
-            }
-            return true
-        }
+        bytes.withUnsafeBytes { Frames.writeAll(socket, $0) }
     }
 }

@@ -71,7 +71,9 @@ enum Frames {
         bytes.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: offset, as: UInt32.self)) }
     }
 
-    private static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
+    /// Sends all of `bytes`, going on after a short write or an interrupt; false when the other
+    /// end is gone or the socket failed.
+    static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
         var offset = 0
         while offset < bytes.count {
             let n = send(fd, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
