@@ -25,13 +25,17 @@ struct MetricHistory {
     }
 
     private(set) var samples: [Sample] = []
+    /// When a snapshot was last looked through, whether or not it had anything to plot.
+    private var lastLook: Int64?
 
-    /// Takes the checks' plotted metrics from `snapshot`, unless the last sample is younger than
-    /// `spacing`.
+    /// Takes the checks' plotted metrics from `snapshot`, unless the last look is younger than
+    /// `spacing`. A look that finds nothing to plot (no probe with plotted metrics has reported
+    /// yet, or none is configured) also waits out the spacing: it walks every check, and a
+    /// thousand probes' documents came one after another.
     mutating func record(_ snapshot: StatusSnapshot) {
-        let time = snapshot.time
-        if let last = samples.last, time.milliseconds - last.at.milliseconds < Self.spacingMilliseconds { return }
-        // Nothing to plot yet (the first reports come from other probes): wait for a sample that has.
+        let time = snapshot.time.milliseconds
+        if let lastLook, time - lastLook < Self.spacingMilliseconds, time >= lastLook { return }
+        lastLook = time
         guard let sample = Self.sample(of: snapshot) else { return }
         samples.append(sample)
         if samples.count > Self.capacity { samples.removeFirst(samples.count - Self.capacity) }

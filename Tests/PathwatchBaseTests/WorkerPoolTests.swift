@@ -81,6 +81,49 @@ import Testing
         #expect(waitUntil(timeout: 10) { pool.threadCount == 1 }, "\(pool.threadCount) threads after the work ended")
     }
 
+    /// A steady thread with nothing to do sleeps until work comes: it used to time out once per
+    /// `idleLifetime` only to stay, which woke every idle agent and plug-in child for nothing.
+    @Test func aSteadyThreadSleepsUntilWorkComes() throws {
+        let pool = WorkerPool(name: "pw-test-sleep", steady: 1, limit: 2, idleLifetime: 0.02)
+        let ran = DispatchSemaphore(value: 0)
+        pool.lane().async { ran.signal() }
+        #expect(ran.wait(timeout: .now() + 10) == .success)
+        let thread = try #require(Self.thread(named: "pw-test-sleep"), "the pool's thread is not in /proc/self/task")
+        // Its wake-ups over twenty idle lifetimes, once it sleeps: each timed-out wait was a
+        // voluntary switch.
+        #expect(waitUntil(timeout: 10) { Self.isSleeping(thread) })
+        let before = Self.switches(of: thread)
+        Thread.sleep(forTimeInterval: 0.4)
+        #expect(Self.switches(of: thread) == before, "the idle steady thread woke up")
+        // And work still wakes it.
+        pool.lane().async { ran.signal() }
+        #expect(ran.wait(timeout: .now() + 10) == .success)
+    }
+
+    private static func thread(named name: String) -> String? {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        return tasks.first { tid in
+            (try? String(contentsOfFile: "/proc/self/task/\(tid)/comm", encoding: .utf8))?
+                .trimmingCharacters(in: .whitespacesAndNewlines) == name
+        }
+    }
+
+    private static func isSleeping(_ tid: String) -> Bool {
+        // The state follows the command name's closing parenthesis in `stat`.
+        guard let stat = try? String(contentsOfFile: "/proc/self/task/\(tid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return false }
+        return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).hasPrefix("S")
+    }
+
+    private static func switches(of tid: String) -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/self/task/\(tid)/status", encoding: .utf8) else {
+            return nil
+        }
+        let line = status.split(separator: "\n").first { $0.hasPrefix("voluntary_ctxt_switches:") }
+        return line.flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) }
+    }
+
     @Test func jobsGivenAfterFinishRunOnTheCallerOnceTheLaneIsIdle() {
         let pool = WorkerPool(name: "pw-test-finish", steady: 1, limit: 2)
         // A lane with nothing queued runs a job given after finish on the caller.

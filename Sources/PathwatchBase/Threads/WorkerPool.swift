@@ -120,13 +120,13 @@ package final class WorkerPool: Sendable {
         setThreadName(name)
         let me = Idler()
         while true {
-            let lane = state.withLock { s -> WorkLane? in
+            let (lane, mayEnd) = state.withLock { s -> (WorkLane?, Bool) in
                 guard let lane = s.ready.pop() else {
                     if !s.idle.contains(where: { $0 === me }) { s.idle.append(me) }
-                    return nil
+                    return (nil, s.threads > steady)
                 }
                 s.busy += 1
-                return lane
+                return (lane, false)
             }
             if let lane {
                 lane.runJobs()
@@ -136,7 +136,14 @@ package final class WorkerPool: Sendable {
                 }
                 continue
             }
-            // Woken: whoever woke it took it off the idle list and queued a lane.
+            // Woken: whoever woke it took it off the idle list and queued a lane. A thread the
+            // pool keeps whatever happens sleeps until then: timing out only to stay woke every
+            // idle agent and plug-in child once per `idleLifetime` for nothing. (Should the pool
+            // grow while it sleeps, the threads added end in its place.)
+            guard mayEnd else {
+                me.wake.wait()
+                continue
+            }
             guard me.wake.wait(timeout: .now() + idleLifetime) == .timedOut else { continue }
             let outcome = state.withLock { s -> IdleOutcome in
                 // Taken off the list at the last moment: its wake-up is on the way.

@@ -9,7 +9,8 @@ import PathwatchJSON
 /// the length come four bytes naming the instance the frame is for (little-endian; 0 for the
 /// child itself: what it loaded), then the body. The agent's calls name their instance in the
 /// JSON (CallFrames). The agent takes routed frames from the bytes as they arrive
-/// (RoutedFrameBuffer), never blocking inside one.
+/// (RoutedFrameBuffer), never blocking inside one; the child reads the calls as they arrive too
+/// (FrameReader).
 enum Frames {
     /// A frame beyond this is taken as a broken peer, not a message (100,000 observations of
     /// short text fit in a few MiB).
@@ -49,23 +50,6 @@ enum Frames {
         [UInt8(word & 0xFF), UInt8(word >> 8 & 0xFF), UInt8(word >> 16 & 0xFF), UInt8(word >> 24)]
     }
 
-    /// The next frame, or nil at end of stream, on an error or a malformed frame.
-    static func read(from fd: Int32) -> JSONValue? {
-        guard let body = readBody(from: fd) else { return nil }
-        return try? JSONParser.parse(bytes: body)
-    }
-
-    /// The next frame's body, unread; nil at end of stream or on an error.
-    static func readBody(from fd: Int32) -> [UInt8]? {
-        var header = [UInt8](repeating: 0, count: 4)
-        guard header.withUnsafeMutableBytes({ readAll(fd, $0) }) else { return nil }
-        let length = Int(word(at: 0, in: header))
-        guard length <= maximumLength else { return nil }
-        var body = [UInt8](repeating: 0, count: length)
-        guard body.withUnsafeMutableBytes({ readAll(fd, $0) }) else { return nil }
-        return body
-    }
-
     /// The four bytes at `offset`, little-endian: a frame's length, or the instance it is for.
     static func word(at offset: Int, in bytes: [UInt8]) -> UInt32 {
         bytes.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: offset, as: UInt32.self)) }
@@ -77,17 +61,6 @@ enum Frames {
         var offset = 0
         while offset < bytes.count {
             let n = send(fd, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { return false }
-            offset += n
-        }
-        return true
-    }
-
-    private static func readAll(_ fd: Int32, _ bytes: UnsafeMutableRawBufferPointer) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let n = recv(fd, bytes.baseAddress! + offset, bytes.count - offset, 0)
             if n < 0 && errno == EINTR { continue }
             guard n > 0 else { return false }
             offset += n

@@ -75,8 +75,9 @@ package enum PluginChild {
             }
         }
         let instances = ChildInstances(plugin: plugin, socket: fd, defaultMaxObservations: options.maxObservations)
+        var calls = FrameReader(fd: fd)
         while true {
-            guard let request = Frames.read(from: fd) else {
+            guard let request = calls.next() else {
                 instances.destroyAll()
                 return 0
             }
