@@ -18,7 +18,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from proctree import private_kib, pss_kib, tree  # noqa: E402
+from proctree import cpu_ns, private_kib, pss_kib, tree  # noqa: E402
 
 
 def thread_ids(pid):
@@ -31,17 +31,9 @@ def thread_ids(pid):
     return ids
 
 
-def cpu_ns(pid):
-    """CPU time of every process of the tree so far, in nanoseconds: each one's CPU-time clock,
-    whose id is what glibc's clock_getcpuclockid computes (MAKE_PROCESS_CPUCLOCK(pid,
-    CPUCLOCK_SCHED): ~pid << 3 | 2)."""
-    total = 0
-    for p in tree(pid):
-        try:
-            total += time.clock_gettime_ns(((~p) << 3) | 2)
-        except OSError:
-            pass
-    return total
+def tree_cpu_ns(pid):
+    """CPU time of every process of the tree so far, in nanoseconds (proctree.cpu_ns)."""
+    return cpu_ns(tree(pid))
 
 
 def swift_neighbours(pids):
@@ -78,7 +70,7 @@ def one_round(argvs, window, startup):
     procs = [subprocess.Popen(a, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for a in argvs]
     time.sleep(startup)
     seen = [thread_ids(p.pid) for p in procs]
-    start = [cpu_ns(p.pid) for p in procs]
+    start = [tree_cpu_ns(p.pid) for p in procs]
     created = [0 for _ in procs]
     end = time.time() + window
     while time.time() < end:
@@ -87,7 +79,7 @@ def one_round(argvs, window, startup):
             created[i] += len(now - seen[i])
             seen[i] |= now
         time.sleep(0.05)
-    cpu = [cpu_ns(p.pid) - s for p, s in zip(procs, start)]
+    cpu = [tree_cpu_ns(p.pid) - s for p, s in zip(procs, start)]
     mem = [memory(p.pid) for p in procs]
     for p in procs:
         os.kill(p.pid, signal.SIGTERM)

@@ -6,21 +6,20 @@
   checks N   one probe (the tests' fixture probe, process isolation) reporting N checks, 10 s;
 
 each with the shipped configuration's sinks (stdout on change, the http sink on a loopback port,
-the file sink on every report). Once every probe has reported, CPU (utime+stime of the agent and
-of its whole process tree, from /proc) over WINDOW seconds, the tree's PSS and RSS at the end, and
-the agent's and the tree's threads (the most seen, sampled each second). ROUNDS rounds each: the
-median, and the range.
+the file sink on every report). Once every probe has reported, CPU (each process's CPU-time
+clock, in nanoseconds, of the agent and of its whole process tree) over WINDOW seconds, the
+tree's PSS and RSS at the end, and the agent's and the tree's threads (the most seen, sampled
+each second). ROUNDS rounds each: the median, and the range.
 Usage: measure.py PATHWATCH PLUGIN_DIR FIXTURE_DIR WINDOW ROUNDS ROW [ROW ...]
   ROW: probes:N or checks:N
 """
 import json, os, socket, statistics, subprocess, sys, tempfile, time, urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-from proctree import cpu_ticks, summed, tree  # noqa: E402
+from proctree import cpu_ns, summed, tree  # noqa: E402
 
 pathwatch, plugin_dir, fixture_dir = sys.argv[1], sys.argv[2], sys.argv[3]
 window, rounds, rows = int(sys.argv[4]), int(sys.argv[5]), sys.argv[6:]
-TICK = os.sysconf("SC_CLK_TCK")
 
 
 def free_port():
@@ -78,7 +77,7 @@ def one_round(row):
             # Past the start-up's burst: one more interval before the window.
             time.sleep(10)
             pids = tree(agent.pid)
-            agent0, tree0 = cpu_ticks([agent.pid]), cpu_ticks(pids)
+            agent0, tree0 = cpu_ns([agent.pid]), cpu_ns(pids)
             threads_agent = threads_tree = 0
             for _ in range(window):
                 time.sleep(1)
@@ -86,8 +85,8 @@ def one_round(row):
                 threads_agent = max(threads_agent, summed([agent.pid], "status", "Threads"))
                 threads_tree = max(threads_tree, summed(pids, "status", "Threads"))
             pids = tree(agent.pid)
-            agent_cpu = (cpu_ticks([agent.pid]) - agent0) / TICK / window * 100
-            tree_cpu = (cpu_ticks(pids) - tree0) / TICK / window * 100
+            agent_cpu = (cpu_ns([agent.pid]) - agent0) / 1e9 / window * 100
+            tree_cpu = (cpu_ns(pids) - tree0) / 1e9 / window * 100
             return {"agent_cpu": agent_cpu, "tree_cpu": tree_cpu, "pss": summed(pids, "smaps_rollup", "Pss") / 1024,
                     "rss": summed(pids, "smaps_rollup", "Rss") / 1024, "threads_agent": threads_agent, "threads_tree": threads_tree,
                     "checks": count if row.startswith("probes") else int(row.split(":")[1])}

@@ -27,7 +27,8 @@ final class ChildProcess: Sendable {
     /// Where frames for an instance go, on the reader thread: the instance and the frame.
     typealias Route = @Sendable (UInt32, Message) -> Void
 
-    let pid: pid_t
+    var pid: pid_t { childPID.pid }
+    private let childPID: ChildPID
     private let socket: Int32
     private let inbox = Mutex<[Message]>([])
     private let arrived = DispatchSemaphore(value: 0)
@@ -158,12 +159,13 @@ final class ChildProcess: Sendable {
     }
 
     private init(pid: pid_t, socket: Int32, route: Route?, ended: Ended?) {
-        self.pid = pid
+        let childPID = ChildPID(pid)
+        self.childPID = childPID
         self.socket = socket
         self.route = route
         self.ended = ended
         // A child that cannot take its calls is dying: killed, its end reaches every caller.
-        outbox = FrameOutbox(socket: socket) { _ = Glibc.kill(pid, SIGKILL) }
+        outbox = FrameOutbox(socket: socket) { childPID.kill() }
     }
 
     /// Queues a call for the child; false once the child's end has been seen.
@@ -186,16 +188,15 @@ final class ChildProcess: Sendable {
         return inbox.withLock { $0.removeFirst() }
     }
 
-    func kill() { _ = Glibc.kill(pid, SIGKILL) }
+    func kill() { childPID.kill() }
 
     /// Closes the agent's end: the child sees the end of its input, destroys the instance and
     /// exits. A child that is still busy after `grace` seconds is killed.
     func finish(grace: Double = 2) {
         outbox.finish { [socket] in _ = shutdown(socket, Int32(SHUT_RDWR)) }
-        let pid = self.pid
         TimerThread.shared.schedule(afterNanoseconds: UInt64(max(0, grace) * 1e9)) { [self] in
             if inbox.withLock({ !$0.contains { if case .ended = $0 { true } else { false } } }) {
-                _ = Glibc.kill(pid, SIGKILL)
+                childPID.kill()
             }
         }
     }
@@ -255,8 +256,7 @@ final class ChildProcess: Sendable {
         // A call still queued fails at once; the socket is closed once the writer is done with it.
         shutdown(socket, Int32(SHUT_RDWR))
         outbox.finish { [socket] in _ = close(socket) }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let status = childPID.reap()
         // Reaped: whatever the child reported before it died is there to read.
         let faultIn = faultReport.finish()
         post(.ended(status))
