@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The shipped configuration's probes in process isolation against the same probes inline: both
-# agents started together, idle CPU over a window (bench/idle/measure.py; it calls the second
-# agent "collectd": here it is the isolated one). Release build.
+# agents started together, idle CPU over a window (bench/idle/measure.py); the ratios it prints
+# are process over inline. Release build.
 # Usage: bash bench/scaling/isolation-idle.sh [window seconds, default 60]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -27,6 +27,6 @@ for name, port in (("inline", 18471), ("process", 18472)):
     json.dump(doc, open(f"{work}/{name}.json", "w"))
 PY
 sep=$'\x1f'
-python3 bench/idle/measure.py "$WINDOW" 10 \
-    "./.build/release/pathwatch${sep}run${sep}--config${sep}$work/inline.json${sep}--log-level${sep}warning" \
-    "./.build/release/pathwatch${sep}run${sep}--config${sep}$work/process.json${sep}--log-level${sep}warning"
+NAMES="process (the shipped probes isolated)|inline (the same probes)" python3 bench/idle/measure.py "$WINDOW" 10 \
+    "./.build/release/pathwatch${sep}run${sep}--config${sep}$work/process.json${sep}--log-level${sep}warning" \
+    "./.build/release/pathwatch${sep}run${sep}--config${sep}$work/inline.json${sep}--log-level${sep}warning"
