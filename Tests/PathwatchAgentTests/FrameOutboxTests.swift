@@ -23,7 +23,7 @@ import Testing
     /// the first frame out of its thread's order.
     static func readFrames(from fd: Int32, threads: Int) -> Result<[Int], FrameOrderError> {
         var next = [Int](repeating: 0, count: threads)
-        var buffer = RoutedFrameBuffer()
+        var buffer = FrameBuffer()
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }

@@ -225,7 +225,7 @@ final class ChildProcess: Sendable {
     ) {
         var output = output
         var faultReport = FaultReport(fd: fault)
-        var frames = RoutedFrameBuffer()
+        var frames = FrameBuffer()
         while true {
             var polls =
                 [
@@ -270,7 +270,7 @@ extension ChildProcess {
     /// Reads what the socket holds now, without waiting, and hands on every whole frame: a reply
     /// for the child itself to the inbox, one for an instance to `route`. `ended` at the end of
     /// the stream, on an error or a malformed frame; `drained` when nothing more is there yet.
-    fileprivate func receive(into frames: inout RoutedFrameBuffer) -> Received {
+    fileprivate func receive(into frames: inout FrameBuffer) -> Received {
         let (n, error) = withUnsafeTemporaryAllocation(byteCount: 64 << 10, alignment: 1) { chunk in
             let n = recv(socket, chunk.baseAddress, chunk.count, Int32(MSG_DONTWAIT))
             let error = errno

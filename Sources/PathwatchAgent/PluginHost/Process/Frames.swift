@@ -9,27 +9,18 @@ import PathwatchJSON
 /// the length come four bytes naming the instance the frame is for (little-endian; 0 for the
 /// child itself: what it loaded), then the body. The agent's calls name their instance in the
 /// JSON (CallFrames). The agent takes routed frames from the bytes as they arrive
-/// (RoutedFrameBuffer), never blocking inside one; the child reads the calls as they arrive too
+/// (FrameBuffer), never blocking inside one; the child reads the calls as they arrive too
 /// (FrameReader).
 enum Frames {
     /// A frame beyond this is taken as a broken peer, not a message (100,000 observations of
     /// short text fit in a few MiB).
     static let maximumLength = 64 << 20
 
-    static func write(_ value: JSONValue, to fd: Int32) -> Bool { write(body: body(value), to: fd) }
-
     /// A frame's body for `value`.
     static func body(_ value: JSONValue) -> [UInt8] {
         var body: [UInt8] = []
         JSONSerializer.write(value, into: &body)
         return body
-    }
-
-    /// Sends a body already written: the length, then the body as it is, without copying it
-    /// behind the length.
-    static func write(body: [UInt8], to fd: Int32) -> Bool {
-        guard let header = header(body: body) else { return false }
-        return header.withUnsafeBytes { writeAll(fd, $0) } && body.withUnsafeBytes { writeAll(fd, $0) }
     }
 
     /// Sends a routed frame: the length, the instance, then the body as it is.

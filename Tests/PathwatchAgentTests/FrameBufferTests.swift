@@ -5,7 +5,8 @@ import Testing
 
 /// The agent takes a child's frames from the bytes as they arrive: written by the child's own
 /// writer (Frames, through a real socketpair), split anywhere, they come out whole and in order.
-@Suite struct RoutedFrameBufferTests {
+/// A child takes the agent's calls, which name no instance, the same way.
+@Suite struct FrameBufferTests {
     /// What the child's writer puts on the wire for `frames`, read back from a socketpair.
     static func wire(_ frames: [(UInt32, [UInt8])]) throws -> [UInt8] {
         var pair: [Int32] = [-1, -1]
@@ -23,8 +24,8 @@ import Testing
         return bytes
     }
 
-    static func take(_ buffer: inout RoutedFrameBuffer) -> [RoutedFrameBuffer.Next] {
-        var taken: [RoutedFrameBuffer.Next] = []
+    static func take(_ buffer: inout FrameBuffer) -> [FrameBuffer.Next] {
+        var taken: [FrameBuffer.Next] = []
         while case let next = buffer.next(), next != .incomplete {
             taken.append(next)
             if next == .malformed { break }
@@ -37,8 +38,8 @@ import Testing
         let large = [UInt8]((0..<100_000).map { UInt8(truncatingIfNeeded: $0) })
         let sent: [(UInt32, [UInt8])] = [(0, Array(#"{"loaded":true}"#.utf8)), (7, []), (2, large), (70_000, [42])]
         let bytes = try Self.wire(sent)
-        var buffer = RoutedFrameBuffer()
-        var taken: [RoutedFrameBuffer.Next] = []
+        var buffer = FrameBuffer()
+        var taken: [FrameBuffer.Next] = []
         for start in stride(from: 0, to: bytes.count, by: piece) {
             bytes[start..<min(start + piece, bytes.count)].withUnsafeBytes { buffer.append($0) }
             taken += Self.take(&buffer)
@@ -49,7 +50,7 @@ import Testing
 
     @Test func aFrameCutShortStaysPendingAndNothingIsMadeOfIt() throws {
         let bytes = try Self.wire([(1, Array("whole".utf8)), (1, Array(repeating: 9, count: 100))])
-        var buffer = RoutedFrameBuffer()
+        var buffer = FrameBuffer()
         bytes.dropLast(40).withUnsafeBytes { buffer.append($0) }
         #expect(Self.take(&buffer) == [.frame(instance: 1, body: Array("whole".utf8))])
         #expect(buffer.pending == 8 + 60)
@@ -57,8 +58,23 @@ import Testing
 
     @Test(arguments: [[3, 0, 0, 0, 1, 0, 0, 0] as [UInt8], [0xFF, 0xFF, 0xFF, 0x7F, 1, 0, 0, 0]])
     func aLengthNoFrameCanHaveIsMalformed(_ header: [UInt8]) {
-        var buffer = RoutedFrameBuffer()
+        var buffer = FrameBuffer()
         header.withUnsafeBytes { buffer.append($0) }
         #expect(buffer.next() == .malformed)
+    }
+
+    @Test func framesWithoutAnInstanceComeOutWholeAndAnEmptyOneIsAFrame() {
+        let bodies: [[UInt8]] = [Array(#"{"call":"sample"}"#.utf8), [], [7]]
+        var bytes: [UInt8] = []
+        for body in bodies { bytes += Frames.header(body: body)! + body }
+        var buffer = FrameBuffer(routed: false)
+        bytes.withUnsafeBytes { buffer.append($0) }
+        #expect(Self.take(&buffer) == bodies.map { .frame(instance: 0, body: $0) })
+        #expect(buffer.pending == 0)
+        // Routed, the same empty frame is too short to name its instance.
+        var routed = FrameBuffer()
+        Frames.header(body: [])!.withUnsafeBytes { routed.append($0) }
+        ([0, 0, 0, 0] as [UInt8]).withUnsafeBytes { routed.append($0) }
+        #expect(routed.next() == .malformed)
     }
 }

@@ -1,5 +1,6 @@
-/// The routed frames (Frames) a child sends, taken from its socket as the bytes arrive rather
-/// than read whole.
+/// Frames (Frames) taken from a socket as the bytes arrive rather than read whole: the routed
+/// frames a child sends the agent, or the agent's calls as the child reads them (FrameReader),
+/// which name no instance.
 ///
 /// Why the agent's reader never blocks inside a frame: a child that dies while one of its
 /// threads is half-way through a frame (a sibling's crash ends the process between the length
@@ -7,7 +8,7 @@
 /// socket open, so no end of stream comes either. A reader waiting for the rest would stop
 /// watching the child's pidfd and never learn that it ended; with this buffer it reads what is
 /// there, keeps the cut frame, and goes back to waiting on the socket and the pidfd together.
-struct RoutedFrameBuffer {
+struct FrameBuffer {
     enum Next: Equatable {
         case frame(instance: UInt32, body: [UInt8])
         /// Not all of the next frame has arrived yet.
@@ -16,8 +17,12 @@ struct RoutedFrameBuffer {
         case malformed
     }
 
+    /// Whether an instance's four bytes follow each length (a child's frames to the agent).
+    let routed: Bool
     private var bytes: [UInt8] = []
     private var start = 0
+
+    init(routed: Bool = true) { self.routed = routed }
 
     /// Bytes received but not yet taken as frames (a frame cut off by the child's end).
     var pending: Int { bytes.count - start }
@@ -26,14 +31,15 @@ struct RoutedFrameBuffer {
         bytes.append(contentsOf: chunk)
     }
 
-    /// Takes the next whole frame.
+    /// Takes the next whole frame (instance 0 when frames are not routed).
     mutating func next() -> Next {
-        guard pending >= 8 else { return compacted(.incomplete) }
+        let header = routed ? 8 : 4
+        guard pending >= header else { return compacted(.incomplete) }
         let length = Int(Frames.word(at: start, in: bytes))
-        guard length >= 4, length <= Frames.maximumLength else { return .malformed }
+        guard length >= header - 4, length <= Frames.maximumLength else { return .malformed }
         guard pending >= 4 + length else { return compacted(.incomplete) }
-        let instance = Frames.word(at: start + 4, in: bytes)
-        let body = Array(bytes[(start + 8)..<(start + 4 + length)])
+        let instance = routed ? Frames.word(at: start + 4, in: bytes) : 0
+        let body = Array(bytes[(start + header)..<(start + 4 + length)])
         start += 4 + length
         return .frame(instance: instance, body: body)
     }
