@@ -7,7 +7,7 @@ import Testing
 /// config (a message, a metric name, a reachability target's name, URL and headers), a webhook's URL
 /// credentials, signing secret and headers, and the http sink's token itself — then a hunt for
 /// each, in every form the other hunt knows, through everything a client can get: `/`, `/status`,
-/// `/metrics`, `/events` (a few seconds of it, across a change), `/healthz`, the 401, 404, 405,
+/// `/metrics`, `/events` (from its first document through a change), `/healthz`, the 401, 404, 405,
 /// 413 and 431 answers, headers included, and the agent's stdout and stderr. Zero hits.
 @Suite(.onItsOwnThread) struct HTTPSecretLeakHuntTests {
     struct Capture: Sendable {
@@ -69,12 +69,21 @@ import Testing
             func capture(_ name: String, _ reply: LiveAgent.Reply) {
                 captures.append(Capture(name: name, status: reply.status, text: reply.text + "\n" + reply.curlError))
             }
-            // The stream across a change: connected before the check turns critical, read after.
-            let stream = BackgroundResult { try agent.request("/events", maxTime: 4) }
-            // Time for curl to connect: nothing outside the agent shows the stream has started.
-            usleep(1_000_000)
+            // The stream across a change: its first document shows it is open before the check
+            // turns critical; it is read until the change's data has come.
+            let stream = try BackgroundProcess(agent.curlArguments("/events", maxTime: 60))
+            defer { stream.stop() }
+            _ = stream.waitForLine(timeout: 20) { $0.hasPrefix("event: status") }
             try "critical broken\n".write(to: stateFile, atomically: true, encoding: .utf8)
-            capture("/events", try stream.value())
+            if let change = stream.waitForLine(timeout: 20, { $0.hasPrefix("event: change") }) {
+                _ = stream.waitForLine(from: change.index + 1, timeout: 20) { $0.hasPrefix("data:") }
+            }
+            stream.stop()
+            let streamed = stream.outputLines.joined(separator: "\n")
+            captures.append(
+                Capture(
+                    name: "/events", status: Int(streamed.split(separator: " ").dropFirst().first ?? "") ?? 0,
+                    text: streamed + "\n" + stream.errorOutput))
             for path in ["/", "/status", "/metrics"] { capture(path, try agent.request(path)) }
             capture("/healthz", try agent.request("/healthz", auth: .none))
             for path in ["/", "/status", "/metrics", "/events"] {
@@ -88,7 +97,8 @@ import Testing
             capture("413", try agent.request("/status", body: String(repeating: "b", count: 100)))
             capture(
                 "431", try agent.request("/status", headers: ["X-Big: " + String(repeating: "h", count: 16 * 1024)]))
-            usleep(500_000)
+            // The change on the json stdout sink, before the stop, so the hunt reads it too.
+            _ = agent.process.waitForLine(timeout: 20) { $0.contains(#""to":"critical""#) }
             agent.stop()
             captures.append(Capture(name: "stdout", status: 0, text: agent.process.outputLines.joined(separator: "\n")))
             captures.append(Capture(name: "stderr", status: 0, text: agent.process.errorOutput))
@@ -127,24 +137,5 @@ import Testing
         #expect(text["/metrics"]?.contains("pathwatch_check_state") == true)
         #expect(text["stdout"]?.contains(#""to":"critical""#) == true)
         #expect(hits.isEmpty, "\(hits.count) leaks:\n\(hits.prefix(20).joined(separator: "\n"))")
-    }
-}
-
-/// Runs blocking work on a thread of its own while the caller goes on; `value()` waits for it.
-final class BackgroundResult<T: Sendable>: @unchecked Sendable {
-    private let done = DispatchSemaphore(value: 0)
-    private var result: Result<T, any Error>?
-
-    init(_ body: @escaping @Sendable () throws -> T) {
-        Thread.detachNewThread { [self] in
-            result = Result { try body() }
-            done.signal()
-        }
-    }
-
-    func value() throws -> T {
-        done.wait()
-        done.signal()
-        return try result!.get()
     }
 }

@@ -26,9 +26,10 @@ public final class Browser: @unchecked Sendable {
     private let input = Pipe()
     private let lock = NSCondition()
     private var lines: [String] = []
-    private var partial = ""
+    private var splitter = LineSplitter()
     private var ended = false
-    private var stderrText = ""
+    /// Kept as bytes: a read may end inside a character, so the text is decoded when asked for.
+    private var stderrBytes = Data()
 
     public convenience init(netns: String? = nil, width: Int = 1100, height: Int = 900) throws {
         try self.init(wrapper: netns.map { ["ip", "netns", "exec", $0] } ?? [], width: width, height: height)
@@ -56,7 +57,7 @@ public final class Browser: @unchecked Sendable {
         PipeReader.read(errors, name: "browser-stderr") { [weak self] data in
             guard let self else { return }
             self.lock.lock()
-            self.stderrText += String(decoding: data, as: UTF8.self)
+            self.stderrBytes.append(data)
             self.lock.unlock()
         }
         let ready = try reply(timeout: 120, for: "start")
@@ -67,11 +68,7 @@ public final class Browser: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if data.isEmpty { ended = true }
-        partial += String(decoding: data, as: UTF8.self)
-        while let newline = partial.firstIndex(of: "\n") {
-            lines.append(String(partial[..<newline]))
-            partial = String(partial[partial.index(after: newline)...])
-        }
+        lines += splitter.lines(completedBy: data)
         lock.broadcast()
     }
 
@@ -79,7 +76,7 @@ public final class Browser: @unchecked Sendable {
     public var errorOutput: String {
         lock.lock()
         defer { lock.unlock() }
-        return stderrText
+        return String(decoding: stderrBytes, as: UTF8.self)
     }
 
     private func reply(timeout: Double, for what: String) throws -> Any? {

@@ -75,6 +75,17 @@ public final class LiveAgent: @unchecked Sendable {
         _ path: String, auth: Auth = .token, method: String = "GET", headers: [String] = [],
         body: String? = nil, maxTime: Double = 10
     ) throws -> Reply {
+        let argv = curlArguments(path, auth: auth, method: method, headers: headers, body: body, maxTime: maxTime)
+        let result = try run(argv, timeout: maxTime + 10)
+        return Self.parse(result)
+    }
+
+    /// The curl command line `request` runs: the head (`-D -`), then the body, unbuffered (`-N`),
+    /// so a stream can also be read line by line as it comes (`BackgroundProcess`).
+    public func curlArguments(
+        _ path: String, auth: Auth = .token, method: String = "GET", headers: [String] = [],
+        body: String? = nil, maxTime: Double = 10
+    ) -> [String] {
         var argv = ["curl", "-sS", "-N", "--noproxy", "*", "-D", "-", "--max-time", String(maxTime), "-X", method]
         switch auth {
         case .token: if let token { argv += ["-H", "Authorization: Bearer \(token)"] }
@@ -86,8 +97,7 @@ public final class LiveAgent: @unchecked Sendable {
         for header in headers { argv += ["-H", header] }
         if let body { argv += ["--data-binary", body] }
         argv.append(base + path)
-        let result = try run(argv, timeout: maxTime + 10)
-        return Self.parse(result)
+        return argv
     }
 
     public static func parse(_ result: ProcessResult) -> Reply {

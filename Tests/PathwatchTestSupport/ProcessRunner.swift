@@ -86,8 +86,9 @@ public final class BackgroundProcess: @unchecked Sendable {
     public let process = Process()
     private let lock = NSLock()
     private var lines: [String] = []
-    private var partial = ""
-    private var stderrText = ""
+    private var splitter = LineSplitter()
+    /// Kept as bytes: a read may end inside a character, so the text is decoded when asked for.
+    private var stderrBytes = Data()
     /// Standard output and error reached their end (every writer closed them): nothing more will
     /// be read. A process that has ended may still have lines in the pipe, read on another thread.
     private var ended = (output: false, error: false)
@@ -110,7 +111,7 @@ public final class BackgroundProcess: @unchecked Sendable {
             guard let self else { return }
             self.lock.lock()
             if data.isEmpty { self.ended.error = true }
-            self.stderrText += String(decoding: data, as: UTF8.self)
+            self.stderrBytes.append(data)
             self.lock.unlock()
         }
     }
@@ -119,11 +120,7 @@ public final class BackgroundProcess: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if data.isEmpty { ended.output = true }
-        partial += String(decoding: data, as: UTF8.self)
-        while let newline = partial.firstIndex(of: "\n") {
-            lines.append(String(partial[..<newline]))
-            partial = String(partial[partial.index(after: newline)...])
-        }
+        lines += splitter.lines(completedBy: data)
     }
 
     /// Every complete stdout line so far.
@@ -136,7 +133,7 @@ public final class BackgroundProcess: @unchecked Sendable {
     public var errorOutput: String {
         lock.lock()
         defer { lock.unlock() }
-        return stderrText
+        return String(decoding: stderrBytes, as: UTF8.self)
     }
 
     /// Waits until a stdout line satisfies `predicate` (searching from line `from`), or times out.
