@@ -5,6 +5,9 @@ enum ObservationLabels {
     static func split(_ labels: [(name: String, value: String)]) -> (
         published: [(name: String, value: String)], facts: [String: String]
     ) {
+        // Most observations carry no path fact: their labels are published as they came, the
+        // same storage, not a copy of it.
+        guard labels.contains(where: { $0.name.hasPrefix("pathwatch.") }) else { return (labels, [:]) }
         var published: [(name: String, value: String)] = []
         published.reserveCapacity(labels.count)
         var facts: [String: String] = [:]
