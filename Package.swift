@@ -81,6 +81,8 @@ let package = Package(
         .target(name: "CCrypt", path: "Sources/CCrypt", linkerSettings: [.linkedLibrary("dl")]),
         // pipe2(2), which Swift's Glibc module does not declare.
         .target(name: "CPipe", path: "Sources/CPipe"),
+        // glibc's malloc_trim and mallopt (<malloc.h>), which Swift's Glibc module does not declare.
+        .target(name: "CMalloc", path: "Sources/CMalloc"),
         .target(name: "CFaultReport", path: "Sources/CFaultReport"),
         // pidfd_open(2) and posix_spawn's closefrom action, for plug-in children.
         .target(name: "CChildProcess", path: "Sources/CChildProcess"),
@@ -91,7 +93,7 @@ let package = Package(
         // What the other modules share below the agent: its threads (SerialThread, WorkerPool and
         // its lanes, the timer thread) and POSIX helpers (errnoText, makePipe, paths, folders,
         // writes, monotonic time). It depends on nothing of the agent's, nor on the SDK.
-        .target(name: "PathwatchBase", dependencies: ["CPipe"], swiftSettings: strict),
+        .target(name: "PathwatchBase", dependencies: ["CPipe", "CMalloc"], swiftSettings: strict),
 
         // The agent's core: configuration model, plug-in host, scheduling, check book, snapshot,
         // renderers, and the sink protocol with its registry. It names no sink kind.

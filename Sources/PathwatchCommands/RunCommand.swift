@@ -1,5 +1,6 @@
 import Glibc
 import PathwatchAgent
+import PathwatchBase
 import PathwatchSinks
 import ServiceLifecycle
 
@@ -23,6 +24,8 @@ package enum RunCommand {
         // Trap the signals before anything else: SIGHUP's default action would end the agent,
         // and a stop request must never find the default handlers while the agent starts.
         let signals = SignalTrap(trappedSignals)
+        // Before the agent's threads allocate: an arena made before the settings stays.
+        HeapSettings.apply()
         // Before any plug-in is loaded: an inline one that prints must not corrupt the stdout sink's lines.
         AgentOutput.claim()
         let hangups = signals.stream(SIGHUP)

@@ -1,21 +1,16 @@
+import CMalloc
 import Synchronization
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
 
 /// Hands back to the kernel the heap that large reports leave free once they are consumed.
 ///
 /// Why: a report of a thousand checks passes through megabytes that live for a moment (the
 /// plug-in's results, the record on the wire, the decoded observations, the documents the sinks
 /// render), each on the thread that makes it and so in that thread's malloc arena. glibc keeps
-/// what is freed in the middle of an arena, and raises its mmap threshold after the first large
-/// buffer is freed, so later buffers come from the arenas too: at 10,000 endpoints every 60 s,
-/// about 24 MiB of the agent's RSS and 5 MiB of its plug-in child's were freed memory glibc held
-/// (measured by calling `malloc_trim(0)` in each between rounds). A trim, once the reports of a
-/// round have been consumed, gives those pages back; what stays resident is what is in use.
+/// what is freed in the middle of an arena: at 10,000 endpoints every 60 s, about 24 MiB of the
+/// agent's RSS and 5 MiB of its plug-in child's were freed memory glibc held (measured by calling
+/// `malloc_trim(0)` in each between rounds). A trim, once the reports of a round have been
+/// consumed, gives whole free pages back. Buffers too large to share an arena's pages are mapped
+/// on their own and unmapped when freed (HeapSettings), so they leave no such gaps.
 ///
 /// Only after reports carrying `threshold` observations or more in all: a probe of a few checks
 /// frees little, and a trim walks every arena. Coalesced: one trim `delay` after the first such
@@ -31,16 +26,13 @@ package enum HeapTrim {
     private static let pending = Mutex<(observations: Int, scheduled: Bool)>((0, false))
     private static let lane = WorkerPool.shared.lane()
 
-    /// glibc's `malloc_trim`, looked up once; nil with a C library that has none (musl).
-    private static let mallocTrim: (@convention(c) (Int) -> Int32)? = {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") else { return nil }
-        return unsafeBitCast(symbol, to: (@convention(c) (Int) -> Int32).self)
-    }()
+    /// Whether the C library has `malloc_trim` (glibc; musl has none).
+    private static let canTrim = pw_malloc_is_glibc() == 1
 
     /// Counts the observations of a report just consumed; schedules a trim once they reach
     /// `threshold` since the last one.
     package static func consumed(observations: Int) {
-        guard observations > 0, mallocTrim != nil else { return }
+        guard observations > 0, canTrim else { return }
         let schedule = pending.withLock { p -> Bool in
             p.observations += observations
             guard p.observations >= threshold, !p.scheduled else { return false }
@@ -54,7 +46,7 @@ package enum HeapTrim {
     /// Trims now; reports consumed from here on count toward the next trim.
     static func trim() {
         pending.withLock { $0 = (0, false) }
-        _ = mallocTrim?(0)
+        _ = pw_malloc_trim()
         trims.add(1, ordering: .relaxed)
     }
 }

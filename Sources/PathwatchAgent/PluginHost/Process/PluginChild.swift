@@ -34,6 +34,8 @@ package enum PluginChild {
 
     /// Serves until the agent closes the socket; returns the exit status.
     package static func serve(_ options: Options) -> Int32 {
+        // The agent's heap settings, before the plug-ins' threads allocate (HeapSettings).
+        HeapSettings.apply()
         let fd = socketDescriptor
         let agentPidfd = options.describeOnly ? -1 : AgentSignalGuard.openAgentPidfd()
         AgentSignalGuard.install()
