@@ -1,40 +1,21 @@
 /* glibc's <malloc.h> calls, behind names that exist with any C library. */
 #include "cmalloc.h"
+/* Any libc header defines __GLIBC__ (through <features.h>); without one it is never set. */
 #include <stdlib.h>
+
 #ifdef __GLIBC__
 #include <malloc.h>
-#endif
 
-int pw_malloc_is_glibc(void) {
-#ifdef __GLIBC__
-    return 1;
-#else
-    return 0;
-#endif
-}
+int pw_malloc_is_glibc(void) { return 1; }
+int pw_malloc_trim(void) { return malloc_trim(0); }
+int pw_malloc_set_mmap_threshold(int bytes) { return mallopt(M_MMAP_THRESHOLD, bytes); }
+int pw_malloc_set_arena_max(int count) { return mallopt(M_ARENA_MAX, count); }
 
-int pw_malloc_trim(void) {
-#ifdef __GLIBC__
-    return malloc_trim(0);
-#else
-    return -1;
-#endif
-}
+#else /* another C library (musl): nothing to call, and each says so */
 
-int pw_malloc_set_mmap_threshold(int bytes) {
-#ifdef __GLIBC__
-    return mallopt(M_MMAP_THRESHOLD, bytes);
-#else
-    (void)bytes;
-    return -1;
-#endif
-}
+int pw_malloc_is_glibc(void) { return 0; }
+int pw_malloc_trim(void) { return -1; }
+int pw_malloc_set_mmap_threshold(int bytes) { (void)bytes; return -1; }
+int pw_malloc_set_arena_max(int count) { (void)count; return -1; }
 
-int pw_malloc_set_arena_max(int count) {
-#ifdef __GLIBC__
-    return mallopt(M_ARENA_MAX, count);
-#else
-    (void)count;
-    return -1;
 #endif
-}
