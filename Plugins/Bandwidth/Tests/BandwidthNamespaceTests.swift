@@ -35,9 +35,10 @@ import Testing
 
         let blast = try lab.blast(seconds: 6)
         #expect(blast.status == 0, "blaster: \(blast.stderr)")
+        try lab.waitForEmptyQueue()
         let counts = Self.checks.map { agent.samples(of: $0).count }
         for (check, count) in zip(Self.checks, counts) {
-            // Let the token bucket's queue drain, and the window holding its tail close.
+            // Let the window holding the queue's tail close.
             try #require(agent.waitForSamples(of: check, count: 3, after: count), "\(check): \(agent.diagnostics)")
         }
         let after = try lab.procfsCounters()

@@ -16,6 +16,10 @@ final class VethLab: Sendable {
     static let shapedRate = "8mbit"
     static let shapedBitsPerSecond = 8_000_000.0
 
+    /// The token bucket's queue: three seconds of the shaped rate, more than the sender's
+    /// socket buffer holds (`blast`), so the queue never drops and the sender blocks instead.
+    static let queueBytes = 3_000_000
+
     let sender: String
     let receiver: String
 
@@ -50,7 +54,7 @@ final class VethLab: Sendable {
             ip -n \(sender) neigh add \(Self.peerAddress) lladdr 02:00:00:00:02:13 dev va nud permanent
             ip -n \(sender) link set va up
             ip -n \(receiver) link set vb up
-            tc -n \(sender) qdisc add dev va root tbf rate \(Self.shapedRate) burst 32kbit latency 400ms
+            tc -n \(sender) qdisc add dev va root tbf rate \(Self.shapedRate) burst 32kbit limit \(Self.queueBytes)
             """)
     }
 
@@ -74,10 +78,16 @@ final class VethLab: Sendable {
     /// Sends 1000-byte UDP datagrams to the peer for `seconds`. The socket blocks while the
     /// token bucket's queue holds its send buffer, so the sender keeps the link saturated
     /// without spinning. Errors (the interface vanishing mid-run) are waited out, not fatal.
+    ///
+    /// The send buffer is forced to 4 MiB (the kernel doubles it, and counts each datagram at
+    /// several times its size): about 1.8 s of the shaped rate queued. With the default buffer
+    /// (208 KiB) the queue held 45 ms, and a sender starved for longer than that on a loaded
+    /// host left a window 10 % short of the shaped rate.
     func blast(seconds: Double) throws -> ProcessResult {
         let script = """
             import socket, sys, time
             s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            s.setsockopt(socket.SOL_SOCKET, getattr(socket, "SO_SNDBUFFORCE", 32), 4 << 20)
             payload = bytes(1000)
             end = time.monotonic() + float(sys.argv[2])
             while time.monotonic() < end:
@@ -89,6 +99,21 @@ final class VethLab: Sendable {
         return try run(
             ["ip", "netns", "exec", sender, "python3", "-c", script, Self.peerAddress, "\(seconds)"],
             timeout: seconds + 30)
+    }
+
+    /// Waits until the token bucket's queue is empty: what the sender queued has all left `va`.
+    func waitForEmptyQueue() throws {
+        let what = "the token bucket's queue on \(Self.interface) to drain"
+        _ = try waitFor(what, timeout: 30, interval: 0.1) { try queueLength() == 0 ? true : nil }
+    }
+
+    /// Datagrams waiting in `va`'s queue, as `tc -s` counts them.
+    func queueLength() throws -> Int {
+        let result = try run(["tc", "-n", sender, "-s", "-j", "qdisc", "show", "dev", Self.interface])
+        guard result.status == 0,
+            let qdiscs = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]]
+        else { throw TestFailure("tc -s -j qdisc show in \(sender): \(result.stderr)") }
+        return qdiscs.reduce(0) { $0 + ($1["qlen"] as? Int ?? 0) }
     }
 
     func remove() {

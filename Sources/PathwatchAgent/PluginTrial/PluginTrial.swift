@@ -84,18 +84,25 @@ package struct PluginTrial: Sendable {
         // megabytes arriving a pipe's worth at a time, and searching it from its start at every
         // chunk took minutes for 8 MB.
         var searched = 0
+        // Each line is parsed once, as it arrives: the steps are kept from here, not parsed
+        // again from the whole report (twice the work, for a sample of megabytes).
+        var steps: [JSONValue] = []
         let collected = child.collect(
             timeoutSeconds: timeoutSeconds + (watch?.seconds ?? 0), extraLimit: Self.reportLimit
         ) { chunk in
             pending += chunk
             while let newline = pending[searched...].firstIndex(of: UInt8(ascii: "\n")) {
-                if let step = try? JSONParser.parse(bytes: Array(pending[..<newline])) { onStep(step) }
+                if let step = try? JSONParser.parse(bytes: Array(pending[..<newline])) {
+                    steps.append(step)
+                    onStep(step)
+                }
                 pending.removeSubrange(...newline)
                 searched = 0
             }
             searched = pending.count
         }
-        let steps = collected.extra.split(separator: "\n").compactMap { try? JSONParser.parse(String($0)) }
+        // A last line the child ended without its newline.
+        if !pending.isEmpty, let step = try? JSONParser.parse(bytes: pending) { steps.append(step) }
         return Outcome(
             steps: steps, stdout: collected.stdout, stderr: collected.stderr, ending: collected.ending,
             timedOut: collected.timedOut,

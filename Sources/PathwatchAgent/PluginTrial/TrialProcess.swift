@@ -20,8 +20,7 @@ package final class TrialProcess: Sendable {
     package struct Collected: Sendable {
         package var stdout: String
         package var stderr: String
-        package var extra: String
-        /// The extra pipe said more than its limit: `extra` is only its beginning.
+        /// The extra pipe said more than its limit: `onExtra` saw only its beginning.
         package var extraCut: Bool
         package var ending: ChildEnding
         package var timedOut: Bool
@@ -96,39 +95,62 @@ package final class TrialProcess: Sendable {
 
     /// Reads stdout, stderr and the extra pipe until the child closes them or `timeoutSeconds`
     /// pass (then it is killed), and reaps it. Stdout and stderr keep their first
-    /// `captureLimit` bytes, the extra pipe its first `extraLimit` (the rest is read and
-    /// dropped, so the child never blocks on a full pipe). `onExtra` sees what is kept of the
-    /// extra pipe as it arrives. Blocks the calling thread: call it from a thread of its own,
+    /// `captureLimit` bytes; `onExtra` sees the extra pipe's first `extraLimit` as they arrive
+    /// (the rest is read and dropped, so the child never blocks on a full pipe). Blocks the calling thread: call it from a thread of its own,
     /// never from the cooperative pool.
+    ///
+    /// The time allowed is the child's, not the reader's: time spent in `onExtra` (parsing a
+    /// sample of megabytes, slow on a loaded host) moves the deadline on by as much, and a
+    /// child that has already exited when the deadline comes has not timed out; what it left
+    /// in the pipes is still read.
     package func collect(
         timeoutSeconds: Double, extraLimit: Int = captureLimit, onExtra: (ArraySlice<UInt8>) -> Void = { _ in }
     ) -> Collected {
-        var buffers: [[UInt8]] = [[], [], []]
+        var buffers: [[UInt8]] = [[], []]
+        var extraSeen = 0
         let limits = [Self.captureLimit, Self.captureLimit, extraLimit]
         var extraCut = false
         var open = descriptors
-        let deadline = monotonicNanoseconds() + UInt64(timeoutSeconds * 1e9)
+        var deadline = monotonicNanoseconds() + UInt64(timeoutSeconds * 1e9)
         var timedOut = false
+        var reaped: Int32?
+        // After the child's end, a pipe holds at most 1 MiB (pipe-max-size): more than all three
+        // can hold comes from a descendant still writing, and is not read.
+        var leftAfterEnd = 3 << 20
         var chunk = [UInt8](repeating: 0, count: 65_536)
         while open.contains(where: { $0 >= 0 }) {
             let now = monotonicNanoseconds()
-            if now >= deadline {
-                timedOut = true
-                kill(pid, SIGKILL)
-                break
+            if now >= deadline && reaped == nil {
+                reaped = reap(waiting: false)
+                if reaped == nil {
+                    timedOut = true
+                    kill(pid, SIGKILL)
+                    break
+                }
             }
             var fds = open.enumerated().filter { $0.element >= 0 }.map {
                 pollfd(fd: $0.element, events: Int16(POLLIN), revents: 0)
             }
-            let wait = Int32(min(1_000, (deadline - now) / 1_000_000 + 1))
-            if poll(&fds, nfds_t(fds.count), wait) < 0 && errno != EINTR { break }
+            // Once the child has ended, only what it left in the pipes is read: a descendant
+            // that still holds one open is not waited for.
+            let wait = reaped == nil ? Int32(min(1_000, (deadline - now) / 1_000_000 + 1)) : 0
+            let ready = poll(&fds, nfds_t(fds.count), wait)
+            if ready < 0 && errno != EINTR { break }
+            if reaped != nil && (ready == 0 || leftAfterEnd <= 0) { break }
             for entry in fds where entry.revents != 0 {
                 guard let index = open.firstIndex(of: entry.fd) else { continue }
                 let n = chunk.withUnsafeMutableBytes { read(entry.fd, $0.baseAddress, $0.count) }
                 if n > 0 {
-                    let room = max(0, limits[index] - buffers[index].count)
-                    buffers[index] += chunk[0..<min(n, room)]
-                    if index == 2 && room > 0 { onExtra(chunk[0..<min(n, room)]) }
+                    if reaped != nil { leftAfterEnd -= n }
+                    let room = max(0, limits[index] - (index == 2 ? extraSeen : buffers[index].count))
+                    if index < 2 {
+                        buffers[index] += chunk[0..<min(n, room)]
+                    } else if room > 0 {
+                        extraSeen += min(n, room)
+                        let started = monotonicNanoseconds()
+                        onExtra(chunk[0..<min(n, room)])
+                        deadline += monotonicNanoseconds() - started
+                    }
                     if index == 2 && n > room { extraCut = true }
                 } else if n == 0 || (errno != EINTR && errno != EAGAIN) {
                     close(entry.fd)
@@ -137,13 +159,23 @@ package final class TrialProcess: Sendable {
             }
         }
         for fd in open where fd >= 0 { close(fd) }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let status = reaped ?? reap(waiting: true) ?? 0
         let ending: ChildEnding = (status & 0x7f) == 0 ? .exited((status >> 8) & 0xff) : .signaled(status & 0x7f)
         func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
         return Collected(
-            stdout: text(buffers[0]), stderr: text(buffers[1]), extra: text(buffers[2]), extraCut: extraCut,
+            stdout: text(buffers[0]), stderr: text(buffers[1]), extraCut: extraCut,
             ending: ending,
             timedOut: timedOut)
+    }
+
+    /// The child's wait status once it has ended; nil while it runs (asked without waiting).
+    private func reap(waiting: Bool) -> Int32? {
+        var status: Int32 = 0
+        while true {
+            let result = waitpid(pid, &status, waiting ? 0 : WNOHANG)
+            if result == pid { return status }
+            if result < 0 && errno == EINTR { continue }
+            return nil
+        }
     }
 }
