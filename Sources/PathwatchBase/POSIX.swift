@@ -18,6 +18,12 @@ package func makePipe(nonBlocking: Bool = false) -> (read: Int32, write: Int32)?
 }
 
 /// The folder part of a path ("./config.json" → ".").
+/// Whether `fd` has something to read now (it is not waited for).
+package func hasInputNow(_ fd: Int32) -> Bool {
+    var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+    return poll(&entry, 1, 0) > 0 && entry.revents & Int16(POLLIN) != 0
+}
+
 package func directoryName(_ path: String) -> String {
     guard let slash = path.lastIndex(of: "/") else { return "." }
     if slash == path.startIndex { return "/" }

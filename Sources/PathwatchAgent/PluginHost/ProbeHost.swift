@@ -32,6 +32,11 @@ package protocol ProbeHost: AnyObject, Sendable {
     /// The probe is being stopped with a call inside its plug-in (by default, given up on as
     /// `abandonRunningCall` would).
     func abandonRunningCallToStop()
+    /// An answer to the running call may have come in time and not been read yet: the channel it
+    /// comes on holds unread bytes, or its reader is busy with what it read. The call is then not
+    /// given up on yet (the agent is behind, not the plug-in). By default false: an inline
+    /// call's answer is its return.
+    var answerMayBeUnread: Bool { get }
     /// How the host itself is doing, for the status document and `pathwatch plugins`.
     var health: ProbeHealth { get }
     func destroy()
@@ -42,5 +47,6 @@ extension ProbeHost {
         done(sample(by: deadline))
     }
     package func abandonRunningCallToStop() { abandonRunningCall(reason: "stopped") }
+    package var answerMayBeUnread: Bool { false }
     package func forwardDescriptorNotices(to notice: @escaping @Sendable (EventDescriptorNotice) -> Void) {}
 }

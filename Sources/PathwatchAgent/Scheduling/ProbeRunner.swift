@@ -233,21 +233,37 @@ final class ProbeRunner: Sendable {
 
     /// The plug-in has its deadline and the grace after it; then call number `call` is given up on.
     private func giveUp(_ call: Int, at deadline: Deadline) -> TimerThread.Token {
-        timers.schedule(atMonotonic: UInt64(deadline.monotonicNanoseconds &+ CallDeadlines.grace.nanoseconds)) {
-            [self] in
-            let expired = state.withLock { s -> Bool in
-                guard s.inFlight, s.callNumber == call, !s.timedOut, !s.stopped else { return false }
-                s.timedOut = true
-                return true
+        let due = deadline.monotonicNanoseconds &+ CallDeadlines.grace.nanoseconds
+        // However far behind the agent's reading is, the call is given up on by then.
+        let latest = due &+ max(timeout.nanoseconds, CallDeadlines.grace.nanoseconds)
+        return timers.schedule(atMonotonic: UInt64(due)) { [self] in expire(call, latest: latest) }
+    }
+
+    /// How soon a call whose answer may be waiting unread is looked at again.
+    static let unreadAnswerRecheckNanoseconds: Int64 = 250_000_000
+
+    private func expire(_ call: Int, latest: Int64) {
+        let now = MonotonicClock.nowNanoseconds()
+        if now < latest, instance.answerMayBeUnread, state.withLock({ $0.inFlight && $0.callNumber == call }) {
+            // The answer may have come in time and wait, unread, behind others the agent is still
+            // handling (a thousand probes changing at once): the agent is behind, not the plug-in.
+            _ = timers.schedule(atMonotonic: UInt64(now &+ Self.unreadAnswerRecheckNanoseconds)) { [self] in
+                expire(call, latest: latest)
             }
-            if expired {
-                // A child is killed (and started again); an inline call keeps its thread.
-                let overran = CallDeadlines.overran(timeout)
-                let message = instance.isolation == .process ? "\(overran); plug-in restarted" : overran
-                logger.warning("probe \(id): sample \(message)")
-                instance.abandonRunningCall(reason: overran)
-                report(.failure(message))
-            }
+            return
+        }
+        let expired = state.withLock { s -> Bool in
+            guard s.inFlight, s.callNumber == call, !s.timedOut, !s.stopped else { return false }
+            s.timedOut = true
+            return true
+        }
+        if expired {
+            // A child is killed (and started again); an inline call keeps its thread.
+            let overran = CallDeadlines.overran(timeout)
+            let message = instance.isolation == .process ? "\(overran); plug-in restarted" : overran
+            logger.warning("probe \(id): sample \(message)")
+            instance.abandonRunningCall(reason: overran)
+            report(.failure(message))
         }
     }
 

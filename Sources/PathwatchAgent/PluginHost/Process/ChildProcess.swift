@@ -41,6 +41,12 @@ final class ChildProcess: Sendable {
     typealias Ended = @Sendable (_ status: Int32, _ faultIn: UInt32?, _ stderrTail: String?) -> Void
     /// Calls come from every instance's caller, and go out in order, gathered (FrameOutbox).
     private let outbox: FrameOutbox
+    /// The reader is handling what it read (each reply runs its probe's report through the
+    /// agent), not waiting for more.
+    private let readerBusy = Atomic<Bool>(false)
+
+    /// An answer may have come and not been read: the socket holds some, or the reader is busy.
+    var answerMayBeUnread: Bool { readerBusy.load(ordering: .acquiring) || hasInputNow(socket) }
 
     /// The executable to re-run as the child: this very program.
     static let executable: String = {
@@ -233,7 +239,10 @@ final class ChildProcess: Sendable {
                     pollfd(fd: faultReport.pollable, events: Int16(POLLIN), revents: 0),
                     pollfd(fd: exitWatch, events: Int16(POLLIN), revents: 0),
                 ] + output.pollables.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
-            if poll(&polls, nfds_t(polls.count), -1) < 0 {
+            readerBusy.store(false, ordering: .releasing)
+            let polled = poll(&polls, nfds_t(polls.count), -1)
+            readerBusy.store(true, ordering: .releasing)
+            if polled < 0 {
                 if errno == EINTR { continue }
                 break
             }

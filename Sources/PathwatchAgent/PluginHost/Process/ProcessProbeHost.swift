@@ -117,6 +117,9 @@ package final class ProcessProbeHost: ProbeHost, Sendable {
 
     package var health: ProbeHealth { healthCell.current }
 
+    /// The child's answers all come through one socket and one reader, shared by every sibling.
+    package var answerMayBeUnread: Bool { child.state.withLock { $0.child }?.answerMayBeUnread ?? false }
+
     /// Destroys the instance; the last one of its child ends the child (and waits for it, so
     /// what it printed on the way out is logged before the agent goes on or exits).
     package func destroy() {
