@@ -81,7 +81,7 @@ extension Agent {
         s.published += 1
         var p = Publication(turn: s.published, time: now, events: events, firstComplete: firstComplete, sinks: s.sinks)
         if whole {
-            p.whole = (s.book, s.probeStatuses(), s.pacing.takePending(at: clock.monotonicNow))
+            p.whole = (s.book, s.probeStatusSource(), s.pacing.takePending(at: clock.monotonicNow))
             if observer != nil { p.summary = AgentSummary(sequence: s.published, book: s.book) }
         }
         if takesEach, let probe {

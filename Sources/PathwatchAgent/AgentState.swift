@@ -36,20 +36,12 @@ struct AgentState {
             intervals: loaded.config.probes.map(loaded.interval(of:)), fallback: loaded.config.agent.interval)
     }
 
-    /// Each probe's host in configuration order: isolation, child pid, restarts, last error
-    /// (redacted) and duration (contract §3). Each host's health is behind a lock of its own, held
-    /// for a moment and never while it calls out.
-    func probeStatuses() -> [ProbeStatus] {
-        book.probeOrder.compactMap { probeStatus($0) }
+    /// Each probe's status in configuration order, read when a sink first asks for it.
+    func probeStatusSource() -> ProbeStatusSource {
+        ProbeStatusSource(probes: probes, order: book.probeOrder, lastReportAt: lastReportAt, redactor: loaded.redactor)
     }
 
     func probeStatus(_ id: String) -> ProbeStatus? {
-        guard let active = probes[id] else { return nil }
-        var health = active.runner.health
-        health.lastError = health.lastError.map { loaded.redactor.redact($0) }
-        return ProbeStatus(
-            id: id, plugin: active.runner.instance.plugin.name, isolation: active.runner.instance.isolation,
-            health: health,
-            lastSampleAt: lastReportAt[id])
+        ProbeStatusSource.status(of: id, in: probes, lastReportAt: lastReportAt, redactor: loaded.redactor)
     }
 }

@@ -7,9 +7,10 @@ struct Publication {
     var firstComplete: Bool
     /// Every sink, whose status each snapshot carries.
     var sinks: [any Sink]
-    /// The whole state (the book as it stands: a copy that shares its storage, each probe's
-    /// health, the probes it speaks for); nil while the pacing holds it.
-    var whole: (book: CheckBook, probes: [ProbeStatus], reporting: [String])?
+    /// The whole state (the book as it stands: a copy that shares its storage, where each
+    /// probe's health is read when first asked, the probes it speaks for); nil while the pacing
+    /// holds it.
+    var whole: (book: CheckBook, probes: ProbeStatusSource, reporting: [String])?
     /// The reporting probe alone, for the sinks that take every report; nil when none does.
     var single: (probe: String, checks: [CheckRecord], path: PathSummary, status: [ProbeStatus])?
     var summary: AgentSummary?
@@ -20,13 +21,14 @@ struct Publication {
     ) {
         // Each sink's status is taken under the sink's own lock, never under the agent's: the two
         // are never held together, so no sink can wait for the agent while the agent waits for it.
-        // The snapshot is complete from here on; no sink is asked anything when it is rendered.
+        // The snapshot is complete from here on, but for the probes' health, which is read when
+        // first asked (ProbeStatusSource); no sink is asked anything when it is rendered.
         let sinkStatuses = sinks.map { $0.status() }
         let wholeBatch = whole.map { whole in
             SinkBatch(
                 events: events,
                 snapshot: StatusSnapshot(
-                    identity: identity, time: time, book: whole.book, probes: whole.probes, sinks: sinkStatuses),
+                    identity: identity, time: time, book: whole.book, probeSource: whole.probes, sinks: sinkStatuses),
                 firstComplete: firstComplete, reportingProbes: whole.reporting)
         }
         let singleBatch = single.map { single in

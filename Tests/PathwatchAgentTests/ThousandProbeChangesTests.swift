@@ -33,7 +33,7 @@ import Testing
         }
         let config = try writeConfig(
             """
-            {"agent": {"name": "thousand", "plugin_dirs": ["."], "interval": "1s", "isolation": "process", "state_dir": "queues"},
+            {"agent": {"name": "thousand", "plugin_dirs": ["."], "interval": "5s", "isolation": "process", "state_dir": "queues"},
              "probes": [\(probes.joined(separator: ", "))],
              "sinks": [{"type": "stdout", "format": "json", "on": "change"},
                        {"type": "file", "path": "status.json", "on": "every", "pretty": false},

@@ -1,19 +1,6 @@
 /// The check book's document order: by each check's probe's place in the configuration (checks
 /// of a probe no longer configured last), then by id.
 extension CheckBook {
-    /// `ids` in document order: by the probe's place in the configuration (checks of a probe no
-    /// longer configured last), then by id. Each id's place is looked up once, not once per
-    /// comparison: a sort of n checks makes n log n comparisons.
-    func inDocumentOrder(_ ids: some Sequence<String>) -> [String] {
-        var rank: [String: Int] = [:]
-        for (position, probe) in probeOrder.enumerated() where rank[probe] == nil { rank[probe] = position }
-        let placed: [(place: Int, id: String)] = ids.map { id in
-            let place = records[id].flatMap { rank[$0.probe] } ?? Int.max
-            return (place, id)
-        }
-        return DocumentOrder.positions(of: placed).map { placed[$0].id }
-    }
-
     /// The checks in document order. Sort keys are taken once and sorted beside each check's
     /// position, and no check is looked up by its id: a sort of n checks makes n log n
     /// comparisons, and reaching into the records for each cost more than comparing.

@@ -1,5 +1,6 @@
 import PathwatchProbeKit
 import PathwatchProbeRules
+import Synchronization
 
 /// How a probe's results are judged: its debounce counts and whether it depends on the network.
 struct ProbePolicy: Sendable, Equatable {
@@ -61,6 +62,12 @@ package struct CheckBook: Sendable {
     /// or not that raised an event (a check that recovers while its alerts were held back, or is
     /// first seen ok, raises none): the whole state then goes out at once (DocumentPacing).
     private(set) var lastReportChangedState = false
+    /// Changes when a check's state changes, or a check is added or dropped: equal versions,
+    /// equal states. Drawn from one count for the whole process, so two books (before and
+    /// after a reload) never share one. A file sink compares it at every document, where a hash
+    /// of every check's id and state walked the whole book each time.
+    private(set) var statesVersion: UInt64 = 0
+    private static let statesVersions = Atomic<UInt64>(0)
     private(set) var path = PathSummary.unmonitored
     /// Counts reports; each check keeps the serial of the last one that touched it.
     private var reportSerial: UInt64 = 0
@@ -123,7 +130,13 @@ package struct CheckBook: Sendable {
             if !found { insert(id: probe, probe: probe, policy: policy, observation: failed, at: now, serial: serial) }
         }
         refreshPath()
-        return announce(serial: serial, probe: probe, policy: policy, at: now)
+        let events = announce(serial: serial, probe: probe, policy: policy, at: now)
+        if lastReportChangedState { bumpStatesVersion() }
+        return events
+    }
+
+    private mutating func bumpStatesVersion() {
+        statesVersion = Self.statesVersions.add(1, ordering: .relaxed).newValue
     }
 
     /// Visits the checks `ids` names (a probe's, or those with path facts) where they are stored:
@@ -157,6 +170,7 @@ package struct CheckBook: Sendable {
         policies[probe] = nil
         probeOrder.removeAll { $0 == probe }
         refreshPath()
+        bumpStatesVersion()
     }
 
     /// A check seen for the first time.
@@ -203,7 +217,10 @@ package struct CheckBook: Sendable {
         if changed { lastReportChangedState = true }
         guard !raised.isEmpty else { return [] }
         let from = Dictionary(raised.map { ($0.id, $0.from) }, uniquingKeysWith: { first, _ in first })
-        return inDocumentOrder(raised.map(\.id)).compactMap { id in
+        // Every check raised here is this probe's: one place in the document, so the order is by
+        // id alone, without ranking every configured probe (a thousand, at every report).
+        let placed = raised.map { (place: 0, id: $0.id) }
+        return DocumentOrder.positions(of: placed).map { placed[$0].id }.compactMap { id in
             guard let record = records[id] else { return nil }
             return ChangeEvent(
                 id: EventID.make(at: now), agent: agentName, check: id, probe: record.probe,

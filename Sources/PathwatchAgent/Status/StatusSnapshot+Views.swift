@@ -27,8 +27,8 @@ extension StatusSnapshot {
         return counts
     }
 
-    /// Which checks exist and their states, as one number: equal when neither changed.
-    package var statesFingerprint: Int {
+    /// A hash of every check's id and state (`statesFingerprint` of a snapshot given its checks).
+    var statesHash: Int {
         var sum = 0
         forEachCheck { record in
             var hasher = Hasher()
