@@ -28,7 +28,8 @@ struct Publication {
             SinkBatch(
                 events: events,
                 snapshot: StatusSnapshot(
-                    identity: identity, time: time, book: whole.book, probeSource: whole.probes, sinks: sinkStatuses),
+                    identity: identity, time: time, book: whole.book, probeSource: whole.probes.read,
+                    sinks: sinkStatuses),
                 firstComplete: firstComplete, reportingProbes: whole.reporting)
         }
         let singleBatch = single.map { single in

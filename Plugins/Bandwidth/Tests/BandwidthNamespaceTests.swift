@@ -70,10 +70,17 @@ import Testing
             let busyRates = busy.dropFirst().dropLast().compactMap { rated[$0].metrics["tx_bps"] }
             #expect(
                 busyRates.count >= 3, "\(check): too few full windows in \(rated.map { $0.metrics["tx_bps"] ?? -1 })")
+            // The bucket lets no window through much above its rate; a window can fall short of
+            // it when the kernel's own shaping falls behind on a loaded host (both counter
+            // sources then read the same dip), so the run as a whole, its median window, is held
+            // to the rate.
             for rate in busyRates {
+                #expect(rate < VethLab.shapedBitsPerSecond * 1.10, "\(check): tx_bps \(rate)")
+            }
+            if let median = busyRates.sorted().dropFirst(busyRates.count / 2).first {
                 #expect(
-                    abs(rate - VethLab.shapedBitsPerSecond) / VethLab.shapedBitsPerSecond < 0.10,
-                    "\(check): tx_bps \(rate)")
+                    abs(median - VethLab.shapedBitsPerSecond) / VethLab.shapedBitsPerSecond < 0.10,
+                    "\(check): median tx_bps \(median) of \(busyRates)")
             }
             // veth reports 10000 Mb/s, so utilisation is known and tiny.
             let utilisation = try #require(rated.last?.metrics["tx_util_pct"], "\(check)")

@@ -244,7 +244,8 @@ final class ProbeRunner: Sendable {
 
     private func expire(_ call: Int, latest: Int64) {
         let now = MonotonicClock.nowNanoseconds()
-        if now < latest, instance.answerMayBeUnread, state.withLock({ $0.inFlight && $0.callNumber == call }) {
+        let waiting = state.withLock { $0.inFlight && $0.callNumber == call && !$0.stopped }
+        if now < latest, waiting, instance.answerMayBeUnread {
             // The answer may have come in time and wait, unread, behind others the agent is still
             // handling (a thousand probes changing at once): the agent is behind, not the plug-in.
             _ = timers.schedule(atMonotonic: UInt64(now &+ Self.unreadAnswerRecheckNanoseconds)) { [self] in

@@ -21,8 +21,8 @@ package final class StatusSnapshot: Sendable {
     /// Each probe's health as given; nil when the snapshot does not describe the probes (the
     /// document then has no `probes` member) or reads them from `probeSource`.
     private let givenProbes: [ProbeStatus]?
-    /// Where each probe's health is read, when first asked (the agent's snapshots).
-    private let probeSource: ProbeStatusSource?
+    /// Reads each probe's health, when first asked (the agent's snapshots: ProbeStatusSource).
+    private let probeSource: (@Sendable () -> [ProbeStatus])?
     /// Each sink's queue and delivery state (the document's `sinks`); nil when it has none.
     package let sinks: [SinkStatus]?
     private let source: Source
@@ -52,14 +52,15 @@ package final class StatusSnapshot: Sendable {
     /// The agent's snapshot after a report: the probes' health is read from `probeSource` when
     /// a sink first asks for it.
     convenience init(
-        identity: AgentIdentity, time: WallTime, book: CheckBook, probeSource: ProbeStatusSource, sinks: [SinkStatus]?
+        identity: AgentIdentity, time: WallTime, book: CheckBook,
+        probeSource: @escaping @Sendable () -> [ProbeStatus], sinks: [SinkStatus]?
     ) {
         self.init(identity: identity, time: time, book: book, probes: nil, probeSource: probeSource, sinks: sinks)
     }
 
     private init(
         identity: AgentIdentity, time: WallTime, book: CheckBook, probes: [ProbeStatus]?,
-        probeSource: ProbeStatusSource?, sinks: [SinkStatus]?
+        probeSource: (@Sendable () -> [ProbeStatus])?, sinks: [SinkStatus]?
     ) {
         self.identity = identity
         self.time = time
@@ -95,7 +96,7 @@ package final class StatusSnapshot: Sendable {
         guard let probeSource else { return givenProbes }
         if let done = shared.withLock({ $0.probes }) { return done }
         // Read outside the lock: two sinks asking at once both read, neither waits.
-        let read = probeSource.read()
+        let read = probeSource()
         return shared.withLock { s in
             if s.probes == nil { s.probes = read }
             return s.probes!
