@@ -48,9 +48,7 @@ extension Agent {
         case .sample(let observations), .event(let observations): HeapTrim.consumed(observations: observations.count)
         case .failure: break
         }
-        if let timer {
-            clock.schedule(atMonotonic: timer) { [weak self] in self?.publishHeld() }
-        }
+        if let timer { clock.schedule(atMonotonic: timer) { [weak self] in self?.publishHeld() } }
         for runner in resample {
             logger.debug(
                 "probe \(runner.id): sampled at once: the path is now \(state.withLock { $0.book.path.description })")
@@ -63,13 +61,20 @@ extension Agent {
     }
 
     /// The paced batch is due (or the agent stops): the reports held since the last one go out
-    /// together.
+    /// together, once they pause.
     func publishHeld() {
-        let publication = state.withLock { s -> Publication? in
-            guard s.pacing.timerFired() else { return nil }
-            return publish(&s, events: [], firstComplete: false, at: clock.wallNow, whole: true, reporting: nil)
+        let (publication, again) = state.withLock { s -> (Publication?, UInt64?) in
+            switch s.pacing.timerFired(at: clock.monotonicNow) {
+            case .idle: return (nil, nil)
+            case .wait(let until): return (nil, until)
+            case .publish:
+                let whole = publish(
+                    &s, events: [], firstComplete: false, at: clock.wallNow, whole: true, reporting: nil)
+                return (whole, nil)
+            }
         }
         if let publication { deliver(publication) }
+        if let again { clock.schedule(atMonotonic: again) { [weak self] in self?.publishHeld() } }
     }
 
     private func publish(

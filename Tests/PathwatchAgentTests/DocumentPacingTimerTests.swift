@@ -12,14 +12,16 @@ private final class DocumentCounter: AgentObserver {
     func agentReported(_ summary: AgentSummary, firstComplete: Bool) { count.withLock { $0 += 1 } }
 }
 
-/// The agent's paced documents on its clock: a report within the window is held until the timer
-/// armed on that clock fires at the window's end, and not an instant before. The reports are
-/// handed to the agent directly and the clock is moved by hand, so the ten-second window of the
-/// test takes no time at all (DocumentPacingTests has the rule itself).
+/// The agent's paced documents on its clock: a tick's reports go together once they pause, and a
+/// report later in the window is held until the timer armed on that clock fires at the window's
+/// end, and not an instant before. The reports are handed to the agent directly and the clock is
+/// moved by hand, so the ten-second window of the test takes no time at all (DocumentPacingTests
+/// has the rule itself).
 @Suite struct DocumentPacingTimerTests {
     static let window: UInt64 = 10_000_000_000
+    static let settle: UInt64 = 100_000_000
 
-    @Test func aHeldReportGoesWhenTheAgentsClockReachesTheWindowsEnd() throws {
+    @Test func aTicksReportsGoTogetherOnceTheyPauseAndALaterOneAtTheWindowsEnd() throws {
         let loaded = try ConfigLoader.load(
             text: #"{"agent": {"interval": "10s"}, "probes": [], "sinks": []}"#, file: "/nonexistent/pathwatch.json",
             sinks: SinkRegistry([], whenNoneConfigured: []))
@@ -29,17 +31,29 @@ private final class DocumentCounter: AgentObserver {
             config: loaded, logger: AgentLogger(logger: Logger(label: "pacing-timer"), redactor: SecretRedactor()),
             observer: documents,
             clock: clock)
-        // The first report after a quiet window goes at once.
+        // Two probes of one tick report 60 ms apart: the timer armed by the first finds the
+        // second's report too recent and waits until reports have paused for the settle.
         agent.receive(.sample([]), from: "a")
-        #expect(documents.documents == 1)
-        // Another within the window is held; a timer is armed on the agent's clock for its end.
+        #expect(documents.documents == 0)
+        #expect(clock.deadlines == [ManualClock.start + Self.settle])
+        clock.advance(by: 60_000_000)
         agent.receive(.sample([]), from: "b")
-        #expect(documents.documents == 1)
-        #expect(clock.deadlines == [ManualClock.start + Self.window])
+        clock.advance(to: ManualClock.start + Self.settle)
+        #expect(documents.documents == 0, "the tick's reports are still coming")
+        #expect(clock.deadlines == [ManualClock.start + 60_000_000 + Self.settle])
+        clock.advance(to: ManualClock.start + 60_000_000 + Self.settle)
+        #expect(documents.documents == 1, "one document for the tick")
+        let published = ManualClock.start + 60_000_000 + Self.settle
+        // Another probe, of another phase, reports within the window: held until a window after
+        // that document, less the tenth that is scheduling's.
+        clock.advance(by: 3_000_000_000)
+        agent.receive(.sample([]), from: "c")
+        let due = published + Self.window - Self.window / 10
+        #expect(clock.deadlines == [due])
         // Jobs due run on the thread that moves the clock: the counts below need no waiting.
-        clock.advance(by: Self.window - 1)
+        clock.advance(to: due - 1)
         #expect(documents.documents == 1, "held until the window's end")
-        clock.advance(by: 1)
+        clock.advance(to: due)
         #expect(documents.documents == 2, "the held report went at the window's end")
         #expect(clock.deadlines.isEmpty)
     }

@@ -2,12 +2,14 @@ import PathwatchJSON
 
 /// When the whole state goes to the sinks. A report that raises change events, changes a check's
 /// state (announced or not) or completes the first picture of the host goes at once, with its
-/// events, in order. Any other report only changes what the next document will say: the first
-/// after a quiet window goes at once, and those that follow within the window are folded into
-/// one batch at its end. So the sinks that present the whole state (a file rewritten, a page,
+/// events, in order. Any other report only changes what the next document will say: it goes in
+/// a batch once reports pause for `settle` (the burst of a tick, when many probes on one grid
+/// report together, is one batch, made when its last report is in), and no sooner than a window
+/// after the last batch. So the sinks that present the whole state (a file rewritten, a page,
 /// `/metrics`, a stdout line per document) get at most one document per window however many
-/// probes report, and a lone report is not held back. A probe that reports again while its last report is still held sends the held
-/// batch first (`holds`): every report reaches a document before the next one replaces it.
+/// probes report, each carrying the tick's reports, not the tick before. A probe that reports
+/// again while its last report is still held sends the held batch first (`holds`): every report
+/// reaches a document before the next one replaces it.
 ///
 /// The window is the shortest probe interval: every probe reports about once in it, and no
 /// sample waits longer than its own interval to be seen. With a thousand probes each report
@@ -22,10 +24,24 @@ struct DocumentPacing {
         case held
     }
 
+    /// What the armed timer's firing calls for.
+    enum Fired: Equatable {
+        /// Build the batch now.
+        case publish
+        /// Reports are still coming in: arm the timer again for this instant.
+        case wait(until: UInt64)
+        /// Nothing was held since the last batch.
+        case idle
+    }
+
     /// Nanoseconds between documents.
     var window: UInt64
     private var lastPublished: UInt64?
     private var timerArmed = false
+    /// When the first report the armed timer is for came: a batch is held no longer than a
+    /// window after it, however steadily reports keep coming.
+    private var heldSince: UInt64 = 0
+    private var lastReport: UInt64 = 0
     /// Probes reported since the last batch, each once, in the order they reported.
     private var pending: [String] = []
     private var pendingSet: Set<String> = []
@@ -39,17 +55,26 @@ struct DocumentPacing {
         UInt64(max(1, (intervals.map(\.nanoseconds).min() ?? fallback.nanoseconds)))
     }
 
+    /// How long reports must pause before their batch goes: 100 ms, or a twentieth of a shorter
+    /// window. A thousand probes' answers to one tick come back within tens of milliseconds in
+    /// a release build; a lone report is seen that much later, as the price of one document per
+    /// tick that carries all of it.
+    var settle: UInt64 { min(100_000_000, window / 20) }
+
     /// `probe` reported at `now`; `urgent` when the report raised events, changed a check's state
     /// or completed the first picture, which never wait.
     mutating func report(_ probe: String, at now: UInt64, urgent: Bool) -> Decision {
         if pendingSet.insert(probe).inserted { pending.append(probe) }
+        lastReport = now
         if urgent || stopping { return .now }
-        // A probe on a grid of the window's length reports a moment early as often as late: a
-        // tenth of the window is scheduling's, so that one probe's reports each go at once.
-        guard let last = lastPublished, now &- last < window - window / 10 else { return timerArmed ? .held : .now }
         if timerArmed { return .held }
         timerArmed = true
-        return .later(last &+ window)
+        heldSince = now
+        var due = now &+ settle
+        // A probe on a grid of the window's length reports a moment early as often as late: a
+        // tenth of the window is scheduling's, so that one probe's reports each go a settle later.
+        if let last = lastPublished { due = max(due, last &+ window &- window / 10) }
+        return .later(due)
     }
 
     /// Whether a report of `probe` is held: its next one must not replace it unseen.
@@ -65,9 +90,15 @@ struct DocumentPacing {
         return pending
     }
 
-    /// The armed timer fired: true when a batch is owed (something was held since).
-    mutating func timerFired() -> Bool {
+    /// The armed timer fired at `now` (or the agent stops and asks what is held).
+    mutating func timerFired(at now: UInt64) -> Fired {
         timerArmed = false
-        return !pending.isEmpty
+        guard !pending.isEmpty else { return .idle }
+        let quiet = lastReport &+ settle
+        if !stopping, now < quiet, quiet &- heldSince < window {
+            timerArmed = true
+            return .wait(until: quiet)
+        }
+        return .publish
     }
 }
