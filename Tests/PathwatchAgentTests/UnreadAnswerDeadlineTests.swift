@@ -62,20 +62,21 @@ import Testing
         var failures: [String] { all.compactMap { if case .failure(let why) = $0 { why } else { nil } } }
     }
 
-    /// Starts a runner over `host` (one sample at start; the next interval is an hour away).
-    static func run(_ host: HeldAnswerHost, reports: Reports) -> ProbeRunner {
+    /// Starts a runner over `host` (one sample at start; the next interval is an hour away) and
+    /// gathers what it reports.
+    static func run(_ host: HeldAnswerHost) -> (ProbeRunner, Reports) {
+        let reports = Reports()
         let logger = AgentLogger(logger: Logger(label: "unread-answer"), redactor: SecretRedactor())
         let runner = ProbeRunner(
             id: "held", instance: host, interval: .seconds(3_600), timeout: .milliseconds(100), logger: logger
         ) { report in reports.list.withLock { $0.append(report) } }
         runner.start()
-        return runner
+        return (runner, reports)
     }
 
     @Test func anAnswerThatMayBeUnreadIsWaitedForAndTaken() throws {
         let host = HeldAnswerHost(plugin: try Self.plugin(), unread: true)
-        let reports = Reports()
-        let runner = Self.run(host, reports: reports)
+        let (runner, reports) = Self.run(host)
         defer { runner.stop() }
         // Asked at the deadline and the grace, then again at the next look: the call was kept.
         #expect(waitUntil(timeout: 10) { host.asked.load(ordering: .relaxed) >= 2 })
@@ -87,8 +88,7 @@ import Testing
 
     @Test func aQuietChannelPastTheGraceIsAnOverrun() throws {
         let host = HeldAnswerHost(plugin: try Self.plugin(), unread: false)
-        let reports = Reports()
-        let runner = Self.run(host, reports: reports)
+        let (runner, reports) = Self.run(host)
         defer { runner.stop() }
         try #require(waitUntil(timeout: 10) { !reports.failures.isEmpty })
         #expect(reports.failures == ["overran its 100ms deadline by more than 1s; plug-in restarted"])
@@ -98,8 +98,7 @@ import Testing
 
     @Test func aReaderBehindForeverStillGivesTheCallUpOnceItsTimeoutHasPassedAgain() throws {
         let host = HeldAnswerHost(plugin: try Self.plugin(), unread: true)
-        let reports = Reports()
-        let runner = Self.run(host, reports: reports)
+        let (runner, reports) = Self.run(host)
         defer { runner.stop() }
         try #require(waitUntil(timeout: 10) { !reports.failures.isEmpty })
         #expect(host.asked.load(ordering: .relaxed) >= 2)

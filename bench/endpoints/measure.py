@@ -12,18 +12,13 @@ writes (its `on: every` document), blackbox's probes from Prometheus afterwards.
 Usage: measure.py --pathwatch BIN --plugins DIR --work DIR --server HOST:PORT --endpoints N
                   --rounds R --interval S
 """
-import argparse, json, os, socket, subprocess, sys, time, urllib.parse, urllib.request
+import argparse, json, os, subprocess, sys, time, urllib.parse, urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from proctree import cpu_ticks, summed, tree  # noqa: E402
+from loopback import free_port  # noqa: E402
 
 TICK = os.sysconf("SC_CLK_TCK")
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def get_json(url, timeout=30):

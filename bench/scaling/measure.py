@@ -13,19 +13,14 @@ each second). ROUNDS rounds each: the median, and the range.
 Usage: measure.py PATHWATCH PLUGIN_DIR FIXTURE_DIR WINDOW ROUNDS ROW [ROW ...]
   ROW: probes:N or checks:N
 """
-import json, os, socket, statistics, subprocess, sys, tempfile, time, urllib.request
+import json, os, statistics, subprocess, sys, tempfile, time, urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from proctree import cpu_ns, summed, tree  # noqa: E402
+from loopback import free_port  # noqa: E402
 
 pathwatch, plugin_dir, fixture_dir = sys.argv[1], sys.argv[2], sys.argv[3]
 window, rounds, rows = int(sys.argv[4]), int(sys.argv[5]), sys.argv[6:]
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def config(work, row, port):

@@ -6,19 +6,14 @@ sink, the file sink on every report. For each storm: how long until all N events
 and the CPU the agent and its whole tree took meanwhile (each process's CPU-time clock).
 Usage: storm.py PATHWATCH FIXTURE_DIR WORK N STORMS
 """
-import json, os, socket, subprocess, sys, time
+import json, os, subprocess, sys, time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from proctree import cpu_ns, tree  # noqa: E402
+from loopback import free_port  # noqa: E402
 
 pathwatch, fixture_dir, work, n, storms = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
 interval = 5
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 state = os.path.join(work, "state")
