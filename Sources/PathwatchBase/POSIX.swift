@@ -17,13 +17,17 @@ package func makePipe(nonBlocking: Bool = false) -> (read: Int32, write: Int32)?
     return (fds[0], fds[1])
 }
 
-/// The folder part of a path ("./config.json" → ".").
-/// Whether `fd` has something to read now (it is not waited for).
-package func hasInputNow(_ fd: Int32) -> Bool {
+/// What poll(2) says of `fd` for reading now, without waiting: its `revents` (POLLIN, POLLHUP,
+/// POLLERR or POLLNVAL), 0 when nothing is ready.
+package func readReadiness(_ fd: Int32) -> Int16 {
     var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-    return poll(&entry, 1, 0) > 0 && entry.revents & Int16(POLLIN) != 0
+    return poll(&entry, 1, 0) > 0 ? entry.revents : 0
 }
 
+/// Whether `fd` has something to read now (it is not waited for).
+package func hasInputNow(_ fd: Int32) -> Bool { readReadiness(fd) & Int16(POLLIN) != 0 }
+
+/// The folder part of a path ("./config.json" → ".").
 package func directoryName(_ path: String) -> String {
     guard let slash = path.lastIndex(of: "/") else { return "." }
     if slash == path.startIndex { return "/" }

@@ -13,10 +13,8 @@ import Synchronization
 /// agent writes again within an interval of starting, and it cost a fifth of each write.
 ///
 /// Only the newest document matters, and each write costs an fsync: reports are coalesced so
-/// the file is written at most once per `spacing` (the agent's interval) less a tenth, the newest
-/// document each time. The tenth is the documents' own jitter: they come about once an interval,
-/// on the probes' grid, and a write held to the full spacing after the last one would only ever
-/// move later, until every document waited most of an interval for the file. A report that
+/// the file is written at most once per `spacing` (the agent's interval) less the tenth that is
+/// the documents' jitter (`earliestNextDocument`), the newest document each time. A report that
 /// changed a check's state, or added or removed a check, is written at once: a change never waits.
 final class FileSink: Sink {
     let path: String
@@ -87,10 +85,9 @@ final class FileSink: Sink {
     }
 
     /// When a document that changed nothing may be written, after a write that began at
-    /// `lastWrite` (monotonic nanoseconds): a spacing later, less the tenth that is the
-    /// documents' jitter.
+    /// `lastWrite` (monotonic nanoseconds).
     static func earliestWrite(after lastWrite: UInt64, spacing: UInt64) -> UInt64 {
-        lastWrite &+ spacing &- spacing / 10
+        earliestNextDocument(after: lastWrite, spacing: spacing)
     }
 
     private func writeLatest() {

@@ -71,9 +71,8 @@ struct DocumentPacing {
         timerArmed = true
         heldSince = now
         var due = now &+ settle
-        // A probe on a grid of the window's length reports a moment early as often as late: a
-        // tenth of the window is scheduling's, so that one probe's reports each go a settle later.
-        if let last = lastPublished { due = max(due, last &+ window &- window / 10) }
+        // One probe on a grid of the window's length: each of its reports goes a settle later.
+        if let last = lastPublished { due = max(due, earliestNextDocument(after: last, spacing: window)) }
         return .later(due)
     }
 
@@ -101,4 +100,12 @@ struct DocumentPacing {
         }
         return .publish
     }
+}
+
+/// The soonest a document may follow one made at `last` (monotonic nanoseconds) when documents
+/// go at most once per `spacing`: a tenth of the spacing is scheduling's. Documents follow the
+/// probes' grid, a moment early as often as late; held to the whole spacing, whatever follows
+/// them could only move later against the grid, until each document waited most of a spacing.
+package func earliestNextDocument(after last: UInt64, spacing: UInt64) -> UInt64 {
+    last &+ spacing &- spacing / 10
 }

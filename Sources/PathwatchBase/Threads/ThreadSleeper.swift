@@ -127,7 +127,7 @@ final class ThreadSleeper: Sendable {
         let before = Self.queuedBytes(descriptor.fd)
         descriptor.onReadable()
         let after = Self.queuedBytes(descriptor.fd)
-        let readiness = Self.readiness(descriptor.fd)
+        let readiness = readReadiness(descriptor.fd)
         // Closed by the handler: the next poll says so.
         guard readiness & Int16(POLLNVAL) == 0 else { return }
         let progressed = before.flatMap { b in after.map { $0 < b } } ?? false
@@ -142,7 +142,7 @@ final class ThreadSleeper: Sendable {
 
     /// A throttled descriptor's turn: served if it is still readable, released if it is not.
     private func serveThrottled(_ descriptor: WatchedDescriptor) {
-        let readiness = Self.readiness(descriptor.fd)
+        let readiness = readReadiness(descriptor.fd)
         if readiness & Int16(POLLNVAL) != 0 {
             closed(descriptor)
             return
@@ -156,12 +156,6 @@ final class ThreadSleeper: Sendable {
             return drain.withLock { $0.foundUnready() }
         }
         if let change { descriptor.onUndrained?(change) }
-    }
-
-    /// What poll(2) says of `fd` now, without waiting (0: nothing to read).
-    private static func readiness(_ fd: Int32) -> Int16 {
-        var one = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        return poll(&one, 1, 0) > 0 ? one.revents : 0
     }
 
     /// How many bytes wait to be read, where the kernel says (FIONREAD: pipes, FIFOs, stream
