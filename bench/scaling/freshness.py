@@ -7,25 +7,15 @@ WINDOW seconds, read as soon as it appears (the file polled every 5 ms): the age
 sample and of its newest, on the same clock.
 Usage: freshness.py PATHWATCH FIXTURE_DIR WORK N WINDOW
 """
-import json, os, statistics, subprocess, sys, time
+import json, os, statistics, sys, time
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-from loopback import free_port  # noqa: E402
+from fixture_agent import start, wait_until, write_config  # noqa: E402
 
 pathwatch, fixture_dir, work, n, window = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
 interval, timeout = 2, 1
-status = os.path.join(work, "status.json")
 probes = [{"id": f"p{i}", "plugin": "testprobe", "timeout": f"{timeout}s", "config": {"checks": 0, "deadline": True}}
           for i in range(n)]
-doc = {"agent": {"name": "fresh", "plugin_dirs": [fixture_dir], "interval": f"{interval}s", "isolation": "process",
-                 "state_dir": os.path.join(work, "state-dir")},
-       "probes": probes,
-       "sinks": [{"type": "stdout", "format": "text", "on": "change"},
-                 {"type": "http", "listen": f"127.0.0.1:{free_port()}"},
-                 {"type": "file", "path": status, "on": "every"}]}
-config = os.path.join(work, "config.json")
-with open(config, "w") as f:
-    json.dump(doc, f)
+config, status = write_config(work, "fresh", fixture_dir, interval, probes, "text")
 
 
 def sample_starts():
@@ -45,14 +35,9 @@ def ms(ns):
     return ns / 1e6
 
 
-agent = subprocess.Popen([pathwatch, "run", "--config", config, "--log-level", "warning"],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+agent = start(pathwatch, config)
 try:
-    deadline = time.monotonic() + 300
-    while sample_starts() is None:
-        if agent.poll() is not None or time.monotonic() > deadline:
-            raise SystemExit("the agent never reported every probe")
-        time.sleep(0.2)
+    wait_until(agent, lambda: sample_starts() is not None)
     # Ten ticks: every probe on the grid, and the file's writes caught up with its documents
     # (each write may come a tenth of an interval earlier than the spacing).
     time.sleep(10 * interval)

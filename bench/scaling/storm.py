@@ -6,29 +6,20 @@ sink, the file sink on every report. For each storm: how long until all N events
 and the CPU the agent and its whole tree took meanwhile (each process's CPU-time clock).
 Usage: storm.py PATHWATCH FIXTURE_DIR WORK N STORMS
 """
-import json, os, subprocess, sys, time
+import json, os, sys, time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from proctree import cpu_ns, tree  # noqa: E402
-from loopback import free_port  # noqa: E402
+from fixture_agent import start, wait_until, write_config  # noqa: E402
 
 pathwatch, fixture_dir, work, n, storms = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
 interval = 5
-
 
 state = os.path.join(work, "state")
 with open(state, "w") as f:
     f.write("ok storm\n")
 probes = [{"id": f"p{i}", "plugin": "testprobe", "timeout": "30s", "config": {"state_file": state}} for i in range(n)]
-doc = {"agent": {"name": "storm", "plugin_dirs": [fixture_dir], "interval": f"{interval}s", "isolation": "process",
-                 "state_dir": os.path.join(work, "state-dir")},
-       "probes": probes,
-       "sinks": [{"type": "stdout", "format": "json", "on": "change"},
-                 {"type": "http", "listen": f"127.0.0.1:{free_port()}"},
-                 {"type": "file", "path": os.path.join(work, "status.json"), "on": "every"}]}
-config = os.path.join(work, "config.json")
-with open(config, "w") as f:
-    json.dump(doc, f)
+config, status = write_config(work, "storm", fixture_dir, interval, probes, "json")
 events_path = os.path.join(work, "events.jsonl")
 
 
@@ -39,21 +30,16 @@ def events():
 
 def every_check_in_document():
     try:
-        with open(os.path.join(work, "status.json")) as f:
+        with open(status) as f:
             return len(json.load(f).get("checks", [])) == n
     except (OSError, ValueError):
         return False
 
 
 with open(events_path, "w") as out:
-    agent = subprocess.Popen([pathwatch, "run", "--config", config, "--log-level", "warning"],
-                             stdout=out, stderr=subprocess.DEVNULL)
+    agent = start(pathwatch, config, stdout=out)
 try:
-    deadline = time.monotonic() + 300
-    while not every_check_in_document():
-        if agent.poll() is not None or time.monotonic() > deadline:
-            raise SystemExit("the agent never reported every probe")
-        time.sleep(0.2)
+    wait_until(agent, every_check_in_document)
     time.sleep(2 * interval)
     print("| storm | to | seconds until the last event | agent CPU, s | tree CPU, s |")
     print("|---|---|---|---|---|")
