@@ -50,15 +50,18 @@ import Testing
         let cpuBefore = try #require(ProcessUsage.cpuSeconds(pid))
         let since = Date()
         var entry: [String: Any] = [:]
+        // The status document is made a moment after the report it follows, and the sink may
+        // still be encoding that report then: counted as queued until it is dropped. Nothing
+        // stays queued, so some document shows none; one on disk would keep the count above 0.
         #expect(
             waitUntil(timeout: 90) {
                 entry = Delivery.sinkStatus(agent).first ?? [:]
-                return (entry["dropped"] as? Int ?? 0) >= 5
+                return (entry["dropped"] as? Int ?? 0) >= 5 && entry["queued"] as? Int == 0
             }, "\(entry)\nagent: \(agent.process.errorOutput.suffix(1500))")
         let cpu = try #require(ProcessUsage.cpuSeconds(pid)) - cpuBefore
         let elapsed = Date().timeIntervalSince(since)
         let rss = try #require(ProcessUsage.residentKiB(pid))
-        #expect(entry["queued"] as? Int == 0 && entry["rejected"] as? Int == 0, "\(entry)")
+        #expect(entry["rejected"] as? Int == 0, "\(entry)")
         #expect(
             (entry["last_error"] as? String)?.contains("is larger than max_bytes (64 KiB) and was dropped") == true,
             "\(entry)")
