@@ -309,7 +309,7 @@ let package = Package(
             name: "PathwatchHTTPSinkTests",
             dependencies: [
                 "PathwatchHTTPSink", "PathwatchAgent", "PathwatchDigest", "PathwatchTestSupport",
-                "PathwatchSinkTestSupport",
+                "PathwatchSinkTestSupport", probeKit, probeRules,
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),

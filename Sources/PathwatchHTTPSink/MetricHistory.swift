@@ -11,6 +11,10 @@ import PathwatchProbeRules
 struct MetricHistory {
     static let capacity = 120
     static let spacingMilliseconds: Int64 = 5_000
+    /// The soonest a sample is kept after the one before: documents follow the probes' grid, a
+    /// moment early as often as late (`earliestNextDocument`), and documents 5 s apart, held to
+    /// the whole spacing, would lose every other one to a few milliseconds.
+    static let keptAfterMilliseconds = Int64(earliestNextDocument(after: 0, spacing: UInt64(spacingMilliseconds)))
     static let maxChecks = 64
 
     /// The plots, in the order the page draws them, by the names the page knows them by.
@@ -29,12 +33,12 @@ struct MetricHistory {
     private var lastLook: Int64?
 
     /// Takes the checks' plotted metrics from `snapshot`, unless the last look is younger than
-    /// `spacing`. A look that finds nothing to plot (no probe with plotted metrics has reported
+    /// `spacing` (less its tenth of jitter). A look that finds nothing to plot (no probe with plotted metrics has reported
     /// yet, or none is configured) also waits out the spacing: it walks every check, and a
     /// thousand probes' documents came one after another.
     mutating func record(_ snapshot: StatusSnapshot) {
         let time = snapshot.time.milliseconds
-        if let lastLook, time - lastLook < Self.spacingMilliseconds, time >= lastLook { return }
+        if let lastLook, time - lastLook < Self.keptAfterMilliseconds, time >= lastLook { return }
         lastLook = time
         guard let sample = Self.sample(of: snapshot) else { return }
         samples.append(sample)

@@ -94,15 +94,16 @@ enum StatusPage {
         "use strict";
         (() => {
           const MAX_POINTS = \#(MetricHistory.capacity);   // samples kept for the plots, as the agent keeps them
-          const SPACING_MS = \#(MetricHistory.spacingMilliseconds);   // between kept samples, likewise
+          const KEPT_AFTER_MS = \#(MetricHistory.keptAfterMilliseconds);   // the soonest a sample is kept after the last, likewise
           const MAX_SERIES = 6;            // lines per plot (the palette's size)
           const RETRY_MS = 5000;           // a new EventSource after the browser gave up
           const $ = (id) => document.getElementById(id);
           const banner = $("banner"), pathDetail = $("path-detail"), connection = $("connection");
           const checksBody = $("checks").tBodies[0], probesBody = $("probes").tBodies[0];
           const rows = new Map();          // check id -> <tr>
-          // Recent values, as the agent keeps them for `history`: one sample per SPACING_MS at
-          // most, the last MAX_POINTS; plus the newest document's values, shown until they settle.
+          // Recent values, as the agent keeps them for `history`: a sample at least KEPT_AFTER_MS
+          // after the one before, the last MAX_POINTS; plus the newest document's values, shown
+          // until they settle.
           let settled = [];                // [{ at: ms, plots: { plot: { check id: { metric: number } } } }]
           let head = null;
 
@@ -207,7 +208,7 @@ enum StatusPage {
             if (!entry) return;
             head = entry;
             const last = settled[settled.length - 1];
-            if (!last || entry.at - last.at >= SPACING_MS) settled = [...settled, entry].slice(-MAX_POINTS);
+            if (!last || entry.at - last.at >= KEPT_AFTER_MS) settled = [...settled, entry].slice(-MAX_POINTS);
           }
 
           const formatRate = (v) => {

@@ -1,0 +1,55 @@
+import PathwatchProbeKit
+import PathwatchProbeRules
+import PathwatchTestSupport
+import Testing
+
+@testable import PathwatchAgent
+@testable import PathwatchHTTPSink
+
+/// The plots keep a sample at most once per spacing (5 s), and documents that follow a 5 s grid
+/// keep every one: a document comes a moment early as often as late, and held to the whole
+/// spacing the history would drop every other one.
+@Suite(.onItsOwnThread) struct MetricHistorySpacingTests {
+    static let catalog: MetricCatalog = {
+        guard
+            case .success(let catalog) = MetricCatalog.checked([
+                .gauge("total_ms", unit: "ms", help: "Round trip.", plot: .latency)
+            ])
+        else { fatalError("the declaration is refused") }
+        return catalog
+    }()
+
+    /// A document at `milliseconds` with one check whose latency is plotted.
+    static func snapshot(at milliseconds: Int64) -> StatusSnapshot {
+        let time = WallTime(milliseconds: 1_795_294_260_000 + milliseconds)
+        let check = CheckRecord(
+            id: "api/self", probe: "api", plugin: "reachability", state: .ok, since: time,
+            metrics: [("total_ms", 12)], metricCatalog: catalog)
+        return StatusSnapshot(identity: AgentIdentity(name: "host"), time: time, checks: [check], path: .unmonitored)
+    }
+
+    /// Documents every `interval` ms, each `jitter[i % count]` ms off the grid, for `count` documents.
+    static func kept(interval: Int64, jitter: [Int64], count: Int) -> Int {
+        var history = MetricHistory()
+        for i in 0..<count {
+            history.record(snapshot(at: Int64(i) * interval + jitter[i % jitter.count]))
+        }
+        return history.samples.count
+    }
+
+    @Test func documentsOnAFiveSecondGridAreAllKeptEarlyOrLate() {
+        #expect(Self.kept(interval: 5_000, jitter: [0, -40, 30, -5, 45, -50], count: 60) == 60)
+    }
+
+    @Test func documentsEverySecondKeepOneInFive() {
+        #expect(Self.kept(interval: 1_000, jitter: [0, -40, 30, -5, 45, -50], count: 60) == 12)
+    }
+
+    @Test func aDocumentMoreThanATenthEarlyWaitsForTheNext() {
+        // 0, then 4.4 s (too soon), 5 s, then 9.6 s (a tenth early: kept), 14.5 s (kept).
+        var history = MetricHistory()
+        for at: Int64 in [0, 4_400, 5_000, 9_600, 14_500] { history.record(Self.snapshot(at: at)) }
+        #expect(
+            history.samples.map { $0.at.milliseconds - 1_795_294_260_000 } == [0, 5_000, 9_600, 14_500])
+    }
+}
