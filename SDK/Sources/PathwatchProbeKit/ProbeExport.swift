@@ -138,8 +138,7 @@ func report(_ error: any Error, into out: UnsafeMutablePointer<pw_error>?) {
         copyCString(e.path.isEmpty ? "" : e.path.description, into: &out.pointee.path)
         copyCString(e.message, into: &out.pointee.message)
     case let e as JSONPathError:
-        copyCString(e.path.isEmpty ? "" : e.path.description, into: &out.pointee.path)
-        copyCString(e.message, into: &out.pointee.message)
+        report(ProbeConfigError(path: e.path, message: e.message), into: out)
     case let e as ProbeSampleError:
         copyCString("", into: &out.pointee.path)
         copyCString(e.message, into: &out.pointee.message)
@@ -208,15 +207,7 @@ private func create(
 
 private let cSample:
     @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<pw_emitter>?, UnsafeMutablePointer<pw_error>?) -> Int32 = {
-        raw, emitter, error in
-        guard let probe = instance(raw), let emitter else { return PW_ERR }
-        do {
-            try Deadline.binding(from: error) { try probe.sample(into: Emitter(raw: emitter)) }
-            return PW_OK
-        } catch let failure {
-            report(failure, into: error)
-            return PW_ERR
-        }
+        raw, emitter, error in call(raw, emitter, error) { try $0.sample(into: $1) }
     }
 
 private let cEventFD: @convention(c) (UnsafeMutableRawPointer?) -> Int32 = { raw in
@@ -225,16 +216,24 @@ private let cEventFD: @convention(c) (UnsafeMutableRawPointer?) -> Int32 = { raw
 
 private let cHandleEvent:
     @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<pw_emitter>?, UnsafeMutablePointer<pw_error>?) -> Int32 = {
-        raw, emitter, error in
-        guard let probe = instance(raw), let emitter else { return PW_ERR }
-        do {
-            try Deadline.binding(from: error) { try probe.handleEvent(into: Emitter(raw: emitter)) }
-            return PW_OK
-        } catch let failure {
-            report(failure, into: error)
-            return PW_ERR
-        }
+        raw, emitter, error in call(raw, emitter, error) { try $0.handleEvent(into: $1) }
     }
+
+/// One call of the host's into the probe `raw` (`sample`, `handle_event`): within the deadline
+/// the host set, a thrown error written to `error` for the host to read.
+private func call(
+    _ raw: UnsafeMutableRawPointer?, _ emitter: UnsafePointer<pw_emitter>?, _ error: UnsafeMutablePointer<pw_error>?,
+    _ body: (any ProbeInstance, Emitter) throws -> Void
+) -> Int32 {
+    guard let probe = instance(raw), let emitter else { return PW_ERR }
+    do {
+        try Deadline.binding(from: error) { try body(probe, Emitter(raw: emitter)) }
+        return PW_OK
+    } catch let failure {
+        report(failure, into: error)
+        return PW_ERR
+    }
+}
 
 private let cDestroy: @convention(c) (UnsafeMutableRawPointer?) -> Void = { raw in
     guard let raw else { return }
