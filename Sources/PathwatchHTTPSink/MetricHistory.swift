@@ -33,9 +33,9 @@ struct MetricHistory {
     private var lastLook: Int64?
 
     /// Takes the checks' plotted metrics from `snapshot`, unless the last look is younger than
-    /// `spacing` (less its tenth of jitter). A look that finds nothing to plot (no probe with plotted metrics has reported
-    /// yet, or none is configured) also waits out the spacing: it walks every check, and a
-    /// thousand probes' documents came one after another.
+    /// the spacing less its tenth (`keptAfterMilliseconds`). A look that finds nothing to plot
+    /// (no probe with plotted metrics has reported yet, or none is configured) also waits out
+    /// the spacing: it walks every check, and a thousand probes' documents came one after another.
     mutating func record(_ snapshot: StatusSnapshot) {
         let time = snapshot.time.milliseconds
         if let lastLook, time - lastLook < Self.keptAfterMilliseconds, time >= lastLook { return }

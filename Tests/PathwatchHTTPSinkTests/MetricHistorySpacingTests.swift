@@ -19,16 +19,20 @@ import Testing
         return catalog
     }()
 
-    /// A document at `milliseconds` with one check whose latency is plotted.
+    /// Where the documents' times count from (milliseconds since 1970).
+    static let origin: Int64 = 1_795_294_260_000
+
+    /// A document `milliseconds` after `origin` with one check whose latency is plotted.
     static func snapshot(at milliseconds: Int64) -> StatusSnapshot {
-        let time = WallTime(milliseconds: 1_795_294_260_000 + milliseconds)
+        let time = WallTime(milliseconds: origin + milliseconds)
         let check = CheckRecord(
             id: "api/self", probe: "api", plugin: "reachability", state: .ok, since: time,
             metrics: [("total_ms", 12)], metricCatalog: catalog)
         return StatusSnapshot(identity: AgentIdentity(name: "host"), time: time, checks: [check], path: .unmonitored)
     }
 
-    /// Documents every `interval` ms, each `jitter[i % count]` ms off the grid, for `count` documents.
+    /// How many of `count` documents, every `interval` ms, the i-th `jitter[i % jitter.count]` ms
+    /// off the grid, the history keeps.
     static func kept(interval: Int64, jitter: [Int64], count: Int) -> Int {
         var history = MetricHistory()
         for i in 0..<count {
@@ -46,10 +50,10 @@ import Testing
     }
 
     @Test func aDocumentMoreThanATenthEarlyWaitsForTheNext() {
-        // 0, then 4.4 s (too soon), 5 s, then 9.6 s (a tenth early: kept), 14.5 s (kept).
+        // 0, then 4.4 s (0.6 s early, past the tenth), 5 s, then 9.6 s (0.4 s early, within it: kept), 14.5 s.
         var history = MetricHistory()
         for at: Int64 in [0, 4_400, 5_000, 9_600, 14_500] { history.record(Self.snapshot(at: at)) }
         #expect(
-            history.samples.map { $0.at.milliseconds - 1_795_294_260_000 } == [0, 5_000, 9_600, 14_500])
+            history.samples.map { $0.at.milliseconds - Self.origin } == [0, 5_000, 9_600, 14_500])
     }
 }

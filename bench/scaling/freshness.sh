@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # How current the paced documents are (release build): N fixture probes sharing one child, on one
-# grid, each counting its samples; for each document the file sink writes, how many probes show
-# the tick before.
+# grid, each reporting its sample's deadline; for each document the file sink writes, the age of
+# its oldest and newest sample when it appears.
 # Usage: bash bench/scaling/freshness.sh [N, default 1000] [WINDOW seconds, default 60]
 set -euo pipefail
 cd "$(dirname "$0")/../.."

@@ -102,8 +102,9 @@ struct DocumentPacing {
     }
 }
 
-/// The soonest a document may follow one made at `last` (monotonic nanoseconds) when documents
-/// go at most once per `spacing`: a tenth of the spacing is scheduling's. Documents follow the
+/// The soonest a document may follow one made at `last` when documents go at most once per
+/// `spacing` (both in one unit: the pacing's and the file sink's monotonic nanoseconds, the
+/// plots' milliseconds): a tenth of the spacing is scheduling's. Documents follow the
 /// probes' grid, a moment early as often as late; held to the whole spacing, whatever follows
 /// them could only move later against the grid, until each document waited most of a spacing.
 package func earliestNextDocument(after last: UInt64, spacing: UInt64) -> UInt64 {
