@@ -4,8 +4,8 @@ import Testing
 
 /// Every file in `Tests/Fixtures/bad-configs` is a configuration an operator (or an attacker
 /// with write access to conf files) might hand the agent. `check-config`, `once` and `run` must
-/// each refuse every one with exit 78 within a second, naming the file and the JSON path (or the
-/// line and column) of what is wrong — and never crash or hang.
+/// each refuse every one with exit 78 within a second of CPU time, naming the file and the JSON
+/// path (or the line and column) of what is wrong — and never crash or hang.
 @Suite(.onItsOwnThread) struct BadConfigCorpusTests {
     struct Case {
         var file: String
@@ -60,6 +60,15 @@ import Testing
         #expect(Set(files) == Set(cases.map(\.file)), "every corpus file is in expected.tsv and the other way round")
     }
 
+    /// A refusal's work is bounded in CPU time, which a loaded machine does not stretch:
+    /// util-linux's `prlimit` sets RLIMIT_CPU and runs the agent in its place, and past a second
+    /// of CPU the kernel ends it with SIGXCPU (a second later, SIGKILL). Reading `/dev/zero` or a
+    /// 1 GiB file to its end would spend that second. Waiting on a FIFO spends none: the
+    /// wall-clock bound catches a hang, and is generous, because on a busy machine starting a
+    /// process alone can take longer than a second.
+    static let cpuSeconds = 1
+    static let hangSeconds = 30.0
+
     @Test(arguments: ["check-config", "once", "run"])
     func everyFileIsRefusedWithItsLocationWithinASecond(command: String) throws {
         let dir = try Self.prepare()
@@ -68,13 +77,21 @@ import Testing
         for c in try Self.cases() {
             let path = dir.appendingPathComponent(c.file).path
             let result = try run(
-                [TestEnvironment.pathwatchBinary.path, command, "--config", path],
-                environment: ["PATHWATCH_CORPUS_SECRET": "corpus-secret-value-0417"], timeout: 1)
+                [
+                    "prlimit", "--cpu=\(Self.cpuSeconds):\(Self.cpuSeconds + 1)", "--",
+                    TestEnvironment.pathwatchBinary.path, command,
+                    "--config", path,
+                ],
+                environment: ["PATHWATCH_CORPUS_SECRET": "corpus-secret-value-0417"], timeout: Self.hangSeconds)
             let named = result.stderr.contains("\(path): \(c.location)")
             let said = c.fragment.isEmpty || result.stderr.contains(c.fragment)
             if result.timedOut || result.status != 78 || !named || !said || !result.stdout.isEmpty {
+                let why =
+                    result.timedOut
+                    ? " (hung: killed after \(Int(Self.hangSeconds)) s)"
+                    : [SIGXCPU, SIGKILL].contains(result.status) ? " (over \(Self.cpuSeconds) s of CPU)" : ""
                 failures.append(
-                    "\(c.file): status \(result.status)\(result.timedOut ? " (killed after 1 s)" : ""), "
+                    "\(c.file): status \(result.status)\(why), "
                         + "expected \"\(c.location)\" and \"\(c.fragment)\"; stdout \(result.stdout.count) bytes; stderr: \(result.stderr)"
                 )
             }
