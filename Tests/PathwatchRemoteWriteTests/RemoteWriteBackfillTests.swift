@@ -220,14 +220,14 @@ import Testing
             let stored = prometheus.timestamps(#"pathwatch_probe_success{probe="link",instance="\#(name)"}"#)
             let outage = reports.filter { $0 > reports[0] + 10_000 && $0 < (reports.last ?? 0) - 10_000 }
             #expect(reports.count > Int(Self.outageSeconds), "\(name): \(reports.count) reports")
-            let unprinted = Set(stored).subtracting(reports)
             let (storedSet, printedSet) = (Set(stored), Set(reports))
+            let unprinted = storedSet.subtracting(printedSet)
             let unexplained = unprinted.filter { !Self.stampedOn($0, stored: storedSet, printed: printedSet) }
             #expect(
                 unexplained.count <= mayLackDocument && unexplained.allSatisfy { $0 > killedAt.0 && $0 < killedAt.1 },
                 "\(name): samples at times no report had: \(unexplained.sorted()) (of \(unprinted.sorted()) not printed)"
             )
-            let missing = Set(reports).subtracting(stored)
+            let missing = printedSet.subtracting(storedSet)
             #expect(
                 missing.isSubset(of: mayMiss),
                 "\(name): \(missing.count) of \(reports.count) reports missing, \(outage.count) in the outage\n\(diagnostics())"
