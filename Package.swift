@@ -83,8 +83,11 @@ let package = Package(
         .target(name: "CPipe", path: "Sources/CPipe"),
         // glibc's malloc_trim and mallopt (<malloc.h>), which Swift's Glibc module does not declare.
         .target(name: "CMalloc", path: "Sources/CMalloc"),
+        // prctl(2) on the agent itself (not dumpable; thread names), which Swift cannot call.
+        .target(name: "CProcessControl", path: "Sources/CProcessControl"),
         .target(name: "CFaultReport", path: "Sources/CFaultReport"),
-        // pidfd_open(2) and posix_spawn's closefrom action, for plug-in children.
+        // pidfd_open(2), posix_spawn's closefrom action and the call guard (a seccomp filter in
+        // each plug-in child whose calls naming other processes the agent rules on).
         .target(name: "CChildProcess", path: "Sources/CChildProcess"),
         // Linux netlink headers and their function-like macros, made callable from Swift.
         .target(name: "CNetlink", path: "Sources/CNetlink"),
@@ -93,7 +96,7 @@ let package = Package(
         // What the other modules share below the agent: its threads (SerialThread, WorkerPool and
         // its lanes, the timer thread) and POSIX helpers (errnoText, makePipe, paths, folders,
         // writes, monotonic time). It depends on nothing of the agent's, nor on the SDK.
-        .target(name: "PathwatchBase", dependencies: ["CPipe", "CMalloc"], swiftSettings: strict),
+        .target(name: "PathwatchBase", dependencies: ["CPipe", "CMalloc", "CProcessControl"], swiftSettings: strict),
 
         // The agent's core: configuration model, plug-in host, scheduling, check book, snapshot,
         // renderers, and the sink protocol with its registry. It names no sink kind.
@@ -183,7 +186,8 @@ let package = Package(
         // The agent's executable: reads `run`, `once` and `plugin-child` directly and hands every
         // other command line to pathwatch-cli, so that no agent process maps the argument parser
         // and its Foundation library (README "Command line").
-        .executableTarget(name: "pathwatch", dependencies: ["PathwatchCommands"], swiftSettings: strict),
+        .executableTarget(
+            name: "pathwatch", dependencies: ["PathwatchBase", "PathwatchCommands"], swiftSettings: strict),
         // The command-line companion: every command of `pathwatch`, with swift-argument-parser.
         .executableTarget(
             name: "PathwatchCLI",

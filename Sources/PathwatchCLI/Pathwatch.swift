@@ -1,6 +1,7 @@
 import ArgumentParser
 import Glibc
 import PathwatchAgent
+import PathwatchBase
 import PathwatchCommands
 
 /// `pathwatch-cli`: the whole command line of `pathwatch`, defined with swift-argument-parser.
@@ -26,6 +27,9 @@ struct Pathwatch: AsyncParsableCommand {
     /// every command its exit status) ends the process at once: the library's error path builds
     /// the command's usage text for any error, then discards it for an exit code.
     static func main() async {
+        // As the agent's executable does: `plugins`, `check-config` and `--try` start plug-in
+        // children too (ProcessHardening).
+        ProcessHardening.makeUndumpable()
         do {
             var command = try await asyncParseAsRoot()
             if var asyncCommand = command as? AsyncParsableCommand {

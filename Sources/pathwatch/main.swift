@@ -1,4 +1,9 @@
+import PathwatchBase
 import PathwatchCommands
+
+// Before anything else: no process of this user (a plug-in child among them) may ptrace this
+// one or reach its memory, descriptors or /proc files (ProcessHardening, docs/isolation.md).
+ProcessHardening.makeUndumpable()
 
 // `pathwatch`: the agent's executable. `run`, `once`, `reload` and a plug-in child, in the plain
 // forms the service unit, monitoring systems and the agent itself write, are read here directly; every

@@ -34,4 +34,51 @@ int pw_spawnattr_new_session(posix_spawnattr_t *attr);
  * 0, or -1 with errno set (a kernel without seccomp filters: the session alone protects). */
 int pw_guard_agent_from_signals(pid_t agent);
 
+
+/* The call guard (call_guard.c, call_ruling.c). What pw_guard_child achieved: */
+enum {
+    /* Every call naming another process by number goes to the agent, which rules on it. */
+    PW_GUARD_SUPERVISED = 0,
+    /* No listener could be had (a kernel before 5.5, or seccomp(2) refused): the fixed filter of
+     * pw_guard_agent_from_signals is in place instead. */
+    PW_GUARD_STATIC = 1,
+    /* A listener was installed but could not be handed to the agent: routed calls fail (ENOSYS). */
+    PW_GUARD_UNSUPERVISED = 2,
+    /* A filter is in place, but capabilities that reach other processes could not be dropped. */
+    PW_GUARD_CAPABILITIES_KEPT = 3,
+    /* No filter at all (no no_new_privs, no seccomp). */
+    PW_GUARD_FAILED = 4,
+};
+
+/* In a plug-in child, before any plug-in code: sets no_new_privs; installs the filter that sends
+ * every system call naming another process by number to a listener, and hands that listener to
+ * the agent over `supervision` (a connected AF_UNIX socket, closed here in every case); falls back
+ * to the fixed filter against `agent` when no listener can be had; and, run as root, drops the
+ * capabilities that reach other processes. One of the PW_GUARD_ values. */
+int pw_guard_child(pid_t agent, int supervision);
+
+/* In the agent: the listener the child sends over `supervision` (close-on-exec), or -1 when it
+ * sent none (it falls back, or ended first). Blocks until the child sends or closes. */
+int pw_guard_receive_listener(int supervision);
+
+/* The tree a child's calls may reach: the child (a session leader) and what it started. */
+struct pw_guard_tree {
+    pid_t child;
+    pid_t agent;
+};
+
+/* A call refused: who made it, which call, its first three arguments as ints. */
+struct pw_guard_refusal {
+    pid_t caller;
+    int call;
+    long arguments[3];
+};
+
+/* Takes one routed call from `listener` and answers it: 0 when it was let through (or its caller
+ * was gone), 1 when it was refused (`refusal` says what), -1 when the listener is unusable. */
+int pw_guard_rule_one(int listener, const struct pw_guard_tree *tree, struct pw_guard_refusal *refusal);
+
+/* The name of a routed call, for the log. */
+const char *pw_guard_call_name(int call);
+
 #endif

@@ -1,3 +1,5 @@
+import Glibc
+import PathwatchBase
 import PathwatchJSON
 import PathwatchProbeKit
 
@@ -76,9 +78,12 @@ package struct PluginTrial: Sendable {
                 "--watch-ns", String(watch.nanoseconds), "--event-timeout-ns", String(Int64(timeoutSeconds * 1e9)),
             ]
         }
+        // A call the plug-in aims outside its own processes is refused, and said on stderr.
+        let refusals = RefusedCallLog { _ = FileDescriptorWriter.writeAll(STDERR_FILENO, "pathwatch: plug-in \($0)\n") }
         let child = try TrialProcess.spawn(
             executable, arguments: arguments, extraDescriptor: PluginTrialChild.reportDescriptor,
-            environment: Self.childEnvironment)
+            environment: Self.childEnvironment,
+            supervision: (PluginTrialChild.supervisionDescriptor, { refusals.record($0) }))
         var pending: [UInt8] = []
         // Where the search for the next line's end goes on: a sample's step is one line of
         // megabytes arriving a pipe's worth at a time, and searching it from its start at every

@@ -11,6 +11,8 @@ import PathwatchProbeKit
 package enum PluginTrialChild {
     /// The descriptor the parent reads the report from (stdout and stderr are the plug-in's).
     package static let reportDescriptor: Int32 = 3
+    /// Where the child hands its call guard's listener to the command trying it.
+    package static let supervisionDescriptor: Int32 = 4
 
     /// `deadline` (the trial's end) is told to create and sample. `configArgument` is the probe's
     /// config as JSON text or `@FILE` (TrialInputs.probeConfig). `watch`: how long to watch an
@@ -19,7 +21,7 @@ package enum PluginTrialChild {
         file: String, configArgument: String, deadline: Deadline,
         watch: (duration: ConfigDuration, eventTimeout: ConfigDuration)? = nil
     ) -> Int32 {
-        AgentSignalGuard.install()
+        AgentSignalGuard.install(supervision: supervisionDescriptor)
         // No instance to name (-1: nothing is written for it), but a trap still says where it
         // happened on stderr, which the trial prints.
         pw_fault_report_install(-1)

@@ -38,8 +38,11 @@ package final class TrialProcess: Sendable {
     package static let captureLimit = 1 << 20
 
     /// `environment`: variables set in the child's environment over this process's own.
+    /// `supervision`: the descriptor a plug-in child hands its call guard's listener on, and what
+    /// to do with each call this process refuses it (CallRuling); nil for any other program.
     package static func spawn(
-        _ executable: String, arguments: [String], extraDescriptor: Int32, environment: [String: String] = [:]
+        _ executable: String, arguments: [String], extraDescriptor: Int32, environment: [String: String] = [:],
+        supervision: (descriptor: Int32, refused: @Sendable (String) -> Void)? = nil
     ) throws(SpawnError) -> TrialProcess {
         var pipes: [(read: Int32, write: Int32)] = []
         for _ in 0..<3 {
@@ -61,6 +64,17 @@ package final class TrialProcess: Sendable {
         posix_spawn_file_actions_adddup2(&actions, pipes[0].write, STDOUT_FILENO)
         posix_spawn_file_actions_adddup2(&actions, pipes[1].write, STDERR_FILENO)
         posix_spawn_file_actions_adddup2(&actions, pipes[2].write, extraDescriptor)
+        var guardPair: [Int32] = [-1, -1]
+        if let supervision {
+            guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &guardPair) == 0
+            else {
+                let text = errnoText()
+                pipes.forEach { close($0.read) }
+                throw SpawnError(description: "socketpair: \(text)")
+            }
+            posix_spawn_file_actions_adddup2(&actions, guardPair[1], supervision.descriptor)
+        }
+        defer { if guardPair[1] >= 0 { close(guardPair[1]) } }
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         let envp = childEnvironment(overriding: environment).map { strdup($0) } + [nil]
@@ -75,7 +89,11 @@ package final class TrialProcess: Sendable {
         let status = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
         guard status == 0 else {
             pipes.forEach { close($0.read) }
+            if guardPair[0] >= 0 { close(guardPair[0]) }
             throw SpawnError(description: "cannot start \(executable): \(errnoText(status))")
+        }
+        if let supervision {
+            CallRuling.start(supervision: guardPair[0], child: pid, refused: supervision.refused)
         }
         return TrialProcess(pid: pid, descriptors: pipes.map(\.read))
     }
@@ -124,6 +142,7 @@ package final class TrialProcess: Sendable {
                 reaped = reap(waiting: false)
                 if reaped == nil {
                     timedOut = true
+                    ProcessSweep.end(treeOf: pid)
                     kill(pid, SIGKILL)
                     break
                 }
@@ -160,6 +179,8 @@ package final class TrialProcess: Sendable {
         }
         for fd in open where fd >= 0 { close(fd) }
         let status = reaped ?? reap(waiting: true) ?? 0
+        // What the child started and left in its session ends with it.
+        ProcessSweep.end(treeOf: pid)
         let ending: ChildEnding = (status & 0x7f) == 0 ? .exited((status >> 8) & 0xff) : .signaled(status & 0x7f)
         func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
         return Collected(

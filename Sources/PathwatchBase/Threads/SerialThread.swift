@@ -1,3 +1,4 @@
+import CProcessControl
 import Dispatch
 import Glibc
 import Synchronization
@@ -144,13 +145,11 @@ func startDetachedThread(_ body: @escaping @Sendable () -> Void) -> Bool {
     return true
 }
 
-/// Names the calling thread (at most 15 bytes; longer names are cut), through
-/// /proc/thread-self/comm: glibc's pthread_setname_np is not visible to Swift without _GNU_SOURCE.
+/// Names the calling thread (at most 15 bytes; longer names are cut), through prctl(PR_SET_NAME):
+/// not through /proc/thread-self/comm, which the kernel gives to root once the agent is not
+/// dumpable (ProcessHardening), so the service's user could no longer write it.
 func setThreadName(_ name: String) {
-    let fd = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
-    guard fd >= 0 else { return }
-    _ = FileDescriptorWriter.writeAll(fd, String(decoding: name.utf8.prefix(15), as: UTF8.self))
-    close(fd)
+    _ = pw_set_thread_name(String(decoding: name.utf8.prefix(15), as: UTF8.self))
 }
 
 /// Runs `body`, which blocks, on a thread made for it, and returns what it returns: a task waits

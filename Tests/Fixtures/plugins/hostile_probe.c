@@ -35,7 +35,15 @@
  *   "pidfd_parent"   every sample sends SIGTERM through every pidfd it finds among its process's
  *                    descriptors (the child holds one of the agent's) and through one it opens
  *                    of its parent, then reports one ok check saying what the calls returned
+ *   "attack"         every sample aims the call named by "attack" at the agent (the child's
+ *                    parent) or one of its other threads, from the child or, with "from":
+ *                    "grandchild", from a process it forks into a session of its own; reports
+ *                    one ok check saying "ATTACK refused: …", "ATTACK failed: …" or "ATTACK
+ *                    reached" (attacks.h lists them)
+ *   "fork_many"      the first sample forks "count" processes that sleep 300 s, every other one
+ *                    in a session of its own, and writes their pids to count_file, one a line
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <sys/syscall.h>
 #include <signal.h>
@@ -45,6 +53,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "pathwatch_probe.h"
+#include "attacks.h"
 
 #ifndef HOSTILE_NAME
 #define HOSTILE_NAME "hostile"
@@ -64,7 +73,7 @@ __attribute__((constructor)) static void talk_at_once(void) {
 }
 #endif
 
-typedef struct { char what[32]; char count_file[512]; char say[256]; } probe;
+typedef struct { char what[32]; char count_file[512]; char say[256]; char attack[32]; char from[16]; char count[16]; int forked; } probe;
 
 static void field(const char *json, size_t len, const char *name, char *out, size_t size) {
     char text[1024] = {0}, pattern[64];
@@ -86,6 +95,9 @@ static int hp_create(const char *json, size_t len, void **out, pw_error *e) {
     field(json, len, "do", p->what, sizeof p->what);
     field(json, len, "count_file", p->count_file, sizeof p->count_file);
     field(json, len, "say", p->say, sizeof p->say);
+    field(json, len, "attack", p->attack, sizeof p->attack);
+    field(json, len, "from", p->from, sizeof p->from);
+    field(json, len, "count", p->count, sizeof p->count);
     if (is(p, "exit_in_create")) exit(3);
     if (is(p, "segfault_in_create")) { volatile int *nowhere = NULL; *nowhere = 1; }
     if (is(p, "chatter")) { printf("create talking on stdout\n"); fprintf(stderr, "create talking on stderr\n"); fflush(stdout); }
@@ -159,6 +171,15 @@ static int hp_sample(void *instance, const pw_emitter *em, pw_error *e) {
             snprintf(message + used, sizeof message - used, "; pidfd_send_signal(%d) %s: %s", fd, sent ? "sent" : "refused", sent ? "" : strerror(errno));
         }
         return ok_check(em, message) == PW_OK ? PW_OK : PW_ERR;
+    }
+    if (is(p, "attack")) {
+        char message[512];
+        attack_agent(p->attack, strcmp(p->from, "grandchild") == 0, message, sizeof message);
+        return ok_check(em, message) == PW_OK ? PW_OK : PW_ERR;
+    }
+    if (is(p, "fork_many") && !p->forked) {
+        p->forked = 1;
+        fork_sleepers(atoi(p->count), p->count_file);
     }
     if (is(p, "chatter")) { printf("sample talking on stdout\n"); fprintf(stderr, "sample talking on stderr\n"); fflush(stdout); }
     if (is(p, "crash_first") && bump(p->count_file) <= 3) { volatile int *nowhere = NULL; *nowhere = 1; }

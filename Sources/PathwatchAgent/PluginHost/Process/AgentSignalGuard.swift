@@ -2,13 +2,15 @@ import CChildProcess
 import Glibc
 import PathwatchBase
 
-/// What keeps a plug-in's signals away from the agent, installed by every process that loads a
-/// plug-in for the agent (a probe's child, a describing child, a `--try` child) before it does.
-/// The child's own session (posix_spawn with POSIX_SPAWN_SETSID) already keeps group signals
-/// (`kill(0, …)`, `killpg(getpgrp(), …)`) inside the child; this filter refuses the rest that
-/// name the agent: its pid, its group (`kill(-getppid(), …)`, which reaches it when it leads a
-/// group, as under systemd) and every process at once (`kill(-1, …)`), and any signal or
-/// descriptor taken through a pidfd (`pidfd_send_signal`, `pidfd_getfd`).
+/// What keeps a plug-in away from the agent, installed by every process that loads a plug-in for
+/// the agent (a probe's child, a describing child, a `--try` child) before it does: the call
+/// guard (docs/isolation.md). Every system call that names another process by number (signals,
+/// `ptrace`, `process_vm_*`, `prlimit`, priorities, scheduling, `F_SETOWN`, `pidfd_open`, …) goes
+/// to the agent, which lets it through only when the process it names is in this child's own tree
+/// (CallRuling); calls through a pidfd are refused whole. Run as root, the child also drops the
+/// capabilities that reach other processes. Where no listener can be had (a kernel before 5.5, a
+/// unit whose system-call filter refuses seccomp(2)) a fixed filter refuses what names the
+/// agent's pid, its group or every process, and the child's own session keeps group signals in.
 enum AgentSignalGuard {
     /// A pidfd of the agent, opened before the filter refuses one: readable when the agent ends
     /// (the child's orphan watch waits on it). -1 when the kernel has none to give.
@@ -24,11 +26,24 @@ enum AgentSignalGuard {
         return pidfd
     }
 
-    /// Installs the filter against this process's parent. A kernel without seccomp filters
-    /// leaves the session alone in place; the child says so on its stderr, which the agent logs.
-    static func install() {
-        guard pw_guard_agent_from_signals(getppid()) != 0 else { return }
-        let line = "pathwatch plugin child: signals to the agent are not filtered: \(errnoText())\n"
+    /// Installs the guard against this process's parent, handing the listener to it over
+    /// `supervision` (the socket the parent gave this child on that descriptor; closed here).
+    /// What falls short of the whole guard is said on stderr, which the agent logs.
+    static func install(supervision: Int32) {
+        let given = fcntl(supervision, F_GETFD) >= 0 ? supervision : -1
+        let outcome = pw_guard_child(getppid(), given)
+        let shortfall: String? =
+            switch Int(outcome) {
+            case Int(PW_GUARD_SUPERVISED): nil
+            case Int(PW_GUARD_STATIC):
+                "calls naming other processes are not ruled on by the agent (no seccomp listener); only those "
+                    + "naming the agent's pid, its group or every process are refused"
+            case Int(PW_GUARD_UNSUPERVISED): "the call guard's listener could not be handed to the agent"
+            case Int(PW_GUARD_CAPABILITIES_KEPT): "capabilities that reach other processes could not be dropped"
+            default: "calls to the agent are not filtered: \(errnoText())"
+            }
+        guard let shortfall else { return }
+        let line = "pathwatch plugin child: \(shortfall)\n"
         _ = line.withCString { write(STDERR_FILENO, $0, strlen($0)) }
     }
 }

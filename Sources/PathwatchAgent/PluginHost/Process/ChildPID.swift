@@ -11,10 +11,13 @@ final class ChildPID: Sendable {
 
     init(_ pid: pid_t) { self.pid = pid }
 
-    /// SIGKILL, unless the child has been reaped.
+    /// SIGKILL, unless the child has been reaped; first to what the plug-in started (ProcessSweep),
+    /// while the child's parent links still say what is its.
     func kill() {
         reaped.withLock { reaped in
-            if !reaped { _ = Glibc.kill(pid, SIGKILL) }
+            guard !reaped else { return }
+            ProcessSweep.end(treeOf: pid)
+            _ = Glibc.kill(pid, SIGKILL)
         }
     }
 

@@ -62,16 +62,17 @@ final class ChildProcess: Sendable {
         logger: AgentLogger, route: Route? = nil, ended: Ended? = nil
     ) -> Result<ChildProcess, ChildStartError> {
         // The calls' socket; the child's stdout, and its stderr apart (its last lines go into a
-        // crash's cause); and where the child says which instance a crash or exit() happened in
-        // (CFaultReport).
+        // crash's cause); where the child says which instance a crash or exit() happened in
+        // (CFaultReport); and where it hands over its call guard's listener (CallRuling).
         let pairs: [[Int32]]
-        switch socketPairs(4) {
+        switch ChildSpawn.socketPairs(5) {
         case .success(let made): pairs = made
         case .failure(let error): return .failure(error)
         }
-        let (pair, output, errors, fault) = (pairs[0], pairs[1], pairs[2], pairs[3])
-        let spawned = spawn(
-            executable, arguments, socket: pair[1], stdout: output[1], stderr: errors[1], fault: fault[1])
+        let (pair, output, errors, fault, supervision) = (pairs[0], pairs[1], pairs[2], pairs[3], pairs[4])
+        let spawned = ChildSpawn.spawn(
+            executable, arguments, socket: pair[1], stdout: output[1], stderr: errors[1], fault: fault[1],
+            supervision: supervision[1])
         for made in pairs { close(made[1]) }
         let pid: pid_t
         switch spawned {
@@ -80,6 +81,9 @@ final class ChildProcess: Sendable {
             for made in pairs { close(made[0]) }
             return .failure(error)
         }
+        // Ruled on before the plug-in is loaded: the child hands its listener over first thing.
+        let refusals = RefusedCallLog { logger.warning("\(label()): \($0)") }
+        CallRuling.start(supervision: supervision[0], child: pid) { refusals.record($0) }
         let child = ChildProcess(pid: pid, socket: pair[0], route: route, ended: ended)
         let (outputEnd, errorsEnd, faultEnd) = (output[0], errors[0], fault[0])
         // The socket alone cannot tell that the child ended: a process the plug-in forked keeps
@@ -94,74 +98,6 @@ final class ChildProcess: Sendable {
         }
         reader.finish()
         return .success(child)
-    }
-
-    /// `count` connected socketpairs, each close-on-exec from its making (another probe's child
-    /// started meanwhile must not inherit one); none left open when one cannot be made.
-    private static func socketPairs(_ count: Int) -> Result<[[Int32]], ChildStartError> {
-        var made: [[Int32]] = []
-        for _ in 0..<count {
-            var pair: [Int32] = [-1, -1]
-            guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
-                let reason = "socketpair: \(errnoText())"
-                for open in made {
-                    close(open[0])
-                    close(open[1])
-                }
-                return .failure(ChildStartError(reason: reason))
-            }
-            made.append(pair)
-        }
-        return .success(made)
-    }
-
-    /// posix_spawn of `executable` as `plugin-child`, with the child's ends of the socketpairs on
-    /// its descriptors and in a session of its own.
-    private static func spawn(
-        _ executable: String, _ arguments: [String], socket: Int32, stdout: Int32, stderr: Int32, fault: Int32
-    ) -> Result<pid_t, ChildStartError> {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, stdout, 1)
-        posix_spawn_file_actions_adddup2(&actions, stderr, 2)
-        posix_spawn_file_actions_adddup2(&actions, socket, PluginChild.socketDescriptor)
-        posix_spawn_file_actions_adddup2(&actions, fault, PluginChild.faultDescriptor)
-        // Nothing else the agent holds or inherited (its own parent's pipes, say): a process the
-        // plug-in forks would keep them open, and whoever reads them waiting, until it ends.
-        _ = pw_spawn_close_from(&actions, PluginChild.faultDescriptor + 1)
-        let argv = [executable, "plugin-child"] + arguments
-        var cArgs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
-        defer { for a in cArgs { free(a) } }
-        var cEnvironment: [UnsafeMutablePointer<CChar>?] = childEnvironment().map { strdup($0) } + [nil]
-        defer { for e in cEnvironment { free(e) } }
-        // A session of its own: what the plug-in signals by group stays in its own child.
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        _ = pw_spawnattr_new_session(&attributes)
-        var pid: pid_t = 0
-        let status = posix_spawn(&pid, executable, &actions, &attributes, &cArgs, &cEnvironment)
-        guard status == 0 else {
-            return .failure(ChildStartError(reason: "cannot start \(executable): \(errnoText(status))"))
-        }
-        return .success(pid)
-    }
-
-    /// The agent's environment, with Swift's crash backtracer off: a plug-in that crashes would
-    /// otherwise hold its child (and every sibling instance in it) frozen while a backtrace of
-    /// the agent's own binary is symbolicated, and that backtrace process would keep the child's
-    /// descriptors open after the child is killed. The crash is reported from its signal.
-    private static func childEnvironment() -> [String] {
-        var entries: [String] = []
-        var next = environ
-        while let entry = next.pointee {
-            let text = String(cString: entry)
-            if !text.hasPrefix("SWIFT_BACKTRACE=") { entries.append(text) }
-            next += 1
-        }
-        return entries + ["SWIFT_BACKTRACE=enable=no"]
     }
 
     private init(pid: pid_t, socket: Int32, route: Route?, ended: Ended?) {
@@ -266,6 +202,8 @@ final class ChildProcess: Sendable {
         shutdown(socket, Int32(SHUT_RDWR))
         outbox.finish { [socket] in _ = close(socket) }
         let status = childPID.reap()
+        // What the plug-in started and left in the child's session ends with it.
+        ProcessSweep.end(treeOf: pid)
         // Reaped: whatever the child reported before it died is there to read.
         let faultIn = faultReport.finish()
         post(.ended(status))

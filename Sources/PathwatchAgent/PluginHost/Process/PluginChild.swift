@@ -17,6 +17,8 @@ package enum PluginChild {
     package static let socketDescriptor: Int32 = 3
     /// Where the child writes the instance a crash or exit() happened in (CFaultReport).
     package static let faultDescriptor: Int32 = 4
+    /// Where the child hands its call guard's listener to the agent (AgentSignalGuard).
+    package static let supervisionDescriptor: Int32 = 5
 
     package struct Options: Sendable {
         /// The plug-in to serve; with `describeOnly`, every file to describe, in order.
@@ -38,7 +40,7 @@ package enum PluginChild {
         HeapSettings.apply()
         let fd = socketDescriptor
         let agentPidfd = options.describeOnly ? -1 : AgentSignalGuard.openAgentPidfd()
-        AgentSignalGuard.install()
+        AgentSignalGuard.install(supervision: supervisionDescriptor)
         if let bytes = options.maxMemoryBytes {
             // RLIMIT_DATA bounds the heap (brk and private anonymous mappings): a leaking plug-in
             // gets NULL from malloc, or dies, in its own process.
@@ -81,6 +83,9 @@ package enum PluginChild {
         while true {
             guard let request = calls.next() else {
                 instances.destroyAll()
+                // What the plug-in started and left running ends with this process, found while
+                // its parent links still lead here (ProcessSweep).
+                ProcessSweep.end(treeOf: getpid())
                 return 0
             }
             guard let call = request["call"]?.stringValue, let id = CallFrames.instance(in: request),

@@ -1,0 +1,76 @@
+import Glibc
+
+/// Ends what a plug-in left running. A plug-in child leads a session of its own, so every process
+/// the plug-in starts is in that session, or below one that is (a command the exec plug-in runs in
+/// a session of its own, say) while its parent lives. When the agent kills a child it first ends
+/// that tree, parent links still in place; when a child has ended, what is left in its session.
+/// Thousands of forked processes no longer outlive a stop or a restart of their plug-in.
+enum ProcessSweep {
+    struct Entry: Equatable {
+        var parent: pid_t
+        var session: pid_t
+    }
+
+    /// Every live process (zombies left out: they are already ended) with its parent and session.
+    static func table() -> [pid_t: Entry] {
+        var entries: [pid_t: Entry] = [:]
+        guard let folder = opendir("/proc") else { return entries }
+        defer { closedir(folder) }
+        while let item = readdir(folder) {
+            let name = withUnsafeBytes(of: item.pointee.d_name) { bytes in
+                String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard let pid = pid_t(name), pid > 0, let entry = entry(of: pid) else { continue }
+            entries[pid] = entry
+        }
+        return entries
+    }
+
+    /// The processes of `root`'s tree in `table`, `root` left out: those in its session, and those
+    /// below `root` or below one of them by parent links.
+    static func tree(of root: pid_t, in table: [pid_t: Entry]) -> Set<pid_t> {
+        var members = Set(table.compactMap { $0.key != root && $0.value.session == root ? $0.key : nil })
+        var grew = true
+        while grew {
+            grew = false
+            for (pid, entry) in table where pid != root && !members.contains(pid) {
+                if entry.parent == root || members.contains(entry.parent) {
+                    members.insert(pid)
+                    grew = true
+                }
+            }
+        }
+        return members
+    }
+
+    /// SIGKILL to every process of `root`'s tree, looked for again until none is left (a process
+    /// may fork while the others are killed), for a bounded number of rounds. How many were sent.
+    @discardableResult
+    static func end(treeOf root: pid_t) -> Int {
+        var sent = 0
+        for _ in 0..<20 {
+            let found = tree(of: root, in: table())
+            if found.isEmpty { break }
+            for pid in found where kill(pid, SIGKILL) == 0 { sent += 1 }
+        }
+        return sent
+    }
+
+    private static func entry(of pid: pid_t) -> Entry? {
+        let fd = open("/proc/\(pid)/stat", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 512)
+        let n = read(fd, &buffer, buffer.count)
+        guard n > 0 else { return nil }
+        // After the command's last ')': state, parent, group, session.
+        guard let close = buffer[0..<n].lastIndex(of: UInt8(ascii: ")")) else { return nil }
+        let fields = buffer[(close + 1)..<n].split(separator: UInt8(ascii: " ")).prefix(4)
+        guard fields.count == 4, let state = fields.first?.first, state != UInt8(ascii: "Z"),
+            state != UInt8(ascii: "X"),
+            let parent = pid_t(String(decoding: fields[fields.startIndex + 1], as: UTF8.self)),
+            let session = pid_t(String(decoding: fields[fields.startIndex + 3], as: UTF8.self))
+        else { return nil }
+        return Entry(parent: parent, session: session)
+    }
+}
