@@ -205,6 +205,8 @@ static void build(struct program *p, uint32_t child) {
     rule_always(p, SYS_process_madvise, PW_REFUSE);
     rule_always(p, SYS_process_mrelease, PW_REFUSE);
     rule_clone(p);
+    /* A session a process of the tree starts is the tree's: the agent notes it. */
+    rule_always(p, __NR_setsid, PW_NOTIFY);
     give(p, PW_ALLOW);
 }
 

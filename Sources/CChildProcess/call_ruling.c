@@ -89,9 +89,63 @@ static pid_t process_of(pid_t id) {
     return line ? (pid_t)strtol(line + 6, NULL, 10) : -1;
 }
 
-/* Whether task `id` is the child or in its tree: in the child's session (every member of it was
- * started inside the tree), or below the child by parent links (a descendant that started a
- * session of its own). */
+/* Sessions the tree started, noted as their setsid(2) calls are ruled on. A session's number is
+ * not given to another process while any member lives; a full list is pruned of sessions nobody
+ * is in any more. */
+enum { PW_GUARD_SESSIONS_MAX = 4096 };
+
+struct pw_guard_tree pw_guard_tree_make(pid_t child, pid_t agent) {
+    return (struct pw_guard_tree){child, agent, NULL, 0};
+}
+
+void pw_guard_tree_free(struct pw_guard_tree *tree) {
+    free(tree->sessions);
+    tree->sessions = NULL;
+    tree->session_count = 0;
+}
+
+static int session_of_tree(pid_t session, const struct pw_guard_tree *tree) {
+    if (session == tree->child) return 1;
+    for (int i = 0; i < tree->session_count; i++) {
+        if (tree->sessions[i] == session) return 1;
+    }
+    return 0;
+}
+
+static int session_lives(pid_t session) {
+    DIR *proc = opendir("/proc");
+    if (!proc) return 1;
+    int found = 0;
+    struct dirent *entry;
+    struct place place;
+    while (!found && (entry = readdir(proc)) != NULL) {
+        char *end;
+        long id = strtol(entry->d_name, &end, 10);
+        if (*end == 0 && id > 0 && place_of((pid_t)id, &place) == 0 && place.session == session) found = 1;
+    }
+    closedir(proc);
+    return found;
+}
+
+static void note_session(pid_t session, struct pw_guard_tree *tree) {
+    if (session <= 0 || session == tree->agent || session_of_tree(session, tree)) return;
+    if (tree->session_count == PW_GUARD_SESSIONS_MAX) {
+        int kept = 0;
+        for (int i = 0; i < tree->session_count; i++) {
+            if (session_lives(tree->sessions[i])) tree->sessions[kept++] = tree->sessions[i];
+        }
+        tree->session_count = kept;
+        if (kept == PW_GUARD_SESSIONS_MAX) return;
+    }
+    if (!tree->sessions) {
+        tree->sessions = malloc(sizeof(pid_t) * PW_GUARD_SESSIONS_MAX);
+        if (!tree->sessions) return;
+    }
+    tree->sessions[tree->session_count++] = session;
+}
+
+/* Whether task `id` is the child or in its tree: in the child's session or one the tree started
+ * (every member of a session was started inside it), or below the child by parent links. */
 static int in_tree(pid_t id, const struct pw_guard_tree *tree) {
     if (id <= 0) return 0;
     if (id == tree->child) return 1;
@@ -100,8 +154,8 @@ static int in_tree(pid_t id, const struct pw_guard_tree *tree) {
     if (process == tree->child) return 1;
     struct place place;
     if (place_of(process, &place) != 0) return 0;
-    if (place.session == tree->child) return 1;
     for (int depth = 0; depth < 4096; depth++) {
+        if (session_of_tree(place.session, tree)) return 1;
         pid_t parent = place.parent;
         if (parent == tree->child) return 1;
         if (parent <= 1 || parent == tree->agent || place_of(parent, &place) != 0) return 0;
@@ -140,7 +194,7 @@ static int target_in_tree(int target, const struct pw_guard_tree *tree) {
     return group_in_tree(-target, tree);
 }
 
-static int allowed(const struct seccomp_notif *call, const struct pw_guard_tree *tree) {
+static int allowed(const struct seccomp_notif *call, struct pw_guard_tree *tree) {
     const int a0 = (int)call->data.args[0], a1 = (int)call->data.args[1], a2 = (int)call->data.args[2];
     switch (call->data.nr) {
     case __NR_kill: return target_in_tree(a0, tree);
@@ -174,11 +228,16 @@ static int allowed(const struct seccomp_notif *call, const struct pw_guard_tree 
         if (a0 == IOPRIO_WHO_PGRP) return a1 == 0 || group_in_tree(a1, tree);
         return 0;
     case __NR_fcntl: return target_in_tree(a2, tree);
+    case __NR_setsid:
+        /* The new session's number is the caller's process id (a thread starts one for its
+         * process). Should the call fail, the number names no session, or one of the tree's. */
+        note_session(process_of((pid_t)call->pid), tree);
+        return 1;
     default: return 0;
     }
 }
 
-int pw_guard_rule_one(int listener, const struct pw_guard_tree *tree, struct pw_guard_refusal *refusal) {
+int pw_guard_rule_one(int listener, struct pw_guard_tree *tree, struct pw_guard_refusal *refusal) {
     struct seccomp_notif call;
     memset(&call, 0, sizeof call);
     if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &call) != 0) {

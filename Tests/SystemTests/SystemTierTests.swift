@@ -72,6 +72,7 @@ struct SystemTierTests {
         step("3 status") { try host.answersStatusWithoutTheServiceEnvironment() }
         step("4 isolation") { try host.runsAProcessIsolatedProbe() }
         step("19 exec") { try host.runsAnExecCheckUnderTheUnit() }
+        step("21 hostile plug-in") { try host.refusesAHostilePluginUnderTheUnit() }
         step("9 disk") { try host.measuresTheMountsDfShows() }
         step("8 journal") { try host.writesOneJournalLinePerChange() }
         figures.reload = step("5 reload") { try host.reloadsANewFragment() } ?? nil

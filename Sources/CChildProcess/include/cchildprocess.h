@@ -61,11 +61,19 @@ int pw_guard_child(pid_t agent, int supervision);
  * sent none (it falls back, or ended first). Blocks until the child sends or closes. */
 int pw_guard_receive_listener(int supervision);
 
-/* The tree a child's calls may reach: the child (a session leader) and what it started. */
+/* The tree a child's calls may reach: the child (a session leader) and what it started,
+ * including the sessions processes of the tree started (their setsid(2) calls are ruled on too,
+ * so that a group whose leader has gone is still known as the tree's). Made with
+ * pw_guard_tree_make, ended with pw_guard_tree_free. */
 struct pw_guard_tree {
     pid_t child;
     pid_t agent;
+    pid_t *sessions;
+    int session_count;
 };
+
+struct pw_guard_tree pw_guard_tree_make(pid_t child, pid_t agent);
+void pw_guard_tree_free(struct pw_guard_tree *tree);
 
 /* A call refused: who made it, which call, its first three arguments as ints. */
 struct pw_guard_refusal {
@@ -76,7 +84,7 @@ struct pw_guard_refusal {
 
 /* Takes one routed call from `listener` and answers it: 0 when it was let through (or its caller
  * was gone), 1 when it was refused (`refusal` says what), -1 when the listener is unusable. */
-int pw_guard_rule_one(int listener, const struct pw_guard_tree *tree, struct pw_guard_refusal *refusal);
+int pw_guard_rule_one(int listener, struct pw_guard_tree *tree, struct pw_guard_refusal *refusal);
 
 /* The name of a routed call, for the log. */
 const char *pw_guard_call_name(int call);

@@ -18,14 +18,15 @@ enum CallRuling {
             let listener = pw_guard_receive_listener(supervision)
             close(supervision)
             guard listener >= 0 else { return }
-            rule(listener: listener, tree: pw_guard_tree(child: child, agent: getpid()), refused: refused)
+            var tree = pw_guard_tree_make(child, getpid())
+            rule(listener: listener, tree: &tree, refused: refused)
+            pw_guard_tree_free(&tree)
             close(listener)
         }
         thread.finish()
     }
 
-    private static func rule(listener: Int32, tree: pw_guard_tree, refused: @Sendable (String) -> Void) {
-        var tree = tree
+    private static func rule(listener: Int32, tree: inout pw_guard_tree, refused: @Sendable (String) -> Void) {
         while true {
             var ready = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
             if poll(&ready, 1, -1) < 0 {
