@@ -22,6 +22,12 @@ struct CheckCommand: Sendable {
             throw ProbeConfigError(
                 path: path.appending("name"), message: "expected 1–200 printable characters without spaces")
         }
+        // The name is the check's key, printed in every log line and on the page: no C1 control,
+        // bidirectional override or line separator either.
+        if let problem = TextSafety.problem(in: config.name) {
+            throw ProbeConfigError(
+                path: path.appending("name"), message: "expected printable characters; found \(problem)")
+        }
         guard let program = config.command.first, !program.isEmpty, program.utf8.count < 4096 else {
             throw ProbeConfigError(
                 path: path.appending("command"),

@@ -66,10 +66,10 @@ import Testing
         #expect(label.message == #"OK [perfdata "\u{1B}x": no '=' (expected label=value)]"#)
     }
 
-    func refusal(_ command: String, env: String = "") -> String? {
+    func refusal(_ command: String, env: String = "", name: String = "x") -> String? {
         do {
             _ = try ProbeTester(
-                ExecProbe.self, config: #"{"commands": [{"name": "x", "command": \#(command)\#(env)}]}"#)
+                ExecProbe.self, config: #"{"commands": [{"name": "\#(name)", "command": \#(command)\#(env)}]}"#)
             return nil
         } catch {
             return error.description
@@ -98,5 +98,16 @@ import Testing
         let message = refusal(#"["check_x"]"#, env: #", "env": {"PATH": "\#(path)"}"#)
         #expect(message?.hasPrefix("commands[0].env.PATH: entry ") == true, "\(message ?? "accepted")")
         #expect(message?.contains("is not an absolute folder") == true)
+    }
+
+    /// A command's name is its check's key: a bidirectional override or a C1 control in it is
+    /// refused at load, as the agent refuses them in every identifier.
+    @Test func aNameWithABidiOverrideOrAC1ControlIsRefused() {
+        #expect(
+            refusal(#"["/bin/true"]"#, name: #"disk\u202Etxt"#)
+                == "commands[0].name: expected printable characters; found a bidirectional control character U+202E at character 5"
+        )
+        #expect(
+            refusal(#"["/bin/true"]"#, name: #"a\u009Bb"#)?.hasPrefix("commands[0].name: expected printable") == true)
     }
 }
