@@ -22,11 +22,26 @@ struct CheckCommand: Sendable {
             throw ProbeConfigError(
                 path: path.appending("name"), message: "expected 1–200 printable characters without spaces")
         }
+        // The name is the check's key, printed in every log line and on the page: no C1 control,
+        // bidirectional override or line separator either.
+        if let problem = TextSafety.problem(in: config.name) {
+            throw ProbeConfigError(
+                path: path.appending("name"), message: "expected printable characters; found \(problem)")
+        }
         guard let program = config.command.first, !program.isEmpty, program.utf8.count < 4096 else {
             throw ProbeConfigError(
                 path: path.appending("command"),
                 message:
                     "expected an argument vector with the program first, e.g. [\"/usr/lib/nagios/plugins/check_load\", \"-w\", \"5,4,3\"]"
+            )
+        }
+        // A relative path would be resolved against the agent's working folder, which nothing
+        // fixes (`/` under the unit, wherever `pathwatch run` was started otherwise): refused.
+        if program.contains("/"), !program.hasPrefix("/") {
+            throw ProbeConfigError(
+                path: path.appending("command").appending(index: 0),
+                message:
+                    "\"\(PerfDataParser.shown(program))\" is a relative path; write the program's absolute path (a name without a slash is looked up in PATH)"
             )
         }
         if let bad = config.command.firstIndex(where: { $0.utf8.contains(0) }) {
@@ -45,6 +60,13 @@ struct CheckCommand: Sendable {
                 throw ProbeConfigError(
                     path: path.appending("env").appending(key), message: "a value cannot hold a NUL byte")
             }
+            if key == "PATH", let entry = Self.relativeEntry(value) {
+                throw ProbeConfigError(
+                    path: path.appending("env").appending(key),
+                    message:
+                        "entry \(entry) of PATH is not an absolute folder (an empty entry or a relative one means the agent's working folder)"
+                )
+            }
             environment.removeAll { $0.0 == key }
             environment.append((key, value))
         }
@@ -56,6 +78,13 @@ struct CheckCommand: Sendable {
         self.environment = environment.map { "\($0.0)=\($0.1)" }
         timeout = config.timeout
         format = config.format ?? .nagios
+    }
+
+    /// The position (1-based) of the first entry of a PATH value that is not an absolute
+    /// folder: empty (the working folder, to execvp) or relative.
+    static func relativeEntry(_ value: String) -> Int? {
+        let entries = value.split(separator: ":", omittingEmptySubsequences: false)
+        return entries.firstIndex { !$0.hasPrefix("/") }.map { $0 + 1 }
     }
 
     private static func isVariableName(_ key: String) -> Bool {

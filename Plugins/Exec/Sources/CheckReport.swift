@@ -1,4 +1,5 @@
 import PathwatchProbeKit
+import PathwatchProbeRules
 
 /// A command's run as its check: the state, the message (the reason first when the run itself
 /// went wrong), the metrics of its output and the probe's own about the run.
@@ -25,8 +26,10 @@ enum CheckReport {
             let parsed = PrometheusText.parse(text)
             problems += parsed.problems
             metrics = PrometheusText.metrics(of: parsed.samples, names: &names, problems: &problems)
-            message = "\(metrics.count) metric\(metrics.count == 1 ? "" : "s")"
+            message = ""
         }
+        keepWithinLimit(&metrics, problems: &problems)
+        if command.format == .prometheus { message = "\(metrics.count) metric\(metrics.count == 1 ? "" : "s")" }
         var reason: String?
         switch run.ending {
         case .exited(let status):
@@ -82,6 +85,9 @@ enum CheckReport {
             let more = problems.count > problemsShown ? "; and \(problems.count - problemsShown) more" : ""
             message += " [" + shown + more + "]"
         }
+        // What a command printed is shown, never obeyed: an escape sequence or a bidirectional
+        // override would reach a terminal, a log line or the page as it was written.
+        message = TextSafety.escaped(message)
         if message.utf8.count > messageLimit {
             message = String(message.utf8.prefix(messageLimit - 3)).map { $0 + "…" } ?? message
         }
@@ -93,5 +99,19 @@ enum CheckReport {
         }
         return Observation(
             key: command.name, state: state, message: message, metrics: metrics, labels: [("command", command.argv[0])])
+    }
+
+    /// A check carries at most `ObservationLimits.itemsPerObservation` metrics, the probe's own
+    /// among them: past that, the first of the output's are kept (the agent would refuse the
+    /// whole check), and the message says how many were left out, first among its problems.
+    static func keepWithinLimit(_ metrics: inout [(name: String, value: Double)], problems: inout [String]) {
+        let room = ObservationLimits.itemsPerObservation - ExecProbe.metrics.count
+        guard metrics.count > room else { return }
+        let leftOut = metrics.count - room
+        metrics.removeLast(leftOut)
+        problems.insert(
+            "\(leftOut) more metrics left out: a check carries at most \(ObservationLimits.itemsPerObservation), "
+                + "the first \(room) of the output kept",
+            at: 0)
     }
 }

@@ -43,6 +43,8 @@ enum CommandRunner {
         guard rc == 0 else {
             return CommandRun(ending: .notStarted("cannot run \(command.argv[0]): \(String(cString: strerror(rc)))"))
         }
+        // From here the group ends with this process if that comes first (see CommandGuard).
+        CommandGuard.shared.watch(child.pid, grace: limits.grace)
         var out = OutputBuffer(fd: child.stdout_fd, limit: limits.maxOutput)
         var err = OutputBuffer(fd: child.stderr_fd, limit: CommandLimits.stderrKept)
         defer {
@@ -117,6 +119,7 @@ enum CommandRunner {
             let left = ProcessGroupKill.send(SIGKILL, to: child.pid)
             // After a timeout the whole group was signalled already: what is left is its dying.
             run.leftProcesses = left && !termSent
+            CommandGuard.shared.forget(child.pid)
         }
         run.stdout = out.kept
         run.stdoutCut = out.cut

@@ -27,7 +27,9 @@ final class PendingReaps: @unchecked Sendable {
         defer { pthread_mutex_unlock(&mutex) }
         pids.removeAll { pid in
             var status: Int32 = 0
-            return waitpid(pid, &status, WNOHANG) != 0
+            guard waitpid(pid, &status, WNOHANG) != 0 else { return false }
+            CommandGuard.shared.forget(pid)
+            return true
         }
         return pids.count
     }

@@ -2,7 +2,7 @@
 /// under, so that no pattern, however written, and no body, however crafted, can hold a core or
 /// grow the process: a search that reaches a limit ends as a failed condition that says so.
 /// Fixed rather than configurable: they sit far above what a health check's pattern needs and
-/// far below what would delay a sample noticeably (about a second of CPU at most).
+/// far below what would delay a sample noticeably (two seconds of CPU a search at most).
 enum RegexLimits {
     /// Longest pattern accepted, in bytes (pcre2_set_max_pattern_length). Compiling is then
     /// bounded too: PCRE2 caps a repeat count at 65,535 and a compiled pattern at 64 KiB of code
@@ -20,14 +20,18 @@ enum RegexLimits {
     /// Memory for those backtracking points, in KiB (pcre2_set_heap_limit): 16 MiB.
     static let heapLimitKiB: UInt32 = 16 * 1024
 
-    /// PCRE2 counts `matchLimit` afresh at each starting position, so a body can make every
-    /// position cost just under it. The whole search is therefore also bounded: every pattern
-    /// item PCRE2 tries is counted (an automatic callout), and the search ends after this many
-    /// steps plus `stepsPerByte` for each byte searched. A simple pattern takes 3 to 4 steps a
-    /// byte, so a plain scan of any body fits; 20 million steps take well under a second.
-    static let searchSteps = 10_000_000
-    static let stepsPerByte = 10
+    /// CPU time of one search, in nanoseconds: PCRE2's backtracking matcher may take
+    /// `backtrackingCPU`, and when it reaches a limit the linear-time matcher `linearCPU` more.
+    /// PCRE2 counts `matchLimit` afresh at each starting place, so only a bound on the whole
+    /// search holds whatever the body's size (`max_body` up to 64 MiB); CPU time rather than a
+    /// count of steps, because a step of the backtracking matcher and one of the linear-time
+    /// matcher cost very differently, and a loaded machine does not stretch it. Both are also
+    /// cut to the sample's deadline.
+    static let backtrackingCPU: Int64 = 1_000_000_000
+    static let linearCPU: Int64 = 1_000_000_000
+    static var searchCPU: Int64 { backtrackingCPU + linearCPU }
 
-    /// The steps a search of `bytes` bytes may take in all.
-    static func stepBudget(for bytes: Int) -> Int { searchSteps + stepsPerByte * bytes }
+    /// Elements of the linear-time matcher's workspace (PCRE2's DFA matcher keeps its active
+    /// states there): 400 KiB, for a pattern of thousands of states.
+    static let linearWorkspace = 100_000
 }

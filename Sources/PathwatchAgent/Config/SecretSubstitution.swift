@@ -44,15 +44,37 @@ package struct SecretSubstitution {
         var rest = Substring(text)
         while let start = rest.firstRange(of: "${") {
             out += rest[..<start.lowerBound]
-            guard let end = rest[start.upperBound...].firstIndex(of: "}") else {
+            let after = rest[start.upperBound...]
+            // Only `${scheme:…}` is Pathwatch's; any other `${…}` is a shell's parameter
+            // expansion in a command (`${#X}`, `${X:-default}`, `${1}`) and is left as written.
+            guard Self.isReference(after) else {
+                out += "${"
+                rest = after
+                continue
+            }
+            guard let end = after.firstIndex(of: "}") else {
                 throw JSONPathError(path: path, message: "unterminated \"${\"; expected ${env:NAME} or ${file:/path}")
             }
-            let reference = rest[start.upperBound..<end]
-            out += try resolve(String(reference), at: path)
+            out += try resolve(String(after[..<end]), at: path)
             rest = rest[rest.index(after: end)...]
         }
         out += rest
         return out
+    }
+
+    /// Whether the text after a `${` is meant as a substitution: a scheme of lower-case letters
+    /// (or `env` and `file` in any case, refused as a typo) and a colon (`env:`, `file:`, or an
+    /// unknown one such as `vault:`, refused by name), followed by something a shell's `${X:…}`
+    /// cannot start with (`-`, `+`, `=`, `?`, a digit, a space: its default, alternative,
+    /// assignment, error and offset forms).
+    static func isReference(_ text: Substring) -> Bool {
+        let scheme = text.prefix { $0.isASCII && $0.isLetter }
+        guard !scheme.isEmpty, scheme.allSatisfy(\.isLowercase) || ["env", "file"].contains(scheme.lowercased())
+        else { return false }
+        let colon = text.dropFirst(scheme.count)
+        guard colon.first == ":" else { return false }
+        guard let next = colon.dropFirst().first else { return true }
+        return !("-+=? ".contains(next) || next.isNumber)
     }
 
     func resolve(_ reference: String, at path: JSONPath) throws(JSONPathError) -> String {

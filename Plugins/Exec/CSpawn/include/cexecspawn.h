@@ -29,4 +29,18 @@ int pw_exec_spawn(char *const argv[], char *const envp[], pw_exec_child *child);
 /* "KILL" for SIGKILL (sigabbrev_np, a GNU extension); "" for a number with no name. */
 const char *pw_exec_signal_name(int signal);
 
+/* The command guard: a process forked from this one that ends the process groups it is told to
+ * watch once this process has ended, however it ended (the agent stopping while a sample's
+ * commands run, a plug-in child killed), since a command in a session of its own outlives its
+ * parent otherwise. It holds one end of a socket pair; when every holder of the other end is
+ * gone (this process has exited: the end is close-on-exec) it sends SIGTERM to every group
+ * still watched, SIGKILL to each after its grace, and exits. It has its own session, ignores
+ * the stop signals, and keeps no other descriptor of this process open.
+ * pw_exec_guard_start forks it and returns this process's end (close-on-exec) and its pid in
+ * `guard`, or -1 with errno. watch and forget return 0 or an error number: EPIPE or
+ * ECONNRESET when the guard is gone, EAGAIN when its socket is full (the message is lost). */
+int pw_exec_guard_start(pid_t *guard);
+int pw_exec_guard_watch(int fd, pid_t pgid, int grace_ms);
+int pw_exec_guard_forget(int fd, pid_t pgid);
+
 #endif
