@@ -32,7 +32,13 @@ final class HTTPConnectionHandler: ChannelInboundHandler {
     /// more is read as requests.
     private var finished = false
 
-    init(router: HTTPRouter) { self.router = router }
+    /// The one answer to every request, on a connection over the sink's bound (TLS listeners).
+    private let refusal: HTTPReply?
+
+    init(router: HTTPRouter, refusingAll refusal: HTTPReply? = nil) {
+        self.router = router
+        self.refusal = refusal
+    }
 
     func channelActive(context: ChannelHandlerContext) {
         client = context.channel.remoteAddress?.ipAddress ?? ""
@@ -56,7 +62,9 @@ final class HTTPConnectionHandler: ChannelInboundHandler {
         case .head(let head):
             deadline?.cancel()
             request = head
-            if head.method != .GET && head.method != .HEAD {
+            if let refusal {
+                respond(context, refusal, close: true, headOnly: head.method == .HEAD)
+            } else if head.method != .GET && head.method != .HEAD {
                 respond(
                     context, HTTPReply.plain(.methodNotAllowed, "only GET and HEAD\n", extra: [("Allow", "GET, HEAD")]),
                     close: true)

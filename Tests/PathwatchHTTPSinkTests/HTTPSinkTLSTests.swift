@@ -347,6 +347,35 @@ import Testing
 
     }
 
+    /// Past `max_connections`, a TLS listener still speaks TLS: the handshake completes and the
+    /// request is answered 503 with Retry-After, so a client sees a refusal it can read rather
+    /// than plain text where a TLS record belongs (`WRONG_VERSION_NUMBER`).
+    @Test(.enabled(if: missingTools() == nil, "needs openssl and curl"))
+    func aTLSListenerPastItsBoundAnswers503OverTLS() throws {
+        let dir = try FixturePlugins.folderWithTestProbe()
+        defer { TestEnvironment.removeTemporaryDirectory(dir) }
+        let certs = try TLSTestCertificates(in: dir)
+        let agent = try Self.tlsAgent(in: dir, certs: certs, extra: #", "max_connections": 1"#)
+        defer { agent.stop() }
+        // One stream holds the one connection allowed.
+        let stream = try BackgroundProcess(agent.curlArguments("/events", auth: .none, maxTime: 60))
+        defer { stream.stop() }
+        #expect(waitUntil(timeout: 20) { stream.outputLines.contains { $0.hasPrefix("event: status") } })
+        let over = try agent.request("/status", auth: .none)
+        #expect(
+            over.status == 503 && over.header("Retry-After") == "1" && over.curlStatus == 0,
+            "\(over.head) curl \(over.curlStatus): \(over.curlError)")
+        let handshake = try run(
+            [
+                "sh", "-c",
+                "printf 'GET /status HTTP/1.1\\r\\nHost: a\\r\\n\\r\\n' | openssl s_client -quiet -connect 127.0.0.1:\(agent.port) -CAfile \(certs.caCert) 2>&1",
+            ], timeout: 20)
+        #expect(
+            handshake.stdout.contains("HTTP/1.1 503") && !handshake.stdout.contains("wrong version number"),
+            "\(handshake.stdout)")
+        #expect(agent.process.isRunning)
+    }
+
     /// (d) Debian's testssl.sh, offline against 127.0.0.1: no SSL, no TLS 1.0 or 1.1, and none of
     /// the NULL, anonymous, export, LOW or CBC suites; TLS 1.2 and 1.3 offered.
     @Test(
