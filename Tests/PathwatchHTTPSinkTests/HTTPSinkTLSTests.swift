@@ -30,7 +30,37 @@ import Testing
             #"{"type": "http", "listen": "127.0.0.1:8470", "tls": {"cert_file": "\#(cert)", "key_file": "\#(key)"\#(extra)}}"#
         }
         let keyBody = try String(contentsOfFile: certs.serverKey, encoding: .utf8).split(separator: "\n")[1]
+        // Files that are no files: opened without blocking and refused by kind, at once.
+        let fifo = certs.path("a.fifo")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let folder = dir.path
         let cases: [(sink: String, path: String, says: String)] = [
+            (tls(fifo, certs.serverKey), "sinks[1].tls.cert_file", "a.fifo\": not a regular file (a FIFO)"),
+            (tls(certs.serverCert, fifo), "sinks[1].tls.key_file", "a.fifo\": not a regular file (a FIFO)"),
+            (tls("/dev/zero", certs.serverKey), "sinks[1].tls.cert_file", "not a regular file (a character device)"),
+            (tls(certs.serverCert, folder), "sinks[1].tls.key_file", "not a regular file (a folder)"),
+            (
+                tls(
+                    certs.serverCert, certs.serverKey,
+                    extra: #", "client_ca_file": "\#(fifo)", "client_auth": "require""#),
+                "sinks[1].tls.client_ca_file", "not a regular file (a FIFO)"
+            ),
+            (
+                tls(certs.serverCert, certs.serverKey, extra: #", "client_ca_file": "/dev/zero""#),
+                "sinks[1].tls.client_ca_file", "not a regular file (a character device)"
+            ),
+            (
+                #"{"type": "http", "listen": "127.0.0.1:8470", "client": {"ca_file": "\#(fifo)"}}"#,
+                "sinks[1].client.ca_file", "not a regular file (a FIFO)"
+            ),
+            (
+                tls(certs.serverCert, certs.serverKey, extra: #", "min_version": "TLS10""#), "sinks[1].tls.min_version",
+                #"expected "TLS12" or "TLS13", found "TLS10": TLS 1.0 and 1.1 are never offered"#
+            ),
+            (
+                tls(certs.serverCert, certs.serverKey, extra: #", "client_auth": "sometimes""#),
+                "sinks[1].tls.client_auth", #"expected "none", "request" or "require", found "sometimes""#
+            ),
             (tls(certs.path("nope.pem"), certs.serverKey), "sinks[1].tls.cert_file", "nope.pem\": cannot be read"),
             (tls(certs.serverCert, certs.path("nope.key")), "sinks[1].tls.key_file", "nope.key\": cannot be read"),
             (tls(certs.serverKey, certs.serverKey), "sinks[1].tls.cert_file", "holds no PEM certificate"),
