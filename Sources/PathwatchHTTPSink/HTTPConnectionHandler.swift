@@ -28,6 +28,8 @@ final class HTTPConnectionHandler: ChannelInboundHandler {
     private var verifying = false
     private var request: HTTPRequestHead?
     private var deadline: Scheduled<Void>?
+    /// When a login being verified is answered 503 if bcrypt has not answered yet.
+    private var verifyTimer: Scheduled<Void>?
     /// Once the response is a stream (`/events`) or the connection is being closed, nothing
     /// more is read as requests.
     private var finished = false
@@ -48,6 +50,7 @@ final class HTTPConnectionHandler: ChannelInboundHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         deadline?.cancel()
+        verifyTimer?.cancel()
         context.fireChannelInactive()
     }
 
@@ -94,9 +97,23 @@ final class HTTPConnectionHandler: ChannelInboundHandler {
             deadline?.cancel()
             let loop = context.eventLoop
             let bound = NIOLoopBound((self, context), eventLoop: loop)
-            let started = router.authenticator.verify(user: user, password: password, client: client) { refusal in
+            // The answer comes by the verifier's deadline, verified or not: a hash that takes
+            // too long, or a queue of them, never leaves the client waiting without end.
+            let due = NIODeadline.now() + CredentialVerifier.deadline
+            verifyTimer = loop.scheduleTask(deadline: due) {
+                let (me, context) = bound.value
+                guard me.verifying else { return }
+                me.verifying = false
+                me.respond(context, HTTPAuthenticator.late, close: true)
+            }
+            let started = router.authenticator.verify(
+                user: user, password: password, client: client, deadline: due
+            ) { refusal in
                 loop.execute {
                     let (me, context) = bound.value
+                    me.verifyTimer?.cancel()
+                    // Answered already, when the deadline came first.
+                    guard me.verifying else { return }
                     me.verifying = false
                     guard context.channel.isActive else { return }
                     if let refusal {
@@ -107,6 +124,7 @@ final class HTTPConnectionHandler: ChannelInboundHandler {
                 }
             }
             if !started {
+                verifyTimer?.cancel()
                 verifying = false
                 respond(context, HTTPAuthenticator.busy, close: true)
             }
