@@ -315,6 +315,8 @@ let package = Package(
                 "PathwatchHTTPSink", "PathwatchAgent", "PathwatchDigest", "PathwatchTestSupport",
                 "PathwatchSinkTestSupport", probeKit, probeRules,
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: strict),
         .testTarget(

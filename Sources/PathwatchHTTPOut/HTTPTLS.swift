@@ -1,9 +1,8 @@
-import Glibc
-import PathwatchBase
+import PathwatchAgent
 
 /// A sink's `tls` object: the CA bundle to trust, a client certificate and key, or no
-/// verification at all. Files are checked readable when the configuration is read, so a typo
-/// is a configuration error rather than a delivery that fails for ever.
+/// verification at all. Files are checked to be readable regular files when the configuration is
+/// read, so a typo is a configuration error rather than a delivery that fails for ever.
 package struct HTTPTLS: Sendable, Equatable, Decodable {
     package var caFile: String?
     package var clientCert: String?
@@ -27,9 +26,15 @@ package struct HTTPTLS: Sendable, Equatable, Decodable {
         insecure = try c.decodeIfPresent(Bool.self, forKey: .insecure) ?? false
         for (key, file) in [(CodingKeys.caFile, caFile), (.clientCert, clientCert), (.clientKey, clientKey)] {
             guard let file else { continue }
-            guard access(file, R_OK) == 0 else {
+            // libcurl opens it by name at each connection: a FIFO there would hang every
+            // delivery, a folder or device fail it. Opened as `BoundedFile` does, never blocking.
+            do {
+                try BoundedFile.checkRegular(file)
+            } catch {
                 throw DecodingError.dataCorruptedError(
-                    forKey: key, in: c, debugDescription: "cannot read \"\(file)\": \(errnoText())")
+                    forKey: key, in: c,
+                    debugDescription: error.unreadable
+                        ? "cannot read \"\(file)\": \(error.description)" : "\"\(file)\": \(error.description)")
             }
         }
         if clientKey != nil, clientCert == nil {

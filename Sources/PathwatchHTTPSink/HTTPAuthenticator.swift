@@ -28,17 +28,18 @@ final class HTTPAuthenticator: Sendable {
 
     func decide(_ headers: HTTPHeaders, client: String) -> Decision {
         guard !isOpen else { return .allowed }
+        // The address is held back before anything it sent is looked at: were a remembered login
+        // served here, a guesser could try passwords against the cache (one SHA-256 each, no
+        // bcrypt, no count) once anyone's login with that password was remembered.
+        if let retry = limiter.blockedFor(client) { return .refused(tooMany(retry)) }
         guard let given = headers["Authorization"].first else { return .refused(challenge) }
         var basic: (user: String, password: [UInt8])?
         if let verifier, given.utf8.count >= 6, given.prefix(6).lowercased() == "basic ",
             let credentials = Self.basicCredentials(String(given.dropFirst(6)))
         {
-            // A login that already succeeded is no guess: served even while the address is held
-            // back (a scraper sharing an address with someone guessing keeps working).
             if verifier.isRemembered(user: credentials.0, password: credentials.1) { return .allowed }
             basic = credentials
         }
-        if let retry = limiter.blockedFor(client) { return .refused(tooMany(retry)) }
         if let bearer, given.utf8.count >= 7, given.prefix(7).lowercased() == "bearer " {
             // Compared whole, as bytes, with the scheme written as the configuration expects.
             let normalized = Array("Bearer ".utf8) + Array(given.utf8.dropFirst(7))
@@ -50,12 +51,15 @@ final class HTTPAuthenticator: Sendable {
     }
 
     /// Hands a `.verify` to the worker threads; `done` runs there with whether to serve, or the
-    /// refusal to send. False when the workers are saturated (answer 503).
-    func verify(user: String, password: [UInt8], client: String, _ done: @escaping @Sendable (HTTPReply?) -> Void)
-        -> Bool
-    {
-        verifier?.verify(user: user, password: password) { [self] ok in
-            if case .refused(let reply) = settle(ok, client: client) { done(reply) } else { done(nil) }
+    /// refusal to send. False when the workers are saturated (answer 503). A login not verified
+    /// by `deadline` is answered `late` and counts as no failure.
+    func verify(
+        user: String, password: [UInt8], client: String, deadline: NIODeadline,
+        _ done: @escaping @Sendable (HTTPReply?) -> Void
+    ) -> Bool {
+        verifier?.verify(user: user, password: password, deadline: deadline) { [self] outcome in
+            if outcome == .late { return done(Self.late) }
+            if case .refused(let reply) = settle(outcome == .allowed, client: client) { done(reply) } else { done(nil) }
         } ?? false
     }
 
@@ -82,6 +86,10 @@ final class HTTPAuthenticator: Sendable {
 
     static let busy = HTTPReply.plain(
         .serviceUnavailable, "too many logins being checked; try again\n", extra: [("Retry-After", "1")])
+
+    /// A login that waited `CredentialVerifier.deadline` for a thread to check it.
+    static let late = HTTPReply.plain(
+        .serviceUnavailable, "the login could not be checked in time; try again\n", extra: [("Retry-After", "1")])
 
     private func tooMany(_ seconds: Int) -> HTTPReply {
         .plain(

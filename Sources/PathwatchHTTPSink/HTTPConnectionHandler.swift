@@ -28,11 +28,19 @@ final class HTTPConnectionHandler: ChannelInboundHandler {
     private var verifying = false
     private var request: HTTPRequestHead?
     private var deadline: Scheduled<Void>?
+    /// When a login being verified is answered 503 if bcrypt has not answered yet.
+    private var verifyTimer: Scheduled<Void>?
     /// Once the response is a stream (`/events`) or the connection is being closed, nothing
     /// more is read as requests.
     private var finished = false
 
-    init(router: HTTPRouter) { self.router = router }
+    /// The one answer to every request, on a connection over the sink's bound (TLS listeners).
+    private let refusal: HTTPReply?
+
+    init(router: HTTPRouter, refusingAll refusal: HTTPReply? = nil) {
+        self.router = router
+        self.refusal = refusal
+    }
 
     func channelActive(context: ChannelHandlerContext) {
         client = context.channel.remoteAddress?.ipAddress ?? ""
@@ -42,6 +50,7 @@ final class HTTPConnectionHandler: ChannelInboundHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         deadline?.cancel()
+        verifyTimer?.cancel()
         context.fireChannelInactive()
     }
 
@@ -56,7 +65,9 @@ final class HTTPConnectionHandler: ChannelInboundHandler {
         case .head(let head):
             deadline?.cancel()
             request = head
-            if head.method != .GET && head.method != .HEAD {
+            if let refusal {
+                respond(context, refusal, close: true, headOnly: head.method == .HEAD)
+            } else if head.method != .GET && head.method != .HEAD {
                 respond(
                     context, HTTPReply.plain(.methodNotAllowed, "only GET and HEAD\n", extra: [("Allow", "GET, HEAD")]),
                     close: true)
@@ -86,9 +97,23 @@ final class HTTPConnectionHandler: ChannelInboundHandler {
             deadline?.cancel()
             let loop = context.eventLoop
             let bound = NIOLoopBound((self, context), eventLoop: loop)
-            let started = router.authenticator.verify(user: user, password: password, client: client) { refusal in
+            // The answer comes by the verifier's deadline, verified or not: a hash that takes
+            // too long, or a queue of them, never leaves the client waiting without end.
+            let due = NIODeadline.now() + CredentialVerifier.deadline
+            verifyTimer = loop.scheduleTask(deadline: due) {
+                let (me, context) = bound.value
+                guard me.verifying else { return }
+                me.verifying = false
+                me.respond(context, HTTPAuthenticator.late, close: true)
+            }
+            let started = router.authenticator.verify(
+                user: user, password: password, client: client, deadline: due
+            ) { refusal in
                 loop.execute {
                     let (me, context) = bound.value
+                    me.verifyTimer?.cancel()
+                    // Answered already, when the deadline came first.
+                    guard me.verifying else { return }
                     me.verifying = false
                     guard context.channel.isActive else { return }
                     if let refusal {
@@ -99,6 +124,7 @@ final class HTTPConnectionHandler: ChannelInboundHandler {
                 }
             }
             if !started {
+                verifyTimer?.cancel()
                 verifying = false
                 respond(context, HTTPAuthenticator.busy, close: true)
             }

@@ -6,7 +6,7 @@ import Synchronization
 
 /// The listening socket and its connections, on the sink's one event-loop thread (SwiftNIO's
 /// HTTP/1.1 codec: nothing here parses HTTP). Bounds: `maxConnections` at once (the next is
-/// answered 503 and closed), request heads of at most `maxHeaderBytes`, no request bodies,
+/// answered 503 and closed; over TLS after the handshake), request heads of at most `maxHeaderBytes`, no request bodies,
 /// `HTTPConnectionHandler.headDeadline` for a head to arrive, and a high-water mark on what a
 /// connection may have waiting to be sent.
 final class HTTPServer: Sendable {
@@ -66,6 +66,12 @@ final class HTTPServer: Sendable {
         let open = connections.add(1, ordering: .relaxed).newValue
         channel.closeFuture.whenComplete { _ in self.connections.subtract(1, ordering: .relaxed) }
         guard open <= maxConnections else {
+            if let tls {
+                // A TLS client would read plain text as a broken record (WRONG_VERSION_NUMBER):
+                // over TLS the handshake is made and each request answered 503 and closed.
+                try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls.context))
+                return try configureHTTP(channel, HTTPConnectionHandler(router: router, refusingAll: Self.busy))
+            }
             // Over the bound: say so in one write, without parsing anything, and hang up.
             let busy =
                 "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
@@ -80,6 +86,11 @@ final class HTTPServer: Sendable {
         // TLS first: what the HTTP codec reads is what the handshake decrypted. The context is
         // the watcher's current one, so a renewed certificate serves from the next connection on.
         if let tls { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls.context)) }
+        try configureHTTP(channel, HTTPConnectionHandler(router: router))
+    }
+
+    /// The HTTP/1.1 codec with the sink's limits, then `handler`.
+    private func configureHTTP(_ channel: any Channel, _ handler: HTTPConnectionHandler) throws {
         var limits = NIOHTTPDecoderLimitConfiguration()
         limits.maxHeaderFieldSize = Self.maxHeaderBytes
         limits.maxHeaderListSize = Self.maxHeaderBytes
@@ -87,8 +98,12 @@ final class HTTPServer: Sendable {
         try channel.pipeline.syncOperations.configureHTTPServerPipeline(
             withPipeliningAssistance: false, withErrorHandling: false,
             withEncoderConfiguration: .init(), withDecoderLimitConfiguration: limits)
-        try channel.pipeline.syncOperations.addHandler(HTTPConnectionHandler(router: router))
+        try channel.pipeline.syncOperations.addHandler(handler)
     }
+
+    /// What a connection over `maxConnections` is told on a TLS listener.
+    static let busy = HTTPReply.plain(
+        .serviceUnavailable, "too many connections; try again\n", extra: [("Retry-After", "1")])
 
     /// The port bound (the configured one, or the kernel's pick for port 0 in tests).
     var boundPort: Int? { listener.withLock { $0?.localAddress?.port } }

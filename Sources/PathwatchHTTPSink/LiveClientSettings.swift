@@ -1,3 +1,5 @@
+import PathwatchAgent
+
 /// An http sink's `client` object: how `pathwatch status` reaches it when the sink serves TLS
 /// or asks for a login. The agent never reads these files; `status` hands them to libcurl.
 /// - `ca_file`: the CA to verify the agent's certificate with (default: the sink's own
@@ -43,6 +45,17 @@ package struct LiveClientSettings: Sendable, Decodable, Equatable {
             throw DecodingError.dataCorruptedError(
                 forKey: certFile == nil ? .keyFile : .certFile, in: c,
                 debugDescription: "a client certificate needs both cert_file and key_file")
+        }
+        // libcurl opens these by name when `pathwatch status` runs: a FIFO would hang it. Only
+        // their kind is checked (stat, no open): the agent may not read an operator's key.
+        for (key, file) in [(CodingKeys.caFile, caFile), (.certFile, certFile), (.keyFile, keyFile)] {
+            guard let file else { continue }
+            do {
+                try BoundedFile.checkNotSpecial(file)
+            } catch {
+                throw DecodingError.dataCorruptedError(
+                    forKey: key, in: c, debugDescription: "\"\(file)\": \(error.description)")
+            }
         }
         if let serverName, serverName.isEmpty || serverName.contains(where: { $0 == ":" || $0 == "/" || $0 == " " }) {
             throw DecodingError.dataCorruptedError(forKey: .serverName, in: c, debugDescription: "expected a host name")

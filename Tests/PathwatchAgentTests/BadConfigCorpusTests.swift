@@ -23,7 +23,8 @@ import Testing
         }
     }
 
-    /// A copy of the corpus with the files some cases point at: a FIFO, a 1 GiB sparse file, a
+    /// A copy of the corpus (`@HERE@` in a file is the copy's folder) with the files some cases
+    /// point at: a FIFO, a 1 GiB sparse file, a
     /// secret one byte over 64 KiB, a Latin-1 secret, a regular file where a folder belongs, a
     /// link to /etc/passwd, a folder, and a link back to the corpus folder itself.
     static func prepare() throws -> URL {
@@ -33,7 +34,12 @@ import Testing
             let data = try Data(contentsOf: corpus.appendingPathComponent(name))
             // Files that are not UTF-8 on purpose are copied byte for byte.
             let text = String(validating: data, as: UTF8.self)
-            try (text.map { Data($0.replacingOccurrences(of: "@PLUGINS@", with: plugins).utf8) } ?? data)
+            // @HERE@: the copy's folder, for settings whose relative paths are not the configuration's.
+            let filled = text.map {
+                $0.replacingOccurrences(of: "@PLUGINS@", with: plugins).replacingOccurrences(
+                    of: "@HERE@", with: dir.path)
+            }
+            try (filled.map { Data($0.utf8) } ?? data)
                 .write(to: dir.appendingPathComponent(name))
         }
         #expect(mkfifo(dir.appendingPathComponent("a-fifo").path, 0o600) == 0)

@@ -34,6 +34,12 @@ extension HTTPSecretLeakHuntTests {
         }
         for path in ["/", "/status", "/metrics"] { capture(path, try agent.request(path, auth: login)) }
         capture("/events", try agent.request("/events", auth: login, maxTime: 2))
+        // `pathwatch status` logs in from the address the guesses below will hold back: first.
+        let status = try run(
+            [TestEnvironment.pathwatchBinary.path, "status", "--config", agent.config.path, "--format", "json"],
+            environment: ["PATHWATCH_PASSWORD": password, "PW_LEAK_HASH": hash])
+        captures.append(
+            Capture(name: "pathwatch status", status: Int(status.status), text: status.stdout + status.stderr))
         capture("no login", try agent.request("/status", auth: .none))
         capture("wrong password", try agent.request("/status", auth: .basic("scraper", String(password.reversed()))))
         capture("unknown user", try agent.request("/status", auth: .basic("someone", password)))
@@ -50,11 +56,6 @@ extension HTTPSecretLeakHuntTests {
             "the refused renewal was not logged: \(agent.process.errorOutput.suffix(800))")
         #expect(try agent.request("/healthz", auth: .none).status == 200)
 
-        let status = try run(
-            [TestEnvironment.pathwatchBinary.path, "status", "--config", agent.config.path, "--format", "json"],
-            environment: ["PATHWATCH_PASSWORD": password, "PW_LEAK_HASH": hash])
-        captures.append(
-            Capture(name: "pathwatch status", status: Int(status.status), text: status.stdout + status.stderr))
         // check-config refuses the mismatched key now on disk, naming the file, not its content.
         let checkConfig = try run(
             Unprivileged.pathwatch(["check-config", "--config", agent.config.path]), environment: ["PW_LEAK_HASH": hash]

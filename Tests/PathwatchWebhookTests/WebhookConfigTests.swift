@@ -100,6 +100,15 @@ import Testing
             #""url": "http://127.0.0.1/h", "tls": {"ca_file": "/nonexistent/ca.pem"}"#, "sinks[1].tls.ca_file",
             "cannot read"
         ),
+        // libcurl would open these by name at each delivery: no folder nor device, refused at once.
+        (
+            #""url": "http://127.0.0.1/h", "tls": {"ca_file": "/etc"}"#, "sinks[1].tls.ca_file",
+            "\"/etc\": not a regular file (a folder)"
+        ),
+        (
+            #""url": "http://127.0.0.1/h", "tls": {"client_cert": "/dev/zero"}"#, "sinks[1].tls.client_cert",
+            "\"/dev/zero\": not a regular file (a character device)"
+        ),
         (
             #""url": "http://127.0.0.1/h", "tls": {"client_key": "/etc/hostname"}"#, "sinks[1].tls.client_key",
             "client_cert"

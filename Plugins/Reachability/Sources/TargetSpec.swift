@@ -142,9 +142,8 @@ struct TargetSpec {
                 ("ca_file", given.caFile), ("client_cert", given.clientCert), ("client_key", given.clientKey),
             ] {
                 guard let file else { continue }
-                guard access(file, R_OK) == 0 else {
-                    throw ProbeConfigError(
-                        path: tlsPath.appending(key), message: "cannot read \"\(file)\": \(systemErrorText(errno))")
+                if let problem = TLSFile.problem(file) {
+                    throw ProbeConfigError(path: tlsPath.appending(key), message: problem)
                 }
             }
             if given.clientKey != nil, given.clientCert == nil {

@@ -84,6 +84,13 @@ import Testing
         Case(
             config: #"{"targets": [{"name": "a", \#(good), "tls": {"ca_file": "/nonexistent/ca.pem"}}]}"#,
             path: "targets[0].tls.ca_file", says: "cannot read \"/nonexistent/ca.pem\""),
+        // libcurl would open these at every transfer: a folder or a device is refused at once.
+        Case(
+            config: #"{"targets": [{"name": "a", \#(good), "tls": {"ca_file": "/etc"}}]}"#,
+            path: "targets[0].tls.ca_file", says: "\"/etc\": not a regular file (a folder)"),
+        Case(
+            config: #"{"targets": [{"name": "a", \#(good), "tls": {"client_cert": "/dev/zero"}}]}"#,
+            path: "targets[0].tls.client_cert", says: "\"/dev/zero\": not a regular file (a character device)"),
         Case(
             config: #"{"targets": [{"name": "a", \#(good), "tls": {"client_key": "/etc/hostname"}}]}"#,
             path: "targets[0].tls.client_key", says: "needs client_cert"),
@@ -157,6 +164,18 @@ import Testing
         let error = try ProbeHarness.configError(given.config)
         #expect(error.path.description == given.path)
         #expect(error.message.contains(given.says), "\(error.message)")
+    }
+
+    /// A FIFO with no writer as a tls file: refused at once, not waited on (the open blocked).
+    @Test func aFIFOAsATLSFileIsRefusedWithoutWaiting() throws {
+        let dir = try TestEnvironment.makeTemporaryDirectory()
+        defer { TestEnvironment.removeTemporaryDirectory(dir) }
+        let fifo = dir.appendingPathComponent("ca.fifo").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let error = try ProbeHarness.configError(
+            #"{"targets": [{"name": "a", \#(Self.good), "tls": {"ca_file": "\#(fifo)"}}]}"#)
+        #expect(error.path.description == "targets[0].tls.ca_file")
+        #expect(error.message.contains("ca.fifo\": not a regular file (a FIFO)"), "\(error.message)")
     }
 
     @Test func secretsNeverAppearInErrors() throws {

@@ -10,19 +10,15 @@ package enum BoundedFile {
         /// Where in a text file, for invalid UTF-8.
         package var line: Int? = nil
         package var column: Int? = nil
+        /// The file could not be opened or read (the description is the system's reason), as
+        /// opposed to being the wrong kind of file or too large.
+        package var unreadable = false
     }
 
     /// The bytes of the regular file at `path`, at most `limit` of them.
-    static func read(_ path: String, limit: Int) throws(Refusal) -> [UInt8] {
-        // O_NONBLOCK: opening a FIFO with no writer would otherwise wait forever.
-        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { throw Refusal(description: errnoText()) }
+    package static func read(_ path: String, limit: Int) throws(Refusal) -> [UInt8] {
+        let (fd, info) = try openRegular(path)
         defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw Refusal(description: errnoText()) }
-        guard (info.st_mode & S_IFMT) == S_IFREG else {
-            throw Refusal(description: "not a regular file (\(kind(of: info.st_mode)))")
-        }
         guard info.st_size <= off_t(limit) else {
             throw Refusal(description: "\(info.st_size) bytes, over the limit of \(limitText(limit))")
         }
@@ -32,7 +28,7 @@ package enum BoundedFile {
             let n = bytes.withUnsafeMutableBytes { raw in Glibc.read(fd, raw.baseAddress! + done, raw.count - done) }
             if n < 0 {
                 if errno == EINTR { continue }
-                throw Refusal(description: errnoText())
+                throw Refusal(description: errnoText(), unreadable: true)
             }
             if n == 0 { break }
             done += n
@@ -42,6 +38,38 @@ package enum BoundedFile {
         }
         bytes.removeLast(bytes.count - done)
         return bytes
+    }
+
+    /// Refused unless `path` is a regular file this process can open for reading, opened the
+    /// way `read` opens it: for files handed to a library that opens them by name later (libcurl).
+    package static func checkRegular(_ path: String) throws(Refusal) {
+        close(try openRegular(path).fd)
+    }
+
+    /// Refused when `path` exists and is not a regular file, without opening it: for files this
+    /// process never reads (another may, with rights this one lacks).
+    package static func checkNotSpecial(_ path: String) throws(Refusal) {
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) != S_IFREG else { return }
+        throw Refusal(description: "not a regular file (\(kind(of: info.st_mode)))")
+    }
+
+    /// An open descriptor of the regular file at `path` and what fstat says of it.
+    private static func openRegular(_ path: String) throws(Refusal) -> (fd: Int32, info: stat) {
+        // O_NONBLOCK: opening a FIFO with no writer would otherwise wait forever.
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { throw Refusal(description: errnoText(), unreadable: true) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            let why = errnoText()
+            close(fd)
+            throw Refusal(description: why, unreadable: true)
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            close(fd)
+            throw Refusal(description: "not a regular file (\(kind(of: info.st_mode)))")
+        }
+        return (fd, info)
     }
 
     /// The file as UTF-8 text; invalid UTF-8 is refused with the line and column of the first

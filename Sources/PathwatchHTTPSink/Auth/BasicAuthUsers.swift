@@ -7,7 +7,7 @@ package struct BasicAuthUsers: Sendable, Decodable, Equatable {
     package init(_ hashes: [String: String]) { self.hashes = hashes }
 
     package init(from decoder: any Decoder) throws {
-        let hashes = try [String: String](from: decoder)
+        let c = try decoder.container(keyedBy: UserKey.self)
         guard Bcrypt.isAvailable else {
             throw DecodingError.dataCorrupted(
                 .init(
@@ -16,29 +16,40 @@ package struct BasicAuthUsers: Sendable, Decodable, Equatable {
                         "verifying bcrypt hashes needs glibc's libcrypt (libcrypt.so.1, Debian's libcrypt1), which cannot be loaded"
                 ))
         }
-        for user in hashes.keys.sorted() {
-            let hash = hashes[user]!
+        var hashes: [String: String] = [:]
+        for key in c.allKeys.sorted(by: { $0.stringValue < $1.stringValue }) {
+            let user = key.stringValue
             guard !user.isEmpty, !user.contains(":"),
                 user.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F })
             else {
+                // Not named in the path: a name with control characters is not printed.
                 throw DecodingError.dataCorrupted(
                     .init(
                         codingPath: decoder.codingPath,
                         debugDescription: "user names are not empty and hold no \":\" nor control characters"))
             }
-            guard Bcrypt.isUsableHash(hash) else {
-                throw DecodingError.dataCorrupted(
-                    .init(
-                        codingPath: decoder.codingPath,
-                        debugDescription:
-                            "the hash of user \"\(user)\" is not a bcrypt hash ($2b$…, 60 characters, as `htpasswd -nbBC 10 USER PASSWORD` writes)"
-                    ))
+            let hash = try c.decode(String.self, forKey: key)
+            if let problem = Bcrypt.problem(with: hash) {
+                throw DecodingError.dataCorruptedError(
+                    forKey: key, in: c,
+                    debugDescription:
+                        "the hash of user \"\(user)\" \(problem); `htpasswd -nbBC 10 USER PASSWORD` writes one"
+                )
             }
+            hashes[user] = hash
         }
         guard !hashes.isEmpty else {
             throw DecodingError.dataCorrupted(
                 .init(codingPath: decoder.codingPath, debugDescription: "expected at least one user"))
         }
         self.hashes = hashes
+    }
+
+    /// A user name as an object key, so a refusal names the user in its path.
+    private struct UserKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
     }
 }

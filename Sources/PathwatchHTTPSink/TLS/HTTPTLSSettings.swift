@@ -3,7 +3,7 @@
 /// files are read and checked when the configuration is (`TLSMaterial`), so an unreadable,
 /// mismatched, expired or wrong-purpose file is a configuration error naming its JSON path.
 package struct HTTPTLSSettings: Sendable, Decodable, Equatable {
-    package enum ClientAuth: String, Sendable, Decodable, Equatable {
+    package enum ClientAuth: String, Sendable, Decodable, Equatable, CaseIterable {
         /// No client certificate asked for.
         case none
         /// Asked for, and verified against `client_ca_file` when one is presented.
@@ -12,7 +12,7 @@ package struct HTTPTLSSettings: Sendable, Decodable, Equatable {
         case require
     }
 
-    package enum MinVersion: String, Sendable, Decodable, Equatable {
+    package enum MinVersion: String, Sendable, Decodable, Equatable, CaseIterable {
         case tls12 = "TLS12"
         case tls13 = "TLS13"
     }
@@ -51,8 +51,10 @@ package struct HTTPTLSSettings: Sendable, Decodable, Equatable {
         certFile = try c.decode(String.self, forKey: .certFile)
         keyFile = try c.decode(String.self, forKey: .keyFile)
         clientCAFile = try c.decodeIfPresent(String.self, forKey: .clientCAFile)
-        clientAuth = try c.decodeIfPresent(ClientAuth.self, forKey: .clientAuth) ?? .none
-        minVersion = try c.decodeIfPresent(MinVersion.self, forKey: .minVersion) ?? .tls12
+        clientAuth = try Self.choice(c, .clientAuth, note: "") ?? .none
+        minVersion =
+            try Self.choice(c, .minVersion, note: ": TLS 1.0 and 1.1 are never offered")
+            ?? .tls12
         if clientAuth != .none && clientCAFile == nil {
             throw DecodingError.dataCorruptedError(
                 forKey: .clientAuth, in: c,
@@ -66,5 +68,21 @@ package struct HTTPTLSSettings: Sendable, Decodable, Equatable {
         } catch {
             throw DecodingError.dataCorruptedError(forKey: error.field, in: c, debugDescription: error.reason)
         }
+    }
+
+    /// One of `T`'s values, or nil when the key is absent; anything else is refused naming the
+    /// values allowed (what was found is quoted, shortened: it may be long).
+    private static func choice<T: RawRepresentable & CaseIterable>(
+        _ c: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys, note: String
+    ) throws -> T? where T.RawValue == String {
+        guard let text = try c.decodeIfPresent(String.self, forKey: key) else { return nil }
+        if let value = T(rawValue: text) { return value }
+        let allowed = T.allCases.map { "\"\($0.rawValue)\"" }
+        let printable = text.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
+        let found = !printable ? "" : text.count > 24 ? ", found \"\(text.prefix(24))…\"" : ", found \"\(text)\""
+        throw DecodingError.dataCorruptedError(
+            forKey: key, in: c,
+            debugDescription:
+                "expected \(allowed.dropLast().joined(separator: ", ")) or \(allowed.last!)\(found)\(note)")
     }
 }

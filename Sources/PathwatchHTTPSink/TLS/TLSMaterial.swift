@@ -1,5 +1,6 @@
 import Glibc
 import NIOSSL
+import PathwatchAgent
 import PathwatchBase
 
 /// The http sink's TLS files, read and checked, and the server context made of them. Loaded when
@@ -25,10 +26,12 @@ struct TLSMaterial {
         if let why = CertificatePurpose.serverProblem(leaf) {
             throw TLSMaterialError(field: .certFile, file: settings.certFile, problem: why)
         }
-        try readable(settings.keyFile, field: .keyFile)
+        var keyBytes = try contents(settings.keyFile, field: .keyFile)
+        // What of the key sits in this buffer is wiped once BoringSSL has its own copy.
+        defer { keyBytes.withUnsafeMutableBytes { if let base = $0.baseAddress { explicit_bzero(base, $0.count) } } }
         let key: NIOSSLPrivateKey
         do {
-            key = try NIOSSLPrivateKey(file: settings.keyFile, format: .pem)
+            key = try NIOSSLPrivateKey(bytes: keyBytes, format: .pem)
         } catch {
             // NIOSSL's error is not repeated: nothing of a key file's content is ever echoed.
             throw TLSMaterialError(
@@ -74,17 +77,29 @@ struct TLSMaterial {
             context: context, configuration: configuration, serial: leaf.serialNumber.map { hexByte($0) }.joined())
     }
 
-    private static func readable(_ file: String, field: HTTPTLSSettings.CodingKeys) throws(TLSMaterialError) {
-        guard access(file, R_OK) == 0 else {
-            throw TLSMaterialError(field: field, file: file, problem: "cannot be read: \(errnoText())")
+    /// A PEM file of any size an operator would write (a CA bundle of every public root is some
+    /// 200 KiB): a larger one is no certificate or key of ours.
+    static let maxFileBytes = 4 << 20
+
+    /// The file's bytes, read once and checked by what was read: a regular file, opened without
+    /// blocking, so a FIFO or a device named here is refused at once rather than waited on
+    /// (`BoundedFile`, as for every file the configuration names).
+    private static func contents(_ file: String, field: HTTPTLSSettings.CodingKeys) throws(TLSMaterialError)
+        -> [UInt8]
+    {
+        do {
+            return try BoundedFile.read(file, limit: maxFileBytes)
+        } catch {
+            let problem = error.unreadable ? "cannot be read: \(error.description)" : error.description
+            throw TLSMaterialError(field: field, file: file, problem: problem)
         }
     }
 
     private static func certificates(_ file: String, field: HTTPTLSSettings.CodingKeys) throws(TLSMaterialError)
         -> [NIOSSLCertificate]
     {
-        try readable(file, field: field)
-        guard let chain = try? NIOSSLCertificate.fromPEMFile(file), !chain.isEmpty else {
+        let bytes = try contents(file, field: field)
+        guard let chain = try? NIOSSLCertificate.fromPEMBytes(bytes), !chain.isEmpty else {
             throw TLSMaterialError(field: field, file: file, problem: "holds no PEM certificate")
         }
         return chain
