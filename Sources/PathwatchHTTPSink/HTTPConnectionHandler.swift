@@ -36,6 +36,8 @@ final class HTTPConnectionHandler: ChannelInboundHandler {
 
     /// The one answer to every request, on a connection over the sink's bound (TLS listeners).
     private let refusal: HTTPReply?
+    /// The sink was replaced (a reload changed its entry): the response being made is the last.
+    private var retiring = false
 
     init(router: HTTPRouter, refusingAll refusal: HTTPReply? = nil) {
         self.router = router
@@ -46,6 +48,17 @@ final class HTTPConnectionHandler: ChannelInboundHandler {
         client = context.channel.remoteAddress?.ipAddress ?? ""
         armDeadline(context)
         context.fireChannelActive()
+    }
+
+    /// The server retires its connections (HTTPServer.close): between requests, or streaming,
+    /// the connection closes now; mid-request, after its response.
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        guard event is ChannelShouldQuiesceEvent else { return context.fireUserInboundEventTriggered(event) }
+        retiring = true
+        if finished || (request == nil && !verifying) {
+            finished = true
+            context.close(promise: nil)
+        }
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -162,6 +175,7 @@ final class HTTPConnectionHandler: ChannelInboundHandler {
     ) {
         var headers = reply.headers
         headers.add(name: "Content-Length", value: String(reply.body.readableBytes))
+        let close = close || retiring
         if close {
             finished = true
             headers.add(name: "Connection", value: "close")

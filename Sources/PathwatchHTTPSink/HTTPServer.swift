@@ -20,6 +20,8 @@ final class HTTPServer: Sendable {
     /// The current TLS context, when the sink serves TLS; nil costs nothing per connection.
     private let tls: TLSContextWatcher?
     private let connections = Atomic<Int>(0)
+    /// The connections open now, so that a replaced sink can retire them (`close`).
+    private let open = Mutex<[ObjectIdentifier: any Channel]>([:])
     private let listener = Mutex<(any Channel)?>(nil)
     let loop: any NIOCore.EventLoop
 
@@ -63,9 +65,14 @@ final class HTTPServer: Sendable {
     }
 
     private func initialize(_ channel: any Channel) throws {
-        let open = connections.add(1, ordering: .relaxed).newValue
-        channel.closeFuture.whenComplete { _ in self.connections.subtract(1, ordering: .relaxed) }
-        guard open <= maxConnections else {
+        let count = connections.add(1, ordering: .relaxed).newValue
+        let id = ObjectIdentifier(channel)
+        open.withLock { $0[id] = channel }
+        channel.closeFuture.whenComplete { _ in
+            self.connections.subtract(1, ordering: .relaxed)
+            self.open.withLock { _ = $0.removeValue(forKey: id) }
+        }
+        guard count <= maxConnections else {
             if let tls {
                 // A TLS client would read plain text as a broken record (WRONG_VERSION_NUMBER):
                 // over TLS the handshake is made and each request answered 503 and closed.
@@ -108,10 +115,20 @@ final class HTTPServer: Sendable {
     /// The port bound (the configured one, or the kernel's pick for port 0 in tests).
     var boundPort: Int? { listener.withLock { $0?.localAddress?.port } }
 
-    /// Stops listening and closes every connection; returns when the socket is closed, so a
-    /// successor can bind the same address at once.
+    /// Stops listening, then retires every open connection: one between requests or streaming
+    /// `/events` is closed at once, one mid-request once its response is written (with
+    /// `Connection: close`). A replaced sink's connections would otherwise go on being served its
+    /// last document for as long as they are kept alive, while the agent's moves on: clients
+    /// reconnect to the successor instead, and a browser's stream resumes there from the ring it
+    /// was handed. Returns when the listening socket is closed, so a successor can bind the same
+    /// address at once.
     func close() -> EventLoopFuture<Void> {
-        guard let channel = listener.withLock({ $0 }) else { return loop.makeSucceededVoidFuture() }
-        return channel.close()
+        let listening = listener.withLock { $0 }
+        let closed = listening?.close() ?? loop.makeSucceededVoidFuture()
+        return closed.always { _ in
+            for connection in self.open.withLock({ Array($0.values) }) {
+                connection.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
+            }
+        }
     }
 }

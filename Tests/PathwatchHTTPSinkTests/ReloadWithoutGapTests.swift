@@ -60,6 +60,67 @@ import Testing
         #expect(status.body.contains(#""load/"#), "\(status.body.prefix(300))")
     }
 
+    /// A kept-alive connection is never served what the agent knew before a reload that replaced
+    /// the http sink (its own entry changed): once a new connection reads the new configuration's
+    /// document, the old connection is either closed (the client reconnects) or reads it too. The
+    /// reload removes a probe, so the old document and the new one are told apart by its checks.
+    @Test func aKeptAliveConnectionIsNotServedTheDocumentFromBeforeTheReload() throws {
+        let dir = try Unprivileged.makeTemporaryDirectory("pathwatch-reload-keepalive")
+        defer { TestEnvironment.removeTemporaryDirectory(dir) }
+        // The disk probe reports every second, so the new configuration's document (without
+        // `load`) follows the reload at once.
+        func configuration(port: Int, probes: String, sink: String) -> String {
+            """
+            {"agent": {"plugin_dirs": ["\(TestEnvironment.productsDirectory.path)"], "interval": "60s", "state_dir": "state"},
+             "probes": [{"id": "disk", "plugin": "disk", "interval": "1s", "config": {"mounts": ["/"]}}\(probes)],
+             "sinks": [{"type": "http", "listen": "127.0.0.1:\(port)", "token": "\(Self.first)"\(sink)}]}
+            """
+        }
+        let agent = try LiveAgent(in: dir, token: Self.first) {
+            configuration(port: $0, probes: #", {"id": "load", "plugin": "loadavg", "config": {}}"#, sink: "")
+        }
+        defer { agent.stop() }
+        #expect(
+            waitUntil(timeout: 30) { (try? agent.request("/status"))?.body.contains(#""load/"#) == true },
+            "no report reached /status")
+        let next = configuration(port: agent.port, probes: "", sink: #", "max_connections": 32"#)
+        let reload = Unprivileged.pathwatch(["reload", "--pid", "\(agent.process.process.processIdentifier)"])
+        // One connection kept alive across the reload, read before and after it; a fresh
+        // connection for each look at what the agent says now.
+        let script = """
+            import http.client, json, sys, subprocess, time
+            port, token, config, text = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
+            headers = {"Authorization": "Bearer " + token}
+            def get(connection):
+                connection.request("GET", "/status", headers=headers)
+                return connection.getresponse().read().decode()
+            kept = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+            print("before", '"load/' in get(kept), flush=True)
+            open(config, "w").write(text)
+            print("reload", subprocess.run(sys.argv[5:]).returncode, flush=True)
+            deadline = time.time() + 30
+            while time.time() < deadline:
+                if '"load/' not in get(http.client.HTTPConnection("127.0.0.1", port, timeout=10)):
+                    print("fresh new", flush=True)
+                    break
+                time.sleep(0.1)
+            try:
+                print("kept", "old" if '"load/' in get(kept) else "new", flush=True)
+            except (http.client.HTTPException, OSError) as error:
+                print("kept closed", type(error).__name__, flush=True)
+            """
+        let result = try run(
+            ["python3", "-c", script, "\(agent.port)", Self.first, agent.config.path, next] + reload, timeout: 90)
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first == "before True", "\(result.stdout)\(result.stderr)")
+        #expect(lines.contains("reload 0"), "\(result.stdout)\(result.stderr)")
+        #expect(lines.contains("fresh new"), "the new configuration's document never came: \(result.stdout)")
+        let kept = lines.last ?? ""
+        #expect(
+            kept == "kept new" || kept.hasPrefix("kept closed"),
+            "the connection kept alive across the reload read: \(kept)\n\(result.stderr)")
+    }
+
     /// A real Prometheus scraping every 500 ms across three reloads that each add a sink: no
     /// scrape finds fewer samples than before the first (a scrape of a blanked /metrics finds one,
     /// `pathwatch_build_info`, and every other series goes stale, resetting alerts' `for:`).
