@@ -123,7 +123,7 @@ package final class SerialThread: Sendable {
 
 /// Starts a detached thread that runs `body`; false when the process can have no more threads.
 /// The closure is kept alive by the thread until it returns.
-func startDetachedThread(_ body: @escaping @Sendable () -> Void) -> Bool {
+package func startDetachedThread(_ body: @escaping @Sendable () -> Void) -> Bool {
     final class Box: Sendable {
         let body: @Sendable () -> Void
         init(_ body: @escaping @Sendable () -> Void) { self.body = body }
