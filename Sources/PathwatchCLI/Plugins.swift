@@ -69,6 +69,7 @@ extension Pathwatch {
 
 extension Pathwatch.Plugins {
     func runTrial(_ argument: String) throws {
+        let redactor = SecretRedactor()
         let file: String
         let configJSON: String
         do {
@@ -76,7 +77,9 @@ extension Pathwatch.Plugins {
             // Read here for a clear error before any child starts; the child reads `@FILE` again
             // itself (PluginTrial.configJSON).
             configJSON = try probeConfigArgument()
-            _ = try TrialInputs.probeConfig(configJSON)
+            // The child substitutes the same references; their values are kept here only to be
+            // redacted from what is printed.
+            _ = try TrialInputs.probeConfig(configJSON, redactor: redactor)
         } catch {
             throw ValidationError(error.description)
         }
@@ -90,10 +93,10 @@ extension Pathwatch.Plugins {
         print("file: \(TextSafety.escaped(argument))")
         var reader = PluginTrial.StepReader()
         let outcome = try trial.run { step in
-            for line in reader.lines(for: step) { print(line) }
+            for line in reader.lines(for: step) { print(redactor.redact(line)) }
             fflush(nil)
         }
-        for line in PluginTrial.ending(of: outcome) { print(line) }
+        for line in PluginTrial.ending(of: outcome) { print(redactor.redact(line)) }
         if !outcome.succeeded { throw ExitCode(1) }
     }
 
