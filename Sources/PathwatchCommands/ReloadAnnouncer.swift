@@ -99,6 +99,7 @@ private final class Doorkeeper: Sendable {
 
     /// Sleeps in poll(2) on the listener, the held connections and the wake pipe, until stopped.
     func keep() {
+        setThreadName("pw-reload")
         while true {
             let (watched, timeout) = held.withLock { state -> ([Int32]?, Int32) in
                 if state.stopping { return (nil, 0) }
@@ -112,11 +113,13 @@ private final class Doorkeeper: Sendable {
                 var drain = [UInt8](repeating: 0, count: 64)
                 while read(wake.read, &drain, drain.count) > 0 {}
             }
-            held.withLock { state in
+            let starved = held.withLock { state -> Bool in
                 if entries[0].revents != 0 { state.admit(from: listener) }
                 for entry in entries.dropFirst(2) where entry.revents != 0 { state.read(entry.fd) }
                 state.closeOverdue()
+                return state.starved
             }
+            if starved { _ = poll(nil, 0, 100) }
         }
         let leftover = held.withLock { state in Array(state.asking.keys) + state.waiting }
         for fd in leftover { close(fd) }
@@ -136,11 +139,17 @@ private struct Held {
 
     /// Accepts every queued connection: the agent's user's and root's are kept while there is
     /// room, the rest closed at once.
+    /// Out of descriptors, the listener stays readable with nothing to be accepted: the
+    /// doorkeeper then pauses instead of spinning.
+    var starved = false
+
     mutating func admit(from listener: Int32) {
+        starved = false
         while true {
             let client = accept(listener, nil, nil)
             if client < 0 {
                 if errno == EINTR || errno == ECONNABORTED { continue }
+                starved = errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM
                 return
             }
             _ = fcntl(client, F_SETFD, FD_CLOEXEC)
@@ -161,6 +170,9 @@ private struct Held {
     /// Reads what `fd` has to say: an asking one becomes waiting once it said `await`; anything
     /// else, or its end, closes it. A waiting one says no more: input or its end closes it.
     mutating func read(_ fd: Int32) {
+        // The doorkeeper polls the descriptors it held when it last looked: one a reload has
+        // taken and closed since may be another file of the agent's now, never to be read here.
+        guard asking[fd] != nil || waiting.contains(fd) else { return }
         var chunk = [UInt8](repeating: 0, count: 64)
         let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
         if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) { return }

@@ -146,7 +146,7 @@ package func startDetachedThread(_ body: @escaping @Sendable () -> Void) -> Bool
 
 /// Names the calling thread (at most 15 bytes; longer names are cut), through
 /// /proc/thread-self/comm: glibc's pthread_setname_np is not visible to Swift without _GNU_SOURCE.
-func setThreadName(_ name: String) {
+package func setThreadName(_ name: String) {
     let fd = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
     guard fd >= 0 else { return }
     _ = FileDescriptorWriter.writeAll(fd, String(decoding: name.utf8.prefix(15), as: UTF8.self))
