@@ -49,8 +49,10 @@ extension Pathwatch {
             AgentOutput.claim()
             let loaded = options.loadConfig()
             let catalog = PluginCatalog.discover(for: loaded, logger: options.makeLogger(redactor: loaded.redactor))
+            // A descriptor's version and description are the plug-in's own text: a control or
+            // bidirectional character in them is shown as its code point, never sent to the terminal.
             let rows = catalog.plugins.map { p in
-                [p.name, p.version, "abi \(p.abiVersion)", p.path, p.summary]
+                [p.name, p.version, "abi \(p.abiVersion)", p.path, p.summary].map(TextSafety.escaped)
             }
             let header = ["NAME", "VERSION", "ABI", "FILE", "DESCRIPTION"]
             let widths = (0..<4).map { i in ([header] + rows).map { $0[i].count }.max() ?? 0 }
@@ -59,7 +61,7 @@ extension Pathwatch {
             }
             if !catalog.refused.isEmpty {
                 say("\nREFUSED")
-                for refusal in catalog.refused { say("\(refusal.path): \(refusal.reason)") }
+                for refusal in catalog.refused { say(TextSafety.escaped("\(refusal.path): \(refusal.reason)")) }
             }
         }
 

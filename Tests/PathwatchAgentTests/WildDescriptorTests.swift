@@ -1,4 +1,5 @@
 import Foundation
+import PathwatchJSON
 import PathwatchTestSupport
 import Testing
 
@@ -42,5 +43,21 @@ import Testing
         #expect(once.stderr.contains("probes[0].plugin: no plug-in named \"wild\""), "\(once.stderr)")
         #expect(once.stderr.contains(reason), "\(once.stderr)")
         #expect(once.stderr.utf8.count < 100_000, "a refusal, not a backtrace")
+    }
+
+    /// A descriptor's version and description reach the listing: a control or bidirectional
+    /// character in them is shown as its code point.
+    @Test func theListingShowsNoControlCharacterOfAPlugins() throws {
+        let dir = try TestEnvironment.makeTemporaryDirectory()
+        defer { TestEnvironment.removeTemporaryDirectory(dir) }
+        chmod(dir.path, 0o755)
+        try FixturePlugins.build("wild_descriptor.c", as: "wild", into: dir, defines: ["WILD=9"])
+        let config = try writeConfig(
+            #"{"agent": {"plugin_dirs": ["\#(dir.path)"]}, "probes": [{"id": "w", "plugin": "wild"}]}"#, in: dir)
+        let plugins = try run(Unprivileged.pathwatch(["plugins", "--config", config.path]), timeout: 60)
+        #expect(plugins.status == 0, "\(plugins.stdout)\(plugins.stderr)")
+        #expect(plugins.stdout.contains(#"1.0\u{1B}[31m"#), "\(plugins.stdout)")
+        #expect(plugins.stdout.contains(#"A description \u{202E} reversed \u{1B}]0;title\u{7}."#), "\(plugins.stdout)")
+        #expect(!plugins.stdout.unicodeScalars.contains { $0 != "\n" && TextSafety.isUnsafe($0) })
     }
 }

@@ -12,6 +12,8 @@
  *   6  the entry point returns a pointer into no mapping
  *   7  sample is a pointer into memory that is readable but not code (the descriptor itself)
  *   8  description is a pointer into no mapping
+ *   9  nothing is wrong, but version and description hold ESC and RLO (U+202E): text a listing
+ *      must not send to a terminal as it is
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -78,6 +80,10 @@ const pw_probe_descriptor *pathwatch_probe_entry(void) {
     case 6: return (const pw_probe_descriptor *)(uintptr_t)0x20;
     case 7: descriptor.sample = (int (*)(void *, const pw_emitter *, pw_error *))(void *)&descriptor; break;
     case 8: descriptor.description = NOWHERE; break;
+    case 9:
+        descriptor.version = "1.0\x1b[31m";
+        descriptor.description = "A description \xe2\x80\xae reversed \x1b]0;title\x07.";
+        break;
     }
     return &descriptor;
 }
