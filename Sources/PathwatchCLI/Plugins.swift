@@ -49,8 +49,10 @@ extension Pathwatch {
             AgentOutput.claim()
             let loaded = options.loadConfig()
             let catalog = PluginCatalog.discover(for: loaded, logger: options.makeLogger(redactor: loaded.redactor))
+            // A descriptor's version and description are the plug-in's own text: a control or
+            // bidirectional character in them is shown as its code point, never sent to the terminal.
             let rows = catalog.plugins.map { p in
-                [p.name, p.version, "abi \(p.abiVersion)", p.path, p.summary]
+                [p.name, p.version, "abi \(p.abiVersion)", p.path, p.summary].map(TextSafety.escaped)
             }
             let header = ["NAME", "VERSION", "ABI", "FILE", "DESCRIPTION"]
             let widths = (0..<4).map { i in ([header] + rows).map { $0[i].count }.max() ?? 0 }
@@ -59,7 +61,7 @@ extension Pathwatch {
             }
             if !catalog.refused.isEmpty {
                 say("\nREFUSED")
-                for refusal in catalog.refused { say("\(refusal.path): \(refusal.reason)") }
+                for refusal in catalog.refused { say(TextSafety.escaped("\(refusal.path): \(refusal.reason)")) }
             }
         }
 
@@ -69,6 +71,7 @@ extension Pathwatch {
 
 extension Pathwatch.Plugins {
     func runTrial(_ argument: String) throws {
+        let redactor = SecretRedactor()
         let file: String
         let configJSON: String
         do {
@@ -76,7 +79,9 @@ extension Pathwatch.Plugins {
             // Read here for a clear error before any child starts; the child reads `@FILE` again
             // itself (PluginTrial.configJSON).
             configJSON = try probeConfigArgument()
-            _ = try TrialInputs.probeConfig(configJSON)
+            // The child substitutes the same references; their values are kept here only to be
+            // redacted from what is printed.
+            _ = try TrialInputs.probeConfig(configJSON, redactor: redactor)
         } catch {
             throw ValidationError(error.description)
         }
@@ -90,10 +95,10 @@ extension Pathwatch.Plugins {
         print("file: \(TextSafety.escaped(argument))")
         var reader = PluginTrial.StepReader()
         let outcome = try trial.run { step in
-            for line in reader.lines(for: step) { print(line) }
+            for line in reader.lines(for: step) { print(redactor.redact(line)) }
             fflush(nil)
         }
-        for line in PluginTrial.ending(of: outcome) { print(line) }
+        for line in PluginTrial.ending(of: outcome) { print(redactor.redact(line)) }
         if !outcome.succeeded { throw ExitCode(1) }
     }
 

@@ -6,7 +6,7 @@ extension Pathwatch {
         static let configuration = CommandConfiguration(
             commandName: "reload",
             abstract:
-                "Ask the running agent to re-read its configuration and wait for its verdict; exit 0 reloaded, 78 refused (the running configuration is kept), 1 no agent or no answer."
+                "Ask the running agent to re-read its configuration and wait for its verdict; exit 0 reloaded, 78 refused (the running configuration is kept), 75 busy (the agent did not take the request or answer within the timeout), 1 no agent."
         )
 
         @Option(
@@ -15,7 +15,8 @@ extension Pathwatch {
         )
         var pid: Int32?
 
-        @Option(help: "Seconds to wait for the verdict.")
+        @Option(
+            help: "Seconds for the whole request: finding the agent, connecting, asking and waiting for its verdict.")
         var timeout: Double = ReloadCommand.defaultTimeout
 
         func run() throws {

@@ -6,24 +6,36 @@ import PathwatchBase
 /// abstract Unix socket named after the agent's pid (`@pathwatch/PID/reload`), in the agent's
 /// network namespace, which the unit's `ExecReload=` shares.
 ///
-/// No thread waits on it. A client connects (the kernel queues the connection in the socket's
-/// backlog), then sends SIGHUP; the reload that signal starts takes every queued connection as
-/// its audience before it reads the file, and answers each with one line once it is done. A
-/// connection queued while another reload runs waits for the next one, which its own SIGHUP
-/// starts: a client never hears the verdict on a reload that began before it asked.
+/// A client connects, says `await` (one line), hears `waiting` once the agent holds its request,
+/// then sends SIGHUP; the reload that signal starts
+/// takes every connection that has said so as its audience before it reads the file, and
+/// answers each with one line once it is done. A connection that has asked while another reload
+/// runs waits for the next one, which its own SIGHUP starts: a client never hears the verdict on
+/// a reload that began before it asked. The agent's doorkeeper (ReloadAnnouncer) keeps the
+/// socket from filling: anyone may connect to an abstract socket, so it closes at once whoever
+/// is neither the agent's user nor root, a connection that does not ask within a few seconds,
+/// and one more than it holds (told `busy`).
 package enum ReloadChannel {
     static func address(of pid: pid_t) -> String { "pathwatch/\(pid)/reload" }
 
-    /// `reloaded: 1 probes (re)started, …` or `refused: <the configuration error>`.
+    /// What a client says once connected: it waits for the next reload's verdict.
+    static let request = "await"
+    /// What the agent answers once it holds the request: the client may signal it now.
+    static let acknowledgement = "waiting"
+
+    /// `reloaded: 1 probes (re)started, …`, `refused: <the configuration error>`, or `busy: …`
+    /// when the agent holds as many waiting clients as it takes (no reload was asked for).
     package enum Verdict: Sendable, Equatable {
         case reloaded(String)
         case refused(String)
+        case busy(String)
 
         var line: String {
             switch self {
             case .reloaded(let summary): "reloaded: \(summary)\n"
             case .refused(let reason):
                 "refused: \(reason.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: " "))\n"
+            case .busy(let why): "busy: \(why)\n"
             }
         }
 
@@ -32,6 +44,8 @@ package enum ReloadChannel {
                 self = .reloaded(String(line.dropFirst(10)))
             } else if line.hasPrefix("refused: ") {
                 self = .refused(String(line.dropFirst(9)))
+            } else if line.hasPrefix("busy: ") {
+                self = .busy(String(line.dropFirst(6)))
             } else {
                 return nil
             }
@@ -52,61 +66,4 @@ package enum ReloadChannel {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, length) }
         }
     }
-}
-
-/// The agent's end: listens from start to stop; each reload takes its audience, then answers it.
-package final class ReloadAnnouncer: Sendable {
-    private let socket: Int32
-
-    /// Listens on the agent's address; nil (and a warning) when it cannot, in which case SIGHUP
-    /// still reloads and only `pathwatch reload` has no one to hear from.
-    package init?(logger: AgentLogger) {
-        let fd = Glibc.socket(
-            AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else {
-            logger.warning("pathwatch reload cannot hear this agent: socket: \(errnoText())")
-            return nil
-        }
-        let bound = ReloadChannel.withAbstractAddress(ReloadChannel.address(of: getpid())) { bind(fd, $0, $1) }
-        guard bound == 0, listen(fd, 64) == 0 else {
-            logger.warning(
-                "pathwatch reload cannot hear this agent: \(ReloadChannel.address(of: getpid())): \(errnoText())")
-            close(fd)
-            return nil
-        }
-        socket = fd
-    }
-
-    deinit { close(socket) }
-
-    /// The clients queued so far that may hear this agent's verdicts: the agent's own user, or root.
-    package func takeAudience() -> [Int32] {
-        var audience: [Int32] = []
-        while true {
-            let client = accept(socket, nil, nil)
-            guard client >= 0 else { return audience }
-            _ = fcntl(client, F_SETFD, FD_CLOEXEC)
-            var peer = PeerCredentials()
-            var size = socklen_t(MemoryLayout<PeerCredentials>.size)
-            let known = getsockopt(client, SOL_SOCKET, SO_PEERCRED, &peer, &size) == 0
-            if known && (peer.uid == getuid() || peer.uid == 0) { audience.append(client) } else { close(client) }
-        }
-    }
-
-    /// Tells each client of `audience` the verdict, and lets it go. A client that left is skipped.
-    package func answer(_ audience: [Int32], with verdict: ReloadChannel.Verdict) {
-        let line = Array(verdict.line.utf8)
-        for client in audience {
-            _ = line.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            close(client)
-        }
-    }
-}
-
-/// `struct ucred` (SO_PEERCRED's answer), which Swift's Glibc module leaves out: it is declared
-/// only under _GNU_SOURCE.
-private struct PeerCredentials {
-    var pid: pid_t = 0
-    var uid: uid_t = 0
-    var gid: gid_t = 0
 }

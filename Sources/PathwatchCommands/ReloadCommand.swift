@@ -9,7 +9,12 @@ import PathwatchAgent
 package enum ReloadCommand {
     package static let defaultTimeout = 60.0
 
-    /// Prints the verdict and returns the exit status: 0 reloaded, 78 refused, 1 no agent or no verdict.
+    /// The agent is there but could not take the request, or gave no verdict, within the timeout
+    /// (EX_TEMPFAIL from sysexits.h: trying again may succeed).
+    package static let busyStatus: Int32 = 75
+
+    /// Prints the verdict and returns the exit status: 0 reloaded, 78 refused, 75 busy (the
+    /// agent is there but did not take the request or answer in time), 1 no agent.
     package static func execute(pid: Int32?, timeoutSeconds: Double) -> Int32 {
         let mainPID = getenv("MAINPID").flatMap { Int32(String(cString: $0)) }.flatMap { $0 > 0 ? $0 : nil }
         switch ReloadRequest.perform(pid: pid ?? mainPID, timeoutSeconds: timeoutSeconds) {
@@ -19,6 +24,9 @@ package enum ReloadCommand {
         case .refused(let reason):
             printError("reload refused, the running configuration is kept: \(reason)")
             return ExitStatus.configError
+        case .busy(let why):
+            printError("reload: \(why)")
+            return busyStatus
         case .failed(let why):
             printError("reload: \(why)")
             return ExitStatus.failure

@@ -70,6 +70,49 @@ import Testing
         #expect(old.stderr.contains("--config is deprecated; use --probe-config"), "\(old.stderr)")
     }
 
+    /// `${env:…}` and `${file:…}` in the probe's config are substituted as in the agent's own
+    /// configuration, text or @FILE, with its errors; what the trial prints never shows a value.
+    @Test func secretReferencesAreSubstitutedAsTheAgentsConfigurationDoes() throws {
+        let dir = try folder()
+        defer { TestEnvironment.removeTemporaryDirectory(dir) }
+        let library = dir.appendingPathComponent("libtestprobe.so").path
+        let secret = "trial-secret-Zq81-LmN0pQ"
+        try "file-secret-Hk27-WxYz9\n".write(
+            to: dir.appendingPathComponent("token.txt"), atomically: false, encoding: .utf8)
+        let file = try writeConfig(
+            #"{"checks": 1, "echo": "env ${env:PW_TRIAL_SECRET} file ${file:token.txt} end"}"#, in: dir,
+            name: "probe.json")
+        try Unprivileged.own(dir)
+        let environment = ["PW_TRIAL_SECRET": secret]
+        let fromFile = try run(
+            Unprivileged.pathwatch(["plugins", "--try", library, "--probe-config", "@\(file.path)"]),
+            environment: environment, timeout: 60)
+        #expect(fromFile.status == 0, "\(fromFile.stdout)\(fromFile.stderr)")
+        #expect(fromFile.stdout.contains("env [redacted] file [redacted] end"), "\(fromFile.stdout)")
+        let inline = try run(
+            Unprivileged.pathwatch([
+                "plugins", "--try", library, "--probe-config", #"{"checks": 1, "echo": "env ${env:PW_TRIAL_SECRET}"}"#,
+            ]), environment: environment, timeout: 60)
+        #expect(inline.status == 0, "\(inline.stdout)\(inline.stderr)")
+        #expect(inline.stdout.contains("env [redacted]"), "\(inline.stdout)")
+        for result in [fromFile, inline] {
+            let all = result.stdout + result.stderr
+            #expect(!all.contains("${"), "substituted: \(all)")
+            #expect(!all.contains(secret) && !all.contains("file-secret-Hk27-WxYz9"), "\(all)")
+        }
+
+        // A reference that cannot be resolved is the agent's error, naming the key.
+        let unset = try run(
+            Unprivileged.pathwatch([
+                "plugins", "--try", library, "--probe-config", #"{"echo": "${env:PW_TRIAL_NOT_SET}"}"#,
+            ]), timeout: 60)
+        #expect(unset.status != 0)
+        #expect(
+            unset.stderr.contains(
+                "--probe-config: config.echo: environment variable PW_TRIAL_NOT_SET is not set (referenced as ${env:PW_TRIAL_NOT_SET})"
+            ), "\(unset.stderr)")
+    }
+
     /// 2,000 observations of 4,000-byte messages: 8 MB, which `once` and `run` take.
     @Test func aSampleOfManyMegabytesIsReportedWhole() throws {
         let dir = try folder()

@@ -63,12 +63,16 @@ public struct CheckedObservation {
             return problem(
                 "check \"\(key)\": state \(o.state) is not one of ok(0), warning(1), critical(2), unknown(3)")
         }
-        guard o.metric_count <= Limits.itemsPerObservation else {
+        // size_t counts: one past Int.max (SIZE_MAX) arrives negative, and is no smaller for it.
+        guard UInt(bitPattern: o.metric_count) <= Limits.itemsPerObservation else {
             return problem(
-                "check \"\(key)\": metric_count \(o.metric_count) is more than \(Limits.itemsPerObservation)")
+                "check \"\(key)\": metric_count \(UInt(bitPattern: o.metric_count)) is more than \(Limits.itemsPerObservation)"
+            )
         }
-        guard o.label_count <= Limits.itemsPerObservation else {
-            return problem("check \"\(key)\": label_count \(o.label_count) is more than \(Limits.itemsPerObservation)")
+        guard UInt(bitPattern: o.label_count) <= Limits.itemsPerObservation else {
+            return problem(
+                "check \"\(key)\": label_count \(UInt(bitPattern: o.label_count)) is more than \(Limits.itemsPerObservation)"
+            )
         }
         var dropped: [String] = []
         var metrics: [(name: PluginText, value: Double)] = []

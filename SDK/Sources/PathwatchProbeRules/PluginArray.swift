@@ -12,13 +12,23 @@ public struct PluginArray<Element> {
     public let count: Int
     public let stride: Int
 
-    /// Nil with the reason when the array cannot be walked safely.
-    public static func open(_ pointer: UnsafePointer<Element>?, count: Int) -> Result<PluginArray, ArrayProblem> {
+    /// Nil with the reason when the array cannot be walked safely. With `memory`, the array
+    /// (its first element's size, then every element) must lie in readable memory.
+    public static func open(_ pointer: UnsafePointer<Element>?, count: Int, memory: ReadableMemory? = nil) -> Result<
+        PluginArray, ArrayProblem
+    > {
+        // A size_t count past Int.max (SIZE_MAX for one) arrives negative: no array is that long.
+        guard count >= 0 else {
+            return .failure(ArrayProblem(description: "count \(UInt(bitPattern: count)) is not a count"))
+        }
         guard count > 0 else {
             return .success(PluginArray(base: UnsafeRawPointer(bitPattern: 1)!, count: 0, stride: 0))
         }
         guard let pointer else { return .failure(ArrayProblem(description: "array is null but its count is \(count)")) }
         let base = UnsafeRawPointer(pointer)
+        if let memory, !memory.canRead(base, count: MemoryLayout<Int>.size) {
+            return .failure(ArrayProblem(description: "array points outside the library's memory"))
+        }
         let stride = base.load(as: Int.self)
         guard stride >= MemoryLayout<Element>.size, stride <= maximumStride,
             stride % MemoryLayout<Element>.alignment == 0
@@ -28,6 +38,13 @@ public struct PluginArray<Element> {
                     description:
                         "element struct_size \(stride) is not a size between \(MemoryLayout<Element>.size) and \(maximumStride) bytes, aligned to \(MemoryLayout<Element>.alignment)"
                 ))
+        }
+        // count × stride cannot overflow for the counts callers allow, but is checked anyway.
+        let (bytes, overflow) = count.multipliedReportingOverflow(by: stride)
+        if let memory, overflow || !memory.canRead(base, count: bytes) {
+            return .failure(
+                ArrayProblem(
+                    description: "array of \(count) elements of \(stride) bytes reaches outside the library's memory"))
         }
         return .success(PluginArray(base: base, count: count, stride: stride))
     }

@@ -1,4 +1,6 @@
 import Glibc
+import PathwatchBase
+import PathwatchJSON
 
 /// What `plugins --try` is given, made into what the trial runs: the library's path and the
 /// probe's config text. Both fail with a sentence naming what was wrong, never later with a
@@ -30,16 +32,46 @@ package enum TrialInputs {
         return "./" + argument
     }
 
-    /// The probe's config: `text` as it is (JSON), or with a leading `@` the contents of the file
-    /// it names, as curl's `-d @file` reads one.
-    package static func probeConfig(_ text: String) throws(Problem) -> String {
-        guard text.hasPrefix("@") else { return text }
-        let file = String(text.dropFirst())
-        guard !file.isEmpty else { throw Problem(description: "--probe-config @FILE needs a file name after the @") }
+    /// The probe's config: `text` (JSON), or with a leading `@` the contents of the file it
+    /// names, as curl's `-d @file` reads one; with `${env:NAME}` and `${file:PATH}` substituted
+    /// as in the agent's configuration (SecretSubstitution: the same references, the same errors,
+    /// a relative `${file:…}` from the @FILE's folder, else the current one), each value recorded
+    /// with `redactor` so what the trial prints never shows it. Text with no reference is handed
+    /// over as it is, JSON or not: the plug-in says what is wrong with it.
+    package static func probeConfig(_ text: String, redactor: SecretRedactor = SecretRedactor()) throws(Problem)
+        -> String
+    {
+        let raw: String
+        let base: String
+        if text.hasPrefix("@") {
+            let file = String(text.dropFirst())
+            guard !file.isEmpty else {
+                throw Problem(description: "--probe-config @FILE needs a file name after the @")
+            }
+            do {
+                raw = try BoundedFile.readText(file, limit: configFileLimit)
+            } catch {
+                throw Problem(description: "--probe-config \(text): cannot read the probe's config: \(error)")
+            }
+            base = directoryName(file)
+        } else {
+            raw = text
+            base = "."
+        }
+        guard raw.contains("${") else { return raw }
+        let origin = text.hasPrefix("@") ? "--probe-config \(text)" : "--probe-config"
+        let parsed: JSONValue
         do {
-            return try BoundedFile.readText(file, limit: configFileLimit)
+            parsed = try JSONParser.parse(raw)
         } catch {
-            throw Problem(description: "--probe-config \(text): cannot read the probe's config: \(error)")
+            throw Problem(description: "\(origin): not JSON, so its ${…} references cannot be substituted: \(error)")
+        }
+        do {
+            let substituted = try SecretSubstitution(redactor: redactor, baseDirectory: base).apply(
+                to: parsed, at: JSONPath().appending("config"))
+            return JSONSerializer.serialize(substituted)
+        } catch {
+            throw Problem(description: "\(origin): \(error)")
         }
     }
 }

@@ -33,11 +33,32 @@ extension ProbeReport {
             // The key too: a target named from ${env:…} becomes part of a check id.
             o.key = redactor.redact(o.key)
             o.message = redactor.redact(o.message)
-            // Metric names as well: they reach every sink (a Prometheus name and HELP line, the
-            // Nagios perfdata), so a plug-in that names a metric after a secret must not leak it.
-            o.metrics = o.metrics.map { (redactor.redact($0.name), $0.value) }
-            o.labels = o.labels.map { (redactor.redact($0.name), redactor.redact($0.value)) }
+            // Metric and label names as well: they reach every sink (a Prometheus name and HELP
+            // line, the Nagios perfdata), so a plug-in that names a metric after a secret — in
+            // any form, lower-cased and normalised as a perfdata label's metric is — must not
+            // leak it. Such a name becomes a stand-in (`m_redacted`), numbered when two would
+            // be one.
+            let metricNames = distinct(o.metrics.map(\.name))
+            o.metrics = zip(metricNames, o.metrics).map { ($0, $1.value) }
+            let labelNames = distinct(o.labels.map(\.name))
+            o.labels = zip(labelNames, o.labels).map { ($0, redactor.redact($1.value)) }
             return o
+        }
+        // Names with a secret in them, redacted; those made alike by their stand-ins kept apart
+        // (`m_redacted`, `m_redacted_2`, …). Names without one stay as they are.
+        func distinct(_ names: [String]) -> [String] {
+            let redacted = names.map { redactor.redactName($0) }
+            var seen = Set(zip(names, redacted).filter { $0 == $1 }.map(\.1))
+            return zip(names, redacted).map { original, name in
+                guard original != name else { return name }
+                var candidate = name
+                var n = 1
+                while !seen.insert(candidate).inserted {
+                    n += 1
+                    candidate = "\(name)_\(n)"
+                }
+                return candidate
+            }
         }
         switch self {
         case .sample(let list): return .sample(list.map(clean))

@@ -77,12 +77,19 @@ extension PrometheusText {
         out.append(UInt8(ascii: "\""))
     }
 
+    /// A HELP text: a backslash and a line feed escaped as the format says. Any other control
+    /// character (ESC, DEL, C1), a bidirectional control (RLO, U+202E) or a line separator, which
+    /// a plug-in's declared help could carry to a terminal that shows a scrape or to a page that
+    /// shows it, is written as its code point behind an escaped backslash (`\\u{1B}`, which a
+    /// scraper reads as the six characters `\u{1B}`), as the agent's logs write it.
     static func escapedHelp(_ text: String) -> String {
         var out = ""
         for scalar in text.unicodeScalars {
             switch scalar {
             case "\\": out += "\\\\"
             case "\n": out += "\\n"
+            case _ where TextSafety.isUnsafe(scalar):
+                out += "\\\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
             default: out.unicodeScalars.append(scalar)
             }
         }

@@ -7,34 +7,45 @@ import Synchronization
 /// Whole values are not enough (a plug-in's 768-byte error buffer can cut a secret in half, and
 /// the agent itself encodes some secrets: Basic auth is base64 of `user:password`). So each
 /// secret is registered with the encodings the agent can produce from it (base64, URL
-/// encoding), and for values of at least `pieceLength` bytes every run of text that is made of
-/// their `pieceLength`-byte pieces is redacted: a prefix, suffix or middle part of a secret that
-/// long never leaves. Shorter secrets are matched whole.
+/// encoding) and the forms a name made from it takes (SecretForms: a command that prints the
+/// secret as a perfdata label sees it lower-cased and normalised into a metric name), and for
+/// values of at least `pieceLength` bytes every run of text that is made of their
+/// `pieceLength`-byte pieces is redacted: a prefix, suffix or middle part of a secret that long
+/// never leaves. Shorter secrets are matched whole. Both matches ignore ASCII case, so a secret
+/// upper- or lower-cased on its way is found as well.
 package final class SecretRedactor: Sendable {
     package static let placeholder = "[redacted]"
     /// Pieces this long or longer are hunted; shorter ones would redact ordinary words.
     package static let pieceLength = 8
 
     private struct Store {
-        var whole: [String] = []
+        /// Short forms, ASCII-folded, longest first.
+        var whole: [[UInt8]] = []
+        /// Every `pieceLength`-byte piece of the long forms, ASCII-folded.
         var pieces = Set<UInt64>()
         var registered = Set<String>()
+        /// The secrets as given, which `add(contentsOf:)` hands on.
+        var originals: [String] = []
     }
 
     private let store = Mutex(Store())
 
     package init() {}
 
-    /// Registers `secret` and the forms the agent may encode it in.
+    /// Registers `secret` and the forms the agent may encode it in or make a name of it.
     package func add(_ secret: String) {
         guard !secret.isEmpty else { return }
-        let forms = [secret, Base64.encode(Array(secret.utf8)), PercentEncoding.encode(secret)]
+        let forms =
+            [secret, Base64.encode(Array(secret.utf8)), PercentEncoding.encode(secret)] + SecretForms.names(of: secret)
         store.withLock { s in
-            for form in forms where s.registered.insert(form).inserted {
-                let bytes = Array(form.utf8)
+            if !s.registered.contains(secret) { s.originals.append(secret) }
+            for form in forms where !form.isEmpty && s.registered.insert(form).inserted {
+                let bytes = Self.folded(Array(form.utf8))
                 if bytes.count < Self.pieceLength {
-                    s.whole.append(form)
-                    s.whole.sort { $0.utf8.count > $1.utf8.count }
+                    if !s.whole.contains(bytes) {
+                        s.whole.append(bytes)
+                        s.whole.sort { $0.count > $1.count }
+                    }
                 } else {
                     for start in 0...(bytes.count - Self.pieceLength) { s.pieces.insert(Self.piece(bytes, at: start)) }
                 }
@@ -43,7 +54,7 @@ package final class SecretRedactor: Sendable {
     }
 
     package func add(contentsOf other: SecretRedactor) {
-        for s in other.store.withLock({ Array($0.registered) }) { add(s) }
+        for s in other.store.withLock({ $0.originals }) { add(s) }
     }
 
     package var isEmpty: Bool { store.withLock { $0.registered.isEmpty } }
@@ -51,24 +62,43 @@ package final class SecretRedactor: Sendable {
     package func redact(_ text: String) -> String {
         let (whole, pieces) = store.withLock { ($0.whole, $0.pieces) }
         guard !whole.isEmpty || !pieces.isEmpty else { return text }
-        var out = text
-        if !pieces.isEmpty { out = redactPieces(out, pieces) }
-        for secret in whole where out.contains(secret) {
-            out = out.replacing(secret, with: Self.placeholder)
-        }
-        return out
+        return redact(text, whole, pieces)
     }
 
-    /// Replaces every maximal run of bytes covered by secret pieces, widened to whole
-    /// characters, with one placeholder.
-    private func redactPieces(_ text: String, _ pieces: Set<UInt64>) -> String {
+    /// A metric or label name with any secret in it made a name again: the placeholder written
+    /// without its brackets (`m_[redacted]_total` → `m_redacted_total`), so the name keeps the
+    /// alphabet names are held to while no form of the secret stays in it.
+    package func redactName(_ name: String) -> String {
+        let redacted = redact(name)
+        guard redacted != name else { return name }
+        return redacted.replacing(Self.placeholder, with: "redacted")
+    }
+
+    /// Replaces every maximal run of bytes covered by secret pieces or short secrets, widened to
+    /// whole characters, with one placeholder. Matching is on ASCII-folded bytes, which keep
+    /// every byte where it was.
+    private func redact(_ text: String, _ whole: [[UInt8]], _ pieces: Set<UInt64>) -> String {
         let bytes = Array(text.utf8)
-        guard bytes.count >= Self.pieceLength else { return text }
+        let folded = Self.folded(bytes)
         var covered = [Bool](repeating: false, count: bytes.count)
         var any = false
-        for start in 0...(bytes.count - Self.pieceLength) where pieces.contains(Self.piece(bytes, at: start)) {
-            for i in start..<(start + Self.pieceLength) { covered[i] = true }
-            any = true
+        if bytes.count >= Self.pieceLength, !pieces.isEmpty {
+            for start in 0...(bytes.count - Self.pieceLength) where pieces.contains(Self.piece(folded, at: start)) {
+                for i in start..<(start + Self.pieceLength) { covered[i] = true }
+                any = true
+            }
+        }
+        for form in whole where form.count <= folded.count {
+            var start = 0
+            while start + form.count <= folded.count {
+                if folded[start] == form[0] && folded[start..<(start + form.count)].elementsEqual(form) {
+                    for i in start..<(start + form.count) { covered[i] = true }
+                    any = true
+                    start += form.count
+                } else {
+                    start += 1
+                }
+            }
         }
         guard any else { return text }
         var out: [UInt8] = []
@@ -91,6 +121,11 @@ package final class SecretRedactor: Sendable {
             out += Array(Self.placeholder.utf8)
         }
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// ASCII letters lower-cased, every other byte as it is.
+    private static func folded(_ bytes: [UInt8]) -> [UInt8] {
+        bytes.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 32 : $0 }
     }
 
     private static func piece(_ bytes: [UInt8], at start: Int) -> UInt64 {

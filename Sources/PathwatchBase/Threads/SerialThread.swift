@@ -124,7 +124,7 @@ package final class SerialThread: Sendable {
 
 /// Starts a detached thread that runs `body`; false when the process can have no more threads.
 /// The closure is kept alive by the thread until it returns.
-func startDetachedThread(_ body: @escaping @Sendable () -> Void) -> Bool {
+package func startDetachedThread(_ body: @escaping @Sendable () -> Void) -> Bool {
     final class Box: Sendable {
         let body: @Sendable () -> Void
         init(_ body: @escaping @Sendable () -> Void) { self.body = body }
@@ -148,7 +148,7 @@ func startDetachedThread(_ body: @escaping @Sendable () -> Void) -> Bool {
 /// Names the calling thread (at most 15 bytes; longer names are cut), through prctl(PR_SET_NAME):
 /// not through /proc/thread-self/comm, which the kernel gives to root once the agent is not
 /// dumpable (ProcessHardening), so the service's user could no longer write it.
-func setThreadName(_ name: String) {
+package func setThreadName(_ name: String) {
     _ = pw_set_thread_name(String(decoding: name.utf8.prefix(15), as: UTF8.self))
 }
 
