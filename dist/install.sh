@@ -88,11 +88,11 @@ done
 # The plug-in SDK for C: the header and its pkg-config file.
 install -m 0644 "$here/../SDK/Sources/CPathwatchProbe/include/pathwatch_probe.h" "$(d "$PREFIX/include/pathwatch/pathwatch_probe.h")"
 sed -e "s|@PREFIX@|$PREFIX|g" -e "s|@VERSION@|$VERSION|g" "$here/pathwatch-probe.pc.in" > "$(d "$PREFIX/lib/pkgconfig/pathwatch-probe.pc")"
-# ... and for Swift: the SDK package itself (header, JSON, ProbeKit, testing), which an
+# ... and for Swift: the SDK package itself (header, JSON, ProbeKit, testing, its LICENSE), which an
 # out-of-tree plug-in package names with .package(path: "$PREFIX/share/pathwatch/swift-sdk").
 # Its tests too: the manifest declares them, and a package is whole only with every folder it names.
 sdkdir=$PREFIX/share/pathwatch/swift-sdk
-(cd "$here/../SDK" && find Package.swift Sources Tests -type f) | while read -r file; do
+(cd "$here/../SDK" && find LICENSE Package.swift Sources Tests -type f) | while read -r file; do
     install -D -m 0644 "$here/../SDK/$file" "$(d "$sdkdir/$file")"
 done
 

@@ -22,7 +22,7 @@ struct InstallLayoutTests {
             "include/pathwatch/pathwatch_probe.h", "lib/pkgconfig/pathwatch-probe.pc", "share/man/man1/pathwatch.1.gz",
             "share/bash-completion/completions/pathwatch", "share/zsh/site-functions/_pathwatch",
             "share/fish/vendor_completions.d/pathwatch.fish", "lib/systemd/system/pathwatch.service",
-            "share/pathwatch/swift-sdk/Package.swift",
+            "share/pathwatch/swift-sdk/Package.swift", "share/pathwatch/swift-sdk/LICENSE",
             "share/pathwatch/swift-sdk/Sources/PathwatchProbeKit/Probe.swift",
             "share/pathwatch/swift-sdk/Sources/CPathwatchProbe/include/pathwatch_probe.h",
         ] {
