@@ -99,6 +99,11 @@ done
 # The C example plug-in, which plugins.md tells authors to copy: where Debian policy (12.6) keeps
 # a package's examples, from `make install` as from the package.
 install -D -m 0644 "$here/../Plugins/Examples/LoadAvg/loadavg.c" "$(d "$PREFIX/share/doc/pathwatch/examples/loadavg.c")"
+# The example conf.d fragments (one per probe plug-in and per sink type) and the README that says
+# what to change in each, beside it: an operator copies one into $SYSCONFDIR/pathwatch/conf.d.
+for file in "$here"/examples/conf.d/*.json "$here/examples/conf.d/README.md"; do
+    install -D -m 0644 "$file" "$(d "$PREFIX/share/doc/pathwatch/examples/conf.d/$(basename "$file")")"
+done
 
 # Man page and completions, generated from the command definitions at build time. The page's
 # paragraphs come separated by empty lines, which groff reads as blank lines and warns about:

@@ -25,9 +25,16 @@ struct InstallLayoutTests {
             "share/pathwatch/swift-sdk/Package.swift", "share/pathwatch/swift-sdk/LICENSE",
             "share/pathwatch/swift-sdk/Sources/PathwatchProbeKit/Probe.swift",
             "share/pathwatch/swift-sdk/Sources/CPathwatchProbe/include/pathwatch_probe.h",
+            "share/doc/pathwatch/examples/conf.d/13-probe-dns.json", "share/doc/pathwatch/examples/conf.d/README.md",
         ] {
             #expect(FileManager.default.fileExists(atPath: "\(p)/\(file)"), "missing \(file)")
         }
+        // Every example fragment of the repository, and nothing else but its README.
+        let examples = try FileManager.default.contentsOfDirectory(
+            atPath: "\(p)/share/doc/pathwatch/examples/conf.d")
+        let shipped = try FileManager.default.contentsOfDirectory(
+            atPath: Distribution.root.appendingPathComponent("dist/examples/conf.d").path)
+        #expect(Set(examples) == Set(shipped) && examples.count >= 15, "installed: \(examples.sorted())")
         for file in ["/etc/pathwatch/config.json", "/etc/pathwatch/conf.d", "/var/lib/pathwatch"] {
             #expect(FileManager.default.fileExists(atPath: dest.path + file), "missing \(file)")
         }
