@@ -104,6 +104,12 @@ install -D -m 0644 "$here/../Plugins/Examples/LoadAvg/loadavg.c" "$(d "$PREFIX/s
 for file in "$here"/examples/conf.d/*.json "$here/examples/conf.d/README.md"; do
     install -D -m 0644 "$file" "$(d "$PREFIX/share/doc/pathwatch/examples/conf.d/$(basename "$file")")"
 done
+# Prometheus alert rules for the series this version exposes, with their promtool unit tests:
+# package data rather than documentation (/usr/share/doc may be left out of an installation),
+# which a Prometheus on the same host may name in its rule_files as they are, upgraded with the agent.
+for file in pathwatch.rules.yml pathwatch.rules.test.yml; do
+    install -D -m 0644 "$here/prometheus/$file" "$(d "$PREFIX/share/pathwatch/prometheus/$file")"
+done
 
 # Man page and completions, generated from the command definitions at build time. The page's
 # paragraphs come separated by empty lines, which groff reads as blank lines and warns about:

@@ -26,6 +26,7 @@ struct InstallLayoutTests {
             "share/pathwatch/swift-sdk/Sources/PathwatchProbeKit/Probe.swift",
             "share/pathwatch/swift-sdk/Sources/CPathwatchProbe/include/pathwatch_probe.h",
             "share/doc/pathwatch/examples/conf.d/13-probe-dns.json", "share/doc/pathwatch/examples/conf.d/README.md",
+            "share/pathwatch/prometheus/pathwatch.rules.yml", "share/pathwatch/prometheus/pathwatch.rules.test.yml",
         ] {
             #expect(FileManager.default.fileExists(atPath: "\(p)/\(file)"), "missing \(file)")
         }
