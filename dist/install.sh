@@ -88,17 +88,28 @@ done
 # The plug-in SDK for C: the header and its pkg-config file.
 install -m 0644 "$here/../SDK/Sources/CPathwatchProbe/include/pathwatch_probe.h" "$(d "$PREFIX/include/pathwatch/pathwatch_probe.h")"
 sed -e "s|@PREFIX@|$PREFIX|g" -e "s|@VERSION@|$VERSION|g" "$here/pathwatch-probe.pc.in" > "$(d "$PREFIX/lib/pkgconfig/pathwatch-probe.pc")"
-# ... and for Swift: the SDK package itself (header, JSON, ProbeKit, testing), which an
+# ... and for Swift: the SDK package itself (header, JSON, ProbeKit, testing, its LICENSE), which an
 # out-of-tree plug-in package names with .package(path: "$PREFIX/share/pathwatch/swift-sdk").
 # Its tests too: the manifest declares them, and a package is whole only with every folder it names.
 sdkdir=$PREFIX/share/pathwatch/swift-sdk
-(cd "$here/../SDK" && find Package.swift Sources Tests -type f) | while read -r file; do
+(cd "$here/../SDK" && find LICENSE Package.swift Sources Tests -type f) | while read -r file; do
     install -D -m 0644 "$here/../SDK/$file" "$(d "$sdkdir/$file")"
 done
 
 # The C example plug-in, which plugins.md tells authors to copy: where Debian policy (12.6) keeps
 # a package's examples, from `make install` as from the package.
 install -D -m 0644 "$here/../Plugins/Examples/LoadAvg/loadavg.c" "$(d "$PREFIX/share/doc/pathwatch/examples/loadavg.c")"
+# The example conf.d fragments (one per probe plug-in and per sink type) and the README that says
+# what to change in each, beside it: an operator copies one into $SYSCONFDIR/pathwatch/conf.d.
+for file in "$here"/examples/conf.d/*.json "$here/examples/conf.d/README.md"; do
+    install -D -m 0644 "$file" "$(d "$PREFIX/share/doc/pathwatch/examples/conf.d/$(basename "$file")")"
+done
+# Prometheus alert rules for the series this version exposes, with their promtool unit tests:
+# package data rather than documentation (/usr/share/doc may be left out of an installation),
+# which a Prometheus on the same host may name in its rule_files as they are, upgraded with the agent.
+for file in pathwatch.rules.yml pathwatch.rules.test.yml; do
+    install -D -m 0644 "$here/prometheus/$file" "$(d "$PREFIX/share/pathwatch/prometheus/$file")"
+done
 
 # Man page and completions, generated from the command definitions at build time. The page's
 # paragraphs come separated by empty lines, which groff reads as blank lines and warns about:

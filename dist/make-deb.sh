@@ -13,7 +13,8 @@ MAINTAINER=${MAINTAINER:-Pathwatch maintainers <maintainers@pathwatch.invalid>}
 here=$(cd "$(dirname "$0")" && pwd)
 arch=$(dpkg --print-architecture)
 work=$(mktemp -d "${TMPDIR:-/tmp}/pathwatch-deb.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+partial=
+trap 'rm -rf "$work"; [ -z "$partial" ] || rm -f "$partial"' EXIT
 # dpkg-shlibdeps expects a source tree: debian/control, and the package's files in debian/<name>.
 root=$work/debian/pathwatch
 mkdir -p "$root"
@@ -70,5 +71,12 @@ CONTROL
 (cd "$root" && find . -path ./DEBIAN -prune -o -type f -printf '%P\0' | xargs -0 md5sum > DEBIAN/md5sums)
 mkdir -p "$OUT"
 deb=$OUT/pathwatch_${VERSION}_${arch}.deb
-dpkg-deb --root-owner-group -Zxz --build "$root" "$deb" >/dev/null
+# Written under a hidden temporary name in the same folder, then renamed over the package's name:
+# whoever copies or installs pathwatch_….deb meanwhile sees the previous package or none, never
+# one dpkg-deb is still writing (a copy taken half-way had no data.tar). A failed build leaves
+# no partial file (the trap removes it).
+partial=$OUT/.pathwatch_${VERSION}_${arch}.deb.partial.$$
+dpkg-deb --root-owner-group -Zxz --build "$root" "$partial" >/dev/null
+mv -f "$partial" "$deb"
+partial=
 echo "$deb"

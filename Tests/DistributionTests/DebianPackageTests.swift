@@ -45,6 +45,9 @@ struct DebianPackageTests {
             "/usr/share/doc/pathwatch/Plugins/Disk/README.md", "/usr/share/doc/pathwatch/bench/RESULTS.md",
             // The C example plug-in authors copy, where Debian keeps examples.
             "/usr/share/doc/pathwatch/examples/loadavg.c",
+            // The example conf.d fragments, and the Prometheus alert rules with their tests.
+            "/usr/share/doc/pathwatch/examples/conf.d/60-sink-stdout.json",
+            "/usr/share/pathwatch/prometheus/pathwatch.rules.yml",
         ]
         let missing = try inRoot("for f in \(layout.joined(separator: " ")); do [ -e $f ] || echo $f; done")
         #expect(missing.stdout.isEmpty, "missing: \(missing.stdout)")

@@ -5,7 +5,8 @@ import Testing
 /// The `.deb` as Debian's own tools judge it, on this machine, without installing it: lintian
 /// finds no error and only the warnings docs/operating.md lists with their reasons; the control
 /// file names every library the agent opens at run time; the copyright file is machine-readable
-/// (DEP-5) and the changelog is a valid Debian changelog for the package's version.
+/// (DEP-5) and grants Apache-2.0 for Pathwatch's own files; the changelog is a valid Debian
+/// changelog for the package's version.
 @Suite(.enabled(if: Distribution.missingInputs == nil, "\(Distribution.missingInputs ?? "")"), .onItsOwnThread)
 struct DebianPolicyTests {
     /// What lintian reports, as (severity letter, tag, the rest of the line).
@@ -60,6 +61,10 @@ struct DebianPolicyTests {
             "\(copyright.prefix(200))")
         let files = paragraphs.filter { $0["Files"] != nil }
         #expect(files.first?["Files"] == "*", "the first Files paragraph covers every file")
+        // Pathwatch's own files (every file no later paragraph names) are Apache-2.0.
+        #expect(
+            files.first?["License"] == "Apache-2.0" && !copyright.contains("none-granted"),
+            "License of Files: *: \(files.first?["License"] ?? "none")")
         // Every license named by a Files paragraph has a stand-alone License paragraph with its text.
         // (A License field's first line is the name; the lines after it, the text.)
         func name(_ license: String?) -> String { String((license ?? "").prefix { $0 != "\n" }) }

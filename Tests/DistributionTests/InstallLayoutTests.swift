@@ -22,12 +22,20 @@ struct InstallLayoutTests {
             "include/pathwatch/pathwatch_probe.h", "lib/pkgconfig/pathwatch-probe.pc", "share/man/man1/pathwatch.1.gz",
             "share/bash-completion/completions/pathwatch", "share/zsh/site-functions/_pathwatch",
             "share/fish/vendor_completions.d/pathwatch.fish", "lib/systemd/system/pathwatch.service",
-            "share/pathwatch/swift-sdk/Package.swift",
+            "share/pathwatch/swift-sdk/Package.swift", "share/pathwatch/swift-sdk/LICENSE",
             "share/pathwatch/swift-sdk/Sources/PathwatchProbeKit/Probe.swift",
             "share/pathwatch/swift-sdk/Sources/CPathwatchProbe/include/pathwatch_probe.h",
+            "share/doc/pathwatch/examples/conf.d/13-probe-dns.json", "share/doc/pathwatch/examples/conf.d/README.md",
+            "share/pathwatch/prometheus/pathwatch.rules.yml", "share/pathwatch/prometheus/pathwatch.rules.test.yml",
         ] {
             #expect(FileManager.default.fileExists(atPath: "\(p)/\(file)"), "missing \(file)")
         }
+        // Every example fragment of the repository, and nothing else but its README.
+        let examples = try FileManager.default.contentsOfDirectory(
+            atPath: "\(p)/share/doc/pathwatch/examples/conf.d")
+        let shipped = try FileManager.default.contentsOfDirectory(
+            atPath: Distribution.root.appendingPathComponent("dist/examples/conf.d").path)
+        #expect(Set(examples) == Set(shipped) && examples.count >= 15, "installed: \(examples.sorted())")
         for file in ["/etc/pathwatch/config.json", "/etc/pathwatch/conf.d", "/var/lib/pathwatch"] {
             #expect(FileManager.default.fileExists(atPath: dest.path + file), "missing \(file)")
         }

@@ -616,6 +616,22 @@ struct Operator {
 
     func removesAndPurges() throws {
         #expect(try show("ActiveState")["ActiveState"] == "active")
+        // The textfiles the agent wrote for node_exporter go with it (stale series otherwise stay
+        // exported): the documented one (step 16's), and one at a path only a fragment names.
+        // A file of another exporter in the same folder stays.
+        let collector = "/var/lib/prometheus/node-exporter"
+        #expect(try container.shell("test -f \(collector)/pathwatch.prom").status == 0, "step 16 left no textfile")
+        try SystemTierTests.write(
+            root, "etc/pathwatch/conf.d/46-textfile-elsewhere.json",
+            """
+            {"sinks": [{"type": "file", "path": "/srv/metrics/host.prom", "format": "prometheus"}]}
+
+            """)
+        try container.must(
+            """
+            install -d /srv/metrics && cp \(collector)/pathwatch.prom /srv/metrics/host.prom \
+              && echo 'node_other_thing 1' > \(collector)/other.prom
+            """)
         let remove = try container.shell("DEBIAN_FRONTEND=noninteractive apt-get remove -y -qq pathwatch", timeout: 300)
         #expect(remove.status == 0, "apt-get remove: \(remove.stdout)\(remove.stderr)")
         let active = try container.shell("systemctl is-active pathwatch").stdout.trimmingCharacters(
@@ -627,6 +643,11 @@ struct Operator {
             "for f in /usr/bin/pathwatch /usr/lib/pathwatch /lib/systemd/system/pathwatch.service; do [ ! -e $f ] || echo $f; done"
         ).stdout
         #expect(left.isEmpty, "left after remove: \(left)")
+        let textfiles = try container.shell(
+            "for f in \(collector)/pathwatch.prom /srv/metrics/host.prom; do [ ! -e $f ] || echo $f; done"
+        ).stdout
+        #expect(textfiles.isEmpty, "textfiles left after remove: \(textfiles)")
+        #expect(try container.shell("test -f \(collector)/other.prom").status == 0, "remove took another's textfile")
         #expect(try container.shell("test -f /etc/pathwatch/config.json").status == 0, "remove took the configuration")
 
         let purge = try container.shell("DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq pathwatch", timeout: 300)
@@ -634,7 +655,7 @@ struct Operator {
         // Nothing the package made stays: not the folder postinst made for the operator's own
         // plug-ins, which held none.
         let kept = try container.shell(
-            "for f in /etc/pathwatch/config.json /var/lib/pathwatch /usr/local/lib/pathwatch; do [ ! -e $f ] || echo $f; done"
+            "for f in /etc/pathwatch/config.json /var/lib/pathwatch /usr/local/lib/pathwatch \(collector)/pathwatch.prom; do [ ! -e $f ] || echo $f; done"
         ).stdout
         #expect(kept.isEmpty, "left after purge: \(kept)")
     }
