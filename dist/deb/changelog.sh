@@ -18,7 +18,8 @@ cat <<CHANGELOG
 pathwatch ($VERSION) unstable; urgency=medium
 
   * Pathwatch $VERSION, built from the upstream source with make deb. What it
-    does and how to run it: /usr/share/doc/pathwatch/README.md.
+    does and how to run it: /usr/share/doc/pathwatch/README.md; what changed:
+    /usr/share/doc/pathwatch/docs/changelog.md.
 
  -- $MAINTAINER  $date
 CHANGELOG
