@@ -65,6 +65,6 @@ enum IsolationAttacks {
     static let underTheUnit = [
         "kill_thread", "tkill_thread", "tgkill_thread", "sighup_thread", "kill_agent_group", "kill_everyone",
         "proc_mem", "prlimit_nofile", "prlimit_cpu", "prlimit_as", "oom_score_adj", "setpriority", "proc_fd_stdout",
-        "sched_setaffinity", "ioprio_set", "f_setown", "f_setown_thread",
+        "sched_setaffinity", "ioprio_set", "f_setown", "f_setown_thread", "clone_parent",
     ]
 }

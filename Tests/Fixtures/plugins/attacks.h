@@ -8,7 +8,7 @@
  * "kill_thread" "tkill_thread" "tgkill_thread" "sighup_thread" "kill_agent_group" "ptrace_attach"
  * "ptrace_seize" "proc_mem" "vm_writev" "vm_readv" "prlimit_nofile" "prlimit_cpu" "prlimit_as"
  * "oom_score_adj" "setpriority" "proc_fd_stdout" "sched_setaffinity" "ioprio_set" "f_setown"
- * "f_setown_thread" "kill_everyone" */
+ * "f_setown_thread" "kill_everyone" "clone_parent" */
 #ifndef PATHWATCH_TEST_ATTACKS_H
 #define PATHWATCH_TEST_ATTACKS_H
 #include <dirent.h>
@@ -115,6 +115,10 @@ static long attack_in_place(const char *name, pid_t agent, char *out, size_t siz
             close(pair[1]);
             errno = saved;
         }
+    } else if (!strcmp(name, "clone_parent")) {
+        /* A process made the agent's child, outside the plug-in's tree. */
+        r = syscall(SYS_clone, CLONE_PARENT | SIGCHLD, 0, 0, 0, 0);
+        if (r == 0) _exit(0);
     } else { snprintf(out, size, "%s: no such attack", name); return 0; }
     say(out, size, name, r);
     return 0;
