@@ -24,28 +24,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "cchildprocess.h"
+#include "syscall_numbers.h"
 
-#ifndef SYS_pidfd_send_signal
-#define SYS_pidfd_send_signal 424
-#endif
-#ifndef SYS_pidfd_getfd
-#define SYS_pidfd_getfd 438
-#endif
-#ifndef SYS_pidfd_open
-#define SYS_pidfd_open 434
-#endif
-#ifndef SYS_process_madvise
-#define SYS_process_madvise 440
-#endif
-#ifndef SYS_process_mrelease
-#define SYS_process_mrelease 448
-#endif
-#ifndef SYS_clone3
-#define SYS_clone3 435
-#endif
-#ifndef IOPRIO_WHO_PROCESS
-#define IOPRIO_WHO_PROCESS 1
-#endif
 #ifndef SECCOMP_FILTER_FLAG_NEW_LISTENER
 #define SECCOMP_FILTER_FLAG_NEW_LISTENER (1UL << 3)
 #endif
@@ -54,19 +34,6 @@
 #endif
 #ifndef SECCOMP_GET_ACTION_AVAIL
 #define SECCOMP_GET_ACTION_AVAIL 2
-#endif
-
-#if defined(__x86_64__)
-#define PW_AUDIT_ARCH AUDIT_ARCH_X86_64
-#elif defined(__aarch64__)
-#define PW_AUDIT_ARCH AUDIT_ARCH_AARCH64
-#endif
-
-/* The low 32 bits of an argument: the kernel reads a pid or a command as an int. */
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define PW_ARG_LOW(n) (offsetof(struct seccomp_data, args[0]) + 8 * (n))
-#else
-#define PW_ARG_LOW(n) (offsetof(struct seccomp_data, args[0]) + 8 * (n) + 4)
 #endif
 
 #define PW_NOTIFY SECCOMP_RET_USER_NOTIF

@@ -19,16 +19,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "cchildprocess.h"
+#include "syscall_numbers.h"
 
-#ifndef SYS_pidfd_open
-#define SYS_pidfd_open 434
-#endif
 #ifndef SECCOMP_USER_NOTIF_FLAG_CONTINUE
 #define SECCOMP_USER_NOTIF_FLAG_CONTINUE (1UL << 0)
-#endif
-#ifndef IOPRIO_WHO_PROCESS
-#define IOPRIO_WHO_PROCESS 1
-#define IOPRIO_WHO_PGRP 2
 #endif
 
 int pw_guard_receive_listener(int supervision) {
@@ -57,15 +51,22 @@ int pw_guard_receive_listener(int supervision) {
  * /proc/<id>/stat, read after the command's last ')' (a command may hold ')' and spaces). */
 struct place { pid_t parent, group, session; };
 
-static int place_of(pid_t id, struct place *out) {
-    char path[64], text[512];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)id);
+/* The start of /proc/<id>/<file> as a string in `text`; its length, or -1. */
+static ssize_t read_proc(pid_t id, const char *file, char *text, size_t size) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/%s", (int)id, file);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return -1;
-    ssize_t n = read(fd, text, sizeof text - 1);
+    ssize_t n = read(fd, text, size - 1);
     close(fd);
     if (n <= 0) return -1;
     text[n] = 0;
+    return n;
+}
+
+static int place_of(pid_t id, struct place *out) {
+    char text[512];
+    if (read_proc(id, "stat", text, sizeof text) < 0) return -1;
     char *close_paren = strrchr(text, ')');
     if (!close_paren) return -1;
     char state;
@@ -77,14 +78,8 @@ static int place_of(pid_t id, struct place *out) {
 
 /* The thread group (process) a task id belongs to; -1 when there is none. */
 static pid_t process_of(pid_t id) {
-    char path[64], text[1024];
-    snprintf(path, sizeof path, "/proc/%d/status", (int)id);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return -1;
-    ssize_t n = read(fd, text, sizeof text - 1);
-    close(fd);
-    if (n <= 0) return -1;
-    text[n] = 0;
+    char text[1024];
+    if (read_proc(id, "status", text, sizeof text) < 0) return -1;
     char *line = strstr(text, "\nTgid:");
     return line ? (pid_t)strtol(line + 6, NULL, 10) : -1;
 }

@@ -13,16 +13,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "cchildprocess.h"
-
-#ifndef SYS_pidfd_send_signal
-#define SYS_pidfd_send_signal 424
-#endif
-#ifndef SYS_pidfd_getfd
-#define SYS_pidfd_getfd 438
-#endif
-#ifndef SYS_pidfd_open
-#define SYS_pidfd_open 434
-#endif
+#include "syscall_numbers.h"
 
 int pw_pidfd_open(pid_t pid) { return (int)syscall(SYS_pidfd_open, pid, 0); }
 
@@ -33,20 +24,6 @@ int pw_spawn_close_from(posix_spawn_file_actions_t *actions, int from) {
 int pw_spawnattr_new_session(posix_spawnattr_t *attr) {
     return posix_spawnattr_setflags(attr, POSIX_SPAWN_SETSID);
 }
-
-#if defined(__x86_64__)
-#define PW_AUDIT_ARCH AUDIT_ARCH_X86_64
-#elif defined(__aarch64__)
-#define PW_AUDIT_ARCH AUDIT_ARCH_AARCH64
-#endif
-
-/* The low 32 bits of a system call's first argument: the kernel reads a pid as an int, whatever
- * a caller left in the register's upper half. */
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define PW_ARG0_LOW offsetof(struct seccomp_data, args[0])
-#else
-#define PW_ARG0_LOW (offsetof(struct seccomp_data, args[0]) + 4)
-#endif
 
 #define PW_LOAD(field) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (field))
 #define PW_IF_EQUAL(value, skip) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (value), (skip), 0)
@@ -80,12 +57,12 @@ int pw_guard_agent_from_signals(pid_t agent) {
         /* 12 */ PW_IF_EQUAL(SYS_pidfd_send_signal, 10),          /* → 23 */
         /* 13 */ PW_IF_EQUAL(SYS_pidfd_getfd, 9),                 /* → 23 */
         /* 14 */ PW_RETURN(SECCOMP_RET_ALLOW),
-        /* 15 */ PW_LOAD(PW_ARG0_LOW),                            /* kill(pid, …) */
+        /* 15 */ PW_LOAD(PW_ARG_LOW(0)),                            /* kill(pid, …) */
         /* 16 */ PW_IF_EQUAL(self, 6),                            /* → 23 */
         /* 17 */ PW_IF_EQUAL(group, 5),                           /* → 23 */
         /* 18 */ PW_IF_EQUAL(everyone, 4),                        /* → 23 */
         /* 19 */ PW_RETURN(SECCOMP_RET_ALLOW),
-        /* 20 */ PW_LOAD(PW_ARG0_LOW),                            /* the others' pid or tgid */
+        /* 20 */ PW_LOAD(PW_ARG_LOW(0)),                            /* the others' pid or tgid */
         /* 21 */ PW_IF_EQUAL(self, 1),                            /* → 23 */
         /* 22 */ PW_RETURN(SECCOMP_RET_ALLOW),
         /* 23 */ PW_RETURN(SECCOMP_RET_ERRNO | EPERM),
