@@ -22,12 +22,27 @@ struct AgentState {
     var pacing: DocumentPacing
     /// Batches made since start: each one's turn (DeliveryTurns).
     var published: UInt64 = 0
+    /// Summaries taken for the observer since start: their order (AgentSummary.sequence).
+    var summaries: UInt64 = 0
 
     init(loaded: LoadedConfig, catalog: PluginCatalog, book: CheckBook) {
         self.loaded = loaded
         self.catalog = catalog
         self.book = book
         pacing = DocumentPacing(window: Self.documentWindow(loaded))
+    }
+
+    /// A summary for the observer, numbered in the order it was taken.
+    mutating func summary() -> AgentSummary {
+        summaries += 1
+        let awaiting = awaitingFirstReport ?? []
+        return AgentSummary(sequence: summaries, book: book, pending: book.probeOrder.filter(awaiting.contains))
+    }
+
+    /// A probe removed before its first sample is awaited no more (nor named in STATUS=).
+    mutating func awaitFirstReports(onlyFrom kept: Set<String>) {
+        guard let awaiting = awaitingFirstReport?.intersection(kept) else { return }
+        awaitingFirstReport = awaiting.isEmpty ? nil : awaiting
     }
 
     /// The pacing window of `loaded`: its shortest probe interval.

@@ -50,6 +50,6 @@ struct Publication {
         if let wholeBatch {
             for event in wholeBatch.events { logger.log(event.logLevel, event.logLine) }
         }
-        if let summary { observer?.agentReported(summary, firstComplete: firstComplete) }
+        if let summary { observer?.agentReported(summary, ready: firstComplete) }
     }
 }

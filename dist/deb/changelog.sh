@@ -19,6 +19,8 @@ pathwatch ($VERSION) unstable; urgency=medium
 
   * Pathwatch $VERSION, built from the upstream source with make deb. What it
     does and how to run it: /usr/share/doc/pathwatch/README.md.
+  * New configuration keys and what to change when upgrading:
+    /usr/share/doc/pathwatch/docs/upgrading.md.
 
  -- $MAINTAINER  $date
 CHANGELOG
