@@ -85,6 +85,7 @@ extension Agent {
         guard whole || takesEach else { return nil }
         s.published += 1
         var p = Publication(turn: s.published, time: now, events: events, firstComplete: firstComplete, sinks: s.sinks)
+        if !events.isEmpty { p.announcement = s.announcement() }
         if whole {
             p.whole = (s.book, s.probeStatusSource(), s.pacing.takePending(at: clock.monotonicNow))
             if observer != nil { p.summary = s.summary() }

@@ -71,6 +71,7 @@ package final class Agent: Sendable {
             s.sinkConfigs = loaded.config.sinks
             s.book.probeOrder = loaded.config.probes.map(\.id)
             s.awaitingFirstReport = Set(loaded.config.probes.map(\.id))
+            s.keepAnnouncedStates(in: loaded.stateDirectory, logger: logger)
             return created.map { add($0, loaded: loaded, into: &s) }
         }
         sinks.forEach { $0.start() }
