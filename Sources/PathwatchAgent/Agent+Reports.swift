@@ -85,9 +85,10 @@ extension Agent {
         guard whole || takesEach else { return nil }
         s.published += 1
         var p = Publication(turn: s.published, time: now, events: events, firstComplete: firstComplete, sinks: s.sinks)
+        if !events.isEmpty { p.announcement = s.announcement() }
         if whole {
             p.whole = (s.book, s.probeStatusSource(), s.pacing.takePending(at: clock.monotonicNow))
-            if observer != nil { p.summary = AgentSummary(sequence: s.published, book: s.book) }
+            if observer != nil { p.summary = s.summary() }
         }
         if takesEach, let probe {
             p.single = (probe, s.book.records(ofProbe: probe), s.book.path, s.probeStatus(probe).map { [$0] } ?? [])

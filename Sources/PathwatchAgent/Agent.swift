@@ -71,15 +71,13 @@ package final class Agent: Sendable {
             s.sinkConfigs = loaded.config.sinks
             s.book.probeOrder = loaded.config.probes.map(\.id)
             s.awaitingFirstReport = Set(loaded.config.probes.map(\.id))
+            s.keepAnnouncedStates(in: loaded.stateDirectory, logger: logger)
             return created.map { add($0, loaded: loaded, into: &s) }
         }
         sinks.forEach { $0.start() }
         sinkGroup.join(sinks)
         runners.forEach(begin)
-        // With no probe there is no first report to wait for.
-        if created.isEmpty, let observer {
-            observer.agentReported(state.withLock { AgentSummary(sequence: 0, book: $0.book) }, firstComplete: true)
-        }
+        ReadyTimeout.arm(loaded.config.agent.readyTimeout, for: self, probes: created.count)
         logger.info(
             "pathwatch \(AgentIdentity.version) started as \(identity.name): \(Plural.count(created.count, "probe")), \(Plural.count(sinks.count, "sink"))"
         )
@@ -148,6 +146,7 @@ package final class Agent: Sendable {
                 s.probes[id] = nil
                 s.book.removeProbe(id)
             }
+            s.awaitFirstReports(onlyFrom: keep)
             s.loaded = next
             s.pacing.window = AgentState.documentWindow(next)
             s.catalog = merged

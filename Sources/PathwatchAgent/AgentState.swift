@@ -22,12 +22,52 @@ struct AgentState {
     var pacing: DocumentPacing
     /// Batches made since start: each one's turn (DeliveryTurns).
     var published: UInt64 = 0
+    /// Summaries taken for the observer since start: their order (AgentSummary.sequence).
+    var summaries: UInt64 = 0
+    /// Where the states last announced are kept across restarts (`run` only), and how many
+    /// snapshots of them were taken.
+    var announced: AnnouncedStates?
+    var announcements: UInt64 = 0
 
     init(loaded: LoadedConfig, catalog: PluginCatalog, book: CheckBook) {
         self.loaded = loaded
         self.catalog = catalog
         self.book = book
         pacing = DocumentPacing(window: Self.documentWindow(loaded))
+    }
+
+    /// A summary for the observer, numbered in the order it was taken.
+    mutating func summary() -> AgentSummary {
+        summaries += 1
+        let awaiting = awaitingFirstReport ?? []
+        return AgentSummary(sequence: summaries, book: book, pending: book.probeOrder.filter(awaiting.contains))
+    }
+
+    /// Reads the states announced before a restart, and keeps them from now on.
+    mutating func keepAnnouncedStates(in stateDirectory: String, logger: AgentLogger) {
+        let store = AnnouncedStates(stateDirectory: stateDirectory, logger: logger)
+        announced = store
+        book.announcedBefore = store.load(probes: Set(loaded.config.probes.map(\.id)))
+    }
+
+    /// Every check's last announced state that is a problem, with those not seen since the
+    /// restart, to be written once the batch that changed them went to the sinks.
+    mutating func announcement() -> (store: AnnouncedStates, snapshot: AnnouncedStates.Snapshot)? {
+        guard let announced else { return nil }
+        announcements += 1
+        var entries = book.announcedBefore
+        for record in book.records.values {
+            if let state = record.announced, state != .ok {
+                entries[record.id] = .init(probe: record.probe, state: state)
+            }
+        }
+        return (announced, .init(generation: announcements, entries: entries))
+    }
+
+    /// A probe removed before its first sample is awaited no more (nor named in STATUS=).
+    mutating func awaitFirstReports(onlyFrom kept: Set<String>) {
+        guard let awaiting = awaitingFirstReport?.intersection(kept) else { return }
+        awaitingFirstReport = awaiting.isEmpty ? nil : awaiting
     }
 
     /// The pacing window of `loaded`: its shortest probe interval.

@@ -14,6 +14,8 @@ struct Publication {
     /// The reporting probe alone, for the sinks that take every report; nil when none does.
     var single: (probe: String, checks: [CheckRecord], path: PathSummary, status: [ProbeStatus])?
     var summary: AgentSummary?
+    /// The states last announced, with this batch's events: kept once the sinks have them.
+    var announcement: (store: AnnouncedStates, snapshot: AnnouncedStates.Snapshot)?
 
     /// Hands the batches to the sinks in their turn, then logs the events and tells `observer`.
     func deliver(
@@ -46,10 +48,11 @@ struct Publication {
                 if let batch = sink.takesEveryReport ? singleBatch : wholeBatch { sink.submit(batch) }
             }
         }
+        if let announcement { announcement.store.save(announcement.snapshot) }
         // Events are logged once, with the batch that carries them to the sinks that present the whole state.
         if let wholeBatch {
             for event in wholeBatch.events { logger.log(event.logLevel, event.logLine) }
         }
-        if let summary { observer?.agentReported(summary, firstComplete: firstComplete) }
+        if let summary { observer?.agentReported(summary, ready: firstComplete) }
     }
 }

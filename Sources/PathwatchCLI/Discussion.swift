@@ -8,7 +8,7 @@ extension Pathwatch {
         name the file (a fragment's own), the JSON path and what was expected.
 
         Under systemd (pathwatch.service, Type=notify), the agent reports READY=1 once every probe has \
-        reported, keeps STATUS= current, sends WATCHDOG=1 while its loops are alive, and logs with \
+        reported (or agent.ready_timeout, 2s, has passed), keeps STATUS= current, sends WATCHDOG=1 while its loops are alive, and logs with \
         journal priorities. SIGHUP re-reads the configuration; SIGTERM and SIGINT stop the agent.
 
         Plug-ins: a probe is a shared library exporting pathwatch_probe_entry, written in C against \

@@ -23,7 +23,9 @@ final class FileSink: Sink {
     let mode: UInt32?
     let triggers: Set<SinkTrigger>
     let spacing: ConfigDuration
-    private let logger: AgentLogger
+    /// A file that cannot be written fails every write, one per report: logged once per kind
+    /// and ten minutes (its `last_error` is in the status document meanwhile).
+    private let repeated: LogRateLimiter
     private let queue = SerialThread(name: "pw-sink-file")
 
     private struct Pending {
@@ -44,7 +46,7 @@ final class FileSink: Sink {
     init(
         path: String, pretty: Bool, format: FileSinkSettings.Format = .json, mode: UInt32? = nil,
         triggers: Set<SinkTrigger>,
-        spacing: ConfigDuration = .seconds(0), logger: AgentLogger
+        spacing: ConfigDuration = .seconds(0), logger: AgentLogger, clock: any AgentClock = SystemClock()
     ) {
         self.path = path
         self.pretty = pretty
@@ -52,7 +54,7 @@ final class FileSink: Sink {
         self.mode = mode
         self.triggers = triggers
         self.spacing = spacing
-        self.logger = logger
+        repeated = LogRateLimiter(clock: clock) { level, text in logger.log(level, text) }
     }
 
     /// `every` rewrites the file after reports (at most once per spacing); `change` only when a
@@ -103,7 +105,7 @@ final class FileSink: Sink {
         // check-config refused a path that is not the sink's to replace; something may have
         // appeared there since (a link, a device, another program's file). Never rename over it.
         if let problem = FileSinkTarget.problem(path) {
-            logger.error("file sink: not writing \(path): it \(problem)")
+            repeated.log(.error, kind: "not-writing", "file sink: not writing \(path): it \(problem)")
             outcome.withLock { $0.lastError = "\(path) \(problem)" }
             return
         }
@@ -112,7 +114,7 @@ final class FileSink: Sink {
             try AtomicFile.write(render(snapshot), to: path, mode: mode, syncFolder: false)
             outcome.withLock { $0 = (WallTime.now(), nil) }
         } catch {
-            logger.error("file sink: cannot write \(path): \(error)")
+            repeated.log(.error, kind: "cannot-write", "file sink: cannot write \(path): \(error)")
             outcome.withLock { $0.lastError = "\(error)" }
         }
     }

@@ -77,8 +77,10 @@ package final class DurableQueue: Sendable {
     package init(folder: String, limits: Limits) throws(QueueError) {
         let files = QueueFiles(folder: folder)
         self.limits = limits
-        // Small enough that a consumed segment is freed soon, large enough to batch many records.
-        segmentLimit = min(4 << 20, max(64 << 10, limits.bytes / 8))
+        // Small enough that a consumed segment is freed soon, and that the bound, which frees
+        // room a whole segment at a time, keeps most of `bytes` queued; large enough to batch
+        // many records.
+        segmentLimit = min(4 << 20, max(QueueState.blockSize, limits.bytes / 8))
         try files.createFolder()
         let lockFD = try files.lock()
         var opened: QueueState
@@ -94,6 +96,9 @@ package final class DurableQueue: Sendable {
                 liveBytes: recovered.entries.reduce(0) { $0 + UInt64($1.length) },
                 cursor: recovered.cursor, segments: recovered.segments + [appendSegment], appendSegment: appendSegment,
                 appendFD: appendFD, cursorFD: cursorFD, lockFD: lockFD)
+            for segment in recovered.segments {
+                opened.sealedBytes[segment] = QueueFiles.size(atPath: files.segmentPath(segment))
+            }
             recoveryNotes = recovered.notes
         } catch {
             QueueFiles.closeDescriptor(lockFD)
@@ -129,9 +134,11 @@ package final class DurableQueue: Sendable {
                 result.refused += 1
                 return true
             }
-            // A batch larger than the queue keeps only its newest part.
+            // A batch larger than the queue (alone in a fresh segment) keeps only its newest part.
             while !frames.isEmpty,
-                frames.count > limits.records || UInt64(frames.reduce(0) { $0 + $1.count }) > limits.bytes
+                frames.count > limits.records
+                    || QueueState.cursorFootprint + QueueState.allocated(UInt64(frames.reduce(0) { $0 + $1.count }))
+                        > limits.bytes
             {
                 frames.removeFirst()
                 result.refused += 1
@@ -143,11 +150,27 @@ package final class DurableQueue: Sendable {
                 return result
             }
             let incoming = UInt64(frames.reduce(0) { $0 + $1.count })
-            while s.count > 0 && (s.count + frames.count > limits.records || s.liveBytes + incoming > limits.bytes) {
+            var roll = s.appendSize >= segmentLimit
+            // The bound is on the folder's size (QueueFootprint): dropped records free their room
+            // only with the last record of their segment, so whole segments go.
+            while s.count > 0
+                && (s.count + frames.count > limits.records || s.liveBytes + incoming > limits.bytes
+                    || s.footprint(adding: incoming, inNewSegment: roll) > limits.bytes)
+            {
                 if s.dropHeadForRoom() { result.droppedWhileOut += 1 }
                 result.dropped += 1
             }
-            if s.appendSize >= segmentLimit || (s.spaceShort && s.count == 0 && s.appendSize > 0) { try s.roll() }
+            // Empty, but the append segment's consumed records leave no room: a fresh segment,
+            // and that one is removed.
+            if s.count == 0 && s.appendSize > 0
+                && (s.spaceShort || s.footprint(adding: incoming, inNewSegment: roll) > limits.bytes)
+            {
+                roll = true
+            }
+            if roll { try s.roll() }
+            // What was dropped leaves the disk before the batch is written, not after: the
+            // folder is within the bound at every instant, not only between appends.
+            if result.dropped > result.refused || roll { try s.moveCursor() }
             try s.write(frames)
             result.accepted = frames.count
             try s.moveCursor()

@@ -82,6 +82,12 @@ struct QueueFiles: Sendable {
 
     static func closeDescriptor(_ fd: Int32) { close(fd) }
 
+    /// The size of the file at `path`; 0 when it cannot be read.
+    static func size(atPath path: String) -> UInt64 {
+        var info = stat()
+        return stat(path, &info) == 0 ? UInt64(info.st_size) : 0
+    }
+
     static func size(of fd: Int32) -> UInt64 {
         var info = stat()
         return fstat(fd, &info) == 0 ? UInt64(info.st_size) : 0

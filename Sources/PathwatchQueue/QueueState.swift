@@ -14,6 +14,8 @@ struct QueueState {
     var appendSegment: UInt64
     var appendFD: Int32
     var appendSize: UInt64 = 0
+    /// The size of every segment but the append one (QueueFootprint).
+    var sealedBytes: [UInt64: UInt64] = [:]
     var readFD: (segment: UInt64, fd: Int32)?
     var cursorFD: Int32
     var lockFD: Int32
@@ -119,6 +121,7 @@ struct QueueState {
                 readFD = nil
             }
             unlink(files.segmentPath(first))
+            sealedBytes[first] = nil
         }
     }
 
@@ -150,6 +153,7 @@ struct QueueState {
             throw error
         }
         QueueFiles.closeDescriptor(appendFD)
+        sealedBytes[appendSegment] = appendSize
         appendFD = fd
         appendSegment = next
         appendSize = 0

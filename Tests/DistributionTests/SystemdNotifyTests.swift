@@ -84,6 +84,39 @@ import Testing
         #expect(listener.messages[beforeStop...].contains { $0.fields["STOPPING"] == "1" }, "no STOPPING=1")
     }
 
+    /// A probe whose first sample hangs does not hold READY past `agent.ready_timeout`: STATUS=
+    /// names it while it is awaited, and stops naming it once it has reported.
+    @Test func readyDoesNotWaitForAHungFirstSample() throws {
+        let setup = try Setup()
+        defer { setup.cleanUp() }
+        let gate = setup.folder.appendingPathComponent("gate")
+        let config = try writeConfig(
+            """
+            {"agent": {"name": "notify-hung", "interval": "200ms", "ready_timeout": "300ms",
+                       "plugin_dirs": ["\(setup.plugins.path)"]},
+             "probes": [{"id": "a", "plugin": "testprobe"},
+                        {"id": "hung", "plugin": "testprobe", "timeout": "10m", "config": {"wait_file": "\(gate.path)"}}],
+             "sinks": [{"type": "stdout", "format": "json", "on": "change"}]}
+            """, in: setup.folder, name: "hung.json")
+        let listener = try NotifyListener(in: setup.folder)
+        defer { listener.close() }
+        let agent = try BackgroundProcess(
+            [TestEnvironment.pathwatchBinary.path, "run", "--config", config.path],
+            environment: ["NOTIFY_SOCKET": listener.path])
+        let ready = try #require(listener.wait(for: "READY", value: "1"), "no READY=1; stderr: \(agent.errorOutput)")
+        // The gate is still shut, so the hung probe cannot have reported: READY came without it.
+        let statusAtReady = listener.messages[...ready.index].compactMap { $0.fields["STATUS"] }.last ?? ""
+        let pending = statusAtReady.components(separatedBy: "; waiting for first samples: ").dropFirst().first
+        #expect(pending?.components(separatedBy: ", ").contains("hung") == true, "\(statusAtReady)")
+
+        try "".write(to: gate, atomically: true, encoding: .utf8)
+        let reported = "Connectivity not monitored (no link probe reports it); 2 checks: 2 ok"
+        #expect(
+            listener.wait(for: "STATUS", value: reported, from: ready.index) != nil,
+            "\(listener.messages.compactMap { $0.fields["STATUS"] })")
+        #expect(agent.stop() == 0)
+    }
+
     /// With a link probe the path is monitored; once the agent says STOPPING=1 it says nothing
     /// more, where the probes stopping used to send a last "Connectivity not monitored".
     @Test func nothingFollowsStopping() throws {

@@ -89,10 +89,14 @@ import Testing
     @Test func libcurlIsLoadedOnlyWhenSomethingUsesIt() throws {
         let dir = try FixturePlugins.folderWithTestProbe()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
+        var runs = 0
         func mapsCurl(_ webhook: String, within seconds: Double) throws -> Bool {
+            // A state folder of its own per run: a run after another would not announce again
+            // the change the first one announced (state_dir/announced.json), and prints none.
+            runs += 1
             let config = try writeConfig(
                 """
-                {"agent": {"plugin_dirs": ["."], "interval": "200ms", "state_dir": "queues"},
+                {"agent": {"plugin_dirs": ["."], "interval": "200ms", "state_dir": "queues-\(runs)"},
                  "probes": [{"id": "p", "plugin": "testprobe", "config": {"state": "critical"}}],
                  "sinks": [{"type": "stdout", "format": "json", "on": "change"}\(webhook)]}
                 """, in: dir)

@@ -9,7 +9,7 @@ import Testing
 private final class DocumentCounter: AgentObserver {
     private let count = Mutex(0)
     var documents: Int { count.withLock { $0 } }
-    func agentReported(_ summary: AgentSummary, firstComplete: Bool) { count.withLock { $0 += 1 } }
+    func agentReported(_ summary: AgentSummary, ready: Bool) { count.withLock { $0 += 1 } }
 }
 
 /// The agent's paced documents on its clock: a tick's reports go together once they pause, and a

@@ -103,10 +103,10 @@ import Testing
 
     @Test func aRecordLargerThanTheQueueIsRefusedWithoutDroppingAnother() throws {
         try withFolder { folder in
-            let queue = try DurableQueue(folder: folder, limits: .init(records: 100, bytes: 4096))
+            let queue = try DurableQueue(folder: folder, limits: .init(records: 100, bytes: 64 << 10))
             _ = try queue.append((1...3).map(record))
             let big = QueueRecord(
-                kind: 1, id: "big", enqueuedAtMilliseconds: 9, body: [UInt8](repeating: 7, count: 5000))
+                kind: 1, id: "big", enqueuedAtMilliseconds: 9, body: [UInt8](repeating: 7, count: 64 << 10))
             let result = try queue.append([big])
             #expect(
                 result == .init(accepted: 0, dropped: 1, refused: 1, droppedWhileOut: 0) && result.droppedOldest == 0)

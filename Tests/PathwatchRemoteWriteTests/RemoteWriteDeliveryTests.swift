@@ -136,5 +136,9 @@ import Testing
         let log = agent.process.errorOutput
         #expect(log.contains("older than max_age"), "\(log.suffix(2000))")
         #expect(log.contains("at max_bytes"), "\(log.suffix(2000))")
+        // Each bound dropped again and again: said once, the rest left to a summary ten minutes on.
+        for words in ["older than max_age", "at max_bytes"] {
+            #expect(log.components(separatedBy: words).count == 2, "\(words):\n\(log.suffix(3000))")
+        }
     }
 }

@@ -20,6 +20,8 @@ pathwatch ($VERSION) unstable; urgency=medium
   * Pathwatch $VERSION, built from the upstream source with make deb. What it
     does and how to run it: /usr/share/doc/pathwatch/README.md; what changed:
     /usr/share/doc/pathwatch/docs/changelog.md.
+  * What to change when upgrading:
+    /usr/share/doc/pathwatch/docs/upgrading.md.
 
  -- $MAINTAINER  $date
 CHANGELOG

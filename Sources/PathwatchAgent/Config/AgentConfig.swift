@@ -28,11 +28,14 @@ package struct AgentSettings: Sendable, Decodable {
     package var stateDir: String = "./.pathwatch"
     /// Where probes' plug-ins run unless a probe says otherwise (contract §6).
     package var isolation: Isolation = .process
+    /// How long READY waits for the probes' first samples; later ones join as they report.
+    package var readyTimeout: ConfigDuration = .seconds(2)
 
     enum CodingKeys: String, CodingKey {
         case name, interval, isolation
         case pluginDirs = "plugin_dirs"
         case stateDir = "state_dir"
+        case readyTimeout = "ready_timeout"
     }
 
     package init() {}
@@ -54,8 +57,21 @@ package struct AgentSettings: Sendable, Decodable {
         pluginDirs = try c.decodeIfPresent([String].self, forKey: .pluginDirs) ?? pluginDirs
         stateDir = try c.decodeIfPresent(String.self, forKey: .stateDir) ?? stateDir
         isolation = try c.decodeIfPresent(Isolation.self, forKey: .isolation) ?? isolation
+        if let readyTimeout = try c.decodeIfPresent(ConfigDuration.self, forKey: .readyTimeout) {
+            // Beyond a minute READY would come near systemd's start timeout (90 s by default),
+            // and a unit that times out starting is killed: the wait is for slow first samples.
+            guard readyTimeout <= maximumReadyTimeout else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .readyTimeout, in: c,
+                    debugDescription: "expected at most \(maximumReadyTimeout), found \"\(readyTimeout)\"")
+            }
+            self.readyTimeout = readyTimeout
+        }
     }
 }
+
+/// The longest `agent.ready_timeout`.
+package let maximumReadyTimeout = ConfigDuration.seconds(60)
 
 package struct ProbeConfig: Sendable, Decodable, Equatable {
     /// Unique, stable; prefixes every check the probe reports (`api/orion-api`).

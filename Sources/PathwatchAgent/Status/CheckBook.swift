@@ -95,6 +95,9 @@ package struct CheckBook: Sendable {
     /// Probe ids in configuration order, for a stable document order.
     var probeOrder: [String] = []
     var policies: [String: ProbePolicy] = [:]
+    /// The states checks were last announced in before a restart (AnnouncedStates), each taken
+    /// by its check when first seen.
+    var announcedBefore: [String: AnnouncedStates.Entry] = [:]
 
     init(agentName: String) { self.agentName = agentName }
 
@@ -189,6 +192,7 @@ package struct CheckBook: Sendable {
             pathFactIDs.remove(id)
         }
         policies[probe] = nil
+        announcedBefore = announcedBefore.filter { $0.value.probe != probe }
         probeOrder.removeAll { $0 == probe }
         refreshPath()
         bumpStatesVersion()
@@ -205,7 +209,8 @@ package struct CheckBook: Sendable {
             id: id, probe: probe, plugin: policy.plugin, metricCatalog: policy.metrics, state: observation.state,
             since: now,
             message: observation.message, metrics: observation.metrics, labels: published, pathFacts: facts,
-            lastReported: now, fresh: true, debounce: Debounce(), announced: nil, reportSerial: serial)
+            lastReported: now, fresh: true, debounce: Debounce(),
+            announced: announcedBefore.removeValue(forKey: id)?.state, reportSerial: serial)
     }
 
     /// Raises events for the checks whose state differs from the last one announced. While the

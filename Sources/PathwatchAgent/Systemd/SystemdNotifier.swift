@@ -70,9 +70,10 @@ package final class SystemdNotifier: @unchecked Sendable {
     }
 }
 
-/// Tells the service manager what the agent is doing: `READY=1` once every probe has reported,
-/// then `STATUS=` whenever the summary line changes, and `STOPPING=1` as it stops — after which
-/// it says nothing more: the probes stopping would otherwise read as "not monitored".
+/// Tells the service manager what the agent is doing: `READY=1` once every probe has reported or
+/// `agent.ready_timeout` passed, then `STATUS=` whenever the summary line changes (naming the
+/// probes whose first sample is still awaited), and `STOPPING=1` as it stops — after which it
+/// says nothing more: the probes stopping would otherwise read as "not monitored".
 package final class SystemdStatusReporter: AgentObserver {
     private struct State {
         var lastSequence: UInt64 = 0
@@ -88,21 +89,25 @@ package final class SystemdStatusReporter: AgentObserver {
 
     package init(notifier: SystemdNotifier) { self.notifier = notifier }
 
-    package func agentReported(_ summary: AgentSummary, firstComplete: Bool) {
+    package func agentReported(_ summary: AgentSummary, ready: Bool) {
         // Sent under this reporter's own lock (never the agent's): notifications leave in the
         // order the summaries were taken, and an older one never overwrites a newer one.
         state.withLock { s in
-            guard !s.stopping, summary.sequence >= s.lastSequence else { return }
-            s.lastSequence = summary.sequence
-            let line = summary.statusLine
+            guard !s.stopping else { return }
             var message: [String] = []
-            if firstComplete && !s.ready {
+            // READY=1 even from a summary overtaken by a newer one: it is said once, whichever
+            // arrives first.
+            if ready && !s.ready {
                 s.ready = true
                 message.append("READY=1")
             }
-            if line != s.lastLine {
-                s.lastLine = line
-                if s.refusal == nil { message.append("STATUS=\(line)") }
+            if summary.sequence >= s.lastSequence {
+                s.lastSequence = summary.sequence
+                let line = summary.statusLine
+                if line != s.lastLine {
+                    s.lastLine = line
+                    if s.refusal == nil { message.append("STATUS=\(line)") }
+                }
             }
             if !message.isEmpty { notifier.send(message.joined(separator: "\n")) }
         }

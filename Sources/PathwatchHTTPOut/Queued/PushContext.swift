@@ -9,10 +9,29 @@ package struct PushContext: Sendable {
     package let noun: String
     package let logger: AgentLogger
     package let health: DeliveryHealth
-    package var clock: any AgentClock = SystemClock()
+    package let clock: any AgentClock
+    /// For the lines a report can cause again and again (a full queue's drops).
+    private let repeated: LogRateLimiter
+
+    package init(
+        name: String, noun: String, logger: AgentLogger, health: DeliveryHealth, clock: any AgentClock = SystemClock()
+    ) {
+        self.name = name
+        self.noun = noun
+        self.logger = logger
+        self.health = health
+        self.clock = clock
+        repeated = LogRateLimiter(clock: clock) { level, text in logger.log(level, "\(name): \(text)") }
+    }
 
     /// A log line under the sink's name.
     package func log(_ level: Logger.Level, _ text: String) { logger.log(level, "\(name): \(text)") }
+
+    /// A line that every report may cause again: the first is written, then at most one summary
+    /// of its `kind` per ten minutes (LogRateLimiter).
+    package func logRepeated(_ level: Logger.Level, kind: String, _ text: String) {
+        repeated.log(level, kind: kind, text)
+    }
 
     /// A log line that is also the sink's `last_error`.
     package func note(error: String, level: Logger.Level) {

@@ -138,7 +138,7 @@ package final class QueueIntake<Format: PushFormat>: DeliveryFeed {
 
     func countLost(_ count: Int, why: String) {
         context.health.countLost(count)
-        context.log(.error, "dropped \(count) \(context.noun) before they were queued: \(why)")
+        context.logRepeated(.error, kind: "lost", "dropped \(count) \(context.noun) before they were queued: \(why)")
     }
 
     // MARK: - Jobs (on the intake thread)

@@ -96,6 +96,8 @@ struct WriteRequests: RequestReader {
     }
 
     private func logAged(_ count: Int) {
-        context.log(.warning, "dropped the \(count) oldest reports, older than max_age (\(settings.maxAge))")
+        context.logRepeated(
+            .warning, kind: "dropped-aged",
+            "dropped the \(count) oldest reports, older than max_age (\(settings.maxAge))")
     }
 }

@@ -43,8 +43,8 @@ struct ReportEncoder: RecordEncoder {
         }
         let oldest = result.droppedOldest + result.droppedWhileOut
         if oldest > 0 {
-            context.log(
-                .warning,
+            context.logRepeated(
+                .warning, kind: "dropped-oldest",
                 "the queue is at max_bytes; dropped the \(oldest) oldest reports"
                     + (result.droppedWhileOut > 0
                         ? " (\(result.droppedWhileOut) in the request being sent: kept if it is accepted)" : ""))

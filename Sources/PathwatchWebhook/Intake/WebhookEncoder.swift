@@ -22,8 +22,8 @@ struct WebhookEncoder: RecordEncoder {
 
     mutating func noteAppend(_ result: DurableQueue.AppendResult, of records: [QueueRecord]) {
         guard result.dropped > 0 else { return }
-        context.log(
-            .warning,
+        context.logRepeated(
+            .warning, kind: "dropped-oldest",
             "queue full (max_queue \(maxQueue.events) payloads, \(maxQueue.bytes)): dropped the \(result.dropped) oldest undelivered payloads"
         )
     }

@@ -9,6 +9,7 @@
  *                       per line keyed c0, c1, ...; a missing file fails the sample
  *   "checks": N         otherwise N checks c0..c(N-1), all "state" (default "ok")
  *   "sleep_ms": N       every sample sleeps that long first (a hung plug-in with a large N)
+ *   "wait_file": path   every sample first waits until this file exists (hung until the test lets it go)
  *   "sleep_past_deadline_ms": N   every sample sleeps until N ms after its deadline (pw_call_deadline_ns)
  *   "deadline": true    a check "deadline" whose message is the sample's deadline in nanoseconds
  *                       ("none" without one), and "create_deadline" with create's
@@ -42,6 +43,7 @@
 
 typedef struct {
     char state_file[512];
+    char wait_file[512];
     int checks;
     int state;
     long sleep_ms;
@@ -119,6 +121,7 @@ static int tp_create(const char *json, size_t len, void **out, pw_error *e) {
     if (json_object_object_get_ex(root, "state_file", &v)) snprintf(p->state_file, sizeof p->state_file, "%s", json_object_get_string(v));
     if (json_object_object_get_ex(root, "checks", &v)) p->checks = json_object_get_int(v);
     if (json_object_object_get_ex(root, "state", &v)) p->state = state_from(json_object_get_string(v));
+    if (json_object_object_get_ex(root, "wait_file", &v)) snprintf(p->wait_file, sizeof p->wait_file, "%s", json_object_get_string(v));
     if (json_object_object_get_ex(root, "sleep_ms", &v)) p->sleep_ms = json_object_get_int64(v);
     if (json_object_object_get_ex(root, "sleep_past_deadline_ms", &v)) p->sleep_past_deadline_ms = json_object_get_int64(v);
     if (json_object_object_get_ex(root, "deadline", &v)) p->deadline = json_object_get_boolean(v);
@@ -159,6 +162,14 @@ static int tp_sample(void *instance, const pw_emitter *em, pw_error *e) {
     test_probe *p = instance;
     p->samples++;
     misbehave(p->crash_in_sample, p->exit_in_sample, p->chatter, "sample");
+    if (p->wait_file[0]) {
+        FILE *gate;
+        while (!(gate = fopen(p->wait_file, "r"))) {
+            struct timespec ts = {0, 20 * 1000000L};
+            nanosleep(&ts, NULL);
+        }
+        fclose(gate);
+    }
     if (p->sleep_ms > 0) {
         struct timespec ts = {p->sleep_ms / 1000, (p->sleep_ms % 1000) * 1000000L};
         while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
