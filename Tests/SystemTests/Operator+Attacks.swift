@@ -10,7 +10,7 @@ extension Operator {
     /// here and installed in the local plug-in folder) aims every attack of attacks.h at the
     /// agent, from its child and from a grandchild in a session of its own. Each is refused, the
     /// journal names what was refused, and the agent is the same process throughout. The
-    /// fragment is removed again, so the later steps see a quiet agent.
+    /// fragment and the library are removed again, so the later steps see a quiet agent.
     func refusesAHostilePluginUnderTheUnit() throws {
         let build = try TestEnvironment.makeTemporaryDirectory()
         defer { TestEnvironment.removeTemporaryDirectory(build) }
@@ -22,9 +22,12 @@ extension Operator {
         try FileManager.default.copyItem(at: library, to: installed)
         chmod(installed.path, 0o644)
         let fragment = "etc/pathwatch/conf.d/60-hostile.json"
+        // Gone again afterwards, the library too: the folder is the operator's, which purge
+        // removes only when it is empty (step 12).
         defer {
             try? FileManager.default.removeItem(at: root.appendingPathComponent(fragment))
             _ = try? container.must("systemctl reload pathwatch")
+            try? FileManager.default.removeItem(at: installed)
         }
         let attacks = IsolationAttacks.underTheUnit
         let probes = ["child", "grandchild"].flatMap { from in
