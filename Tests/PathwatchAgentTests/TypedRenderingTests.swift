@@ -87,7 +87,9 @@ import Testing
         }
         #expect(label("a\"\u{301}b") == "l=\"a\\\"\u{301}b\"")
         #expect(label("x\r\ny\\z") == "l=\"x\r\\ny\\\\z\"")
-        #expect(PrometheusText.escapedHelp("line\r\nnext \\") == "line\r\\nnext \\\\")
+        // HELP escapes a backslash and a line feed as the format says, and writes a carriage return,
+        // like every control character, as its code point behind an escaped backslash.
+        #expect(PrometheusText.escapedHelp("line\r\nnext \\") == "line\\\\u{D}\\nnext \\\\")
     }
 
     @Test func nagiosLineIsTheTreeRenderersLine() {
