@@ -47,17 +47,9 @@ import Testing
         return dir
     }
 
-    static func documents(_ agent: BackgroundProcess) -> [[String: Any]] {
-        agent.outputLines.compactMap { try? parseJSONObject($0) }
-    }
-
-    static func check(_ doc: [String: Any], _ id: String) -> [String: Any]? {
-        (doc["checks"] as? [[String: Any]])?.first { ($0["id"] as? String) == id }
-    }
-
-    static func probe(_ doc: [String: Any], _ id: String) -> [String: Any]? {
-        (doc["probes"] as? [[String: Any]])?.first { ($0["id"] as? String) == id }
-    }
+    static func documents(_ agent: BackgroundProcess) -> [[String: Any]] { SharedChildTests.documents(agent) }
+    static func check(_ doc: [String: Any], _ id: String) -> [String: Any]? { SharedChildTests.check(doc, id) }
+    static func probe(_ doc: [String: Any], _ id: String) -> [String: Any]? { SharedChildTests.probe(doc, id) }
 
     @Test(arguments: ["child", "grandchild"])
     func everyRouteToTheAgentIsRefused(from: String) throws {

@@ -117,14 +117,19 @@ final class BoundedRegex {
         let result = SearchAllowance.withCallout(on: context, &allowance) {
             pcre2_match_8(code, start, count, 0, 0, data, context)
         }
+        return Self.outcome(of: result, allowance) ?? .failed(Self.message(for: result))
+    }
+
+    /// What a matcher's result says: a match, none, or a limit reached; nil for any other error.
+    private static func outcome(of result: Int32, _ allowance: SearchAllowance) -> Outcome? {
         switch result {
-        case 0...: return .matched
-        case PCRE2_ERROR_NOMATCH: return .notMatched
-        case PCRE2_ERROR_CALLOUT: return .exceeded(allowance.reached ?? .cpu)
-        case PCRE2_ERROR_DEPTHLIMIT: return .exceeded(.depth)
-        case PCRE2_ERROR_HEAPLIMIT, PCRE2_ERROR_NOMEMORY: return .exceeded(.memory)
-        case PCRE2_ERROR_MATCHLIMIT: return .exceeded(.steps)
-        default: return .failed(Self.message(for: result))
+        case 0...: .matched
+        case PCRE2_ERROR_NOMATCH: .notMatched
+        case PCRE2_ERROR_CALLOUT: .exceeded(allowance.reached ?? .cpu)
+        case PCRE2_ERROR_DEPTHLIMIT: .exceeded(.depth)
+        case PCRE2_ERROR_HEAPLIMIT, PCRE2_ERROR_NOMEMORY: .exceeded(.memory)
+        case PCRE2_ERROR_MATCHLIMIT: .exceeded(.steps)
+        default: nil
         }
     }
 
@@ -148,15 +153,7 @@ final class BoundedRegex {
                     space.baseAddress, space.count)
             }
         }
-        switch result {
-        case 0...: return .matched
-        case PCRE2_ERROR_NOMATCH: return .notMatched
-        case PCRE2_ERROR_CALLOUT: return .exceeded(allowance.reached ?? .cpu)
-        case PCRE2_ERROR_DEPTHLIMIT: return .exceeded(.depth)
-        case PCRE2_ERROR_HEAPLIMIT, PCRE2_ERROR_NOMEMORY: return .exceeded(.memory)
-        case PCRE2_ERROR_MATCHLIMIT: return .exceeded(.steps)
-        default: return nil
-        }
+        return outcome(of: result, allowance)
     }
 
     /// A match context with `RegexLimits`' backtracking limits.
