@@ -121,8 +121,11 @@ struct StatusPageBrowserTests {
                              const legend = (id) => [...document.querySelectorAll("#" + id + " .legend li")].map((li) => li.textContent);
                              const r = { bw: n("plot-bandwidth"), latency: n("plot-latency"), disk: n("plot-disk"),
                                          bwLegend: legend("plot-bandwidth"), latencyLegend: legend("plot-latency"), diskLegend: legend("plot-disk") };
-                             // Drawn from the history, not just from the newest document's values.
-                             return r.bw.some((k) => k > 2) && r.latency.length && r.disk.length && r; })()
+                             // Drawn from the history, not just from the newest document's values; and
+                             // the newest document's values drawn too (the plot frame follows the
+                             // history frame: read between the two, the page is not done yet).
+                             const newest = r.latencyLegend.some((text) => text.endsWith("41.2 ms"));
+                             return r.bw.some((k) => k > 2) && r.latency.length && r.disk.length && newest && r; })()
                     """#) as? [String: Any])
         #expect(plots["bw"] as? [Int] == [120, 120])
         #expect((plots["latency"] as? [Int])?.sorted() == [29, 81, 120])
