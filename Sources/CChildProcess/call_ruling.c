@@ -47,9 +47,6 @@ int pw_guard_receive_listener(int supervision) {
     return fd;
 }
 
-/* ppid, process group and session of a task (a process or any of its threads), from
- * /proc/<id>/stat, read after the command's last ')' (a command may hold ')' and spaces). */
-struct place { pid_t parent, group, session; };
 
 /* The start of /proc/<id>/<file> as a string in `text`; its length, or -1. */
 static ssize_t read_proc(pid_t id, const char *file, char *text, size_t size) {
@@ -64,7 +61,7 @@ static ssize_t read_proc(pid_t id, const char *file, char *text, size_t size) {
     return n;
 }
 
-static int place_of(pid_t id, struct place *out) {
+int pw_place_of(pid_t id, struct pw_place *out) {
     char text[512];
     if (read_proc(id, "stat", text, sizeof text) < 0) return -1;
     char *close_paren = strrchr(text, ')');
@@ -72,7 +69,7 @@ static int place_of(pid_t id, struct place *out) {
     char state;
     int parent, group, session;
     if (sscanf(close_paren + 1, " %c %d %d %d", &state, &parent, &group, &session) != 4) return -1;
-    *out = (struct place){parent, group, session};
+    *out = (struct pw_place){parent, group, session, state};
     return 0;
 }
 
@@ -112,11 +109,11 @@ static int session_lives(pid_t session) {
     if (!proc) return 1;
     int found = 0;
     struct dirent *entry;
-    struct place place;
+    struct pw_place place;
     while (!found && (entry = readdir(proc)) != NULL) {
         char *end;
         long id = strtol(entry->d_name, &end, 10);
-        if (*end == 0 && id > 0 && place_of((pid_t)id, &place) == 0 && place.session == session) found = 1;
+        if (*end == 0 && id > 0 && pw_place_of((pid_t)id, &place) == 0 && place.session == session) found = 1;
     }
     closedir(proc);
     return found;
@@ -147,13 +144,13 @@ static int in_tree(pid_t id, const struct pw_guard_tree *tree) {
     pid_t process = process_of(id);
     if (process <= 0 || process == tree->agent) return 0;
     if (process == tree->child) return 1;
-    struct place place;
-    if (place_of(process, &place) != 0) return 0;
+    struct pw_place place;
+    if (pw_place_of(process, &place) != 0) return 0;
     for (int depth = 0; depth < 4096; depth++) {
         if (session_of_tree(place.session, tree)) return 1;
         pid_t parent = place.parent;
         if (parent == tree->child) return 1;
-        if (parent <= 1 || parent == tree->agent || place_of(parent, &place) != 0) return 0;
+        if (parent <= 1 || parent == tree->agent || pw_place_of(parent, &place) != 0) return 0;
     }
     return 0;
 }
@@ -162,8 +159,8 @@ static int in_tree(pid_t id, const struct pw_guard_tree *tree) {
  * holding one process of the tree holds only processes of the tree, so one member decides. */
 static int group_in_tree(pid_t group, const struct pw_guard_tree *tree) {
     if (group <= 0 || group == getpgrp()) return 0;
-    struct place place;
-    if (place_of(group, &place) == 0 && place.group == group) return in_tree(group, tree);
+    struct pw_place place;
+    if (pw_place_of(group, &place) == 0 && place.group == group) return in_tree(group, tree);
     /* The leader is gone: any member will do. */
     DIR *proc = opendir("/proc");
     if (!proc) return 0;
@@ -173,7 +170,7 @@ static int group_in_tree(pid_t group, const struct pw_guard_tree *tree) {
         char *end;
         long id = strtol(entry->d_name, &end, 10);
         if (*end != 0 || id <= 0) continue;
-        if (place_of((pid_t)id, &place) == 0 && place.group == group) verdict = in_tree((pid_t)id, tree);
+        if (pw_place_of((pid_t)id, &place) == 0 && place.group == group) verdict = in_tree((pid_t)id, tree);
     }
     closedir(proc);
     /* No member: the kernel answers ESRCH, nothing to protect. */

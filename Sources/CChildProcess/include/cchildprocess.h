@@ -61,6 +61,15 @@ int pw_guard_child(pid_t agent, int supervision);
  * sent none (it falls back, or ended first). Blocks until the child sends or closes. */
 int pw_guard_receive_listener(int supervision);
 
+/* A task's (a process's or any of its threads') parent, process group, session and state letter
+ * ('Z' for a zombie), from /proc/<id>/stat, read after the command's last ')' (a command may hold
+ * ')' and spaces). 0, or -1 when there is no such task. The ruling and the sweep read it alike. */
+struct pw_place {
+    pid_t parent, group, session;
+    char state;
+};
+int pw_place_of(pid_t id, struct pw_place *out);
+
 /* The tree a child's calls may reach: the child (a session leader) and what it started,
  * including the sessions processes of the tree started (their setsid(2) calls are ruled on too,
  * so that a group whose leader has gone is still known as the tree's). Made with

@@ -1,3 +1,4 @@
+import CChildProcess
 import Glibc
 
 /// Ends what a plug-in left running. A plug-in child leads a session of its own, so every process
@@ -57,20 +58,10 @@ enum ProcessSweep {
     }
 
     private static func entry(of pid: pid_t) -> Entry? {
-        let fd = open("/proc/\(pid)/stat", O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var buffer = [UInt8](repeating: 0, count: 512)
-        let n = read(fd, &buffer, buffer.count)
-        guard n > 0 else { return nil }
-        // After the command's last ')': state, parent, group, session.
-        guard let close = buffer[0..<n].lastIndex(of: UInt8(ascii: ")")) else { return nil }
-        let fields = buffer[(close + 1)..<n].split(separator: UInt8(ascii: " ")).prefix(4)
-        guard fields.count == 4, let state = fields.first?.first, state != UInt8(ascii: "Z"),
-            state != UInt8(ascii: "X"),
-            let parent = pid_t(String(decoding: fields[fields.startIndex + 1], as: UTF8.self)),
-            let session = pid_t(String(decoding: fields[fields.startIndex + 3], as: UTF8.self))
+        var place = pw_place()
+        guard pw_place_of(pid, &place) == 0, place.state != CChar(UInt8(ascii: "Z")),
+            place.state != CChar(UInt8(ascii: "X"))
         else { return nil }
-        return Entry(parent: parent, session: session)
+        return Entry(parent: place.parent, session: place.session)
     }
 }
