@@ -29,14 +29,15 @@ TEST_PACKAGES := iproute2 util-linux coreutils openssl curl python3 python3-pip 
 	prometheus prometheus-node-exporter iputils-ping chromium dnsmasq-base unbound bind9-dnsutils systemd-container lintian \
 	monitoring-plugins-basic monitoring-plugins-standard apache2-utils testssl.sh
 
-# The one version: the agent's own (documents, --version, the package).
-VERSION := $(shell sed -n 's/.*static let version = "\(.*\)"/\1/p' Sources/PathwatchAgent/Status/StatusDocument.swift)
+# The one version: docs/changelog.md's newest release heading ("## 0.2.0 — date"), which the build
+# also stamps into the agent (Sources/ReleaseVersionTool): documents, --version, the package.
+VERSION := $(shell sed -n 's/^## \([0-9][0-9]*\.[0-9][0-9]*\.[0-9][0-9]*\)\( .*\)\{0,1\}$$/\1/p' docs/changelog.md | head -n 1)
 PREFIX ?= /usr/local
 MANPAGE := .build/plugins/GenerateManual/outputs/PathwatchCLI/pathwatch.1
 # install.sh reads these (and defaults the ones left unset: SYSCONFDIR /etc, LOCALSTATEDIR /var, …).
 export DESTDIR PREFIX SYSCONFDIR LOCALSTATEDIR UNITDIR BASHCOMPDIR ZSHCOMPDIR FISHCOMPDIR MANDIR
 
-.PHONY: run test test-build format format-check deps dist-deps test-deps build release man install deb example clean bench
+.PHONY: run test test-build format format-check deps dist-deps test-deps build release man install deb version example clean bench
 
 ## Install missing Debian packages when root; otherwise print the exact command and stop.
 define ensure_packages
@@ -96,7 +97,12 @@ install: dist-deps man
 	PRODUCTS=.build/release MANPAGE=$(MANPAGE) VERSION=$(VERSION) ./dist/install.sh
 
 deb: dist-deps man
+	@test -n "$(VERSION)" || { echo "docs/changelog.md has no release heading (## 0.2.0 — date): no version to package" >&2; exit 1; }
 	@PRODUCTS=.build/release MANPAGE=$(MANPAGE) VERSION=$(VERSION) OUT=.build ./dist/make-deb.sh
+
+## The release being built: docs/changelog.md's newest heading.
+version:
+	@echo $(VERSION)
 
 ## Style: the toolchain's `swift format` with the checked-in .swift-format (4 spaces, 120
 ## columns). `make format` applies it; `make test` fails first on any file it would change.

@@ -96,7 +96,14 @@ let package = Package(
         // What the other modules share below the agent: its threads (SerialThread, WorkerPool and
         // its lanes, the timer thread) and POSIX helpers (errnoText, makePipe, paths, folders,
         // writes, monotonic time). It depends on nothing of the agent's, nor on the SDK.
-        .target(name: "PathwatchBase", dependencies: ["CPipe", "CMalloc", "CProcessControl"], swiftSettings: strict),
+        .target(
+            name: "PathwatchBase", dependencies: ["CPipe", "CMalloc", "CProcessControl"], swiftSettings: strict,
+            plugins: ["ReleaseVersionPlugin"]),
+        // The release version, from docs/changelog.md's newest heading (Sources/ReleaseVersionTool).
+        .executableTarget(name: "release-version", path: "Sources/ReleaseVersionTool"),
+        .plugin(
+            name: "ReleaseVersionPlugin", capability: .buildTool(), dependencies: ["release-version"],
+            path: "Sources/ReleaseVersionPlugin"),
 
         // The agent's core: configuration model, plug-in host, scheduling, check book, snapshot,
         // renderers, and the sink protocol with its registry. It names no sink kind.

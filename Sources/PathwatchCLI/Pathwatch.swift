@@ -14,7 +14,7 @@ struct Pathwatch: AsyncParsableCommand {
         commandName: "pathwatch",
         abstract: "A host monitoring agent: link state, reachability, disk and bandwidth probes loaded as plug-ins.",
         discussion: discussion,
-        version: "0.1.0",
+        version: Release.version,
         // Each of these names itself in its configuration: ArgumentParser would otherwise derive
         // every name from `String(describing:)` of the type, a search of the runtime's
         // conformance tables per subcommand on every start.

@@ -222,21 +222,22 @@ enum StatusPage {
 
           // What each plot draws: the metrics the agent sorted into it, by what each plug-in
           // declared it to be (never by its name). [series, label, value] for one check's metrics.
-          // Throughput: every one, labelled by its name when a check has several. Latency and use:
-          // the check's largest (a request's total, the slowest echo, the fullest of a disk's measures).
+          // Throughput and use: every one, labelled by its name when a check has several (a disk's
+          // space and inodes are two measures: the fuller one drawn alone read as its space).
+          // Latency: the check's largest (a request's total, the slowest echo).
           const numbers = (values) => Object.keys(values).filter((m) => typeof values[m] === "number" && isFinite(values[m]));
-          const every = (values) => {
+          const every = (unit) => (values) => {
             const names = numbers(values);
-            return names.map((m) => [m, names.length > 1 ? m.replace(/_(bps|mbps|bytes_per_second)$/, "") : "", values[m]]);
+            return names.map((m) => [m, names.length > 1 ? m.replace(unit, "") : "", values[m]]);
           };
           const largest = (values) => {
             const names = numbers(values);
             return names.length ? [["largest", "", Math.max(...names.map((m) => values[m]))]] : [];
           };
           const plots = [
-            { id: "plot-bandwidth", plot: "throughput", format: formatRate, ceiling: 0, pick: every },
+            { id: "plot-bandwidth", plot: "throughput", format: formatRate, ceiling: 0, pick: every(/_(bps|mbps|bytes_per_second)$/) },
             { id: "plot-latency", plot: "latency", format: formatMs, ceiling: 0, pick: largest },
-            { id: "plot-disk", plot: "usage", format: formatPct, ceiling: 100, pick: largest },
+            { id: "plot-disk", plot: "usage", format: formatPct, ceiling: 100, pick: every(/_(pct|percent|ratio)$/) },
           ];
 
           function drawPlots() {

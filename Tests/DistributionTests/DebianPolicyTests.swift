@@ -86,6 +86,13 @@ struct DebianPolicyTests {
         #expect(parsed.status == 0 && parsed.stderr.isEmpty, "dpkg-parsechangelog: \(parsed.stderr)\n\(changelog)")
         let entry = Self.fields(parsed.stdout)
         #expect(entry["Source"] == "pathwatch" && entry["Version"] == Distribution.version, "\(parsed.stdout)")
+        // One entry per release of docs/changelog.md, newest first.
+        let all = try run(["dpkg-parsechangelog", "-l-", "--all", "-S", "Changes"], input: changelog)
+        let versions = all.stdout.split(separator: "\n").compactMap { line -> String? in
+            guard line.hasPrefix(" pathwatch ("), let close = line.firstIndex(of: ")") else { return nil }
+            return String(line[line.index(line.startIndex, offsetBy: 12)..<close])
+        }
+        #expect(versions == Distribution.releases, "entries \(versions), releases \(Distribution.releases)")
     }
 
     // MARK: helpers

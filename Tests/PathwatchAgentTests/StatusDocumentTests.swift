@@ -33,7 +33,7 @@ import Testing
         #expect(doc.objectValue?.keys == ["schema", "agent", "time", "state", "path", "checks"])
         #expect(
             text.hasPrefix(
-                #"{"schema":1,"agent":{"name":"web-01","version":"0.1.0","started_at":"2026-11-21T20:50:00.000Z"},"time":"2026-11-21T20:51:00.123Z","state":"warning","path":{"status":"unknown""#
+                #"{"schema":1,"agent":{"name":"web-01","version":"\#(AgentIdentity.version)","started_at":"2026-11-21T20:50:00.000Z"},"time":"2026-11-21T20:51:00.123Z","state":"warning","path":{"status":"unknown""#
             ))
         let checks = try #require(doc["checks"]?.arrayValue)
         // Probes in configuration order, checks by id within a probe.

@@ -76,7 +76,7 @@ struct StatusPageBrowserTests {
                     "at": time(seconds: i - 150),
                     "plots": [
                         "throughput": ["bw/eth0": ["rx_bps": 1_000_000 + Double(i) * 1000, "tx_bps": 250_000]],
-                        "latency": latency, "usage": ["disk//": ["used_pct": 88]],
+                        "latency": latency, "usage": ["disk//": ["used_pct": 88, "inodes_used_pct": 1]],
                     ],
                 ]
             },
@@ -86,7 +86,7 @@ struct StatusPageBrowserTests {
                 "plots": [
                     "throughput": ["bw/eth0": ["rx_bps": 1_000_000, "tx_bps": 250_000]],
                     "latency": ["api/<i>x</i>": ["total_ms": 41.2], "ping/gw": ["rtt_avg_ms": 0.21]],
-                    "usage": ["disk//": ["used_pct": 88]],
+                    "usage": ["disk//": ["used_pct": 88, "inodes_used_pct": 1]],
                 ],
             ])
         let browser = try Browser()
@@ -129,10 +129,11 @@ struct StatusPageBrowserTests {
                     """#) as? [String: Any])
         #expect(plots["bw"] as? [Int] == [120, 120])
         #expect((plots["latency"] as? [Int])?.sorted() == [29, 81, 120])
-        #expect(plots["disk"] as? [Int] == [120])
+        // A disk's space and inodes, each named: the fuller measure alone read as its space.
+        #expect(plots["disk"] as? [Int] == [120, 120])
         #expect(Set(plots["bwLegend"] as? [String] ?? []) == ["bw/eth0 rx1.0 Mb/s", "bw/eth0 tx250 kb/s"])
         #expect(Set(plots["latencyLegend"] as? [String] ?? []) == ["api/<i>x</i>41.2 ms", "ping/gw0.21 ms"])
-        #expect(plots["diskLegend"] as? [String] == ["disk//88 %"])
+        #expect(Set(plots["diskLegend"] as? [String] ?? []) == ["disk// used88 %", "disk// inodes_used1 %"])
 
         let report = try browser.report()
         #expect(report.cspViolations.isEmpty, "\(report.cspViolations)")

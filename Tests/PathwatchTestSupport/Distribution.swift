@@ -9,15 +9,22 @@ public enum Distribution {
         root.appendingPathComponent(".build/plugins/GenerateManual/outputs/PathwatchCLI/pathwatch.1")
     }
 
-    public static var version: String {
-        let source =
-            (try? String(
-                contentsOf: root.appendingPathComponent("Sources/PathwatchAgent/Status/StatusDocument.swift"),
-                encoding: .utf8)) ?? ""
-        guard let line = source.split(separator: "\n").first(where: { $0.contains("static let version") }),
-            let open = line.firstIndex(of: "\""), let close = line.lastIndex(of: "\""), open < close
-        else { return "0.0.0" }
-        return String(line[line.index(after: open)..<close])
+    /// The release being built: docs/changelog.md's newest `## X.Y.Z` heading, where the build
+    /// and `make deb` read it too.
+    public static var version: String { releases.first ?? "0.0.0" }
+
+    /// Every release docs/changelog.md names, newest first.
+    public static var releases: [String] {
+        let changelog =
+            (try? String(contentsOf: root.appendingPathComponent("docs/changelog.md"), encoding: .utf8)) ?? ""
+        return changelog.split(separator: "\n").compactMap { line in
+            guard line.hasPrefix("## ") else { return nil }
+            let version = line.dropFirst(3).prefix { $0 != " " }
+            guard version.split(separator: ".").count == 3, version.allSatisfy({ $0 == "." || $0.isNumber }) else {
+                return nil
+            }
+            return String(version)
+        }
     }
 
     /// Why the packaging tests cannot run here, or nil.

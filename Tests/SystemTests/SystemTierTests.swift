@@ -77,6 +77,7 @@ struct SystemTierTests {
         step("8 journal") { try host.writesOneJournalLinePerChange() }
         figures.reload = step("5 reload") { try host.reloadsANewFragment() } ?? nil
         step("18 reload under scrape") { try host.keepsItsSeriesAcrossReloadsUnderPrometheus() }
+        step("22 reload of the http sink") { try host.servesTheCurrentDocumentAcrossReloadsOfItsOwnEntry() }
         step("20 tls") { try host.servesTLSWithAKeyOnlyTheServiceReads() }
         step("10 ping") { try host.pingsWithTheDocumentedDropIn() }
         step("16 textfile") { try host.feedsNodeExportersTextfileCollector() }

@@ -45,7 +45,9 @@ struct Verdict {
         if let connect = timings.connectMilliseconds { out.append(("connect_ms", connect)) }
         if let tls = timings.tlsMilliseconds { out.append(("tls_ms", tls)) }
         if let ttfb = timings.ttfbMilliseconds, !target.isTCP { out.append(("ttfb_ms", ttfb)) }
-        out.append(("total_ms", timings.totalMilliseconds))
+        // A transfer that failed has no total: the time until the failure (a refusal in 2 ms, a
+        // timeout) is no latency of the endpoint, and a plot or a rule would read it as one.
+        if result.code == CURLE_OK { out.append(("total_ms", timings.totalMilliseconds)) }
         if !target.isTCP, result.code == CURLE_OK { out.append(("size_bytes", Double(result.bodyBytes))) }
         if let days = certificateDaysLeft { out.append(("cert_days_left", (days * 100).rounded() / 100)) }
         return out

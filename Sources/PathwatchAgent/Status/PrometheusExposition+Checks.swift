@@ -15,6 +15,9 @@ extension PrometheusExposition {
             var kind: PrometheusText.Kind
             var scale: Double
             var place: Int?
+            /// The family's name before a rename, still exported for one release (always a gauge).
+            var predecessor: (family: String, help: String)?
+            var predecessorPlace: Int?
         }
         /// A check label's name as written (`label_<name>` when it is one of ours), by its name.
         private var labelNames: [String: String] = [:]
@@ -62,9 +65,13 @@ extension PrometheusExposition {
                 guard value.isFinite else { continue }
                 if known.place == nil {
                     known.place = out.family(known.family, help: known.help, known.kind)
+                    if let old = known.predecessor { known.predecessorPlace = out.family(old.family, help: old.help) }
                     self.metrics[check.plugin, default: [:]][metric.name] = known
                 }
                 out.appendSample(to: known.place!, labels: [], ending: labels, value: value)
+                if let place = known.predecessorPlace {
+                    out.appendSample(to: place, labels: [], ending: labels, value: value)
+                }
             }
         }
 
@@ -84,6 +91,9 @@ extension PrometheusExposition {
                 let known = metrics[check.plugin]?[metric.name] ?? Self.metric(metric.name, of: check)
                 metrics[check.plugin, default: [:]][metric.name] = known
                 out.add(known.family, known.help, known.kind, labels: labels, value: metric.value * known.scale)
+                if let old = known.predecessor {
+                    out.add(old.family, old.help, .gauge, labels: labels, value: metric.value * known.scale)
+                }
             }
         }
 
@@ -101,10 +111,11 @@ extension PrometheusExposition {
         /// name's suffix, for an undeclared one).
         private static func metric(_ metric: String, of check: CheckRecord) -> Metric {
             let meaning = check.metricCatalog.meaning(of: metric)
+            let family = "pathwatch_\(PrometheusText.sanitizedName(check.plugin))_\(meaning.exposedName)"
+            let help = MetricWording.prometheusHelp(plugin: check.plugin, meaning: meaning)
             return Metric(
-                family: "pathwatch_\(PrometheusText.sanitizedName(check.plugin))_\(meaning.exposedName)",
-                help: MetricWording.prometheusHelp(plugin: check.plugin, meaning: meaning),
-                kind: meaning.kind == .counter ? .counter : .gauge, scale: meaning.scale)
+                family: family, help: help, kind: meaning.kind == .counter ? .counter : .gauge, scale: meaning.scale,
+                predecessor: DeprecatedSeries.predecessor(of: family, help: help))
         }
     }
 }

@@ -1,8 +1,9 @@
+import PathwatchBase
 import PathwatchProbeKit
 
 /// Who is reporting: the agent's name, version and start time.
 package struct AgentIdentity: Sendable {
-    package static let version = "0.1.0"
+    package static let version = Release.version
     package var name: String
     package var startedAt: WallTime
 
