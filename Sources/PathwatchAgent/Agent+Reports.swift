@@ -7,10 +7,12 @@ extension Agent {
     /// One report of one probe: through the check book, then to every sink. The whole state goes
     /// at once when the report raised change events or changed a check's state, else in the next paced batch
     /// (DocumentPacing); sinks that take every report get the reporting probe's part at once.
-    func receive(_ report: ProbeReport, from probe: String) {
+    /// `instance` is the reporting instance's serial (nil: whichever instance runs).
+    func receive(_ report: ProbeReport, from probe: String, instance: UInt64? = nil) {
         let now = clock.wallNow
         let (held, publication, timer, resample, followUp) = state.withLock {
             s -> (Publication?, Publication?, UInt64?, [ProbeRunner], ProbeRunner?) in
+            if let instance, s.probes[probe]?.serial != instance { return (nil, nil, nil, [], nil) }
             // This probe's last report is still held: it goes out before this one replaces it.
             let held =
                 s.pacing.holds(probe)
@@ -58,6 +60,14 @@ extension Agent {
             logger.debug("probe \(probe): its sample on the path's return was not all ok; sampling once more")
             clock.schedule(atMonotonic: clock.monotonicNow &+ PathChange.followUpNanoseconds) { followUp.sampleNow() }
         }
+    }
+
+    /// The whole state now (a reload removed probes), whatever the pacing holds.
+    func publishState() {
+        let publication = state.withLock { s in
+            publish(&s, events: [], firstComplete: false, at: clock.wallNow, whole: true, reporting: nil)
+        }
+        if let publication { deliver(publication) }
     }
 
     /// The paced batch is due (or the agent stops): the reports held since the last one go out

@@ -86,11 +86,13 @@ package final class Agent: Sendable {
     private func add(_ created: ProbeSetup.Created, loaded: LoadedConfig, into s: inout AgentState) -> ProbeRunner {
         let probe = created.config
         let id = probe.id
+        s.instancesMade += 1
+        let serial = s.instancesMade
         let runner = ProbeRunner(
             id: id, instance: created.instance, interval: loaded.interval(of: probe),
             timeout: loaded.timeout(of: probe),
-            logger: logger, report: { [weak self] report in self?.receive(report, from: id) })
-        s.probes[id] = AgentState.ActiveProbe(config: probe, runner: runner)
+            logger: logger, report: { [weak self] report in self?.receive(report, from: id, instance: serial) })
+        s.probes[id] = AgentState.ActiveProbe(config: probe, runner: runner, serial: serial)
         s.book.policies[id] = created.policy
         return runner
     }
@@ -137,15 +139,10 @@ package final class Agent: Sendable {
                 $0.makeSink(in: next, logger: logger)
             }
         }
-        let (stopped, started) = state.withLock { s -> ([ProbeRunner], [ProbeRunner]) in
+        let (stopped, started, removed) = state.withLock { s -> ([ProbeRunner], [ProbeRunner], Bool) in
             let keep = Set(next.config.probes.map(\.id))
-            var stopped: [ProbeRunner] = []
-            for (id, active) in s.probes
-            where !keep.contains(id) || changed.contains(where: { next.config.probes[$0].id == id }) {
-                stopped.append(active.runner)
-                s.probes[id] = nil
-                s.book.removeProbe(id)
-            }
+            let (stopped, removed) = s.retireProbes(
+                keeping: keep, replacing: Set(changed.map { next.config.probes[$0].id }))
             s.awaitFirstReports(onlyFrom: keep)
             s.loaded = next
             s.pacing.window = AgentState.documentWindow(next)
@@ -155,10 +152,12 @@ package final class Agent: Sendable {
                 s.sinks = replacement.sinks
                 s.sinkConfigs = next.config.sinks
             }
-            return (stopped, created.map { add($0, loaded: next, into: &s) })
+            return (stopped, created.map { add($0, loaded: next, into: &s) }, removed)
         }
         if let replacement { handOver(replacement) }
         for runner in stopped { runner.stop() }
+        // The sinks learn now that removed probes are gone, not with the next report.
+        if removed { publishState() }
         started.forEach(begin)
         let summary =
             "\(started.count) probes (re)started, \(stopped.count) stopped, \(next.config.probes.count - started.count) kept"

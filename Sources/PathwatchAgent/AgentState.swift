@@ -4,7 +4,11 @@ struct AgentState {
     struct ActiveProbe {
         var config: ProbeConfig
         var runner: ProbeRunner
+        /// Which instance of the probe this is: a report of an instance a reload replaced,
+        /// coming in while it stops, is not taken for its successor's.
+        var serial: UInt64 = 0
     }
+    var instancesMade: UInt64 = 0
 
     var loaded: LoadedConfig
     var catalog: PluginCatalog
@@ -62,6 +66,27 @@ struct AgentState {
             }
         }
         return (announced, .init(generation: announcements, entries: entries))
+    }
+
+    /// Stops taking reports from the probes a reload removes or replaces, and returns their
+    /// runners, to be stopped outside the lock, and whether any was removed. A replaced probe's
+    /// checks stay until its successor reports (CheckBook+Succession); a removed one's go.
+    mutating func retireProbes(keeping keep: Set<String>, replacing: Set<String>) -> (
+        stopped: [ProbeRunner], removed: Bool
+    ) {
+        var stopped: [ProbeRunner] = []
+        var removed = false
+        for (id, active) in probes where !keep.contains(id) || replacing.contains(id) {
+            stopped.append(active.runner)
+            probes[id] = nil
+            if keep.contains(id) {
+                book.holdOver(id)
+            } else {
+                book.removeProbe(id)
+                removed = true
+            }
+        }
+        return (stopped, removed)
     }
 
     /// A probe removed before its first sample is awaited no more (nor named in STATUS=).

@@ -235,7 +235,7 @@ import Testing
         try config(otherState: "warning").write(to: file, atomically: true, encoding: .utf8)
         agent.signal(SIGHUP)
         let warned = agent.waitForLine(from: first.index, timeout: 10) {
-            $0.contains(#""check":"other/c0","from":"unknown","to":"warning""#)
+            $0.contains(#""check":"other/c0","from":"ok","to":"warning""#)
         }
         #expect(warned != nil, "\(agent.errorOutput)")
         let later = try #require(

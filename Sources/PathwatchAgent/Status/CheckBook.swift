@@ -75,14 +75,14 @@ package struct CheckBook: Sendable {
     package private(set) var records: [String: CheckRecord] = [:]
     /// Each probe's check ids: a report visits its own probe's checks, never the whole book
     /// (with a thousand probes, every report walked every check, and cost grew with the square).
-    private var idsByProbe: [String: Set<String>] = [:]
+    private(set) var idsByProbe: [String: Set<String>] = [:]
     /// The checks that carry path facts (a link's, a connectivity or DNS verdict): the few the
     /// path summary is computed from, so a report need not look through every check for them.
     private var pathFactIDs: Set<String> = []
     /// Whether the last report changed a check's state, added a check or dropped one, whether
     /// or not that raised an event (a check that recovers while its alerts were held back, or is
     /// first seen ok, raises none): the whole state then goes out at once (DocumentPacing).
-    private(set) var lastReportChangedState = false
+    var lastReportChangedState = false
     /// Changes when a check's state changes, or a check is added or dropped: equal versions,
     /// equal states. Drawn from one count for the whole process, so two books (before and
     /// after a reload) never share one. A file sink compares it at every document, where a hash
@@ -98,6 +98,9 @@ package struct CheckBook: Sendable {
     /// The states checks were last announced in before a restart (AnnouncedStates), each taken
     /// by its check when first seen.
     var announcedBefore: [String: AnnouncedStates.Entry] = [:]
+    /// The checks of probes a reload replaced, kept until each successor reports
+    /// (CheckBook+Succession).
+    var heldOver: [String: Set<String>] = [:]
 
     init(agentName: String) { self.agentName = agentName }
 
@@ -112,6 +115,7 @@ package struct CheckBook: Sendable {
     mutating func apply(_ report: ProbeReport, probe: String, at now: WallTime) -> [ChangeEvent] {
         lastReportChangedState = false
         guard let policy = policies[probe] else { return [] }
+        if !heldOver.isEmpty { endHoldOver(probe, by: report) }
         reportSerial &+= 1
         let serial = reportSerial
         switch report {
@@ -159,7 +163,7 @@ package struct CheckBook: Sendable {
         return events
     }
 
-    private mutating func bumpStatesVersion() {
+    mutating func bumpStatesVersion() {
         statesVersion = Self.statesVersions.add(1, ordering: .relaxed).newValue
     }
 
@@ -179,7 +183,7 @@ package struct CheckBook: Sendable {
     }
 
     /// Drops one check and its place in the indexes.
-    private mutating func forget(_ id: String, of probe: String) {
+    mutating func forget(_ id: String, of probe: String) {
         records[id] = nil
         idsByProbe[probe]?.remove(id)
         pathFactIDs.remove(id)
@@ -187,6 +191,7 @@ package struct CheckBook: Sendable {
 
     /// Forgets a probe's checks (the probe was removed or reconfigured).
     mutating func removeProbe(_ probe: String) {
+        heldOver[probe] = nil
         for id in idsByProbe.removeValue(forKey: probe) ?? [] {
             records[id] = nil
             pathFactIDs.remove(id)
@@ -287,7 +292,7 @@ package struct CheckBook: Sendable {
         return .some(from)
     }
 
-    private mutating func refreshPath() {
+    mutating func refreshPath() {
         let previous = path
         path = PathSummary.compute(from: freshPathFacts)
         // A verdict on what lies behind one link says nothing about the next: when the link

@@ -192,10 +192,19 @@ package final class PushDeliverer<Format: PushFormat>: Sendable {
             pass.pacing.noteFailure(
                 count: request.count, delay: delay, receiverAsked: retryAfter != nil, at: clock.monotonicNow)
             let wait = ConfigDuration(nanoseconds: Int64(delay * 1e9))
-            context.note(
-                error: "\(reason); attempt \(pass.pacing.failures) at \(request) failed, next in \(wait)"
-                    + (retryAfter != nil ? " (Retry-After)" : ""),
-                level: pass.pacing.failures == 1 ? .warning : .info)
+            let line =
+                "\(reason); attempt \(pass.pacing.failures) at \(request) failed, next in \(wait)"
+                + (retryAfter != nil ? " (Retry-After)" : "")
+            // An outage's first failure is a warning; its retries, one a minute at most for as
+            // long as it lasts, are summarised by what failed (LogRateLimiter): a new kind of
+            // failure (a refusal after timeouts, a Retry-After) is written at once, the same one
+            // again is counted.
+            context.health.noteError(line)
+            if pass.pacing.failures == 1 {
+                context.log(.warning, line)
+            } else {
+                context.logRepeated(.info, kind: "retry: \(reason)\(retryAfter != nil ? " (Retry-After)" : "")", line)
+            }
         case .rejected(let status, let firstLine):
             pass.pacing.noteDone()
             complete(request.entries, as: .rejected, &pass)
