@@ -58,12 +58,9 @@ package final class TrialProcess: Sendable {
             pipes.append(pipe)
         }
         defer { pipes.forEach { close($0.write) } }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, pipes[0].write, STDOUT_FILENO)
-        posix_spawn_file_actions_adddup2(&actions, pipes[1].write, STDERR_FILENO)
-        posix_spawn_file_actions_adddup2(&actions, pipes[2].write, extraDescriptor)
+        var descriptors: [(from: Int32, to: Int32)] = [
+            (pipes[0].write, STDOUT_FILENO), (pipes[1].write, STDERR_FILENO), (pipes[2].write, extraDescriptor),
+        ]
         var guardPair: [Int32] = [-1, -1]
         if let supervision {
             guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &guardPair) == 0
@@ -72,25 +69,21 @@ package final class TrialProcess: Sendable {
                 pipes.forEach { close($0.read) }
                 throw SpawnError(description: "socketpair: \(text)")
             }
-            posix_spawn_file_actions_adddup2(&actions, guardPair[1], supervision.descriptor)
+            descriptors.append((guardPair[1], supervision.descriptor))
         }
         defer { if guardPair[1] >= 0 { close(guardPair[1]) } }
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        let envp = childEnvironment(overriding: environment).map { strdup($0) } + [nil]
-        defer { envp.forEach { free($0) } }
-        // A session of its own, as a probe's child has: a plug-in on trial that signals its group
-        // must not reach the command that tries it.
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        _ = pw_spawnattr_new_session(&attributes)
-        var pid: pid_t = 0
-        let status = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
-        guard status == 0 else {
+        // In a session of its own, as a probe's child is (ProcessSpawn): a plug-in on trial that
+        // signals its group must not reach the command that tries it.
+        let spawn = ProcessSpawn(
+            executable: executable, argv: [executable] + arguments,
+            environment: childEnvironment(overriding: environment), descriptors: descriptors)
+        let pid: pid_t
+        switch spawn.start() {
+        case .success(let started): pid = started
+        case .failure(let failure):
             pipes.forEach { close($0.read) }
             if guardPair[0] >= 0 { close(guardPair[0]) }
-            throw SpawnError(description: "cannot start \(executable): \(errnoText(status))")
+            throw SpawnError(description: "cannot start \(executable): \(errnoText(failure.code))")
         }
         if let supervision {
             CallRuling.start(supervision: guardPair[0], child: pid, refused: supervision.refused)
@@ -100,15 +93,8 @@ package final class TrialProcess: Sendable {
 
     /// This process's environment with `overrides` in place of the variables they name.
     static func childEnvironment(overriding overrides: [String: String]) -> [String] {
-        var entries: [String] = []
-        var index = 0
-        while let entry = environ[index] {
-            let text = String(cString: entry)
-            let name = String(text.prefix { $0 != "=" })
-            if overrides[name] == nil { entries.append(text) }
-            index += 1
-        }
-        return entries + overrides.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        ProcessSpawn.environment(
+            removing: Set(overrides.keys), adding: overrides.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })
     }
 
     /// Reads stdout, stderr and the extra pipe until the child closes them or `timeoutSeconds`

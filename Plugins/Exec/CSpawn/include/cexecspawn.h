@@ -1,7 +1,9 @@
 /*
  * cexecspawn.h — starting one check command with posix_spawn, as Swift cannot say it: the
  * new-session flag and the closefrom action are GNU extensions Swift's Glibc module leaves out,
- * and pidfd_open(2) is reachable only through the variadic syscall(2).
+ * and pidfd_open(2) is reachable only through the variadic syscall(2). The agent starts its own
+ * children with one helper of its own (ProcessSpawn); this plug-in cannot use it, since a plug-in
+ * links the SDK and never the agent's modules, so it keeps this shim.
  */
 #ifndef PATHWATCH_CEXECSPAWN_H
 #define PATHWATCH_CEXECSPAWN_H
