@@ -89,8 +89,9 @@ struct DebianPolicyTests {
         // One entry per release of docs/changelog.md, newest first.
         let all = try run(["dpkg-parsechangelog", "-l-", "--all", "-S", "Changes"], input: changelog)
         let versions = all.stdout.split(separator: "\n").compactMap { line -> String? in
-            guard line.hasPrefix(" pathwatch ("), let close = line.firstIndex(of: ")") else { return nil }
-            return String(line[line.index(line.startIndex, offsetBy: 12)..<close])
+            let entry = line.drop { $0 == " " }
+            guard entry.hasPrefix("pathwatch ("), let close = entry.firstIndex(of: ")") else { return nil }
+            return String(entry[entry.index(entry.startIndex, offsetBy: 11)..<close])
         }
         #expect(versions == Distribution.releases, "entries \(versions), releases \(Distribution.releases)")
     }

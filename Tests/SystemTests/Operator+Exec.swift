@@ -38,4 +38,28 @@ extension Operator {
             "\(metrics)")
         #expect(document.probes["nagios"]?["isolation"] as? String == "process", "\(document.probes["nagios"] ?? [:])")
     }
+
+    // MARK: 23. a hung exec command does not hold the start
+
+    /// An exec command that hangs until its timeout (10 s) does not hold `systemctl restart`:
+    /// READY comes after `agent.ready_timeout` (2 s), and `systemctl status` names the probe
+    /// still awaited. Had READY waited for every first sample, the hung probe would have
+    /// reported (its timeout) by the time the restart returned, and be awaited no more. Before,
+    /// every start and restart took 10.3 s.
+    func startsWithoutWaitingForAHungCommand() throws -> Double? {
+        try SystemTierTests.write(
+            root, "etc/pathwatch/conf.d/51-hung.json",
+            """
+            {"probes": [{"id": "hung", "plugin": "exec", "interval": "30s", "timeout": "10s", "config": {"commands": [
+                {"name": "sleep", "command": ["/bin/sleep", "30"]}]}}]}
+
+            """)
+        defer { _ = try? container.shell("rm -f /etc/pathwatch/conf.d/51-hung.json; systemctl reload pathwatch") }
+        let (restart, seconds) = try timed("systemctl restart pathwatch")
+        let status = try container.shell("systemctl status pathwatch --no-pager").stdout
+        #expect(restart.status == 0, "systemctl restart: \(restart.stderr)")
+        #expect(try show("ActiveState")["ActiveState"] == "active", "\(status)")
+        #expect(status.contains("waiting for first samples: hung"), "systemctl status:\n\(status)")
+        return seconds
+    }
 }

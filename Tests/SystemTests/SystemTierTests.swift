@@ -72,6 +72,7 @@ struct SystemTierTests {
         step("3 status") { try host.answersStatusWithoutTheServiceEnvironment() }
         step("4 isolation") { try host.runsAProcessIsolatedProbe() }
         step("19 exec") { try host.runsAnExecCheckUnderTheUnit() }
+        figures.hungStart = step("23 hung exec start") { try host.startsWithoutWaitingForAHungCommand() } ?? nil
         step("21 hostile plug-in") { try host.refusesAHostilePluginUnderTheUnit() }
         step("9 disk") { try host.measuresTheMountsDfShows() }
         step("8 journal") { try host.writesOneJournalLinePerChange() }
@@ -156,6 +157,7 @@ let systemTierUnavailable: String? =
 /// The figures of one run, for the README's benchmark table.
 struct Figures {
     var start: Double?
+    var hungStart: Double?
     var reload: Double?
     var watchdog: (seconds: Double, restartSec: String)?
     var stop: Double?
@@ -164,7 +166,8 @@ struct Figures {
 
     var line: String {
         func seconds(_ value: Double?) -> String { value.map { String(format: "%.2f s", $0) } ?? "not measured" }
-        return "system tier figures: systemctl start → READY \(seconds(start)); systemctl reload \(seconds(reload)); "
+        return "system tier figures: systemctl start → READY \(seconds(start)); "
+            + "restart with an exec command hung until its 10 s timeout → READY \(seconds(hungStart)); systemctl reload \(seconds(reload)); "
             + "watchdog restart (WatchdogSec=3s, RestartSec=\(watchdog?.restartSec ?? "?"); SIGSTOP → new MainPID) \(seconds(watchdog?.seconds)); "
             + "systemctl stop \(seconds(stop)); /events first event \(seconds(firstEvent)); the whole tier \(seconds(total))"
     }
