@@ -27,9 +27,10 @@ let package = Package(
         .target(name: "PathwatchJSON", swiftSettings: strict),
         .target(name: "PathwatchProbeKit", dependencies: ["CPathwatchProbe", "PathwatchJSON"], swiftSettings: strict),
         .target(
-            name: "PathwatchProbeRules", dependencies: ["CPathwatchProbe", "PathwatchProbeKit"], swiftSettings: strict),
+            name: "PathwatchProbeRules", dependencies: ["CPathwatchProbe", "PathwatchJSON", "PathwatchProbeKit"],
+            swiftSettings: strict),
         .target(
-            name: "PathwatchProbeTesting", dependencies: ["PathwatchProbeKit", "PathwatchProbeRules"],
+            name: "PathwatchProbeTesting", dependencies: ["PathwatchJSON", "PathwatchProbeKit", "PathwatchProbeRules"],
             swiftSettings: strict),
 
         // The SDK's own tests, run by the agent's `make test` (`swift test --package-path SDK`):
