@@ -1,6 +1,9 @@
-// swift-tools-version:6.2
+// swift-tools-version:6.3
 // Pathwatch: a host monitoring agent that loads probe plug-ins with dlopen and forwards their
 // aggregated status to sinks. See README.md for the map of the code.
+// Tools version 6.3: the agent installs its own default executor through Swift 6.3's executor
+// factory (Sources/PathwatchAgent/Scheduling/AgentExecutors.swift). The SDK (SDK/Package.swift)
+// needs nothing of 6.3 and stays at 6.2: it asks no more of a plug-in author's toolchain.
 import PackageDescription
 
 // Our own targets build with warnings as errors: the project keeps no warnings.
