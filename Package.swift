@@ -1,6 +1,9 @@
-// swift-tools-version:6.2
+// swift-tools-version:6.3
 // Pathwatch: a host monitoring agent that loads probe plug-ins with dlopen and forwards their
 // aggregated status to sinks. See README.md for the map of the code.
+// Tools version 6.3: the agent installs its own default executor through Swift 6.3's executor
+// factory (Sources/PathwatchAgent/Scheduling/AgentExecutors.swift). The SDK (SDK/Package.swift)
+// needs nothing of 6.3 and stays at 6.2: it asks no more of a plug-in author's toolchain.
 import PackageDescription
 
 // Our own targets build with warnings as errors: the project keeps no warnings.
@@ -219,42 +222,44 @@ let package = Package(
             name: "BandwidthProbeEntry", dependencies: ["BandwidthProbe"], path: "Plugins/Bandwidth/Entry",
             swiftSettings: strict, linkerSettings: pluginExports),
         .target(
-            name: "DiskProbe", dependencies: [probeKit], path: "Plugins/Disk/Sources",
+            name: "DiskProbe", dependencies: [probeKit, json], path: "Plugins/Disk/Sources",
             swiftSettings: strict),
         .target(
             name: "LinkStateProbe", dependencies: [probeKit, "PathwatchNetlink", "CNetlink", "CLinkStateEvents"],
             path: "Plugins/LinkState/Sources", swiftSettings: strict),
         .target(name: "CLinkStateEvents", path: "Plugins/LinkState/CEvents"),
         .target(
-            name: "ReachabilityProbe", dependencies: [probeKit, "CCurlShims", "CPCRE2"],
+            name: "ReachabilityProbe", dependencies: [probeKit, json, "CCurlShims", "CPCRE2"],
             path: "Plugins/Reachability/Sources", swiftSettings: strict),
         .target(
-            name: "BandwidthProbe", dependencies: [probeKit, "PathwatchNetlink"],
+            name: "BandwidthProbe", dependencies: [probeKit, json, "PathwatchNetlink"],
             path: "Plugins/Bandwidth/Sources", swiftSettings: strict),
         .target(
             name: "ConnectivityProbeEntry", dependencies: ["ConnectivityProbe"], path: "Plugins/Connectivity/Entry",
             swiftSettings: strict, linkerSettings: pluginExports),
         // Asks its URL through the reachability probe's libcurl machinery (HTTPCheck).
         .target(
-            name: "ConnectivityProbe", dependencies: [probeKit, "ReachabilityProbe"],
+            name: "ConnectivityProbe", dependencies: [probeKit, json, "ReachabilityProbe"],
             path: "Plugins/Connectivity/Sources", swiftSettings: strict),
         .target(
             name: "PingProbeEntry", dependencies: ["PingProbe"], path: "Plugins/Ping/Entry", swiftSettings: strict,
             linkerSettings: pluginExports),
-        .target(name: "PingProbe", dependencies: [probeKit], path: "Plugins/Ping/Sources", swiftSettings: strict),
+        .target(
+            name: "PingProbe", dependencies: [probeKit, json], path: "Plugins/Ping/Sources", swiftSettings: strict),
         .target(
             name: "DNSProbeEntry", dependencies: ["DNSProbe"], path: "Plugins/DNS/Entry", swiftSettings: strict,
             linkerSettings: pluginExports),
         // Every query of a sample at once on one poll loop, through c-ares.
         .target(
-            name: "DNSProbe", dependencies: [probeKit, "CAres"], path: "Plugins/DNS/Sources", swiftSettings: strict),
+            name: "DNSProbe", dependencies: [probeKit, json, "CAres"], path: "Plugins/DNS/Sources",
+            swiftSettings: strict),
         .target(
             name: "ExecProbeEntry", dependencies: ["ExecProbe"], path: "Plugins/Exec/Entry", swiftSettings: strict,
             linkerSettings: pluginExports),
         // Commands as checks; the agent's own reading of a metric name (ProbeRules) keeps the
         // names it makes from output labels from clashing at the boundary.
         .target(
-            name: "ExecProbe", dependencies: [probeKit, probeRules, "CExecSpawn"], path: "Plugins/Exec/Sources",
+            name: "ExecProbe", dependencies: [probeKit, json, probeRules, "CExecSpawn"], path: "Plugins/Exec/Sources",
             swiftSettings: strict),
         // posix_spawn of one command with a new session, closefrom and a pidfd (GNU extensions).
         .target(name: "CExecSpawn", path: "Plugins/Exec/CSpawn"),
@@ -330,7 +335,7 @@ let package = Package(
             name: "PathwatchWebhookTests",
             dependencies: [
                 "PathwatchWebhook", "PathwatchHTTPOut", "PathwatchAgent", "PathwatchQueue", "PathwatchSinks", probeKit,
-                "CCurlShims",
+                json, "CCurlShims",
                 "PathwatchBase", "PathwatchTestSupport", "PathwatchSinkTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -360,7 +365,7 @@ let package = Package(
         .testTarget(name: "SystemTests", dependencies: ["PathwatchTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "DiskProbeTests",
-            dependencies: [probeABI, probeKit, "DiskProbe", "PathwatchTestSupport", "PluginTestSupport"],
+            dependencies: [probeABI, probeKit, json, "DiskProbe", "PathwatchTestSupport", "PluginTestSupport"],
             path: "Plugins/Disk/Tests", exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
             name: "ExampleProbeTests",
@@ -376,7 +381,7 @@ let package = Package(
         .testTarget(
             name: "ReachabilityProbeTests",
             dependencies: [
-                probeABI, probeKit, probeTesting, "ReachabilityProbe", "CCurlShims", "PathwatchTestSupport",
+                probeABI, probeKit, json, probeTesting, "ReachabilityProbe", "CCurlShims", "PathwatchTestSupport",
                 "PluginTestSupport",
             ],
             path: "Plugins/Reachability/Tests", exclude: ["Fixtures"], swiftSettings: strict),

@@ -1,7 +1,8 @@
 // swift-tools-version:6.2
 // The Pathwatch plug-in SDK: the C ABI header, the JSON pieces a probe needs, the Swift probe
 // kit, and a testing library. It depends on nothing: a plug-in package that uses it resolves
-// no other package (the agent's own dependencies stay the agent's).
+// no other package (the agent's own dependencies stay the agent's). Tools version 6.2, below the
+// agent's 6.3: nothing here needs 6.3.
 import PackageDescription
 
 let strict: [SwiftSetting] = [.treatAllWarnings(as: .error)]
@@ -27,9 +28,10 @@ let package = Package(
         .target(name: "PathwatchJSON", swiftSettings: strict),
         .target(name: "PathwatchProbeKit", dependencies: ["CPathwatchProbe", "PathwatchJSON"], swiftSettings: strict),
         .target(
-            name: "PathwatchProbeRules", dependencies: ["CPathwatchProbe", "PathwatchProbeKit"], swiftSettings: strict),
+            name: "PathwatchProbeRules", dependencies: ["CPathwatchProbe", "PathwatchJSON", "PathwatchProbeKit"],
+            swiftSettings: strict),
         .target(
-            name: "PathwatchProbeTesting", dependencies: ["PathwatchProbeKit", "PathwatchProbeRules"],
+            name: "PathwatchProbeTesting", dependencies: ["PathwatchJSON", "PathwatchProbeKit", "PathwatchProbeRules"],
             swiftSettings: strict),
 
         // The SDK's own tests, run by the agent's `make test` (`swift test --package-path SDK`):

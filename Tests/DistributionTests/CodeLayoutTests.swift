@@ -2,12 +2,12 @@ import Foundation
 import PathwatchTestSupport
 import Testing
 
-/// The shape of the code holds: no module or folder depends on itself through others, no type
-/// is over 300 lines with its extensions, no function of Sources/ is 60 lines or more, no sink
-/// kind is named in the core, and each target of
-/// Package.swift declares exactly the modules its files import (tools/code-layout.py).
+/// The shape of the code holds: no module or folder depends on itself through others, no function
+/// of Sources/ is 60 lines or more, no sink kind is named in the core, and each target of
+/// Package.swift declares exactly the modules its files import (tools/code-layout.py). A type over
+/// 300 lines with its extensions is reported as information, never as a failure.
 @Suite struct CodeLayoutTests {
-    @Test func noLoopsAndNoLongTypes() throws {
+    @Test func noLoopsAndNoLongFunctions() throws {
         let result = try run([
             "python3", Distribution.root.appendingPathComponent("tools/code-layout.py").path, "--quiet",
         ])
@@ -64,18 +64,18 @@ import Testing
     }
 
     /// A type is measured with its extensions: 200 lines and an extension of 120 are one type of
-    /// 324, named with each of its files.
-    @Test func aTypeIsMeasuredWithItsExtensions() throws {
+    /// 324, named with each of its files, as information: the exit status stays 0.
+    @Test func aTypeIsMeasuredWithItsExtensionsAndReportedAsInformation() throws {
         func members(_ count: Int, _ stem: String) -> String {
             (0..<count).map { "    var \(stem)\($0) = 0\n" }.joined()
         }
         let result = try findings([
             "T.swift": "struct T {\n\(members(200, "a"))}\n", "T+More.swift": "extension T {\n\(members(120, "b"))}\n",
         ])
-        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         #expect(
             result.stdout
-                == "Sources/M: T is 324 lines with its extensions (at most 300): Sources/M/T+More.swift (122), Sources/M/T.swift (202)\n"
+                == "information: Sources/M: T is 324 lines with its extensions (over 300): Sources/M/T+More.swift (122), Sources/M/T.swift (202)\n"
         )
     }
 

@@ -1,3 +1,4 @@
+import PathwatchJSON
 import PathwatchProbeKit
 
 @testable import PathwatchAgent

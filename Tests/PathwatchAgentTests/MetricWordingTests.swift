@@ -1,4 +1,5 @@
 import Foundation
+import PathwatchJSON
 import PathwatchProbeKit
 import PathwatchProbeRules
 import PathwatchTestSupport

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Logging
+import PathwatchJSON
 import PathwatchProbeKit
 import PathwatchTestSupport
 import Synchronization

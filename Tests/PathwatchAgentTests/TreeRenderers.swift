@@ -1,3 +1,4 @@
+import PathwatchJSON
 import PathwatchProbeKit
 import PathwatchProbeRules
 

@@ -2,6 +2,7 @@ import CCurlShims
 import Foundation
 import Logging
 import PathwatchBase
+import PathwatchJSON
 import PathwatchProbeKit
 import PathwatchTestSupport
 import Testing

@@ -1,3 +1,4 @@
+import PathwatchJSON
 import PathwatchProbeKit
 
 /// The `bandwidth` probe's configuration. Every key is optional; see the plug-in README for the

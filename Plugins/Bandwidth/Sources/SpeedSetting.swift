@@ -1,3 +1,4 @@
+import PathwatchJSON
 import PathwatchProbeKit
 
 /// The link speed utilisation is measured against, in Mb/s.

@@ -1,3 +1,4 @@
+import PathwatchJSON
 import PathwatchProbeKit
 
 /// The probe's `config` object, decoded strictly (unknown keys are errors with their path).

@@ -1,3 +1,4 @@
+import PathwatchJSON
 import PathwatchProbeKit
 
 /// The probe's `config` object as written, decoded strictly (unknown keys are errors with their

@@ -1,3 +1,4 @@
+import PathwatchJSON
 import PathwatchProbeKit
 
 /// Asks each resolver — the host's own, or listed ones — each configured name and type, all at

@@ -1,3 +1,4 @@
+import PathwatchJSON
 import PathwatchProbeKit
 
 /// One configured query after validation: what is asked, what answers and code are expected,

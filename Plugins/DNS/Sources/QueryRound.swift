@@ -1,4 +1,5 @@
 import CAres
+import PathwatchJSON
 import PathwatchProbeKit
 
 #if canImport(Glibc)

@@ -1,3 +1,4 @@
+import PathwatchJSON
 import PathwatchProbeKit
 
 /// One check `<resolver>/<name>`: whether the resolver answered, with the expected code and

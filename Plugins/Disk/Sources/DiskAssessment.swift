@@ -1,3 +1,4 @@
+import PathwatchJSON
 import PathwatchProbeKit
 
 /// Judges one filesystem's usage against the configured thresholds: the check's state is the

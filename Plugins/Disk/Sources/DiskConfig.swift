@@ -1,3 +1,4 @@
+import PathwatchJSON
 import PathwatchProbeKit
 
 /// The disk probe's `config` object. Every key is optional; see README.md for the defaults.

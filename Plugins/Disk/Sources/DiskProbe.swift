@@ -1,3 +1,4 @@
+import PathwatchJSON
 import PathwatchProbeKit
 
 /// The `disk` probe: one check per mounted filesystem, with df's numbers.

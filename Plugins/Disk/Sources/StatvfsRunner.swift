@@ -1,3 +1,4 @@
+import PathwatchJSON
 import PathwatchProbeKit
 
 /// Runs the statvfs calls of one sample under one deadline on the probe's worker thread, and

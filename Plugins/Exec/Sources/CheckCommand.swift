@@ -1,3 +1,4 @@
+import PathwatchJSON
 import PathwatchProbeKit
 
 /// One configured command, checked: what to run, with which environment, for how long.

@@ -1,4 +1,5 @@
 import CExecSpawn
+import PathwatchJSON
 import PathwatchProbeKit
 
 #if canImport(Glibc)

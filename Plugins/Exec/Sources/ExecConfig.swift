@@ -1,3 +1,4 @@
+import PathwatchJSON
 import PathwatchProbeKit
 
 /// The probe's `config` object as written; `CheckCommand` applies the defaults and checks values.

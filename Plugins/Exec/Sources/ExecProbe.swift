@@ -1,3 +1,4 @@
+import PathwatchJSON
 import PathwatchProbeKit
 
 /// Commands as checks: Nagios/Monitoring Plugins, scripts and tools that print Prometheus text,

@@ -1,3 +1,4 @@
+import PathwatchJSON
 import PathwatchProbeKit
 
 /// ICMP echo to each target, over IPv4 or IPv6, every target at once: round-trip times, jitter

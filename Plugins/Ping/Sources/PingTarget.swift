@@ -1,3 +1,4 @@
+import PathwatchJSON
 import PathwatchProbeKit
 
 /// One target after validation, every default applied. Errors carry the JSON path of the

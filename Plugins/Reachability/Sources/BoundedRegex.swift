@@ -1,4 +1,5 @@
 import CPCRE2
+import PathwatchJSON
 import PathwatchProbeKit
 
 /// A regular expression of `expect_body` or `expect_header`: PCRE2's syntax, matched against

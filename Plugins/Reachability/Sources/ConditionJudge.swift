@@ -1,3 +1,4 @@
+import PathwatchJSON
 import PathwatchProbeKit
 
 /// Judges a response against its target's conditions, right when its transfer finishes (so the

@@ -1,4 +1,5 @@
 import CCurlShims
+import PathwatchJSON
 import PathwatchProbeKit
 
 /// One HTTP(S) request made with this probe's own machinery (a configured libcurl handle, the

@@ -1,3 +1,4 @@
+import PathwatchJSON
 import PathwatchProbeKit
 
 /// An RFC 6901 JSON pointer ("/checks/0/ok"), parsed once from the config so a malformed one is

@@ -1,3 +1,4 @@
+import PathwatchJSON
 import PathwatchProbeKit
 
 /// `max_latency`: a duration, the limit on the total (as before), or an object of limits per

@@ -1,3 +1,4 @@
+import PathwatchJSON
 import PathwatchProbeKit
 
 /// The probe's `config` object as written, before its values are checked against each other

@@ -1,4 +1,5 @@
 import CCurlShims
+import PathwatchJSON
 import PathwatchProbeKit
 
 #if canImport(Glibc)

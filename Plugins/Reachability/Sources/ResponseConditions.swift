@@ -1,3 +1,4 @@
+import PathwatchJSON
 import PathwatchProbeKit
 
 /// What a response must hold besides its status: `expect_body`, `expect_json` and

@@ -1,3 +1,4 @@
+import PathwatchJSON
 import PathwatchProbeKit
 
 /// How long each transfer of a sample may take: its target's timeout, cut to what the sample's

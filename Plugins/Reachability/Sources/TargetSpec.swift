@@ -1,3 +1,4 @@
+import PathwatchJSON
 import PathwatchProbeKit
 
 #if canImport(Glibc)

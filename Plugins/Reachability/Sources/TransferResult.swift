@@ -1,4 +1,5 @@
 import CCurlShims
+import PathwatchJSON
 import PathwatchProbeKit
 
 /// Everything the verdict needs from one finished transfer, read from the easy handle as soon

@@ -1,5 +1,6 @@
 import CCurlShims
 import Glibc
+import PathwatchJSON
 import PathwatchProbeKit
 import Testing
 

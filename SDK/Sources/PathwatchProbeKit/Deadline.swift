@@ -1,4 +1,5 @@
 import CPathwatchProbe
+import PathwatchJSON
 
 /// The moment by which the host needs the running call to return: for `sample(into:)` the
 /// probe's `timeout` from when the host started the sample, for `init(config:)` the create

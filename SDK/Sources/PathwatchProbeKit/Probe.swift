@@ -1,4 +1,4 @@
-@_exported import PathwatchJSON
+import PathwatchJSON
 
 /// A probe written in Swift. Implement this, then export it from the plug-in's module with one
 /// line (see `ProbeExport`):

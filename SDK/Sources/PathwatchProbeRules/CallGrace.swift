@@ -1,3 +1,4 @@
+import PathwatchJSON
 import PathwatchProbeKit
 
 /// How long a call may run past its deadline before the host gives up on it, and how it says so.

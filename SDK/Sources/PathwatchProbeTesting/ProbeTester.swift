@@ -1,4 +1,5 @@
 import CPathwatchProbe
+import PathwatchJSON
 import PathwatchProbeKit
 import PathwatchProbeRules
 
