@@ -39,6 +39,20 @@ import Testing
         host.answer()
         #expect(clock.deadlines == [start + 20 * Self.second])
         #expect(reports.all.count == 2 && reports.failures.isEmpty, "\(reports.all)")
+        // Stopping cancels the pending tick, the one scheduled by the tick at start included.
+        runner.stop()
+        #expect(clock.deadlines.isEmpty, "\(clock.deadlines)")
+    }
+
+    @Test func stoppingRightAfterStartCancelsTheNextTick() throws {
+        let clock = ManualClock()
+        let host = Host(plugin: try UnreadAnswerDeadlineTests.plugin(), unread: false)
+        let (runner, _) = try UnreadAnswerDeadlineTests.run(
+            host, clock: clock, interval: .seconds(10), timeout: .seconds(3))
+        host.answer()
+        // The first tick ran inside its own scheduling and scheduled the next: that one is kept.
+        runner.stop()
+        #expect(clock.deadlines.isEmpty, "\(clock.deadlines)")
     }
 
     @Test func aTickWhileTheSampleIsStillInsideThePluginStartsNone() throws {
