@@ -90,8 +90,7 @@ package final class Agent: Sendable {
         let serial = s.instancesMade
         let runner = ProbeRunner(
             id: id, instance: created.instance, interval: loaded.interval(of: probe),
-            timeout: loaded.timeout(of: probe),
-            logger: logger, clock: clock,
+            timeout: loaded.timeout(of: probe), logger: logger, clock: clock,
             report: { [weak self] report in self?.receive(report, from: id, instance: serial) })
         s.probes[id] = AgentState.ActiveProbe(config: probe, runner: runner, serial: serial)
         s.book.policies[id] = created.policy
