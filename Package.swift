@@ -319,6 +319,7 @@ let package = Package(
             name: "PathwatchFileSinkTests",
             dependencies: [
                 "PathwatchFileSink", "PathwatchAgent", json, "PathwatchTestSupport", "PathwatchSinkTestSupport",
+                "PathwatchClockTesting", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         .testTarget(

@@ -1,10 +1,10 @@
 extension SinkConfig {
-    /// The running sink this entry describes, in the setting of `loaded`.
-    func makeSink(in loaded: LoadedConfig, logger: AgentLogger) -> any Sink {
+    /// The running sink this entry describes, in the setting of `loaded`, timed on `clock`.
+    func makeSink(in loaded: LoadedConfig, logger: AgentLogger, clock: any AgentClock) -> any Sink {
         settings.makeSink(
             SinkContext(
                 triggers: on, baseDirectory: loaded.baseDirectory, stateDirectory: loaded.stateDirectory,
-                interval: loaded.config.agent.interval, logger: logger))
+                interval: loaded.config.agent.interval, logger: logger, clock: clock))
     }
 }
 

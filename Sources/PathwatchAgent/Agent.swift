@@ -64,7 +64,7 @@ package final class Agent: Sendable {
             )
             return
         }
-        let sinks = loaded.config.sinks.map { $0.makeSink(in: loaded, logger: logger) }
+        let sinks = loaded.config.sinks.map { $0.makeSink(in: loaded, logger: logger, clock: clock) }
         let runners = state.withLock { s -> [ProbeRunner] in
             s.catalog = catalog
             s.sinks = sinks
@@ -90,8 +90,8 @@ package final class Agent: Sendable {
         let serial = s.instancesMade
         let runner = ProbeRunner(
             id: id, instance: created.instance, interval: loaded.interval(of: probe),
-            timeout: loaded.timeout(of: probe),
-            logger: logger, report: { [weak self] report in self?.receive(report, from: id, instance: serial) })
+            timeout: loaded.timeout(of: probe), logger: logger, clock: clock,
+            report: { [weak self] report in self?.receive(report, from: id, instance: serial) })
         s.probes[id] = AgentState.ActiveProbe(config: probe, runner: runner, serial: serial)
         s.book.policies[id] = created.policy
         return runner
@@ -136,7 +136,7 @@ package final class Agent: Sendable {
         }
         let replacement = runningSinks.map { runningSinks in
             SinkReplacement(running: runningSinks.map { ($0.0, $0.1) }, next: next.config.sinks, reuse: sameSetting) {
-                $0.makeSink(in: next, logger: logger)
+                $0.makeSink(in: next, logger: logger, clock: clock)
             }
         }
         let (stopped, started, removed) = state.withLock { s -> ([ProbeRunner], [ProbeRunner], Bool) in

@@ -49,7 +49,7 @@ package enum Once {
             return ProbeRunner(
                 id: id, instance: c.instance, interval: loaded.interval(of: c.config),
                 timeout: loaded.timeout(of: c.config),
-                logger: logger,
+                logger: logger, clock: SystemClock(),
                 report: { report in
                     let first = results.withLock { r -> Bool in
                         guard r[id] == nil else { return false }

@@ -16,6 +16,7 @@ import Synchronization
 /// the file is written at most once per `spacing` (the agent's interval) less the tenth that is
 /// the documents' jitter (`earliestNextDocument`), the newest document each time. A report that
 /// changed a check's state, or added or removed a check, is written at once: a change never waits.
+/// The spacing is read and waited for on the agent's clock.
 final class FileSink: Sink {
     let path: String
     let pretty: Bool
@@ -27,6 +28,8 @@ final class FileSink: Sink {
     /// and ten minutes (its `last_error` is in the status document meanwhile).
     private let repeated: LogRateLimiter
     private let queue = SerialThread(name: "pw-sink-file")
+    /// What the spacing reads and waits on, and the time of the last write.
+    private let clock: any AgentClock
 
     private struct Pending {
         var snapshot: StatusSnapshot?
@@ -54,6 +57,7 @@ final class FileSink: Sink {
         self.mode = mode
         self.triggers = triggers
         self.spacing = spacing
+        self.clock = clock
         repeated = LogRateLimiter(clock: clock) { level, text in logger.log(level, text) }
     }
 
@@ -79,10 +83,10 @@ final class FileSink: Sink {
             return p.lastWrite.map { Self.earliestWrite(after: $0, spacing: spacing) } ?? 0
         }
         guard let due else { return }
-        if due <= monotonicNanoseconds() {
+        if due <= clock.monotonicNow {
             queue.async { self.writeLatest() }
         } else {
-            TimerThread.shared.schedule(atMonotonic: due) { self.queue.async { self.writeLatest() } }
+            clock.schedule(atMonotonic: due) { self.queue.async { self.writeLatest() } }
         }
     }
 
@@ -98,7 +102,7 @@ final class FileSink: Sink {
             p.snapshot = nil
             p.scheduled = false
             p.urgent = false
-            if d != nil { p.lastWrite = monotonicNanoseconds() }
+            if d != nil { p.lastWrite = clock.monotonicNow }
             return d
         }
         guard let snapshot else { return }
@@ -112,7 +116,7 @@ final class FileSink: Sink {
         // Rendered here, on this sink's thread, once per write.
         do {
             try AtomicFile.write(render(snapshot), to: path, mode: mode, syncFolder: false)
-            outcome.withLock { $0 = (WallTime.now(), nil) }
+            outcome.withLock { $0 = (clock.wallNow, nil) }
         } catch {
             repeated.log(.error, kind: "cannot-write", "file sink: cannot write \(path): \(error)")
             outcome.withLock { $0.lastError = "\(error)" }

@@ -29,7 +29,7 @@ extension FileSinkSettings {
         FileSink(
             path: resolvePath(path, relativeTo: context.baseDirectory), pretty: pretty, format: format, mode: mode,
             triggers: context.triggers,
-            spacing: context.interval, logger: context.logger)
+            spacing: context.interval, logger: context.logger, clock: context.clock)
     }
 }
 

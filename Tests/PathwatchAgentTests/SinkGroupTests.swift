@@ -76,7 +76,8 @@ private final class RecordingSink: Sink {
         group.leave([replaced])
         group.join([RecordingSink("successor", log: log)])
         try await runUntilShutdown(group) {
-            // The group has applied the leave once only the successor is served.
+            // A sink is counted as its join is applied: the group serves one sink again once the
+            // replaced one's run has ended, whether it had begun before the leave or not.
             await waitUntil(group, serves: 1)
         }
         #expect(log.all == ["successor drained", "successor closed"])
@@ -96,6 +97,7 @@ private final class RecordingSink: Sink {
     /// Waits (up to 10 s) until the group runs that many sinks: it is running and has applied
     /// the changes handed to it.
     private func waitUntil(_ group: SinkGroup, serves count: Int) async {
-        _ = await waitUntilSuspending(timeout: 10) { group.serving == count }
+        let served = await waitUntilSuspending(timeout: 10) { group.serving == count }
+        #expect(served, "the group serves \(group.serving) sinks, not \(count)")
     }
 }

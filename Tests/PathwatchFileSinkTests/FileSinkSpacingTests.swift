@@ -1,5 +1,10 @@
+import Foundation
+import Logging
+import PathwatchClockTesting
+import PathwatchTestSupport
 import Testing
 
+@testable import PathwatchAgent
 @testable import PathwatchFileSink
 
 /// The file sink's spacing between writes of documents that changed nothing: the agent's
@@ -34,5 +39,45 @@ import Testing
 
     @Test func writesStayAtLeastNineTenthsOfTheSpacingApart() {
         #expect(FileSink.earliestWrite(after: 100 * Self.second, spacing: 10 * Self.second) == 109 * Self.second)
+    }
+}
+
+/// The spacing as the running sink keeps it, on a clock the test moves: the first document is
+/// written at once; one that changed nothing after it waits for nine tenths of the spacing from
+/// that write, on the clock, and the newest document waiting then is the one written.
+@Suite(.onItsOwnThread) struct FileSinkSpacingClockTests {
+    static let second: UInt64 = 1_000_000_000
+
+    /// A document that says which it is by the agent's name.
+    static func batch(_ name: String) -> SinkBatch {
+        let snapshot = StatusSnapshot(
+            identity: AgentIdentity(name: name), time: WallTime(milliseconds: 1), checks: [], path: .unmonitored)
+        return SinkBatch(events: [], snapshot: snapshot)
+    }
+
+    @Test func aDocumentThatChangedNothingWaitsForTheSpacingOnTheSinksClock() throws {
+        let dir = try TestEnvironment.makeTemporaryDirectory("pathwatch-file-spacing")
+        defer { TestEnvironment.removeTemporaryDirectory(dir) }
+        let path = dir.appendingPathComponent("status.json").path
+        let clock = ManualClock()
+        let logger = AgentLogger(logger: Logger(label: "file-spacing"), redactor: SecretRedactor())
+        let sink = FileSink(
+            path: path, pretty: false, triggers: [.every], spacing: .seconds(10), logger: logger, clock: clock)
+        defer { sink.close(handingOverTo: nil) }
+        func written() -> String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
+        let start = ManualClock.start
+        sink.submit(Self.batch("first"))
+        try #require(waitUntil(timeout: 10) { written().contains("\"first\"") }, "the first document was not written")
+        #expect(sink.status().lastDelivery == ManualClock.wall(at: start))
+        sink.submit(Self.batch("second"))
+        sink.submit(Self.batch("third"))
+        // One write waits, on the clock, for 9 s (the spacing less its tenth) after the first.
+        #expect(clock.deadlines == [start + 9 * Self.second])
+        clock.advance(to: start + 9 * Self.second - 1)
+        #expect(sink.status().queued == 1 && written().contains("\"first\""))
+        clock.advance(to: start + 9 * Self.second)
+        try #require(waitUntil(timeout: 10) { written().contains("\"third\"") }, "written: \(written())")
+        #expect(sink.status().lastDelivery == ManualClock.wall(at: start + 9 * Self.second))
+        #expect(sink.status().queued == 0)
     }
 }

@@ -24,6 +24,8 @@ import Testing
         var summary: String
         var stdoutChangeIDs: [String]
         var stdoutStates: [String]
+        /// The agent printed every check ok again after the load: what stdout says is complete.
+        var settled: Bool
         var peakPSSKiB: Int
         var healthzAfter: Int
         var stillRunning: Bool
@@ -33,7 +35,10 @@ import Testing
 
     /// Starts the agent on the test probe (`checks` lines in its state file, all ok), runs the
     /// load script with `arguments` (and `--toggle` on that file when `toggle`), sampling the
-    /// tree's PSS every half second, then waits for the agent to report every check ok again.
+    /// tree's PSS every half second, then waits for the agent to report every check ok again (up
+    /// to a minute: a loaded machine may leave the agent's stdout behind the streams). The
+    /// requests after the load are retried until the agent answers (for a minute), so that a
+    /// reply that is slow to come is not read as a missing one.
     static func run(checks: Int, maxConnections: Int? = nil, toggle: Bool = true, _ arguments: [String]) throws -> Run {
         let dir = try FixturePlugins.folderWithTestProbe()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
@@ -54,19 +59,25 @@ import Testing
             return false
         }
         // The toggler leaves every check ok: wait for the agent to say so before reading stdout.
-        _ = waitUntil(timeout: 30) {
+        let settled = waitUntil(timeout: 60) {
             let last = Dictionary(
                 agent.changeEvents.map { (($0["check"] as? String) ?? "", ($0["to"] as? String) ?? "") },
                 uniquingKeysWith: { $1 })
             return !toggle || (0..<checks).allSatisfy { last["p/c\($0)"] ?? "ok" == "ok" }
         }
         let events = agent.changeEvents
+        func answered(_ path: String, auth: LiveAgent.Auth = .token) -> LiveAgent.Reply? {
+            waitUntilValue(timeout: 60, interval: 0.5) {
+                guard agent.process.isRunning, let reply = try? agent.request(path, auth: auth) else { return nil }
+                return reply.status == 0 ? nil : reply
+            }
+        }
         return Run(
             summary: (try? String(contentsOf: summaryFile, encoding: .utf8)) ?? "",
             stdoutChangeIDs: events.compactMap { $0["id"] as? String },
             stdoutStates: events.filter { $0["check"] as? String == "p/c0" }.compactMap { $0["to"] as? String },
-            peakPSSKiB: peak, healthzAfter: (try? agent.request("/healthz", auth: .none))?.status ?? 0,
-            stillRunning: agent.process.isRunning, metricsAfter: (try? agent.request("/metrics"))?.body ?? "",
+            settled: settled, peakPSSKiB: peak, healthzAfter: answered("/healthz", auth: .none)?.status ?? 0,
+            stillRunning: agent.process.isRunning, metricsAfter: answered("/metrics")?.body ?? "",
             stderr: String(agent.process.errorOutput.suffix(2000)) + load.errorOutput)
     }
 
@@ -152,6 +163,7 @@ import Testing
             try? parseJSONObject(run.summary), "the load script's summary: \(run.summary.prefix(300))\n\(run.stderr)")
         let sse = try #require(summary["sse"] as? [String: Any])
         let stuck = try #require(summary["stuck"] as? [String: Any])
+        #expect(run.settled, "the agent's stdout never showed every check ok again: \(run.stderr)")
         #expect(Self.int(stuck, "dropped") == 1, "the client that never read was not dropped: \(stuck)")
         // What it drained after the drop is what the kernel still held for it: the stream's fixed
         // send buffer (twice LiveHub.streamSendBuffer) and its own 4 KiB receive buffer, not the

@@ -9,7 +9,10 @@ import Synchronization
 /// each call its deadline and enforces it. An inline event-driven probe has a thread of its own
 /// instead, which sleeps on its event descriptor and serves each readiness in turn with its
 /// samples, so a kernel notice wakes only this thread. Its deadlines (the next interval, the
-/// running sample's timeout) live on the agent's one timer thread.
+/// running sample's timeout, the grace after it) are read and scheduled on the agent's clock:
+/// the kernel's, with jobs on the agent's one timer thread, but for a test that moves it. The
+/// deadline a call is handed is on that clock too (a plug-in reads the kernel's: the two are the
+/// same clock outside tests).
 ///
 /// A sample's deadline is its timeout from the tick that started it; the plug-in is told it and
 /// fits its waits inside it. One still running `CallDeadlines.grace` after it turns the probe's
@@ -26,7 +29,8 @@ final class ProbeRunner: Sendable {
     private let report: @Sendable (ProbeReport) -> Void
     private let logger: AgentLogger
     private let calls: any JobLane
-    private let timers = TimerThread.shared
+    /// What every interval, deadline and grace is read and scheduled on.
+    private let clock: any AgentClock
     /// An inline event-driven plug-in's descriptor, watched by `eventThread` between its jobs.
     private let eventDescriptor: Int32?
     /// The thread of an inline event-driven probe, which is also its `calls`; nil otherwise.
@@ -40,10 +44,13 @@ final class ProbeRunner: Sendable {
         /// A sample was asked for at once while one was running: take another when it returns.
         var againWhenDone = false
         /// The next interval's timer.
-        var tickTimer: TimerThread.Token?
+        var tickTimer: ClockTimer?
+        /// Counts the ticks scheduled: a tick due at once may schedule the next before its own
+        /// scheduling has returned, and the newer timer is the one to keep.
+        var ticksScheduled = 0
         /// The running sample's give-up timer, cancelled when the sample returns: otherwise the
         /// timer thread wakes once more for every sample, only to find it done.
-        var graceTimer: TimerThread.Token?
+        var graceTimer: ClockTimer?
     }
     private let state = Mutex(State())
     private let reportedProblems = Mutex<Set<String>>([])
@@ -53,11 +60,13 @@ final class ProbeRunner: Sendable {
     /// Whether the plug-in drains its event descriptor (DrainGuard), wherever it is watched.
     private let descriptorHealth: EventDescriptorHealth
 
+    /// `clock`: the agent's (a test's, to run intervals, deadlines and the grace in virtual time).
     init(
         id: String, instance: any ProbeHost, interval: ConfigDuration, timeout: ConfigDuration, logger: AgentLogger,
-        report: @escaping @Sendable (ProbeReport) -> Void
+        clock: any AgentClock, report: @escaping @Sendable (ProbeReport) -> Void
     ) {
         self.id = id
+        self.clock = clock
         self.instance = instance
         self.interval = interval
         self.timeout = timeout
@@ -98,7 +107,7 @@ final class ProbeRunner: Sendable {
                 )
             }
         }
-        scheduleTick(at: monotonicNanoseconds())
+        scheduleTick(at: clock.monotonicNow)
     }
 
     /// The interval's next tick. The first is at start; the others are on the grid of the
@@ -110,14 +119,18 @@ final class ProbeRunner: Sendable {
     /// suspended, the timer thread held up) is skipped, not fired in a burst. Stopping is seen
     /// by the firing tick itself, so a cancel that loses a race changes nothing.
     private func scheduleTick(at deadline: UInt64) {
-        let token = timers.schedule(atMonotonic: deadline) { [weak self] in
+        let number = state.withLock { s -> Int in
+            s.ticksScheduled += 1
+            return s.ticksScheduled
+        }
+        let timer = clock.schedule(atMonotonic: deadline) { [weak self] in
             guard let self, !state.withLock({ $0.stopped }) else { return }
             let period = UInt64(max(1, interval.nanoseconds))
-            let after = max(deadline &+ period / 2, monotonicNanoseconds())
+            let after = max(deadline &+ period / 2, clock.monotonicNow)
             scheduleTick(at: (after / period + 1) * period)
             tick(due: deadline)
         }
-        state.withLock { $0.tickTimer = token }
+        state.withLock { s in if s.ticksScheduled == number { s.tickTimer = timer } }
     }
 
     /// A call is inside the plug-in (a hung one, after its timeout).
@@ -144,7 +157,7 @@ final class ProbeRunner: Sendable {
             return !s.stopped
         }
         guard first else { return }
-        if let token = state.withLock({ $0.tickTimer }) { timers.cancel(token) }
+        state.withLock { $0.tickTimer }?.cancel()
         // No readiness is served after this: the destroy below may close the descriptor.
         eventThread?.unwatch()
         // A call inside the plug-in lets this thread go (a child's destroy then kills it if it
@@ -184,7 +197,7 @@ final class ProbeRunner: Sendable {
             logger.debug("probe \(id): previous sample still running; skipping this interval")
             return
         }
-        let now = monotonicNanoseconds()
+        let now = clock.monotonicNow
         let start = due.map { now &- $0 < 10_000_000 ? $0 : now } ?? now
         let deadline = CallDeadlines.deadline(from: Int64(start), after: timeout)
         // Set before the call starts, so the call's end always finds it to cancel.
@@ -199,7 +212,7 @@ final class ProbeRunner: Sendable {
     /// thread, which lets the lane go while the child works (a thousand probes' samples are
     /// then no thread's wait each); events from a child come on that same thread, in order.
     private func sampled(_ result: CallResult, by deadline: Deadline) {
-        let (stopped, late, again, grace) = state.withLock { s -> (Bool, Bool, Bool, TimerThread.Token?) in
+        let (stopped, late, again, grace) = state.withLock { s -> (Bool, Bool, Bool, ClockTimer?) in
             s.inFlight = false
             defer {
                 s.againWhenDone = false
@@ -207,7 +220,7 @@ final class ProbeRunner: Sendable {
             }
             return (s.stopped, s.timedOut, s.againWhenDone && !s.stopped, s.graceTimer)
         }
-        if let grace { timers.cancel(grace) }
+        grace?.cancel()
         // Stopped under it (a reload removed the probe, the agent stops): nothing to report,
         // and nothing went wrong.
         if stopped { return }
@@ -223,32 +236,33 @@ final class ProbeRunner: Sendable {
                 "probe \(id): a sample returned after its \(timeout) deadline and grace; its result was dropped")
             return
         }
-        if deadline.hasPassed {
+        let now = Int64(clamping: clock.monotonicNow)
+        if now >= deadline.monotonicNanoseconds {
             // Within the grace: taken, but the plug-in should fit its waits inside its deadline.
-            let late = ConfigDuration(nanoseconds: MonotonicClock.nowNanoseconds() - deadline.monotonicNanoseconds)
+            let late = ConfigDuration(nanoseconds: now - deadline.monotonicNanoseconds)
             logger.debug("probe \(id): a sample returned \(late) after its \(timeout) deadline")
         }
         deliver(result, asEvent: false)
     }
 
     /// The plug-in has its deadline and the grace after it; then call number `call` is given up on.
-    private func giveUp(_ call: Int, at deadline: Deadline) -> TimerThread.Token {
+    private func giveUp(_ call: Int, at deadline: Deadline) -> ClockTimer {
         let due = deadline.monotonicNanoseconds &+ CallDeadlines.grace.nanoseconds
         // However far behind the agent's reading is, the call is given up on by then.
         let latest = due &+ max(timeout.nanoseconds, CallDeadlines.grace.nanoseconds)
-        return timers.schedule(atMonotonic: UInt64(due)) { [self] in expire(call, latest: latest) }
+        return clock.schedule(atMonotonic: UInt64(due)) { [self] in expire(call, latest: latest) }
     }
 
     /// How soon a call whose answer may be waiting unread is looked at again.
     static let unreadAnswerRecheckNanoseconds: Int64 = 250_000_000
 
     private func expire(_ call: Int, latest: Int64) {
-        let now = MonotonicClock.nowNanoseconds()
+        let now = Int64(clamping: clock.monotonicNow)
         let waiting = state.withLock { $0.inFlight && $0.callNumber == call && !$0.stopped }
         if now < latest, waiting, instance.answerMayBeUnread {
             // The answer may have come in time and wait, unread, behind others the agent is still
             // handling (a thousand probes changing at once): the agent is behind, not the plug-in.
-            _ = timers.schedule(atMonotonic: UInt64(now &+ Self.unreadAnswerRecheckNanoseconds)) { [self] in
+            clock.schedule(atMonotonic: UInt64(now &+ Self.unreadAnswerRecheckNanoseconds)) { [self] in
                 expire(call, latest: latest)
             }
             return
@@ -270,7 +284,12 @@ final class ProbeRunner: Sendable {
 
     /// Serves one readiness of the event descriptor, on the probe's thread, between samples.
     private func serveEvent() {
-        if !state.withLock({ $0.stopped }) { deliver(instance.handleEvent(by: .after(timeout)), asEvent: true) }
+        if !state.withLock({ $0.stopped }) { deliver(instance.handleEvent(by: eventDeadline()), asEvent: true) }
+    }
+
+    /// An event call's deadline: the probe's timeout from when the readiness is served.
+    private func eventDeadline() -> Deadline {
+        CallDeadlines.deadline(from: Int64(clamping: clock.monotonicNow), after: timeout)
     }
 
     private func deliver(_ result: CallResult, asEvent: Bool) {

@@ -80,4 +80,6 @@ package struct SinkContext: Sendable {
     /// The agent's probe interval (a sink may space its writes by it).
     package var interval: ConfigDuration
     package var logger: AgentLogger
+    /// The agent's clock: what the sink's spacing, retries and ages read and are scheduled on.
+    package var clock: any AgentClock
 }

@@ -72,13 +72,18 @@ extension Sink {
     /// the sinks a reload replaces), until the service group shuts down; then it delivers what
     /// it holds, for at most `SinkGroup.drainSeconds`, and closes. That wait blocks, so it runs
     /// on a thread of its own. Cancelled (a reload replaced and closed it, or the group is
-    /// failing), it returns at once.
-    package func run() async throws {
+    /// failing), it returns at once; so does one that `left` says a reload closed by the time
+    /// the shutdown came (the cancel may not have reached it yet: `run(unless:)`).
+    package func run() async throws { try await run(unless: { false }) }
+
+    /// `run()`, for a sink that `left` may say a reload closed.
+    package func run(unless left: @Sendable () -> Bool) async throws {
         do {
             try await gracefulShutdown()
         } catch {
             return
         }
+        guard !left() else { return }
         await onThreadOfItsOwn(named: "pw-sink-drain") {
             self.drain(timeout: SinkGroup.drainSeconds)
             self.close(handingOverTo: nil)

@@ -19,11 +19,30 @@ package final class SinkGroup: Service {
         case leave(ObjectIdentifier)
     }
 
+    /// A sink the group runs: whether a reload closed it, and the stream whose end says so.
+    private final class Member: Sendable {
+        let sink: any Sink
+        let left = Atomic<Bool>(false)
+        let departure: AsyncStream<Void>
+        private let depart: AsyncStream<Void>.Continuation
+
+        init(_ sink: any Sink) {
+            self.sink = sink
+            (departure, depart) = AsyncStream.makeStream()
+        }
+
+        func leave() {
+            left.store(true, ordering: .releasing)
+            depart.finish()
+        }
+    }
+
     private let changes: AsyncStream<Change>
     private let continuation: AsyncStream<Change>.Continuation
     private let running = Atomic<Int>(0)
 
-    /// How many sinks are being run now: those that joined, less those that left or finished.
+    /// How many sinks are being run now: those that joined (counted as their join is applied,
+    /// before their run begins), less those whose run ended (they left or finished).
     var serving: Int { running.load(ordering: .relaxed) }
 
     init() {
@@ -50,28 +69,31 @@ package final class SinkGroup: Service {
                 try? await gracefulShutdown()
                 continuation.finish()
             }
-            var leaving: [ObjectIdentifier: AsyncStream<Void>.Continuation] = [:]
+            var members: [ObjectIdentifier: Member] = [:]
             for await change in changes {
                 switch change {
                 case .join(let sink):
-                    let (left, leave) = AsyncStream<Void>.makeStream()
-                    leaving[ObjectIdentifier(sink)] = leave
-                    group.addTask { await self.serve(sink, until: left) }
+                    let member = Member(sink)
+                    members[ObjectIdentifier(sink)] = member
+                    running.add(1, ordering: .relaxed)
+                    group.addTask { await self.serve(member) }
                 case .leave(let id):
-                    leaving.removeValue(forKey: id)?.finish()
+                    members.removeValue(forKey: id)?.leave()
                 }
             }
         }
     }
 
-    /// Runs `sink` as a service until it returns (it drained after a shutdown) or it leaves
-    /// (a reload closed it), whichever comes first; leaving cancels its run.
-    private func serve(_ sink: any Sink, until left: AsyncStream<Void>) async {
-        running.add(1, ordering: .relaxed)
+    /// Runs the member's sink as a service until it returns (it drained after a shutdown) or it
+    /// leaves (a reload closed it), whichever comes first; leaving cancels its run. One that
+    /// left before its run began, or before the shutdown reached it, is neither drained nor
+    /// closed again.
+    private func serve(_ member: Member) async {
         defer { running.subtract(1, ordering: .relaxed) }
+        guard !member.left.load(ordering: .acquiring) else { return }
         await withTaskGroup(of: Void.self) { race in
-            race.addTask { try? await sink.run() }
-            race.addTask { for await _ in left {} }
+            race.addTask { try? await member.sink.run { member.left.load(ordering: .acquiring) } }
+            race.addTask { for await _ in member.departure {} }
             await race.next()
             race.cancelAll()
         }

@@ -21,6 +21,6 @@ extension PushSink {
     package convenience init(format: Format, secrets: [String], _ context: SinkContext) {
         self.init(
             format: format, triggers: context.triggers, stateDirectory: context.stateDirectory, secrets: secrets,
-            logger: context.logger)
+            logger: context.logger, clock: context.clock)
     }
 }

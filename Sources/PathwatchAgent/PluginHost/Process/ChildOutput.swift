@@ -8,9 +8,12 @@ struct ChildOutput {
     private var tail = StderrTail()
     private let redactor: SecretRedactor
 
-    init(stdout: Int32, stderr: Int32, label: @escaping @Sendable () -> String, logger: AgentLogger) {
+    init(
+        stdout: Int32, stderr: Int32, label: @escaping @Sendable () -> String, logger: AgentLogger,
+        clock: any AgentClock = SystemClock()
+    ) {
         descriptors = [stdout, stderr]
-        log = OutputLog(label: label, logger: logger)
+        log = OutputLog(label: label, logger: logger, clock: clock)
         redactor = logger.redactor
     }
 

@@ -59,7 +59,7 @@ final class ChildProcess: Sendable {
     /// `plugin-child`. `label` names it in logs (asked each time: the probes a child hosts change).
     static func start(
         arguments: [String], executable: String = executable, label: @escaping @Sendable () -> String,
-        logger: AgentLogger, route: Route? = nil, ended: Ended? = nil
+        logger: AgentLogger, route: Route? = nil, ended: Ended? = nil, clock: any AgentClock = SystemClock()
     ) -> Result<ChildProcess, ChildStartError> {
         // The calls' socket; the child's stdout, and its stderr apart (its last lines go into a
         // crash's cause); where the child says which instance a crash or exit() happened in
@@ -92,7 +92,7 @@ final class ChildProcess: Sendable {
         let reader = SerialThread(name: "pw-child-\(pid)")
         reader.async {
             child.readUntilEnd(
-                output: ChildOutput(stdout: outputEnd, stderr: errorsEnd, label: label, logger: logger),
+                output: ChildOutput(stdout: outputEnd, stderr: errorsEnd, label: label, logger: logger, clock: clock),
                 fault: faultEnd,
                 exitWatch: exitWatch, label: label, logger: logger)
         }

@@ -2,7 +2,7 @@ import PathwatchProbeKit
 
 /// A child's stdout and stderr, as debug log lines naming the probe: each line cut at 1 KiB,
 /// at most 100 lines a minute of the two together (the rest counted), so a chattering plug-in
-/// cannot flood the log.
+/// cannot flood the log. The minute is the agent's clock's (a child's restarts are timed on it).
 struct OutputLog {
     enum Stream: Int {
         case stdout = 0
@@ -13,13 +13,17 @@ struct OutputLog {
     let logger: AgentLogger
     /// The line each stream has begun and not ended yet.
     private var partial: [[UInt8]] = [[], []]
-    private var windowStart = MonotonicClock.nowNanoseconds()
+    /// What the one-minute window is read on.
+    private let clock: any AgentClock
+    private var windowStart: UInt64
     private var linesInWindow = 0
     private var suppressed = 0
 
-    init(label: @escaping @Sendable () -> String, logger: AgentLogger) {
+    init(label: @escaping @Sendable () -> String, logger: AgentLogger, clock: any AgentClock = SystemClock()) {
         self.label = label
         self.logger = logger
+        self.clock = clock
+        windowStart = clock.monotonicNow
     }
 
     mutating func append(_ bytes: ArraySlice<UInt8>, from stream: Stream) {
@@ -38,8 +42,8 @@ struct OutputLog {
     }
 
     private mutating func emit(_ stream: Stream) {
-        let now = MonotonicClock.nowNanoseconds()
-        if now - windowStart > 60_000_000_000 {
+        let now = clock.monotonicNow
+        if now &- windowStart > 60_000_000_000 {
             if suppressed > 0 { logger.debug("\(label()): plug-in output: \(suppressed) more lines not logged") }
             windowStart = now
             linesInWindow = 0

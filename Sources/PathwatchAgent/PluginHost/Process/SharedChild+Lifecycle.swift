@@ -16,7 +16,7 @@ extension SharedChild {
             route: { [weak self] id, message in self?.route(id, message) },
             ended: { [weak self] status, faultIn, stderrTail in
                 self?.childEnded(status, faultIn: faultIn, stderrTail: stderrTail)
-            })
+            }, clock: launch.clock)
         switch started {
         case .failure(let error):
             failedToStart(error.reason)
