@@ -1,4 +1,5 @@
 import PathwatchClockTesting
+import PathwatchJSON
 import PathwatchProbeKit
 import PathwatchTestSupport
 import Testing

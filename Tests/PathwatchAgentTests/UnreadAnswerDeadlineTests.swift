@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PathwatchClockTesting
+import PathwatchJSON
 import PathwatchProbeKit
 import PathwatchTestSupport
 import Synchronization
