@@ -136,7 +136,11 @@ final class FileSink: Sink {
         return SinkStatus(type: "file", target: path, queued: queued, dropped: 0, lastDelivery: last, lastError: error)
     }
 
-    func close(handingOverTo successor: (any Sink)?) { queue.finish() }
+    func close(handingOverTo successor: (any Sink)?) {
+        // What the log held back is said before the sink goes.
+        repeated.flush()
+        queue.finish()
+    }
 
     func drain(timeout: Double) {
         let done = DispatchSemaphore(value: 0)

@@ -42,6 +42,23 @@ import Testing
         #expect(lines.all.count == 3)
     }
 
+    /// A stop says what was held back since the last line, without waiting for the interval;
+    /// the summary's timer then finds nothing left to say.
+    @Test func aFlushAtStopWritesTheSummariesStillDue() {
+        let (limiter, clock, lines) = limiter()
+        for n in 1...5 { limiter.log(.warning, kind: "queue-full", "dropped the \(n) oldest") }
+        limiter.log(.error, kind: "cannot-write", "cannot write")
+        clock.advance(by: 3 * Self.minute)
+        limiter.flush()
+        #expect(
+            lines.all == [
+                "warning: dropped the 1 oldest", "error: cannot write",
+                "warning: dropped the 5 oldest (and 4 more like it in the last 3 minutes)",
+            ])
+        clock.advance(by: 10 * Self.minute)
+        #expect(lines.all.count == 3)
+    }
+
     @Test func aFloodThatGoesOnGetsASummaryEveryInterval() {
         let (limiter, clock, lines) = limiter()
         for _ in 0..<(35 * 6) {

@@ -53,10 +53,18 @@ package final class LogRateLimiter: Sendable {
         if let summaryAt { clock.schedule(atMonotonic: summaryAt) { [weak self] in self?.summarize(kind) } }
     }
 
+    /// The sink stops: every summary still due is written now, so that a stop never leaves
+    /// unsaid the lines held back since the last one. The timers still armed find nothing.
+    package func flush() {
+        let now = clock.monotonicNow
+        let kinds = self.kinds.withLock { kinds in kinds.filter { $0.value.heldBack > 0 }.map(\.key).sorted() }
+        for kind in kinds { summarize(kind, at: now) }
+    }
+
     /// The interval is over: the lines held back in it, as one. The next interval starts now, so
     /// a flood that goes on gets one summary per interval, and one that stopped none after this.
-    private func summarize(_ kind: String) {
-        let now = clock.monotonicNow
+    private func summarize(_ kind: String, at now: UInt64? = nil) {
+        let now = now ?? clock.monotonicNow
         let line = kinds.withLock { kinds -> (Logger.Level, String)? in
             guard let k = kinds[kind], let last = k.last, k.heldBack > 0 else { return nil }
             kinds[kind] = Kind(since: now)

@@ -33,6 +33,9 @@ package struct PushContext: Sendable {
         repeated.log(level, kind: kind, text)
     }
 
+    /// The summaries still due, written now: the sink stops.
+    package func flushRepeated() { repeated.flush() }
+
     /// A log line that is also the sink's `last_error`.
     package func note(error: String, level: Logger.Level) {
         log(level, error)

@@ -17,6 +17,8 @@ package final class PushSink<Format: PushFormat>: Sink {
     private let health: DeliveryHealth
     private let intake: QueueIntake<Format>
     private let deliverer: PushDeliverer<Format>
+    /// How the sink logs (the summaries of repeated lines it flushes at close).
+    private let context: PushContext
 
     /// How long closing waits for the disk, and for a request in flight to be aborted.
     static var closeWaitSeconds: Double { 5.0 }
@@ -34,7 +36,7 @@ package final class PushSink<Format: PushFormat>: Sink {
         for secret in secrets + spec.target.credentialForms { logger.redactor.add(secret) }
         let name = "\(spec.type) \(logger.redactor.redact(spec.target.display))"
         health = DeliveryHealth(type: spec.type, noun: spec.noun, target: spec.target, logger: logger, clock: clock)
-        let context = PushContext(name: name, noun: spec.noun, logger: logger, health: health, clock: clock)
+        context = PushContext(name: name, noun: spec.noun, logger: logger, health: health, clock: clock)
         deliverer = PushDeliverer(format: format, context: context)
         intake = QueueIntake(format: format, folder: folder, context: context, deliverer: deliverer)
     }
@@ -77,6 +79,8 @@ package final class PushSink<Format: PushFormat>: Sink {
         } else if leftovers.count > 0 {
             intake.countLost(leftovers.count, why: "the agent stopped before the state disk took them")
         }
+        // What the log held back is said before the sink goes.
+        context.flushRepeated()
         // The threads end once their last job has run.
         intake.finish()
         deliverer.thread.finish()
