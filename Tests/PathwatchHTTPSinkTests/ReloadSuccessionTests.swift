@@ -26,15 +26,7 @@ import Testing
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         let agent = try LiveAgent(in: dir, token: Self.token) { Self.configuration(port: $0, version: "v1") }
         defer { agent.stop() }
-        let prometheus = try PrometheusServer(
-            in: dir,
-            configuration: """
-                global: {scrape_interval: 500ms, scrape_timeout: 400ms}
-                scrape_configs:
-                  - job_name: pathwatch
-                    authorization: {credentials: \(Self.token)}
-                    static_configs: [{targets: ["127.0.0.1:\(agent.port)"]}]
-                """)
+        let prometheus = try PrometheusServer(in: dir, scrapingAgentOn: agent.port, token: Self.token)
         let series = #"pathwatch_check_state{check="slow/s",state="ok"}"#
         try #require(
             waitUntil(timeout: 60, interval: 0.2) { prometheus.query(series).first?.value == "1" },

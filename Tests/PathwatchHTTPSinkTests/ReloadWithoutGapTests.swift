@@ -130,15 +130,7 @@ import Testing
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         let agent = try LiveAgent(in: dir, token: Self.first) { Self.configuration(port: $0, token: Self.first) }
         defer { agent.stop() }
-        let prometheus = try PrometheusServer(
-            in: dir,
-            configuration: """
-                global: {scrape_interval: 500ms, scrape_timeout: 400ms}
-                scrape_configs:
-                  - job_name: pathwatch
-                    authorization: {credentials: \(Self.first)}
-                    static_configs: [{targets: ["127.0.0.1:\(agent.port)"]}]
-                """)
+        let prometheus = try PrometheusServer(in: dir, scrapingAgentOn: agent.port, token: Self.first)
         func samples() -> Double? {
             prometheus.query("scrape_samples_scraped{job=\"pathwatch\"}").first.flatMap { Double($0.value) }
         }

@@ -164,6 +164,20 @@ public final class PrometheusServer: @unchecked Sendable {
         }
     }
 
+    /// A server scraping a live agent's `/metrics` on 127.0.0.1:`port` every 500 ms, with the
+    /// bearer `token`, as job `pathwatch`.
+    public convenience init(in directory: URL, scrapingAgentOn port: Int, token: String) throws {
+        try self.init(
+            in: directory,
+            configuration: """
+                global: {scrape_interval: 500ms, scrape_timeout: 400ms}
+                scrape_configs:
+                  - job_name: pathwatch
+                    authorization: {credentials: \(token)}
+                    static_configs: [{targets: ["127.0.0.1:\(port)"]}]
+                """)
+    }
+
     /// `GET /api/v1/query`: the instant vector's samples as (labels, value).
     public func query(_ expression: String) -> [(labels: [String: String], value: String)] {
         guard
