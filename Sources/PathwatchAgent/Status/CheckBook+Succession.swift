@@ -11,11 +11,12 @@ extension CheckBook {
         heldOver[probe] = idsByProbe[probe] ?? []
     }
 
-    /// The successor's first report ends the hold, and goes out at once (what the new settings
-    /// make of the probe should not wait for the pacing window). A sample keeps the held checks it reports
-    /// again and forgets the rest (a target the new settings dropped), as a reload always did;
-    /// a failure forgets them all, for the probe's own failure check. An event, a part of the
-    /// state, leaves the hold to the next sample.
+    /// Called by `apply` before the report itself. The successor's first report ends the hold,
+    /// and goes out at once (what the new settings make of the probe should not wait for the
+    /// pacing window). A sample keeps the held checks it reports again and forgets the rest (a
+    /// target the new settings dropped), as a reload always did; a failure forgets them all, for
+    /// the probe's own failure check. An event, a part of the state, leaves the hold to the next
+    /// sample.
     mutating func endHoldOver(_ probe: String, by report: ProbeReport) {
         guard let held = heldOver[probe] else { return }
         let kept: Set<String>
@@ -25,11 +26,9 @@ extension CheckBook {
         case .failure: kept = []
         }
         heldOver[probe] = nil
+        // The report that ends the hold changed the book: `apply` refreshes the path and the
+        // states' version after it, as for any check added or dropped.
         lastReportChangedState = true
-        let gone = held.subtracting(kept)
-        guard !gone.isEmpty else { return }
-        for id in gone { forget(id, of: probe) }
-        refreshPath()
-        bumpStatesVersion()
+        for id in held.subtracting(kept) { forget(id, of: probe) }
     }
 }

@@ -163,7 +163,7 @@ package struct CheckBook: Sendable {
         return events
     }
 
-    mutating func bumpStatesVersion() {
+    private mutating func bumpStatesVersion() {
         statesVersion = Self.statesVersions.add(1, ordering: .relaxed).newValue
     }
 
@@ -292,7 +292,7 @@ package struct CheckBook: Sendable {
         return .some(from)
     }
 
-    mutating func refreshPath() {
+    private mutating func refreshPath() {
         let previous = path
         path = PathSummary.compute(from: freshPathFacts)
         // A verdict on what lies behind one link says nothing about the next: when the link
