@@ -199,10 +199,10 @@ package final class PushDeliverer<Format: PushFormat>: Sendable {
             // long as it lasts, are summarised by what failed (LogRateLimiter): a new kind of
             // failure (a refusal after timeouts, a Retry-After) is written at once, the same one
             // again is counted.
-            context.health.noteError(line)
             if pass.pacing.failures == 1 {
-                context.log(.warning, line)
+                context.note(error: line, level: .warning)
             } else {
+                context.health.noteError(line)
                 context.logRepeated(.info, kind: "retry: \(reason)\(retryAfter != nil ? " (Retry-After)" : "")", line)
             }
         case .rejected(let status, let firstLine):
