@@ -295,7 +295,8 @@ let package = Package(
             name: "PathwatchAgentTests",
             dependencies: [
                 "PathwatchAgent", "PathwatchSinks", "PathwatchStdoutSink", "PathwatchFileSink", "PathwatchRemoteWrite",
-                "PathwatchBase", probeABI, json, probeKit, probeRules, probeTesting, "PathwatchTestSupport",
+                "PathwatchBase", "PathwatchCommands", probeABI, json, probeKit, probeRules, probeTesting,
+                "PathwatchTestSupport",
                 "PathwatchSinkTestSupport",
                 "PathwatchClockTesting",
                 .product(name: "Logging", package: "swift-log"),

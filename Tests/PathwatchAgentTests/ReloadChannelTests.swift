@@ -2,6 +2,8 @@ import Foundation
 import PathwatchTestSupport
 import Testing
 
+@testable import PathwatchCommands
+
 /// The reload verdict's channel cannot be filled: anyone may connect to an abstract socket, so
 /// the agent closes at once a connection from another user, and does not let idle ones of its
 /// own user pile up; `pathwatch reload` keeps within its timeout however full the channel is,
@@ -109,11 +111,11 @@ import Testing
         let other = try BackgroundProcess(["sleep", "120"])
         defer { _ = other.stop() }
         let pid = other.process.processIdentifier
-        let listener = try #require(AbstractSocket.listen("pathwatch/\(pid)/reload"))
+        let listener = try #require(AbstractSocket.listen(pid: pid))
         defer { close(listener) }
         var queued: [Int32] = []
         defer { queued.forEach { close($0) } }
-        while let client = AbstractSocket.connect("pathwatch/\(pid)/reload") { queued.append(client) }
+        while let client = AbstractSocket.connect(pid: pid) { queued.append(client) }
         try #require(!queued.isEmpty)
 
         let result = try run(
@@ -176,26 +178,15 @@ import Testing
     }
 }
 
-/// Abstract Unix sockets from the test's side.
+/// The reload channel's abstract Unix socket from the test's side, at the address the agent
+/// binds (ReloadChannel).
 enum AbstractSocket {
-    static func address<T>(_ name: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> T) -> T {
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(name.utf8)
-        withUnsafeMutableBytes(of: &address.sun_path) { path in
-            path[0] = 0
-            for (i, byte) in bytes.enumerated() { path[i + 1] = byte }
-        }
-        let length = socklen_t(MemoryLayout<sa_family_t>.size + 1 + bytes.count)
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, length) }
-        }
-    }
-
     /// A listener with the smallest backlog, never accepting.
-    static func listen(_ name: String) -> Int32? {
+    static func listen(pid: pid_t) -> Int32? {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0, address(name, { bind(fd, $0, $1) }) == 0, Glibc.listen(fd, 0) == 0 else {
+        guard fd >= 0, ReloadChannel.withAbstractAddress(ReloadChannel.address(of: pid), { bind(fd, $0, $1) }) == 0,
+            Glibc.listen(fd, 0) == 0
+        else {
             if fd >= 0 { close(fd) }
             return nil
         }
@@ -203,11 +194,12 @@ enum AbstractSocket {
     }
 
     /// A connection that does not wait: nil once the backlog is full.
-    static func connect(_ name: String) -> Int32? {
+    static func connect(pid: pid_t) -> Int32? {
         let fd = socket(
             AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard fd >= 0 else { return nil }
-        guard address(name, { Glibc.connect(fd, $0, $1) }) == 0 else {
+        guard ReloadChannel.withAbstractAddress(ReloadChannel.address(of: pid), { Glibc.connect(fd, $0, $1) }) == 0
+        else {
             close(fd)
             return nil
         }
