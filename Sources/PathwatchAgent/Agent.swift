@@ -3,16 +3,15 @@ import PathwatchBase
 import PathwatchProbeKit
 import Synchronization
 
-/// The running agent: probe runners feeding one check book. After a report the agent takes each
-/// sink's status and makes the batch's snapshot complete (Agent+Reports), then hands it with its
-/// events to every sink, which renders its own formats from it and asks nothing back. Reloading
-/// keeps the check states of probes whose configuration did not change.
+/// The running agent: probe runners feeding one pipeline (AgentPipeline), which owns the check
+/// book and hands each batch, made of values, to every sink in the order the book made them;
+/// a sink renders its own formats from it and asks nothing back. This type starts, reloads and
+/// stops; reloading keeps the check states of probes whose configuration did not change.
 package final class Agent: Sendable {
     package let identity: AgentIdentity
     let logger: AgentLogger
-    let state: Mutex<AgentState>
-    /// Batches reach the sinks in the order the check book made them (see DeliveryTurns).
-    let deliveries = DeliveryTurns()
+    /// The agent's state, in the one isolation domain that orders reports.
+    let pipeline: AgentPipeline
     let observer: (any AgentObserver)?
     /// The sinks as services: put in the service group before the agent's own service, so they
     /// drain after the probes stopped (see SinkGroup).
@@ -33,9 +32,23 @@ package final class Agent: Sendable {
         self.observer = observer
         self.clock = clock
         self.children = PluginChildren(clock: clock)
-        self.state = Mutex(
-            AgentState(loaded: config, catalog: PluginCatalog(), book: CheckBook(agentName: config.config.agent.name)))
+        self.pipeline = AgentPipeline(
+            state: AgentState(
+                loaded: config, catalog: PluginCatalog(), book: CheckBook(agentName: config.config.agent.name)),
+            identity: identity, logger: logger, observer: observer, clock: clock)
     }
+
+    deinit { pipeline.finish() }
+
+    /// One report of `probe`, with its host's health when it was sent, for the pipeline, after
+    /// every report sent before it; returns at once. `instance` is the reporting instance's
+    /// serial (nil: whichever instance runs).
+    func receive(_ report: ProbeReport, health: ProbeHealth? = nil, from probe: String, instance: UInt64? = nil) {
+        pipeline.send { $0.receive(report, health: health, from: probe, instance: instance) }
+    }
+
+    /// Returns once the pipeline has handled everything sent to it before.
+    func settle() { pipeline.call { _ in } }
 
     /// Set by `cancelStart()`.
     private let startCancelled = Atomic<Bool>(false)
@@ -49,7 +62,7 @@ package final class Agent: Sendable {
     /// Loads plug-ins, creates every probe and sink, and starts sampling; after `cancelStart()`,
     /// only hands the probes created so far to `stop()`.
     package func start() throws(ConfigError) {
-        let loaded = state.withLock { $0.loaded }
+        let loaded = pipeline.call { $0.state.loaded }
         let catalog = PluginCatalog.discover(
             for: loaded, logger: logger, needing: Set(loaded.config.probes.map(\.plugin)))
         for refusal in catalog.refused { logger.warning("plug-in refused: \(refusal)") }
@@ -58,21 +71,23 @@ package final class Agent: Sendable {
         }
         if startCancelled.load(ordering: .acquiring) {
             // Runners that never start: stop() destroys their instances, all at once.
-            state.withLock { s in _ = created.map { add($0, loaded: loaded, into: &s) } }
+            pipeline.call { p in _ = created.map { self.add($0, loaded: loaded, into: &p.state) } }
             logger.notice(
                 "stopped while starting: \(created.count) of \(Plural.count(loaded.config.probes.count, "probe")) created, none started"
             )
             return
         }
         let sinks = loaded.config.sinks.map { $0.makeSink(in: loaded, logger: logger, clock: clock) }
-        let runners = state.withLock { s -> [ProbeRunner] in
-            s.catalog = catalog
-            s.sinks = sinks
-            s.sinkConfigs = loaded.config.sinks
-            s.book.probeOrder = loaded.config.probes.map(\.id)
-            s.awaitingFirstReport = Set(loaded.config.probes.map(\.id))
-            s.keepAnnouncedStates(in: loaded.stateDirectory, logger: logger)
-            return created.map { add($0, loaded: loaded, into: &s) }
+        let runners = pipeline.call { [logger] p -> [ProbeRunner] in
+            p.state.catalog = catalog
+            p.state.sinks = sinks
+            p.state.sinkConfigs = loaded.config.sinks
+            p.state.book.probeOrder = loaded.config.probes.map(\.id)
+            p.state.awaitingFirstReport = Set(loaded.config.probes.map(\.id))
+            p.state.keepAnnouncedStates(in: loaded.stateDirectory, logger: logger)
+            let runners = created.map { self.add($0, loaded: loaded, into: &p.state) }
+            p.state.arrangeProbeStatuses(started: runners)
+            return runners
         }
         sinks.forEach { $0.start() }
         sinkGroup.join(sinks)
@@ -91,7 +106,7 @@ package final class Agent: Sendable {
         let runner = ProbeRunner(
             id: id, instance: created.instance, interval: loaded.interval(of: probe),
             timeout: loaded.timeout(of: probe), logger: logger, clock: clock,
-            report: { [weak self] report in self?.receive(report, from: id, instance: serial) })
+            report: { [weak self] report, health in self?.receive(report, health: health, from: id, instance: serial) })
         s.probes[id] = AgentState.ActiveProbe(config: probe, runner: runner, serial: serial)
         s.book.policies[id] = created.policy
         return runner
@@ -100,12 +115,12 @@ package final class Agent: Sendable {
     /// Starts sampling; an event-driven probe's runner watches its descriptor itself.
     private func begin(_ runner: ProbeRunner) { runner.start() }
 
-    /// Proof of life for a watchdog: returns only if the agent's state lock can be taken, and
-    /// nudges the timer thread (every interval and timeout fires there), returning how many
-    /// turns it had made before. A later call returning the same number means the thread did
-    /// not come round since: it is wedged, and nothing is sampled any more.
+    /// Proof of life for a watchdog: returns only once the pipeline has handled what was sent
+    /// to it before, and nudges the timer thread (every interval and timeout fires there),
+    /// returning how many turns it had made before. A later call returning the same number
+    /// means the thread did not come round since: it is wedged, and nothing is sampled any more.
     package func heartbeat() -> UInt64 {
-        state.withLock { _ in }
+        settle()
         return TimerThread.shared.nudge()
     }
 
@@ -114,24 +129,27 @@ package final class Agent: Sendable {
     /// configuration stays as it was.
     /// Returns what changed, in words ("2 probes (re)started, 0 stopped, 3 kept").
     @discardableResult
-    package func reload(_ next: LoadedConfig) throws(ConfigError) -> String {
-        let catalog = state.withLock { $0.catalog }
+    package func reload(_ given: LoadedConfig) throws(ConfigError) -> String {
+        let catalog = pipeline.call { $0.state.catalog }
         // One redactor for the agent's life: the logger and every sink hold the first one, so
         // the new file's secrets join it (and the old ones stay: they may still be in queues).
-        var next = next
-        logger.redactor.add(contentsOf: next.redactor)
-        next.redactor = logger.redactor
+        logger.redactor.add(contentsOf: given.redactor)
+        let next = {
+            var next = given
+            next.redactor = logger.redactor
+            return next
+        }()
         let merged = catalog.adding(pluginsOf: next, logger: logger)
-        let running = state.withLock { $0.probes.mapValues(\.config) }
+        let running = pipeline.call { $0.state.probes.mapValues(\.config) }
         let changed = next.config.probes.enumerated().filter { running[$0.element.id] != $0.element }.map(\.offset)
         let created = try ProbeSetup.instantiate(
             next, catalog: merged, only: changed, logger: logger, children: children)
         // A sink is made in the setting of its configuration (folders, the agent's interval): one
         // whose entry is unchanged is kept only while that setting is too.
-        let (runningSinks, sameSetting) = state.withLock { s in
+        let (runningSinks, sameSetting) = pipeline.call { p in
             (
-                s.sinkConfigs == next.config.sinks ? nil : Array(zip(s.sinkConfigs, s.sinks)),
-                s.loaded.sinkSetting == next.sinkSetting
+                p.state.sinkConfigs == next.config.sinks ? nil : Array(zip(p.state.sinkConfigs, p.state.sinks)),
+                p.state.loaded.sinkSetting == next.sinkSetting
             )
         }
         let replacement = runningSinks.map { runningSinks in
@@ -139,25 +157,27 @@ package final class Agent: Sendable {
                 $0.makeSink(in: next, logger: logger, clock: clock)
             }
         }
-        let (stopped, started, removed) = state.withLock { s -> ([ProbeRunner], [ProbeRunner], Bool) in
+        let (stopped, started, removed) = pipeline.call { p -> ([ProbeRunner], [ProbeRunner], Bool) in
             let keep = Set(next.config.probes.map(\.id))
-            let (stopped, removed) = s.retireProbes(
+            let (stopped, removed) = p.state.retireProbes(
                 keeping: keep, replacing: Set(changed.map { next.config.probes[$0].id }))
-            s.awaitFirstReports(onlyFrom: keep)
-            s.loaded = next
-            s.pacing.window = AgentState.documentWindow(next)
-            s.catalog = merged
-            s.book.probeOrder = next.config.probes.map(\.id)
+            p.state.awaitFirstReports(onlyFrom: keep)
+            p.state.loaded = next
+            p.state.pacing.window = AgentState.documentWindow(next)
+            p.state.catalog = merged
+            p.state.book.probeOrder = next.config.probes.map(\.id)
             if let replacement {
-                s.sinks = replacement.sinks
-                s.sinkConfigs = next.config.sinks
+                p.state.sinks = replacement.sinks
+                p.state.sinkConfigs = next.config.sinks
             }
-            return (stopped, created.map { add($0, loaded: next, into: &s) }, removed)
+            let started = created.map { self.add($0, loaded: next, into: &p.state) }
+            p.state.arrangeProbeStatuses(started: started)
+            return (stopped, started, removed)
         }
         if let replacement { handOver(replacement) }
         for runner in stopped { runner.stop() }
         // The sinks learn now that removed probes are gone, not with the next report.
-        if removed { publishState() }
+        if removed { pipeline.call { $0.publishState() } }
         started.forEach(begin)
         let summary =
             "\(started.count) probes (re)started, \(stopped.count) stopped, \(next.config.probes.count - started.count) kept"
@@ -192,9 +212,11 @@ package final class Agent: Sendable {
         // What the last reports said, if their batch was still held, goes first, while every
         // probe's health (its child's pid, its restarts) still says what was known; a report
         // that comes in while the probes stop goes at once.
-        state.withLock { $0.pacing.stopping = true }
-        publishHeld()
-        let runners = state.withLock { s in s.probes.values.map(\.runner) }
+        let runners = pipeline.call { p in
+            p.state.pacing.stopping = true
+            p.publishHeld()
+            return p.state.probes.values.map(\.runner)
+        }
         let childrenEnded = DispatchGroup()
         for runner in runners {
             guard runner.instance.isolation == .process else {
@@ -205,5 +227,9 @@ package final class Agent: Sendable {
             runner.stop { childrenEnded.leave() }
         }
         _ = childrenEnded.wait(timeout: .now() + Self.childStopLimit)
+        // What the probes reported while they stopped is with the sinks before they drain, and
+        // the states it announced are kept.
+        let announced = pipeline.call { $0.state.announced }
+        announced?.flush()
     }
 }

@@ -50,7 +50,7 @@ package enum Once {
                 id: id, instance: c.instance, interval: loaded.interval(of: c.config),
                 timeout: loaded.timeout(of: c.config),
                 logger: logger, clock: SystemClock(),
-                report: { report in
+                report: { report, _ in
                     let first = results.withLock { r -> Bool in
                         guard r[id] == nil else { return false }
                         r[id] = report

@@ -10,7 +10,9 @@ enum ReadyTimeout {
     /// for; otherwise the bound is armed.
     static func arm(_ timeout: ConfigDuration, for agent: Agent, probes: Int) {
         guard let observer = agent.observer else { return }
-        guard probes > 0 else { return observer.agentReported(agent.state.withLock { $0.summary() }, ready: true) }
+        guard probes > 0 else {
+            return agent.pipeline.send { observer.agentReported($0.state.summary(), ready: true) }
+        }
         let due = agent.clock.monotonicNow &+ UInt64(max(0, timeout.nanoseconds))
         agent.clock.schedule(atMonotonic: due) { [weak agent] in
             if let agent { elapsed(agent, observer: observer) }
@@ -20,7 +22,8 @@ enum ReadyTimeout {
     /// The bound passed: ready, naming the probes still awaited; nothing when all have reported
     /// (that report said ready itself).
     static func elapsed(_ agent: Agent, observer: any AgentObserver) {
-        let summary = agent.state.withLock { s in s.awaitingFirstReport == nil ? nil : s.summary() }
-        if let summary { observer.agentReported(summary, ready: true) }
+        agent.pipeline.send { p in
+            if p.state.awaitingFirstReport != nil { observer.agentReported(p.state.summary(), ready: true) }
+        }
     }
 }

@@ -29,9 +29,9 @@ final class ReadinessRecorder: AgentObserver {
             config: loaded, logger: AgentLogger(logger: Logger(label: "ready-timeout"), redactor: SecretRedactor()),
             observer: recorder, clock: clock)
         // What `start` sets before the probes sample.
-        agent.state.withLock { s in
-            s.book.probeOrder = probes
-            s.awaitingFirstReport = Set(probes)
+        agent.pipeline.call { p in
+            p.state.book.probeOrder = probes
+            p.state.awaitingFirstReport = Set(probes)
         }
         return (agent, clock, recorder)
     }
@@ -39,11 +39,15 @@ final class ReadinessRecorder: AgentObserver {
     @Test func readyComesWhileAProbeHangsAndItsNameLeavesTheStatusWhenItReports() throws {
         let (agent, clock, recorder) = try agent(awaiting: ["fast", "hung", "slow"])
         ReadyTimeout.arm(.seconds(2), for: agent, probes: 3)
+        agent.settle()
         agent.receive(.sample([]), from: "fast")
+        agent.settle()
         clock.advance(to: ManualClock.start + Self.timeout - 1)
+        agent.settle()
         #expect(!recorder.all.contains { $0.ready }, "ready before the bound, with two probes yet to report")
 
         clock.advance(to: ManualClock.start + Self.timeout)
+        agent.settle()
         let ready = try #require(recorder.all.first { $0.ready }, "not ready once the bound passed")
         #expect(ready.summary.pending == ["hung", "slow"])
         #expect(
@@ -52,35 +56,44 @@ final class ReadinessRecorder: AgentObserver {
 
         // One of them reports: the next summary names only the other.
         agent.receive(.failure("timed out"), from: "slow")
+        agent.settle()
         clock.advance(by: 20_000_000_000)
+        agent.settle()
         let afterSlow = try #require(recorder.all.last)
         #expect(afterSlow.summary.pending == ["hung"])
         #expect(afterSlow.summary.statusLine.hasSuffix("; waiting for first samples: hung"))
 
         // The hung probe reports at last: the status line is the usual one again.
         agent.receive(.sample([]), from: "hung")
+        agent.settle()
         clock.advance(by: 20_000_000_000)
+        agent.settle()
         let last = try #require(recorder.all.last)
         #expect(last.summary.pending.isEmpty)
         #expect(!last.summary.statusLine.contains("waiting"), "\(last.summary.statusLine)")
-        #expect(agent.state.withLock { $0.awaitingFirstReport } == nil)
+        #expect(agent.pipeline.call { $0.state.awaitingFirstReport } == nil)
     }
 
     @Test func probesReportingInTimeMakeItReadyWithNothingPending() throws {
         let (agent, clock, recorder) = try agent(awaiting: ["a", "b"])
         ReadyTimeout.arm(.seconds(2), for: agent, probes: 3)
+        agent.settle()
         agent.receive(.sample([]), from: "a")
+        agent.settle()
         agent.receive(.sample([]), from: "b")
+        agent.settle()
         let ready = try #require(recorder.all.first { $0.ready }, "the last first report makes it ready")
         #expect(ready.summary.pending.isEmpty)
         let count = recorder.all.count
         clock.advance(to: ManualClock.start + Self.timeout)
+        agent.settle()
         #expect(recorder.all.count == count, "the bound passing after every probe reported says nothing more")
     }
 
     @Test func aZeroBoundIsReadyAtOnce() throws {
         let (agent, _, recorder) = try agent(awaiting: ["a"])
         ReadyTimeout.arm(.seconds(0), for: agent, probes: 3)
+        agent.settle()
         let ready = try #require(recorder.all.first { $0.ready }, "ready_timeout 0 does not wait")
         #expect(ready.summary.pending == ["a"])
     }

@@ -87,7 +87,7 @@ import Testing
         let logger = AgentLogger(logger: Logger(label: "unread-answer"), redactor: SecretRedactor())
         let runner = ProbeRunner(
             id: "held", instance: host, interval: interval, timeout: timeout, logger: logger, clock: clock
-        ) { report in reports.list.withLock { $0.append(report) } }
+        ) { report, _ in reports.list.withLock { $0.append(report) } }
         runner.start()
         // The sample is called on a worker thread: wait for what the runner does, not for time.
         try #require(waitUntil(timeout: 10) { host.samples == 1 }, "the first sample never reached the host")

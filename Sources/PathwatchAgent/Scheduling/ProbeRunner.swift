@@ -26,7 +26,8 @@ final class ProbeRunner: Sendable {
     let instance: any ProbeHost
     let interval: ConfigDuration
     let timeout: ConfigDuration
-    private let report: @Sendable (ProbeReport) -> Void
+    /// Where reports go, each with the host's health as it stands when it is sent.
+    private let sendReport: @Sendable (ProbeReport, ProbeHealth) -> Void
     private let logger: AgentLogger
     private let calls: any JobLane
     /// What every interval, deadline and grace is read and scheduled on.
@@ -63,7 +64,7 @@ final class ProbeRunner: Sendable {
     /// `clock`: the agent's (a test's, to run intervals, deadlines and the grace in virtual time).
     init(
         id: String, instance: any ProbeHost, interval: ConfigDuration, timeout: ConfigDuration, logger: AgentLogger,
-        clock: any AgentClock, report: @escaping @Sendable (ProbeReport) -> Void
+        clock: any AgentClock, report: @escaping @Sendable (ProbeReport, ProbeHealth) -> Void
     ) {
         self.id = id
         self.clock = clock
@@ -71,7 +72,7 @@ final class ProbeRunner: Sendable {
         self.interval = interval
         self.timeout = timeout
         self.logger = logger
-        self.report = report
+        self.sendReport = report
         descriptorHealth = EventDescriptorHealth(probeID: id, logger: logger)
         eventDescriptor = instance.eventFileDescriptor()
         if eventDescriptor != nil {
@@ -281,6 +282,10 @@ final class ProbeRunner: Sendable {
             report(.failure(message))
         }
     }
+
+    /// Hands `result` on with the health it leaves the host in: the agent keeps no other view
+    /// of it, and asks the runner nothing back.
+    private func report(_ result: ProbeReport) { sendReport(result, health) }
 
     /// Serves one readiness of the event descriptor, on the probe's thread, between samples.
     private func serveEvent() {

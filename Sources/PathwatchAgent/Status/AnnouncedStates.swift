@@ -20,8 +20,8 @@ package final class AnnouncedStates: Sendable {
         package var state: CheckState
     }
 
-    /// What to write, numbered in the order it was taken under the agent's lock.
-    struct Snapshot {
+    /// What to write, numbered in the order the agent's pipeline took it.
+    struct Snapshot: Sendable {
         var generation: UInt64
         var entries: [String: Entry]
     }
@@ -32,12 +32,41 @@ package final class AnnouncedStates: Sendable {
     /// The generation last written (an older snapshot never replaces a newer one), and whether
     /// the last write failed (said once until one succeeds).
     private let written = Mutex<(generation: UInt64, failing: Bool)>((0, false))
+    /// The thread the file is written on: each write syncs to disk, which the agent's pipeline,
+    /// handing batches to the sinks, does not wait for.
+    private let writer = SerialThread(name: "pw-announced")
+    /// The newest snapshot not yet written. A storm of changes (a thousand probes flipping)
+    /// gives a snapshot a batch; only the newest is worth a write, so those it supersedes
+    /// before the writer comes to them are never written.
+    private let pending = Mutex<Snapshot?>(nil)
 
     init(stateDirectory: String, logger: AgentLogger) {
         folder = stateDirectory
         path = stateDirectory + "/announced.json"
         self.logger = logger
     }
+
+    deinit { writer.finish() }
+
+    /// Writes `snapshot` on the writer thread, unless a newer one comes first; returns at once.
+    func saveLater(_ snapshot: Snapshot) {
+        let idle = pending.withLock { p -> Bool in
+            defer { p = snapshot }
+            return p == nil
+        }
+        guard idle else { return }
+        writer.async { [self] in
+            if let newest = pending.withLock({ p in
+                defer { p = nil }
+                return p
+            }) {
+                save(newest)
+            }
+        }
+    }
+
+    /// Returns once every snapshot given to `saveLater` is written (the agent stops).
+    func flush() { writer.sync {} }
 
     /// What the file holds for the checks of `probes` (a removed probe's are forgotten); empty
     /// when there is no file, and when it cannot be read (said in the log).

@@ -4,25 +4,20 @@ import Synchronization
 /// The agent's knowledge after one report, complete and frozen when it is made: the checks as
 /// the check book held them, the overall state and path, the time, who reported, and how the
 /// agent itself was doing (each probe's health, each sink's queue). Nothing in it is read back
-/// from a sink later, so every sink renders the same moment, whenever it renders. The one thing
-/// read later is each probe's health, when a sink first asks (ProbeStatusSource says why); it is
-/// then kept, so every sink that asks after sees the same.
+/// from a sink or a probe later, so every sink renders the same moment, whenever it renders.
 ///
 /// Sinks render their formats from its typed views (`checks`, `firingChecks`, `probes`,
 /// `sinks`, …). What is costly and shared is done once, on first use, by whichever sink asks
-/// first: sorting the checks into document order, reading the probes' health and writing the
-/// compact JSON document.
+/// first: sorting the checks into document order and writing the compact JSON document.
 package final class StatusSnapshot: Sendable {
     package let identity: AgentIdentity
     package let time: WallTime
     /// The worst state of the checks (ok < warning < unknown < critical); ok with no checks.
     package let state: CheckState
     package let path: PathSummary
-    /// Each probe's health as given; nil when the snapshot does not describe the probes (the
-    /// document then has no `probes` member) or reads them from `probeSource`.
-    private let givenProbes: [ProbeStatus]?
-    /// Reads each probe's health, when first asked (the agent's snapshots: ProbeStatusSource).
-    private let probeSource: (@Sendable () -> [ProbeStatus])?
+    /// Each probe's health in configuration order (contract §3 `probes`); nil when the snapshot
+    /// does not describe the probes (the document then has no `probes` member).
+    package let probes: [ProbeStatus]?
     /// Each sink's queue and delivery state (the document's `sinks`); nil when it has none.
     package let sinks: [SinkStatus]?
     private let source: Source
@@ -39,35 +34,17 @@ package final class StatusSnapshot: Sendable {
     private struct Shared {
         var ordered: [CheckRecord]?
         var compactJSON: [UInt8]?
-        var probes: [ProbeStatus]?
     }
 
     /// The snapshot after a report: `book` is copied (it is a value), the rest is as captured.
-    convenience init(
+    init(
         identity: AgentIdentity, time: WallTime, book: CheckBook, probes: [ProbeStatus]?, sinks: [SinkStatus]?
-    ) {
-        self.init(identity: identity, time: time, book: book, probes: probes, probeSource: nil, sinks: sinks)
-    }
-
-    /// The agent's snapshot after a report: the probes' health is read from `probeSource` when
-    /// a sink first asks for it.
-    convenience init(
-        identity: AgentIdentity, time: WallTime, book: CheckBook,
-        probeSource: @escaping @Sendable () -> [ProbeStatus], sinks: [SinkStatus]?
-    ) {
-        self.init(identity: identity, time: time, book: book, probes: nil, probeSource: probeSource, sinks: sinks)
-    }
-
-    private init(
-        identity: AgentIdentity, time: WallTime, book: CheckBook, probes: [ProbeStatus]?,
-        probeSource: (@Sendable () -> [ProbeStatus])?, sinks: [SinkStatus]?
     ) {
         self.identity = identity
         self.time = time
         self.state = book.records.values.reduce(CheckState.ok) { max($0, $1.state) }
         self.path = book.path
-        self.givenProbes = probes
-        self.probeSource = probeSource
+        self.probes = probes
         self.sinks = sinks
         self.source = .book(book)
         self.shared = Mutex(Shared())
@@ -82,25 +59,10 @@ package final class StatusSnapshot: Sendable {
         self.time = time
         self.state = state ?? checks.reduce(CheckState.ok) { max($0, $1.state) }
         self.path = path
-        self.givenProbes = probes
-        self.probeSource = nil
+        self.probes = probes
         self.sinks = sinks
         self.source = .ordered(checks)
         self.shared = Mutex(Shared(ordered: checks))
-    }
-
-    /// Each probe's health in configuration order (contract §3 `probes`); nil when the snapshot
-    /// does not describe the probes (the document then has no `probes` member). Read from the
-    /// agent's probes when first asked, then the same for every sink that asks.
-    package var probes: [ProbeStatus]? {
-        guard let probeSource else { return givenProbes }
-        if let done = shared.withLock({ $0.probes }) { return done }
-        // Read outside the lock: two sinks asking at once both read, neither waits.
-        let read = probeSource()
-        return shared.withLock { s in
-            if s.probes == nil { s.probes = read }
-            return s.probes!
-        }
     }
 
     /// The checks in document order: by their probe's place in the configuration, then by id.

@@ -6,12 +6,13 @@ import Synchronization
 /// systemd's watchdog (`WatchdogSec`): `WATCHDOG=1` every half period, but only while the agent's
 /// loops are alive, so that a wedged agent is restarted instead of pinging on from a thread that
 /// knows nothing of the rest. Before each ping it checks:
-///   - the agent's state lock can be taken (a deadlock blocks the pinging thread itself),
+///   - the agent's pipeline has handled what was queued to it (a wedged pipeline blocks the
+///     pinging thread itself),
 ///   - the timer thread, where every interval and timeout fires, came round since the last
 ///     check (it is nudged at every check),
 ///   - this service's own task ran since the last check: Swift concurrency's pool, where the
 ///     command line's services run, is not starved.
-/// The pings come from a thread of their own: waiting on a lock that may never be released must
+/// The pings come from a thread of their own: waiting on a pipeline that may never come round must
 /// not take a thread of the cooperative pool.
 package struct Watchdog: Service {
     let agent: Agent

@@ -1,8 +1,8 @@
 import PathwatchProbeKit
 
 /// The agent at a glance, for a service manager's status line: the connectivity path and how
-/// many checks are in each state. `sequence` orders summaries taken under the agent's lock, so
-/// a listener called from several threads never replaces a newer one with an older one.
+/// many checks are in each state. `sequence` orders summaries in the order the pipeline took
+/// them, so a listener that hands them on to other threads can tell a newer one from an older.
 package struct AgentSummary: Sendable, Equatable {
     package var sequence: UInt64
     package var path: String

@@ -1,5 +1,6 @@
-/// What the running agent keeps behind its one lock: the configuration, the check book, the
-/// probes and sinks, and what the pacing of documents holds.
+/// What the running agent keeps in its pipeline (AgentPipeline, whose isolation the compiler
+/// checks): the configuration, the check book, the probes and sinks, each probe's status as its
+/// last report left it, and what the pacing of documents holds.
 struct AgentState {
     struct ActiveProbe {
         var config: ProbeConfig
@@ -18,14 +19,12 @@ struct AgentState {
     var sinkConfigs: [SinkConfig] = []
     /// Probes yet to report for the first time; nil once the first complete batch went out.
     var awaitingFirstReport: Set<String>? = nil
-    /// When each probe last reported (the `probes` array's `last_sample_at`).
-    var lastReportAt: [String: WallTime] = [:]
+    /// Each probe's health and when it last reported (the `probes` array).
+    var probeStatuses = ProbeStatusTable()
     /// Probes sampled at once because the path came back, until that sample reports.
     var recoverySampled: Set<String> = []
     /// When reports that raised no event go to the sinks.
     var pacing: DocumentPacing
-    /// Batches made since start: each one's turn (DeliveryTurns).
-    var published: UInt64 = 0
     /// Summaries taken for the observer since start: their order (AgentSummary.sequence).
     var summaries: UInt64 = 0
     /// Where the states last announced are kept across restarts (`run` only), and how many
@@ -101,12 +100,17 @@ struct AgentState {
             intervals: loaded.config.probes.map(loaded.interval(of:)), fallback: loaded.config.agent.interval)
     }
 
-    /// Each probe's status in configuration order, read when a sink first asks for it.
-    func probeStatusSource() -> ProbeStatusSource {
-        ProbeStatusSource(probes: probes, order: book.probeOrder, lastReportAt: lastReportAt, redactor: loaded.redactor)
-    }
-
-    func probeStatus(_ id: String) -> ProbeStatus? {
-        ProbeStatusSource.status(of: id, in: probes, lastReportAt: lastReportAt, redactor: loaded.redactor)
+    /// Lays out the probes' statuses in configuration order after a start or reload: the
+    /// instances of `started` begin from their hosts' health as created.
+    mutating func arrangeProbeStatuses(started: [ProbeRunner]) {
+        var fresh: [String: ProbeStatus] = [:]
+        for runner in started {
+            var health = runner.health
+            health.lastError = health.lastError.map { loaded.redactor.redact($0) }
+            fresh[runner.id] = ProbeStatus(
+                id: runner.id, plugin: runner.instance.plugin.name, isolation: runner.instance.isolation,
+                health: health, lastSampleAt: nil)
+        }
+        probeStatuses.arrange(order: book.probeOrder, fresh: fresh)
     }
 }

@@ -1,0 +1,50 @@
+import PathwatchBase
+import PathwatchProbeKit
+
+/// The agent's state and the order of its reports, in one isolation domain the compiler checks:
+/// an actor whose executor is the agent's pipeline thread (PipelineExecutor). Probe runners,
+/// timers and the agent's start, reload and stop send it work; it applies each report to the
+/// check book, asks the pacing what goes out, and hands each batch to every sink, one after the
+/// other on that one thread, so batches reach the sinks in the order the book made them.
+///
+/// A batch is made of values: the book as it stands, each probe's health as its last report
+/// brought it (ProbeStatusTable) and each sink's status. No sink reads the agent's state back,
+/// and nothing here waits on a sink: `submit` only queues.
+actor AgentPipeline {
+    nonisolated let executor: PipelineExecutor
+    nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+    var state: AgentState
+    let identity: AgentIdentity
+    let logger: AgentLogger
+    let observer: (any AgentObserver)?
+    /// What reports are stamped with and paced documents are timed on.
+    let clock: any AgentClock
+
+    init(
+        state: AgentState, identity: AgentIdentity, logger: AgentLogger, observer: (any AgentObserver)?,
+        clock: any AgentClock
+    ) {
+        executor = PipelineExecutor()
+        self.state = state
+        self.identity = identity
+        self.logger = logger
+        self.observer = observer
+        self.clock = clock
+    }
+
+    /// Queues `work` after everything sent before it; returns at once. How a probe's runner hands
+    /// over a report and a timer its due batch, from their own threads.
+    nonisolated func send(_ work: @escaping @Sendable (isolated AgentPipeline) -> Void) {
+        executor.run { self.assumeIsolated { work($0) } }
+    }
+
+    /// Runs `work` after everything sent before it and returns its result: the agent's start,
+    /// reload and stop, from threads of their own (never the pipeline's).
+    nonisolated func call<T: Sendable>(_ work: @escaping @Sendable (isolated AgentPipeline) -> T) -> T {
+        executor.runAndWait { self.assumeIsolated { work($0) } }
+    }
+
+    /// The agent is gone: the thread ends once what is queued has run.
+    nonisolated func finish() { executor.finish() }
+}

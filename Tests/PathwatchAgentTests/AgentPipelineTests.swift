@@ -1,0 +1,102 @@
+import Dispatch
+import Logging
+import PathwatchBase
+import PathwatchClockTesting
+import PathwatchProbeKit
+import Synchronization
+import Testing
+
+@testable import PathwatchAgent
+
+/// A sink that keeps, for each whole-state batch it is handed, the sequence number each probe's
+/// check carries in its message.
+private final class SequenceSink: Sink {
+    private let seen = Mutex<[[String: Int]]>([])
+    var batches: [[String: Int]] { seen.withLock { $0 } }
+
+    func submit(_ batch: SinkBatch) {
+        var numbers: [String: Int] = [:]
+        for check in batch.snapshot.checks { numbers[check.probe] = Int(check.message) }
+        seen.withLock { $0.append(numbers) }
+    }
+    func status() -> SinkStatus { SinkStatus(type: "test", target: "sequence", queued: 0, dropped: 0) }
+    func drain(timeout: Double) {}
+}
+
+/// The pipeline keeps the order of reports by construction: what is sent to it runs on its one
+/// thread, in the order sent, and every batch is handed to the sinks there, as it is made.
+@Suite(.onItsOwnThread) struct AgentPipelineTests {
+    @Test func workSentFromManyThreadsRunsOnThePipelineThreadInTheOrderEachThreadSentIt() {
+        let pipeline = PipelineExecutor(name: "pw-test-pipe")
+        let ran = Mutex<[(thread: Int, n: Int, onPipeline: Bool)]>([])
+        let senders = (0..<4).map { SerialThread(name: "pw-test-send\($0)") }
+        let sent = DispatchGroup()
+        for (index, sender) in senders.enumerated() {
+            sent.enter()
+            sender.async {
+                for n in 0..<500 {
+                    pipeline.run { ran.withLock { $0.append((index, n, pipeline.isOnThread)) } }
+                }
+                sent.leave()
+            }
+        }
+        sent.wait()
+        let all = pipeline.runAndWait { ran.withLock { $0 } }
+        #expect(all.count == 2_000)
+        #expect(all.allSatisfy { $0.onPipeline }, "some work ran off the pipeline thread")
+        for index in senders.indices {
+            #expect(all.filter { $0.thread == index }.map(\.n) == Array(0..<500), "thread \(index)'s work crossed")
+        }
+        senders.forEach { $0.finish() }
+        pipeline.finish()
+    }
+
+    @Test func batchesReachASinkInTheOrderTheCheckBookMadeThem() throws {
+        let loaded = try ConfigLoader.load(
+            text: #"{"agent": {"interval": "10s"}, "probes": [], "sinks": []}"#, file: "/nonexistent/pathwatch.json",
+            sinks: SinkRegistry([], whenNoneConfigured: []))
+        let agent = Agent(
+            config: loaded, logger: AgentLogger(logger: Logger(label: "pipeline-order"), redactor: SecretRedactor()),
+            observer: nil, clock: ManualClock())
+        let sink = SequenceSink()
+        let probes = (0..<6).map { "p\($0)" }
+        agent.pipeline.call { p in
+            p.state.sinks = [sink]
+            p.state.book.probeOrder = probes
+            for probe in probes {
+                p.state.book.policies[probe] = ProbePolicy(
+                    failAfter: 1, recoverAfter: 1, needsNetwork: false, plugin: "test")
+            }
+        }
+        // Six probes report at once from threads of their own; each report flips its check's
+        // state, so each makes a whole-state batch at once.
+        let senders = probes.map { SerialThread(name: "pw-test-\($0)") }
+        let sent = DispatchGroup()
+        for (probe, sender) in zip(probes, senders) {
+            sent.enter()
+            sender.async {
+                for n in 1...200 {
+                    let state: CheckState = n % 2 == 0 ? .ok : .warning
+                    agent.receive(.sample([Observation(key: "seq", state: state, message: "\(n)")]), from: probe)
+                }
+                sent.leave()
+            }
+        }
+        sent.wait()
+        agent.settle()
+        let batches = sink.batches
+        #expect(batches.count >= 1_200, "every state change makes a batch at once: \(batches.count)")
+        // No batch the sink is handed is older than one it had before: each probe's number never goes back.
+        var latest: [String: Int] = [:]
+        for (index, batch) in batches.enumerated() {
+            for (probe, n) in batch {
+                #expect(
+                    n >= latest[probe, default: 0],
+                    "batch \(index) went back for \(probe): \(n) after \(latest[probe]!)")
+                latest[probe] = n
+            }
+        }
+        #expect(latest == Dictionary(uniqueKeysWithValues: probes.map { ($0, 200) }))
+        senders.forEach { $0.finish() }
+    }
+}
