@@ -1,20 +1,21 @@
 #!/usr/bin/env bash
 # Runs `make test` with every core kept busy beside it, ROUNDS times in a row (default 1), and
-# prints each round's time and result. The load is one busy loop per core at the same priority
-# as the suite, so the suite gets about half the machine: what a shared CI runner or a
-# developer's build beside it does. A test that passes only on a quiet machine fails here.
-#   tools/test-under-load.sh [ROUNDS]
+# prints each round's time and result. The load is LOOPS busy loops per core (default 2) at the
+# same priority as the suite, so the suite gets about a third of the machine: what a shared CI
+# runner or a developer's build beside it does. A test that passes only on a quiet machine
+# fails here.
+#   [LOOPS=2] tools/test-under-load.sh [ROUNDS]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-1}
 hogs=()
 stop_hogs() { for pid in "${hogs[@]}"; do kill "$pid" 2>/dev/null; done; wait 2>/dev/null; }
 trap stop_hogs EXIT
-for _ in $(seq "$(nproc)"); do
+for _ in $(seq $(( $(nproc) * ${LOOPS:-2} ))); do
     ( while :; do :; done ) &
     hogs+=($!)
 done
-echo "load: ${#hogs[@]} busy loops (one per core) beside make test, $rounds round(s)"
+echo "load: ${#hogs[@]} busy loops (${LOOPS:-2} per core) beside make test, $rounds round(s)"
 failed=0
 mkdir -p .build/test-under-load
 for round in $(seq "$rounds"); do
