@@ -41,10 +41,10 @@ package final class Agent: Sendable {
     deinit { pipeline.finish() }
 
     /// One report of `probe`, with its host's health when it was sent, for the pipeline, after
-    /// every report sent before it; returns at once. `instance` is the reporting instance's
-    /// serial (nil: whichever instance runs).
+    /// every report sent before it; returns at once unless the pipeline is far behind.
+    /// `instance` is the reporting instance's serial (nil: whichever instance runs).
     func receive(_ report: ProbeReport, health: ProbeHealth? = nil, from probe: String, instance: UInt64? = nil) {
-        pipeline.send { $0.receive(report, health: health, from: probe, instance: instance) }
+        pipeline.sendReport { $0.receive(report, health: health, from: probe, instance: instance) }
     }
 
     /// Returns once the pipeline has handled everything sent to it before.

@@ -1,8 +1,10 @@
 import Dispatch
+import Glibc
 import Logging
 import PathwatchBase
 import PathwatchClockTesting
 import PathwatchProbeKit
+import PathwatchTestSupport
 import Synchronization
 import Testing
 
@@ -48,6 +50,32 @@ private final class SequenceSink: Sink {
             #expect(all.filter { $0.thread == index }.map(\.n) == Array(0..<500), "thread \(index)'s work crossed")
         }
         senders.forEach { $0.finish() }
+        pipeline.finish()
+    }
+
+    /// A sender that outruns the pipeline (a plug-in firing events in a loop) is held once
+    /// `heldLimit` of its reports wait, and lets go as they are handled: the queue has a bound.
+    @Test func aSenderThatOutrunsThePipelineIsHeldAtTheBound() {
+        let pipeline = PipelineExecutor(name: "pw-test-held")
+        let release = DispatchSemaphore(value: 0)
+        pipeline.run { release.wait() }
+        let sent = Atomic<Int>(0)
+        let handled = Atomic<Int>(0)
+        let total = PipelineExecutor.heldLimit + 100
+        let sender = SerialThread(name: "pw-test-flood")
+        sender.async {
+            for _ in 0..<total {
+                pipeline.runHeld { handled.add(1, ordering: .relaxed) }
+                sent.add(1, ordering: .relaxed)
+            }
+        }
+        #expect(waitUntil(timeout: 30) { sent.load(ordering: .relaxed) == PipelineExecutor.heldLimit })
+        // Nothing is handled while the pipeline is held up, so the sender must stay where it is.
+        usleep(100_000)
+        #expect(sent.load(ordering: .relaxed) == PipelineExecutor.heldLimit, "the sender went past the bound")
+        release.signal()
+        #expect(waitUntil(timeout: 30) { handled.load(ordering: .relaxed) == total }, "not every report was handled")
+        sender.finish()
         pipeline.finish()
     }
 

@@ -39,6 +39,12 @@ actor AgentPipeline {
         executor.run { self.assumeIsolated { work($0) } }
     }
 
+    /// `send` for a probe's report: a sender that outruns the pipeline by far waits
+    /// (PipelineExecutor.runHeld).
+    nonisolated func sendReport(_ work: @escaping @Sendable (isolated AgentPipeline) -> Void) {
+        executor.runHeld { self.assumeIsolated { work($0) } }
+    }
+
     /// Runs `work` after everything sent before it and returns its result: the agent's start,
     /// reload and stop, from threads of their own (never the pipeline's).
     nonisolated func call<T: Sendable>(_ work: @escaping @Sendable (isolated AgentPipeline) -> T) -> T {

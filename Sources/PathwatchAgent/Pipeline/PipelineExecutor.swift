@@ -14,6 +14,12 @@ final class PipelineExecutor: SerialExecutor, Sendable {
     private let threadID = Atomic<UInt>(0)
     /// Set by `finish`: work queued after it is dropped (its agent is gone).
     private let finished = Atomic<Bool>(false)
+    /// Work queued through `runHeld` and not yet run.
+    private let held = Atomic<Int>(0)
+
+    /// How much `runHeld` work may wait before a sender is held: far more than a thousand
+    /// probes changing at once queue, far less than memory allows.
+    static let heldLimit = 4_096
 
     init(name: String = "pw-pipeline") {
         thread = SerialThread(name: name)
@@ -44,6 +50,22 @@ final class PipelineExecutor: SerialExecutor, Sendable {
         thread.async { [self] in
             // A job that runs on the caller (the thread had ended) would not be isolated.
             if isOnThread { work() }
+        }
+    }
+
+    /// `run`, for a sender that must not outrun the pipeline: a probe's reports. While
+    /// `heldLimit` such pieces of work wait, the sender waits too (a plug-in firing events in a
+    /// loop is slowed to the pipeline's pace, as the agent's lock once slowed it), so the queue
+    /// cannot grow without bound. The wait polls every millisecond: it happens only when the
+    /// pipeline is that far behind, never in its ordinary running.
+    func runHeld(_ work: @escaping @Sendable () -> Void) {
+        while held.load(ordering: .relaxed) >= Self.heldLimit, !finished.load(ordering: .relaxed), !isOnThread {
+            usleep(1_000)
+        }
+        held.add(1, ordering: .relaxed)
+        run { [self] in
+            held.subtract(1, ordering: .relaxed)
+            work()
         }
     }
 
