@@ -157,7 +157,7 @@ package final class Agent: Sendable {
                 $0.makeSink(in: next, logger: logger, clock: clock)
             }
         }
-        let (stopped, started, removed) = pipeline.call { p -> ([ProbeRunner], [ProbeRunner], Bool) in
+        let (stopped, started) = pipeline.call { p -> ([ProbeRunner], [ProbeRunner]) in
             let keep = Set(next.config.probes.map(\.id))
             let (stopped, removed) = p.state.retireProbes(
                 keeping: keep, replacing: Set(changed.map { next.config.probes[$0].id }))
@@ -166,18 +166,20 @@ package final class Agent: Sendable {
             p.state.pacing.window = AgentState.documentWindow(next)
             p.state.catalog = merged
             p.state.book.probeOrder = next.config.probes.map(\.id)
+            let started = created.map { self.add($0, loaded: next, into: &p.state) }
+            p.state.arrangeProbeStatuses(started: started)
+            // In the pipeline, so no batch is made between the swap and the hand-over: the
+            // replaced sinks have had their last, and the new ones are started before their first.
             if let replacement {
                 p.state.sinks = replacement.sinks
                 p.state.sinkConfigs = next.config.sinks
+                self.handOver(replacement)
             }
-            let started = created.map { self.add($0, loaded: next, into: &p.state) }
-            p.state.arrangeProbeStatuses(started: started)
-            return (stopped, started, removed)
+            // The sinks learn now that removed probes are gone, not with the next report.
+            if removed { p.publishState() }
+            return (stopped, started)
         }
-        if let replacement { handOver(replacement) }
         for runner in stopped { runner.stop() }
-        // The sinks learn now that removed probes are gone, not with the next report.
-        if removed { pipeline.call { $0.publishState() } }
         started.forEach(begin)
         let summary =
             "\(started.count) probes (re)started, \(stopped.count) stopped, \(next.config.probes.count - started.count) kept"
@@ -188,7 +190,8 @@ package final class Agent: Sendable {
     /// A replaced sink with a durable queue writes what it was handed to its folder, releases it
     /// and hands anything it could not write to its replacement; only then do the new sinks
     /// start, so nothing accepted is lost to a reload, however fast reloads come. Sinks whose
-    /// entries did not change are neither closed nor started: they go on as they were.
+    /// entries did not change are neither closed nor started: they go on as they were. Runs in
+    /// the pipeline (a close may wait a moment to write its queue; reports wait in order).
     private func handOver(_ replacement: SinkReplacement) {
         for (sink, successor) in replacement.replaced { sink.close(handingOverTo: successor) }
         sinkGroup.leave(replacement.replaced.map(\.sink))
