@@ -24,7 +24,7 @@ import Testing
         for tick in 1...count {
             let jitter = tick % 2 == 0 ? 50_000_000 : -50_000_000
             let arrives = UInt64(Int64(tick) * Int64(spacing) + 100_000_000 + Int64(jitter))
-            let written = max(arrives, FileSink.earliestWrite(after: lastWrite, spacing: spacing))
+            let written = max(arrives, DocumentSpacing(spacing).earliestNext(after: lastWrite))
             waits.append(written - arrives)
             lastWrite = written
         }
@@ -38,7 +38,7 @@ import Testing
     }
 
     @Test func writesStayAtLeastNineTenthsOfTheSpacingApart() {
-        #expect(FileSink.earliestWrite(after: 100 * Self.second, spacing: 10 * Self.second) == 109 * Self.second)
+        #expect(DocumentSpacing(10 * Self.second).earliestNext(after: 100 * Self.second) == 109 * Self.second)
     }
 }
 
@@ -61,8 +61,9 @@ import Testing
         let path = dir.appendingPathComponent("status.json").path
         let clock = ManualClock()
         let logger = AgentLogger(logger: Logger(label: "file-spacing"), redactor: SecretRedactor())
-        let sink = FileSink(
+        let file = FileSink(
             path: path, pretty: false, triggers: [.every], spacing: .seconds(10), logger: logger, clock: clock)
+        let sink = SinkRunner(file, clock: clock)
         defer { sink.close(handingOverTo: nil) }
         func written() -> String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
         let start = ManualClock.start
