@@ -18,12 +18,32 @@ private final class RecordingSink: SinkDelivery {
     private let state = Mutex<(delivered: [String], entered: Int, held: Bool)>(([], 0, false))
     private let gate = DispatchSemaphore(value: 0)
 
-    init(_ policy: SinkIntakePolicy, spacing: UInt64? = nil, finishWithin: Double? = nil, held: Bool = false) {
+    let deliversOnCaller: Bool
+    /// The delivery `close` handed over to, once closed.
+    let successor = Mutex<RecordingSink??>(nil)
+
+    init(
+        _ policy: SinkIntakePolicy, spacing: UInt64? = nil, finishWithin: Double? = nil, held: Bool = false,
+        onCaller: Bool = false
+    ) {
         intakePolicy = policy
         self.spacing = spacing.map(DocumentSpacing.init)
         self.finishWithin = finishWithin
+        deliversOnCaller = onCaller
         state.withLock { $0.held = held }
     }
+
+    /// On the caller, as a pipe that takes what it is given would; declined while held.
+    func deliverOnCaller(_ names: [String]) -> SinkDeliveryResult? {
+        guard !state.withLock({ $0.held }) else { return nil }
+        state.withLock {
+            $0.entered += names.count
+            $0.delivered += names
+        }
+        return .delivered
+    }
+
+    func close(handingOverTo successor: RecordingSink?) { self.successor.withLock { $0 = .some(successor) } }
 
     var delivered: [String] { state.withLock { $0.delivered } }
     var entered: Int { state.withLock { $0.entered } }
@@ -197,6 +217,33 @@ private final class RecordingSink: SinkDelivery {
         recorder.release()
         try #require(waitUntil { drained.done })
         #expect(recorder.delivered == ["a"] && sink.status().dropped == 1)
+    }
+
+    @Test func aSinkThatCanDeliversOnTheSubmittersThreadAndItsOwnWhenItDeclines() throws {
+        let recorder = RecordingSink(.keepAll(max: 10), onCaller: true)
+        let sink = SinkRunner(recorder, clock: ManualClock())
+        defer { sink.close(handingOverTo: nil) }
+        sink.submit(Self.batch("a"))
+        #expect(recorder.delivered == ["a"], "delivered before submit returned")
+        let held = RecordingSink(.keepAll(max: 10), held: true, onCaller: true)
+        let declined = SinkRunner(held, clock: ManualClock())
+        defer { declined.close(handingOverTo: nil) }
+        declined.submit(Self.batch("b"))
+        try #require(waitUntil { held.entered == 1 }, "the runner's thread took what the caller declined")
+        held.release()
+        try #require(waitUntil { held.delivered == ["b"] })
+    }
+
+    @Test func aClosedSinkHandsOverToItsSuccessorsDeliveryAndTakesNothingMore() throws {
+        let old = RecordingSink(.keepLatest)
+        let new = RecordingSink(.keepLatest)
+        let sink = SinkRunner(old, clock: ManualClock())
+        let successor = SinkRunner(new, clock: ManualClock())
+        defer { successor.close(handingOverTo: nil) }
+        sink.close(handingOverTo: successor)
+        #expect(old.successor.withLock { $0.flatMap { $0 } } === new)
+        sink.submit(Self.batch("late"))
+        #expect(sink.status().dropped == 1 && old.delivered.isEmpty)
     }
 
     @Test func theStatusCarriesTheLastDeliveryAndErrorOnTheClock() throws {
