@@ -6,6 +6,7 @@ import Synchronization
 import Testing
 
 @testable import PathwatchAgent
+@testable import PathwatchSinkTestSupport
 
 /// A sink that records the documents it delivers, by the agent name each batch carries. A name
 /// starting with "!" is urgent; one starting with "fail" fails. While `held`, each delivery
@@ -81,12 +82,6 @@ private final class RecordingSink: SinkDelivery {
 @Suite(.onItsOwnThread) struct SinkRunnerTests {
     static let second: UInt64 = 1_000_000_000
 
-    static func batch(_ name: String) -> SinkBatch {
-        let snapshot = StatusSnapshot(
-            identity: AgentIdentity(name: name), time: WallTime(milliseconds: 1), checks: [], path: .unmonitored)
-        return SinkBatch(events: [], snapshot: snapshot)
-    }
-
     /// Whether a call made on a thread of its own has returned.
     final class Returned: Sendable {
         private let flag = Atomic<Bool>(false)
@@ -104,6 +99,17 @@ private final class RecordingSink: SinkDelivery {
         return returned
     }
 
+    /// A runner whose sink is delivering "a", held there until the test releases it.
+    private static func busy(
+        _ policy: SinkIntakePolicy, finishWithin: Double? = nil, clock: ManualClock = ManualClock()
+    ) throws -> (RecordingSink, SinkRunner<RecordingSink>) {
+        let recorder = RecordingSink(policy, finishWithin: finishWithin, held: true)
+        let sink = SinkRunner(recorder, clock: clock)
+        sink.submit(.named("a"))
+        try #require(waitUntil { recorder.entered == 1 })
+        return (recorder, sink)
+    }
+
     @Test func theQueueKeepsEveryItemWithinItsBoundAndCountsTheOldestItDrops() {
         var all = SinkQueue<Int>(policy: .keepAll(max: 3))
         all.put([1, 2])
@@ -116,13 +122,9 @@ private final class RecordingSink: SinkDelivery {
     }
 
     @Test func aBusySinkKeepsEveryBatchUpToItsBoundAndCountsTheRest() throws {
-        let clock = ManualClock()
-        let recorder = RecordingSink(.keepAll(max: 3), held: true)
-        let sink = SinkRunner(recorder, clock: clock)
+        let (recorder, sink) = try Self.busy(.keepAll(max: 3))
         defer { sink.close(handingOverTo: nil) }
-        sink.submit(Self.batch("a"))
-        try #require(waitUntil { recorder.entered == 1 })
-        for name in ["b", "c", "d", "e"] { sink.submit(Self.batch(name)) }
+        for name in ["b", "c", "d", "e"] { sink.submit(.named(name)) }
         #expect(sink.status().queued == 3 && sink.status().dropped == 1)
         recorder.release()
         try #require(waitUntil { recorder.delivered.count == 4 }, "\(recorder.delivered)")
@@ -131,13 +133,10 @@ private final class RecordingSink: SinkDelivery {
     }
 
     @Test func aSinkThatKeepsTheLatestDeliversOnlyTheNewestAndDropsNothing() throws {
-        let recorder = RecordingSink(.keepLatest, held: true)
-        let sink = SinkRunner(recorder, clock: ManualClock())
+        let (recorder, sink) = try Self.busy(.keepLatest)
         defer { sink.close(handingOverTo: nil) }
-        sink.submit(Self.batch("a"))
-        try #require(waitUntil { recorder.entered == 1 })
-        sink.submit(Self.batch("b"))
-        sink.submit(Self.batch("c"))
+        sink.submit(.named("b"))
+        sink.submit(.named("c"))
         #expect(sink.status().queued == 1 && sink.status().dropped == 0)
         recorder.release()
         try #require(waitUntil { recorder.delivered.count == 2 })
@@ -150,17 +149,17 @@ private final class RecordingSink: SinkDelivery {
         let sink = SinkRunner(recorder, clock: clock)
         defer { sink.close(handingOverTo: nil) }
         let start = ManualClock.start
-        sink.submit(Self.batch("a"))
+        sink.submit(.named("a"))
         try #require(waitUntil { recorder.delivered == ["a"] })
-        sink.submit(Self.batch("b"))
+        sink.submit(.named("b"))
         // Nine tenths of the spacing after the last delivery began: the one rule of spacing.
         #expect(clock.deadlines == [start + 9 * Self.second])
         clock.advance(to: start + 9 * Self.second - 1)
         #expect(sink.status().queued == 1 && recorder.delivered == ["a"])
-        sink.submit(Self.batch("!c"))
+        sink.submit(.named("!c"))
         try #require(waitUntil { recorder.delivered == ["a", "!c"] }, "an urgent batch waits for nothing")
         clock.advance(to: start + 9 * Self.second)
-        sink.submit(Self.batch("d"))
+        sink.submit(.named("d"))
         #expect(clock.deadlines.last == start + 9 * Self.second - 1 + 9 * Self.second)
         clock.advance(by: 9 * Self.second)
         try #require(waitUntil { recorder.delivered == ["a", "!c", "d"] }, "\(recorder.delivered)")
@@ -171,9 +170,9 @@ private final class RecordingSink: SinkDelivery {
         let recorder = RecordingSink(.keepLatest, spacing: 10 * Self.second)
         let sink = SinkRunner(recorder, clock: clock)
         defer { sink.close(handingOverTo: nil) }
-        sink.submit(Self.batch("a"))
+        sink.submit(.named("a"))
         try #require(waitUntil { recorder.delivered == ["a"] })
-        sink.submit(Self.batch("b"))
+        sink.submit(.named("b"))
         let drained = Self.inBackground { sink.drain(timeout: 5) }
         try #require(waitUntil { drained.done }, "the drain waited for the spacing")
         #expect(recorder.delivered == ["a", "b"] && sink.status().dropped == 0)
@@ -181,20 +180,17 @@ private final class RecordingSink: SinkDelivery {
 
     @Test func aDrainEndsAtItsTimeoutOnTheClockAndDropsWhatIsLeft() throws {
         let clock = ManualClock()
-        let recorder = RecordingSink(.keepAll(max: 10), held: true)
-        let sink = SinkRunner(recorder, clock: clock)
+        let (recorder, sink) = try Self.busy(.keepAll(max: 10), clock: clock)
         defer { sink.close(handingOverTo: nil) }
-        sink.submit(Self.batch("a"))
-        try #require(waitUntil { recorder.entered == 1 })
-        sink.submit(Self.batch("b"))
-        sink.submit(Self.batch("c"))
+        sink.submit(.named("b"))
+        sink.submit(.named("c"))
         let drained = Self.inBackground { sink.drain(timeout: 5) }
         try #require(waitUntil { clock.deadlines == [ManualClock.start + 5 * Self.second] })
         #expect(!drained.done)
         clock.advance(by: 5 * Self.second)
         try #require(waitUntil { drained.done })
         #expect(sink.status().dropped == 2 && sink.status().queued == 0)
-        sink.submit(Self.batch("d"))
+        sink.submit(.named("d"))
         #expect(sink.status().dropped == 3, "what comes after the drain is dropped and counted")
         recorder.release()
         try #require(waitUntil { recorder.delivered == ["a"] })
@@ -202,12 +198,9 @@ private final class RecordingSink: SinkDelivery {
 
     @Test func aStopWaitsForTheItemInProgressUpToItsFinishingTime() throws {
         let clock = ManualClock()
-        let recorder = RecordingSink(.keepAll(max: 10), finishWithin: 15, held: true)
-        let sink = SinkRunner(recorder, clock: clock)
+        let (recorder, sink) = try Self.busy(.keepAll(max: 10), finishWithin: 15, clock: clock)
         defer { sink.close(handingOverTo: nil) }
-        sink.submit(Self.batch("a"))
-        sink.submit(Self.batch("b"))
-        try #require(waitUntil { recorder.entered == 1 })
+        sink.submit(.named("b"))
         let drained = Self.inBackground { sink.drain(timeout: 5) }
         try #require(waitUntil { !clock.deadlines.isEmpty })
         clock.advance(by: 5 * Self.second)
@@ -223,12 +216,12 @@ private final class RecordingSink: SinkDelivery {
         let recorder = RecordingSink(.keepAll(max: 10), onCaller: true)
         let sink = SinkRunner(recorder, clock: ManualClock())
         defer { sink.close(handingOverTo: nil) }
-        sink.submit(Self.batch("a"))
+        sink.submit(.named("a"))
         #expect(recorder.delivered == ["a"], "delivered before submit returned")
         let held = RecordingSink(.keepAll(max: 10), held: true, onCaller: true)
         let declined = SinkRunner(held, clock: ManualClock())
         defer { declined.close(handingOverTo: nil) }
-        declined.submit(Self.batch("b"))
+        declined.submit(.named("b"))
         try #require(waitUntil { held.entered == 1 }, "the runner's thread took what the caller declined")
         held.release()
         try #require(waitUntil { held.delivered == ["b"] })
@@ -242,7 +235,7 @@ private final class RecordingSink: SinkDelivery {
         defer { successor.close(handingOverTo: nil) }
         sink.close(handingOverTo: successor)
         #expect(old.successor.withLock { $0.flatMap { $0 } } === new)
-        sink.submit(Self.batch("late"))
+        sink.submit(.named("late"))
         #expect(sink.status().dropped == 1 && old.delivered.isEmpty)
     }
 
@@ -251,16 +244,16 @@ private final class RecordingSink: SinkDelivery {
         let recorder = RecordingSink(.keepAll(max: 10))
         let sink = SinkRunner(recorder, clock: clock)
         defer { sink.close(handingOverTo: nil) }
-        sink.submit(Self.batch("a"))
+        sink.submit(.named("a"))
         try #require(waitUntil { sink.status().lastDelivery != nil })
         clock.advance(by: Self.second)
-        sink.submit(Self.batch("fail-b"))
+        sink.submit(.named("fail-b"))
         try #require(waitUntil { sink.status().lastError != nil })
         let status = sink.status()
         #expect(status.type == "test" && status.target == "here")
         #expect(status.lastDelivery == ManualClock.wall(at: ManualClock.start))
         #expect(status.lastError == "fail-b refused")
-        sink.submit(Self.batch("c"))
+        sink.submit(.named("c"))
         try #require(waitUntil { sink.status().lastError == nil })
         #expect(sink.status().lastDelivery == ManualClock.wall(at: ManualClock.start + Self.second))
     }

@@ -6,6 +6,7 @@ import Testing
 
 @testable import PathwatchAgent
 @testable import PathwatchFileSink
+@testable import PathwatchSinkTestSupport
 
 /// The file sink's spacing between writes of documents that changed nothing: the agent's
 /// documents come about once an interval, on the probes' grid, each a little early or late. A
@@ -48,13 +49,6 @@ import Testing
 @Suite(.onItsOwnThread) struct FileSinkSpacingClockTests {
     static let second: UInt64 = 1_000_000_000
 
-    /// A document that says which it is by the agent's name.
-    static func batch(_ name: String) -> SinkBatch {
-        let snapshot = StatusSnapshot(
-            identity: AgentIdentity(name: name), time: WallTime(milliseconds: 1), checks: [], path: .unmonitored)
-        return SinkBatch(events: [], snapshot: snapshot)
-    }
-
     @Test func aDocumentThatChangedNothingWaitsForTheSpacingOnTheSinksClock() throws {
         let dir = try TestEnvironment.makeTemporaryDirectory("pathwatch-file-spacing")
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
@@ -67,11 +61,11 @@ import Testing
         defer { sink.close(handingOverTo: nil) }
         func written() -> String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
         let start = ManualClock.start
-        sink.submit(Self.batch("first"))
+        sink.submit(.named("first"))
         try #require(waitUntil(timeout: 10) { written().contains("\"first\"") }, "the first document was not written")
         #expect(sink.status().lastDelivery == ManualClock.wall(at: start))
-        sink.submit(Self.batch("second"))
-        sink.submit(Self.batch("third"))
+        sink.submit(.named("second"))
+        sink.submit(.named("third"))
         // One write waits, on the clock, for 9 s (the spacing less its tenth) after the first.
         #expect(clock.deadlines == [start + 9 * Self.second])
         clock.advance(to: start + 9 * Self.second - 1)
