@@ -26,10 +26,10 @@ extension FileSinkSettings {
     }
 
     package func makeSink(_ context: SinkContext) -> any Sink {
-        FileSink(
+        let file = FileSink(
             path: resolvePath(path, relativeTo: context.baseDirectory), pretty: pretty, format: format, mode: mode,
-            triggers: context.triggers,
-            spacing: context.interval, logger: context.logger, clock: context.clock)
+            triggers: context.triggers, spacing: context.interval, logger: context.logger, clock: context.clock)
+        return SinkRunner(file, clock: context.clock)
     }
 }
 

@@ -5,12 +5,15 @@ import PathwatchAgent
 import Synchronization
 
 /// The live agent over HTTP (contract §8): `/`, `/status`, `/metrics`, `/events`, `/healthz`,
-/// served from the latest report on the http sinks' one event-loop thread. `submit` only records the
-/// report and hands change events to that thread, so no client can slow the agent.
+/// served from the latest report on the http sinks' one event-loop thread. Run by a SinkRunner
+/// that keeps every batch (each one's change events go to `/events`); a batch is only recorded
+/// and its events handed to that thread, on the submitting thread, so no client can slow the
+/// agent.
 ///
 /// A listen address that is taken is retried every `bindRetry` (the agent keeps running and the
 /// sink's `last_error` says why), so a restart racing its predecessor's socket recovers by itself.
-final class HTTPSink: Sink {
+final class HTTPSink: SinkDelivery {
+    static let maxQueuedBatches = 10_000
     static let bindRetry = TimeAmount.seconds(5)
     /// One event-loop thread for every http sink of the process, for its whole life. A group of
     /// the sink's own would have to be shut down when a reload replaces the sink or the agent
@@ -54,7 +57,23 @@ final class HTTPSink: Sink {
 
     var url: String { "\(settings.listen.localURL(scheme: settings.tls == nil ? "http" : "https"))/" }
 
-    func submit(_ batch: SinkBatch) { hub.accept(batch) }
+    var intakePolicy: SinkIntakePolicy { .keepAll(max: Self.maxQueuedBatches) }
+    var threadName: String { "pw-sink-http" }
+    var deliversOnCaller: Bool { true }
+
+    func intake(_ batch: SinkBatch) -> SinkIntake<SinkBatch> { SinkIntake([batch]) }
+
+    /// When the hub has a stream to write to, its event loop says so (`status`).
+    func deliver(_ batch: SinkBatch) -> SinkDeliveryResult {
+        hub.accept(batch)
+        return .unconfirmed
+    }
+
+    /// Recording a batch never blocks: the submitting thread does it.
+    func deliverOnCaller(_ batches: [SinkBatch]) -> SinkDeliveryResult? {
+        for batch in batches { hub.accept(batch) }
+        return .unconfirmed
+    }
 
     /// Listens, and returns once the first attempt to bind has an answer (bounded): a sink that a
     /// reload put in its predecessor's place is serving when the reload says it is done.
@@ -112,16 +131,11 @@ final class HTTPSink: Sink {
             lastDelivery: counters.lastDelivery, lastError: listening ? nil : lastError)
     }
 
-    /// Nothing is queued: every response is rendered from the latest report when asked.
-    func drain(timeout: Double) {}
-
     /// The successor listens on the same address: the live pages and streams move to it.
-    func close(handingOverTo successor: (any Sink)?) {
+    func close(handingOverTo successor: HTTPSink?) {
         outcome.withLock { $0.closed = true }
         tls?.stop()
-        if let successor = successor as? HTTPSink {
-            hub.handOver(to: successor.hub)
-        }
+        if let successor { hub.handOver(to: successor.hub) }
         // Wait (briefly) for the socket to close, so a successor on the same address can bind.
         let closed = DispatchSemaphore(value: 0)
         server.close().whenComplete { _ in closed.signal() }

@@ -10,7 +10,7 @@ extension HTTPSinkSettings {
     package var descriptorEstimate: Int { 1 + maxConnections }
 
     package func makeSink(_ context: SinkContext) -> any Sink {
-        HTTPSink(settings: self, logger: context.logger)
+        SinkRunner(HTTPSink(settings: self, logger: context.logger), clock: context.clock)
     }
 }
 

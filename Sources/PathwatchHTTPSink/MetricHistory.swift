@@ -12,9 +12,9 @@ struct MetricHistory {
     static let capacity = 120
     static let spacingMilliseconds: Int64 = 5_000
     /// The soonest a sample is kept after the one before: documents follow the probes' grid, a
-    /// moment early as often as late (`earliestNextDocument`), and documents 5 s apart, held to
+    /// moment early as often as late (`DocumentSpacing`), and documents 5 s apart, held to
     /// the whole spacing, would lose every other one to a few milliseconds.
-    static let keptAfterMilliseconds = Int64(earliestNextDocument(after: 0, spacing: UInt64(spacingMilliseconds)))
+    static let keptAfterMilliseconds = Int64(DocumentSpacing(UInt64(spacingMilliseconds)).least)
     static let maxChecks = 64
 
     /// The plots, in the order the page draws them, by the names the page knows them by.

@@ -28,7 +28,7 @@ package struct StdoutSinkSettings: SinkSettings, Decodable, Equatable {
 
 extension StdoutSinkSettings {
     package func makeSink(_ context: SinkContext) -> any Sink {
-        StdoutSink(format: format, triggers: context.triggers)
+        SinkRunner(StdoutSink(format: format, triggers: context.triggers), clock: context.clock)
     }
 }
 

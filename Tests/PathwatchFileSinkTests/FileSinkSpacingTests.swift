@@ -6,6 +6,7 @@ import Testing
 
 @testable import PathwatchAgent
 @testable import PathwatchFileSink
+@testable import PathwatchSinkTestSupport
 
 /// The file sink's spacing between writes of documents that changed nothing: the agent's
 /// documents come about once an interval, on the probes' grid, each a little early or late. A
@@ -24,7 +25,7 @@ import Testing
         for tick in 1...count {
             let jitter = tick % 2 == 0 ? 50_000_000 : -50_000_000
             let arrives = UInt64(Int64(tick) * Int64(spacing) + 100_000_000 + Int64(jitter))
-            let written = max(arrives, FileSink.earliestWrite(after: lastWrite, spacing: spacing))
+            let written = max(arrives, DocumentSpacing(spacing).earliestNext(after: lastWrite))
             waits.append(written - arrives)
             lastWrite = written
         }
@@ -38,7 +39,7 @@ import Testing
     }
 
     @Test func writesStayAtLeastNineTenthsOfTheSpacingApart() {
-        #expect(FileSink.earliestWrite(after: 100 * Self.second, spacing: 10 * Self.second) == 109 * Self.second)
+        #expect(DocumentSpacing(10 * Self.second).earliestNext(after: 100 * Self.second) == 109 * Self.second)
     }
 }
 
@@ -48,29 +49,23 @@ import Testing
 @Suite(.onItsOwnThread) struct FileSinkSpacingClockTests {
     static let second: UInt64 = 1_000_000_000
 
-    /// A document that says which it is by the agent's name.
-    static func batch(_ name: String) -> SinkBatch {
-        let snapshot = StatusSnapshot(
-            identity: AgentIdentity(name: name), time: WallTime(milliseconds: 1), checks: [], path: .unmonitored)
-        return SinkBatch(events: [], snapshot: snapshot)
-    }
-
     @Test func aDocumentThatChangedNothingWaitsForTheSpacingOnTheSinksClock() throws {
         let dir = try TestEnvironment.makeTemporaryDirectory("pathwatch-file-spacing")
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         let path = dir.appendingPathComponent("status.json").path
         let clock = ManualClock()
         let logger = AgentLogger(logger: Logger(label: "file-spacing"), redactor: SecretRedactor())
-        let sink = FileSink(
+        let file = FileSink(
             path: path, pretty: false, triggers: [.every], spacing: .seconds(10), logger: logger, clock: clock)
+        let sink = SinkRunner(file, clock: clock)
         defer { sink.close(handingOverTo: nil) }
         func written() -> String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
         let start = ManualClock.start
-        sink.submit(Self.batch("first"))
+        sink.submit(.named("first"))
         try #require(waitUntil(timeout: 10) { written().contains("\"first\"") }, "the first document was not written")
         #expect(sink.status().lastDelivery == ManualClock.wall(at: start))
-        sink.submit(Self.batch("second"))
-        sink.submit(Self.batch("third"))
+        sink.submit(.named("second"))
+        sink.submit(.named("third"))
         // One write waits, on the clock, for 9 s (the spacing less its tenth) after the first.
         #expect(clock.deadlines == [start + 9 * Self.second])
         clock.advance(to: start + 9 * Self.second - 1)

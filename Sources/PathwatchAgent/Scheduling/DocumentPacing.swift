@@ -72,7 +72,7 @@ struct DocumentPacing {
         heldSince = now
         var due = now &+ settle
         // One probe on a grid of the window's length: each of its reports goes a settle later.
-        if let last = lastPublished { due = max(due, earliestNextDocument(after: last, spacing: window)) }
+        if let last = lastPublished { due = max(due, DocumentSpacing(window).earliestNext(after: last)) }
         return .later(due)
     }
 
@@ -100,13 +100,4 @@ struct DocumentPacing {
         }
         return .publish
     }
-}
-
-/// The soonest a document may follow one made at `last` when documents go at most once per
-/// `spacing` (both in one unit: the pacing's and the file sink's monotonic nanoseconds, the
-/// plots' milliseconds): a tenth of the spacing is scheduling's. Documents follow the
-/// probes' grid, a moment early as often as late; held to the whole spacing, whatever follows
-/// them could only move later against the grid, until each document waited most of a spacing.
-package func earliestNextDocument(after last: UInt64, spacing: UInt64) -> UInt64 {
-    last &+ spacing &- spacing / 10
 }

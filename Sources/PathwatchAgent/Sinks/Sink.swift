@@ -34,17 +34,19 @@ package struct SinkBatch: Sendable {
 }
 
 /// A destination for events and documents, and a service of the agent's service group (run
-/// inside its SinkGroup). Each sink owns its own bounded queue and a thread of delivery, so a
-/// slow or dead sink never delays another or the probes, and its blocking calls (a write to a
-/// full pipe, an fsync, a request) never hold Swift concurrency's threads.
+/// inside its SinkGroup). Each sink has its own bounded queue and a thread of delivery (a
+/// SinkRunner's, around the sink's SinkDelivery; the pushing sinks' PushSink), so a slow or
+/// dead sink never delays another or the probes, and its blocking calls (a write to a full
+/// pipe, an fsync, a request) never hold Swift concurrency's threads.
 package protocol Sink: Service, AnyObject {
-    /// Hands over a batch; returns at once. The sink picks what its triggers ask for.
+    /// Hands over a batch; returns at once (it is called on the agent's pipeline thread, which
+    /// every other sink and report wait for). The sink picks what its triggers ask for.
     func submit(_ batch: SinkBatch)
     /// Delivers what is queued, waiting at most `timeout` seconds.
     func drain(timeout: Double)
-    /// Its queue and delivery state, taken into every snapshot: called after each report from
-    /// the reporting probe's thread, holding no lock of the agent's, so it takes only the sink's
-    /// own locks for a moment and never waits on the sink's delivery.
+    /// Its queue and delivery state, taken into every snapshot as a value: called on the agent's
+    /// pipeline thread as each batch is made, so it takes only the sink's own locks for a moment
+    /// and never waits on the sink's delivery.
     func status() -> SinkStatus
     /// Begins delivering. A sink made by a reload starts only after the sinks it replaces are
     /// closed, so it never races them for what they own (a webhook's queue folder).

@@ -1,0 +1,83 @@
+/// What a sink implements: how a batch becomes the items it delivers, and the delivery of one
+/// item. Everything else — its bounded intake, its thread, pacing, draining at a stop, drop
+/// counts and the status built from them — is its SinkRunner's, the one way a sink is run.
+package protocol SinkDelivery: AnyObject, Sendable {
+    /// What the sink delivers one at a time: a line, a document, a batch.
+    associatedtype Item: Sendable
+
+    /// How its intake keeps what waits for delivery.
+    var intakePolicy: SinkIntakePolicy { get }
+    /// The least time between deliveries; nil: each item goes as soon as its thread is free.
+    var spacing: DocumentSpacing? { get }
+    /// Its thread's name (at most 15 bytes show).
+    var threadName: String { get }
+    /// How long a stop waits for the item being delivered, counted from the start of the
+    /// drain; nil: no longer than the drain's own timeout.
+    var finishWithin: Double? { get }
+    /// See `Sink.takesEveryReport`.
+    var takesEveryReport: Bool { get }
+    /// Whether `deliverOnCaller` may deliver on a submitter's thread at all.
+    var deliversOnCaller: Bool { get }
+
+    /// On the submitting thread, with no lock of the runner's held: what of `batch` this sink
+    /// delivers (nothing: it ignores the batch). Cheap, as the agent waits for it.
+    func intake(_ batch: SinkBatch) -> SinkIntake<Item>
+    /// On the runner's thread: delivers one item, blocking as long as it takes.
+    func deliver(_ item: Item) -> SinkDeliveryResult
+    /// On the submitting thread, when nothing is queued before `items` and nothing is being
+    /// delivered: delivers them there if that cannot block (a pipe that takes them now, a
+    /// hand-over to another thread), saving the runner's thread a wake-up. Nil: declined, the
+    /// runner's thread delivers them.
+    func deliverOnCaller(_ items: [Item]) -> SinkDeliveryResult?
+    /// The sink's own part of its status: its type and target, and what it alone counts (a
+    /// stream cut off). The runner adds what waits, what it dropped, the last delivery and error.
+    func status() -> SinkStatus
+    /// See `Sink.start`.
+    func start()
+    /// See `Sink.close(handingOverTo:)`: called once the runner takes nothing more.
+    func close(handingOverTo successor: Self?)
+}
+
+extension SinkDelivery {
+    package var spacing: DocumentSpacing? { nil }
+    package var finishWithin: Double? { nil }
+    package var takesEveryReport: Bool { false }
+    package var deliversOnCaller: Bool { false }
+    package func deliverOnCaller(_ items: [Item]) -> SinkDeliveryResult? { nil }
+    package func start() {}
+    package func close(handingOverTo successor: Self?) {}
+}
+
+/// What a sink's intake keeps while delivery is busy or paced.
+package enum SinkIntakePolicy: Sendable, Equatable {
+    /// Every item, in order, at most `max`: past it the oldest are dropped and counted.
+    case keepAll(max: Int)
+    /// The newest item alone: a document that replaces the one before is not a loss.
+    case keepLatest
+}
+
+/// What a sink takes of one batch.
+package struct SinkIntake<Item: Sendable>: Sendable {
+    package var items: [Item]
+    /// Goes at once, without waiting for the spacing (once per delivery: a change never waits).
+    package var urgent: Bool
+
+    package init(_ items: [Item], urgent: Bool = false) {
+        self.items = items
+        self.urgent = urgent
+    }
+
+    /// The batch is not for this sink.
+    package static var none: SinkIntake { SinkIntake([]) }
+}
+
+/// How one delivery went, as the sink's status reports it.
+package enum SinkDeliveryResult: Sendable, Equatable {
+    /// Out: its time is the sink's `last_delivery`, and its `last_error` is cleared.
+    case delivered
+    /// Not delivered, for this reason: the sink's `last_error`.
+    case failed(String)
+    /// Neither known nor refused (handed to another thread, a write that went nowhere): the
+    /// status stays as it was.
+    case unconfirmed
+}
