@@ -25,19 +25,27 @@ private final class SequenceSink: Sink {
     func drain(timeout: Double) {}
 }
 
-/// The pipeline keeps the order of reports by construction: what is sent to it runs on its one
-/// thread, in the order sent, and every batch is handed to the sinks there, as it is made.
+/// The pipeline keeps the order of reports by construction: what is sent to it runs one piece at
+/// a time, in the order sent, and every batch is handed to the sinks as it is made.
 @Suite(.onItsOwnThread) struct AgentPipelineTests {
-    @Test func workSentFromManyThreadsRunsOnThePipelineThreadInTheOrderEachThreadSentIt() {
-        let pipeline = PipelineExecutor(name: "pw-test-pipe")
+    @Test func workSentFromManyThreadsRunsOnePieceAtATimeInTheOrderEachThreadSentIt() {
+        let pipeline = PipelineExecutor()
         let ran = Mutex<[(thread: Int, n: Int, onPipeline: Bool)]>([])
+        let running = Atomic<Int>(0)
+        let overlapped = Atomic<Bool>(false)
         let senders = (0..<4).map { SerialThread(name: "pw-test-send\($0)") }
         let sent = DispatchGroup()
         for (index, sender) in senders.enumerated() {
             sent.enter()
             sender.async {
                 for n in 0..<500 {
-                    pipeline.run { ran.withLock { $0.append((index, n, pipeline.isOnThread)) } }
+                    pipeline.run {
+                        if running.add(1, ordering: .relaxed).newValue > 1 {
+                            overlapped.store(true, ordering: .relaxed)
+                        }
+                        ran.withLock { $0.append((index, n, pipeline.isRunningHere)) }
+                        running.subtract(1, ordering: .relaxed)
+                    }
                 }
                 sent.leave()
             }
@@ -45,7 +53,10 @@ private final class SequenceSink: Sink {
         sent.wait()
         let all = pipeline.runAndWait { ran.withLock { $0 } }
         #expect(all.count == 2_000)
-        #expect(all.allSatisfy { $0.onPipeline }, "some work ran off the pipeline thread")
+        #expect(all.allSatisfy { $0.onPipeline }, "some work ran where the pipeline was not running")
+        let didOverlap = overlapped.load(ordering: .relaxed)
+        #expect(!didOverlap, "two pieces of work ran at once")
+        #expect(!pipeline.isRunningHere)
         for index in senders.indices {
             #expect(all.filter { $0.thread == index }.map(\.n) == Array(0..<500), "thread \(index)'s work crossed")
         }
@@ -56,9 +67,18 @@ private final class SequenceSink: Sink {
     /// A sender that outruns the pipeline (a plug-in firing events in a loop) is held once
     /// `heldLimit` of its reports wait, and lets go as they are handled: the queue has a bound.
     @Test func aSenderThatOutrunsThePipelineIsHeldAtTheBound() {
-        let pipeline = PipelineExecutor(name: "pw-test-held")
+        let pipeline = PipelineExecutor()
         let release = DispatchSemaphore(value: 0)
-        pipeline.run { release.wait() }
+        let blocked = Atomic<Bool>(false)
+        // Another thread runs the pipeline and is held up in it.
+        let blocker = SerialThread(name: "pw-test-block")
+        blocker.async {
+            pipeline.run {
+                blocked.store(true, ordering: .relaxed)
+                release.wait()
+            }
+        }
+        #expect(waitUntil(timeout: 30) { blocked.load(ordering: .relaxed) })
         let sent = Atomic<Int>(0)
         let handled = Atomic<Int>(0)
         let total = PipelineExecutor.heldLimit + 100
@@ -76,6 +96,7 @@ private final class SequenceSink: Sink {
         release.signal()
         #expect(waitUntil(timeout: 30) { handled.load(ordering: .relaxed) == total }, "not every report was handled")
         sender.finish()
+        blocker.finish()
         pipeline.finish()
     }
 

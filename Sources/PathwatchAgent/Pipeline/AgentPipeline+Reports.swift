@@ -2,7 +2,7 @@ import PathwatchBase
 import PathwatchProbeKit
 
 /// How a report travels: through the check book, then to the sinks, at once or in the next
-/// paced batch (DocumentPacing), all on the pipeline's thread.
+/// paced batch (DocumentPacing), all in the pipeline, one piece of work at a time.
 extension AgentPipeline {
     /// One report of one probe, with its host's health as it was sent: through the check book,
     /// then to every sink. The whole state goes at once when the report raised change events or

@@ -2,10 +2,11 @@ import PathwatchBase
 import PathwatchProbeKit
 
 /// The agent's state and the order of its reports, in one isolation domain the compiler checks:
-/// an actor whose executor is the agent's pipeline thread (PipelineExecutor). Probe runners,
-/// timers and the agent's start, reload and stop send it work; it applies each report to the
-/// check book, asks the pacing what goes out, and hands each batch to every sink, one after the
-/// other on that one thread, so batches reach the sinks in the order the book made them.
+/// an actor whose executor runs one piece of work at a time, in the order handed in
+/// (PipelineExecutor). Probe runners, timers and the agent's start, reload and stop send it
+/// work; it applies each report to the check book, asks the pacing what goes out, and hands
+/// each batch to every sink as it makes it, so batches reach the sinks in the order the book
+/// made them.
 ///
 /// A batch is made of values: the book as it stands, each probe's health as its last report
 /// brought it (ProbeStatusTable) and each sink's status. No sink reads the agent's state back,
@@ -46,11 +47,11 @@ actor AgentPipeline {
     }
 
     /// Runs `work` after everything sent before it and returns its result: the agent's start,
-    /// reload and stop, from threads of their own (never the pipeline's).
+    /// reload and stop, from threads of their own (never from the pipeline's own work).
     nonisolated func call<T: Sendable>(_ work: @escaping @Sendable (isolated AgentPipeline) -> T) -> T {
         executor.runAndWait { self.assumeIsolated { work($0) } }
     }
 
-    /// The agent is gone: the thread ends once what is queued has run.
+    /// The agent is gone: work sent from now on is dropped.
     nonisolated func finish() { executor.finish() }
 }

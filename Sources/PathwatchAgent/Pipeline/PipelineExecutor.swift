@@ -1,18 +1,41 @@
+import Dispatch
 import Glibc
 import PathwatchBase
 import Synchronization
 
-/// The agent's pipeline thread as a serial executor: the one thread on which the check book,
-/// the path, the pacing and the hand-over to sinks run (AgentPipeline, an actor whose executor
-/// this is). Reports from every probe's thread, timers and reloads queue their work here, first
-/// in, first out, so batches reach the sinks in the order the check book made them: the order
-/// is kept by the queue, not put back afterwards. The thread is the agent's own, not the task
-/// pool's, because handing over to sinks and writing the log may block for a moment.
+/// The serial executor of the agent's pipeline (AgentPipeline, an actor whose executor this is):
+/// work runs one piece at a time, first in, first out, on the thread that hands it in when no
+/// other is running the pipeline at that moment; otherwise it is queued, and the thread running
+/// the pipeline runs it before it lets go. Reports from every probe's thread, timers and reloads
+/// queue their work here, so batches reach the sinks in the order the check book made them: the
+/// order is kept by the queue, not put back afterwards.
+///
+/// Why no thread of its own: a report would then wake a second thread and wait for a switch to
+/// it, a cost paid at every report of an idle agent, for nothing the order needs. Every thread
+/// that hands work in is one of the agent's own (a probe's lane or child reader, the timer
+/// thread, a reload's or stop's thread), never the task pool's, so the moment a sink's submit or
+/// the log may block is spent where it was before the pipeline was an actor.
 final class PipelineExecutor: SerialExecutor, Sendable {
-    private let thread: SerialThread
-    /// The thread's id, set by its first job; `checkIsolated` compares against it.
-    private let threadID = Atomic<UInt>(0)
-    /// Set by `finish`: work queued after it is dropped (its agent is gone).
+    /// Two stacks make a queue: work goes onto `incoming`; `outgoing` is `incoming` reversed,
+    /// taken from its end. `running` is set while a thread runs the pipeline.
+    private struct Queue {
+        var incoming: [@Sendable () -> Void] = []
+        var outgoing: [@Sendable () -> Void] = []
+        var running = false
+
+        mutating func pop() -> (@Sendable () -> Void)? {
+            if outgoing.isEmpty {
+                outgoing = incoming.reversed()
+                incoming.removeAll(keepingCapacity: true)
+            }
+            return outgoing.popLast()
+        }
+    }
+
+    private let queue = Mutex(Queue())
+    /// The thread running the pipeline now (its pthread id), 0 when none is.
+    private let runner = Atomic<UInt>(0)
+    /// Set by `finish`: work handed in after it is dropped (its agent is gone).
     private let finished = Atomic<Bool>(false)
     /// Work queued through `runHeld` and not yet run.
     private let held = Atomic<Int>(0)
@@ -21,13 +44,10 @@ final class PipelineExecutor: SerialExecutor, Sendable {
     /// probes changing at once queue, far less than memory allows.
     static let heldLimit = 4_096
 
-    init(name: String = "pw-pipeline") {
-        thread = SerialThread(name: name)
-        thread.async { [self] in threadID.store(UInt(pthread_self()), ordering: .releasing) }
-    }
+    init() {}
 
-    /// True on the pipeline thread itself.
-    var isOnThread: Bool { threadID.load(ordering: .acquiring) == UInt(pthread_self()) }
+    /// True on the thread running the pipeline, while it does.
+    var isRunningHere: Bool { runner.load(ordering: .acquiring) == UInt(pthread_self()) }
 
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
@@ -38,18 +58,38 @@ final class PipelineExecutor: SerialExecutor, Sendable {
     func asUnownedSerialExecutor() -> UnownedSerialExecutor { UnownedSerialExecutor(ordinary: self) }
 
     /// The runtime asks this when code claims the actor's isolation outside a task (the work
-    /// queued by `run`, which `AgentPipeline.send` hands to `assumeIsolated`): only the
-    /// pipeline thread has it.
+    /// handed to `run`, which `AgentPipeline.send` passes to `assumeIsolated`): only the thread
+    /// running the pipeline has it.
     func checkIsolated() {
-        precondition(isOnThread, "not on the agent's pipeline thread")
+        precondition(isRunningHere, "not running the agent's pipeline")
     }
 
-    /// Queues `work` on the pipeline thread, after everything queued before it; returns at once.
+    /// Runs `work` after everything handed in before it: here and now when the pipeline is idle
+    /// (with whatever is handed in meanwhile), else on the thread running it.
     func run(_ work: @escaping @Sendable () -> Void) {
         guard !finished.load(ordering: .acquiring) else { return }
-        thread.async { [self] in
-            // A job that runs on the caller (the thread had ended) would not be isolated.
-            if isOnThread { work() }
+        let runHere = queue.withLock { q -> Bool in
+            q.incoming.append(work)
+            guard !q.running else { return false }
+            q.running = true
+            return true
+        }
+        if runHere { runQueued() }
+    }
+
+    /// Runs the queue until it is empty, then lets the pipeline go.
+    private func runQueued() {
+        runner.store(UInt(pthread_self()), ordering: .releasing)
+        while true {
+            let next = queue.withLock { q -> (@Sendable () -> Void)? in
+                if let next = q.pop() { return next }
+                // Let go under the lock: the next thread to hand work in runs it.
+                runner.store(0, ordering: .releasing)
+                q.running = false
+                return nil
+            }
+            guard let next else { return }
+            next()
         }
     }
 
@@ -59,7 +99,7 @@ final class PipelineExecutor: SerialExecutor, Sendable {
     /// cannot grow without bound. The wait polls every millisecond: it happens only when the
     /// pipeline is that far behind, never in its ordinary running.
     func runHeld(_ work: @escaping @Sendable () -> Void) {
-        while held.load(ordering: .relaxed) >= Self.heldLimit, !finished.load(ordering: .relaxed), !isOnThread {
+        while held.load(ordering: .relaxed) >= Self.heldLimit, !finished.load(ordering: .relaxed), !isRunningHere {
             usleep(1_000)
         }
         held.add(1, ordering: .relaxed)
@@ -69,16 +109,25 @@ final class PipelineExecutor: SerialExecutor, Sendable {
         }
     }
 
-    /// Runs `work` on the pipeline thread after everything queued before it, and returns its
-    /// result. Never from the pipeline thread itself, which would wait for itself.
+    /// Runs `work` after everything handed in before it, and returns its result. Never from the
+    /// pipeline's own work, which would wait for itself.
     func runAndWait<T: Sendable>(_ work: @escaping @Sendable () -> T) -> T {
-        precondition(!isOnThread, "the pipeline thread cannot wait for itself")
-        return thread.sync(work)
+        precondition(!isRunningHere, "the agent's pipeline cannot wait for itself")
+        precondition(!finished.load(ordering: .acquiring), "the agent's pipeline has finished")
+        let result = Mutex<T?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        run {
+            let value = work()
+            result.withLock { $0 = value }
+            done.signal()
+        }
+        // Run here (the pipeline was idle), the work is done already and this returns at once.
+        done.wait()
+        return result.withLock { $0! }
     }
 
-    /// Lets the thread end once what is queued has run; later work is dropped.
+    /// Drops work handed in from now on: the agent is gone.
     func finish() {
         finished.store(true, ordering: .releasing)
-        thread.finish()
     }
 }

@@ -39,13 +39,13 @@ package struct SinkBatch: Sendable {
 /// dead sink never delays another or the probes, and its blocking calls (a write to a full
 /// pipe, an fsync, a request) never hold Swift concurrency's threads.
 package protocol Sink: Service, AnyObject {
-    /// Hands over a batch; returns at once (it is called on the agent's pipeline thread, which
-    /// every other sink and report wait for). The sink picks what its triggers ask for.
+    /// Hands over a batch; returns at once (it is called in the agent's pipeline, which every
+    /// other sink and report wait for). The sink picks what its triggers ask for.
     func submit(_ batch: SinkBatch)
     /// Delivers what is queued, waiting at most `timeout` seconds.
     func drain(timeout: Double)
-    /// Its queue and delivery state, taken into every snapshot as a value: called on the agent's
-    /// pipeline thread as each batch is made, so it takes only the sink's own locks for a moment
+    /// Its queue and delivery state, taken into every snapshot as a value: called in the agent's
+    /// pipeline as each batch is made, so it takes only the sink's own locks for a moment
     /// and never waits on the sink's delivery.
     func status() -> SinkStatus
     /// Begins delivering. A sink made by a reload starts only after the sinks it replaces are

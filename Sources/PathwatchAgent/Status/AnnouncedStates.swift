@@ -32,9 +32,9 @@ package final class AnnouncedStates: Sendable {
     /// The generation last written (an older snapshot never replaces a newer one), and whether
     /// the last write failed (said once until one succeeds).
     private let written = Mutex<(generation: UInt64, failing: Bool)>((0, false))
-    /// The thread the file is written on: each write syncs to disk, which the agent's pipeline,
-    /// handing batches to the sinks, does not wait for.
-    private let writer = SerialThread(name: "pw-announced")
+    /// The thread the file is written on, started at the first change: each write syncs to
+    /// disk, which the agent's pipeline, handing batches to the sinks, does not wait for.
+    private let writer = Mutex<SerialThread?>(nil)
     /// The newest snapshot not yet written. A storm of changes (a thousand probes flipping)
     /// gives a snapshot a batch; only the newest is worth a write, so those it supersedes
     /// before the writer comes to them are never written.
@@ -46,7 +46,16 @@ package final class AnnouncedStates: Sendable {
         self.logger = logger
     }
 
-    deinit { writer.finish() }
+    deinit { writer.withLock { $0?.finish() } }
+
+    private var writerThread: SerialThread {
+        writer.withLock { thread in
+            if let thread { return thread }
+            let started = SerialThread(name: "pw-announced")
+            thread = started
+            return started
+        }
+    }
 
     /// Writes `snapshot` on the writer thread, unless a newer one comes first; returns at once.
     func saveLater(_ snapshot: Snapshot) {
@@ -55,7 +64,7 @@ package final class AnnouncedStates: Sendable {
             return p == nil
         }
         guard idle else { return }
-        writer.async { [self] in
+        writerThread.async { [self] in
             if let newest = pending.withLock({ p in
                 defer { p = nil }
                 return p
@@ -66,7 +75,7 @@ package final class AnnouncedStates: Sendable {
     }
 
     /// Returns once every snapshot given to `saveLater` is written (the agent stops).
-    func flush() { writer.sync {} }
+    func flush() { writer.withLock { $0 }?.sync {} }
 
     /// What the file holds for the checks of `probes` (a removed probe's are forgotten); empty
     /// when there is no file, and when it cannot be read (said in the log).
