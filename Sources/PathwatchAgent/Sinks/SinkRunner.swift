@@ -162,13 +162,18 @@ package final class SinkRunner<Delivery: SinkDelivery>: Sink {
         guard !taken.isEmpty else { return }
         var rest = taken[...]
         while !rest.isEmpty {
-            let stopped = state.withLock { s -> Int in
-                guard s.closing else { return 0 }
+            let stopped = state.withLock { s -> Int? in
+                guard s.closing else { return nil }
+                // A sink that hands over at a close: what is left goes to the successor.
+                if delivery.closeWait != nil {
+                    s.queue.putBack(Array(rest))
+                    return 0
+                }
                 s.queue.drop(rest.count)
                 return rest.count
             }
-            if stopped > 0 {
-                delivery.noteDropped(stopped, .atStop)
+            if let stopped {
+                if stopped > 0 { delivery.noteDropped(stopped, .atStop) }
                 break
             }
             let group = Array(rest.prefix(max(1, delivery.itemsPerDelivery)))
@@ -266,8 +271,11 @@ package final class SinkRunner<Delivery: SinkDelivery>: Sink {
         lane.activate()
         deliverOnThread()
         wait(until: started &+ Self.nanoseconds(seconds)) { ($0.queue.isEmpty || $0.retrying) && !$0.delivering }
+        state.withLock { $0.closing = true }
+        // A delivery under way (begun since, or past the time) ends first: it puts back what
+        // it did not take, and no new one starts. Its sink's own close would wait for it too.
+        while state.withLock({ $0.delivering }) { clock.wait(for: progress, untilMonotonic: nil) }
         let (unsent, dropped) = state.withLock { s -> ([Delivery.Item], Int) in
-            s.closing = true
             s.watched = false
             let unsent = s.queue.takeAll()
             if heir == nil { s.queue.drop(unsent.count) }
