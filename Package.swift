@@ -144,9 +144,9 @@ let package = Package(
         // it sends across outages; it depends on nothing of the agent's but the base module.
         .target(name: "PathwatchQueue", dependencies: ["PathwatchBase"], exclude: ["README.md"], swiftSettings: strict),
         // HTTP out for the sinks that POST (webhook, remote write): the queued delivery they share
-        // (intake → durable queue → paced, retried delivery → health, `PushSink`), libcurl's
-        // poster, the answer's classification, backoff with Retry-After, and holding while the
-        // host is offline. A pushing sink adds its settings and formats (`PushFormat`).
+        // (`PushDelivery` under the one SinkRunner: durable queue → paced, retried delivery →
+        // health), libcurl's poster, the answer's classification, backoff with Retry-After, and
+        // holding while the host is offline. A pushing sink adds its settings and formats (`PushFormat`).
         .target(
             name: "PathwatchHTTPOut",
             dependencies: [

@@ -83,10 +83,10 @@ package final class DeliveryThread: Sendable {
     package func finish() { thread.finish() }
 
     /// For a sink's `drain`: wakes the loop, then returns once `done()` holds, delivery cannot
-    /// progress for now (holding, backing off, stopped), or at `deadline`.
-    package func awaitProgress(until deadline: DispatchTime, done: () -> Bool) {
+    /// progress for now (holding, backing off, stopped), or at the clock's monotonic `deadline`.
+    package func awaitProgress(untilMonotonic deadline: UInt64, done: () -> Bool) {
         wake()
-        while DispatchTime.now() < deadline {
+        while clock.monotonicNow < deadline {
             if done() || [.holding, .backingOff, .stopped].contains(phase) { return }
             usleep(10_000)
         }

@@ -3,7 +3,7 @@ import PathwatchHTTPOut
 import PathwatchJSON
 import PathwatchQueue
 
-/// The remote_write sink as the shared queued delivery (`PushSink`) runs it: the `/metrics`
+/// The remote_write sink as the shared queued delivery (`PushDelivery`) runs it: the `/metrics`
 /// series, each probe's when it reports, one queue record per report (`ReportEncoder`), pushed
 /// with Prometheus remote write 1.0, oldest reports first, several per request
 /// (`WriteRequests`), so an offline window is sent later with its own timestamps.

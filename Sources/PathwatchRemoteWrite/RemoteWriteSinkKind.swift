@@ -18,7 +18,7 @@ extension RemoteWriteSinkSettings {
     }
 
     package func makeSink(_ context: SinkContext) -> any Sink {
-        PushSink(
+        PushDelivery.sink(
             format: RemoteWritePush(settings: self, interval: context.interval, redactor: context.logger.redactor),
             secrets: secretValues, context)
     }

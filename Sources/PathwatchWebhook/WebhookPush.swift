@@ -3,7 +3,7 @@ import PathwatchDigest
 import PathwatchHTTPOut
 import PathwatchQueue
 
-/// The webhook sink as the shared queued delivery (`PushSink`) runs it: its settings, the
+/// The webhook sink as the shared queued delivery (`PushDelivery`) runs it: its settings, the
 /// encoder that formats batches into payloads, and the reader that shapes runs of them into
 /// signed requests.
 struct WebhookPush: PushFormat {

@@ -30,7 +30,8 @@ extension WebhookSinkSettings {
     }
 
     package func makeSink(_ context: SinkContext) -> any Sink {
-        PushSink(format: WebhookPush(settings: self, triggers: context.triggers), secrets: secretValues, context)
+        PushDelivery.sink(
+            format: WebhookPush(settings: self, triggers: context.triggers), secrets: secretValues, context)
     }
 }
 

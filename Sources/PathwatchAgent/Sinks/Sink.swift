@@ -35,7 +35,7 @@ package struct SinkBatch: Sendable {
 
 /// A destination for events and documents, and a service of the agent's service group (run
 /// inside its SinkGroup). Each sink has its own bounded queue and a thread of delivery (a
-/// SinkRunner's, around the sink's SinkDelivery; the pushing sinks' PushSink), so a slow or
+/// SinkRunner's, around the sink's SinkDelivery, the one way every sink is run), so a slow or
 /// dead sink never delays another or the probes, and its blocking calls (a write to a full
 /// pipe, an fsync, a request) never hold Swift concurrency's threads.
 package protocol Sink: Service, AnyObject {

@@ -1,7 +1,7 @@
 import PathwatchAgent
 import PathwatchQueue
 
-/// What a pushing sink is besides the delivery it shares with the others (`PushSink`): its
+/// What a pushing sink is besides the delivery it shares with the others (`PushDelivery`): its
 /// settings reduced to what the layer needs, and its two halves of a format, the
 /// `RecordEncoder` (batches into queue records, on the intake thread) and the `RequestReader`
 /// (queue records into requests, on the delivery thread). A new pushing sink is these three and

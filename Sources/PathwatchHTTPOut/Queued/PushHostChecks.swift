@@ -15,12 +15,13 @@ package enum PushHostChecks {
     }
 }
 
-extension PushSink {
-    /// The sink a pushing kind's settings make; `secrets` are what the redactor must hide
-    /// besides the URL's own credentials.
-    package convenience init(format: Format, secrets: [String], _ context: SinkContext) {
-        self.init(
+extension PushDelivery {
+    /// The sink a pushing kind's settings make: this delivery under the one sink runner.
+    /// `secrets` are what the redactor must hide besides the URL's own credentials.
+    package static func sink(format: Format, secrets: [String], _ context: SinkContext) -> any Sink {
+        let delivery = PushDelivery(
             format: format, triggers: context.triggers, stateDirectory: context.stateDirectory, secrets: secrets,
             logger: context.logger, clock: context.clock)
+        return SinkRunner(delivery, clock: context.clock)
     }
 }

@@ -5,7 +5,7 @@ import PathwatchQueue
 /// Opens the sink's disk queue, and decides what a failure to open it is worth saying. A sink
 /// being replaced hands the folder over within moments, so a busy folder is news only when it
 /// lasts; any other failure (permissions, a full disk) is logged once per different error.
-/// Used on the intake thread only.
+/// Used on the sink runner's thread only.
 package struct QueueOpening {
     package let folder: String
     package let limits: DurableQueue.Limits
@@ -16,12 +16,17 @@ package struct QueueOpening {
     private var busyLogged = false
     /// The last error opening the queue that was logged.
     private var loggedError: String?
+    /// What the quiet time of a busy folder is measured on.
+    private let clock: any AgentClock
 
     /// How long a busy folder goes unreported.
     package static let busyQuietNanoseconds: UInt64 = 2_000_000_000
 
-    package init(folder: String, limits: DurableQueue.Limits, former: String? = nil) {
+    package init(
+        folder: String, limits: DurableQueue.Limits, former: String? = nil, clock: any AgentClock = SystemClock()
+    ) {
         self.folder = folder
+        self.clock = clock
         self.limits = limits
         self.former = former
     }
@@ -55,7 +60,7 @@ package struct QueueOpening {
             defer { loggedError = error.description }
             return loggedError != error.description
         }
-        let now = monotonicNanoseconds()
+        let now = clock.monotonicNow
         let since = busySince ?? now
         busySince = since
         guard !busyLogged, now - since >= Self.busyQuietNanoseconds else { return false }

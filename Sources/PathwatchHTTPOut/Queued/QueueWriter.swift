@@ -1,32 +1,31 @@
-import Dispatch
 import Logging
 import PathwatchAgent
 import PathwatchBase
 import PathwatchQueue
 import Synchronization
 
-/// The intake thread: encodes parked batches into records and appends them to the disk queue
-/// (one fdatasync per `batchesPerAppend` batches), then wakes the deliverer. It opens the queue
-/// first, which also starts delivery, so a backlog left by a previous run moves without waiting
-/// for a batch.
+/// Makes a pushing sink's batches durable: encodes them into records and appends them to the
+/// disk queue (one fdatasync per group of batches its runner hands over), then wakes the
+/// deliverer. It opens the queue as the sink starts, which also starts delivery, so a backlog
+/// left by a previous run moves without waiting for a batch.
 ///
 /// When the state disk refuses an append (full, failing), the records wait in memory, in order,
 /// ahead of anything newer, up to `PushSpec.maxHeldRecords`; they are offered again every second
 /// and whenever delivery frees space.
 ///
-/// A thread of the agent's own, not a Dispatch queue: a queue's job borrows libdispatch's pool,
-/// whose first job arms a monitor that wakes the agent every second for good (see
-/// TaskThreadPool). It starts paused: a sink made by a reload must not touch the queue folder
-/// before the sink it replaces has let go of it.
-package final class QueueIntake<Format: PushFormat>: DeliveryFeed {
+/// Everything here runs on the sink runner's thread (`SinkLane`): the appends its runner asks
+/// for, and the jobs of its own (opening, retries, records due on a schedule), so none runs
+/// beside another. That thread starts paused: a sink made by a reload must not touch the queue
+/// folder before the sink it replaces has let go of it.
+package final class QueueWriter<Format: PushFormat>: DeliveryFeed {
     /// How often held records are offered to the disk again (nanoseconds).
     static var heldRetry: UInt64 { 1_000_000_000 }
     /// How soon opening is tried again when the folder is busy, and when it fails otherwise.
     static var busyRetry: UInt64 { 100_000_000 }
     static var failedOpenRetry: UInt64 { 5_000_000_000 }
 
-    /// State of the intake thread's jobs alone. Its lock is never contended: only that thread's
-    /// jobs take it (`release` runs there too), and `adopt`, before the thread has started.
+    /// State of the lane's jobs alone. Its lock is never contended but by `release` and
+    /// `adopt`, which run when no delivery does.
     private struct Work {
         var opening: QueueOpening
         var queue: DurableQueue?
@@ -36,14 +35,14 @@ package final class QueueIntake<Format: PushFormat>: DeliveryFeed {
         var heldRetryScheduled = false
     }
 
-    let inbox: BatchInbox
     private let work: Mutex<Work>
-    /// Set by `close` before the queue is released: no job opens it again.
+    /// Set by `stopOpening` before the queue is released: no job opens it again.
     private let closing = Atomic<Bool>(false)
     /// Monotonic time the encoder next owes records without a batch (`never`: none), read by
     /// the deliverer without waiting for an append in progress.
     private let nextDueAt = Atomic<UInt64>(UInt64.max)
-    private let thread: SerialThread
+    /// The runner's thread, given as the runner is made.
+    private let lane = Mutex<SinkLane?>(nil)
     private let format: Format
     private let spec: PushSpec
     private let context: PushContext
@@ -53,119 +52,109 @@ package final class QueueIntake<Format: PushFormat>: DeliveryFeed {
         self.format = format
         let spec = format.spec
         self.spec = spec
-        inbox = BatchInbox(maxBatches: spec.maxParkedBatches)
         self.context = context
         self.deliverer = deliverer
-        thread = SerialThread(name: "pw-\(spec.threadStem)-in", paused: true)
         let former = spec.formerFolderName.map {
             String(folder[..<(folder.lastIndex(of: "/") ?? folder.startIndex)]) + "/" + $0
         }
-        work = Mutex(Work(opening: QueueOpening(folder: folder, limits: spec.limits, former: former)))
-        // Open the queue as soon as the sink starts.
-        inbox.markScheduled()
-        thread.async { self.processInbox() }
+        let opening = QueueOpening(folder: folder, limits: spec.limits, former: former, clock: context.clock)
+        work = Mutex(Work(opening: opening))
     }
 
-    /// Lets the paused thread run its jobs; does nothing to a running one.
-    func start() { thread.activate() }
+    /// Takes the runner's thread, and opens the queue there as soon as the sink starts.
+    func attach(_ lane: SinkLane) {
+        self.lane.withLock { $0 = lane }
+        lane.async { self.openAtStart() }
+    }
 
-    /// Parks `batch`, scheduling a job when none is; a batch arriving after close goes on.
-    func submit(_ batch: SinkBatch) {
-        switch inbox.put(batch) {
-        case .afterClose(.forward(let successor)):
-            successor.submit(batch)
-        case .afterClose(.refuse):
-            countLost(1, why: "it arrived after the sink closed")
-        case .parked(let wakeIntake, let lost):
-            if lost > 0 { countLost(lost, why: "the disk queue has not kept up") }
-            if wakeIntake { thread.async { self.processInbox() } }
+    private func onLane(afterNanoseconds delay: UInt64 = 0, _ job: @escaping @Sendable () -> Void) {
+        guard let lane = lane.withLock({ $0 }) else { return job() }
+        if delay == 0 { lane.async(job) } else { lane.async(afterNanoseconds: delay, job) }
+    }
+
+    /// On the lane: encodes `batches` and appends them in one go. Nil when done (appended, or
+    /// held for the disk); otherwise the queue is not open (busy, failing, or closing) and the
+    /// batches should be offered again after that many nanoseconds.
+    func write(_ batches: [SinkBatch]) -> UInt64? {
+        work.withLock { w -> UInt64? in
+            guard let queue = openQueue(&w) else { return retryDelay(w) }
+            var records: [QueueRecord] = []
+            if var encoder = w.encoder {
+                records = batches.flatMap { encoder.records(for: $0) }
+                w.encoder = encoder
+            }
+            publishNextDue(w.encoder)
+            append(records, to: queue, &w)
+            return nil
         }
     }
 
-    /// Encodes and appends everything parked so far, waiting at most until `deadline`. False
-    /// when the time ran out first.
-    func persist(before deadline: DispatchTime) -> Bool {
-        let persisted = DispatchSemaphore(value: 0)
-        thread.async {
-            self.processInbox()
-            persisted.signal()
-        }
-        return persisted.wait(timeout: deadline) == .success
-    }
+    /// Busy (a sink being replaced still owns the folder): soon; failing (permissions, a full
+    /// disk): now and then.
+    private func retryDelay(_ w: Work) -> UInt64 { w.opening.isBusy ? Self.busyRetry : Self.failedOpenRetry }
 
     package var nextDue: UInt64? {
         let due = nextDueAt.load(ordering: .relaxed)
         return due == UInt64.max ? nil : due
     }
 
-    package func queueDueRecords() { thread.async { self.enqueueDue() } }
+    package func queueDueRecords() { onLane { self.enqueueDue() } }
 
-    package func offerHeldAgain() { thread.async { self.retryHeld(fromTimer: false) } }
+    package func offerHeldAgain() { onLane { self.retryHeld(fromTimer: false) } }
 
     // MARK: - Closing
 
-    /// From now on no job opens the queue: what is still parked waits for `release`.
+    /// From now on no job opens the queue.
     func stopOpening() { closing.store(true, ordering: .sequentiallyConsistent) }
 
-    /// Releases the queue folder and returns what could not be made durable; batches submitted
-    /// from now on go to `successor` (or count as lost). Runs after the jobs queued before it.
-    func release(to successor: (any Sink)?) -> Leftovers {
-        thread.sync { [self] () -> Leftovers in
-            let records = work.withLock { w -> [QueueRecord] in
-                w.queue?.close()
-                w.queue = nil
-                defer { w.held = [] }
-                return w.held
-            }
-            let batches = inbox.close(afterwards: successor.map(BatchInbox.AfterClose.forward) ?? .refuse)
-            return Leftovers(records: records, batches: batches, lost: context.health.handOver())
+    /// Releases the queue folder and returns what could not be made durable, with what was
+    /// lost before the disk. Called once the runner delivers nothing more.
+    func release() -> Leftovers {
+        let records = work.withLock { w -> [QueueRecord] in
+            w.queue?.close()
+            w.queue = nil
+            defer { w.held = [] }
+            return w.held
         }
+        return Leftovers(records: records, lost: context.health.handOver())
     }
 
     /// Takes over a replaced sink's leftovers, ahead of everything this one was handed since:
     /// its thread has not started yet, so the order on the wire stays the order of events.
-    func adopt(_ leftovers: Leftovers) {
+    /// `unsent` batches went to this sink's runner.
+    func adopt(_ leftovers: Leftovers, unsent: Int) {
         work.withLock { $0.held.insert(contentsOf: leftovers.records, at: 0) }
-        inbox.prepend(leftovers.batches)
         context.health.adopt(lost: leftovers.lost, held: leftovers.records.count)
-        if leftovers.count > 0 {
-            context.log(.debug, "took over \(leftovers.count) \(context.noun) not yet queued from the sink it replaces")
+        let count = leftovers.records.count + unsent
+        if count > 0 {
+            context.log(.debug, "took over \(count) \(context.noun) not yet queued from the sink it replaces")
         }
     }
 
-    /// Runs what is queued, then lets the thread end.
-    func finish() { thread.finish() }
-
-    func countLost(_ count: Int, why: String) {
-        context.health.countLost(count)
+    /// Says that `count` records or batches will never reach the disk (counted elsewhere).
+    func logLost(_ count: Int, why: String) {
         context.logRepeated(.error, kind: "lost", "dropped \(count) \(context.noun) before they were queued: \(why)")
     }
 
-    // MARK: - Jobs (on the intake thread)
+    private func countLost(_ count: Int, why: String) {
+        context.health.countLost(count)
+        logLost(count, why: why)
+    }
 
-    private func processInbox() {
-        work.withLock { w in
+    // MARK: - Jobs (on the lane)
+
+    /// Opens the queue, trying again while it is busy or failing, and queues what a replaced
+    /// sink left held.
+    private func openAtStart() {
+        let retry = work.withLock { w -> UInt64? in
             guard let queue = openQueue(&w) else {
-                // Closing: what is still parked is handed over by `release`.
-                if closing.load(ordering: .sequentiallyConsistent) { return }
-                // Busy (a sink being replaced still owns the folder): try again shortly;
-                // failing (permissions, a full disk): now and then.
-                let delay = w.opening.isBusy ? Self.busyRetry : Self.failedOpenRetry
-                thread.async(afterNanoseconds: delay) { self.processInbox() }
-                return
+                // Closing: what is held is handed over by `release`.
+                return closing.load(ordering: .sequentiallyConsistent) ? nil : retryDelay(w)
             }
-            while true {
-                let batches = inbox.take(upTo: spec.batchesPerAppend)
-                if batches.isEmpty { return }
-                var records: [QueueRecord] = []
-                if var encoder = w.encoder {
-                    records = batches.flatMap { encoder.records(for: $0) }
-                    w.encoder = encoder
-                }
-                publishNextDue(w.encoder)
-                append(records, to: queue, &w)
-            }
+            if !w.held.isEmpty { append([], to: queue, &w) }
+            return nil
         }
+        if let retry { onLane(afterNanoseconds: retry) { self.openAtStart() } }
     }
 
     private func enqueueDue() {
@@ -243,7 +232,7 @@ package final class QueueIntake<Format: PushFormat>: DeliveryFeed {
         }
         if !w.heldRetryScheduled {
             w.heldRetryScheduled = true
-            thread.async(afterNanoseconds: Self.heldRetry) { self.retryHeld(fromTimer: true) }
+            onLane(afterNanoseconds: Self.heldRetry) { self.retryHeld(fromTimer: true) }
         }
     }
 }
