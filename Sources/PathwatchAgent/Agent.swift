@@ -231,8 +231,7 @@ package final class Agent: Sendable {
         }
         _ = childrenEnded.wait(timeout: .now() + Self.childStopLimit)
         // What the probes reported while they stopped is with the sinks before they drain, and
-        // the states it announced are kept.
-        let announced = pipeline.call { $0.state.announced }
-        announced?.flush()
+        // the states it announced are written.
+        settle()
     }
 }

@@ -96,14 +96,33 @@ extension AgentPipeline {
         for sink in state.sinks {
             if let batch = sink.takesEveryReport ? singleBatch : wholeBatch { sink.submit(batch) }
         }
-        // Kept once the sinks have the batch: a crash between the two repeats a change, never loses one.
-        if !events.isEmpty, let announcement = state.announcement() {
-            announcement.store.saveLater(announcement.snapshot)
-        }
+        if !events.isEmpty, let announcement = state.announcement() { keepAnnounced(announcement) }
         // Events are logged once, with the batch that carries them to the sinks that present the whole state.
         guard whole else { return }
         for event in events { logger.log(event.logLevel, event.logLine) }
         if let observer { observer.agentReported(state.summary(), ready: firstComplete) }
+    }
+
+    /// Writes the states announced once the sinks have the batch that announced them (a crash
+    /// between the two repeats a change, never loses one): at once, before any sink's delivery
+    /// is likely to reach its receiver, so a change a receiver got is not sent again after a
+    /// `kill -9`. In a burst (a thousand probes changing at once) the write waits for the end
+    /// of what is queued, and only the newest snapshot is written: one sync to disk, not one a
+    /// report.
+    private func keepAnnounced(_ announcement: (store: AnnouncedStates, snapshot: AnnouncedStates.Snapshot)) {
+        let writeLater = state.unwrittenAnnouncement != nil
+        state.unwrittenAnnouncement = announcement
+        if !executor.hasQueuedWork {
+            writeAnnounced()
+        } else if !writeLater {
+            send { $0.writeAnnounced() }
+        }
+    }
+
+    private func writeAnnounced() {
+        guard let announcement = state.unwrittenAnnouncement else { return }
+        state.unwrittenAnnouncement = nil
+        announcement.store.save(announcement.snapshot)
     }
 
     /// The reporting probe alone (its checks, its status, the path), for the sinks that take every report.

@@ -31,6 +31,8 @@ struct AgentState {
     /// snapshots of them were taken.
     var announced: AnnouncedStates?
     var announcements: UInt64 = 0
+    /// The newest snapshot of them not yet written, while a burst of reports is worked through.
+    var unwrittenAnnouncement: (store: AnnouncedStates, snapshot: AnnouncedStates.Snapshot)?
 
     init(loaded: LoadedConfig, catalog: PluginCatalog, book: CheckBook) {
         self.loaded = loaded

@@ -1,4 +1,3 @@
-import Dispatch
 import Glibc
 import PathwatchBase
 import Synchronization
@@ -45,6 +44,9 @@ final class PipelineExecutor: SerialExecutor, Sendable {
     static let heldLimit = 4_096
 
     init() {}
+
+    /// Whether work is queued behind what runs now (a burst of reports is being worked through).
+    var hasQueuedWork: Bool { queue.withLock { !$0.incoming.isEmpty || !$0.outgoing.isEmpty } }
 
     /// True on the thread running the pipeline, while it does.
     var isRunningHere: Bool { runner.load(ordering: .acquiring) == UInt(pthread_self()) }
@@ -114,16 +116,8 @@ final class PipelineExecutor: SerialExecutor, Sendable {
     func runAndWait<T: Sendable>(_ work: @escaping @Sendable () -> T) -> T {
         precondition(!isRunningHere, "the agent's pipeline cannot wait for itself")
         precondition(!finished.load(ordering: .acquiring), "the agent's pipeline has finished")
-        let result = Mutex<T?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        run {
-            let value = work()
-            result.withLock { $0 = value }
-            done.signal()
-        }
-        // Run here (the pipeline was idle), the work is done already and this returns at once.
-        done.wait()
-        return result.withLock { $0! }
+        // Run here (the pipeline was idle), the work is done before the wait, which returns at once.
+        return waitForResult(of: work) { run($0) }
     }
 
     /// Drops work handed in from now on: the agent is gone.

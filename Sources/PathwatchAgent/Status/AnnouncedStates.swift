@@ -32,50 +32,12 @@ package final class AnnouncedStates: Sendable {
     /// The generation last written (an older snapshot never replaces a newer one), and whether
     /// the last write failed (said once until one succeeds).
     private let written = Mutex<(generation: UInt64, failing: Bool)>((0, false))
-    /// The thread the file is written on, started at the first change: each write syncs to
-    /// disk, which the agent's pipeline, handing batches to the sinks, does not wait for.
-    private let writer = Mutex<SerialThread?>(nil)
-    /// The newest snapshot not yet written. A storm of changes (a thousand probes flipping)
-    /// gives a snapshot a batch; only the newest is worth a write, so those it supersedes
-    /// before the writer comes to them are never written.
-    private let pending = Mutex<Snapshot?>(nil)
 
     init(stateDirectory: String, logger: AgentLogger) {
         folder = stateDirectory
         path = stateDirectory + "/announced.json"
         self.logger = logger
     }
-
-    deinit { writer.withLock { $0?.finish() } }
-
-    private var writerThread: SerialThread {
-        writer.withLock { thread in
-            if let thread { return thread }
-            let started = SerialThread(name: "pw-announced")
-            thread = started
-            return started
-        }
-    }
-
-    /// Writes `snapshot` on the writer thread, unless a newer one comes first; returns at once.
-    func saveLater(_ snapshot: Snapshot) {
-        let idle = pending.withLock { p -> Bool in
-            defer { p = snapshot }
-            return p == nil
-        }
-        guard idle else { return }
-        writerThread.async { [self] in
-            if let newest = pending.withLock({ p in
-                defer { p = nil }
-                return p
-            }) {
-                save(newest)
-            }
-        }
-    }
-
-    /// Returns once every snapshot given to `saveLater` is written (the agent stops).
-    func flush() { writer.withLock { $0 }?.sync {} }
 
     /// What the file holds for the checks of `probes` (a removed probe's are forgotten); empty
     /// when there is no file, and when it cannot be read (said in the log).

@@ -58,15 +58,7 @@ package final class SerialThread: Sendable {
     /// Runs `body` on this thread, after what is queued, and returns its result. Never from a
     /// job of this same thread: it would wait for itself.
     package func sync<T: Sendable>(_ body: @escaping @Sendable () -> T) -> T {
-        let result = Mutex<T?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        async {
-            let value = body()
-            result.withLock { $0 = value }
-            done.signal()
-        }
-        done.wait()
-        return result.withLock { $0! }
+        waitForResult(of: body) { async($0) }
     }
 
     /// Lets a thread started paused run its jobs. Does nothing to a running one.
@@ -120,6 +112,22 @@ package final class SerialThread: Sendable {
             sleeper.sleep()
         }
     }
+}
+
+/// Hands `work` to `enqueue` (which runs it later, elsewhere, or at once) and returns its
+/// result once it has run.
+package func waitForResult<T: Sendable>(
+    of work: @escaping @Sendable () -> T, handingTo enqueue: (@escaping @Sendable () -> Void) -> Void
+) -> T {
+    let result = Mutex<T?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    enqueue {
+        let value = work()
+        result.withLock { $0 = value }
+        done.signal()
+    }
+    done.wait()
+    return result.withLock { $0! }
 }
 
 /// Starts a detached thread that runs `body`; false when the process can have no more threads.
