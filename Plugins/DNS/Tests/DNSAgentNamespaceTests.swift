@@ -76,6 +76,10 @@ final class DNSAgentNamespaceTests {
         (document["checks"] as? [[String: Any]])?.first { $0["id"] as? String == id }?["state"] as? String
     }
 
+    func message(_ document: [String: Any], _ id: String) -> String? {
+        (document["checks"] as? [[String: Any]])?.first { $0["id"] as? String == id }?["message"] as? String
+    }
+
     @Test func thePathSaysDNSBrokeWhileTheGatewayAnswers() throws {
         try topology.host.exec("sysctl -qw net.ipv4.ping_group_range='0 2147483647'")
         try topology.resolver.set(.normal)
@@ -131,8 +135,11 @@ final class DNSAgentNamespaceTests {
         // A hijacked answer: the resolver works, so the path is fine, and the name's check alerts.
         mark = changes(of: agent).count
         switched = try topology.resolver.set(.hijacked)
+        // `set` stops the old resolver before the new one listens: a sample in that gap finds
+        // nothing answering (critical, path unsatisfied). The hijack is the answer it names.
         let hijacked = try waitFor("the hijack", after: switched) { document in
             state(document, "dns/10.86.0.2/www.test") == "critical"
+                && message(document, "dns/10.86.0.2/www.test")?.hasPrefix("unexpected answer") == true
         }
         document = try #require(status())
         #expect(path(document)["status"] as? String == "satisfied")
