@@ -7,7 +7,9 @@ import Testing
 /// process left in the commands' process groups.
 @Suite(.serialized, .onItsOwnThread) struct ExecThousandRunsTests {
     /// Every run appends one byte to `counter`; half the commands leave a background `sleep`
-    /// in their group, which the plug-in must kill once the command exits.
+    /// in their group, which the plug-in must kill once the command exits. The probe's timeout
+    /// is well past its interval: a sample's deadline would otherwise be the interval (200 ms),
+    /// which `/bin/sh` on a busy machine can overrun, and what is tested is what runs leave.
     static func config(port: Int, counter: URL, marker: String) -> String {
         let commands = (0..<10).map { i in
             let fork = i % 2 == 0 ? "sleep 60 >/dev/null 2>&1 & " : ""
@@ -17,7 +19,7 @@ import Testing
         }
         return """
             {"agent": {"plugin_dirs": ["."], "interval": "200ms", "state_dir": "queues"},
-             "probes": [{"id": "many", "plugin": "exec", "config": {"commands": [\(commands.joined(separator: ", "))]}}],
+             "probes": [{"id": "many", "plugin": "exec", "timeout": "10s", "config": {"commands": [\(commands.joined(separator: ", "))]}}],
              "sinks": [{"type": "http", "listen": "127.0.0.1:\(port)"}]}
             """
     }

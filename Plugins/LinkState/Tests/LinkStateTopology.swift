@@ -38,6 +38,12 @@ final class LinkStateTopology {
             delete()
             throw error
         }
+        // A veth's carrier comes up a moment after `ip link set up` (later still on a busy
+        // machine): tests compare the probe's sample with `ip link`, so they start once every
+        // link has it. Bounded, and not an error: a test that needs a carrier says so itself.
+        _ = waitUntil(timeout: 10) {
+            ((try? self.links()) ?? []).allSatisfy { ($0["flags"] as? [String] ?? []).contains("LOWER_UP") }
+        }
     }
 
     /// Re-creates `vA` as the topology had it, bringing its peer up first so `vA` comes up with carrier.
