@@ -108,28 +108,41 @@ let package = Package(
             name: "ReleaseVersionPlugin", capability: .buildTool(), dependencies: ["release-version"],
             path: "Sources/ReleaseVersionPlugin"),
 
-        // The agent's core: configuration model, plug-in host, scheduling, check book, snapshot,
-        // renderers, and the sink protocol with its registry. It names no sink kind.
+        // What a sink is handed and what it implements, below the agent's core: the status
+        // model (check book, snapshot, events, renderers), the sink protocol, its one runner and
+        // pacing, the sink kinds' settings and registry, and the clock and log every part reads.
+        // A sink depends on this module, not on the agent.
+        .target(
+            name: "PathwatchSinkKit",
+            dependencies: [
+                "PathwatchBase", probeABI, json, probeKit, probeRules,
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict),
+        // The agent's core: configuration, plug-in host, scheduling and the ordered pipeline. It
+        // names no sink kind.
         .target(
             name: "PathwatchAgent",
             dependencies: [
-                "PathwatchBase", probeABI, json, probeKit, probeRules, "CFaultReport", "CChildProcess",
+                "PathwatchSinkKit", "PathwatchBase", probeABI, json, probeKit, probeRules, "CFaultReport",
+                "CChildProcess",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict),
         // Sink kinds, one module each: its settings, host checks, descriptor estimate and the sink.
         .target(
-            name: "PathwatchStdoutSink", dependencies: ["PathwatchAgent", "PathwatchBase", probeKit, json],
+            name: "PathwatchStdoutSink", dependencies: ["PathwatchSinkKit", "PathwatchBase", probeKit, json],
             swiftSettings: strict),
         .target(
-            name: "PathwatchFileSink", dependencies: ["PathwatchAgent", "PathwatchBase", probeKit, json],
+            name: "PathwatchFileSink", dependencies: ["PathwatchSinkKit", "PathwatchBase", probeKit, json],
             swiftSettings: strict),
         // The live agent (page, /metrics, /status, /events) on SwiftNIO's event loop and HTTP/1.1 codec.
         .target(
             name: "PathwatchHTTPSink",
             dependencies: [
-                "PathwatchAgent", "PathwatchBase", "PathwatchDigest", probeKit, probeRules, json, "CCurlShims",
+                "PathwatchSinkKit", "PathwatchBase", "PathwatchDigest", probeKit, probeRules, json, "CCurlShims",
                 "CCrypt",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -150,7 +163,7 @@ let package = Package(
         .target(
             name: "PathwatchHTTPOut",
             dependencies: [
-                "PathwatchAgent", "PathwatchBase", "PathwatchQueue", "CCurlShims", json,
+                "PathwatchSinkKit", "PathwatchBase", "PathwatchQueue", "CCurlShims", json,
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
@@ -158,7 +171,7 @@ let package = Package(
         .target(
             name: "PathwatchWebhook",
             dependencies: [
-                "PathwatchAgent", "PathwatchQueue", "PathwatchDigest", "PathwatchHTTPOut", probeKit, json,
+                "PathwatchSinkKit", "PathwatchQueue", "PathwatchDigest", "PathwatchHTTPOut", probeKit, json,
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["README.md"],
@@ -170,7 +183,7 @@ let package = Package(
         .target(
             name: "PathwatchRemoteWrite",
             dependencies: [
-                "PathwatchAgent", "PathwatchQueue", "PathwatchHTTPOut", "CSnappy", json,
+                "PathwatchSinkKit", "PathwatchQueue", "PathwatchHTTPOut", "CSnappy", json,
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["README.md"],
@@ -179,7 +192,8 @@ let package = Package(
         .target(
             name: "PathwatchSinks",
             dependencies: [
-                "PathwatchAgent", "PathwatchStdoutSink", "PathwatchFileSink", "PathwatchHTTPSink", "PathwatchWebhook",
+                "PathwatchAgent", "PathwatchSinkKit", "PathwatchStdoutSink", "PathwatchFileSink", "PathwatchHTTPSink",
+                "PathwatchWebhook",
                 "PathwatchRemoteWrite",
             ],
             swiftSettings: strict),
@@ -188,7 +202,7 @@ let package = Package(
         .target(
             name: "PathwatchCommands",
             dependencies: [
-                "PathwatchAgent", "PathwatchBase", "PathwatchSinks", probeKit, json,
+                "PathwatchAgent", "PathwatchSinkKit", "PathwatchBase", "PathwatchSinks", probeKit, json,
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -202,7 +216,8 @@ let package = Package(
         .executableTarget(
             name: "PathwatchCLI",
             dependencies: [
-                "PathwatchAgent", "PathwatchBase", "PathwatchCommands", "PathwatchHTTPSink", probeKit, json,
+                "PathwatchAgent", "PathwatchSinkKit", "PathwatchBase", "PathwatchCommands", "PathwatchHTTPSink",
+                probeKit, json,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
@@ -271,7 +286,7 @@ let package = Package(
         .target(name: "PathwatchTestSupport", path: "Tests/PathwatchTestSupport", swiftSettings: strict),
         // A clock tests move by hand, so timers, backoff and pacing run in virtual time.
         .target(
-            name: "PathwatchClockTesting", dependencies: ["PathwatchAgent"], path: "Tests/PathwatchClockTesting",
+            name: "PathwatchClockTesting", dependencies: ["PathwatchSinkKit"], path: "Tests/PathwatchClockTesting",
             swiftSettings: strict),
         // What every bundled plug-in's tests check of its metric declarations: what it emits is
         // declared, and its README's metrics table says what the declarations say.
@@ -294,7 +309,8 @@ let package = Package(
         .testTarget(
             name: "PathwatchAgentTests",
             dependencies: [
-                "PathwatchAgent", "PathwatchSinks", "PathwatchStdoutSink", "PathwatchFileSink", "PathwatchRemoteWrite",
+                "PathwatchAgent", "PathwatchSinkKit", "PathwatchSinks", "PathwatchStdoutSink", "PathwatchFileSink",
+                "PathwatchRemoteWrite",
                 "PathwatchBase", "PathwatchCommands", probeABI, json, probeKit, probeRules, probeTesting,
                 "PathwatchTestSupport",
                 "PathwatchSinkTestSupport",
@@ -310,7 +326,9 @@ let package = Package(
         // built for the tests alone.
         .testTarget(
             name: "PathwatchSinkTestSupport",
-            dependencies: ["PathwatchAgent", "PathwatchSinks", "PathwatchRemoteWrite", "PathwatchTestSupport"],
+            dependencies: [
+                "PathwatchAgent", "PathwatchSinkKit", "PathwatchSinks", "PathwatchRemoteWrite", "PathwatchTestSupport",
+            ],
             swiftSettings: strict),
         // A test target per sink module and per module of the delivery path, depending on what
         // its files import. A suite that runs the whole agent sits with the module whose
@@ -319,14 +337,15 @@ let package = Package(
         .testTarget(
             name: "PathwatchFileSinkTests",
             dependencies: [
-                "PathwatchFileSink", "PathwatchAgent", json, "PathwatchTestSupport", "PathwatchSinkTestSupport",
+                "PathwatchFileSink", "PathwatchAgent", "PathwatchSinkKit", json, "PathwatchTestSupport",
+                "PathwatchSinkTestSupport",
                 "PathwatchClockTesting", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         .testTarget(
             name: "PathwatchHTTPSinkTests",
             dependencies: [
-                "PathwatchHTTPSink", "PathwatchAgent", "PathwatchDigest", "PathwatchTestSupport",
+                "PathwatchHTTPSink", "PathwatchAgent", "PathwatchSinkKit", "PathwatchDigest", "PathwatchTestSupport",
                 "PathwatchSinkTestSupport", probeKit, probeRules,
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -336,7 +355,8 @@ let package = Package(
         .testTarget(
             name: "PathwatchWebhookTests",
             dependencies: [
-                "PathwatchWebhook", "PathwatchHTTPOut", "PathwatchAgent", "PathwatchQueue", "PathwatchSinks", probeKit,
+                "PathwatchWebhook", "PathwatchHTTPOut", "PathwatchAgent", "PathwatchSinkKit", "PathwatchQueue",
+                "PathwatchSinks", probeKit,
                 json, "CCurlShims",
                 "PathwatchBase", "PathwatchTestSupport", "PathwatchSinkTestSupport",
                 .product(name: "Logging", package: "swift-log"),
@@ -345,14 +365,16 @@ let package = Package(
         .testTarget(
             name: "PathwatchRemoteWriteTests",
             dependencies: [
-                "PathwatchRemoteWrite", "PathwatchAgent", "PathwatchQueue", "PathwatchSinks", "PathwatchTestSupport",
+                "PathwatchRemoteWrite", "PathwatchAgent", "PathwatchSinkKit", "PathwatchQueue", "PathwatchSinks",
+                "PathwatchTestSupport",
                 "PathwatchSinkTestSupport",
             ],
             swiftSettings: strict),
         .testTarget(
             name: "PathwatchHTTPOutTests",
             dependencies: [
-                "PathwatchHTTPOut", "PathwatchAgent", "PathwatchQueue", "CCurlShims", json, "PathwatchTestSupport",
+                "PathwatchHTTPOut", "PathwatchAgent", "PathwatchSinkKit", "PathwatchQueue", "CCurlShims", json,
+                "PathwatchTestSupport",
                 "PathwatchClockTesting", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),

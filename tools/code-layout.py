@@ -4,7 +4,8 @@ module uses which (a name declared in one folder and used in another), how long 
 with its extensions (without the assets it carries as multi-line strings), and whether each
 target of Package.swift declares exactly the modules its files import. Exits 1 when a module or
 a folder depends on itself through others (a loop), a function of Sources/ is 60 lines or longer,
-the core names a sink kind, or a target imports a module it does not declare or declares one it
+the core names a sink kind, a sink module reaches the core (it depends on PathwatchSinkKit
+instead), or a target imports a module it does not declare or declares one it
 never imports; prints the graph either way.
 
 A type's size is a signal, not a rule: a type longer than 300 lines with its extensions is
@@ -194,6 +195,33 @@ def sink_kinds_in_core():
     return found
 
 
+def sinks_reaching_core(modules, module_edges):
+    """A sink module (one that registers a kind) and every module of ours it imports, directly or
+    through others, stay below the core: they depend on the sink interface, not on the agent."""
+    found = []
+    for name, folder in modules.items():
+        if name == os.path.basename(CORE):
+            continue
+        files = swift_files(folder)
+        if not any(re.search(r'SinkKind\(\s*type:', open(path, encoding="utf-8").read()) for path in files):
+            continue
+        seen, path_to = {name}, {name: [name]}
+        queue = [name]
+        while queue:
+            current = queue.pop(0)
+            for imported in sorted(module_edges.get(current, ())):
+                if imported in seen:
+                    continue
+                seen.add(imported)
+                path_to[imported] = path_to[current] + [imported]
+                queue.append(imported)
+        core = os.path.basename(CORE)
+        if core in seen:
+            found.append(f"sink module {name} reaches the core: {' -> '.join(path_to[core])} "
+                         f"(a sink depends on PathwatchSinkKit, not on {core})")
+    return found
+
+
 def main():
     quiet = "--quiet" in sys.argv
     problems, information = [], []
@@ -225,6 +253,7 @@ def main():
             why = sorted(reasons.get((a, b), ()))[:4] + sorted(reasons.get((b, a), ()))[:4]
             problems.append(f"folder loop in {name}: {a} <-> {b} (through {', '.join(why) or 'longer paths'})")
     problems += sink_kinds_in_core()
+    problems += sinks_reaching_core(modules, module_edges)
     lengths = types_with_extensions()
     for (module, type_name), parts in sorted(lengths.items()):
         count = sum(lines for _, lines in parts)

@@ -1,3 +1,5 @@
+import PathwatchSinkKit
+
 extension SinkConfig {
     /// The running sink this entry describes, in the setting of `loaded`, timed on `clock`.
     func makeSink(in loaded: LoadedConfig, logger: AgentLogger, clock: any AgentClock) -> any Sink {

@@ -1,6 +1,7 @@
 import Dispatch
 import PathwatchBase
 import PathwatchProbeKit
+import PathwatchSinkKit
 import Synchronization
 
 /// The running agent: probe runners feeding one pipeline (AgentPipeline), which owns the check

@@ -1,5 +1,6 @@
 import Dispatch
 import PathwatchProbeKit
+import PathwatchSinkKit
 import Synchronization
 
 /// `pathwatch once`: one sample of every probe, all at once, each under its timeout, then the

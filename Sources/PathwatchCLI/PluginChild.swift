@@ -1,6 +1,7 @@
 import ArgumentParser
 import PathwatchAgent
 import PathwatchCommands
+import PathwatchSinkKit
 
 extension Pathwatch {
     /// The child of process isolation: the agent re-runs itself with this hidden subcommand to

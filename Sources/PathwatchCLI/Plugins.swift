@@ -5,6 +5,7 @@ import PathwatchBase
 import PathwatchCommands
 import PathwatchJSON
 import PathwatchProbeKit
+import PathwatchSinkKit
 
 extension Pathwatch {
     struct Plugins: ParsableCommand {

@@ -5,6 +5,7 @@ import PathwatchCommands
 import PathwatchHTTPSink
 import PathwatchJSON
 import PathwatchProbeKit
+import PathwatchSinkKit
 
 extension Pathwatch {
     struct Status: ParsableCommand {

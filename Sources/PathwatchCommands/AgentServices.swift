@@ -1,5 +1,6 @@
 import PathwatchAgent
 import PathwatchBase
+import PathwatchSinkKit
 import PathwatchSinks
 import ServiceLifecycle
 

@@ -1,5 +1,6 @@
 import Logging
 import PathwatchAgent
+import PathwatchSinkKit
 import PathwatchSinks
 
 extension CommonSettings {

@@ -1,5 +1,6 @@
 import PathwatchAgent
 import PathwatchProbeKit
+import PathwatchSinkKit
 
 /// `once`'s output formats.
 package enum OnceFormat: String, CaseIterable, Sendable {

@@ -1,6 +1,7 @@
 import Glibc
 import PathwatchAgent
 import PathwatchBase
+import PathwatchSinkKit
 import Synchronization
 
 /// The agent's end of the reload channel: listens from start to stop; a doorkeeper thread takes

@@ -1,6 +1,7 @@
 import Glibc
 import PathwatchAgent
 import PathwatchBase
+import PathwatchSinkKit
 
 /// Where `pathwatch reload` hears the running agent's verdict on the reload it asked for: an
 /// abstract Unix socket named after the agent's pid (`@pathwatch/PID/reload`), in the agent's

@@ -1,5 +1,6 @@
 import Glibc
 import PathwatchAgent
+import PathwatchSinkKit
 
 /// What `pathwatch reload` does, however its options were read. `pathwatch` reads the forms
 /// `ExecReload=` and operators write (`reload`, `--pid PID`, `--timeout SECONDS`) itself, as it

@@ -1,6 +1,7 @@
 import Glibc
 import PathwatchAgent
 import PathwatchBase
+import PathwatchSinkKit
 import PathwatchSinks
 import ServiceLifecycle
 

@@ -1,8 +1,8 @@
 import Glibc
-import PathwatchAgent
 import PathwatchBase
 import PathwatchJSON
 import PathwatchProbeKit
+import PathwatchSinkKit
 import Synchronization
 
 /// Keeps the latest status document at `path`, replaced atomically: write a temporary file in

@@ -1,5 +1,5 @@
-import PathwatchAgent
 import PathwatchBase
+import PathwatchSinkKit
 
 extension FileSinkSettings {
     /// Two file sinks writing one file would replace each other's documents.
@@ -14,7 +14,7 @@ extension FileSinkSettings {
     package func checkHost(_ context: SinkHostContext) throws(SinkProblem) -> SinkClaim? {
         let resolved = resolvePath(path, relativeTo: context.baseDirectory)
         let folder = directoryName(resolved)
-        if let problem = ConfigHostChecks.writableFolderProblem(folder, mayCreate: false) {
+        if let problem = WritableFolder.problem(folder, mayCreate: false) {
             throw SinkProblem(.field("path"), "the folder \(folder) \(problem)")
         }
         if let problem = FileSinkTarget.problem(resolved) {

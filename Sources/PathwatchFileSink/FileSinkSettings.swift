@@ -1,4 +1,4 @@
-import PathwatchAgent
+import PathwatchSinkKit
 
 /// The `file` sink's settings (contract §5).
 package struct FileSinkSettings: SinkSettings, Decodable, Equatable {

@@ -1,6 +1,6 @@
 import Glibc
-import PathwatchAgent
 import PathwatchBase
+import PathwatchSinkKit
 
 /// What a `file` sink may replace. The sink renames a new document over its path at every
 /// write, so whatever is there is lost: it must be a missing name, or a regular file that already

@@ -1,7 +1,7 @@
 import Dispatch
 import Glibc
-import PathwatchAgent
 import PathwatchBase
+import PathwatchSinkKit
 import Synchronization
 
 /// The thread a posting sink delivers on, and everything the sink and the loop say to each

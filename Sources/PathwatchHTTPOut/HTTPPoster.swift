@@ -1,6 +1,6 @@
 import CCurlShims
-import PathwatchAgent
 import PathwatchJSON
+import PathwatchSinkKit
 
 /// libcurl's process-wide set-up, once, before the first handle (thread-safe since libcurl 7.84;
 /// a global's initializer also runs exactly once).

@@ -1,4 +1,4 @@
-import PathwatchAgent
+import PathwatchSinkKit
 
 /// What a deliverer POSTs through: libcurl's `HTTPPoster`, or a test's stand-in that answers
 /// as it is told, so the delivery loop's retries and pacing can be run without a receiver.

@@ -1,4 +1,4 @@
-import PathwatchAgent
+import PathwatchSinkKit
 
 /// A sink's `tls` object: the CA bundle to trust, a client certificate and key, or no
 /// verification at all. Files are checked to be readable regular files when the configuration is

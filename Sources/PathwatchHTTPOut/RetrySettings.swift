@@ -1,5 +1,5 @@
-import PathwatchAgent
 import PathwatchJSON
+import PathwatchSinkKit
 
 /// A pushing sink's `retry` setting: the backoff's first step and its ceiling (RetryPolicy).
 /// Each sink starts from its own defaults; the configuration's `retry` object replaces what it

@@ -1,6 +1,6 @@
 import NIOCore
 import NIOHTTP1
-import PathwatchAgent
+import PathwatchSinkKit
 
 /// Who may read the live agent (contract §8): with a bearer token or basic-auth users configured,
 /// every endpoint but `/healthz` needs one of them. Runs on the event loop: the token is compared

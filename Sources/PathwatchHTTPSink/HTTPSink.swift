@@ -1,7 +1,7 @@
 import Dispatch
 import NIOCore
 import NIOPosix
-import PathwatchAgent
+import PathwatchSinkKit
 import Synchronization
 
 /// The live agent over HTTP (contract §8): `/`, `/status`, `/metrics`, `/events`, `/healthz`,

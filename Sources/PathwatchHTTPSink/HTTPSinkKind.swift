@@ -1,4 +1,4 @@
-import PathwatchAgent
+import PathwatchSinkKit
 
 extension HTTPSinkSettings {
     /// One address takes one listener.

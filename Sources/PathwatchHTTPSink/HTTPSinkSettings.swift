@@ -1,5 +1,5 @@
 import Glibc
-import PathwatchAgent
+import PathwatchSinkKit
 
 /// The `http` sink's settings (contract §5, §8): where it listens, the bearer token and basic-auth
 /// users that guard every endpoint but `/healthz`, TLS, how many connections it serves at once,

@@ -1,4 +1,4 @@
-import PathwatchAgent
+import PathwatchSinkKit
 
 /// An http sink's `client` object: how `pathwatch status` reaches it when the sink serves TLS
 /// or asks for a login. The agent never reads these files; `status` hands them to libcurl.

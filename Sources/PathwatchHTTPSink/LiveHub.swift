@@ -1,7 +1,7 @@
 import NIOCore
 import NIOHTTP1
-import PathwatchAgent
 import PathwatchJSON
+import PathwatchSinkKit
 import Synchronization
 
 /// What the http sink serves, kept current by the agent's reports: the latest status document

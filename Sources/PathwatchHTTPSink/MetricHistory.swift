@@ -1,7 +1,7 @@
-import PathwatchAgent
 import PathwatchJSON
 import PathwatchProbeKit
 import PathwatchProbeRules
+import PathwatchSinkKit
 
 /// Recent values for the status page's plots — latency, throughput and disk use — one sample per
 /// `spacing` at most, the last `capacity` samples, at most `maxChecks` checks each. Bounded

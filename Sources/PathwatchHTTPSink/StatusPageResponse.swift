@@ -1,6 +1,6 @@
 import NIOCore
-import PathwatchAgent
 import PathwatchDigest
+import PathwatchSinkKit
 
 /// `/`: the status page with a Content-Security-Policy that allows exactly its own inline style
 /// and script (by SHA-256), its own origin for `/events`, and nothing else: no external asset,

@@ -1,7 +1,7 @@
-import PathwatchAgent
 import PathwatchHTTPOut
 import PathwatchJSON
 import PathwatchQueue
+import PathwatchSinkKit
 
 /// The remote_write sink as the shared queued delivery (`PushDelivery`) runs it: the `/metrics`
 /// series, each probe's when it reports, one queue record per report (`ReportEncoder`), pushed

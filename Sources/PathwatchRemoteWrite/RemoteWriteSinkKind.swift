@@ -1,5 +1,5 @@
-import PathwatchAgent
 import PathwatchHTTPOut
+import PathwatchSinkKit
 
 extension RemoteWriteSinkSettings {
     /// Two sinks writing to one URL would share a queue folder under `state_dir`.

@@ -2,6 +2,7 @@ import PathwatchAgent
 import PathwatchFileSink
 import PathwatchHTTPSink
 import PathwatchRemoteWrite
+import PathwatchSinkKit
 import PathwatchStdoutSink
 import PathwatchWebhook
 

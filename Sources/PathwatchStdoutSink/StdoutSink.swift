@@ -1,8 +1,8 @@
 import Glibc
-import PathwatchAgent
 import PathwatchBase
 import PathwatchJSON
 import PathwatchProbeKit
+import PathwatchSinkKit
 
 /// One line per event or document on standard output, flushed per line: `text` for people,
 /// `json` for one JSON object per line. Run by a SinkRunner: lines wait in its bounded intake,

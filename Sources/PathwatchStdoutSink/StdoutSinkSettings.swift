@@ -1,4 +1,4 @@
-import PathwatchAgent
+import PathwatchSinkKit
 
 /// How the stdout sink writes: lines for people, or one JSON object per line.
 package enum OutputFormat: String, Sendable, Decodable {

@@ -1,7 +1,7 @@
-import PathwatchAgent
 import PathwatchDigest
 import PathwatchHTTPOut
 import PathwatchQueue
+import PathwatchSinkKit
 
 /// The webhook sink as the shared queued delivery (`PushDelivery`) runs it: its settings, the
 /// encoder that formats batches into payloads, and the reader that shapes runs of them into

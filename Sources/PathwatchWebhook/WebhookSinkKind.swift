@@ -1,6 +1,6 @@
-import PathwatchAgent
 import PathwatchDigest
 import PathwatchHTTPOut
+import PathwatchSinkKit
 
 extension WebhookSinkSettings {
     /// Two sinks delivering one format to one URL would share a queue folder under

@@ -3,7 +3,8 @@ import PathwatchTestSupport
 import Testing
 
 /// The shape of the code holds: no module or folder depends on itself through others, no function
-/// of Sources/ is 60 lines or more, no sink kind is named in the core, and each target of
+/// of Sources/ is 60 lines or more, no sink kind is named in the core, no sink module reaches the
+/// core, and each target of
 /// Package.swift declares exactly the modules its files import (tools/code-layout.py). A type over
 /// 300 lines with its extensions is reported as information, never as a failure.
 @Suite struct CodeLayoutTests {
@@ -76,6 +77,40 @@ import Testing
         #expect(
             result.stdout
                 == "information: Sources/M: T is 324 lines with its extensions (over 300): Sources/M/T+More.swift (122), Sources/M/T.swift (202)\n"
+        )
+    }
+
+    /// A sink module that reaches the agent's core, here through a module between them, is named
+    /// with the path it takes; one that stays on the sink interface passes.
+    @Test func aSinkModuleThatReachesTheCoreIsNamedWithItsPath() throws {
+        let folder = try TestEnvironment.makeTemporaryDirectory("pathwatch-layout")
+        defer { TestEnvironment.removeTemporaryDirectory(folder) }
+        let manifest = """
+            let package = Package(name: "p", targets: [
+                .target(name: "PathwatchSinkKit"),
+                .target(name: "PathwatchAgent", dependencies: ["PathwatchSinkKit"]),
+                .target(name: "Between", dependencies: ["PathwatchAgent"]),
+                .target(name: "GoodSink", dependencies: ["PathwatchSinkKit"]),
+                .target(name: "BadSink", dependencies: ["Between"]),
+            ])
+            """
+        try manifest.write(to: folder.appendingPathComponent("Package.swift"), atomically: true, encoding: .utf8)
+        let kind = "let kind = SinkKind(type: \"x\")\n"
+        for (target, text) in [
+            ("PathwatchSinkKit", "struct SinkKind {}\n"), ("PathwatchAgent", "import PathwatchSinkKit\n"),
+            ("Between", "import PathwatchAgent\n"), ("GoodSink", "import PathwatchSinkKit\n" + kind),
+            ("BadSink", "import Between\n" + kind),
+        ] {
+            let sources = folder.appendingPathComponent("Sources/\(target)")
+            try FileManager.default.createDirectory(at: sources, withIntermediateDirectories: true)
+            try text.write(to: sources.appendingPathComponent("\(target).swift"), atomically: true, encoding: .utf8)
+        }
+        let script = Distribution.root.appendingPathComponent("tools/code-layout.py").path
+        let result = try run(["python3", script, "--quiet", "--root", folder.path])
+        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+        #expect(
+            result.stdout
+                == "sink module BadSink reaches the core: BadSink -> Between -> PathwatchAgent (a sink depends on PathwatchSinkKit, not on PathwatchAgent)\n"
         )
     }
 

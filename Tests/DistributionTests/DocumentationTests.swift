@@ -15,7 +15,7 @@ import Testing
         let file = "docs/map-of-the-code.md"
         let map = CodeMap(text: try Self.repository.text(file))
         let required = CodeMap.requiredFolders(in: Self.repository)
-        #expect(required.contains("Sources/PathwatchAgent/Support") && required.contains("Plugins/Exec/CSpawn"))
+        #expect(required.contains("Sources/PathwatchSinkKit/Support") && required.contains("Plugins/Exec/CSpawn"))
         let findings = map.findings(file: file, required: required, exists: Self.repository.exists)
         #expect(findings.isEmpty, "\(findings.report)")
     }

@@ -9,6 +9,7 @@ import Synchronization
 import Testing
 
 @testable import PathwatchAgent
+@testable import PathwatchSinkKit
 
 /// A sink that keeps, for each whole-state batch it is handed, the sequence number each probe's
 /// check carries in its message.

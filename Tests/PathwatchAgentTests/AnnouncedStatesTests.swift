@@ -5,6 +5,7 @@ import PathwatchTestSupport
 import Testing
 
 @testable import PathwatchAgent
+@testable import PathwatchSinkKit
 
 /// The file that keeps the states last announced across restarts, on its own.
 @Suite struct AnnouncedStatesTests {

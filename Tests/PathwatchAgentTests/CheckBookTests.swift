@@ -3,6 +3,7 @@ import PathwatchProbeKit
 import Testing
 
 @testable import PathwatchAgent
+@testable import PathwatchSinkKit
 
 /// The per-check state machine, change events, staleness, failures, the path and the offline guard.
 @Suite struct CheckBookTests {

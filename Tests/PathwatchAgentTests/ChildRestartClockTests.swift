@@ -6,6 +6,7 @@ import PathwatchTestSupport
 import Testing
 
 @testable import PathwatchAgent
+@testable import PathwatchSinkKit
 
 /// A crashed plug-in child is started again on the agent's clock: 1 s after it died, then 2 s,
 /// 4 s …, and 1 s again once a child has stayed up for a minute. The child is the real agent

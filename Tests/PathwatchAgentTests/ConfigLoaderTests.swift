@@ -6,6 +6,7 @@ import Testing
 
 @testable import PathwatchAgent
 @testable import PathwatchFileSink
+@testable import PathwatchSinkKit
 @testable import PathwatchStdoutSink
 
 /// Every good form of the configuration, and each kind of bad input with its JSON path.

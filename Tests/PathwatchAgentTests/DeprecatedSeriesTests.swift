@@ -6,6 +6,7 @@ import PathwatchTestSupport
 import Testing
 
 @testable import PathwatchAgent
+@testable import PathwatchSinkKit
 
 /// A series renamed in a release is exported under its old name as well until the release its
 /// rename names, marked deprecated, so that rules and dashboards on the old name keep working

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import PathwatchAgent
+@testable import PathwatchSinkKit
 
 /// Document order compares ASCII ids as bytes and every other pair as Strings: the order must
 /// be exactly the one Swift's String comparison gives, for any mix of ids.

@@ -2,6 +2,7 @@ import PathwatchJSON
 import Testing
 
 @testable import PathwatchAgent
+@testable import PathwatchSinkKit
 
 /// The pacing of whole-state batches, on instants given by the test: a tick's reports go in one
 /// batch once they pause, at most one batch per window, events never wait, and no report is

@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 
 @testable import PathwatchAgent
+@testable import PathwatchSinkKit
 
 /// Counts the whole-state documents the agent makes.
 private final class DocumentCounter: AgentObserver {

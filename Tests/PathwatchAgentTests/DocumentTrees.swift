@@ -2,6 +2,7 @@ import PathwatchJSON
 import PathwatchProbeKit
 
 @testable import PathwatchAgent
+@testable import PathwatchSinkKit
 
 // The status document, the change event and their parts as the JSON trees they parse to, built
 // as the agent built them before it wrote JSON straight from typed values. The writers must

@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 
 @testable import PathwatchAgent
+@testable import PathwatchSinkKit
 
 /// Repeated lines of one kind on the agent's clock, moved by hand: nothing here waits.
 @Suite struct LogRateLimiterTests {

@@ -6,6 +6,7 @@ import PathwatchTestSupport
 import Testing
 
 @testable import PathwatchAgent
+@testable import PathwatchSinkKit
 
 /// How metric names become words: Nagios units and labels, Prometheus HELP, and counts with
 /// their nouns ("1 sink", never "1 sinks").

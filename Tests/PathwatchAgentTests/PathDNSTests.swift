@@ -3,6 +3,7 @@ import PathwatchProbeKit
 import Testing
 
 @testable import PathwatchAgent
+@testable import PathwatchSinkKit
 
 /// The DNS verdict in the path (contract §7 `dns`): resolvers that fail make `path.internet`
 /// limited with a description saying DNS is what broke, even when the check URL answers by

@@ -3,6 +3,7 @@ import PathwatchProbeKit
 import Testing
 
 @testable import PathwatchAgent
+@testable import PathwatchSinkKit
 
 /// `path.internet` (contract §3, §7): what a connectivity probe found behind the link decides whether
 /// the path is satisfied, what it says, which checks stay silent, and which probes the agent

@@ -2,6 +2,7 @@ import PathwatchJSON
 import Testing
 
 @testable import PathwatchAgent
+@testable import PathwatchSinkKit
 
 /// A plug-in's declared help becomes a family's `# HELP` line: a control character (ESC), a
 /// bidirectional control (RLO) or a line separator in it never reaches a scrape as it is.

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import PathwatchAgent
+@testable import PathwatchSinkKit
 
 /// Names are sanitised byte by byte when they are ASCII; the reading of the format's rules the
 /// agent had before (Unicode lower-casing, then a scalar at a time) is the oracle for every name.

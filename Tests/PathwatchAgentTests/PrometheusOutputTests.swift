@@ -4,6 +4,7 @@ import PathwatchTestSupport
 import Testing
 
 @testable import PathwatchAgent
+@testable import PathwatchSinkKit
 
 /// The metrics exposition (contract §8) and the Nagios line (contract §1), against the tools operators
 /// trust: promtool, node_exporter's textfile collector, and the Nagios exit convention.

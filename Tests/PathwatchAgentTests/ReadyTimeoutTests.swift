@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 
 @testable import PathwatchAgent
+@testable import PathwatchSinkKit
 
 /// What the observer heard, in order.
 final class ReadinessRecorder: AgentObserver {

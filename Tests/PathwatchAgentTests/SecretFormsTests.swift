@@ -2,6 +2,7 @@ import PathwatchProbeKit
 import Testing
 
 @testable import PathwatchAgent
+@testable import PathwatchSinkKit
 
 /// The redactor finds a secret whatever its case and however a name rule normalised it, and a
 /// metric or label name that holds one becomes a stand-in that is still a name.

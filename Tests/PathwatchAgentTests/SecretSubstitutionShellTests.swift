@@ -3,6 +3,7 @@ import PathwatchJSON
 import Testing
 
 @testable import PathwatchAgent
+@testable import PathwatchSinkKit
 
 /// Only `${env:…}` and `${file:…}` are Pathwatch's: a shell's parameter expansions in an exec
 /// command (`${#X}`, `${X:-default}`) pass through as written, while a malformed or unknown

@@ -5,6 +5,7 @@ import Synchronization
 import Testing
 
 @testable import PathwatchAgent
+@testable import PathwatchSinkKit
 
 /// What the sinks of one test did, in order.
 private final class SinkLog: Sendable {

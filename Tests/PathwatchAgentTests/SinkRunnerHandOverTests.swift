@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 
 @testable import PathwatchAgent
+@testable import PathwatchSinkKit
 @testable import PathwatchSinkTestSupport
 
 /// A sink run as the push sinks are: paused until `start`, delivering two waiting items at once,

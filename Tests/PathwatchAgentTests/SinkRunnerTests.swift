@@ -6,6 +6,7 @@ import Synchronization
 import Testing
 
 @testable import PathwatchAgent
+@testable import PathwatchSinkKit
 @testable import PathwatchSinkTestSupport
 
 /// A sink that records the documents it delivers, by the agent name each batch carries. A name

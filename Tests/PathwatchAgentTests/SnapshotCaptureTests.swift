@@ -8,6 +8,7 @@ import Synchronization
 import Testing
 
 @testable import PathwatchAgent
+@testable import PathwatchSinkKit
 
 /// A sink that renders each batch while holding its own lock, the lock its `status()` takes too.
 /// Were a snapshot to ask the sinks for their status when first rendered, this sink would wait

@@ -4,6 +4,7 @@ import PathwatchTestSupport
 import Testing
 
 @testable import PathwatchAgent
+@testable import PathwatchSinkKit
 
 @Suite(.onItsOwnThread) struct StatusDocumentTests {
     func makeBook() -> CheckBook {

@@ -4,6 +4,7 @@ import PathwatchTestSupport
 import Testing
 
 @testable import PathwatchAgent
+@testable import PathwatchSinkKit
 
 /// The writer renders the status document straight from a snapshot's typed values; its text
 /// must be the serializer's text of the document's tree (`DocumentTree`), byte for byte, in

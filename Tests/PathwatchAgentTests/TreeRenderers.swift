@@ -3,6 +3,7 @@ import PathwatchProbeKit
 import PathwatchProbeRules
 
 @testable import PathwatchAgent
+@testable import PathwatchSinkKit
 
 // The renderers as they were when they read the status document back as a tree: the reference
 // the typed renderers are held to, byte for byte, for the same state. Names are sanitised by the

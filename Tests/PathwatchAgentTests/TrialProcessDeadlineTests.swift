@@ -1,5 +1,6 @@
 import Foundation
 import PathwatchAgent
+import PathwatchSinkKit
 import PathwatchTestSupport
 import Testing
 

@@ -5,6 +5,7 @@ import Testing
 
 @testable import PathwatchAgent
 @testable import PathwatchRemoteWrite
+@testable import PathwatchSinkKit
 @testable import PathwatchSinkTestSupport
 
 /// Every format renders from a snapshot's typed views; for the same state each must say, byte

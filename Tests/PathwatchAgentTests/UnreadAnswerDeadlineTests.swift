@@ -8,6 +8,7 @@ import Synchronization
 import Testing
 
 @testable import PathwatchAgent
+@testable import PathwatchSinkKit
 
 /// A call whose answer may be waiting unread (the agent's reader is behind: a thousand probes
 /// changing at once) is not called an overrun while it may; one whose channel is quiet is, when

@@ -1,4 +1,4 @@
-import PathwatchAgent
+import PathwatchSinkKit
 import Synchronization
 
 /// A clock a test moves by hand. Time stands still until `advance(by:)`, which runs every job

@@ -6,6 +6,7 @@ import Testing
 
 @testable import PathwatchAgent
 @testable import PathwatchFileSink
+@testable import PathwatchSinkKit
 @testable import PathwatchSinkTestSupport
 
 /// The file sink's spacing between writes of documents that changed nothing: the agent's

@@ -5,6 +5,7 @@ import PathwatchAgent
 import PathwatchClockTesting
 import PathwatchJSON
 import PathwatchQueue
+import PathwatchSinkKit
 import PathwatchTestSupport
 import Synchronization
 

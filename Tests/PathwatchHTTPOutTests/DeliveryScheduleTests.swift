@@ -1,6 +1,7 @@
 import Foundation
 import PathwatchAgent
 import PathwatchClockTesting
+import PathwatchSinkKit
 import PathwatchTestSupport
 import Testing
 

@@ -5,6 +5,7 @@ import Testing
 
 @testable import PathwatchAgent
 @testable import PathwatchHTTPSink
+@testable import PathwatchSinkKit
 
 /// SHA-256 and HMAC-SHA256 through libcrypto, against published vectors, and the digests the
 /// agent relies on (the page's policy hashes, the queue folder's name).

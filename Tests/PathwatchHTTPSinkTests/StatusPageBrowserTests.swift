@@ -4,6 +4,7 @@ import Testing
 
 @testable import PathwatchAgent
 @testable import PathwatchHTTPSink
+@testable import PathwatchSinkKit
 
 extension Trait where Self == ConditionTrait {
     /// Runs the test only where Debian's chromium is installed; elsewhere it is skipped with the reason.

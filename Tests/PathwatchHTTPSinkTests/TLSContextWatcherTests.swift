@@ -5,6 +5,7 @@ import Testing
 
 @testable import PathwatchAgent
 @testable import PathwatchHTTPSink
+@testable import PathwatchSinkKit
 
 /// The TLS context behind new connections: made anew after its share of handshakes, so
 /// BoringSSL's server session cache (20,480 sessions, two hours, not configurable through

@@ -4,6 +4,7 @@ import Testing
 
 @testable import PathwatchAgent
 @testable import PathwatchRemoteWrite
+@testable import PathwatchSinkKit
 @testable import PathwatchSinkTestSupport
 
 /// The `remote_write` sink's configuration: defaults, every key, each bad value reported with

@@ -1,4 +1,5 @@
 import PathwatchAgent
+import PathwatchSinkKit
 import Testing
 
 @testable import PathwatchRemoteWrite

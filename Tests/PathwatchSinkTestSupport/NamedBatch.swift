@@ -1,4 +1,5 @@
 @testable import PathwatchAgent
+@testable import PathwatchSinkKit
 
 extension SinkBatch {
     /// A batch with no events and no checks whose document says which it is by the agent's

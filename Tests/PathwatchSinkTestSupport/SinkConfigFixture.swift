@@ -2,6 +2,7 @@ import PathwatchSinks
 import Testing
 
 @testable import PathwatchAgent
+@testable import PathwatchSinkKit
 
 /// A configuration of a stdout sink and the sink under test, so that the sink's JSON path is
 /// `sinks[1]`, loaded with the standard sink kinds; for the sink kinds' configuration suites.

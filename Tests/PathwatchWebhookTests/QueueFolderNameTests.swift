@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PathwatchAgent
 import PathwatchQueue
+import PathwatchSinkKit
 import PathwatchTestSupport
 import Testing
 

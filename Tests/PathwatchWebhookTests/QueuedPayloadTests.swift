@@ -4,6 +4,7 @@ import PathwatchTestSupport
 import Testing
 
 @testable import PathwatchAgent
+@testable import PathwatchSinkKit
 @testable import PathwatchWebhook
 
 /// A webhook payload as the disk queue keeps it, and a backlog an earlier release left behind

@@ -5,6 +5,7 @@ import PathwatchTestSupport
 import Testing
 
 @testable import PathwatchAgent
+@testable import PathwatchSinkKit
 @testable import PathwatchWebhook
 
 /// How a run of queued payloads becomes one request: the `pathwatch` array, Alertmanager's

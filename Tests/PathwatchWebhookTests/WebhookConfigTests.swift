@@ -2,6 +2,7 @@ import PathwatchSinks
 import Testing
 
 @testable import PathwatchAgent
+@testable import PathwatchSinkKit
 @testable import PathwatchSinkTestSupport
 @testable import PathwatchWebhook
 

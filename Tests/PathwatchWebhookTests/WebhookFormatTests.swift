@@ -9,6 +9,7 @@ import Testing
 
 @testable import PathwatchAgent
 @testable import PathwatchHTTPOut
+@testable import PathwatchSinkKit
 @testable import PathwatchWebhook
 
 /// The webhook's pieces that decide what is sent and when: formats, signatures, retry timing,

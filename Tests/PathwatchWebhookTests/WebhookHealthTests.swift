@@ -6,6 +6,7 @@ import Testing
 
 @testable import PathwatchAgent
 @testable import PathwatchHTTPOut
+@testable import PathwatchSinkKit
 @testable import PathwatchWebhook
 
 /// What a webhook sink's status says, from its parts: the disk queue's counts, what waits in

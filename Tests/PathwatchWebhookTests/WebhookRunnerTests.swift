@@ -4,6 +4,7 @@ import Testing
 
 @testable import PathwatchAgent
 @testable import PathwatchHTTPOut
+@testable import PathwatchSinkKit
 @testable import PathwatchSinkTestSupport
 @testable import PathwatchWebhook
 

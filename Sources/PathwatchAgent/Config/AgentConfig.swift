@@ -1,4 +1,5 @@
 import PathwatchJSON
+import PathwatchSinkKit
 
 /// The configuration file, decoded strictly (contract §2): unknown keys are errors.
 package struct AgentConfig: Sendable, Decodable {
@@ -142,17 +143,6 @@ package struct ProbeConfig: Sendable, Decodable, Equatable {
             throw DecodingError.dataCorruptedError(
                 forKey: .config, in: c, debugDescription: "expected an object, found \(config.kindName)")
         }
-    }
-}
-
-/// contract §2: anything that repeats faster than this would spin the host (an interval of "1ns"
-/// took 14 s of CPU in 10 s and flapped thousands of times).
-package let minimumRepeatInterval = ConfigDuration.milliseconds(100)
-
-package func requireInterval<K: CodingKey>(_ d: ConfigDuration, key: K, in c: KeyedDecodingContainer<K>) throws {
-    guard d >= minimumRepeatInterval else {
-        throw DecodingError.dataCorruptedError(
-            forKey: key, in: c, debugDescription: "expected at least \(minimumRepeatInterval), found \"\(d)\"")
     }
 }
 

@@ -1,5 +1,6 @@
 import Glibc
 import PathwatchBase
+import PathwatchSinkKit
 
 /// `conf.d/*.json` beside the main file (contract §1): each fragment may hold `probes` and `sinks`
 /// arrays, appended to the main file's in name order, the way Telegraf's `--config-directory`

@@ -1,4 +1,5 @@
 import Glibc
+import PathwatchSinkKit
 
 /// Which configuration file a command reads when `--config` is not given (contract §1):
 /// `$PATHWATCH_CONFIG`, else the installed `/etc/pathwatch/config.json`. The current folder is

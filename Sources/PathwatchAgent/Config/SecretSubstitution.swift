@@ -1,6 +1,7 @@
 import Glibc
 import PathwatchBase
 import PathwatchJSON
+import PathwatchSinkKit
 
 /// Replaces `${env:NAME}` and `${file:/path}` in every string of the configuration with the
 /// secret it names, and records each substituted value with the redactor so it never leaves

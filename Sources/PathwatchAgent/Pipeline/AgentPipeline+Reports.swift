@@ -1,5 +1,6 @@
 import PathwatchBase
 import PathwatchProbeKit
+import PathwatchSinkKit
 
 /// How a report travels: through the check book, then to the sinks, at once or in the next
 /// paced batch (DocumentPacing), all in the pipeline, one piece of work at a time.

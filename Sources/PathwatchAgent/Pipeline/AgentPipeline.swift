@@ -1,5 +1,6 @@
 import PathwatchBase
 import PathwatchProbeKit
+import PathwatchSinkKit
 
 /// The agent's state and the order of its reports, in one isolation domain the compiler checks:
 /// an actor whose executor runs one piece of work at a time, in the order handed in

@@ -1,3 +1,5 @@
+import PathwatchSinkKit
+
 /// What the running agent keeps in its pipeline (AgentPipeline, whose isolation the compiler
 /// checks): the configuration, the check book, the probes and sinks, each probe's status as its
 /// last report left it, and what the pacing of documents holds.

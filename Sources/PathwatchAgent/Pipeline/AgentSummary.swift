@@ -1,4 +1,5 @@
 import PathwatchProbeKit
+import PathwatchSinkKit
 
 /// The agent at a glance, for a service manager's status line: the connectivity path and how
 /// many checks are in each state. `sequence` orders summaries in the order the pipeline took

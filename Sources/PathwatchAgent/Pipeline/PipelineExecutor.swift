@@ -1,5 +1,6 @@
 import Glibc
 import PathwatchBase
+import PathwatchSinkKit
 import Synchronization
 
 /// The serial executor of the agent's pipeline (AgentPipeline, an actor whose executor this is):

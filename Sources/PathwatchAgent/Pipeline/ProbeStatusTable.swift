@@ -1,4 +1,5 @@
 import PathwatchProbeKit
+import PathwatchSinkKit
 
 /// Each probe's status (contract §3 `probes`) as its last report left it, in configuration
 /// order: the health its runner hands over with each report, when that was, and which plug-in

@@ -2,6 +2,7 @@ import PathwatchBase
 import PathwatchJSON
 import PathwatchProbeKit
 import PathwatchProbeRules
+import PathwatchSinkKit
 
 /// How the host times a plug-in's calls (contract §6 "Deadlines"). Every call that may block is
 /// handed its deadline through the ABI (pw_error.deadline_ns), in both isolations; the plug-in

@@ -1,4 +1,5 @@
 import PathwatchBase
+import PathwatchSinkKit
 
 /// What a host that watches an event-driven instance's descriptor itself (a plug-in's child)
 /// tells the probe's runner about that descriptor, which the runner shows in the probe's health

@@ -1,5 +1,6 @@
 import CPathwatchProbe
 import PathwatchProbeRules
+import PathwatchSinkKit
 
 /// A plug-in library that passed vetting, and what its descriptor says. Read either in this
 /// process (the library is then loaded here, for inline probes) or by a child that loaded it

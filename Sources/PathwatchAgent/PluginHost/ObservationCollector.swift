@@ -1,6 +1,7 @@
 import CPathwatchProbe
 import PathwatchProbeKit
 import PathwatchProbeRules
+import PathwatchSinkKit
 
 /// Receives observations through the C emitter, through the SDK's `ObservationGate` — the one
 /// validator the agent and `ProbeTester` share — and keeps what it accepts as Swift values

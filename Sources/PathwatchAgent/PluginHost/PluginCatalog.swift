@@ -2,6 +2,7 @@ import CPathwatchProbe
 import Glibc
 import PathwatchBase
 import PathwatchProbeRules
+import PathwatchSinkKit
 
 /// Every plug-in found in the configured folders, and every file that was refused with its
 /// reason. Discovery never crashes the agent over a bad file: it records why and moves on.

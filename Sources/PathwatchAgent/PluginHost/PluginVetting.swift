@@ -1,5 +1,6 @@
 import Glibc
 import PathwatchBase
+import PathwatchSinkKit
 
 /// The checks a file must pass before the agent will execute any of its code: a regular file,
 /// owned by root or by the agent's user, and neither it nor its folder writable by group or

@@ -1,4 +1,5 @@
 import PathwatchJSON
+import PathwatchSinkKit
 
 /// How `check-config` creates the probes: as `run` does, each from its config, but every one in
 /// a plug-in child, inline probes too. A plug-in that crashes or exits in `create` would end

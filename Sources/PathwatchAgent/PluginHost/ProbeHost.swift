@@ -1,4 +1,5 @@
 import PathwatchProbeKit
+import PathwatchSinkKit
 
 /// Every call the agent makes into a plug-in instance goes through a host: `ProbeInstance`
 /// calls it in this process (`inline`), `ProcessProbeHost` in a supervised child (`process`).

@@ -3,6 +3,7 @@ import PathwatchBase
 import PathwatchJSON
 import PathwatchProbeKit
 import PathwatchProbeRules
+import PathwatchSinkKit
 import Synchronization
 
 /// What one call into a plug-in produced.

@@ -1,6 +1,7 @@
 import Logging
 import PathwatchJSON
 import PathwatchProbeKit
+import PathwatchSinkKit
 
 /// Creates the probe instances a configuration asks for, each behind the host its isolation
 /// names, turning every refusal into a configuration error with the full JSON path

@@ -1,5 +1,6 @@
 import PathwatchJSON
 import PathwatchProbeKit
+import PathwatchSinkKit
 
 extension PluginTrial {
     /// Reads the child's report step by step into what a person reads, as the steps come: every

@@ -2,6 +2,7 @@ import CFaultReport
 import PathwatchBase
 import PathwatchJSON
 import PathwatchProbeKit
+import PathwatchSinkKit
 
 /// The child side of `pathwatch plugins --try`: in a process of its own, loads one library,
 /// creates an instance from the given config, samples it once (with `watch`, then serves its

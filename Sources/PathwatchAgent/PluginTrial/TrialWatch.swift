@@ -2,6 +2,7 @@ import Dispatch
 import PathwatchBase
 import PathwatchJSON
 import PathwatchProbeKit
+import PathwatchSinkKit
 import Synchronization
 
 /// `plugins --try --watch`: in the trial's child, after the first sample, the instance's event

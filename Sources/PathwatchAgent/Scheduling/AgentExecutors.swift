@@ -1,4 +1,5 @@
 import Glibc
+import PathwatchSinkKit
 @_spi(ExperimentalCustomExecutors) import _Concurrency
 
 /// Makes `TaskThreadPool` Swift concurrency's default executor for this process (see there for

@@ -1,3 +1,4 @@
+import PathwatchSinkKit
 import Synchronization
 
 /// What one probe's runner knows about its event descriptor, from its own watch (inline) or from

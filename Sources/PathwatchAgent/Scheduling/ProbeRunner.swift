@@ -2,6 +2,7 @@ import Dispatch
 import PathwatchBase
 import PathwatchJSON
 import PathwatchProbeKit
+import PathwatchSinkKit
 import Synchronization
 
 /// Drives one probe instance: samples it every interval on a lane of the agent's worker pool

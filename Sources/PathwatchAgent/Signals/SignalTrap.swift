@@ -1,5 +1,6 @@
 import Glibc
 import PathwatchBase
+import PathwatchSinkKit
 import Synchronization
 
 /// The write end of the pipe the handler writes to: set once, before any handler is installed.

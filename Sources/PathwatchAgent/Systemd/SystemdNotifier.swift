@@ -1,4 +1,5 @@
 import Glibc
+import PathwatchSinkKit
 import Synchronization
 
 /// systemd's notify protocol (sd_notify(3)) through libsystemd, opened with dlopen only when the

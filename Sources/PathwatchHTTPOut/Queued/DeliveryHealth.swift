@@ -1,5 +1,5 @@
-import PathwatchAgent
 import PathwatchQueue
+import PathwatchSinkKit
 import Synchronization
 
 /// What a pushing sink's `status()` reports: the queue's counts as last seen, what was lost

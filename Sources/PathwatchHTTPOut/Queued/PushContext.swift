@@ -1,5 +1,5 @@
 import Logging
-import PathwatchAgent
+import PathwatchSinkKit
 
 /// What every part of one pushing sink says things through: its name in the log
 /// (`webhook https://hooks.example.com/in`), the words for its records, the logger, the health,

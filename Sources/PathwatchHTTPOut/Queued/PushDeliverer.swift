@@ -1,9 +1,9 @@
 import Glibc
 import Logging
-import PathwatchAgent
 import PathwatchBase
 import PathwatchJSON
 import PathwatchQueue
+import PathwatchSinkKit
 import Synchronization
 
 /// The delivery thread: asks the sink's `RequestReader` for the request at the head of the

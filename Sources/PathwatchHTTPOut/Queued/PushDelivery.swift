@@ -1,4 +1,4 @@
-import PathwatchAgent
+import PathwatchSinkKit
 
 /// A sink that pushes what the agent reports to an HTTP receiver through a durable queue of its
 /// own (webhook, remote_write), as its SinkRunner runs it: the runner owns the intake of

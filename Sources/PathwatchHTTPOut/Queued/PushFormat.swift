@@ -1,5 +1,5 @@
-import PathwatchAgent
 import PathwatchQueue
+import PathwatchSinkKit
 
 /// What a pushing sink is besides the delivery it shares with the others (`PushDelivery`): its
 /// settings reduced to what the layer needs, and its two halves of a format, the

@@ -1,4 +1,4 @@
-import PathwatchAgent
+import PathwatchSinkKit
 
 /// What every pushing sink needs of the host: the library its format loads on first use, and a
 /// state folder it can write (a read-only one would silently hold every record in memory).
@@ -8,7 +8,7 @@ package enum PushHostChecks {
         if let missingLibrary {
             throw SinkProblem(.field("type"), "a \(type) sink needs \(missingLibrary), which cannot be loaded")
         }
-        if let problem = ConfigHostChecks.writableFolderProblem(context.stateDirectory, mayCreate: true) {
+        if let problem = WritableFolder.problem(context.stateDirectory, mayCreate: true) {
             throw SinkProblem(
                 .location("agent.state_dir"), "the \(type) queue's folder \(context.stateDirectory) \(problem)")
         }

@@ -1,6 +1,6 @@
-import PathwatchAgent
 import PathwatchBase
 import PathwatchQueue
+import PathwatchSinkKit
 
 /// Opens the sink's disk queue, and decides what a failure to open it is worth saying. A sink
 /// being replaced hands the folder over within moments, so a busy folder is news only when it

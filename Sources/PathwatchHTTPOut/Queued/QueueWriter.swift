@@ -1,7 +1,7 @@
 import Logging
-import PathwatchAgent
 import PathwatchBase
 import PathwatchQueue
+import PathwatchSinkKit
 import Synchronization
 
 /// Makes a pushing sink's batches durable: encodes them into records and appends them to the

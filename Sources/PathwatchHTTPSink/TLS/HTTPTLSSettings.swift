@@ -33,7 +33,7 @@ package struct HTTPTLSSettings: Sendable, Decodable, Equatable {
 
     /// Set in a decoder's userInfo by a client of the sink (`LiveEndpointConfig`): the server's
     /// files are not read.
-    static let clientSideKey = CodingUserInfoKey(rawValue: "pathwatch.http.clientSide")!
+    package static let clientSideKey = CodingUserInfoKey(rawValue: "pathwatch.http.clientSide")!
 
     package init(
         certFile: String, keyFile: String, clientCAFile: String? = nil, clientAuth: ClientAuth = .none,

@@ -1,7 +1,7 @@
 import Glibc
 import NIOSSL
-import PathwatchAgent
 import PathwatchBase
+import PathwatchSinkKit
 import Synchronization
 
 /// The server context of an http sink with `tls`, kept current with its files: once a second, on

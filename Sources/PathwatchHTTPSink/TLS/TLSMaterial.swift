@@ -1,7 +1,7 @@
 import Glibc
 import NIOSSL
-import PathwatchAgent
 import PathwatchBase
+import PathwatchSinkKit
 
 /// The http sink's TLS files, read and checked, and the server context made of them. Loaded when
 /// the configuration is read (to refuse bad files there) and again by `TLSContextWatcher` when a

@@ -1,7 +1,7 @@
 import Logging
-import PathwatchAgent
 import PathwatchHTTPOut
 import PathwatchQueue
+import PathwatchSinkKit
 
 /// Turns each report into one queue record on the intake thread: the series the report sends
 /// (its probes', and the agent's once an interval: `ReportSeries`, `AgentSeriesPace`), encoded.

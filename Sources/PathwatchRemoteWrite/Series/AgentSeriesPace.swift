@@ -1,5 +1,5 @@
-import PathwatchAgent
 import PathwatchJSON
+import PathwatchSinkKit
 
 /// When a report also carries the series of no one probe (the build's, the path's, the sinks',
 /// `pathwatch_up`): once in each agent interval, and at once when the path changes.

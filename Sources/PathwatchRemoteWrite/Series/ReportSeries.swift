@@ -1,4 +1,4 @@
-import PathwatchAgent
+import PathwatchSinkKit
 
 /// The series one batch sends: the reporting probes' `/metrics` series (their checks' and their
 /// own `pathwatch_probe_*`), and, when `AgentSeriesPace` says so, the series of no one probe plus

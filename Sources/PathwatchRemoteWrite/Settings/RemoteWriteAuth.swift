@@ -1,5 +1,5 @@
-import PathwatchAgent
 import PathwatchHTTPOut
+import PathwatchSinkKit
 
 /// `headers`, `bearer_token` and `basic_auth` {username, password}: what the sink sends to
 /// authenticate, as header lines. Values are never quoted back in errors (they may be secrets).

@@ -1,6 +1,6 @@
-import PathwatchAgent
 import PathwatchHTTPOut
 import PathwatchJSON
+import PathwatchSinkKit
 
 /// The settings of one `remote_write` sink, decoded strictly with JSON paths in every error.
 /// `url`, header values, `bearer_token` and `basic_auth` may hold secrets substituted from

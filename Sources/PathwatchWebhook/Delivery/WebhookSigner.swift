@@ -1,5 +1,5 @@
-import PathwatchAgent
 import PathwatchDigest
+import PathwatchSinkKit
 
 /// Standard Webhooks signing: `webhook-id` (stable for one payload across every retry),
 /// `webhook-timestamp` (seconds, when this attempt is sent) and

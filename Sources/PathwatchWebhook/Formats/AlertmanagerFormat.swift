@@ -1,6 +1,6 @@
-import PathwatchAgent
 import PathwatchJSON
 import PathwatchProbeKit
+import PathwatchSinkKit
 
 /// `alertmanager`: Alertmanager's `POST /api/v2/alerts` — a JSON array of alerts, each with
 /// `labels` (`alertname`, `check`, `probe`, `agent`, `severity`), `annotations` (`summary`,

@@ -1,4 +1,4 @@
-import PathwatchAgent
+import PathwatchSinkKit
 
 extension FiringAlerts {
     /// What should be firing after `snapshot`: one alert per check whose state is `warning`,

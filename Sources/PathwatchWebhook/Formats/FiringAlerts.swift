@@ -1,4 +1,4 @@
-import PathwatchAgent
+import PathwatchSinkKit
 
 /// A set of firing alerts, at most one per check: what the `alertmanager` format last told
 /// Alertmanager, or what a snapshot says should be firing. Kept in memory only; what is firing is

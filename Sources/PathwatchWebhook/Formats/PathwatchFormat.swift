@@ -1,4 +1,4 @@
-import PathwatchAgent
+import PathwatchSinkKit
 
 /// `pathwatch`: each change event as contract §4 writes it, one POST per event under the event's
 /// own id; with `on: every`, also each status document (contract §3) under an id made when it is

@@ -1,5 +1,5 @@
-import PathwatchAgent
 import PathwatchJSON
+import PathwatchSinkKit
 
 /// Turns what the agent reports into the HTTP bodies one receiver understands, each with the id
 /// it is delivered (and signed) under. Used only on the sink's intake queue, in batch order.

@@ -1,5 +1,5 @@
-import PathwatchAgent
 import PathwatchQueue
+import PathwatchSinkKit
 
 /// One HTTP body waiting to be delivered, with the id it is delivered under (`webhook-id`):
 /// the change event's id, or an id made once when a document or re-send was queued, so every

@@ -1,4 +1,4 @@
-import PathwatchAgent
+import PathwatchSinkKit
 
 /// `slack` (an incoming webhook): each change is queued as the event contract §4 writes it; the
 /// deliverer turns the run waiting when it sends into one message (`SlackDigest`), so a storm

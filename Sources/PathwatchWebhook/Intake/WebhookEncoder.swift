@@ -1,7 +1,7 @@
 import Logging
-import PathwatchAgent
 import PathwatchHTTPOut
 import PathwatchQueue
+import PathwatchSinkKit
 
 /// Formats batches into payloads and payloads into queue records, on the intake thread.
 struct WebhookEncoder: RecordEncoder {

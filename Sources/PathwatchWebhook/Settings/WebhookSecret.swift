@@ -1,4 +1,4 @@
-import PathwatchAgent
+import PathwatchSinkKit
 
 /// A Standard Webhooks secret as a webhook sink's `secret` is written: `whsec_` followed by a
 /// base64 key. Read when the configuration is loaded, so a malformed one is a configuration

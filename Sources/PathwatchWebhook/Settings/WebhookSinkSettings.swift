@@ -1,6 +1,6 @@
-import PathwatchAgent
 import PathwatchHTTPOut
 import PathwatchJSON
+import PathwatchSinkKit
 
 /// The settings of one `webhook` sink, decoded strictly with JSON paths in every error. Values
 /// may hold secrets substituted from `${env:…}`/`${file:…}`; no error message here repeats a

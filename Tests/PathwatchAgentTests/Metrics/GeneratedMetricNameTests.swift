@@ -5,6 +5,7 @@ import PathwatchProbeRules
 import Testing
 
 @testable import PathwatchAgent
+@testable import PathwatchSinkKit
 
 /// Duplicate series are impossible by construction: hundreds of generated metric names — good
 /// ones, unicode, spaces, capitals, unit suffixes that meet (`x_ms` and `x_seconds`, `n` and

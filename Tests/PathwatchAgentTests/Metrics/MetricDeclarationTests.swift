@@ -7,6 +7,7 @@ import PathwatchTestSupport
 import Testing
 
 @testable import PathwatchAgent
+@testable import PathwatchSinkKit
 
 /// Metrics declared by the plug-in: refused at the boundary when they cannot be exposed as
 /// declared (the agent and ProbeTester with the same words), and what every exposition derives

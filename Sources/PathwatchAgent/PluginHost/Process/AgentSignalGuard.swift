@@ -1,6 +1,7 @@
 import CChildProcess
 import Glibc
 import PathwatchBase
+import PathwatchSinkKit
 
 /// What keeps a plug-in away from the agent, installed by every process that loads a plug-in for
 /// the agent (a probe's child, a describing child, a `--try` child) before it does: the call

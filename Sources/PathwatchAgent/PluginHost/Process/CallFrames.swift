@@ -1,6 +1,7 @@
 import PathwatchBase
 import PathwatchJSON
 import PathwatchProbeKit
+import PathwatchSinkKit
 
 /// The agent's call frames to a plug-in's child carry the call's deadline, and `create` the
 /// probe's timeout (for the deadlines of events the child serves itself), as decimal text: a

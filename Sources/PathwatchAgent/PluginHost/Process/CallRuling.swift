@@ -1,6 +1,7 @@
 import CChildProcess
 import Glibc
 import PathwatchBase
+import PathwatchSinkKit
 import Synchronization
 
 /// The agent's side of a plug-in child's call guard (AgentSignalGuard): a thread that takes the

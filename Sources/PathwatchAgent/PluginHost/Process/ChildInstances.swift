@@ -4,6 +4,7 @@ import Glibc
 import PathwatchBase
 import PathwatchJSON
 import PathwatchProbeKit
+import PathwatchSinkKit
 import Synchronization
 
 /// The instances one plug-in child hosts: every probe of its plug-in file, each created by its

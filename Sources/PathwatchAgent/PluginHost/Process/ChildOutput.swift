@@ -1,4 +1,5 @@
 import Glibc
+import PathwatchSinkKit
 
 /// A plug-in child's stdout and stderr as its reader thread reads them: every line to the debug
 /// log (OutputLog, bounded), and stderr's last lines kept for the cause of a crash (StderrTail).

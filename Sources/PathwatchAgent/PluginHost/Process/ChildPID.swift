@@ -1,4 +1,5 @@
 import Glibc
+import PathwatchSinkKit
 import Synchronization
 
 /// A plug-in child's pid, signalled only while it still names the child. Once the child is

@@ -4,6 +4,7 @@ import Glibc
 import PathwatchBase
 import PathwatchJSON
 import PathwatchProbeKit
+import PathwatchSinkKit
 import Synchronization
 
 /// One running `pathwatch plugin-child`: its pid, the agent's end of the socketpair, and one

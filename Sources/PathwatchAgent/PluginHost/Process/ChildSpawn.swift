@@ -1,6 +1,7 @@
 import CChildProcess
 import Glibc
 import PathwatchBase
+import PathwatchSinkKit
 
 /// How a plug-in child is started: its socketpairs, and posix_spawn of this program as
 /// `plugin-child` with their child ends on the descriptors PluginChild reads them from, in a

@@ -1,4 +1,5 @@
 import Glibc
+import PathwatchSinkKit
 
 /// The child's fault descriptor, as the reader thread reads it: the last instance number it
 /// got (4 bytes each). Closed, or sent something that is not a number, it is no longer polled.

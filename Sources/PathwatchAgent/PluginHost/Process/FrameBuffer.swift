@@ -1,3 +1,5 @@
+import PathwatchSinkKit
+
 /// Frames (Frames) taken from a socket as the bytes arrive rather than read whole: the routed
 /// frames a child sends the agent, or the agent's calls as the child reads them (FrameReader),
 /// which name no instance.

@@ -1,3 +1,4 @@
+import PathwatchSinkKit
 import Synchronization
 
 /// Frames on their way over one socket from many threads, sent in the order they were queued.

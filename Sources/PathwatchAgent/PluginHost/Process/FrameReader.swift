@@ -1,5 +1,6 @@
 import Glibc
 import PathwatchJSON
+import PathwatchSinkKit
 
 /// The agent's calls as a plug-in child reads them (Frames: a length, then the body): what one
 /// `recv` brings, taken frame by frame (FrameBuffer). Reading the length and then the body cost

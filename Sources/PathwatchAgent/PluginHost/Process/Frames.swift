@@ -1,5 +1,6 @@
 import Glibc
 import PathwatchJSON
+import PathwatchSinkKit
 
 /// Length-prefixed frames over the socketpair between the agent and a plug-in's child: four
 /// bytes of length (little-endian), then that many bytes of JSON, or of a call's result

@@ -1,3 +1,4 @@
+import PathwatchSinkKit
 import Synchronization
 
 /// One shared-child instance's health behind a lock of its own. Every report's status reads

@@ -1,6 +1,7 @@
 import Dispatch
 import PathwatchJSON
 import PathwatchProbeKit
+import PathwatchSinkKit
 import Synchronization
 
 /// Where the replies to one instance's calls wait for its caller: the child's reader thread

@@ -1,4 +1,5 @@
 import PathwatchProbeKit
+import PathwatchSinkKit
 
 /// A child's stdout and stderr, as debug log lines naming the probe: each line cut at 1 KiB,
 /// at most 100 lines a minute of the two together (the rest counted), so a chattering plug-in

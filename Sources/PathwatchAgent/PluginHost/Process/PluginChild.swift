@@ -5,6 +5,7 @@ import Glibc
 import PathwatchBase
 import PathwatchJSON
 import PathwatchProbeKit
+import PathwatchSinkKit
 
 /// The child side of process isolation: `pathwatch plugin-child` loads one plug-in file and
 /// hosts every instance the agent creates of it (one per probe using that file), reading the

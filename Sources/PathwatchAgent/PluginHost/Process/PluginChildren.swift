@@ -1,3 +1,4 @@
+import PathwatchSinkKit
 import Synchronization
 
 /// The plug-in children of one agent (or one `once`, one `check-config`): one per plug-in file

@@ -1,3 +1,5 @@
+import PathwatchSinkKit
+
 /// Reads plug-ins' descriptors in a child (`pathwatch plugin-child --describe`), so the agent
 /// never maps a library it may run isolated, not even to list it: a constructor that prints,
 /// crashes or exits does so in the child, and the file is refused with the cause. One child

@@ -1,6 +1,7 @@
 import Dispatch
 import PathwatchJSON
 import PathwatchProbeKit
+import PathwatchSinkKit
 import Synchronization
 
 /// The process host: the plug-in is loaded and called in a supervised child, `pathwatch

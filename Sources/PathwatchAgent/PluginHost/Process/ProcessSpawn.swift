@@ -1,6 +1,7 @@
 import CChildProcess
 import Glibc
 import PathwatchBase
+import PathwatchSinkKit
 
 /// The one way the agent starts a program of its own (a probe's plug-in child, the child of a
 /// plug-in trial): posix_spawn with stdin from /dev/null, exactly the descriptors given at the

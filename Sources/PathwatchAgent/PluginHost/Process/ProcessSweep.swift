@@ -1,5 +1,6 @@
 import CChildProcess
 import Glibc
+import PathwatchSinkKit
 
 /// Ends what a plug-in left running. A plug-in child leads a session of its own, so every process
 /// the plug-in starts is in that session, or below one that is (a command the exec plug-in runs in

@@ -1,3 +1,5 @@
+import PathwatchSinkKit
+
 /// Fills room already made at the end of a byte array, field by field, with plain stores and
 /// copies through a pointer. The writer measures what it will write, grows the array by that
 /// much once, and fills it: appending each field to the Array (a uniqueness and a capacity

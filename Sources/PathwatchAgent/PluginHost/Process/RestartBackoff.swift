@@ -1,3 +1,5 @@
+import PathwatchSinkKit
+
 /// When to start a child again after it died: 1 s, doubling to 5 min; a child that stayed
 /// healthy for a minute starts the count again.
 struct RestartBackoff: Sendable {

@@ -1,5 +1,6 @@
 import PathwatchJSON
 import PathwatchProbeKit
+import PathwatchSinkKit
 
 #if canImport(Glibc)
     import Glibc

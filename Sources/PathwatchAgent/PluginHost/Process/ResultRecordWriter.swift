@@ -1,5 +1,6 @@
 import PathwatchProbeKit
 import PathwatchProbeRules
+import PathwatchSinkKit
 
 /// Writes a result record (the layout is in `ResultFrames`): the kind and a count of
 /// observations the writer fills in when the record is finished, each observation as it comes,

@@ -1,6 +1,7 @@
 import PathwatchBase
 import PathwatchJSON
 import PathwatchProbeKit
+import PathwatchSinkKit
 
 /// Starting the shared child, creating its instances, and what happens when it ends.
 extension SharedChild {

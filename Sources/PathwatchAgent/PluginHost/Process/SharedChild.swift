@@ -1,6 +1,7 @@
 import Dispatch
 import PathwatchJSON
 import PathwatchProbeKit
+import PathwatchSinkKit
 import Synchronization
 
 /// One plug-in child shared by every probe that runs the same plug-in file in process isolation

@@ -1,4 +1,5 @@
 import PathwatchJSON
+import PathwatchSinkKit
 
 /// Where the child's reader thread delivers one instance's frames: the reply to its call in
 /// flight (the mailbox), its events and its word on its event descriptor. The reader finds an

@@ -1,3 +1,5 @@
+import PathwatchSinkKit
+
 /// What a shared child (SharedChild) keeps behind its lock: the running child, the instances it
 /// hosts and the restart backoff, and how each changes as calls come and go and the child ends.
 /// Bookkeeping only: sending, waiting and killing are the shared child's.

@@ -1,4 +1,5 @@
 import PathwatchJSON
+import PathwatchSinkKit
 
 /// The last lines a plug-in's child wrote to its stderr, for the cause of its crash: a Swift
 /// plug-in's runtime says why it traps ("Fatal error: Index out of range") on stderr just before

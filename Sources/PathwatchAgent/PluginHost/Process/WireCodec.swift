@@ -1,6 +1,7 @@
 import PathwatchJSON
 import PathwatchProbeKit
 import PathwatchProbeRules
+import PathwatchSinkKit
 
 /// The plug-in's description as it crosses the socketpair (a call's result: ResultFrames).
 enum WireCodec {

@@ -1,0 +1,338 @@
+import PathwatchProbeKit
+import PathwatchProbeRules
+import Synchronization
+
+/// How a probe's results are judged: its debounce counts and whether it depends on the network.
+package struct ProbePolicy: Sendable, Equatable {
+    package var failAfter: Int
+    package var recoverAfter: Int
+    package var needsNetwork: Bool
+    package var plugin: String
+    /// Sampled at once when the link path changes (a connectivity probe).
+    package var sampleOnPathChange = false
+    /// What the plug-in's metrics are: every exposition of its checks reads it.
+    package var metrics: MetricCatalog = .undeclared
+
+    package init(
+        failAfter: Int, recoverAfter: Int, needsNetwork: Bool, plugin: String, sampleOnPathChange: Bool = false,
+        metrics: MetricCatalog = .undeclared
+    ) {
+        self.failAfter = failAfter
+        self.recoverAfter = recoverAfter
+        self.needsNetwork = needsNetwork
+        self.plugin = plugin
+        self.sampleOnPathChange = sampleOnPathChange
+        self.metrics = metrics
+    }
+}
+
+/// What a call into a probe produced, as the check book consumes it.
+package enum ProbeReport: Sendable {
+    /// A full sample: every check the probe has; checks it no longer reports go unknown.
+    case sample([Observation])
+    /// An event: only the checks that changed.
+    case event([Observation])
+    /// The whole sample failed or timed out: all the probe's checks become unknown.
+    case failure(String)
+}
+
+extension ProbeReport {
+    /// Plug-ins see secrets; what they say goes through the redactor before anyone else sees it.
+    package func redacted(by redactor: SecretRedactor) -> ProbeReport {
+        guard !redactor.isEmpty else { return self }
+        func clean(_ o: Observation) -> Observation {
+            var o = o
+            // The key too: a target named from ${env:…} becomes part of a check id.
+            o.key = redactor.redact(o.key)
+            o.message = redactor.redact(o.message)
+            // Metric and label names as well: they reach every sink (a Prometheus name and HELP
+            // line, the Nagios perfdata), so a plug-in that names a metric after a secret — in
+            // any form, lower-cased and normalised as a perfdata label's metric is — must not
+            // leak it. Such a name becomes a stand-in (`m_redacted`), numbered when two would
+            // be one.
+            let metricNames = distinct(o.metrics.map(\.name))
+            o.metrics = zip(metricNames, o.metrics).map { ($0, $1.value) }
+            let labelNames = distinct(o.labels.map(\.name))
+            o.labels = zip(labelNames, o.labels).map { ($0, redactor.redact($1.value)) }
+            return o
+        }
+        // Names with a secret in them, redacted; those made alike by their stand-ins kept apart
+        // (`m_redacted`, `m_redacted_2`, …). Names without one stay as they are.
+        func distinct(_ names: [String]) -> [String] {
+            let redacted = names.map { redactor.redactName($0) }
+            var seen = Set(zip(names, redacted).filter { $0 == $1 }.map(\.1))
+            return zip(names, redacted).map { original, name in
+                guard original != name else { return name }
+                var candidate = name
+                var n = 1
+                while !seen.insert(candidate).inserted {
+                    n += 1
+                    candidate = "\(name)_\(n)"
+                }
+                return candidate
+            }
+        }
+        switch self {
+        case .sample(let list): return .sample(list.map(clean))
+        case .event(let list): return .event(list.map(clean))
+        case .failure(let message): return .failure(redactor.redact(message))
+        }
+    }
+}
+
+/// All checks of the agent, their state machines, and the change events they raise.
+/// Not thread-safe: the agent owns it behind a lock.
+package struct CheckBook: Sendable {
+    package let agentName: String
+    package private(set) var records: [String: CheckRecord] = [:]
+    /// Each probe's check ids: a report visits its own probe's checks, never the whole book
+    /// (with a thousand probes, every report walked every check, and cost grew with the square).
+    package private(set) var idsByProbe: [String: Set<String>] = [:]
+    /// The checks that carry path facts (a link's, a connectivity or DNS verdict): the few the
+    /// path summary is computed from, so a report need not look through every check for them.
+    private var pathFactIDs: Set<String> = []
+    /// Whether the last report changed a check's state, added a check or dropped one, whether
+    /// or not that raised an event (a check that recovers while its alerts were held back, or is
+    /// first seen ok, raises none): the whole state then goes out at once (DocumentPacing).
+    package var lastReportChangedState = false
+    /// Changes when a check's state changes, or a check is added or dropped: equal versions,
+    /// equal states. Drawn from one count for the whole process, so two books (before and
+    /// after a reload) never share one. A file sink compares it at every document, where a hash
+    /// of every check's id and state walked the whole book each time.
+    package private(set) var statesVersion: UInt64 = 0
+    private static let statesVersions = Atomic<UInt64>(0)
+    package private(set) var path = PathSummary.unmonitored
+    /// Counts reports; each check keeps the serial of the last one that touched it.
+    private var reportSerial: UInt64 = 0
+    /// Probe ids in configuration order, for a stable document order.
+    package var probeOrder: [String] = []
+    package var policies: [String: ProbePolicy] = [:]
+    /// The states checks were last announced in before a restart (AnnouncedStates), each taken
+    /// by its check when first seen.
+    package var announcedBefore: [String: AnnouncedStates.Entry] = [:]
+    /// The checks of probes a reload replaced, kept until each successor reports
+    /// (CheckBook+Succession).
+    package var heldOver: [String: Set<String>] = [:]
+
+    package init(agentName: String) { self.agentName = agentName }
+
+    package static let agentFaultLabel = WellKnownLabel.agentFault
+
+    /// Applies one report of `probe` at `now`; returns the change events it raised, the path's
+    /// own change (if the path summary changed) first.
+    ///
+    /// Each check is found once per report (`index(forKey:)`) and changed where it is stored:
+    /// a sample of a few hundred checks used to look each up, copy it out and store it back
+    /// several times over, hashing its id at every step.
+    package mutating func apply(_ report: ProbeReport, probe: String, at now: WallTime) -> [ChangeEvent] {
+        lastReportChangedState = false
+        guard let policy = policies[probe] else { return [] }
+        if !heldOver.isEmpty { endHoldOver(probe, by: report) }
+        reportSerial &+= 1
+        let serial = reportSerial
+        switch report {
+        case .sample(let observations), .event(let observations):
+            // Room for a first sample's checks at once, rather than growing (and rehashing) the
+            // table step by step; a no-op once the book holds them.
+            records.reserveCapacity(observations.count)
+            for observation in observations {
+                let id = "\(probe)/\(observation.key)"
+                if let index = records.index(forKey: id) {
+                    // A key repeated within one report: the first is kept.
+                    guard records.values[index].reportSerial != serial else { continue }
+                    records.values[index].feed(observation, policy: policy, at: now, serial: serial)
+                    if !records.values[index].pathFacts.isEmpty { pathFactIDs.insert(id) }
+                } else {
+                    insert(id: id, probe: probe, policy: policy, observation: observation, at: now, serial: serial)
+                }
+            }
+            if case .sample = report {
+                // A check the probe stopped reporting is not silently dropped: it goes unknown.
+                updateEach(of: idsByProbe[probe] ?? []) { record in
+                    guard record.reportSerial != serial, record.fresh else { return }
+                    let stale = Observation(
+                        key: "", state: .unknown, message: "not reported since \(record.lastReported.rfc3339)")
+                    record.feed(stale, policy: policy, at: now, serial: serial, stillFresh: false)
+                }
+                // A probe-level failure check is dropped once the probe reports real checks again.
+                if !observations.isEmpty, records[probe] != nil {
+                    forget(probe, of: probe)
+                    lastReportChangedState = true
+                }
+            }
+        case .failure(let message):
+            let failed = Observation(key: "", state: .unknown, message: message)
+            var found = false
+            updateEach(of: idsByProbe[probe] ?? []) { record in
+                found = true
+                record.feed(failed, policy: policy, at: now, serial: serial, stillFresh: record.fresh)
+            }
+            if !found { insert(id: probe, probe: probe, policy: policy, observation: failed, at: now, serial: serial) }
+        }
+        refreshPath()
+        let events = announce(serial: serial, probe: probe, policy: policy, at: now)
+        if lastReportChangedState { bumpStatesVersion() }
+        return events
+    }
+
+    private mutating func bumpStatesVersion() {
+        statesVersion = Self.statesVersions.add(1, ordering: .relaxed).newValue
+    }
+
+    /// Visits the checks `ids` names (a probe's, or those with path facts) where they are stored:
+    /// changed through `records.values`, so no second reference to the storage makes the first
+    /// change copy the whole book.
+    private mutating func updateEach(of ids: Set<String>, _ body: (inout CheckRecord) -> Void) {
+        for id in ids {
+            guard let index = records.index(forKey: id) else { continue }
+            body(&records.values[index])
+        }
+    }
+
+    /// The checks of `probe`, by id: a view of the one probe that reported.
+    package func records(ofProbe probe: String) -> [CheckRecord] {
+        (idsByProbe[probe] ?? []).compactMap { records[$0] }.sorted { $0.id.utf8.lexicographicallyPrecedes($1.id.utf8) }
+    }
+
+    /// Drops one check and its place in the indexes.
+    package mutating func forget(_ id: String, of probe: String) {
+        records[id] = nil
+        idsByProbe[probe]?.remove(id)
+        pathFactIDs.remove(id)
+    }
+
+    /// Forgets a probe's checks (the probe was removed or reconfigured).
+    package mutating func removeProbe(_ probe: String) {
+        heldOver[probe] = nil
+        for id in idsByProbe.removeValue(forKey: probe) ?? [] {
+            records[id] = nil
+            pathFactIDs.remove(id)
+        }
+        policies[probe] = nil
+        announcedBefore = announcedBefore.filter { $0.value.probe != probe }
+        probeOrder.removeAll { $0 == probe }
+        refreshPath()
+        bumpStatesVersion()
+    }
+
+    /// A check seen for the first time.
+    private mutating func insert(
+        id: String, probe: String, policy: ProbePolicy, observation: Observation, at now: WallTime, serial: UInt64
+    ) {
+        let (published, facts) = ObservationLabels.split(observation.labels)
+        idsByProbe[probe, default: []].insert(id)
+        if !facts.isEmpty { pathFactIDs.insert(id) }
+        records[id] = CheckRecord(
+            id: id, probe: probe, plugin: policy.plugin, metricCatalog: policy.metrics, state: observation.state,
+            since: now,
+            message: observation.message, metrics: observation.metrics, labels: published, pathFacts: facts,
+            lastReported: now, fresh: true, debounce: Debounce(),
+            announced: announcedBefore.removeValue(forKey: id)?.state, reportSerial: serial)
+    }
+
+    /// Raises events for the checks whose state differs from the last one announced. While the
+    /// path is unsatisfied (no link, or a link with no internet or a portal behind it), checks
+    /// of network-dependent probes stay silent: the path's own event says it once, instead of
+    /// one alert per endpoint. A connectivity check stays silent while the link itself is down
+    /// (the link's event is that alert). They catch up on their first report after the path is
+    /// satisfied again.
+    ///
+    /// Events come out in document order; only the few checks that raise one are sorted.
+    private mutating func announce(serial: UInt64, probe: String, policy: ProbePolicy, at now: WallTime)
+        -> [ChangeEvent]
+    {
+        var raised: [(id: String, from: CheckState?)] = []
+        let offline = path.status == .unsatisfied
+        let linkSatisfied = path.linkSatisfied
+        let reason = linkSatisfied ? path.offlineReason : "(host offline)"
+        var changed = false
+        updateEach(of: idsByProbe[probe] ?? []) { record in
+            // Only the checks this report touched.
+            guard record.reportSerial == serial else { return }
+            // A check that is new, or whose state changed now, whether or not it is announced.
+            if record.since == now { changed = true }
+            if let from = Self.announce(
+                &record, policy: policy, offline: offline, linkSatisfied: linkSatisfied, reason: reason)
+            {
+                raised.append((record.id, from))
+            }
+        }
+        if changed { lastReportChangedState = true }
+        guard !raised.isEmpty else { return [] }
+        let from = Dictionary(raised.map { ($0.id, $0.from) }, uniquingKeysWith: { first, _ in first })
+        // Every check raised here is this probe's: one place in the document, so the order is by
+        // id alone, without ranking every configured probe (a thousand, at every report).
+        let placed = raised.map { (place: 0, id: $0.id) }
+        return DocumentOrder.positions(of: placed).map { placed[$0].id }.compactMap { id in
+            guard let record = records[id] else { return nil }
+            return ChangeEvent(
+                id: EventID.make(at: now), agent: agentName, check: id, probe: record.probe,
+                from: from[id] ?? nil, to: record.state, at: now, message: record.message, path: path)
+        }
+    }
+
+    /// Announces one check in place: the state it was announced in before, when it raises an
+    /// event (`.some(nil)` for a first announcement), nil when it raises none.
+    private static func announce(
+        _ record: inout CheckRecord, policy: ProbePolicy, offline: Bool, linkSatisfied: Bool, reason: String
+    ) -> CheckState?? {
+        // A connectivity or DNS check is the path's own alert: silent only while the link is down.
+        let checksPath =
+            !record.pathFacts.isEmpty
+            && (record.pathFacts[WellKnownLabel.internet] != nil || record.pathFacts[WellKnownLabel.dns] != nil)
+        if (policy.needsNetwork && offline && !checksPath) || (checksPath && offline && !linkSatisfied) {
+            if record.state != .ok && !PathSummary.offlineReasons.contains(where: record.message.hasSuffix)
+                && !record.message.hasSuffix(reason)
+            {
+                record.message += " \(reason)"
+            }
+            return nil
+        }
+        if record.announced == record.state { return nil }
+        // The agent's own fault (out of file descriptors) says nothing about what the check
+        // observes: shown as unknown, never announced; the next real state is compared with
+        // what was last announced.
+        if !record.pathFacts.isEmpty, record.pathFacts[agentFaultLabel] != nil { return nil }
+        // A check first seen ok is news to nobody, and first seen unknown changed from nothing
+        // known; only a first state that is a problem is announced (from "unknown").
+        if record.announced == nil && (record.state == .ok || record.state == .unknown) {
+            record.announced = record.state
+            return nil
+        }
+        let from = record.announced
+        record.announced = record.state
+        return .some(from)
+    }
+
+    private mutating func refreshPath() {
+        let previous = path
+        path = PathSummary.compute(from: freshPathFacts)
+        // A verdict on what lies behind one link says nothing about the next: when the link
+        // changes (but not when the agent first learns of it), the internet is unknown until the
+        // connectivity probe, sampled at once, reports again — as NetworkManager re-checks.
+        guard previous.status != .unknown, path.linkDiffers(from: previous) else { return }
+        var held = false
+        updateEach(of: pathFactIDs) { record in
+            if record.pathFacts[WellKnownLabel.internet] != nil {
+                record.pathFacts[WellKnownLabel.internet] = PathSummary.Internet.unknown.rawValue
+                held = true
+            }
+            // The resolvers behind one link may not be the ones behind the next.
+            if record.pathFacts[WellKnownLabel.dns] != nil {
+                record.pathFacts[WellKnownLabel.dns] = "unknown"
+                held = true
+            }
+        }
+        guard held else { return }
+        path = PathSummary.compute(from: freshPathFacts)
+    }
+
+    /// The path facts of the fresh checks that have any (a disk's or an endpoint's have none,
+    /// and say nothing about the path).
+    private var freshPathFacts: [[String: String]] {
+        pathFactIDs.compactMap { id in
+            guard let record = records[id], record.fresh, !record.pathFacts.isEmpty else { return nil }
+            return record.pathFacts
+        }
+    }
+}

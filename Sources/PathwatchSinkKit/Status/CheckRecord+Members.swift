@@ -1,0 +1,31 @@
+/// A check's metrics and labels as the status document states them: a JSON object holds a name
+/// once, so a name given twice keeps its first place and its last value. Every format says
+/// what the document says, so they all read these.
+extension CheckRecord {
+    package var distinctMetrics: [(name: String, value: Double)] { Self.distinct(metrics) }
+    package var distinctLabels: [(name: String, value: String)] { Self.distinct(labels) }
+
+    /// `items` with each name once. A check has a handful of metrics and labels: comparing each
+    /// with those before it is cheaper than hashing them, and nearly always finds no repeat.
+    package static func distinct<Value>(_ items: [(name: String, value: Value)]) -> [(name: String, value: Value)] {
+        guard !namesAreDistinct(items) else { return items }
+        var merged: [(name: String, value: Value)] = []
+        for item in items {
+            if let place = merged.firstIndex(where: { $0.name == item.name }) {
+                merged[place].value = item.value
+            } else {
+                merged.append(item)
+            }
+        }
+        return merged
+    }
+
+    /// True when no name repeats. (Indices, not a lazy map of names: a key path is projected
+    /// through the runtime, and cost more than the rest of the check.)
+    package static func namesAreDistinct<Value>(_ items: [(name: String, value: Value)]) -> Bool {
+        for i in items.indices {
+            for j in 0..<i where items[j].name == items[i].name { return false }
+        }
+        return true
+    }
+}

@@ -1,0 +1,50 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// Sorts checks into document order: by their probe's place, then by id as Swift orders
+/// strings. Ids that are all ASCII (nearly every id) are compared as bytes, which is the same
+/// order: String comparison orders by Unicode scalars, and ASCII bytes are those scalars. Any
+/// other pair is compared as Strings. At 500 checks the String comparisons were a third of
+/// building the document's order, each going through the standard library's normalisation
+/// checks before its memcmp.
+package enum DocumentOrder {
+    /// Positions into `keys`, in document order.
+    package static func positions(of keys: [(place: Int, id: String)]) -> [Int] {
+        // Every id's bytes in one buffer, so a comparison reads them without reaching into a String.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(keys.count * 24)
+        var entries: [Entry] = []
+        entries.reserveCapacity(keys.count)
+        for (position, key) in keys.enumerated() {
+            var id = key.id
+            let start = bytes.count
+            let ascii = id.withUTF8 { utf8 in
+                bytes.append(contentsOf: utf8)
+                return utf8.allSatisfy { $0 < 0x80 }
+            }
+            entries.append(
+                Entry(place: key.place, start: start, length: bytes.count - start, ascii: ascii, position: position))
+        }
+        bytes.withUnsafeBytes { buffer in
+            let base = buffer.baseAddress
+            entries.sort { a, b in
+                if a.place != b.place { return a.place < b.place }
+                guard a.ascii && b.ascii, let base else { return keys[a.position].id < keys[b.position].id }
+                let order = memcmp(base + a.start, base + b.start, min(a.length, b.length))
+                return order != 0 ? order < 0 : a.length < b.length
+            }
+        }
+        return entries.map(\.position)
+    }
+
+    private struct Entry {
+        var place: Int
+        var start: Int
+        var length: Int
+        var ascii: Bool
+        var position: Int
+    }
+}

@@ -1,0 +1,121 @@
+import PathwatchProbeKit
+import PathwatchProbeRules
+
+extension PrometheusExposition {
+    /// The series of the checks of one rendering: `pathwatch_check_state`, one series per state,
+    /// and each plug-in metric as `pathwatch_<plugin>_<metric>` in base units, labelled by
+    /// `check`, `probe` and the check's labels. What checks share is worked out once.
+    package struct CheckSeries {
+        /// A plug-in's metric: the family it joins (placed with its first sample), its type and
+        /// the factor to its base unit, by plug-in and metric name.
+        private var metrics: [String: [String: Metric]] = [:]
+        private struct Metric {
+            var family: String
+            var help: String
+            var kind: PrometheusText.Kind
+            var scale: Double
+            var place: Int?
+            /// The family's name before a rename, still exported for one release (always a gauge).
+            var predecessor: (family: String, help: String)?
+            var predecessorPlace: Int?
+        }
+        /// A check label's name as written (`label_<name>` when it is one of ours), by its name.
+        private var labelNames: [String: String] = [:]
+        private var statePlace: Int?
+
+        private static let reserved: Set<String> = ["check", "probe", "plugin", "state"]
+        /// `",state=\"ok\"} "`…: the end of each state series' labels, by state.
+        private static let stateEndings: [(state: CheckState, text: [UInt8])] = PrometheusExposition.states.map {
+            ($0, Array(",state=\"\($0.name)\"} ".utf8))
+        }
+
+        package mutating func render(_ check: CheckRecord, into out: inout PrometheusText) {
+            // `{check="…",probe="…"`: the start of every series of this check.
+            var identity: [UInt8] = []
+            identity.reserveCapacity(64)
+            identity += "{check=".utf8
+            PrometheusText.writeQuoted(check.id, into: &identity)
+            identity += ",probe=".utf8
+            PrometheusText.writeQuoted(check.probe, into: &identity)
+
+            var stateLabels = identity
+            stateLabels += ",plugin=".utf8
+            PrometheusText.writeQuoted(check.plugin, into: &stateLabels)
+            let place =
+                statePlace
+                ?? out.family(
+                    "pathwatch_check_state", help: "The check's state: one series per state, 1 for the current one.")
+            statePlace = place
+            for (state, ending) in Self.stateEndings {
+                out.appendSample(to: place, labels: stateLabels, ending: ending, value: state == check.state ? 1 : 0)
+            }
+
+            let values = check.distinctMetrics
+            guard !values.isEmpty else { return }
+            var labels = identity
+            for label in check.distinctLabels {
+                labels.append(UInt8(ascii: ","))
+                PrometheusText.writeLabel(name: labelName(label.name), value: label.value, into: &labels)
+            }
+            labels += "} ".utf8
+            for metric in values {
+                var known = metrics[check.plugin]?[metric.name] ?? Self.metric(metric.name, of: check)
+                let value = metric.value * known.scale
+                // A family takes its place in the text with its first sample that is written.
+                guard value.isFinite else { continue }
+                if known.place == nil {
+                    known.place = out.family(known.family, help: known.help, known.kind)
+                    if let old = known.predecessor { known.predecessorPlace = out.family(old.family, help: old.help) }
+                    self.metrics[check.plugin, default: [:]][metric.name] = known
+                }
+                out.appendSample(to: known.place!, labels: [], ending: labels, value: value)
+                if let place = known.predecessorPlace {
+                    out.appendSample(to: place, labels: [], ending: labels, value: value)
+                }
+            }
+        }
+
+        /// The same series as `render` writes, as typed values.
+        package mutating func collect(_ check: CheckRecord, into out: inout PrometheusSamples) {
+            let identity = [("check", check.id), ("probe", check.probe)]
+            let stateLabels = identity + [("plugin", check.plugin)]
+            for state in PrometheusExposition.states {
+                out.add(
+                    "pathwatch_check_state", "", .gauge, labels: stateLabels + [("state", state.name)],
+                    value: state == check.state ? 1 : 0)
+            }
+            let values = check.distinctMetrics
+            guard !values.isEmpty else { return }
+            let labels = identity + check.distinctLabels.map { (labelName($0.name), $0.value) }
+            for metric in values {
+                let known = metrics[check.plugin]?[metric.name] ?? Self.metric(metric.name, of: check)
+                metrics[check.plugin, default: [:]][metric.name] = known
+                out.add(known.family, known.help, known.kind, labels: labels, value: metric.value * known.scale)
+                if let old = known.predecessor {
+                    out.add(old.family, old.help, .gauge, labels: labels, value: metric.value * known.scale)
+                }
+            }
+        }
+
+        /// A check label named like one of ours keeps its value under a prefixed name.
+        private mutating func labelName(_ name: String) -> String {
+            if let known = labelNames[name] { return known }
+            let sanitized = PrometheusText.sanitizedLabelName(name)
+            let written = PrometheusText.sanitizedLabelName(
+                Self.reserved.contains(sanitized) ? "label_\(sanitized)" : sanitized)
+            labelNames[name] = written
+            return written
+        }
+
+        /// The family, type, HELP and scale of a metric, from what its plug-in declared (or its
+        /// name's suffix, for an undeclared one).
+        private static func metric(_ metric: String, of check: CheckRecord) -> Metric {
+            let meaning = check.metricCatalog.meaning(of: metric)
+            let family = "pathwatch_\(PrometheusText.sanitizedName(check.plugin))_\(meaning.exposedName)"
+            let help = MetricWording.prometheusHelp(plugin: check.plugin, meaning: meaning)
+            return Metric(
+                family: family, help: help, kind: meaning.kind == .counter ? .counter : .gauge, scale: meaning.scale,
+                predecessor: DeprecatedSeries.predecessor(of: family, help: help))
+        }
+    }
+}

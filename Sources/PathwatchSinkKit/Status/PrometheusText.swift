@@ -1,0 +1,75 @@
+/// The Prometheus text exposition format 0.0.4, written into bytes: metric families, each with
+/// HELP and TYPE, then its samples. A family's samples go to its own buffer as they come, and
+/// the families are joined in the order they first had one. Names and label names are
+/// sanitised to the format's alphabets, label values escaped; non-finite values are never
+/// written.
+package struct PrometheusText {
+    package enum Kind: String {
+        case gauge, counter
+    }
+
+    private struct Family {
+        var name: String
+        var help: String
+        var kind: Kind
+        var samples: [UInt8] = []
+        let nameBytes: [UInt8]
+    }
+
+    private var families: [Family] = []
+    private var places: [String: Int] = [:]
+
+    /// The place of family `name`, made with `help` and `kind` the first time.
+    package mutating func family(_ name: String, help: @autoclosure () -> String, _ kind: Kind = .gauge) -> Int {
+        if let place = places[name] { return place }
+        families.append(Family(name: name, help: help(), kind: kind, nameBytes: Array(name.utf8)))
+        places[name] = families.count - 1
+        return families.count - 1
+    }
+
+    /// Adds one sample to family `name` (made with `help` and `kind` the first time); `labels`
+    /// are `(name, value)` pairs, their names sanitised here.
+    package mutating func add(
+        _ name: String, _ help: String, _ kind: Kind = .gauge, labels: [(String, String)] = [], value: Double
+    ) {
+        guard value.isFinite else { return }
+        var rendered: [UInt8] = []
+        for (index, label) in labels.enumerated() {
+            rendered.append(index == 0 ? UInt8(ascii: "{") : UInt8(ascii: ","))
+            Self.writeLabel(name: Self.sanitizedLabelName(label.0), value: label.1, into: &rendered)
+        }
+        if !labels.isEmpty { rendered.append(UInt8(ascii: "}")) }
+        add(to: family(name, help: help, kind), labels: rendered, value: value)
+    }
+
+    /// Adds one sample to the family at `place`; `labels` is the rendered `{…}` (or nothing).
+    /// A non-finite value is left out.
+    package mutating func add(to place: Int, labels: [UInt8], value: Double) {
+        appendSample(to: place, labels: labels, ending: Self.space, value: value)
+    }
+
+    /// Adds one sample to the family at `place`: its name, `labels`, then `ending` (the rest of
+    /// the labels, their `}` and the space before the value, already rendered), the value.
+    package mutating func appendSample(to place: Int, labels: [UInt8], ending: [UInt8], value: Double) {
+        guard value.isFinite else { return }
+        families[place].samples.append(contentsOf: families[place].nameBytes)
+        families[place].samples += labels
+        families[place].samples += ending
+        Self.writeNumber(value, into: &families[place].samples)
+        families[place].samples.append(UInt8(ascii: "\n"))
+    }
+
+    private static let space = [UInt8(ascii: " ")]
+
+    package var bytes: [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(families.reduce(0) { $0 + $1.samples.count + 128 })
+        for family in families where !family.samples.isEmpty {
+            out +=
+                "# HELP \(family.name) \(Self.escapedHelp(family.help))\n# TYPE \(family.name) \(family.kind.rawValue)\n"
+                .utf8
+            out += family.samples
+        }
+        return out
+    }
+}
