@@ -120,13 +120,23 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict),
-        // The agent's core: configuration, plug-in host, scheduling and the ordered pipeline. It
-        // names no sink kind.
+        // Plug-in hosting: loading and vetting a library, the seam every probe is called through
+        // (ProbeHost), the inline host, and process isolation (the plug-in child, its frames,
+        // supervision and restarts, the call guard, the sweep of what a plug-in started).
         .target(
-            name: "PathwatchAgent",
+            name: "PathwatchPluginHost",
             dependencies: [
                 "PathwatchSinkKit", "PathwatchBase", probeABI, json, probeKit, probeRules, "CFaultReport",
                 "CChildProcess",
+            ],
+            swiftSettings: strict),
+        // The agent's core: configuration, the plug-ins a configuration sets up, scheduling and
+        // the ordered pipeline. It names no sink kind.
+        .target(
+            name: "PathwatchAgent",
+            dependencies: [
+                "PathwatchPluginHost", "PathwatchSinkKit", "PathwatchBase", probeABI, json, probeKit, probeRules,
+                "CFaultReport", "CChildProcess",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -202,7 +212,8 @@ let package = Package(
         .target(
             name: "PathwatchCommands",
             dependencies: [
-                "PathwatchAgent", "PathwatchSinkKit", "PathwatchBase", "PathwatchSinks", probeKit, json,
+                "PathwatchAgent", "PathwatchSinkKit", "PathwatchPluginHost", "PathwatchBase", "PathwatchSinks",
+                probeKit, json,
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -216,7 +227,8 @@ let package = Package(
         .executableTarget(
             name: "PathwatchCLI",
             dependencies: [
-                "PathwatchAgent", "PathwatchSinkKit", "PathwatchBase", "PathwatchCommands", "PathwatchHTTPSink",
+                "PathwatchAgent", "PathwatchSinkKit", "PathwatchPluginHost", "PathwatchBase", "PathwatchCommands",
+                "PathwatchHTTPSink",
                 probeKit, json,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -309,7 +321,8 @@ let package = Package(
         .testTarget(
             name: "PathwatchAgentTests",
             dependencies: [
-                "PathwatchAgent", "PathwatchSinkKit", "PathwatchSinks", "PathwatchStdoutSink", "PathwatchFileSink",
+                "PathwatchAgent", "PathwatchSinkKit", "PathwatchPluginHost", "PathwatchSinks", "PathwatchStdoutSink",
+                "PathwatchFileSink",
                 "PathwatchRemoteWrite",
                 "PathwatchBase", "PathwatchCommands", probeABI, json, probeKit, probeRules, probeTesting,
                 "PathwatchTestSupport",
@@ -345,7 +358,8 @@ let package = Package(
         .testTarget(
             name: "PathwatchHTTPSinkTests",
             dependencies: [
-                "PathwatchHTTPSink", "PathwatchAgent", "PathwatchSinkKit", "PathwatchDigest", "PathwatchTestSupport",
+                "PathwatchHTTPSink", "PathwatchAgent", "PathwatchSinkKit", "PathwatchPluginHost", "PathwatchDigest",
+                "PathwatchTestSupport",
                 "PathwatchSinkTestSupport", probeKit, probeRules,
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

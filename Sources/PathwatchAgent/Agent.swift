@@ -1,5 +1,6 @@
 import Dispatch
 import PathwatchBase
+import PathwatchPluginHost
 import PathwatchProbeKit
 import PathwatchSinkKit
 import Synchronization

@@ -1,4 +1,5 @@
 import Dispatch
+import PathwatchPluginHost
 import PathwatchProbeKit
 import PathwatchSinkKit
 import Synchronization

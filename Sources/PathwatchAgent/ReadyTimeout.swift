@@ -1,4 +1,5 @@
 import PathwatchJSON
+import PathwatchPluginHost
 import PathwatchSinkKit
 
 /// When the observer (systemd's READY=1) hears the agent is ready: once every probe has reported,

@@ -2,6 +2,7 @@ import ArgumentParser
 import Glibc
 import PathwatchAgent
 import PathwatchCommands
+import PathwatchPluginHost
 import PathwatchSinkKit
 
 extension Pathwatch {

@@ -2,6 +2,7 @@ import PathwatchAgent
 import PathwatchBase
 import PathwatchHTTPSink
 import PathwatchJSON
+import PathwatchPluginHost
 import PathwatchSinkKit
 
 /// What `pathwatch status` needs of the configuration: the first http sink's address and token.

@@ -3,6 +3,7 @@ import Glibc
 import PathwatchAgent
 import PathwatchBase
 import PathwatchCommands
+import PathwatchPluginHost
 import PathwatchSinkKit
 
 /// `pathwatch-cli`: the whole command line of `pathwatch`, defined with swift-argument-parser.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import PathwatchAgent
 import PathwatchCommands
+import PathwatchPluginHost
 import PathwatchSinkKit
 
 extension Pathwatch {

@@ -4,6 +4,7 @@ import PathwatchAgent
 import PathwatchBase
 import PathwatchCommands
 import PathwatchJSON
+import PathwatchPluginHost
 import PathwatchProbeKit
 import PathwatchSinkKit
 

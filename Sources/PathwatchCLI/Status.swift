@@ -4,6 +4,7 @@ import PathwatchAgent
 import PathwatchCommands
 import PathwatchHTTPSink
 import PathwatchJSON
+import PathwatchPluginHost
 import PathwatchProbeKit
 import PathwatchSinkKit
 

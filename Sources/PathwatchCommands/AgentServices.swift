@@ -1,5 +1,6 @@
 import PathwatchAgent
 import PathwatchBase
+import PathwatchPluginHost
 import PathwatchSinkKit
 import PathwatchSinks
 import ServiceLifecycle

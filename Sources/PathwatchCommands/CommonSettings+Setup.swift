@@ -1,5 +1,6 @@
 import Logging
 import PathwatchAgent
+import PathwatchPluginHost
 import PathwatchSinkKit
 import PathwatchSinks
 

@@ -1,4 +1,5 @@
 import PathwatchAgent
+import PathwatchPluginHost
 import PathwatchProbeKit
 import PathwatchSinkKit
 

@@ -1,4 +1,5 @@
 import PathwatchAgent
+import PathwatchPluginHost
 import PathwatchSinkKit
 
 /// `pathwatch plugin-child …` read directly from the command line, as the agent writes it

@@ -1,6 +1,7 @@
 import Glibc
 import PathwatchAgent
 import PathwatchBase
+import PathwatchPluginHost
 import PathwatchSinkKit
 import Synchronization
 

@@ -1,6 +1,7 @@
 import Glibc
 import PathwatchAgent
 import PathwatchBase
+import PathwatchPluginHost
 import PathwatchSinkKit
 
 /// Where `pathwatch reload` hears the running agent's verdict on the reload it asked for: an

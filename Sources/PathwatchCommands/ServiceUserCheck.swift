@@ -1,5 +1,6 @@
 import Glibc
 import PathwatchAgent
+import PathwatchPluginHost
 import PathwatchSinkKit
 
 /// `check-config` as root checks as the service's user too: root reads every `${file:}` secret

@@ -3,6 +3,7 @@ import PathwatchTestSupport
 import Testing
 
 @testable import PathwatchAgent
+@testable import PathwatchPluginHost
 @testable import PathwatchSinkKit
 
 /// A child's pid is signalled until the child is reaped (after, the pid may be another

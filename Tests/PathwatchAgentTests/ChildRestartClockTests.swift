@@ -6,6 +6,7 @@ import PathwatchTestSupport
 import Testing
 
 @testable import PathwatchAgent
+@testable import PathwatchPluginHost
 @testable import PathwatchSinkKit
 
 /// A crashed plug-in child is started again on the agent's clock: 1 s after it died, then 2 s,

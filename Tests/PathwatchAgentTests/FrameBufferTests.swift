@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import PathwatchAgent
+@testable import PathwatchPluginHost
 @testable import PathwatchSinkKit
 
 /// The agent takes a child's frames from the bytes as they arrive: written by the child's own

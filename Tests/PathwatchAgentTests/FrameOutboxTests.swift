@@ -7,6 +7,7 @@ import Synchronization
 import Testing
 
 @testable import PathwatchAgent
+@testable import PathwatchPluginHost
 @testable import PathwatchSinkKit
 
 /// The writer between the agent and a plug-in child: frames queued from many threads reach the

@@ -6,6 +6,7 @@ import PathwatchTestSupport
 import Testing
 
 @testable import PathwatchAgent
+@testable import PathwatchPluginHost
 @testable import PathwatchSinkKit
 
 /// How a plug-in child reads the agent's calls: many frames in one read, one frame over many,

@@ -4,6 +4,7 @@ import PathwatchProbeKit
 import Testing
 
 @testable import PathwatchAgent
+@testable import PathwatchPluginHost
 @testable import PathwatchSinkKit
 
 /// A plug-in's child writes what it is handed straight into the result record, the agent

@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 
 @testable import PathwatchAgent
+@testable import PathwatchPluginHost
 @testable import PathwatchSinkKit
 
 /// A plug-in child's output in the log, on a clock the test moves: 100 lines a minute, the rest

@@ -6,6 +6,7 @@ import PathwatchProbeTesting
 import Testing
 
 @testable import PathwatchAgent
+@testable import PathwatchPluginHost
 @testable import PathwatchSinkKit
 
 /// The call's deadline through the C boundary: pw_error.deadline_ns, read with

@@ -5,6 +5,7 @@ import PathwatchTestSupport
 import Testing
 
 @testable import PathwatchAgent
+@testable import PathwatchPluginHost
 @testable import PathwatchSinkKit
 
 /// A probe's runner on a clock the test moves: a sample at start, then one at each multiple of

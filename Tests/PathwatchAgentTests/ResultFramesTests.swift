@@ -2,6 +2,7 @@ import PathwatchProbeKit
 import Testing
 
 @testable import PathwatchAgent
+@testable import PathwatchPluginHost
 @testable import PathwatchSinkKit
 
 /// The binary record a plug-in's child sends a call's result in: what goes in comes out, and a

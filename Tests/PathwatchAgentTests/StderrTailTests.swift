@@ -3,6 +3,7 @@ import PathwatchTestSupport
 import Testing
 
 @testable import PathwatchAgent
+@testable import PathwatchPluginHost
 @testable import PathwatchSinkKit
 
 /// The last lines a plug-in's child wrote to stderr, as a crash's cause shows them: the last

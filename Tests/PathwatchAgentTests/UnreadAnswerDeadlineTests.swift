@@ -8,6 +8,7 @@ import Synchronization
 import Testing
 
 @testable import PathwatchAgent
+@testable import PathwatchPluginHost
 @testable import PathwatchSinkKit
 
 /// A call whose answer may be waiting unread (the agent's reader is behind: a thousand probes

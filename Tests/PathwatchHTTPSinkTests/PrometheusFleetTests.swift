@@ -3,6 +3,7 @@ import PathwatchTestSupport
 import Testing
 
 @testable import PathwatchAgent
+@testable import PathwatchPluginHost
 @testable import PathwatchSinkKit
 
 /// The live agent on the fleet's path (contract §8): its `/metrics` as promtool judges it, scraped by

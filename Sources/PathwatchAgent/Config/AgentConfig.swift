@@ -1,4 +1,5 @@
 import PathwatchJSON
+import PathwatchPluginHost
 import PathwatchSinkKit
 
 /// The configuration file, decoded strictly (contract §2): unknown keys are errors.

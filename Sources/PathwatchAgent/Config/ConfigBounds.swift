@@ -1,4 +1,5 @@
 import PathwatchJSON
+import PathwatchPluginHost
 import PathwatchSinkKit
 
 /// How much one agent is asked to watch, bounded: probes, the targets their configs list, and the

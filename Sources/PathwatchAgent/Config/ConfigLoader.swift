@@ -1,5 +1,6 @@
 import PathwatchBase
 import PathwatchJSON
+import PathwatchPluginHost
 import PathwatchSinkKit
 
 /// A configuration ready to run: decoded, secrets substituted, checked as a whole.

@@ -1,4 +1,5 @@
 import Glibc
+import PathwatchPluginHost
 import PathwatchSinkKit
 
 /// Which configuration file a command reads when `--config` is not given (contract §1):

@@ -1,5 +1,6 @@
 import Glibc
 import PathwatchJSON
+import PathwatchPluginHost
 import PathwatchSinkKit
 
 /// The agent's file descriptor budget. Running out looks like the network failing (every

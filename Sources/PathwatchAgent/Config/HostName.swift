@@ -1,4 +1,5 @@
 import Glibc
+import PathwatchPluginHost
 import PathwatchSinkKit
 
 /// The host's name, for `agent.name`'s default.

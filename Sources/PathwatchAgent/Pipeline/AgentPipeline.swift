@@ -1,4 +1,5 @@
 import PathwatchBase
+import PathwatchPluginHost
 import PathwatchProbeKit
 import PathwatchSinkKit
 

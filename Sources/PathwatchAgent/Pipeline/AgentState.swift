@@ -1,3 +1,4 @@
+import PathwatchPluginHost
 import PathwatchSinkKit
 
 /// What the running agent keeps in its pipeline (AgentPipeline, whose isolation the compiler

@@ -1,5 +1,6 @@
 import Glibc
 import PathwatchBase
+import PathwatchPluginHost
 import PathwatchSinkKit
 import Synchronization
 

@@ -1,3 +1,4 @@
+import PathwatchPluginHost
 import PathwatchProbeKit
 import PathwatchSinkKit
 

@@ -1,4 +1,5 @@
 import PathwatchJSON
+import PathwatchPluginHost
 import PathwatchProbeKit
 import PathwatchSinkKit
 

@@ -1,6 +1,7 @@
 import CFaultReport
 import PathwatchBase
 import PathwatchJSON
+import PathwatchPluginHost
 import PathwatchProbeKit
 import PathwatchSinkKit
 

@@ -1,6 +1,7 @@
 import CChildProcess
 import Glibc
 import PathwatchBase
+import PathwatchPluginHost
 import PathwatchSinkKit
 
 /// How a child process ended.

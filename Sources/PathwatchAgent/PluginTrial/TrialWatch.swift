@@ -1,6 +1,7 @@
 import Dispatch
 import PathwatchBase
 import PathwatchJSON
+import PathwatchPluginHost
 import PathwatchProbeKit
 import PathwatchSinkKit
 import Synchronization

@@ -1,4 +1,5 @@
 import Glibc
+import PathwatchPluginHost
 import PathwatchSinkKit
 @_spi(ExperimentalCustomExecutors) import _Concurrency
 

@@ -1,5 +1,6 @@
 import Dispatch
 import PathwatchBase
+import PathwatchPluginHost
 import PathwatchSinkKit
 import Synchronization
 @_spi(ExperimentalScheduling) import _Concurrency

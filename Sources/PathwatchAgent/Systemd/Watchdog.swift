@@ -1,5 +1,6 @@
 import Dispatch
 import PathwatchBase
+import PathwatchPluginHost
 import PathwatchSinkKit
 import ServiceLifecycle
 import Synchronization

@@ -5,6 +5,7 @@ import PathwatchProbeRules
 import Testing
 
 @testable import PathwatchAgent
+@testable import PathwatchPluginHost
 @testable import PathwatchSinkKit
 
 /// Duplicate series are impossible by construction: hundreds of generated metric names — good

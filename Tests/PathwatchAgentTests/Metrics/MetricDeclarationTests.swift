@@ -7,6 +7,7 @@ import PathwatchTestSupport
 import Testing
 
 @testable import PathwatchAgent
+@testable import PathwatchPluginHost
 @testable import PathwatchSinkKit
 
 /// Metrics declared by the plug-in: refused at the boundary when they cannot be exposed as

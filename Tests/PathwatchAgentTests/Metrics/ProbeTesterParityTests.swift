@@ -7,6 +7,7 @@ import PathwatchTestSupport
 import Testing
 
 @testable import PathwatchAgent
+@testable import PathwatchPluginHost
 @testable import PathwatchSinkKit
 
 /// ProbeTester refuses exactly what the agent refuses, with the same words: the same plug-in,
