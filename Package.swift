@@ -148,12 +148,19 @@ let package = Package(
         .target(
             name: "PathwatchFileSink", dependencies: ["PathwatchSinkKit", "PathwatchBase", probeKit, json],
             swiftSettings: strict),
-        // The live agent (page, /metrics, /status, /events) on SwiftNIO's event loop and HTTP/1.1 codec.
+        // The http sink's settings, its kind (read and checked, not run) and `pathwatch status`'s
+        // client: what `pathwatch-cli` needs of the sink, without SwiftNIO.
+        .target(
+            name: "PathwatchHTTPSinkSettings",
+            dependencies: ["PathwatchSinkKit", json, "CCurlShims", "CCrypt"],
+            swiftSettings: strict),
+        // The live agent (page, /metrics, /status, /events) on SwiftNIO's event loop and HTTP/1.1
+        // codec, and the http kind with its server (`SinkKind.httpServer`).
         .target(
             name: "PathwatchHTTPSink",
             dependencies: [
-                "PathwatchSinkKit", "PathwatchBase", "PathwatchDigest", probeKit, probeRules, json, "CCurlShims",
-                "CCrypt",
+                "PathwatchSinkKit", "PathwatchHTTPSinkSettings", "PathwatchBase", "PathwatchDigest", probeKit,
+                probeRules, json,
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -202,7 +209,7 @@ let package = Package(
         .target(
             name: "PathwatchSinks",
             dependencies: [
-                "PathwatchAgent", "PathwatchSinkKit", "PathwatchStdoutSink", "PathwatchFileSink", "PathwatchHTTPSink",
+                "PathwatchSinkKit", "PathwatchStdoutSink", "PathwatchFileSink", "PathwatchHTTPSinkSettings",
                 "PathwatchWebhook",
                 "PathwatchRemoteWrite",
             ],
@@ -212,7 +219,7 @@ let package = Package(
         .target(
             name: "PathwatchCommands",
             dependencies: [
-                "PathwatchAgent", "PathwatchSinkKit", "PathwatchPluginHost", "PathwatchBase", "PathwatchSinks",
+                "PathwatchAgent", "PathwatchSinkKit", "PathwatchPluginHost", "PathwatchBase",
                 probeKit, json,
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -222,13 +229,16 @@ let package = Package(
         // other command line to pathwatch-cli, so that no agent process maps the argument parser
         // and its Foundation library (README "Command line").
         .executableTarget(
-            name: "pathwatch", dependencies: ["PathwatchBase", "PathwatchCommands"], swiftSettings: strict),
+            name: "pathwatch",
+            dependencies: [
+                "PathwatchBase", "PathwatchCommands", "PathwatchSinks", "PathwatchHTTPSink", "PathwatchSinkKit",
+            ], swiftSettings: strict),
         // The command-line companion: every command of `pathwatch`, with swift-argument-parser.
         .executableTarget(
             name: "PathwatchCLI",
             dependencies: [
                 "PathwatchAgent", "PathwatchSinkKit", "PathwatchPluginHost", "PathwatchBase", "PathwatchCommands",
-                "PathwatchHTTPSink",
+                "PathwatchHTTPSinkSettings", "PathwatchSinks",
                 probeKit, json,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -340,7 +350,8 @@ let package = Package(
         .testTarget(
             name: "PathwatchSinkTestSupport",
             dependencies: [
-                "PathwatchAgent", "PathwatchSinkKit", "PathwatchSinks", "PathwatchRemoteWrite", "PathwatchTestSupport",
+                "PathwatchAgent", "PathwatchSinkKit", "PathwatchSinks", "PathwatchHTTPSink", "PathwatchRemoteWrite",
+                "PathwatchTestSupport",
             ],
             swiftSettings: strict),
         // A test target per sink module and per module of the delivery path, depending on what
@@ -358,7 +369,8 @@ let package = Package(
         .testTarget(
             name: "PathwatchHTTPSinkTests",
             dependencies: [
-                "PathwatchHTTPSink", "PathwatchAgent", "PathwatchSinkKit", "PathwatchPluginHost", "PathwatchDigest",
+                "PathwatchHTTPSink", "PathwatchHTTPSinkSettings", "PathwatchAgent", "PathwatchSinkKit",
+                "PathwatchPluginHost", "PathwatchDigest", "PathwatchSinks",
                 "PathwatchTestSupport",
                 "PathwatchSinkTestSupport", probeKit, probeRules,
                 .product(name: "Logging", package: "swift-log"),

@@ -5,7 +5,7 @@ with its extensions (without the assets it carries as multi-line strings), and w
 target of Package.swift declares exactly the modules its files import. Exits 1 when a module or
 a folder depends on itself through others (a loop), a function of Sources/ is 60 lines or longer,
 the core names a sink kind, a sink module reaches the core (it depends on PathwatchSinkKit
-instead), or a target imports a module it does not declare or declares one it
+instead), the command-line companion reaches SwiftNIO through its dependencies, or a target imports a module it does not declare or declares one it
 never imports; prints the graph either way.
 
 A type's size is a signal, not a rule: a type longer than 300 lines with its extensions is
@@ -39,6 +39,10 @@ TYPE_LINES_NOTED = 300
 MAX_FUNCTION_LINES = 60
 # The agent's core, which must name no sink kind.
 CORE = "Sources/PathwatchAgent"
+# The command-line companion's target, and what it must not reach through its dependencies: the
+# http sink's server lives in the agent's executable alone (docs/design.md).
+COMPANION = "PathwatchCLI"
+COMPANION_NEVER = {"NIOCore", "NIOPosix", "NIOHTTP1", "NIOSSL"}
 # Modules of our own, by folder. Plug-ins' modules are their own world; the SDK is a package.
 MODULE_FOLDERS = ["Sources"]
 
@@ -222,6 +226,23 @@ def sinks_reaching_core(modules, module_edges):
     return found
 
 
+def companion_reaching(root):
+    """The path from the companion to a module it must not link, through declared dependencies."""
+    manifest = open(os.path.join(root, "Package.swift"), encoding="utf-8").read()
+    declared = {name: deps for _, name, _, _, deps in package_targets.targets(manifest)}
+    if COMPANION not in declared:
+        return []
+    path_to, queue = {COMPANION: [COMPANION]}, [COMPANION]
+    while queue:
+        current = queue.pop(0)
+        for dependency in declared.get(current, []):
+            if dependency not in path_to:
+                path_to[dependency] = path_to[current] + [dependency]
+                queue.append(dependency)
+    return [f"{COMPANION} reaches {module}: {' -> '.join(path_to[module])} (the companion links no SwiftNIO)"
+            for module in sorted(COMPANION_NEVER) if module in path_to]
+
+
 def main():
     quiet = "--quiet" in sys.argv
     problems, information = [], []
@@ -274,6 +295,7 @@ def main():
         longest = sorted(functions, key=lambda item: -item[3])[:5]
         print("longest functions: " + ", ".join(f"{path}:{line} {count}" for path, _, line, count in longest))
     problems += package_targets.problems(ROOT)
+    problems += companion_reaching(ROOT)
     for line in information + problems:
         print(line)
     return 1 if problems else 0

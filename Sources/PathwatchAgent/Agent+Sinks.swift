@@ -4,7 +4,7 @@ import PathwatchSinkKit
 extension SinkConfig {
     /// The running sink this entry describes, in the setting of `loaded`, timed on `clock`.
     func makeSink(in loaded: LoadedConfig, logger: AgentLogger, clock: any AgentClock) -> any Sink {
-        settings.makeSink(
+        makeSink(
             SinkContext(
                 triggers: on, baseDirectory: loaded.baseDirectory, stateDirectory: loaded.stateDirectory,
                 interval: loaded.config.agent.interval, logger: logger, clock: clock))

@@ -1,9 +1,5 @@
 import ArgumentParser
-import Glibc
-import PathwatchAgent
 import PathwatchCommands
-import PathwatchPluginHost
-import PathwatchSinkKit
 
 extension Pathwatch {
     struct CheckConfig: ParsableCommand {
@@ -15,44 +11,10 @@ extension Pathwatch {
 
         @OptionGroup var options: CommonOptions
 
+        /// Checked by the agent's executable, which reads every sink kind as the agent runs it.
         func run() throws {
-            // The verdict keeps a descriptor of its own, as the agent's output does.
-            AgentOutput.claim()
-            let loaded = options.loadConfig()
-            let logger = options.makeLogger(redactor: loaded.redactor)
-            let checked: ProbeCreationCheck.Outcome
-            do {
-                checked = try ProbeCreationCheck.createEveryProbe(loaded, logger: logger)
-            } catch {
-                for refusal in error.errors { printError("configuration error: \(refusal)") }
-                throw ExitCode(ExitStatus.configError)
-            }
-            let catalog = checked.catalog
-            // A refusal names its file, whose folder may be a substituted secret.
-            for refusal in catalog.refused {
-                say("note: plug-in refused: \(loaded.redactor.redact(refusal.description))")
-            }
-            DescriptorLimit.raiseSoftToHard()
-            if let shortage = DescriptorLimit.shortage(for: loaded.config) { say("warning: \(shortage)") }
-            // As root, the service's user must pass too: it is who reads the secrets and writes
-            // the folders when the service reloads this file.
-            let caller = getpwuid(getuid()).map { String(cString: $0.pointee.pw_name) } ?? "uid \(getuid())"
-            var checkedAs = "checked as \(caller)"
-            switch ServiceUserCheck.run(configFile: loaded.file) {
-            case .notApplicable: break
-            case .valid(let user): checkedAs += " and as the service's user \(user)"
-            case .refused(let user, let output, let status):
-                printError("as the service's user \(user): \(output)")
-                throw ExitCode(status == ExitStatus.configError ? ExitStatus.configError : ExitStatus.failure)
-            }
-            let fragments = loaded.origins.fragments
-            let from = fragments.isEmpty ? "" : " with \(fragments.joined(separator: ", "))"
-            say(
-                "\(loaded.file)\(from): valid (\(Plural.count(checked.probes, "probe")), \(Plural.count(loaded.config.sinks.count, "sink"))); "
-                    + "limits: \(ConfigBounds.summary); \(checkedAs)")
+            AgentExecutable.replaceProcess(
+                with: PlainArguments(command: .checkConfig, options: options.plain), program: CommandLine.arguments[0])
         }
-
-        /// One line of the verdict, on the command's own output (AgentOutput).
-        private func say(_ line: String) { AgentOutput.write(line + "\n") }
     }
 }

@@ -1,6 +1,6 @@
 import PathwatchAgent
 import PathwatchBase
-import PathwatchHTTPSink
+import PathwatchHTTPSinkSettings
 import PathwatchJSON
 import PathwatchPluginHost
 import PathwatchSinkKit
@@ -47,8 +47,9 @@ package enum LiveEndpointConfig {
             do {
                 let substituted = try SecretSubstitution(redactor: redactor, baseDirectory: baseDirectory).apply(
                     to: sink, at: path)
-                var decoder = ConfigLoader.decoder(httpOnly)
-                decoder.userInfo[HTTPTLSSettings.clientSideKey] = true
+                // The kind without its server: the certificates and key are not read (an
+                // operator may not be allowed to read the key), only named.
+                let decoder = ConfigLoader.decoder(httpOnly)
                 let decoded = try decoder.decode(SinkConfig.self, from: substituted, at: path)
                 return decoded.settings as? HTTPSinkSettings
             } catch {

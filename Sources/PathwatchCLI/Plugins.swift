@@ -7,6 +7,7 @@ import PathwatchJSON
 import PathwatchPluginHost
 import PathwatchProbeKit
 import PathwatchSinkKit
+import PathwatchSinks
 
 extension Pathwatch {
     struct Plugins: ParsableCommand {
@@ -49,7 +50,7 @@ extension Pathwatch {
             // a child reads them), and a library's constructor may print to descriptor 1: the
             // list keeps a descriptor of its own (AgentOutput).
             AgentOutput.claim()
-            let loaded = options.loadConfig()
+            let loaded = options.loadConfig(sinks: .standard)
             let catalog = PluginCatalog.discover(for: loaded, logger: options.makeLogger(redactor: loaded.redactor))
             // A descriptor's version and description are the plug-in's own text: a control or
             // bidirectional character in them is shown as its code point, never sent to the terminal.

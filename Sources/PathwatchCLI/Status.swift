@@ -2,7 +2,7 @@ import ArgumentParser
 import Glibc
 import PathwatchAgent
 import PathwatchCommands
-import PathwatchHTTPSink
+import PathwatchHTTPSinkSettings
 import PathwatchJSON
 import PathwatchPluginHost
 import PathwatchProbeKit

@@ -2,7 +2,6 @@ import PathwatchAgent
 import PathwatchBase
 import PathwatchPluginHost
 import PathwatchSinkKit
-import PathwatchSinks
 import ServiceLifecycle
 
 /// Runs the agent until graceful shutdown, then stops its probes; its sinks, a service of their
@@ -40,6 +39,8 @@ struct ReloadOnHangup: Service {
     let agent: Agent
     let hangups: AsyncStream<Int32>
     let file: String
+    /// The kinds the configuration is read with again, as at the start.
+    let sinks: SinkRegistry
     let systemd: SystemdNotifier?
     let reporter: SystemdStatusReporter?
     let announcer: ReloadAnnouncer?
@@ -54,9 +55,9 @@ struct ReloadOnHangup: Service {
             systemd?.send(SystemdNotifier.reloadingMessage())
             // Reading the files, opening plug-ins and closing replaced sinks block: a thread of
             // their own does it, the task pool only awaits.
-            let (agent, file) = (agent, file)
+            let (agent, file, sinks) = (agent, file, sinks)
             let reloaded = await onThreadOfItsOwn(named: "pw-agent-reload") { () -> Result<String, any Error> in
-                Result { try agent.reload(try ConfigLoader.load(file: file, sinks: .standard)) }
+                Result { try agent.reload(try ConfigLoader.load(file: file, sinks: sinks)) }
             }
             switch reloaded {
             case .success(let summary):

@@ -2,7 +2,6 @@ import Logging
 import PathwatchAgent
 import PathwatchPluginHost
 import PathwatchSinkKit
-import PathwatchSinks
 
 extension CommonSettings {
     /// The file `--config`, the environment or the installed default names (contract §1).
@@ -28,11 +27,12 @@ extension CommonSettings {
         if let shortage = DescriptorLimit.shortage(for: loaded.config) { logger.warning(shortage) }
     }
 
-    /// Loads the configuration, or prints the error and exits 78 (with `nagios`, prints an
-    /// UNKNOWN line on stdout as well and exits 3, as a Nagios plug-in must).
-    package func loadConfig(nagios: Bool = false) -> LoadedConfig {
+    /// Loads the configuration with the sink kinds `sinks`, or prints the error and exits 78
+    /// (with `nagios`, prints an UNKNOWN line on stdout as well and exits 3, as a Nagios plug-in
+    /// must).
+    package func loadConfig(sinks: SinkRegistry, nagios: Bool = false) -> LoadedConfig {
         do {
-            return try ConfigLoader.load(file: configFile, sinks: .standard)
+            return try ConfigLoader.load(file: configFile, sinks: sinks)
         } catch {
             failConfiguration(error, nagios: nagios)
         }

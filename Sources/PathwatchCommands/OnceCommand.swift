@@ -12,11 +12,11 @@ package enum OnceFormat: String, CaseIterable, Sendable {
 package enum OnceCommand {
     /// Samples every probe once, prints the document in `format` and ends the process with the
     /// state's status (Nagios convention), or the configuration error's.
-    package static func execute(options: PlainCommonOptions, format: OnceFormat) -> Never {
+    package static func execute(options: PlainCommonOptions, format: OnceFormat, sinks: SinkRegistry) -> Never {
         // Before any plug-in is loaded: an inline one that prints must not corrupt the output.
         AgentOutput.claim()
         let nagios = format == .nagios
-        let loaded = options.loadConfig(nagios: nagios)
+        let loaded = options.loadConfig(sinks: sinks, nagios: nagios)
         let logger = options.makeLogger(redactor: loaded.redactor)
         options.prepareDescriptors(for: loaded, logger: logger)
         let result: StatusSnapshot

@@ -1,8 +1,10 @@
-/// `pathwatch run` and `pathwatch once` read directly from the command line when their
+/// `pathwatch run`, `once` and `check-config` read directly from the command line when their
 /// arguments take only the plain forms, so the agent's service start, and the command most often
 /// started by others (Nagios, cron, scripts), need no argument parser: the executable then links
 /// neither swift-argument-parser nor the Foundation library it brings (about 2.8 MiB of every
-/// agent process's memory, docs/design.md). Parsing the command tree also reflects every
+/// agent process's memory, docs/design.md); and `check-config` runs where every sink kind can be
+/// checked as the agent will run it (the http sink's certificates are read by its server's
+/// module, which the companion does not link). Parsing the command tree also reflects every
 /// subcommand's property wrappers, each a search of the runtime's conformance tables.
 ///
 /// Only what ArgumentParser reads in exactly one way is taken: the subcommand, then each of
@@ -12,7 +14,10 @@
 /// value, `--` — returns nil and goes to the command-line companion, so every message and exit
 /// status stays ArgumentParser's. `PlainArgumentsTests` checks both readings agree.
 package struct PlainArguments: Sendable {
-    package enum Command: String, Sendable { case run, once }
+    package enum Command: String, Sendable {
+        case run, once
+        case checkConfig = "check-config"
+    }
 
     package var command: Command
     package var options = PlainCommonOptions()
@@ -58,7 +63,7 @@ package struct PlainArguments: Sendable {
 
 extension PlainArguments {
     /// `command` with these options in the plain form (the program not included), as the
-    /// command-line companion hands `run` and `once` back to the agent's executable.
+    /// command-line companion hands `run`, `once` and `check-config` back to the agent's executable.
     package init(command: Command, options: PlainCommonOptions, format: OnceFormat = .json) {
         self.command = command
         self.options = options

@@ -3,18 +3,18 @@ import PathwatchAgent
 import PathwatchBase
 import PathwatchPluginHost
 import PathwatchSinkKit
-import PathwatchSinks
 import ServiceLifecycle
 
 /// What `run` does, however its options were parsed.
 package enum RunCommand {
     /// `execute` as the agent's executable runs it: Swift concurrency on the agent's own threads
     /// (AgentExecutors), the main thread parked. Must come before any other asynchronous work.
-    package static func executeOnAgentThreads(options: PlainCommonOptions) -> Never {
+    /// `sinks`: the kinds this executable runs (every one runnable).
+    package static func executeOnAgentThreads(options: PlainCommonOptions, sinks: SinkRegistry) -> Never {
         // Before any thread starts: each inherits this thread's signal mask.
         SignalTrap.unblock(trappedSignals)
         AgentExecutors.install()
-        Task.detached { await execute(options: options) }
+        Task.detached { await execute(options: options, sinks: sinks) }
         while true { pause() }
     }
 
@@ -22,7 +22,7 @@ package enum RunCommand {
 
     /// Runs the agent until SIGINT or SIGTERM (SIGHUP reloads), then ends the process: 0 after a
     /// clean stop, 78 when the configuration cannot start, 1 on any other failure.
-    static func execute(options: PlainCommonOptions) async -> Never {
+    static func execute(options: PlainCommonOptions, sinks: SinkRegistry) async -> Never {
         // Trap the signals before anything else: SIGHUP's default action would end the agent,
         // and a stop request must never find the default handlers while the agent starts.
         let signals = SignalTrap(trappedSignals)
@@ -32,7 +32,7 @@ package enum RunCommand {
         AgentOutput.claim()
         let hangups = signals.stream(SIGHUP)
         let stops = signals.stream(SIGTERM, SIGINT)
-        let loaded = options.loadConfig()
+        let loaded = options.loadConfig(sinks: sinks)
         let logger = options.makeLogger(redactor: loaded.redactor)
         options.prepareDescriptors(for: loaded, logger: logger)
         let systemd = systemdNotifier(logger: logger)
@@ -44,7 +44,8 @@ package enum RunCommand {
             .init(service: AgentService(agent: agent, systemd: reporter)),
             .init(
                 service: ReloadOnHangup(
-                    agent: agent, hangups: hangups, file: options.configFile, systemd: systemd, reporter: reporter,
+                    agent: agent, hangups: hangups, file: options.configFile, sinks: sinks, systemd: systemd,
+                    reporter: reporter,
                     announcer: ReloadAnnouncer(logger: logger), logger: logger)),
         ]
         if let systemd, let period = systemd.watchdogPeriod {

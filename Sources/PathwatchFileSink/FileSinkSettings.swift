@@ -1,7 +1,7 @@
 import PathwatchSinkKit
 
 /// The `file` sink's settings (contract §5).
-package struct FileSinkSettings: SinkSettings, Decodable, Equatable {
+package struct FileSinkSettings: SinkMaking, Decodable, Equatable {
     /// What the file holds: the status document, or its metrics for node_exporter's textfile
     /// collector (which reads `*.prom` files replaced atomically, as this sink replaces them).
     package enum Format: String, Sendable, Equatable {

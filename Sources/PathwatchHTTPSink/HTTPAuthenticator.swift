@@ -1,5 +1,6 @@
 import NIOCore
 import NIOHTTP1
+import PathwatchHTTPSinkSettings
 import PathwatchSinkKit
 
 /// Who may read the live agent (contract §8): with a bearer token or basic-auth users configured,

@@ -2,6 +2,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
+import PathwatchHTTPSinkSettings
 import Synchronization
 
 /// The listening socket and its connections, on the sink's one event-loop thread (SwiftNIO's

@@ -1,6 +1,7 @@
 import Dispatch
 import NIOCore
 import NIOPosix
+import PathwatchHTTPSinkSettings
 import PathwatchSinkKit
 import Synchronization
 

@@ -1,5 +1,6 @@
 import NIOCore
 import NIOHTTP1
+import PathwatchHTTPSinkSettings
 import PathwatchJSON
 import PathwatchSinkKit
 import Synchronization

@@ -1,3 +1,4 @@
+import PathwatchHTTPSinkSettings
 import PathwatchJSON
 import PathwatchProbeKit
 import PathwatchProbeRules

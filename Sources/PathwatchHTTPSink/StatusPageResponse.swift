@@ -1,5 +1,6 @@
 import NIOCore
 import PathwatchDigest
+import PathwatchHTTPSinkSettings
 import PathwatchSinkKit
 
 /// `/`: the status page with a Content-Security-Policy that allows exactly its own inline style

@@ -1,6 +1,5 @@
-import PathwatchAgent
 import PathwatchFileSink
-import PathwatchHTTPSink
+import PathwatchHTTPSinkSettings
 import PathwatchRemoteWrite
 import PathwatchSinkKit
 import PathwatchStdoutSink

@@ -7,7 +7,7 @@ package enum OutputFormat: String, Sendable, Decodable {
 }
 
 /// The `stdout` sink's settings (contract §5).
-package struct StdoutSinkSettings: SinkSettings, Decodable, Equatable {
+package struct StdoutSinkSettings: SinkMaking, Decodable, Equatable {
     package var format: OutputFormat = .text
 
     enum CodingKeys: String, CodingKey { case format }

@@ -4,7 +4,7 @@ import Testing
 
 /// The shape of the code holds: no module or folder depends on itself through others, no function
 /// of Sources/ is 60 lines or more, no sink kind is named in the core, no sink module reaches the
-/// core, and each target of
+/// core, the command-line companion reaches no SwiftNIO, and each target of
 /// Package.swift declares exactly the modules its files import (tools/code-layout.py). A type over
 /// 300 lines with its extensions is reported as information, never as a failure.
 @Suite struct CodeLayoutTests {
@@ -111,6 +111,31 @@ import Testing
         #expect(
             result.stdout
                 == "sink module BadSink reaches the core: BadSink -> Between -> PathwatchAgent (a sink depends on PathwatchSinkKit, not on PathwatchAgent)\n"
+        )
+    }
+
+    /// The companion reaching SwiftNIO through a module between them is named with the path.
+    @Test func aCompanionThatReachesSwiftNIOIsNamedWithItsPath() throws {
+        let folder = try TestEnvironment.makeTemporaryDirectory("pathwatch-layout")
+        defer { TestEnvironment.removeTemporaryDirectory(folder) }
+        let manifest = """
+            let package = Package(name: "p", targets: [
+                .target(name: "Between", dependencies: [.product(name: "NIOCore", package: "swift-nio")]),
+                .executableTarget(name: "PathwatchCLI", dependencies: ["Between"]),
+            ])
+            """
+        try manifest.write(to: folder.appendingPathComponent("Package.swift"), atomically: true, encoding: .utf8)
+        for (target, text) in [("Between", "import NIOCore\n"), ("PathwatchCLI", "import Between\n")] {
+            let sources = folder.appendingPathComponent("Sources/\(target)")
+            try FileManager.default.createDirectory(at: sources, withIntermediateDirectories: true)
+            try text.write(to: sources.appendingPathComponent("\(target).swift"), atomically: true, encoding: .utf8)
+        }
+        let script = Distribution.root.appendingPathComponent("tools/code-layout.py").path
+        let result = try run(["python3", script, "--quiet", "--root", folder.path])
+        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+        #expect(
+            result.stdout
+                == "PathwatchCLI reaches NIOCore: PathwatchCLI -> Between -> NIOCore (the companion links no SwiftNIO)\n"
         )
     }
 

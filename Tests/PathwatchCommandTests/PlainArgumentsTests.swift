@@ -4,7 +4,7 @@ import Testing
 
 @testable import PathwatchCLI
 
-/// `run` and `once` read their plain command lines without ArgumentParser (`PlainArguments`):
+/// `run`, `once` and `check-config` read their plain command lines without ArgumentParser (`PlainArguments`):
 /// whatever that takes, ArgumentParser must read to the same options; whatever else, it must
 /// leave to ArgumentParser (in the command-line companion).
 @Suite struct PlainArgumentsTests {
@@ -33,9 +33,17 @@ import Testing
         ["run", "--log-level=debug", "--config", "run"],
     ]
 
+    /// `check-config` command lines the direct reading takes.
+    static let takenCheck: [[String]] = [
+        ["check-config"],
+        ["check-config", "--config", "/etc/pathwatch/config.json"],
+        ["check-config", "--config=config.json", "--log-level", "warning"],
+    ]
+
     /// Command lines left to ArgumentParser (help, errors, and forms read in more than one way).
     static let left: [[String]] = [
-        [], ["status"], ["check-config"], ["plugins"], ["--help"], ["--version"], ["runs"],
+        [], ["status"], ["check-config", "--help"], ["check-config", "--format", "json"],
+        ["check-config", "-c", "x"], ["plugins"], ["--help"], ["--version"], ["runs"],
         ["run", "--format", "json"], ["run", "--help"], ["run", "--config"], ["run", "x"],
         ["run", "--log-level", "loud"], ["run", "--config", "a", "--config", "b"], ["help", "once"],
         ["once", "--help"], ["once", "-h"], ["once", "--version"],
@@ -66,9 +74,19 @@ import Testing
         #expect(direct.options.logLevel == run.options.logLevel)
     }
 
+    @Test(arguments: takenCheck) func takenCheckLinesReadAsArgumentParserReadsThem(_ line: [String]) throws {
+        let direct = try #require(PlainArguments(["pathwatch"] + line))
+        #expect(direct.command == .checkConfig)
+        let parsed = try Pathwatch.parseAsRoot(line)
+        let check = try #require(parsed as? Pathwatch.CheckConfig)
+        #expect(direct.options.config == check.options.config)
+        #expect(direct.options.logLevel == check.options.logLevel)
+    }
+
     /// What the companion parsed is handed back to `pathwatch` in a form the direct reading takes,
-    /// to the same options: every spelling of `run` and `once` ends in the agent's executable.
-    @Test(arguments: taken + takenRun + left) func parsedLinesAreHandedBackInAPlainFormThatReadsTheSame(
+    /// to the same options: every spelling of `run`, `once` and `check-config` ends in the
+    /// agent's executable.
+    @Test(arguments: taken + takenRun + takenCheck + left) func parsedLinesAreHandedBackInAPlainFormThatReadsTheSame(
         _ line: [String]
     ) throws {
         guard let parsed = try? Pathwatch.parseAsRoot(line) else { return }
@@ -77,6 +95,8 @@ import Testing
             plain = PlainArguments(command: .once, options: once.options.plain, format: once.format)
         } else if let run = parsed as? Pathwatch.Run {
             plain = PlainArguments(command: .run, options: run.options.plain)
+        } else if let check = parsed as? Pathwatch.CheckConfig {
+            plain = PlainArguments(command: .checkConfig, options: check.options.plain)
         } else {
             return
         }

@@ -5,6 +5,7 @@ import PathwatchTestSupport
 import Testing
 
 @testable import PathwatchHTTPSink
+@testable import PathwatchHTTPSinkSettings
 @testable import PathwatchSinkTestSupport
 
 /// bcrypt through libcrypt and the verifier around it, without a server: the hashes htpasswd

@@ -5,6 +5,7 @@ import Testing
 
 @testable import PathwatchAgent
 @testable import PathwatchHTTPSink
+@testable import PathwatchHTTPSinkSettings
 @testable import PathwatchSinkKit
 
 /// SHA-256 and HMAC-SHA256 through libcrypto, against published vectors, and the digests the

@@ -4,6 +4,7 @@ import Testing
 
 @testable import PathwatchAgent
 @testable import PathwatchHTTPSink
+@testable import PathwatchHTTPSinkSettings
 @testable import PathwatchSinkKit
 @testable import PathwatchSinkTestSupport
 

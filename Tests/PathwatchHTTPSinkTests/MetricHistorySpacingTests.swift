@@ -5,6 +5,7 @@ import Testing
 
 @testable import PathwatchAgent
 @testable import PathwatchHTTPSink
+@testable import PathwatchHTTPSinkSettings
 @testable import PathwatchSinkKit
 
 /// The plots keep a sample at most once per spacing (5 s), and documents that follow a 5 s grid

@@ -5,6 +5,7 @@ import Testing
 
 @testable import PathwatchAgent
 @testable import PathwatchHTTPSink
+@testable import PathwatchHTTPSinkSettings
 @testable import PathwatchSinkKit
 
 /// The TLS context behind new connections: made anew after its share of handshakes, so

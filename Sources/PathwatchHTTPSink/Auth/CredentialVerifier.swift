@@ -1,6 +1,7 @@
 import NIOCore
 import PathwatchBase
 import PathwatchDigest
+import PathwatchHTTPSinkSettings
 import Synchronization
 
 /// Verifies basic-auth passwords against their bcrypt hashes off the event loop, on a small pool

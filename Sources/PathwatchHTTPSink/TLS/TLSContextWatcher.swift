@@ -1,6 +1,7 @@
 import Glibc
 import NIOSSL
 import PathwatchBase
+import PathwatchHTTPSinkSettings
 import PathwatchSinkKit
 import Synchronization
 

@@ -1,6 +1,7 @@
 import Glibc
 import NIOSSL
 import PathwatchBase
+import PathwatchHTTPSinkSettings
 import PathwatchSinkKit
 
 /// The http sink's TLS files, read and checked, and the server context made of them. Loaded when

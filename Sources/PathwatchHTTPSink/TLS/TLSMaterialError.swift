@@ -1,3 +1,5 @@
+import PathwatchHTTPSinkSettings
+
 /// Why the http sink's TLS files cannot be used: which setting, which file, and what is wrong
 /// with it. Never the file's content: a key is a secret, and so may be what surrounds it.
 struct TLSMaterialError: Error, CustomStringConvertible {

@@ -5,7 +5,7 @@ import PathwatchSinkKit
 /// The settings of one `remote_write` sink, decoded strictly with JSON paths in every error.
 /// `url`, header values, `bearer_token` and `basic_auth` may hold secrets substituted from
 /// `${env:…}`/`${file:…}`: no error message here repeats one of them.
-package struct RemoteWriteSinkSettings: SinkSettings, Decodable, Equatable {
+package struct RemoteWriteSinkSettings: SinkMaking, Decodable, Equatable {
     package static let defaultMaxAge = ConfigDuration.seconds(7200)
     /// About 2 h of 500 series every 10 s as the queue keeps them (uncompressed protobuf with
     /// every label, some 180 bytes a sample): the default `max_age` of a busy host fits.

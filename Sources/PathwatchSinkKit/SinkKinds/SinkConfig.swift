@@ -10,13 +10,31 @@ package struct SinkConfig: Sendable, Decodable, Equatable {
     package let type: String
     package let settings: any SinkSettings
     package var on: Set<SinkTrigger>
+    /// How this entry's sink runs: its kind's, from the registry that read it; nil in a program
+    /// that reads the kind but cannot run it.
+    package let running: SinkRunning?
 
     package enum CodingKeys: String, CodingKey { case type, on }
 
-    package init(type: String, settings: any SinkSettings, on: Set<SinkTrigger>) {
+    package init(type: String, settings: any SinkSettings, on: Set<SinkTrigger>, running: SinkRunning?) {
         self.type = type
         self.settings = settings
         self.on = on
+        self.running = running
+    }
+
+    /// The entry of a sink whose settings make it.
+    package init<Settings: SinkMaking>(type: String, settings: Settings, on: Set<SinkTrigger>) {
+        self.init(
+            type: type, settings: settings, on: on, running: SinkRunning(Settings.self, checkDecoded: { _, _ in }))
+    }
+
+    /// The running sink, in `context`.
+    package func makeSink(_ context: SinkContext) -> any Sink {
+        // The agent's executable reads configurations with every kind runnable (a test checks
+        // its registry): a kind without a way to run here is a program built wrong.
+        guard let running else { preconditionFailure("sink type \(type) cannot run in this program") }
+        return running.make(settings, context)
     }
 
     package init(from decoder: any Decoder) throws {
@@ -32,6 +50,8 @@ package struct SinkConfig: Sendable, Decodable, Equatable {
                 forKey: .type, in: c, debugDescription: "unknown sink type \"\(type)\"; expected one of: \(known)")
         }
         settings = try kind.decodeSettings(decoder)
+        running = kind.running
+        try running?.check(settings, decoder)
         switch kind.triggers {
         case .configurable(let value): on = try Self.decodeTriggers(c, default: value)
         case .fixed(let value): on = value

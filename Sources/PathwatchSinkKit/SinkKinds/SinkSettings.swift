@@ -15,8 +15,6 @@ package protocol SinkSettings: Sendable {
     /// loads. Returns what it holds under its one canonical spelling (a file reached through a
     /// link), which no other sink may hold either.
     func checkHost(_ context: SinkHostContext) throws(SinkProblem) -> SinkClaim?
-    /// The running sink.
-    func makeSink(_ context: SinkContext) -> any Sink
     /// Whether `other` is the same configuration (a reload keeps sinks whose settings are equal).
     func isSame(as other: any SinkSettings) -> Bool
 }

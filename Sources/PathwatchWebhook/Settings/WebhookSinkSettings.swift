@@ -5,7 +5,7 @@ import PathwatchSinkKit
 /// The settings of one `webhook` sink, decoded strictly with JSON paths in every error. Values
 /// may hold secrets substituted from `${env:…}`/`${file:…}`; no error message here repeats a
 /// value that could be one (URL, secret, header values).
-package struct WebhookSinkSettings: SinkSettings, Decodable, Equatable {
+package struct WebhookSinkSettings: SinkMaking, Decodable, Equatable {
     package enum Format: String, Sendable, Equatable, CaseIterable {
         case pathwatch
         case slack

@@ -3,24 +3,24 @@ import CCrypt
 /// bcrypt through glibc's libcrypt (libxcrypt on Debian: `$2b$`, `$2a$`, `$2y$`), opened on first
 /// use (Sources/CCrypt): an agent without `basic_auth_users` never maps it. Slow on purpose (some
 /// 50–250 ms at cost 10): called on `CredentialVerifier`'s threads only.
-enum Bcrypt {
+package enum Bcrypt {
     /// Whether libcrypt could be opened (`libcrypt.so.1`, Debian's libcrypt1).
-    static var isAvailable: Bool { pw_crypt_available() != 0 }
+    package static var isAvailable: Bool { pw_crypt_available() != 0 }
 
-    static let prefixes = ["$2a$", "$2b$", "$2y$"]
+    package static let prefixes = ["$2a$", "$2b$", "$2y$"]
     /// `$2b$10$` and 53 characters of salt and hash.
-    static let hashLength = 60
+    package static let hashLength = 60
     /// The costs taken. Each step doubles the work: at 14 a login holds one of the verifier's two
     /// threads for a second or more on a small machine, and at 31 for days (every other login
     /// would wait behind it). Below 4 libcrypt computes nothing, so no password would verify.
-    static let costs = 4...14
+    package static let costs = 4...14
 
     /// A hash as `htpasswd -B` or Python's bcrypt writes it, and one this libcrypt can verify.
-    static func isUsableHash(_ hash: String) -> Bool { problem(with: hash) == nil }
+    package static func isUsableHash(_ hash: String) -> Bool { problem(with: hash) == nil }
 
     /// What is wrong with `hash` as a user's bcrypt hash, or nil. Never quotes it, nor says how
     /// long it is: a hash can be attacked offline, and may come from a secret file.
-    static func problem(with hash: String) -> String? {
+    package static func problem(with hash: String) -> String? {
         let bytes = Array(hash.utf8)
         guard prefixes.contains(where: { hash.hasPrefix($0) }) else {
             return "is not a bcrypt hash: it does not start with $2b$, $2a$ or $2y$"
@@ -46,11 +46,11 @@ enum Bcrypt {
     }
 
     /// The cost of a hash `problem(with:)` passed: the two digits after the prefix.
-    static func cost(of hash: String) -> Int { cost(of: Array(hash.utf8)) ?? costs.upperBound }
+    package static func cost(of hash: String) -> Int { cost(of: Array(hash.utf8)) ?? costs.upperBound }
 
     /// The same hash with another cost: as much work to check a password against, per cost,
     /// as a configured hash of that cost (its salt is the same, its result is ignored).
-    static func withCost(_ cost: Int, _ hash: String) -> String {
+    package static func withCost(_ cost: Int, _ hash: String) -> String {
         String(hash.prefix(4)) + (cost < 10 ? "0" : "") + String(cost) + String(hash.dropFirst(6))
     }
 
@@ -66,7 +66,7 @@ enum Bcrypt {
 
     /// Whether `password` hashes to `hash`; compared in constant time. `scratch` is
     /// crypt_rn's working memory (some 32 KiB), one per thread.
-    static func verify(password: [UInt8], hash: String, scratch: Scratch) -> Bool {
+    package static func verify(password: [UInt8], hash: String, scratch: Scratch) -> Bool {
         let expected = Array(hash.utf8)
         var phrase = password
         phrase.append(0)
@@ -86,19 +86,19 @@ enum Bcrypt {
 
     /// crypt_rn's `struct crypt_data`, zeroed before first use as libcrypt asks. Unchecked
     /// Sendable: each belongs to one worker thread, and only that thread touches it.
-    final class Scratch: @unchecked Sendable {
-        static let size = pw_crypt_data_size()
-        let memory = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
+    package final class Scratch: @unchecked Sendable {
+        package static let size = pw_crypt_data_size()
+        package let memory = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
 
-        init() { clear() }
-        func clear() { memory.initializeMemory(as: UInt8.self, repeating: 0, count: Self.size) }
+        package init() { clear() }
+        package func clear() { memory.initializeMemory(as: UInt8.self, repeating: 0, count: Self.size) }
         deinit { memory.deallocate() }
     }
 }
 
 /// Comparisons that take as long whatever prefix matches, so timing tells nothing of a secret.
-enum ConstantTime {
-    static func equal(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+package enum ConstantTime {
+    package static func equal(_ a: [UInt8], _ b: [UInt8]) -> Bool {
         var difference = UInt8(a.count == b.count ? 0 : 1)
         for i in 0..<b.count { difference |= (i < a.count ? a[i] : 0) ^ b[i] }
         return difference == 0

@@ -19,7 +19,7 @@ package struct HTTPSinkSettings: SinkSettings, Decodable, Equatable {
     /// How `pathwatch status` reaches this sink; the agent itself never reads it.
     package var client: LiveClientSettings?
 
-    enum CodingKeys: String, CodingKey {
+    package enum CodingKeys: String, CodingKey {
         case listen, token, tls, client
         case maxConnections = "max_connections"
         case basicAuthUsers = "basic_auth_users"

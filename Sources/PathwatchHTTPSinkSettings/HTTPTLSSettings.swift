@@ -1,7 +1,8 @@
 /// The http sink's `tls` object (contract §8): the server's certificate chain and key (PEM), an
 /// optional CA for client certificates with its policy, and the lowest protocol version. The
-/// files are read and checked when the configuration is (`TLSMaterial`), so an unreadable,
-/// mismatched, expired or wrong-purpose file is a configuration error naming its JSON path.
+/// files are read and checked when a configuration is read by the program that serves them (the
+/// agent's executable: `SinkKind.httpServer`, `TLSMaterial`), so an unreadable, mismatched,
+/// expired or wrong-purpose file is a configuration error naming its JSON path.
 package struct HTTPTLSSettings: Sendable, Decodable, Equatable {
     package enum ClientAuth: String, Sendable, Decodable, Equatable, CaseIterable {
         /// No client certificate asked for.
@@ -23,17 +24,13 @@ package struct HTTPTLSSettings: Sendable, Decodable, Equatable {
     package var clientAuth: ClientAuth = .none
     package var minVersion: MinVersion = .tls12
 
-    enum CodingKeys: String, CodingKey {
+    package enum CodingKeys: String, CodingKey {
         case certFile = "cert_file"
         case keyFile = "key_file"
         case clientCAFile = "client_ca_file"
         case clientAuth = "client_auth"
         case minVersion = "min_version"
     }
-
-    /// Set in a decoder's userInfo by a client of the sink (`LiveEndpointConfig`): the server's
-    /// files are not read.
-    package static let clientSideKey = CodingUserInfoKey(rawValue: "pathwatch.http.clientSide")!
 
     package init(
         certFile: String, keyFile: String, clientCAFile: String? = nil, clientAuth: ClientAuth = .none,
@@ -59,14 +56,6 @@ package struct HTTPTLSSettings: Sendable, Decodable, Equatable {
             throw DecodingError.dataCorruptedError(
                 forKey: .clientAuth, in: c,
                 debugDescription: "\"\(clientAuth.rawValue)\" verifies client certificates: set \"client_ca_file\"")
-        }
-        // Read and check every file now: a renewal later is checked the same way before it is used.
-        // Not for `pathwatch status`, which never opens them: an operator may not read the key.
-        guard decoder.userInfo[Self.clientSideKey] as? Bool != true else { return }
-        do {
-            _ = try TLSMaterial.load(self)
-        } catch {
-            throw DecodingError.dataCorruptedError(forKey: error.field, in: c, debugDescription: error.reason)
         }
     }
 

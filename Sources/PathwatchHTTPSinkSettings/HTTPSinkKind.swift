@@ -8,15 +8,12 @@ extension HTTPSinkSettings {
 
     /// The listening socket and every connection it may serve at once.
     package var descriptorEstimate: Int { 1 + maxConnections }
-
-    package func makeSink(_ context: SinkContext) -> any Sink {
-        SinkRunner(HTTPSink(settings: self, logger: context.logger), clock: context.clock)
-    }
 }
 
 extension SinkKind {
     /// The live agent: it serves what is asked when it is asked, so it takes every sample and
-    /// every change, and has no `on`.
+    /// every change, and has no `on`. Read and checked here; run by the module with its server
+    /// (`SinkKind.httpServer`), which `pathwatch-cli` does not link.
     package static let http = SinkKind(
         type: "http", settings: HTTPSinkSettings.self, triggers: .fixed([.change, .every]))
 }

@@ -15,7 +15,7 @@ package struct LiveClientSettings: Sendable, Decodable, Equatable {
     package var serverName: String?
     package var user: String?
 
-    enum CodingKeys: String, CodingKey {
+    package enum CodingKeys: String, CodingKey {
         case caFile = "ca_file"
         case certFile = "cert_file"
         case keyFile = "key_file"
