@@ -137,7 +137,8 @@ package final class DurableQueue: Sendable {
             // A batch larger than the queue (alone in a fresh segment) keeps only its newest part.
             while !frames.isEmpty,
                 frames.count > limits.records
-                    || QueueState.cursorFootprint + QueueState.allocated(UInt64(frames.reduce(0) { $0 + $1.count }))
+                    || QueueState.cursorFootprint
+                        + QueueState.segmentAllocated(UInt64(frames.reduce(0) { $0 + $1.count }))
                         > limits.bytes
             {
                 frames.removeFirst()

@@ -2,7 +2,7 @@ import Foundation
 import PathwatchTestSupport
 import Testing
 
-/// `pathwatch` runs the agent's own command lines (plain `run`, `once`, a plug-in child) by
+/// `pathwatch` runs the agent's own command lines (plain `run`, `once`, `check-config`, a plug-in child) by
 /// itself and hands every other one to `pathwatch-cli` beside it; without the companion, those
 /// still run, and the rest fail saying what is missing and where it was looked for.
 @Suite(.onItsOwnThread) struct CommandLineCompanionTests {
@@ -23,7 +23,11 @@ import Testing
             checks.contains { $0["id"] as? String == "load/load" && $0["state"] as? String != "unknown" },
             "\(once.stdout)")
 
-        for line in [["--version"], ["check-config", "--config", config.path], ["once", "--bogus"]] {
+        // check-config too: it reads every sink kind as the agent runs it.
+        let check = try run([alone.path, "check-config", "--config", config.path])
+        #expect(check.status == 0 && check.stdout.contains(": valid (1 probe"), "\(check.stdout)\(check.stderr)")
+
+        for line in [["--version"], ["plugins", "--config", config.path], ["once", "--bogus"]] {
             let result = try run([alone.path] + line)
             #expect(result.status == 1, "\(line): \(result.status)")
             #expect(result.stdout.isEmpty, "\(line): \(result.stdout)")

@@ -75,6 +75,6 @@ private final class LockedRenderingSink: Sink {
 }
 
 /// The settings of the test's sink kind: nothing to configure; it makes the one shared sink.
-private struct LockedSinkSettings: SinkSettings, Decodable, Equatable {
+private struct LockedSinkSettings: SinkMaking, Decodable, Equatable {
     func makeSink(_ context: SinkContext) -> any Sink { LockedRenderingSink.shared }
 }

@@ -40,7 +40,7 @@ import Testing
         try loop.await(.idle)
         #expect(loop.poster.attempts.count == failures + 1)
         #expect(loop.queue.count == 0, "delivered and acknowledged")
-        #expect(loop.health.status(pending: 0).lastDelivery == ManualClock.wall(at: previous.at))
+        #expect(loop.health.status().lastDelivery == ManualClock.wall(at: previous.at))
         // Idle: the delivery waits for nothing but new records. What is left on the clock is the
         // log's one summary of the outage's retries, ten minutes after the line it follows.
         let left = loop.clock.deadlines

@@ -111,12 +111,13 @@ extension AgentPipeline {
     /// `kill -9`. In a burst (a thousand probes changing at once) the write waits for the end
     /// of what is queued, and only the newest snapshot is written: one sync to disk, not one a
     /// report.
-    private func keepAnnounced(_ announcement: (store: AnnouncedStates, snapshot: AnnouncedStates.Snapshot)) {
-        let writeLater = state.unwrittenAnnouncement != nil
+    private func keepAnnounced(_ announcement: Announcement) {
+        // A write already queued behind the burst will take this newer snapshot instead.
+        let writeAlreadyQueued = state.unwrittenAnnouncement != nil
         state.unwrittenAnnouncement = announcement
         if !executor.hasQueuedWork {
             writeAnnounced()
-        } else if !writeLater {
+        } else if !writeAlreadyQueued {
             send { $0.writeAnnounced() }
         }
     }
@@ -124,7 +125,7 @@ extension AgentPipeline {
     private func writeAnnounced() {
         guard let announcement = state.unwrittenAnnouncement else { return }
         state.unwrittenAnnouncement = nil
-        announcement.store.save(announcement.snapshot)
+        announcement.write()
     }
 
     /// The reporting probe alone (its checks, its status, the path), for the sinks that take every report.

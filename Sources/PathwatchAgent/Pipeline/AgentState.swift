@@ -35,7 +35,7 @@ struct AgentState {
     var announced: AnnouncedStates?
     var announcements: UInt64 = 0
     /// The newest snapshot of them not yet written, while a burst of reports is worked through.
-    var unwrittenAnnouncement: (store: AnnouncedStates, snapshot: AnnouncedStates.Snapshot)?
+    var unwrittenAnnouncement: Announcement?
 
     init(loaded: LoadedConfig, catalog: PluginCatalog, book: CheckBook) {
         self.loaded = loaded
@@ -60,7 +60,7 @@ struct AgentState {
 
     /// Every check's last announced state that is a problem, with those not seen since the
     /// restart, to be written once the batch that changed them went to the sinks.
-    mutating func announcement() -> (store: AnnouncedStates, snapshot: AnnouncedStates.Snapshot)? {
+    mutating func announcement() -> Announcement? {
         guard let announced else { return nil }
         announcements += 1
         var entries = book.announcedBefore
@@ -69,7 +69,7 @@ struct AgentState {
                 entries[record.id] = .init(probe: record.probe, state: state)
             }
         }
-        return (announced, .init(generation: announcements, entries: entries))
+        return Announcement(store: announced, snapshot: .init(generation: announcements, entries: entries))
     }
 
     /// Stops taking reports from the probes a reload removes or replaces, and returns their
@@ -118,4 +118,13 @@ struct AgentState {
         }
         probeStatuses.arrange(order: book.probeOrder, fresh: fresh)
     }
+}
+
+/// The states announced as one batch left them, and where they are kept.
+struct Announcement {
+    let store: AnnouncedStates
+    let snapshot: AnnouncedStates.Snapshot
+
+    /// Writes them (synced to disk; an older snapshot never replaces a newer one).
+    func write() { store.save(snapshot) }
 }

@@ -49,11 +49,12 @@ package final class DeliveryHealth: Sendable {
         self.clock = clock
     }
 
-    /// The status document's entry; `pending` are batches not yet encoded.
-    package func status(pending: Int) -> SinkStatus {
+    /// The status document's entry. What the runner holds before it reaches the queue is the
+    /// runner's to count (SinkRunner adds its intake).
+    package func status() -> SinkStatus {
         counts.withLock { c in
             SinkStatus(
-                type: type, target: logger.redactor.redact(target.display), queued: c.queued + c.heldInMemory + pending,
+                type: type, target: logger.redactor.redact(target.display), queued: c.queued + c.heldInMemory,
                 dropped: Int(c.queueDropped + c.queueRejected) + c.lostInMemory, rejected: Int(c.queueRejected),
                 lastDelivery: c.lastDelivery, lastError: (c.stateDiskError ?? c.lastError).map(logger.redactor.redact))
         }

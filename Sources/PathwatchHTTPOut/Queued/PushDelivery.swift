@@ -72,7 +72,7 @@ package final class PushDelivery<Format: PushFormat>: SinkDelivery {
         writer.write(group).map { .notTaken(retryAfter: $0) } ?? .unconfirmed
     }
 
-    package func status() -> SinkStatus { health.status(pending: 0) }
+    package func status() -> SinkStatus { health.status() }
 
     /// Once everything submitted is on disk: lets delivery run while it makes progress, until
     /// the queue is empty or `deadline`. Whatever is left stays on disk for the next start.

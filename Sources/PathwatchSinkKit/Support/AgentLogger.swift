@@ -23,6 +23,10 @@ package struct AgentLogger: Sendable {
         guard level >= logger.logLevel else { return }
         // Escaped after redaction: one log line stays one line, whatever a plug-in or a
         // configuration value put in it.
-        logger.log(level: level, "\(TextSafety.escaped(redactor.redact(message)))")
+        logger.log(level: level, "\(TextSafety.escaped(redactor.redact(message)))", source: Self.source)
     }
+
+    /// The `[source]` a stream log line names: the agent's, whichever module logs (swift-log
+    /// would name this one, the module the call is written in).
+    static let source = "PathwatchAgent"
 }
