@@ -18,23 +18,16 @@ import Testing
     /// The check of Package.swift against the imports names the target, the module and the file,
     /// whichever way they differ; a system module and an import in a comment are left out.
     @Test func aTargetsUndeclaredAndUnimportedDependenciesAreNamed() throws {
-        let folder = try TestEnvironment.makeTemporaryDirectory("pathwatch-layout")
+        let folder = try Self.tree(
+            manifest: """
+                let json = Target.Dependency.product(name: "PathwatchJSON", package: "SDK")
+                let package = Package(name: "p", targets: [
+                    .target(name: "Inner"),
+                    .target(name: "Outer", dependencies: ["Inner", json]),
+                ])
+                """,
+            sources: [("Inner", "import Glibc\n"), ("Outer", "import Inner\nimport Logging\n// import Nothing\n")])
         defer { TestEnvironment.removeTemporaryDirectory(folder) }
-        let manifest = """
-            let json = Target.Dependency.product(name: "PathwatchJSON", package: "SDK")
-            let package = Package(name: "p", targets: [
-                .target(name: "Inner"),
-                .target(name: "Outer", dependencies: ["Inner", json]),
-            ])
-            """
-        try manifest.write(to: folder.appendingPathComponent("Package.swift"), atomically: true, encoding: .utf8)
-        for (target, text) in [
-            ("Inner", "import Glibc\n"), ("Outer", "import Inner\nimport Logging\n// import Nothing\n"),
-        ] {
-            let sources = folder.appendingPathComponent("Sources/\(target)")
-            try FileManager.default.createDirectory(at: sources, withIntermediateDirectories: true)
-            try text.write(to: sources.appendingPathComponent("\(target).swift"), atomically: true, encoding: .utf8)
-        }
         let script =
             "import sys; sys.path.insert(0, sys.argv[1]); import package_targets; print(*package_targets.problems(sys.argv[2]), sep='\\n')"
         let result = try run([
@@ -46,6 +39,27 @@ import Testing
                 "Package.swift: target Outer imports Logging (Sources/Outer/Outer.swift) but does not declare it",
                 "Package.swift: target Outer declares PathwatchJSON, which none of its files imports",
             ])
+    }
+
+    /// A tree of `manifest` as Package.swift and one file per target of `sources` (its name and
+    /// text), in a temporary folder the caller removes.
+    static func tree(manifest: String, sources: [(String, String)]) throws -> URL {
+        let folder = try TestEnvironment.makeTemporaryDirectory("pathwatch-layout")
+        try manifest.write(to: folder.appendingPathComponent("Package.swift"), atomically: true, encoding: .utf8)
+        for (target, text) in sources {
+            let directory = folder.appendingPathComponent("Sources/\(target)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try text.write(to: directory.appendingPathComponent("\(target).swift"), atomically: true, encoding: .utf8)
+        }
+        return folder
+    }
+
+    /// What code-layout.py says of that tree, and its exit status.
+    static func layout(manifest: String, sources: [(String, String)]) throws -> ProcessResult {
+        let folder = try tree(manifest: manifest, sources: sources)
+        defer { TestEnvironment.removeTemporaryDirectory(folder) }
+        let script = Distribution.root.appendingPathComponent("tools/code-layout.py").path
+        return try run(["python3", script, "--quiet", "--root", folder.path])
     }
 
     /// What code-layout.py says of a one-module tree of `files` (names in Sources/M and their
@@ -83,30 +97,22 @@ import Testing
     /// A sink module that reaches the agent's core, here through a module between them, is named
     /// with the path it takes; one that stays on the sink interface passes.
     @Test func aSinkModuleThatReachesTheCoreIsNamedWithItsPath() throws {
-        let folder = try TestEnvironment.makeTemporaryDirectory("pathwatch-layout")
-        defer { TestEnvironment.removeTemporaryDirectory(folder) }
-        let manifest = """
-            let package = Package(name: "p", targets: [
-                .target(name: "PathwatchSinkKit"),
-                .target(name: "PathwatchAgent", dependencies: ["PathwatchSinkKit"]),
-                .target(name: "Between", dependencies: ["PathwatchAgent"]),
-                .target(name: "GoodSink", dependencies: ["PathwatchSinkKit"]),
-                .target(name: "BadSink", dependencies: ["Between"]),
-            ])
-            """
-        try manifest.write(to: folder.appendingPathComponent("Package.swift"), atomically: true, encoding: .utf8)
         let kind = "let kind = SinkKind(type: \"x\")\n"
-        for (target, text) in [
-            ("PathwatchSinkKit", "struct SinkKind {}\n"), ("PathwatchAgent", "import PathwatchSinkKit\n"),
-            ("Between", "import PathwatchAgent\n"), ("GoodSink", "import PathwatchSinkKit\n" + kind),
-            ("BadSink", "import Between\n" + kind),
-        ] {
-            let sources = folder.appendingPathComponent("Sources/\(target)")
-            try FileManager.default.createDirectory(at: sources, withIntermediateDirectories: true)
-            try text.write(to: sources.appendingPathComponent("\(target).swift"), atomically: true, encoding: .utf8)
-        }
-        let script = Distribution.root.appendingPathComponent("tools/code-layout.py").path
-        let result = try run(["python3", script, "--quiet", "--root", folder.path])
+        let result = try Self.layout(
+            manifest: """
+                let package = Package(name: "p", targets: [
+                    .target(name: "PathwatchSinkKit"),
+                    .target(name: "PathwatchAgent", dependencies: ["PathwatchSinkKit"]),
+                    .target(name: "Between", dependencies: ["PathwatchAgent"]),
+                    .target(name: "GoodSink", dependencies: ["PathwatchSinkKit"]),
+                    .target(name: "BadSink", dependencies: ["Between"]),
+                ])
+                """,
+            sources: [
+                ("PathwatchSinkKit", "struct SinkKind {}\n"), ("PathwatchAgent", "import PathwatchSinkKit\n"),
+                ("Between", "import PathwatchAgent\n"), ("GoodSink", "import PathwatchSinkKit\n" + kind),
+                ("BadSink", "import Between\n" + kind),
+            ])
         #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
         #expect(
             result.stdout
@@ -116,22 +122,14 @@ import Testing
 
     /// The companion reaching SwiftNIO through a module between them is named with the path.
     @Test func aCompanionThatReachesSwiftNIOIsNamedWithItsPath() throws {
-        let folder = try TestEnvironment.makeTemporaryDirectory("pathwatch-layout")
-        defer { TestEnvironment.removeTemporaryDirectory(folder) }
-        let manifest = """
-            let package = Package(name: "p", targets: [
-                .target(name: "Between", dependencies: [.product(name: "NIOCore", package: "swift-nio")]),
-                .executableTarget(name: "PathwatchCLI", dependencies: ["Between"]),
-            ])
-            """
-        try manifest.write(to: folder.appendingPathComponent("Package.swift"), atomically: true, encoding: .utf8)
-        for (target, text) in [("Between", "import NIOCore\n"), ("PathwatchCLI", "import Between\n")] {
-            let sources = folder.appendingPathComponent("Sources/\(target)")
-            try FileManager.default.createDirectory(at: sources, withIntermediateDirectories: true)
-            try text.write(to: sources.appendingPathComponent("\(target).swift"), atomically: true, encoding: .utf8)
-        }
-        let script = Distribution.root.appendingPathComponent("tools/code-layout.py").path
-        let result = try run(["python3", script, "--quiet", "--root", folder.path])
+        let result = try Self.layout(
+            manifest: """
+                let package = Package(name: "p", targets: [
+                    .target(name: "Between", dependencies: [.product(name: "NIOCore", package: "swift-nio")]),
+                    .executableTarget(name: "PathwatchCLI", dependencies: ["Between"]),
+                ])
+                """,
+            sources: [("Between", "import NIOCore\n"), ("PathwatchCLI", "import Between\n")])
         #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
         #expect(
             result.stdout
