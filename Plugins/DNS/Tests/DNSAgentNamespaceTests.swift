@@ -116,6 +116,8 @@ final class DNSAgentNamespaceTests {
         #expect(
             check("dns/10.86.0.2/www.test")?["message"] as? String
                 == "not answering: connection refused (DNS not answering)")
+        // The stdout sink's line comes on its own lane, not with the file the wait read.
+        _ = waitUntil(timeout: 5) { self.changes(of: agent).count > mark }
         let alerts = changes(of: agent).dropFirst(mark).compactMap { $0["check"] as? String }
         #expect(alerts == ["dns/resolvers"], "one alert for the path: \(alerts)")
         print("dns acceptance: stopped seen \(stopped) s after the switch")
