@@ -1,5 +1,4 @@
 import Dispatch
-import PathwatchPluginHost
 import PathwatchProbeKit
 import PathwatchSinkKit
 import Synchronization

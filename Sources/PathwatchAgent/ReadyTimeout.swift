@@ -1,6 +1,4 @@
 import PathwatchJSON
-import PathwatchPluginHost
-import PathwatchSinkKit
 
 /// When the observer (systemd's READY=1) hears the agent is ready: once every probe has reported,
 /// or once `agent.ready_timeout` has passed, whichever comes first. One probe whose first sample

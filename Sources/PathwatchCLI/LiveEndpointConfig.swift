@@ -2,7 +2,6 @@ import PathwatchAgent
 import PathwatchBase
 import PathwatchHTTPSinkSettings
 import PathwatchJSON
-import PathwatchPluginHost
 import PathwatchSinkKit
 
 /// What `pathwatch status` needs of the configuration: the first http sink's address and token.

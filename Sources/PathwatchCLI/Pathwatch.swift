@@ -3,8 +3,6 @@ import Glibc
 import PathwatchAgent
 import PathwatchBase
 import PathwatchCommands
-import PathwatchPluginHost
-import PathwatchSinkKit
 
 /// `pathwatch-cli`: the whole command line of `pathwatch`, defined with swift-argument-parser.
 /// The agent's executable reads the plain forms of `run`, `once` and `plugin-child` itself and

@@ -2,7 +2,6 @@ import ArgumentParser
 import PathwatchAgent
 import PathwatchCommands
 import PathwatchPluginHost
-import PathwatchSinkKit
 
 extension Pathwatch {
     /// The child of process isolation: the agent re-runs itself with this hidden subcommand to

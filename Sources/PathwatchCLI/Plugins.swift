@@ -4,7 +4,6 @@ import PathwatchAgent
 import PathwatchBase
 import PathwatchCommands
 import PathwatchJSON
-import PathwatchPluginHost
 import PathwatchProbeKit
 import PathwatchSinkKit
 import PathwatchSinks

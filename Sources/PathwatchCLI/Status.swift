@@ -4,7 +4,6 @@ import PathwatchAgent
 import PathwatchCommands
 import PathwatchHTTPSinkSettings
 import PathwatchJSON
-import PathwatchPluginHost
 import PathwatchProbeKit
 import PathwatchSinkKit
 

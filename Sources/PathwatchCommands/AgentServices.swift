@@ -1,6 +1,5 @@
 import PathwatchAgent
 import PathwatchBase
-import PathwatchPluginHost
 import PathwatchSinkKit
 import ServiceLifecycle
 

@@ -1,6 +1,5 @@
 import Logging
 import PathwatchAgent
-import PathwatchPluginHost
 import PathwatchSinkKit
 
 extension CommonSettings {

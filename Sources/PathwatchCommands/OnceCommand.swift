@@ -1,5 +1,4 @@
 import PathwatchAgent
-import PathwatchPluginHost
 import PathwatchProbeKit
 import PathwatchSinkKit
 

@@ -1,6 +1,5 @@
 import PathwatchAgent
 import PathwatchPluginHost
-import PathwatchSinkKit
 
 /// `pathwatch plugin-child …` read directly from the command line, as the agent writes it
 /// (ProcessProbeHost, PluginDescriber), so that each plug-in child needs no argument parser:

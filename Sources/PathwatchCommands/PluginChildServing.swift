@@ -1,7 +1,6 @@
 import PathwatchAgent
 import PathwatchBase
 import PathwatchPluginHost
-import PathwatchSinkKit
 
 /// The child of process isolation: the agent re-runs itself as `pathwatch plugin-child …` to load
 /// one plug-in and serve its calls over descriptor 3.

@@ -1,7 +1,6 @@
 import Glibc
 import PathwatchAgent
 import PathwatchJSON
-import PathwatchPluginHost
 import PathwatchSinkKit
 
 /// Exit statuses of the contract (contract §1) that more than one command uses.

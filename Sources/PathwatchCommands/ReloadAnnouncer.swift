@@ -1,7 +1,6 @@
 import Glibc
 import PathwatchAgent
 import PathwatchBase
-import PathwatchPluginHost
 import PathwatchSinkKit
 import Synchronization
 

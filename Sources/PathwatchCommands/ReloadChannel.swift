@@ -1,8 +1,6 @@
 import Glibc
 import PathwatchAgent
 import PathwatchBase
-import PathwatchPluginHost
-import PathwatchSinkKit
 
 /// Where `pathwatch reload` hears the running agent's verdict on the reload it asked for: an
 /// abstract Unix socket named after the agent's pid (`@pathwatch/PID/reload`), in the agent's

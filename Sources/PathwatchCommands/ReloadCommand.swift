@@ -1,6 +1,5 @@
 import Glibc
 import PathwatchAgent
-import PathwatchPluginHost
 import PathwatchSinkKit
 
 /// What `pathwatch reload` does, however its options were read. `pathwatch` reads the forms

@@ -1,7 +1,5 @@
 import Glibc
 import PathwatchAgent
-import PathwatchPluginHost
-import PathwatchSinkKit
 
 /// `check-config` as root checks as the service's user too: root reads every `${file:}` secret
 /// and writes every folder, so a configuration it calls valid could still be refused when the

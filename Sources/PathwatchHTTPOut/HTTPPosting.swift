@@ -1,5 +1,3 @@
-import PathwatchSinkKit
-
 /// What a deliverer POSTs through: libcurl's `HTTPPoster`, or a test's stand-in that answers
 /// as it is told, so the delivery loop's retries and pacing can be run without a receiver.
 package protocol HTTPPosting: AnyObject {

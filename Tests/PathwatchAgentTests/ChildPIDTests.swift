@@ -4,7 +4,6 @@ import Testing
 
 @testable import PathwatchAgent
 @testable import PathwatchPluginHost
-@testable import PathwatchSinkKit
 
 /// A child's pid is signalled until the child is reaped (after, the pid may be another
 /// process's, and `kill` sends nothing), and the reap gives the child's wait status.

@@ -4,7 +4,6 @@ import PathwatchTestSupport
 import Testing
 
 @testable import PathwatchAgent
-@testable import PathwatchSinkKit
 
 /// conf.d fragments and the lookup of the main file (contract §1), on real files in a temporary
 /// folder: fragments append in name order, and every error names the file to edit.

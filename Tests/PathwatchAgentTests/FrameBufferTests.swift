@@ -3,7 +3,6 @@ import Testing
 
 @testable import PathwatchAgent
 @testable import PathwatchPluginHost
-@testable import PathwatchSinkKit
 
 /// The agent takes a child's frames from the bytes as they arrive: written by the child's own
 /// writer (Frames, through a real socketpair), split anywhere, they come out whole and in order.

@@ -8,7 +8,6 @@ import Testing
 
 @testable import PathwatchAgent
 @testable import PathwatchPluginHost
-@testable import PathwatchSinkKit
 
 /// The writer between the agent and a plug-in child: frames queued from many threads reach the
 /// other end whole, each thread's in the order it queued them; a peer that goes away is said

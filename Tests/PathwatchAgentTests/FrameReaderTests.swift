@@ -7,7 +7,6 @@ import Testing
 
 @testable import PathwatchAgent
 @testable import PathwatchPluginHost
-@testable import PathwatchSinkKit
 
 /// How a plug-in child reads the agent's calls: many frames in one read, one frame over many,
 /// a large frame after small ones, and the end of the stream or a length no frame has as the end.

@@ -5,7 +5,6 @@ import Testing
 
 @testable import PathwatchAgent
 @testable import PathwatchPluginHost
-@testable import PathwatchSinkKit
 
 /// A plug-in's child writes what it is handed straight into the result record, the agent
 /// inline keeps Swift values: both go through one set of checks, and what the agent reads back

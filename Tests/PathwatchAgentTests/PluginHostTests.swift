@@ -3,7 +3,6 @@ import PathwatchTestSupport
 import Testing
 
 @testable import PathwatchAgent
-@testable import PathwatchSinkKit
 
 /// The plug-in host against real files: the built plug-ins, and each kind of file it must refuse.
 @Suite(.onItsOwnThread) struct PluginHostTests {

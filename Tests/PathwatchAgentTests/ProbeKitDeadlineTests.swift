@@ -7,7 +7,6 @@ import Testing
 
 @testable import PathwatchAgent
 @testable import PathwatchPluginHost
-@testable import PathwatchSinkKit
 
 /// The call's deadline through the C boundary: pw_error.deadline_ns, read with
 /// pw_call_deadline_ns, seen by a Swift probe as `Deadline.current` in every call.

@@ -5,8 +5,6 @@ import PathwatchTestSupport
 import Testing
 
 @testable import PathwatchAgent
-@testable import PathwatchPluginHost
-@testable import PathwatchSinkKit
 
 /// A probe's runner on a clock the test moves: a sample at start, then one at each multiple of
 /// the interval (the first at least half an interval on), each told its timeout from the tick

@@ -2,7 +2,6 @@ import Testing
 
 @testable import PathwatchAgent
 @testable import PathwatchPluginHost
-@testable import PathwatchSinkKit
 
 /// When a dead plug-in child is started again: 1 s, doubling to 5 min, reset after a healthy minute.
 @Suite struct RestartBackoffTests {

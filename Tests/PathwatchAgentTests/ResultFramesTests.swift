@@ -3,7 +3,6 @@ import Testing
 
 @testable import PathwatchAgent
 @testable import PathwatchPluginHost
-@testable import PathwatchSinkKit
 
 /// The binary record a plug-in's child sends a call's result in: what goes in comes out, and a
 /// record that lies about its lengths or its text is refused, never trusted.

@@ -2,7 +2,6 @@ import Foundation
 import Testing
 
 @testable import PathwatchAgent
-@testable import PathwatchSinkKit
 
 /// The executor the agent gives Swift concurrency (its default executor in `pathwatch run`),
 /// used here as a task's preferred executor: jobs run on its own named threads, in order of

@@ -1,6 +1,5 @@
 import Foundation
 import PathwatchAgent
-import PathwatchSinkKit
 import PathwatchTestSupport
 import Testing
 

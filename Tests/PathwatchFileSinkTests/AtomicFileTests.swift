@@ -5,7 +5,6 @@ import Testing
 
 @testable import PathwatchAgent
 @testable import PathwatchFileSink
-@testable import PathwatchSinkKit
 
 /// The file sink's replacement is atomic: readers hammering the file while it is rewritten
 /// thousands of times never see a torn or partial document. These tests block (thousands of

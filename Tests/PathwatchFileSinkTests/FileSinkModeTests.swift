@@ -3,7 +3,6 @@ import PathwatchTestSupport
 import Testing
 
 @testable import PathwatchAgent
-@testable import PathwatchSinkKit
 @testable import PathwatchSinkTestSupport
 
 /// The file sink's `mode`: node_exporter's textfile collector runs as another user, and the

@@ -6,7 +6,6 @@ import Testing
 @testable import PathwatchAgent
 @testable import PathwatchHTTPSink
 @testable import PathwatchHTTPSinkSettings
-@testable import PathwatchSinkKit
 
 /// SHA-256 and HMAC-SHA256 through libcrypto, against published vectors, and the digests the
 /// agent relies on (the page's policy hashes, the queue folder's name).

@@ -5,7 +5,6 @@ import Testing
 @testable import PathwatchAgent
 @testable import PathwatchHTTPSink
 @testable import PathwatchHTTPSinkSettings
-@testable import PathwatchSinkKit
 @testable import PathwatchSinkTestSupport
 
 /// The http sink off loopback (contract §8): TLS with files checked at load and re-read when they

@@ -4,7 +4,6 @@ import Testing
 
 @testable import PathwatchAgent
 @testable import PathwatchPluginHost
-@testable import PathwatchSinkKit
 
 /// The live agent on the fleet's path (contract §8): its `/metrics` as promtool judges it, scraped by
 /// a real Prometheus whose alerting rule fires into a real Alertmanager, whose webhook reaches a

@@ -5,7 +5,6 @@ import Testing
 @testable import PathwatchAgent
 @testable import PathwatchHTTPSink
 @testable import PathwatchHTTPSinkSettings
-@testable import PathwatchSinkKit
 
 extension Trait where Self == ConditionTrait {
     /// Runs the test only where Debian's chromium is installed; elsewhere it is skipped with the reason.

@@ -1,5 +1,4 @@
 import PathwatchJSON
-import PathwatchPluginHost
 import PathwatchSinkKit
 
 /// The configuration file, decoded strictly (contract §2): unknown keys are errors.

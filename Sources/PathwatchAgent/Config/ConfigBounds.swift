@@ -1,6 +1,4 @@
 import PathwatchJSON
-import PathwatchPluginHost
-import PathwatchSinkKit
 
 /// How much one agent is asked to watch, bounded: probes, the targets their configs list, and the
 /// checks they may report. Each probe has a thread, a timer and (isolated) a child process; each

@@ -1,5 +1,4 @@
 import PathwatchJSON
-import PathwatchPluginHost
 import PathwatchSinkKit
 
 /// A configuration error: which file, where in it (a JSON path, or a line and column for a

@@ -1,6 +1,5 @@
 import Glibc
 import PathwatchBase
-import PathwatchPluginHost
 import PathwatchSinkKit
 
 /// `conf.d/*.json` beside the main file (contract §1): each fragment may hold `probes` and `sinks`

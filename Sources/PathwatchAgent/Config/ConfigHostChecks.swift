@@ -1,7 +1,6 @@
 import Glibc
 import PathwatchBase
 import PathwatchJSON
-import PathwatchPluginHost
 import PathwatchSinkKit
 
 /// Checks that need the host, not just the file: folders a sink will write to, and time budgets

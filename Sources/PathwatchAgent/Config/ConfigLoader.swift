@@ -1,6 +1,5 @@
 import PathwatchBase
 import PathwatchJSON
-import PathwatchPluginHost
 import PathwatchSinkKit
 
 /// A configuration ready to run: decoded, secrets substituted, checked as a whole.

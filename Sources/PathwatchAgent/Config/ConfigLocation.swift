@@ -1,6 +1,4 @@
 import Glibc
-import PathwatchPluginHost
-import PathwatchSinkKit
 
 /// Which configuration file a command reads when `--config` is not given (contract §1):
 /// `$PATHWATCH_CONFIG`, else the installed `/etc/pathwatch/config.json`. The current folder is

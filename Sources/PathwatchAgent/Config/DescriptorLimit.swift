@@ -1,7 +1,5 @@
 import Glibc
 import PathwatchJSON
-import PathwatchPluginHost
-import PathwatchSinkKit
 
 /// The agent's file descriptor budget. Running out looks like the network failing (every
 /// connect fails), so the soft limit is raised to the hard one at start, and a configuration

@@ -1,6 +1,4 @@
 import Glibc
-import PathwatchPluginHost
-import PathwatchSinkKit
 
 /// The host's name, for `agent.name`'s default.
 func hostName() -> String {

@@ -1,7 +1,6 @@
 import Glibc
 import PathwatchBase
 import PathwatchJSON
-import PathwatchPluginHost
 import PathwatchSinkKit
 
 /// Replaces `${env:NAME}` and `${file:/path}` in every string of the configuration with the

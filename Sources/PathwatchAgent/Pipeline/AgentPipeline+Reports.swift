@@ -1,5 +1,4 @@
 import PathwatchBase
-import PathwatchPluginHost
 import PathwatchProbeKit
 import PathwatchSinkKit
 

@@ -1,4 +1,3 @@
-import PathwatchPluginHost
 import PathwatchSinkKit
 
 /// What the running agent keeps in its pipeline (AgentPipeline, whose isolation the compiler

@@ -1,7 +1,5 @@
 import Glibc
 import PathwatchBase
-import PathwatchPluginHost
-import PathwatchSinkKit
 import Synchronization
 
 /// The serial executor of the agent's pipeline (AgentPipeline, an actor whose executor this is):

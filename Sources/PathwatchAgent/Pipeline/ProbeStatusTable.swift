@@ -1,4 +1,3 @@
-import PathwatchPluginHost
 import PathwatchProbeKit
 import PathwatchSinkKit
 

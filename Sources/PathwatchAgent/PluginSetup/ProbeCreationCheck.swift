@@ -1,5 +1,4 @@
 import PathwatchJSON
-import PathwatchPluginHost
 import PathwatchSinkKit
 
 /// How `check-config` creates the probes: as `run` does, each from its config, but every one in

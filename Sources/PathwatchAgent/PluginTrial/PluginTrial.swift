@@ -3,7 +3,6 @@ import PathwatchBase
 import PathwatchJSON
 import PathwatchPluginHost
 import PathwatchProbeKit
-import PathwatchSinkKit
 
 /// `pathwatch plugins --try FILE`: a plug-in author's first test. The library is loaded in a
 /// child process (this executable again, with a hidden subcommand), never in this one, so a

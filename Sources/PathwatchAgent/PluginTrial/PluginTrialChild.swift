@@ -3,7 +3,6 @@ import PathwatchBase
 import PathwatchJSON
 import PathwatchPluginHost
 import PathwatchProbeKit
-import PathwatchSinkKit
 
 /// The child side of `pathwatch plugins --try`: in a process of its own, loads one library,
 /// creates an instance from the given config, samples it once (with `watch`, then serves its

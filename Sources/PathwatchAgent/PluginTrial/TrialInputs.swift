@@ -1,7 +1,6 @@
 import Glibc
 import PathwatchBase
 import PathwatchJSON
-import PathwatchPluginHost
 import PathwatchSinkKit
 
 /// What `plugins --try` is given, made into what the trial runs: the library's path and the

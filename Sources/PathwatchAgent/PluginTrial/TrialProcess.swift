@@ -2,7 +2,6 @@ import CChildProcess
 import Glibc
 import PathwatchBase
 import PathwatchPluginHost
-import PathwatchSinkKit
 
 /// How a child process ended.
 package enum ChildEnding: Sendable, Equatable {

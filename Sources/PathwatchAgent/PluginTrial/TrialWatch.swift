@@ -3,7 +3,6 @@ import PathwatchBase
 import PathwatchJSON
 import PathwatchPluginHost
 import PathwatchProbeKit
-import PathwatchSinkKit
 import Synchronization
 
 /// `plugins --try --watch`: in the trial's child, after the first sample, the instance's event

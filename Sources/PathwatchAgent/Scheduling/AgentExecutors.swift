@@ -1,6 +1,4 @@
 import Glibc
-import PathwatchPluginHost
-import PathwatchSinkKit
 @_spi(ExperimentalCustomExecutors) import _Concurrency
 
 /// Makes `TaskThreadPool` Swift concurrency's default executor for this process (see there for

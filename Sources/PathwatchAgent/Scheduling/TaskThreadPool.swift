@@ -1,7 +1,5 @@
 import Dispatch
 import PathwatchBase
-import PathwatchPluginHost
-import PathwatchSinkKit
 import Synchronization
 @_spi(ExperimentalScheduling) import _Concurrency
 

@@ -1,7 +1,5 @@
 import Glibc
 import PathwatchBase
-import PathwatchPluginHost
-import PathwatchSinkKit
 import Synchronization
 
 /// The write end of the pipe the handler writes to: set once, before any handler is installed.

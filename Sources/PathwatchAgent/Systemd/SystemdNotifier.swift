@@ -1,6 +1,4 @@
 import Glibc
-import PathwatchPluginHost
-import PathwatchSinkKit
 import Synchronization
 
 /// systemd's notify protocol (sd_notify(3)) through libsystemd, opened with dlopen only when the

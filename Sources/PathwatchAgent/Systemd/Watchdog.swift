@@ -1,7 +1,5 @@
 import Dispatch
 import PathwatchBase
-import PathwatchPluginHost
-import PathwatchSinkKit
 import ServiceLifecycle
 import Synchronization
 

@@ -1,7 +1,6 @@
 import Logging
 import PathwatchHTTPOut
 import PathwatchQueue
-import PathwatchSinkKit
 
 /// Reads the oldest reports into requests (up to `max_samples_per_send` samples, or a part of a
 /// report larger than that), compresses each attempt with snappy, notes how far into a report its

@@ -8,7 +8,6 @@ import Testing
 
 @testable import PathwatchAgent
 @testable import PathwatchPluginHost
-@testable import PathwatchSinkKit
 
 /// Metrics declared by the plug-in: refused at the boundary when they cannot be exposed as
 /// declared (the agent and ProbeTester with the same words), and what every exposition derives

@@ -8,7 +8,6 @@ import Testing
 
 @testable import PathwatchAgent
 @testable import PathwatchPluginHost
-@testable import PathwatchSinkKit
 
 /// ProbeTester refuses exactly what the agent refuses, with the same words: the same plug-in,
 /// once under the agent's own host (inline, and `pathwatch once` in both isolations) and once
