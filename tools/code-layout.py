@@ -69,17 +69,21 @@ def swift_files(folder):
                 yield os.path.join(directory, name)
 
 
+def paths_from(edges, start):
+    """Every node `start` reaches through `edges`, with the shortest path to it (start first)."""
+    path_to, queue = {start: [start]}, [start]
+    while queue:
+        current = queue.pop(0)
+        for nxt in sorted(edges.get(current, ())):
+            if nxt not in path_to:
+                path_to[nxt] = path_to[current] + [nxt]
+                queue.append(nxt)
+    return path_to
+
+
 def loops(edges):
     """Pairs of nodes that reach each other, each once."""
-    def reach(start):
-        seen, todo = set(), [start]
-        while todo:
-            for nxt in edges.get(todo.pop(), ()):
-                if nxt not in seen:
-                    seen.add(nxt)
-                    todo.append(nxt)
-        return seen
-    reachable = {node: reach(node) for node in edges}
+    reachable = {node: paths_from(edges, node) for node in edges}
     return sorted({tuple(sorted((a, b))) for a in edges for b in reachable[a] if a != b and a in reachable.get(b, ())})
 
 
@@ -209,18 +213,9 @@ def sinks_reaching_core(modules, module_edges):
         files = swift_files(folder)
         if not any(re.search(r'SinkKind\(\s*type:', open(path, encoding="utf-8").read()) for path in files):
             continue
-        seen, path_to = {name}, {name: [name]}
-        queue = [name]
-        while queue:
-            current = queue.pop(0)
-            for imported in sorted(module_edges.get(current, ())):
-                if imported in seen:
-                    continue
-                seen.add(imported)
-                path_to[imported] = path_to[current] + [imported]
-                queue.append(imported)
+        path_to = paths_from(module_edges, name)
         core = os.path.basename(CORE)
-        if core in seen:
+        if core in path_to:
             found.append(f"sink module {name} reaches the core: {' -> '.join(path_to[core])} "
                          f"(a sink depends on PathwatchSinkKit, not on {core})")
     return found
@@ -232,13 +227,7 @@ def companion_reaching(root):
     declared = {name: deps for _, name, _, _, deps in package_targets.targets(manifest)}
     if COMPANION not in declared:
         return []
-    path_to, queue = {COMPANION: [COMPANION]}, [COMPANION]
-    while queue:
-        current = queue.pop(0)
-        for dependency in declared.get(current, []):
-            if dependency not in path_to:
-                path_to[dependency] = path_to[current] + [dependency]
-                queue.append(dependency)
+    path_to = paths_from(declared, COMPANION)
     return [f"{COMPANION} reaches {module}: {' -> '.join(path_to[module])} (the companion links no SwiftNIO)"
             for module in sorted(COMPANION_NEVER) if module in path_to]
 
