@@ -25,8 +25,7 @@ package struct SinkConfig: Sendable, Decodable, Equatable {
 
     /// The entry of a sink whose settings make it.
     package init<Settings: SinkMaking>(type: String, settings: Settings, on: Set<SinkTrigger>) {
-        self.init(
-            type: type, settings: settings, on: on, running: SinkRunning(Settings.self, checkDecoded: { _, _ in }))
+        self.init(type: type, settings: settings, on: on, running: SinkRunning(Settings.self))
     }
 
     /// The running sink, in `context`.

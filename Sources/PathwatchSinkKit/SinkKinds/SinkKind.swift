@@ -19,19 +19,22 @@ package struct SinkKind: Sendable {
 
     /// A kind whose settings make their sink.
     package init<Settings: SinkMaking & Decodable>(type: String, settings: Settings.Type, triggers: Triggers) {
-        self.type = type
-        self.triggers = triggers
-        self.decodeSettings = { try Settings(from: $0) }
-        self.running = SinkRunning(Settings.self, checkDecoded: { _, _ in })
+        self.init(type: type, triggers: triggers, decode: Settings.self, running: SinkRunning(Settings.self))
     }
 
     /// A kind this program reads and checks but cannot run until `runnable(by:checkDecoded:)`
     /// gives it the module that can.
     package init<Settings: SinkSettings & Decodable>(type: String, settings: Settings.Type, triggers: Triggers) {
+        self.init(type: type, triggers: triggers, decode: Settings.self, running: nil)
+    }
+
+    private init<Settings: SinkSettings & Decodable>(
+        type: String, triggers: Triggers, decode: Settings.Type, running: SinkRunning?
+    ) {
         self.type = type
         self.triggers = triggers
         self.decodeSettings = { try Settings(from: $0) }
-        self.running = nil
+        self.running = running
     }
 
     /// This kind, run by the module that can: `Settings` makes the sink, and `checkDecoded`
@@ -60,7 +63,7 @@ package struct SinkRunning: Sendable {
     let make: @Sendable (any SinkSettings, SinkContext) -> any Sink
 
     init<Settings: SinkMaking>(
-        _: Settings.Type, checkDecoded: @escaping @Sendable (Settings, any Decoder) throws -> Void
+        _: Settings.Type, checkDecoded: @escaping @Sendable (Settings, any Decoder) throws -> Void = { _, _ in }
     ) {
         check = { settings, decoder in
             guard let settings = settings as? Settings else { return }
