@@ -48,6 +48,8 @@ package final class DurableQueue: Sendable {
         /// Of `dropped`, old records that were out with the owner (`head`, `heads`): counted only
         /// when that run ends, and not at all if it is completed as delivered.
         package var droppedWhileOut = 0
+        /// The records went into a fresh segment, after the preamble `append` was given.
+        package var startedSegment = false
 
         package init(accepted: Int = 0, dropped: Int = 0, refused: Int = 0, droppedWhileOut: Int = 0) {
             self.accepted = accepted
@@ -123,7 +125,16 @@ package final class DurableQueue: Sendable {
     }
 
     /// Writes and syncs `records` at the end, first dropping the oldest as the limits require.
-    package func append(_ records: [QueueRecord]) throws(QueueError) -> AppendResult {
+    ///
+    /// `preamble` gives the bytes a segment starts with, for an owner whose records are read
+    /// against something said once per segment (remote_write's series labels): it is asked
+    /// when this append is the first into a segment, and what it gives (unless empty) is
+    /// written ahead of the records in the same write and sync. Records of a segment are only
+    /// ever dropped with their segment's start still on disk, so the preamble and every record
+    /// before one (`prologue(of:)`) are there as long as it is.
+    package func append(_ records: [QueueRecord], preamble: () -> [UInt8] = { [] }) throws(QueueError)
+        -> AppendResult
+    {
         var frames = records.map(QueueFrame.encode)
         return try state.withLock { s throws(QueueError) -> AppendResult in
             guard !s.closed else { throw QueueError(description: "the queue is closed") }
@@ -134,11 +145,22 @@ package final class DurableQueue: Sendable {
                 result.refused += 1
                 return true
             }
+            // Asked once, and only when a segment starts: its bytes count against the bound too.
+            var opening: [UInt8]?
+            func preambleFrame() -> [UInt8] {
+                if let opening { return opening }
+                let body = preamble()
+                let frame = body.isEmpty ? [] : QueueFrame.encodePreamble(body)
+                opening = frame
+                return frame
+            }
+            var roll = s.appendSize >= segmentLimit
+            func opens() -> UInt64 { roll || s.appendSize == 0 ? UInt64(preambleFrame().count) : 0 }
             // A batch larger than the queue (alone in a fresh segment) keeps only its newest part.
             while !frames.isEmpty,
                 frames.count > limits.records
                     || QueueState.cursorFootprint
-                        + QueueState.segmentAllocated(UInt64(frames.reduce(0) { $0 + $1.count }))
+                        + QueueState.segmentAllocated(UInt64(frames.reduce(0) { $0 + $1.count }) + opens())
                         > limits.bytes
             {
                 frames.removeFirst()
@@ -151,12 +173,11 @@ package final class DurableQueue: Sendable {
                 return result
             }
             let incoming = UInt64(frames.reduce(0) { $0 + $1.count })
-            var roll = s.appendSize >= segmentLimit
             // The bound is on the folder's size (QueueFootprint): dropped records free their room
             // only with the last record of their segment, so whole segments go.
             while s.count > 0
                 && (s.count + frames.count > limits.records || s.liveBytes + incoming > limits.bytes
-                    || s.footprint(adding: incoming, inNewSegment: roll) > limits.bytes)
+                    || s.footprint(adding: incoming + opens(), inNewSegment: roll) > limits.bytes)
             {
                 if s.dropHeadForRoom() { result.droppedWhileOut += 1 }
                 result.dropped += 1
@@ -172,8 +193,10 @@ package final class DurableQueue: Sendable {
             // What was dropped leaves the disk before the batch is written, not after: the
             // folder is within the bound at every instant, not only between appends.
             if result.dropped > result.refused || roll { try s.moveCursor() }
-            try s.write(frames)
+            let first = s.appendSize == 0 ? preambleFrame() : []
+            try s.write(frames, after: first)
             result.accepted = frames.count
+            result.startedSegment = !first.isEmpty
             try s.moveCursor()
             return result
         }

@@ -6,8 +6,17 @@ package struct QueueEntry: Sendable, Equatable {
     /// Whole frame, header included.
     var length: Int
 
+    /// Whether this record and `other` lie in one segment, and none of that segment's records
+    /// between them (an owner that reads a segment's records in order knows it missed none).
+    package func directlyFollows(_ other: QueueEntry) -> Bool {
+        segment == other.segment && offset == other.offset + UInt64(other.length)
+    }
+
+    /// Whether both lie in one segment.
+    package func sharesSegment(with other: QueueEntry) -> Bool { segment == other.segment }
+
     /// Whether this record was appended no later than `other` (positions only grow).
-    func isAtOrBefore(_ other: QueueEntry) -> Bool {
+    package func isAtOrBefore(_ other: QueueEntry) -> Bool {
         segment < other.segment || (segment == other.segment && offset <= other.offset)
     }
 }

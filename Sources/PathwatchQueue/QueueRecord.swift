@@ -24,6 +24,10 @@ package struct QueueRecord: Sendable, Equatable {
 ///     frame   = length:u32le  crc32(record):u32le  record
 ///     record  = version:u8(1)  kind:u8  enqueued_ms:i64le  id_length:u16le  id  body
 ///
+/// A frame whose version is 2 is a segment's preamble (`DurableQueue.append(_:preamble:)`):
+/// the same fields, kind, time and id zero, the owner's bytes as body. It is not a record: it
+/// is never indexed, counted or handed out, only read back with the segment's prologue.
+///
 /// A frame is appended in one write(2) and fsync'd before the record counts as accepted. After
 /// a crash the last frame of the last segment may be torn (short, or its CRC does not match):
 /// recovery cuts the segment there, which loses only a record that was never acknowledged.
@@ -31,12 +35,25 @@ package struct QueueRecord: Sendable, Equatable {
 enum QueueFrame {
     static let headerSize = 8
     static let version: UInt8 = 1
+    /// A segment's preamble (see above).
+    static let preambleVersion: UInt8 = 2
     /// Version, kind, time and the id's length.
     static let fixedFields = 12
     /// No single record is larger; a length above it in a header marks corruption.
     static let maxRecordSize = 64 * 1024 * 1024
 
-    static func encode(_ record: QueueRecord) -> [UInt8] {
+    static func encode(_ record: QueueRecord) -> [UInt8] { encode(record, version: version) }
+
+    static func encodePreamble(_ body: [UInt8]) -> [UInt8] {
+        encode(QueueRecord(kind: 0, id: "", enqueuedAtMilliseconds: 0, body: body), version: preambleVersion)
+    }
+
+    /// Whether the frame at `offset` (already checked by `frameLength`) is a preamble.
+    static func isPreamble(in bytes: [UInt8], at offset: Int) -> Bool {
+        offset + headerSize < bytes.count && bytes[offset + headerSize] == preambleVersion
+    }
+
+    private static func encode(_ record: QueueRecord, version: UInt8) -> [UInt8] {
         let idBytes = Array(record.id.utf8.prefix(Int(UInt16.max)))
         var bytes: [UInt8] = []
         bytes.reserveCapacity(fixedFields + idBytes.count + record.body.count)
@@ -67,7 +84,7 @@ enum QueueFrame {
     }
 
     /// Decodes a record whose CRC has been checked; nil when its fields do not fit.
-    static func decode(record bytes: [UInt8]) -> QueueRecord? {
+    static func decode(record bytes: [UInt8], version: UInt8 = version) -> QueueRecord? {
         guard bytes.count >= fixedFields, bytes[0] == version,
             let ms = LittleEndian.read(Int64.self, from: bytes, at: 2),
             let idLength = LittleEndian.read(UInt16.self, from: bytes, at: 10),

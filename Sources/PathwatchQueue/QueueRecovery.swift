@@ -89,7 +89,10 @@ struct QueueRecovery {
                 }
                 return
             }
-            result.entries.append(QueueEntry(segment: n, offset: UInt64(offset), length: length))
+            // A preamble belongs to the segment, not to the records: read only with its prologue.
+            if !QueueFrame.isPreamble(in: bytes, at: offset) {
+                result.entries.append(QueueEntry(segment: n, offset: UInt64(offset), length: length))
+            }
             offset += length
         }
     }

@@ -160,13 +160,14 @@ struct QueueState {
         segments.append(next)
     }
 
-    /// Writes `frames` at the end of the append segment and syncs them; on failure cuts what may
-    /// have been written, so nothing of them counts.
-    mutating func write(_ frames: [[UInt8]]) throws(QueueError) {
-        var buffer: [UInt8] = []
-        buffer.reserveCapacity(frames.reduce(0) { $0 + $1.count })
+    /// Writes `frames` at the end of the append segment, after `preamble` (a frame that is not
+    /// a record, or nothing), and syncs them; on failure cuts what may have been written, so
+    /// nothing of them counts.
+    mutating func write(_ frames: [[UInt8]], after preamble: [UInt8] = []) throws(QueueError) {
+        var buffer: [UInt8] = preamble
+        buffer.reserveCapacity(preamble.count + frames.reduce(0) { $0 + $1.count })
         var added: [QueueEntry] = []
-        var offset = appendSize
+        var offset = appendSize + UInt64(preamble.count)
         for frame in frames {
             added.append(QueueEntry(segment: appendSegment, offset: offset, length: frame.count))
             offset += UInt64(frame.count)
@@ -186,7 +187,7 @@ struct QueueState {
         appendSize = offset
         spaceShort = false
         entries += added
-        liveBytes += UInt64(buffer.count)
+        liveBytes += UInt64(buffer.count - preamble.count)
     }
 
     /// The descriptor to read `segment` through (one kept open at a time).

@@ -26,8 +26,10 @@ import Testing
         QueueRecord(kind: 1, id: "r-\(n)", enqueuedAtMilliseconds: Int64(n), body: [UInt8](repeating: 7, count: size))
     }
 
-    @Test(arguments: [64 << 10, 100_000, 1 << 20])
-    func theFolderNeverExceedsTheBound(bytes: Int) throws {
+    /// `preamble`: bytes each segment starts with (remote_write's series labels), which count
+    /// against the bound as records do.
+    @Test(arguments: [64 << 10, 100_000, 1 << 20], [0, 3000])
+    func theFolderNeverExceedsTheBound(bytes: Int, preamble: Int) throws {
         let dir = try TestEnvironment.makeTemporaryDirectory()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         let folder = dir.path + "/queue"
@@ -42,7 +44,9 @@ import Testing
             n += 1
             let size = 200 + (n * 7919) % (bytes / 5)
             let batch = (0..<(n % 4 == 0 ? 3 : 1)).map { record(n * 10 + $0, size: size / 3 + 1) }
-            let result = try queue.append(n % 4 == 0 ? batch : [record(n * 10, size: size)])
+            let result = try queue.append(n % 4 == 0 ? batch : [record(n * 10, size: size)]) {
+                [UInt8](repeating: 9, count: preamble)
+            }
             #expect(result.accepted > 0, "append \(n) accepted nothing")
             appended += UInt64(size)
             // Now and then the owner takes some out, or the agent restarts.
@@ -57,12 +61,18 @@ import Testing
             #expect(measured.allocated <= UInt64(bytes), "append \(n): \(measured.allocated) bytes allocated")
             #expect(queue.bytes <= UInt64(bytes))
         }
-        // Full, not starved: most of the bound holds records.
-        #expect(queue.bytes >= UInt64(bytes) / 2, "\(queue.bytes) bytes queued of \(bytes)")
+        // Full, not starved: most of the bound holds records (and the preambles of their segments).
+        let segments = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".seg") }.count
+        #expect(
+            queue.bytes + UInt64(segments * preamble) >= UInt64(bytes) / 2,
+            "\(queue.bytes) bytes queued of \(bytes), in \(segments) segments")
         #expect(largest > UInt64(bytes) / 2)
-        // What is queued still reads back, in order.
+        // What is queued still reads back, in order, each after its segment's preamble.
         var last = -1
         while let head = try queue.head() {
+            #expect(
+                try queue.prologue(of: head.entry).preamble
+                    == (preamble > 0 ? [UInt8](repeating: 9, count: preamble) : nil))
             let number = try #require(Int(head.record.id.dropFirst(2)))
             #expect(number > last)
             last = number

@@ -29,7 +29,8 @@ import Testing
         }
     }
 
-    /// A report of 500 checks is some 280 KiB queued, past a 64 KiB queue: it can never be
+    /// A report of 2,000 checks (8,000 series, each defined by the record, as none was ever
+    /// queued) is some 150 KiB queued, past a 64 KiB queue: it can never be
     /// queued, so each one is dropped and counted, `last_error` says why, the log says it once
     /// (never that it dropped "oldest" reports from a queue that is empty), and the agent stays
     /// small. Once max_bytes is raised, they are delivered.
@@ -37,7 +38,7 @@ import Testing
         let dir = try FixturePlugins.folderWithTestProbe()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         let stateFile = dir.appendingPathComponent("state")
-        try stateLines(500, "ok").write(to: stateFile, atomically: true, encoding: .utf8)
+        try stateLines(2000, "ok").write(to: stateFile, atomically: true, encoding: .utf8)
         let receiver = try WebhookReceiver(log: dir.appendingPathComponent("requests.jsonl"))
         defer { receiver.stop() }
         let agent = try slowAgent(
@@ -141,14 +142,15 @@ import Testing
         }
     }
 
-    /// A 64 KiB queue holds two reports of 60 checks; the receiver answers slowly (each append
+    /// A 64 KiB queue holds two reports of 250 checks (a segment is its preamble, 1,000 series'
+    /// labels, and a report or two); the receiver answers slowly (each append
     /// during a request pushes out the report being sent), fails, refuses one request, then
     /// accepts. Every report taken is counted once: delivered, dropped, rejected or queued.
     @Test func everyReportTakenIsDeliveredDroppedOrQueuedOnce() throws {
         let dir = try FixturePlugins.folderWithTestProbe()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         let stateFile = dir.appendingPathComponent("state")
-        try stateLines(60, "ok").write(to: stateFile, atomically: true, encoding: .utf8)
+        try stateLines(250, "ok").write(to: stateFile, atomically: true, encoding: .utf8)
         let receiver = try WebhookReceiver(log: dir.appendingPathComponent("requests.jsonl"), delayMilliseconds: 450)
         defer { receiver.stop() }
         let script =

@@ -23,7 +23,7 @@ import Testing
         let (s, on) = try settings(#"{"type": "remote_write", "url": "http://127.0.0.1:9090/api/v1/write"}"#)
         #expect(on == [.every])
         #expect(s.headers.isEmpty && s.externalLabels.isEmpty)
-        #expect(s.maxAge == .seconds(7200) && s.maxBytes.bytes == 64 << 20 && s.maxSamplesPerSend == 2000)
+        #expect(s.maxAge == .seconds(86_400) && s.maxBytes.bytes == 64 << 20 && s.maxSamplesPerSend == 2000)
         #expect(s.timeout == .seconds(30) && s.retry.initial == .seconds(1) && s.retry.max == .seconds(60))
         #expect(s.tls == HTTPTLSDefaults.none)
     }

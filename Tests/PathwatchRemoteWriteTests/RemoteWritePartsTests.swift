@@ -10,13 +10,25 @@ import Testing
 /// `WriteRequest` of its own within the budget; the queue notes how far the report got, so the
 /// parts come out in order, each once, across reopening.
 @Suite struct RemoteWritePartsTests {
-    /// A report of `count` series `s0`, `s1`, … stamped `timestamp`.
+    /// A report of `count` series `s0`, `s1`, … stamped `timestamp`, each defined in it.
     static func report(_ count: Int, timestamp: Int64) -> QueueRecord {
         let series = (0..<count).map {
             TimeSeries(labels: [.init(name: "__name__", value: "s\($0)")], value: Double($0))
         }
-        return ReportRecord.make(
-            entries: WriteRequestEncoder.entries(of: series, timestamp: timestamp), series: count, timestamp: timestamp)
+        var book = SeriesBook()
+        return ReportRecord.make(book.contents(of: series), timestamp: timestamp)
+    }
+
+    /// The plan for the oldest reports, as the delivery reads them.
+    static func plan(_ queue: DurableQueue, _ table: inout SeriesTable, cap: Int = 10) throws -> WriteRequestPlan? {
+        let run = try queue.heads(upTo: 3)
+        var unknown = 0
+        var reports: [ReportEntries] = []
+        for head in run {
+            reports.append(.separate(try #require(try table.entries(of: head, in: queue, unknown: &unknown))))
+        }
+        #expect(unknown == 0)
+        return WriteRequestPlan(run: run, reports: reports, cap: cap)
     }
 
     @Test func aLargeReportGoesInPartsWithinTheBudgetAndResumesAfterReopening() throws {
@@ -25,13 +37,14 @@ import Testing
         let folder = dir.path + "/q"
         let limits = DurableQueue.Limits(records: 100, bytes: 1 << 20)
         var sent: [String] = []
+        var table = SeriesTable()
         do {
             let queue = try DurableQueue(folder: folder, limits: limits)
             _ = try queue.append([
                 Self.report(25, timestamp: 1), Self.report(3, timestamp: 2), Self.report(4, timestamp: 3),
             ])
             for expected in [(10, 25), (20, 25)] {
-                let plan = try #require(WriteRequestPlan(run: try queue.heads(upTo: 3), cap: 10))
+                let plan = try #require(try Self.plan(queue, &table))
                 #expect(
                     plan.run.count == 1 && plan.part?.end == expected.0 && plan.part?.of == expected.1
                         && !plan.completesReports)
@@ -44,14 +57,15 @@ import Testing
         }
         // A clean restart: the last part, then the small reports together.
         let queue = try DurableQueue(folder: folder, limits: limits)
-        let last = try #require(WriteRequestPlan(run: try queue.heads(upTo: 3), cap: 10))
+        table = SeriesTable()
+        let last = try #require(try Self.plan(queue, &table))
         #expect(
             last.part?.end == 25 && last.completesReports && last.samples == 5
                 && last.description == "series 21 to 25 of a report of 25")
         sent += try WriteRequestReader.samples(protobuf: last.body).map(\.name)
         try queue.complete(run: last.run.map(\.entry), as: .delivered)
         #expect(sent == (0..<25).map { "s\($0)" }, "every series once, in order")
-        let whole = try #require(WriteRequestPlan(run: try queue.heads(upTo: 3), cap: 10))
+        let whole = try #require(try Self.plan(queue, &table))
         #expect(whole.part == nil && whole.run.count == 2 && whole.samples == 7)
         #expect(try WriteRequestReader.samples(protobuf: whole.body).map(\.timestamp) == [2, 2, 2, 3, 3, 3, 3])
     }

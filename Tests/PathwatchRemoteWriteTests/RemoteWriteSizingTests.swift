@@ -31,7 +31,7 @@ import Testing
             let text = readme.replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: ",", with: "")
             guard let c = text.firstMatch(of: #/(\d+) MiB holds about ([\d.]+) hours of (\d+) series/#),
                 let h = text.firstMatch(of: #/a series takes about (\d+) bytes an hour/#),
-                let s = text.firstMatch(of: #/a queued sample takes about (\d+) bytes/#)
+                let s = text.firstMatch(of: #/a queued sample takes about ([\d.]+) bytes/#)
             else { return nil }
             maxBytes = Int(c.1)! << 20
             hours = Double(c.2)!
@@ -41,25 +41,41 @@ import Testing
         }
     }
 
-    /// The records in a queue folder's segments: when each was stamped, its bytes and its
-    /// series (frames as QueueRecord.swift describes them: length, CRC, then version, kind,
-    /// time, id length, id `<ms>.<series>`, body).
-    static func records(in folder: URL) throws -> [(time: Int64, bytes: Int, series: Int)] {
-        var found: [(time: Int64, bytes: Int, series: Int)] = []
-        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) where name.hasSuffix(".seg") {
+    /// The records in a queue folder's segments: when each was stamped, its bytes, its series
+    /// and its body (frames as QueueRecord.swift describes them: length, CRC, then version,
+    /// kind, time, id length, id `<ms>.<series>`, body; a segment's preamble, version 2, is
+    /// left out).
+    static func records(in folder: URL) throws -> [(time: Int64, bytes: Int, series: Int, body: [UInt8])] {
+        var found: [(time: Int64, bytes: Int, series: Int, body: [UInt8])] = []
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        where name.hasSuffix(".seg") {
             let data = [UInt8](try Data(contentsOf: folder.appendingPathComponent(name)))
             var offset = 0
             while offset + 8 + 12 <= data.count {
                 let length = (0..<4).reduce(0) { $0 | Int(data[offset + $1]) << (8 * $1) }
                 guard offset + 8 + length <= data.count else { break }  // a record being written
+                defer { offset += 8 + length }
+                guard data[offset + 8] == 1 else { continue }
                 let idLength = Int(data[offset + 18]) | Int(data[offset + 19]) << 8
                 let id = String(decoding: data[(offset + 20)..<(offset + 20 + idLength)], as: UTF8.self).split(
                     separator: ".")
-                found.append((Int64(id.first ?? "") ?? 0, 8 + length, Int(id.last ?? "") ?? 0))
-                offset += 8 + length
+                found.append(
+                    (
+                        Int64(id.first ?? "") ?? 0, 8 + length, Int(id.last ?? "") ?? 0,
+                        Array(data[(offset + 20 + idLength)..<(offset + 8 + length)])
+                    ))
             }
         }
         return found
+    }
+
+    /// The bytes a segment's preamble takes when it lists every series `records` define: what
+    /// each segment of a full queue restates once.
+    static func preambleBytes(_ records: [(time: Int64, bytes: Int, series: Int, body: [UInt8])]) -> Int {
+        let definitions = records.flatMap { DenseReport.contents(of: $0.body)?.definitions ?? [] }
+        var seen = Set<UInt64>()
+        let unique = definitions.filter { seen.insert($0.series).inserted }
+        return DenseReport.body(DenseReport.Contents(definitions: unique), preamble: true).count + 20
     }
 
     /// The shipped configuration, its intervals sped up, its plug-ins from this build, its files
@@ -124,16 +140,22 @@ import Testing
         try #require(bounds.count >= 4)
         // Half a second early: a report stamped a few milliseconds before the slowest probe's.
         let window = all.filter { $0.time >= bounds[1] - 500 && $0.time < bounds[3] - 500 }
-        let bytes = window.reduce(0) { $0 + $1.bytes }
         let samples = window.reduce(0) { $0 + $1.series }
+        // A full queue's segments (4 MiB at the default max_bytes) each restate the labels of
+        // every series once, in their preamble: that share is counted with each sample.
+        let recordBytes = window.reduce(0) { $0 + $1.bytes }
+        let preamble = Self.preambleBytes(all)
+        let segmentSamples = Double(4 << 20) / (Double(recordBytes) / Double(max(samples, 1)))
+        let bytes = Int(Double(recordBytes) * (1 + Double(preamble) / Double(4 << 20)))
         // Every series of /metrics, and pathwatch_up.
         let series = metrics.split(separator: "\n").filter { !$0.hasPrefix("#") }.count + 1
         let shippedHours = Double(bounds[3] - bounds[1]) * Self.speedUp / 3_600_000
         let hourBytes = Double(bytes) / Double(series) / shippedHours
         let sampleBytes = Double(bytes) / Double(max(samples, 1))
         let measured =
-            "\(window.count) records, \(bytes) bytes, \(samples) samples of \(series) series in \(shippedHours * 60) shipped minutes: "
-            + "\(Int(hourBytes)) bytes a series an hour, \(Int(sampleBytes)) a sample"
+            "\(window.count) records, \(recordBytes) bytes, \(samples) samples of \(series) series in \(shippedHours * 60) shipped minutes, "
+            + "a preamble of \(preamble) bytes every \(Int(segmentSamples)) samples: "
+            + "\(Int(hourBytes)) bytes a series an hour, \(String(format: "%.2f", sampleBytes)) a sample"
         #expect(window.count >= 10, "\(measured)")
         guard let stated = Statement(readme: readme) else {
             Issue.record("the README does not state the capacity as this test reads it; measured \(measured)")

@@ -11,17 +11,25 @@ import Testing
 struct LinkStateProbeNamespaceTests {
     /// Runs `action`, then serves the probe's descriptor until it has been quiet for a while;
     /// returns the last observation of each check emitted on those events.
-    func step(_ probe: LinkStateProbe, _ action: () throws -> Void) throws -> [String: Observation] {
+    /// What the probe emits after `action`: waiting (up to 30 s) for the first event and for
+    /// every key in `expecting`, then for whatever follows within 300 ms. A busy machine delivers
+    /// netlink's messages late and apart: a fixed wait took one change's path into the next step.
+    func step(_ probe: LinkStateProbe, expecting keys: Set<String> = [], _ action: () throws -> Void) throws
+        -> [String: Observation]
+    {
         try action()
         var emitted: [String: Observation] = [:]
         let fd = try #require(probe.eventFileDescriptor)
-        var timeout: Int32 = 3_000
-        while readable(fd, milliseconds: timeout) {
+        let deadline = Date().addingTimeInterval(30)
+        func take() throws {
             for observation in try collect({ try probe.handleEvent(into: $0) }) {
                 emitted[observation.key] = observation
             }
-            timeout = 300
         }
+        while emitted.isEmpty || !keys.isSubset(of: emitted.keys), Date() < deadline {
+            if readable(fd, milliseconds: 500) { try take() }
+        }
+        while readable(fd, milliseconds: 300) { try take() }
         return emitted
     }
 
@@ -78,41 +86,45 @@ struct LinkStateProbeNamespaceTests {
             _ = try collect { try probe.sample(into: $0) }
             let (ns, peer) = (topology.ns, topology.peer)
 
-            var changed = try step(probe) { try peer.ip("link set vB down") }
+            var changed = try step(probe, expecting: ["vA", "path"]) { try peer.ip("link set vB down") }
             #expect(Set(changed.keys) == ["vA", "path"])
             #expect(changed["vA"]?.state == .critical && changed["vA"]?.message.hasPrefix("up, no carrier") == true)
             #expect(
                 changed["path"]?.state == .critical && changed["path"]?.message == "Offline - No internet connection")
 
-            changed = try step(probe) { try peer.ip("link set vB up") }
+            changed = try step(probe, expecting: ["vA", "path"]) { try peer.ip("link set vB up") }
             #expect(Set(changed.keys) == ["vA", "path"])
             #expect(changed["vA"]?.state == .ok && changed["path"]?.message == "Connected via Ethernet (vA)")
 
-            changed = try step(probe) { try ns.ip("route del default") }
+            changed = try step(probe, expecting: ["vA", "path"]) { try ns.ip("route del default") }
             #expect(Set(changed.keys) == ["vA", "path"])
             #expect(changed["vA"]?.state == .ok && changed["vA"]?.label(WellKnownLabel.defaultRoute) == nil)
             #expect(changed["path"]?.state == .critical)
 
-            changed = try step(probe) { try ns.ip("route add default via 10.80.0.2 dev vA metric 100") }
+            changed = try step(probe, expecting: ["vA", "path"]) {
+                try ns.ip("route add default via 10.80.0.2 dev vA metric 100")
+            }
             #expect(Set(changed.keys) == ["vA", "path"])
             #expect(changed["path"]?.state == .ok && changed["vA"]?.label(WellKnownLabel.defaultRoute) == "100")
 
-            changed = try step(probe) { try ns.ip("link del vE") }
+            changed = try step(probe, expecting: ["vE"]) { try ns.ip("link del vE") }
             #expect(Set(changed.keys) == ["vE"])
             #expect(changed["vE"]?.state == .unknown && changed["vE"]?.message == "removed")
 
-            changed = try step(probe) { try ns.ip("link add vE type veth peer name vF netns \(peer.name)") }
+            changed = try step(probe, expecting: ["vE"]) {
+                try ns.ip("link add vE type veth peer name vF netns \(peer.name)")
+            }
             #expect(Set(changed.keys) == ["vE"])
             #expect(changed["vE"]?.state == .ok && changed["vE"]?.message == "administratively down")
 
-            changed = try step(probe) {
+            changed = try step(probe, expecting: ["vE"]) {
                 try peer.ip("link set vF up")
                 try ns.ip("link set vE up")
             }
             #expect(Set(changed.keys) == ["vE"])
             #expect(changed["vE"]?.state == .ok && changed["vE"]?.message == "up, carrier, 10000 Mb/s")
 
-            changed = try step(probe) { try ns.ip("addr add 10.81.0.1/24 dev vE") }
+            changed = try step(probe, expecting: ["vE"]) { try ns.ip("addr add 10.81.0.1/24 dev vE") }
             #expect(Set(changed.keys) == ["vE"])
             #expect(changed["vE"]?.message == "up, carrier, 10000 Mb/s, 10.81.0.1/24")
         }
@@ -155,7 +167,7 @@ struct LinkStateProbeNamespaceTests {
     @Test(.needsNamespaces) func defaultRouteFlushedByLinkDownIsNotResurrected() throws {
         try withProbe { topology, probe in
             _ = try collect { try probe.sample(into: $0) }
-            var changed = try step(probe) { try topology.ns.ip("link set vA down") }
+            var changed = try step(probe, expecting: ["vA", "path"]) { try topology.ns.ip("link set vA down") }
             #expect(changed["vA"]?.message == "administratively down")
             #expect(changed["path"]?.state == .critical)
 
@@ -181,11 +193,11 @@ struct LinkStateProbeNamespaceTests {
         #expect(sample["wlan0"]?.state == .critical && sample["wlan0"]?.message == "not present")
         #expect(sample["vE"]?.state == .ok)
 
-        var changed = try step(probe) { try topology.ns.ip("link set vE down") }
+        var changed = try step(probe, expecting: ["vE"]) { try topology.ns.ip("link set vE down") }
         #expect(Set(changed.keys) == ["vE"])
         #expect(changed["vE"]?.state == .critical && changed["vE"]?.message == "administratively down")
 
-        changed = try step(probe) { try topology.ns.ip("link del vE") }
+        changed = try step(probe, expecting: ["vE"]) { try topology.ns.ip("link del vE") }
         #expect(changed["vE"]?.state == .critical && changed["vE"]?.message == "removed")
         sample = try collect { try probe.sample(into: $0) }
         #expect(sample["vE"]?.state == .critical)

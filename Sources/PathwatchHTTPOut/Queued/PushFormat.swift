@@ -76,11 +76,17 @@ package protocol RecordEncoder {
     /// Says what the queue did with an append of `records` (dropped old ones for room,
     /// refused one too large), in the sink's own words.
     mutating func noteAppend(_ result: DurableQueue.AppendResult, of records: [QueueRecord])
+    /// What a fresh queue segment starts with (`DurableQueue.append(_:preamble:)`); usually nothing.
+    func segmentPreamble() -> [UInt8]
+    /// An append failed: its records are held in memory, and may reach the disk later or never.
+    mutating func noteAppendFailed()
 }
 
 extension RecordEncoder {
     package mutating func dueRecords(at now: WallTime, monotonic: UInt64) -> [QueueRecord] { [] }
     package var nextDue: UInt64? { nil }
+    package func segmentPreamble() -> [UInt8] { [] }
+    package mutating func noteAppendFailed() {}
 }
 
 /// One request read from the head of the queue.

@@ -206,13 +206,15 @@ package final class QueueWriter<Format: PushFormat>: DeliveryFeed {
         w.held = []
         guard !batch.isEmpty else { return }
         do {
-            let result = try queue.append(batch)
+            let encoder = w.encoder
+            let result = try queue.append(batch) { encoder?.segmentPreamble() ?? [] }
             w.encoder?.noteAppend(result, of: batch)
             let wasHeld = context.health.diskTookHeldRecords()
             if wasHeld > 0 {
                 context.log(.notice, "the state disk takes \(context.noun) again; \(wasHeld) held in memory are queued")
             }
         } catch {
+            w.encoder?.noteAppendFailed()
             hold(batch, because: error, &w)
         }
         context.health.observe(queue)

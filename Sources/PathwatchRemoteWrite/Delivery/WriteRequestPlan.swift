@@ -23,21 +23,23 @@ struct WriteRequestPlan: PushRequest {
     /// Whether an accepted request completes its reports (whole ones, or a report's last part).
     var completesReports: Bool { part.map { $0.end >= $0.of } ?? true }
 
-    /// nil when the head report cannot be cut into its series (a record this release cannot read).
-    init?(run: [QueueHead], cap: Int) {
-        guard let head = run.first, let series = ReportRecord.samples(in: head.record) else { return nil }
+    /// `reports` holds the entries of each record of `run`, in order. Nil when the head report
+    /// cannot be cut into its series.
+    init?(run: [QueueHead], reports: [ReportEntries], cap: Int) {
+        guard let head = run.first, let first = reports.first, run.count == reports.count else { return nil }
         let from = Int(clamping: head.progress)
+        let series = first.count
         guard from > 0 || series > cap else {
             self.run = run
-            body = run.flatMap(\.record.body)
-            samples = run.reduce(0) { $0 + (ReportRecord.samples(in: $1.record) ?? 0) }
+            body = reports.flatMap(\.bytes)
+            samples = reports.reduce(0) { $0 + $1.count }
             part = nil
             return
         }
         let end = min(series, from + cap)
-        guard from < end, let bytes = SeriesEntries.slice(head.record.body, entries: from..<end) else { return nil }
+        guard from < end, let bytes = first.slice(from..<end) else { return nil }
         self.run = [head]
-        body = Array(bytes)
+        body = bytes
         samples = end - from
         part = (end, series)
     }

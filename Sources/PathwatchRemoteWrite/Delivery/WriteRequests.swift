@@ -16,6 +16,8 @@ struct WriteRequests: RequestReader {
     /// again, and alone each is either an identical sample (which Prometheus accepts silently)
     /// or refused as out of order without taking newer reports down with it.
     private var confirmed = false
+    /// What the series numbers of the segment being read stand for.
+    private var table = SeriesTable()
 
     init(settings: RemoteWriteSinkSettings, context: PushContext) {
         self.settings = settings
@@ -36,13 +38,41 @@ struct WriteRequests: RequestReader {
             logAged(expired.count)
             return .drop(expired.map(\.entry))
         }
-        // A kind this release does not know, or a body it cannot cut into series (only the head
-        // can be one: `batch` takes no such record after it): dropped and counted, as a damaged
-        // one is.
-        guard let plan = WriteRequestPlan(run: run, cap: settings.maxSamplesPerSend) else {
+        // A kind this release does not know, or a body it cannot cut into series: dropped and
+        // counted, as a damaged one is; the reports before it go first.
+        var reports: [ReportEntries] = []
+        for head in run {
+            guard let entries = try entries(of: head, in: queue) else { break }
+            reports.append(entries)
+        }
+        guard
+            let plan = WriteRequestPlan(
+                run: Array(run.prefix(reports.count)), reports: reports, cap: settings.maxSamplesPerSend)
+        else {
             return .drop([run[0].entry])
         }
         return .send(plan)
+    }
+
+    /// A report's entries: as queued by a release before 0.2.0, or built from the segment's
+    /// series. Nil for a record that is neither.
+    private mutating func entries(of head: QueueHead, in queue: DurableQueue) throws(QueueError) -> ReportEntries? {
+        switch head.record.kind {
+        case ReportRecord.joinedKind:
+            return ReportRecord.samples(in: head.record).map { .joined(head.record.body, count: $0) }
+        case DenseReport.kind:
+            var unknown = 0
+            guard let entries = try table.entries(of: head, in: queue, unknown: &unknown) else { return nil }
+            if unknown > 0 {
+                context.logRepeated(
+                    .warning, kind: "unknown-series",
+                    "a report names \(unknown) series its queue segment never defined (a record lost before the disk); sent without them"
+                )
+            }
+            return .separate(entries)
+        default:
+            return nil
+        }
     }
 
     func attempt(_ plan: WriteRequestPlan) throws(PushProblem) -> PushAttempt {

@@ -10,30 +10,14 @@ enum SeriesEntries {
         var offset = 0
         var start = range.lowerBound == 0 ? 0 : nil as Int?
         while index < range.upperBound {
-            guard offset < body.count, body[offset] == 0x0A, let (length, next) = varint(body, at: offset + 1),
-                length <= body.count - next
+            guard offset < body.count, body[offset] == 0x0A, let (length, next) = Varint.read(body, at: offset + 1),
+                length <= UInt64(body.count - next)
             else { return nil }
-            offset = next + length
+            offset = next + Int(length)
             index += 1
             if index == range.lowerBound { start = offset }
         }
         guard let start else { return nil }
         return body[start..<offset]
-    }
-
-    /// A varint at `offset` and the offset after it; nil when it runs past the end or
-    /// is longer than any length a record can hold.
-    private static func varint(_ bytes: [UInt8], at offset: Int) -> (Int, Int)? {
-        var value = 0
-        var shift = 0
-        var i = offset
-        while i < bytes.count, shift < 56 {
-            let byte = bytes[i]
-            value |= Int(byte & 0x7F) << shift
-            i += 1
-            if byte < 0x80 { return (value, i) }
-            shift += 7
-        }
-        return nil
     }
 }

@@ -6,63 +6,56 @@
 ///     Sample       { double value = 1; int64 timestamp = 2; }
 ///
 /// A repeated field's entries may be written one after another, so a `WriteRequest` is just
-/// its `timeseries` entries concatenated: each report is encoded once, into a queue record, as
-/// its entries (`entries(of:timestamp:)`), and a request is any run of records joined. Why by
-/// hand rather than swift-protobuf is in the module's README.
+/// its `timeseries` entries concatenated: a request is the entries of a run of queue records
+/// joined, each series' labels encoded once per segment the delivery reads (`SeriesTable`).
+/// Why by hand rather than swift-protobuf is in the module's README.
 enum WriteRequestEncoder {
     /// The `timeseries` entries (field 1 of `WriteRequest`) of `series`, each with one sample
     /// at `timestamp` (milliseconds since the epoch).
     static func entries(of series: [TimeSeries], timestamp: Int64) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(series.count * 128)
+        for one in series { out += entry(labels: labels(one.labels), value: one.value, timestamp: timestamp) }
+        return out
+    }
+
+    /// `TimeSeries.labels` (field 1, repeated) of `labels`, encoded: a series' part that stays
+    /// the same from one sample to the next.
+    static func labels(_ labels: [TimeSeries.Label]) -> [UInt8] {
         var body: [UInt8] = []
-        for one in series {
-            body.removeAll(keepingCapacity: true)
-            for label in one.labels {
-                let name = label.name.utf8
-                let value = label.value.utf8
-                let labelLength = fieldLength(name.count) + fieldLength(value.count)
-                body.append(0x0A)  // TimeSeries.labels: field 1, length-delimited
-                writeVarint(UInt64(labelLength), into: &body)
-                body.append(0x0A)  // Label.name
-                writeVarint(UInt64(name.count), into: &body)
-                body += name
-                body.append(0x12)  // Label.value
-                writeVarint(UInt64(value.count), into: &body)
-                body += value
-            }
-            body.append(0x12)  // TimeSeries.samples: field 2, length-delimited
-            writeVarint(UInt64(1 + 8 + 1 + varintLength(UInt64(bitPattern: timestamp))), into: &body)
-            body.append(0x09)  // Sample.value: field 1, 64-bit
-            withUnsafeBytes(of: one.value.bitPattern.littleEndian) { body += $0 }
-            body.append(0x10)  // Sample.timestamp: field 2, varint (two's complement)
-            writeVarint(UInt64(bitPattern: timestamp), into: &body)
-            out.append(0x0A)  // WriteRequest.timeseries: field 1, length-delimited
-            writeVarint(UInt64(body.count), into: &out)
-            out += body
+        for label in labels {
+            let name = label.name.utf8
+            let value = label.value.utf8
+            body.append(0x0A)  // TimeSeries.labels: field 1, length-delimited
+            Varint.append(UInt64(fieldLength(name.count) + fieldLength(value.count)), to: &body)
+            body.append(0x0A)  // Label.name
+            Varint.append(UInt64(name.count), to: &body)
+            body += name
+            body.append(0x12)  // Label.value
+            Varint.append(UInt64(value.count), to: &body)
+            body += value
         }
+        return body
+    }
+
+    /// One `timeseries` entry: a series' encoded `labels` and one sample.
+    static func entry(labels: [UInt8], value: Double, timestamp: Int64) -> [UInt8] {
+        let sampleLength = 1 + 8 + 1 + Varint.length(UInt64(bitPattern: timestamp))
+        let seriesLength = labels.count + 1 + Varint.length(UInt64(sampleLength)) + sampleLength
+        var out: [UInt8] = []
+        out.reserveCapacity(1 + Varint.length(UInt64(seriesLength)) + seriesLength)
+        out.append(0x0A)  // WriteRequest.timeseries: field 1, length-delimited
+        Varint.append(UInt64(seriesLength), to: &out)
+        out += labels
+        out.append(0x12)  // TimeSeries.samples: field 2, length-delimited
+        Varint.append(UInt64(sampleLength), to: &out)
+        out.append(0x09)  // Sample.value: field 1, 64-bit
+        withUnsafeBytes(of: value.bitPattern.littleEndian) { out += $0 }
+        out.append(0x10)  // Sample.timestamp: field 2, varint (two's complement)
+        Varint.append(UInt64(bitPattern: timestamp), to: &out)
         return out
     }
 
     /// A length-delimited field's size: tag, length, bytes.
-    static func fieldLength(_ count: Int) -> Int { 1 + varintLength(UInt64(count)) + count }
-
-    static func varintLength(_ value: UInt64) -> Int {
-        var v = value
-        var n = 1
-        while v >= 0x80 {
-            v >>= 7
-            n += 1
-        }
-        return n
-    }
-
-    static func writeVarint(_ value: UInt64, into out: inout [UInt8]) {
-        var v = value
-        while v >= 0x80 {
-            out.append(UInt8(v & 0x7F) | 0x80)
-            v >>= 7
-        }
-        out.append(UInt8(v))
-    }
+    static func fieldLength(_ count: Int) -> Int { 1 + Varint.length(UInt64(count)) + count }
 }

@@ -4,7 +4,8 @@ import PathwatchQueue
 import PathwatchSinkKit
 
 /// Turns each report into one queue record on the intake thread: the series the report sends
-/// (its probes', and the agent's once an interval: `ReportSeries`, `AgentSeriesPace`), encoded.
+/// (its probes', and the agent's once an interval: `ReportSeries`, `AgentSeriesPace`), as
+/// numbers the queue segment defines once (`SeriesBook`, `DenseReport`) and their values.
 struct ReportEncoder: RecordEncoder {
     let series: ReportSeries
     var pace: AgentSeriesPace
@@ -12,6 +13,8 @@ struct ReportEncoder: RecordEncoder {
     let context: PushContext
     /// The timestamp of the last report queued in this run (milliseconds).
     var lastTimestamp: Int64 = 0
+    /// Each series' number, and which the queue's append segment has defined.
+    var book = SeriesBook()
 
     mutating func records(for batch: SinkBatch) -> [QueueRecord] {
         record(of: batch.snapshot, probes: batch.reportingProbes).map { [$0] } ?? []
@@ -30,12 +33,15 @@ struct ReportEncoder: RecordEncoder {
         let agentSeries = pace.take(at: timestamp, path: snapshot.path)
         let all = series.series(of: snapshot, probes: probes, withAgentSeries: agentSeries)
         guard !all.isEmpty else { return nil }
-        return ReportRecord.make(
-            entries: WriteRequestEncoder.entries(of: all, timestamp: timestamp), series: all.count, timestamp: timestamp
-        )
+        return ReportRecord.make(book.contents(of: all), timestamp: timestamp)
     }
 
+    func segmentPreamble() -> [UInt8] { book.preamble() }
+
+    mutating func noteAppendFailed() { book.appendFailed() }
+
     mutating func noteAppend(_ result: DurableQueue.AppendResult, of records: [QueueRecord]) {
+        book.noteAppend(result)
         if result.refused > 0, let refused = records.first {
             oversize.refused(bytes: refused.body.count, series: ReportRecord.samples(in: refused) ?? 0)
         } else {

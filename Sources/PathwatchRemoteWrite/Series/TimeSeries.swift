@@ -1,7 +1,7 @@
 /// One series of one report: its labels (`__name__` among them), sorted by name as remote
 /// write requires, and the value observed.
 struct TimeSeries: Equatable, Sendable {
-    struct Label: Equatable, Sendable {
+    struct Label: Hashable, Sendable {
         var name: String
         var value: String
     }

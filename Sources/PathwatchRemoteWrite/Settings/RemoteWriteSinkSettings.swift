@@ -6,9 +6,10 @@ import PathwatchSinkKit
 /// `url`, header values, `bearer_token` and `basic_auth` may hold secrets substituted from
 /// `${env:…}`/`${file:…}`: no error message here repeats one of them.
 package struct RemoteWriteSinkSettings: SinkMaking, Decodable, Equatable {
-    package static let defaultMaxAge = ConfigDuration.seconds(7200)
-    /// About 2 h of 500 series every 10 s as the queue keeps them (uncompressed protobuf with
-    /// every label, some 180 bytes a sample): the default `max_age` of a busy host fits.
+    /// A day: a laptop closed overnight, a site's uplink down for a day, still arrive.
+    package static let defaultMaxAge = ConfigDuration.seconds(86_400)
+    /// About 3 days of 500 series every 10 s as the queue keeps them (4 to 5 bytes a sample,
+    /// see the README's Capacity): the default `max_age` of a busy host fits.
     package static let defaultMaxBytes = ByteSize(bytes: 64 << 20)
     /// Prometheus's own `queue_config.max_samples_per_send` default.
     package static let defaultMaxSamplesPerSend = 2000

@@ -1,0 +1,106 @@
+import PathwatchQueue
+
+/// The intake's side of `DenseReport`: which number each series has, and which of them the
+/// segment being appended to has defined, so that a record defines only what its segment has
+/// not. Used on the intake thread only.
+///
+/// What the queue tells it after each append (`noteAppend`) is all it trusts: a series counts
+/// as defined once a record defining it was accepted, or once a segment started with a
+/// preamble that lists it. A record the queue refused, or one held in memory while the state
+/// disk failed, defines nothing; the next record to name its series defines them again (twice
+/// costs a few bytes, never a sample).
+struct SeriesBook {
+    private var numbers: [[TimeSeries.Label]: UInt64] = [:]
+    private var labels: [UInt64: [TimeSeries.Label]] = [:]
+    /// The segment (counted from this run's first) in which an accepted record last named
+    /// each series.
+    private var lastSent: [UInt64: Int] = [:]
+    private var next: UInt64 = 0
+    /// Series the append segment has defined (its preamble, or an accepted record).
+    private var defined: Set<UInt64> = []
+    /// The records made since the last `noteAppend`: every series each names, and those it defines.
+    private var pending: [(named: [UInt64], fresh: [UInt64])] = []
+    private var segment = 0
+
+    /// `series` (labels sorted, as sent) as a record's contents: defining those its segment has
+    /// not, naming every one by number.
+    mutating func contents(of series: [TimeSeries]) -> DenseReport.Contents {
+        var contents = DenseReport.Contents()
+        contents.samples.reserveCapacity(series.count)
+        var named: [UInt64] = []
+        named.reserveCapacity(series.count)
+        var fresh: [UInt64] = []
+        for one in series {
+            let number: UInt64
+            if let known = numbers[one.labels] {
+                number = known
+            } else {
+                number = next
+                next += 1
+                numbers[one.labels] = number
+                labels[number] = one.labels
+            }
+            named.append(number)
+            if !defined.contains(number) {
+                contents.definitions.append(DenseReport.Definition(series: number, labels: one.labels))
+                fresh.append(number)
+            }
+            contents.samples.append((number, one.value))
+        }
+        pending.append((named, fresh))
+        return contents
+    }
+
+    /// What a fresh segment starts with: every series sent in this segment or the one before,
+    /// and those the records being appended name, but those they define themselves.
+    func preamble() -> [UInt8] {
+        let current = listed()
+        guard !current.isEmpty else { return [] }
+        let definitions = current.sorted().compactMap { n in
+            labels[n].map { DenseReport.Definition(series: n, labels: $0) }
+        }
+        return DenseReport.body(DenseReport.Contents(definitions: definitions), preamble: true)
+    }
+
+    private func listed() -> Set<UInt64> {
+        var listed = Set(lastSent.filter { $0.value >= segment - 1 }.keys)
+        for record in pending { listed.formUnion(record.named) }
+        for record in pending { listed.subtract(record.fresh) }
+        return listed
+    }
+
+    /// After an append of the records made since the last call: what their segment now defines.
+    mutating func noteAppend(_ result: DurableQueue.AppendResult) {
+        defer { pending = [] }
+        if result.startedSegment {
+            // The preamble listed what `preamble()` gave.
+            defined = listed()
+            segment += 1
+        }
+        // Which records a refusal hit is not known: none of them defined anything, or was sent.
+        if result.refused == 0 && result.accepted > 0 {
+            for record in pending {
+                defined.formUnion(record.fresh)
+                for number in record.named { lastSent[number] = segment }
+            }
+        }
+        if result.startedSegment { forgetUnsent() }
+    }
+
+    /// An append failed (held in memory): its records may or may not reach the disk later, in
+    /// another segment; nothing they defined counts.
+    mutating func appendFailed() { pending = [] }
+
+    /// Series no accepted record named in the last two segments (a reload's removed probe, a
+    /// label value gone, a refused report's): forgotten, so the book and the preambles stay the
+    /// size of what the agent sends. One that comes back gets a new number.
+    private mutating func forgetUnsent() {
+        // What the new segment's preamble did not list: sent in neither of the two before it.
+        for (number, series) in labels where (lastSent[number] ?? Int.min) < segment - 2 {
+            labels[number] = nil
+            numbers[series] = nil
+            lastSent[number] = nil
+            defined.remove(number)
+        }
+    }
+}
