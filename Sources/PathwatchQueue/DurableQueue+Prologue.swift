@@ -4,8 +4,11 @@
 extension DurableQueue {
     /// The preamble of `entry`'s segment and every intact record written before `entry` in
     /// it, consumed and dropped ones included (they leave the disk only with their segment).
-    package func prologue(of entry: QueueEntry) throws(QueueError) -> SegmentPrologue {
-        try state.withLock { s throws(QueueError) -> SegmentPrologue in
+    /// Nil when the segment is gone: the bound dropped it, and `entry` with it, while the
+    /// record was out with the owner.
+    package func prologue(of entry: QueueEntry) throws(QueueError) -> SegmentPrologue? {
+        try state.withLock { s throws(QueueError) -> SegmentPrologue? in
+            guard s.segments.contains(entry.segment) else { return nil }
             let fd = try s.readDescriptor(for: entry.segment)
             let bytes = try QueueFiles.read(fd, count: Int(entry.offset), at: 0)
             var prologue = SegmentPrologue()

@@ -193,7 +193,10 @@ struct QueueState {
     /// The descriptor to read `segment` through (one kept open at a time).
     mutating func readDescriptor(for segment: UInt64) throws(QueueError) -> Int32 {
         if let r = readFD, r.segment == segment { return r.fd }
+        // Forgotten before the open, which may fail: a closed number kept here would be closed
+        // again later, when the kernel may have given it to the append segment.
         if let r = readFD { QueueFiles.closeDescriptor(r.fd) }
+        readFD = nil
         let fd = try files.openFile(files.segmentPath(segment), flags: O_RDONLY)
         readFD = (segment, fd)
         return fd

@@ -71,7 +71,7 @@ import Testing
         var last = -1
         while let head = try queue.head() {
             #expect(
-                try queue.prologue(of: head.entry).preamble
+                try queue.prologue(of: head.entry)?.preamble
                     == (preamble > 0 ? [UInt8](repeating: 9, count: preamble) : nil))
             let number = try #require(Int(head.record.id.dropFirst(2)))
             #expect(number > last)

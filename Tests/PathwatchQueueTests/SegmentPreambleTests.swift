@@ -42,7 +42,7 @@ import Testing
         var previous: QueueHead?
         var seen = 0
         while let head = try queue.head() {
-            let prologue = try queue.prologue(of: head.entry)
+            let prologue = try #require(try queue.prologue(of: head.entry))
             #expect(prologue.preamble.map { String(decoding: $0, as: UTF8.self).hasPrefix("segment ") } == true)
             if let previous, head.entry.sharesSegment(with: previous.entry) {
                 #expect(head.entry.directlyFollows(previous.entry))
@@ -102,6 +102,32 @@ import Testing
             try queue.complete(head.entry, as: .delivered)
         }
         #expect(ids == ["r-1", "r-2", "r-3"])
+        queue.close()
+    }
+
+    /// The bound drops a record's segment while the record is out with its owner: it has no
+    /// prologue any more, and the queue goes on appending and reading (a descriptor kept for
+    /// a segment that could not be opened once closed the append segment's).
+    @Test func aRecordWhoseSegmentTheBoundDroppedHasNoPrologueAndTheQueueGoesOn() throws {
+        let dir = try TestEnvironment.makeTemporaryDirectory()
+        defer { TestEnvironment.removeTemporaryDirectory(dir) }
+        let queue = try DurableQueue(folder: dir.path + "/queue", limits: .init(records: 1000, bytes: 64 << 10))
+        _ = try queue.append([record(0, size: 3000)]) { Array("p".utf8) }
+        let out = try #require(try queue.head())
+        for n in 1...60 {
+            _ = try queue.append([record(n, size: 3000)]) { Array("p".utf8) }
+            if n % 10 == 0 && n >= 30 {
+                #expect(try queue.prologue(of: out.entry) == nil, "the segment of record 0 is gone")
+                let head = try #require(try queue.head())
+                #expect(try queue.prologue(of: head.entry)?.preamble == Array("p".utf8))
+            }
+        }
+        var last = 0
+        while let head = try queue.head() {
+            last = Int(head.record.id.dropFirst(2)) ?? -1
+            try queue.complete(head.entry, as: .delivered)
+        }
+        #expect(last == 60)
         queue.close()
     }
 }

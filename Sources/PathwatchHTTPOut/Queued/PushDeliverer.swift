@@ -207,10 +207,20 @@ package final class PushDeliverer<Format: PushFormat>: Sendable {
             }
         case .rejected(let status, let firstLine):
             pass.pacing.noteDone()
+            if pass.reader.sendsApart(refused: request) {
+                // The receiver may have refused some of the records only (samples older than it
+                // takes): each goes again alone, so only those it refuses are dropped.
+                context.note(
+                    error: "HTTP \(status) for \(request.refusalDescription): sending them one at a time: \(firstLine)",
+                    level: .warning)
+                return
+            }
             complete(request.entries, as: .rejected, &pass)
-            context.note(
-                error: "HTTP \(status) for \(request.refusalDescription), refused for good and dropped: \(firstLine)",
-                level: .error)
+            // A backlog the receiver refuses record by record (a day of samples older than it
+            // takes) is one line, then a summary every ten minutes, not a line a record.
+            let line = "HTTP \(status) for \(request.refusalDescription), refused for good and dropped: \(firstLine)"
+            context.health.noteError(line)
+            context.logRepeated(.error, kind: "rejected: HTTP \(status)", line)
         case .aborted:
             // Closing: the run stays queued, whole, and the successor tries it first.
             pass.pacing.pendingRun = request.count

@@ -143,6 +143,10 @@ package protocol RequestReader {
     mutating func acknowledge(_ request: Request, in queue: DurableQueue) throws(QueueError)
     /// While delivery waits: gives up on what is too old to matter.
     func housekeep(_ queue: DurableQueue)
+    /// The receiver refused `request` for good: true when the reader sends its records again,
+    /// each alone (the refusal may concern some of them only), so they stay queued; false when
+    /// they are dropped as rejected.
+    mutating func sendsApart(refused request: Request) -> Bool
 }
 
 extension RequestReader {
@@ -151,4 +155,5 @@ extension RequestReader {
         try queue.complete(run: request.entries, as: .delivered)
     }
     package func housekeep(_ queue: DurableQueue) {}
+    package mutating func sendsApart(refused request: Request) -> Bool { false }
 }

@@ -11,10 +11,12 @@ struct WriteRequests: RequestReader {
 
     let settings: RemoteWriteSinkSettings
     let context: PushContext
-    /// Until the first request of this run is accepted, reports go one per request: after a
-    /// kill -9 between a 2xx and the queue's cursor write, the reports of that request are sent
-    /// again, and alone each is either an identical sample (which Prometheus accepts silently)
-    /// or refused as out of order without taking newer reports down with it.
+    /// Until the first request of this run is accepted, and after a refused request of several
+    /// reports, reports go one per request: after a kill -9 between a 2xx and the queue's cursor
+    /// write, the reports of that request are sent again, and alone each is either an identical
+    /// sample (which Prometheus accepts silently) or refused as out of order without taking
+    /// newer reports down with it; and a receiver refuses a whole request for its samples older
+    /// than it takes (Prometheus's "out of bounds"), which would drop the newer ones beside them.
     private var confirmed = false
     /// What the series numbers of the segment being read stand for.
     private var table = SeriesTable()
@@ -80,6 +82,14 @@ struct WriteRequests: RequestReader {
             throw PushProblem("libsnappy cannot compress; holding the queue")
         }
         return PushAttempt(body: compressed)
+    }
+
+    /// A refused request of several reports goes again one report at a time, until one is
+    /// accepted: only the reports the receiver refuses alone are dropped.
+    mutating func sendsApart(refused plan: WriteRequestPlan) -> Bool {
+        guard plan.run.count > 1 else { return false }
+        confirmed = false
+        return true
     }
 
     /// A part of a report notes how far into it the receiver got, so a restart goes on from

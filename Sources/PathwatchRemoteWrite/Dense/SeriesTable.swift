@@ -15,14 +15,15 @@ struct SeriesTable {
     /// in the order the record has them; a series whose number the segment never defined (its
     /// record was lost before the disk) is left out and counted in `unknown`. Reads what the
     /// segment holds before `head` first when the table has not seen it. Nil when the record
-    /// cannot be decoded.
+    /// cannot be decoded, or its segment is gone (the bound dropped it while it was out).
     mutating func entries(of head: QueueHead, in queue: DurableQueue, unknown: inout Int) throws(QueueError)
         -> [[UInt8]]?
     {
         let entry = head.entry
         if !covers(entry) {
             labels = [:]
-            let prologue = try queue.prologue(of: entry)
+            through = nil
+            guard let prologue = try queue.prologue(of: entry) else { return nil }
             if let preamble = prologue.preamble, let contents = DenseReport.contents(of: preamble, preamble: true) {
                 learn(contents.definitions)
             }
