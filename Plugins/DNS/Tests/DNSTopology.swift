@@ -25,7 +25,12 @@ final class DNSTopology {
         do {
             directory = try Unprivileged.makeTemporaryDirectory("pathwatch-dns")
             try host.exec("ip link add isp0 type veth peer name isp1 netns \(isp.name)")
-            try isp.exec("ip link set isp1 up; ip addr add \(Self.ispAddress)/24 dev isp1")
+            // The kernel sends a destination at most one ICMP error a second by default: the
+            // agent's probes query a stopped resolver several times a second, and a query that
+            // got none timed out instead of being refused, on a busy machine more often.
+            try isp.exec(
+                "ip link set isp1 up; ip addr add \(Self.ispAddress)/24 dev isp1; echo 0 > /proc/sys/net/ipv4/icmp_ratelimit"
+            )
             try host.exec(
                 """
                 ip link set isp0 up
