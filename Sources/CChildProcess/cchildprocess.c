@@ -3,6 +3,7 @@
  * child's signals away from the agent. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <signal.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -21,8 +22,14 @@ int pw_spawn_close_from(posix_spawn_file_actions_t *actions, int from) {
     return posix_spawn_file_actions_addclosefrom_np(actions, from);
 }
 
-int pw_spawnattr_new_session(posix_spawnattr_t *attr) {
-    return posix_spawnattr_setflags(attr, POSIX_SPAWN_SETSID);
+int pw_spawnattr_own_session_default_signals(posix_spawnattr_t *attr) {
+    sigset_t none, all;
+    sigemptyset(&none);
+    sigfillset(&all);
+    int failed = posix_spawnattr_setsigmask(attr, &none);
+    if (!failed) failed = posix_spawnattr_setsigdefault(attr, &all);
+    if (!failed) failed = posix_spawnattr_setflags(attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    return failed;
 }
 
 #define PW_LOAD(field) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (field))

@@ -22,8 +22,11 @@ int pw_spawn_close_from(posix_spawn_file_actions_t *actions, int from);
 /* Sets POSIX_SPAWN_SETSID on `attr`: the child starts a session, and so a process group, of its
  * own. A plug-in that signals "its group" (kill(0, …), killpg(getpgrp(), …)) then reaches only
  * its own child and what that child started, never the agent or another plug-in file's child.
+ * The child also starts with no signal blocked and every signal at its default action: a thread
+ * of the agent's runtime blocks nearly all signals (libdispatch's workers do), and a child
+ * spawned from one would otherwise never act on the SIGTERM its plug-in, or anyone, sends it.
  * 0, or an error number. */
-int pw_spawnattr_new_session(posix_spawnattr_t *attr);
+int pw_spawnattr_own_session_default_signals(posix_spawnattr_t *attr);
 
 /* Installs, in the calling thread and all it starts, a seccomp filter that refuses with EPERM the
  * signals a plug-in could aim at the agent that started it: kill(2) to `agent`, to its process

@@ -6,7 +6,7 @@ import PathwatchSinkKit
 /// The one way the agent starts a program of its own (a probe's plug-in child, the child of a
 /// plug-in trial): posix_spawn with stdin from /dev/null, exactly the descriptors given at the
 /// numbers given, nothing else the agent holds or inherited (closefrom past the highest), in a
-/// session of its own, with exactly `environment`. A process the plug-in forks would otherwise
+/// session of its own, with no signal blocked or ignored, with exactly `environment`. A process the plug-in forks would otherwise
 /// keep the agent's other descriptors open, and whoever reads them waiting, until it ends; and
 /// what the plug-in signals by group would reach the agent. The exec plug-in starts its check
 /// commands with a C shim of its own (Plugins/Exec/CSpawn): a plug-in links the SDK, never the
@@ -46,7 +46,7 @@ package struct ProcessSpawn {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        _ = pw_spawnattr_new_session(&attributes)
+        _ = pw_spawnattr_own_session_default_signals(&attributes)
         var pid: pid_t = 0
         let status = posix_spawn(&pid, executable, &actions, &attributes, &cArgs, &cEnvironment)
         return status == 0 ? .success(pid) : .failure(Failure(code: status))
