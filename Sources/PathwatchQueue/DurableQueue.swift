@@ -145,6 +145,8 @@ package final class DurableQueue: Sendable {
                 result.refused += 1
                 return true
             }
+            result.dropped = result.refused
+            s.cursor.dropped += UInt64(result.refused)
             // Asked once, and only when a segment starts: its bytes count against the bound too.
             var opening: [UInt8]?
             func preambleFrame() -> [UInt8] {
@@ -157,17 +159,22 @@ package final class DurableQueue: Sendable {
             var roll = s.appendSize >= segmentLimit
             func opens() -> UInt64 { roll || s.appendSize == 0 ? UInt64(preambleFrame().count) : 0 }
             // A batch larger than the queue (alone in a fresh segment) keeps only its newest part.
-            while !frames.isEmpty,
-                frames.count > limits.records
-                    || QueueState.cursorFootprint
-                        + QueueState.segmentAllocated(UInt64(frames.reduce(0) { $0 + $1.count }) + opens())
-                        > limits.bytes
-            {
-                frames.removeFirst()
-                result.refused += 1
+            func keepWhatFitsAlone() {
+                var refused = 0
+                while !frames.isEmpty,
+                    frames.count > limits.records
+                        || QueueState.cursorFootprint
+                            + QueueState.segmentAllocated(UInt64(frames.reduce(0) { $0 + $1.count }) + opens())
+                            > limits.bytes
+                {
+                    frames.removeFirst()
+                    refused += 1
+                }
+                result.refused += refused
+                result.dropped += refused
+                s.cursor.dropped += UInt64(refused)
             }
-            result.dropped = result.refused
-            s.cursor.dropped += UInt64(result.refused)
+            keepWhatFitsAlone()
             guard !frames.isEmpty else {
                 if result.refused > 0 { try s.writeCursor() }
                 return result
@@ -183,16 +190,19 @@ package final class DurableQueue: Sendable {
                 result.dropped += 1
             }
             // Empty, but the append segment's consumed records leave no room: a fresh segment,
-            // and that one is removed.
+            // and that one is removed. The segment starts with its preamble, which the first
+            // fitting did not count: the batch is fitted again with it.
             if s.count == 0 && s.appendSize > 0
                 && (s.spaceShort || s.footprint(adding: incoming, inNewSegment: roll) > limits.bytes)
             {
                 roll = true
+                keepWhatFitsAlone()
             }
             if roll { try s.roll() }
             // What was dropped leaves the disk before the batch is written, not after: the
             // folder is within the bound at every instant, not only between appends.
             if result.dropped > result.refused || roll { try s.moveCursor() }
+            guard !frames.isEmpty else { return result }
             let first = s.appendSize == 0 ? preambleFrame() : []
             try s.write(frames, after: first)
             result.accepted = frames.count

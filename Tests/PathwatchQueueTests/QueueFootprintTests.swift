@@ -80,4 +80,34 @@ import Testing
         }
         queue.close()
     }
+
+    /// An empty queue whose segment holds consumed records starts a fresh segment for a record
+    /// that will not fit beside them; that segment's preamble counts too. A record that fits the
+    /// bound alone but not after a preamble is refused, not written past the bound.
+    @Test func aFreshSegmentsPreambleCountsWhenAnEmptyQueueRolls() throws {
+        let dir = try TestEnvironment.makeTemporaryDirectory()
+        defer { TestEnvironment.removeTemporaryDirectory(dir) }
+        let folder = dir.path + "/queue"
+        let bound = 64 << 10
+        let queue = try DurableQueue(folder: folder, limits: .init(records: 100, bytes: UInt64(bound)))
+        let preamble = [UInt8](repeating: 9, count: 3000)
+        // 8 KB consumed in the append segment: less than a segment holds (an eighth of the
+        // bound), so the queue neither reclaims it nor rolls on its own.
+        #expect(try queue.append([record(1, size: 4_900)]) { preamble }.accepted == 1)
+        try queue.complete(try #require(try queue.head()).entry, as: .delivered)
+        #expect(queue.count == 0)
+        // 56 KB fits the bound alone (in 56 KiB of blocks, with the cursor's and a segment's
+        // extra block), not after a 3 KB preamble.
+        let result = try queue.append([record(2, size: 56_000)]) { preamble }
+        let measured = try measure(folder)
+        #expect(measured.size <= UInt64(bound) && measured.allocated <= UInt64(bound), "\(measured)")
+        #expect(result.accepted == 0 && result.refused == 1, "\(result)")
+        // And the queue goes on: the next record that fits is taken, after its preamble.
+        #expect(try queue.append([record(3, size: 1_000)]) { preamble }.accepted == 1)
+        let head = try #require(try queue.head())
+        #expect(head.record.id == "r-3")
+        #expect(try queue.prologue(of: head.entry)?.preamble == preamble)
+        #expect(queue.counters.dropped == 1)
+        queue.close()
+    }
 }
