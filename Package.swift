@@ -393,7 +393,7 @@ let package = Package(
             dependencies: [
                 "PathwatchRemoteWrite", "PathwatchAgent", "PathwatchSinkKit", "PathwatchQueue", "PathwatchSinks",
                 "PathwatchTestSupport",
-                "PathwatchSinkTestSupport",
+                "PathwatchSinkTestSupport", "PathwatchClockTesting", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         .testTarget(

@@ -24,6 +24,9 @@ package enum CheckConfigCommand {
         for refusal in checked.catalog.refused {
             say("note: plug-in refused: \(loaded.redactor.redact(refusal.description))")
         }
+        for (index, sink) in loaded.config.sinks.enumerated() {
+            for note in sink.settings.checkNotes { say("note: sinks[\(index)] (\(sink.type)): \(note)") }
+        }
         DescriptorLimit.raiseSoftToHard()
         if let shortage = DescriptorLimit.shortage(for: loaded.config) { say("warning: \(shortage)") }
         // As root, the service's user must pass too: it is who reads the secrets and writes

@@ -4,12 +4,15 @@ import Testing
 
 /// A plug-in in its own child cannot signal the agent or another plug-in file's child by group
 /// (contract §6 "Isolation"): `kill(0, …)` and `killpg(getpgrp(), …)` reach only the plug-in's own
-/// child, and `kill(-getppid(), …)` or `kill(getppid(), …)` are refused. The agent is started as
+/// child, and `kill(-getppid(), …)` or `kill(getppid(), …)` are refused. What a plug-in sends
+/// itself acts as in any program: `raise(SIGTERM)` ends its child. The agent is started as
 /// the leader of its own process group, as systemd starts it, so that a signal to its group
 /// would reach it if nothing stopped it.
 @Suite(.serialized, .onItsOwnThread) struct IsolationSignalTests {
     let pathwatch = TestEnvironment.pathwatchBinary.path
-    static let modes = ["kill_group", "killpg_own", "kill_parent_group", "kill_parent"]
+    static let modes = ["kill_group", "killpg_own", "raise_own", "kill_parent_group", "kill_parent"]
+    /// The modes that signal the plug-in's own child, which ends and is restarted.
+    static let ownModes = ["kill_group", "killpg_own", "raise_own"]
 
     /// The argument vector that runs `argv` as the leader of a session (and so of a process
     /// group) of its own, in the same process: the pid the test holds is the program's.
@@ -60,7 +63,7 @@ import Testing
         // were restarted after it, the two that aim at the agent were refused and said so.
         let seen = waitUntilValue(timeout: 60, interval: 0.2) { () -> [String: Any]? in
             guard agent.isRunning, let doc = latest() else { return nil }
-            let restarted = ["kill_group", "killpg_own"].allSatisfy {
+            let restarted = Self.ownModes.allSatisfy {
                 (probe(doc, $0)?["restarts"] as? Double ?? 0) >= 2
             }
             let refused = ["kill_parent_group", "kill_parent"].allSatisfy {
@@ -75,7 +78,7 @@ import Testing
             check(doc, "kill_parent_group/c")?["message"] as? String == "kill(-parent) refused: Operation not permitted"
         )
         #expect(check(doc, "kill_parent/c")?["message"] as? String == "kill(parent) refused: Operation not permitted")
-        for id in ["kill_group", "killpg_own"] {
+        for id in Self.ownModes {
             #expect(
                 (probe(doc, id)?["last_error"] as? String)?.hasPrefix("plug-in crashed: SIGTERM (signal 15)") == true,
                 "\(String(describing: probe(doc, id)))")
@@ -153,7 +156,7 @@ import Testing
                 pathwatch, "plugins", "--try", file.path, "--probe-config", #"{"do": "\#(mode)"}"#, "--timeout", "10",
             ]), timeout: 60)
         switch mode {
-        case "kill_group", "killpg_own":
+        case "kill_group", "killpg_own", "raise_own":
             #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
             #expect(result.stdout.contains("plug-in crashed: SIGTERM (signal 15) during sample"), "\(result.stdout)")
         default:

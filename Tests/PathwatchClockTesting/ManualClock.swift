@@ -25,14 +25,22 @@ package final class ManualClock: AgentClock {
     package static let wallStart = WallTime(milliseconds: 1_767_225_600_000)
 
     private let state = Mutex(State(now: ManualClock.start))
+    /// The wall-clock time this clock shows at `start`.
+    private let wallAtStart: WallTime
 
-    package init() {}
+    /// `wallAtStart`: where the wall clock starts, for a test whose times meet a real peer's
+    /// (a receiver that compares them with its own clock).
+    package init(wallAtStart: WallTime = ManualClock.wallStart) {
+        self.wallAtStart = wallAtStart
+    }
 
     package var monotonicNow: UInt64 { state.withLock { $0.now } }
 
-    package var wallNow: WallTime { Self.wall(at: monotonicNow) }
+    package var wallNow: WallTime {
+        WallTime(milliseconds: wallAtStart.milliseconds + Int64(monotonicNow - Self.start) / 1_000_000)
+    }
 
-    /// The wall-clock time this clock shows at the monotonic instant `instant`.
+    /// The wall-clock time a clock started at `wallStart` shows at the monotonic instant `instant`.
     package static func wall(at instant: UInt64) -> WallTime {
         WallTime(milliseconds: wallStart.milliseconds + Int64(instant) / 1_000_000 - Int64(start) / 1_000_000)
     }

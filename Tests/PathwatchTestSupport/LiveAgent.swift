@@ -138,7 +138,7 @@ public final class PrometheusServer: @unchecked Sendable {
 
     public init(
         in directory: URL, configuration: String, files: [String: String] = [:], arguments: [String] = [],
-        netns: String? = nil
+        netns: String? = nil, port chosen: Int? = nil
     ) throws {
         inside = netns.map { ["ip", "netns", "exec", $0] } ?? []
         let home = directory.appendingPathComponent("prometheus")
@@ -148,7 +148,7 @@ public final class PrometheusServer: @unchecked Sendable {
         }
         let config = home.appendingPathComponent("prometheus.yml")
         try configuration.write(to: config, atomically: true, encoding: .utf8)
-        port = try unusedLoopbackPort()
+        port = try chosen ?? unusedLoopbackPort()
         process = try BackgroundProcess(
             inside + [
                 Self.binary, "--config.file=\(config.path)",

@@ -105,6 +105,8 @@ package final class PushDeliverer<Format: PushFormat>: Sendable {
                 send(request, &pass)
             case .drop(let entries):
                 complete(entries, as: .unreadable, &pass)
+            case .delivered(let entries):
+                complete(entries, as: .delivered, &pass)
             case .empty:
                 waitIdle(&pass)
             }

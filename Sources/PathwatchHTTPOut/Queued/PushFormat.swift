@@ -108,6 +108,9 @@ package enum NextRequest<Request: PushRequest> {
     /// Records given up on before sending (a kind this release cannot read, too old to matter),
     /// already said and counted by the reader; completed as unreadable.
     case drop([QueueEntry])
+    /// Records the reader delivered already (ahead of the ones before them): completed as
+    /// delivered, without a request.
+    case delivered([QueueEntry])
     case empty
 }
 

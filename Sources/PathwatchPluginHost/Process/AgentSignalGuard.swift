@@ -30,7 +30,17 @@ package enum AgentSignalGuard {
     /// Installs the guard against this process's parent, handing the listener to it over
     /// `supervision` (the socket the parent gave this child on that descriptor; closed here).
     /// What falls short of the whole guard is said on stderr, which the agent logs.
+    ///
+    /// It also lets every signal through on the calling thread, and so on the threads it starts
+    /// from here on, which call the plug-in: the command runs on one of libdispatch's worker
+    /// threads, which block nearly every signal, and the one thread that takes them (the main
+    /// thread, parked by `dispatch_main`) may not be parked yet. A plug-in's `raise(SIGTERM)`
+    /// would otherwise stay pending for good, and a SIGTERM to its own group could go unheard
+    /// until the child exits: its process acts on signals as any program's.
     package static func install(supervision: Int32) {
+        var none = sigset_t()
+        sigemptyset(&none)
+        pthread_sigmask(SIG_SETMASK, &none, nil)
         let given = fcntl(supervision, F_GETFD) >= 0 ? supervision : -1
         let outcome = pw_guard_child(getppid(), given)
         let shortfall: String? =

@@ -14,11 +14,18 @@ struct WriteRequestPlan: PushRequest {
     let samples: Int
     /// For a part of a report: the report's series sent once it is accepted, and all of them.
     let part: (end: Int, of: Int)?
+    /// The newest report, sent ahead of the backlog (`replay: "live_first"`): accepted, it stays
+    /// queued until the drain reaches it; refused, it goes again in order.
+    var ahead = false
 
     var entries: [QueueEntry] { run.map(\.entry) }
 
     /// For the log line of a refusal: with the samples it carried.
-    var refusalDescription: String { "\(self) (\(samples) samples)" }
+    var refusalDescription: String {
+        ahead
+            ? "the newest report, sent ahead of the backlog (\(samples) samples; it goes again in order)"
+            : "\(self) (\(samples) samples)"
+    }
 
     /// Whether an accepted request completes its reports (whole ones, or a report's last part).
     var completesReports: Bool { part.map { $0.end >= $0.of } ?? true }

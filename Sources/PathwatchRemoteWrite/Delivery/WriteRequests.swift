@@ -20,6 +20,8 @@ struct WriteRequests: RequestReader {
     private var confirmed = false
     /// What the series numbers of the segment being read stand for.
     private var table = SeriesTable()
+    /// The reports sent ahead of the backlog, with `replay: "live_first"`.
+    private var live = LiveFirstReplay()
 
     init(settings: RemoteWriteSinkSettings, context: PushContext) {
         self.settings = settings
@@ -31,7 +33,7 @@ struct WriteRequests: RequestReader {
     /// A retry is read afresh, up to the budget: reports queued meanwhile join it (a receiver
     /// takes a series' samples in time order whatever the request that carries them).
     mutating func next(from queue: DurableQueue, retrying: Int?) throws(QueueError) -> NextRequest<WriteRequestPlan> {
-        let run = try batch(from: queue, limit: confirmed ? Int.max : 1)
+        var run = try batch(from: queue, limit: confirmed ? Int.max : 1)
         guard !run.isEmpty else { return .empty }
         // Reports past max_age leave before anything is sent (checked on the run just read, so
         // a record is read from disk once per attempt).
@@ -40,11 +42,18 @@ struct WriteRequests: RequestReader {
             logAged(expired.count)
             return .drop(expired.map(\.entry))
         }
+        if settings.replay == .liveFirst {
+            let split = live.split(run)
+            if !split.delivered.isEmpty { return .delivered(split.delivered) }
+            run = split.toSend
+            // Only while the receiver takes what it is sent: after a failure the retry goes first.
+            if confirmed, retrying == nil, let ahead = try aheadOf(run, in: queue) { return .send(ahead) }
+        }
         // A kind this release does not know, or a body it cannot cut into series: dropped and
         // counted, as a damaged one is; the reports before it go first.
         var reports: [ReportEntries] = []
         for head in run {
-            guard let entries = try entries(of: head, in: queue) else { break }
+            guard let entries = try Self.entries(of: head, in: queue, table: &table, context: context) else { break }
             reports.append(entries)
         }
         guard
@@ -56,9 +65,23 @@ struct WriteRequests: RequestReader {
         return .send(plan)
     }
 
+    /// The newest report as a request of its own, when it goes ahead of `run`: whole (a report
+    /// larger than `max_samples_per_send` waits for the drain, which sends it in parts).
+    private mutating func aheadOf(_ run: [QueueHead], in queue: DurableQueue) throws(QueueError) -> WriteRequestPlan? {
+        guard let newest = try live.candidate(in: queue, after: run),
+            let entries = try Self.entries(of: newest, in: queue, table: &live.table, context: context),
+            var plan = WriteRequestPlan(run: [newest], reports: [entries], cap: settings.maxSamplesPerSend),
+            plan.part == nil
+        else { return nil }
+        plan.ahead = true
+        return plan
+    }
+
     /// A report's entries: as queued by a release before 0.2.0, or built from the segment's
-    /// series. Nil for a record that is neither.
-    private mutating func entries(of head: QueueHead, in queue: DurableQueue) throws(QueueError) -> ReportEntries? {
+    /// series as `table` knows them. Nil for a record that is neither.
+    private static func entries(
+        of head: QueueHead, in queue: DurableQueue, table: inout SeriesTable, context: PushContext
+    ) throws(QueueError) -> ReportEntries? {
         switch head.record.kind {
         case ReportRecord.joinedKind:
             return ReportRecord.samples(in: head.record).map { .joined(head.record.body, count: $0) }
@@ -87,6 +110,8 @@ struct WriteRequests: RequestReader {
     /// A refused request of several reports goes again one report at a time, until one is
     /// accepted: only the reports the receiver refuses alone are dropped.
     mutating func sendsApart(refused plan: WriteRequestPlan) -> Bool {
+        // Sent ahead and refused: it stays queued, and goes again in order.
+        if plan.ahead { return true }
         guard plan.run.count > 1 else { return false }
         confirmed = false
         return true
@@ -95,6 +120,10 @@ struct WriteRequests: RequestReader {
     /// A part of a report notes how far into it the receiver got, so a restart goes on from
     /// there; whole reports (or a report's last part) leave the queue with one cursor move.
     mutating func acknowledge(_ plan: WriteRequestPlan, in queue: DurableQueue) throws(QueueError) {
+        if plan.ahead {
+            live.noteDelivered(plan.entries[0])
+            return
+        }
         confirmed = true
         if let part = plan.part, !plan.completesReports {
             try queue.advance(plan.entries[0], to: UInt64(part.end))

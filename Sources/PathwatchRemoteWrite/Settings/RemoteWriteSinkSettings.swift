@@ -26,8 +26,18 @@ package struct RemoteWriteSinkSettings: SinkMaking, Decodable, Equatable {
     package var timeout = ConfigDuration.seconds(30)
     package var tls = HTTPTLS()
     package var retry = RetrySettings(initial: .seconds(1), max: .seconds(60))
+    package var replay = Replay.oldestFirst
     /// Every secret value this sink holds, for the redactor.
     var secretValues: [String] = []
+
+    /// The order a backlog is sent in.
+    package enum Replay: String, Sendable, Equatable, CaseIterable {
+        /// Oldest first: every receiver takes it (Prometheus without an out-of-order window too).
+        case oldestFirst = "oldest_first"
+        /// Each new report at once, the backlog behind it: for a receiver that takes samples
+        /// older than its newest (`docs/remote-write-backfill.md`).
+        case liveFirst = "live_first"
+    }
 
     struct Label: Equatable, Sendable {
         var name: String
@@ -35,7 +45,7 @@ package struct RemoteWriteSinkSettings: SinkMaking, Decodable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case url, headers, timeout, tls, retry
+        case url, headers, timeout, tls, retry, replay
         case bearerToken = "bearer_token"
         case basicAuth = "basic_auth"
         case externalLabels = "external_labels"
@@ -79,13 +89,31 @@ package struct RemoteWriteSinkSettings: SinkMaking, Decodable, Equatable {
         }
         tls = try c.decodeIfPresent(HTTPTLS.self, forKey: .tls) ?? HTTPTLS()
         retry = try retry.reading(.retry, in: c)
+        if let text = try c.decodeIfPresent(String.self, forKey: .replay) {
+            guard let value = Replay(rawValue: text) else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .replay, in: c,
+                    debugDescription:
+                        "expected one of \(Replay.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")), found \"\(text)\""
+                )
+            }
+            replay = value
+        }
+    }
+
+    /// What `check-config` says of this sink beside its verdict.
+    package var checkNotes: [String] {
+        guard replay == .liveFirst else { return [] }
+        return [
+            "replay \"live_first\" sends each new report before the backlog: the receiver must take samples older than its newest (Prometheus and Mimir: out_of_order_time_window), or it refuses the backlog (docs/remote-write-backfill.md)"
+        ]
     }
 
     package static func == (a: Self, b: Self) -> Bool {
         a.url == b.url && a.headers == b.headers && a.externalLabelList == b.externalLabelList && a.maxAge == b.maxAge
             && a.maxBytes == b.maxBytes && a.maxSamplesPerSend == b.maxSamplesPerSend && a.timeout == b.timeout
             && a.tls == b.tls
-            && a.retry == b.retry
+            && a.retry == b.retry && a.replay == b.replay
     }
 }
 

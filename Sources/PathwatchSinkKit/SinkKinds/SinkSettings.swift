@@ -17,6 +17,9 @@ package protocol SinkSettings: Sendable {
     func checkHost(_ context: SinkHostContext) throws(SinkProblem) -> SinkClaim?
     /// Whether `other` is the same configuration (a reload keeps sinks whose settings are equal).
     func isSame(as other: any SinkSettings) -> Bool
+    /// What `check-config` tells about these settings beside its verdict: what a choice asks of
+    /// the other end, say. Usually nothing.
+    var checkNotes: [String] { get }
 }
 
 extension SinkSettings {
@@ -24,6 +27,7 @@ extension SinkSettings {
     package var descriptorEstimate: Int { 1 }
     package func refusal(of triggers: Set<SinkTrigger>) -> String? { nil }
     package func checkHost(_ context: SinkHostContext) throws(SinkProblem) -> SinkClaim? { nil }
+    package var checkNotes: [String] { [] }
 }
 
 extension SinkSettings where Self: Equatable {

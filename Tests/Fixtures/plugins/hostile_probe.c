@@ -29,6 +29,7 @@
  *                    socket: a sibling's reply cut off by the crash
  *   "kill_group"     every sample sends SIGTERM to its own process group: kill(0, SIGTERM)
  *   "killpg_own"     every sample calls killpg(getpgrp(), SIGTERM)
+ *   "raise_own"      every sample calls raise(SIGTERM): a signal to the calling thread alone
  *   "kill_parent_group" every sample sends SIGTERM to its parent's group, kill(-getppid(), …),
  *                    then reports one ok check whose message says what kill returned
  *   "kill_parent"    the same with kill(getppid(), SIGTERM)
@@ -147,6 +148,7 @@ static int hp_sample(void *instance, const pw_emitter *em, pw_error *e) {
     }
     if (is(p, "kill_group")) kill(0, SIGTERM);
     if (is(p, "killpg_own")) killpg(getpgrp(), SIGTERM);
+    if (is(p, "raise_own")) raise(SIGTERM);
     if (is(p, "kill_parent_group") || is(p, "kill_parent")) {
         int group = is(p, "kill_parent_group");
         pid_t target = group ? -getppid() : getppid();
