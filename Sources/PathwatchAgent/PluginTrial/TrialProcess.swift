@@ -29,10 +29,13 @@ package final class TrialProcess: Sendable {
 
     let pid: pid_t
     private let descriptors: [Int32]
+    /// The ruling on the child's calls, when it has one: its refusals are said from its thread.
+    private let ruling: CallRuling.Ended?
 
-    private init(pid: pid_t, descriptors: [Int32]) {
+    private init(pid: pid_t, descriptors: [Int32], ruling: CallRuling.Ended?) {
         self.pid = pid
         self.descriptors = descriptors
+        self.ruling = ruling
     }
 
     /// Captured stdout and stderr are bounded: a child that floods gets its first megabyte kept.
@@ -86,10 +89,10 @@ package final class TrialProcess: Sendable {
             if guardPair[0] >= 0 { close(guardPair[0]) }
             throw SpawnError(description: "cannot start \(executable): \(errnoText(failure.code))")
         }
-        if let supervision {
-            CallRuling.start(supervision: guardPair[0], child: pid, refused: supervision.refused)
+        let ruling = supervision.map {
+            CallRuling.start(supervision: guardPair[0], child: pid, refused: $0.refused)
         }
-        return TrialProcess(pid: pid, descriptors: pipes.map(\.read))
+        return TrialProcess(pid: pid, descriptors: pipes.map(\.read), ruling: ruling)
     }
 
     /// This process's environment with `overrides` in place of the variables they name.
@@ -168,6 +171,10 @@ package final class TrialProcess: Sendable {
         let status = reaped ?? reap(waiting: true) ?? 0
         // What the child started and left in its session ends with it.
         ProcessSweep.end(treeOf: pid)
+        // A refused call is said after it was answered, on the ruling's thread: the child may be
+        // gone by then. The ruling ends with the child's last process, so its refusals are all
+        // said before the verdict (bounded: a process that escaped the sweep keeps it going).
+        _ = ruling?.wait(seconds: 2)
         let ending: ChildEnding = (status & 0x7f) == 0 ? .exited((status >> 8) & 0xff) : .signaled(status & 0x7f)
         func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
         return Collected(

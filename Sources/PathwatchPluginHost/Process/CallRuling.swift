@@ -1,4 +1,5 @@
 import CChildProcess
+import Dispatch
 import Glibc
 import PathwatchBase
 import PathwatchSinkKit
@@ -12,10 +13,16 @@ import Synchronization
 /// else; it costs no wake-up while the plug-in makes no such call.
 package enum CallRuling {
     /// Starts ruling for `child`, started by this process. `refused` hears each refused call,
-    /// worded for the log.
-    package static func start(supervision: Int32, child: pid_t, refused: @escaping @Sendable (String) -> Void) {
+    /// worded for the log, after the call was answered. The ruling ends once the child and all
+    /// it started are gone: waiting for `Ended` then says every refusal has been heard.
+    @discardableResult
+    package static func start(supervision: Int32, child: pid_t, refused: @escaping @Sendable (String) -> Void)
+        -> Ended
+    {
+        let ended = Ended()
         let thread = SerialThread(name: "pw-guard-\(child)")
         thread.async {
+            defer { ended.semaphore.signal() }
             let listener = pw_guard_receive_listener(supervision)
             close(supervision)
             guard listener >= 0 else { return }
@@ -25,6 +32,18 @@ package enum CallRuling {
             close(listener)
         }
         thread.finish()
+        return ended
+    }
+
+    /// The end of one child's ruling.
+    package final class Ended: Sendable {
+        fileprivate let semaphore = DispatchSemaphore(value: 0)
+
+        /// Waits at most `seconds` (blocking: a thread of the caller's own) for the ruling to
+        /// end; true when it did.
+        package func wait(seconds: Double) -> Bool {
+            semaphore.wait(timeout: .now() + .nanoseconds(Int(seconds * 1e9))) == .success
+        }
     }
 
     private static func rule(listener: Int32, tree: inout pw_guard_tree, refused: @Sendable (String) -> Void) {
