@@ -6,11 +6,11 @@ import PathwatchSinkKit
 /// The one way the agent starts a program of its own (a probe's plug-in child, the child of a
 /// plug-in trial): posix_spawn with stdin from /dev/null, exactly the descriptors given at the
 /// numbers given, nothing else the agent holds or inherited (closefrom past the highest), in a
-/// session of its own, with no signal blocked or ignored, with exactly `environment`. A process the plug-in forks would otherwise
-/// keep the agent's other descriptors open, and whoever reads them waiting, until it ends; and
-/// what the plug-in signals by group would reach the agent. The exec plug-in starts its check
-/// commands with a C shim of its own (Plugins/Exec/CSpawn): a plug-in links the SDK, never the
-/// agent's modules.
+/// session of its own, with no signal blocked or ignored, with exactly `environment`. A process
+/// the plug-in forks would otherwise keep the agent's other descriptors open, and whoever reads
+/// them waiting, until it ends; and what the plug-in signals by group would reach the agent. The
+/// exec plug-in starts its check commands with a C shim of its own (Plugins/Exec/CSpawn): a
+/// plug-in links the SDK, never the agent's modules.
 package struct ProcessSpawn {
     package var executable: String
     /// argv, `executable` first.

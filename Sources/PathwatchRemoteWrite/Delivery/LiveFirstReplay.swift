@@ -18,8 +18,10 @@ struct LiveFirstReplay {
     /// The newest report, when it is to go ahead of `run` (the oldest reports, about to be
     /// sent): not in it, not delivered ahead already, not tried ahead before.
     mutating func candidate(in queue: DurableQueue, after run: [QueueHead]) throws(QueueError) -> QueueHead? {
-        guard let last = run.last?.entry, let newest = try queue.newest(), !newest.entry.isAtOrBefore(last),
-            newest.entry != tried, !deliveredAhead.contains(newest.entry)
+        guard let last = run.last?.entry,
+            let newest = try queue.newest(if: { [tried, deliveredAhead] entry in
+                !entry.isAtOrBefore(last) && entry != tried && !deliveredAhead.contains(entry)
+            })
         else { return nil }
         tried = newest.entry
         return newest
