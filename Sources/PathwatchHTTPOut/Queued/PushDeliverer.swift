@@ -10,9 +10,10 @@ import Synchronization
 /// queue, POSTs it, lets the reader acknowledge it after a 2xx (or completes it as refused after
 /// a final 4xx), and otherwise backs off and retries that same run; it holds while the path is
 /// unsatisfied and the URL is not loopback. One request at a time, oldest first, so the receiver
-/// sees records in order; no request starts before `min_interval` from the previous one, nor
-/// before a receiver's `Retry-After`. The loop runs on a `DeliveryThread`, which carries the
-/// sink's signals to it.
+/// sees records in order (a request the reader sends as several POSTs of disjoint records,
+/// remote write's `max_parallel`, has them in flight together and is done when all are); no
+/// request starts before `min_interval` from the previous one, nor before a receiver's
+/// `Retry-After`. The loop runs on a `DeliveryThread`, which carries the sink's signals to it.
 package final class PushDeliverer<Format: PushFormat>: Sendable {
     /// The pacing the loop starts with (a replaced sink's), then the one it ended with.
     private struct Carried {
@@ -28,6 +29,8 @@ package final class PushDeliverer<Format: PushFormat>: Sendable {
         var hold: OfflineHold
         var generator = SystemRandomNumberGenerator()
         let poster: any HTTPPosting
+        /// The connections beside `poster` for a request of several POSTs.
+        let parallel: ParallelPosts
         let queue: DurableQueue
         let feed: any DeliveryFeed
     }
@@ -88,7 +91,7 @@ package final class PushDeliverer<Format: PushFormat>: Sendable {
         }
         var pass = Pass(
             reader: format.makeReader(context), pacing: pacing, hold: OfflineHold(host: spec.target.host),
-            poster: poster,
+            poster: poster, parallel: ParallelPosts(stem: spec.threadStem),
             queue: queue, feed: feed)
         while !thread.isClosing {
             guard mayDeliver(&pass, now: clock.monotonicNow) else { continue }
@@ -160,17 +163,27 @@ package final class PushDeliverer<Format: PushFormat>: Sendable {
 
     private func send(_ request: Format.Reader.Request, _ pass: inout Pass) {
         thread.setPhase(.sending)
-        let attempt: PushAttempt
+        let attempts: [PushAttempt]
         do {
-            attempt = try pass.reader.attempt(request)
+            attempts = try pass.reader.attempts(request)
         } catch {
             context.note(error: "\(error)", level: .error)
             thread.waitForWake(seconds: pass.reader.housekeepingSeconds ?? 1)
             return
         }
         pass.pacing.noteRequestStart(at: clock.monotonicNow, minInterval: spec.minInterval)
-        let response = pass.poster.post(attempt.body, extraHeaders: attempt.headers)
-        let outcome = DeliveryOutcome.classify(response, now: time_t(clock.wallNow.milliseconds / 1000))
+        let responses =
+            attempts.count == 1
+            ? [pass.poster.post(attempts[0].body, extraHeaders: attempts[0].headers)]
+            : pass.parallel.post(attempts, through: pass.poster) { try connect(spec.post, thread.abort) }
+        let now = time_t(clock.wallNow.milliseconds / 1000)
+        let outcomes = responses.map { DeliveryOutcome.classify($0, now: now) }
+        let outcome = DeliveryOutcome.combined(outcomes)
+        if !outcome.isDelivered {
+            for (index, each) in outcomes.enumerated() where each.isDelivered {
+                pass.reader.noteAccepted(attempt: index, of: request)
+            }
+        }
         handle(outcome, of: request, &pass)
     }
 

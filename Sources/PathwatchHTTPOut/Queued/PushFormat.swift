@@ -115,7 +115,7 @@ package enum NextRequest<Request: PushRequest> {
 }
 
 /// The body and the headers of one attempt.
-package struct PushAttempt {
+package struct PushAttempt: Sendable {
     package var body: [UInt8]
     package var headers: [String]
 
@@ -142,6 +142,13 @@ package protocol RequestReader {
     mutating func next(from queue: DurableQueue, retrying: Int?) throws(QueueError) -> NextRequest<Request>
     /// The body and this attempt's headers (a signature, a timestamp).
     func attempt(_ request: Request) throws(PushProblem) -> PushAttempt
+    /// The POSTs that carry `request`: its `attempt`, or several that go out together (remote
+    /// write's `max_parallel`), each a share of its records that the receiver takes apart from
+    /// the others.
+    func attempts(_ request: Request) throws(PushProblem) -> [PushAttempt]
+    /// Of a request that went out as several POSTs, the one at `index` of its `attempts` was
+    /// accepted while another was not: its retry leaves that one out.
+    mutating func noteAccepted(attempt index: Int, of request: Request)
     /// After a 2xx: removes what the request carried (or notes how far into it the receiver got).
     mutating func acknowledge(_ request: Request, in queue: DurableQueue) throws(QueueError)
     /// While delivery waits: gives up on what is too old to matter.
@@ -154,6 +161,8 @@ package protocol RequestReader {
 
 extension RequestReader {
     package var housekeepingSeconds: Double? { nil }
+    package func attempts(_ request: Request) throws(PushProblem) -> [PushAttempt] { [try attempt(request)] }
+    package mutating func noteAccepted(attempt index: Int, of request: Request) {}
     package mutating func acknowledge(_ request: Request, in queue: DurableQueue) throws(QueueError) {
         try queue.complete(run: request.entries, as: .delivered)
     }

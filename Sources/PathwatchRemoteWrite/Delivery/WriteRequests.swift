@@ -22,6 +22,10 @@ struct WriteRequests: RequestReader {
     private var table = SeriesTable()
     /// The reports sent ahead of the backlog, with `replay: "live_first"`.
     private var live = LiveFirstReplay()
+    /// The run last sent in shares (`max_parallel`) and the slots the receiver accepted while
+    /// another share failed: its retry carries the others only. In memory: after a restart the
+    /// run goes whole again, identical samples, which receivers accept.
+    private var accepted: (first: QueueEntry, reports: Int, slots: Set<Int>)?
 
     init(settings: RemoteWriteSinkSettings, context: PushContext) {
         self.settings = settings
@@ -33,7 +37,9 @@ struct WriteRequests: RequestReader {
     /// A retry is read afresh, up to the budget: reports queued meanwhile join it (a receiver
     /// takes a series' samples in time order whatever the request that carries them).
     mutating func next(from queue: DurableQueue, retrying: Int?) throws(QueueError) -> NextRequest<WriteRequestPlan> {
-        var run = try batch(from: queue, limit: confirmed ? Int.max : 1)
+        // A retry of a run sent in shares reads that run again, no more, so its shares are the same.
+        let limit = !confirmed ? 1 : retrying != nil ? (accepted?.reports ?? Int.max) : Int.max
+        var run = try batch(from: queue, limit: limit)
         guard !run.isEmpty else { return .empty }
         // Reports past max_age leave before anything is sent (checked on the run just read, so
         // a record is read from disk once per attempt).
@@ -57,12 +63,27 @@ struct WriteRequests: RequestReader {
             reports.append(entries)
         }
         guard
-            let plan = WriteRequestPlan(
-                run: Array(run.prefix(reports.count)), reports: reports, cap: settings.maxSamplesPerSend)
+            var plan = WriteRequestPlan(
+                run: Array(run.prefix(reports.count)), reports: reports, cap: settings.maxSamplesPerSend,
+                parallel: settings.maxParallel)
         else {
             return .drop([run[0].entry])
         }
+        let shared = !plan.shares.isEmpty
+        leaveOutAccepted(&plan, retrying: retrying)
+        // Every share accepted, the run with them (a close between the answers).
+        if shared && plan.shares.isEmpty { return .delivered(plan.entries) }
         return .send(plan)
+    }
+
+    /// A retry of a run sent in shares goes without the shares the receiver accepted already.
+    private mutating func leaveOutAccepted(_ plan: inout WriteRequestPlan, retrying: Int?) {
+        guard let accepted, retrying != nil, accepted.first == plan.entries.first, accepted.reports == plan.run.count
+        else {
+            accepted = nil
+            return
+        }
+        plan.shares.removeAll { accepted.slots.contains($0.slot) }
     }
 
     /// The newest report as a request of its own, when it goes ahead of `run`: whole (a report
@@ -87,21 +108,44 @@ struct WriteRequests: RequestReader {
             return ReportRecord.samples(in: head.record).map { .joined(head.record.body, count: $0) }
         case DenseReport.kind:
             var unknown = 0
-            guard let entries = try table.entries(of: head, in: queue, unknown: &unknown) else { return nil }
+            guard let (entries, keys) = try table.keyedEntries(of: head, in: queue, unknown: &unknown) else {
+                return nil
+            }
             if unknown > 0 {
                 context.logRepeated(
                     .warning, kind: "unknown-series",
                     "a report names \(unknown) series its queue segment never defined (a record lost before the disk); sent without them"
                 )
             }
-            return .separate(entries)
+            return .separate(entries, keys: keys)
         default:
             return nil
         }
     }
 
     func attempt(_ plan: WriteRequestPlan) throws(PushProblem) -> PushAttempt {
-        guard let compressed = Snappy.compress(plan.body) else {
+        try Self.compressed(plan.body)
+    }
+
+    /// One POST a share, when the plan was cut by series (`max_parallel`).
+    func attempts(_ plan: WriteRequestPlan) throws(PushProblem) -> [PushAttempt] {
+        guard !plan.shares.isEmpty else { return [try attempt(plan)] }
+        var attempts: [PushAttempt] = []
+        for share in plan.shares { attempts.append(try Self.compressed(share.body)) }
+        return attempts
+    }
+
+    /// A share the receiver accepted while another of the same run failed: not sent again.
+    mutating func noteAccepted(attempt index: Int, of plan: WriteRequestPlan) {
+        guard plan.shares.indices.contains(index), let first = plan.entries.first else { return }
+        if accepted?.first != first || accepted?.reports != plan.run.count {
+            accepted = (first, plan.run.count, [])
+        }
+        accepted?.slots.insert(plan.shares[index].slot)
+    }
+
+    private static func compressed(_ body: [UInt8]) throws(PushProblem) -> PushAttempt {
+        guard let compressed = Snappy.compress(body) else {
             throw PushProblem("libsnappy cannot compress; holding the queue")
         }
         return PushAttempt(body: compressed)
@@ -125,6 +169,7 @@ struct WriteRequests: RequestReader {
             return
         }
         confirmed = true
+        accepted = nil
         if let part = plan.part, !plan.completesReports {
             try queue.advance(plan.entries[0], to: UInt64(part.end))
         } else {
@@ -151,9 +196,11 @@ struct WriteRequests: RequestReader {
 
     /// The oldest reports that fit one request: at least one, then more while the samples stay
     /// within `max_samples_per_send`.
+    /// With `max_parallel`, up to that many requests' worth, which `WriteRequestPlan` cuts by
+    /// series.
     private func batch(from queue: DurableQueue, limit: Int) throws(QueueError) -> [QueueHead] {
         var samples = 0
-        let cap = settings.maxSamplesPerSend
+        let cap = settings.maxSamplesPerSend * settings.maxParallel
         return try queue.heads(upTo: limit) { record in
             guard let count = ReportRecord.samples(in: record), samples == 0 || samples + count <= cap else {
                 return false

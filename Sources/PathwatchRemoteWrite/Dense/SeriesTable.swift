@@ -8,8 +8,8 @@ struct SeriesTable {
     /// The segment's record the table has read through (every record of the segment up to
     /// it, and its preamble); nil before the first.
     private var through: QueueEntry?
-    /// `TimeSeries.labels` entries, encoded, by series number.
-    private var labels: [UInt64: [UInt8]] = [:]
+    /// `TimeSeries.labels` entries, encoded, by series number, each with its key (`key(of:)`).
+    private var labels: [UInt64: (bytes: [UInt8], key: UInt32)] = [:]
 
     /// The `timeseries` entries of the dense record `head`, each stamped with the record's time,
     /// in the order the record has them; a series whose number the segment never defined (its
@@ -18,6 +18,13 @@ struct SeriesTable {
     /// cannot be decoded, or its segment is gone (the bound dropped it while it was out).
     mutating func entries(of head: QueueHead, in queue: DurableQueue, unknown: inout Int) throws(QueueError)
         -> [[UInt8]]?
+    {
+        try keyedEntries(of: head, in: queue, unknown: &unknown)?.entries
+    }
+
+    /// `entries(of:in:unknown:)`, with each entry's series key (`key(of:)`).
+    mutating func keyedEntries(of head: QueueHead, in queue: DurableQueue, unknown: inout Int) throws(QueueError)
+        -> (entries: [[UInt8]], keys: [UInt32])?
     {
         let entry = head.entry
         if !covers(entry) {
@@ -35,16 +42,19 @@ struct SeriesTable {
         learn(contents.definitions)
         through = entry
         var entries: [[UInt8]] = []
+        var keys: [UInt32] = []
         entries.reserveCapacity(contents.samples.count)
+        keys.reserveCapacity(contents.samples.count)
         let stamp = head.record.enqueuedAtMilliseconds
         for sample in contents.samples {
-            guard let encoded = labels[sample.series] else {
+            guard let series = labels[sample.series] else {
                 unknown += 1
                 continue
             }
-            entries.append(WriteRequestEncoder.entry(labels: encoded, value: sample.value, timestamp: stamp))
+            entries.append(WriteRequestEncoder.entry(labels: series.bytes, value: sample.value, timestamp: stamp))
+            keys.append(series.key)
         }
-        return entries
+        return (entries, keys)
     }
 
     /// Whether every record of `entry`'s segment before it has been read.
@@ -55,7 +65,19 @@ struct SeriesTable {
 
     private mutating func learn(_ definitions: [DenseReport.Definition]) {
         for definition in definitions where labels[definition.series] == nil {
-            labels[definition.series] = WriteRequestEncoder.labels(definition.labels)
+            let bytes = WriteRequestEncoder.labels(definition.labels)
+            labels[definition.series] = (bytes, Self.key(of: bytes))
         }
+    }
+
+    /// A series' key, which `SeriesShards` cuts a run by: FNV-1a of its encoded labels, which stay the same across segments and
+    /// restarts (a series number does not).
+    static func key(of labels: [UInt8]) -> UInt32 {
+        var hash: UInt32 = 2_166_136_261
+        for byte in labels {
+            hash ^= UInt32(byte)
+            hash = hash &* 16_777_619
+        }
+        return hash
     }
 }

@@ -28,20 +28,21 @@ enum ReportRecord {
 enum ReportEntries {
     /// Kind 1: the entries as one run of bytes, `count` of them.
     case joined([UInt8], count: Int)
-    /// Kind 2: each entry built from the segment's series table.
-    case separate([[UInt8]])
+    /// Kind 2: each entry built from the segment's series table, with its series' key
+    /// (`SeriesTable.key(of:)`) when known: only such reports are cut into parallel requests.
+    case separate([[UInt8]], keys: [UInt32] = [])
 
     var count: Int {
         switch self {
         case .joined(_, let count): count
-        case .separate(let entries): entries.count
+        case .separate(let entries, _): entries.count
         }
     }
 
     var bytes: [UInt8] {
         switch self {
         case .joined(let bytes, _): bytes
-        case .separate(let entries): Array(entries.joined())
+        case .separate(let entries, _): Array(entries.joined())
         }
     }
 
@@ -49,7 +50,7 @@ enum ReportEntries {
     func slice(_ range: Range<Int>) -> [UInt8]? {
         switch self {
         case .joined(let bytes, _): SeriesEntries.slice(bytes, entries: range).map(Array.init)
-        case .separate(let entries): range.upperBound <= entries.count ? Array(entries[range].joined()) : nil
+        case .separate(let entries, _): range.upperBound <= entries.count ? Array(entries[range].joined()) : nil
         }
     }
 }

@@ -13,6 +13,10 @@ package struct RemoteWriteSinkSettings: SinkMaking, Decodable, Equatable {
     package static let defaultMaxBytes = ByteSize(bytes: 64 << 20)
     /// Prometheus's own `queue_config.max_samples_per_send` default.
     package static let defaultMaxSamplesPerSend = 2000
+    /// One request at a time: a receiver sees at most one request in flight per agent.
+    package static let defaultMaxParallel = 1
+    /// Prometheus's own `max_shards` default is 50; a single host's backlog needs a few.
+    static let maxParallelLimit = 16
 
     package var url: String
     /// `Name: value` lines: the configured headers, then `Authorization` from `bearer_token` or
@@ -23,6 +27,8 @@ package struct RemoteWriteSinkSettings: SinkMaking, Decodable, Equatable {
     package var maxAge = Self.defaultMaxAge
     package var maxBytes = Self.defaultMaxBytes
     package var maxSamplesPerSend = Self.defaultMaxSamplesPerSend
+    /// Requests in flight at once while a backlog drains, each a share of the same reports' series.
+    package var maxParallel = Self.defaultMaxParallel
     package var timeout = ConfigDuration.seconds(30)
     package var tls = HTTPTLS()
     package var retry = RetrySettings(initial: .seconds(1), max: .seconds(60))
@@ -52,6 +58,7 @@ package struct RemoteWriteSinkSettings: SinkMaking, Decodable, Equatable {
         case maxAge = "max_age"
         case maxBytes = "max_bytes"
         case maxSamplesPerSend = "max_samples_per_send"
+        case maxParallel = "max_parallel"
     }
 
     package init(url: String) { self.url = url }
@@ -82,6 +89,12 @@ package struct RemoteWriteSinkSettings: SinkMaking, Decodable, Equatable {
                 forKey: .maxSamplesPerSend, in: c,
                 debugDescription: "expected from 1 to 1000000 samples, found \(maxSamplesPerSend)")
         }
+        maxParallel = try c.decodeIfPresent(Int.self, forKey: .maxParallel) ?? maxParallel
+        guard (1...Self.maxParallelLimit).contains(maxParallel) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .maxParallel, in: c,
+                debugDescription: "expected from 1 to \(Self.maxParallelLimit) requests, found \(maxParallel)")
+        }
         timeout = try c.decodeIfPresent(ConfigDuration.self, forKey: .timeout) ?? timeout
         guard timeout.nanoseconds >= 1_000_000 else {
             throw DecodingError.dataCorruptedError(
@@ -111,7 +124,8 @@ package struct RemoteWriteSinkSettings: SinkMaking, Decodable, Equatable {
 
     package static func == (a: Self, b: Self) -> Bool {
         a.url == b.url && a.headers == b.headers && a.externalLabelList == b.externalLabelList && a.maxAge == b.maxAge
-            && a.maxBytes == b.maxBytes && a.maxSamplesPerSend == b.maxSamplesPerSend && a.timeout == b.timeout
+            && a.maxBytes == b.maxBytes && a.maxSamplesPerSend == b.maxSamplesPerSend
+            && a.maxParallel == b.maxParallel && a.timeout == b.timeout
             && a.tls == b.tls
             && a.retry == b.retry && a.replay == b.replay
     }

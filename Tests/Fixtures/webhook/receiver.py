@@ -26,7 +26,10 @@ POST /_control as "fail_every" and "min_gap"), on top of the mode:
 POST /_control also takes "script": a list of answers for the next requests, in order, each
 {"status": N} (with "retry_after" sent as Retry-After if given) or {"mode": M, "retry_after": ...},
 before the mode applies again; "reject_ids": webhook-ids always
-answered 400; "delay_ms": a pause before every answer.
+answered 400; "delay_ms": a pause before every answer; "gather": N, each request waits (up to
+half a second) until N requests are in flight together, so requests a sender sends side by side
+are seen side by side however busy the machine. Each record has "in_flight": the most requests
+in flight together while it was.
 
 With --tls-cert and --tls-key it serves HTTPS; with --tls-client-ca it also demands a client
 certificate signed by that CA (mutual TLS) and records the certificate's common name.
@@ -49,7 +52,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 lock = threading.Lock()
 state = {"mode": "ok", "retry_after": "1", "script": [], "reject_ids": set(), "delay_ms": 0, "fail_every": 0, "min_gap": 0.0,
-         "requests": 0, "last_accepted": None, "not_before": None}
+         "requests": 0, "last_accepted": None, "not_before": None, "gather": 0, "in_flight": 0}
+flight = threading.Condition(lock)
+# One list a request in flight, holding the most in flight together since it arrived.
+watching = []
 records = []
 accepted = [0]
 log_file = None
@@ -152,7 +158,7 @@ class Handler(BaseHTTPRequestHandler):
         if self.path == "/_control":
             change = json.loads(raw)
             with lock:
-                for key in ("mode", "retry_after", "script", "delay_ms", "fail_every", "min_gap"):
+                for key in ("mode", "retry_after", "script", "delay_ms", "fail_every", "min_gap", "gather"):
                     if key in change:
                         state[key] = change[key]
                 if "reject_ids" in change:
@@ -160,6 +166,7 @@ class Handler(BaseHTTPRequestHandler):
             self.reply(200, {}, "{}")
             return
         headers = {k.lower(): v for k, v in self.headers.items()}
+        in_flight = self.gather()
         now = time.time()
         status, extra, body = next_answer(headers.get("webhook-id"), headers.get("authorization", ""), now)
         early = extra.pop("X-Early", None) is not None
@@ -172,6 +179,7 @@ class Handler(BaseHTTPRequestHandler):
             "body_base64": base64.b64encode(raw).decode(),
             "status": status,
             "client_port": self.client_address[1],
+            "in_flight": in_flight[0],
         }
         if isinstance(self.connection, ssl.SSLSocket):
             peer = self.connection.getpeercert() or {}
@@ -195,7 +203,27 @@ class Handler(BaseHTTPRequestHandler):
             # Hang: keep the connection open without answering until the sender gives up.
             while True:
                 time.sleep(3600)
-        self.reply(status, extra, body)
+        try:
+            self.reply(status, extra, body)
+        finally:
+            with flight:
+                state["in_flight"] -= 1
+                watching[:] = [seen for seen in watching if seen is not in_flight]
+
+    def gather(self):
+        """Counts this request in flight, waits for "gather" of them, and returns a one-element list
+        holding the most in flight together since it arrived (updated while it is)."""
+        with flight:
+            state["in_flight"] += 1
+            seen = [state["in_flight"]]
+            watching.append(seen)
+            for other in watching:
+                other[0] = max(other[0], state["in_flight"])
+            flight.notify_all()
+            deadline = time.time() + 0.5
+            while state["gather"] and state["in_flight"] < state["gather"] and time.time() < deadline:
+                flight.wait(deadline - time.time())
+            return seen
 
 
 def main():
