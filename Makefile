@@ -18,7 +18,11 @@ CONFIG ?= config.json
 # prometheus-alertmanager (the webhook's Alertmanager format against the real thing), prometheus
 # (promtool checks the metrics exposition) and prometheus-node-exporter (reads the textfile
 # output), chromium (the status page in a real headless browser), and from PyPI standardwebhooks
-# (an independent check of the webhook signatures).
+# (an independent check of the webhook signatures) and opentelemetry-proto (an independent reading
+# of the OTLP requests). VictoriaMetrics 1.112, an OTLP receiver newer than Debian 12 has, comes
+# from Debian 13's package, unpacked under .build/receivers by tools/trixie-receivers.sh (apt,
+# this machine's own archive, suite trixie); Debian 13's Prometheus 2.53 has its OTLP receiver
+# patched out, so it is not fetched.
 # Install and package: patchelf (run paths into lib/pathwatch), dpkg-dev (dpkg-shlibdeps),
 # binutils (readelf, strip). The package test: debootstrap (a Debian 12 root without the toolchain)
 # and lintian (Debian's own checks of the .deb; docs/operating.md lists the warnings it leaves);
@@ -63,6 +67,9 @@ test-deps: dist-deps
 	$(call ensure_packages,$(TEST_PACKAGES))
 	@python3 -c 'import standardwebhooks' 2>/dev/null || python3 -m pip install --quiet standardwebhooks 2>/dev/null \
 		|| python3 -m pip install --quiet --break-system-packages standardwebhooks
+	@python3 -c 'import opentelemetry.proto' 2>/dev/null || python3 -m pip install --quiet opentelemetry-proto 2>/dev/null \
+		|| python3 -m pip install --quiet --break-system-packages opentelemetry-proto
+	@bash tools/trixie-receivers.sh
 
 ## Release builds: only supported compiler and linker settings, nothing to re-record by hand.
 ## -Osize: the executable's code is resident nearly whole on current kernels (page cache in large

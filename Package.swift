@@ -205,6 +205,13 @@ let package = Package(
             ],
             exclude: ["README.md"],
             swiftSettings: strict),
+        // OpenTelemetry's metrics request (OTLP/HTTP, protobuf), encoded by hand as remote
+        // write's is, and the resource that names the agent (Sources/PathwatchOTLP/README.md).
+        .target(
+            name: "PathwatchOTLP",
+            dependencies: ["PathwatchRemoteWrite", "PathwatchSinkKit", "PathwatchBase", probeKit, probeRules],
+            exclude: ["README.md"],
+            swiftSettings: strict),
         // The one place sink kinds are registered (`SinkRegistry.standard`).
         .target(
             name: "PathwatchSinks",
@@ -358,6 +365,12 @@ let package = Package(
         // its files import. A suite that runs the whole agent sits with the module whose
         // behaviour it asserts (the stdout sink's suites need nothing but the binary).
         .testTarget(name: "PathwatchStdoutSinkTests", dependencies: ["PathwatchTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "PathwatchOTLPTests",
+            dependencies: [
+                "PathwatchOTLP", "PathwatchSinkKit", "PathwatchBase", probeKit, probeRules, "PathwatchTestSupport",
+            ],
+            swiftSettings: strict),
         .testTarget(
             name: "PathwatchFileSinkTests",
             dependencies: [

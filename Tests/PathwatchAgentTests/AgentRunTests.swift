@@ -322,7 +322,7 @@ import Testing
         if let early, let later {
             #expect(later > early, "the status file stopped at \(early) while stdout was not read")
         }
-        _ = waitUntil(timeout: 15, interval: 0.05) { !pipeline.isRunning }
+        pipeline.waitForExit(timeout: 15)
         #expect(!pipeline.isRunning)
         let lines = try String(contentsOf: out, encoding: .utf8).split(separator: "\n")
         let times = lines.compactMap { line -> String? in

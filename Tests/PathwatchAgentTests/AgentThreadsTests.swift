@@ -56,7 +56,7 @@ import Testing
             names.contains("pw-tasks") && names.contains("pw-signals") && names.contains("pw-webhook-out"), "\(names)")
 
         agent.signal(stop)
-        #expect(waitUntil(timeout: 10) { !agent.isRunning }, "signal \(stop) did not stop the agent")
+        #expect(agent.waitForExit(timeout: 10), "signal \(stop) did not stop the agent")
         #expect(agent.stop() == 0, "\(agent.errorOutput)")
     }
 }

@@ -67,7 +67,7 @@ import Testing
         let agent = try BackgroundProcess([pathwatch, "run", "--config", config.path, "--log-level", "debug"])
         // Thirty seconds by the clock are what is tested (the agent outlives them); the wait ends
         // early only when the agent dies.
-        _ = waitUntil(timeout: 30, interval: 0.2) { !agent.isRunning }
+        _ = agent.waitForExit(timeout: 30)
         #expect(agent.isRunning, "the agent died: \(agent.errorOutput.suffix(2_000))")
         let status = agent.stop()
         #expect(status == 0)

@@ -44,7 +44,7 @@ import Testing
         #expect(
             !trial.outputLines.contains { $0.hasPrefix("watch: ") && $0.hasSuffix("served") },
             "the event came only at the end")
-        #expect(waitUntil(timeout: 30) { !trial.isRunning })
+        #expect(trial.waitForExit(timeout: 30))
         #expect(trial.process.terminationStatus == 0, "\(trial.outputLines)")
         for expected in ["sample: 1 observation", "  sampled  ok  sampled", "watch: 1 event served", "destroy: ok"] {
             #expect(trial.outputLines.contains(expected), "missing \"\(expected)\" in \(trial.outputLines)")
@@ -71,7 +71,7 @@ import Testing
                 $0 == "watch: the event descriptor drains again; served as it becomes readable"
             },
             "\(trial.outputLines.suffix(20))")
-        #expect(waitUntil(timeout: 30) { !trial.isRunning })
+        #expect(trial.waitForExit(timeout: 30))
         #expect(trial.process.terminationStatus == 1, "a plug-in that does not drain its descriptor fails the trial")
         #expect(
             trial.outputLines.contains(

@@ -58,7 +58,7 @@ import Testing
         let stopTimeout = try unitStopTimeout()
         let start = Date()
         agent.signal(SIGTERM)
-        let ended = waitUntil(timeout: stopTimeout) { !agent.isRunning }
+        let ended = agent.waitForExit(timeout: stopTimeout)
         let took = Date().timeIntervalSince(start)
         #expect(ended, "still running \(took) s after SIGTERM, past the unit's TimeoutStopSec=\(stopTimeout)s")
         if ended { #expect(agent.stop() == 0, "a clean stop exits 0; stderr: \(agent.errorOutput.suffix(1_000))") }

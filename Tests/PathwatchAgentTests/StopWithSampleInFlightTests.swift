@@ -33,7 +33,7 @@ import Testing
         let inFlight = waitUntil(timeout: 60) { Self.sampleInFlight(in: dir) }
         try #require(inFlight, "no sample in flight; stderr: \(agent.errorOutput.suffix(2_000))")
         agent.signal(SIGTERM)
-        let ended = waitUntil(timeout: 30) { !agent.isRunning }
+        let ended = agent.waitForExit(timeout: 30)
         try #require(ended, "still running 30 s after SIGTERM")
         #expect(agent.stop() == 0, "a clean stop exits 0; stderr: \(agent.errorOutput.suffix(1_000))")
         #expect(

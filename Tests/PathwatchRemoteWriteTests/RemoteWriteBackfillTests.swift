@@ -182,7 +182,7 @@ import Testing
         let midway = prometheus.timestamps(#"pathwatch_probe_success{probe="link",instance="bf-steady"}"#).max() ?? 0
         #expect(midway > 0 && midway < outageStart + 2_000, "reports arrived during the outage\n\(diagnostics())")
         killed.signal(SIGKILL)
-        #expect(waitUntil(timeout: 10) { !killed.isRunning })
+        #expect(killed.waitForExit(timeout: 10))
         // Its last lines may still be in the pipe when it has ended.
         #expect(killed.waitForOutputEnd(), "the killed agent's output did not end\n\(diagnostics())")
         let beforeKill = reportTimes(killed.outputLines)

@@ -150,6 +150,18 @@ public final class BackgroundProcess: @unchecked Sendable {
 
     public var isRunning: Bool { process.isRunning }
 
+    /// Waits until the process has ended, then until what it wrote has been read (at most
+    /// `outputGrace` more seconds: a child that outlives it may hold its output open). True when
+    /// it ended within `timeout`. What a test reads after an exit needs both: the process may end
+    /// before the reading threads have taken its last lines from the pipe, and on a busy machine
+    /// often does.
+    @discardableResult
+    public func waitForExit(timeout: Double, outputGrace: Double = 5) -> Bool {
+        let ended = waitUntil(timeout: timeout, interval: 0.005) { [self] in !process.isRunning }
+        if ended { waitForOutputEnd(timeout: outputGrace) }
+        return ended
+    }
+
     /// Waits until everything the process (and any child still holding its output) wrote has
     /// been read: after it ends, its last lines may still be in the pipe. False after `timeout`.
     @discardableResult

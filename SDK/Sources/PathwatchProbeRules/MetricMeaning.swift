@@ -15,6 +15,10 @@ public struct MetricMeaning: Sendable, Equatable {
     public var isDeclared: Bool
     /// The family's name after `pathwatch_<plugin>_` ("total_seconds", "carrier_changes_total").
     public var exposedName: String
+    /// The name without the word that says its unit and without `_total` ("total" of
+    /// `total_ms`, "carrier_changes"): OpenTelemetry's name, beside which the unit field says
+    /// the unit and the type says a counter.
+    public var stem: String
     /// Multiplies an emitted value into the exposed base unit.
     public var scale: Double { unit?.scale ?? 1 }
 
@@ -45,7 +49,8 @@ public struct MetricMeaning: Sendable, Equatable {
                 tokens.remove(at: index)
             }
         }
-        var stem = tokens.joined(separator: "_")
+        self.stem = tokens.joined(separator: "_")
+        var stem = self.stem
         if !suffix.isEmpty, !stem.hasSuffix("_" + suffix), stem != suffix { stem += "_" + suffix }
         exposedName = d.kind == .counter ? stem + "_total" : stem
     }
@@ -70,6 +75,7 @@ public struct MetricMeaning: Sendable, Equatable {
             unit = nil
             exposedName = tokens.joined(separator: "_")
         }
+        stem = tokens.joined(separator: "_")
         plot = Self.guessedPlot(name)
     }
 

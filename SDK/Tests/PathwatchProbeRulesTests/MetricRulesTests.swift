@@ -42,6 +42,11 @@ import Testing
         #expect(catalog.meaning(of: "carrier_changes").exposedName == "carrier_changes_total")
         #expect(catalog.meaning(of: "rx_pps").exposedName == "rx_packets_per_second")
         #expect(catalog.meaning(of: "used_pct").exposedName == "used_ratio")
+        // OpenTelemetry's names: without the unit word, without `_total` (the unit and the type say them).
+        #expect(
+            ["total_ms", "carrier_changes", "rx_pps", "used_pct"].map { catalog.meaning(of: $0).stem } == [
+                "total", "carrier_changes", "rx", "used",
+            ])
         #expect(catalog.declaredMeaning(of: "other_ms") == nil)
         // Anything undeclared is read by its suffix: a gauge.
         let other = catalog.meaning(of: "other_ms")
@@ -53,6 +58,9 @@ import Testing
         #expect(MetricMeaning(undeclared: "requests_total").exposedName == "requests")
         #expect(MetricMeaning(undeclared: "rx_bps").exposedName == "rx_bytes_per_second")
         #expect(MetricMeaning(undeclared: "rx_bps").plot == .throughput)
+        #expect(
+            MetricMeaning(undeclared: "rx_bps").stem == "rx"
+                && MetricMeaning(undeclared: "requests_total").stem == "requests")
         #expect(MetricMeaning(undeclared: "queue_depth").unit == nil)
     }
 

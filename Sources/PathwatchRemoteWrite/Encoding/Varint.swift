@@ -1,8 +1,8 @@
 /// Protobuf's base-128 varints: the wire format's lengths and integers, and the queue's series
 /// numbers and values.
-enum Varint {
+package enum Varint {
     /// The bytes `value` takes.
-    static func length(_ value: UInt64) -> Int {
+    package static func length(_ value: UInt64) -> Int {
         var v = value
         var n = 1
         while v >= 0x80 {
@@ -12,7 +12,7 @@ enum Varint {
         return n
     }
 
-    static func append(_ value: UInt64, to out: inout [UInt8]) {
+    package static func append(_ value: UInt64, to out: inout [UInt8]) {
         var v = value
         while v >= 0x80 {
             out.append(UInt8(v & 0x7F) | 0x80)
@@ -23,7 +23,7 @@ enum Varint {
 
     /// The varint at `offset` and the offset after it; nil when it runs past the end or is
     /// longer than ten bytes.
-    static func read(_ bytes: [UInt8], at offset: Int) -> (UInt64, Int)? {
+    package static func read(_ bytes: [UInt8], at offset: Int) -> (UInt64, Int)? {
         var value: UInt64 = 0
         var shift: UInt64 = 0
         var i = offset

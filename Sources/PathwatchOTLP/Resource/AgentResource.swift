@@ -1,0 +1,39 @@
+import Foundation
+import PathwatchBase
+
+/// The resource every request names, as OpenTelemetry's semantic conventions spell it: the
+/// service (`pathwatch`, its release, and the agent's name as `service.instance.id`, which
+/// Prometheus's OTLP receiver turns into the `instance` label a scrape or remote write gives the
+/// same series), the host (`host.name`, `host.id` from the machine id, `os.type`), then the
+/// configured attributes, which replace one of those of the same key.
+enum AgentResource {
+    static func attributes(
+        agentName: String, configured: [OTLPAttribute] = [], machineIDFile: String = "/etc/machine-id"
+    ) -> [OTLPAttribute] {
+        var attributes = [
+            OTLPAttribute("service.name", "pathwatch"),
+            OTLPAttribute("service.version", Release.version),
+            OTLPAttribute("service.instance.id", agentName),
+            OTLPAttribute("host.name", hostName()),
+        ]
+        // No machine id (a container without one): no host.id rather than an empty one.
+        if let id = machineID(at: machineIDFile) { attributes.append(OTLPAttribute("host.id", id)) }
+        attributes.append(OTLPAttribute("os.type", "linux"))
+        let replaced = Set(configured.map(\.key))
+        return attributes.filter { !replaced.contains($0.key) } + configured
+    }
+
+    /// `/etc/machine-id`'s 32 hex digits, as systemd writes it; nil when absent or not that.
+    static func machineID(at path: String) -> String? {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
+        let id = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard id.count == 32, id.allSatisfy(\.isHexDigit) else { return nil }
+        return id
+    }
+
+    private static func hostName() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "" }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

@@ -1,0 +1,97 @@
+import PathwatchProbeKit
+import PathwatchProbeRules
+import PathwatchSinkKit
+
+/// One report's metrics under OpenTelemetry's names, one scope per plug-in (its checks'), in the
+/// order the checks come:
+///
+/// - each check's state as `pathwatch.check.state`, one point per state with 1 for the current
+///   one, the check's `check`, `probe` and `plugin` attributes and `state`: the series `/metrics`
+///   has as `pathwatch_check_state`, which is also the name Prometheus's OTLP receiver gives it
+///   (no unit, so it adds no suffix);
+/// - each metric of a check as its plug-in declared it: `pathwatch.<plugin>.<name>` without the
+///   word that says its unit, the declared UCUM unit, the value as the plug-in emitted it (not
+///   scaled to a base unit: the unit field says what it is), a gauge, or a counter as a
+///   monotonic cumulative sum whose start time is the first report of the plug-in's current
+///   child (`CounterStarts`); with the check's `check` and `probe` and its own labels.
+struct ReportMetrics {
+    static let stateMetric = "pathwatch.check.state"
+    static let stateHelp = "The check's state: one series per state, 1 for the current one."
+
+    private var starts = CounterStarts()
+
+    /// The scopes of the checks of `probes` (every check when nil) at the snapshot's time.
+    mutating func scopes(of snapshot: StatusSnapshot, probes: [String]?) -> [OTLPMetrics.Scope] {
+        let time = UInt64(max(snapshot.time.milliseconds, 0)) * 1_000_000
+        let wanted = probes.map(Set.init)
+        var scopes: [OTLPMetrics.Scope] = []
+        var placeOf: [String: Int] = [:]
+        var healthOf: [String: ProbeHealth] = [:]
+        for status in snapshot.probes ?? [] { healthOf[status.id] = status.health }
+        snapshot.forEachCheck { check in
+            guard wanted?.contains(check.probe) ?? true else { return }
+            let place =
+                placeOf[check.plugin]
+                ?? {
+                    scopes.append(OTLPMetrics.Scope(name: check.plugin, version: "", metrics: []))
+                    placeOf[check.plugin] = scopes.count - 1
+                    return scopes.count - 1
+                }()
+            let start = starts.start(of: check.probe, health: healthOf[check.probe], at: time)
+            add(check, at: time, counterStart: start, to: &scopes[place].metrics)
+        }
+        return scopes
+    }
+
+    private func add(
+        _ check: CheckRecord, at time: UInt64, counterStart: UInt64, to metrics: inout [OTLPMetrics.Metric]
+    ) {
+        let identity = [OTLPAttribute("check", check.id), OTLPAttribute("probe", check.probe)]
+        let stateIdentity = identity + [OTLPAttribute("plugin", check.plugin)]
+        metrics.append(
+            OTLPMetrics.Metric(
+                name: Self.stateMetric, description: Self.stateHelp, unit: "", kind: .gauge,
+                points: PrometheusExposition.states.map { state in
+                    OTLPMetrics.Point(
+                        attributes: stateIdentity + [OTLPAttribute("state", state.name)], start: 0, time: time,
+                        value: state == check.state ? 1 : 0)
+                }))
+        let values = check.distinctMetrics
+        guard !values.isEmpty else { return }
+        let attributes = identity + check.distinctLabels.map { OTLPAttribute(Self.attributeName($0.name), $0.value) }
+        for metric in values where metric.value.isFinite {
+            let meaning = check.metricCatalog.meaning(of: metric.name)
+            let counter = meaning.kind == .counter
+            metrics.append(
+                OTLPMetrics.Metric(
+                    name: "pathwatch.\(check.plugin).\(meaning.stem)",
+                    description: meaning.help ?? "", unit: meaning.unit?.ucum ?? "",
+                    kind: counter ? .sum(monotonic: true) : .gauge,
+                    points: [
+                        OTLPMetrics.Point(
+                            attributes: attributes, start: counter ? counterStart : 0, time: time, value: metric.value)
+                    ]))
+        }
+    }
+
+    /// A check label named like one of the check's own attributes keeps its value under a
+    /// prefixed name, as `/metrics` does.
+    static func attributeName(_ name: String) -> String {
+        ["check", "probe", "plugin", "state"].contains(name) ? "label_\(name)" : name
+    }
+}
+
+/// When each probe's counters started counting: a plug-in's counters start over when its child
+/// does (a restart of the child, or of the agent), so the start time moves then and only then.
+/// A probe served in the agent's process (no child) counts from the agent's first report of it.
+struct CounterStarts {
+    private var known: [String: (pid: Int32?, restarts: Int, start: UInt64)] = [:]
+
+    mutating func start(of probe: String, health: ProbeHealth?, at time: UInt64) -> UInt64 {
+        let pid = health?.pid
+        let restarts = health?.restarts ?? 0
+        if let seen = known[probe], seen.pid == pid, seen.restarts == restarts { return seen.start }
+        known[probe] = (pid, restarts, time)
+        return time
+    }
+}
