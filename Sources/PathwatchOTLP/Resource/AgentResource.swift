@@ -1,5 +1,6 @@
-import Foundation
+import Glibc
 import PathwatchBase
+import PathwatchSinkKit
 
 /// The resource every request names, as OpenTelemetry's semantic conventions spell it: the
 /// service (`pathwatch`, its release, and the agent's name as `service.instance.id`, which
@@ -24,11 +25,13 @@ enum AgentResource {
     }
 
     /// `/etc/machine-id`'s 32 hex digits, as systemd writes it; nil when absent or not that.
+    /// Read without Foundation, which the agent does not link.
     static func machineID(at path: String) -> String? {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
-        let id = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard id.count == 32, id.allSatisfy(\.isHexDigit) else { return nil }
-        return id
+        guard let bytes = try? BoundedFile.read(path, limit: 64) else { return nil }
+        let id = bytes.prefix { $0 != UInt8(ascii: "\n") }
+        let hex = Set("0123456789abcdef".utf8)
+        guard id.count == 32, id.allSatisfy(hex.contains) else { return nil }
+        return String(decoding: id, as: UTF8.self)
     }
 
     private static func hostName() -> String {
