@@ -200,7 +200,7 @@ let package = Package(
         .target(
             name: "PathwatchRemoteWrite",
             dependencies: [
-                "PathwatchSinkKit", "PathwatchQueue", "PathwatchHTTPOut", "CSnappy", json,
+                "PathwatchSinkKit", "PathwatchQueue", "PathwatchHTTPOut", "PathwatchBase", "CSnappy", json,
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["README.md"],

@@ -7,12 +7,7 @@ import PathwatchBase
 /// queue. The key is hashed, never written, since a URL may carry a token.
 package enum QueueFolder {
     package static func name(type: String, key: String) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in key.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x100_0000_01b3
-        }
-        let hex = String(hash, radix: 16)
+        let hex = String(FNV1a.hash(key.utf8), radix: 16)
         return "\(type)-" + String(repeating: "0", count: 16 - hex.count) + hex
     }
 

@@ -42,5 +42,5 @@ struct SeriesShards {
         self.shares = shares
     }
 
-    private static func slot(of key: UInt32, _ parallel: Int) -> Int { Int(key % UInt32(parallel)) }
+    private static func slot(of key: UInt64, _ parallel: Int) -> Int { Int(key % UInt64(parallel)) }
 }

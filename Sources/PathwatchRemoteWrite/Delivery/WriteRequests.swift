@@ -195,9 +195,8 @@ struct WriteRequests: RequestReader {
     private var oldestKept: Int64 { context.clock.wallNow.milliseconds - settings.maxAge.nanoseconds / 1_000_000 }
 
     /// The oldest reports that fit one request: at least one, then more while the samples stay
-    /// within `max_samples_per_send`.
-    /// With `max_parallel`, up to that many requests' worth, which `WriteRequestPlan` cuts by
-    /// series.
+    /// within `max_samples_per_send`; with `max_parallel`, up to that many requests' worth,
+    /// which `WriteRequestPlan` cuts by series.
     private func batch(from queue: DurableQueue, limit: Int) throws(QueueError) -> [QueueHead] {
         var samples = 0
         let cap = settings.maxSamplesPerSend * settings.maxParallel

@@ -1,3 +1,4 @@
+import PathwatchBase
 import PathwatchQueue
 
 /// The delivery's side of `DenseReport`: what each series number of one segment stands for,
@@ -9,7 +10,7 @@ struct SeriesTable {
     /// it, and its preamble); nil before the first.
     private var through: QueueEntry?
     /// `TimeSeries.labels` entries, encoded, by series number, each with its key (`key(of:)`).
-    private var labels: [UInt64: (bytes: [UInt8], key: UInt32)] = [:]
+    private var labels: [UInt64: (bytes: [UInt8], key: UInt64)] = [:]
 
     /// The `timeseries` entries of the dense record `head`, each stamped with the record's time,
     /// in the order the record has them; a series whose number the segment never defined (its
@@ -24,7 +25,7 @@ struct SeriesTable {
 
     /// `entries(of:in:unknown:)`, with each entry's series key (`key(of:)`).
     mutating func keyedEntries(of head: QueueHead, in queue: DurableQueue, unknown: inout Int) throws(QueueError)
-        -> (entries: [[UInt8]], keys: [UInt32])?
+        -> (entries: [[UInt8]], keys: [UInt64])?
     {
         let entry = head.entry
         if !covers(entry) {
@@ -42,7 +43,7 @@ struct SeriesTable {
         learn(contents.definitions)
         through = entry
         var entries: [[UInt8]] = []
-        var keys: [UInt32] = []
+        var keys: [UInt64] = []
         entries.reserveCapacity(contents.samples.count)
         keys.reserveCapacity(contents.samples.count)
         let stamp = head.record.enqueuedAtMilliseconds
@@ -70,14 +71,7 @@ struct SeriesTable {
         }
     }
 
-    /// A series' key, which `SeriesShards` cuts a run by: FNV-1a of its encoded labels, which stay the same across segments and
-    /// restarts (a series number does not).
-    static func key(of labels: [UInt8]) -> UInt32 {
-        var hash: UInt32 = 2_166_136_261
-        for byte in labels {
-            hash ^= UInt32(byte)
-            hash = hash &* 16_777_619
-        }
-        return hash
-    }
+    /// A series' key, which `SeriesShards` cuts a run by: FNV-1a of its encoded labels, which
+    /// stay the same across segments and restarts (a series number does not).
+    static func key(of labels: [UInt8]) -> UInt64 { FNV1a.hash(labels) }
 }

@@ -30,7 +30,7 @@ enum ReportEntries {
     case joined([UInt8], count: Int)
     /// Kind 2: each entry built from the segment's series table, with its series' key
     /// (`SeriesTable.key(of:)`) when known: only such reports are cut into parallel requests.
-    case separate([[UInt8]], keys: [UInt32] = [])
+    case separate([[UInt8]], keys: [UInt64] = [])
 
     var count: Int {
         switch self {

@@ -1,0 +1,14 @@
+/// The 64-bit FNV-1a hash of some bytes: fast, stable across runs and releases, and not
+/// cryptographic. A queue folder's name is one (what names the receiver, never written out), so
+/// its value must never change; remote write's `max_parallel` cuts a run by one of each series'
+/// labels.
+package enum FNV1a {
+    package static func hash<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        return hash
+    }
+}
