@@ -205,11 +205,17 @@ let package = Package(
             ],
             exclude: ["README.md"],
             swiftSettings: strict),
-        // OpenTelemetry's metrics request (OTLP/HTTP, protobuf), encoded by hand as remote
-        // write's is, and the resource that names the agent (Sources/PathwatchOTLP/README.md).
+        // zlib loaded on first use (dlopen), for the otlp sink's gzip request bodies.
+        .target(name: "CGzip", path: "Sources/CGzip", linkerSettings: [.linkedLibrary("dl")]),
+        // The otlp sink: each report's checks as OpenTelemetry metrics (OTLP/HTTP, protobuf or
+        // JSON, encoded by hand as remote write's is), on the shared queued delivery with remote
+        // write's queue records (Sources/PathwatchOTLP/README.md).
         .target(
             name: "PathwatchOTLP",
-            dependencies: ["PathwatchRemoteWrite", "PathwatchSinkKit", "PathwatchBase", probeKit, probeRules],
+            dependencies: [
+                "PathwatchRemoteWrite", "PathwatchHTTPOut", "PathwatchQueue", "PathwatchSinkKit", "PathwatchBase",
+                "CGzip", probeKit, probeRules, json, .product(name: "Logging", package: "swift-log"),
+            ],
             exclude: ["README.md"],
             swiftSettings: strict),
         // The one place sink kinds are registered (`SinkRegistry.standard`).
@@ -218,7 +224,7 @@ let package = Package(
             dependencies: [
                 "PathwatchSinkKit", "PathwatchStdoutSink", "PathwatchFileSink", "PathwatchHTTPSinkSettings",
                 "PathwatchWebhook",
-                "PathwatchRemoteWrite",
+                "PathwatchRemoteWrite", "PathwatchOTLP",
             ],
             swiftSettings: strict),
         // What the commands do, apart from how their arguments are parsed: `run`, `once` and a
@@ -368,7 +374,8 @@ let package = Package(
         .testTarget(
             name: "PathwatchOTLPTests",
             dependencies: [
-                "PathwatchOTLP", "PathwatchSinkKit", "PathwatchBase", probeKit, probeRules, "PathwatchTestSupport",
+                "PathwatchOTLP", "PathwatchSinkKit", "PathwatchBase", "PathwatchAgent", probeKit, probeRules,
+                "PathwatchTestSupport", "PathwatchSinkTestSupport",
             ],
             swiftSettings: strict),
         .testTarget(

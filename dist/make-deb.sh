@@ -28,14 +28,14 @@ printf 'Source: pathwatch\n\nPackage: pathwatch\nArchitecture: any\n' > "$work/d
 shlibs=$(cd "$work" && dpkg-shlibdeps -O -l"$root/usr/lib/pathwatch" -e"$root/usr/bin/pathwatch" -e"$root/usr/lib/pathwatch/pathwatch-cli" \
     $(find "$root/usr/lib/pathwatch" -name '*.so' -printf ' -e%p') 2>"$work/shlibdeps.log" \
     | sed -n 's/^shlibs:Depends=//p') || { cat "$work/shlibdeps.log" >&2; exit 1; }
-# Not found by dpkg-shlibdeps: libsystemd0, libcurl4, libsnappy1v5 and libcrypt1 are opened with
-# dlopen (sd_notify; HTTP for webhook sinks and the reachability probe, loaded on first use:
-# CURLOPT_PROTOCOLS_STR needs 7.85; Snappy for remote_write sinks; libcrypt's crypt_rn and
+# Not found by dpkg-shlibdeps: libsystemd0, libcurl4, libsnappy1v5, zlib1g and libcrypt1 are opened
+# with dlopen (sd_notify; HTTP for webhook sinks and the reachability probe, loaded on first use:
+# CURLOPT_PROTOCOLS_STR needs 7.85; Snappy for remote_write sinks; zlib's gzip for otlp sinks; libcrypt's crypt_rn and
 # crypt_checksalt, 4.3 and later, for the http sink's basic-auth users). The unit's ExecReload is
 # `pathwatch reload` itself. Snappy is a dependency, not a recommendation: a host installed without
 # recommendations would otherwise take a remote_write fragment and fail only once the service
 # starts, while apt reported success. It takes 89 kB installed.
-depends="$shlibs, libcurl4 (>= 7.85.0), libsnappy1v5, libsystemd0, libcrypt1 (>= 1:4.3.0)"
+depends="$shlibs, libcurl4 (>= 7.85.0), libsnappy1v5, zlib1g, libsystemd0, libcrypt1 (>= 1:4.3.0)"
 
 install -d "$root/DEBIAN" "$root/usr/share/doc/pathwatch"
 # The documents, at their paths in the repository, so the README's relative links resolve

@@ -29,7 +29,8 @@ package enum Once {
             var health = runner.health
             health.lastError = health.lastError.map { loaded.redactor.redact($0) }
             return ProbeStatus(
-                id: c.config.id, plugin: c.instance.plugin.name, isolation: c.instance.isolation, health: health,
+                id: c.config.id, plugin: c.instance.plugin.name, pluginVersion: c.instance.plugin.version,
+                isolation: c.instance.isolation, health: health,
                 lastSampleAt: now)
         }
         // `once` has no sinks: its document describes the probes only.

@@ -41,12 +41,10 @@ struct RemoteWritePush: PushFormat {
         return spec
     }
 
-    func makeEncoder(_ context: PushContext) -> ReportEncoder {
+    func makeEncoder(_ context: PushContext) -> ReportEncoder<ReportSeries> {
         ReportEncoder(
             series: ReportSeries(externalLabels: settings.externalLabels.map { ($0.0, redactor.redact($0.1)) }),
-            pace: AgentSeriesPace(interval: interval),
-            oversize: OversizeReports(maxBytes: settings.maxBytes, context: context),
-            context: context)
+            interval: interval, maxBytes: settings.maxBytes, context: context)
     }
 
     func makeReader(_ context: PushContext) -> WriteRequests { WriteRequests(settings: settings, context: context) }

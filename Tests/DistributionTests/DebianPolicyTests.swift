@@ -43,9 +43,9 @@ struct DebianPolicyTests {
             depends.split(separator: ",").compactMap { $0.split(whereSeparator: \.isWhitespace).first.map(String.init) }
         )
         // dlopen'd, so dpkg-shlibdeps cannot see them: libcurl (HTTP), libsystemd (sd_notify),
-        // libsnappy (remote_write), libcrypt (basic-auth users). A recommendation would leave a
+        // libsnappy (remote_write), zlib (otlp's gzip), libcrypt (basic-auth users). A recommendation would leave a
         // host installed without recommendations with a sink that cannot start.
-        for library in ["libcurl4", "libsystemd0", "libsnappy1v5", "libcrypt1"] {
+        for library in ["libcurl4", "libsystemd0", "libsnappy1v5", "zlib1g", "libcrypt1"] {
             #expect(names.contains(library), "Depends: \(depends)")
         }
         let recommends = try run(["dpkg-deb", "--field", deb.path, "Recommends"]).stdout

@@ -20,13 +20,17 @@ public final class VictoriaMetricsServer: @unchecked Sendable {
     public let process: BackgroundProcess
     public var base: String { "http://127.0.0.1:\(port)" }
 
-    public init(in directory: URL) throws {
-        port = try unusedLoopbackPort()
+    /// `prometheusNaming`: OTLP's names and units as Prometheus's translation spells them
+    /// (`pathwatch_disk_avail_bytes`, a counter's `_total`); otherwise kept as sent. `port`: the
+    /// port of a server that ran before on the same folder (a restart keeps what it stored).
+    public init(in directory: URL, prometheusNaming: Bool = false, port: Int? = nil) throws {
+        self.port = try port ?? unusedLoopbackPort()
         let data = directory.appendingPathComponent("victoria-metrics")
-        process = try BackgroundProcess([
-            NewerReceivers.victoriaMetrics, "-storageDataPath=\(data.path)", "-httpListenAddr=127.0.0.1:\(port)",
-            "-loggerLevel=WARN",
-        ])
+        process = try BackgroundProcess(
+            [
+                NewerReceivers.victoriaMetrics, "-storageDataPath=\(data.path)",
+                "-httpListenAddr=127.0.0.1:\(self.port)", "-loggerLevel=WARN",
+            ] + (prometheusNaming ? ["-opentelemetry.usePrometheusNaming"] : []))
         let ready = waitUntil(timeout: 60) { [base] in
             (try? run(["curl", "-sf", "--noproxy", "*", "\(base)/health"], timeout: 5))?.status == 0
         }

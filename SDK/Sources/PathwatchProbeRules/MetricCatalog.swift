@@ -63,7 +63,32 @@ public final class MetricCatalog: Sendable {
             exposedBy[meaning.exposedName] = d.name
             declared[d.name] = meaning
         }
-        return .success(MetricCatalog(declarations: declarations, declared: declared))
+        return .success(
+            MetricCatalog(declarations: declarations, declared: distinctStems(declared, order: declarations)))
+    }
+}
+
+extension MetricCatalog {
+    /// Declarations whose OpenTelemetry names (`stem`) would be one, though their Prometheus
+    /// names differ ("used_bytes" in By and "used_pct" in %, both `used` beside their unit): the
+    /// first declared keeps the name, each later one is named as it is emitted (`used_pct`), or,
+    /// should that be taken too, with its place in the declarations. Not refused: the plug-in's
+    /// `/metrics` series are distinct, and a receiver keying OTLP metrics by name alone must
+    /// still tell them apart.
+    static func distinctStems(_ declared: [String: MetricMeaning], order: [MetricDeclaration])
+        -> [String: MetricMeaning]
+    {
+        var meanings = declared
+        var taken: Set<String> = []
+        for (i, d) in order.enumerated() {
+            guard var meaning = meanings[d.name] else { continue }
+            if taken.contains(meaning.stem) {
+                meaning.stem = taken.contains(d.name) ? "\(d.name)_\(i)" : d.name
+                meanings[d.name] = meaning
+            }
+            taken.insert(meaning.stem)
+        }
+        return meanings
     }
 }
 

@@ -34,6 +34,9 @@ public struct MetricMeaning: Sendable, Equatable {
         // `_total` is the counter's suffix, added below; a gauge never ends in it.
         if tokens.count > 1, tokens.last == "total" { tokens.removeLast() }
         var suffix = unit?.baseSuffix ?? ""
+        // What OpenTelemetry's name keeps of a counted thing the unit word said ("rx_pps" in
+        // {packet}/s: `rx_packets`, beside "rx_bps" in bit/s: `rx`).
+        var counted: String?
         if let unit, tokens.count > 1 {
             // The word that says the declared unit goes, wherever it stands: "total_ms" in ms is
             // `total_seconds`, "cert_days_left" in d is `cert_left_seconds`.
@@ -45,12 +48,13 @@ public struct MetricMeaning: Sendable, Equatable {
                 // "rx_pps" in {packet}/s says what it counts: `rx_packets_per_second`.
                 if let word = unit.annotation, tokens[index] == String(word.prefix(1)) + "ps" {
                     suffix = word + "s_per_second"
+                    counted = word + "s"
                 }
                 tokens.remove(at: index)
             }
         }
-        self.stem = tokens.joined(separator: "_")
-        var stem = self.stem
+        var stem = tokens.joined(separator: "_")
+        self.stem = counted.map { stem + "_" + $0 } ?? stem
         if !suffix.isEmpty, !stem.hasSuffix("_" + suffix), stem != suffix { stem += "_" + suffix }
         exposedName = d.kind == .counter ? stem + "_total" : stem
     }
@@ -68,9 +72,11 @@ public struct MetricMeaning: Sendable, Equatable {
             let ucum = Self.suffixUnits[tokens[index]],
             let found = MetricUnit.named(ucum)
         {
-            tokens.remove(at: index)
+            let word = tokens.remove(at: index)
             unit = found
             exposedName = (tokens + [found.baseSuffix]).joined(separator: "_")
+            // As a declared one: "rx_pps" is `rx_packets` to OpenTelemetry, "rx_bps" `rx`.
+            if let counted = found.annotation, word == String(counted.prefix(1)) + "ps" { tokens.append(counted + "s") }
         } else {
             unit = nil
             exposedName = tokens.joined(separator: "_")

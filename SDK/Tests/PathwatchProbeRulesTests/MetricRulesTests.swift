@@ -45,7 +45,7 @@ import Testing
         // OpenTelemetry's names: without the unit word, without `_total` (the unit and the type say them).
         #expect(
             ["total_ms", "carrier_changes", "rx_pps", "used_pct"].map { catalog.meaning(of: $0).stem } == [
-                "total", "carrier_changes", "rx", "used",
+                "total", "carrier_changes", "rx_packets", "used",
             ])
         #expect(catalog.declaredMeaning(of: "other_ms") == nil)
         // Anything undeclared is read by its suffix: a gauge.
@@ -62,6 +62,23 @@ import Testing
             MetricMeaning(undeclared: "rx_bps").stem == "rx"
                 && MetricMeaning(undeclared: "requests_total").stem == "requests")
         #expect(MetricMeaning(undeclared: "queue_depth").unit == nil)
+        #expect(MetricMeaning(undeclared: "rx_pps").stem != MetricMeaning(undeclared: "rx_bps").stem)
+    }
+
+    /// OpenTelemetry's names of one plug-in's declared metrics are distinct: a rate in bits and
+    /// one in packets keep what they count, and of names that would still be one (bytes and a
+    /// rate in bits of one thing) the first declared keeps it, the others are named as emitted.
+    @Test func openTelemetryNamesOfDeclaredMetricsAreDistinct() throws {
+        let catalog = try MetricCatalog.checked([
+            .gauge("rx_bps", unit: "bit/s", help: "Bits."), .gauge("rx_pps", unit: "{packet}/s", help: "Packets."),
+            .gauge("io_bytes", unit: "By", help: "Bytes moved."),
+            .gauge("io_bps", unit: "bit/s", help: "Bits a second."),
+            .gauge("size_bytes", unit: "By", help: "Size."),
+        ]).get()
+        #expect(
+            ["rx_bps", "rx_pps", "io_bytes", "io_bps", "size_bytes"].map { catalog.meaning(of: $0).stem } == [
+                "rx", "rx_packets", "io", "io_bps", "size",
+            ])
     }
 
     @Test func declarationsThatCannotBeExposedAsDeclaredAreRefusedSayingWhy() {

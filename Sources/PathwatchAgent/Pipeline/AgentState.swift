@@ -112,7 +112,8 @@ struct AgentState {
             var health = runner.health
             health.lastError = health.lastError.map { loaded.redactor.redact($0) }
             fresh[runner.id] = ProbeStatus(
-                id: runner.id, plugin: runner.instance.plugin.name, isolation: runner.instance.isolation,
+                id: runner.id, plugin: runner.instance.plugin.name, pluginVersion: runner.instance.plugin.version,
+                isolation: runner.instance.isolation,
                 health: health, lastSampleAt: nil)
         }
         probeStatuses.arrange(order: book.probeOrder, fresh: fresh)

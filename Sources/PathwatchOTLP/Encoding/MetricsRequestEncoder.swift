@@ -26,14 +26,19 @@ enum MetricsRequestEncoder {
     /// `AGGREGATION_TEMPORALITY_CUMULATIVE`.
     static let cumulative: UInt64 = 2
 
-    static func request(_ metrics: OTLPMetrics) -> [UInt8] {
-        var resource: [UInt8] = []
-        for attribute in metrics.resource { Wire.message(1, keyValue(attribute), into: &resource) }
-        var resourceMetrics: [UInt8] = []
-        Wire.message(1, resource, into: &resourceMetrics)
-        for scope in metrics.scopes { Wire.message(2, scopeMetrics(scope), into: &resourceMetrics) }
+    static func request(_ metrics: OTLPMetrics) -> [UInt8] { request([metrics]) }
+
+    /// A request of several resources' metrics (a backlog across an upgrade names two releases).
+    static func request(_ all: [OTLPMetrics]) -> [UInt8] {
         var request: [UInt8] = []
-        Wire.message(1, resourceMetrics, into: &request)
+        for metrics in all {
+            var resource: [UInt8] = []
+            for attribute in metrics.resource { Wire.message(1, keyValue(attribute), into: &resource) }
+            var resourceMetrics: [UInt8] = []
+            Wire.message(1, resource, into: &resourceMetrics)
+            for scope in metrics.scopes { Wire.message(2, scopeMetrics(scope), into: &resourceMetrics) }
+            Wire.message(1, resourceMetrics, into: &request)
+        }
         return request
     }
 

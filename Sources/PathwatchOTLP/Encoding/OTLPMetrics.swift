@@ -41,7 +41,7 @@ struct OTLPMetrics {
 }
 
 /// A key and a value of a resource, scope or data point: Pathwatch's are all strings.
-struct OTLPAttribute: Equatable {
+struct OTLPAttribute: Hashable, Sendable {
     var key: String
     var value: String
 

@@ -27,13 +27,18 @@ struct ReportMetrics {
         var scopes: [OTLPMetrics.Scope] = []
         var placeOf: [String: Int] = [:]
         var healthOf: [String: ProbeHealth] = [:]
-        for status in snapshot.probes ?? [] { healthOf[status.id] = status.health }
+        var versionOf: [String: String] = [:]
+        for status in snapshot.probes ?? [] {
+            healthOf[status.id] = status.health
+            versionOf[status.plugin] = status.pluginVersion
+        }
         snapshot.forEachCheck { check in
             guard wanted?.contains(check.probe) ?? true else { return }
             let place =
                 placeOf[check.plugin]
                 ?? {
-                    scopes.append(OTLPMetrics.Scope(name: check.plugin, version: "", metrics: []))
+                    scopes.append(
+                        OTLPMetrics.Scope(name: check.plugin, version: versionOf[check.plugin] ?? "", metrics: []))
                     placeOf[check.plugin] = scopes.count - 1
                     return scopes.count - 1
                 }()
@@ -59,12 +64,16 @@ struct ReportMetrics {
         let values = check.distinctMetrics
         guard !values.isEmpty else { return }
         let attributes = identity + check.distinctLabels.map { OTLPAttribute(Self.attributeName($0.name), $0.value) }
-        for metric in values where metric.value.isFinite {
-            let meaning = check.metricCatalog.meaning(of: metric.name)
+        let meanings = values.map { check.metricCatalog.meaning(of: $0.name) }
+        // Undeclared metrics whose names would be one ("x_ms" and "x_seconds") keep the names
+        // they are emitted under (declared ones are made distinct by their catalog).
+        let stems = meanings.map(\.stem)
+        for (metric, meaning) in zip(values, meanings) where metric.value.isFinite {
+            let stem = stems.filter { $0 == meaning.stem }.count > 1 ? meaning.name : meaning.stem
             let counter = meaning.kind == .counter
             metrics.append(
                 OTLPMetrics.Metric(
-                    name: "pathwatch.\(check.plugin).\(meaning.stem)",
+                    name: "pathwatch.\(check.plugin).\(stem)",
                     description: meaning.help ?? "", unit: meaning.unit?.ucum ?? "",
                     kind: counter ? .sum(monotonic: true) : .gauge,
                     points: [

@@ -6,11 +6,9 @@ import PathwatchQueue
 /// report larger than that), compresses each attempt with snappy, notes how far into a report its
 /// accepted parts went, and drops reports older than `max_age` first. On the delivery thread only.
 struct WriteRequests: RequestReader {
-    /// While holding, the queue is still looked at this often for reports past `max_age`.
-    static let ageCheckSeconds = 10.0
-
     let settings: RemoteWriteSinkSettings
     let context: PushContext
+    private let aged: AgedReports
     /// Until the first request of this run is accepted, and after a refused request of several
     /// reports, reports go one per request: after a kill -9 between a 2xx and the queue's cursor
     /// write, the reports of that request are sent again, and alone each is either an identical
@@ -30,9 +28,10 @@ struct WriteRequests: RequestReader {
     init(settings: RemoteWriteSinkSettings, context: PushContext) {
         self.settings = settings
         self.context = context
+        self.aged = AgedReports(maxAge: settings.maxAge, context: context)
     }
 
-    var housekeepingSeconds: Double? { Self.ageCheckSeconds }
+    var housekeepingSeconds: Double? { AgedReports.checkSeconds }
 
     /// A retry is read afresh, up to the budget: reports queued meanwhile join it (a receiver
     /// takes a series' samples in time order whatever the request that carries them).
@@ -43,11 +42,8 @@ struct WriteRequests: RequestReader {
         guard !run.isEmpty else { return .empty }
         // Reports past max_age leave before anything is sent (checked on the run just read, so
         // a record is read from disk once per attempt).
-        let expired = run.prefix { $0.record.enqueuedAtMilliseconds < oldestKept }
-        if !expired.isEmpty {
-            logAged(expired.count)
-            return .drop(expired.map(\.entry))
-        }
+        let expired = aged.expired(run)
+        if !expired.isEmpty { return .drop(expired) }
         if settings.replay == .liveFirst {
             let split = live.split(run)
             if !split.delivered.isEmpty { return .delivered(split.delivered) }
@@ -177,22 +173,7 @@ struct WriteRequests: RequestReader {
         }
     }
 
-    /// Drops the oldest reports while they are older than `max_age`, counted.
-    func housekeep(_ queue: DurableQueue) {
-        let oldest = oldestKept
-        guard let run = try? queue.heads(upTo: Int.max, while: { $0.enqueuedAtMilliseconds < oldest }) else { return }
-        let expired = run.prefix { $0.record.enqueuedAtMilliseconds < oldest }
-        guard !expired.isEmpty else { return }
-        do {
-            try queue.complete(run: expired.map(\.entry), as: .unreadable)
-        } catch {
-            context.note(error: "cannot advance the queue: \(error)", level: .error)
-        }
-        context.health.observe(queue)
-        logAged(expired.count)
-    }
-
-    private var oldestKept: Int64 { context.clock.wallNow.milliseconds - settings.maxAge.nanoseconds / 1_000_000 }
+    func housekeep(_ queue: DurableQueue) { aged.housekeep(queue) }
 
     /// The oldest reports that fit one request: at least one, then more while the samples stay
     /// within `max_samples_per_send`; with `max_parallel`, up to that many requests' worth,
@@ -207,11 +188,5 @@ struct WriteRequests: RequestReader {
             samples += count
             return true
         }
-    }
-
-    private func logAged(_ count: Int) {
-        context.logRepeated(
-            .warning, kind: "dropped-aged",
-            "dropped the \(count) oldest reports, older than max_age (\(settings.maxAge))")
     }
 }

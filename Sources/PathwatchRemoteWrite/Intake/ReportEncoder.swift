@@ -1,13 +1,15 @@
 import Logging
 import PathwatchHTTPOut
+import PathwatchJSON
 import PathwatchQueue
 import PathwatchSinkKit
 
 /// Turns each report into one queue record on the intake thread: the series the report sends
-/// (its probes', and the agent's once an interval: `ReportSeries`, `AgentSeriesPace`), as
-/// numbers the queue segment defines once (`SeriesBook`, `DenseReport`) and their values.
-struct ReportEncoder: RecordEncoder {
-    let series: ReportSeries
+/// (its probes', and the agent's once an interval: `Source`, `AgentSeriesPace`), as numbers the
+/// queue segment defines once (`SeriesBook`, `DenseReport`) and their values. Remote write's
+/// and OTLP's queues are the same records: only the series differ.
+package struct ReportEncoder<Source: ReportSeriesSource>: RecordEncoder {
+    var series: Source
     var pace: AgentSeriesPace
     var oversize: OversizeReports
     let context: PushContext
@@ -16,7 +18,14 @@ struct ReportEncoder: RecordEncoder {
     /// Each series' number, and which the queue's append segment has defined.
     var book = SeriesBook()
 
-    mutating func records(for batch: SinkBatch) -> [QueueRecord] {
+    package init(series: Source, interval: ConfigDuration, maxBytes: ByteSize, context: PushContext) {
+        self.series = series
+        self.pace = AgentSeriesPace(interval: interval)
+        self.oversize = OversizeReports(maxBytes: maxBytes, context: context)
+        self.context = context
+    }
+
+    package mutating func records(for batch: SinkBatch) -> [QueueRecord] {
         record(of: batch.snapshot, probes: batch.reportingProbes).map { [$0] } ?? []
     }
 
@@ -36,11 +45,11 @@ struct ReportEncoder: RecordEncoder {
         return ReportRecord.make(book.contents(of: all), timestamp: timestamp)
     }
 
-    func segmentPreamble() -> [UInt8] { book.preamble() }
+    package func segmentPreamble() -> [UInt8] { book.preamble() }
 
-    mutating func noteAppendFailed() { book.appendFailed() }
+    package mutating func noteAppendFailed() { book.appendFailed() }
 
-    mutating func noteAppend(_ result: DurableQueue.AppendResult, of records: [QueueRecord]) {
+    package mutating func noteAppend(_ result: DurableQueue.AppendResult, of records: [QueueRecord]) {
         book.noteAppend(result)
         if result.refused > 0, let refused = records.first {
             oversize.refused(bytes: refused.body.count, series: ReportRecord.samples(in: refused) ?? 0)

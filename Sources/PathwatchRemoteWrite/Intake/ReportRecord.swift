@@ -7,7 +7,7 @@ import PathwatchQueue
 /// Releases before 0.2.0 queued kind 1, the report's `WriteRequest.timeseries` entries
 /// themselves (every label of every sample); a queue left by one is still read and sent
 /// (`ReportEntries.joined`), so an upgrade loses nothing queued.
-enum ReportRecord {
+package enum ReportRecord {
     static let joinedKind: UInt8 = 1
 
     static func make(_ contents: DenseReport.Contents, timestamp: Int64) -> QueueRecord {
@@ -17,7 +17,7 @@ enum ReportRecord {
     }
 
     /// The series (one sample each) a record holds; nil for a record this release cannot read.
-    static func samples(in record: QueueRecord) -> Int? {
+    package static func samples(in record: QueueRecord) -> Int? {
         guard record.kind == DenseReport.kind || record.kind == joinedKind, let dot = record.id.lastIndex(of: ".")
         else { return nil }
         return Int(record.id[record.id.index(after: dot)...])

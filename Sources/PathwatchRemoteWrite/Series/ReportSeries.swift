@@ -8,7 +8,7 @@ import PathwatchSinkKit
 /// value cannot differ between the two; each with `instance` (the agent's name, as a scrape
 /// would add it, unless the external labels set one) and the external labels added, and its
 /// labels sorted by name.
-struct ReportSeries {
+struct ReportSeries: ReportSeriesSource {
     /// `name → value` added to every series; a series' own label of the same name is replaced.
     let externalLabels: [TimeSeries.Label]
 

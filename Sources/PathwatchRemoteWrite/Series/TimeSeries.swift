@@ -1,14 +1,24 @@
 /// One series of one report: its labels (`__name__` among them), sorted by name as remote
 /// write requires, and the value observed.
-struct TimeSeries: Equatable, Sendable {
-    struct Label: Hashable, Sendable {
-        var name: String
-        var value: String
+package struct TimeSeries: Equatable, Sendable {
+    package struct Label: Hashable, Sendable {
+        package var name: String
+        package var value: String
+
+        package init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
     }
 
-    var labels: [Label]
-    var value: Double
+    package var labels: [Label]
+    package var value: Double
+
+    package init(labels: [Label], value: Double) {
+        self.labels = labels
+        self.value = value
+    }
 
     /// The metric name (`__name__`), or "" when it has none.
-    var name: String { labels.first { $0.name == "__name__" }?.value ?? "" }
+    package var name: String { labels.first { $0.name == "__name__" }?.value ?? "" }
 }

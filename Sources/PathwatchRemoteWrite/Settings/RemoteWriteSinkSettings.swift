@@ -50,7 +50,12 @@ package struct RemoteWriteSinkSettings: SinkMaking, Decodable, Equatable {
         var value: String
     }
 
-    enum CodingKeys: String, CodingKey {
+    /// Headers the sink sets itself; the configuration may not replace them.
+    static let reservedHeaders: Set<String> = [
+        "content-type", "content-encoding", "content-length", "host", "x-prometheus-remote-write-version", "expect",
+    ]
+
+    enum CodingKeys: String, CodingKey, QueuedPushKeys {
         case url, headers, timeout, tls, retry, replay
         case bearerToken = "bearer_token"
         case basicAuth = "basic_auth"
@@ -65,24 +70,10 @@ package struct RemoteWriteSinkSettings: SinkMaking, Decodable, Equatable {
 
     package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        url = try c.decode(String.self, forKey: .url)
-        if let problem = HTTPTarget.problem(with: url) {
-            throw DecodingError.dataCorruptedError(forKey: .url, in: c, debugDescription: problem)
-        }
-        let auth = try RemoteWriteAuth(from: c)
-        headers = auth.headerLines
-        secretValues = auth.secretValues
+        let push = try QueuedPushSettings(from: c, reserved: Self.reservedHeaders)
+        (url, headers, secretValues) = (push.url, push.headers, push.secretValues)
+        (maxAge, maxBytes, timeout, tls, retry) = (push.maxAge, push.maxBytes, push.timeout, push.tls, push.retry)
         externalLabelList = try ExternalLabels.decode(c)
-        maxAge = try c.decodeIfPresent(ConfigDuration.self, forKey: .maxAge) ?? maxAge
-        guard maxAge.nanoseconds >= 1_000_000_000 else {
-            throw DecodingError.dataCorruptedError(
-                forKey: .maxAge, in: c, debugDescription: "expected at least 1s, found \"\(maxAge)\"")
-        }
-        maxBytes = try c.decodeIfPresent(ByteSize.self, forKey: .maxBytes) ?? maxBytes
-        guard maxBytes.bytes >= 64 * 1024 else {
-            throw DecodingError.dataCorruptedError(
-                forKey: .maxBytes, in: c, debugDescription: "expected at least 64KiB, found \(maxBytes)")
-        }
         maxSamplesPerSend = try c.decodeIfPresent(Int.self, forKey: .maxSamplesPerSend) ?? maxSamplesPerSend
         guard (1...1_000_000).contains(maxSamplesPerSend) else {
             throw DecodingError.dataCorruptedError(
@@ -95,13 +86,6 @@ package struct RemoteWriteSinkSettings: SinkMaking, Decodable, Equatable {
                 forKey: .maxParallel, in: c,
                 debugDescription: "expected from 1 to \(Self.maxParallelLimit) requests, found \(maxParallel)")
         }
-        timeout = try c.decodeIfPresent(ConfigDuration.self, forKey: .timeout) ?? timeout
-        guard timeout.nanoseconds >= 1_000_000 else {
-            throw DecodingError.dataCorruptedError(
-                forKey: .timeout, in: c, debugDescription: "expected at least 1ms, found \"\(timeout)\"")
-        }
-        tls = try c.decodeIfPresent(HTTPTLS.self, forKey: .tls) ?? HTTPTLS()
-        retry = try retry.reading(.retry, in: c)
         if let text = try c.decodeIfPresent(String.self, forKey: .replay) {
             guard let value = Replay(rawValue: text) else {
                 throw DecodingError.dataCorruptedError(

@@ -4,14 +4,20 @@
 package struct ProbeStatus: Sendable {
     package var id: String
     package var plugin: String
+    /// The plug-in's version from its descriptor (OTLP's instrumentation scope names it).
+    package var pluginVersion: String
     package var isolation: Isolation
     /// The host's health; its last error already passed through the redactor.
     package var health: ProbeHealth
     package var lastSampleAt: WallTime?
 
-    package init(id: String, plugin: String, isolation: Isolation, health: ProbeHealth, lastSampleAt: WallTime?) {
+    package init(
+        id: String, plugin: String, pluginVersion: String = "", isolation: Isolation, health: ProbeHealth,
+        lastSampleAt: WallTime?
+    ) {
         self.id = id
         self.plugin = plugin
+        self.pluginVersion = pluginVersion
         self.isolation = isolation
         self.health = health
         self.lastSampleAt = lastSampleAt

@@ -1,9 +1,8 @@
 import Foundation
-import PathwatchTestSupport
 
 /// The report times (milliseconds) that the status documents a `json` stdout sink with `on: every`
-/// printed show, in order: each probe's reports, once each.
-func reportTimes(_ lines: [String]) -> [Int64] {
+/// printed show, in order: each probe's reports (or only `probe`'s), once each.
+public func reportTimes(_ lines: [String], probe wanted: String? = nil) -> [Int64] {
     let parser = ISO8601DateFormatter()
     parser.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
     // Documents are paced (several reports may share one, and one report shows in several):
@@ -14,7 +13,8 @@ func reportTimes(_ lines: [String]) -> [Int64] {
         guard let doc = try? parseJSONObject(line), doc["checks"] != nil, let probes = doc["probes"] as? [[String: Any]]
         else { continue }
         for probe in probes {
-            guard let id = probe["id"] as? String, let text = probe["last_sample_at"] as? String,
+            guard let id = probe["id"] as? String, wanted == nil || wanted == id,
+                let text = probe["last_sample_at"] as? String,
                 seen.insert("\(id) \(text)").inserted, let date = parser.date(from: text)
             else { continue }
             times.append(Int64((date.timeIntervalSince1970 * 1000).rounded()))

@@ -1,22 +1,26 @@
 import PathwatchHTTPOut
 import PathwatchSinkKit
 
-/// `headers`, `bearer_token` and `basic_auth` {username, password}: what the sink sends to
-/// authenticate, as header lines. Values are never quoted back in errors (they may be secrets).
-struct RemoteWriteAuth {
-    var headerLines: [String] = []
-    var secretValues: [String] = []
+/// The keys a pushing sink reads its authentication from.
+package protocol PushAuthKeys: CodingKey {
+    static var headers: Self { get }
+    static var bearerToken: Self { get }
+    static var basicAuth: Self { get }
+}
+
+/// `headers`, `bearer_token` and `basic_auth` {username, password}: what a pushing sink (remote
+/// write, OTLP) sends to authenticate, as header lines. Values are never quoted back in errors
+/// (they may be secrets).
+package struct PushAuth {
+    package var headerLines: [String] = []
+    package var secretValues: [String] = []
 
     enum BasicKeys: String, CodingKey { case username, password }
 
-    /// Headers the sink sets itself; the configuration may not replace them.
-    static let reservedHeaders: Set<String> = [
-        "content-type", "content-encoding", "content-length", "host", "x-prometheus-remote-write-version", "expect",
-    ]
-
-    init(from c: KeyedDecodingContainer<RemoteWriteSinkSettings.CodingKeys>) throws {
+    /// `reserved`: the headers the sink sets itself, which the configuration may not replace.
+    package init<Keys: PushAuthKeys>(from c: KeyedDecodingContainer<Keys>, reserved: Set<String>) throws {
         let hasAuthorization = c.contains(.bearerToken) || c.contains(.basicAuth)
-        let headers = try HTTPHeaderSetting.read(.headers, in: c, reserved: Self.reservedHeaders) { name in
+        let headers = try HTTPHeaderSetting.read(.headers, in: c, reserved: reserved) { name in
             hasAuthorization && name.lowercased() == "authorization"
                 ? "bearer_token or basic_auth already sets Authorization" : nil
         }
