@@ -20,11 +20,11 @@ import Testing
         return catalog
     }()
 
-    static func snapshot(at milliseconds: Int64, pid: Int32, restarts: Int) -> StatusSnapshot {
+    static func snapshot(at milliseconds: Int64, pid: Int32?, restarts: Int, errors: Double = 3) -> StatusSnapshot {
         let time = WallTime(milliseconds: milliseconds)
         let api = CheckRecord(
             id: "api/self", probe: "api", plugin: "reachability", state: .warning, since: time,
-            metrics: [("total_ms", 12.5), ("errors_total", 3)], labels: [("state", "x"), ("site", "lab")],
+            metrics: [("total_ms", 12.5), ("errors_total", errors)], labels: [("state", "x"), ("site", "lab")],
             metricCatalog: catalog)
         let disk = CheckRecord(id: "disk/root", probe: "disk", plugin: "disk", state: .ok, since: time)
         return StatusSnapshot(
@@ -80,5 +80,19 @@ import Testing
         #expect(start(at: 11_000, pid: 10, restarts: 0) == 1_000_000_000, "the same child: the same start")
         #expect(start(at: 21_000, pid: 20, restarts: 1) == 21_000_000_000, "a new child counts from its first report")
         #expect(start(at: 31_000, pid: 20, restarts: 1) == 21_000_000_000)
+    }
+
+    /// Served in the agent's process (no child), a counter that goes back started over (a
+    /// reload's new instance): its start moves to just after the point before, and stays.
+    @Test func aCounterThatGoesBackStartsOverWithoutAChild() {
+        var metrics = ReportMetrics()
+        func start(at milliseconds: Int64, errors: Double) -> UInt64? {
+            metrics.scopes(of: Self.snapshot(at: milliseconds, pid: nil, restarts: 0, errors: errors), probes: ["api"])
+                .first?.metrics.first { $0.name == "pathwatch.reachability.errors" }?.points.first?.start
+        }
+        #expect(start(at: 1_000, errors: 5) == 1_000_000_000)
+        #expect(start(at: 11_000, errors: 7) == 1_000_000_000, "still counting")
+        #expect(start(at: 21_000, errors: 1) == 11_000_000_001, "went back: started after the point before")
+        #expect(start(at: 31_000, errors: 2) == 11_000_000_001)
     }
 }

@@ -12,8 +12,8 @@ import PathwatchSinkKit
 /// - each metric of a check as its plug-in declared it: `pathwatch.<plugin>.<name>` without the
 ///   word that says its unit, the declared UCUM unit, the value as the plug-in emitted it (not
 ///   scaled to a base unit: the unit field says what it is), a gauge, or a counter as a
-///   monotonic cumulative sum whose start time is the first report of the plug-in's current
-///   child (`CounterStarts`); with the check's `check` and `probe` and its own labels.
+///   monotonic cumulative sum whose start time is when it started counting (`CounterStarts`);
+///   with the check's `check` and `probe` and its own labels.
 struct ReportMetrics {
     static let stateMetric = "pathwatch.check.state"
     static let stateHelp = "The check's state: one series per state, 1 for the current one."
@@ -42,14 +42,14 @@ struct ReportMetrics {
                     placeOf[check.plugin] = scopes.count - 1
                     return scopes.count - 1
                 }()
-            let start = starts.start(of: check.probe, health: healthOf[check.probe], at: time)
-            add(check, at: time, counterStart: start, to: &scopes[place].metrics)
+            add(check, at: time, health: healthOf[check.probe], to: &scopes[place].metrics)
         }
+        starts.endReport()
         return scopes
     }
 
-    private func add(
-        _ check: CheckRecord, at time: UInt64, counterStart: UInt64, to metrics: inout [OTLPMetrics.Metric]
+    private mutating func add(
+        _ check: CheckRecord, at time: UInt64, health: ProbeHealth?, to metrics: inout [OTLPMetrics.Metric]
     ) {
         let identity = [OTLPAttribute("check", check.id), OTLPAttribute("probe", check.probe)]
         let stateIdentity = identity + [OTLPAttribute("plugin", check.plugin)]
@@ -78,7 +78,12 @@ struct ReportMetrics {
                     kind: counter ? .sum(monotonic: true) : .gauge,
                     points: [
                         OTLPMetrics.Point(
-                            attributes: attributes, start: counter ? counterStart : 0, time: time, value: metric.value)
+                            attributes: attributes,
+                            start: counter
+                                ? starts.start(
+                                    of: check.probe, series: "\(check.id)\u{0}\(metric.name)", value: metric.value,
+                                    health: health, at: time) : 0,
+                            time: time, value: metric.value)
                     ]))
         }
     }
@@ -90,17 +95,49 @@ struct ReportMetrics {
     }
 }
 
-/// When each probe's counters started counting: a plug-in's counters start over when its child
-/// does (a restart of the child, or of the agent), so the start time moves then and only then.
-/// A probe served in the agent's process (no child) counts from the agent's first report of it.
+/// When each counter started counting. A plug-in's counters start over when its child does (a
+/// restart of the child, or of the agent): the start moves to that child's first report. A
+/// counter can also start over without a new child (a reload that made a new instance of a
+/// probe served in the agent's process, a plug-in that resets it): a value below the one
+/// before says so, as Prometheus reads a reset, and its start moves to just after the point
+/// before. A probe served in the agent's process counts from the agent's first report of it.
 struct CounterStarts {
-    private var known: [String: (pid: Int32?, restarts: Int, start: UInt64)] = [:]
+    private var children: [String: (pid: Int32?, restarts: Int, start: UInt64)] = [:]
+    /// Per probe, per counter series (its check and metric): its start, last value and time.
+    private var series: [String: [String: (start: UInt64, last: Double, time: UInt64)]] = [:]
+    /// The series of each probe this report named, so that those it no longer has are forgotten.
+    private var named: [String: Set<String>] = [:]
 
-    mutating func start(of probe: String, health: ProbeHealth?, at time: UInt64) -> UInt64 {
+    /// The start of `probe`'s counter `key` whose value is `value` at `time`.
+    mutating func start(of probe: String, series key: String, value: Double, health: ProbeHealth?, at time: UInt64)
+        -> UInt64
+    {
+        let child = childStart(of: probe, health: health, at: time)
+        var known = series[probe]?[key] ?? (child, value, time)
+        if known.start < child {
+            known.start = child
+        } else if value < known.last {
+            known.start = known.time + 1
+        }
+        known.last = value
+        known.time = time
+        series[probe, default: [:]][key] = known
+        named[probe, default: []].insert(key)
+        return known.start
+    }
+
+    /// After a report: the counters of its probes that it did not name are gone (a check
+    /// removed, a metric no longer emitted); one that comes back counts from then.
+    mutating func endReport() {
+        for (probe, keys) in named { series[probe] = series[probe]?.filter { keys.contains($0.key) } }
+        named = [:]
+    }
+
+    private mutating func childStart(of probe: String, health: ProbeHealth?, at time: UInt64) -> UInt64 {
         let pid = health?.pid
         let restarts = health?.restarts ?? 0
-        if let seen = known[probe], seen.pid == pid, seen.restarts == restarts { return seen.start }
-        known[probe] = (pid, restarts, time)
+        if let seen = children[probe], seen.pid == pid, seen.restarts == restarts { return seen.start }
+        children[probe] = (pid, restarts, time)
         return time
     }
 }
