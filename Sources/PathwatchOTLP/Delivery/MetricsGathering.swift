@@ -6,6 +6,10 @@ struct MetricsGathering {
     private var resourceIndex: [[OTLPAttribute]: Int] = [:]
     private var scopeIndex: [ScopeKey: Int] = [:]
     private var metricIndex: [MetricKey: Int] = [:]
+    /// Where each series' points go, found once per series (its identity is shared by its
+    /// points). Each identity is held, so that no other takes its address while this gathers (a
+    /// run across segments reads two tables).
+    private var slots: [ObjectIdentifier: (identity: OTLPSeriesLabels.Identity, r: Int, s: Int, m: Int)] = [:]
     private(set) var points = 0
 
     private struct ScopeKey: Hashable {
@@ -24,6 +28,16 @@ struct MetricsGathering {
 
     /// A point of `identity` observed at `time` (nanoseconds since the epoch).
     mutating func add(_ identity: OTLPSeriesLabels.Identity, value: Double, time: UInt64) {
+        let (r, s, m) = slot(of: identity)
+        resources[r].scopes[s].metrics[m].points.append(
+            OTLPMetrics.Point(
+                attributes: identity.attributes, start: identity.counter ? identity.start : 0, time: time, value: value,
+                encodedAttributes: identity.encoded))
+        points += 1
+    }
+
+    private mutating func slot(of identity: OTLPSeriesLabels.Identity) -> (r: Int, s: Int, m: Int) {
+        if let known = slots[ObjectIdentifier(identity)] { return (known.r, known.s, known.m) }
         let r =
             resourceIndex[identity.resource]
             ?? {
@@ -52,11 +66,8 @@ struct MetricsGathering {
                 metricIndex[metricKey] = resources[r].scopes[s].metrics.count - 1
                 return resources[r].scopes[s].metrics.count - 1
             }()
-        resources[r].scopes[s].metrics[m].points.append(
-            OTLPMetrics.Point(
-                attributes: identity.attributes, start: identity.counter ? identity.start : 0, time: time, value: value)
-        )
-        points += 1
+        slots[ObjectIdentifier(identity)] = (identity, r, s, m)
+        return (r, s, m)
     }
 
     var metrics: [OTLPMetrics] { resources }

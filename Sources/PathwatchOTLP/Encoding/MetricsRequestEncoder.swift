@@ -72,10 +72,22 @@ enum MetricsRequestEncoder {
 
     static func point(_ point: OTLPMetrics.Point) -> [UInt8] {
         var out: [UInt8] = []
+        out.reserveCapacity(29 + (point.encodedAttributes?.count ?? 64))
         Wire.fixed64(2, point.start, into: &out)
         Wire.fixed64(3, point.time, into: &out)
         Wire.double(4, point.value, into: &out)
-        for attribute in point.attributes { Wire.message(7, keyValue(attribute), into: &out) }
+        if let encoded = point.encodedAttributes {
+            out += encoded
+        } else {
+            out += attributes(point.attributes)
+        }
+        return out
+    }
+
+    /// A data point's `attributes` fields (7), which a series' points share.
+    static func attributes(_ attributes: [OTLPAttribute]) -> [UInt8] {
+        var out: [UInt8] = []
+        for attribute in attributes { Wire.message(7, keyValue(attribute), into: &out) }
         return out
     }
 

@@ -37,6 +37,9 @@ struct OTLPMetrics {
         var start: UInt64
         var time: UInt64
         var value: Double
+        /// `attributes` already encoded for protobuf (`MetricsRequestEncoder.attributes`), when
+        /// the point's series has them: written as they are.
+        var encodedAttributes: [UInt8]? = nil
     }
 }
 

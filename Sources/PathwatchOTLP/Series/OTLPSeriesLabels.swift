@@ -15,8 +15,10 @@ import PathwatchRemoteWrite
 /// A counter whose start moves (its plug-in's child restarted) is a new series, as it is to
 /// OpenTelemetry. Labels with an empty value are left out, and read back as empty.
 enum OTLPSeriesLabels {
-    /// A point's identity as the delivery reads it back from the queue.
-    struct Identity {
+    /// A point's identity as the delivery reads it back from the queue: made once per series a
+    /// segment defines, and shared by every point of it (a class, so a point costs a reference).
+    /// Used on the delivery thread only.
+    final class Identity {
         var resource: [OTLPAttribute] = []
         var scopeName = ""
         var scopeVersion = ""
@@ -25,7 +27,17 @@ enum OTLPSeriesLabels {
         var unit = ""
         var counter = false
         var start: UInt64 = 0
-        var attributes: [OTLPAttribute] = []
+        var attributes: [OTLPAttribute] = [] {
+            didSet { encodedAttributes = nil }
+        }
+        /// The attributes as protobuf `KeyValue` fields, written once for all the series' points.
+        var encoded: [UInt8] {
+            if let encodedAttributes { return encodedAttributes }
+            let bytes = MetricsRequestEncoder.attributes(attributes)
+            encodedAttributes = bytes
+            return bytes
+        }
+        private var encodedAttributes: [UInt8]?
     }
 
     /// The series of `scopes` under `resource`, each point one series.
@@ -63,7 +75,7 @@ enum OTLPSeriesLabels {
 
     /// What a queued series' labels say.
     static func identity(of labels: [TimeSeries.Label]) -> Identity {
-        var identity = Identity()
+        let identity = Identity()
         for label in labels {
             let name = label.name
             guard let colon = name.utf8.firstIndex(of: UInt8(ascii: ":")) else {
