@@ -14,11 +14,14 @@ import Testing
         let port: Int
         let log: URL
 
-        init(in dir: URL) throws {
+        /// `partial`: "N:MESSAGE", each request answered with a partial success.
+        init(in dir: URL, partial: String? = nil) throws {
             port = try unusedLoopbackPort()
             log = dir.appendingPathComponent("received.jsonl")
             let script = TestEnvironment.packageRoot.appendingPathComponent("Tests/Fixtures/otlp/receiver.py")
-            process = try BackgroundProcess(["python3", script.path, "--port", "\(port)", "--log", log.path])
+            process = try BackgroundProcess(
+                ["python3", script.path, "--port", "\(port)", "--log", log.path]
+                    + (partial.map { ["--partial", $0] } ?? []))
             guard waitUntil(timeout: 30, { process.outputLines.contains("listening") }) else {
                 process.stop()
                 throw TestFailure("the OTLP receiver did not start: \(process.errorOutput.suffix(2000))")
@@ -230,6 +233,32 @@ import Testing
         let sent = Set(states.filter { $0.attributes["probe"] == "link" }.map { Int64($0.time / 1_000_000) })
         #expect(sent.allSatisfy { t in printed.contains { (0...5).contains(t - $0) } }, "\(sent.sorted()) \(printed)")
         #expect(printed.allSatisfy { p in sent.contains { (0...5).contains($0 - p) } }, "\(sent.sorted()) \(printed)")
+    }
+
+    /// A receiver that keeps a request but rejects some of its points (OTLP's partial success)
+    /// is heard: the agent says how many and why, in either encoding, and does not send them again.
+    @Test(arguments: ["protobuf", "json"]) func aPartialSuccessIsSaid(encoding: String) throws {
+        let dir = try Unprivileged.makeTemporaryDirectory()
+        defer { TestEnvironment.removeTemporaryDirectory(dir) }
+        let receiver = try Receiver(in: dir, partial: "3:points older than the window")
+        let config = try config(
+            in: dir, sink: #"{"type": "otlp", "url": "\#(receiver.url)", "encoding": "\#(encoding)"}"#)
+        try Unprivileged.own(dir)
+        let agent = try BackgroundProcess(Unprivileged.pathwatch(["run", "--config", config.path]))
+        defer { agent.stop() }
+        #expect(
+            waitUntil(timeout: 30) {
+                agent.errorOutput.contains("but rejected 3 of its data points: points older than the window")
+            }, "agent: \(agent.errorOutput.suffix(1500))")
+        let first = receiver.records.count
+        #expect(waitUntil(timeout: 30) { receiver.records.count >= first + 2 })
+        #expect(agent.stop() == 0)
+        // Accepted: each report went once.
+        let times = Self.points(receiver.records).filter {
+            $0.metric == "pathwatch.check.state" && $0.attributes["probe"] == "load"
+                && $0.attributes["state"] == "unknown"
+        }.map(\.time)
+        #expect(Set(times).count == times.count, "a report was sent again")
     }
 
     @Test func jsonWithoutCompressionReadsStrictly() throws {

@@ -184,6 +184,9 @@ package final class PushDeliverer<Format: PushFormat>: Sendable {
                 pass.reader.noteAccepted(attempt: index, of: request)
             }
         }
+        if outcome.isDelivered {
+            for response in responses { pass.reader.noteAccepted(request, answer: response.body) }
+        }
         handle(outcome, of: request, &pass)
     }
 

@@ -151,6 +151,9 @@ package protocol RequestReader {
     mutating func noteAccepted(attempt index: Int, of request: Request)
     /// After a 2xx: removes what the request carried (or notes how far into it the receiver got).
     mutating func acknowledge(_ request: Request, in queue: DurableQueue) throws(QueueError)
+    /// What the receiver answered with its 2xx (its first 4 KiB), for a protocol whose success
+    /// can say more (OTLP's partial success); usually nothing to read.
+    func noteAccepted(_ request: Request, answer: [UInt8])
     /// While delivery waits: gives up on what is too old to matter.
     func housekeep(_ queue: DurableQueue)
     /// The receiver refused `request` for good: true when the reader sends its records again,
@@ -166,6 +169,7 @@ extension RequestReader {
     package mutating func acknowledge(_ request: Request, in queue: DurableQueue) throws(QueueError) {
         try queue.complete(run: request.entries, as: .delivered)
     }
+    package func noteAccepted(_ request: Request, answer: [UInt8]) {}
     package func housekeep(_ queue: DurableQueue) {}
     package mutating func sendsApart(refused request: Request) -> Bool { false }
 }

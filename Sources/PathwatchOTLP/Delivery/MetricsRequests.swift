@@ -67,6 +67,16 @@ struct MetricsRequests: RequestReader {
         return PushAttempt(body: compressed)
     }
 
+    /// A receiver that kept the request but rejected some of its points says so in its 2xx:
+    /// said (once a minute at most, with its reason), not retried, as OTLP asks.
+    func noteAccepted(_ request: MetricsRequest, answer: [UInt8]) {
+        guard let partial = PartialSuccess.read(answer, json: settings.encoding == .json) else { return }
+        let reason = partial.message.isEmpty ? "" : ": \(partial.message.prefix(200))"
+        context.logRepeated(
+            .warning, kind: "partial-success",
+            "the receiver kept \(request) but rejected \(partial.rejected) of its data points\(reason)")
+    }
+
     mutating func sendsApart(refused request: MetricsRequest) -> Bool {
         guard request.count > 1 else { return false }
         confirmed = false

@@ -11,6 +11,9 @@ Each request is recorded as one JSON line in --log, written and flushed before t
 {"content_type", "content_encoding", "status", "request"} where "request" is the decoded
 request (protobuf's JSON mapping with its field names: snake_case, 64-bit integers as
 strings), or {"error"} when it did not read.
+
+With --partial "N:MESSAGE", each request that reads is answered with a partial success: N data
+points rejected, for MESSAGE (in the request's own encoding).
 """
 import argparse
 import gzip
@@ -19,13 +22,18 @@ import sys
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from google.protobuf.json_format import MessageToDict, Parse
-from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import ExportMetricsServiceRequest
+from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import (
+    ExportMetricsServiceRequest,
+    ExportMetricsServiceResponse,
+)
+from google.protobuf.json_format import MessageToJson
 
 
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--log", required=True)
+    parser.add_argument("--partial")
     args = parser.parse_args()
     log = open(args.log, "a", encoding="utf-8")
 
@@ -58,7 +66,15 @@ def main():
             record["status"] = status
             log.write(json.dumps(record) + "\n")
             log.flush()
-            answer = b"" if content_type != "application/json" else b"{}"
+            response = ExportMetricsServiceResponse()
+            if args.partial and status == 200:
+                rejected, message = args.partial.split(":", 1)
+                response.partial_success.rejected_data_points = int(rejected)
+                response.partial_success.error_message = message
+            if content_type == "application/json":
+                answer = MessageToJson(response).encode("utf-8")
+            else:
+                answer = response.SerializeToString()
             self.send_response(status)
             self.send_header("Content-Type", content_type or "application/x-protobuf")
             self.send_header("Content-Length", str(len(answer)))
