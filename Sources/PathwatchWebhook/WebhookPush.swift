@@ -62,6 +62,7 @@ extension WebhookSinkSettings {
         case .pathwatch: return PathwatchFormat()
         case .slack: return SlackFormat()
         case .alertmanager: return AlertmanagerFormat(alertName: alertName, resendEvery: resendEvery)
+        case .pagerduty: return PagerDutyFormat(sendResolved: sendResolved)
         }
     }
 }

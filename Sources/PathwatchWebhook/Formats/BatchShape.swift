@@ -13,6 +13,7 @@ extension WebhookSinkSettings {
         case .pathwatch: return PathwatchBatch(asArray: maxBatch > 1)
         case .slack: return SlackDigest()
         case .alertmanager: return AlertmanagerBatch()
+        case .pagerduty: return PagerDutyEvent(routingKey: routingKey ?? "")
         }
     }
 }

@@ -6,7 +6,8 @@ import PathwatchJSON
 /// `pathwatch` sends one object per request unless `max_batch` is raised: a receiver written for
 /// one event per POST would not read an array. `slack` and `alertmanager` keep their body shape
 /// whatever the batch (one message; one array of alerts), so they batch by default. Slack allows
-/// about one message a second per incoming webhook, hence its `min_interval`.
+/// about one message a second per incoming webhook, hence its `min_interval`. `pagerduty` sends
+/// one event per request (each check is its own incident), two a second at most.
 enum Batching {
     /// The largest `max_batch`: a request stays a few megabytes at most.
     static let maxBatchLimit = 10_000
@@ -15,7 +16,7 @@ enum Batching {
 
     static func defaultMaxBatch(_ format: WebhookSinkSettings.Format) -> Int {
         switch format {
-        case .pathwatch: return 1
+        case .pathwatch, .pagerduty: return 1
         case .slack, .alertmanager: return 100
         }
     }
@@ -23,6 +24,8 @@ enum Batching {
     static func defaultMinInterval(_ format: WebhookSinkSettings.Format) -> ConfigDuration {
         switch format {
         case .slack: return .seconds(1)
+        // PagerDuty takes 120 events a minute per routing key, then answers 429.
+        case .pagerduty: return .milliseconds(500)
         case .pathwatch, .alertmanager: return ConfigDuration(nanoseconds: 0)
         }
     }

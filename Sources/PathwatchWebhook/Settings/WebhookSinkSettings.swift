@@ -10,6 +10,8 @@ package struct WebhookSinkSettings: SinkMaking, Decodable, Equatable {
         case pathwatch
         case slack
         case alertmanager
+        /// PagerDuty's Events API v2: a check's incident opened and resolved.
+        case pagerduty
     }
 
     /// The `tls` object, shared with the other HTTP sinks.
@@ -59,6 +61,10 @@ package struct WebhookSinkSettings: SinkMaking, Decodable, Equatable {
     package var resendEvery = ConfigDuration.seconds(60)
     /// Alertmanager only: the `alertname` label.
     package var alertName = "PathwatchCheck"
+    /// PagerDuty only: the integration's routing key (a secret), added to each event as it is sent.
+    package var routingKey: String?
+    /// Incident formats (PagerDuty): a change to ok resolves the incident its check opened.
+    package var sendResolved = true
     /// Queued payloads sent in one request at most (`max_batch`); the default depends on the
     /// format (`Batching.defaultMaxBatch`).
     package var maxBatch: Int
@@ -77,6 +83,8 @@ package struct WebhookSinkSettings: SinkMaking, Decodable, Equatable {
         case maxQueue = "max_queue"
         case resendEvery = "resend_every"
         case alertName = "alertname"
+        case routingKey = "routing_key"
+        case sendResolved = "send_resolved"
         case maxBatch = "max_batch"
         case minInterval = "min_interval"
     }
@@ -136,6 +144,7 @@ package struct WebhookSinkSettings: SinkMaking, Decodable, Equatable {
             throw DecodingError.dataCorruptedError(
                 forKey: .resendEvery, in: c, debugDescription: "expected at least 100ms, found \"\(resendEvery)\"")
         }
+        try decodeIncidentKeys(c)
         alertName = try c.decodeIfPresent(String.self, forKey: .alertName) ?? alertName
         guard !alertName.isEmpty else {
             throw DecodingError.dataCorruptedError(
@@ -154,5 +163,31 @@ package struct WebhookSinkSettings: SinkMaking, Decodable, Equatable {
 
     /// The secrets this sink sends (signing key text is redacted where it was substituted;
     /// header values are added so that a literal one is never logged either).
-    package var secretValues: [String] { headers.map(\.value) }
+    package var secretValues: [String] { headers.map(\.value) + (routingKey.map { [$0] } ?? []) }
+
+    /// `routing_key` (required by, and only for, `pagerduty`) and `send_resolved`.
+    private mutating func decodeIncidentKeys(_ c: KeyedDecodingContainer<CodingKeys>) throws {
+        for key in [CodingKeys.routingKey, .sendResolved] where c.contains(key) && format != .pagerduty {
+            throw DecodingError.dataCorruptedError(
+                forKey: key, in: c,
+                debugDescription:
+                    "applies to the \"pagerduty\" format only (this sink's format is \"\(format.rawValue)\")"
+            )
+        }
+        sendResolved = try c.decodeIfPresent(Bool.self, forKey: .sendResolved) ?? sendResolved
+        guard format == .pagerduty else { return }
+        guard let key = try c.decodeIfPresent(String.self, forKey: .routingKey) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .routingKey, in: c,
+                debugDescription: "is missing: the \"pagerduty\" format needs the integration's routing_key")
+        }
+        // Never quoted back: it is a secret.
+        guard !key.isEmpty, key.count <= 128, key.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F })
+        else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .routingKey, in: c,
+                debugDescription: "expected an integration key: 1 to 128 printable characters without spaces")
+        }
+        routingKey = key
+    }
 }
