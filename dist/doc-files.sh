@@ -7,7 +7,7 @@
 # package leaves out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-find README.md docs bench Plugins Sources/PathwatchWebhook/README.md Sources/PathwatchRemoteWrite/README.md \
+find README.md docs bench Plugins Sources/PathwatchWebhook/README.md Sources/PathwatchRemoteWrite/README.md Sources/PathwatchOTLP/README.md \
     \( -path 'docs/*' -o -name README.md -o -name RESULTS.md \) -type f
 echo config.json
 echo SDK/Sources/CPathwatchProbe/include/pathwatch_probe.h

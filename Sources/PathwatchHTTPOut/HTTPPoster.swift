@@ -38,6 +38,8 @@ package final class HTTPPoster {
     /// Content-Type, Expect and the configured headers; the per-attempt signing headers are
     /// added to a copy for each request.
     private let fixedHeaders: [String]
+    /// The configured URL, which an attempt may extend (`PushAttempt.urlSuffix`).
+    private let url: String
 
     package static let userAgent = "pathwatch/\(AgentIdentity.version)"
 
@@ -45,6 +47,7 @@ package final class HTTPPoster {
         guard curlGlobalInit == CURLE_OK else { throw SetupError(description: "libcurl failed to initialise") }
         guard let handle = pw_curl_easy_init() else { throw SetupError(description: "libcurl cannot create a handle") }
         self.handle = handle
+        url = settings.url
         collector = ResponseCollector(abort: abort)
         // libcurl sends "Expect: 100-continue" for larger bodies and waits for an answer many
         // receivers never give; an empty Expect turns that off.
@@ -103,10 +106,13 @@ package final class HTTPPoster {
 
     deinit { pw_curl_easy_cleanup(handle) }
 
-    /// One POST of `body` with the fixed headers plus `extraHeaders`; blocks until the answer,
-    /// the timeout, or an abort.
-    package func post(_ body: [UInt8], extraHeaders: [String]) -> HTTPResponse {
+    /// One POST of `body` with the fixed headers plus `extraHeaders`, to the configured URL
+    /// followed by `urlSuffix` (a path under it: Opsgenie's `/<alias>/close`); blocks until the
+    /// answer, the timeout, or an abort.
+    package func post(_ body: [UInt8], extraHeaders: [String], urlSuffix: String) -> HTTPResponse {
         collector.reset()
+        if !urlSuffix.isEmpty { _ = pw_curl_easy_setopt_string(handle, CURLOPT_URL, url + urlSuffix) }
+        defer { if !urlSuffix.isEmpty { _ = pw_curl_easy_setopt_string(handle, CURLOPT_URL, url) } }
         var list: UnsafeMutablePointer<curl_slist>?
         defer { pw_curl_slist_free_all(list) }
         for line in fixedHeaders + extraHeaders {

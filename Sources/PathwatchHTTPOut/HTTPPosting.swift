@@ -1,8 +1,9 @@
 /// What a deliverer POSTs through: libcurl's `HTTPPoster`, or a test's stand-in that answers
 /// as it is told, so the delivery loop's retries and pacing can be run without a receiver.
 package protocol HTTPPosting: AnyObject {
-    /// One POST of `body`; blocks until the answer, the timeout, or an abort.
-    func post(_ body: [UInt8], extraHeaders: [String]) -> HTTPResponse
+    /// One POST of `body`, to the URL followed by `urlSuffix`; blocks until the answer, the
+    /// timeout, or an abort.
+    func post(_ body: [UInt8], extraHeaders: [String], urlSuffix: String) -> HTTPResponse
 }
 
 extension HTTPPoster: HTTPPosting {}

@@ -33,7 +33,8 @@ struct WebhookPush: PushFormat {
     func makeReader(_ context: PushContext) -> WebhookRequests {
         WebhookRequests(
             shape: settings.batchShape, maxBatch: settings.maxBatch,
-            signer: settings.signingKey.map { WebhookSigner(key: $0) })
+            signer: settings.signingKey.map { WebhookSigner(key: $0) },
+            keyHeaders: settings.apiKey.map { ["Authorization: GenieKey \($0)"] } ?? [])
     }
 
     /// What identifies the receiver's stream: the format and the URL, never the signing
@@ -62,7 +63,7 @@ extension WebhookSinkSettings {
         case .pathwatch: return PathwatchFormat()
         case .slack: return SlackFormat()
         case .alertmanager: return AlertmanagerFormat(alertName: alertName, resendEvery: resendEvery)
-        case .pagerduty: return PagerDutyFormat(sendResolved: sendResolved)
+        case .pagerduty, .opsgenie: return IncidentFormat(sendResolved: sendResolved)
         }
     }
 }

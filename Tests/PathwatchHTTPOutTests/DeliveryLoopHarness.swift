@@ -108,7 +108,7 @@ final class ScriptedPoster: HTTPPosting, Sendable {
 
     var attempts: [Attempt] { state.withLock { $0.attempts } }
 
-    func post(_ body: [UInt8], extraHeaders: [String]) -> HTTPResponse {
+    func post(_ body: [UInt8], extraHeaders: [String], urlSuffix: String) -> HTTPResponse {
         let now = clock.monotonicNow
         return state.withLock { s in
             s.attempts.append(Attempt(at: now, body: String(decoding: body, as: UTF8.self)))

@@ -30,12 +30,32 @@ import Testing
         #expect(settings.routingKey == Self.key && settings.sendResolved && settings.maxBatch == 1)
         #expect(settings.minInterval == .milliseconds(500) && settings.secretValues.contains(Self.key))
         for (members, path, expected) in [
-            (#""format": "pagerduty""#, "sinks[1].routing_key", "needs the integration's routing_key"),
-            (#""format": "pagerduty", "routing_key": "has space \#(Self.key)""#, "sinks[1].routing_key", "printable"),
-            (#""format": "slack", "routing_key": "\#(Self.key)""#, "sinks[1].routing_key", "\"pagerduty\" format only"),
-            (#""send_resolved": false"#, "sinks[1].send_resolved", "\"pagerduty\" format only"),
+            (
+                #""url": "http://127.0.0.1/e", "format": "pagerduty""#, "sinks[1].routing_key",
+                "needs the integration's routing_key"
+            ),
+            (
+                #""url": "http://127.0.0.1/e", "format": "pagerduty", "routing_key": "has space \#(Self.key)""#,
+                "sinks[1].routing_key", "printable"
+            ),
+            (
+                #""url": "http://127.0.0.1/e", "format": "slack", "routing_key": "\#(Self.key)""#,
+                "sinks[1].routing_key", "\"pagerduty\" format only"
+            ),
+            (
+                #""url": "http://127.0.0.1/e", "format": "pagerduty", "routing_key": "\#(Self.key)", "api_key": "x""#,
+                "sinks[1].api_key", "\"opsgenie\" format only"
+            ),
+            (
+                #""url": "http://127.0.0.1/e", "send_resolved": false"#, "sinks[1].send_resolved",
+                "\"pagerduty\" and \"opsgenie\" formats only"
+            ),
+            (
+                #""url": "http://127.0.0.1/v2/alerts?x=1", "format": "opsgenie", "api_key": "k""#, "sinks[1].url",
+                "without a query"
+            ),
         ] {
-            let error = SinkConfigFixture.refusal(#"{"type": "webhook", "url": "http://127.0.0.1/e", \#(members)}"#)
+            let error = SinkConfigFixture.refusal(#"{"type": "webhook", \#(members)}"#)
             #expect(error?.location == path, "\(members): \(String(describing: error))")
             #expect(error?.message.contains(expected) == true, "\(String(describing: error))")
             #expect(error?.description.contains(Self.key) == false, "the key is never repeated")
@@ -78,8 +98,8 @@ import Testing
             events: events,
             snapshot: StatusSnapshot(
                 identity: AgentIdentity(name: "web-01"), time: time, checks: [], path: .unmonitored))
-        #expect(PagerDutyFormat(sendResolved: true).payloads(for: batch, triggers: [.change]).count == 2)
-        #expect(PagerDutyFormat(sendResolved: false).payloads(for: batch, triggers: [.change]).count == 1)
-        #expect(PagerDutyFormat(sendResolved: true).payloads(for: batch, triggers: [.every]).isEmpty)
+        #expect(IncidentFormat(sendResolved: true).payloads(for: batch, triggers: [.change]).count == 2)
+        #expect(IncidentFormat(sendResolved: false).payloads(for: batch, triggers: [.change]).count == 1)
+        #expect(IncidentFormat(sendResolved: true).payloads(for: batch, triggers: [.every]).isEmpty)
     }
 }

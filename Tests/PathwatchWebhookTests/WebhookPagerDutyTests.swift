@@ -34,13 +34,16 @@ import Testing
             """
             {"agent": {"name": "web-pd", "plugin_dirs": ["."], "interval": "200ms", "state_dir": "queues"},
              "probes": [{"id": "api", "plugin": "testprobe", "config": {"state_file": "\(stateFile.path)"}}],
-             "sinks": [{"type": "stdout", "format": "json", "on": "change"},
+             "sinks": [{"type": "stdout", "format": "json", "on": "every"},
                        {"type": "webhook", "url": "http://127.0.0.1:\(port)/v2/enqueue", "format": "pagerduty",
                         "routing_key": "${file:\(keyFile.path)}", "retry": {"initial": "100ms", "max": "1s"}}]}
             """, in: dir)
         let agent = try BackgroundProcess([TestEnvironment.pathwatchBinary.path, "run", "--config", config.path])
         defer { agent.stop() }
-        #expect(waitUntil(timeout: 10) { agent.errorOutput.contains("started as web-pd") }, "\(agent.errorOutput)")
+        // The check's first state (ok, announced without a change) before the changes the test makes.
+        #expect(
+            agent.waitForLine(timeout: 10) { $0.contains(#""id":"api/c0""#) && $0.contains(#""state":"ok""#) } != nil,
+            "\(agent.errorOutput)")
 
         for (state, action) in [("critical", "trigger"), ("warning", "trigger"), ("ok", "resolve")] {
             try "\(state) HTTP 503 in 41 ms\n".write(to: stateFile, atomically: true, encoding: .utf8)

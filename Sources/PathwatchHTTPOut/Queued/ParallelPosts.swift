@@ -49,13 +49,15 @@ final class ParallelPosts {
             let lane = lanes[index]
             let attempt = attempts[index + 1]
             lane.thread.async {
-                let response = lane.poster.post(attempt.body, extraHeaders: attempt.headers)
+                let response = lane.poster.post(
+                    attempt.body, extraHeaders: attempt.headers, urlSuffix: attempt.urlSuffix)
                 answers.slots.withLock { $0[index + 1] = response }
                 answers.done.signal()
             }
         }
         for index in [0] + Array(attempts.indices.dropFirst(beside + 1)) {
-            let response = poster.post(attempts[index].body, extraHeaders: attempts[index].headers)
+            let response = poster.post(
+                attempts[index].body, extraHeaders: attempts[index].headers, urlSuffix: attempts[index].urlSuffix)
             answers.slots.withLock { $0[index] = response }
         }
         for _ in 0..<beside { answers.done.wait() }

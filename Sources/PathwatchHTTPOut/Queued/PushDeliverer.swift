@@ -174,7 +174,7 @@ package final class PushDeliverer<Format: PushFormat>: Sendable {
         pass.pacing.noteRequestStart(at: clock.monotonicNow, minInterval: spec.minInterval)
         let responses =
             attempts.count == 1
-            ? [pass.poster.post(attempts[0].body, extraHeaders: attempts[0].headers)]
+            ? [pass.poster.post(attempts[0].body, extraHeaders: attempts[0].headers, urlSuffix: attempts[0].urlSuffix)]
             : pass.parallel.post(attempts, through: pass.poster) { try connect(spec.post, thread.abort) }
         let now = time_t(clock.wallNow.milliseconds / 1000)
         let outcomes = responses.map { DeliveryOutcome.classify($0, now: now) }

@@ -118,10 +118,13 @@ package enum NextRequest<Request: PushRequest> {
 package struct PushAttempt: Sendable {
     package var body: [UInt8]
     package var headers: [String]
+    /// Appended to the configured URL for this attempt (a path under it), or empty.
+    package var urlSuffix: String
 
-    package init(body: [UInt8], headers: [String] = []) {
+    package init(body: [UInt8], headers: [String] = [], urlSuffix: String = "") {
         self.body = body
         self.headers = headers
+        self.urlSuffix = urlSuffix
     }
 }
 

@@ -7,6 +7,8 @@ struct RequestRun: PushRequest {
     var entries: [QueueEntry]
     /// What is sent: the run's `webhook-id` and body.
     var request: QueuedPayload
+    /// The path under the configured URL it goes to (`BatchShape.urlSuffix`), or "".
+    var urlSuffix = ""
 
     /// For the log: "payload <id>", or "request <id> (<n> payloads)".
     var description: String {
@@ -32,6 +34,9 @@ struct RequestRun: PushRequest {
         let taken = payloads.prefix(made.taken)
         let request = QueuedPayload(
             kind: lead.kind, id: QueuedPayload.requestID(for: taken), enqueuedAt: lead.enqueuedAt, body: made.body)
-        return .send(RequestRun(entries: heads.prefix(made.taken).map(\.entry), request: request))
+        return .send(
+            RequestRun(
+                entries: heads.prefix(made.taken).map(\.entry), request: request,
+                urlSuffix: shape.urlSuffix(for: payloads.prefix(made.taken))))
     }
 }

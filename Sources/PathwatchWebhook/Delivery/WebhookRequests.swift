@@ -9,6 +9,9 @@ struct WebhookRequests: RequestReader {
     let shape: any BatchShape
     let maxBatch: Int
     let signer: WebhookSigner?
+    /// Sent with every request besides the configured headers, made as it is sent (Opsgenie's
+    /// `Authorization: GenieKey …`: a secret, never queued).
+    var keyHeaders: [String] = []
 
     func next(from queue: DurableQueue, retrying: Int?) throws(QueueError) -> NextRequest<RequestRun> {
         try RequestRun.read(from: queue, limit: retrying ?? maxBatch, shape: shape)
@@ -20,6 +23,6 @@ struct WebhookRequests: RequestReader {
         let headers =
             signer?.headers(id: payload.id, timestamp: timestamp, body: payload.body)
             ?? ["webhook-id: \(payload.id)", "webhook-timestamp: \(timestamp)"]
-        return PushAttempt(body: payload.body, headers: headers)
+        return PushAttempt(body: payload.body, headers: headers + keyHeaders, urlSuffix: run.urlSuffix)
     }
 }

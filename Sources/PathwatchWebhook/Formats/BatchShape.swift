@@ -4,6 +4,12 @@
 /// whole.
 protocol BatchShape: Sendable {
     func request(for run: ArraySlice<QueuedPayload>) -> (body: [UInt8], taken: Int)
+    /// A path under the configured URL for the request of `run` (Opsgenie's close); usually "".
+    func urlSuffix(for run: ArraySlice<QueuedPayload>) -> String
+}
+
+extension BatchShape {
+    func urlSuffix(for run: ArraySlice<QueuedPayload>) -> String { "" }
 }
 
 extension WebhookSinkSettings {
@@ -14,6 +20,7 @@ extension WebhookSinkSettings {
         case .slack: return SlackDigest()
         case .alertmanager: return AlertmanagerBatch()
         case .pagerduty: return PagerDutyEvent(routingKey: routingKey ?? "")
+        case .opsgenie: return OpsgenieAlert()
         }
     }
 }

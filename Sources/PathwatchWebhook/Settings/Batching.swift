@@ -7,7 +7,8 @@ import PathwatchJSON
 /// one event per POST would not read an array. `slack` and `alertmanager` keep their body shape
 /// whatever the batch (one message; one array of alerts), so they batch by default. Slack allows
 /// about one message a second per incoming webhook, hence its `min_interval`. `pagerduty` sends
-/// one event per request (each check is its own incident), two a second at most.
+/// one event per request (each check is its own incident), two a second at most; `opsgenie` the
+/// same.
 enum Batching {
     /// The largest `max_batch`: a request stays a few megabytes at most.
     static let maxBatchLimit = 10_000
@@ -16,7 +17,7 @@ enum Batching {
 
     static func defaultMaxBatch(_ format: WebhookSinkSettings.Format) -> Int {
         switch format {
-        case .pathwatch, .pagerduty: return 1
+        case .pathwatch, .pagerduty, .opsgenie: return 1
         case .slack, .alertmanager: return 100
         }
     }
@@ -26,6 +27,8 @@ enum Batching {
         case .slack: return .seconds(1)
         // PagerDuty takes 120 events a minute per routing key, then answers 429.
         case .pagerduty: return .milliseconds(500)
+        // Opsgenie's Alert API: a few requests a second per account on the smaller plans.
+        case .opsgenie: return .milliseconds(500)
         case .pathwatch, .alertmanager: return ConfigDuration(nanoseconds: 0)
         }
     }

@@ -12,6 +12,8 @@ package struct WebhookSinkSettings: SinkMaking, Decodable, Equatable {
         case alertmanager
         /// PagerDuty's Events API v2: a check's incident opened and resolved.
         case pagerduty
+        /// Opsgenie's Alert API: a check's alert created and closed by its alias.
+        case opsgenie
     }
 
     /// The `tls` object, shared with the other HTTP sinks.
@@ -63,7 +65,9 @@ package struct WebhookSinkSettings: SinkMaking, Decodable, Equatable {
     package var alertName = "PathwatchCheck"
     /// PagerDuty only: the integration's routing key (a secret), added to each event as it is sent.
     package var routingKey: String?
-    /// Incident formats (PagerDuty): a change to ok resolves the incident its check opened.
+    /// Opsgenie only: the API integration's key (a secret), sent as `Authorization: GenieKey …`.
+    package var apiKey: String?
+    /// Incident formats (PagerDuty, Opsgenie): a change to ok closes what its check opened.
     package var sendResolved = true
     /// Queued payloads sent in one request at most (`max_batch`); the default depends on the
     /// format (`Batching.defaultMaxBatch`).
@@ -84,6 +88,7 @@ package struct WebhookSinkSettings: SinkMaking, Decodable, Equatable {
         case resendEvery = "resend_every"
         case alertName = "alertname"
         case routingKey = "routing_key"
+        case apiKey = "api_key"
         case sendResolved = "send_resolved"
         case maxBatch = "max_batch"
         case minInterval = "min_interval"
@@ -163,31 +168,50 @@ package struct WebhookSinkSettings: SinkMaking, Decodable, Equatable {
 
     /// The secrets this sink sends (signing key text is redacted where it was substituted;
     /// header values are added so that a literal one is never logged either).
-    package var secretValues: [String] { headers.map(\.value) + (routingKey.map { [$0] } ?? []) }
+    package var secretValues: [String] { headers.map(\.value) + [routingKey, apiKey].compactMap { $0 } }
 
-    /// `routing_key` (required by, and only for, `pagerduty`) and `send_resolved`.
+    /// `routing_key` (required by, and only for, `pagerduty`), `api_key` (the same for
+    /// `opsgenie`) and `send_resolved` (both).
     private mutating func decodeIncidentKeys(_ c: KeyedDecodingContainer<CodingKeys>) throws {
-        for key in [CodingKeys.routingKey, .sendResolved] where c.contains(key) && format != .pagerduty {
+        let owners: [(CodingKeys, [Format])] = [
+            (.routingKey, [.pagerduty]), (.apiKey, [.opsgenie]), (.sendResolved, [.pagerduty, .opsgenie]),
+        ]
+        for (key, formats) in owners where c.contains(key) && !formats.contains(format) {
+            let names = formats.map { "\"\($0.rawValue)\"" }.joined(separator: " and ")
             throw DecodingError.dataCorruptedError(
                 forKey: key, in: c,
                 debugDescription:
-                    "applies to the \"pagerduty\" format only (this sink's format is \"\(format.rawValue)\")"
+                    "applies to the \(names) format\(formats.count > 1 ? "s" : "") only (this sink's format is \"\(format.rawValue)\")"
             )
         }
         sendResolved = try c.decodeIfPresent(Bool.self, forKey: .sendResolved) ?? sendResolved
-        guard format == .pagerduty else { return }
-        guard let key = try c.decodeIfPresent(String.self, forKey: .routingKey) else {
-            throw DecodingError.dataCorruptedError(
-                forKey: .routingKey, in: c,
-                debugDescription: "is missing: the \"pagerduty\" format needs the integration's routing_key")
+        switch format {
+        case .pagerduty: routingKey = try Self.integrationKey(.routingKey, in: c)
+        case .opsgenie:
+            apiKey = try Self.integrationKey(.apiKey, in: c)
+            // The close goes to a path under the URL: it must be one a path can follow.
+            if url.contains("?") || url.contains("#") {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .url, in: c,
+                    debugDescription: "the \"opsgenie\" format needs the alerts endpoint without a query or fragment")
+            }
+        default: break
         }
-        // Never quoted back: it is a secret.
-        guard !key.isEmpty, key.count <= 128, key.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F })
+    }
+
+    /// An integration's key, required: never quoted back (it is a secret).
+    private static func integrationKey(_ key: CodingKeys, in c: KeyedDecodingContainer<CodingKeys>) throws -> String {
+        guard let value = try c.decodeIfPresent(String.self, forKey: key) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: key, in: c, debugDescription: "is missing: this format needs the integration's \(key.rawValue)")
+        }
+        guard !value.isEmpty, value.count <= 128,
+            value.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F })
         else {
             throw DecodingError.dataCorruptedError(
-                forKey: .routingKey, in: c,
+                forKey: key, in: c,
                 debugDescription: "expected an integration key: 1 to 128 printable characters without spaces")
         }
-        routingKey = key
+        return value
     }
 }
