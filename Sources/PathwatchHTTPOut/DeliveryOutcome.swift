@@ -1,4 +1,5 @@
 import CCurlShims
+import PathwatchJSON
 
 /// What one attempt at one payload (or batch) came to, decided from libcurl's result and the HTTP status.
 package enum DeliveryOutcome: Equatable, Sendable {
@@ -25,7 +26,9 @@ package enum DeliveryOutcome: Equatable, Sendable {
             return .delivered(status: status)
         case 429, 503:
             return .retry(
-                reason: "HTTP \(status)", retryAfter: response.retryAfter.flatMap { RetryAfter.seconds($0, now: now) })
+                reason: "HTTP \(status)",
+                retryAfter: response.retryAfter.flatMap { RetryAfter.seconds($0, now: now) }
+                    ?? RetryAfter.inBody(response.body))
         case 408:
             return .retry(reason: "HTTP 408", retryAfter: nil)
         case 400...499:

@@ -1,5 +1,6 @@
 import CCurlShims
 import Glibc
+import PathwatchJSON
 
 /// When to try a payload again: exponential backoff from `initial`, doubling per consecutive
 /// failure up to `max`, with "equal jitter" (a uniformly random point in the upper half of the
@@ -42,5 +43,16 @@ package enum RetryAfter {
         let date = pw_curl_getdate(text)
         guard date >= 0 else { return nil }
         return Double(Swift.max(0, date - now))
+    }
+
+    /// The seconds a JSON answer asks for, where a provider says "later" in its body rather than
+    /// in a header: Discord's `{"retry_after": 0.6}` and Telegram's
+    /// `{"parameters": {"retry_after": 5}}`. Nil when the body says neither.
+    package static func inBody(_ body: [UInt8]) -> Double? {
+        guard body.first(where: { $0 > 0x20 }) == UInt8(ascii: "{"), let value = try? JSONParser.parse(bytes: body)
+        else { return nil }
+        let seconds = value["retry_after"]?.numberValue ?? value["parameters"]?["retry_after"]?.numberValue
+        guard let seconds, seconds.isFinite, seconds >= 0 else { return nil }
+        return seconds
     }
 }

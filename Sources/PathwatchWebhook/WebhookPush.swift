@@ -61,7 +61,7 @@ extension WebhookSinkSettings {
     var payloadFormat: any PayloadFormat {
         switch format {
         case .pathwatch: return PathwatchFormat()
-        case .slack: return SlackFormat()
+        case .slack, .discord, .telegram, .teams, .googlechat, .mattermost, .rocketchat: return SlackFormat()
         case .alertmanager: return AlertmanagerFormat(alertName: alertName, resendEvery: resendEvery)
         case .pagerduty, .opsgenie: return IncidentFormat(sendResolved: sendResolved)
         }

@@ -21,6 +21,12 @@ extension WebhookSinkSettings {
         case .alertmanager: return AlertmanagerBatch()
         case .pagerduty: return PagerDutyEvent(routingKey: routingKey ?? "")
         case .opsgenie: return OpsgenieAlert()
+        case .discord: return ChatMessage(provider: .discord)
+        case .telegram: return ChatMessage(provider: .telegram(chatID: chatID ?? "", token: botToken ?? ""))
+        case .teams: return ChatMessage(provider: .teams)
+        case .googlechat: return ChatMessage(provider: .googleChat)
+        case .mattermost: return ChatMessage(provider: .mattermost)
+        case .rocketchat: return ChatMessage(provider: .rocketChat)
         }
     }
 }

@@ -18,13 +18,18 @@ enum Batching {
     static func defaultMaxBatch(_ format: WebhookSinkSettings.Format) -> Int {
         switch format {
         case .pathwatch, .pagerduty, .opsgenie: return 1
-        case .slack, .alertmanager: return 100
+        case .slack, .alertmanager, .discord, .telegram, .teams, .googlechat, .mattermost, .rocketchat: return 100
         }
     }
 
     static func defaultMinInterval(_ format: WebhookSinkSettings.Format) -> ConfigDuration {
         switch format {
-        case .slack: return .seconds(1)
+        // Slack, Google Chat, Mattermost and Rocket.Chat: about a message a second per hook.
+        case .slack, .googlechat, .mattermost, .rocketchat, .teams: return .seconds(1)
+        // Discord: 30 requests a minute per webhook.
+        case .discord: return .seconds(2)
+        // Telegram: 20 messages a minute to a group.
+        case .telegram: return .seconds(3)
         // PagerDuty takes 120 events a minute per routing key, then answers 429.
         case .pagerduty: return .milliseconds(500)
         // Opsgenie's Alert API: a few requests a second per account on the smaller plans.

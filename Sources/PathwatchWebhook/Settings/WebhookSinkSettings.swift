@@ -14,6 +14,8 @@ package struct WebhookSinkSettings: SinkMaking, Decodable, Equatable {
         case pagerduty
         /// Opsgenie's Alert API: a check's alert created and closed by its alias.
         case opsgenie
+        /// Chat: a run of changes as one message (`ChatMessage`).
+        case discord, telegram, teams, googlechat, mattermost, rocketchat
     }
 
     /// The `tls` object, shared with the other HTTP sinks.
@@ -67,6 +69,9 @@ package struct WebhookSinkSettings: SinkMaking, Decodable, Equatable {
     package var routingKey: String?
     /// Opsgenie only: the API integration's key (a secret), sent as `Authorization: GenieKey …`.
     package var apiKey: String?
+    /// Telegram only: the bot's token (a secret, in the request's path) and the chat it writes to.
+    package var botToken: String?
+    package var chatID: String?
     /// Incident formats (PagerDuty, Opsgenie): a change to ok closes what its check opened.
     package var sendResolved = true
     /// Queued payloads sent in one request at most (`max_batch`); the default depends on the
@@ -89,6 +94,8 @@ package struct WebhookSinkSettings: SinkMaking, Decodable, Equatable {
         case alertName = "alertname"
         case routingKey = "routing_key"
         case apiKey = "api_key"
+        case botToken = "bot_token"
+        case chatID = "chat_id"
         case sendResolved = "send_resolved"
         case maxBatch = "max_batch"
         case minInterval = "min_interval"
@@ -168,13 +175,14 @@ package struct WebhookSinkSettings: SinkMaking, Decodable, Equatable {
 
     /// The secrets this sink sends (signing key text is redacted where it was substituted;
     /// header values are added so that a literal one is never logged either).
-    package var secretValues: [String] { headers.map(\.value) + [routingKey, apiKey].compactMap { $0 } }
+    package var secretValues: [String] { headers.map(\.value) + [routingKey, apiKey, botToken].compactMap { $0 } }
 
     /// `routing_key` (required by, and only for, `pagerduty`), `api_key` (the same for
     /// `opsgenie`) and `send_resolved` (both).
     private mutating func decodeIncidentKeys(_ c: KeyedDecodingContainer<CodingKeys>) throws {
         let owners: [(CodingKeys, [Format])] = [
             (.routingKey, [.pagerduty]), (.apiKey, [.opsgenie]), (.sendResolved, [.pagerduty, .opsgenie]),
+            (.botToken, [.telegram]), (.chatID, [.telegram]),
         ]
         for (key, formats) in owners where c.contains(key) && !formats.contains(format) {
             let names = formats.map { "\"\($0.rawValue)\"" }.joined(separator: " and ")
@@ -187,16 +195,49 @@ package struct WebhookSinkSettings: SinkMaking, Decodable, Equatable {
         sendResolved = try c.decodeIfPresent(Bool.self, forKey: .sendResolved) ?? sendResolved
         switch format {
         case .pagerduty: routingKey = try Self.integrationKey(.routingKey, in: c)
+        case .telegram:
+            botToken = try Self.integrationKey(.botToken, in: c)
+            chatID = try Self.chatID(in: c)
+            try Self.requireBareURL(url, format: format, in: c)
         case .opsgenie:
             apiKey = try Self.integrationKey(.apiKey, in: c)
-            // The close goes to a path under the URL: it must be one a path can follow.
-            if url.contains("?") || url.contains("#") {
-                throw DecodingError.dataCorruptedError(
-                    forKey: .url, in: c,
-                    debugDescription: "the \"opsgenie\" format needs the alerts endpoint without a query or fragment")
-            }
+            try Self.requireBareURL(url, format: format, in: c)
         default: break
         }
+    }
+
+    /// A format that adds a path to the URL (Opsgenie's close, Telegram's method) needs one a
+    /// path can follow.
+    private static func requireBareURL(_ url: String, format: Format, in c: KeyedDecodingContainer<CodingKeys>) throws {
+        guard url.contains("?") || url.contains("#") else { return }
+        throw DecodingError.dataCorruptedError(
+            forKey: .url, in: c,
+            debugDescription: "the \"\(format.rawValue)\" format needs a URL without a query or fragment")
+    }
+
+    /// Telegram's `chat_id`: a chat's number (negative for a group) or a channel's `@name`, as
+    /// a string or a number.
+    private static func chatID(in c: KeyedDecodingContainer<CodingKeys>) throws -> String {
+        let text: String
+        if let number = try? c.decode(Int64.self, forKey: .chatID) {
+            text = String(number)
+        } else if let string = try c.decodeIfPresent(String.self, forKey: .chatID) {
+            text = string
+        } else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .chatID, in: c, debugDescription: "is missing: the \"telegram\" format needs the chat_id")
+        }
+        let isNumber = Int64(text) != nil
+        let isChannel =
+            text.hasPrefix("@") && text.count > 1
+            && text.dropFirst().unicodeScalars.allSatisfy {
+                ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_"
+            }
+        guard isNumber || isChannel else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .chatID, in: c, debugDescription: "expected a chat's number or a channel's @name")
+        }
+        return text
     }
 
     /// An integration's key, required: never quoted back (it is a secret).

@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+"""A stand-in for a chat provider's incoming message API on 127.0.0.1, for Pathwatch's tests.
+
+--provider names which, and each request is checked as that provider's API reference describes
+its body, and answered as the provider does:
+  discord     Execute Webhook (https://discord.com/developers/docs/resources/webhook#execute-webhook):
+              {"content": string of 1 to 2,000 characters}; 204 No Content. Rate limited: 429 with
+              {"message": "You are being rate limited.", "retry_after": 0.5, "global": false}
+  telegram    sendMessage (https://core.telegram.org/bots/api#sendmessage) at /bot<token>/sendMessage:
+              {"chat_id": integer or "@channel", "text": string of 1 to 4,096 characters}; 200
+              {"ok": true, "result": {...}}; 401 {"ok": false, "error_code": 401} for another token.
+              Rate limited: 429 {"ok": false, "error_code": 429, "description": "Too Many Requests:
+              retry after 1", "parameters": {"retry_after": 1}}
+  teams       Workflows "post to a channel when a webhook request is received"
+              (https://learn.microsoft.com/en-us/connectors/teams/#microsoft-teams-webhook): {"type":
+              "message", "attachments": [{"contentType": "application/vnd.microsoft.card.adaptive",
+              "content": an AdaptiveCard (type, version, body of elements each with a type)}]}; 202
+  googlechat  incoming webhooks (https://developers.google.com/workspace/chat/quickstart/webhooks):
+              {"text": string of 1 to 4,096 characters}; 200 with the message
+  mattermost  incoming webhooks (https://developers.mattermost.com/integrate/webhooks/incoming/):
+              {"text": string of 1 to 16,383 characters}; 200 "ok"
+  rocketchat  incoming webhooks (https://docs.rocket.chat/docs/integrations): {"text": string of 1
+              to 5,000 characters}; 200 {"success": true}
+A malformed body is answered 400. With --throttle-first N, the first N requests are answered 429
+in the provider's own form (Retry-After as a header only for the Slack-like ones: Google Chat,
+Mattermost, Rocket.Chat, Teams), and a request that comes before the wait it was told is over is
+recorded "early".
+
+Every request is recorded as one JSON line in --log: {"status", "body", "errors", "early", "at"}.
+"""
+import argparse
+import json
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+LIMITS = {"discord": 2000, "telegram": 4096, "googlechat": 4096, "mattermost": 16383, "rocketchat": 5000}
+
+
+def problems(provider, body, path, token, chat):
+    if not isinstance(body, dict):
+        return ["not a JSON object"]
+    if provider == "teams":
+        attachments = body.get("attachments")
+        if body.get("type") != "message" or not isinstance(attachments, list) or not attachments:
+            return ["a message with attachments is expected"]
+        errors = []
+        for a in attachments:
+            card = a.get("content") if isinstance(a, dict) else None
+            if a.get("contentType") != "application/vnd.microsoft.card.adaptive" or not isinstance(card, dict):
+                errors.append("each attachment must be an Adaptive Card")
+                continue
+            if card.get("type") != "AdaptiveCard" or not isinstance(card.get("version"), str):
+                errors.append("the card needs type AdaptiveCard and a version")
+            elements = card.get("body")
+            if not isinstance(elements, list) or not elements or any(
+                not isinstance(e, dict) or not isinstance(e.get("type"), str) for e in elements
+            ):
+                errors.append("the card's body must be elements with a type")
+        return errors
+    key = "content" if provider == "discord" else "text"
+    text = body.get(key)
+    errors = []
+    if not isinstance(text, str) or not text or len(text) > LIMITS[provider]:
+        errors.append(f"{key} must be a string of 1 to {LIMITS[provider]} characters")
+    if provider == "telegram":
+        if path != f"/bot{token}/sendMessage":
+            errors.append("unauthorized")
+        if str(body.get("chat_id")) != chat:
+            errors.append("chat not found")
+    return errors
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--log", required=True)
+    parser.add_argument("--provider", required=True, choices=["discord", "telegram", "teams", "googlechat", "mattermost", "rocketchat"])
+    parser.add_argument("--token", default="")
+    parser.add_argument("--chat", default="")
+    parser.add_argument("--throttle-first", type=int, default=0)
+    args = parser.parse_args()
+    log = open(args.log, "a", encoding="utf-8")
+    state = {"requests": 0, "not_before": 0.0}
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *_):
+            pass
+
+        def answer(self, status, body=None, headers=()):
+            data = b"" if body is None else (body if isinstance(body, bytes) else json.dumps(body).encode())
+            self.send_response(status)
+            for name, value in headers:
+                self.send_header(name, value)
+            if body is not None:
+                self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_POST(self):
+            raw = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+            now = time.time()
+            state["requests"] += 1
+            record = {"at": now, "early": now < state["not_before"]}
+            if state["requests"] <= args.throttle_first:
+                state["not_before"] = now + 1
+                record["status"] = 429
+                log.write(json.dumps(record) + "\n")
+                log.flush()
+                if args.provider == "discord":
+                    self.answer(429, {"message": "You are being rate limited.", "retry_after": 1.0, "global": False})
+                elif args.provider == "telegram":
+                    self.answer(429, {"ok": False, "error_code": 429, "description": "Too Many Requests: retry after 1",
+                                      "parameters": {"retry_after": 1}})
+                else:
+                    self.answer(429, {"error": "rate limited"}, headers=[("Retry-After", "1")])
+                return
+            try:
+                body = json.loads(raw)
+            except ValueError:
+                body = None
+            errors = problems(args.provider, body, self.path, args.token, args.chat)
+            if errors == ["unauthorized"]:
+                status = 401
+            else:
+                status = 400 if errors else {"discord": 204, "teams": 202}.get(args.provider, 200)
+            record.update(status=status, body=body, errors=errors)
+            log.write(json.dumps(record) + "\n")
+            log.flush()
+            if status == 204:
+                self.answer(204)
+            elif args.provider == "telegram":
+                self.answer(status, {"ok": status == 200, "result": {"message_id": state["requests"]}})
+            elif args.provider == "mattermost" and status == 200:
+                self.answer(200, b"ok")
+            else:
+                self.answer(status, {"success": status == 200, "errors": errors})
+
+    server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
+    print("listening", flush=True)
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()
