@@ -73,7 +73,7 @@ import Testing
     @Test(arguments: [
         (#""url": "ftp://x/y""#, "sinks[1].url", "http:// or https://"),
         (#""url": "http://host:99999/""#, "sinks[1].url", "port"),
-        (#""url": "http://127.0.0.1/h", "format": "teams""#, "sinks[1].format", "\"slack\""),
+        (#""url": "http://127.0.0.1/h", "format": "office365""#, "sinks[1].format", "\"teams\""),
         (#""url": "http://127.0.0.1/h", "secret": "notasecretvalue""#, "sinks[1].secret", "whsec_"),
         (#""url": "http://127.0.0.1/h", "secret": "whsec_!!notbase64!!""#, "sinks[1].secret", "base64"),
         (#""url": "http://127.0.0.1/h", "secret": "whsec_c2hvcnQ=""#, "sinks[1].secret", "at least 16"),
