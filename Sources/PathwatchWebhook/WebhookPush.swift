@@ -34,7 +34,7 @@ struct WebhookPush: PushFormat {
         WebhookRequests(
             shape: settings.batchShape, maxBatch: settings.maxBatch,
             signer: settings.signingKey.map { WebhookSigner(key: $0) },
-            keyHeaders: settings.apiKey.map { ["Authorization: GenieKey \($0)"] } ?? [])
+            keyHeaders: settings.keyHeaders)
     }
 
     /// What identifies the receiver's stream: the format and the URL, never the signing
@@ -57,11 +57,21 @@ struct WebhookPush: PushFormat {
 }
 
 extension WebhookSinkSettings {
+    /// A format's key sent as a header, made as each request is: Opsgenie's and Gotify's.
+    var keyHeaders: [String] {
+        switch format {
+        case .opsgenie: apiKey.map { ["Authorization: GenieKey \($0)"] } ?? []
+        case .gotify: appToken.map { ["X-Gotify-Key: \($0)"] } ?? []
+        default: []
+        }
+    }
+
     /// A fresh formatter of this sink's format (one per sink, on its intake thread).
     var payloadFormat: any PayloadFormat {
         switch format {
         case .pathwatch: return PathwatchFormat()
-        case .slack, .discord, .telegram, .teams, .googlechat, .mattermost, .rocketchat: return SlackFormat()
+        case .slack, .discord, .telegram, .teams, .googlechat, .mattermost, .rocketchat, .ntfy, .gotify, .pushover:
+            return SlackFormat()
         case .alertmanager: return AlertmanagerFormat(alertName: alertName, resendEvery: resendEvery)
         case .pagerduty, .opsgenie: return IncidentFormat(sendResolved: sendResolved)
         }

@@ -7,8 +7,9 @@ import Testing
 /// answers as the provider does, its first answer a 429 in the provider's own form (Discord's
 /// and Telegram's `retry_after` in the body, the others' `Retry-After`): a storm of 500 changes
 /// arrives as digests within the provider's rate, none lost, none refused, none sent before the
-/// wait it was told; then a recovery arrives as its own line. Telegram's bot token is in the
-/// request's path and nowhere in the agent's output.
+/// wait it was told; then a recovery arrives as its own line. The push services (ntfy, Gotify,
+/// Pushover) the same, as notifications. Telegram's bot token (in the request's path), Gotify's
+/// and Pushover's tokens are nowhere in the agent's output.
 @Suite(.onItsOwnThread) struct WebhookChatTests {
     static let token = "123456:TESTtokenF0rTelegramOnly-abcdefgh"
 
@@ -16,12 +17,30 @@ import Testing
     /// `min_interval`).
     static let providers: [(String, Double)] = [
         ("discord", 2), ("telegram", 3), ("teams", 1), ("googlechat", 1), ("mattermost", 1), ("rocketchat", 1),
+        ("ntfy", 1), ("gotify", 1), ("pushover", 5),
     ]
+
+    /// What each provider needs besides its URL, and what the stand-in checks it against.
+    static func extra(_ provider: String, tokenFile: URL) -> (keys: String, token: String, chat: String, path: String) {
+        let secret = "${file:\(tokenFile.path)}"
+        switch provider {
+        case "telegram": return (#", "bot_token": "\#(secret)", "chat_id": -100123"#, token, "-100123", "")
+        case "ntfy": return (#", "topic": "alerts_web-1""#, "", "alerts_web-1", "")
+        case "gotify": return (#", "app_token": "\#(secret)""#, token, "", "")
+        case "pushover":
+            return (
+                #", "app_token": "\#(secret)", "user_key": "uQiRzpo4DXghDmr9QzzfQu27cmVRsG""#, token,
+                "uQiRzpo4DXghDmr9QzzfQu27cmVRsG", "/1/messages.json"
+            )
+        default: return ("", "", "", "/hook")
+        }
+    }
 
     /// The text a request carries, wherever its provider puts it.
     static func text(_ body: [String: Any]) -> String {
         if let content = body["content"] as? String { return content }
         if let text = body["text"] as? String { return text }
+        if let message = body["message"] as? String { return message }
         let card = ((body["attachments"] as? [[String: Any]])?.first?["content"] as? [String: Any]) ?? [:]
         return ((card["body"] as? [[String: Any]]) ?? []).compactMap { $0["text"] as? String }.joined(separator: "\n")
     }
@@ -40,9 +59,11 @@ import Testing
         let port = try unusedLoopbackPort()
         let log = dir.appendingPathComponent("chat.jsonl")
         let script = TestEnvironment.packageRoot.appendingPathComponent("Tests/Fixtures/webhook/chat.py")
+        let tokenFile = dir.appendingPathComponent("token")
+        let extra = Self.extra(provider, tokenFile: tokenFile)
         let chat = try BackgroundProcess([
             "python3", script.path, "--port", "\(port)", "--log", log.path, "--provider", provider, "--token",
-            Self.token, "--chat", "-100123", "--throttle-first", "1",
+            extra.token, "--chat", extra.chat, "--throttle-first", "1",
         ])
         defer { chat.stop() }
         #expect(waitUntil(timeout: 30) { chat.outputLines.contains("listening") })
@@ -53,16 +74,14 @@ import Testing
         }
         let stateFile = dir.appendingPathComponent("state")
         try String(repeating: "ok fine\n", count: 500).write(to: stateFile, atomically: true, encoding: .utf8)
-        let tokenFile = dir.appendingPathComponent("token")
         try Self.token.write(to: tokenFile, atomically: true, encoding: .utf8)
-        let telegram = provider == "telegram" ? #", "bot_token": "${file:\#(tokenFile.path)}", "chat_id": -100123"# : ""
-        let url = provider == "telegram" ? "http://127.0.0.1:\(port)" : "http://127.0.0.1:\(port)/hook"
+        let url = "http://127.0.0.1:\(port)\(extra.path)"
         let config = try writeConfig(
             """
             {"agent": {"name": "web-chat", "plugin_dirs": ["."], "interval": "200ms", "state_dir": "queues"},
              "probes": [{"id": "api", "plugin": "testprobe", "config": {"state_file": "\(stateFile.path)"}}],
              "sinks": [{"type": "stdout", "format": "json", "on": "every"},
-                       {"type": "webhook", "url": "\(url)", "format": "\(provider)"\(telegram),
+                       {"type": "webhook", "url": "\(url)", "format": "\(provider)"\(extra.keys),
                         "retry": {"initial": "100ms", "max": "5s"}}]}
             """, in: dir)
         let agent = try BackgroundProcess([TestEnvironment.pathwatchBinary.path, "run", "--config", config.path])

@@ -27,6 +27,9 @@ extension WebhookSinkSettings {
         case .googlechat: return ChatMessage(provider: .googleChat)
         case .mattermost: return ChatMessage(provider: .mattermost)
         case .rocketchat: return ChatMessage(provider: .rocketChat)
+        case .ntfy: return ChatMessage(provider: .ntfy(topic: topic ?? ""))
+        case .gotify: return ChatMessage(provider: .gotify)
+        case .pushover: return ChatMessage(provider: .pushover(token: appToken ?? "", user: userKey ?? ""))
         }
     }
 }

@@ -13,14 +13,23 @@ import PathwatchJSON
 /// | `googlechat` | `{"text": …}` (incoming webhooks) | 4,096 |
 /// | `mattermost` | `{"text": …}` (Slack-compatible incoming webhooks) | 16,383 |
 /// | `rocketchat` | `{"text": …}` (Slack-compatible incoming webhooks) | 5,000 |
+/// | `ntfy` | `{"topic": …, "title": …, "message": …, "priority": …, "tags": […]}` (publish as JSON) | 4,096 |
+/// | `gotify` | `{"title": …, "message": …, "priority": …}` to `<url>/message` (REST API) | 4,096 |
+/// | `pushover` | `{"token": …, "user": …, "title": …, "message": …, "priority": …}` (Message API) | 1,024 |
 ///
-/// Telegram's bot token is in its URL's path, so it is added as the request is made
-/// (`urlSuffix`), never queued nor shown with the URL.
+/// The push services get a title (the agent and how many changes) and a priority from the
+/// worst state the run reached: critical the highest the service has short of an emergency
+/// that must be acknowledged. Telegram's bot token is in its URL's path, Pushover's tokens in
+/// its body, Gotify's in a header: each is added as the request is made (`urlSuffix`, the body
+/// made here, `WebhookRequests.keyHeaders`), never queued nor shown with the URL.
 struct ChatMessage: BatchShape {
     enum Provider: Sendable {
         case discord
         case telegram(chatID: String, token: String)
         case teams, googleChat, mattermost, rocketChat
+        case ntfy(topic: String)
+        case gotify
+        case pushover(token: String, user: String)
     }
 
     let provider: Provider
@@ -28,7 +37,8 @@ struct ChatMessage: BatchShape {
     var limit: Int {
         switch provider {
         case .discord: 2000
-        case .telegram, .googleChat: 4096
+        case .telegram, .googleChat, .ntfy, .gotify: 4096
+        case .pushover: 1024
         case .teams: 20_000
         case .mattermost: 16_383
         case .rocketChat: 5000
@@ -40,16 +50,46 @@ struct ChatMessage: BatchShape {
         let changes = run.map { (try? JSONParser.parse(bytes: $0.body))?.objectValue ?? JSONObject() }
         guard !changes.isEmpty else { return ([], 0) }
         let text = TextCut.cut(SlackDigest.text(changes), to: limit)
-        return (Array(JSONSerializer.serialize(.object(body(text))).utf8), changes.count)
+        let worst =
+            SlackDigest.stateOrder.first { state in changes.contains { $0["to"]?.stringValue == state } } ?? "ok"
+        let title = changes.count == 1 ? "\(changes[0]["agent"]?.stringValue ?? ""): \(worst)" : Self.title(changes)
+        return (Array(JSONSerializer.serialize(.object(body(text, title: title, worst: worst))).utf8), changes.count)
+    }
+
+    /// A push notification's title for a run: the agent and the tally's head.
+    static func title(_ changes: [JSONObject]) -> String {
+        "\(changes[0]["agent"]?.stringValue ?? ""): \(changes.count) changes"
     }
 
     func urlSuffix(for run: ArraySlice<QueuedPayload>) -> String {
-        guard case .telegram(_, let token) = provider else { return "" }
-        return "/bot\(token)/sendMessage"
+        switch provider {
+        case .telegram(_, let token): "/bot\(token)/sendMessage"
+        case .gotify: "/message"
+        default: ""
+        }
     }
 
-    func body(_ text: String) -> JSONObject {
+    func body(_ text: String, title: String = "", worst: String = "ok") -> JSONObject {
         switch provider {
+        case .ntfy(let topic):
+            // ntfy's priorities: 5 max (urgent), 4 high, 3 default.
+            let priority: Double = worst == "critical" ? 5 : worst == "ok" ? 3 : 4
+            return JSONObject([
+                ("topic", .string(topic)), ("title", .string(title)), ("message", .string(text)),
+                ("priority", .number(priority)), ("tags", .array([.string("pathwatch"), .string(worst)])),
+            ])
+        case .gotify:
+            // Gotify's priorities: 8 and above pop up on Android; 5 sounds; 0 to 3 are quiet.
+            let priority: Double = worst == "critical" ? 8 : worst == "ok" ? 2 : 5
+            return JSONObject([("title", .string(title)), ("message", .string(text)), ("priority", .number(priority))])
+        case .pushover(let token, let user):
+            // Pushover's priorities: 1 high (bypasses quiet hours), 0 normal, -1 quiet; 2
+            // (emergency) needs acknowledging and is not used.
+            let priority: Double = worst == "critical" ? 1 : worst == "ok" ? -1 : 0
+            return JSONObject([
+                ("token", .string(token)), ("user", .string(user)), ("title", .string(TextCut.cut(title, to: 250))),
+                ("message", .string(text)), ("priority", .number(priority)),
+            ])
         case .discord:
             return JSONObject([("content", .string(text))])
         case .telegram(let chatID, _):

@@ -18,14 +18,19 @@ enum Batching {
     static func defaultMaxBatch(_ format: WebhookSinkSettings.Format) -> Int {
         switch format {
         case .pathwatch, .pagerduty, .opsgenie: return 1
-        case .slack, .alertmanager, .discord, .telegram, .teams, .googlechat, .mattermost, .rocketchat: return 100
+        case .slack, .alertmanager, .discord, .telegram, .teams, .googlechat, .mattermost, .rocketchat, .ntfy, .gotify,
+            .pushover:
+            return 100
         }
     }
 
     static func defaultMinInterval(_ format: WebhookSinkSettings.Format) -> ConfigDuration {
         switch format {
         // Slack, Google Chat, Mattermost and Rocket.Chat: about a message a second per hook.
-        case .slack, .googlechat, .mattermost, .rocketchat, .teams: return .seconds(1)
+        case .slack, .googlechat, .mattermost, .rocketchat, .teams, .ntfy, .gotify: return .seconds(1)
+        // Pushover: 10,000 messages a month on a free application; a storm needs no more than a
+        // notification every few seconds on a phone.
+        case .pushover: return .seconds(5)
         // Discord: 30 requests a minute per webhook.
         case .discord: return .seconds(2)
         // Telegram: 20 messages a minute to a group.

@@ -16,6 +16,8 @@ package struct WebhookSinkSettings: SinkMaking, Decodable, Equatable {
         case opsgenie
         /// Chat: a run of changes as one message (`ChatMessage`).
         case discord, telegram, teams, googlechat, mattermost, rocketchat
+        /// Push notifications: a run of changes as one notification (`ChatMessage`).
+        case ntfy, gotify, pushover
     }
 
     /// The `tls` object, shared with the other HTTP sinks.
@@ -72,6 +74,12 @@ package struct WebhookSinkSettings: SinkMaking, Decodable, Equatable {
     /// Telegram only: the bot's token (a secret, in the request's path) and the chat it writes to.
     package var botToken: String?
     package var chatID: String?
+    /// ntfy only: the topic published to.
+    package var topic: String?
+    /// Gotify's application token (`app_token`, a header) and Pushover's application token and
+    /// user key (`app_token`, `user_key`, in the body): secrets, added as the request is made.
+    package var appToken: String?
+    package var userKey: String?
     /// Incident formats (PagerDuty, Opsgenie): a change to ok closes what its check opened.
     package var sendResolved = true
     /// Queued payloads sent in one request at most (`max_batch`); the default depends on the
@@ -96,6 +104,9 @@ package struct WebhookSinkSettings: SinkMaking, Decodable, Equatable {
         case apiKey = "api_key"
         case botToken = "bot_token"
         case chatID = "chat_id"
+        case topic
+        case appToken = "app_token"
+        case userKey = "user_key"
         case sendResolved = "send_resolved"
         case maxBatch = "max_batch"
         case minInterval = "min_interval"
@@ -175,14 +186,17 @@ package struct WebhookSinkSettings: SinkMaking, Decodable, Equatable {
 
     /// The secrets this sink sends (signing key text is redacted where it was substituted;
     /// header values are added so that a literal one is never logged either).
-    package var secretValues: [String] { headers.map(\.value) + [routingKey, apiKey, botToken].compactMap { $0 } }
+    package var secretValues: [String] {
+        headers.map(\.value) + [routingKey, apiKey, botToken, appToken, userKey].compactMap { $0 }
+    }
 
     /// `routing_key` (required by, and only for, `pagerduty`), `api_key` (the same for
     /// `opsgenie`) and `send_resolved` (both).
     private mutating func decodeIncidentKeys(_ c: KeyedDecodingContainer<CodingKeys>) throws {
         let owners: [(CodingKeys, [Format])] = [
             (.routingKey, [.pagerduty]), (.apiKey, [.opsgenie]), (.sendResolved, [.pagerduty, .opsgenie]),
-            (.botToken, [.telegram]), (.chatID, [.telegram]),
+            (.botToken, [.telegram]), (.chatID, [.telegram]), (.topic, [.ntfy]), (.appToken, [.gotify, .pushover]),
+            (.userKey, [.pushover]),
         ]
         for (key, formats) in owners where c.contains(key) && !formats.contains(format) {
             let names = formats.map { "\"\($0.rawValue)\"" }.joined(separator: " and ")
@@ -199,6 +213,14 @@ package struct WebhookSinkSettings: SinkMaking, Decodable, Equatable {
             botToken = try Self.integrationKey(.botToken, in: c)
             chatID = try Self.chatID(in: c)
             try Self.requireBareURL(url, format: format, in: c)
+        case .ntfy:
+            topic = try Self.topic(in: c)
+        case .gotify:
+            appToken = try Self.integrationKey(.appToken, in: c)
+            try Self.requireBareURL(url, format: format, in: c)
+        case .pushover:
+            appToken = try Self.integrationKey(.appToken, in: c)
+            userKey = try Self.integrationKey(.userKey, in: c)
         case .opsgenie:
             apiKey = try Self.integrationKey(.apiKey, in: c)
             try Self.requireBareURL(url, format: format, in: c)
@@ -238,6 +260,24 @@ package struct WebhookSinkSettings: SinkMaking, Decodable, Equatable {
                 forKey: .chatID, in: c, debugDescription: "expected a chat's number or a channel's @name")
         }
         return text
+    }
+
+    /// ntfy's topic: 1 to 64 letters, digits, `-` and `_`, as ntfy takes them.
+    private static func topic(in c: KeyedDecodingContainer<CodingKeys>) throws -> String {
+        guard let topic = try c.decodeIfPresent(String.self, forKey: .topic) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .topic, in: c, debugDescription: "is missing: the \"ntfy\" format needs the topic")
+        }
+        guard (1...64).contains(topic.count),
+            topic.unicodeScalars.allSatisfy({
+                ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "-"
+                    || $0 == "_"
+            })
+        else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .topic, in: c, debugDescription: "expected 1 to 64 letters, digits, - and _")
+        }
+        return topic
     }
 
     /// An integration's key, required: never quoted back (it is a secret).

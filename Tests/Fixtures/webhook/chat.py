@@ -21,6 +21,14 @@ its body, and answered as the provider does:
               {"text": string of 1 to 16,383 characters}; 200 "ok"
   rocketchat  incoming webhooks (https://docs.rocket.chat/docs/integrations): {"text": string of 1
               to 5,000 characters}; 200 {"success": true}
+  ntfy        publish as JSON (https://docs.ntfy.sh/publish/#publish-as-json) to the root: {"topic":
+              string (--chat), "message": string of at most 4,096 bytes, "title": string, "priority":
+              1 to 5, "tags": strings}; 200 with the message
+  gotify      createMessage (https://gotify.net/api-docs) at /message with X-Gotify-Key: <token>:
+              {"message": string, "title": string, "priority": integer}; 200; 401 for another key
+  pushover    Message API (https://pushover.net/api): {"token": --token, "user": --chat, "message":
+              1 to 1,024 characters, "title": at most 250, "priority": -2 to 2}; 200 {"status": 1,
+              "request": …}; 400 {"status": 0, "errors": […]}
 A malformed body is answered 400. With --throttle-first N, the first N requests are answered 429
 in the provider's own form (Retry-After as a header only for the Slack-like ones: Google Chat,
 Mattermost, Rocket.Chat, Teams), and a request that comes before the wait it was told is over is
@@ -33,12 +41,36 @@ import json
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-LIMITS = {"discord": 2000, "telegram": 4096, "googlechat": 4096, "mattermost": 16383, "rocketchat": 5000}
+LIMITS = {"discord": 2000, "telegram": 4096, "googlechat": 4096, "mattermost": 16383, "rocketchat": 5000,
+          "ntfy": 4096, "gotify": 4096, "pushover": 1024}
 
 
-def problems(provider, body, path, token, chat):
+def problems(provider, body, path, token, chat, headers):
     if not isinstance(body, dict):
         return ["not a JSON object"]
+    if provider in ("ntfy", "gotify", "pushover"):
+        errors = []
+        message = body.get("message")
+        size = len(message.encode()) if provider == "ntfy" and isinstance(message, str) else len(message or "")
+        if not isinstance(message, str) or not message or size > LIMITS[provider]:
+            errors.append(f"message must be a string of 1 to {LIMITS[provider]}")
+        if not isinstance(body.get("title", ""), str) or len(body.get("title", "")) > 250:
+            errors.append("title must be a string (at most 250 characters)")
+        priority = body.get("priority", 0 if provider != "ntfy" else 3)
+        ranges = {"ntfy": range(1, 6), "gotify": range(0, 11), "pushover": range(-2, 3)}
+        if not isinstance(priority, int) or priority not in ranges[provider]:
+            errors.append("priority out of range")
+        if provider == "ntfy":
+            if body.get("topic") != chat or path != "/":
+                errors.append("the topic is missing or not the expected one")
+            tags = body.get("tags", [])
+            if not isinstance(tags, list) or any(not isinstance(t, str) for t in tags):
+                errors.append("tags must be strings")
+        if provider == "gotify" and (path != "/message" or headers.get("X-Gotify-Key") != token):
+            return ["unauthorized"]
+        if provider == "pushover" and (body.get("token") != token or body.get("user") != chat):
+            errors.append("application token or user key is invalid")
+        return errors
     if provider == "teams":
         attachments = body.get("attachments")
         if body.get("type") != "message" or not isinstance(attachments, list) or not attachments:
@@ -74,7 +106,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--log", required=True)
-    parser.add_argument("--provider", required=True, choices=["discord", "telegram", "teams", "googlechat", "mattermost", "rocketchat"])
+    parser.add_argument("--provider", required=True, choices=["discord", "telegram", "teams", "googlechat", "mattermost", "rocketchat", "ntfy", "gotify", "pushover"])
     parser.add_argument("--token", default="")
     parser.add_argument("--chat", default="")
     parser.add_argument("--throttle-first", type=int, default=0)
@@ -119,7 +151,7 @@ def main():
                 body = json.loads(raw)
             except ValueError:
                 body = None
-            errors = problems(args.provider, body, self.path, args.token, args.chat)
+            errors = problems(args.provider, body, self.path, args.token, args.chat, self.headers)
             if errors == ["unauthorized"]:
                 status = 401
             else:
@@ -131,6 +163,8 @@ def main():
                 self.answer(204)
             elif args.provider == "telegram":
                 self.answer(status, {"ok": status == 200, "result": {"message_id": state["requests"]}})
+            elif args.provider == "pushover":
+                self.answer(status, {"status": 1 if status == 200 else 0, "request": "r1", "errors": errors})
             elif args.provider == "mattermost" and status == 200:
                 self.answer(200, b"ok")
             else:
