@@ -53,7 +53,6 @@ package final class HTTPPoster {
         // receivers never give; an empty Expect turns that off.
         fixedHeaders = ["Content-Type: \(settings.contentType)", "Expect:"] + settings.headers
         let me = Unmanaged.passUnretained(collector).toOpaque()
-        let tls = settings.tls
         var steps: [(CURLoption, CURLcode)] = [
             (CURLOPT_URL, pw_curl_easy_setopt_string(handle, CURLOPT_URL, settings.url)),
             // No signals in a multi-threaded process.
@@ -83,6 +82,21 @@ package final class HTTPPoster {
             ),
             (CURLOPT_XFERINFODATA, pw_curl_easy_setopt_pointer(handle, CURLOPT_XFERINFODATA, me)),
         ]
+        steps += Self.tlsSteps(handle, settings.tls)
+        if let failed = steps.first(where: { $0.1 != CURLE_OK }) {
+            pw_curl_easy_cleanup(handle)
+            throw SetupError(
+                description:
+                    "libcurl refused option \(failed.0.rawValue): \(String(cString: pw_curl_easy_strerror(failed.1)))")
+        }
+    }
+
+    deinit { pw_curl_easy_cleanup(handle) }
+
+    /// The `tls` settings as libcurl options: a CA file, a client certificate and key, or no
+    /// verification at all.
+    private static func tlsSteps(_ handle: UnsafeMutableRawPointer, _ tls: HTTPTLS) -> [(CURLoption, CURLcode)] {
+        var steps: [(CURLoption, CURLcode)] = []
         if let caFile = tls.caFile {
             steps.append((CURLOPT_CAINFO, pw_curl_easy_setopt_string(handle, CURLOPT_CAINFO, caFile)))
         }
@@ -96,15 +110,8 @@ package final class HTTPPoster {
             steps.append((CURLOPT_SSL_VERIFYPEER, pw_curl_easy_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 0)))
             steps.append((CURLOPT_SSL_VERIFYHOST, pw_curl_easy_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 0)))
         }
-        if let failed = steps.first(where: { $0.1 != CURLE_OK }) {
-            pw_curl_easy_cleanup(handle)
-            throw SetupError(
-                description:
-                    "libcurl refused option \(failed.0.rawValue): \(String(cString: pw_curl_easy_strerror(failed.1)))")
-        }
+        return steps
     }
-
-    deinit { pw_curl_easy_cleanup(handle) }
 
     /// One POST of `body` with the fixed headers plus `extraHeaders`, to the configured URL
     /// followed by `urlSuffix` (a path under it: Opsgenie's `/<alias>/close`); blocks until the
