@@ -27,7 +27,8 @@ struct WebhookPush: PushFormat {
 
     func makeEncoder(_ context: PushContext) -> WebhookEncoder {
         WebhookEncoder(
-            format: settings.payloadFormat, triggers: triggers, maxQueue: settings.maxQueue, context: context)
+            format: settings.payloadFormat, triggers: triggers, maxQueue: settings.maxQueue, context: context,
+            route: settings.route, reminders: settings.repeatEvery.map { Reminders(every: $0, route: settings.route) })
     }
 
     func makeReader(_ context: PushContext) -> WebhookRequests {

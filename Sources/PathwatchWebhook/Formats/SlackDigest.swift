@@ -38,12 +38,16 @@ struct SlackDigest: BatchShape {
     }
 
     /// One change as `SlackFormat` writes it, with or without the agent's name in front.
+    /// A reminder (`Reminders`) says how long the check has been in its state.
     static func line(_ change: JSONObject, withAgent: Bool) -> String {
         let from = change["from"]?.stringValue ?? "unknown"
         let to = change["to"]?.stringValue ?? "unknown"
         let check = change["check"]?.stringValue ?? ""
         let message = change["message"]?.stringValue ?? ""
-        let text = "\(check) \(from) → \(to)" + (message.isEmpty ? "" : ": \(message)")
+        let transition =
+            change["type"]?.stringValue == "reminder"
+            ? "still \(to) since \(change["since"]?.stringValue ?? "?")" : "\(from) → \(to)"
+        let text = "\(check) \(transition)" + (message.isEmpty ? "" : ": \(message)")
         return withAgent ? "\(change["agent"]?.stringValue ?? ""): \(text)" : text
     }
 }

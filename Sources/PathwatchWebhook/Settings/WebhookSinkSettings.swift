@@ -80,6 +80,10 @@ package struct WebhookSinkSettings: SinkMaking, Decodable, Equatable {
     /// user key (`app_token`, `user_key`, in the body): secrets, added as the request is made.
     package var appToken: String?
     package var userKey: String?
+    /// Which changes go to this sink (`WebhookRoute`); nil: all.
+    var route: WebhookRoute?
+    /// A reminder this often while a check stays not ok; nil: none.
+    package var repeatEvery: ConfigDuration?
     /// Incident formats (PagerDuty, Opsgenie): a change to ok closes what its check opened.
     package var sendResolved = true
     /// Queued payloads sent in one request at most (`max_batch`); the default depends on the
@@ -104,7 +108,8 @@ package struct WebhookSinkSettings: SinkMaking, Decodable, Equatable {
         case apiKey = "api_key"
         case botToken = "bot_token"
         case chatID = "chat_id"
-        case topic
+        case topic, route
+        case repeatEvery = "repeat_every"
         case appToken = "app_token"
         case userKey = "user_key"
         case sendResolved = "send_resolved"
@@ -168,6 +173,7 @@ package struct WebhookSinkSettings: SinkMaking, Decodable, Equatable {
                 forKey: .resendEvery, in: c, debugDescription: "expected at least 100ms, found \"\(resendEvery)\"")
         }
         try decodeIncidentKeys(c)
+        try decodeNotificationKeys(c)
         alertName = try c.decodeIfPresent(String.self, forKey: .alertName) ?? alertName
         guard !alertName.isEmpty else {
             throw DecodingError.dataCorruptedError(
@@ -225,6 +231,25 @@ package struct WebhookSinkSettings: SinkMaking, Decodable, Equatable {
             apiKey = try Self.integrationKey(.apiKey, in: c)
             try Self.requireBareURL(url, format: format, in: c)
         default: break
+        }
+    }
+
+    /// `route` and `repeat_every`: for the formats that tell people of changes (not `pathwatch`,
+    /// whose receivers are programs, nor `alertmanager`, which routes and repeats itself).
+    private mutating func decodeNotificationKeys(_ c: KeyedDecodingContainer<CodingKeys>) throws {
+        for key in [CodingKeys.route, .repeatEvery]
+        where c.contains(key) && [.pathwatch, .alertmanager].contains(format) {
+            throw DecodingError.dataCorruptedError(
+                forKey: key, in: c,
+                debugDescription:
+                    "applies to the chat, push and incident formats only (this sink's format is \"\(format.rawValue)\"; Alertmanager routes and repeats itself)"
+            )
+        }
+        route = try c.decodeIfPresent(WebhookRoute.self, forKey: .route)
+        repeatEvery = try c.decodeIfPresent(ConfigDuration.self, forKey: .repeatEvery)
+        if let every = repeatEvery, every.nanoseconds < 1_000_000_000 {
+            throw DecodingError.dataCorruptedError(
+                forKey: .repeatEvery, in: c, debugDescription: "expected at least 1s, found \"\(every)\"")
         }
     }
 

@@ -1,0 +1,79 @@
+import PathwatchJSON
+import PathwatchProbeKit
+import PathwatchSinkKit
+
+/// `repeat_every`: while a check stays not ok, a reminder every so often, so a problem nobody
+/// fixed is not forgotten in a channel's scroll-back. The checks are read from each batch's
+/// status (not from its changes), so a restart, which announces nothing still bad, keeps
+/// reminding. A reminder is queued like a change, with `"type": "reminder"` and the state it
+/// stays in as both `from` and `to`; the formats write it as "still critical since …". Times
+/// are the agent's clock's. Used on the intake thread only.
+struct Reminders {
+    let every: ConfigDuration
+    let route: WebhookRoute?
+    /// Each check not ok that the route admits: when it was last told of (a change or a
+    /// reminder), wall-clock milliseconds, and what a reminder says of it.
+    private var bad: [String: (told: Int64, record: CheckRecord)] = [:]
+    private var agent = ""
+    private var path = PathSummary.unmonitored
+    /// Monotonic nanoseconds less wall-clock nanoseconds, learned at the first due call.
+    private var offset: Int64?
+
+    init(every: ConfigDuration, route: WebhookRoute?) {
+        self.every = every
+        self.route = route
+    }
+
+    /// The batch's checks: those bad and routed are remembered (a change counts as telling).
+    mutating func observe(_ batch: SinkBatch) {
+        agent = batch.snapshot.identity.name
+        path = batch.snapshot.path
+        let changed = Set(batch.events.map(\.check))
+        var now: [String: (told: Int64, record: CheckRecord)] = [:]
+        batch.snapshot.forEachCheck { record in
+            guard record.state != .ok,
+                route?.admits(probe: record.probe, check: record.id, state: record.state) ?? true
+            else { return }
+            let told = changed.contains(record.id) ? batch.time.milliseconds : bad[record.id]?.told
+            now[record.id] = (told ?? batch.time.milliseconds, record)
+        }
+        bad = now
+    }
+
+    /// The reminders due at `now`.
+    mutating func due(at now: WallTime, monotonic: UInt64) -> [QueuedPayload] {
+        offset = Int64(bitPattern: monotonic) &- now.milliseconds &* 1_000_000
+        let period = every.nanoseconds / 1_000_000
+        var payloads: [QueuedPayload] = []
+        for id in bad.keys.sorted() {
+            guard let entry = bad[id], now.milliseconds - entry.told >= period else { continue }
+            bad[id]?.told = now.milliseconds
+            payloads.append(reminder(of: entry.record, at: now))
+        }
+        return payloads
+    }
+
+    /// When the next reminder is due, monotonic; 0 (at once) until the clock's offset is known.
+    var nextDue: UInt64? {
+        guard let first = bad.values.map(\.told).min() else { return nil }
+        guard let offset else { return 0 }
+        let wall = (first + every.nanoseconds / 1_000_000) &* 1_000_000
+        return UInt64(max(0, wall &+ offset))
+    }
+
+    private func reminder(of record: CheckRecord, at now: WallTime) -> QueuedPayload {
+        let id = EventID.make(at: now)
+        let object = JSONObject([
+            ("schema", .number(1)), ("type", .string("reminder")), ("id", .string(id)), ("agent", .string(agent)),
+            ("check", .string(record.id)), ("from", .string(record.state.name)), ("to", .string(record.state.name)),
+            ("at", .string(now.rfc3339)), ("since", .string(record.since.rfc3339)),
+            ("message", .string(record.message)),
+            (
+                "path",
+                .object(
+                    JSONObject([("status", .string(path.status.rawValue)), ("description", .string(path.description))]))
+            ),
+        ])
+        return QueuedPayload(kind: .event, id: id, at: now, json: .object(object))
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import PathwatchProbeKit
+import PathwatchTestSupport
+import Testing
+
+@testable import PathwatchAgent
+@testable import PathwatchSinkKit
+@testable import PathwatchSinkTestSupport
+@testable import PathwatchWebhook
+
+/// `route` (which changes go to a sink) and `repeat_every` (reminders while a check stays bad):
+/// the rule on its own, the settings' refusals, and both end to end against a chat stand-in.
+@Suite(.onItsOwnThread) struct WebhookRouteTests {
+    func event(_ check: String, from: CheckState?, to: CheckState) -> ChangeEvent {
+        ChangeEvent(
+            id: EventID.make(), agent: "web-01", check: check, probe: String(check.split(separator: "/")[0]),
+            from: from, to: to, at: WallTime(milliseconds: 1_795_000_000_000), message: "", path: .unmonitored)
+    }
+
+    @Test func aRouteAdmitsItsChecksStatesAndTheRecoveriesOfThem() throws {
+        var route = WebhookRoute()
+        route.checks = ["api/*", "disk/[rv]*"]
+        route.states = [.critical]
+        #expect(route.admits(event("api/orion", from: .ok, to: .critical)))
+        #expect(!route.admits(event("api/orion", from: .ok, to: .warning)), "a state not routed")
+        #expect(route.admits(event("api/orion", from: .critical, to: .ok)), "the recovery of a routed state")
+        #expect(!route.admits(event("api/orion", from: .warning, to: .ok)))
+        #expect(route.admits(event("disk/root", from: .ok, to: .critical)))
+        #expect(!route.admits(event("disk/home", from: .ok, to: .critical)), "a check not routed")
+        #expect(!route.admits(event("link/eth0", from: .ok, to: .critical)))
+        route.probes = ["disk"]
+        #expect(!route.admits(event("api/orion", from: .ok, to: .critical)), "a probe not routed")
+    }
+
+    @Test func badRoutesAndRemindersNameTheirPath() {
+        for (members, path, expected) in [
+            (#""format": "alertmanager", "route": {"states": ["critical"]}"#, "sinks[1].route", "Alertmanager routes"),
+            (#""format": "pathwatch", "repeat_every": "1h""#, "sinks[1].repeat_every", "chat, push and incident"),
+            (#""format": "mattermost", "route": {"states": ["down"]}"#, "sinks[1].route.states", "\"critical\""),
+            (#""format": "mattermost", "route": {"checks": []}"#, "sinks[1].route.checks", "glob patterns"),
+            (#""format": "mattermost", "route": {"hosts": ["a"]}"#, "sinks[1].route.hosts", "unknown key"),
+            (#""format": "mattermost", "repeat_every": "100ms""#, "sinks[1].repeat_every", "at least 1s"),
+        ] {
+            let error = SinkConfigFixture.refusal(#"{"type": "webhook", "url": "http://127.0.0.1/h", \#(members)}"#)
+            #expect(error?.location == path, "\(members): \(String(describing: error))")
+            #expect(error?.message.contains(expected) == true, "\(String(describing: error))")
+        }
+    }
+
+    /// Two checks go critical; the route sends one, and reminds of it while it stays critical,
+    /// each reminder `repeat_every` after the one before; its recovery is sent, and the
+    /// reminders stop. The other check is never told of.
+    @Test func aRoutedCheckIsToldRemindedAndRecoveredAndTheOtherNever() throws {
+        let dir = try FixturePlugins.folderWithTestProbe()
+        defer { TestEnvironment.removeTemporaryDirectory(dir) }
+        let port = try unusedLoopbackPort()
+        let log = dir.appendingPathComponent("chat.jsonl")
+        let script = TestEnvironment.packageRoot.appendingPathComponent("Tests/Fixtures/webhook/chat.py")
+        let chat = try BackgroundProcess([
+            "python3", script.path, "--port", "\(port)", "--log", log.path, "--provider", "mattermost",
+        ])
+        defer { chat.stop() }
+        #expect(waitUntil(timeout: 30) { chat.outputLines.contains("listening") })
+        func texts() -> [(text: String, at: Double)] {
+            ((try? String(contentsOf: log, encoding: .utf8)) ?? "").split(separator: "\n").compactMap {
+                guard let record = try? parseJSONObject(String($0)),
+                    let text = (record["body"] as? [String: Any])?["text"] as? String, let at = record["at"] as? Double
+                else { return nil }
+                return (text, at)
+            }
+        }
+        let stateFile = dir.appendingPathComponent("state")
+        try "ok fine\nok fine\n".write(to: stateFile, atomically: true, encoding: .utf8)
+        let config = try writeConfig(
+            """
+            {"agent": {"name": "web-rt", "plugin_dirs": ["."], "interval": "200ms", "state_dir": "queues"},
+             "probes": [{"id": "api", "plugin": "testprobe", "config": {"state_file": "\(stateFile.path)"}}],
+             "sinks": [{"type": "stdout", "format": "json", "on": "every"},
+                       {"type": "webhook", "url": "http://127.0.0.1:\(port)/hook", "format": "mattermost",
+                        "route": {"checks": ["api/c0"], "states": ["critical"]}, "repeat_every": "2s"}]}
+            """, in: dir)
+        let agent = try BackgroundProcess([TestEnvironment.pathwatchBinary.path, "run", "--config", config.path])
+        defer { agent.stop() }
+        #expect(agent.waitForLine(timeout: 20) { $0.contains(#""id":"api/c1""#) } != nil, "\(agent.errorOutput)")
+
+        try "critical boom\ncritical boom\n".write(to: stateFile, atomically: true, encoding: .utf8)
+        #expect(
+            waitUntil(timeout: 30, interval: 0.2) {
+                texts().filter { $0.text.contains("still critical since") }.count >= 2
+            },
+            "\(texts())\n\(agent.errorOutput.suffix(1000))")
+        try "ok fine\ncritical boom\n".write(to: stateFile, atomically: true, encoding: .utf8)
+        #expect(waitUntil(timeout: 30, interval: 0.2) { texts().contains { $0.text.contains("api/c0 critical → ok") } })
+        let told = texts().count
+        // Two reminder periods with nothing routed still bad: nothing more is told.
+        Thread.sleep(forTimeInterval: 4.5)
+        #expect(agent.stop() == 0)
+
+        let all = texts()
+        #expect(all.count == told, "told after the recovery: \(all.suffix(all.count - told))")
+        #expect(all.allSatisfy { !$0.text.contains("api/c1") }, "a check the route leaves out: \(all)")
+        #expect(all.first?.text == "web-rt: api/c0 ok → critical: boom", "\(all)")
+        let reminders = all.filter { $0.text.contains("still critical since") }
+        #expect(
+            reminders.allSatisfy {
+                $0.text.hasPrefix("web-rt: api/c0 still critical since ") && $0.text.hasSuffix(": boom")
+            })
+        let times = [all[0].at] + reminders.map(\.at)
+        for (a, b) in zip(times, times.dropFirst()) {
+            #expect(b - a >= 1.8, "a reminder \(b - a) s after the one before")
+        }
+    }
+}
