@@ -19,7 +19,8 @@ CONFIG ?= config.json
 # prometheus-alertmanager (the webhook's Alertmanager format against the real thing), prometheus
 # (promtool checks the metrics exposition) and prometheus-node-exporter (reads the textfile
 # output), chromium (the status page in a real headless browser), and from PyPI standardwebhooks
-# (an independent check of the webhook signatures) and opentelemetry-proto (an independent reading
+# (an independent check of the webhook signatures), aiosmtpd (a real SMTP server with STARTTLS and
+# AUTH for the email format) and opentelemetry-proto (an independent reading
 # of the OTLP requests). VictoriaMetrics 1.112, an OTLP receiver newer than Debian 12 has, comes
 # from Debian 13's package, unpacked under .build/receivers by tools/trixie-receivers.sh (apt,
 # this machine's own archive, suite trixie); Debian 13's Prometheus 2.53 has its OTLP receiver
@@ -71,6 +72,8 @@ test-deps: dist-deps
 		|| python3 -m pip install --quiet --break-system-packages standardwebhooks
 	@python3 -c 'import opentelemetry.proto' 2>/dev/null || python3 -m pip install --quiet opentelemetry-proto 2>/dev/null \
 		|| python3 -m pip install --quiet --break-system-packages opentelemetry-proto
+	@python3 -c 'import aiosmtpd' 2>/dev/null || python3 -m pip install --quiet aiosmtpd 2>/dev/null \
+		|| python3 -m pip install --quiet --break-system-packages aiosmtpd
 	@bash tools/trixie-receivers.sh
 
 ## Release builds: only supported compiler and linker settings, nothing to re-record by hand.

@@ -95,7 +95,7 @@ package final class HTTPPoster {
 
     /// The `tls` settings as libcurl options: a CA file, a client certificate and key, or no
     /// verification at all.
-    private static func tlsSteps(_ handle: UnsafeMutableRawPointer, _ tls: HTTPTLS) -> [(CURLoption, CURLcode)] {
+    static func tlsSteps(_ handle: UnsafeMutableRawPointer, _ tls: HTTPTLS) -> [(CURLoption, CURLcode)] {
         var steps: [(CURLoption, CURLcode)] = []
         if let caFile = tls.caFile {
             steps.append((CURLOPT_CAINFO, pw_curl_easy_setopt_string(handle, CURLOPT_CAINFO, caFile)))

@@ -13,7 +13,8 @@ package struct HTTPTarget: Sendable, Equatable {
     package init?(_ url: String) {
         guard let schemeEnd = url.firstRange(of: "://") else { return nil }
         scheme = url[..<schemeEnd.lowerBound].lowercased()
-        guard scheme == "http" || scheme == "https" else { return nil }
+        // smtp and smtps: the mail format's server, shown and checked for loopback as a URL is.
+        guard ["http", "https", "smtp", "smtps"].contains(scheme) else { return nil }
         var rest = url[schemeEnd.upperBound...]
         let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
         var authority = rest[..<authorityEnd]
@@ -48,13 +49,26 @@ package struct HTTPTarget: Sendable, Equatable {
         path = String(rest[..<pathEnd])
     }
 
+    /// What is wrong with `url` as a mail server's (`smtp://` or `smtps://`, a host, no path
+    /// beyond `/`), or nil. Never quotes the URL.
+    package static func mailProblem(with url: String) -> String? {
+        guard !url.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }),
+            let target = HTTPTarget(url), target.scheme.hasPrefix("smtp"), target.path.isEmpty || target.path == "/",
+            target.userinfo == nil, !url.contains("?"), !url.contains("#")
+        else {
+            return
+                "expected an smtp:// (STARTTLS) or smtps:// URL with a host and a port, without a user, path or query"
+        }
+        return nil
+    }
+
     /// What is wrong with `url` as a destination, or nil. Never quotes the URL: it may
     /// carry a token.
     package static func problem(with url: String) -> String? {
         if url.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) {
             return "expected an http(s) URL without spaces or control characters"
         }
-        guard HTTPTarget(url) != nil else {
+        guard let target = HTTPTarget(url), target.scheme.hasPrefix("http") else {
             return "expected an http:// or https:// URL with a host (and a port from 1 to 65535 if given)"
         }
         return nil

@@ -21,6 +21,12 @@ struct WebhookPush: PushFormat {
             limits: DurableQueue.Limits(records: settings.maxQueue.events, bytes: settings.maxQueue.bytes.bytes),
             folderKey: Self.folderKey(format: settings.format, url: settings.url))
         spec.minInterval = UInt64(settings.minInterval.nanoseconds)
+        if let mail = settings.mail {
+            spec.connect = SMTPSender.connector(
+                SMTPSender.Envelope(
+                    from: mail.from, to: mail.to, username: mail.username, password: mail.password,
+                    starttls: mail.starttls))
+        }
         spec.formerFolderName = Self.formerFolderName(format: settings.format, url: settings.url)
         return spec
     }
@@ -71,7 +77,8 @@ extension WebhookSinkSettings {
     var payloadFormat: any PayloadFormat {
         switch format {
         case .pathwatch: return PathwatchFormat()
-        case .slack, .discord, .telegram, .teams, .googlechat, .mattermost, .rocketchat, .ntfy, .gotify, .pushover:
+        case .slack, .discord, .telegram, .teams, .googlechat, .mattermost, .rocketchat, .ntfy, .gotify, .pushover,
+            .email:
             return SlackFormat()
         case .alertmanager: return AlertmanagerFormat(alertName: alertName, resendEvery: resendEvery)
         case .pagerduty, .opsgenie: return IncidentFormat(sendResolved: sendResolved)

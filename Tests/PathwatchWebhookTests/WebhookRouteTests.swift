@@ -47,6 +47,36 @@ import Testing
         }
     }
 
+    /// The email format's keys, each bad value named by its path, the password never repeated.
+    @Test func badMailSettingsNameTheirPath() {
+        let mail = #""format": "email", "from": "pw@example.org", "to": ["ops@example.org"]"#
+        for (members, path, expected) in [
+            (#""url": "http://127.0.0.1/h", \#(mail)"#, "sinks[1].url", "smtp://"),
+            (#""url": "smtp://user:s3cretpw@127.0.0.1:25", \#(mail)"#, "sinks[1].url", "without a user"),
+            (#""url": "smtp://127.0.0.1:25", "format": "email", "to": ["ops@example.org"]"#, "sinks[1].from", "sender"),
+            (
+                #""url": "smtp://127.0.0.1:25", "format": "email", "from": "pw@example.org", "to": []"#, "sinks[1].to",
+                "1 to 20"
+            ),
+            (
+                #""url": "smtp://127.0.0.1:25", "format": "email", "from": "pw@example.org", "to": ["a@b.org", "x <y@z.org>"]"#,
+                "sinks[1].to", "to[1]"
+            ),
+            (#""url": "smtp://127.0.0.1:25", \#(mail), "password": "s3cretpw""#, "sinks[1].username", "together"),
+            (#""url": "smtp://127.0.0.1:25", "format": "slack", "from": "pw@example.org""#, "sinks[1].url", "http://"),
+            (
+                #""url": "http://127.0.0.1/h", "format": "slack", "from": "pw@example.org""#, "sinks[1].from",
+                "\"email\""
+            ),
+        ] {
+            let error = SinkConfigFixture.refusal(#"{"type": "webhook", \#(members)}"#)
+            #expect(
+                error?.description.contains("s3cretpw") == false, "a password repeated: \(String(describing: error))")
+            #expect(error?.location == path, "\(members): \(String(describing: error))")
+            #expect(error?.message.contains(expected) == true, "\(String(describing: error))")
+        }
+    }
+
     /// Two checks go critical; the route sends one, and reminds of it while it stays critical,
     /// each reminder `repeat_every` after the one before; its recovery is sent, and the
     /// reminders stop. The other check is never told of.

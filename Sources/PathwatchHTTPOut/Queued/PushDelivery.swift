@@ -40,7 +40,7 @@ package final class PushDelivery<Format: PushFormat>: SinkDelivery {
         let name = "\(spec.type) \(logger.redactor.redact(spec.target.display))"
         health = DeliveryHealth(type: spec.type, noun: spec.noun, target: spec.target, logger: logger, clock: clock)
         context = PushContext(name: name, noun: spec.noun, logger: logger, health: health, clock: clock)
-        deliverer = PushDeliverer(format: format, context: context)
+        deliverer = PushDeliverer(format: format, context: context, connect: spec.connect ?? HTTPPoster.connector)
         writer = QueueWriter(format: format, folder: folder, context: context, deliverer: deliverer)
     }
 

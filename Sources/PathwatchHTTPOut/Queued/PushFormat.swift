@@ -45,6 +45,8 @@ package struct PushSpec: Sendable {
     /// The sink wants every report as it comes (`Sink.takesEveryReport`), not the whole state
     /// at most once a pacing window.
     package var takesEveryReport = false
+    /// What carries a request to the receiver, when not HTTP (`SMTPSender.connector` for mail).
+    package var connect: HTTPConnector?
 
     package init(
         type: String, noun: String, post: HTTPPostDescription, retry: RetryPolicy, limits: DurableQueue.Limits,

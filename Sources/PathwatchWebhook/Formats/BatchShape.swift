@@ -30,6 +30,7 @@ extension WebhookSinkSettings {
         case .ntfy: return ChatMessage(provider: .ntfy(topic: topic ?? ""))
         case .gotify: return ChatMessage(provider: .gotify)
         case .pushover: return ChatMessage(provider: .pushover(token: appToken ?? "", user: userKey ?? ""))
+        case .email: return MailMessage(from: mail?.from ?? "", to: mail?.to ?? [])
         }
     }
 }

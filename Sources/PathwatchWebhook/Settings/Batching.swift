@@ -19,7 +19,7 @@ enum Batching {
         switch format {
         case .pathwatch, .pagerduty, .opsgenie: return 1
         case .slack, .alertmanager, .discord, .telegram, .teams, .googlechat, .mattermost, .rocketchat, .ntfy, .gotify,
-            .pushover:
+            .pushover, .email:
             return 100
         }
     }
@@ -31,6 +31,8 @@ enum Batching {
         // Pushover: 10,000 messages a month on a free application; a storm needs no more than a
         // notification every few seconds on a phone.
         case .pushover: return .seconds(5)
+        // Mail: a storm is a message a minute at most, each a digest of what came meanwhile.
+        case .email: return .seconds(60)
         // Discord: 30 requests a minute per webhook.
         case .discord: return .seconds(2)
         // Telegram: 20 messages a minute to a group.

@@ -18,6 +18,8 @@ package struct WebhookSinkSettings: SinkMaking, Decodable, Equatable {
         case discord, telegram, teams, googlechat, mattermost, rocketchat
         /// Push notifications: a run of changes as one notification (`ChatMessage`).
         case ntfy, gotify, pushover
+        /// Mail over SMTP: a run of changes as one message (`MailMessage`).
+        case email
     }
 
     /// The `tls` object, shared with the other HTTP sinks.
@@ -80,6 +82,8 @@ package struct WebhookSinkSettings: SinkMaking, Decodable, Equatable {
     /// user key (`app_token`, `user_key`, in the body): secrets, added as the request is made.
     package var appToken: String?
     package var userKey: String?
+    /// Email only: the envelope (`from`, `to`, the login, STARTTLS; `MailSettings`).
+    package var mail: MailSettings?
     /// Which changes go to this sink (`WebhookRoute`); nil: all.
     var route: WebhookRoute?
     /// A reminder this often while a check stays not ok; nil: none.
@@ -108,7 +112,7 @@ package struct WebhookSinkSettings: SinkMaking, Decodable, Equatable {
         case apiKey = "api_key"
         case botToken = "bot_token"
         case chatID = "chat_id"
-        case topic, route
+        case topic, route, from, to, username, password, starttls
         case repeatEvery = "repeat_every"
         case appToken = "app_token"
         case userKey = "user_key"
@@ -134,9 +138,6 @@ package struct WebhookSinkSettings: SinkMaking, Decodable, Equatable {
         url = try c.decode(String.self, forKey: .url)
         maxBatch = Batching.defaultMaxBatch(.pathwatch)
         minInterval = Batching.defaultMinInterval(.pathwatch)
-        if let problem = HTTPTarget.problem(with: url) {
-            throw DecodingError.dataCorruptedError(forKey: .url, in: c, debugDescription: problem)
-        }
         if let text = try c.decodeIfPresent(String.self, forKey: .format) {
             guard let format = Format(rawValue: text) else {
                 let names = Format.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
@@ -144,6 +145,9 @@ package struct WebhookSinkSettings: SinkMaking, Decodable, Equatable {
                     forKey: .format, in: c, debugDescription: "expected one of \(names), found \"\(text)\"")
             }
             self.format = format
+        }
+        if let problem = format == .email ? HTTPTarget.mailProblem(with: url) : HTTPTarget.problem(with: url) {
+            throw DecodingError.dataCorruptedError(forKey: .url, in: c, debugDescription: problem)
         }
         if let secret = try c.decodeIfPresent(String.self, forKey: .secret) {
             do {
@@ -193,7 +197,7 @@ package struct WebhookSinkSettings: SinkMaking, Decodable, Equatable {
     /// The secrets this sink sends (signing key text is redacted where it was substituted;
     /// header values are added so that a literal one is never logged either).
     package var secretValues: [String] {
-        headers.map(\.value) + [routingKey, apiKey, botToken, appToken, userKey].compactMap { $0 }
+        headers.map(\.value) + [routingKey, apiKey, botToken, appToken, userKey, mail?.password].compactMap { $0 }
     }
 
     /// `routing_key` (required by, and only for, `pagerduty`), `api_key` (the same for
@@ -202,7 +206,8 @@ package struct WebhookSinkSettings: SinkMaking, Decodable, Equatable {
         let owners: [(CodingKeys, [Format])] = [
             (.routingKey, [.pagerduty]), (.apiKey, [.opsgenie]), (.sendResolved, [.pagerduty, .opsgenie]),
             (.botToken, [.telegram]), (.chatID, [.telegram]), (.topic, [.ntfy]), (.appToken, [.gotify, .pushover]),
-            (.userKey, [.pushover]),
+            (.userKey, [.pushover]), (.from, [.email]), (.to, [.email]), (.username, [.email]), (.password, [.email]),
+            (.starttls, [.email]),
         ]
         for (key, formats) in owners where c.contains(key) && !formats.contains(format) {
             let names = formats.map { "\"\($0.rawValue)\"" }.joined(separator: " and ")
@@ -219,6 +224,8 @@ package struct WebhookSinkSettings: SinkMaking, Decodable, Equatable {
             botToken = try Self.integrationKey(.botToken, in: c)
             chatID = try Self.chatID(in: c)
             try Self.requireBareURL(url, format: format, in: c)
+        case .email:
+            mail = try MailSettings(from: c)
         case .ntfy:
             topic = try Self.topic(in: c)
         case .gotify:

@@ -1,0 +1,96 @@
+import Foundation
+import PathwatchTestSupport
+import Testing
+
+/// The `email` format against a real SMTP server on loopback (aiosmtpd, demanding STARTTLS and
+/// AUTH; `Tests/Fixtures/mail/smtp.py`), each message parsed with Python's `email` package: a
+/// change as one mail whose subject and body say it in UTF-8, a storm as digests (none lost),
+/// the server's "try later" retried; the password nowhere in the agent's output.
+@Suite(.onItsOwnThread) struct WebhookMailTests {
+    static let password = "m4il-Pa55word-for-tests"
+
+    @Test func aChangeIsAMailAndAStormIsDigestsOverStartTLSWithAuth() throws {
+        let dir = try FixturePlugins.folderWithTestProbe()
+        defer { TestEnvironment.removeTemporaryDirectory(dir) }
+        let made = try run(
+            [
+                "bash",
+                TestEnvironment.packageRoot.appendingPathComponent("Tests/Fixtures/tls/make_certificates.sh").path,
+                dir.path,
+            ], timeout: 120)
+        try #require(made.status == 0, "\(made.stderr)")
+        let port = try unusedLoopbackPort()
+        let log = dir.appendingPathComponent("mail.jsonl")
+        let smtp = try BackgroundProcess([
+            "python3", TestEnvironment.packageRoot.appendingPathComponent("Tests/Fixtures/mail/smtp.py").path,
+            "--port", "\(port)", "--log", log.path, "--cert", dir.appendingPathComponent("valid.pem").path, "--key",
+            dir.appendingPathComponent("server.key").path, "--user", "pathwatch", "--password", Self.password,
+            "--defer-first", "1",
+        ])
+        defer { smtp.stop() }
+        #expect(waitUntil(timeout: 60) { smtp.outputLines.contains("listening") }, "\(smtp.errorOutput)")
+        func mails() -> [[String: Any]] {
+            ((try? String(contentsOf: log, encoding: .utf8)) ?? "").split(separator: "\n").compactMap {
+                try? parseJSONObject(String($0))
+            }
+        }
+        let passwordFile = dir.appendingPathComponent("smtp-password")
+        try Self.password.write(to: passwordFile, atomically: true, encoding: .utf8)
+        let stateFile = dir.appendingPathComponent("state")
+        try String(repeating: "ok fine\n", count: 200).write(to: stateFile, atomically: true, encoding: .utf8)
+        let config = try writeConfig(
+            """
+            {"agent": {"name": "web-mail", "plugin_dirs": ["."], "interval": "200ms", "state_dir": "queues"},
+             "probes": [{"id": "api", "plugin": "testprobe", "config": {"state_file": "\(stateFile.path)"}}],
+             "sinks": [{"type": "stdout", "format": "json", "on": "every"},
+                       {"type": "webhook", "url": "smtp://127.0.0.1:\(port)", "format": "email",
+                        "from": "pathwatch@example.org", "to": ["ops@example.org", "oncall@example.org"],
+                        "username": "pathwatch", "password": "${file:\(passwordFile.path)}",
+                        "tls": {"ca_file": "\(dir.appendingPathComponent("ca.pem").path)"}, "min_interval": "1s",
+                        "retry": {"initial": "200ms", "max": "2s"}}]}
+            """, in: dir)
+        let agent = try BackgroundProcess([TestEnvironment.pathwatchBinary.path, "run", "--config", config.path])
+        defer { agent.stop() }
+        #expect(agent.waitForLine(timeout: 20) { $0.contains(#""id":"api/c199""#) } != nil, "\(agent.errorOutput)")
+
+        // One change: one mail, in UTF-8.
+        try ("critical disque plein à 97 % ✗\n" + String(repeating: "ok fine\n", count: 199)).write(
+            to: stateFile, atomically: true, encoding: .utf8)
+        #expect(
+            waitUntil(timeout: 60, interval: 0.2) { mails().contains { $0["subject"] != nil } },
+            "\(mails())\n\(agent.errorOutput.suffix(1500))")
+        // A storm: the other 199 go critical at once.
+        try String(repeating: "critical disque plein à 97 % ✗\n", count: 200).write(
+            to: stateFile, atomically: true, encoding: .utf8)
+        func told() -> Int {
+            mails().compactMap { $0["subject"] as? String }.map { subject in
+                subject.range(of: #": (\d+) changes:"#, options: .regularExpression).map {
+                    Int(subject[$0].filter(\.isNumber)) ?? 0
+                } ?? 1
+            }.reduce(0, +)
+        }
+        #expect(
+            waitUntil(timeout: 90, interval: 0.2) { told() >= 200 },
+            "\(told()) of 200\n\(agent.errorOutput.suffix(1500))")
+        #expect(agent.stop() == 0)
+
+        let all = mails()
+        #expect(all.first?["deferred"] as? Bool == true, "the server's 451 came first")
+        let sent = all.filter { $0["subject"] != nil }
+        #expect(told() == 200)
+        let first = try #require(sent.first)
+        #expect(first["subject"] as? String == "web-mail: api/c0 ok → critical: disque plein à 97 % ✗")
+        #expect((first["body"] as? String)?.hasPrefix("web-mail: api/c0 ok → critical: disque plein à 97 % ✗") == true)
+        #expect(first["from"] as? String == "pathwatch@example.org")
+        #expect(first["to"] as? String == "ops@example.org, oncall@example.org")
+        #expect(first["rcpt_tos"] as? [String] == ["ops@example.org", "oncall@example.org"])
+        #expect(first["mail_from"] as? String == "pathwatch@example.org")
+        #expect(first["content_type"] as? String == "text/plain" && first["charset"] as? String == "utf-8")
+        #expect((first["message_id"] as? String)?.hasSuffix("@pathwatch>") == true)
+        #expect(sent.allSatisfy { $0["tls"] as? Bool == true && $0["authenticated"] as? Bool == true })
+        #expect(sent.allSatisfy { $0["date_ok"] as? Bool == true })
+        let digest = try #require(sent.first { ($0["subject"] as? String)?.contains("changes:") == true })
+        #expect((digest["body"] as? String)?.contains("and ") == true, "a digest names the first few, sums the rest")
+        #expect(!agent.errorOutput.contains(Self.password) && !agent.outputLines.joined().contains(Self.password))
+    }
+}
