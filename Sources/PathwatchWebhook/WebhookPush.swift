@@ -14,7 +14,8 @@ struct WebhookPush: PushFormat {
         var spec = PushSpec(
             type: "webhook", noun: "payloads",
             post: HTTPPostDescription(
-                url: settings.url, contentType: "application/json", headers: settings.headers.map(\.line),
+                url: settings.url, contentType: settings.template?.escaping.rawValue ?? "application/json",
+                headers: settings.headers.map(\.line),
                 tls: settings.tls,
                 timeout: settings.timeout),
             retry: settings.retry.policy,
@@ -82,6 +83,8 @@ extension WebhookSinkSettings {
             return SlackFormat()
         case .alertmanager: return AlertmanagerFormat(alertName: alertName, resendEvery: resendEvery)
         case .pagerduty, .opsgenie: return IncidentFormat(sendResolved: sendResolved)
+        // One request per change, all of them: the receiver decides what a recovery means.
+        case .template: return IncidentFormat(sendResolved: true)
         }
     }
 }

@@ -1,4 +1,5 @@
 import PathwatchJSON
+import PathwatchSinkKit
 
 /// A queued change as one Opsgenie Alert API request (`url`: the alerts endpoint,
 /// `https://api.opsgenie.com/v2/alerts`, or `https://api.eu.opsgenie.com/v2/alerts`), one per
@@ -31,7 +32,7 @@ struct OpsgenieAlert: BatchShape {
         guard let first = run.first else { return "" }
         let change = Self.change(first)
         guard change["to"]?.stringValue == "ok" else { return "" }
-        return "/\(Self.percentEncoded(Self.alias(change)))/close?identifierType=alias"
+        return "/\(PercentEncoding.encode(Self.alias(change)))/close?identifierType=alias"
     }
 
     func body(_ change: JSONObject) -> JSONObject {
@@ -73,20 +74,6 @@ struct OpsgenieAlert: BatchShape {
         case "warning": "P3"
         default: "P2"
         }
-    }
-
-    /// A path segment: every byte but unreserved ones percent-encoded (a check id has slashes).
-    static func percentEncoded(_ text: String) -> String {
-        var out = ""
-        for byte in text.utf8 {
-            let c = Character(Unicode.Scalar(byte))
-            if byte < 0x80, c.isLetter || c.isNumber || "-._~".contains(c) {
-                out.append(c)
-            } else {
-                out += "%" + (byte < 16 ? "0" : "") + String(byte, radix: 16, uppercase: true)
-            }
-        }
-        return out
     }
 
     private static func change(_ payload: QueuedPayload) -> JSONObject {

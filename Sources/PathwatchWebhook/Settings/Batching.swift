@@ -17,7 +17,7 @@ enum Batching {
 
     static func defaultMaxBatch(_ format: WebhookSinkSettings.Format) -> Int {
         switch format {
-        case .pathwatch, .pagerduty, .opsgenie: return 1
+        case .pathwatch, .pagerduty, .opsgenie, .template: return 1
         case .slack, .alertmanager, .discord, .telegram, .teams, .googlechat, .mattermost, .rocketchat, .ntfy, .gotify,
             .pushover, .email:
             return 100
@@ -41,7 +41,7 @@ enum Batching {
         case .pagerduty: return .milliseconds(500)
         // Opsgenie's Alert API: a few requests a second per account on the smaller plans.
         case .opsgenie: return .milliseconds(500)
-        case .pathwatch, .alertmanager: return ConfigDuration(nanoseconds: 0)
+        case .pathwatch, .alertmanager, .template: return ConfigDuration(nanoseconds: 0)
         }
     }
 

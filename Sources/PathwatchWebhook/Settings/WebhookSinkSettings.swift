@@ -20,6 +20,8 @@ package struct WebhookSinkSettings: SinkMaking, Decodable, Equatable {
         case ntfy, gotify, pushover
         /// Mail over SMTP: a run of changes as one message (`MailMessage`).
         case email
+        /// A body the configuration writes, with named fields (`TemplateBody`).
+        case template
     }
 
     /// The `tls` object, shared with the other HTTP sinks.
@@ -82,6 +84,8 @@ package struct WebhookSinkSettings: SinkMaking, Decodable, Equatable {
     /// user key (`app_token`, `user_key`, in the body): secrets, added as the request is made.
     package var appToken: String?
     package var userKey: String?
+    /// Template only: the body read at load, and the content type it is sent as.
+    var template: TemplateBody?
     /// Email only: the envelope (`from`, `to`, the login, STARTTLS; `MailSettings`).
     package var mail: MailSettings?
     /// Which changes go to this sink (`WebhookRoute`); nil: all.
@@ -112,7 +116,8 @@ package struct WebhookSinkSettings: SinkMaking, Decodable, Equatable {
         case apiKey = "api_key"
         case botToken = "bot_token"
         case chatID = "chat_id"
-        case topic, route, from, to, username, password, starttls
+        case topic, route, from, to, username, password, starttls, template
+        case contentType = "content_type"
         case repeatEvery = "repeat_every"
         case appToken = "app_token"
         case userKey = "user_key"
@@ -207,7 +212,7 @@ package struct WebhookSinkSettings: SinkMaking, Decodable, Equatable {
             (.routingKey, [.pagerduty]), (.apiKey, [.opsgenie]), (.sendResolved, [.pagerduty, .opsgenie]),
             (.botToken, [.telegram]), (.chatID, [.telegram]), (.topic, [.ntfy]), (.appToken, [.gotify, .pushover]),
             (.userKey, [.pushover]), (.from, [.email]), (.to, [.email]), (.username, [.email]), (.password, [.email]),
-            (.starttls, [.email]),
+            (.starttls, [.email]), (.template, [.template]), (.contentType, [.template]),
         ]
         for (key, formats) in owners where c.contains(key) && !formats.contains(format) {
             let names = formats.map { "\"\($0.rawValue)\"" }.joined(separator: " and ")
@@ -226,6 +231,8 @@ package struct WebhookSinkSettings: SinkMaking, Decodable, Equatable {
             try Self.requireBareURL(url, format: format, in: c)
         case .email:
             mail = try MailSettings(from: c)
+        case .template:
+            template = try Self.template(in: c)
         case .ntfy:
             topic = try Self.topic(in: c)
         case .gotify:
@@ -292,6 +299,29 @@ package struct WebhookSinkSettings: SinkMaking, Decodable, Equatable {
                 forKey: .chatID, in: c, debugDescription: "expected a chat's number or a channel's @name")
         }
         return text
+    }
+
+    /// The `template` format's body and `content_type`.
+    private static func template(in c: KeyedDecodingContainer<CodingKeys>) throws -> TemplateBody {
+        var escaping = TemplateBody.Escaping.json
+        if let text = try c.decodeIfPresent(String.self, forKey: .contentType) {
+            guard let value = TemplateBody.Escaping(rawValue: text) else {
+                let names = TemplateBody.Escaping.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+                throw DecodingError.dataCorruptedError(
+                    forKey: .contentType, in: c,
+                    debugDescription: "expected one of \(names), found \"\(text.prefix(40))\"")
+            }
+            escaping = value
+        }
+        guard let text = try c.decodeIfPresent(String.self, forKey: .template) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .template, in: c, debugDescription: "is missing: the \"template\" format needs its template")
+        }
+        switch TemplateBody.parse(text, escaping: escaping) {
+        case .success(let body): return body
+        case .failure(let problem):
+            throw DecodingError.dataCorruptedError(forKey: .template, in: c, debugDescription: problem.message)
+        }
     }
 
     /// ntfy's topic: 1 to 64 letters, digits, `-` and `_`, as ntfy takes them.
