@@ -19,17 +19,17 @@ import Testing
     ])
 
     @Test func fieldsAreEscapedForTheContentType() throws {
-        let json = try TemplateBody.parse(
+        let json = try BodyTemplate.parse(
             #"{"t": "{{host}} {{probe}} {{check}} {{ state }}: {{message}}", "p": "{{path}}"}"#, escaping: .json
         ).get()
         let parsed = try JSONParser.parse(bytes: json.render(change))
         #expect(parsed["t"]?.stringValue == "web-01 api api/orion critical: said \"no\"\nthen & left")
         #expect(parsed["p"]?.stringValue == "Ethernet")
-        let form = try TemplateBody.parse("check={{check}}&msg={{message}}", escaping: .form).get()
+        let form = try BodyTemplate.parse("check={{check}}&msg={{message}}", escaping: .form).get()
         #expect(
             String(decoding: form.render(change), as: UTF8.self)
                 == "check=api%2Forion&msg=said%20%22no%22%0Athen%20%26%20left")
-        let text = try TemplateBody.parse("{{check}} is {{to}}", escaping: .text).get()
+        let text = try BodyTemplate.parse("{{check}} is {{to}}", escaping: .text).get()
         #expect(String(decoding: text.render(change), as: UTF8.self) == "api/orion is critical")
     }
 

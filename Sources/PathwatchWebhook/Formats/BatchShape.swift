@@ -31,7 +31,7 @@ extension WebhookSinkSettings {
         case .gotify: return ChatMessage(provider: .gotify)
         case .pushover: return ChatMessage(provider: .pushover(token: appToken ?? "", user: userKey ?? ""))
         case .email: return MailMessage(from: mail?.from ?? "", to: mail?.to ?? [])
-        case .template: return template ?? TemplateBody(parts: [], escaping: .json)
+        case .template: return TemplateBody(template: template ?? BodyTemplate(parts: [], escaping: .json))
         }
     }
 }

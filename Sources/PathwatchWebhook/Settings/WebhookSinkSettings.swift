@@ -85,7 +85,7 @@ package struct WebhookSinkSettings: SinkMaking, Decodable, Equatable {
     package var appToken: String?
     package var userKey: String?
     /// Template only: the body read at load, and the content type it is sent as.
-    var template: TemplateBody?
+    var template: BodyTemplate?
     /// Email only: the envelope (`from`, `to`, the login, STARTTLS; `MailSettings`).
     package var mail: MailSettings?
     /// Which changes go to this sink (`WebhookRoute`); nil: all.
@@ -302,11 +302,11 @@ package struct WebhookSinkSettings: SinkMaking, Decodable, Equatable {
     }
 
     /// The `template` format's body and `content_type`.
-    private static func template(in c: KeyedDecodingContainer<CodingKeys>) throws -> TemplateBody {
-        var escaping = TemplateBody.Escaping.json
+    private static func template(in c: KeyedDecodingContainer<CodingKeys>) throws -> BodyTemplate {
+        var escaping = BodyTemplate.Escaping.json
         if let text = try c.decodeIfPresent(String.self, forKey: .contentType) {
-            guard let value = TemplateBody.Escaping(rawValue: text) else {
-                let names = TemplateBody.Escaping.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+            guard let value = BodyTemplate.Escaping(rawValue: text) else {
+                let names = BodyTemplate.Escaping.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
                 throw DecodingError.dataCorruptedError(
                     forKey: .contentType, in: c,
                     debugDescription: "expected one of \(names), found \"\(text.prefix(40))\"")
@@ -317,7 +317,7 @@ package struct WebhookSinkSettings: SinkMaking, Decodable, Equatable {
             throw DecodingError.dataCorruptedError(
                 forKey: .template, in: c, debugDescription: "is missing: the \"template\" format needs its template")
         }
-        switch TemplateBody.parse(text, escaping: escaping) {
+        switch BodyTemplate.parse(text, escaping: escaping) {
         case .success(let body): return body
         case .failure(let problem):
             throw DecodingError.dataCorruptedError(forKey: .template, in: c, debugDescription: problem.message)
