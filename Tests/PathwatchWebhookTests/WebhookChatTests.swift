@@ -56,26 +56,18 @@ import Testing
     func aStormArrivesAsDigestsWithinTheProvidersRate(provider: String, interval: Double) throws {
         let dir = try FixturePlugins.folderWithTestProbe()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
-        let port = try unusedLoopbackPort()
-        let log = dir.appendingPathComponent("chat.jsonl")
-        let script = TestEnvironment.packageRoot.appendingPathComponent("Tests/Fixtures/webhook/chat.py")
         let tokenFile = dir.appendingPathComponent("token")
         let extra = Self.extra(provider, tokenFile: tokenFile)
-        let chat = try BackgroundProcess([
-            "python3", script.path, "--port", "\(port)", "--log", log.path, "--provider", provider, "--token",
-            extra.token, "--chat", extra.chat, "--throttle-first", "1",
-        ])
-        defer { chat.stop() }
-        #expect(waitUntil(timeout: 30) { chat.outputLines.contains("listening") })
-        func records() -> [[String: Any]] {
-            ((try? String(contentsOf: log, encoding: .utf8)) ?? "").split(separator: "\n").compactMap {
-                try? parseJSONObject(String($0))
-            }
-        }
+        let chat = try StandIn(
+            "webhook/chat.py", in: dir,
+            arguments: [
+                "--provider", provider, "--token", extra.token, "--chat", extra.chat, "--throttle-first", "1",
+            ])
+        func records() -> [[String: Any]] { chat.records }
         let stateFile = dir.appendingPathComponent("state")
         try String(repeating: "ok fine\n", count: 500).write(to: stateFile, atomically: true, encoding: .utf8)
         try Self.token.write(to: tokenFile, atomically: true, encoding: .utf8)
-        let url = "http://127.0.0.1:\(port)\(extra.path)"
+        let url = "\(chat.base)\(extra.path)"
         let config = try writeConfig(
             """
             {"agent": {"name": "web-chat", "plugin_dirs": ["."], "interval": "200ms", "state_dir": "queues"},

@@ -19,21 +19,14 @@ import Testing
                 dir.path,
             ], timeout: 120)
         try #require(made.status == 0, "\(made.stderr)")
-        let port = try unusedLoopbackPort()
-        let log = dir.appendingPathComponent("mail.jsonl")
-        let smtp = try BackgroundProcess([
-            "python3", TestEnvironment.packageRoot.appendingPathComponent("Tests/Fixtures/mail/smtp.py").path,
-            "--port", "\(port)", "--log", log.path, "--cert", dir.appendingPathComponent("valid.pem").path, "--key",
-            dir.appendingPathComponent("server.key").path, "--user", "pathwatch", "--password", Self.password,
-            "--defer-first", "1",
-        ])
-        defer { smtp.stop() }
-        #expect(waitUntil(timeout: 60) { smtp.outputLines.contains("listening") }, "\(smtp.errorOutput)")
-        func mails() -> [[String: Any]] {
-            ((try? String(contentsOf: log, encoding: .utf8)) ?? "").split(separator: "\n").compactMap {
-                try? parseJSONObject(String($0))
-            }
-        }
+        let smtp = try StandIn(
+            "mail/smtp.py", in: dir,
+            arguments: [
+                "--cert", dir.appendingPathComponent("valid.pem").path, "--key",
+                dir.appendingPathComponent("server.key").path, "--user", "pathwatch", "--password", Self.password,
+                "--defer-first", "1",
+            ])
+        func mails() -> [[String: Any]] { smtp.records }
         let passwordFile = dir.appendingPathComponent("smtp-password")
         try Self.password.write(to: passwordFile, atomically: true, encoding: .utf8)
         let stateFile = dir.appendingPathComponent("state")
@@ -43,7 +36,7 @@ import Testing
             {"agent": {"name": "web-mail", "plugin_dirs": ["."], "interval": "200ms", "state_dir": "queues"},
              "probes": [{"id": "api", "plugin": "testprobe", "config": {"state_file": "\(stateFile.path)"}}],
              "sinks": [{"type": "stdout", "format": "json", "on": "every"},
-                       {"type": "webhook", "url": "smtp://127.0.0.1:\(port)", "format": "email",
+                       {"type": "webhook", "url": "smtp://127.0.0.1:\(smtp.port)", "format": "email",
                         "from": "pathwatch@example.org", "to": ["ops@example.org", "oncall@example.org"],
                         "username": "pathwatch", "password": "${file:\(passwordFile.path)}",
                         "tls": {"ca_file": "\(dir.appendingPathComponent("ca.pem").path)"}, "min_interval": "1s",

@@ -13,19 +13,8 @@ import Testing
     @Test func aCheckCreatesItsAlertAndClosesItByTheSameAlias() throws {
         let dir = try FixturePlugins.folderWithTestProbe()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
-        let port = try unusedLoopbackPort()
-        let log = dir.appendingPathComponent("opsgenie.jsonl")
-        let script = TestEnvironment.packageRoot.appendingPathComponent("Tests/Fixtures/webhook/opsgenie.py")
-        let opsgenie = try BackgroundProcess([
-            "python3", script.path, "--port", "\(port)", "--log", log.path, "--key", Self.apiKey,
-        ])
-        defer { opsgenie.stop() }
-        #expect(waitUntil(timeout: 30) { opsgenie.outputLines.contains("listening") })
-        func records() -> [[String: Any]] {
-            ((try? String(contentsOf: log, encoding: .utf8)) ?? "").split(separator: "\n").compactMap {
-                try? parseJSONObject(String($0))
-            }
-        }
+        let opsgenie = try StandIn("webhook/opsgenie.py", in: dir, arguments: ["--key", Self.apiKey])
+        func records() -> [[String: Any]] { opsgenie.records }
         let keyFile = dir.appendingPathComponent("opsgenie-key")
         try Self.apiKey.write(to: keyFile, atomically: true, encoding: .utf8)
         let stateFile = dir.appendingPathComponent("state")
@@ -35,7 +24,7 @@ import Testing
             {"agent": {"name": "web-og", "plugin_dirs": ["."], "interval": "200ms", "state_dir": "queues"},
              "probes": [{"id": "api", "plugin": "testprobe", "config": {"state_file": "\(stateFile.path)"}}],
              "sinks": [{"type": "stdout", "format": "json", "on": "every"},
-                       {"type": "webhook", "url": "http://127.0.0.1:\(port)/v2/alerts", "format": "opsgenie",
+                       {"type": "webhook", "url": "\(opsgenie.base)/v2/alerts", "format": "opsgenie",
                         "api_key": "${file:\(keyFile.path)}", "retry": {"initial": "100ms", "max": "1s"}}]}
             """, in: dir)
         let agent = try BackgroundProcess([TestEnvironment.pathwatchBinary.path, "run", "--config", config.path])

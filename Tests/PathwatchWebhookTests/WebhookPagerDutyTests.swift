@@ -13,19 +13,8 @@ import Testing
     @Test func aCheckOpensItsIncidentChangesItAndResolvesItWithTheSameDedupKey() throws {
         let dir = try FixturePlugins.folderWithTestProbe()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
-        let port = try unusedLoopbackPort()
-        let log = dir.appendingPathComponent("pagerduty.jsonl")
-        let script = TestEnvironment.packageRoot.appendingPathComponent("Tests/Fixtures/webhook/pagerduty.py")
-        let pagerduty = try BackgroundProcess([
-            "python3", script.path, "--port", "\(port)", "--log", log.path, "--throttle-first", "1",
-        ])
-        defer { pagerduty.stop() }
-        #expect(waitUntil(timeout: 30) { pagerduty.outputLines.contains("listening") })
-        func records() -> [[String: Any]] {
-            ((try? String(contentsOf: log, encoding: .utf8)) ?? "").split(separator: "\n").compactMap {
-                try? parseJSONObject(String($0))
-            }
-        }
+        let pagerduty = try StandIn("webhook/pagerduty.py", in: dir, arguments: ["--throttle-first", "1"])
+        func records() -> [[String: Any]] { pagerduty.records }
         let keyFile = dir.appendingPathComponent("pagerduty-key")
         try Self.routingKey.write(to: keyFile, atomically: true, encoding: .utf8)
         let stateFile = dir.appendingPathComponent("state")
@@ -35,7 +24,7 @@ import Testing
             {"agent": {"name": "web-pd", "plugin_dirs": ["."], "interval": "200ms", "state_dir": "queues"},
              "probes": [{"id": "api", "plugin": "testprobe", "config": {"state_file": "\(stateFile.path)"}}],
              "sinks": [{"type": "stdout", "format": "json", "on": "every"},
-                       {"type": "webhook", "url": "http://127.0.0.1:\(port)/v2/enqueue", "format": "pagerduty",
+                       {"type": "webhook", "url": "\(pagerduty.base)/v2/enqueue", "format": "pagerduty",
                         "routing_key": "${file:\(keyFile.path)}", "retry": {"initial": "100ms", "max": "1s"}}]}
             """, in: dir)
         let agent = try BackgroundProcess([TestEnvironment.pathwatchBinary.path, "run", "--config", config.path])

@@ -83,18 +83,11 @@ import Testing
     @Test func aRoutedCheckIsToldRemindedAndRecoveredAndTheOtherNever() throws {
         let dir = try FixturePlugins.folderWithTestProbe()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
-        let port = try unusedLoopbackPort()
-        let log = dir.appendingPathComponent("chat.jsonl")
-        let script = TestEnvironment.packageRoot.appendingPathComponent("Tests/Fixtures/webhook/chat.py")
-        let chat = try BackgroundProcess([
-            "python3", script.path, "--port", "\(port)", "--log", log.path, "--provider", "mattermost",
-        ])
-        defer { chat.stop() }
-        #expect(waitUntil(timeout: 30) { chat.outputLines.contains("listening") })
+        let chat = try StandIn("webhook/chat.py", in: dir, arguments: ["--provider", "mattermost"])
         func texts() -> [(text: String, at: Double)] {
-            ((try? String(contentsOf: log, encoding: .utf8)) ?? "").split(separator: "\n").compactMap {
-                guard let record = try? parseJSONObject(String($0)),
-                    let text = (record["body"] as? [String: Any])?["text"] as? String, let at = record["at"] as? Double
+            chat.records.compactMap { record in
+                guard let text = (record["body"] as? [String: Any])?["text"] as? String,
+                    let at = record["at"] as? Double
                 else { return nil }
                 return (text, at)
             }
@@ -106,7 +99,7 @@ import Testing
             {"agent": {"name": "web-rt", "plugin_dirs": ["."], "interval": "200ms", "state_dir": "queues"},
              "probes": [{"id": "api", "plugin": "testprobe", "config": {"state_file": "\(stateFile.path)"}}],
              "sinks": [{"type": "stdout", "format": "json", "on": "every"},
-                       {"type": "webhook", "url": "http://127.0.0.1:\(port)/hook", "format": "mattermost",
+                       {"type": "webhook", "url": "\(chat.base)/hook", "format": "mattermost",
                         "route": {"checks": ["api/c0"], "states": ["critical"]}, "repeat_every": "2s"}]}
             """, in: dir)
         let agent = try BackgroundProcess([TestEnvironment.pathwatchBinary.path, "run", "--config", config.path])

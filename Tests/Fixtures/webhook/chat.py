@@ -39,7 +39,9 @@ Every request is recorded as one JSON line in --log: {"status", "body", "errors"
 import argparse
 import json
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+
+from standin import answer, serve
 
 LIMITS = {"discord": 2000, "telegram": 4096, "googlechat": 4096, "mattermost": 16383, "rocketchat": 5000,
           "ntfy": 4096, "gotify": 4096, "pushover": 1024}
@@ -119,15 +121,7 @@ def main():
             pass
 
         def answer(self, status, body=None, headers=()):
-            data = b"" if body is None else (body if isinstance(body, bytes) else json.dumps(body).encode())
-            self.send_response(status)
-            for name, value in headers:
-                self.send_header(name, value)
-            if body is not None:
-                self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            answer(self, status, body, headers)
 
         def do_POST(self):
             raw = self.rfile.read(int(self.headers.get("Content-Length", "0")))
@@ -170,9 +164,7 @@ def main():
             else:
                 self.answer(status, {"success": status == 200, "errors": errors})
 
-    server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
-    print("listening", flush=True)
-    server.serve_forever()
+    serve(args.port, Handler)
 
 
 if __name__ == "__main__":

@@ -21,7 +21,9 @@ import argparse
 import json
 import urllib.parse
 import uuid
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+
+from standin import answer, serve
 
 LIMITS = {"message": 130, "alias": 512, "description": 15000, "entity": 512, "source": 100, "user": 100}
 
@@ -68,13 +70,8 @@ def main():
         def log_message(self, *_):
             pass
 
-        def answer(self, status, body):
-            data = json.dumps(body).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+        def answer(self, status, body=None, headers=()):
+            answer(self, status, body, headers)
 
         def do_POST(self):
             raw = self.rfile.read(int(self.headers.get("Content-Length", "0")))
@@ -117,9 +114,7 @@ def main():
             else:
                 self.answer(202, {"result": "Request will be processed", "took": 0.002, "requestId": str(uuid.uuid4())})
 
-    server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
-    print("listening", flush=True)
-    server.serve_forever()
+    serve(args.port, Handler)
 
 
 if __name__ == "__main__":

@@ -20,7 +20,9 @@ Every request is recorded as one JSON line in --log: {"status", "event", "errors
 import argparse
 import datetime
 import json
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+
+from standin import answer, serve
 
 SEVERITIES = {"critical", "error", "warning", "info"}
 ACTIONS = {"trigger", "acknowledge", "resolve"}
@@ -78,13 +80,8 @@ def main():
         def log_message(self, *_):
             pass
 
-        def answer(self, status, body):
-            data = json.dumps(body).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+        def answer(self, status, body=None, headers=()):
+            answer(self, status, body, headers)
 
         def do_POST(self):
             body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
@@ -110,9 +107,7 @@ def main():
             else:
                 self.answer(202, {"status": "success", "message": "Event processed", "dedup_key": event.get("dedup_key")})
 
-    server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
-    print("listening", flush=True)
-    server.serve_forever()
+    serve(args.port, Handler)
 
 
 if __name__ == "__main__":
