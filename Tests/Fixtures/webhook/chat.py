@@ -39,9 +39,7 @@ Every request is recorded as one JSON line in --log: {"status", "body", "errors"
 import argparse
 import json
 import time
-from http.server import BaseHTTPRequestHandler
-
-from standin import answer, serve
+from standin import StandInHandler, serve
 
 LIMITS = {"discord": 2000, "telegram": 4096, "googlechat": 4096, "mattermost": 16383, "rocketchat": 5000,
           "ntfy": 4096, "gotify": 4096, "pushover": 1024}
@@ -116,13 +114,7 @@ def main():
     log = open(args.log, "a", encoding="utf-8")
     state = {"requests": 0, "not_before": 0.0}
 
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *_):
-            pass
-
-        def answer(self, status, body=None, headers=()):
-            answer(self, status, body, headers)
-
+    class Handler(StandInHandler):
         def do_POST(self):
             raw = self.rfile.read(int(self.headers.get("Content-Length", "0")))
             now = time.time()

@@ -21,9 +21,7 @@ import argparse
 import json
 import urllib.parse
 import uuid
-from http.server import BaseHTTPRequestHandler
-
-from standin import answer, serve
+from standin import StandInHandler, serve
 
 LIMITS = {"message": 130, "alias": 512, "description": 15000, "entity": 512, "source": 100, "user": 100}
 
@@ -66,13 +64,7 @@ def main():
     log = open(args.log, "a", encoding="utf-8")
     open_alerts = {}
 
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *_):
-            pass
-
-        def answer(self, status, body=None, headers=()):
-            answer(self, status, body, headers)
-
+    class Handler(StandInHandler):
         def do_POST(self):
             raw = self.rfile.read(int(self.headers.get("Content-Length", "0")))
             url = urllib.parse.urlsplit(self.path)

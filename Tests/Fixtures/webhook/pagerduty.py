@@ -20,9 +20,7 @@ Every request is recorded as one JSON line in --log: {"status", "event", "errors
 import argparse
 import datetime
 import json
-from http.server import BaseHTTPRequestHandler
-
-from standin import answer, serve
+from standin import StandInHandler, serve
 
 SEVERITIES = {"critical", "error", "warning", "info"}
 ACTIONS = {"trigger", "acknowledge", "resolve"}
@@ -76,13 +74,7 @@ def main():
     log = open(args.log, "a", encoding="utf-8")
     seen = {"requests": 0}
 
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *_):
-            pass
-
-        def answer(self, status, body=None, headers=()):
-            answer(self, status, body, headers)
-
+    class Handler(StandInHandler):
         def do_POST(self):
             body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
             seen["requests"] += 1

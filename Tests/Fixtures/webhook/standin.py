@@ -2,7 +2,7 @@
 request with a status, a JSON (or raw) body and headers, and serving on 127.0.0.1 until killed,
 saying "listening" once the port is open."""
 import json
-from http.server import ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
 def answer(handler, status, body=None, headers=()):
@@ -22,3 +22,13 @@ def serve(port, handler_class):
     server = ThreadingHTTPServer(("127.0.0.1", port), handler_class)
     print("listening", flush=True)
     server.serve_forever()
+
+
+class StandInHandler(BaseHTTPRequestHandler):
+    """A request handler that logs nothing to stderr and answers with `answer`."""
+
+    def log_message(self, *_):
+        pass
+
+    def answer(self, status, body=None, headers=()):
+        answer(self, status, body, headers)
