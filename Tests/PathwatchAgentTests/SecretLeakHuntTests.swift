@@ -24,6 +24,10 @@ import Testing
         defer { good.stop() }
         let echoing = try WebhookReceiver(log: dir.appendingPathComponent("echo.jsonl"), mode: "echo-auth")
         defer { echoing.stop() }
+        // The alert providers' keys go to their provider and nowhere else: its records are not
+        // hunted (a key in them is where it belongs), what the agent says of its 401 is.
+        let provider = try WebhookReceiver(log: dir.appendingPathComponent("provider.jsonl"), mode: "echo-auth")
+        defer { provider.stop() }
 
         let secrets: [String: String] = [
             "PW_LEAK_NAME": LeakHunt.secret("nm"), "PW_LEAK_TARGET": LeakHunt.secret("tg"),
@@ -36,6 +40,9 @@ import Testing
             "PW_LEAK_RWPASS": LeakHunt.secret("rp"),
             "PW_LEAK_RWHDR": LeakHunt.secret("rh"), "PW_LEAK_RWLABEL": LeakHunt.secret("rl"),
             "PW_LEAK_WHSEC": "whsec_" + Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString(),
+            "PW_LEAK_PDKEY": LeakHunt.secret("pd"), "PW_LEAK_OGKEY": LeakHunt.secret("og"),
+            "PW_LEAK_TGTOKEN": LeakHunt.secret("tt"), "PW_LEAK_POTOKEN": LeakHunt.secret("po"),
+            "PW_LEAK_POUSER": LeakHunt.secret("pu"), "PW_LEAK_SMTPPASS": LeakHunt.secret("sp"),
         ]
         let bearer = LeakHunt.secret("br")
         try Data(bearer.utf8).write(to: dir.appendingPathComponent("bearer.secret"))
@@ -69,7 +76,14 @@ import Testing
                         "external_labels": {"site": "${env:PW_LEAK_RWLABEL}"}},
                        {"type": "remote_write", "url": "\(echoing.base)/rw-basic",
                         "basic_auth": {"username": "${env:PW_LEAK_RWUSER}", "password": "${env:PW_LEAK_RWPASS}"}},
-                       {"type": "remote_write", "url": "\(good.base)/rw-header", "headers": {"X-Scope-OrgID": "${env:PW_LEAK_RWHDR}"}}]}
+                       {"type": "remote_write", "url": "\(good.base)/rw-header", "headers": {"X-Scope-OrgID": "${env:PW_LEAK_RWHDR}"}},
+                       {"type": "webhook", "url": "\(provider.base)/v2/enqueue", "format": "pagerduty", "routing_key": "${env:PW_LEAK_PDKEY}"},
+                       {"type": "webhook", "url": "\(provider.base)/v2/alerts", "format": "opsgenie", "api_key": "${env:PW_LEAK_OGKEY}"},
+                       {"type": "webhook", "url": "\(provider.base)", "format": "telegram", "bot_token": "${env:PW_LEAK_TGTOKEN}", "chat_id": 7},
+                       {"type": "webhook", "url": "\(provider.base)/1/messages.json", "format": "pushover",
+                        "app_token": "${env:PW_LEAK_POTOKEN}", "user_key": "${env:PW_LEAK_POUSER}"},
+                       {"type": "webhook", "url": "smtp://127.0.0.1:\(closedPort)", "format": "email", "from": "pw@example.org",
+                        "to": ["ops@example.org"], "username": "pw", "password": "${env:PW_LEAK_SMTPPASS}", "starttls": false}]}
             """, in: dir)
         // The same secrets where a plug-in's error message cuts one in half (check-config, once).
         let failing = try writeConfig(
@@ -90,6 +104,11 @@ import Testing
         #expect(
             waitUntil(timeout: 20) { Set(good.writeRequests().filter { $0.status / 100 == 2 }.map(\.path)).count == 2 })
         _ = waitUntil(timeout: 20) { agent.errorOutput.contains("HTTP 401 for 1 report") }
+        // Each provider was sent its change (and answered 401, which the agent logs).
+        #expect(
+            waitUntil(timeout: 20) {
+                Set(provider.records().compactMap { $0["path"] as? String }).count >= 4
+            }, "\(provider.records().compactMap { $0["path"] as? String })")
         agent.stop()
         outputs.append(("run stdout", agent.outputLines.joined(separator: "\n")))
         outputs.append(("run stderr", agent.errorOutput))
