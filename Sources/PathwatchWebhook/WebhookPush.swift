@@ -35,7 +35,8 @@ struct WebhookPush: PushFormat {
     func makeEncoder(_ context: PushContext) -> WebhookEncoder {
         WebhookEncoder(
             format: settings.payloadFormat, triggers: triggers, maxQueue: settings.maxQueue, context: context,
-            route: settings.route, reminders: settings.repeatEvery.map { Reminders(every: $0, route: settings.route) })
+            route: settings.route, reminders: settings.repeatEvery.map { Reminders(every: $0, route: settings.route) },
+            quiet: settings.quietHours.map { QuietCatchUp(quiet: $0) })
     }
 
     func makeReader(_ context: PushContext) -> WebhookRequests {

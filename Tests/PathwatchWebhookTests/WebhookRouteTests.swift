@@ -134,3 +134,110 @@ import Testing
         }
     }
 }
+
+/// `quiet_hours` end to end: a window that starts and ends during the test; nothing is told
+/// inside it, and when it ends, each check whose changes it held and whose state is not the
+/// one last told is told at once (one that went bad and came back inside it, never).
+@Suite(.onItsOwnThread) struct WebhookQuietHoursTests {
+    static func rfc3339(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.string(from: date)
+    }
+
+    /// Weekly windows in local time, past midnight too; a start-and-end window ends at its end.
+    @Test func windowsCoverTheirTimesAndEndWhereTheySay() throws {
+        // A Monday, 23:30 local time, and the Tuesday after at 06:59 and 07:00.
+        var parts = tm()
+        parts.tm_year = 2026 - 1900
+        parts.tm_mon = 10
+        parts.tm_mday = 30
+        parts.tm_hour = 23
+        parts.tm_min = 30
+        parts.tm_isdst = -1
+        let monday = Int64(mktime(&parts)) * 1000
+        let quiet = QuietHours(windows: [.weekly(days: [1], from: 22 * 60, to: 7 * 60)])
+        #expect(QuietHours.local(WallTime(milliseconds: monday)).day == 1)
+        #expect(quiet.covers(WallTime(milliseconds: monday)))
+        #expect(quiet.covers(WallTime(milliseconds: monday + (7 * 60 + 29) * 60_000)), "Tuesday 06:59")
+        #expect(!quiet.covers(WallTime(milliseconds: monday + (7 * 60 + 30) * 60_000)), "Tuesday 07:00")
+        #expect(!quiet.covers(WallTime(milliseconds: monday - 2 * 3_600_000)), "Monday 21:30")
+        #expect(quiet.end(after: WallTime(milliseconds: monday))?.milliseconds == monday + (7 * 60 + 30) * 60_000)
+        let once = QuietHours(windows: [.once(start: 1_000, end: 61_500)])
+        #expect(once.covers(WallTime(milliseconds: 1_000)) && !once.covers(WallTime(milliseconds: 61_500)))
+        #expect(once.end(after: WallTime(milliseconds: 5_000))?.milliseconds == 61_500)
+        #expect(QuietHours.minutes("24:00") == 1440 && QuietHours.minutes("7:00") == nil)
+    }
+
+    @Test func badWindowsNameTheirPath() {
+        for (window, path, expected) in [
+            (#"{"start": "tomorrow", "end": "2026-12-26T08:00:00Z"}"#, "sinks[1].quiet_hours[0].start", "RFC 3339"),
+            (
+                #"{"start": "2026-12-26T08:00:00Z", "end": "2026-12-24T08:00:00Z"}"#, "sinks[1].quiet_hours[0].end",
+                "after start"
+            ),
+            (#"{"days": ["monday"], "from": "22:00", "to": "07:00"}"#, "sinks[1].quiet_hours[0].days", "mon"),
+            (#"{"days": ["mon"], "from": "25:00", "to": "07:00"}"#, "sinks[1].quiet_hours[0].from", "HH:MM"),
+            (#"{"days": ["mon"], "from": "22:00"}"#, "sinks[1].quiet_hours[0]", "a window"),
+        ] {
+            let error = SinkConfigFixture.refusal(
+                #"{"type": "webhook", "url": "http://127.0.0.1/h", "format": "mattermost", "quiet_hours": [\#(window)]}"#
+            )
+            #expect(error?.location == path, "\(window): \(String(describing: error))")
+            #expect(error?.message.contains(expected) == true, "\(String(describing: error))")
+        }
+    }
+
+    @Test func nothingIsToldInsideAWindowAndWhatIsOwedRightAfter() throws {
+        let dir = try FixturePlugins.folderWithTestProbe()
+        defer { TestEnvironment.removeTemporaryDirectory(dir) }
+        let chat = try StandIn("webhook/chat.py", in: dir, arguments: ["--provider", "mattermost"])
+        func texts() -> [(text: String, at: Double)] {
+            chat.records.compactMap { record in
+                guard let text = (record["body"] as? [String: Any])?["text"] as? String,
+                    let at = record["at"] as? Double
+                else { return nil }
+                return (text, at)
+            }
+        }
+        let stateFile = dir.appendingPathComponent("state")
+        try "ok fine\nok fine\nok fine\n".write(to: stateFile, atomically: true, encoding: .utf8)
+        // Whole seconds, so the window's edges are exact in the configuration.
+        let base = (Date().timeIntervalSince1970 + 1).rounded(.up)
+        let start = Date(timeIntervalSince1970: base + 10)
+        let end = Date(timeIntervalSince1970: base + 20)
+        let config = try writeConfig(
+            """
+            {"agent": {"name": "web-qh", "plugin_dirs": ["."], "interval": "200ms", "state_dir": "queues"},
+             "probes": [{"id": "api", "plugin": "testprobe", "config": {"state_file": "\(stateFile.path)"}}],
+             "sinks": [{"type": "stdout", "format": "json", "on": "every"},
+                       {"type": "webhook", "url": "\(chat.base)/hook", "format": "mattermost", "min_interval": "200ms",
+                        "max_batch": 1, "quiet_hours": [{"start": "\(Self.rfc3339(start))", "end": "\(Self.rfc3339(end))"}]}]}
+            """, in: dir)
+        let agent = try BackgroundProcess([TestEnvironment.pathwatchBinary.path, "run", "--config", config.path])
+        defer { agent.stop() }
+        #expect(agent.waitForLine(timeout: 20) { $0.contains(#""id":"api/c2""#) } != nil, "\(agent.errorOutput)")
+        // Before the window: told.
+        try "critical boom\nok fine\nok fine\n".write(to: stateFile, atomically: true, encoding: .utf8)
+        #expect(waitUntil(timeout: 8, interval: 0.1) { texts().contains { $0.text.contains("api/c0 ok → critical") } })
+        // Inside it: c0 recovers, c1 goes bad and stays, c2 goes bad and comes back.
+        _ = waitUntil(timeout: 30, interval: 0.1) { Date() > start.addingTimeInterval(1) }
+        try "ok fine\ncritical boom\ncritical boom\n".write(to: stateFile, atomically: true, encoding: .utf8)
+        Thread.sleep(forTimeInterval: 2)  // c2's bad state, reported, before it comes back: the scenario's
+        try "ok fine\ncritical boom\nok fine\n".write(to: stateFile, atomically: true, encoding: .utf8)
+        #expect(
+            waitUntil(timeout: 40, interval: 0.2) {
+                texts().contains { $0.text.contains("api/c1") }
+                    && texts().contains { $0.text.contains("api/c0 critical → ok") }
+            }, "\(texts())\n\(agent.errorOutput.suffix(1000))")
+        #expect(agent.stop() == 0)
+
+        let all = texts()
+        let inside = all.filter { $0.at >= start.timeIntervalSince1970 && $0.at < end.timeIntervalSince1970 }
+        #expect(inside.isEmpty, "told inside the window: \(inside)")
+        let after = all.filter { $0.at >= end.timeIntervalSince1970 }.map(\.text)
+        #expect(after.contains("web-qh: api/c0 critical → ok: fine"), "\(after)")
+        #expect(after.contains("web-qh: api/c1 ok → critical: boom"), "\(after)")
+        #expect(!all.contains { $0.text.contains("api/c2") }, "bad and back inside the window: nothing to tell")
+    }
+}

@@ -176,8 +176,13 @@ package final class QueueWriter<Format: PushFormat>: DeliveryFeed {
         }
     }
 
+    /// A sooner due than the one published (quiet hours now owing, a reminder's first turn)
+    /// wakes the deliverer, which sleeps until the one it read: a batch that queues nothing
+    /// does not wake it otherwise.
     private func publishNextDue(_ encoder: Format.Encoder?) {
-        nextDueAt.store(encoder?.nextDue ?? UInt64.max, ordering: .relaxed)
+        let due = encoder?.nextDue ?? UInt64.max
+        let before = nextDueAt.exchange(due, ordering: .relaxed)
+        if due < before { deliverer.thread.wake() }
     }
 
     /// The queue, opened once (which starts delivery); nil while the folder is busy or failing,

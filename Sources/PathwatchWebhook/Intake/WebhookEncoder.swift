@@ -4,7 +4,9 @@ import PathwatchQueue
 import PathwatchSinkKit
 
 /// Formats batches into payloads and payloads into queue records, on the intake thread.
-/// A `route` keeps the changes it does not admit from the format; `repeat_every` adds reminders.
+/// A `route` keeps the changes it does not admit from the format; `quiet_hours` holds changes
+/// back inside its windows and tells what is owed when one ends; `repeat_every` adds reminders
+/// (none inside a window).
 struct WebhookEncoder: RecordEncoder {
     var format: any PayloadFormat
     let triggers: Set<SinkTrigger>
@@ -12,25 +14,28 @@ struct WebhookEncoder: RecordEncoder {
     let context: PushContext
     var route: WebhookRoute? = nil
     var reminders: Reminders? = nil
+    var quiet: QuietCatchUp? = nil
+    /// The time of the last batch, for when quiet hours next end.
+    var lastBatch = WallTime(milliseconds: 0)
 
     mutating func records(for batch: SinkBatch) -> [QueueRecord] {
+        lastBatch = batch.time
         var routed = batch
         if let route { routed.events = batch.events.filter(route.admits) }
+        if quiet != nil { routed.events = quiet!.filter(routed) }
         reminders?.observe(routed)
         return format.payloads(for: routed, triggers: triggers).map(\.record)
     }
 
     mutating func dueRecords(at now: WallTime, monotonic: UInt64) -> [QueueRecord] {
-        let due =
-            format.duePayloads(at: now, monotonic: monotonic) + (reminders?.due(at: now, monotonic: monotonic) ?? [])
+        var due = format.duePayloads(at: now, monotonic: monotonic)
+        if quiet != nil { due += quiet!.due(at: now, monotonic: monotonic) }
+        if quiet?.isQuiet(at: now) != true { due += reminders?.due(at: now, monotonic: monotonic) ?? [] }
         return due.map(\.record)
     }
 
     var nextDue: UInt64? {
-        switch (format.nextDue, reminders?.nextDue) {
-        case (let a?, let b?): min(a, b)
-        case (let a, let b): a ?? b
-        }
+        [format.nextDue, reminders?.nextDue, quiet?.nextDue(now: lastBatch)].compactMap { $0 }.min()
     }
 
     mutating func noteAppend(_ result: DurableQueue.AppendResult, of records: [QueueRecord]) {

@@ -90,6 +90,8 @@ package struct WebhookSinkSettings: SinkMaking, Decodable, Equatable {
     package var mail: MailSettings?
     /// Which changes go to this sink (`WebhookRoute`); nil: all.
     var route: WebhookRoute?
+    /// Windows in which nothing is notified (`QuietHours`); nil: none.
+    var quietHours: QuietHours?
     /// A reminder this often while a check stays not ok; nil: none.
     package var repeatEvery: ConfigDuration?
     /// Incident formats (PagerDuty, Opsgenie): a change to ok closes what its check opened.
@@ -119,6 +121,7 @@ package struct WebhookSinkSettings: SinkMaking, Decodable, Equatable {
         case topic, route, from, to, username, password, starttls, template
         case contentType = "content_type"
         case repeatEvery = "repeat_every"
+        case quietHours = "quiet_hours"
         case appToken = "app_token"
         case userKey = "user_key"
         case sendResolved = "send_resolved"
@@ -260,6 +263,7 @@ package struct WebhookSinkSettings: SinkMaking, Decodable, Equatable {
             )
         }
         route = try c.decodeIfPresent(WebhookRoute.self, forKey: .route)
+        quietHours = try c.decodeIfPresent(QuietHours.self, forKey: .quietHours)
         repeatEvery = try c.decodeIfPresent(ConfigDuration.self, forKey: .repeatEvery)
         if let every = repeatEvery, every.nanoseconds < 1_000_000_000 {
             throw DecodingError.dataCorruptedError(
