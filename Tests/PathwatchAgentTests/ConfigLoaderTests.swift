@@ -1,4 +1,5 @@
 import Glibc
+import PathwatchBase
 import PathwatchJSON
 import PathwatchSinks
 import PathwatchTestSupport
@@ -27,7 +28,7 @@ import Testing
     @Test func minimalConfigTakesDefaults() throws {
         let c = try load("{}")
         #expect(c.config.agent.interval == .seconds(10))
-        #expect(c.config.agent.name == hostName())
+        #expect(c.config.agent.name == (hostName() ?? "localhost"))
         #expect(c.pluginDirectories == ["/etc/pw/./.build/release"])
         #expect(c.stateDirectory == "/etc/pw/./.pathwatch")
         #expect(c.config.probes.isEmpty)

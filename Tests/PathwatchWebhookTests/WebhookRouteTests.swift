@@ -84,14 +84,7 @@ import Testing
         let dir = try FixturePlugins.folderWithTestProbe()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         let chat = try StandIn("webhook/chat.py", in: dir, arguments: ["--provider", "mattermost"])
-        func texts() -> [(text: String, at: Double)] {
-            chat.records.compactMap { record in
-                guard let text = (record["body"] as? [String: Any])?["text"] as? String,
-                    let at = record["at"] as? Double
-                else { return nil }
-                return (text, at)
-            }
-        }
+        func texts() -> [(text: String, at: Double)] { mattermostTexts(chat) }
         let stateFile = dir.appendingPathComponent("state")
         try "ok fine\nok fine\n".write(to: stateFile, atomically: true, encoding: .utf8)
         let config = try writeConfig(
@@ -192,14 +185,7 @@ import Testing
         let dir = try FixturePlugins.folderWithTestProbe()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
         let chat = try StandIn("webhook/chat.py", in: dir, arguments: ["--provider", "mattermost"])
-        func texts() -> [(text: String, at: Double)] {
-            chat.records.compactMap { record in
-                guard let text = (record["body"] as? [String: Any])?["text"] as? String,
-                    let at = record["at"] as? Double
-                else { return nil }
-                return (text, at)
-            }
-        }
+        func texts() -> [(text: String, at: Double)] { mattermostTexts(chat) }
         let stateFile = dir.appendingPathComponent("state")
         try "ok fine\nok fine\nok fine\n".write(to: stateFile, atomically: true, encoding: .utf8)
         // Whole seconds, so the window's edges are exact in the configuration.
@@ -239,5 +225,14 @@ import Testing
         #expect(after.contains("web-qh: api/c0 critical → ok: fine"), "\(after)")
         #expect(after.contains("web-qh: api/c1 ok → critical: boom"), "\(after)")
         #expect(!all.contains { $0.text.contains("api/c2") }, "bad and back inside the window: nothing to tell")
+    }
+}
+
+/// The text of each message a Mattermost stand-in took, and when (seconds since the epoch).
+func mattermostTexts(_ chat: StandIn) -> [(text: String, at: Double)] {
+    chat.records.compactMap { record in
+        guard let text = (record["body"] as? [String: Any])?["text"] as? String, let at = record["at"] as? Double
+        else { return nil }
+        return (text, at)
     }
 }

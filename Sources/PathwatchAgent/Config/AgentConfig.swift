@@ -1,3 +1,4 @@
+import PathwatchBase
 import PathwatchJSON
 import PathwatchSinkKit
 
@@ -20,7 +21,7 @@ package struct AgentConfig: Sendable, Decodable {
 
 package struct AgentSettings: Sendable, Decodable {
     /// Defaults to the host name.
-    package var name: String = hostName()
+    package var name: String = hostName() ?? "localhost"
     /// The default probe interval.
     package var interval: ConfigDuration = .seconds(10)
     /// Folders searched for `lib*.so` plug-ins; relative paths are relative to the config file.

@@ -20,7 +20,6 @@ struct MetricsGathering {
 
     private struct MetricKey: Hashable {
         var scope: ScopeKey
-        var scopeIndex: Int
         var name: String
         var unit: String
         var counter: Bool
@@ -54,8 +53,7 @@ struct MetricsGathering {
                 scopeIndex[scopeKey] = resources[r].scopes.count - 1
                 return resources[r].scopes.count - 1
             }()
-        let metricKey = MetricKey(
-            scope: scopeKey, scopeIndex: s, name: identity.name, unit: identity.unit, counter: identity.counter)
+        let metricKey = MetricKey(scope: scopeKey, name: identity.name, unit: identity.unit, counter: identity.counter)
         let m =
             metricIndex[metricKey]
             ?? {

@@ -1,4 +1,3 @@
-import Glibc
 import PathwatchBase
 import PathwatchSinkKit
 
@@ -15,7 +14,7 @@ enum AgentResource {
             OTLPAttribute("service.name", "pathwatch"),
             OTLPAttribute("service.version", Release.version),
             OTLPAttribute("service.instance.id", agentName),
-            OTLPAttribute("host.name", hostName()),
+            OTLPAttribute("host.name", hostName() ?? ""),
         ]
         // No machine id (a container without one): no host.id rather than an empty one.
         if let id = machineID(at: machineIDFile) { attributes.append(OTLPAttribute("host.id", id)) }
@@ -32,11 +31,5 @@ enum AgentResource {
         let hex = Set("0123456789abcdef".utf8)
         guard id.count == 32, id.allSatisfy(hex.contains) else { return nil }
         return String(decoding: id, as: UTF8.self)
-    }
-
-    private static func hostName() -> String {
-        var buffer = [CChar](repeating: 0, count: 256)
-        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "" }
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

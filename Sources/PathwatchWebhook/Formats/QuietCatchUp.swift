@@ -14,8 +14,6 @@ struct QuietCatchUp {
     /// Checks whose changes were held back.
     private var owed: Set<String> = []
     private var latest: StatusSnapshot?
-    /// Monotonic nanoseconds less wall-clock nanoseconds, learned at the first due call.
-    private var offset: Int64?
 
     init(quiet: QuietHours) { self.quiet = quiet }
 
@@ -34,14 +32,11 @@ struct QuietCatchUp {
         return []
     }
 
-    var isHolding: Bool { !owed.isEmpty }
-
     /// Whether `now` is inside a window (reminders wait too).
     func isQuiet(at now: WallTime) -> Bool { quiet.covers(now) }
 
     /// The changes owed once the window is over, as queued payloads.
-    mutating func due(at now: WallTime, monotonic: UInt64) -> [QueuedPayload] {
-        offset = Int64(bitPattern: monotonic) &- now.milliseconds &* 1_000_000
+    mutating func due(at now: WallTime) -> [QueuedPayload] {
         guard !owed.isEmpty, !quiet.covers(now), let latest else { return [] }
         var payloads: [QueuedPayload] = []
         for id in owed.sorted() {
@@ -49,39 +44,18 @@ struct QuietCatchUp {
             let before = told[id]
             guard before != record.state else { continue }
             told[id] = record.state
-            payloads.append(change(record, from: before, in: latest, at: now))
+            payloads.append(
+                CheckNotice.payload(
+                    type: "change", record: record, from: before, snapshot: (latest.identity.name, latest.path),
+                    at: now))
         }
         owed = []
         return payloads
     }
 
-    /// When the window holding changes ends, monotonic; 0 (at once) until the clock's offset is known.
-    func nextDue(now: WallTime) -> UInt64? {
-        guard !owed.isEmpty else { return nil }
-        guard let offset else { return 0 }
-        let end = quiet.end(after: now) ?? now
-        return UInt64(max(0, end.milliseconds &* 1_000_000 &+ offset))
-    }
-
-    private func change(_ record: CheckRecord, from: CheckState?, in snapshot: StatusSnapshot, at now: WallTime)
-        -> QueuedPayload
-    {
-        let id = EventID.make(at: now)
-        let object = JSONObject([
-            ("schema", .number(1)), ("type", .string("change")), ("id", .string(id)),
-            ("agent", .string(snapshot.identity.name)), ("check", .string(record.id)),
-            ("from", .string(from?.name ?? "unknown")), ("to", .string(record.state.name)),
-            ("at", .string(now.rfc3339)),
-            ("message", .string(record.message)),
-            (
-                "path",
-                .object(
-                    JSONObject([
-                        ("status", .string(snapshot.path.status.rawValue)),
-                        ("description", .string(snapshot.path.description)),
-                    ]))
-            ),
-        ])
-        return QueuedPayload(kind: .event, id: id, at: now, json: .object(object))
+    /// When the window holding changes ends (the agent's wall clock), counted from the last batch.
+    var nextDue: WallTime? {
+        guard !owed.isEmpty, let latest else { return nil }
+        return quiet.end(after: latest.time) ?? latest.time
     }
 }

@@ -16,8 +16,6 @@ struct Reminders {
     private var bad: [String: (told: Int64, record: CheckRecord)] = [:]
     private var agent = ""
     private var path = PathSummary.unmonitored
-    /// Monotonic nanoseconds less wall-clock nanoseconds, learned at the first due call.
-    private var offset: Int64?
 
     init(every: ConfigDuration, route: WebhookRoute?) {
         self.every = every
@@ -41,39 +39,21 @@ struct Reminders {
     }
 
     /// The reminders due at `now`.
-    mutating func due(at now: WallTime, monotonic: UInt64) -> [QueuedPayload] {
-        offset = Int64(bitPattern: monotonic) &- now.milliseconds &* 1_000_000
+    mutating func due(at now: WallTime) -> [QueuedPayload] {
         let period = every.nanoseconds / 1_000_000
         var payloads: [QueuedPayload] = []
         for id in bad.keys.sorted() {
             guard let entry = bad[id], now.milliseconds - entry.told >= period else { continue }
             bad[id]?.told = now.milliseconds
-            payloads.append(reminder(of: entry.record, at: now))
+            payloads.append(
+                CheckNotice.payload(
+                    type: "reminder", record: entry.record, from: entry.record.state, snapshot: (agent, path), at: now))
         }
         return payloads
     }
 
-    /// When the next reminder is due, monotonic; 0 (at once) until the clock's offset is known.
-    var nextDue: UInt64? {
-        guard let first = bad.values.map(\.told).min() else { return nil }
-        guard let offset else { return 0 }
-        let wall = (first + every.nanoseconds / 1_000_000) &* 1_000_000
-        return UInt64(max(0, wall &+ offset))
-    }
-
-    private func reminder(of record: CheckRecord, at now: WallTime) -> QueuedPayload {
-        let id = EventID.make(at: now)
-        let object = JSONObject([
-            ("schema", .number(1)), ("type", .string("reminder")), ("id", .string(id)), ("agent", .string(agent)),
-            ("check", .string(record.id)), ("from", .string(record.state.name)), ("to", .string(record.state.name)),
-            ("at", .string(now.rfc3339)), ("since", .string(record.since.rfc3339)),
-            ("message", .string(record.message)),
-            (
-                "path",
-                .object(
-                    JSONObject([("status", .string(path.status.rawValue)), ("description", .string(path.description))]))
-            ),
-        ])
-        return QueuedPayload(kind: .event, id: id, at: now, json: .object(object))
+    /// When the next reminder is due (the agent's wall clock).
+    var nextDue: WallTime? {
+        bad.values.map(\.told).min().map { WallTime(milliseconds: $0 + every.nanoseconds / 1_000_000) }
     }
 }

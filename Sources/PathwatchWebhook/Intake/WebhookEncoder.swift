@@ -15,11 +15,11 @@ struct WebhookEncoder: RecordEncoder {
     var route: WebhookRoute? = nil
     var reminders: Reminders? = nil
     var quiet: QuietCatchUp? = nil
-    /// The time of the last batch, for when quiet hours next end.
-    var lastBatch = WallTime(milliseconds: 0)
+    /// Monotonic nanoseconds less wall-clock nanoseconds, learned at the first due call: the
+    /// reminders and quiet hours keep wall-clock times, the deliverer waits on the monotonic one.
+    var offset: Int64? = nil
 
     mutating func records(for batch: SinkBatch) -> [QueueRecord] {
-        lastBatch = batch.time
         var routed = batch
         if let route { routed.events = batch.events.filter(route.admits) }
         if quiet != nil { routed.events = quiet!.filter(routed) }
@@ -28,14 +28,21 @@ struct WebhookEncoder: RecordEncoder {
     }
 
     mutating func dueRecords(at now: WallTime, monotonic: UInt64) -> [QueueRecord] {
+        offset = Int64(bitPattern: monotonic) &- now.milliseconds &* 1_000_000
         var due = format.duePayloads(at: now, monotonic: monotonic)
-        if quiet != nil { due += quiet!.due(at: now, monotonic: monotonic) }
-        if quiet?.isQuiet(at: now) != true { due += reminders?.due(at: now, monotonic: monotonic) ?? [] }
+        if quiet != nil { due += quiet!.due(at: now) }
+        if quiet?.isQuiet(at: now) != true { due += reminders?.due(at: now) ?? [] }
         return due.map(\.record)
     }
 
+    /// The soonest of the format's, the reminders' and quiet hours' dues; 0 (at once) while the
+    /// clocks' offset is not known yet, so the first due call learns it.
     var nextDue: UInt64? {
-        [format.nextDue, reminders?.nextDue, quiet?.nextDue(now: lastBatch)].compactMap { $0 }.min()
+        let walls = [reminders?.nextDue, quiet?.nextDue].compactMap { $0 }
+        let theirs = walls.min().map { wall in
+            offset.map { UInt64(max(0, wall.milliseconds &* 1_000_000 &+ $0)) } ?? 0
+        }
+        return [format.nextDue, theirs].compactMap { $0 }.min()
     }
 
     mutating func noteAppend(_ result: DurableQueue.AppendResult, of records: [QueueRecord]) {
