@@ -87,6 +87,7 @@ package final class Agent: Sendable {
             p.state.book.probeOrder = loaded.config.probes.map(\.id)
             p.state.awaitingFirstReport = Set(loaded.config.probes.map(\.id))
             p.state.keepAnnouncedStates(in: loaded.stateDirectory, logger: logger)
+            p.watchSilences()
             let runners = created.map { self.add($0, loaded: loaded, into: &p.state) }
             p.state.arrangeProbeStatuses(started: runners)
             return runners
@@ -166,6 +167,7 @@ package final class Agent: Sendable {
             p.state.awaitFirstReports(onlyFrom: keep)
             p.state.loaded = next
             p.state.pacing.window = AgentState.documentWindow(next)
+            p.state.silencing.windows = next.config.agent.quiet.map(\.rule)
             p.state.catalog = merged
             p.state.book.probeOrder = next.config.probes.map(\.id)
             let started = created.map { self.add($0, loaded: next, into: &p.state) }
@@ -178,7 +180,7 @@ package final class Agent: Sendable {
                 self.handOver(replacement)
             }
             // The sinks learn now that removed probes are gone, not with the next report.
-            if removed { p.publishState() }
+            if removed || p.state.silencing.lastSilenced != p.silencedNow() { p.publishState() }
             return (stopped, started)
         }
         for runner in stopped { runner.stop() }

@@ -19,7 +19,8 @@ struct Pathwatch: AsyncParsableCommand {
         // every name from `String(describing:)` of the type, a search of the runtime's
         // conformance tables per subcommand on every start.
         subcommands: [
-            Run.self, Once.self, Status.self, Reload.self, CheckConfig.self, Plugins.self, TryPluginChild.self,
+            Run.self, Once.self, Status.self, Silence.self, Reload.self, CheckConfig.self, Plugins.self,
+            TryPluginChild.self,
             PluginChildCommand.self,
         ])
 

@@ -166,7 +166,7 @@ enum StatusPage {
               if (!check || typeof check.id !== "string") continue;
               seen.add(check.id);
               const row = checkRow(check.id);
-              setCheck(row, String(check.state), String(check.message ?? ""), check.since);
+              setCheck(row, String(check.state), String(check.message ?? "") + (check.silenced === true ? " (silenced)" : ""), check.since);
               checksBody.append(row);
             }
             for (const [id, row] of rows) if (!seen.has(id)) { row.remove(); rows.delete(id); }
@@ -322,7 +322,7 @@ enum StatusPage {
           }
           function onChange(event) {
             if (!event || typeof event.check !== "string") return;
-            setCheck(checkRow(event.check), String(event.to), String(event.message ?? ""), event.at);
+            setCheck(checkRow(event.check), String(event.to), String(event.message ?? "") + (event.silenced === true ? " (silenced)" : ""), event.at);
             $("checks-empty").hidden = true;
             setPath(event.path);
           }

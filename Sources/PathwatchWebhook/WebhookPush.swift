@@ -12,7 +12,8 @@ struct WebhookPush: PushFormat {
 
     var spec: PushSpec {
         var spec = PushSpec(
-            type: "webhook", noun: "payloads",
+            type: settings.format == .email ? "email" : "webhook",
+            noun: settings.format == .email ? "messages" : "payloads",
             post: HTTPPostDescription(
                 url: settings.url, contentType: settings.template?.escaping.rawValue ?? "application/json",
                 headers: settings.headers.map(\.line),
@@ -35,8 +36,8 @@ struct WebhookPush: PushFormat {
     func makeEncoder(_ context: PushContext) -> WebhookEncoder {
         WebhookEncoder(
             format: settings.payloadFormat, triggers: triggers, maxQueue: settings.maxQueue, context: context,
-            route: settings.route, reminders: settings.repeatEvery.map { Reminders(every: $0, route: settings.route) },
-            quiet: settings.quietHours.map { QuietCatchUp(quiet: $0) })
+            match: settings.match, sendResolved: settings.sendResolved,
+            reminders: settings.repeatEvery.map { Reminders(every: $0, match: settings.match) })
     }
 
     func makeReader(_ context: PushContext) -> WebhookRequests {
@@ -70,7 +71,7 @@ extension WebhookSinkSettings {
     var keyHeaders: [String] {
         switch format {
         case .opsgenie: apiKey.map { ["Authorization: GenieKey \($0)"] } ?? []
-        case .gotify: appToken.map { ["X-Gotify-Key: \($0)"] } ?? []
+        case .gotify: token.map { ["X-Gotify-Key: \($0)"] } ?? []
         default: []
         }
     }
@@ -79,13 +80,11 @@ extension WebhookSinkSettings {
     var payloadFormat: any PayloadFormat {
         switch format {
         case .pathwatch: return PathwatchFormat()
-        case .slack, .discord, .telegram, .teams, .googlechat, .mattermost, .rocketchat, .ntfy, .gotify, .pushover,
+        case .slack, .discord, .telegram, .teams, .googleChat, .mattermost, .rocketchat, .ntfy, .gotify, .pushover,
             .email:
             return SlackFormat()
         case .alertmanager: return AlertmanagerFormat(alertName: alertName, resendEvery: resendEvery)
-        case .pagerduty, .opsgenie: return IncidentFormat(sendResolved: sendResolved)
-        // One request per change, all of them: the receiver decides what a recovery means.
-        case .template: return IncidentFormat(sendResolved: true)
+        case .pagerduty, .opsgenie, .template: return IncidentFormat()
         }
     }
 }

@@ -14,7 +14,7 @@ import Testing
     static let plugins: Set<String> = [
         "linkstate", "reachability", "connectivity", "dns", "ping", "disk", "bandwidth", "exec", "loadavg",
     ]
-    static let sinkTypes: Set<String> = ["stdout", "file", "webhook", "remote_write", "otlp", "http"]
+    static let sinkTypes: Set<String> = ["stdout", "file", "webhook", "email", "remote_write", "otlp", "http"]
 
     @Test func thereIsOneFragmentPerPluginAndPerSinkType() throws {
         var plugins: [String] = []

@@ -81,8 +81,8 @@ import Testing
                        {"type": "webhook", "url": "\(provider.base)/v2/alerts", "format": "opsgenie", "api_key": "${env:PW_LEAK_OGKEY}"},
                        {"type": "webhook", "url": "\(provider.base)", "format": "telegram", "bot_token": "${env:PW_LEAK_TGTOKEN}", "chat_id": 7},
                        {"type": "webhook", "url": "\(provider.base)/1/messages.json", "format": "pushover",
-                        "app_token": "${env:PW_LEAK_POTOKEN}", "user_key": "${env:PW_LEAK_POUSER}"},
-                       {"type": "webhook", "url": "smtp://127.0.0.1:\(closedPort)", "format": "email", "from": "pw@example.org",
+                        "token": "${env:PW_LEAK_POTOKEN}", "user": "${env:PW_LEAK_POUSER}"},
+                       {"type": "email", "url": "smtp://127.0.0.1:\(closedPort)", "from": "pw@example.org",
                         "to": ["ops@example.org"], "username": "pw", "password": "${env:PW_LEAK_SMTPPASS}", "starttls": false}]}
             """, in: dir)
         // The same secrets where a plug-in's error message cuts one in half (check-config, once).

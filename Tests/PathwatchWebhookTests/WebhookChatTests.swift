@@ -16,7 +16,7 @@ import Testing
     /// Each provider, and the least time between two of its messages (the format's default
     /// `min_interval`).
     static let providers: [(String, Double)] = [
-        ("discord", 2), ("telegram", 3), ("teams", 1), ("googlechat", 1), ("mattermost", 1), ("rocketchat", 1),
+        ("discord", 2), ("telegram", 3), ("teams", 1), ("google_chat", 1), ("mattermost", 1), ("rocketchat", 1),
         ("ntfy", 1), ("gotify", 1), ("pushover", 5),
     ]
 
@@ -26,10 +26,10 @@ import Testing
         switch provider {
         case "telegram": return (#", "bot_token": "\#(secret)", "chat_id": -100123"#, token, "-100123", "")
         case "ntfy": return (#", "topic": "alerts_web-1""#, "", "alerts_web-1", "")
-        case "gotify": return (#", "app_token": "\#(secret)""#, token, "", "")
+        case "gotify": return (#", "token": "\#(secret)""#, token, "", "")
         case "pushover":
             return (
-                #", "app_token": "\#(secret)", "user_key": "uQiRzpo4DXghDmr9QzzfQu27cmVRsG""#, token,
+                #", "token": "\#(secret)", "user": "uQiRzpo4DXghDmr9QzzfQu27cmVRsG""#, token,
                 "uQiRzpo4DXghDmr9QzzfQu27cmVRsG", "/1/messages.json"
             )
         default: return ("", "", "", "/hook")

@@ -36,7 +36,7 @@ import Testing
             {"agent": {"name": "web-mail", "plugin_dirs": ["."], "interval": "200ms", "state_dir": "queues"},
              "probes": [{"id": "api", "plugin": "testprobe", "config": {"state_file": "\(stateFile.path)"}}],
              "sinks": [{"type": "stdout", "format": "json", "on": "every"},
-                       {"type": "webhook", "url": "smtp://127.0.0.1:\(smtp.port)", "format": "email",
+                       {"type": "email", "url": "smtp://127.0.0.1:\(smtp.port)",
                         "from": "pathwatch@example.org", "to": ["ops@example.org", "oncall@example.org"],
                         "username": "pathwatch", "password": "${file:\(passwordFile.path)}",
                         "tls": {"ca_file": "\(dir.appendingPathComponent("ca.pem").path)"}, "min_interval": "1s",
@@ -85,5 +85,62 @@ import Testing
         let digest = try #require(sent.first { ($0["subject"] as? String)?.contains("changes:") == true })
         #expect((digest["body"] as? String)?.contains("and ") == true, "a digest names the first few, sums the rest")
         #expect(!agent.errorOutput.contains(Self.password) && !agent.outputLines.joined().contains(Self.password))
+    }
+
+    /// A reminder while a check stays critical, its recovery, each with the configured subject;
+    /// a change a quiet window covers is never mailed.
+    @Test func aReminderAndARecoveryAreMailedAndASilencedChangeNever() throws {
+        let dir = try FixturePlugins.folderWithTestProbe()
+        defer { TestEnvironment.removeTemporaryDirectory(dir) }
+        let made = try run(
+            [
+                "bash",
+                TestEnvironment.packageRoot.appendingPathComponent("Tests/Fixtures/tls/make_certificates.sh").path,
+                dir.path,
+            ], timeout: 120)
+        try #require(made.status == 0, "\(made.stderr)")
+        let smtp = try StandIn(
+            "mail/smtp.py", in: dir,
+            arguments: [
+                "--cert", dir.appendingPathComponent("valid.pem").path, "--key",
+                dir.appendingPathComponent("server.key").path, "--user", "pathwatch", "--password", Self.password,
+            ])
+        let stateFile = dir.appendingPathComponent("state")
+        try "ok fine\nok fine\nok fine\n".write(to: stateFile, atomically: true, encoding: .utf8)
+        let config = try writeConfig(
+            """
+            {"agent": {"name": "web-mail", "plugin_dirs": ["."], "interval": "200ms", "state_dir": "queues",
+                       "quiet": [{"checks": ["api/c2"], "weekly": "00:00-24:00"}]},
+             "probes": [{"id": "api", "plugin": "testprobe", "config": {"state_file": "\(stateFile.path)"}}],
+             "sinks": [{"type": "stdout", "format": "json", "on": ["every", "change"]},
+                       {"type": "email", "url": "smtp://127.0.0.1:\(smtp.port)", "subject": "[{{to}}] {{check}} on {{host}}",
+                        "from": "pathwatch@example.org", "to": ["ops@example.org"],
+                        "username": "pathwatch", "password": "\(Self.password)", "repeat_every": "2s",
+                        "tls": {"ca_file": "\(dir.appendingPathComponent("ca.pem").path)"}, "min_interval": "200ms"}]}
+            """, in: dir)
+        let agent = try BackgroundProcess([TestEnvironment.pathwatchBinary.path, "run", "--config", config.path])
+        defer { agent.stop() }
+        #expect(agent.waitForLine(timeout: 20) { $0.contains(#""id":"api/c2""#) } != nil, "\(agent.errorOutput)")
+        func mails() -> [(subject: String, body: String)] {
+            smtp.records.compactMap { record in
+                (record["subject"] as? String).map { ($0, record["body"] as? String ?? "") }
+            }
+        }
+        try "critical boom\nok fine\ncritical boom\n".write(to: stateFile, atomically: true, encoding: .utf8)
+        #expect(
+            waitUntil(timeout: 30, interval: 0.2) {
+                mails().contains { $0.body.contains("api/c0 still critical since") }
+            },
+            "\(mails())\n\(agent.errorOutput.suffix(1000))")
+        try "ok fine\nok fine\ncritical boom\n".write(to: stateFile, atomically: true, encoding: .utf8)
+        #expect(
+            waitUntil(timeout: 30, interval: 0.2) { mails().contains { $0.subject == "[ok] api/c0 on web-mail" } },
+            "\(mails())\n\(agent.errorOutput.suffix(1000))")
+        #expect(agent.stop() == 0)
+        let all = mails()
+        #expect(all.first?.subject == "[critical] api/c0 on web-mail", "\(all)")
+        #expect(!all.contains { $0.subject.contains("api/c2") || $0.body.contains("api/c2") }, "\(all)")
+        #expect(
+            agent.outputLines.contains { $0.contains(#""check":"api/c2""#) && $0.contains(#""silenced":true"#) })
     }
 }

@@ -47,8 +47,8 @@ import Testing
                 "sinks[1].api_key", "\"opsgenie\" format only"
             ),
             (
-                #""url": "http://127.0.0.1/e", "send_resolved": false"#, "sinks[1].send_resolved",
-                "\"pagerduty\" and \"opsgenie\" formats only"
+                #""url": "http://127.0.0.1/e", "format": "alertmanager", "send_resolved": false"#,
+                "sinks[1].send_resolved", "resolves and repeats itself"
             ),
             (
                 #""url": "http://127.0.0.1/v2/alerts?x=1", "format": "opsgenie", "api_key": "k""#, "sinks[1].url",
@@ -87,6 +87,36 @@ import Testing
         #expect(TextCut.cut("short", to: 10) == "short")
     }
 
+    /// A provider with a public endpoint needs no `url`: PagerDuty's, Opsgenie's by `region`,
+    /// Telegram's, ntfy's, Pushover's; a chat's webhook is the channel's own.
+    @Test func providersDefaultToTheirPublicEndpoints() throws {
+        for (members, url) in [
+            (#""format": "pagerduty", "routing_key": "\#(Self.key)""#, "https://events.pagerduty.com/v2/enqueue"),
+            (#""format": "opsgenie", "api_key": "k""#, "https://api.opsgenie.com/v2/alerts"),
+            (#""format": "opsgenie", "api_key": "k", "region": "eu""#, "https://api.eu.opsgenie.com/v2/alerts"),
+            (#""format": "telegram", "bot_token": "t", "chat_id": 1"#, "https://api.telegram.org"),
+            (#""format": "ntfy", "topic": "alerts""#, "https://ntfy.sh"),
+            (#""format": "pushover", "token": "t", "user": "u""#, "https://api.pushover.net/1/messages.json"),
+        ] {
+            let loaded = try SinkConfigFixture.load(#"{"type": "webhook", \#(members)}"#)
+            let settings = loaded.config.sinks.last?.settings as? WebhookSinkSettings
+            #expect(settings?.url == url, "\(members)")
+        }
+        for (members, path, expected) in [
+            (#""format": "discord""#, "sinks[1].url", "needs the receiver's URL"),
+            (
+                #""format": "opsgenie", "api_key": "k", "region": "eu", "url": "https://x.example/v2/alerts""#,
+                "sinks[1].region", "not both"
+            ),
+        ] {
+            let error = SinkConfigFixture.refusal(#"{"type": "webhook", \#(members)}"#)
+            #expect(error?.location == path, "\(members): \(String(describing: error))")
+            #expect(error?.message.contains(expected) == true, "\(String(describing: error))")
+        }
+    }
+
+    /// `send_resolved` off keeps recoveries from the format; a silenced change is left out and
+    /// what a silence owed goes.
     @Test func sendResolvedOffQueuesNoRecovery() {
         let time = WallTime(milliseconds: 1_795_000_000_000)
         let events = [CheckState.critical, .ok].map { to in
@@ -98,8 +128,13 @@ import Testing
             events: events,
             snapshot: StatusSnapshot(
                 identity: AgentIdentity(name: "web-01"), time: time, checks: [], path: .unmonitored))
-        #expect(IncidentFormat(sendResolved: true).payloads(for: batch, triggers: [.change]).count == 2)
-        #expect(IncidentFormat(sendResolved: false).payloads(for: batch, triggers: [.change]).count == 1)
-        #expect(IncidentFormat(sendResolved: true).payloads(for: batch, triggers: [.every]).isEmpty)
+        #expect(WebhookEncoder.notified(batch, match: nil, sendResolved: true).count == 2)
+        #expect(WebhookEncoder.notified(batch, match: nil, sendResolved: false).map(\.to) == [.critical])
+        #expect(IncidentFormat().payloads(for: batch, triggers: [.change]).count == 2)
+        #expect(IncidentFormat().payloads(for: batch, triggers: [.every]).isEmpty)
+        var silenced = batch
+        silenced.events[0].silenced = true
+        silenced.owed = [batch.events[1]]
+        #expect(WebhookEncoder.notified(silenced, match: nil, sendResolved: true).map(\.to) == [.ok, .ok])
     }
 }

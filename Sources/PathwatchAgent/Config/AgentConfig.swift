@@ -32,12 +32,15 @@ package struct AgentSettings: Sendable, Decodable {
     package var isolation: Isolation = .process
     /// How long READY waits for the probes' first samples; later ones join as they report.
     package var readyTimeout: ConfigDuration = .seconds(2)
+    /// Maintenance windows: the checks each names notify nobody inside it (`QuietWindow`).
+    package var quiet: [QuietWindow] = []
 
     enum CodingKeys: String, CodingKey {
         case name, interval, isolation
         case pluginDirs = "plugin_dirs"
         case stateDir = "state_dir"
         case readyTimeout = "ready_timeout"
+        case quiet
     }
 
     package init() {}
@@ -68,6 +71,11 @@ package struct AgentSettings: Sendable, Decodable {
                     debugDescription: "expected at most \(maximumReadyTimeout), found \"\(readyTimeout)\"")
             }
             self.readyTimeout = readyTimeout
+        }
+        quiet = try c.decodeIfPresent([QuietWindow].self, forKey: .quiet) ?? []
+        guard quiet.count <= QuietWindow.maxWindows else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .quiet, in: c, debugDescription: "expected at most \(QuietWindow.maxWindows) windows")
         }
     }
 }

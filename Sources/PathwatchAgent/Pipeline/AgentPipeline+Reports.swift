@@ -76,31 +76,48 @@ extension AgentPipeline {
     /// those that present it, the reporting probe's part to those that take every report; then
     /// keeps the states announced, logs the events and tells the observer.
     private func publish(
-        events: [ChangeEvent], firstComplete: Bool, at now: WallTime, whole: Bool, reporting probe: String?
+        events raised: [ChangeEvent], firstComplete: Bool, at now: WallTime, whole: Bool, reporting probe: String?
     ) {
         let takesEach = probe != nil && state.sinks.contains { $0.takesEveryReport }
         guard whole || takesEach else { return }
         let sinkStatuses = state.sinks.map { $0.status() }
-        let wholeBatch =
+        let silenced = state.silencing.silencedChecks(in: state.book, at: now)
+        var events = raised
+        let marked = state.silencing.mark(&events, silenced: silenced)
+        let owing = state.silencing.owed.count
+        let owed =
+            whole
+            ? state.silencing.release(
+                book: state.book, silenced: silenced, events: events, agent: identity.name, at: now) : []
+        // What is owed is kept with the states announced: written when it grows or shrinks.
+        let owedChanged = marked || state.silencing.owed.count != owing
+        if whole { state.silencing.lastSilenced = silenced }
+        var wholeBatch =
             whole
             ? SinkBatch(
                 events: events,
                 snapshot: StatusSnapshot(
                     identity: identity, time: now, book: state.book, probes: state.probeStatuses.statuses,
-                    sinks: sinkStatuses),
+                    sinks: sinkStatuses, silenced: silenced),
                 firstComplete: firstComplete, reportingProbes: state.pacing.takePending(at: clock.monotonicNow))
             : nil
+        wholeBatch?.owed = owed
         let singleBatch = probe.flatMap { probe in
             takesEach
-                ? singleProbeBatch(probe, events: events, firstComplete: firstComplete, at: now, sinkStatuses) : nil
+                ? singleProbeBatch(
+                    probe, events: events, firstComplete: firstComplete, at: now, sinkStatuses, silenced: silenced)
+                : nil
         }
         for sink in state.sinks {
             if let batch = sink.takesEveryReport ? singleBatch : wholeBatch { sink.submit(batch) }
         }
-        if !events.isEmpty, let announcement = state.announcement() { keepAnnounced(announcement) }
+        if !events.isEmpty || owedChanged, let announcement = state.announcement() { keepAnnounced(announcement) }
         // Events are logged once, with the batch that carries them to the sinks that present the whole state.
         guard whole else { return }
         for event in events { logger.log(event.logLevel, event.logLine) }
+        for event in owed {
+            logger.notice("\(event.check): owed to the notifiers now that no silence covers it: \(event.logLine)")
+        }
         if let observer { observer.agentReported(state.summary(), ready: firstComplete) }
     }
 
@@ -129,13 +146,14 @@ extension AgentPipeline {
 
     /// The reporting probe alone (its checks, its status, the path), for the sinks that take every report.
     private func singleProbeBatch(
-        _ probe: String, events: [ChangeEvent], firstComplete: Bool, at now: WallTime, _ sinkStatuses: [SinkStatus]
+        _ probe: String, events: [ChangeEvent], firstComplete: Bool, at now: WallTime, _ sinkStatuses: [SinkStatus],
+        silenced: Set<String>
     ) -> SinkBatch {
         SinkBatch(
             events: events,
             snapshot: StatusSnapshot(
                 identity: identity, time: now, checks: state.book.records(ofProbe: probe), path: state.book.path,
-                probes: state.probeStatuses[probe].map { [$0] } ?? [], sinks: sinkStatuses),
+                probes: state.probeStatuses[probe].map { [$0] } ?? [], sinks: sinkStatuses, silenced: silenced),
             firstComplete: firstComplete, reportingProbes: [probe])
     }
 }

@@ -35,12 +35,15 @@ struct AgentState {
     var announcements: UInt64 = 0
     /// The newest snapshot of them not yet written, while a burst of reports is worked through.
     var unwrittenAnnouncement: Announcement?
+    /// Quiet windows, silences and what they held from the notifiers.
+    var silencing: Silencing
 
     init(loaded: LoadedConfig, catalog: PluginCatalog, book: CheckBook) {
         self.loaded = loaded
         self.catalog = catalog
         self.book = book
         pacing = DocumentPacing(window: Self.documentWindow(loaded))
+        silencing = Silencing(windows: loaded.config.agent.quiet)
     }
 
     /// A summary for the observer, numbered in the order it was taken.
@@ -54,7 +57,11 @@ struct AgentState {
     mutating func keepAnnouncedStates(in stateDirectory: String, logger: AgentLogger) {
         let store = AnnouncedStates(stateDirectory: stateDirectory, logger: logger)
         announced = store
-        book.announcedBefore = store.load(probes: Set(loaded.config.probes.map(\.id)))
+        let probes = Set(loaded.config.probes.map(\.id))
+        book.announcedBefore = store.load(probes: probes)
+        silencing.owed = store.loadOwed(probes: probes)
+        silencing.file = SilenceFile(stateDirectory: stateDirectory)
+        _ = silencing.refresh(logger: logger)
     }
 
     /// Every check's last announced state that is a problem, with those not seen since the
@@ -68,7 +75,8 @@ struct AgentState {
                 entries[record.id] = .init(probe: record.probe, state: state)
             }
         }
-        return Announcement(store: announced, snapshot: .init(generation: announcements, entries: entries))
+        return Announcement(
+            store: announced, snapshot: .init(generation: announcements, entries: entries, owed: silencing.owed))
     }
 
     /// Stops taking reports from the probes a reload removes or replaces, and returns their

@@ -57,11 +57,12 @@ package final class PushDelivery<Format: PushFormat>: SinkDelivery {
 
     package func attach(_ lane: SinkLane) { writer.attach(lane) }
 
-    /// Takes a batch with events when told of changes, and every batch when told of every
+    /// Takes a batch with events (or what a silence owed) when told of changes, and every batch when told of every
     /// report; the path of each goes to the deliverer, which holds while it is unsatisfied.
     package func intake(_ batch: SinkBatch) -> SinkIntake<SinkBatch> {
         deliverer.thread.notePath(unsatisfied: batch.path.status == .unsatisfied)
-        let wanted = (triggers.contains(.change) && !batch.events.isEmpty) || triggers.contains(.every)
+        let wanted =
+            (triggers.contains(.change) && !(batch.events.isEmpty && batch.owed.isEmpty)) || triggers.contains(.every)
         return wanted ? SinkIntake([batch]) : .none
     }
 

@@ -17,6 +17,10 @@ package struct SinkBatch: Sendable {
     /// complete picture of the host, which a person watching stdout wants to see even when
     /// nothing is wrong.
     package var firstComplete: Bool = false
+    /// What a silence held from the notifiers and is owed now that it is over: for each check
+    /// whose state is not the one they were last sent, one change from that state to this one.
+    /// Notifiers send these as changes; every other sink has shown the silenced changes already.
+    package var owed: [ChangeEvent] = []
 
     package init(
         events: [ChangeEvent], snapshot: StatusSnapshot, firstComplete: Bool = false, reportingProbes: [String]? = nil

@@ -25,14 +25,28 @@ package final class AnnouncedStates: Sendable {
         }
     }
 
+    /// A check whose changes a silence held from the notifiers: the state they were last sent
+    /// (nil: none yet), so the change owed when the silence ends is told after a restart too.
+    package struct Owed: Sendable, Equatable {
+        package var probe: String
+        package var told: CheckState?
+
+        package init(probe: String, told: CheckState?) {
+            self.probe = probe
+            self.told = told
+        }
+    }
+
     /// What to write, numbered in the order the agent's pipeline took it.
     package struct Snapshot: Sendable {
         package var generation: UInt64
         package var entries: [String: Entry]
+        package var owed: [String: Owed]
 
-        package init(generation: UInt64, entries: [String: Entry]) {
+        package init(generation: UInt64, entries: [String: Entry], owed: [String: Owed] = [:]) {
             self.generation = generation
             self.entries = entries
+            self.owed = owed
         }
     }
 
@@ -68,6 +82,20 @@ package final class AnnouncedStates: Sendable {
         return entries
     }
 
+    /// What the file says is owed to the notifiers for the checks of `probes` (`Owed`).
+    package func loadOwed(probes: Set<String>) -> [String: Owed] {
+        guard let text = Self.readText(path, logger: logger),
+            let owed = (try? JSONParser.parse(text))?["owed"]?.objectValue
+        else { return [:] }
+        var entries: [String: Owed] = [:]
+        for (id, value) in owed.members {
+            guard let probe = value["probe"]?.stringValue, probes.contains(probe) else { continue }
+            let told = value["told"]?.stringValue.flatMap { name in CheckState.allCases.first { $0.name == name } }
+            entries[id] = Owed(probe: probe, told: told)
+        }
+        return entries
+    }
+
     /// Replaces the file with `snapshot` unless a newer one was written already.
     package func save(_ snapshot: Snapshot) {
         written.withLock { w in
@@ -80,7 +108,20 @@ package final class AnnouncedStates: Sendable {
                         JSONObject([("probe", .string(entry.probe)), ("state", .string(entry.state.name))]))
                 )
             }
-            let text = JSONSerializer.serialize(.object(JSONObject([("checks", .object(JSONObject(checks)))]))) + "\n"
+            var members: [(String, JSONValue)] = [("checks", .object(JSONObject(checks)))]
+            if !snapshot.owed.isEmpty {
+                let owed = snapshot.owed.sorted { $0.key < $1.key }.map { id, entry in
+                    (
+                        id,
+                        JSONValue.object(
+                            JSONObject([
+                                ("probe", .string(entry.probe)), ("told", entry.told.map { .string($0.name) } ?? .null),
+                            ]))
+                    )
+                }
+                members.append(("owed", .object(JSONObject(owed))))
+            }
+            let text = JSONSerializer.serialize(.object(JSONObject(members))) + "\n"
             if let problem = replace(with: text) {
                 if !w.failing { logger.warning("cannot keep the announced states in \(path): \(problem)") }
                 w.failing = true
@@ -93,36 +134,7 @@ package final class AnnouncedStates: Sendable {
     /// Writes a temporary file beside it, syncs it and renames it over the file; nil when done.
     private func replace(with text: String) -> String? {
         if mkdir(folder, 0o700) != 0 && errno != EEXIST { return "cannot create \(folder): \(errnoText())" }
-        let temporary = path + ".new"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { return "cannot open \(temporary): \(errnoText())" }
-        let bytes = Array(text.utf8)
-        var done = 0
-        while done < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, bytes.count - done) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else {
-                let problem = errnoText()
-                close(fd)
-                unlink(temporary)
-                return "cannot write \(temporary): \(problem)"
-            }
-            done += n
-        }
-        let synced = fsync(fd) == 0
-        close(fd)
-        guard synced, rename(temporary, path) == 0 else {
-            let problem = errnoText()
-            unlink(temporary)
-            return problem
-        }
-        // The rename itself survives a power loss once the folder is synced.
-        let dir = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if dir >= 0 {
-            fsync(dir)
-            close(dir)
-        }
-        return nil
+        return AtomicFile.replace(path, folder: folder, with: Array(text.utf8), mode: 0o600)
     }
 
     /// The whole file, or nil when it is missing or unreadable.

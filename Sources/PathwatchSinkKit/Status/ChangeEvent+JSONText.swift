@@ -6,7 +6,8 @@ import PathwatchProbeKit
 /// `JSONSerializer`, so their escaping is the project's one serializer's.
 extension ChangeEvent {
     /// `{"schema":1,"type":"change","id":…,"agent":…,"check":…,"from":…,"to":…,"at":…,
-    /// "message":…,"path":{"status":…,"description":…}}`, compact.
+    /// "message":…,"path":{"status":…,"description":…}}`, compact; `"silenced":true` last when
+    /// a silence covered the check.
     package var jsonBytes: [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(256 + message.utf8.count + path.description.utf8.count)
@@ -23,7 +24,7 @@ extension ChangeEvent {
         member(",\"message\":", message)
         member(",\"path\":{\"status\":", path.status.rawValue)
         member(",\"description\":", path.description)
-        out.append(contentsOf: "}}".utf8)
+        out.append(contentsOf: (silenced ? "},\"silenced\":true}" : "}}").utf8)
         return out
     }
 

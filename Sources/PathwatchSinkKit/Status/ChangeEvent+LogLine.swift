@@ -12,5 +12,7 @@ extension ChangeEvent {
         }
     }
 
-    package var logLine: String { "\(check): \(from?.name ?? "unknown") → \(to.name): \(message)" }
+    package var logLine: String {
+        "\(check): \(from?.name ?? "unknown") → \(to.name): \(message)\(silenced ? " (silenced: not notified)" : "")"
+    }
 }

@@ -27,6 +27,7 @@ package enum StatusDocumentKey {
     package static let message = quoted("message")
     package static let metrics = quoted("metrics")
     package static let labels = quoted("labels")
+    package static let silenced = quoted("silenced")
     // probes
     package static let isolation = quoted("isolation")
     package static let restarts = quoted("restarts")

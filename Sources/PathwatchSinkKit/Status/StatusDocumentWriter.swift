@@ -22,6 +22,8 @@ package struct StatusDocumentWriter {
     private var lastSince: (time: WallTime, text: [UInt8])?
     /// Probe and plug-in names, and metric and label names with their colon, by place.
     private var repeated = RepeatedJSONStrings()
+    /// The checks a silence covers (`StatusSnapshot.silenced`).
+    private var silenced: Set<String> = []
     private enum Slot {
         static let probe = 0
         static let plugin = 1
@@ -32,6 +34,7 @@ package struct StatusDocumentWriter {
     package static func bytes(of snapshot: StatusSnapshot, pretty: Bool) -> [UInt8] {
         let checks = snapshot.checks
         var writer = StatusDocumentWriter(pretty: pretty)
+        writer.silenced = snapshot.silenced
         writer.out.reserveCapacity(512 + 640 * checks.count + 320 * (snapshot.probes?.count ?? 0))
         writer.document(snapshot, checks: checks)
         return writer.out
@@ -117,6 +120,10 @@ package struct StatusDocumentWriter {
             }
             close(UInt8(ascii: "}"))
         }
+        if silenced.contains(r.id) {
+            checkKey(.silenced)
+            out += Literal.true
+        }
         close(UInt8(ascii: "}"))
     }
 
@@ -150,10 +157,10 @@ package struct StatusDocumentWriter {
         close(UInt8(ascii: "}"))
     }
 
-    /// A check's members, always in this order and all of them but `labels` always there: each
+    /// A check's members, always in this order and all of them but `labels` and `silenced` always there: each
     /// one's comma, line, indentation, name and colon are written once per document and copied.
     private enum CheckKey: Int, CaseIterable {
-        case id, probe, plugin, state, since, message, metrics, labels
+        case id, probe, plugin, state, since, message, metrics, labels, silenced
 
         var quoted: [UInt8] {
             switch self {
@@ -165,6 +172,7 @@ package struct StatusDocumentWriter {
             case .message: Key.message
             case .metrics: Key.metrics
             case .labels: Key.labels
+            case .silenced: Key.silenced
             }
         }
     }

@@ -13,9 +13,11 @@ extension StatusSnapshot {
             name: agent?["name"]?.stringValue ?? "",
             startedAt: Self.receivedTime(agent?["started_at"]) ?? WallTime(milliseconds: 0))
         let checks = (document["checks"]?.arrayValue ?? []).map(Self.receivedCheck)
+        let silenced = (document["checks"]?.arrayValue ?? []).filter { $0["silenced"]?.boolValue == true }
         self.init(
             identity: identity, time: Self.receivedTime(document["time"]) ?? WallTime(milliseconds: 0), checks: checks,
-            path: Self.receivedPath(document["path"]), state: Self.receivedState(document["state"]))
+            path: Self.receivedPath(document["path"]), state: Self.receivedState(document["state"]),
+            silenced: Set(silenced.compactMap { $0["id"]?.stringValue }))
     }
 
     private static func receivedCheck(_ check: JSONValue) -> CheckRecord {

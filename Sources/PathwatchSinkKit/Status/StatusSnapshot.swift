@@ -20,6 +20,9 @@ package final class StatusSnapshot: Sendable {
     package let probes: [ProbeStatus]?
     /// Each sink's queue and delivery state (the document's `sinks`); nil when it has none.
     package let sinks: [SinkStatus]?
+    /// The checks a quiet window or a silence covers at `time` (the document marks them
+    /// `"silenced": true`; notifiers hold their changes).
+    package let silenced: Set<String>
     private let source: Source
     private let shared: Mutex<Shared>
 
@@ -38,8 +41,10 @@ package final class StatusSnapshot: Sendable {
 
     /// The snapshot after a report: `book` is copied (it is a value), the rest is as captured.
     package init(
-        identity: AgentIdentity, time: WallTime, book: CheckBook, probes: [ProbeStatus]?, sinks: [SinkStatus]?
+        identity: AgentIdentity, time: WallTime, book: CheckBook, probes: [ProbeStatus]?, sinks: [SinkStatus]?,
+        silenced: Set<String> = []
     ) {
+        self.silenced = silenced
         self.identity = identity
         self.time = time
         self.state = book.records.values.reduce(CheckState.ok) { max($0, $1.state) }
@@ -53,8 +58,9 @@ package final class StatusSnapshot: Sendable {
     /// A snapshot of checks given in document order; `state` defaults to the worst of theirs.
     package init(
         identity: AgentIdentity, time: WallTime, checks: [CheckRecord], path: PathSummary, state: CheckState? = nil,
-        probes: [ProbeStatus]? = nil, sinks: [SinkStatus]? = nil
+        probes: [ProbeStatus]? = nil, sinks: [SinkStatus]? = nil, silenced: Set<String> = []
     ) {
+        self.silenced = silenced
         self.identity = identity
         self.time = time
         self.state = state ?? checks.reduce(CheckState.ok) { max($0, $1.state) }

@@ -13,7 +13,8 @@ package enum TextFormat {
     /// `2026-11-21T20:52:10.004Z  link/eth0                    ok → critical    down: no carrier`
     package static func eventLine(_ e: ChangeEvent) -> String {
         let transition = "\(e.from?.name ?? "unknown") → \(e.to.name)"
-        return "\(e.at.rfc3339)  \(pad(e.check, checkColumn))  \(pad(transition, 20))  \(e.message)"
+        return
+            "\(e.at.rfc3339)  \(pad(e.check, checkColumn))  \(pad(transition, 20))  \(e.message)\(e.silenced ? "  (silenced)" : "")"
     }
 
     /// `2026-11-21T20:52:10.004Z  status: warning  5 checks (4 ok, 1 warning)  path: Connected via Ethernet (eth0)`
@@ -36,7 +37,8 @@ package enum TextFormat {
         ]
         lines.append("\(pad("CHECK", idWidth))  \(pad("STATE", 8))  MESSAGE")
         for check in checks {
-            lines.append("\(pad(check.id, idWidth))  \(pad(check.state.name, 8))  \(check.message)")
+            let silenced = snapshot.silenced.contains(check.id) ? " (silenced)" : ""
+            lines.append("\(pad(check.id, idWidth))  \(pad(check.state.name, 8))  \(check.message)\(silenced)")
         }
         return lines.map(TextSafety.escaped).joined(separator: "\n")
     }

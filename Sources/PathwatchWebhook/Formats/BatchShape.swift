@@ -24,13 +24,13 @@ extension WebhookSinkSettings {
         case .discord: return ChatMessage(provider: .discord)
         case .telegram: return ChatMessage(provider: .telegram(chatID: chatID ?? "", token: botToken ?? ""))
         case .teams: return ChatMessage(provider: .teams)
-        case .googlechat: return ChatMessage(provider: .googleChat)
+        case .googleChat: return ChatMessage(provider: .googleChat)
         case .mattermost: return ChatMessage(provider: .mattermost)
         case .rocketchat: return ChatMessage(provider: .rocketChat)
         case .ntfy: return ChatMessage(provider: .ntfy(topic: topic ?? ""))
         case .gotify: return ChatMessage(provider: .gotify)
-        case .pushover: return ChatMessage(provider: .pushover(token: appToken ?? "", user: userKey ?? ""))
-        case .email: return MailMessage(from: mail?.from ?? "", to: mail?.to ?? [])
+        case .pushover: return ChatMessage(provider: .pushover(token: token ?? "", user: user ?? ""))
+        case .email: return MailMessage(from: mail?.from ?? "", to: mail?.to ?? [], subject: mail?.subject)
         case .template: return TemplateBody(template: template ?? BodyTemplate(parts: [], escaping: .json))
         }
     }

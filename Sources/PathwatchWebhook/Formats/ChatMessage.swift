@@ -10,7 +10,7 @@ import PathwatchJSON
 /// | `discord` | `{"content": …}` (Execute Webhook) | 2,000 characters |
 /// | `telegram` | `{"chat_id": …, "text": …}` to `<url>/bot<token>/sendMessage` (Bot API) | 4,096 |
 /// | `teams` | a message with one Adaptive Card 1.4 of `TextBlock`s (Workflows webhooks) | 20,000 |
-/// | `googlechat` | `{"text": …}` (incoming webhooks) | 4,096 |
+/// | `google_chat` | `{"text": …}` (incoming webhooks) | 4,096 |
 /// | `mattermost` | `{"text": …}` (Slack-compatible incoming webhooks) | 16,383 |
 /// | `rocketchat` | `{"text": …}` (Slack-compatible incoming webhooks) | 5,000 |
 /// | `ntfy` | `{"topic": …, "title": …, "message": …, "priority": …, "tags": […]}` (publish as JSON) | 4,096 |

@@ -4,7 +4,7 @@ import PathwatchSinkKit
 
 /// A payload the sink makes itself about a check, shaped as a change event (contract §4) so
 /// every format writes it as it writes a change: a reminder (`Reminders`, `"type": "reminder"`,
-/// with `since`) or what quiet hours owed (`QuietCatchUp`, `"type": "change"`).
+/// with `since`).
 enum CheckNotice {
     static func payload(
         type: String, record: CheckRecord, from: CheckState?, snapshot: (agent: String, path: PathSummary),

@@ -4,7 +4,7 @@ import PathwatchSinkKit
 
 /// `email`: a run of queued changes as one mail (RFC 5322), the text the slack format writes
 /// (one line for a lone change; for a storm, the tally and the first few) as its body, its first
-/// line as the subject:
+/// line as the subject (or `subject`, the configuration's template, of the first change):
 ///
 ///     From: pathwatch@example.org
 ///     To: ops@example.org
@@ -21,13 +21,20 @@ import PathwatchSinkKit
 struct MailMessage: BatchShape {
     let from: String
     let to: [String]
+    var subject: BodyTemplate? = nil
 
     func request(for run: ArraySlice<QueuedPayload>) -> (body: [UInt8], taken: Int) {
         // A record that reaches here passed its CRC, and the serializer wrote it: it parses.
         let changes = run.map { (try? JSONParser.parse(bytes: $0.body))?.objectValue ?? JSONObject() }
         guard !changes.isEmpty else { return ([], 0) }
         let text = SlackDigest.text(changes)
-        let subject = TextCut.cut(String(text.split(separator: "\n").first ?? ""), to: 200)
+        let line = subject.map { template in
+            let first = String(decoding: template.render(changes[0]), as: UTF8.self)
+            return changes.count > 1 ? "\(first) (+\(changes.count - 1) more)" : first
+        }
+        let subject = TextCut.cut(
+            String(line ?? String(text.split(separator: "\n").first ?? "")).filter { $0 != "\r" && $0 != "\n" }, to: 200
+        )
         let id = QueuedPayload.requestID(for: run).filter { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "+" }
         let headers = [
             "From: \(from)", "To: \(to.joined(separator: ", "))", "Subject: \(Self.encodedWord(subject))",

@@ -10,16 +10,16 @@ import PathwatchSinkKit
 /// are the agent's clock's. Used on the intake thread only.
 struct Reminders {
     let every: ConfigDuration
-    let route: WebhookRoute?
+    let match: WebhookMatch?
     /// Each check not ok that the route admits: when it was last told of (a change or a
     /// reminder), wall-clock milliseconds, and what a reminder says of it.
     private var bad: [String: (told: Int64, record: CheckRecord)] = [:]
     private var agent = ""
     private var path = PathSummary.unmonitored
 
-    init(every: ConfigDuration, route: WebhookRoute?) {
+    init(every: ConfigDuration, match: WebhookMatch?) {
         self.every = every
-        self.route = route
+        self.match = match
     }
 
     /// The batch's checks: those bad and routed are remembered (a change counts as telling).
@@ -29,8 +29,7 @@ struct Reminders {
         let changed = Set(batch.events.map(\.check))
         var now: [String: (told: Int64, record: CheckRecord)] = [:]
         batch.snapshot.forEachCheck { record in
-            guard record.state != .ok,
-                route?.admits(probe: record.probe, check: record.id, state: record.state) ?? true
+            guard record.state != .ok, !batch.snapshot.silenced.contains(record.id), match?.admits(record) ?? true
             else { return }
             let told = changed.contains(record.id) ? batch.time.milliseconds : bad[record.id]?.told
             now[record.id] = (told ?? batch.time.milliseconds, record)

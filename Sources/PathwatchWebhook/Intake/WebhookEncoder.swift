@@ -4,42 +4,49 @@ import PathwatchQueue
 import PathwatchSinkKit
 
 /// Formats batches into payloads and payloads into queue records, on the intake thread.
-/// A `route` keeps the changes it does not admit from the format; `quiet_hours` holds changes
-/// back inside its windows and tells what is owed when one ends; `repeat_every` adds reminders
-/// (none inside a window).
+/// Changes a silence covers are left out, and what a silence owed goes as changes
+/// (`SinkBatch.owed`); `match` keeps the changes it does not admit from the format;
+/// `send_resolved` false, the recoveries; `repeat_every` adds reminders (none of a silenced check).
 struct WebhookEncoder: RecordEncoder {
     var format: any PayloadFormat
     let triggers: Set<SinkTrigger>
     let maxQueue: WebhookSinkSettings.QueueLimits
     let context: PushContext
-    var route: WebhookRoute? = nil
+    var match: WebhookMatch? = nil
+    var sendResolved = true
     var reminders: Reminders? = nil
-    var quiet: QuietCatchUp? = nil
     /// Monotonic nanoseconds less wall-clock nanoseconds, learned at the first due call: the
-    /// reminders and quiet hours keep wall-clock times, the deliverer waits on the monotonic one.
+    /// reminders keep wall-clock times, the deliverer waits on the monotonic one.
     var offset: Int64? = nil
 
     mutating func records(for batch: SinkBatch) -> [QueueRecord] {
         var routed = batch
-        if let route { routed.events = batch.events.filter(route.admits) }
-        if quiet != nil { routed.events = quiet!.filter(routed) }
+        routed.events = Self.notified(batch, match: match, sendResolved: sendResolved)
+        routed.owed = []
         reminders?.observe(routed)
         return format.payloads(for: routed, triggers: triggers).map(\.record)
     }
 
+    /// The changes of `batch` this sink tells: those no silence covers and those a silence
+    /// owed, less what `match` and `send_resolved` leave out.
+    static func notified(_ batch: SinkBatch, match: WebhookMatch?, sendResolved: Bool) -> [ChangeEvent] {
+        (batch.events.filter { !$0.silenced } + batch.owed).filter { event in
+            guard sendResolved || event.to != .ok else { return false }
+            guard let match else { return true }
+            return match.admits(event, pathCheck: batch.snapshot.check(event.check)?.pathFacts.isEmpty == false)
+        }
+    }
+
     mutating func dueRecords(at now: WallTime, monotonic: UInt64) -> [QueueRecord] {
         offset = Int64(bitPattern: monotonic) &- now.milliseconds &* 1_000_000
-        var due = format.duePayloads(at: now, monotonic: monotonic)
-        if quiet != nil { due += quiet!.due(at: now) }
-        if quiet?.isQuiet(at: now) != true { due += reminders?.due(at: now) ?? [] }
+        let due = format.duePayloads(at: now, monotonic: monotonic) + (reminders?.due(at: now) ?? [])
         return due.map(\.record)
     }
 
-    /// The soonest of the format's, the reminders' and quiet hours' dues; 0 (at once) while the
-    /// clocks' offset is not known yet, so the first due call learns it.
+    /// The soonest of the format's and the reminders' dues; 0 (at once) while the clocks'
+    /// offset is not known yet, so the first due call learns it.
     var nextDue: UInt64? {
-        let walls = [reminders?.nextDue, quiet?.nextDue].compactMap { $0 }
-        let theirs = walls.min().map { wall in
+        let theirs = reminders?.nextDue.map { wall in
             offset.map { UInt64(max(0, wall.milliseconds &* 1_000_000 &+ $0)) } ?? 0
         }
         return [format.nextDue, theirs].compactMap { $0 }.min()

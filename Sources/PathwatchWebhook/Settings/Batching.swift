@@ -18,7 +18,7 @@ enum Batching {
     static func defaultMaxBatch(_ format: WebhookSinkSettings.Format) -> Int {
         switch format {
         case .pathwatch, .pagerduty, .opsgenie, .template: return 1
-        case .slack, .alertmanager, .discord, .telegram, .teams, .googlechat, .mattermost, .rocketchat, .ntfy, .gotify,
+        case .slack, .alertmanager, .discord, .telegram, .teams, .googleChat, .mattermost, .rocketchat, .ntfy, .gotify,
             .pushover, .email:
             return 100
         }
@@ -27,7 +27,7 @@ enum Batching {
     static func defaultMinInterval(_ format: WebhookSinkSettings.Format) -> ConfigDuration {
         switch format {
         // Slack, Google Chat, Mattermost and Rocket.Chat: about a message a second per hook.
-        case .slack, .googlechat, .mattermost, .rocketchat, .teams, .ntfy, .gotify: return .seconds(1)
+        case .slack, .googleChat, .mattermost, .rocketchat, .teams, .ntfy, .gotify: return .seconds(1)
         // Pushover: 10,000 messages a month on a free application; a storm needs no more than a
         // notification every few seconds on a phone.
         case .pushover: return .seconds(5)

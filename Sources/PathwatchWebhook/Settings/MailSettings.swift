@@ -1,6 +1,7 @@
-/// The `email` format's own keys: `from` (an address), `to` (1 to 20 addresses), `username` and
+/// The `email` sink's own keys: `from` (an address), `to` (1 to 20 addresses), `username` and
 /// `password` (AUTH; the password a secret), `starttls` (default true: `smtp://` must upgrade
-/// to TLS before anything is sent; false only for a relay on the host itself). Addresses are
+/// to TLS before anything is sent; false only for a relay on the host itself), `subject` (a
+/// template of the first change's fields; default: the message's first line). Addresses are
 /// plain `local@domain`: no names, no angle brackets, nothing that could end a header line.
 package struct MailSettings: Sendable, Equatable {
     static let maxRecipients = 20
@@ -10,6 +11,7 @@ package struct MailSettings: Sendable, Equatable {
     package var username: String?
     package var password: String?
     package var starttls = true
+    var subject: BodyTemplate?
 
     typealias Keys = WebhookSinkSettings.CodingKeys
 
@@ -41,6 +43,17 @@ package struct MailSettings: Sendable, Equatable {
                 debugDescription: "give username and password together (AUTH needs both)")
         }
         starttls = try c.decodeIfPresent(Bool.self, forKey: .starttls) ?? true
+        if let text = try c.decodeIfPresent(String.self, forKey: .subject) {
+            switch BodyTemplate.parse(text, escaping: .text) {
+            case .success(let subject) where text.utf8.count <= 200 && !text.contains("\n") && !text.contains("\r"):
+                self.subject = subject
+            case .success:
+                throw DecodingError.dataCorruptedError(
+                    forKey: .subject, in: c, debugDescription: "expected one line of at most 200 bytes")
+            case .failure(let problem):
+                throw DecodingError.dataCorruptedError(forKey: .subject, in: c, debugDescription: problem.message)
+            }
+        }
     }
 
     /// `local@domain`: printable ASCII without spaces, `<`, `>`, `,`, quotes or a second `@`.

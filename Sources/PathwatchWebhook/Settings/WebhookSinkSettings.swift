@@ -15,7 +15,8 @@ package struct WebhookSinkSettings: SinkMaking, Decodable, Equatable {
         /// Opsgenie's Alert API: a check's alert created and closed by its alias.
         case opsgenie
         /// Chat: a run of changes as one message (`ChatMessage`).
-        case discord, telegram, teams, googlechat, mattermost, rocketchat
+        case discord, telegram, teams, mattermost, rocketchat
+        case googleChat = "google_chat"
         /// Push notifications: a run of changes as one notification (`ChatMessage`).
         case ntfy, gotify, pushover
         /// Mail over SMTP: a run of changes as one message (`MailMessage`).
@@ -80,21 +81,20 @@ package struct WebhookSinkSettings: SinkMaking, Decodable, Equatable {
     package var chatID: String?
     /// ntfy only: the topic published to.
     package var topic: String?
-    /// Gotify's application token (`app_token`, a header) and Pushover's application token and
-    /// user key (`app_token`, `user_key`, in the body): secrets, added as the request is made.
-    package var appToken: String?
-    package var userKey: String?
+    /// Gotify's application token (`token`, a header) and Pushover's application token and
+    /// user key (`token`, `user`, in the body): secrets, added as the request is made.
+    package var token: String?
+    package var user: String?
     /// Template only: the body read at load, and the content type it is sent as.
     var template: BodyTemplate?
     /// Email only: the envelope (`from`, `to`, the login, STARTTLS; `MailSettings`).
     package var mail: MailSettings?
-    /// Which changes go to this sink (`WebhookRoute`); nil: all.
-    var route: WebhookRoute?
-    /// Windows in which nothing is notified (`QuietHours`); nil: none.
-    var quietHours: QuietHours?
+    /// Which changes go to this sink (`WebhookMatch`); nil: all.
+    var match: WebhookMatch?
     /// A reminder this often while a check stays not ok; nil: none.
     package var repeatEvery: ConfigDuration?
-    /// Incident formats (PagerDuty, Opsgenie): a change to ok closes what its check opened.
+    /// A change to ok is sent (for the incident formats, PagerDuty and Opsgenie, it closes what
+    /// its check opened); false: only changes to a problem and reminders are.
     package var sendResolved = true
     /// Queued payloads sent in one request at most (`max_batch`); the default depends on the
     /// format (`Batching.defaultMaxBatch`).
@@ -118,12 +118,9 @@ package struct WebhookSinkSettings: SinkMaking, Decodable, Equatable {
         case apiKey = "api_key"
         case botToken = "bot_token"
         case chatID = "chat_id"
-        case topic, route, from, to, username, password, starttls, template
+        case topic, match, region, from, to, username, password, starttls, template, subject, token, user
         case contentType = "content_type"
         case repeatEvery = "repeat_every"
-        case quietHours = "quiet_hours"
-        case appToken = "app_token"
-        case userKey = "user_key"
         case sendResolved = "send_resolved"
         case maxBatch = "max_batch"
         case minInterval = "min_interval"
@@ -142,17 +139,22 @@ package struct WebhookSinkSettings: SinkMaking, Decodable, Equatable {
     }
 
     package init(from decoder: any Decoder) throws {
+        try self.init(from: decoder, format: nil)
+    }
+
+    /// The settings of a sink whose kind fixes the format (`email`: no `format` key), or of a
+    /// `webhook` sink (`format` nil: read from the `format` key, `pathwatch` by default).
+    init(from decoder: any Decoder, format fixed: Format?) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        url = try c.decode(String.self, forKey: .url)
+        url = ""
         maxBatch = Batching.defaultMaxBatch(.pathwatch)
         minInterval = Batching.defaultMinInterval(.pathwatch)
-        if let text = try c.decodeIfPresent(String.self, forKey: .format) {
-            guard let format = Format(rawValue: text) else {
-                let names = Format.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
-                throw DecodingError.dataCorruptedError(
-                    forKey: .format, in: c, debugDescription: "expected one of \(names), found \"\(text)\"")
-            }
-            self.format = format
+        format = try fixed ?? Self.format(in: c)
+        url = try Self.url(format: format, in: c)
+        for key in [CodingKeys.secret, .headers] where format == .email && c.contains(key) {
+            throw DecodingError.dataCorruptedError(
+                forKey: key, in: c,
+                debugDescription: "does not apply to mail (an email sink signs nothing and sends no HTTP headers)")
         }
         if let problem = format == .email ? HTTPTarget.mailProblem(with: url) : HTTPTarget.problem(with: url) {
             throw DecodingError.dataCorruptedError(forKey: .url, in: c, debugDescription: problem)
@@ -173,24 +175,9 @@ package struct WebhookSinkSettings: SinkMaking, Decodable, Equatable {
         tls = try c.decodeIfPresent(TLS.self, forKey: .tls) ?? TLS()
         maxQueue = try c.decodeIfPresent(QueueLimits.self, forKey: .maxQueue) ?? QueueLimits()
         retry = try retry.reading(.retry, in: c)
-        for key in [CodingKeys.resendEvery, .alertName] where c.contains(key) && format != .alertmanager {
-            throw DecodingError.dataCorruptedError(
-                forKey: key, in: c,
-                debugDescription:
-                    "applies to the \"alertmanager\" format only (this sink's format is \"\(format.rawValue)\")")
-        }
-        resendEvery = try c.decodeIfPresent(ConfigDuration.self, forKey: .resendEvery) ?? resendEvery
-        guard resendEvery.nanoseconds >= 100_000_000 else {
-            throw DecodingError.dataCorruptedError(
-                forKey: .resendEvery, in: c, debugDescription: "expected at least 100ms, found \"\(resendEvery)\"")
-        }
+        try decodeAlertmanagerKeys(c)
         try decodeIncidentKeys(c)
         try decodeNotificationKeys(c)
-        alertName = try c.decodeIfPresent(String.self, forKey: .alertName) ?? alertName
-        guard !alertName.isEmpty else {
-            throw DecodingError.dataCorruptedError(
-                forKey: .alertName, in: c, debugDescription: "expected a non-empty alert name")
-        }
         (maxBatch, minInterval) = try Batching.decode(from: c, format: format)
     }
 
@@ -205,160 +192,6 @@ package struct WebhookSinkSettings: SinkMaking, Decodable, Equatable {
     /// The secrets this sink sends (signing key text is redacted where it was substituted;
     /// header values are added so that a literal one is never logged either).
     package var secretValues: [String] {
-        headers.map(\.value) + [routingKey, apiKey, botToken, appToken, userKey, mail?.password].compactMap { $0 }
-    }
-
-    /// `routing_key` (required by, and only for, `pagerduty`), `api_key` (the same for
-    /// `opsgenie`) and `send_resolved` (both).
-    private mutating func decodeIncidentKeys(_ c: KeyedDecodingContainer<CodingKeys>) throws {
-        let owners: [(CodingKeys, [Format])] = [
-            (.routingKey, [.pagerduty]), (.apiKey, [.opsgenie]), (.sendResolved, [.pagerduty, .opsgenie]),
-            (.botToken, [.telegram]), (.chatID, [.telegram]), (.topic, [.ntfy]), (.appToken, [.gotify, .pushover]),
-            (.userKey, [.pushover]), (.from, [.email]), (.to, [.email]), (.username, [.email]), (.password, [.email]),
-            (.starttls, [.email]), (.template, [.template]), (.contentType, [.template]),
-        ]
-        for (key, formats) in owners where c.contains(key) && !formats.contains(format) {
-            let names = formats.map { "\"\($0.rawValue)\"" }.joined(separator: " and ")
-            throw DecodingError.dataCorruptedError(
-                forKey: key, in: c,
-                debugDescription:
-                    "applies to the \(names) format\(formats.count > 1 ? "s" : "") only (this sink's format is \"\(format.rawValue)\")"
-            )
-        }
-        sendResolved = try c.decodeIfPresent(Bool.self, forKey: .sendResolved) ?? sendResolved
-        switch format {
-        case .pagerduty: routingKey = try Self.integrationKey(.routingKey, in: c)
-        case .telegram:
-            botToken = try Self.integrationKey(.botToken, in: c)
-            chatID = try Self.chatID(in: c)
-            try Self.requireBareURL(url, format: format, in: c)
-        case .email:
-            mail = try MailSettings(from: c)
-        case .template:
-            template = try Self.template(in: c)
-        case .ntfy:
-            topic = try Self.topic(in: c)
-        case .gotify:
-            appToken = try Self.integrationKey(.appToken, in: c)
-            try Self.requireBareURL(url, format: format, in: c)
-        case .pushover:
-            appToken = try Self.integrationKey(.appToken, in: c)
-            userKey = try Self.integrationKey(.userKey, in: c)
-        case .opsgenie:
-            apiKey = try Self.integrationKey(.apiKey, in: c)
-            try Self.requireBareURL(url, format: format, in: c)
-        default: break
-        }
-    }
-
-    /// `route` and `repeat_every`: for the formats that tell people of changes (not `pathwatch`,
-    /// whose receivers are programs, nor `alertmanager`, which routes and repeats itself).
-    private mutating func decodeNotificationKeys(_ c: KeyedDecodingContainer<CodingKeys>) throws {
-        for key in [CodingKeys.route, .repeatEvery]
-        where c.contains(key) && [.pathwatch, .alertmanager].contains(format) {
-            throw DecodingError.dataCorruptedError(
-                forKey: key, in: c,
-                debugDescription:
-                    "applies to the chat, push and incident formats only (this sink's format is \"\(format.rawValue)\"; Alertmanager routes and repeats itself)"
-            )
-        }
-        route = try c.decodeIfPresent(WebhookRoute.self, forKey: .route)
-        quietHours = try c.decodeIfPresent(QuietHours.self, forKey: .quietHours)
-        repeatEvery = try c.decodeIfPresent(ConfigDuration.self, forKey: .repeatEvery)
-        if let every = repeatEvery, every.nanoseconds < 1_000_000_000 {
-            throw DecodingError.dataCorruptedError(
-                forKey: .repeatEvery, in: c, debugDescription: "expected at least 1s, found \"\(every)\"")
-        }
-    }
-
-    /// A format that adds a path to the URL (Opsgenie's close, Telegram's method) needs one a
-    /// path can follow.
-    private static func requireBareURL(_ url: String, format: Format, in c: KeyedDecodingContainer<CodingKeys>) throws {
-        guard url.contains("?") || url.contains("#") else { return }
-        throw DecodingError.dataCorruptedError(
-            forKey: .url, in: c,
-            debugDescription: "the \"\(format.rawValue)\" format needs a URL without a query or fragment")
-    }
-
-    /// Telegram's `chat_id`: a chat's number (negative for a group) or a channel's `@name`, as
-    /// a string or a number.
-    private static func chatID(in c: KeyedDecodingContainer<CodingKeys>) throws -> String {
-        let text: String
-        if let number = try? c.decode(Int64.self, forKey: .chatID) {
-            text = String(number)
-        } else if let string = try c.decodeIfPresent(String.self, forKey: .chatID) {
-            text = string
-        } else {
-            throw DecodingError.dataCorruptedError(
-                forKey: .chatID, in: c, debugDescription: "is missing: the \"telegram\" format needs the chat_id")
-        }
-        let isNumber = Int64(text) != nil
-        let isChannel =
-            text.hasPrefix("@") && text.count > 1
-            && text.dropFirst().unicodeScalars.allSatisfy {
-                ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_"
-            }
-        guard isNumber || isChannel else {
-            throw DecodingError.dataCorruptedError(
-                forKey: .chatID, in: c, debugDescription: "expected a chat's number or a channel's @name")
-        }
-        return text
-    }
-
-    /// The `template` format's body and `content_type`.
-    private static func template(in c: KeyedDecodingContainer<CodingKeys>) throws -> BodyTemplate {
-        var escaping = BodyTemplate.Escaping.json
-        if let text = try c.decodeIfPresent(String.self, forKey: .contentType) {
-            guard let value = BodyTemplate.Escaping(rawValue: text) else {
-                let names = BodyTemplate.Escaping.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
-                throw DecodingError.dataCorruptedError(
-                    forKey: .contentType, in: c,
-                    debugDescription: "expected one of \(names), found \"\(text.prefix(40))\"")
-            }
-            escaping = value
-        }
-        guard let text = try c.decodeIfPresent(String.self, forKey: .template) else {
-            throw DecodingError.dataCorruptedError(
-                forKey: .template, in: c, debugDescription: "is missing: the \"template\" format needs its template")
-        }
-        switch BodyTemplate.parse(text, escaping: escaping) {
-        case .success(let body): return body
-        case .failure(let problem):
-            throw DecodingError.dataCorruptedError(forKey: .template, in: c, debugDescription: problem.message)
-        }
-    }
-
-    /// ntfy's topic: 1 to 64 letters, digits, `-` and `_`, as ntfy takes them.
-    private static func topic(in c: KeyedDecodingContainer<CodingKeys>) throws -> String {
-        guard let topic = try c.decodeIfPresent(String.self, forKey: .topic) else {
-            throw DecodingError.dataCorruptedError(
-                forKey: .topic, in: c, debugDescription: "is missing: the \"ntfy\" format needs the topic")
-        }
-        guard (1...64).contains(topic.count),
-            topic.unicodeScalars.allSatisfy({
-                ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "-"
-                    || $0 == "_"
-            })
-        else {
-            throw DecodingError.dataCorruptedError(
-                forKey: .topic, in: c, debugDescription: "expected 1 to 64 letters, digits, - and _")
-        }
-        return topic
-    }
-
-    /// An integration's key, required: never quoted back (it is a secret).
-    private static func integrationKey(_ key: CodingKeys, in c: KeyedDecodingContainer<CodingKeys>) throws -> String {
-        guard let value = try c.decodeIfPresent(String.self, forKey: key) else {
-            throw DecodingError.dataCorruptedError(
-                forKey: key, in: c, debugDescription: "is missing: this format needs the integration's \(key.rawValue)")
-        }
-        guard !value.isEmpty, value.count <= 128,
-            value.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F })
-        else {
-            throw DecodingError.dataCorruptedError(
-                forKey: key, in: c,
-                debugDescription: "expected an integration key: 1 to 128 printable characters without spaces")
-        }
-        return value
+        headers.map(\.value) + [routingKey, apiKey, botToken, token, user, mail?.password].compactMap { $0 }
     }
 }

@@ -15,7 +15,7 @@ its body, and answered as the provider does:
               (https://learn.microsoft.com/en-us/connectors/teams/#microsoft-teams-webhook): {"type":
               "message", "attachments": [{"contentType": "application/vnd.microsoft.card.adaptive",
               "content": an AdaptiveCard (type, version, body of elements each with a type)}]}; 202
-  googlechat  incoming webhooks (https://developers.google.com/workspace/chat/quickstart/webhooks):
+  google_chat  incoming webhooks (https://developers.google.com/workspace/chat/quickstart/webhooks):
               {"text": string of 1 to 4,096 characters}; 200 with the message
   mattermost  incoming webhooks (https://developers.mattermost.com/integrate/webhooks/incoming/):
               {"text": string of 1 to 16,383 characters}; 200 "ok"
@@ -41,7 +41,7 @@ import json
 import time
 from standin import StandInHandler, serve
 
-LIMITS = {"discord": 2000, "telegram": 4096, "googlechat": 4096, "mattermost": 16383, "rocketchat": 5000,
+LIMITS = {"discord": 2000, "telegram": 4096, "google_chat": 4096, "mattermost": 16383, "rocketchat": 5000,
           "ntfy": 4096, "gotify": 4096, "pushover": 1024}
 
 
@@ -106,7 +106,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--log", required=True)
-    parser.add_argument("--provider", required=True, choices=["discord", "telegram", "teams", "googlechat", "mattermost", "rocketchat", "ntfy", "gotify", "pushover"])
+    parser.add_argument("--provider", required=True, choices=["discord", "telegram", "teams", "google_chat", "mattermost", "rocketchat", "ntfy", "gotify", "pushover"])
     parser.add_argument("--token", default="")
     parser.add_argument("--chat", default="")
     parser.add_argument("--throttle-first", type=int, default=0)

@@ -2,27 +2,29 @@ import Glibc
 import PathwatchProbeKit
 import PathwatchSinkKit
 
-/// `route`: which changes go to this sink, so critical goes to the pager and everything to
-/// chat. `probes` and `checks` are shell globs (`fnmatch`: `*`, `?`, `[…]`) on the probe's and
-/// the check's id; `states`, the states a change goes to that are sent. A change to ok is sent
-/// when the state it leaves is one of them: the recovery closes what the route opened. A change
-/// must match all three.
-struct WebhookRoute: Sendable, Equatable, Decodable {
+/// `match`: which changes go to this sink, so critical goes to the pager and everything to
+/// chat. `checks` are shell globs (`fnmatch`: `*`, `?`, `[…]`) on the check's id, which begins
+/// with its probe's (`api/*`, `disk/[rv]*`); `states`, the states a change goes to that are
+/// sent; `path` (default true), whether the changes of the checks that make the path (a link's,
+/// the internet check's: those that publish `pathwatch.*` labels) are sent, so a laptop's
+/// Wi-Fi flapping can stay out of the pager. A change to ok is sent when the state it leaves
+/// is one of `states`: the recovery closes what the match opened. A change must match all three.
+struct WebhookMatch: Sendable, Equatable, Decodable {
     static let maxPatterns = 32
     static let maxPatternBytes = 256
 
-    var probes: [String] = ["*"]
     var checks: [String] = ["*"]
     var states: Set<CheckState> = Set(CheckState.allCases)
+    var path = true
 
-    enum CodingKeys: String, CodingKey { case probes, checks, states }
+    enum CodingKeys: String, CodingKey { case checks, states, path }
 
     init() {}
 
     init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        probes = try Self.patterns(.probes, in: c) ?? probes
         checks = try Self.patterns(.checks, in: c) ?? checks
+        path = try c.decodeIfPresent(Bool.self, forKey: .path) ?? path
         if let names = try c.decodeIfPresent([String].self, forKey: .states) {
             var states: Set<CheckState> = []
             for name in names {
@@ -55,17 +57,18 @@ struct WebhookRoute: Sendable, Equatable, Decodable {
         return patterns
     }
 
-    func admits(_ event: ChangeEvent) -> Bool {
-        guard Self.matches(event.probe, probes), Self.matches(event.check, checks) else { return false }
+    /// Whether `event` goes; `pathCheck`: its check is one that makes the path.
+    func admits(_ event: ChangeEvent, pathCheck: Bool) -> Bool {
+        guard path || !pathCheck, Self.matches(event.check, checks) else { return false }
         if states.contains(event.to) && event.to != .ok { return true }
-        // A recovery goes where what it recovers from went (a first ok, from nowhere, when ok is routed).
+        // A recovery goes where what it recovers from went (a first ok, from nowhere, when ok is matched).
         guard event.to == .ok else { return false }
         return event.from.map { states.contains($0) } ?? states.contains(.ok)
     }
 
-    /// Whether a check still in `state` is within the route (for reminders).
-    func admits(probe: String, check: String, state: CheckState) -> Bool {
-        Self.matches(probe, probes) && Self.matches(check, checks) && states.contains(state)
+    /// Whether a check still in `state` is within the match (for reminders).
+    func admits(_ record: CheckRecord) -> Bool {
+        (path || record.pathFacts.isEmpty) && Self.matches(record.id, checks) && states.contains(record.state)
     }
 
     private static func matches(_ text: String, _ patterns: [String]) -> Bool {
