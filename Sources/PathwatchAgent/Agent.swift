@@ -180,7 +180,8 @@ package final class Agent: Sendable {
                 self.handOver(replacement)
             }
             // The sinks learn now that removed probes are gone, not with the next report.
-            if removed || p.state.silencing.lastSilenced != p.silencedNow() { p.publishState() }
+            if removed { p.publishState() }
+            p.silencesChanged()
             return (stopped, started)
         }
         for runner in stopped { runner.stop() }
@@ -220,6 +221,7 @@ package final class Agent: Sendable {
         // probe's health (its child's pid, its restarts) still says what was known; a report
         // that comes in while the probes stop goes at once.
         let runners = pipeline.call { p in
+            p.stopWatchingSilences()
             p.state.pacing.stopping = true
             p.publishHeld()
             return p.state.probes.values.map(\.runner)

@@ -86,4 +86,52 @@ import Testing
         let told = all.map { String(describing: $0) }
         #expect(!told.contains { $0.contains("api/c2") }, "\(provider) was sent the silenced check: \(told)")
     }
+
+    /// A storm of 500 checks going critical at once: an incident tool gets one incident per
+    /// check (each its own key), every one, none refused, after the 429 its stand-in answers
+    /// first; then the recoveries close them all. The pace is the test's (`min_interval` 10ms):
+    /// at the formats' own, PagerDuty's 120 events a minute, it takes four minutes.
+    @Test(arguments: ["pagerduty", "opsgenie"])
+    func aStormOpensAnIncidentPerCheckAndTheRecoveriesCloseThem(provider: String) throws {
+        let dir = try FixturePlugins.folderWithTestProbe()
+        defer { TestEnvironment.removeTemporaryDirectory(dir) }
+        let receiver = Self.receiver(provider, tokenFile: dir.appendingPathComponent("unused"))
+        let standIn = try StandIn(
+            receiver.script, in: dir,
+            arguments: receiver.arguments + (provider == "pagerduty" ? ["--throttle-first", "1"] : []))
+        let stateFile = dir.appendingPathComponent("state")
+        try String(repeating: "ok fine\n", count: 500).write(to: stateFile, atomically: true, encoding: .utf8)
+        let config = try writeConfig(
+            """
+            {"agent": {"name": "web-st", "plugin_dirs": ["."], "interval": "200ms", "state_dir": "queues"},
+             "probes": [{"id": "api", "plugin": "testprobe", "config": {"state_file": "\(stateFile.path)"}}],
+             "sinks": [{"type": "stdout", "format": "json", "on": "every"},
+                       {"type": "webhook", "url": "\(standIn.base)\(receiver.path)", "format": "\(provider)"\(receiver.keys),
+                        "min_interval": "10ms", "retry": {"initial": "100ms", "max": "1s"}}]}
+            """, in: dir)
+        let agent = try BackgroundProcess([TestEnvironment.pathwatchBinary.path, "run", "--config", config.path])
+        defer { agent.stop() }
+        #expect(agent.waitForLine(timeout: 20) { $0.contains(#""id":"api/c499""#) } != nil, "\(agent.errorOutput)")
+        func opened() -> Set<String> {
+            Set(
+                standIn.records.filter { ($0["status"] as? Int).map { (200...299).contains($0) } == true }.map(
+                    Self.text)
+            )
+            .filter { $0.contains("ok → critical") }
+        }
+        try String(repeating: "critical boom\n", count: 500).write(to: stateFile, atomically: true, encoding: .utf8)
+        #expect(
+            waitUntil(timeout: 120, interval: 0.5) { opened().count >= 500 },
+            "\(provider): \(opened().count) of 500\n\(agent.errorOutput.suffix(1000))")
+        try String(repeating: "ok fine\n", count: 500).write(to: stateFile, atomically: true, encoding: .utf8)
+        func closed() -> Int { Set(standIn.records.map(Self.text).filter { $0.hasPrefix("resolve ") }).count }
+        #expect(
+            waitUntil(timeout: 120, interval: 0.5) { closed() >= 500 },
+            "\(provider): \(closed()) of 500 closed\n\(agent.errorOutput.suffix(1000))")
+        #expect(agent.stop() == 0)
+        let all = standIn.records
+        let refused = all.filter { ($0["status"] as? Int).map { $0 != 429 && !(200...299).contains($0) } ?? true }
+        #expect(refused.isEmpty, "\(provider) refused: \(refused.prefix(3))")
+        #expect(opened().count == 500 && closed() == 500)
+    }
 }

@@ -44,6 +44,23 @@ package struct SilenceRule: Sendable, Equatable {
         return false
     }
 
+    /// The first instant after `now` at which the rule starts or stops being active; nil when
+    /// it never will again. A repeating rule's is counted in local minutes (a clock change in
+    /// between moves it; the caller looks again then).
+    package func nextChange(after now: WallTime) -> WallTime? {
+        switch when {
+        case .between(let from, let until):
+            return [from, until].filter { $0 > now.milliseconds }.min().map { WallTime(milliseconds: $0) }
+        case .repeating(let period, let start, let length):
+            let minute = Self.localMinute(now, period: period)
+            let toStart = (start - minute + period) % period
+            let toEnd = (start + length - minute + period) % period
+            let minutes = [toStart, toEnd].map { $0 == 0 ? period : $0 }.min()!
+            let minuteStart = now.milliseconds - now.milliseconds % 60_000
+            return WallTime(milliseconds: minuteStart + Int64(minutes) * 60_000)
+        }
+    }
+
     /// Minutes since Sunday 00:00 (a week) or since midnight (a day), in local time.
     static func localMinute(_ time: WallTime, period: Int) -> Int {
         var seconds = time_t(time.milliseconds / 1000)

@@ -19,12 +19,21 @@ struct Silencing {
     var owed: [String: AnnouncedStates.Owed] = [:]
     /// The checks silenced in the last batch: a change of it is a reason for a new batch.
     var lastSilenced: Set<String> = []
+    /// The watch on the silences file (nil: none could be had; the file is looked at with each
+    /// boundary and at least once a minute instead), and the timer of the next boundary.
+    var fileWatch: SilenceFileWatch?
+    var boundaryTimer: ClockTimer?
 
     init(windows: [QuietWindow]) { self.windows = windows.map(\.rule) }
 
     /// The rules in force at `now`.
     private func active(at now: WallTime) -> [SilenceRule] {
         (windows + silences).filter { $0.isActive(at: now) }
+    }
+
+    /// When the next rule starts or stops (the silenced checks may change then); nil: none will.
+    func nextChange(after now: WallTime) -> WallTime? {
+        (windows + silences).compactMap { $0.nextChange(after: now) }.min()
     }
 
     /// The checks of `book` a rule covers at `now`.
