@@ -44,7 +44,7 @@ MANPAGE := .build/plugins/GenerateManual/outputs/PathwatchCLI/pathwatch.1
 # install.sh reads these (and defaults the ones left unset: SYSCONFDIR /etc, LOCALSTATEDIR /var, …).
 export DESTDIR PREFIX SYSCONFDIR LOCALSTATEDIR UNITDIR BASHCOMPDIR ZSHCOMPDIR FISHCOMPDIR MANDIR
 
-.PHONY: run test test-build format format-check deps dist-deps test-deps build release man install deb version example clean bench
+.PHONY: run test test-build format format-check deps dist-deps test-deps build release man install deb version example sdk clean bench
 
 ## Install missing Debian packages when root; otherwise print the exact command and stop.
 define ensure_packages
@@ -129,7 +129,7 @@ format-check:
 ## build and its man page. The plug-in SDK is a package of its own (SDK/), with its own tests.
 ## Make takes prerequisites in order: the tests' debug build comes before the man page, whose
 ## plug-in then finds every product built (about 12 s, against some 200 s when it went first).
-test: test-deps format-check release test-build man
+test: test-deps format-check release test-build man sdk
 	$(SWIFT) test --package-path SDK
 	$(SWIFT) test --skip-build
 
@@ -144,6 +144,15 @@ example: deps
 		$$(pkg-config --cflags json-c) Plugins/Examples/LoadAvg/loadavg.c $$(pkg-config --libs json-c) \
 		-o .build/example/libpathwatch_loadavg.so
 	@echo "built .build/example/libpathwatch_loadavg.so"
+
+## A pathwatch-probe.pc for the repository's header, for a C plug-in built from a checkout:
+## PKG_CONFIG_PATH=$PWD/.build/pkgconfig pkg-config --cflags pathwatch-probe (docs/plugins.md).
+sdk:
+	mkdir -p .build/pkgconfig
+	sed -e "s|@VERSION@|$(VERSION)|g" -e "s|^includedir=.*|includedir=$(CURDIR)/SDK/Sources/CPathwatchProbe/include|" \
+		-e "s|^plugindir=.*|plugindir=$(CURDIR)/.build/release|" -e "s|@PREFIX@|$(CURDIR)|g" \
+		dist/pathwatch-probe.pc.in > .build/pkgconfig/pathwatch-probe.pc
+	@echo "wrote .build/pkgconfig/pathwatch-probe.pc: PKG_CONFIG_PATH=$(CURDIR)/.build/pkgconfig pkg-config --cflags pathwatch-probe"
 
 bench: release
 	@for b in bench/*/run.sh; do echo "== $$b"; bash $$b; done

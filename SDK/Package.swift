@@ -44,7 +44,8 @@ let package = Package(
             name: "PathwatchProbeRulesTests", dependencies: ["PathwatchProbeKit", "PathwatchProbeRules"],
             swiftSettings: strict),
         .testTarget(
-            name: "PathwatchProbeTestingTests", dependencies: ["PathwatchProbeKit", "PathwatchProbeTesting"],
+            name: "PathwatchProbeTestingTests",
+            dependencies: ["PathwatchProbeKit", "PathwatchProbeTesting", "PathwatchProbeRules"],
             swiftSettings: strict),
     ]
 )

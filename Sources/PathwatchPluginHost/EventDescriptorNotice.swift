@@ -1,4 +1,5 @@
 import PathwatchBase
+import PathwatchProbeRules
 import PathwatchSinkKit
 
 /// What a host that watches an event-driven instance's descriptor itself (a plug-in's child)
@@ -35,6 +36,5 @@ package enum EventDescriptorNotice: Sendable, Equatable {
     }
 
     /// The probe's `last_error` while its descriptor is undrained.
-    package static let problem =
-        "event descriptor stays readable after handle_event: the plug-in does not drain it; served once a second"
+    package static let problem = DescriptorDrain.problem
 }

@@ -99,6 +99,26 @@ struct InstallLayoutTests {
         #expect(try run(["nm", "-D", "--defined-only", library]).stdout.contains(" T pathwatch_probe_entry"))
     }
 
+    /// From a checkout, `make sdk`'s `.pc` (which `make test` writes first) gives the repository's
+    /// header, and the C example builds with it as plugins.md says.
+    @Test func theCheckoutsPcFileBuildsTheCExampleFromTheRepository() throws {
+        let pc = ["PKG_CONFIG_PATH": Distribution.root.appendingPathComponent(".build/pkgconfig").path]
+        let flags = try run(["pkg-config", "--cflags", "pathwatch-probe"], environment: pc)
+        try #require(flags.status == 0, "make sdk first: \(flags.stderr)")
+        #expect(
+            flags.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+                == "-I" + Distribution.root.appendingPathComponent("SDK/Sources/CPathwatchProbe/include").path)
+        let dest = try TestEnvironment.makeTemporaryDirectory("pathwatch-sdk")
+        defer { TestEnvironment.removeTemporaryDirectory(dest) }
+        let source = Distribution.root.appendingPathComponent("Plugins/Examples/LoadAvg/loadavg.c").path
+        let built = try sh(
+            """
+            cc -Wall -Wextra -Werror -shared -fPIC $(pkg-config --cflags pathwatch-probe json-c) '\(source)' \\
+               $(pkg-config --libs json-c) -o '\(dest.path)/libpathwatch_loadavg.so'
+            """, environment: pc)
+        #expect(built.status == 0, "\(built.stderr)")
+    }
+
     @Test func theInstalledAgentRunsWithTheToolchainHiddenAndTheBuiltOneDoesNot() throws {
         try #require(TestEnvironment.canUseNamespaces, "\(TestEnvironment.needsRootReason)")
         let dest = try TestEnvironment.makeTemporaryDirectory("pathwatch-install")

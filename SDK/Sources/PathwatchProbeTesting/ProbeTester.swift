@@ -9,7 +9,8 @@ import PathwatchProbeRules
 /// plug-in's). It refuses what the agent refuses, with the same words: a descriptor of another
 /// ABI or with bad metric declarations, a malformed observation, a metric with a bad name or
 /// one that would expose another's series, a second observation with one key, an emit after
-/// the call returned, a call that overruns its deadline by more than the host's grace.
+/// the call returned, a call that overruns its deadline by more than the host's grace, an event
+/// descriptor `handleEvent` does not drain (`DescriptorDrain`).
 ///
 ///     let probe = try ProbeTester(UptimeProbe.self, config: #"{"warn_below": "1h"}"#)
 ///     let checks = try probe.sample()
@@ -47,6 +48,9 @@ public final class ProbeTester {
     public let described: DescribedPlugin
     /// Set when a call overran: that instance is never called again, nor destroyed under it.
     private var abandoned: String?
+    /// `handleEvent` calls in a row after which the event descriptor was still readable with
+    /// nothing read from it (DescriptorDrain).
+    private var undrainedCalls = 0
 
     /// Creates an instance of the Swift probe `type` from `config` (JSON text), under `deadline`
     /// when given; a refusal is thrown with its JSON path.
@@ -126,9 +130,21 @@ public final class ProbeTester {
         try Self.strict(handleEventReport(by: deadline))
     }
 
+    /// `handleEvent` with what the agent would refuse reported; after the agent's count of calls
+    /// that each left the descriptor readable with nothing read, the report says what the agent
+    /// says of a descriptor its plug-in does not drain (and `handleEvent` throws it).
     public func handleEventReport(by deadline: Deadline? = nil) throws(Failure) -> Report {
         guard let handle = descriptor.pointee.handle_event else { throw Failure("the probe is not event-driven") }
-        return try call(deadline) { instance, emitter, error in handle(instance, emitter, error) }
+        let fd = eventDescriptor
+        let before = fd.map(DescriptorDrain.readiness(of:))
+        var report = try call(deadline) { instance, emitter, error in handle(instance, emitter, error) }
+        if let fd, let before {
+            let after = DescriptorDrain.readiness(of: fd)
+            let stuck = after.readable && !DescriptorDrain.progressed(before: before.waiting, after: after.waiting)
+            undrainedCalls = stuck ? undrainedCalls + 1 : 0
+            if undrainedCalls >= DescriptorDrain.callsBeforeThrottle { report.problems.append(DescriptorDrain.problem) }
+        }
+        return report
     }
 
     /// One sample of a probe object the test made itself (to look at its internals too), through

@@ -1,4 +1,6 @@
+import Glibc
 import PathwatchProbeKit
+import PathwatchProbeRules
 import PathwatchProbeTesting
 import Testing
 
@@ -111,6 +113,46 @@ import Testing
         } catch {
             #expect(error.description.contains("would both be exposed as …_wait_seconds"), "\(error)")
         }
+    }
+
+    /// Event-driven over a pipe with a byte in it: `drains` reads what waits on each event (the
+    /// read end does not block), else it never reads.
+    final class PipeWatcher: Probe {
+        struct Config: Decodable { var drains: Bool }
+        static let name = "pipewatcher", version = "1.0.0", summary = "Watches a pipe."
+        static let flags: ProbeFlags = [.eventDriven]
+        let config: Config
+        let ends: (read: Int32, write: Int32)
+
+        init(config: Config) throws {
+            self.config = config
+            var fds: [Int32] = [0, 0]
+            guard pipe(&fds) == 0 else { throw ProbeConfigError("", "no pipe") }
+            ends = (fds[0], fds[1])
+            _ = fcntl(ends.read, F_SETFL, fcntl(ends.read, F_GETFL) | O_NONBLOCK)
+            _ = write(ends.write, "x", 1)
+        }
+        deinit {
+            close(ends.read)
+            close(ends.write)
+        }
+        var eventFileDescriptor: Int32? { ends.read }
+        func sample(into emitter: Emitter) throws {}
+        func handleEvent(into emitter: Emitter) throws {
+            var byte: UInt8 = 0
+            while config.drains && read(ends.read, &byte, 1) > 0 {}
+            emitter.emit(Observation(key: "pipe", state: .ok, message: "event"))
+        }
+    }
+
+    /// A descriptor `handle_event` never drains fails the test with the agent's words once the
+    /// agent's count of calls is reached; one it reads never does.
+    @Test func anEventDescriptorNeverDrainedFailsWithTheAgentsWords() throws {
+        let stuck = try ProbeTester(PipeWatcher.self, config: #"{"drains": false}"#)
+        for _ in 1..<DescriptorDrain.callsBeforeThrottle { _ = try stuck.handleEvent() }
+        #expect(throws: ProbeTester.Failure(DescriptorDrain.problem)) { try stuck.handleEvent() }
+        let draining = try ProbeTester(PipeWatcher.self, config: #"{"drains": true}"#)
+        for _ in 0..<(3 * DescriptorDrain.callsBeforeThrottle) { _ = try draining.handleEvent() }
     }
 
     @Test func aProbeThatIsNotEventDrivenHasNoEventsToServe() throws {

@@ -17,6 +17,9 @@
 /// While undrained it is served at most once a `throttledPeriod`, not from poll (it would wake
 /// at once); as soon as it is found unready when due, or after a call, or a call makes progress,
 /// it is watched as before.
+///
+/// The SDK's `DescriptorDrain` states the same rule and its words for ProbeTester (this module
+/// does not depend on the SDK): its `callsBeforeThrottle` is this one's.
 package struct DrainGuard: Sendable {
     static let callsBeforeThrottle = 100
     static let window: Int64 = 1_000_000_000
