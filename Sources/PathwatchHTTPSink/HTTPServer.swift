@@ -2,6 +2,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
+import PathwatchBase
 import PathwatchHTTPSinkSettings
 import Synchronization
 
@@ -72,6 +73,8 @@ final class HTTPServer: Sendable {
         channel.closeFuture.whenComplete { _ in
             self.connections.subtract(1, ordering: .relaxed)
             self.open.withLock { _ = $0.removeValue(forKey: id) }
+            // What the connection's handshake and requests left free goes back to the kernel.
+            HeapTrim.connectionClosed()
         }
         guard count <= maxConnections else {
             if let tls {

@@ -29,6 +29,8 @@ flood() { # name pid port
     done
     sleep 2
     echo "$name 2 s after the flood: $(rss "$pid"); still serving: $(curl -sk -o /dev/null -w '%{http_code}' "https://127.0.0.1:$port/metrics")"
+    sleep 58
+    echo "$name 60 s after the flood: $(rss "$pid")"
 }
 flood pathwatch "$pw" 18470
 flood node_exporter "$ne" 19100
