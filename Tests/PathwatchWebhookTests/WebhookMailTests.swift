@@ -9,9 +9,9 @@ import Testing
 @Suite(.onItsOwnThread) struct WebhookMailTests {
     static let password = "m4il-Pa55word-for-tests"
 
-    @Test func aChangeIsAMailAndAStormIsDigestsOverStartTLSWithAuth() throws {
-        let dir = try FixturePlugins.folderWithTestProbe()
-        defer { TestEnvironment.removeTemporaryDirectory(dir) }
+    /// The SMTP stand-in in `dir`, with a certificate of the test's CA (`ca.pem` there), demanding
+    /// STARTTLS and AUTH as `pathwatch` with `password`.
+    static func startServer(in dir: URL, arguments: [String] = []) throws -> StandIn {
         let made = try run(
             [
                 "bash",
@@ -19,13 +19,18 @@ import Testing
                 dir.path,
             ], timeout: 120)
         try #require(made.status == 0, "\(made.stderr)")
-        let smtp = try StandIn(
+        return try StandIn(
             "mail/smtp.py", in: dir,
             arguments: [
                 "--cert", dir.appendingPathComponent("valid.pem").path, "--key",
-                dir.appendingPathComponent("server.key").path, "--user", "pathwatch", "--password", Self.password,
-                "--defer-first", "1",
-            ])
+                dir.appendingPathComponent("server.key").path, "--user", "pathwatch", "--password", password,
+            ] + arguments)
+    }
+
+    @Test func aChangeIsAMailAndAStormIsDigestsOverStartTLSWithAuth() throws {
+        let dir = try FixturePlugins.folderWithTestProbe()
+        defer { TestEnvironment.removeTemporaryDirectory(dir) }
+        let smtp = try Self.startServer(in: dir, arguments: ["--defer-first", "1"])
         func mails() -> [[String: Any]] { smtp.records }
         let passwordFile = dir.appendingPathComponent("smtp-password")
         try Self.password.write(to: passwordFile, atomically: true, encoding: .utf8)
@@ -92,19 +97,7 @@ import Testing
     @Test func aReminderAndARecoveryAreMailedAndASilencedChangeNever() throws {
         let dir = try FixturePlugins.folderWithTestProbe()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
-        let made = try run(
-            [
-                "bash",
-                TestEnvironment.packageRoot.appendingPathComponent("Tests/Fixtures/tls/make_certificates.sh").path,
-                dir.path,
-            ], timeout: 120)
-        try #require(made.status == 0, "\(made.stderr)")
-        let smtp = try StandIn(
-            "mail/smtp.py", in: dir,
-            arguments: [
-                "--cert", dir.appendingPathComponent("valid.pem").path, "--key",
-                dir.appendingPathComponent("server.key").path, "--user", "pathwatch", "--password", Self.password,
-            ])
+        let smtp = try Self.startServer(in: dir)
         let stateFile = dir.appendingPathComponent("state")
         try "ok fine\nok fine\nok fine\n".write(to: stateFile, atomically: true, encoding: .utf8)
         let config = try writeConfig(
