@@ -35,7 +35,7 @@ import Testing
         let passwordFile = dir.appendingPathComponent("smtp-password")
         try Self.password.write(to: passwordFile, atomically: true, encoding: .utf8)
         let stateFile = dir.appendingPathComponent("state")
-        try String(repeating: "ok fine\n", count: 200).write(to: stateFile, atomically: true, encoding: .utf8)
+        try String(repeating: "ok fine\n", count: 500).write(to: stateFile, atomically: true, encoding: .utf8)
         let config = try writeConfig(
             """
             {"agent": {"name": "web-mail", "plugin_dirs": ["."], "interval": "200ms", "state_dir": "queues"},
@@ -49,16 +49,16 @@ import Testing
             """, in: dir)
         let agent = try BackgroundProcess([TestEnvironment.pathwatchBinary.path, "run", "--config", config.path])
         defer { agent.stop() }
-        #expect(agent.waitForLine(timeout: 20) { $0.contains(#""id":"api/c199""#) } != nil, "\(agent.errorOutput)")
+        #expect(agent.waitForLine(timeout: 20) { $0.contains(#""id":"api/c499""#) } != nil, "\(agent.errorOutput)")
 
         // One change: one mail, in UTF-8.
-        try ("critical disque plein à 97 % ✗\n" + String(repeating: "ok fine\n", count: 199)).write(
+        try ("critical disque plein à 97 % ✗\n" + String(repeating: "ok fine\n", count: 499)).write(
             to: stateFile, atomically: true, encoding: .utf8)
         #expect(
             waitUntil(timeout: 60, interval: 0.2) { mails().contains { $0["subject"] != nil } },
             "\(mails())\n\(agent.errorOutput.suffix(1500))")
-        // A storm: the other 199 go critical at once.
-        try String(repeating: "critical disque plein à 97 % ✗\n", count: 200).write(
+        // A storm: the other 499 go critical at once.
+        try String(repeating: "critical disque plein à 97 % ✗\n", count: 500).write(
             to: stateFile, atomically: true, encoding: .utf8)
         func told() -> Int {
             mails().compactMap { $0["subject"] as? String }.map { subject in
@@ -68,14 +68,14 @@ import Testing
             }.reduce(0, +)
         }
         #expect(
-            waitUntil(timeout: 90, interval: 0.2) { told() >= 200 },
-            "\(told()) of 200\n\(agent.errorOutput.suffix(1500))")
+            waitUntil(timeout: 90, interval: 0.2) { told() >= 500 },
+            "\(told()) of 500\n\(agent.errorOutput.suffix(1500))")
         #expect(agent.stop() == 0)
 
         let all = mails()
         #expect(all.first?["deferred"] as? Bool == true, "the server's 451 came first")
         let sent = all.filter { $0["subject"] != nil }
-        #expect(told() == 200)
+        #expect(told() == 500)
         let first = try #require(sent.first)
         #expect(first["subject"] as? String == "web-mail: api/c0 ok → critical: disque plein à 97 % ✗")
         #expect((first["body"] as? String)?.hasPrefix("web-mail: api/c0 ok → critical: disque plein à 97 % ✗") == true)

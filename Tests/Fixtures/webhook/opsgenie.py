@@ -11,7 +11,9 @@ It checks each request as Opsgenie's Alert API reference describes it
   close           POST /v2/alerts/<identifier>/close?identifierType=alias: source and user (at
                   most 100), note (at most 25,000)
 and answers as Opsgenie does: 202 {"result": "Request will be processed", "took": …,
-"requestId": …}, 422 {"message": …} for a body it refuses. It keeps the open alerts by alias
+"requestId": …}, 422 {"message": …} for a body it refuses. With --throttle-first N, the first
+N requests are answered as Opsgenie answers a request over its rate ("Rate Limiting", same
+reference): 429 with X-RateLimit-State: THROTTLED and {"message": …, "took": …, "requestId": …}. It keeps the open alerts by alias
 (a create of an open alias counts up instead of opening another, as Opsgenie de-duplicates).
 
 Every request is recorded as one JSON line in --log: {"status", "action", "alias", "body",
@@ -60,15 +62,26 @@ def main():
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--log", required=True)
     parser.add_argument("--key", required=True)
+    parser.add_argument("--throttle-first", type=int, default=0)
     args = parser.parse_args()
     log = open(args.log, "a", encoding="utf-8")
     open_alerts = {}
+    seen = {"requests": 0}
 
     class Handler(StandInHandler):
         def do_POST(self):
             raw = self.rfile.read(int(self.headers.get("Content-Length", "0")))
             url = urllib.parse.urlsplit(self.path)
             record = {"path": url.path, "query": url.query}
+            seen["requests"] += 1
+            if seen["requests"] <= args.throttle_first:
+                record.update(status=429)
+                log.write(json.dumps(record) + "\n")
+                log.flush()
+                self.answer(
+                    429, {"message": "Rate limit exceeded", "took": 0.0, "requestId": str(uuid.uuid4())},
+                    headers=[("X-RateLimit-State", "THROTTLED")])
+                return
             if self.headers.get("Authorization") != "GenieKey " + args.key:
                 record.update(status=401)
                 log.write(json.dumps(record) + "\n")
