@@ -81,7 +81,10 @@ extension AgentPipeline {
         let takesEach = probe != nil && state.sinks.contains { $0.takesEveryReport }
         guard whole || takesEach else { return }
         let sinkStatuses = state.sinks.map { $0.status() }
-        let silenced = state.silencing.silencedChecks(in: state.book, at: now)
+        // Matched against the rules for a whole batch; a report for the sinks that take each one
+        // alone (remote_write, otlp: series, which no silence changes) raises no change and keeps
+        // the last whole batch's, which a window's start or end publishes anew.
+        let silenced = whole ? state.silencing.silencedChecks(in: state.book, at: now) : state.silencing.lastSilenced
         var events = raised
         let marked = state.silencing.mark(&events, silenced: silenced)
         let owing = state.silencing.owed.count
