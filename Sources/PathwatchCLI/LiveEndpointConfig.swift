@@ -32,13 +32,7 @@ package enum LiveEndpointConfig {
     private static func firstHTTPSink(in source: ConfigFragment, baseDirectory: String) throws(ConfigError)
         -> HTTPSinkSettings?
     {
-        let raw: JSONValue
-        do {
-            raw = try JSONParser.parse(source.text)
-        } catch {
-            throw ConfigError(
-                file: source.file, location: "line \(error.line), column \(error.column)", message: error.message)
-        }
+        let raw = try ConfigLoader.parse(source.text, file: source.file)
         guard case .array(let sinks)? = raw["sinks"] else { return nil }
         for (index, sink) in sinks.enumerated() where sink["type"]?.stringValue == "http" {
             let path = JSONPath().appending("sinks").appending(index: index)

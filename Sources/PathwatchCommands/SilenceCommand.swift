@@ -69,7 +69,7 @@ package enum SilenceCommand {
         case .success(let entries):
             let now = WallTime.now()
             var lines: [String] = []
-            for entry in entries where entry.until.milliseconds > now.milliseconds {
+            for entry in entries where !entry.rule.isOver(at: now) {
                 lines.append(
                     "\(entry.id)  \(entry.checks.joined(separator: ","))  until \(entry.until.rfc3339)\(entry.comment.map { "  # \($0)" } ?? "")"
                 )
@@ -116,20 +116,7 @@ package enum SilenceCommand {
     /// The silences file and the quiet windows of the configuration's `agent` section.
     private static func agentSettings(_ configFile: String) -> (file: SilenceFile, windows: [QuietWindow])? {
         do throws(ConfigError) {
-            let text: String
-            do {
-                text = try BoundedFile.readText(configFile, limit: ConfigLoader.maxConfigBytes)
-            } catch {
-                throw ConfigError(
-                    file: configFile, location: "(file)", message: "cannot read the configuration: \(error)")
-            }
-            let raw: JSONValue
-            do {
-                raw = try JSONParser.parse(text)
-            } catch {
-                throw ConfigError(
-                    file: configFile, location: "line \(error.line), column \(error.column)", message: error.message)
-            }
+            let raw = try ConfigLoader.parse(ConfigLoader.readText(configFile), file: configFile)
             let path = JSONPath().appending("agent")
             let redactor = SecretRedactor()
             do {

@@ -28,17 +28,7 @@ package enum ConfigLoader {
     /// Reads, parses, substitutes secrets and decodes `file`. Every error names the file and the
     /// JSON path (or line and column) of what was wrong. `sinks` says which sink kinds exist.
     package static func load(file: String, sinks: SinkRegistry) throws(ConfigError) -> LoadedConfig {
-        let text: String
-        do {
-            text = try BoundedFile.readText(file, limit: maxConfigBytes)
-        } catch {
-            if let line = error.line, let column = error.column {
-                throw ConfigError(
-                    file: file, location: "line \(line), column \(column)",
-                    message: "invalid UTF-8; the configuration must be UTF-8 text")
-            }
-            throw ConfigError(file: file, location: "(file)", message: "cannot read the configuration: \(error)")
-        }
+        let text = try readText(file)
         let loaded = try load(text: text, file: file, fragments: try ConfigFragment.read(besides: file), sinks: sinks)
         // Only for a real file: the folders it names are checked on the host it runs on.
         do {
@@ -49,18 +39,37 @@ package enum ConfigLoader {
         return loaded
     }
 
+    /// The main file's text, at most `maxConfigBytes`; an error names the file (and the line
+    /// and column of text that is not UTF-8).
+    package static func readText(_ file: String) throws(ConfigError) -> String {
+        do {
+            return try BoundedFile.readText(file, limit: maxConfigBytes)
+        } catch {
+            if let line = error.line, let column = error.column {
+                throw ConfigError(
+                    file: file, location: "line \(line), column \(column)",
+                    message: "invalid UTF-8; the configuration must be UTF-8 text")
+            }
+            throw ConfigError(file: file, location: "(file)", message: "cannot read the configuration: \(error)")
+        }
+    }
+
+    /// `text` (of `file`) as JSON; a syntax error names the file, line and column.
+    package static func parse(_ text: String, file: String) throws(ConfigError) -> JSONValue {
+        do {
+            return try JSONParser.parse(text)
+        } catch {
+            throw ConfigError(
+                file: file, location: "line \(error.line), column \(error.column)", message: error.message)
+        }
+    }
+
     /// `text` as the main file `file`, with `fragments` (conf.d) appended. Relative paths in a
     /// fragment are relative to the main file's folder, as if its arrays were written there.
     package static func load(
         text: String, file: String, fragments: [ConfigFragment] = [], sinks: SinkRegistry
     ) throws(ConfigError) -> LoadedConfig {
-        let raw: JSONValue
-        do {
-            raw = try JSONParser.parse(text)
-        } catch {
-            throw ConfigError(
-                file: file, location: "line \(error.line), column \(error.column)", message: error.message)
-        }
+        let raw = try parse(text, file: file)
         let redactor = SecretRedactor()
         let base = directoryName(file)
         let substituted: JSONValue
@@ -111,13 +120,7 @@ package enum ConfigLoader {
     static func decode(
         _ fragment: ConfigFragment, redactor: SecretRedactor, baseDirectory: String, sinks: SinkRegistry
     ) throws(ConfigError) -> FragmentContent {
-        let raw: JSONValue
-        do {
-            raw = try JSONParser.parse(fragment.text)
-        } catch {
-            throw ConfigError(
-                file: fragment.file, location: "line \(error.line), column \(error.column)", message: error.message)
-        }
+        let raw = try parse(fragment.text, file: fragment.file)
         do {
             let substituted = try SecretSubstitution(redactor: redactor, baseDirectory: baseDirectory).apply(to: raw)
             return try decoder(sinks).decode(FragmentContent.self, from: substituted)

@@ -58,8 +58,7 @@ struct AgentState {
         let store = AnnouncedStates(stateDirectory: stateDirectory, logger: logger)
         announced = store
         let probes = Set(loaded.config.probes.map(\.id))
-        book.announcedBefore = store.load(probes: probes)
-        silencing.owed = store.loadOwed(probes: probes)
+        (book.announcedBefore, silencing.owed) = store.loadWithOwed(probes: probes)
         silencing.file = SilenceFile(stateDirectory: stateDirectory)
         _ = silencing.refresh(logger: logger)
     }

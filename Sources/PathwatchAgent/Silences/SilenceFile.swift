@@ -93,7 +93,7 @@ package struct SilenceFile: Sendable {
     /// silences lock; the file takes the folder's owner, so an agent running as the service's
     /// user reads what root wrote.
     package func write(_ entries: [Entry], now: WallTime) -> SilenceFileError? {
-        let kept = entries.filter { $0.until.milliseconds > now.milliseconds }
+        let kept = entries.filter { !$0.rule.isOver(at: now) }
         let list: [JSONValue] = kept.map { entry in
             var members: [(String, JSONValue)] = [
                 ("id", .string(entry.id)), ("checks", .array(entry.checks.map(JSONValue.string))),

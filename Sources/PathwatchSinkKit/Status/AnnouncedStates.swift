@@ -65,36 +65,33 @@ package final class AnnouncedStates: Sendable {
 
     /// What the file holds for the checks of `probes` (a removed probe's are forgotten); empty
     /// when there is no file, and when it cannot be read (said in the log).
-    package func load(probes: Set<String>) -> [String: Entry] {
-        guard let text = Self.readText(path, logger: logger) else { return [:] }
-        guard let checks = (try? JSONParser.parse(text))?["checks"]?.objectValue else {
+    package func load(probes: Set<String>) -> [String: Entry] { loadWithOwed(probes: probes).entries }
+
+    /// The announced states and what is owed to the notifiers (`Owed`) for the checks of
+    /// `probes`, from one read of the file.
+    package func loadWithOwed(probes: Set<String>) -> (entries: [String: Entry], owed: [String: Owed]) {
+        guard let text = Self.readText(path, logger: logger) else { return ([:], [:]) }
+        let document = try? JSONParser.parse(text)
+        guard let checks = document?["checks"]?.objectValue else {
             logger.warning("\(path) is damaged; changes from before the restart may be announced again")
-            return [:]
+            return ([:], [:])
         }
         var entries: [String: Entry] = [:]
         for (id, value) in checks.members {
             guard let probe = value["probe"]?.stringValue, probes.contains(probe),
-                let name = value["state"]?.stringValue,
-                let state = CheckState.allCases.first(where: { $0.name == name })
+                let state = value["state"]?.stringValue.flatMap(Self.state(named:))
             else { continue }
             entries[id] = Entry(probe: probe, state: state)
         }
-        return entries
+        var owed: [String: Owed] = [:]
+        for (id, value) in document?["owed"]?.objectValue?.members ?? [] {
+            guard let probe = value["probe"]?.stringValue, probes.contains(probe) else { continue }
+            owed[id] = Owed(probe: probe, told: value["told"]?.stringValue.flatMap(Self.state(named:)))
+        }
+        return (entries, owed)
     }
 
-    /// What the file says is owed to the notifiers for the checks of `probes` (`Owed`).
-    package func loadOwed(probes: Set<String>) -> [String: Owed] {
-        guard let text = Self.readText(path, logger: logger),
-            let owed = (try? JSONParser.parse(text))?["owed"]?.objectValue
-        else { return [:] }
-        var entries: [String: Owed] = [:]
-        for (id, value) in owed.members {
-            guard let probe = value["probe"]?.stringValue, probes.contains(probe) else { continue }
-            let told = value["told"]?.stringValue.flatMap { name in CheckState.allCases.first { $0.name == name } }
-            entries[id] = Owed(probe: probe, told: told)
-        }
-        return entries
-    }
+    private static func state(named name: String) -> CheckState? { CheckState.allCases.first { $0.name == name } }
 
     /// Replaces the file with `snapshot` unless a newer one was written already.
     package func save(_ snapshot: Snapshot) {

@@ -45,10 +45,32 @@ struct Reminders {
             guard let entry = bad[id], now.milliseconds - entry.told >= period else { continue }
             bad[id]?.told = now.milliseconds
             payloads.append(
-                CheckNotice.payload(
-                    type: "reminder", record: entry.record, from: entry.record.state, snapshot: (agent, path), at: now))
+                Self.payload(reminding: entry.record, agent: agent, path: path, at: now))
         }
         return payloads
+    }
+
+    /// A reminder as the sink queues it: shaped as a change event (contract §4), so every
+    /// format writes it as it writes a change, with `"type": "reminder"`, the state it stays in
+    /// as both `from` and `to`, and `since`.
+    static func payload(reminding record: CheckRecord, agent: String, path: PathSummary, at now: WallTime)
+        -> QueuedPayload
+    {
+        let id = EventID.make(at: now)
+        let members: [(String, JSONValue)] = [
+            ("schema", .number(1)), ("type", .string("reminder")), ("id", .string(id)), ("agent", .string(agent)),
+            ("check", .string(record.id)), ("from", .string(record.state.name)), ("to", .string(record.state.name)),
+            ("at", .string(now.rfc3339)), ("since", .string(record.since.rfc3339)),
+            ("message", .string(record.message)),
+            (
+                "path",
+                .object(
+                    JSONObject([
+                        ("status", .string(path.status.rawValue)), ("description", .string(path.description)),
+                    ]))
+            ),
+        ]
+        return QueuedPayload(kind: .event, id: id, at: now, json: .object(JSONObject(members)))
     }
 
     /// When the next reminder is due (the agent's wall clock).
