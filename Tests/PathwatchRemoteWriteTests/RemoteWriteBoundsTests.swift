@@ -41,6 +41,7 @@ import Testing
         try stateLines(2000, "ok").write(to: stateFile, atomically: true, encoding: .utf8)
         let receiver = try WebhookReceiver(log: dir.appendingPathComponent("requests.jsonl"))
         defer { receiver.stop() }
+        let since = Date()
         let agent = try slowAgent(
             in: dir, stateFile: stateFile,
             sink: """
@@ -48,8 +49,6 @@ import Testing
                 """)
         defer { agent.process.stop(grace: 30) }
         let pid = agent.process.processIdentifier
-        let cpuBefore = try #require(ProcessUsage.cpuSeconds(pid))
-        let since = Date()
         var entry: [String: Any] = [:]
         let folder = dir.appendingPathComponent(
             "queues/" + RemoteWritePush.folderName(url: "\(receiver.base)/api/v1/write"))
@@ -70,17 +69,20 @@ import Testing
                 entry = Delivery.sinkStatus(agent).first ?? [:]
                 return (entry["dropped"] as? Int ?? 0) >= 5 && segmentBytes() == 0
             }, "\(entry), segments \(segmentBytes()) bytes\nagent: \(agent.process.errorOutput.suffix(1500))")
-        let cpu = try #require(ProcessUsage.cpuSeconds(pid)) - cpuBefore
-        let elapsed = Date().timeIntervalSince(since)
+        let reports = Date().timeIntervalSince(since) + 2
         let rss = try #require(ProcessUsage.residentKiB(pid))
         #expect(entry["rejected"] as? Int == 0, "\(entry)")
         #expect(
             (entry["last_error"] as? String)?.contains("is larger than max_bytes (64 KiB) and was dropped") == true,
             "\(entry)")
         #expect(receiver.writeRequests().isEmpty, "nothing can have been sent")
-        // Loose bounds: the adversary saw 240-320 MB and half a core.
+        // The adversary saw 240-320 MB, and a report tried again and again. A loose bound on
+        // memory, and each report dropped once: never more drops than the reports made at one a
+        // second since the agent started (a busy machine makes fewer, never more). CPU is not
+        // bounded here: encoding 8,000 series a second is most of it, and a debug build's cost
+        // of that depends on the machine.
         #expect(rss < 150_000, "\(rss) KiB resident")
-        #expect(cpu < 0.4 * elapsed, "\(cpu) s of CPU in \(elapsed) s")
+        #expect(Double(entry["dropped"] as? Int ?? 0) <= reports, "\(entry) in \(reports - 2) s")
         let log = agent.process.errorOutput
         #expect(log.components(separatedBy: "is larger than max_bytes").count == 2, "said once: \(log.suffix(2000))")
         #expect(!log.contains("oldest"), "\(log.suffix(2000))")
