@@ -53,10 +53,10 @@ struct MetricHistory {
         for record in snapshot.checks where checks < maxChecks {
             var taken = false
             for metric in record.metrics {
-                let meaning = record.metricCatalog.meaning(of: metric.name)
+                let meaning = record.metricCatalog.meaning(of: metric)
                 guard meaning.plot != .none else { continue }
                 let plot = meaning.plot
-                let metric = (name: metric.name, value: displayed(metric.value, meaning))
+                let metric = (name: metric.seriesName, value: displayed(metric.value, meaning))
                 if let last = byPlot[plot]?.last, last.check == record.id {
                     byPlot[plot]![byPlot[plot]!.count - 1].metrics.append(metric)
                 } else {

@@ -1,5 +1,6 @@
 import PathwatchJSON
 import PathwatchProbeKit
+import PathwatchProbeRules
 import PathwatchSinkKit
 
 #if canImport(Glibc)
@@ -14,7 +15,9 @@ import PathwatchSinkKit
 ///
 ///     kind          1 byte: 1 sampled, 2 event
 ///     observations  u32 count, then each: key, state (1 byte), message,
-///                   u32 count of (name, f64 value) metrics, u32 count of (name, value) labels
+///                   u32 count of metrics (name, f64 value, a shape byte: 1 a counter,
+///                   2 a help text follows, 4 a byte count of (name, value) labels follows),
+///                   u32 count of (name, value) labels
 ///     error         1 byte: 0 none, 1 followed by a text
 ///     problems      u32 count of texts
 ///     refused       u32: observations refused whole (the problems also tell parts left out)
@@ -93,10 +96,10 @@ private struct RecordReader {
         let key = try text()
         guard let state = CheckState(rawValue: Int32(try byte())) else { throw Malformed() }
         let message = try text()
-        let metricCount = try count(atLeast: 12)
-        var metrics: [(name: String, value: Double)] = []
+        let metricCount = try count(atLeast: 13)
+        var metrics: [Metric] = []
         metrics.reserveCapacity(metricCount)
-        for slot in 0..<metricCount { metrics.append((try repeated(slot: slot, value: false), try number())) }
+        for slot in 0..<metricCount { metrics.append(try metric(slot: slot)) }
         let labelCount = try count(atLeast: 8)
         var labels: [(name: String, value: String)] = []
         labels.reserveCapacity(labelCount)
@@ -104,6 +107,26 @@ private struct RecordReader {
             labels.append((try repeated(slot: metricCount + slot, value: false), try repeated(slot: slot, value: true)))
         }
         return Observation(key: key, state: state, message: message, metrics: metrics, labels: labels)
+    }
+
+    /// A metric: its name and value, then its shape, help and labels (see `RecordMetric`).
+    private mutating func metric(slot: Int) throws(Malformed) -> Metric {
+        var metric = Metric(try repeated(slot: slot, value: false), try number())
+        let shape = try byte()
+        guard shape & ~7 == 0 else { throw Malformed() }
+        if shape & 1 != 0 { metric.kind = .counter }
+        if shape & 2 != 0 {
+            metric.help = try text()
+            guard metric.help!.utf8.count <= CheckedMetric.helpBytes else { throw Malformed() }
+        }
+        if shape & 4 != 0 {
+            let count = Int(try byte())
+            guard count > 0, count <= MetricLabelRule.maximumCount else { throw Malformed() }
+            for _ in 0..<count { metric.labels.append((try text(), try text())) }
+            // The child is not trusted: its labels are held to the rule again.
+            guard MetricLabelRule.problem(metric.labels) == nil else { throw Malformed() }
+        }
+        return metric
     }
 
     /// Metric and label names by place in the observation before: a probe's observations

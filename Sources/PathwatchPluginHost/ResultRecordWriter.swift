@@ -30,23 +30,20 @@ package struct ResultRecordWriter {
         fields(key: o.key, state: o.state, message: o.message, metrics: o.metrics, labels: o.labels)
     }
 
-    private mutating func fields<Text: RecordText>(
-        key: String, state: CheckState, message: Text, metrics: [(name: Text, value: Double)],
-        labels: [(name: Text, value: Text)]
+    private mutating func fields<Text: RecordText, M: RecordMetric>(
+        key: String, state: CheckState, message: Text, metrics: [M], labels: [(name: Text, value: Text)]
     ) {
-        // key, state, message, the two counts; then each metric's name and value, each label's texts.
+        // key, state, message, the two counts; then each metric's name, value and shape (its
+        // kind, help and labels), each label's texts.
         var size = key.recordSize + 1 + message.recordSize + 8
-        for metric in metrics { size += metric.name.recordSize + 8 }
+        for metric in metrics { size += metric.recordSize }
         for label in labels { size += label.name.recordSize + label.value.recordSize }
         RecordCursor.append(size, to: &bytes) { cursor in
             key.write(to: &cursor)
             cursor.byte(UInt8(truncatingIfNeeded: state.rawValue))
             message.write(to: &cursor)
             cursor.count(metrics.count)
-            for metric in metrics {
-                metric.name.write(to: &cursor)
-                cursor.number(metric.value)
-            }
+            for metric in metrics { metric.write(to: &cursor) }
             cursor.count(labels.count)
             for label in labels {
                 label.name.write(to: &cursor)
@@ -115,4 +112,49 @@ extension PluginText: RecordText {
             cursor.bytes(UnsafeRawBufferPointer(marker))
         }
     }
+}
+
+/// A metric as the record holds it: its name, its value (f64), a byte of shape (1 a counter,
+/// 2 help follows, 4 labels follow), then the help, then a byte count of labels and their texts.
+/// A plain gauge, nearly every metric, takes one byte more than its name and value.
+package protocol RecordMetric {
+    associatedtype Name: RecordText
+    var recordName: Name { get }
+    var value: Double { get }
+    var labels: [(name: String, value: String)] { get }
+    var kind: MetricDeclaration.Kind { get }
+    var help: String? { get }
+}
+
+extension RecordMetric {
+    var recordSize: Int {
+        var size = recordName.recordSize + 8 + 1 + (help?.recordSize ?? 0)
+        if !labels.isEmpty {
+            size += 1
+            for label in labels { size += label.name.recordSize + label.value.recordSize }
+        }
+        return size
+    }
+
+    func write(to cursor: inout RecordCursor) {
+        recordName.write(to: &cursor)
+        cursor.number(value)
+        let shape = (kind == .counter ? 1 : 0) | (help == nil ? 0 : 2) | (labels.isEmpty ? 0 : 4)
+        cursor.byte(UInt8(shape))
+        help?.write(to: &cursor)
+        guard !labels.isEmpty else { return }
+        cursor.byte(UInt8(truncatingIfNeeded: labels.count))
+        for label in labels {
+            label.name.write(to: &cursor)
+            label.value.write(to: &cursor)
+        }
+    }
+}
+
+extension Metric: RecordMetric {
+    package var recordName: String { name }
+}
+
+extension CheckedMetric: RecordMetric {
+    package var recordName: PluginText { name }
 }

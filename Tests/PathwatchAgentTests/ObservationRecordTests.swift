@@ -50,7 +50,9 @@ import Testing
     }
 
     static func metric(_ name: UnsafePointer<CChar>?, _ value: Double) -> pw_metric {
-        pw_metric(struct_size: MemoryLayout<pw_metric>.size, name: name, value: value)
+        pw_metric(
+            struct_size: MemoryLayout<pw_metric>.size, name: name, value: value, labels: nil, label_count: 0, kind: 0,
+            reserved: 0, help: nil)
     }
 
     static func label(_ name: UnsafePointer<CChar>?, _ value: UnsafePointer<CChar>?) -> pw_label {

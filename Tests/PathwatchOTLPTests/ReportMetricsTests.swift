@@ -70,6 +70,37 @@ import Testing
         )
     }
 
+    /// A script's series of one name told apart by their own labels: each its own point with
+    /// those labels as attributes, under the one name; a counter said at run time is a
+    /// monotonic sum with its help, its start kept per series.
+    @Test func seriesWithLabelsOfTheirOwnAreAttributes() throws {
+        let time = WallTime(milliseconds: 1_000)
+        let check = CheckRecord(
+            id: "vendor/queues", probe: "vendor", plugin: "exec", state: .ok, since: time,
+            metrics: [
+                Metric("queue_depth", 3, labels: [("prio", "hi"), ("queue", "spam")]),
+                Metric("queue_depth", 7, labels: [("queue", "mail")]),
+                Metric("jobs_total", 42, kind: .counter, help: "Jobs taken."),
+            ], labels: [("command", "/usr/bin/python3")])
+        let snapshot = StatusSnapshot(
+            identity: AgentIdentity(name: "host"), time: time, checks: [check], path: .unmonitored, probes: [])
+        var metrics = ReportMetrics()
+        let exec = try #require(metrics.scopes(of: snapshot, probes: nil).first?.metrics)
+        let depth = exec.filter { $0.name == "pathwatch.exec.queue_depth" }
+        #expect(depth.count == 2, "\(exec.map(\.name))")
+        #expect(
+            depth.map { $0.points[0].attributes.map { "\($0.key)=\($0.value)" } } == [
+                ["check=vendor/queues", "probe=vendor", "command=/usr/bin/python3", "prio=hi", "queue=spam"],
+                ["check=vendor/queues", "probe=vendor", "command=/usr/bin/python3", "queue=mail"],
+            ])
+        let jobs = try #require(exec.first { $0.name == "pathwatch.exec.jobs" })
+        guard case .sum(let monotonic) = jobs.kind, monotonic else {
+            Issue.record("jobs_total is a counter: \(jobs.kind)")
+            return
+        }
+        #expect(jobs.description == "Jobs taken." && jobs.points[0].value == 42)
+    }
+
     @Test func aCountersStartMovesWithItsChildAndOnlyThen() {
         var metrics = ReportMetrics()
         func start(at milliseconds: Int64, pid: Int32, restarts: Int) -> UInt64? {

@@ -266,13 +266,13 @@ static int loadavg_sample(void *instance, const pw_emitter *emitter, pw_error *e
     }
 
     const pw_metric metrics[] = {
-        {sizeof(pw_metric), "load1", reading.load[0]},
-        {sizeof(pw_metric), "load5", reading.load[1]},
-        {sizeof(pw_metric), "load15", reading.load[2]},
-        {sizeof(pw_metric), "load1_per_cpu", per_cpu},
-        {sizeof(pw_metric), "cpus", cpus},
-        {sizeof(pw_metric), "running", (double)reading.running},
-        {sizeof(pw_metric), "tasks", (double)reading.tasks},
+        {.struct_size = sizeof(pw_metric), .name = "load1", .value = reading.load[0]},
+        {.struct_size = sizeof(pw_metric), .name = "load5", .value = reading.load[1]},
+        {.struct_size = sizeof(pw_metric), .name = "load15", .value = reading.load[2]},
+        {.struct_size = sizeof(pw_metric), .name = "load1_per_cpu", .value = per_cpu},
+        {.struct_size = sizeof(pw_metric), .name = "cpus", .value = cpus},
+        {.struct_size = sizeof(pw_metric), .name = "running", .value = (double)reading.running},
+        {.struct_size = sizeof(pw_metric), .name = "tasks", .value = (double)reading.tasks},
     };
     const pw_observation observation = {
         .struct_size = sizeof(pw_observation),

@@ -15,6 +15,8 @@ struct CheckCommand: Sendable {
     /// The command's own limit; nil leaves it to the sample's deadline.
     let timeout: ConfigDuration?
     let format: OutputFormat
+    /// Names and kinds as 0.1.0 made them (`legacy_names`): a bridge for one release.
+    let legacyNames: Bool
 
     init(_ config: ExecConfig.CommandConfig, at path: JSONPath) throws {
         guard !config.name.isEmpty, config.name.utf8.count <= 200,
@@ -79,6 +81,7 @@ struct CheckCommand: Sendable {
         self.environment = environment.map { "\($0.0)=\($0.1)" }
         timeout = config.timeout
         format = config.format ?? .nagios
+        legacyNames = config.legacyNames ?? false
     }
 
     /// The position (1-based) of the first entry of a PATH value that is not an absolute

@@ -12,7 +12,7 @@ enum CheckReport {
     static func observation(_ command: CheckCommand, _ run: CommandRun) -> Observation {
         var names = MetricNames(reserved: ExecProbe.metrics.map(\.name))
         var problems: [String] = []
-        var metrics: [(name: String, value: Double)] = []
+        var metrics: [Metric] = []
         let text = String(decoding: run.stdout, as: UTF8.self)
         var state: CheckState
         var message: String
@@ -21,12 +21,16 @@ enum CheckReport {
             let output = NagiosOutput(text)
             let perf = PerfDataParser.parse(output.perfData)
             problems += perf.problems.map { "perfdata \($0)" }
-            metrics = PerfMetrics.metrics(of: perf.data, names: &names, problems: &problems)
+            metrics = PerfMetrics.metrics(
+                of: perf.data, names: &names, problems: &problems, legacyNames: command.legacyNames)
             message = output.message
         case .prometheus:
             let parsed = PrometheusText.parse(text)
             problems += parsed.problems
-            metrics = PrometheusText.metrics(of: parsed.samples, names: &names, problems: &problems)
+            metrics =
+                command.legacyNames
+                ? PrometheusText.foldedMetrics(of: parsed.samples, names: &names, problems: &problems)
+                : PrometheusText.metrics(of: parsed, names: &names, problems: &problems)
             message = ""
         }
         keepWithinLimit(&metrics, problems: &problems)
@@ -94,9 +98,9 @@ enum CheckReport {
         }
         if case .notStarted = run.ending {
         } else {
-            metrics.append(("command_duration_ms", Double(run.durationNanoseconds) / 1e6))
-            if case .exited(let status) = run.ending { metrics.append(("command_exit_status", Double(status))) }
-            metrics.append(("command_output_bytes", Double(run.stdout.count + run.stdoutCut)))
+            metrics.append(Metric("command_duration_ms", Double(run.durationNanoseconds) / 1e6))
+            if case .exited(let status) = run.ending { metrics.append(Metric("command_exit_status", Double(status))) }
+            metrics.append(Metric("command_output_bytes", Double(run.stdout.count + run.stdoutCut)))
         }
         return Observation(
             key: command.name, state: state, message: message, metrics: metrics, labels: [("command", command.argv[0])])
@@ -105,7 +109,7 @@ enum CheckReport {
     /// A check carries at most `ObservationLimits.itemsPerObservation` metrics, the probe's own
     /// among them: past that, the first of the output's are kept (the agent would refuse the
     /// whole check), and the message says how many were left out, first among its problems.
-    static func keepWithinLimit(_ metrics: inout [(name: String, value: Double)], problems: inout [String]) {
+    static func keepWithinLimit(_ metrics: inout [Metric], problems: inout [String]) {
         let room = ObservationLimits.itemsPerObservation - ExecProbe.metrics.count
         guard metrics.count > room else { return }
         let leftOut = metrics.count - room

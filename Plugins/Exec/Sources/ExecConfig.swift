@@ -17,6 +17,13 @@ struct ExecConfig: Decodable {
         var env: [String: String]?
         var timeout: ConfigDuration?
         var format: OutputFormat?
+        /// 0.1.0's names: labels folded into names, counters as gauges (deprecated, for one release).
+        var legacyNames: Bool?
+
+        enum CodingKeys: String, CodingKey {
+            case name, command, env, timeout, format
+            case legacyNames = "legacy_names"
+        }
     }
 
     enum CodingKeys: String, CodingKey {

@@ -1,3 +1,4 @@
+import PathwatchProbeKit
 import PathwatchProbeRules
 
 /// The metric names of one check's output, made from arbitrary labels: `[a-z][a-z0-9_]*` of at
@@ -16,10 +17,16 @@ struct MetricNames {
 
     /// The name for `label` with `part` (`warn`, `crit`, …) and the unit suffix; nil with the
     /// reason when another label already took its series.
-    mutating func claim(label: String, part: String? = nil, suffix: String) -> Swift.Result<String, NameClash> {
+    /// With `shared`, a label claimed again (a Prometheus family's samples, told apart by
+    /// their own labels) gets its name again.
+    mutating func claim(
+        label: String, part: String? = nil, suffix: String, kind: MetricDeclaration.Kind = .gauge, shared: Bool = false
+    ) -> Swift.Result<String, NameClash> {
         let name = Self.name(for: label, part: part, suffix: suffix)
-        let exposed = MetricMeaning(undeclared: name).exposedName
-        if let owner = taken[exposed] { return .failure(NameClash(label: label, owner: owner, name: name)) }
+        let exposed = MetricMeaning(undeclared: name, kind: kind).exposedName
+        if let owner = taken[exposed], !(shared && owner == label) {
+            return .failure(NameClash(label: label, owner: owner, name: name))
+        }
         taken[exposed] = label
         return .success(name)
     }

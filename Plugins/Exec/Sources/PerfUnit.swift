@@ -1,10 +1,12 @@
+import PathwatchProbeKit
+
 /// A Nagios UOM as a metric: the suffix the agent reads as the unit of an undeclared metric, and
 /// the factor into it. `KB`…`TB` are taken in powers of 1024, as the Monitoring Plugins write
 /// them (check_disk's `MB` is MiB); they become bytes.
 struct PerfUnit: Equatable {
     var suffix: String
     var scale: Double
-    /// `c`: a counter the plug-in cannot declare (its name is not known in advance): a gauge.
+    /// `c`: a counter, said as the metric's kind at run time (its name is not known in advance).
     var isCounter = false
 
     /// nil for a UOM the plug-in API does not name (reported as a plain number, and said).
@@ -36,10 +38,11 @@ struct PerfUnit: Equatable {
 /// number (`<label>_warn`, `_crit`, `_min`, `_max`, before the unit's suffix). A threshold
 /// written as a range (`10:20`, `@10:20`, `~:5`) is not one number and is left out.
 enum PerfMetrics {
-    static func metrics(of data: [PerfDatum], names: inout MetricNames, problems: inout [String]) -> [(
-        name: String, value: Double
-    )] {
-        var metrics: [(name: String, value: Double)] = []
+    /// With `legacyNames`, a `c` value is a gauge, as 0.1.0 had it.
+    static func metrics(
+        of data: [PerfDatum], names: inout MetricNames, problems: inout [String], legacyNames: Bool = false
+    ) -> [Metric] {
+        var metrics: [Metric] = []
         for datum in data {
             guard let value = datum.value else { continue }
             let unit: PerfUnit
@@ -57,8 +60,10 @@ enum PerfMetrics {
             ]
             parts: for (part, number) in parts {
                 guard let number else { continue }
-                switch names.claim(label: datum.label, part: part, suffix: unit.suffix) {
-                case .success(let name): metrics.append((name, number * unit.scale))
+                // The count is the counter; its thresholds and bounds are plain numbers.
+                let kind: MetricDeclaration.Kind = unit.isCounter && part == nil && !legacyNames ? .counter : .gauge
+                switch names.claim(label: datum.label, part: part, suffix: unit.suffix, kind: kind) {
+                case .success(let name): metrics.append(Metric(name, number * unit.scale, kind: kind))
                 case .failure(let clash):
                     problems.append(clash.text)
                     // A value that lost its name takes its thresholds with it.

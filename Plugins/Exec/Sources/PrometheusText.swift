@@ -1,9 +1,13 @@
+import PathwatchProbeKit
+import PathwatchProbeRules
+
 /// Prometheus text exposition read as one check's metrics: each sample line
-/// `name{label="value",…} value [timestamp]` is a metric; `#` lines (HELP, TYPE, comments) and
-/// blank lines are skipped. The labels are folded into the name, in the order of their names
-/// (`node_disk_io{device="sda"}` becomes `node_disk_io_sda`), since a check's metrics carry the
-/// check's labels only; the timestamp is ignored (the sample is the check's). A line that does
-/// not parse, or a value that is not finite, is a problem said in the message.
+/// `name{label="value",…} value [timestamp]` is a metric with those labels as its own (in the
+/// order of their names); `# TYPE name counter` makes the family's samples counters and
+/// `# HELP name text` gives them help, as a script meant; other `#` lines and blank lines are
+/// skipped, and the timestamp is ignored (the sample is the check's). A line that does not
+/// parse, a value that is not finite, or labels the agent cannot carry are problems said in the
+/// message.
 enum PrometheusText {
     struct Sample: Equatable {
         var name: String
@@ -19,6 +23,10 @@ enum PrometheusText {
     struct Parsed: Equatable {
         var samples: [Sample] = []
         var problems: [String] = []
+        /// Families typed `counter`, by name.
+        var counters: Set<String> = []
+        /// `# HELP` text by family name.
+        var help: [String: String] = [:]
     }
 
     static func parse(_ text: String) -> Parsed {
@@ -27,13 +35,32 @@ enum PrometheusText {
             .enumerated()
         {
             let line = raw.trimmingWhitespace()
-            guard !line.isEmpty, !line.hasPrefix("#") else { continue }
+            guard !line.isEmpty else { continue }
+            guard !line.hasPrefix("#") else {
+                comment(Substring(line), into: &parsed)
+                continue
+            }
             switch sample(Substring(line)) {
             case .success(let sample): parsed.samples.append(sample)
             case .failure(let problem): parsed.problems.append("line \(index + 1): \(problem.text)")
             }
         }
         return parsed
+    }
+
+    /// `# TYPE name kind` and `# HELP name text`; any other comment says nothing.
+    private static func comment(_ line: Substring, into parsed: inout Parsed) {
+        let fields = line.dropFirst().split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true)
+        guard fields.count == 3 else { return }
+        let name = String(fields[1])
+        switch fields[0] {
+        case "TYPE" where fields[2] == "counter": parsed.counters.insert(name)
+        case "HELP":
+            // HELP escapes a line break as \n and a backslash as \\.
+            let help = String(fields[2]).replacing("\\n", with: " ").replacing("\\\\", with: "\\")
+            parsed.help[name] = String(help.utf8.prefix(CheckedMetric.helpBytes)) ?? String(help.prefix(200))
+        default: break
+        }
     }
 
     private static func sample(_ line: Substring) -> Result_<Sample> {
@@ -96,11 +123,48 @@ enum PrometheusText {
         return .success(Sample(name: String(name), labels: labels.sorted { $0.0 < $1.0 }, value: value))
     }
 
-    /// The check's metrics: names folded and claimed, non-finite values left out and said.
-    static func metrics(of samples: [Sample], names: inout MetricNames, problems: inout [String]) -> [(
-        name: String, value: Double
-    )] {
-        var metrics: [(name: String, value: Double)] = []
+    /// The check's metrics: names made to the agent's rule and claimed, labels kept as the
+    /// series' own, kinds and help from `# TYPE` and `# HELP`, non-finite values and labels the
+    /// agent cannot carry left out and said.
+    static func metrics(of parsed: Parsed, names: inout MetricNames, problems: inout [String]) -> [Metric] {
+        var metrics: [Metric] = []
+        for sample in parsed.samples {
+            let shown = MetricLabelRule.seriesName(sample.name, sample.labels.map { ($0.0, $0.1) })
+            guard sample.value.isFinite else {
+                problems.append("\(PerfDataParser.shown(shown)): \(sample.value) is not a finite value, left out")
+                continue
+            }
+            // OpenMetrics types the family (`jobs`), its samples end in `_total`.
+            var families = [sample.name]
+            if sample.name.hasSuffix("_total") { families.append(String(sample.name.dropLast(6))) }
+            let family = families.first { parsed.counters.contains($0) || parsed.help[$0] != nil }
+            let counter = family.map(parsed.counters.contains) ?? false
+            let labels = ownLabels(sample.labels)
+            if let why = MetricLabelRule.problem(labels) {
+                problems.append("\(PerfDataParser.shown(shown)): \(why), left out")
+                continue
+            }
+            switch names.claim(label: sample.name, suffix: "", kind: counter ? .counter : .gauge, shared: true) {
+            case .success(let name):
+                let metric = Metric(
+                    name, sample.value, labels: MetricLabelRule.sorted(labels), kind: counter ? .counter : .gauge,
+                    help: family.flatMap { parsed.help[$0] })
+                if metrics.contains(where: { $0.isSameSeries(as: metric) }) {
+                    problems.append("\(PerfDataParser.shown(shown)) is given twice: the first kept")
+                } else {
+                    metrics.append(metric)
+                }
+            case .failure(let clash): problems.append(clash.text)
+            }
+        }
+        return metrics
+    }
+
+    /// The metrics as 0.1.0 made them (`legacy_names`, deprecated, removed in 0.3.0): each
+    /// sample's label values folded into its name in the order of the label names
+    /// (`queue_depth{queue="mail"}` is `queue_depth_mail`), every one a gauge.
+    static func foldedMetrics(of samples: [Sample], names: inout MetricNames, problems: inout [String]) -> [Metric] {
+        var metrics: [Metric] = []
         for sample in samples {
             let label = ([sample.name] + sample.labels.map(\.1)).joined(separator: "_")
             guard sample.value.isFinite else {
@@ -108,10 +172,22 @@ enum PrometheusText {
                 continue
             }
             switch names.claim(label: label, suffix: "") {
-            case .success(let name): metrics.append((name, sample.value))
+            case .success(let name): metrics.append(Metric(name, sample.value))
             case .failure(let clash): problems.append(clash.text)
             }
         }
         return metrics
+    }
+
+    /// A sample's labels as the agent takes them: a name made lower case, and one the agent
+    /// gives every series of a check (`check`, `probe`, `plugin`, `state`) or exec gives it
+    /// (`command`) renamed `exported_<name>`, as Prometheus renames a scraped label that clashes
+    /// with a target's.
+    static func ownLabels(_ labels: [(String, String)]) -> [(name: String, value: String)] {
+        labels.map { name, value in
+            let lower = name.lowercased()
+            let taken = MetricLabelRule.agentLabels.contains(lower) || lower == "command"
+            return (taken ? "exported_" + lower : lower, value)
+        }
     }
 }

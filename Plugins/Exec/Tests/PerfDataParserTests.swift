@@ -108,20 +108,76 @@ struct MetricNamesTests {
         let metrics = PerfMetrics.metrics(
             of: PerfDataParser.parse("signal=-60dBm c=5c").data, names: &names, problems: &problems)
         #expect(metrics.map(\.name) == ["signal", "c"])
+        // Nagios's `c` is a counter, said as the metric's kind.
+        #expect(metrics.map(\.kind) == [.gauge, .counter])
         #expect(problems == ["'signal': unit \"dBm\" unknown, reported as a plain number"])
     }
 }
 
 struct PrometheusTextTests {
-    @Test func samplesWithLabelsFoldIntoNames() {
+    @Test func samplesKeepTheirLabelsKindsAndHelp() {
         let parsed = PrometheusText.parse(
-            "# HELP x y\n# TYPE x gauge\nx{b=\"2\",a=\"one\"} 3 1700\ny_total 5\nz NaN\nbad line here\n")
-        #expect(parsed.samples.count == 3)
-        #expect(parsed.problems == ["line 6: value \"line\" of bad is not a number"])
+            """
+            # HELP x Things seen,\\nby kind.
+            # TYPE x gauge
+            x{b="2",a="one"} 3 1700
+            x{a="two"} 4
+            # TYPE jobs counter
+            jobs_total 5
+            # TYPE y_total counter
+            y_total 6
+            z NaN
+            bad line here
+            """)
+        #expect(parsed.samples.count == 5)
+        #expect(parsed.problems == ["line 10: value \"line\" of bad is not a number"])
         var names = MetricNames(reserved: [])
         var problems: [String] = []
-        let metrics = PrometheusText.metrics(of: parsed.samples, names: &names, problems: &problems)
-        #expect(metrics.map(\.name) == ["x_one_2", "y_total"])
+        let metrics = PrometheusText.metrics(of: parsed, names: &names, problems: &problems)
+        #expect(metrics.map(\.seriesName) == [#"x{a="one",b="2"}"#, #"x{a="two"}"#, "jobs_total", "y_total"])
+        #expect(metrics.map(\.kind) == [.gauge, .gauge, .counter, .counter])
+        #expect(metrics[0].help == "Things seen, by kind.")
         #expect(problems.count == 1 && problems[0].contains("not a finite value"))
+    }
+
+    /// Labels the agent keeps for itself are renamed as Prometheus renames a scraped label that
+    /// clashes with a target's; labels past the bound, and a series given twice, are said.
+    @Test func labelsTheAgentCannotCarryAreRenamedOrSaid() {
+        let nine = (1...9).map { "l\($0)=\"v\"" }.joined(separator: ",")
+        let parsed = PrometheusText.parse(
+            "q{probe=\"p\",Command=\"c\"} 1\nq{probe=\"p\",Command=\"c\"} 2\nwide{\(nine)} 3\nlong{a=\"\(String(repeating: "v", count: 300))\"} 4\n"
+        )
+        var names = MetricNames(reserved: [])
+        var problems: [String] = []
+        let metrics = PrometheusText.metrics(of: parsed, names: &names, problems: &problems)
+        #expect(metrics.map(\.seriesName) == [#"q{exported_command="c",exported_probe="p"}"#])
+        #expect(problems.count == 3, "\(problems)")
+        #expect(problems[0].contains("is given twice: the first kept"), "\(problems)")
+        #expect(problems[1].contains("9 labels, more than 8, left out"), "\(problems)")
+        #expect(problems[2].contains("value of 300 bytes, more than 256, left out"), "\(problems)")
+    }
+
+    /// `legacy_names`: 0.1.0's folded names and gauges, for one release.
+    @Test func legacyNamesFoldLabelsAsBefore() {
+        let parsed = PrometheusText.parse("# TYPE jobs_total counter\njobs_total 5\nx{b=\"2\",a=\"one\"} 3\n")
+        var names = MetricNames(reserved: [])
+        var problems: [String] = []
+        let metrics = PrometheusText.foldedMetrics(of: parsed.samples, names: &names, problems: &problems)
+        #expect(metrics.map(\.seriesName) == ["jobs_total", "x_one_2"])
+        #expect(metrics.allSatisfy { $0.kind == .gauge && $0.labels.isEmpty })
+        var perfNames = MetricNames(reserved: [])
+        let perf = PerfMetrics.metrics(
+            of: PerfDataParser.parse("c=5c").data, names: &perfNames, problems: &problems, legacyNames: true)
+        #expect(perf.map(\.kind) == [.gauge])
+    }
+
+    /// Two families whose names the agent's rule makes one still clash, said with both names.
+    @Test func familiesThatBecomeOneNameClash() {
+        let parsed = PrometheusText.parse("a_b{x=\"1\"} 1\na:b{y=\"1\"} 2\n")
+        var names = MetricNames(reserved: [])
+        var problems: [String] = []
+        let metrics = PrometheusText.metrics(of: parsed, names: &names, problems: &problems)
+        #expect(metrics.map(\.seriesName) == [#"a_b{x="1"}"#])
+        #expect(problems == ["'a:b' and 'a_b' both become metric a_b: only the first is reported"])
     }
 }

@@ -4,7 +4,9 @@
 #include "pathwatch_probe.h"
 
 #if defined(__LP64__)
-_Static_assert(sizeof(pw_metric) == 24, "pw_metric layout changed: bump PW_PROBE_ABI_VERSION");
+/* Labels, kind and help grew pw_metric at its end: a plug-in of the first layout says 24. */
+_Static_assert(offsetof(pw_metric, labels) == 24, "pw_metric.labels moved");
+_Static_assert(sizeof(pw_metric) == 56, "pw_metric layout changed: bump PW_PROBE_ABI_VERSION");
 _Static_assert(sizeof(pw_label) == 24, "pw_label layout changed: bump PW_PROBE_ABI_VERSION");
 _Static_assert(sizeof(pw_observation) == 64, "pw_observation layout changed");
 _Static_assert(sizeof(pw_emitter) == 24, "pw_emitter layout changed");

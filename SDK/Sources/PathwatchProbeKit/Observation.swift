@@ -34,18 +34,28 @@ public struct Observation: Sendable {
     public var key: String
     public var state: CheckState
     public var message: String
-    public var metrics: [(name: String, value: Double)]
+    public var metrics: [Metric]
     public var labels: [(name: String, value: String)]
 
     public init(
-        key: String, state: CheckState, message: String = "",
-        metrics: [(name: String, value: Double)] = [], labels: [(name: String, value: String)] = []
+        key: String, state: CheckState, message: String = "", metrics: [Metric],
+        labels: [(name: String, value: String)] = []
     ) {
         self.key = key
         self.state = state
         self.message = message
         self.metrics = metrics
         self.labels = labels
+    }
+
+    /// An observation whose metrics are plain (name, value) pairs: no labels, declared kinds.
+    public init(
+        key: String, state: CheckState, message: String = "",
+        metrics: [(name: String, value: Double)] = [], labels: [(name: String, value: String)] = []
+    ) {
+        self.init(
+            key: key, state: state, message: message, metrics: metrics.map { Metric($0.name, $0.value) },
+            labels: labels)
     }
 }
 
@@ -86,34 +96,50 @@ public struct Emitter: @unchecked Sendable {
         // buffer, and the metric and label structs into two more, all on the stack when small:
         // a disk check's emit made three heap arrays and freed them again.
         var size = observation.key.utf8.count + messageText.utf8.count + 2
-        for metric in observation.metrics { size += metric.name.utf8.count + 1 }
+        var labelCount = observation.labels.count
+        for metric in observation.metrics {
+            size += metric.name.utf8.count + 1 + (metric.help.map { $0.utf8.count + 1 } ?? 0)
+            for label in metric.labels { size += label.name.utf8.count + label.value.utf8.count + 2 }
+            labelCount += metric.labels.count
+        }
         for label in observation.labels { size += label.name.utf8.count + label.value.utf8.count + 2 }
         return withUnsafeTemporaryAllocation(of: CChar.self, capacity: size) { text in
             var offset = 0
             let key = Self.copy(observation.key, into: text, at: &offset)
             let message = Self.copy(messageText, into: text, at: &offset)
-            return withUnsafeTemporaryAllocation(of: pw_metric.self, capacity: observation.metrics.count) { metrics in
-                for (i, metric) in observation.metrics.enumerated() {
-                    (metrics.baseAddress! + i).initialize(
-                        to: pw_metric(
-                            struct_size: MemoryLayout<pw_metric>.size,
-                            name: Self.copy(metric.name, into: text, at: &offset),
-                            value: metric.value))
-                }
-                return withUnsafeTemporaryAllocation(of: pw_label.self, capacity: observation.labels.count) { labels in
-                    for (i, label) in observation.labels.enumerated() {
+            // Every label, the observation's first and then each metric's in turn, in one array.
+            return withUnsafeTemporaryAllocation(of: pw_label.self, capacity: labelCount) { labels in
+                var used = 0
+                func place(_ list: [(name: String, value: String)]) -> UnsafePointer<pw_label>? {
+                    guard !list.isEmpty else { return nil }
+                    let start = labels.baseAddress! + used
+                    for label in list {
                         let name = Self.copy(label.name, into: text, at: &offset)
                         let value = Self.copy(label.value, into: text, at: &offset)
-                        (labels.baseAddress! + i).initialize(
+                        (labels.baseAddress! + used).initialize(
                             to: pw_label(struct_size: MemoryLayout<pw_label>.size, name: name, value: value))
+                        used += 1
+                    }
+                    return UnsafePointer(start)
+                }
+                let observationLabels = place(observation.labels)
+                return withUnsafeTemporaryAllocation(of: pw_metric.self, capacity: observation.metrics.count) {
+                    metrics in
+                    for (i, metric) in observation.metrics.enumerated() {
+                        (metrics.baseAddress! + i).initialize(
+                            to: pw_metric(
+                                struct_size: MemoryLayout<pw_metric>.size,
+                                name: Self.copy(metric.name, into: text, at: &offset), value: metric.value,
+                                labels: place(metric.labels), label_count: metric.labels.count,
+                                kind: metric.kind.rawValue, reserved: 0,
+                                help: metric.help.map { Self.copy($0, into: text, at: &offset) }))
                     }
                     var obs = pw_observation(
                         struct_size: MemoryLayout<pw_observation>.size, key: key, state: observation.state.rawValue,
                         message: message,
                         metrics: observation.metrics.isEmpty ? nil : UnsafePointer(metrics.baseAddress),
                         metric_count: observation.metrics.count,
-                        labels: observation.labels.isEmpty ? nil : UnsafePointer(labels.baseAddress),
-                        label_count: observation.labels.count)
+                        labels: observationLabels, label_count: observation.labels.count)
                     return emit(raw.pointee.context, &obs) == PW_OK
                 }
             }

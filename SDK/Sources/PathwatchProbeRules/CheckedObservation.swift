@@ -18,7 +18,7 @@ public struct CheckedObservation {
     public var key: String
     public var state: CheckState
     public var message: PluginText
-    public var metrics: [(name: PluginText, value: Double)]
+    public var metrics: [CheckedMetric]
     public var labels: [(name: PluginText, value: PluginText)]
     /// Parts left out of an observation that is otherwise kept (a metric with a bad name, a
     /// non-finite value, or a series another metric already exposes), and why.
@@ -75,9 +75,10 @@ public struct CheckedObservation {
             )
         }
         var dropped: [String] = []
-        var metrics: [(name: PluginText, value: Double)] = []
+        var metrics: [CheckedMetric] = []
         metrics.reserveCapacity(o.metric_count)
-        switch PluginArray<pw_metric>.open(o.metrics, count: o.metric_count) {
+        switch PluginArray<pw_metric>.open(o.metrics, count: o.metric_count, minimumSize: CheckedMetric.firstLayoutSize)
+        {
         case .failure(let why):
             return problem("check \"\(key)\": metrics: \(why)")
         case .success(let array):
@@ -87,31 +88,17 @@ public struct CheckedObservation {
                     return problem(
                         "check \"\(key)\": metrics[\(i)]: struct_size differs from the first element's \(array.stride)")
                 }
-                guard let namePointer = m.name else {
-                    dropped.append("check \"\(key)\": metrics[\(i)]: name is NULL; dropped")
-                    continue
+                switch CheckedMetric.check(m, index: i) {
+                case .failure(let why):
+                    dropped.append("check \"\(key)\": \(why); dropped")
+                case .success(let metric):
+                    if let clash = exposed.clash(metric, kept: metrics) {
+                        dropped.append("check \"\(key)\": \(clash); dropped")
+                        continue
+                    }
+                    if let note = metric.note { dropped.append("check \"\(key)\": \(note)") }
+                    metrics.append(metric)
                 }
-                guard let name = PluginText.checked(namePointer, limit: Limits.textBytes), !name.isEmpty,
-                    MetricNameRule.accepts(name.bytes)
-                else {
-                    let shown =
-                        PluginText.checked(namePointer, limit: Limits.textBytes).map {
-                            MetricNameRule.quoted($0.string)
-                        } ?? "(not UTF-8)"
-                    dropped.append(
-                        "check \"\(key)\": metrics[\(i)]: name \(shown) is not \(MetricNameRule.text); dropped")
-                    continue
-                }
-                // Metric values in the document are finite numbers: others are dropped.
-                guard m.value.isFinite else {
-                    dropped.append("check \"\(key)\": metric \(name.string) is not finite (\(m.value)); dropped")
-                    continue
-                }
-                if let clash = exposed.clash(name, index: metrics.count, kept: metrics) {
-                    dropped.append("check \"\(key)\": \(clash); dropped")
-                    continue
-                }
-                metrics.append((name, m.value))
             }
         }
         var labels: [(name: PluginText, value: PluginText)] = []
@@ -138,6 +125,9 @@ public struct CheckedObservation {
                 labels.append((name, value))
             }
         }
+        if metrics.contains(where: { !$0.labels.isEmpty }) {
+            dropClashingLabels(&metrics, checkLabels: labels, key: key, dropped: &dropped)
+        }
         var message = PluginText.empty
         if let pointer = o.message {
             guard let text = PluginText.message(pointer) else {
@@ -150,17 +140,35 @@ public struct CheckedObservation {
                 key: key, state: state, message: message, metrics: metrics, labels: labels, dropped: dropped))
     }
 
+    /// Drops each metric with a label of the same name as one of the check's: one series cannot
+    /// carry a name twice, and neither value could be chosen without losing the other.
+    private static func dropClashingLabels(
+        _ metrics: inout [CheckedMetric], checkLabels: [(name: PluginText, value: PluginText)], key: String,
+        dropped: inout [String]
+    ) {
+        guard !checkLabels.isEmpty else { return }
+        let names = Set(checkLabels.map(\.name.string))
+        metrics.removeAll { metric in
+            guard let clash = metric.labels.first(where: { names.contains($0.name) }) else { return false }
+            dropped.append(
+                "check \"\(key)\": metric \(MetricLabelRule.seriesName(metric.name.string, metric.labels)): label \(clash.name) is also the check's label; dropped"
+            )
+            return true
+        }
+    }
+
     /// The observation as Swift values, copied out of the plug-in's memory.
     public var observation: Observation {
         Observation(
             key: key, state: state, message: message.string,
-            metrics: metrics.map { ($0.name.string, $0.value) },
+            metrics: metrics.map { Metric($0.name.string, $0.value, labels: $0.labels, kind: $0.kind, help: $0.help) },
             labels: labels.map { ($0.name.string, $0.value.string) })
     }
 }
 
 /// The series an observation's metrics expose so far, to refuse a second metric of the same
-/// name or of the same exposed name ("lat_ms" and "lat_seconds" are both `…_lat_seconds`).
+/// name and labels, or of another name with the same exposed name ("lat_ms" and "lat_seconds"
+/// are both `…_lat_seconds`). One name with other labels is another series of that metric.
 /// Exposed names are worked out only for observations with more than one metric.
 struct MetricSeriesNames {
     let catalog: MetricCatalog
@@ -168,26 +176,28 @@ struct MetricSeriesNames {
 
     init(catalog: MetricCatalog) { self.catalog = catalog }
 
-    /// Why `name` cannot join the metrics `kept`, or nil when it can (and it is then counted).
-    mutating func clash(_ name: PluginText, index: Int, kept: [(name: PluginText, value: Double)]) -> String? {
-        guard index > 0 else { return nil }
-        if exposed.isEmpty, let first = kept.first {
-            let text = first.name.string
-            exposed[exposedName(text)] = text
-        }
-        let text = name.string
-        let family = exposedName(text)
+    /// Why `metric` cannot join the metrics `kept`, or nil when it can (and it is then counted).
+    mutating func clash(_ metric: CheckedMetric, kept: [CheckedMetric]) -> String? {
+        guard let first = kept.first else { return nil }
+        if exposed.isEmpty { exposed[exposedName(first)] = first.name.string }
+        let text = metric.name.string
+        let family = exposedName(metric)
         if let other = exposed[family] {
-            return other == text
-                ? "metric \(text) is emitted twice in one observation; the first kept"
-                : "metrics \(other) and \(text) would both be exposed as …_\(family): one series for two metrics; \(other) kept"
+            guard other == text else {
+                return
+                    "metrics \(other) and \(text) would both be exposed as …_\(family): one series for two metrics; \(other) kept"
+            }
+            guard kept.contains(where: { $0.isSameSeries(as: metric) }) else { return nil }
+            let series = MetricLabelRule.seriesName(text, metric.labels)
+            return "metric \(series) is emitted twice in one observation; the first kept"
         }
         exposed[family] = text
         return nil
     }
 
-    private func exposedName(_ name: String) -> String {
-        (catalog.declaredMeaning(of: name) ?? MetricMeaning(undeclared: name)).exposedName
+    private func exposedName(_ metric: CheckedMetric) -> String {
+        let name = metric.name.string
+        return (catalog.declaredMeaning(of: name) ?? MetricMeaning(undeclared: name, kind: metric.kind)).exposedName
     }
 }
 

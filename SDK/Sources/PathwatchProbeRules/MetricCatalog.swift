@@ -18,9 +18,15 @@ public final class MetricCatalog: Sendable {
 
     public var isEmpty: Bool { declarations.isEmpty }
 
-    /// What the metric emitted as `name` means.
-    public func meaning(of name: String) -> MetricMeaning {
-        declared[name] ?? MetricMeaning(undeclared: name)
+    /// What the metric emitted as `name` means (for an undeclared one, with the kind and help
+    /// it was emitted with).
+    public func meaning(of name: String, kind: MetricDeclaration.Kind = .gauge, help: String? = nil) -> MetricMeaning {
+        declared[name] ?? MetricMeaning(undeclared: name, kind: kind, help: help)
+    }
+
+    /// What `metric` means: its declaration, or its name, kind and help as emitted.
+    public func meaning(of metric: Metric) -> MetricMeaning {
+        meaning(of: metric.name, kind: metric.kind, help: metric.help)
     }
 
     /// The declared meaning of `name`, nil when undeclared (no string work for a name a

@@ -59,12 +59,13 @@ public struct MetricMeaning: Sendable, Equatable {
         exposedName = d.kind == .counter ? stem + "_total" : stem
     }
 
-    /// The meaning an undeclared metric's name gives: a gauge, its unit from the name's last
-    /// unit word (`rx_util_pct`, `cert_days_left`), `_total` left off (reserved for counters).
-    public init(undeclared name: String) {
+    /// The meaning an undeclared metric's name gives: its unit from the name's last unit word
+    /// (`rx_util_pct`, `cert_days_left`), `_total` left off, and added back for a counter (the
+    /// kind a plug-in may give a metric it learns at run time, with its help).
+    public init(undeclared name: String, kind: MetricDeclaration.Kind = .gauge, help: String? = nil) {
         self.name = name
-        kind = .gauge
-        help = nil
+        self.kind = kind
+        self.help = help
         isDeclared = false
         var tokens = name.split(separator: "_", omittingEmptySubsequences: false).map(String.init)
         if tokens.count > 1, tokens.last == "total" { tokens.removeLast() }
@@ -82,6 +83,7 @@ public struct MetricMeaning: Sendable, Equatable {
             exposedName = tokens.joined(separator: "_")
         }
         stem = tokens.joined(separator: "_")
+        if kind == .counter { exposedName += "_total" }
         plot = Self.guessedPlot(name)
     }
 

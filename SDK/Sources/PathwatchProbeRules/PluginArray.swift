@@ -2,8 +2,10 @@
 ///
 /// A plug-in built against a later header may have grown `pw_metric` or `pw_label` at their
 /// end (the header allows it): its `metrics[i]` then lies `i × its struct_size` bytes in, not
-/// `i × ours`. The first element's `struct_size` is the stride; every element must carry the
-/// same one, at least the version-1 size, and the host reads only the version-1 fields of each.
+/// `i × ours`. One built against an earlier header hands elements smaller than ours (`pw_metric`
+/// before its labels): the fields past its size read as zero. The first element's `struct_size`
+/// is the stride; every element must carry the same one, at least the first layout's size, and
+/// the host reads only the fields it knows of each.
 public struct PluginArray<Element> {
     /// A stride beyond this is taken as garbage rather than a grown struct.
     public static var maximumStride: Int { 4_096 }
@@ -14,9 +16,11 @@ public struct PluginArray<Element> {
 
     /// Nil with the reason when the array cannot be walked safely. With `memory`, the array
     /// (its first element's size, then every element) must lie in readable memory.
-    public static func open(_ pointer: UnsafePointer<Element>?, count: Int, memory: ReadableMemory? = nil) -> Result<
-        PluginArray, ArrayProblem
-    > {
+    /// `minimumSize` is the element's size in the first layout of the header (`pw_metric` grew).
+    public static func open(
+        _ pointer: UnsafePointer<Element>?, count: Int, minimumSize: Int = MemoryLayout<Element>.size,
+        memory: ReadableMemory? = nil
+    ) -> Result<PluginArray, ArrayProblem> {
         // A size_t count past Int.max (SIZE_MAX for one) arrives negative: no array is that long.
         guard count >= 0 else {
             return .failure(ArrayProblem(description: "count \(UInt(bitPattern: count)) is not a count"))
@@ -30,13 +34,11 @@ public struct PluginArray<Element> {
             return .failure(ArrayProblem(description: "array points outside the library's memory"))
         }
         let stride = base.load(as: Int.self)
-        guard stride >= MemoryLayout<Element>.size, stride <= maximumStride,
-            stride % MemoryLayout<Element>.alignment == 0
-        else {
+        guard stride >= minimumSize, stride <= maximumStride, stride % MemoryLayout<Element>.alignment == 0 else {
             return .failure(
                 ArrayProblem(
                     description:
-                        "element struct_size \(stride) is not a size between \(MemoryLayout<Element>.size) and \(maximumStride) bytes, aligned to \(MemoryLayout<Element>.alignment)"
+                        "element struct_size \(stride) is not a size between \(minimumSize) and \(maximumStride) bytes, aligned to \(MemoryLayout<Element>.alignment)"
                 ))
         }
         // count × stride cannot overflow for the counts callers allow, but is checked anyway.
@@ -53,7 +55,15 @@ public struct PluginArray<Element> {
     public func element(_ i: Int) -> Element? {
         let raw = base + i * stride
         guard raw.load(as: Int.self) == stride else { return nil }
-        return raw.load(as: Element.self)
+        guard stride < MemoryLayout<Element>.size else { return raw.load(as: Element.self) }
+        // An element of an earlier layout: its bytes, then zeros for the fields it has not.
+        return withUnsafeTemporaryAllocation(
+            byteCount: MemoryLayout<Element>.size, alignment: MemoryLayout<Element>.alignment
+        ) { buffer in
+            buffer.initializeMemory(as: UInt8.self, repeating: 0)
+            buffer.baseAddress!.copyMemory(from: raw, byteCount: stride)
+            return buffer.baseAddress!.load(as: Element.self)
+        }
     }
 }
 

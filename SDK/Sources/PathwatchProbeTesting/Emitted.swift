@@ -5,6 +5,8 @@ public struct Emitted: Sendable, Equatable {
     public var key: String
     public var state: CheckState
     public var message: String
+    /// Values by series: the metric's name, or with labels of its own `name{a="1",b="2"}`
+    /// (labels in the order of their names), as the status document writes them.
     public var metrics: [String: Double]
     public var labels: [String: String]
 

@@ -262,7 +262,9 @@ extension Emitted {
     init(_ o: Observation) {
         self.init(
             key: o.key, state: o.state, message: o.message,
-            metrics: Dictionary(o.metrics.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a }),
+            metrics: Dictionary(
+                o.metrics.map { ($0.seriesName, $0.value) },
+                uniquingKeysWith: { a, _ in a }),
             labels: Dictionary(o.labels.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a }))
     }
 }

@@ -46,6 +46,38 @@ import Testing
         func sample(into emitter: Emitter) throws {}
     }
 
+    /// A probe that learns its metrics at run time: series of one name told apart by labels of
+    /// their own, a counter with its help, and one series given twice.
+    final class Queues: Probe {
+        struct Config: Decodable {}
+        static let name = "queues", version = "1.0.0", summary = "Series with labels of their own."
+        init(config: Config) throws {}
+        func sample(into emitter: Emitter) throws {
+            emitter.emit(
+                Observation(
+                    key: "q", state: .ok,
+                    metrics: [
+                        Metric("depth", 3, labels: [("queue", "spam"), ("prio", "hi")]),
+                        Metric("depth", 7, labels: [("queue", "mail")]),
+                        Metric("depth", 9, labels: [("prio", "hi"), ("queue", "spam")]),
+                        Metric("jobs", 42, kind: .counter, help: "Jobs taken."),
+                    ]))
+        }
+    }
+
+    @Test func seriesWithLabelsOfTheirOwnCrossTheBoundary() throws {
+        let tester = try ProbeTester(Queues.self, config: "{}")
+        let report = try tester.sampleReport()
+        #expect(
+            report.emitted.first?.metrics == [
+                #"depth{prio="hi",queue="spam"}"#: 3, #"depth{queue="mail"}"#: 7, "jobs": 42,
+            ])
+        #expect(
+            report.problems == [
+                #"check "q": metric depth{prio="hi",queue="spam"} is emitted twice in one observation; the first kept; dropped"#
+            ])
+    }
+
     @Test func aSampleComesBackAsPlainValues() throws {
         let tester = try ProbeTester(Scripted.self, config: #"{"keys": ["/", "/var"]}"#)
         let emitted = try tester.sample()

@@ -3,6 +3,7 @@ import PathwatchBase
 import PathwatchJSON
 import PathwatchPluginHost
 import PathwatchProbeKit
+import PathwatchProbeRules
 
 /// The child side of `pathwatch plugins --try`: in a process of its own, loads one library,
 /// creates an instance from the given config, samples it once (with `watch`, then serves its
@@ -112,7 +113,7 @@ package enum PluginTrialChild {
         .object(
             JSONObject([
                 ("key", .string(o.key)), ("state", .string(o.state.name)), ("message", .string(o.message)),
-                ("metrics", .object(JSONObject(o.metrics.map { ($0.name, JSONValue.number($0.value)) }))),
+                ("metrics", .object(JSONObject(o.metrics.map { ($0.seriesName, JSONValue.number($0.value)) }))),
                 ("labels", .object(JSONObject(o.labels.map { ($0.name, JSONValue.string($0.value)) }))),
             ]))
     }

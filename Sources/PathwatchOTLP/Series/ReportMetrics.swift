@@ -64,13 +64,17 @@ struct ReportMetrics {
         let values = check.distinctMetrics
         guard !values.isEmpty else { return }
         let attributes = identity + check.distinctLabels.map { OTLPAttribute(Self.attributeName($0.name), $0.value) }
-        let meanings = values.map { check.metricCatalog.meaning(of: $0.name) }
+        let meanings = values.map { check.metricCatalog.meaning(of: $0) }
         // Undeclared metrics whose names would be one ("x_ms" and "x_seconds") keep the names
-        // they are emitted under (declared ones are made distinct by their catalog).
-        let stems = meanings.map(\.stem)
+        // they are emitted under (declared ones are made distinct by their catalog). Series of
+        // one name (its own labels differ) share it.
+        var namesByStem: [String: Set<String>] = [:]
+        for meaning in meanings { namesByStem[meaning.stem, default: []].insert(meaning.name) }
         for (metric, meaning) in zip(values, meanings) where metric.value.isFinite {
-            let stem = stems.filter { $0 == meaning.stem }.count > 1 ? meaning.name : meaning.stem
+            let stem = namesByStem[meaning.stem, default: []].count > 1 ? meaning.name : meaning.stem
             let counter = meaning.kind == .counter
+            let attributes =
+                metric.labels.isEmpty ? attributes : attributes + metric.labels.map { OTLPAttribute($0.name, $0.value) }
             metrics.append(
                 OTLPMetrics.Metric(
                     name: "pathwatch.\(check.plugin).\(stem)",
@@ -81,7 +85,8 @@ struct ReportMetrics {
                             attributes: attributes,
                             start: counter
                                 ? starts.start(
-                                    of: check.probe, series: "\(check.id)\u{0}\(metric.name)", value: metric.value,
+                                    of: check.probe, series: "\(check.id)\u{0}\(metric.seriesName)",
+                                    value: metric.value,
                                     health: health, at: time) : 0,
                             time: time, value: metric.value)
                     ]))

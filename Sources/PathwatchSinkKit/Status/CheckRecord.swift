@@ -11,7 +11,7 @@ package struct CheckRecord: Sendable {
     package var state: CheckState
     package var since: WallTime
     package var message: String
-    package var metrics: [(name: String, value: Double)]
+    package var metrics: [Metric]
     /// Labels as published: the reserved `pathwatch.*` labels are taken out into `pathFacts`.
     package var labels: [(name: String, value: String)]
     /// The well-known connectivity labels of the header (PW_LABEL_*), read by PathSummary.
@@ -35,6 +35,16 @@ extension CheckRecord {
         id: String, probe: String, plugin: String, state: CheckState, since: WallTime, message: String = "",
         metrics: [(name: String, value: Double)] = [], labels: [(name: String, value: String)] = [],
         metricCatalog: MetricCatalog = .undeclared
+    ) {
+        self.init(
+            id: id, probe: probe, plugin: plugin, state: state, since: since, message: message,
+            metrics: metrics.map { Metric($0.name, $0.value) }, labels: labels, metricCatalog: metricCatalog)
+    }
+
+    /// A check as a document states it, with metrics that may carry labels and kinds.
+    package init(
+        id: String, probe: String, plugin: String, state: CheckState, since: WallTime, message: String = "",
+        metrics: [Metric], labels: [(name: String, value: String)] = [], metricCatalog: MetricCatalog = .undeclared
     ) {
         self.init(
             id: id, probe: probe, plugin: plugin, metricCatalog: metricCatalog, state: state, since: since,

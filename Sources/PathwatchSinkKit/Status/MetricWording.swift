@@ -1,3 +1,4 @@
+import PathwatchProbeKit
 import PathwatchProbeRules
 
 /// A metric's meaning in the words the output formats use: the unit Nagios performance data
@@ -8,6 +9,12 @@ package enum MetricWording {
     /// or "" for a metric without one.
     package static func nagiosUnit(of meaning: MetricMeaning) -> String {
         meaning.kind == .counter ? "c" : meaning.unit?.nagios ?? ""
+    }
+
+    /// A metric's name in perfdata: a label's `=` cannot stand in one, so a series' own labels
+    /// follow its name as their values, in the order of their names (`queue_depth_hi_spam`).
+    package static func nagiosName(_ metric: Metric) -> String {
+        ([metric.name] + metric.labels.map(\.value)).joined(separator: "_")
     }
 
     /// The performance label of `metric` of check `checkID`: `check_metric`, as contract §1 shows

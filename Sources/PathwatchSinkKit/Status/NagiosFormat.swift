@@ -27,9 +27,9 @@ package enum NagiosFormat {
         }
         let performance = checks.flatMap { check in
             let metrics = check.distinctMetrics
-            let names = metrics.map(\.name)
-            return metrics.map { metric in
-                "'\(quoted(MetricWording.nagiosLabel(checkID: check.id, metric: metric.name, siblings: names)))'=\(PrometheusText.number(metric.value))\(MetricWording.nagiosUnit(of: check.metricCatalog.meaning(of: metric.name)))"
+            let names = metrics.map(MetricWording.nagiosName)
+            return zip(metrics, names).map { metric, name in
+                "'\(quoted(MetricWording.nagiosLabel(checkID: check.id, metric: name, siblings: names)))'=\(PrometheusText.number(metric.value))\(MetricWording.nagiosUnit(of: check.metricCatalog.meaning(of: metric)))"
             }
         }
         // One line: a "|" or a line break inside a message would end the text early.

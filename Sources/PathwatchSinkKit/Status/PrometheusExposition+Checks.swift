@@ -59,20 +59,38 @@ extension PrometheusExposition {
             }
             labels += "} ".utf8
             for metric in values {
-                var known = metrics[check.plugin]?[metric.name] ?? Self.metric(metric.name, of: check)
+                let key = Self.key(metric)
+                var known = metrics[check.plugin]?[key] ?? Self.metric(metric, of: check)
                 let value = metric.value * known.scale
                 // A family takes its place in the text with its first sample that is written.
                 guard value.isFinite else { continue }
                 if known.place == nil {
                     known.place = out.family(known.family, help: known.help, known.kind)
                     if let old = known.predecessor { known.predecessorPlace = out.family(old.family, help: old.help) }
-                    self.metrics[check.plugin, default: [:]][metric.name] = known
+                    self.metrics[check.plugin, default: [:]][key] = known
                 }
-                out.appendSample(to: known.place!, labels: [], ending: labels, value: value)
+                let ending = metric.labels.isEmpty ? labels : Self.ending(labels, with: metric.labels)
+                out.appendSample(to: known.place!, labels: [], ending: ending, value: value)
                 if let place = known.predecessorPlace {
-                    out.appendSample(to: place, labels: [], ending: labels, value: value)
+                    out.appendSample(to: place, labels: [], ending: ending, value: value)
                 }
             }
+        }
+
+        /// The check's labels (`…} `) with a series' own added before the brace.
+        private static func ending(_ labels: [UInt8], with own: [(name: String, value: String)]) -> [UInt8] {
+            var ending = Array(labels.dropLast(2))
+            for label in own {
+                ending.append(UInt8(ascii: ","))
+                PrometheusText.writeLabel(name: label.name, value: label.value, into: &ending)
+            }
+            return ending + "} ".utf8
+        }
+
+        /// A metric's place in the cache: its name, and its kind when a plug-in said it at run
+        /// time (one name may be a gauge in one check and a counter in another: two families).
+        private static func key(_ metric: PathwatchProbeKit.Metric) -> String {
+            metric.kind == .counter ? metric.name + "\u{1}" : metric.name
         }
 
         /// The same series as `render` writes, as typed values.
@@ -86,10 +104,13 @@ extension PrometheusExposition {
             }
             let values = check.distinctMetrics
             guard !values.isEmpty else { return }
-            let labels = identity + check.distinctLabels.map { (labelName($0.name), $0.value) }
+            let checkLabels = identity + check.distinctLabels.map { (labelName($0.name), $0.value) }
             for metric in values {
-                let known = metrics[check.plugin]?[metric.name] ?? Self.metric(metric.name, of: check)
-                metrics[check.plugin, default: [:]][metric.name] = known
+                let key = Self.key(metric)
+                let known = metrics[check.plugin]?[key] ?? Self.metric(metric, of: check)
+                metrics[check.plugin, default: [:]][key] = known
+                let labels =
+                    metric.labels.isEmpty ? checkLabels : checkLabels + metric.labels.map { ($0.name, $0.value) }
                 out.add(known.family, known.help, known.kind, labels: labels, value: metric.value * known.scale)
                 if let old = known.predecessor {
                     out.add(old.family, old.help, .gauge, labels: labels, value: metric.value * known.scale)
@@ -109,7 +130,7 @@ extension PrometheusExposition {
 
         /// The family, type, HELP and scale of a metric, from what its plug-in declared (or its
         /// name's suffix, for an undeclared one).
-        private static func metric(_ metric: String, of check: CheckRecord) -> Metric {
+        private static func metric(_ metric: PathwatchProbeKit.Metric, of check: CheckRecord) -> Metric {
             let meaning = check.metricCatalog.meaning(of: metric)
             let family = "pathwatch_\(PrometheusText.sanitizedName(check.plugin))_\(meaning.exposedName)"
             let help = MetricWording.prometheusHelp(plugin: check.plugin, meaning: meaning)

@@ -106,7 +106,7 @@ package struct StatusDocumentWriter {
         } else {
             open(UInt8(ascii: "{"))
             for (place, metric) in metrics.enumerated() {
-                repeatedKey(metric.name, slot: Slot.names + place)
+                repeatedKey(metric.seriesName, slot: Slot.names + place)
                 JSONSerializer.writeNumber(metric.value, into: &out)
             }
             close(UInt8(ascii: "}"))

@@ -23,6 +23,15 @@
  *   "keys"     observations keyed "", 257 x's, "a\tb", and "ok"
  *   "threads"  8 threads emit 50 observations each (keys t<thread>_<n>) during sample, joined before it returns
  *   "slow"     sleeps 3 s in sample, then emits one check
+ *   "labels"   one check "c" (check label "site") with series of its own labels: q{queue="spam"} 1,
+ *              q{queue="mail"} 2, q{queue="spam"} again, "wide" with 9 labels, "under" with a label
+ *              "__x", "mine" with "probe", "site" with the check's "site", and "jobs" a counter with help:
+ *              the two q and jobs kept, the rest left out naming why
+ *   "bound"    one check "c" with "wide" over the bound of 8 labels, and n = 1
+ *   "again"    one check "c" with q{queue="spam"} twice, and q{queue="mail"}
+ *   "first"    one check "c" whose metrics are pw_metric as the first layout had it (24 bytes:
+ *              struct_size, name, value), as a plug-in built before it grew hands them:
+ *              lat_ms 12.5 and n 7, both kept
  */
 #include <math.h>
 #include <pthread.h>
@@ -32,7 +41,7 @@
 #include <time.h>
 #include "pathwatch_probe.h"
 
-enum mode { PLAIN, NAMES, CLASH_MODE, TWICE, NOT_FINITE, REFUSED, KEYS, THREADS, SLOW };
+enum mode { PLAIN, NAMES, CLASH_MODE, TWICE, NOT_FINITE, REFUSED, KEYS, THREADS, SLOW, LABELS, BOUND, AGAIN, FIRST };
 typedef struct { enum mode mode; long samples; } probe;
 
 static int fail(pw_error *e, const char *message) {
@@ -44,6 +53,7 @@ static int fail(pw_error *e, const char *message) {
 static const struct { const char *name; enum mode mode; } modes[] = {
     {"\"plain\"", PLAIN}, {"\"names\"", NAMES}, {"\"clash\"", CLASH_MODE}, {"\"twice\"", TWICE}, {"\"nan\"", NOT_FINITE},
     {"\"refused\"", REFUSED}, {"\"keys\"", KEYS}, {"\"threads\"", THREADS}, {"\"slow\"", SLOW},
+    {"\"labels\"", LABELS}, {"\"bound\"", BOUND}, {"\"again\"", AGAIN}, {"\"first\"", FIRST},
 };
 
 static int mp_create(const char *json, size_t len, void **out, pw_error *e) {
@@ -78,6 +88,35 @@ static void *emit_many(void *argument) {
         emit_metrics(job->em, key, PW_STATE_OK, m, 1);
     }
     return NULL;
+}
+
+#define L(n, v) {sizeof(pw_label), n, v}
+#define ML(n, v, labels, count) {sizeof(pw_metric), n, v, labels, count, PW_METRIC_GAUGE, 0, NULL}
+
+static const pw_label spam[] = {L("queue", "spam")};
+static const pw_label mail[] = {L("queue", "mail")};
+static const pw_label nine[] = {L("a", "1"), L("b", "2"), L("c", "3"), L("d", "4"), L("e", "5"),
+                                L("f", "6"), L("g", "7"), L("h", "8"), L("i", "9")};
+static const pw_label under[] = {L("__x", "1")};
+static const pw_label mine[] = {L("probe", "p")};
+static const pw_label site[] = {L("site", "s")};
+
+static int emit_labels(const pw_emitter *em) {
+    pw_metric m[8] = {
+        ML("q", 1, spam, 1), ML("q", 2, mail, 1), ML("q", 3, spam, 1), ML("wide", 4, nine, 9),
+        ML("under", 5, under, 1), ML("mine", 6, mine, 1), ML("site", 7, site, 1),
+        {sizeof(pw_metric), "jobs", 8, NULL, 0, PW_METRIC_COUNTER, 0, "Jobs taken."},
+    };
+    pw_observation o = {sizeof o, "c", PW_STATE_OK, "", m, 8, site, 1};
+    return em->emit(em->context, &o);
+}
+
+/* pw_metric as its first layout had it: what a plug-in built before it grew hands over. */
+typedef struct { size_t struct_size; const char *name; double value; } first_layout_metric;
+
+static int emit_first_layout(const pw_emitter *em) {
+    first_layout_metric m[2] = {{sizeof m[0], "lat_ms", 12.5}, {sizeof m[0], "n", 7}};
+    return emit_metrics(em, "c", PW_STATE_OK, (const pw_metric *)m, 2);
 }
 
 static int mp_sample(void *instance, const pw_emitter *em, pw_error *e) {
@@ -138,6 +177,21 @@ static int mp_sample(void *instance, const pw_emitter *em, pw_error *e) {
         for (int t = 0; t < 8; t++) pthread_join(threads[t], NULL);
         return PW_OK;
     }
+    case LABELS:
+        emit_labels(em);
+        return PW_OK;
+    case BOUND: {
+        pw_metric m[2] = {ML("wide", 4, nine, 9), M("n", 1)};
+        emit_metrics(em, "c", PW_STATE_OK, m, 2);
+        return PW_OK;
+    }
+    case AGAIN: {
+        pw_metric m[3] = {ML("q", 1, spam, 1), ML("q", 2, spam, 1), ML("q", 3, mail, 1)};
+        emit_metrics(em, "c", PW_STATE_OK, m, 3);
+        return PW_OK;
+    }
+    case FIRST:
+        return emit_first_layout(em) == PW_OK ? PW_OK : fail(e, "emit refused the first layout's metrics");
     case SLOW: {
         struct timespec ts = {3, 0};
         nanosleep(&ts, NULL);

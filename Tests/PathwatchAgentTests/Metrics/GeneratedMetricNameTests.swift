@@ -98,7 +98,10 @@ import Testing
         let texts = names.map { strdup($0)! } + [strdup(key)!]
         defer { texts.forEach { free($0) } }
         var metrics = texts.dropLast().map {
-            pw_metric(struct_size: MemoryLayout<pw_metric>.size, name: UnsafePointer($0), value: 1)
+            pw_metric(
+                struct_size: MemoryLayout<pw_metric>.size, name: UnsafePointer($0), value: 1, labels: nil,
+                label_count: 0,
+                kind: 0, reserved: 0, help: nil)
         }
         return metrics.withUnsafeMutableBufferPointer { buffer in
             var o = pw_observation(

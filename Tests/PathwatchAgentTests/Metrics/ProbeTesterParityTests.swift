@@ -25,6 +25,8 @@ import Testing
         ("twice", "check \"c\": metric n is emitted twice in one observation; the first kept; dropped"),
         ("nan", "check \"c\": metric n is not finite (nan); dropped"),
         ("refused", #"check "r0": state 9 is not one of ok(0), warning(1), critical(2), unknown(3); refused"#),
+        ("bound", "check \"c\": metric wide: 9 labels, more than 8; dropped"),
+        ("again", #"check "c": metric q{queue="spam"} is emitted twice in one observation; the first kept; dropped"#),
         (
             "keys",
             "observation: key is empty, not UTF-8 or not printable; a key is 1 to 256 characters of printable UTF-8; refused"
@@ -51,7 +53,7 @@ import Testing
         #expect(report.emitted.map(\.key) == agent.observations.map(\.key))
         #expect(
             report.emitted.map { $0.metrics.keys.sorted() }
-                == agent.observations.map { $0.metrics.map(\.name).sorted() })
+                == agent.observations.map { $0.metrics.map(\.seriesName).sorted() })
         // A test that samples plainly fails with the agent's first words.
         do {
             _ = try tester.sample()
@@ -86,6 +88,52 @@ import Testing
         #expect(report.problems.contains { $0.contains("\"témpérature_℃\" is not [a-z][a-z0-9_]*") })
         #expect(report.problems.contains { $0.contains("\"\" is not") })
         #expect(report.problems.contains { $0.contains("\"Upper\" is not") })
+    }
+
+    /// A metric's own labels: two series of one name kept, a counter said at run time kept with
+    /// its help, and each label the agent cannot carry left out with the same words in the
+    /// tester and the agent.
+    @Test func seriesOfTheirOwnLabelsAreKeptAndBadOnesLeftOut() throws {
+        let fixture = try MetricsFixture()
+        defer { fixture.remove() }
+        let tester = try ProbeTester(descriptor: try fixture.descriptor(), config: #"{"mode": "labels"}"#)
+        let report = try tester.sampleReport()
+        #expect(report.emitted.first?.metrics == [#"q{queue="spam"}"#: 1, #"q{queue="mail"}"#: 2, "jobs": 8])
+        let said = [
+            #"metric q{queue="spam"} is emitted twice in one observation; the first kept; dropped"#,
+            "metric wide: 9 labels, more than 8; dropped",
+            #"metric under: label name "__x" is not [a-z_][a-z0-9_]* of at most 64 bytes, not starting "__"; dropped"#,
+            "metric mine: label probe is the agent's own (check, plugin, probe, state); dropped",
+            #"metric site{site="s"}: label site is also the check's label; dropped"#,
+        ].map { #"check "c": "# + $0 }
+        #expect(report.problems.sorted() == said.sorted(), "\(report.problems)")
+        let plugin = try PluginLoader.load(fixture.library.path).get()
+        let instance = try ProbeInstance.create(
+            plugin: plugin, configJSON: #"{"mode": "labels"}"#, deadline: .after(.seconds(5))
+        ).get()
+        defer { instance.destroy() }
+        let agent = instance.sample(by: .after(.seconds(5)))
+        #expect(agent.problems.sorted() == said.sorted())
+        let jobs = agent.observations.first?.metrics.first { $0.name == "jobs" }
+        #expect(jobs?.kind == .counter && jobs?.help == "Jobs taken.")
+    }
+
+    /// A plug-in built before `pw_metric` grew hands 24-byte metrics: they load and report
+    /// unchanged, under ProbeTester and the agent in both isolations.
+    @Test(arguments: ["inline", "process"]) func metricsOfTheFirstLayoutAreKept(isolation: String) throws {
+        let fixture = try MetricsFixture()
+        defer { fixture.remove() }
+        let tester = try ProbeTester(descriptor: try fixture.descriptor(), config: #"{"mode": "first"}"#)
+        let report = try tester.sampleReport()
+        #expect(report.emitted.first?.metrics == ["lat_ms": 12.5, "n": 7] && report.problems.isEmpty)
+        let result = try run([
+            TestEnvironment.pathwatchBinary.path, "once", "--config",
+            fixture.config(mode: "first", isolation: isolation).path,
+        ])
+        let doc = try parseJSONObject(result.stdout)
+        let check = (doc["checks"] as? [[String: Any]])?.first { ($0["id"] as? String) == "m/c" }
+        #expect(
+            check?["metrics"] as? [String: Double] == ["lat_ms": 12.5, "n": 7], "\(result.stdout) \(result.stderr)")
     }
 
     /// Every observation refused: the probe is unknown with the reason, and `once` exits 3,

@@ -39,7 +39,7 @@
  *   - one observation per check key per call: a second one with the same key is
  *     refused, the first kept;
  *   - a key of 1 to 256 characters of printable UTF-8;
- *   - 1,024 metrics and 1,024 labels per observation;
+ *   - 1,024 metrics and 1,024 labels per observation; 8 labels per metric;
  *   - metric names, label names and label values of at most 65,535 bytes of UTF-8;
  *   - a message of at most 4,096 bytes: a longer one is kept, cut at a character
  *     boundary and marked " [truncated by pathwatch]" (emit() returns PW_OK);
@@ -149,12 +149,42 @@ typedef enum pw_state {
 /* Prefix of every label reserved for the host. */
 #define PW_LABEL_RESERVED_PREFIX "pathwatch."
 
+/* A string label: stable facts about the check ("type": "ethernet"), or, on a metric, what
+ * tells one of its series from another ("queue": "spam"). */
+typedef struct pw_label {
+    size_t struct_size;  /* sizeof(pw_label) */
+    const char *name;
+    const char *value;
+} pw_label;
+
 /* A numeric metric: its name as declared (see pw_metric_info: [a-z][a-z0-9_]*, at most 64
- * bytes, "total_ms") and a finite value. Non-finite values are dropped by the host. */
+ * bytes, "total_ms") and a finite value. Non-finite values are dropped by the host.
+ *
+ * Added within version 1 (a plug-in built against an older header hands the first three fields
+ * only, and its metrics carry no labels and take their declared kind):
+ *   labels, label_count  the series' own labels ("queue"="spam"), beside the check's: up to 8,
+ *                        names [a-z_][a-z0-9_]* of at most 64 bytes, not starting "__" and not
+ *                        the agent's own (probe, check, plugin, state), values of at most 256
+ *                        bytes of UTF-8. Walked like pw_observation.labels. A metric over these
+ *                        bounds is dropped from the observation, and the host says why.
+ *   kind                 PW_METRIC_GAUGE (0) or PW_METRIC_COUNTER, for a metric not declared
+ *                        ahead (one a plug-in learns at run time: a script's output); a declared
+ *                        metric keeps its declaration's kind whatever this says.
+ *   help                 one sentence for a metric not declared ahead, or NULL; a declaration's
+ *                        help wins. At most 1,024 bytes (cut beyond).
+ * One name with the same labels twice in one observation is a clash: the second is dropped,
+ * naming both. One name with different labels is two series of one metric. Fill it with
+ * designated initializers ({.struct_size = sizeof(pw_metric), .name = "load1", .value = v}): the
+ * fields left out are zero. */
 typedef struct pw_metric {
     size_t struct_size;  /* sizeof(pw_metric) */
     const char *name;
     double value;
+    const pw_label *labels; /* array of label_count labels, may be NULL when 0 */
+    size_t label_count;
+    uint32_t kind;          /* PW_METRIC_GAUGE or PW_METRIC_COUNTER, for an undeclared metric */
+    uint32_t reserved;      /* 0 */
+    const char *help;       /* for an undeclared metric, or NULL */
 } pw_metric;
 
 /*
@@ -179,8 +209,9 @@ typedef struct pw_metric {
  *          trip or response time), PW_PLOT_THROUGHPUT (a rate of bits or bytes) or
  *          PW_PLOT_USAGE (a percentage of a capacity in use).
  *
- * A plug-in that declares metrics may still emit undeclared ones: they are gauges named by
- * their suffix, as every metric of a plug-in without declarations is.
+ * A plug-in that declares metrics may still emit undeclared ones: they are named by their
+ * suffix, as every metric of a plug-in without declarations is, and are gauges unless their
+ * pw_metric says PW_METRIC_COUNTER.
  */
 #define PW_METRIC_GAUGE 0u
 #define PW_METRIC_COUNTER 1u
@@ -198,13 +229,6 @@ typedef struct pw_metric_info {
     const char *unit;    /* UCUM ("ms", "By", "bit/s", "%", "1"), or NULL */
     const char *help;    /* one sentence, or NULL */
 } pw_metric_info;
-
-/* A string label: stable facts about the check ("type": "ethernet"). */
-typedef struct pw_label {
-    size_t struct_size;  /* sizeof(pw_label) */
-    const char *name;
-    const char *value;
-} pw_label;
 
 /* One observation of one check. */
 typedef struct pw_observation {
