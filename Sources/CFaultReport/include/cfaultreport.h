@@ -21,4 +21,8 @@ void pw_fault_report_install(int fd);
 /* The instance the calling thread serves (0: none). */
 void pw_fault_report_set_instance(unsigned int instance);
 
+/* The name of a signal, the one every report of a plug-in's end uses ("SIGSEGV"); "signal" for
+ * one without a name of its own here. */
+const char *pw_signal_name(int sig);
+
 #endif
