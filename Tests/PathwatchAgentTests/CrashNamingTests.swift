@@ -61,6 +61,24 @@ import Testing
         #expect(result.stderr.contains(line), "\(result.stderr.suffix(3_000))")
     }
 
+    /// The handler runs on a stack of its own: a plug-in that overflowed its thread's stack, where
+    /// no handler could run, is named too, inline and in a child.
+    @Test func aStackOverflowIsNamedToo() throws {
+        let (dir, hostile, _) = try fixtures()
+        defer { TestEnvironment.removeTemporaryDirectory(dir) }
+        let inline = try once(dir, plugin: "hostile", probe: "deep", mode: "overflow", isolation: "inline")
+        let line = faultLine("SIGSEGV (signal 11)", plugin: "hostile", call: "sample", probe: "deep", library: hostile)
+        #expect(inline.status != 0 && inline.stderr.contains(line), "\(inline.stderr.suffix(3_000))")
+        let isolated = try once(dir, plugin: "hostile", probe: "deep", mode: "overflow", isolation: "process")
+        let doc = try parseJSONObject(isolated.stdout)
+        let cause =
+            (doc["checks"] as? [[String: Any]])?.first { $0["id"] as? String == "deep" }?["message"] as? String ?? ""
+        #expect(
+            cause.contains(
+                faultLine("SIGSEGV (signal 11)", plugin: "hostile", call: "sample", probe: nil, library: hostile)),
+            "\(cause)")
+    }
+
     @Test func anInlinePreconditionIsNamedAfterItsMessage() throws {
         let (dir, _, _) = try fixtures()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
