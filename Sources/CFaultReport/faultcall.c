@@ -71,6 +71,7 @@ const char *pw_fault_call_name(pw_fault_call call) {
     case PW_FAULT_CALL_EVENT_FD: return "event_fd";
     case PW_FAULT_CALL_HANDLE_EVENT: return "handle_event";
     case PW_FAULT_CALL_DESTROY: return "destroy";
+    case PW_FAULT_CALL_LOAD: return "load";
     default: return NULL;
     }
 }

@@ -7,7 +7,7 @@
 /* The call a thread is in, as pw_fault_report_enter recorded it. */
 typedef struct pw_fault_record {
     pw_fault_call call;
-    char plugin[64];
+    char plugin[256]; /* a name, or while loading the library's path */
     char probe[128];
 } pw_fault_record;
 

@@ -79,6 +79,21 @@ import Testing
             "\(cause)")
     }
 
+    /// Loading is the plug-in's code too (its constructors, its entry point): an agent that loads
+    /// an inline plug-in itself names the file when a constructor crashes it.
+    @Test func aCrashWhileLoadingInlineNamesTheFile() throws {
+        let dir = try TestEnvironment.makeTemporaryDirectory()
+        defer { TestEnvironment.removeTemporaryDirectory(dir) }
+        chmod(dir.path, 0o755)
+        let library = try FixturePlugins.build(
+            "hostile_probe.c", as: "crashy", into: dir, defines: ["CRASH_IN_CONSTRUCTOR", #"HOSTILE_NAME="crashy""#])
+        let result = try once(dir, plugin: "crashy", probe: "c", mode: nil, isolation: "inline")
+        let path = library.resolvingSymlinksInPath().path
+        #expect(result.status != 0 && !result.timedOut)
+        #expect(result.stderr.contains("pathwatch: SIGSEGV (signal 11) in plug-in "), "\(result.stderr.suffix(3_000))")
+        #expect(result.stderr.contains("libcrashy.so during load at \(path)+0x"), "\(result.stderr.suffix(3_000))")
+    }
+
     @Test func anInlinePreconditionIsNamedAfterItsMessage() throws {
         let (dir, _, _) = try fixtures()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }

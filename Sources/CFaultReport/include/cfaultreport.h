@@ -27,6 +27,7 @@ typedef enum pw_fault_call {
     PW_FAULT_CALL_EVENT_FD,
     PW_FAULT_CALL_HANDLE_EVENT,
     PW_FAULT_CALL_DESTROY,
+    PW_FAULT_CALL_LOAD, /* dlopen (the library's constructors) and its entry point */
 } pw_fault_call;
 
 /* Installs the handlers once per process (chaining to those there before, the Swift runtime's

@@ -3,7 +3,8 @@
  *
  * Compile-time knobs: -DHOSTILE_NAME='"name"' (default "hostile"); -DEXIT_IN_CONSTRUCTOR (the
  * library's constructor calls exit(4): loading it at all ends the process that loads it);
- * -DTALK_IN_CONSTRUCTOR (the constructor prints a line to stdout and returns).
+ * -DTALK_IN_CONSTRUCTOR (the constructor prints a line to stdout and returns);
+ * -DCRASH_IN_CONSTRUCTOR (the constructor writes through a null pointer).
  *
  * Config: {"do": WHAT, "count_file": PATH, "say": TEXT}; WHAT is one of
  *   "segfault"       every sample writes through a null pointer
@@ -66,6 +67,13 @@ __attribute__((constructor)) static void leave_at_once(void) {
     printf("constructor talking on stdout\n");
     exit(4);
 }
+#endif
+
+#ifdef CRASH_IN_CONSTRUCTOR
+/* The pointer itself volatile: known to be NULL, the store would be dropped as undefined, and the
+ * constructor with it. */
+static int *volatile nowhere_at_all = NULL;
+__attribute__((constructor)) static void crash_at_once(void) { *nowhere_at_all = 1; }
 #endif
 
 #ifdef TALK_IN_CONSTRUCTOR
