@@ -23,7 +23,7 @@ static void put(line_t *line, const char *text) {
 }
 
 static void put_number(line_t *line, uintptr_t value, unsigned base) {
-    char digits[2 * sizeof value + 1];
+    char digits[24]; /* a 64-bit value in decimal, 20 digits, and the NUL */
     char *p = digits + sizeof digits - 1;
     *p = 0;
     do { *--p = "0123456789abcdef"[value % base]; value /= base; } while (value && p > digits);
@@ -41,50 +41,56 @@ static uintptr_t parse_hex(const char **cursor) {
     }
 }
 
+static const char *skip_field(const char *p) {
+    while (*p == ' ') p++;
+    while (*p && *p != ' ') p++;
+    return p;
+}
+
 /* The path and file offset of the mapping "start-end perms offset dev inode   path" holding
  * `pc`, or NULL when the line is another mapping's or maps no file. */
-static const char *mapped_file(char *entry, uintptr_t pc, uintptr_t *offset) {
+static const char *mapped_file(const char *entry, uintptr_t pc, uintptr_t *offset) {
     const char *p = entry;
     uintptr_t start = parse_hex(&p);
     if (*p == '-') p++;
     uintptr_t end = parse_hex(&p);
     if (pc < start || pc >= end) return NULL;
-    for (int skip = 0; skip < 1; skip++) {  /* perms */
-        while (*p == ' ') p++;
-        while (*p && *p != ' ') p++;
-    }
+    p = skip_field(p); /* perms */
     while (*p == ' ') p++;
     *offset = pc - start + parse_hex(&p);
-    for (int skip = 0; skip < 2; skip++) {  /* dev, inode */
-        while (*p == ' ') p++;
-        while (*p && *p != ' ') p++;
-    }
+    p = skip_field(skip_field(p)); /* dev, inode */
     while (*p == ' ') p++;
     return *p == '/' ? p : NULL;
 }
 
 /* Puts "FILE+0xOFFSET" for `pc` from /proc/self/maps (dladdr is not async-signal-safe), or "0xPC"
- * when no mapped file holds it or another thread is reading the maps at the same moment. */
+ * when no mapped file holds it or another thread is reading the maps at the same moment. The maps
+ * are read a buffer at a time, line by line: an agent's run to well over 64 KiB, and a plug-in
+ * loaded late may be listed anywhere in them. */
 static void put_location(line_t *line, uintptr_t pc) {
-    static char buffer[65536];
+    static char buffer[16384];
     static atomic_flag busy = ATOMIC_FLAG_INIT;
     if (atomic_flag_test_and_set(&busy)) { put_number(line, pc, 16); return; }
-    int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-    size_t length = 0;
-    if (fd >= 0) {
-        ssize_t got;
-        while (length < sizeof buffer - 1 && (got = read(fd, buffer + length, sizeof buffer - 1 - length)) > 0)
-            length += (size_t)got;
-        close(fd);
-    }
-    buffer[length] = 0;
     const char *file = NULL;
     uintptr_t offset = 0;
-    for (char *entry = buffer; *entry && !file;) {
-        char *next = strchr(entry, '\n');
-        if (next) *next = 0;
-        file = mapped_file(entry, pc, &offset);
-        entry = next ? next + 1 : entry + strlen(entry);
+    int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+    size_t held = 0;
+    ssize_t got = 1;
+    while (fd >= 0 && !file && got > 0) {
+        got = read(fd, buffer + held, sizeof buffer - 1 - held);
+        if (got > 0) held += (size_t)got;
+        buffer[held] = 0;
+        char *entry = buffer;
+        for (char *next; !file && (next = strchr(entry, '\n'));  entry = next + 1) {
+            *next = 0;
+            file = mapped_file(entry, pc, &offset);
+        }
+        if (!file && got <= 0 && *entry) file = mapped_file(entry, pc, &offset);  /* a last line without its newline */
+        if (file) break;
+        held = strlen(entry);
+        /* A line longer than the buffer cannot be a whole entry: dropped. */
+        if (held == sizeof buffer - 1) held = 0;
+        memmove(buffer, entry, held);
     }
     if (file) {
         put(line, file);
@@ -93,6 +99,7 @@ static void put_location(line_t *line, uintptr_t pc) {
     } else {
         put_number(line, pc, 16);
     }
+    if (fd >= 0) close(fd);
     atomic_flag_clear(&busy);
 }
 
