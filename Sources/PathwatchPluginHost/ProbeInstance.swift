@@ -1,3 +1,4 @@
+import CFaultReport
 import CPathwatchProbe
 import PathwatchBase
 import PathwatchJSON
@@ -27,6 +28,9 @@ package final class ProbeInstance: ProbeHost, @unchecked Sendable {
     private let descriptor: UnsafePointer<pw_probe_descriptor>
     private let handle: UnsafeMutableRawPointer?
     private let maxObservations: Int
+    /// The probe this instance serves, when this process knows it (the agent does, a plug-in's
+    /// child does not): a crash inside the plug-in names it.
+    private let probeID: String?
     private var destroyed = false
     private let lastDuration = Mutex<Double?>(nil)
     /// Why the running call was given up on (it overran its deadline), until it returns.
@@ -34,9 +38,10 @@ package final class ProbeInstance: ProbeHost, @unchecked Sendable {
 
     /// Creates an instance from the probe's config, telling the plug-in `deadline` (none when
     /// nil); a refusal comes back as a path relative to that config (e.g. "targets[0].url") with
-    /// the plug-in's message.
+    /// the plug-in's message. `probeID` names the probe in a crash's line, when known.
     package static func create(
-        plugin: LoadedPlugin, configJSON: String, maxObservations: Int = 100_000, deadline: Deadline?
+        plugin: LoadedPlugin, configJSON: String, maxObservations: Int = 100_000, deadline: Deadline?,
+        probeID: String? = nil
     )
         -> Result<ProbeInstance, JSONPathError>
     {
@@ -48,9 +53,11 @@ package final class ProbeInstance: ProbeHost, @unchecked Sendable {
         var error = hostError(deadline)
         var instance: UnsafeMutableRawPointer? = nil
         let bytes = Array(configJSON.utf8) + [0]
-        let status = bytes.withUnsafeBufferPointer { buffer in
-            buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) { text in
-                descriptor.pointee.create(text, buffer.count - 1, &instance, &error)
+        let status = FaultCallMark.during(PW_FAULT_CALL_CREATE, plugin: plugin.name, probe: probeID) {
+            bytes.withUnsafeBufferPointer { buffer in
+                buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) { text in
+                    descriptor.pointee.create(text, buffer.count - 1, &instance, &error)
+                }
             }
         }
         if status != PW_OK {
@@ -62,7 +69,8 @@ package final class ProbeInstance: ProbeHost, @unchecked Sendable {
                         ? "plug-in \(plugin.name) refused its configuration without saying why" : message))
         }
         let created = ProbeInstance(
-            plugin: plugin, descriptor: descriptor, handle: instance, maxObservations: maxObservations)
+            plugin: plugin, descriptor: descriptor, handle: instance, maxObservations: maxObservations,
+            probeID: probeID)
         // An event-driven plug-in without a descriptor would never report a change between
         // samples, and nobody would know: refuse it, as the plug-in's own error.
         if descriptor.pointee.event_fd != nil, created.eventFileDescriptor() == nil {
@@ -79,23 +87,31 @@ package final class ProbeInstance: ProbeHost, @unchecked Sendable {
 
     private init(
         plugin: LoadedPlugin, descriptor: UnsafePointer<pw_probe_descriptor>, handle: UnsafeMutableRawPointer?,
-        maxObservations: Int
+        maxObservations: Int, probeID: String?
     ) {
         self.plugin = plugin
         self.descriptor = descriptor
         self.handle = handle
         self.maxObservations = maxObservations
+        self.probeID = probeID
+    }
+
+    /// Runs `body`, a call into the plug-in, with the thread marked as in `call` of this instance.
+    private func marked<T>(_ call: pw_fault_call, _ body: () -> T) -> T {
+        FaultCallMark.during(call, plugin: plugin.name, probe: probeID, body)
     }
 
     /// Takes one sample. Blocks for as long as the plug-in does.
     package func sample(by deadline: Deadline) -> CallResult {
-        call(deadline) { [descriptor] handle, emitter, error in descriptor.pointee.sample(handle, emitter, error) }
+        call(PW_FAULT_CALL_SAMPLE, deadline) { [descriptor] handle, emitter, error in
+            descriptor.pointee.sample(handle, emitter, error)
+        }
     }
 
     /// The descriptor to watch, for event-driven plug-ins; nil otherwise.
     package func eventFileDescriptor() -> Int32? {
         guard let eventFD = descriptor.pointee.event_fd else { return nil }
-        let fd = eventFD(handle)
+        let fd = marked(PW_FAULT_CALL_EVENT_FD) { eventFD(handle) }
         return fd >= 0 ? fd : nil
     }
 
@@ -104,13 +120,15 @@ package final class ProbeInstance: ProbeHost, @unchecked Sendable {
         guard let handleEvent = descriptor.pointee.handle_event else {
             return CallResult(observations: [], error: nil, problems: [])
         }
-        return call(deadline) { handle, emitter, error in handleEvent(handle, emitter, error) }
+        return call(PW_FAULT_CALL_HANDLE_EVENT, deadline) { handle, emitter, error in
+            handleEvent(handle, emitter, error)
+        }
     }
 
     package func destroy() {
         guard !destroyed else { return }
         destroyed = true
-        descriptor.pointee.destroy(handle)
+        marked(PW_FAULT_CALL_DESTROY) { descriptor.pointee.destroy(handle) }
     }
 
     /// Inline, the probe's runner watches the event descriptor itself.
@@ -128,7 +146,7 @@ package final class ProbeInstance: ProbeHost, @unchecked Sendable {
 
     /// A sample written straight into the result record a plug-in's child sends.
     package func sampleRecord(by deadline: Deadline?) -> [UInt8] {
-        record(.sampled, deadline) { [descriptor] handle, emitter, error in
+        record(.sampled, PW_FAULT_CALL_SAMPLE, deadline) { [descriptor] handle, emitter, error in
             descriptor.pointee.sample(handle, emitter, error)
         }
     }
@@ -138,31 +156,39 @@ package final class ProbeInstance: ProbeHost, @unchecked Sendable {
         guard let handleEvent = descriptor.pointee.handle_event else {
             return ResultFrames.encode(.event, CallResult(observations: [], error: nil, problems: []))
         }
-        return record(.event, deadline) { handle, emitter, error in handleEvent(handle, emitter, error) }
+        return record(.event, PW_FAULT_CALL_HANDLE_EVENT, deadline) { handle, emitter, error in
+            handleEvent(handle, emitter, error)
+        }
     }
 
     private typealias Call = (UnsafeMutableRawPointer?, UnsafePointer<pw_emitter>, UnsafeMutablePointer<pw_error>) ->
         Int32
 
-    private func call(_ deadline: Deadline?, _ body: Call) -> CallResult {
+    private func call(_ call: pw_fault_call, _ deadline: Deadline?, _ body: Call) -> CallResult {
         let collector = ObservationCollector(maxObservations: maxObservations, metrics: plugin.metrics)
-        let failure = run(body, deadline, into: collector)
+        let failure = run(call, body, deadline, into: collector)
         return CallResult(
             observations: collector.observations, error: failure, problems: collector.problems,
             refused: collector.refusedCount)
     }
 
-    private func record(_ kind: ResultFrames.Kind, _ deadline: Deadline?, _ body: Call) -> [UInt8] {
+    private func record(_ kind: ResultFrames.Kind, _ call: pw_fault_call, _ deadline: Deadline?, _ body: Call)
+        -> [UInt8]
+    {
         let collector = ObservationCollector(maxObservations: maxObservations, record: kind, metrics: plugin.metrics)
-        let failure = run(body, deadline, into: collector)
+        let failure = run(call, body, deadline, into: collector)
         return collector.finishedRecord(error: failure)!
     }
 
     /// Runs one call with the collector's emitter; the plug-in's error when it failed.
-    private func run(_ body: Call, _ deadline: Deadline?, into collector: ObservationCollector) -> String? {
+    private func run(_ call: pw_fault_call, _ body: Call, _ deadline: Deadline?, into collector: ObservationCollector)
+        -> String?
+    {
         var error = hostError(deadline)
         let started = MonotonicClock.nowNanoseconds()
-        let status = EmitterSlots.withEmitter(for: collector) { emitter in body(handle, emitter, &error) }
+        let status = marked(call) {
+            EmitterSlots.withEmitter(for: collector) { emitter in body(handle, emitter, &error) }
+        }
         lastDuration.withLock { $0 = Double(MonotonicClock.nowNanoseconds() - started) / 1e6 }
         abandoned.withLock { $0 = nil }
         guard status != PW_OK else { return nil }

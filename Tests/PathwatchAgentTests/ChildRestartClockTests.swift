@@ -33,7 +33,11 @@ import Testing
     /// Samples (the child crashes) and returns the restart the agent then put on the clock.
     static func crash(_ host: ProcessProbeHost, clock: ManualClock) throws -> UInt64 {
         let result = host.sample(by: .after(.seconds(5)))
-        #expect(result.error == "plug-in crashed: SIGSEGV (signal 11) during sample of probe crasher")
+        // The child's fault line follows as its last stderr (CrashNamingTests).
+        #expect(
+            result.error?.hasPrefix(
+                "plug-in crashed: SIGSEGV (signal 11) during sample of probe crasher; its last stderr: ")
+                == true, "\(result.error ?? "")")
         // The agent learns of the end on the child's reader thread, which schedules the restart.
         let restart = waitUntilValue(timeout: 10) { () -> UInt64? in
             let deadlines = clock.deadlines

@@ -109,14 +109,15 @@ import Testing
             + [#"{"id": "other", "plugin": "testprobe", "interval": "200ms"}"#]
         let agent = try Self.start(probes, in: dir)
         defer { agent.stop(grace: 1) }
-        let cause = "plug-in crashed: SIGSEGV (signal 11) during sample of probe crasher"
+        // The child's fault line follows as its last stderr (CrashNamingTests).
+        let cause = "plug-in crashed: SIGSEGV (signal 11) during sample of probe crasher; its last stderr: "
         // Every sibling turns unknown with the cause, naming the probe that crashed.
         let down = waitUntil(timeout: 30, interval: 0.05) {
             let docs = Self.documents(agent)
             return siblings.allSatisfy { id in
                 docs.contains {
                     Self.check($0, "\(id)/c")?["state"] as? String == "unknown"
-                        && Self.check($0, "\(id)/c")?["message"] as? String == cause
+                        && (Self.check($0, "\(id)/c")?["message"] as? String)?.hasPrefix(cause) == true
                 }
             }
         }
@@ -164,11 +165,13 @@ import Testing
                 kill(pid, SIGKILL)
             }
         }
-        let cause = "plug-in crashed: SIGSEGV (signal 11) during sample of probe forker"
+        let cause = "plug-in crashed: SIGSEGV (signal 11) during sample of probe forker; its last stderr: "
         // The sibling may not have reported yet: its probe-level check says it then.
         let down = waitUntil(timeout: 30, interval: 0.05) {
             Self.documents(agent).contains { doc in
-                ["sibling", "sibling/c"].contains { Self.check(doc, $0)?["message"] as? String == cause }
+                ["sibling", "sibling/c"].contains {
+                    (Self.check(doc, $0)?["message"] as? String)?.hasPrefix(cause) == true
+                }
             }
         }
         #expect(down, "the sibling never reported \"\(cause)\": \(agent.errorOutput.suffix(2_000))")

@@ -26,6 +26,28 @@ public enum FixturePlugins {
         return output
     }
 
+    /// Compiles `source`, a Swift fixture, into `directory/lib<name>.so` with swiftc and no
+    /// optimisation, as an author's debug build: the header reaches Swift through a module map
+    /// written beside it, in a folder of its own under `directory`.
+    @discardableResult
+    public static func buildSwift(_ source: String, as name: String, into directory: URL) throws -> URL {
+        let output = directory.appendingPathComponent("lib\(name).so")
+        let include = directory.appendingPathComponent("\(name)-include")
+        try FileManager.default.createDirectory(at: include, withIntermediateDirectories: true)
+        let header = TestEnvironment.probeHeaderDirectory.appendingPathComponent("pathwatch_probe.h").path
+        try "module CPathwatchProbe {\n    header \"\(header)\"\n    export *\n}\n".write(
+            to: include.appendingPathComponent("module.modulemap"), atomically: true, encoding: .utf8)
+        let argv = [
+            "swiftc", "-emit-library", "-Onone", "-parse-as-library", "-swift-version", "6",
+            "-module-name", "\(name)_fixture", "-I", include.path, "-module-cache-path",
+            include.appendingPathComponent("cache").path,
+            sourceDirectory.appendingPathComponent(source).path, "-o", output.path,
+        ]
+        let result = try run(argv, timeout: 300)
+        guard result.status == 0 else { throw TestFailure("swiftc failed for \(source): \(result.stderr)") }
+        return output
+    }
+
     /// A private folder (mode 0755) holding the standard test probe as `libtestprobe.so`.
     public static func folderWithTestProbe() throws -> URL {
         let dir = try TestEnvironment.makeTemporaryDirectory()

@@ -86,7 +86,9 @@ package enum ProbeSetup {
             // Inline, nothing can stop a create that overruns: it is only told its deadline.
             let deadline = Deadline.after(CallDeadlines.createTimeout(probeTimeout: timeout))
             result = ProbeInstance.create(
-                plugin: inlinePlugin, configJSON: configJSON, maxObservations: probe.maxObservations, deadline: deadline
+                plugin: inlinePlugin, configJSON: configJSON, maxObservations: probe.maxObservations,
+                deadline: deadline,
+                probeID: probe.id
             ).map { $0 }
         }
         switch result {

@@ -125,6 +125,7 @@ package struct PluginTrial: Sendable {
     /// What a person reads after the steps: refusals, how the child ended, what it printed.
     package static func ending(of outcome: Outcome) -> [String] {
         var lines: [String] = []
+        let (stderr, fault) = splitFaultLine(outcome)
         if outcome.steps.contains(where: { $0["change"]?.stringValue == "undrained" }) {
             lines.append(
                 "the plug-in did not drain its event descriptor: handle_event must read it until it would block")
@@ -153,15 +154,28 @@ package struct PluginTrial: Sendable {
         {
             lines.append("plug-in exited with status \(code) during \(outcome.lastStage)")
         }
+        // Said on its own, after the crash it explains: not something the plug-in wrote.
+        if let fault { lines.append(fault) }
         if !outcome.stdout.isEmpty {
             lines.append(
                 "the plug-in wrote to stdout (\(outcome.stdout.utf8.count) bytes): \(Self.excerpt(outcome.stdout))")
         }
-        if !outcome.stderr.isEmpty {
-            lines.append(
-                "the plug-in wrote to stderr (\(outcome.stderr.utf8.count) bytes): \(Self.excerpt(outcome.stderr))")
+        if !stderr.isEmpty {
+            lines.append("the plug-in wrote to stderr (\(stderr.utf8.count) bytes): \(Self.excerpt(stderr))")
         }
         return lines.map(TextSafety.escaped)
+    }
+
+    /// The child's stderr without the line its fault handler wrote last when the plug-in crashed
+    /// ("pathwatch: SIGILL (signal 4) in plug-in NAME during sample at FILE+0x…"), and that line:
+    /// shown whole, where the excerpt of a debug build's message and stack trace would cut it off.
+    static func splitFaultLine(_ outcome: Outcome) -> (stderr: String, fault: String?) {
+        let text = outcome.stderr
+        guard case .signaled = outcome.ending, text.hasSuffix("\n") else { return (text, nil) }
+        let body = text.dropLast()
+        let start = body.lastIndex(of: "\n").map(body.index(after:)) ?? body.startIndex
+        guard body[start...].hasPrefix("pathwatch: SIG") else { return (text, nil) }
+        return (String(text[..<start]), String(body[start...]))
     }
 
     static func excerpt(_ text: String) -> String {

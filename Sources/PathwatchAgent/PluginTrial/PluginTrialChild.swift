@@ -24,8 +24,8 @@ package enum PluginTrialChild {
         watch: (duration: ConfigDuration, eventTimeout: ConfigDuration)? = nil
     ) -> Int32 {
         AgentSignalGuard.install(supervision: supervisionDescriptor)
-        // No instance to name (-1: nothing is written for it), but a trap still says where it
-        // happened on stderr, which the trial prints.
+        // No instance to name (-1: nothing is written for it), but a fault still says on stderr
+        // which call it was in and where it happened, which the trial prints.
         pw_fault_report_install(-1)
         guard let plugin = load(file, watching: watch != nil),
             let instance = create(plugin, configArgument: configArgument, deadline: deadline)

@@ -1,4 +1,5 @@
 import CChildProcess
+import CFaultReport
 import Dispatch
 import Glibc
 import PathwatchBase
@@ -265,19 +266,9 @@ package enum ChildEnd {
         return "plug-in crashed: \(signalName(signal)) (signal \(signal))"
     }
 
+    /// The one source of signal names (CFaultReport's, which the fault handler's line uses too):
+    /// the agent, `plugins --try` and the line a crashed plug-in leaves all say the same name.
     package static func signalName(_ signal: Int32) -> String {
-        switch signal {
-        case SIGSEGV: "SIGSEGV"
-        case SIGABRT: "SIGABRT"
-        case SIGBUS: "SIGBUS"
-        case SIGFPE: "SIGFPE"
-        case SIGILL: "SIGILL"
-        case SIGKILL: "SIGKILL"
-        case SIGTERM: "SIGTERM"
-        case SIGTRAP: "SIGTRAP"
-        case SIGXCPU: "SIGXCPU"
-        case SIGPIPE: "SIGPIPE"
-        default: "signal"
-        }
+        String(cString: pw_signal_name(signal))
     }
 }

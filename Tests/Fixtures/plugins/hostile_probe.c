@@ -3,7 +3,8 @@
  *
  * Compile-time knobs: -DHOSTILE_NAME='"name"' (default "hostile"); -DEXIT_IN_CONSTRUCTOR (the
  * library's constructor calls exit(4): loading it at all ends the process that loads it);
- * -DTALK_IN_CONSTRUCTOR (the constructor prints a line to stdout and returns).
+ * -DTALK_IN_CONSTRUCTOR (the constructor prints a line to stdout and returns);
+ * -DCRASH_IN_CONSTRUCTOR (the constructor writes through a null pointer).
  *
  * Config: {"do": WHAT, "count_file": PATH, "say": TEXT}; WHAT is one of
  *   "segfault"       every sample writes through a null pointer
@@ -12,6 +13,7 @@
  *   "abort"          every sample calls abort()
  *   "trap"           every sample executes a trap instruction (__builtin_trap: x86's ud2), as an
  *                    optimised Swift build does on a failed runtime check, printing nothing
+ *   "overflow"       every sample recurses until its thread's stack overflows (SIGSEGV)
  *   "exit_in_create" create calls exit(3)
  *   "segfault_in_create" create writes through a null pointer
  *   "spin"           every sample spins forever
@@ -65,6 +67,13 @@ __attribute__((constructor)) static void leave_at_once(void) {
     printf("constructor talking on stdout\n");
     exit(4);
 }
+#endif
+
+#ifdef CRASH_IN_CONSTRUCTOR
+/* The pointer itself volatile: known to be NULL, the store would be dropped as undefined, and the
+ * constructor with it. */
+static int *volatile nowhere_at_all = NULL;
+__attribute__((constructor)) static void crash_at_once(void) { *nowhere_at_all = 1; }
 #endif
 
 #ifdef TALK_IN_CONSTRUCTOR
@@ -121,6 +130,17 @@ static long bump(const char *path) {
     return n + 1;
 }
 
+/* Not a tail call (it uses its frame after the call) and its frame is volatile: no optimiser turns
+ * it into a loop. The end it never reaches is read at run time, so the compiler does not refuse
+ * the recursion as infinite. */
+static volatile int never = -1;
+static int recurse(int depth) {
+    if (depth == never) return 0;
+    volatile char frame[4096];
+    frame[0] = (char)depth;
+    return recurse(depth + 1) + frame[0];
+}
+
 static int hp_sample(void *instance, const pw_emitter *em, pw_error *e) {
     probe *p = instance;
     (void)e;
@@ -131,6 +151,7 @@ static int hp_sample(void *instance, const pw_emitter *em, pw_error *e) {
     }
     if (is(p, "abort")) abort();
     if (is(p, "trap")) __builtin_trap();
+    if (is(p, "overflow")) return recurse(0);
     if (is(p, "spin")) { volatile unsigned long n = 0; for (;;) n++; }
     if (is(p, "block")) { for (;;) sleep(1000); }
     if (is(p, "leak")) {
