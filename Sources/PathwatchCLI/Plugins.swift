@@ -34,8 +34,17 @@ extension Pathwatch {
             help: "With --try: the probe's config, as JSON text or @FILE (default {}).")
         var probeConfig: String?
 
-        @Option(help: "With --try: seconds the trial may take before the child is killed (and each event's deadline).")
+        @Option(
+            help:
+                "With --try: the probe's timeout in seconds, as the agent gives it (a probe's timeout is its interval, 10 s unless configured): sample's deadline, create's (at least 5 s) and each event's; a call still running 1 s after its deadline ends the trial, as the agent gives up on it."
+        )
         var timeout: Double = 10
+
+        @Flag(
+            help:
+                "With --try: a metric the plug-in emits without declaring it in its descriptor fails the trial (the agent takes it, and says so once)."
+        )
+        var strict = false
 
         @Option(
             help: ArgumentHelp(
@@ -90,9 +99,10 @@ extension Pathwatch.Plugins {
         var executable = [CChar](repeating: 0, count: 4096)
         let length = readlink("/proc/self/exe", &executable, executable.count - 1)
         guard length > 0 else { throw ValidationError("cannot find this executable (/proc/self/exe)") }
-        let trial = PluginTrial(
+        var trial = PluginTrial(
             executable: String(decoding: executable[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self),
             file: file, configJSON: configJSON, timeoutSeconds: timeout, watch: try watchDuration())
+        trial.strict = strict
         // Each step as it comes: a watch's events as they happen.
         print("file: \(TextSafety.escaped(argument))")
         var reader = PluginTrial.StepReader()
@@ -134,22 +144,25 @@ struct TryPluginChild: ParsableCommand {
     @Argument var file: String
     /// JSON text or `@FILE`.
     @Argument var configArgument: String
-    /// The trial's deadline (CLOCK_MONOTONIC nanoseconds), told to create and sample.
-    @Argument var deadlineNanoseconds: Int64
+    /// The probe's timeout, in nanoseconds: the deadlines of create and sample follow from it.
+    @Argument var timeoutNanoseconds: Int64
     /// `--watch`: how long to watch the event descriptor after the sample, in nanoseconds.
     @Option(name: .customLong("watch-ns")) var watchNanoseconds: Int64?
     /// Each event's deadline from when it is served, in nanoseconds.
     @Option(name: .customLong("event-timeout-ns")) var eventTimeoutNanoseconds: Int64 = 10_000_000_000
+    /// `--try --strict`.
+    @Flag var strict = false
 
     func run() throws {
-        let deadline = Deadline(monotonicNanoseconds: deadlineNanoseconds)
         let watch = watchNanoseconds.map {
             (
                 duration: ConfigDuration(nanoseconds: $0),
                 eventTimeout: ConfigDuration(nanoseconds: eventTimeoutNanoseconds)
             )
         }
-        let status = PluginTrialChild.run(file: file, configArgument: configArgument, deadline: deadline, watch: watch)
+        let status = PluginTrialChild.run(
+            file: file, configArgument: configArgument, timeout: ConfigDuration(nanoseconds: timeoutNanoseconds),
+            watch: watch, strict: strict)
         if status != 0 { throw ExitCode(status) }
     }
 }

@@ -138,6 +138,10 @@ package final class ProbeInstance: ProbeHost, @unchecked Sendable {
     /// The reason is the host's last error meanwhile.
     package func abandonRunningCall(reason: String) { abandoned.withLock { $0 = reason } }
 
+    /// Stopped with a call inside: a call already given up on keeps that reason (`once` stops
+    /// with an overrun sample still running, and its `last_error` said only "stopped").
+    package func abandonRunningCallToStop() { abandoned.withLock { $0 = $0 ?? "stopped" } }
+
     package var health: ProbeHealth {
         ProbeHealth(
             state: .running, restarts: 0, pid: nil, lastError: abandoned.withLock { $0 },

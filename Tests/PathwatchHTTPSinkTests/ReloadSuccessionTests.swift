@@ -48,13 +48,18 @@ import Testing
                 (try? agent.request("/status", auth: .bearer(Self.token)).body.contains("OK - v2")) == true
             }, "the new instance never reported")
         Thread.sleep(forTimeInterval: 2)
-        // Every scrape since the reload found the series: as many samples of it as scrapes.
+        // Every scrape since the reload found the series: as many samples of it as scrapes. Both
+        // counted at one evaluation time (two queries a moment apart may see a scrape more).
         let window = "\(Int(Date().timeIntervalSince(reloaded).rounded(.down)))s"
-        let count = { (expression: String) in prometheus.query("count_over_time(\(expression)[\(window)])").first?.value
+        let at = String(format: "%.3f", Date().timeIntervalSince1970)
+        let count = { (expression: String) -> String? in
+            let answer = prometheus.api(
+                "/api/v1/query", query: ["query": "count_over_time(\(expression)[\(window)])", "time": at])
+            let result = (answer?["data"] as? [String: Any])?["result"] as? [[String: Any]]
+            return (result?.first?["value"] as? [Any])?.last as? String
         }
         let scrapes = count(#"up{job="pathwatch"}"#)
-        #expect(
-            scrapes != nil && count(series) == scrapes,
-            "scrapes \(scrapes ?? "none"), with slow/s \(count(series) ?? "none")")
+        let found = count(series)
+        #expect(scrapes != nil && found == scrapes, "scrapes \(scrapes ?? "none"), with slow/s \(found ?? "none")")
     }
 }

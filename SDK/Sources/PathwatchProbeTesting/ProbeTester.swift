@@ -46,6 +46,9 @@ public final class ProbeTester {
     private let instance: UnsafeMutableRawPointer?
     /// What the descriptor says, as the agent read it.
     public let described: DescribedPlugin
+    /// Strict: a call that emits a metric the descriptor does not declare fails, in the words
+    /// of `plugins --try --strict` (UndeclaredMetrics). Off by default, as the agent takes them.
+    public var strict = false
     /// Set when a call overran: that instance is never called again, nor destroyed under it.
     private var abandoned: String?
     /// `handleEvent` calls in a row after which the event descriptor was still readable with
@@ -95,12 +98,12 @@ public final class ProbeTester {
     /// sample throws its message; anything the agent would refuse or leave out throws what the
     /// agent would log.
     public func sample(by deadline: Deadline? = nil) throws(Failure) -> [Emitted] {
-        try Self.strict(sampleReport(by: deadline))
+        try Self.throwingProblems(sampleReport(by: deadline))
     }
 
     /// One sample with the deadline a probe's `timeout` gives it.
     public func sample(within timeout: ConfigDuration) throws(Failure) -> [Emitted] {
-        try Self.strict(sampleReport(within: timeout))
+        try Self.throwingProblems(sampleReport(within: timeout))
     }
 
     /// One sample, with what the agent would refuse or leave out reported instead of thrown.
@@ -127,7 +130,7 @@ public final class ProbeTester {
     /// Serves the event descriptor's readiness once, under `deadline` when given: the
     /// observations that changed.
     public func handleEvent(by deadline: Deadline? = nil) throws(Failure) -> [Emitted] {
-        try Self.strict(handleEventReport(by: deadline))
+        try Self.throwingProblems(handleEventReport(by: deadline))
     }
 
     /// `handleEvent` with what the agent would refuse reported; after the agent's count of calls
@@ -183,7 +186,7 @@ public final class ProbeTester {
             }
         }
         if let thrown { throw thrown }
-        return try strict(report(of: gate))
+        return try throwingProblems(report(of: gate))
     }
 
     /// The pw_error a host hands in: full size, carrying `deadline` (0 when nil).
@@ -194,14 +197,18 @@ public final class ProbeTester {
         return error
     }
 
-    private static func report(of gate: ObservationGate<KeptObservations>) -> Report {
+    private static func report(of gate: ObservationGate<KeptObservations>, strictly catalog: MetricCatalog? = nil)
+        -> Report
+    {
         let refused = gate.refusedCount
         return gate.withKept { kept, problems in
-            Report(emitted: kept.observations.map(Emitted.init), problems: problems, refused: refused)
+            let undeclared = catalog.map { UndeclaredMetrics.problems(kept.observations, catalog: $0) } ?? []
+            return Report(
+                emitted: kept.observations.map(Emitted.init), problems: problems + undeclared, refused: refused)
         }
     }
 
-    private static func strict(_ report: Report) throws(Failure) -> [Emitted] {
+    private static func throwingProblems(_ report: Report) throws(Failure) -> [Emitted] {
         if let first = report.problems.first {
             throw Failure(report.problems.count == 1 ? first : "\(first) (and \(report.problems.count - 1) more)")
         }
@@ -248,7 +255,7 @@ public final class ProbeTester {
             var returned = returned
             throw Failure(returned.texts().message)
         }
-        return Self.report(of: gate)
+        return Self.report(of: gate, strictly: strict ? described.metrics : nil)
     }
 }
 

@@ -71,6 +71,7 @@ extension PluginTrial {
             let more = observations.count - PluginTrial.shownObservations
             if more > 0 { lines.append("  … and \(more) more, not shown") }
             for problem in step["problems"]?.arrayValue ?? [] { lines.append("  \(problem.stringValue ?? "")") }
+            for metric in step["undeclared"]?.arrayValue ?? [] { lines.append("  \(metric.stringValue ?? "")") }
             return lines
         }
     }

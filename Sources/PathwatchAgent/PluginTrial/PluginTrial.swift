@@ -29,7 +29,13 @@ package struct PluginTrial: Sendable {
         package var refusedObservations: Int {
             steps.reduce(0) { $0 + Int($1["refused"]?.numberValue ?? 0) }
         }
-        package var succeeded: Bool { lastStage == "done" && !timedOut && ending == .exited(0) && refusals.isEmpty }
+        /// With `--strict`, the metrics emitted without a declaration (which the agent takes).
+        package var undeclared: [String] {
+            steps.flatMap { $0["undeclared"]?.arrayValue ?? [] }.compactMap(\.stringValue)
+        }
+        package var succeeded: Bool {
+            lastStage == "done" && !timedOut && ending == .exited(0) && refusals.isEmpty && undeclared.isEmpty
+        }
     }
 
     /// How much of the child's report is read. A sample's observations arrive in one line, as
@@ -57,6 +63,8 @@ package struct PluginTrial: Sendable {
     /// the trial may take this much longer. Each event's deadline is `timeoutSeconds` from when
     /// it is served.
     package var watch: ConfigDuration?
+    /// `--strict`: a metric emitted without a declaration fails the trial (UndeclaredMetrics).
+    package var strict = false
 
     package init(
         executable: String, file: String, configJSON: String, timeoutSeconds: Double, watch: ConfigDuration? = nil
@@ -68,12 +76,21 @@ package struct PluginTrial: Sendable {
         self.watch = watch
     }
 
+    /// How long the trial's child may take at all: create's and sample's deadlines and graces,
+    /// and time to start and load; the child itself ends a call that overruns sooner.
+    var backstopSeconds: Double {
+        let timeout = ConfigDuration(nanoseconds: Int64(timeoutSeconds * 1e9))
+        let grace = CallDeadlines.grace.seconds
+        return CallDeadlines.createTimeout(probeTimeout: timeout).seconds + timeoutSeconds + 2 * grace + 5
+    }
+
     /// Runs the trial; `onStep` sees each step of the child's report as it comes (a watch's
     /// events, as they happen), on the calling thread.
     package func run(onStep: (JSONValue) -> Void = { _ in }) throws(TrialProcess.SpawnError) -> Outcome {
-        // The plug-in is told when the trial ends, as the agent tells it its deadlines.
-        let deadline = MonotonicClock.nowNanoseconds() + Int64(timeoutSeconds * 1e9)
-        var arguments = ["_try-plugin", file, configJSON, String(deadline)]
+        // The child gives create and sample the agent's deadlines, and ends itself when a call
+        // overruns one by the grace; the trial's own limit is only a backstop past both.
+        var arguments = ["_try-plugin", file, configJSON, String(Int64(timeoutSeconds * 1e9))]
+        if strict { arguments.append("--strict") }
         if let watch {
             arguments += [
                 "--watch-ns", String(watch.nanoseconds), "--event-timeout-ns", String(Int64(timeoutSeconds * 1e9)),
@@ -94,7 +111,7 @@ package struct PluginTrial: Sendable {
         // again from the whole report (twice the work, for a sample of megabytes).
         var steps: [JSONValue] = []
         let collected = child.collect(
-            timeoutSeconds: timeoutSeconds + (watch?.seconds ?? 0), extraLimit: Self.reportLimit
+            timeoutSeconds: backstopSeconds + (watch?.seconds ?? 0), extraLimit: Self.reportLimit
         ) { chunk in
             pending += chunk
             while let newline = pending[searched...].firstIndex(of: UInt8(ascii: "\n")) {
@@ -139,13 +156,22 @@ package struct PluginTrial: Sendable {
             if parts > 0 { said.append("\(parts) part\(parts == 1 ? " was" : "s were") left out of kept observations") }
             lines.append(said.joined(separator: " and ") + "; the agent does the same")
         }
+        if !outcome.undeclared.isEmpty {
+            let count = outcome.undeclared.count
+            lines.append(
+                "\(count) metric\(count == 1 ? " is" : "s are") not declared (--strict); the agent takes \(count == 1 ? "it" : "them"), and says so once"
+            )
+        }
         if outcome.reportCut {
             lines.append(
                 "the trial's report of \(outcome.lastStage) was longer than \(reportLimit >> 20) MiB and was cut "
                     + "(the agent refuses a call's result over \(Frames.maximumLength >> 20) MiB)")
+        } else if let overran = outcome.steps.last(where: { $0["overran"] != nil }) {
+            let stage = overran["call"]?.stringValue ?? outcome.lastStage
+            lines.append("plug-in \(stage) \(overran["overran"]?.stringValue ?? ""); the child was killed")
         } else if outcome.timedOut {
             lines.append(
-                "the plug-in did not finish \(outcome.lastStage) within the time allowed; the child was killed")
+                "the plug-in did not finish \(outcome.lastStage) within the trial's limit; the child was killed")
         } else if case .signaled(let signal) = outcome.ending {
             lines.append(
                 "plug-in crashed: \(ChildEnd.signalName(signal)) (signal \(signal)) during \(outcome.lastStage)")

@@ -16,23 +16,38 @@ package enum PluginTrialChild {
     /// Where the child hands its call guard's listener to the command trying it.
     package static let supervisionDescriptor: Int32 = 4
 
-    /// `deadline` (the trial's end) is told to create and sample. `configArgument` is the probe's
-    /// config as JSON text or `@FILE` (TrialInputs.probeConfig). `watch`: how long to watch an
-    /// event-driven plug-in's descriptor after the sample, and each event's deadline.
+    /// `timeout` is the probe's, and create and sample get the deadlines the agent gives them:
+    /// create the probe's timeout but at least 5 s, sample the timeout from its start; a call
+    /// still running the grace after its deadline ends the child (TrialCallWatch).
+    /// `configArgument` is the probe's config as JSON text or `@FILE` (TrialInputs.probeConfig).
+    /// `watch`: how long to watch an event-driven plug-in's descriptor after the sample, and each
+    /// event's deadline.
     package static func run(
-        file: String, configArgument: String, deadline: Deadline,
-        watch: (duration: ConfigDuration, eventTimeout: ConfigDuration)? = nil
+        file: String, configArgument: String, timeout: ConfigDuration,
+        watch: (duration: ConfigDuration, eventTimeout: ConfigDuration)? = nil, strict: Bool = false
     ) -> Int32 {
         AgentSignalGuard.install(supervision: supervisionDescriptor)
         // No instance to name (-1: nothing is written for it), but a fault still says on stderr
         // which call it was in and where it happened, which the trial prints.
         pw_fault_report_install(-1)
-        guard let plugin = load(file, watching: watch != nil),
-            let instance = create(plugin, configArgument: configArgument, deadline: deadline)
-        else { return 1 }
+        let calls = TrialCallWatch(say: send)
+        guard let plugin = load(file, watching: watch != nil) else { return 1 }
+        let createTimeout = CallDeadlines.createTimeout(probeTimeout: timeout)
+        let created = MonotonicClock.nowNanoseconds()
+        calls.arm("create", timeout: createTimeout, from: created)
+        let made = create(
+            plugin, configArgument: configArgument,
+            deadline: CallDeadlines.deadline(from: created, after: createTimeout))
+        calls.done()
+        guard let instance = made else { return 1 }
         report(["stage": .string("sample")])
-        let result = instance.sample(by: deadline)
-        send(step("sampled", result))
+        let started = MonotonicClock.nowNanoseconds()
+        calls.arm("sample", timeout: timeout, from: started)
+        let result = instance.sample(by: CallDeadlines.deadline(from: started, after: timeout))
+        calls.done()
+        // Strict: apart from the problems, since the agent takes these and refuses those.
+        let undeclared = strict ? UndeclaredMetrics.problems(result.observations, catalog: plugin.metrics) : []
+        send(step("sampled", result, undeclared: undeclared))
         var watchFailed = false
         if let watch, let fd = instance.eventFileDescriptor() {
             report(["stage": .string("watch"), "seconds": .number(watch.duration.seconds)])
@@ -101,11 +116,12 @@ package enum PluginTrialChild {
     }
 
     /// What one call emitted, as a step of the report (`stage` "sampled" or "event").
-    static func step(_ stage: String, _ result: CallResult) -> JSONValue {
+    static func step(_ stage: String, _ result: CallResult, undeclared: [String] = []) -> JSONValue {
         [
             "stage": .string(stage), "observations": .array(result.observations.map(json)),
             "problems": .array(result.problems.map(JSONValue.string)), "refused": .number(Double(result.refused)),
             "error": result.error.map(JSONValue.string) ?? .null,
+            "undeclared": .array(undeclared.map(JSONValue.string)),
         ]
     }
 
@@ -122,7 +138,7 @@ package enum PluginTrialChild {
         send(.object(JSONObject(members.map { ($0.key, $0.value) })))
     }
 
-    private static func send(_ step: JSONValue) {
+    @Sendable private static func send(_ step: JSONValue) {
         FileDescriptorWriter.writeAll(reportDescriptor, JSONSerializer.serialize(step) + "\n")
     }
 }

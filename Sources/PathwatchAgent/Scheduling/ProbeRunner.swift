@@ -57,9 +57,10 @@ final class ProbeRunner: Sendable {
     }
     private let state = Mutex(State())
     private let reportedProblems = Mutex<Set<String>>([])
-    /// What the plug-in's last call got refused, if anything: shown as the probe's `last_error`
-    /// (a check it emitted twice is otherwise only a line in the log).
+    /// What the plug-in's last call got refused, or why it was given up on, if anything: shown
+    /// as the probe's `last_error` (a check it emitted twice is otherwise only a line in the log).
     private let lastRefusal = Mutex<String?>(nil)
+    private let undeclared: UndeclaredMetricNotes
     /// Whether the plug-in drains its event descriptor (DrainGuard), wherever it is watched.
     private let descriptorHealth: EventDescriptorHealth
 
@@ -76,6 +77,7 @@ final class ProbeRunner: Sendable {
         self.logger = logger
         self.sendReport = report
         descriptorHealth = EventDescriptorHealth(probeID: id, logger: logger)
+        undeclared = UndeclaredMetricNotes(plugin: instance.plugin, probe: id, logger: logger)
         eventDescriptor = instance.eventFileDescriptor()
         if eventDescriptor != nil {
             let thread = SerialThread(name: "pw-probe-\(id)", watchingDescriptors: true)
@@ -235,8 +237,9 @@ final class ProbeRunner: Sendable {
             return
         }
         if late {
-            logger.warning(
-                "probe \(id): a sample returned after its \(timeout) deadline and grace; its result was dropped")
+            // Said when it was given up on ("overran its … deadline"); this is only its end (its
+            // return, or in a child the kill).
+            logger.debug("probe \(id): the sample given up on ended; its result was dropped")
             return
         }
         let now = Int64(clamping: clock.monotonicNow)
@@ -281,6 +284,9 @@ final class ProbeRunner: Sendable {
             let message = instance.isolation == .process ? "\(overran); plug-in restarted" : overran
             logger.warning("probe \(id): sample \(message)")
             instance.abandonRunningCall(reason: overran)
+            // The probe's last error until a call of it returns in time, in both isolations:
+            // inline, the host forgets its reason when the late call returns.
+            lastRefusal.withLock { $0 = message }
             report(.failure(message))
         }
     }
@@ -310,6 +316,7 @@ final class ProbeRunner: Sendable {
                 ? first : "\(result.problems.count) problems in the last call; the first: \(first)"
         }
         lastRefusal.withLock { $0 = refusal }
+        undeclared.note(result.observations)
         if let error = result.error {
             logger.warning("probe \(id): \(error)")
             report(.failure(error))

@@ -136,6 +136,46 @@ import Testing
             check?["metrics"] as? [String: Double] == ["lat_ms": 12.5, "n": 7], "\(result.stdout) \(result.stderr)")
     }
 
+    /// A metric emitted without a declaration: the agent takes it and says so once per plug-in
+    /// and name, at info; strict mode fails on it, in ProbeTester and `--try` with the same words.
+    @Test func anUndeclaredMetricFailsOnlyInStrictMode() throws {
+        let fixture = try MetricsFixture()
+        defer { fixture.remove() }
+        let words =
+            "check \"c\": metric x_ms is not declared (strict: every metric emitted must be in the descriptor's table)"
+        let tester = try ProbeTester(descriptor: try fixture.descriptor(), config: #"{"mode": "clash"}"#)
+        #expect(!(try tester.sampleReport()).problems.contains(words))
+        tester.strict = true
+        #expect((try tester.sampleReport()).problems.contains(words))
+        let plain = try ProbeTester(descriptor: try fixture.descriptor(), config: #"{"mode": "plain"}"#)
+        plain.strict = true
+        #expect((try plain.sampleReport()).problems.isEmpty, "every metric of plain is declared")
+
+        let strictTrial = try run([
+            TestEnvironment.pathwatchBinary.path, "plugins", "--try", fixture.library.path, "--probe-config",
+            #"{"mode": "clash"}"#, "--strict",
+        ])
+        #expect(strictTrial.status == 1 && strictTrial.stdout.contains(words), "\(strictTrial)")
+        #expect(strictTrial.stdout.contains("1 metric is not declared (--strict); the agent takes it"))
+        let plainTrial = try run([
+            TestEnvironment.pathwatchBinary.path, "plugins", "--try", fixture.library.path, "--probe-config",
+            #"{"mode": "plain"}"#, "--strict",
+        ])
+        #expect(plainTrial.status == 0, "\(plainTrial)")
+
+        // The agent: once per plug-in and name, whatever the probes and samples.
+        let config = try writeConfig(
+            """
+            {"agent": {"plugin_dirs": ["."], "isolation": "inline"}, "probes": [
+              {"id": "m", "plugin": "metrics", "config": {"mode": "clash"}},
+              {"id": "n", "plugin": "metrics", "config": {"mode": "clash"}}]}
+            """, in: fixture.dir, name: "config-undeclared.json")
+        let agent = try run([TestEnvironment.pathwatchBinary.path, "once", "--config", config.path])
+        let said = agent.stderr.components(separatedBy: "emits metric x_ms without declaring it").count - 1
+        #expect(said == 1, "\(agent.stderr)")
+        #expect(agent.stderr.contains(" info "), "said at info: \(agent.stderr)")
+    }
+
     /// Every observation refused: the probe is unknown with the reason, and `once` exits 3,
     /// in both isolations. Before: `ok` with zero checks, exit 0.
     @Test(arguments: ["inline", "process"]) func aProbeWhoseEveryObservationIsRefusedIsUnknown(isolation: String) throws
@@ -164,11 +204,33 @@ import Testing
         #expect(throws: ProbeTester.Failure(CallGrace.overran(.seconds(1)))) { try tester.sample(within: .seconds(1)) }
         // The instance is not called again while its call may still be running.
         #expect(throws: ProbeTester.Failure.self) { try tester.sample(within: .seconds(5)) }
-        let agent = try run([
-            TestEnvironment.pathwatchBinary.path, "once", "--config",
-            fixture.config(mode: "slow", isolation: "process", timeout: "1s").path,
+        // The agent, in both isolations: the check and the probe's last_error say the same words,
+        // and the log says nothing false (no "returned" of a call that was killed).
+        let words = CallGrace.overran(.seconds(1))
+        for isolation in ["inline", "process"] {
+            let agent = try run([
+                TestEnvironment.pathwatchBinary.path, "once", "--config",
+                fixture.config(mode: "slow", isolation: isolation, timeout: "1s").path,
+            ])
+            let doc = try parseJSONObject(agent.stdout)
+            let check = (doc["checks"] as? [[String: Any]])?.first
+            let probe = (doc["probes"] as? [[String: Any]])?.first
+            #expect((check?["message"] as? String)?.hasPrefix(words) == true, "\(isolation): \(agent.stdout)")
+            #expect((probe?["last_error"] as? String)?.hasPrefix(words) == true, "\(isolation): \(agent.stdout)")
+            #expect(agent.stderr.contains("sample \(words)") && !agent.stderr.contains("returned"), "\(agent.stderr)")
+        }
+        // `--try` with the probe's timeout: the same words, and the trial fails.
+        let trial = try run([
+            TestEnvironment.pathwatchBinary.path, "plugins", "--try", fixture.library.path, "--probe-config",
+            #"{"mode": "slow"}"#, "--timeout", "1",
         ])
-        #expect(agent.stdout.contains(CallGrace.overran(.seconds(1))), "\(agent.stdout) \(agent.stderr)")
+        #expect(trial.status == 1 && trial.stdout.contains("plug-in sample \(words); the child was killed"), "\(trial)")
+        // Within the timeout, it passes.
+        let inTime = try run([
+            TestEnvironment.pathwatchBinary.path, "plugins", "--try", fixture.library.path, "--probe-config",
+            #"{"mode": "slow"}"#, "--timeout", "4",
+        ])
+        #expect(inTime.status == 0, "\(inTime)")
     }
 
     /// The header lets a plug-in emit from threads of its own during the call: 8 threads at
