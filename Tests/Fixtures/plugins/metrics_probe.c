@@ -29,6 +29,8 @@
  *              the two q and jobs kept, the rest left out naming why
  *   "bound"    one check "c" with "wide" over the bound of 8 labels, and n = 1
  *   "again"    one check "c" with q{queue="spam"} twice, and q{queue="mail"}
+ *   "keytwice" observations keyed "k" twice, then "j"
+ *   "reserved" one check "c" with q{probe="p"} (a label the agent gives every series) and n = 1
  *   "first"    one check "c" whose metrics are pw_metric as the first layout had it (24 bytes:
  *              struct_size, name, value), as a plug-in built before it grew hands them:
  *              lat_ms 12.5 and n 7, both kept
@@ -41,7 +43,7 @@
 #include <time.h>
 #include "pathwatch_probe.h"
 
-enum mode { PLAIN, NAMES, CLASH_MODE, TWICE, NOT_FINITE, REFUSED, KEYS, THREADS, SLOW, LABELS, BOUND, AGAIN, FIRST };
+enum mode { PLAIN, NAMES, CLASH_MODE, TWICE, NOT_FINITE, REFUSED, KEYS, THREADS, SLOW, LABELS, BOUND, AGAIN, FIRST, KEY_TWICE, RESERVED };
 typedef struct { enum mode mode; long samples; } probe;
 
 static int fail(pw_error *e, const char *message) {
@@ -54,6 +56,7 @@ static const struct { const char *name; enum mode mode; } modes[] = {
     {"\"plain\"", PLAIN}, {"\"names\"", NAMES}, {"\"clash\"", CLASH_MODE}, {"\"twice\"", TWICE}, {"\"nan\"", NOT_FINITE},
     {"\"refused\"", REFUSED}, {"\"keys\"", KEYS}, {"\"threads\"", THREADS}, {"\"slow\"", SLOW},
     {"\"labels\"", LABELS}, {"\"bound\"", BOUND}, {"\"again\"", AGAIN}, {"\"first\"", FIRST},
+    {"\"keytwice\"", KEY_TWICE}, {"\"reserved\"", RESERVED},
 };
 
 static int mp_create(const char *json, size_t len, void **out, pw_error *e) {
@@ -188,6 +191,16 @@ static int mp_sample(void *instance, const pw_emitter *em, pw_error *e) {
     case AGAIN: {
         pw_metric m[3] = {ML("q", 1, spam, 1), ML("q", 2, spam, 1), ML("q", 3, mail, 1)};
         emit_metrics(em, "c", PW_STATE_OK, m, 3);
+        return PW_OK;
+    }
+    case KEY_TWICE:
+        emit_metrics(em, "k", PW_STATE_OK, NULL, 0);
+        emit_metrics(em, "k", PW_STATE_CRITICAL, NULL, 0);
+        emit_metrics(em, "j", PW_STATE_OK, NULL, 0);
+        return PW_OK;
+    case RESERVED: {
+        pw_metric m[2] = {ML("q", 1, mine, 1), M("n", 1)};
+        emit_metrics(em, "c", PW_STATE_OK, m, 2);
         return PW_OK;
     }
     case FIRST:

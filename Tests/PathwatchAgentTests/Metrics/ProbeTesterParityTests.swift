@@ -9,9 +9,12 @@ import Testing
 @testable import PathwatchAgent
 @testable import PathwatchPluginHost
 
-/// ProbeTester refuses exactly what the agent refuses, with the same words: the same plug-in,
-/// once under the agent's own host (inline, and `pathwatch once` in both isolations) and once
-/// under ProbeTester. Before, the tester kept empty, over-long and tab-carrying keys the agent
+/// ProbeTester refuses exactly what the agent refuses, with the same words: the same plug-in
+/// under ProbeTester, `pathwatch plugins --try`, the agent's own host inline, and `pathwatch
+/// once` in both isolations — the parity table of docs/plugins.md, one row per mistake (a bad
+/// metric name, two names for one series, a metric twice, NaN, a bad state, bad keys, a key
+/// twice, labels over the bound, a series twice, a label of the agent's; the overrun, undeclared
+/// metrics and crashes have tests of their own below and in CrashNamingTests). Before, the tester kept empty, over-long and tab-carrying keys the agent
 /// refused (the check vanished in production), refused a whole observation for a NaN the agent
 /// only dropped, and had no word for a metric name the agent rewrote.
 @Suite(.serialized, .onItsOwnThread) struct ProbeTesterParityTests {
@@ -25,7 +28,9 @@ import Testing
         ("twice", "check \"c\": metric n is emitted twice in one observation; the first kept; dropped"),
         ("nan", "check \"c\": metric n is not finite (nan); dropped"),
         ("refused", #"check "r0": state 9 is not one of ok(0), warning(1), critical(2), unknown(3); refused"#),
+        ("keytwice", #"check "k": a second observation with this key in one call; refused, the first kept"#),
         ("bound", "check \"c\": metric wide: 9 labels, more than 8; dropped"),
+        ("reserved", "check \"c\": metric q: label probe is the agent's own (check, plugin, probe, state); dropped"),
         ("again", #"check "c": metric q{queue="spam"} is emitted twice in one observation; the first kept; dropped"#),
         (
             "keys",
@@ -60,6 +65,20 @@ import Testing
             Issue.record("ProbeTester passed what the agent refuses: \(agent.problems)")
         } catch {
             #expect(error.message.hasPrefix(agent.problems[0]), "\(error.message)")
+        }
+    }
+
+    /// `plugins --try` prints the same words, and fails, for every row.
+    @Test func theTrialSaysTheSameWords() throws {
+        let fixture = try MetricsFixture()
+        defer { fixture.remove() }
+        for (mode, expected) in Self.mistakes {
+            let result = try run([
+                TestEnvironment.pathwatchBinary.path, "plugins", "--try", fixture.library.path, "--probe-config",
+                #"{"mode": "\#(mode)"}"#,
+            ])
+            #expect(result.status == 1, "\(mode): exit \(result.status)")
+            #expect(result.stdout.contains("  \(expected)\n"), "\(mode): \(result.stdout)")
         }
     }
 
