@@ -41,6 +41,8 @@ package final class ObservationCollector: ObservationAccepting {
     package var observations: [Observation] { gate.withKept { kept, _ in kept.values.observations } }
     package var problems: [String] { gate.problems }
     package var refusedCount: Int { gate.refusedCount }
+    /// Says a problem found outside this call's emits (LateEmits) among this call's.
+    package func note(_ problem: String) { gate.note(problem) }
 
     /// The result record with the plug-in's error and the problems; nil for a collector that
     /// keeps values.

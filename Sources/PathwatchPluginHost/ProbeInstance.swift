@@ -35,6 +35,8 @@ package final class ProbeInstance: ProbeHost, @unchecked Sendable {
     private let lastDuration = Mutex<Double?>(nil)
     /// Why the running call was given up on (it overran its deadline), until it returns.
     private let abandoned = Mutex<String?>(nil)
+    /// Emits that came after their call returned, said with the next call.
+    private let lateEmits = LateEmits()
 
     /// Creates an instance from the probe's config, telling the plug-in `deadline` (none when
     /// nil); a refusal comes back as a path relative to that config (e.g. "targets[0].url") with
@@ -189,9 +191,10 @@ package final class ProbeInstance: ProbeHost, @unchecked Sendable {
         -> String?
     {
         var error = hostError(deadline)
+        if lateEmits.take() > 0 { collector.note(LateEmits.problem) }
         let started = MonotonicClock.nowNanoseconds()
         let status = marked(call) {
-            EmitterSlots.withEmitter(for: collector) { emitter in body(handle, emitter, &error) }
+            EmitterSlots.withEmitter(for: collector, late: lateEmits) { emitter in body(handle, emitter, &error) }
         }
         lastDuration.withLock { $0 = Double(MonotonicClock.nowNanoseconds() - started) / 1e6 }
         abandoned.withLock { $0 = nil }

@@ -31,32 +31,66 @@ public enum EmitterSlots {
         return slots
     }()
     private static let nextCall = Atomic<UInt>(1)
-    private static let running = Mutex<[UInt: any ObservationAccepting]>([:])
+    private static let calls = Mutex(Calls())
+
+    /// The calls running, and the instances the last `slotCount` returned ones belonged to.
+    private struct Calls {
+        var running: [UInt: any ObservationAccepting] = [:]
+        var returned: [UInt: LateEmits] = [:]
+    }
 
     /// Runs `body` with an emitter that feeds `collector`, and closes it when `body` returns:
-    /// from then on every emit through it is refused.
-    public static func withEmitter<R>(for collector: any ObservationAccepting, _ body: (UnsafePointer<pw_emitter>) -> R)
-        -> R
-    {
+    /// from then on every emit through it is refused, and counted in `late` when given.
+    public static func withEmitter<R>(
+        for collector: any ObservationAccepting, late: LateEmits? = nil, _ body: (UnsafePointer<pw_emitter>) -> R
+    ) -> R {
         let call = nextCall.add(1, ordering: .relaxed).oldValue
-        running.withLock { $0[call] = collector }
+        calls.withLock { $0.running[call] = collector }
         let slot = slots + Int(call % UInt(slotCount))
         slot.pointee = pw_emitter(
             struct_size: MemoryLayout<pw_emitter>.size, context: UnsafeMutableRawPointer(bitPattern: call),
             emit: emitObservation)
         defer {
-            running.withLock { _ = $0.removeValue(forKey: call) }
+            calls.withLock { c in
+                c.running.removeValue(forKey: call)
+                // A late emit names a call at most `slotCount` calls old (its slot is reused after).
+                if call >= UInt(slotCount) { c.returned.removeValue(forKey: call - UInt(slotCount)) }
+                if let late { c.returned[call] = late }
+            }
             collector.close()
         }
         return body(UnsafePointer(slot))
     }
 
-    /// The collector of a running call, or nil when the call has returned.
+    /// The collector of a running call; nil when the call has returned (the emit is then
+    /// counted against its instance).
     static func collector(for context: UnsafeMutableRawPointer?) -> (any ObservationAccepting)? {
         guard let context else { return nil }
         let call = UInt(bitPattern: context)
-        return running.withLock { $0[call] }
+        return calls.withLock { c in
+            if let running = c.running[call] { return running }
+            c.returned[call]?.count()
+            return nil
+        }
     }
+}
+
+/// Emits an instance's plug-in made after their call returned: refused (PW_ERR) as they come,
+/// and said with the instance's next call (`problem`), so that the agent warns of it once per
+/// probe and `ProbeTester` fails on it, rather than the emit vanishing unseen.
+public final class LateEmits: Sendable {
+    private let counted = Atomic<Int>(0)
+
+    public init() {}
+
+    func count() { counted.add(1, ordering: .relaxed) }
+
+    /// The emits refused since the last take.
+    public func take() -> Int { counted.exchange(0, ordering: .relaxed) }
+
+    /// What the call after them says of them, in every tool.
+    public static let problem =
+        "an emit came after its call had returned: refused (PW_ERR); a plug-in emits only while its call runs"
 }
 
 /// The C entry of the emitter: finds the running call named by the context, if any.

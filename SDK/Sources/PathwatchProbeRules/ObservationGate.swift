@@ -57,6 +57,10 @@ public final class ObservationGate<Kept: ObservationKeeping>: Sendable {
     /// Refuses every emit from now on: the call it was handed to has returned.
     public func close() { state.withLock { $0.closed = true } }
 
+    /// Says a problem of the plug-in's found outside this call's emits (emits refused after an
+    /// earlier call returned, LateEmits), among this call's.
+    public func note(_ problem: String) { state.withLock { $0.problems.append(problem) } }
+
     /// emit(): PW_OK when the observation was kept (perhaps without some of its parts), PW_ERR
     /// when it was refused.
     public func accept(_ raw: UnsafePointer<pw_observation>?) -> Int32 {

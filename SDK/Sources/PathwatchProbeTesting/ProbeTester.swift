@@ -49,6 +49,8 @@ public final class ProbeTester {
     /// Strict: a call that emits a metric the descriptor does not declare fails, in the words
     /// of `plugins --try --strict` (UndeclaredMetrics). Off by default, as the agent takes them.
     public var strict = false
+    /// Emits that came after their call returned, said with the next call as the agent says them.
+    private let lateEmits = LateEmits()
     /// Set when a call overran: that instance is never called again, nor destroyed under it.
     private var abandoned: String?
     /// `handleEvent` calls in a row after which the event descriptor was still readable with
@@ -221,6 +223,8 @@ public final class ProbeTester {
     ) throws(Failure) -> Report {
         if let abandoned { throw Failure("the instance is no longer called: an earlier call \(abandoned)") }
         let gate = ObservationGate(KeptObservations(), catalog: described.metrics)
+        if lateEmits.take() > 0 { gate.note(LateEmits.problem) }
+        let late = lateEmits
         let outcome = CallOutcome()
         let instance = self.instance
         let error = Self.hostError(deadline)
@@ -228,7 +232,9 @@ public final class ProbeTester {
         // reaches a closed call and gets PW_ERR, never freed memory.
         let run = {
             var error = error
-            let status = EmitterSlots.withEmitter(for: gate) { emitter in body(instance, emitter, &error) }
+            let status = EmitterSlots.withEmitter(for: gate, late: late) { emitter in
+                body(instance, emitter, &error)
+            }
             outcome.finish(status: status, error: error)
         }
         if let deadline {

@@ -284,6 +284,31 @@ import Testing
         }
         #expect(refused, "\(seen)")
         #expect(!seen.contains { $0.key == "late" })
+        // And it is said, with the call after it, in the agent's words.
+        Thread.sleep(forTimeInterval: 0.3)
+        let report = try tester.sampleReport()
+        #expect(report.problems == [LateEmits.problem], "\(report.problems)")
+    }
+
+    /// The agent says a late emit once per probe, in both isolations, however many samples
+    /// make one; the probe's last_error says it after the call that found it.
+    @Test(arguments: ["inline", "process"]) func theAgentSaysALateEmitOncePerProbe(isolation: String) throws {
+        let dir = try TestEnvironment.makeTemporaryDirectory()
+        defer { TestEnvironment.removeTemporaryDirectory(dir) }
+        chmod(dir.path, 0o755)
+        _ = try FixturePlugins.build("boundary_probe.c", as: "boundary", into: dir)
+        let config = try writeConfig(
+            """
+            {"agent": {"plugin_dirs": ["."], "interval": "300ms", "isolation": "\(isolation)"}, "probes": [
+              {"id": "b", "plugin": "boundary", "config": {"mode": "late_emit"}}]}
+            """, in: dir, name: "config.json")
+        let agent = try BackgroundProcess([TestEnvironment.pathwatchBinary.path, "run", "--config", config.path])
+        defer { agent.stop() }
+        let words = "probe b: \(LateEmits.problem)"
+        #expect(waitUntil(timeout: 30) { agent.errorOutput.contains(words) }, "\(agent.errorOutput.suffix(2000))")
+        // Five more samples, each with a late emit before it: still said once.
+        Thread.sleep(forTimeInterval: 1.5)
+        #expect(agent.errorOutput.components(separatedBy: words).count == 2, "\(agent.errorOutput.suffix(2000))")
     }
 }
 

@@ -31,7 +31,8 @@
  *     it by more than 1 s. See pw_error.
  *   - The emitter is valid only during the call it was handed to. emit() may be
  *     called from threads of the plug-in's own while that call runs; called
- *     after the call returned, it returns PW_ERR and the observation is dropped.
+ *     after the call returned, it returns PW_ERR and the observation is dropped,
+ *     and the instance's next call says so (the host logs it once per probe).
  *
  * Limits the host holds a plug-in's output to (over them, emit() returns PW_ERR
  * and the host logs the reason with the probe's id, unless said otherwise):
