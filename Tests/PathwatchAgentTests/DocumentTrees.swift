@@ -1,5 +1,6 @@
 import PathwatchJSON
 import PathwatchProbeKit
+import PathwatchProbeRules
 
 @testable import PathwatchAgent
 @testable import PathwatchSinkKit
@@ -112,7 +113,7 @@ enum DocumentTree {
             ("state", .string(r.state.name)),
             ("since", .string(r.since.rfc3339)),
             ("message", .string(r.message)),
-            ("metrics", .object(JSONObject(r.metrics.map { ($0.name, JSONValue.number($0.value)) }))),
+            ("metrics", .object(JSONObject(r.metrics.map { ($0.seriesName, JSONValue.number($0.value)) }))),
         ]
         if !r.labels.isEmpty {
             members.append(("labels", .object(JSONObject(r.labels.map { ($0.name, JSONValue.string($0.value)) }))))

@@ -128,11 +128,14 @@ enum TreePrometheus {
         }
         for metric in check["metrics"]?.objectValue?.members ?? [] {
             guard let value = metric.value.numberValue else { continue }
-            let name = MetricMeaning(undeclared: metric.key)
+            // A series with labels of its own is named with them: `depth{queue="spam"}`.
+            let series = MetricLabelRule.parsedSeriesName(metric.key)
+            let name = MetricMeaning(undeclared: series.name)
             let family = "pathwatch_\(PrometheusText.sanitizedName(plugin))_\(name.exposedName)"
             out.add(
                 family, MetricWording.prometheusHelp(plugin: plugin, meaning: name),
-                labels: [("check", id), ("probe", probe)] + labels, value: value * name.scale)
+                labels: [("check", id), ("probe", probe)] + labels + series.labels.map { ($0.name, $0.value) },
+                value: value * name.scale)
         }
     }
 
@@ -196,11 +199,17 @@ enum TreeNagios {
         }
         let performance = checks.flatMap { check -> [String] in
             let id = check["id"]?.stringValue ?? ""
-            let names = (check["metrics"]?.objectValue?.members ?? []).map(\.key)
+            // Perfdata names a series by its label values: `depth{queue="spam"}` is `depth_spam`.
+            func perfName(_ key: String) -> String {
+                let series = MetricLabelRule.parsedSeriesName(key)
+                return ([series.name] + series.labels.map(\.value)).joined(separator: "_")
+            }
+            let names = (check["metrics"]?.objectValue?.members ?? []).map { perfName($0.key) }
             return (check["metrics"]?.objectValue?.members ?? []).compactMap { metric in
                 guard let value = metric.value.numberValue else { return nil }
-                let label = MetricWording.nagiosLabel(checkID: id, metric: metric.key, siblings: names)
-                return "'\(quoted(label))'=\(TreePrometheusText.number(value))\(unit(of: metric.key))"
+                let label = MetricWording.nagiosLabel(checkID: id, metric: perfName(metric.key), siblings: names)
+                let name = MetricLabelRule.parsedSeriesName(metric.key).name
+                return "'\(quoted(label))'=\(TreePrometheusText.number(value))\(unit(of: name))"
             }
         }
         // One line: a "|" or a line break inside a message would end the text early.

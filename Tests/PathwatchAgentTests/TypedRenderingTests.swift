@@ -28,8 +28,11 @@ import Testing
                 Observation(
                     key: "target-\(i)", state: states[(i + p) % states.count], message: "\(i) is \"fine\" | mostly",
                     metrics: [
-                        ("total_ms", Double(i) * 1.25), ("used_pct", Double(i % 100)), ("rx_bps", Double(i) * 1000),
-                        ("count_total", Double(i)),
+                        Metric("total_ms", Double(i) * 1.25), Metric("used_pct", Double(i % 100)),
+                        Metric("rx_bps", Double(i) * 1000), Metric("count_total", Double(i)),
+                        // Series with labels of their own, one value with a quote and a line break.
+                        Metric("depth", Double(i), labels: [("queue", "q\(i % 3)"), ("prio", "p\"\n\(i % 2)")]),
+                        Metric("depth", Double(i) + 0.5, labels: [("queue", "other")]),
                     ],
                     labels: [("name", "n\(i)"), ("state", "s\\\(i)"), ("Zone-Name", "z\n\(i % 3)")])
             }

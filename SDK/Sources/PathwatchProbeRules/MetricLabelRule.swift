@@ -66,6 +66,41 @@ public enum MetricLabelRule {
     }
 }
 
+extension MetricLabelRule {
+    /// A series' name as `seriesName` writes it, read back (a received status document): the
+    /// metric's name and its labels; a key that is no such name is the name alone.
+    public static func parsedSeriesName(_ key: String) -> (name: String, labels: [(name: String, value: String)]) {
+        guard key.last == "}", let open = key.firstIndex(of: "{") else { return (key, []) }
+        var labels: [(name: String, value: String)] = []
+        var rest = key[key.index(after: open)..<key.index(before: key.endIndex)]
+        while !rest.isEmpty {
+            guard let equals = rest.firstIndex(of: "="), rest[rest.index(after: equals)...].first == "\"" else {
+                return (key, [])
+            }
+            let name = String(rest[..<equals])
+            rest = rest[rest.index(equals, offsetBy: 2)...]
+            var value = ""
+            var closed = false
+            while let c = rest.first {
+                rest = rest.dropFirst()
+                if c == "\\", let next = rest.first {
+                    rest = rest.dropFirst()
+                    value.append(next == "n" ? "\n" : next)
+                } else if c == "\"" {
+                    closed = true
+                    break
+                } else {
+                    value.append(c)
+                }
+            }
+            guard closed else { return (key, []) }
+            labels.append((name, value))
+            if rest.first == "," { rest = rest.dropFirst() }
+        }
+        return (String(key[..<open]), labels)
+    }
+}
+
 extension Metric {
     /// The series as the status document names it: the name, or `name{a="1"}` with labels.
     public var seriesName: String { labels.isEmpty ? name : MetricLabelRule.seriesName(name, labels) }

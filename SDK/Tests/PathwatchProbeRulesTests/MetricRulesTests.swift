@@ -16,6 +16,19 @@ import Testing
         }
     }
 
+    /// A series' name, as the status document writes it, reads back as its name and labels,
+    /// escapes included; a key that is no such name is a name alone.
+    @Test func aSeriesNameReadsBackAsItsNameAndLabels() {
+        let labels: [(name: String, value: String)] = [("queue", "q0"), ("prio", "p\"\n\\0,}")]
+        let written = MetricLabelRule.seriesName("depth", labels)
+        #expect(written == #"depth{queue="q0",prio="p\"\n\\0,}"}"#)
+        let read = MetricLabelRule.parsedSeriesName(written)
+        #expect(read.name == "depth" && read.labels.map(\.name) == ["queue", "prio"])
+        #expect(read.labels.map(\.value) == ["q0", "p\"\n\\0,}"])
+        #expect(MetricLabelRule.parsedSeriesName("plain").name == "plain")
+        #expect(MetricLabelRule.parsedSeriesName(#"odd{x=1}"#).name == #"odd{x=1}"#)
+    }
+
     @Test func aUnitBecomesItsBaseUnitWithItsFactor() throws {
         let ms = try #require(MetricUnit.named("ms"))
         #expect(ms.baseSuffix == "seconds" && ms.scale == 1e-3 && ms.nagios == "ms" && ms.words == "in seconds")

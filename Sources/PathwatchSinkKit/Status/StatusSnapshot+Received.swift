@@ -1,5 +1,6 @@
 import PathwatchJSON
 import PathwatchProbeKit
+import PathwatchProbeRules
 
 /// A status document received from a running agent (`pathwatch status`), read into a snapshot
 /// so that the text and Nagios forms render it as they render the agent's own. This is the one
@@ -26,8 +27,10 @@ extension StatusSnapshot {
             id: check["id"]?.stringValue ?? "", probe: probe, plugin: check["plugin"]?.stringValue ?? "",
             state: receivedState(check["state"]), since: receivedTime(check["since"]) ?? WallTime(milliseconds: 0),
             message: check["message"]?.stringValue ?? "",
-            metrics: (check["metrics"]?.objectValue?.members ?? []).compactMap { member in
-                member.value.numberValue.map { (member.key, $0) }
+            metrics: (check["metrics"]?.objectValue?.members ?? []).compactMap { member -> Metric? in
+                // A series with labels of its own is named with them (`depth{queue="spam"}`).
+                let series = MetricLabelRule.parsedSeriesName(member.key)
+                return member.value.numberValue.map { Metric(series.name, $0, labels: series.labels) }
             },
             labels: (check["labels"]?.objectValue?.members ?? []).compactMap { member in
                 member.value.stringValue.map { (member.key, $0) }
