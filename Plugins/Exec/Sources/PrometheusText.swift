@@ -87,21 +87,9 @@ enum PrometheusText {
                     return .failure(.init(text: "expected a quoted value for label \(key)"))
                 }
                 rest = rest.dropFirst()
-                var value = ""
-                var closed = false
-                while let c = rest.first {
-                    rest = rest.dropFirst()
-                    if c == "\\", let next = rest.first {
-                        rest = rest.dropFirst()
-                        value.append(next == "n" ? "\n" : next)
-                    } else if c == "\"" {
-                        closed = true
-                        break
-                    } else {
-                        value.append(c)
-                    }
+                guard let value = MetricLabelRule.quotedValue(&rest) else {
+                    return .failure(.init(text: "unterminated label value in \(String(name))"))
                 }
-                guard closed else { return .failure(.init(text: "unterminated label value in \(String(name))")) }
                 labels.append((String(key), value))
             }
         }

@@ -79,25 +79,30 @@ extension MetricLabelRule {
             }
             let name = String(rest[..<equals])
             rest = rest[rest.index(equals, offsetBy: 2)...]
-            var value = ""
-            var closed = false
-            while let c = rest.first {
-                rest = rest.dropFirst()
-                if c == "\\", let next = rest.first {
-                    rest = rest.dropFirst()
-                    value.append(next == "n" ? "\n" : next)
-                } else if c == "\"" {
-                    closed = true
-                    break
-                } else {
-                    value.append(c)
-                }
-            }
-            guard closed else { return (key, []) }
+            guard let value = quotedValue(&rest) else { return (key, []) }
             labels.append((name, value))
             if rest.first == "," { rest = rest.dropFirst() }
         }
         return (String(key[..<open]), labels)
+    }
+
+    /// A label value as Prometheus's text writes it, read from just after its opening quote
+    /// through its closing one (`\\`, `\"` and `\n` unescaped); nil when it never closes.
+    /// `rest` is left after the closing quote.
+    public static func quotedValue(_ rest: inout Substring) -> String? {
+        var value = ""
+        while let c = rest.first {
+            rest = rest.dropFirst()
+            if c == "\\", let next = rest.first {
+                rest = rest.dropFirst()
+                value.append(next == "n" ? "\n" : next)
+            } else if c == "\"" {
+                return value
+            } else {
+                value.append(c)
+            }
+        }
+        return nil
     }
 }
 

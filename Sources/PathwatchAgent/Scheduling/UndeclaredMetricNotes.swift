@@ -29,15 +29,23 @@ final class UndeclaredMetricNotes: Sendable {
     }
 
     func note(_ observations: [Observation]) {
-        for observation in observations {
-            for metric in observation.metrics {
-                guard judged.withLock({ $0.count < Self.bound && $0.insert(metric.name).inserted }) else { continue }
-                guard catalog.declaredMeaning(of: metric.name) == nil else { continue }
-                let first = Self.said.withLock {
-                    $0.count < Self.bound && $0.insert("\(plugin)\u{0}\(metric.name)").inserted
+        // One lock for the report (it runs for every report of every probe); the rare new
+        // undeclared name is said outside it.
+        let fresh = judged.withLock { judged -> [Metric] in
+            var fresh: [Metric] = []
+            for observation in observations {
+                for metric in observation.metrics where judged.count < Self.bound && judged.insert(metric.name).inserted
+                {
+                    if catalog.declaredMeaning(of: metric.name) == nil { fresh.append(metric) }
                 }
-                if first { logger.info(UndeclaredMetrics.notice(plugin: plugin, probe: probe, metric: metric)) }
             }
+            return fresh
+        }
+        for metric in fresh {
+            let first = Self.said.withLock {
+                $0.count < Self.bound && $0.insert("\(plugin)\u{0}\(metric.name)").inserted
+            }
+            if first { logger.info(UndeclaredMetrics.notice(plugin: plugin, probe: probe, metric: metric)) }
         }
     }
 }
