@@ -1,4 +1,5 @@
 import Foundation
+import PathwatchProbeKit
 import PathwatchProbeRules
 import PathwatchTestSupport
 import Testing
@@ -39,6 +40,30 @@ import Testing
                 && MetricMeaning(undeclared: "inodes_total").scale == 1)
         #expect(
             MetricMeaning(undeclared: "load1").exposedName == "load1" && MetricMeaning(undeclared: "load1").scale == 1)
+    }
+
+    /// A run-time counter is a family of its own (`…_total`), but a declared metric keeps its
+    /// declaration's kind whatever an emit says: one family, written once, when checks of one
+    /// plug-in emit it with either kind.
+    @Test func aDeclaredMetricIsOneFamilyWhateverKindItIsEmittedWith() throws {
+        guard case .success(let catalog) = MetricCatalog.checked([.counter("jobs", help: "Jobs taken.")]) else {
+            Issue.record("the declaration is refused")
+            return
+        }
+        let time = WallTime(milliseconds: 1_795_294_260_123)
+        func check(_ id: String, _ kind: MetricDeclaration.Kind) -> CheckRecord {
+            CheckRecord(
+                id: "q/\(id)", probe: "q", plugin: "queues", state: .ok, since: time,
+                metrics: [Metric("jobs", 1, kind: kind), Metric("depth", 2, kind: kind)], metricCatalog: catalog)
+        }
+        let snapshot = StatusSnapshot(
+            identity: AgentIdentity(name: "a"), time: time, checks: [check("a", .gauge), check("b", .counter)],
+            path: .unmonitored)
+        let text = PrometheusExposition.render(snapshot)
+        #expect(text.components(separatedBy: "# TYPE pathwatch_queues_jobs_total counter\n").count == 2, "\(text)")
+        // Undeclared, the kind each emit gives: a gauge and a counter, two families.
+        #expect(text.contains("# TYPE pathwatch_queues_depth gauge\n"), "\(text)")
+        #expect(text.contains("# TYPE pathwatch_queues_depth_total counter\n"), "\(text)")
     }
 
     @Test func aSnapshotRendersEveryFamilyWithStableLabels() throws {
