@@ -15,28 +15,48 @@ enum AlignedRecords {
         _ bytes: ArraySlice<UInt8>, headerSize: Int, length lengthType: Length.Type, record: String,
         in context: @autoclosure () -> String?, _ body: (Range<Int>) -> Void
     ) throws(NetlinkError) {
+        let origin = bytes.startIndex
+        // The slice's own bytes, walked in place (withUnsafeBytes has no typed throws, hence the
+        // Result); bounds come back as indices of `bytes`.
+        try bytes.withUnsafeBytes { raw in
+            Result { () throws(NetlinkError) in
+                try walk(raw, origin: origin, headerSize: headerSize, length: lengthType, record: record, in: context())
+                {
+                    body($0.lowerBound + origin..<$0.upperBound + origin)
+                }
+            }
+        }.get()
+    }
+
+    /// `walk` over bytes in place (a datagram in a socket's buffer): `body` gets each record's
+    /// bounds as offsets into `bytes`; errors name positions as `origin` plus the offset.
+    @inline(__always)
+    static func walk<Length: FixedWidthInteger & UnsignedInteger>(
+        _ bytes: UnsafeRawBufferPointer, origin: Int = 0, headerSize: Int, length lengthType: Length.Type,
+        record: String, in context: @autoclosure () -> String?, _ body: (Range<Int>) throws(NetlinkError) -> Void
+    ) throws(NetlinkError) {
         func prefix() -> String { context().map { "\($0): " } ?? "" }
-        var cursor = bytes.startIndex
-        let end = bytes.endIndex
+        var cursor = 0
+        let end = bytes.count
         while cursor < end {
             let left = end - cursor
             guard left >= headerSize, left >= MemoryLayout<Length>.size else {
                 throw .malformed(
-                    "\(prefix())\(left) byte(s) at offset \(cursor) are too short for a \(headerSize)-byte \(record) header"
+                    "\(prefix())\(left) byte(s) at offset \(origin + cursor) are too short for a \(headerSize)-byte \(record) header"
                 )
             }
-            let length = Int(
-                bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: cursor - bytes.startIndex, as: Length.self) })
+            let length = Int(bytes.loadUnaligned(fromByteOffset: cursor, as: Length.self))
             guard length >= headerSize else {
                 throw .malformed(
-                    "\(prefix())\(record) at offset \(cursor) has length \(length), shorter than its \(headerSize)-byte header"
+                    "\(prefix())\(record) at offset \(origin + cursor) has length \(length), shorter than its \(headerSize)-byte header"
                 )
             }
             guard length <= left else {
                 throw .malformed(
-                    "\(prefix())\(record) at offset \(cursor) has length \(length) but only \(left) byte(s) remain")
+                    "\(prefix())\(record) at offset \(origin + cursor) has length \(length) but only \(left) byte(s) remain"
+                )
             }
-            body(cursor..<cursor + length)
+            try body(cursor..<cursor + length)
             // The last record may omit its padding; anything else must start aligned.
             cursor += min(netlinkAlign(length), left)
         }

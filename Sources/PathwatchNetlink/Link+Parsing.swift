@@ -3,9 +3,6 @@ import CNetlink
 extension Link {
     /// `sizeof(struct ifinfomsg)`.
     static let familyHeaderSize = 16
-    /// The leading fields of `rtnl_link_stats64` we read (ten u64). The struct has grown over
-    /// kernel releases, so it may be longer, never shorter.
-    static let statisticsMinimumSize = 10 * 8
 
     /// Parses an `RTM_NEWLINK` / `RTM_DELLINK` message. Unknown attributes are skipped; a known
     /// attribute of the wrong size, or a link without a name, is an error.
@@ -38,16 +35,10 @@ extension Link {
     }
 
     private static func statistics(_ attribute: NetlinkAttribute) throws(NetlinkError) -> LinkStatistics {
-        let bytes = attribute.payload
-        guard bytes.count >= statisticsMinimumSize, bytes.count % 8 == 0 else {
-            throw .malformed(
-                "IFLA_STATS64 at offset \(attribute.offset): expected a multiple of 8 bytes, at least \(statisticsMinimumSize), found \(bytes.count)"
-            )
-        }
-        func counter(_ field: Int) -> UInt64 { bytes.loadInteger(UInt64.self, at: field * 8) ?? 0 }
-        return LinkStatistics(
-            rxPackets: counter(0), txPackets: counter(1), rxBytes: counter(2), txBytes: counter(3),
-            rxErrors: counter(4), txErrors: counter(5), rxDropped: counter(6), txDropped: counter(7),
-            multicast: counter(8), collisions: counter(9))
+        try attribute.payload.withUnsafeBytes { counters in
+            Result { () throws(NetlinkError) in
+                try LinkStatistics(rtnlLinkStats64: counters, named: "IFLA_STATS64", at: attribute.offset)
+            }
+        }.get()
     }
 }

@@ -75,9 +75,38 @@ extension RouteNetlinkSocket {
         type: Int, familyHeader: [UInt8], request: String,
         timeoutMilliseconds: Int32
     ) throws(NetlinkError) -> [NetlinkMessage] {
+        let sequence = try sendDumpRequest(type: type, familyHeader: familyHeader, request: request)
+        var replies: [NetlinkMessage] = []
+        var interrupted = false
+        let deadline = monotonicMilliseconds() + Int64(timeoutMilliseconds)
+        while true {
+            guard let datagram = try receiveDatagramInPlace() else {
+                try waitForMoreOfDump(until: deadline, request: request)
+                continue
+            }
+            // Own the bytes (one copy per datagram): the socket's buffer is reused by the next receive.
+            for reply in try NetlinkMessage.split(ArraySlice(datagram))
+            where reply.sequence == sequence && reply.portID == portID {
+                let firstWord = reply.payload.loadInteger(Int32.self, at: 0)
+                switch try DumpStep(
+                    type: reply.type, flags: reply.flags, firstWord: firstWord, request: request,
+                    interrupted: &interrupted, at: reply.offset, payloadSize: reply.payload.count)
+                {
+                case .skip: continue
+                case .done: return replies
+                case .reply: replies.append(reply)
+                }
+            }
+        }
+    }
+
+    /// Sends a dump request (`NLM_F_REQUEST | NLM_F_DUMP`, the family header after the netlink
+    /// header) and returns its sequence number, which the replies carry.
+    func sendDumpRequest(type: Int, familyHeader: [UInt8], request: String) throws(NetlinkError) -> UInt32 {
         let sequence = nextSequence()
         var message: [UInt8] = []
         let length = NetlinkMessage.headerSize + netlinkAlign(familyHeader.count)
+        message.reserveCapacity(length)
         message.appendBytes(of: UInt32(length))
         message.appendBytes(of: UInt16(type))
         message.appendBytes(of: UInt16(NLM_F_REQUEST | NLM_F_DUMP))
@@ -86,39 +115,14 @@ extension RouteNetlinkSocket {
         message += familyHeader
         message += [UInt8](repeating: 0, count: length - message.count)
         try send(message, request: request)
+        return sequence
+    }
 
-        var replies: [NetlinkMessage] = []
-        var interrupted = false
-        let deadline = monotonicMilliseconds() + Int64(timeoutMilliseconds)
-        while true {
-            guard let datagram = try receiveDatagram() else {
-                let left = deadline - monotonicMilliseconds()
-                guard left > 0, try waitReadable(milliseconds: Int32(clamping: left)) else {
-                    throw .timedOut(request: request)
-                }
-                continue
-            }
-            // Own the bytes: the socket's buffer is reused by the next receive.
-            for reply in try NetlinkMessage.split(ArraySlice(Array(datagram)))
-            where reply.sequence == sequence && reply.portID == portID {
-                if reply.flags & UInt16(NLM_F_DUMP_INTR) != 0 { interrupted = true }
-                switch Int32(reply.type) {
-                case NLMSG_NOOP:
-                    continue
-                case NLMSG_ERROR:
-                    let code = try reply.errorCode()
-                    if code != 0 { throw .kernel(request: request, errno: -code) }
-                case NLMSG_DONE:
-                    // A dump that failed midway says so in NLMSG_DONE's payload (a negative errno).
-                    if let code = reply.payload.loadInteger(Int32.self, at: 0), code < 0 {
-                        throw .kernel(request: request, errno: -code)
-                    }
-                    if interrupted { throw .dumpInterrupted(request: request) }
-                    return replies
-                default:
-                    replies.append(reply)
-                }
-            }
+    /// Waits for the next datagram of a dump, or throws `timedOut` once `deadline` has passed.
+    func waitForMoreOfDump(until deadline: Int64, request: String) throws(NetlinkError) {
+        let left = deadline - monotonicMilliseconds()
+        guard left > 0, try waitReadable(milliseconds: Int32(clamping: left)) else {
+            throw .timedOut(request: request)
         }
     }
 }
@@ -135,16 +139,4 @@ func monotonicMilliseconds() -> Int64 {
     var now = timespec()
     clock_gettime(CLOCK_MONOTONIC, &now)
     return Int64(now.tv_sec) * 1_000 + Int64(now.tv_nsec) / 1_000_000
-}
-
-extension NetlinkMessage {
-    /// The errno of an `NLMSG_ERROR` (`struct nlmsgerr` starts with a negative errno; 0 is an ack).
-    func errorCode() throws(NetlinkError) -> Int32 {
-        guard let code = payload.loadInteger(Int32.self, at: 0) else {
-            throw .malformed(
-                "NLMSG_ERROR at offset \(offset): payload of \(payload.count) byte(s) has no error code"
-            )
-        }
-        return code
-    }
 }

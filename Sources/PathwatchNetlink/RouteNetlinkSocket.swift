@@ -19,7 +19,7 @@ package final class RouteNetlinkSocket {
     private var lastSequence: UInt32
     /// Dump replies are at most 32 KiB per datagram (the kernel caps its dump buffers there);
     /// twice that leaves room, and a larger datagram is reported, never silently cut.
-    private let buffer: UnsafeMutableRawBufferPointer
+    let buffer: UnsafeMutableRawBufferPointer
     /// Slots for a batch of event datagrams (`receiveDatagramBatch`), allocated on first use: a
     /// request-only socket never needs them. Only the bytes received are ever touched.
     private var batchSlots: UnsafeMutableRawBufferPointer?
@@ -78,6 +78,12 @@ package final class RouteNetlinkSocket {
     /// Receives one datagram from the kernel without blocking; nil when none is waiting.
     /// Datagrams from anything but the kernel (port 0) are dropped: only the kernel speaks here.
     func receiveDatagram() throws(NetlinkError) -> ArraySlice<UInt8>? {
+        try receiveDatagramInPlace().map { ArraySlice($0) }
+    }
+
+    /// `receiveDatagram` without the copy: the datagram as it lies in the socket's buffer, valid
+    /// until the next receive. A dump read in place allocates nothing per datagram.
+    func receiveDatagramInPlace() throws(NetlinkError) -> UnsafeRawBufferPointer? {
         while true {
             var sender = sockaddr_nl()
             var vector = iovec(iov_base: buffer.baseAddress, iov_len: buffer.count)
@@ -106,7 +112,7 @@ package final class RouteNetlinkSocket {
                 throw .malformed("a datagram larger than the \(buffer.count)-byte receive buffer was truncated")
             }
             if sender.nl_pid != 0 { continue }
-            return ArraySlice(UnsafeRawBufferPointer(rebasing: buffer[0..<received]))
+            return UnsafeRawBufferPointer(rebasing: buffer[0..<received])
         }
     }
 
