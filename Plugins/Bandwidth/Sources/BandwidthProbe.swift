@@ -42,12 +42,9 @@ package final class BandwidthProbe: Probe {
     /// comes back it starts again from a first sample.
     package func sample() throws -> [Observation] {
         let snapshot = try source.read(selecting: isSelected)
-        var present = Set<String>()
-        present.reserveCapacity(snapshot.readings.count)
         var observations: [Observation] = []
         observations.reserveCapacity(snapshot.readings.count)
         for reading in snapshot.readings {
-            present.insert(reading.name)
             let outcome = calculator.observe(reading, at: snapshot.time, width: source.width)
             let speed: Double? =
                 if case .rates = outcome { speeds.megabitsPerSecond(of: reading, at: snapshot.time) } else { nil }
@@ -56,9 +53,19 @@ package final class BandwidthProbe: Probe {
             lastStates[reading.name] = observation.state
             observations.append(observation)
         }
+        forgetVanished(present: snapshot.readings)
+        return observations
+    }
+
+    /// Forgets the interfaces not in `present`. Every reading was just observed, so the
+    /// calculator tracks them all, and the speed cache and states never know more names than the
+    /// calculator: when it tracks exactly as many names as were read, nothing vanished, and the
+    /// set of names (a hash of every name, each sample) is not needed.
+    private func forgetVanished(present readings: [InterfaceReading]) {
+        guard calculator.trackedCount != readings.count else { return }
+        let present = Set(readings.map(\.name))
         calculator.retain(only: present)
         speeds.retain(only: present)
-        if lastStates.count != present.count { lastStates = lastStates.filter { present.contains($0.key) } }
-        return observations
+        lastStates = lastStates.filter { present.contains($0.key) }
     }
 }

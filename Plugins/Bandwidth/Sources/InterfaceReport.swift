@@ -25,17 +25,23 @@ struct InterfaceReport {
         let rxUtil = speedMbps.map { rxBps / ($0 * 1e6) * 100 }
         let txUtil = speedMbps.map { txBps / ($0 * 1e6) * 100 }
 
-        var metrics: [(name: String, value: Double)] = [
-            ("rx_bps", rxBps), ("tx_bps", txBps),
-            ("rx_pps", rates.perSecond(.rxPackets)), ("tx_pps", rates.perSecond(.txPackets)),
-            ("rx_errors_ps", rates.perSecond(.rxErrors)), ("tx_errors_ps", rates.perSecond(.txErrors)),
-            ("rx_dropped_ps", rates.perSecond(.rxDropped)), ("tx_dropped_ps", rates.perSecond(.txDropped)),
-        ]
+        // Metrics made at once (not as name-value pairs mapped to them after): one array per
+        // interface and sample, sized for all eleven.
+        var metrics: [Metric] = []
+        metrics.reserveCapacity(11)
+        metrics.append(Metric("rx_bps", rxBps))
+        metrics.append(Metric("tx_bps", txBps))
+        metrics.append(Metric("rx_pps", rates.perSecond(.rxPackets)))
+        metrics.append(Metric("tx_pps", rates.perSecond(.txPackets)))
+        metrics.append(Metric("rx_errors_ps", rates.perSecond(.rxErrors)))
+        metrics.append(Metric("tx_errors_ps", rates.perSecond(.txErrors)))
+        metrics.append(Metric("rx_dropped_ps", rates.perSecond(.rxDropped)))
+        metrics.append(Metric("tx_dropped_ps", rates.perSecond(.txDropped)))
         if let rxUtil, let txUtil {
-            metrics.append(("rx_util_pct", rxUtil))
-            metrics.append(("tx_util_pct", txUtil))
+            metrics.append(Metric("rx_util_pct", rxUtil))
+            metrics.append(Metric("tx_util_pct", txUtil))
         }
-        metrics.append(("window_ms", rates.windowSeconds * 1000))
+        metrics.append(Metric("window_ms", rates.windowSeconds * 1000))
 
         let findings = thresholds.judge(rates, rxUtilisation: rxUtil, txUtilisation: txUtil)
         var message = "rx \(Self.describe(rxBps, rxUtil)), tx \(Self.describe(txBps, txUtil))"

@@ -47,6 +47,9 @@ package struct RateCalculator: Sendable {
         }
     }
 
+    /// How many interfaces currently have a baseline.
+    package var trackedCount: Int { baselines.count }
+
     /// The interfaces that currently have a baseline.
     package var trackedInterfaces: Set<String> { Set(baselines.keys) }
 

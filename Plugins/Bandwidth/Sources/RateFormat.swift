@@ -1,9 +1,11 @@
 /// Numbers as the probe's messages print them: two significant digits are plenty for a person
 /// reading "rx 7.9 Mb/s (79%), tx 120 kb/s"; the exact values are in the metrics.
 package enum RateFormat {
+    /// Kept, not made per call: every interface's message of every sample names two units.
+    static let units = ["b/s", "kb/s", "Mb/s", "Gb/s", "Tb/s"]
+
     /// Bits per second with a decimal (SI) prefix: "950 b/s", "120 kb/s", "7.9 Mb/s", "1.2 Gb/s".
     package static func bitsPerSecond(_ value: Double) -> String {
-        let units = ["b/s", "kb/s", "Mb/s", "Gb/s", "Tb/s"]
         var scaled = max(value, 0)
         var unit = 0
         // Move up while the rounded figure would need four digits ("1000 kb/s" -> "1.0 Mb/s").
