@@ -3,6 +3,9 @@
 # counter source. Needs root (it creates a network namespace with veth pairs, removed on exit).
 #
 #   bench/bandwidth/run.sh [ITERATIONS]      (default 200 timed samples per case)
+#   PRODUCTS=.build/release bench/bandwidth/run.sh   measures an existing release build of the
+#       plug-in (e.g. `swift build` with the Makefile's RELEASE_FLAGS and
+#       `--product pathwatch_bandwidth`) instead of running `make release`
 #
 # The plug-in is built in release mode and driven through its C ABI by sample_cost.c (see
 # there for what is timed and how). Interfaces live in a private namespace, so the figures do
@@ -21,8 +24,12 @@ cleanup() {
 trap cleanup EXIT
 
 cd "$root"
-make --no-print-directory release >&2
-plugin="$root/.build/release/libpathwatch_bandwidth.so"
+if [ -z "${PRODUCTS:-}" ]; then
+    make --no-print-directory release >&2
+    PRODUCTS="$root/.build/release"
+fi
+plugin="$PRODUCTS/libpathwatch_bandwidth.so"
+[ -f "$plugin" ] || { echo "no $plugin" >&2; exit 1; }
 cc -O2 -Wall -Wextra -I SDK/Sources/CPathwatchProbe/include bench/bandwidth/sample_cost.c -o "$work/sample_cost" -ldl
 cc -O2 -Wall -Wextra bench/bandwidth/peer_getifaddrs.c -o "$work/peer_getifaddrs"
 
