@@ -7,8 +7,9 @@ SWIFT ?= swift
 CONFIG ?= config.json
 
 # Debian packages the build and the tests need. Build: libcurl, json-c, c-ares (the dns plug-in
-# links it), PCRE2 (the reachability plug-in links it: bounded regular expressions for its
-# conditions), pkg-config, a C compiler, libsnappy (the remote_write sink opens it; its tests use it),
+# links it), RE2 (the reachability plug-in links it: linear-time regular expressions for its
+# conditions, through a C++ shim that the toolchain's clang++ builds against GCC's C++ library
+# headers), pkg-config, a C compiler, libsnappy (the remote_write sink opens it; its tests use it),
 # zlib's header (the otlp sink opens libz for gzip; the header gives its stream's layout).
 # Tests: iproute2 (ip, tc: namespaces and veth pairs), util-linux (unshare, fallocate),
 # coreutils (df), openssl (test certificates), curl (reference timings), python3 (test servers),
@@ -29,8 +30,8 @@ CONFIG ?= config.json
 # binutils (readelf, strip). The package test: debootstrap (a Debian 12 root without the toolchain)
 # and lintian (Debian's own checks of the .deb; docs/operating.md lists the warnings it leaves);
 # the system test: systemd-container (systemd-nspawn boots that root with the package installed).
-BUILD_PACKAGES := libcurl4-openssl-dev libcrypt-dev libjson-c-dev libc-ares-dev libpcre2-dev pkg-config gcc libsnappy1v5 \
-	zlib1g-dev
+BUILD_PACKAGES := libcurl4-openssl-dev libcrypt-dev libjson-c-dev libc-ares-dev libre2-dev libstdc++-12-dev pkg-config gcc \
+	libsnappy1v5 zlib1g-dev
 DIST_PACKAGES := patchelf dpkg-dev binutils
 TEST_PACKAGES := iproute2 util-linux coreutils openssl curl python3 python3-pip procps prometheus-alertmanager debootstrap \
 	prometheus prometheus-node-exporter iputils-ping chromium dnsmasq-base unbound bind9-dnsutils systemd-container lintian \

@@ -62,11 +62,6 @@ let package = Package(
         .systemLibrary(
             name: "CAres", path: "Plugins/DNS/CAres", pkgConfig: "libcares",
             providers: [.apt(["libc-ares-dev"])]),
-        // PCRE2 (8-bit), linked by the reachability plug-in alone: the bounded matcher of its
-        // `/…/` conditions (Plugins/Reachability/README.md).
-        .systemLibrary(
-            name: "CPCRE2", path: "Plugins/Reachability/CPCRE2", pkgConfig: "libpcre2-8",
-            providers: [.apt(["libpcre2-dev"])]),
         // libcurl's headers only: nothing links libcurl, CCurlShims loads it on first use.
         .systemLibrary(
             name: "CCurl", path: "Sources/CCurl",
@@ -279,8 +274,13 @@ let package = Package(
             path: "Plugins/LinkState/Sources", swiftSettings: strict),
         .target(name: "CLinkStateEvents", path: "Plugins/LinkState/CEvents"),
         .target(
-            name: "ReachabilityProbe", dependencies: [probeKit, json, "CCurlShims", "CPCRE2"],
+            name: "ReachabilityProbe", dependencies: [probeKit, json, "CCurlShims", "CRE2Shim"],
             path: "Plugins/Reachability/Sources", swiftSettings: strict),
+        // RE2 (Debian's libre2), linked by the reachability plug-in alone: the linear-time matcher
+        // of its `/…/` conditions (Plugins/Reachability/README.md). RE2 is C++ with no C API in
+        // Debian, so a few C calls of our own in C++ wrap it, and Swift imports plain C.
+        .target(
+            name: "CRE2Shim", path: "Plugins/Reachability/CRE2Shim", linkerSettings: [.linkedLibrary("re2")]),
         .target(
             name: "BandwidthProbe", dependencies: [probeKit, json, "PathwatchNetlink"],
             path: "Plugins/Bandwidth/Sources", swiftSettings: strict),

@@ -24,7 +24,7 @@ DESTDIR=$root PREFIX=/usr SYSCONFDIR=/etc LOCALSTATEDIR=/var UNITDIR=/lib/system
 
 printf 'Source: pathwatch\n\nPackage: pathwatch\nArchitecture: any\n' > "$work/debian/control"
 # The Swift runtime in /usr/lib/pathwatch is the package's own (-l): what remains are the
-# distribution's libraries (libc, libstdc++, libgcc, json-c, c-ares, PCRE2) with their versions.
+# distribution's libraries (libc, libstdc++, libgcc, json-c, c-ares, RE2) with their versions.
 shlibs=$(cd "$work" && dpkg-shlibdeps -O -l"$root/usr/lib/pathwatch" -e"$root/usr/bin/pathwatch" -e"$root/usr/lib/pathwatch/pathwatch-cli" \
     $(find "$root/usr/lib/pathwatch" -name '*.so' -printf ' -e%p') 2>"$work/shlibdeps.log" \
     | sed -n 's/^shlibs:Depends=//p') || { cat "$work/shlibdeps.log" >&2; exit 1; }

@@ -3,14 +3,17 @@
 # 1 MiB bodies, beside `grep -E` searching the same bytes for the same pattern in the same run.
 #
 # Each case is a pattern with a 1 MiB body on which a backtracking matcher tries an exponential
-# number of ways (glibc's regexec, POSIX, does not finish any of them):
+# number of ways (glibc's regexec, POSIX, does not finish any of them; PCRE2, which the probe used
+# before RE2, gave up on all but the first at its match limit):
 #   plain         (a|aa)*b     on "a" × 1 MiB, and (.*,){10}x on "a," × 512 Ki: the byte the
-#                              pattern requires is absent, which PCRE2 checks first (no match)
-#   alternation   (a|aa)*b     on "a" × (1 MiB − 2) + "cb": the search from the first starting
+#                              pattern requires is absent (no match)
+#   alternation   (a|aa)*b     on "a" × (1 MiB − 2) + "cb": backtracking from the first starting
 #                              places explodes before it reaches the final "b" (a match)
 #   groups        (.*,){10}x   on "x" + "a," × (1 MiB / 2 − 1) (no match)
 #   per-position  (a|aa)*b     on ("a" × 20 + "c") repeated to 1 MiB, then "b": every starting
-#                              place costs just under PCRE2's own match limit (a match)
+#                              place cost just under PCRE2's own match limit (a match)
+# The probe matches with RE2 (Plugins/Reachability/README.md "Regular expressions"): one pass over
+# the body, every way through the pattern at once, so each case is answered, match or no match.
 # The bodies are served by the reachability tests' fixture server on 127.0.0.1 (`/repeat`), and
 # fetched once with curl for grep, so both search the same bytes.
 #
@@ -21,8 +24,8 @@
 #     `pathwatch once` (what an operator sees);
 #   - grep -E (LC_ALL=C, so byte-wise as the probe): wall time of `grep -E -c` on the body under
 #     `timeout`; a run that does not finish is reported as "> N s (killed)". grep searches with
-#     a DFA first (no backtracking), so it answers these in milliseconds where a backtracking
-#     matcher, PCRE2 included, has to give up at its limit.
+#     a DFA (no backtracking), as RE2 does, so both answer these in milliseconds where a
+#     backtracking matcher has to give up at a limit or never finishes.
 # Usage: bench/regex/run.sh [rounds] [grep timeout seconds]   (default 5 and 60; prints a table)
 #   PRODUCTS=.build/debug bench/regex/run.sh   measures an existing build instead of `make release`
 set -euo pipefail

@@ -1,5 +1,5 @@
 /// `expect_body`: text the kept body must contain, or, written `"/…/"`, a regular expression
-/// (PCRE2 syntax, bounded: see `BoundedRegex`) it must match.
+/// (RE2's syntax, matched in linear time: see `BoundedRegex`) it must match.
 struct BodyPattern {
     enum Kind {
         case substring([UInt8])
@@ -10,7 +10,7 @@ struct BodyPattern {
     /// How the condition reads in a message: `"healthy"` or `/ready/`, one line, bounded.
     let label: String
 
-    /// Throws why `text` cannot be used: empty, or an expression PCRE2 refuses.
+    /// Throws why `text` cannot be used: empty, or an expression RE2 refuses.
     init(parsing text: String) throws(RegexProblem) {
         if let pattern = Self.slashed(text) {
             guard !pattern.isEmpty else {
@@ -31,8 +31,8 @@ struct BodyPattern {
         return String(text.dropFirst().dropLast())
     }
 
-    /// Whether `body` holds the text or matches the expression; a search that reached a limit
-    /// says so instead of answering.
+    /// Whether `body` holds the text or matches the expression; only a search that ran out of
+    /// memory does not answer.
     func search(_ body: UnsafeRawBufferPointer) -> BoundedRegex.Outcome {
         switch kind {
         case .substring(let needle): BodySearch.contains(body, needle) ? .matched : .notMatched

@@ -16,9 +16,6 @@ struct ConditionJudge {
             switch body.withUnsafeBytes({ pattern.search($0) }) {
             case .matched: break
             case .notMatched: out.append("expect_body \(pattern.label): \(notFound(body, cut: cut))")
-            case .exceeded(let limit):
-                let on = Self.exceeded(limit, on: "the body (\(MessageFormat.size(body.count)))")
-                out.append("expect_body \(pattern.label): \(on); simplify the pattern or lower max_body")
             case .failed(let reason): out.append("expect_body \(pattern.label): the search failed (\(reason))")
             }
         }
@@ -82,13 +79,12 @@ struct ConditionJudge {
             switch Array(value.utf8).withUnsafeBytes({ regex.search($0) }) {
             case .matched: return true
             case .notMatched: return false
-            case .exceeded(let limit): unanswered = Self.exceeded(limit, on: "a value")
             case .failed(let reason): unanswered = "the search failed (\(reason))"
             }
             return false
         }
         guard !matched else { return nil }
-        // Reaching a limit is not "no match": say so (the value itself stays unshown).
+        // A search that failed is not "no match": say so (the value itself stays unshown).
         if let unanswered { return "expect_header \(name): \(unanswered)" }
         if Self.mayHoldSecret(expectation.lowercased) {
             return "expect_header \(name): no match (the value is not shown: this header may hold a credential)"
@@ -96,11 +92,6 @@ struct ConditionJudge {
         let shown = values.map { "\"\(MessageFormat.bounded($0, limit: MessageFormat.seenLimit))\"" }.prefix(3)
         return "expect_header \(name): no match, found \(shown.joined(separator: ", "))"
             + (values.count > 3 ? ", …" : "")
-    }
-
-    /// A search that reached one of `RegexLimits`: neither a match nor a miss, and what to do.
-    static func exceeded(_ limit: BoundedRegex.Limit, on what: String) -> String {
-        "the pattern exceeded its \(limit) on \(what) before it could answer"
     }
 
     /// Header names whose values are credentials or sessions (lower-cased).

@@ -64,6 +64,31 @@ import Testing
         }
     }
 
+    /// What needs a backtracking matcher is refused when the configuration is read, by
+    /// `check-config` as by the agent: the JSON path, the construct, where it is and why.
+    @Test func constructsThatNeedBacktrackingAreRefusedWithTheirPath() throws {
+        let setup = try AgentEndToEndTests.Setup()
+        let body = "probes[0].config.targets[0].expect_body"
+        let header = "probes[0].config.targets[0].expect_header.X-Build"
+        let cases: [(target: String, path: String, says: String)] = [
+            (#""expect_body": "/(ab)\\1/""#, body, #"a back-reference \1 at offset 4"#),
+            (#""expect_body": "/ready(?= now)/""#, body, "a look-ahead (?=…) at offset 5"),
+            (#""expect_body": "/(?<!not )ready/""#, body, "a negative look-behind (?<!…) at offset 0"),
+            (#""expect_body": "/(?>a+)b/""#, body, "an atomic group (?>…) at offset 0"),
+            (#""expect_body": "/\\d++ ok/""#, body, "a possessive repeat (*+, ++, ?+, {n}+) at offset 2"),
+            (#""expect_header": {"X-Build": "/^(?(1)a|b)/"}"#, header, "a conditional group (?(…)…) at offset 1"),
+            (#""expect_header": {"X-Build": "/^(a|(?R))$/"}"#, header, "recursion or a subroutine call at offset 4"),
+        ]
+        for (target, path, says) in cases {
+            let config = try setup.config(#"{"targets": [{"name": "a", "url": "http://127.0.0.1:9/", \#(target)}]}"#)
+            let result = try pathwatch(["check-config", "--config", config])
+            #expect(result.status == 78, "\(target): \(result.stderr)")
+            let expected =
+                "\(path): not a valid regular expression: \(says) is not supported: patterns are matched in linear time (RE2), without backtracking"
+            #expect(result.stderr.contains(expected), "\(target): \(result.stderr)")
+        }
+    }
+
     /// The expected integer passes through the agent's own reading of the config (parsed, then
     /// handed to the plug-in as text) with every digit.
     @Test func largeIntegersKeepTheirDigitsThroughTheAgent() throws {

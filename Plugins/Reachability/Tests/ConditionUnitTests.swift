@@ -46,7 +46,7 @@ import Testing
     }
 }
 
-/// expect_body patterns: plain text is a substring, "/…/" a PCRE2 expression on bytes.
+/// expect_body patterns: plain text is a substring, "/…/" an RE2 expression on bytes.
 @Suite struct BodyPatternTests {
     func matches(_ pattern: String, _ body: String) throws -> Bool {
         let parsed = try BodyPattern(parsing: pattern)
@@ -83,108 +83,32 @@ import Testing
     }
 
     /// What the README promises of the syntax: POSIX's meaning of `.`, `^` and `$` on the whole
-    /// body, PCRE2's escapes (inside brackets too), back-references within the limits.
-    @Test func syntaxIsPCRE2WithPOSIXAnchorsAndDot() throws {
+    /// body, RE2's escapes (inside brackets too), bytes rather than characters.
+    @Test func syntaxIsRE2WithPOSIXAnchorsAndDot() throws {
         #expect(try matches("/^a.b$/", "a\nb"))  // . is any byte, a line break included
+        #expect(try !matches("/(?-s)^a.b$/", "a\nb"))
         #expect(try !matches("/^ready$/", "ready\n"))  // $ is the very end
         #expect(try !matches("/^b/", "a\nb") && (try matches("/(?m)^b/", "a\nb")))
+        #expect(try matches("/(?m)^ready$/", "ready\n"))
         #expect(try matches(#"/[\d]+/"#, "42") && !(try matches(#"/^[\d]+$/"#, "d\\")))
-        #expect(try matches(#"/(ab)\1/"#, "xabab") && !(try matches(#"/(ab)\1/"#, "abba")))
-        #expect(try matches("/x{,2}/", "x{,2}"))  // {,n} is text in PCRE2 10.42
-        #expect(try matches("/(?i)READY/", "ready"))
-        #expect(try matches("/caf\u{e9}/", "café"))  // a UTF-8 literal matches its bytes
-    }
-}
-
-/// The bounds of `RegexLimits`: refused at compile time with PCRE2's reason and offset, or a
-/// search that ends with the limit it reached instead of an answer.
-@Suite struct BoundedRegexTests {
-    func compileError(_ pattern: String) -> String? {
-        do {
-            _ = try BoundedRegex(pattern)
-            return nil
-        } catch {
-            return error.message
-        }
+        #expect(try matches(#"/\bready\b/"#, "is ready.") && !(try matches(#"/\bready\b/"#, "already")))
+        #expect(try matches("/x{,2}/", "x{,2}"))  // {,n} is text in RE2 too
+        #expect(try matches("/(?i)READY/", "ready") && !(try matches("/READY/", "ready")))
+        #expect(try matches(#"/\Q(a+)\E/"#, "x(a+)") && !(try matches(#"/\Q(a+)\E/"#, "aa")))
+        #expect(try matches("/(?P<state>UP|OK)/", "state: OK"))  // a named group, never captured
     }
 
-    @Test func compileErrorsCarryPCRE2sReasonAndOffset() {
-        #expect(compileError("a(") == "missing closing parenthesis at offset 2")
-        #expect(compileError("(ab){1,32767}")?.hasPrefix("regular expression is too large at offset") == true)
-        #expect(compileError("a{1,65536}")?.hasPrefix("number too big in {} quantifier at offset") == true)
-        #expect(
-            compileError(String(repeating: "(", count: 65) + String(repeating: ")", count: 65))?.hasPrefix(
-                "parentheses are too deeply nested") == true)
-        #expect(
-            compileError(String(repeating: "a", count: RegexLimits.maxPatternLength + 1))?.hasPrefix(
-                "pattern string is longer than the limit") == true)
-        #expect(compileError("(*UTF)a")?.hasPrefix("using UTF is disabled by the application") == true)
-        #expect(compileError("a{1,32767}") == nil)
-    }
-
-    func search(_ pattern: String, _ body: [UInt8]) throws -> BoundedRegex.Outcome {
-        let regex = try BoundedRegex(pattern)
-        return body.withUnsafeBytes { regex.search($0) }
-    }
-
-    /// Patterns that backtrack without end on these bodies, which do match (the last bytes are
-    /// a match: `b`, `c`): PCRE2's backtracking reaches a limit, and the linear-time matcher
-    /// answers. These were reported as "exceeded its match limit", neither true nor false.
-    @Test func trueMatchesThatBacktrackWithoutEndAreMatches() throws {
-        let alternation = [UInt8](repeating: UInt8(ascii: "a"), count: 1 << 20) + Array("cb".utf8)
-        #expect(try search("(a|aa)*b", alternation) == .matched)
-        let pairs = Array((String(repeating: "ab", count: 200_000) + "xc").utf8)
-        #expect(try search("(?:a|b)*c", pairs) == .matched)
-        // Just under PCRE2's own limit at each starting place: about 10^10 steps backtracking.
-        let segment = [UInt8](repeating: UInt8(ascii: "a"), count: 20) + [UInt8(ascii: "c")]
-        let body = Array(Array(repeating: segment, count: (1 << 20) / segment.count).joined()) + [UInt8(ascii: "b")]
-        #expect(try search("(a|aa)*b", body) == .matched)
-        // And a miss is a miss: no "x" after ten commas.
-        let commas = Array("x".utf8) + Array(Array(repeating: Array("a,".utf8), count: 1 << 19).joined())
-        #expect(try search("(.*,){10}x", commas) == .notMatched)
-        #expect(try search("(a|aa)*b", [UInt8](repeating: UInt8(ascii: "a"), count: 1 << 20) + [0x63]) == .notMatched)
-    }
-
-    /// Leading `(*…)` settings stay in front of the wrapper, where PCRE2 reads them; a pattern
-    /// that cannot be wrapped (it ends in a `\Q` quote) still searches by backtracking.
-    @Test func theLinearMatchersFormKeepsLeadingSettings() throws {
-        #expect(
-            BoundedRegex.anywhere("(*NO_START_OPT)(*LIMIT_DEPTH=50)a|b")
-                == "(*NO_START_OPT)(*LIMIT_DEPTH=50)(?s:(?C1).)*?(?:a|b)")
-        let deep = [UInt8](repeating: UInt8(ascii: "a"), count: 10_000) + Array("cb".utf8)
-        #expect(try search("(*LIMIT_DEPTH=50)(a|aa)*b", deep) == .matched)
-        #expect(try search(#"x\Qa)"#, Array("..xa)..".utf8)) == .matched)
-    }
-
-    /// What the linear-time matcher cannot do (a back-reference) keeps the backtracking limit;
-    /// what neither answers within its CPU time is said, neither a match nor a miss.
-    @Test func whatNeitherMatcherAnswersEndsAtALimit() throws {
-        let alternation = [UInt8](repeating: UInt8(ascii: "a"), count: 1 << 20) + Array("cbb".utf8)
-        let backReference = try search("(a|aa)*(b)\\2", alternation)
-        #expect(backReference == .exceeded(.depth) || backReference == .exceeded(.memory), "\(backReference)")
-        // About 100 states a byte for the linear matcher, 10^4 steps a place backtracking:
-        // minutes of CPU on 8 MiB either way.
-        let many = [UInt8](repeating: UInt8(ascii: "a"), count: 8 << 20) + [UInt8(ascii: "c")]
-        let started = SearchAllowance.threadCPU()
-        #expect(try search("[ab]{0,50}[ab]{0,50}c", many) == .exceeded(.cpu))
-        // The two phases' CPU, and the milliseconds a callout check may be late.
-        let spent = SearchAllowance.threadCPU() - started
-        #expect(spent < RegexLimits.searchCPU + 1_000_000_000, "\(spent) ns of CPU")
-    }
-
-    /// The sample's deadline ends a search too, whatever CPU it has left.
-    @Test func theSamplesDeadlineEndsTheSearch() throws {
-        let regex = try BoundedRegex("[ab]{0,50}[ab]{0,50}c")
-        let many = [UInt8](repeating: UInt8(ascii: "a"), count: 8 << 20) + [UInt8(ascii: "c")]
-        let outcome = many.withUnsafeBytes { regex.search($0, deadline: Deadline.after(.milliseconds(1))) }
-        #expect(outcome == .exceeded(.deadline))
-    }
-
-    @Test func aPlainScanOfALargeBodyFitsTheBudget() throws {
-        let body = Array(String(repeating: "status: starting, version 1.2\n", count: 70_000).utf8)  // 2 MiB
-        #expect(try search(#"status: ready"#, body) == .notMatched)
-        #expect(try search(#"[a-z]+: [a-z]+, version [0-9]+\.[0-9]+X"#, body) == .notMatched)
-        #expect(try search(#"version [0-9]+\.[0-9]+\n$"#, body) == .matched)
+    /// Matching is byte-wise: a UTF-8 literal matches its own bytes, `.` is one byte, a class
+    /// holds bytes, and `(?i)` folds ASCII letters, not the two bytes of a UTF-8 letter.
+    @Test func matchingIsByteWise() throws {
+        #expect(try matches("/caf\u{e9}/", "café"))
+        #expect(try matches("/^caf..$/", "café") && !(try matches("/^caf.$/", "café")))
+        #expect(try !matches("/(?i)caf\u{e9}/", "CAF\u{c9}") && (try matches("/(?i)caf\u{e9}/", "CAF\u{e9}")))
+        let bytes: [UInt8] = [0x61, 0xff, 0x00, 0x62]  // not UTF-8
+        let parsed = try BodyPattern(parsing: #"/a\xff\x00b/"#)
+        #expect(bytes.withUnsafeBytes { parsed.search($0) } == .matched)
+        let anyByte = try BodyPattern(parsing: "/^a[^x]{2}b$/")
+        #expect(bytes.withUnsafeBytes { anyByte.search($0) } == .matched)
     }
 }
 
