@@ -25,6 +25,13 @@ struct HTTPReply: Sendable {
         return HTTPReply(status: status, headers: headers, body: ByteBuffer(string: body))
     }
 
+    /// A reply whose body is already in a buffer (shared, not copied, however many send it).
+    static func bytes(_ status: HTTPResponseStatus, _ body: ByteBuffer, contentType: String) -> HTTPReply {
+        var headers = commonHeaders
+        headers.add(name: "Content-Type", value: contentType)
+        return HTTPReply(status: status, headers: headers, body: body)
+    }
+
     static func plain(_ status: HTTPResponseStatus, _ body: String, extra: [(String, String)] = []) -> HTTPReply {
         text(status, body, contentType: "text/plain; charset=utf-8", extra: extra)
     }

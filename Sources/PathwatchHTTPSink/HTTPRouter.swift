@@ -36,7 +36,7 @@ struct HTTPRouter: Sendable {
             }
             return .reply(.text(.ok, text + "\n", contentType: "application/json"))
         case "/metrics":
-            return .reply(.text(.ok, hub.metricsText(), contentType: "text/plain; version=0.0.4; charset=utf-8"))
+            return .reply(.bytes(.ok, hub.metricsBody(), contentType: "text/plain; version=0.0.4; charset=utf-8"))
         case "/events":
             let last = head.headers["Last-Event-ID"].first.flatMap { $0.isEmpty ? nil : String($0.prefix(128)) }
             return .stream(lastEventID: last)

@@ -19,6 +19,12 @@ extension PrometheusExposition {
             var predecessor: (family: String, help: String)?
             var predecessorPlace: Int?
         }
+        /// The metrics of the check rendered last, resolved, in its order, and their plug-in: a
+        /// probe's checks nearly always carry the same metrics in the same order under the same
+        /// strings, so the next check compares each name (mostly a pointer) instead of hashing
+        /// two keys for it.
+        private var recentPlugin = ""
+        private var recent: [(name: String, kind: MetricDeclaration.Kind, metric: Metric)] = []
         /// A check label's name as written (`label_<name>` when it is one of ours), by its name.
         private var labelNames: [String: String] = [:]
         private var statePlace: Int?
@@ -58,16 +64,16 @@ extension PrometheusExposition {
                 PrometheusText.writeLabel(name: labelName(label.name), value: label.value, into: &labels)
             }
             labels += "} ".utf8
-            for metric in values {
-                let key = Self.key(metric)
-                var known = metrics[check.plugin]?[key] ?? Self.metric(metric, of: check)
+            for (index, metric) in values.enumerated() {
+                var known = resolved(metric, at: index, of: check)
                 let value = metric.value * known.scale
                 // A family takes its place in the text with its first sample that is written.
                 guard value.isFinite else { continue }
                 if known.place == nil {
                     known.place = out.family(known.family, help: known.help, known.kind)
                     if let old = known.predecessor { known.predecessorPlace = out.family(old.family, help: old.help) }
-                    self.metrics[check.plugin, default: [:]][key] = known
+                    self.metrics[check.plugin, default: [:]][Self.key(metric)] = known
+                    recent[index].metric = known
                 }
                 let ending = metric.labels.isEmpty ? labels : Self.ending(labels, with: metric.labels)
                 out.appendSample(to: known.place!, labels: [], ending: ending, value: value)
@@ -75,6 +81,27 @@ extension PrometheusExposition {
                     out.appendSample(to: place, labels: [], ending: ending, value: value)
                 }
             }
+        }
+
+        /// What `metric`, the `index`th of `check`'s, joins: as the check before had it in that
+        /// place when the name, kind and plug-in are the same, else from the cache by plug-in and
+        /// name (or made), and then remembered in that place.
+        private mutating func resolved(_ metric: PathwatchProbeKit.Metric, at index: Int, of check: CheckRecord)
+            -> Metric
+        {
+            if index < recent.count, recent[index].name == metric.name, recent[index].kind == metric.kind,
+                recentPlugin == check.plugin
+            {
+                return recent[index].metric
+            }
+            if index == 0 || recentPlugin != check.plugin {
+                recentPlugin = check.plugin
+                recent.removeAll(keepingCapacity: true)
+            }
+            let known = metrics[check.plugin]?[Self.key(metric)] ?? Self.metric(metric, of: check)
+            let entry = (name: metric.name, kind: metric.kind, metric: known)
+            if index < recent.count { recent[index] = entry } else { recent.append(entry) }
+            return known
         }
 
         /// The check's labels (`…} `) with a series' own added before the brace.

@@ -19,14 +19,20 @@ package enum PrometheusExposition {
     }
 
     package static func renderBytes(_ snapshot: StatusSnapshot?) -> [UInt8] {
-        var out = PrometheusText()
+        renderText(snapshot).bytes
+    }
+
+    /// The exposition as a text not yet joined, its families reserving the room `sizeHints`
+    /// (an earlier rendering's `sizes`) gives them.
+    package static func renderText(_ snapshot: StatusSnapshot?, sizeHints: [String: Int] = [:]) -> PrometheusText {
+        var out = PrometheusText(sizeHints: sizeHints)
         renderBuild(into: &out)
-        guard let snapshot else { return out.bytes }
+        guard let snapshot else { return out }
         renderPath(snapshot.path, into: &out)
         var checks = CheckSeries()
         for check in snapshot.checks { checks.render(check, into: &out) }
         renderHealth(of: snapshot, into: &out)
-        return out.bytes
+        return out
     }
 
     /// The same series as typed values (for a sink that pushes them): the same names, labels

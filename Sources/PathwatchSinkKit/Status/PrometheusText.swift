@@ -18,13 +18,29 @@ package struct PrometheusText {
 
     private var families: [Family] = []
     private var places: [String: Int] = [:]
+    /// Bytes each family's samples took in an earlier rendering, by family name (`sizes`).
+    private let sizeHints: [String: Int]
+
+    /// A text whose families reserve the room `sizeHints` (an earlier rendering's `sizes`) gives
+    /// them: a document of hundreds of kilobytes, rendered at each report, then grows no buffer
+    /// by doubling, copying and faulting in fresh pages as it goes.
+    package init(sizeHints: [String: Int] = [:]) { self.sizeHints = sizeHints }
 
     /// The place of family `name`, made with `help` and `kind` the first time.
     package mutating func family(_ name: String, help: @autoclosure () -> String, _ kind: Kind = .gauge) -> Int {
         if let place = places[name] { return place }
-        families.append(Family(name: name, help: help(), kind: kind, nameBytes: Array(name.utf8)))
+        var family = Family(name: name, help: help(), kind: kind, nameBytes: Array(name.utf8))
+        if let hint = sizeHints[name] { family.samples.reserveCapacity(hint + hint / 16) }
+        families.append(family)
         places[name] = families.count - 1
         return families.count - 1
+    }
+
+    /// Bytes of samples by family name: the hints for the next rendering of the same source.
+    package var sizes: [String: Int] {
+        var sizes: [String: Int] = [:]
+        for family in families { sizes[family.name] = family.samples.count }
+        return sizes
     }
 
     /// Adds one sample to family `name` (made with `help` and `kind` the first time); `labels`
@@ -63,13 +79,24 @@ package struct PrometheusText {
 
     package var bytes: [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(families.reduce(0) { $0 + $1.samples.count + 128 })
-        for family in families where !family.samples.isEmpty {
-            out +=
-                "# HELP \(family.name) \(Self.escapedHelp(family.help))\n# TYPE \(family.name) \(family.kind.rawValue)\n"
-                .utf8
-            out += family.samples
-        }
+        out.reserveCapacity(byteCountEstimate)
+        write { out.append(contentsOf: $0) }
         return out
+    }
+
+    /// At least the length of the text (each family's HELP and TYPE lines counted generously).
+    package var byteCountEstimate: Int {
+        families.reduce(0) { $0 + $1.samples.count + 2 * $1.name.utf8.count + $1.help.utf8.count + 64 }
+    }
+
+    /// Hands the text to `chunk` in order, a family's lines then its samples, without joining
+    /// them first: a server writes them straight into the buffer it sends.
+    package func write(_ chunk: (UnsafeRawBufferPointer) -> Void) {
+        for family in families where !family.samples.isEmpty {
+            var head =
+                "# HELP \(family.name) \(Self.escapedHelp(family.help))\n# TYPE \(family.name) \(family.kind.rawValue)\n"
+            head.withUTF8 { chunk(UnsafeRawBufferPointer($0)) }
+            family.samples.withUnsafeBytes(chunk)
+        }
     }
 }
