@@ -5,6 +5,10 @@
 # 127.0.0.1 with the same commands, asked by check_nrpe from a loop, 4 at a time. Each agent's
 # whole process tree (the commands included) over a window of whole intervals; see measure.py.
 # Usage: bash bench/exec/run.sh [window-seconds, a multiple of 10] [commands]
+#   PRODUCTS=DIR bash bench/exec/run.sh …   measures an existing release build instead of running
+#       `make release`: DIR holds the agent's `pathwatch` executable and is the plug-in folder
+#       (libpathwatch_exec.so, e.g. built with the Makefile's RELEASE_FLAGS and
+#       `--product pathwatch_exec`, beside the other bundled plug-ins)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
@@ -17,7 +21,14 @@ need /usr/lib/nagios/plugins/check_tcp monitoring-plugins-standard
 need /usr/sbin/nrpe nagios-nrpe-server
 need /usr/lib/nagios/plugins/check_nrpe nagios-nrpe-plugin
 need /usr/bin/python3 python3
-make -s release >/dev/null
+if [ -z "${PRODUCTS:-}" ]; then
+    make -s release >/dev/null
+    PRODUCTS="$root/.build/release"
+fi
+PRODUCTS=$(cd "$PRODUCTS" && pwd)
+for f in pathwatch libpathwatch_exec.so; do
+    [ -e "$PRODUCTS/$f" ] || { echo "no $PRODUCTS/$f" >&2; exit 1; }
+done
 
 work=$(mktemp -d /tmp/pathwatch-bench-exec.XXXXXX)
 chmod 755 "$work"
@@ -50,7 +61,7 @@ command_line() {
     for i in $(seq 0 $((N - 1))); do echo "command[c$i]=$(command_line $i)"; done
 } > "$work/nrpe.cfg"
 {
-    echo '{"agent": {"name": "bench-exec", "plugin_dirs": ["'"$root"'/.build/release"], "state_dir": "'"$work"'/state"},'
+    echo '{"agent": {"name": "bench-exec", "plugin_dirs": ["'"$PRODUCTS"'"], "state_dir": "'"$work"'/state"},'
     echo ' "probes": [{"id": "nagios", "plugin": "exec", "interval": "10s", "timeout": "9s", "config": {"commands": ['
     for i in $(seq 0 $((N - 1))); do
         sep=","; [ $i = $((N - 1)) ] && sep=""
@@ -62,6 +73,6 @@ command_line() {
 } > "$work/pathwatch.json"
 
 python3 bench/exec/measure.py \
-    "$root/.build/release/pathwatch"$'\x1f'"run"$'\x1f'"--config"$'\x1f'"$work/pathwatch.json"$'\x1f'"--log-level"$'\x1f'"warning" \
+    "$PRODUCTS/pathwatch"$'\x1f'"run"$'\x1f'"--config"$'\x1f'"$work/pathwatch.json"$'\x1f'"--log-level"$'\x1f'"warning" \
     "/usr/sbin/nrpe"$'\x1f'"-c"$'\x1f'"$work/nrpe.cfg"$'\x1f'"-f" \
     "$nrpe_port" "$N" 10 "$WINDOW"

@@ -10,7 +10,7 @@ enum CheckReport {
     static let messageLimit = 1_024
 
     static func observation(_ command: CheckCommand, _ run: CommandRun) -> Observation {
-        var names = MetricNames(reserved: ExecProbe.metrics.map(\.name))
+        var names = MetricNames.ofCheck
         var problems: [String] = []
         var metrics: [Metric] = []
         let text = String(decoding: run.stdout, as: UTF8.self)

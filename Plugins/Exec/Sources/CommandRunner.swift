@@ -33,7 +33,8 @@ enum CommandRunner {
         let start = MonotonicClock.nowNanoseconds()
         let own = command.timeout.map { start + $0.nanoseconds } ?? Int64.max
         let termAt = min(own, limits.stopBy)
-        let allowed = ConfigDuration(nanoseconds: termAt - start).description
+        // Said only when the command overran: not made for every run.
+        func allowed() -> String { ConfigDuration(nanoseconds: termAt - start).description }
         guard termAt - start >= 10_000_000 else {
             return CommandRun(ending: .notStarted("not started: no time left before the probe's deadline"))
         }
@@ -77,7 +78,7 @@ enum CommandRunner {
                 }
                 if killSent, now >= termAt + limits.grace + CommandLimits.afterKill {
                     pending.add(child.pid)
-                    run.ending = .unreaped(after: allowed)
+                    run.ending = .unreaped(after: allowed())
                     break
                 }
                 next =
@@ -132,7 +133,7 @@ enum CommandRunner {
             let code = (status >> 8) & 0xFF
             if termSent {
                 run.ending = .timedOut(
-                    after: allowed, signal: signal != 0 ? signal : nil, status: signal != 0 ? nil : code,
+                    after: allowed(), signal: signal != 0 ? signal : nil, status: signal != 0 ? nil : code,
                     graceUsed: killSent)
                 run.outputClosedEarly = closedEarly
             } else {

@@ -15,6 +15,10 @@ struct MetricNames {
         for name in reserved { taken[MetricMeaning(undeclared: name).exposedName] = "(the probe's \(name))" }
     }
 
+    /// A check's names before its output's: the probe's own metrics reserved. Made once, not at
+    /// every command run (reading a name's meaning is most of what reserving it costs).
+    static let ofCheck = MetricNames(reserved: ExecProbe.metrics.map(\.name))
+
     /// The name for `label` with `part` (`warn`, `crit`, …) and the unit suffix; nil with the
     /// reason when another label already took its series.
     /// With `shared`, a label claimed again (a Prometheus family's samples, told apart by

@@ -56,6 +56,17 @@ struct PerfDataParserTests {
         #expect(NagiosOutput("OK\r\n").message == "OK")
         #expect(NagiosOutput("").message == "")
     }
+
+    /// ASCII output is read as bytes (nearly every check's), anything else as Characters: on
+    /// ASCII the two agree, line ends, trailing blank lines and whitespace included.
+    @Test(arguments: [
+        "OK - fine\n", "OK\r", "OK\r\r\nmore | a=1\n", "\t OK \u{0B}| a=1 | b=2\n \n\t\n", "|a=1", "\n\n", "",
+        "OK | a=1\r\nlong\r\nlong | b=2\r\nc=3\r\n", "WARN|\nx|y\n\u{0C}", "a\rb\n\r\n \r\n",
+    ])
+    func asciiIsReadAsCharactersAre(_ text: String) {
+        #expect(NagiosOutput.readASCII(text) == NagiosOutput.readCharacters(text))
+        #expect(NagiosOutput.readASCII(text + "é") == nil)
+    }
 }
 
 struct MetricNamesTests {
