@@ -9,10 +9,31 @@ extension PrometheusText {
 
     /// [a-zA-Z_][a-zA-Z0-9_]*, and never the reserved `__` prefix.
     package static func sanitizedLabelName(_ name: String) -> String {
+        // Nearly every name is one already (`check`, `probe`, a plug-in's own): kept as it is,
+        // with no buffer made and read back for each label of each sample a push sends.
+        if isLabelName(name) { return name }
         var out = sanitized(name, colon: UInt8(ascii: "_"))
         let leading = out.prefix { $0 == UInt8(ascii: "_") }.count
         if leading >= 2 { out.removeFirst(leading - 1) }
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// True when `sanitizedLabelName` would return `name` unchanged: lower-case letters, digits
+    /// and underscores, not empty, no digit first and not two underscores first.
+    private static func isLabelName(_ name: String) -> Bool {
+        var previous: UInt8 = 0
+        var count = 0
+        for byte in name.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"): break
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): if count == 0 { return false }
+            case UInt8(ascii: "_"): if count == 1 && previous == UInt8(ascii: "_") { return false }
+            default: return false
+            }
+            previous = byte
+            count += 1
+        }
+        return count > 0
     }
 
     /// The name's bytes in the format's alphabet, a colon written as `colon`, never empty.
