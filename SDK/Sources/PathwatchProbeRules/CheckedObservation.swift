@@ -172,17 +172,24 @@ public struct CheckedObservation {
 /// Exposed names are worked out only for observations with more than one metric.
 struct MetricSeriesNames {
     let catalog: MetricCatalog
-    private var exposed: [String: String] = [:]
+    /// The exposed names so far and the metric names that took them, in the order kept: an
+    /// observation has a handful of metrics, and a look through them costs less than a
+    /// dictionary made and grown for each observation (a quarter of the disk probe's cost
+    /// a mount). Past `listLimit` names they move to a dictionary, so a plug-in's thousand metrics
+    /// in one observation cost no more than before.
+    private var listed: [(family: String, name: String)] = []
+    private var indexed: [String: String]?
+    private static let listLimit = 16
 
     init(catalog: MetricCatalog) { self.catalog = catalog }
 
     /// Why `metric` cannot join the metrics `kept`, or nil when it can (and it is then counted).
     mutating func clash(_ metric: CheckedMetric, kept: [CheckedMetric]) -> String? {
         guard let first = kept.first else { return nil }
-        if exposed.isEmpty { exposed[exposedName(first)] = first.name.string }
+        if listed.isEmpty && indexed == nil { count(exposedName(first), first.name.string) }
         let text = metric.name.string
         let family = exposedName(metric)
-        if let other = exposed[family] {
+        if let other = name(exposing: family) {
             guard other == text else {
                 return
                     "metrics \(other) and \(text) would both be exposed as …_\(family): one series for two metrics; \(other) kept"
@@ -191,8 +198,26 @@ struct MetricSeriesNames {
             let series = MetricLabelRule.seriesName(text, metric.labels)
             return "metric \(series) is emitted twice in one observation; the first kept"
         }
-        exposed[family] = text
+        count(family, text)
         return nil
+    }
+
+    private func name(exposing family: String) -> String? {
+        if let indexed { return indexed[family] }
+        return listed.first { $0.family == family }?.name
+    }
+
+    private mutating func count(_ family: String, _ name: String) {
+        if indexed != nil {
+            indexed![family] = name
+        } else if listed.count < Self.listLimit {
+            listed.append((family, name))
+        } else {
+            var all = Dictionary(listed.map { ($0.family, $0.name) }, uniquingKeysWith: { first, _ in first })
+            all[family] = name
+            indexed = all
+            listed = []
+        }
     }
 
     private func exposedName(_ metric: CheckedMetric) -> String {
