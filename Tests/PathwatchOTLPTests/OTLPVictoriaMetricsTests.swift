@@ -55,6 +55,23 @@ import Testing
         return []
     }
 
+    /// The checks of the last document whose every probe had reported by `time` (milliseconds):
+    /// the receiver, which stored a report of that time, then holds every report in it (the
+    /// queue goes oldest first), where a later document may carry another probe's report made
+    /// after it, still in flight at the stop.
+    static func checks(_ lines: [String], reportedBy time: Int64) -> [[String: Any]] {
+        let parser = ISO8601DateFormatter()
+        parser.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        for line in lines.reversed() {
+            guard let doc = try? parseJSONObject(line), let checks = doc["checks"] as? [[String: Any]],
+                let probes = doc["probes"] as? [[String: Any]]
+            else { continue }
+            let times = probes.compactMap { ($0["last_sample_at"] as? String).flatMap(parser.date(from:)) }
+            if times.allSatisfy({ Int64(($0.timeIntervalSince1970 * 1000).rounded()) <= time }) { return checks }
+        }
+        return []
+    }
+
     @Test(.enabled(if: NewerReceivers.unavailable() == nil, "\(NewerReceivers.unavailable() ?? "")"))
     func theShippedSeriesArriveTypedAndTwoMinutesOfflineAreBackfilled() throws {
         let dir = try Unprivileged.makeTemporaryDirectory()
@@ -100,8 +117,10 @@ import Testing
             }, "no report after the backlog\n\(diagnostics())")
         #expect(agent.stop() == 0)
 
-        // Each check's state and each metric it reported, with the values of the last document.
-        let checks = Self.checks(agent.outputLines)
+        // Each check's state and each metric it reported, with the values of the last document
+        // whose reports were all made by the newest one stored.
+        let checks = Self.checks(agent.outputLines, reportedBy: confirmed)
+        #expect(!checks.isEmpty, "no document with every report made by \(confirmed)")
         let stored = receiver.export(#"{__name__=~"pathwatch_.+"}"#)
         for check in checks {
             let id = check["id"] as? String ?? ""
