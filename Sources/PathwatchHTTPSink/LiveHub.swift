@@ -36,8 +36,8 @@ final class LiveHub: Sendable {
         var version: UInt64 = 0
         var documentText: (version: UInt64, text: String)?
         var metricsBody: (version: UInt64, body: ByteBuffer)?
-        /// Each family's size in the last `/metrics` rendered (`PrometheusText.sizes`).
-        var metricsSizes: [String: Int] = [:]
+        /// The last `/metrics` rendering's text, whose buffers the next one writes again.
+        var metricsText: PrometheusText?
         var ring = EventRing(capacity: LiveHub.ringCapacity)
         var history = MetricHistory()
         var subscribers: [ObjectIdentifier: Subscriber] = [:]
@@ -83,26 +83,28 @@ final class LiveHub: Sendable {
     /// `/metrics`: rendered once per report, so a scrape storm costs no render, and no copy
     /// either: every response shares the one buffer. Written straight from the families'
     /// samples into the buffer sent, never held as a String (whose UTF-8 check of hundreds of
-    /// kilobytes took a fifth of a rendering), each family reserving what it took last time.
+    /// kilobytes took a fifth of a rendering), into the family buffers of the rendering before.
     func metricsBody() -> ByteBuffer {
-        let (snapshot, version, current, stale, sizes) = state.withLock {
-            s -> (StatusSnapshot?, UInt64, ByteBuffer?, ByteBuffer?, [String: Int]) in
-            guard let cached = s.metricsBody else { return (s.snapshot, s.version, nil, nil, s.metricsSizes) }
-            if cached.version == s.version { return (nil, s.version, cached.body, nil, [:]) }
+        let (snapshot, version, current, stale, earlier) = state.withLock {
+            s -> (StatusSnapshot?, UInt64, ByteBuffer?, ByteBuffer?, PrometheusText?) in
+            guard let cached = s.metricsBody else { return (s.snapshot, s.version, nil, nil, s.metricsText.take()) }
+            if cached.version == s.version { return (nil, s.version, cached.body, nil, nil) }
             // A stale rendering's buffer is written again (when no response still holds it):
             // its pages are already the process's, where a new one of hundreds of kilobytes is
-            // mapped afresh and faulted in page by page.
+            // mapped afresh and faulted in page by page. Its text's buffers likewise.
             s.metricsBody = nil
-            return (s.snapshot, s.version, nil, cached.body, s.metricsSizes)
+            return (s.snapshot, s.version, nil, cached.body, s.metricsText.take())
         }
         if let current { return current }
-        let text = PrometheusExposition.renderText(snapshot, sizeHints: sizes)
+        // Two scrapes rendering at once: one takes the text before, the other starts afresh.
+        // Taken out, so the text's buffers have one owner and are written in place.
+        var text = (consume earlier) ?? PrometheusText()
+        PrometheusExposition.renderText(snapshot, into: &text)
         var body = (consume stale) ?? ByteBufferAllocator().buffer(capacity: 0)
         body.clear(minimumCapacity: text.byteCountEstimate)
         text.write { body.writeBytes($0) }
-        let newSizes = text.sizes
         state.withLock {
-            $0.metricsSizes = newSizes
+            $0.metricsText = text
             if $0.version == version { $0.metricsBody = (version, body) }
         }
         return body

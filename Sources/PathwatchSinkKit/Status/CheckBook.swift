@@ -47,11 +47,18 @@ package struct CheckBook: Sendable {
     /// of every check's id and state walked the whole book each time.
     package private(set) var statesVersion: UInt64 = 0
     private static let statesVersions = Atomic<UInt64>(0)
+    /// Changes when a check is added or dropped or the probes' order is set: the document order
+    /// sorted at one version holds until the next (CheckBook+Order). Drawn from one count for
+    /// the process, as `statesVersion` is.
+    package private(set) var membershipVersion: UInt64 = 0
+    private static let membershipVersions = Atomic<UInt64>(0)
+    /// The document order last sorted, shared with the snapshots' copies of the book.
+    let orderCache = DocumentOrderCache()
     package private(set) var path = PathSummary.unmonitored
     /// Counts reports; each check keeps the serial of the last one that touched it.
     private var reportSerial: UInt64 = 0
     /// Probe ids in configuration order, for a stable document order.
-    package var probeOrder: [String] = []
+    package var probeOrder: [String] = [] { didSet { bumpMembershipVersion() } }
     package var policies: [String: ProbePolicy] = [:]
     /// The states checks were last announced in before a restart (AnnouncedStates), each taken
     /// by its check when first seen.
@@ -60,7 +67,10 @@ package struct CheckBook: Sendable {
     /// (CheckBook+Succession).
     package var heldOver: [String: Set<String>] = [:]
 
-    package init(agentName: String) { self.agentName = agentName }
+    package init(agentName: String) {
+        self.agentName = agentName
+        bumpMembershipVersion()
+    }
 
     package static let agentFaultLabel = WellKnownLabel.agentFault
 
@@ -125,6 +135,10 @@ package struct CheckBook: Sendable {
         statesVersion = Self.statesVersions.add(1, ordering: .relaxed).newValue
     }
 
+    private mutating func bumpMembershipVersion() {
+        membershipVersion = Self.membershipVersions.add(1, ordering: .relaxed).newValue
+    }
+
     /// Visits the checks `ids` names (a probe's, or those with path facts) where they are stored:
     /// changed through `records.values`, so no second reference to the storage makes the first
     /// change copy the whole book.
@@ -145,6 +159,7 @@ package struct CheckBook: Sendable {
         records[id] = nil
         idsByProbe[probe]?.remove(id)
         pathFactIDs.remove(id)
+        bumpMembershipVersion()
     }
 
     /// Forgets a probe's checks (the probe was removed or reconfigured).
@@ -154,6 +169,7 @@ package struct CheckBook: Sendable {
             records[id] = nil
             pathFactIDs.remove(id)
         }
+        bumpMembershipVersion()
         policies[probe] = nil
         announcedBefore = announcedBefore.filter { $0.value.probe != probe }
         probeOrder.removeAll { $0 == probe }
@@ -167,6 +183,7 @@ package struct CheckBook: Sendable {
     ) {
         let (published, facts) = ObservationLabels.split(observation.labels)
         idsByProbe[probe, default: []].insert(id)
+        bumpMembershipVersion()
         if !facts.isEmpty { pathFactIDs.insert(id) }
         records[id] = CheckRecord(
             id: id, probe: probe, plugin: policy.plugin, metricCatalog: policy.metrics, state: observation.state,

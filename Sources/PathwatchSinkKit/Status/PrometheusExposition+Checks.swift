@@ -35,16 +35,19 @@ extension PrometheusExposition {
             ($0, Array(",state=\"\($0.name)\"} ".utf8))
         }
 
+        /// The labels of the check being rendered, written again for each check into the same
+        /// buffers (three allocations a check, at a thousand checks a tenth of a rendering).
+        private var stateLabels: [UInt8] = []
+        private var labels: [UInt8] = []
+
         package mutating func render(_ check: CheckRecord, into out: inout PrometheusText) {
             // `{check="…",probe="…"`: the start of every series of this check.
-            var identity: [UInt8] = []
-            identity.reserveCapacity(64)
-            identity += "{check=".utf8
-            PrometheusText.writeQuoted(check.id, into: &identity)
-            identity += ",probe=".utf8
-            PrometheusText.writeQuoted(check.probe, into: &identity)
-
-            var stateLabels = identity
+            stateLabels.removeAll(keepingCapacity: true)
+            stateLabels += "{check=".utf8
+            PrometheusText.writeQuoted(check.id, into: &stateLabels)
+            stateLabels += ",probe=".utf8
+            PrometheusText.writeQuoted(check.probe, into: &stateLabels)
+            let identityEnd = stateLabels.count
             stateLabels += ",plugin=".utf8
             PrometheusText.writeQuoted(check.plugin, into: &stateLabels)
             let place =
@@ -58,7 +61,8 @@ extension PrometheusExposition {
 
             let values = check.distinctMetrics
             guard !values.isEmpty else { return }
-            var labels = identity
+            labels.removeAll(keepingCapacity: true)
+            labels += stateLabels[..<identityEnd]
             for label in check.distinctLabels {
                 labels.append(UInt8(ascii: ","))
                 PrometheusText.writeLabel(name: labelName(label.name), value: label.value, into: &labels)

@@ -22,17 +22,23 @@ package enum PrometheusExposition {
         renderText(snapshot).bytes
     }
 
-    /// The exposition as a text not yet joined, its families reserving the room `sizeHints`
-    /// (an earlier rendering's `sizes`) gives them.
-    package static func renderText(_ snapshot: StatusSnapshot?, sizeHints: [String: Int] = [:]) -> PrometheusText {
-        var out = PrometheusText(sizeHints: sizeHints)
+    /// The exposition as a text not yet joined.
+    package static func renderText(_ snapshot: StatusSnapshot?) -> PrometheusText {
+        var out = PrometheusText()
+        renderText(snapshot, into: &out)
+        return out
+    }
+
+    /// The exposition written into `out`, a text of an earlier rendering emptied first (its
+    /// buffers kept for the same families).
+    package static func renderText(_ snapshot: StatusSnapshot?, into out: inout PrometheusText) {
+        out.clear()
         renderBuild(into: &out)
-        guard let snapshot else { return out }
+        guard let snapshot else { return }
         renderPath(snapshot.path, into: &out)
         var checks = CheckSeries()
-        for check in snapshot.checks { checks.render(check, into: &out) }
+        snapshot.forEachCheckInDocumentOrder { checks.render($0, into: &out) }
         renderHealth(of: snapshot, into: &out)
-        return out
     }
 
     /// The same series as typed values (for a sink that pushes them): the same names, labels

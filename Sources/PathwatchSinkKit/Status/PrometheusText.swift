@@ -3,12 +3,12 @@
 /// the families are joined in the order they first had one. Names and label names are
 /// sanitised to the format's alphabets, label values escaped; non-finite values are never
 /// written.
-package struct PrometheusText {
-    package enum Kind: String {
+package struct PrometheusText: Sendable {
+    package enum Kind: String, Sendable {
         case gauge, counter
     }
 
-    private struct Family {
+    private struct Family: Sendable {
         var name: String
         var help: String
         var kind: Kind
@@ -18,29 +18,39 @@ package struct PrometheusText {
 
     private var families: [Family] = []
     private var places: [String: Int] = [:]
-    /// Bytes each family's samples took in an earlier rendering, by family name (`sizes`).
-    private let sizeHints: [String: Int]
+    /// The sample buffers of the rendering before `clear`, by family name, each taken by its
+    /// family again.
+    private var spare: [String: [UInt8]] = [:]
 
-    /// A text whose families reserve the room `sizeHints` (an earlier rendering's `sizes`) gives
-    /// them: a document of hundreds of kilobytes, rendered at each report, then grows no buffer
-    /// by doubling, copying and faulting in fresh pages as it goes.
-    package init(sizeHints: [String: Int] = [:]) { self.sizeHints = sizeHints }
+    package init() {}
+
+    /// Empties the text for a new rendering of the same source, keeping its families' sample
+    /// buffers and their room for the same families: a document of hundreds of kilobytes,
+    /// rendered at each report, then neither grows a buffer by doubling nor maps and faults in
+    /// fresh pages for one (the heap maps every large buffer on its own).
+    package mutating func clear() {
+        var buffers: [String: [UInt8]] = [:]
+        for index in families.indices {
+            var samples: [UInt8] = []
+            swap(&samples, &families[index].samples)
+            buffers[families[index].name] = samples
+        }
+        families.removeAll(keepingCapacity: true)
+        places.removeAll(keepingCapacity: true)
+        spare = buffers
+    }
 
     /// The place of family `name`, made with `help` and `kind` the first time.
     package mutating func family(_ name: String, help: @autoclosure () -> String, _ kind: Kind = .gauge) -> Int {
         if let place = places[name] { return place }
         var family = Family(name: name, help: help(), kind: kind, nameBytes: Array(name.utf8))
-        if let hint = sizeHints[name] { family.samples.reserveCapacity(hint + hint / 16) }
+        if var buffer = spare.removeValue(forKey: name) {
+            buffer.removeAll(keepingCapacity: true)
+            family.samples = buffer
+        }
         families.append(family)
         places[name] = families.count - 1
         return families.count - 1
-    }
-
-    /// Bytes of samples by family name: the hints for the next rendering of the same source.
-    package var sizes: [String: Int] {
-        var sizes: [String: Int] = [:]
-        for family in families { sizes[family.name] = family.samples.count }
-        return sizes
     }
 
     /// Adds one sample to family `name` (made with `help` and `kind` the first time); `labels`

@@ -99,6 +99,16 @@ package final class StatusSnapshot: Sendable {
         }
     }
 
+    /// Visits the checks in document order without making a list of them (the book keeps its
+    /// order between reports): for a format written as it goes.
+    package func forEachCheckInDocumentOrder(_ body: (CheckRecord) -> Void) {
+        if let done = shared.withLock({ $0.ordered }) { return done.forEach(body) }
+        switch source {
+        case .book(let book): book.forEachInDocumentOrder(body)
+        case .ordered(let checks): checks.forEach(body)
+        }
+    }
+
     /// Visits every check in no particular order: for views that do not need the document's.
     package func forEachCheck(_ body: (CheckRecord) -> Void) {
         switch source {
