@@ -68,35 +68,32 @@ extension PrometheusExposition {
                 PrometheusText.writeLabel(name: labelName(label.name), value: label.value, into: &labels)
             }
             labels += "} ".utf8
-            for (index, metric) in values.enumerated() {
-                var known = resolved(metric, at: index, of: check)
-                let value = metric.value * known.scale
+            // Each metric's family is read where `recent` holds it: a copy of it (four strings)
+            // for each sample was a tenth of a rendering in reference counting alone.
+            for index in values.indices {
+                resolve(values[index], at: index, of: check)
+                let value = values[index].value * recent[index].metric.scale
                 // A family takes its place in the text with its first sample that is written.
                 guard value.isFinite else { continue }
-                if known.place == nil {
-                    known.place = out.family(known.family, help: known.help, known.kind)
-                    if let old = known.predecessor { known.predecessorPlace = out.family(old.family, help: old.help) }
-                    self.metrics[check.plugin, default: [:]][Self.key(metric)] = known
-                    recent[index].metric = known
+                if recent[index].metric.place == nil {
+                    givePlace(recent: index, key: Self.key(values[index]), in: &out)
                 }
-                let ending = metric.labels.isEmpty ? labels : Self.ending(labels, with: metric.labels)
-                out.appendSample(to: known.place!, labels: [], ending: ending, value: value)
-                if let place = known.predecessorPlace {
+                let ending = values[index].labels.isEmpty ? labels : Self.ending(labels, with: values[index].labels)
+                out.appendSample(to: recent[index].metric.place!, labels: [], ending: ending, value: value)
+                if let place = recent[index].metric.predecessorPlace {
                     out.appendSample(to: place, labels: [], ending: ending, value: value)
                 }
             }
         }
 
-        /// What `metric`, the `index`th of `check`'s, joins: as the check before had it in that
-        /// place when the name, kind and plug-in are the same, else from the cache by plug-in and
-        /// name (or made), and then remembered in that place.
-        private mutating func resolved(_ metric: PathwatchProbeKit.Metric, at index: Int, of check: CheckRecord)
-            -> Metric
-        {
+        /// Makes `recent[index]` what `metric`, the `index`th of `check`'s, joins: as the check
+        /// before had it in that place when the name, kind and plug-in are the same, else from
+        /// the cache by plug-in and name (or made).
+        private mutating func resolve(_ metric: PathwatchProbeKit.Metric, at index: Int, of check: CheckRecord) {
             if index < recent.count, recent[index].name == metric.name, recent[index].kind == metric.kind,
                 recentPlugin == check.plugin
             {
-                return recent[index].metric
+                return
             }
             if index == 0 || recentPlugin != check.plugin {
                 recentPlugin = check.plugin
@@ -105,7 +102,17 @@ extension PrometheusExposition {
             let known = metrics[check.plugin]?[Self.key(metric)] ?? Self.metric(metric, of: check)
             let entry = (name: metric.name, kind: metric.kind, metric: known)
             if index < recent.count { recent[index] = entry } else { recent.append(entry) }
-            return known
+        }
+
+        /// Gives the family of `recent[index]` (and its predecessor's) its place in `out`, with
+        /// its first sample, and keeps it in the cache under `key`.
+        private mutating func givePlace(recent index: Int, key: String, in out: inout PrometheusText) {
+            let known = recent[index].metric
+            recent[index].metric.place = out.family(known.family, help: known.help, known.kind)
+            if let old = known.predecessor {
+                recent[index].metric.predecessorPlace = out.family(old.family, help: old.help)
+            }
+            metrics[recentPlugin, default: [:]][key] = recent[index].metric
         }
 
         /// The check's labels (`…} `) with a series' own added before the brace.
