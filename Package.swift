@@ -311,7 +311,7 @@ let package = Package(
         .target(
             name: "ExecProbe", dependencies: [probeKit, json, probeRules, "CExecSpawn"], path: "Plugins/Exec/Sources",
             swiftSettings: strict),
-        // posix_spawn of one command with a new session, closefrom and a pidfd (GNU extensions).
+        // The spawn of one command (clone with a pidfd, a process group of its own, closefrom).
         .target(name: "CExecSpawn", path: "Plugins/Exec/CSpawn"),
         .target(
             name: "LoadAvgProbe", dependencies: [probeABI, "CJSONC"],
@@ -477,7 +477,9 @@ let package = Package(
             path: "Plugins/DNS/Tests", exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
             name: "ExecProbeTests",
-            dependencies: [probeKit, probeTesting, "ExecProbe", "PathwatchTestSupport", "PluginTestSupport"],
+            dependencies: [
+                probeKit, probeTesting, "ExecProbe", "CExecSpawn", "PathwatchTestSupport", "PluginTestSupport",
+            ],
             path: "Plugins/Exec/Tests", exclude: ["Fixtures"], swiftSettings: strict),
     ]
 )

@@ -17,7 +17,7 @@ import Testing
         "kill_thread", "tkill_thread", "tgkill_thread", "sighup_thread", "kill_agent_group", "kill_everyone",
         "ptrace_attach", "ptrace_seize", "proc_mem", "vm_writev", "vm_readv", "prlimit_nofile", "prlimit_cpu",
         "prlimit_as", "oom_score_adj", "setpriority", "proc_fd_stdout", "sched_setaffinity", "ioprio_set", "f_setown",
-        "f_setown_thread", "clone_parent",
+        "f_setown_thread", "clone_parent", "clone_pidfd_parent", "pidfd_open",
     ]
 
     /// `argv` in a session a script leads: the agent is a member of the script's group, not its

@@ -8,8 +8,8 @@ import CExecSpawn
 
 /// Ends the process groups of running commands when this process ends while they run: the
 /// agent stopping (inline) or a plug-in child killed (process isolation) in the middle of a
-/// sample, whose commands, each in a session of its own, would otherwise run on to their
-/// timeout or for ever. The host never calls `destroy` while a sample runs, and a killed
+/// sample, whose commands, each in a process group of its own (and, inline under a terminal, a
+/// session), would otherwise run on to their timeout or for ever. The host never calls `destroy` while a sample runs, and a killed
 /// process runs no code of its own, so the work is a separate process's: the guard
 /// (`pw_exec_guard_start`), one per process, forked at the first command. It learns of each
 /// group as its command starts and ends, and when this process is gone it sends SIGTERM to the

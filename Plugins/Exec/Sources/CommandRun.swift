@@ -8,7 +8,7 @@ struct CommandRun: Sendable {
         /// Its time ran out: `signal` is what ended it (SIGTERM, or SIGKILL after the grace),
         /// or `status` when it exited by itself once told to stop.
         case timedOut(after: ConfigDurationText, signal: Int32?, status: Int32?, graceUsed: Bool)
-        /// posix_spawn failed (errno), or there was no time left to start it.
+        /// The spawn failed (errno), or there was no time left to start it.
         case notStarted(String)
         /// SIGKILL did not end it before the sample's deadline (stuck in the kernel): it is
         /// reaped by a later sample.

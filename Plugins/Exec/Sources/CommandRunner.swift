@@ -25,7 +25,7 @@ struct CommandLimits: Sendable {
 }
 
 /// Runs one command to its end on the calling thread (a thread of the probe's, never Swift's
-/// task pool): posix_spawn, a poll loop over its pipes and its pidfd, SIGTERM then SIGKILL to
+/// task pool): the spawn (`pw_exec_spawn`), a poll loop over its pipes and its pidfd, SIGTERM then SIGKILL to
 /// its process group at its limit, and waitpid. Every process of the group still there when it
 /// ends is killed, every descriptor closed, the command reaped.
 enum CommandRunner {
@@ -118,7 +118,7 @@ enum CommandRunner {
         // running — a child holding its output, a daemon it started — goes with it. Its pid
         // stays reserved as the group's id while any member lives, so this names no other group.
         if status != nil {
-            let left = ProcessGroupKill.send(SIGKILL, to: child.pid)
+            let left = ProcessGroupKill.endRest(of: child.pid)
             // After a timeout the whole group was signalled already: what is left is its dying.
             run.leftProcesses = left && !termSent
             CommandGuard.shared.forget(child.pid)

@@ -6,13 +6,15 @@ import Testing
 /// leaves none of them, nor anything of their process groups, alive, inline and in the plug-in's
 /// child alike, although the sample itself cannot be interrupted.
 @Suite(.serialized, .onItsOwnThread) struct ExecStopTests {
-    /// The process group of `pid`, from /proc (field 5 of stat, after the command's name).
+    /// The process group of `pid`, from /proc (field 5 of stat: the third after the command's
+    /// name, after its state and parent; the fourth is its session, which a command shares with
+    /// the process that runs it where that has no terminal).
     static func processGroup(_ pid: Int32) -> Int32? {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
             let tail = stat.split(separator: ")").last
         else { return nil }
         let fields = tail.split(separator: " ")
-        return fields.count > 3 ? Int32(fields[3]) : nil
+        return fields.count > 2 ? Int32(fields[2]) : nil
     }
 
     /// Pids of the live (not zombie) processes whose environment carries `marker`.

@@ -8,7 +8,7 @@
  * "kill_thread" "tkill_thread" "tgkill_thread" "sighup_thread" "kill_agent_group" "ptrace_attach"
  * "ptrace_seize" "proc_mem" "vm_writev" "vm_readv" "prlimit_nofile" "prlimit_cpu" "prlimit_as"
  * "oom_score_adj" "setpriority" "proc_fd_stdout" "sched_setaffinity" "ioprio_set" "f_setown"
- * "f_setown_thread" "kill_everyone" "clone_parent" */
+ * "f_setown_thread" "kill_everyone" "clone_parent" "clone_pidfd_parent" "pidfd_open" */
 #ifndef PATHWATCH_TEST_ATTACKS_H
 #define PATHWATCH_TEST_ATTACKS_H
 #include <dirent.h>
@@ -25,6 +25,13 @@
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#ifndef CLONE_PIDFD
+#define CLONE_PIDFD 0x00001000
+#endif
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
 
 /* Another thread of `agent` than its main one (the agent always runs several); the main one if
  * none is listed. */
@@ -119,6 +126,16 @@ static long attack_in_place(const char *name, pid_t agent, char *out, size_t siz
         /* A process made the agent's child, outside the plug-in's tree. */
         r = syscall(SYS_clone, CLONE_PARENT | SIGCHLD, 0, 0, 0, 0);
         if (r == 0) _exit(0);
+    } else if (!strcmp(name, "clone_pidfd_parent")) {
+        /* The same with a pidfd asked of the clone, as the exec plug-in's spawn asks for one: a
+         * pidfd of a process outside the tree would be a handle on it. */
+        int pidfd = -1;
+        r = syscall(SYS_clone, CLONE_PARENT | CLONE_PIDFD | SIGCHLD, 0, &pidfd, 0, 0);
+        if (r == 0) _exit(0);
+        if (pidfd >= 0) close(pidfd);
+    } else if (!strcmp(name, "pidfd_open")) {
+        r = syscall(SYS_pidfd_open, agent, 0);
+        if (r >= 0) close((int)r);
     } else { snprintf(out, size, "%s: no such attack", name); return 0; }
     say(out, size, name, r);
     return 0;
