@@ -9,7 +9,7 @@ extension PrometheusExposition {
         /// A plug-in's metric: the family it joins (placed with its first sample), its type and
         /// the factor to its base unit, by plug-in and metric name.
         private var metrics: [String: [String: Metric]] = [:]
-        private struct Metric {
+        struct Metric {
             var family: String
             var help: String
             var kind: PrometheusText.Kind
@@ -30,6 +30,8 @@ extension PrometheusExposition {
         private var statePlace: Int?
 
         private static let reserved: Set<String> = ["check", "probe", "plugin", "state"]
+
+        package init() {}
         /// `",state=\"ok\"} "`…: the end of each state series' labels, by state.
         private static let stateEndings: [(state: CheckState, text: [UInt8])] = PrometheusExposition.states.map {
             ($0, Array(",state=\"\($0.name)\"} ".utf8))
@@ -86,7 +88,7 @@ extension PrometheusExposition {
         /// What `metric`, the `index`th of `check`'s, joins: as the check before had it in that
         /// place when the name, kind and plug-in are the same, else from the cache by plug-in and
         /// name (or made), and then remembered in that place.
-        private mutating func resolved(_ metric: PathwatchProbeKit.Metric, at index: Int, of check: CheckRecord)
+        mutating func resolved(_ metric: PathwatchProbeKit.Metric, at index: Int, of check: CheckRecord)
             -> Metric
         {
             if index < recent.count, recent[index].name == metric.name, recent[index].kind == metric.kind,
