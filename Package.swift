@@ -412,7 +412,7 @@ let package = Package(
             name: "PathwatchRemoteWriteTests",
             dependencies: [
                 "PathwatchRemoteWrite", "PathwatchAgent", "PathwatchSinkKit", "PathwatchQueue", "PathwatchSinks",
-                "PathwatchTestSupport",
+                probeKit, "PathwatchTestSupport",
                 "PathwatchSinkTestSupport", "PathwatchClockTesting", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),

@@ -74,8 +74,8 @@ import Testing
         var unknown = 0
         var reports: [ReportEntries] = []
         for head in try queue.heads(upTo: 6) {
-            let (entries, keys) = try #require(try table.keyedEntries(of: head, in: queue, unknown: &unknown))
-            reports.append(.separate(entries, keys: keys))
+            let built = try #require(try table.keyedEntries(of: head, in: queue, unknown: &unknown))
+            reports.append(.separate(built.bytes, ends: built.ends, keys: built.keys))
         }
         // Seven series in four slots: one slot has two at least, so six reports (twelve) do not fit.
         let cut = try #require(SeriesShards(reports, parallel: 4, cap: 8))

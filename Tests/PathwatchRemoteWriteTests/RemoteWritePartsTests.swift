@@ -25,7 +25,8 @@ import Testing
         var unknown = 0
         var reports: [ReportEntries] = []
         for head in run {
-            reports.append(.separate(try #require(try table.entries(of: head, in: queue, unknown: &unknown))))
+            let built = try #require(try table.keyedEntries(of: head, in: queue, unknown: &unknown))
+            reports.append(.separate(built.bytes, ends: built.ends, keys: []))
         }
         #expect(unknown == 0)
         return WriteRequestPlan(run: run, reports: reports, cap: cap)

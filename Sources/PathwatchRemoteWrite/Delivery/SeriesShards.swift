@@ -26,11 +26,13 @@ struct SeriesShards {
         var counts = [Int](repeating: 0, count: parallel)
         var taken = 0
         for report in run {
-            guard case .separate(let entries, let keys) = report, keys.count == entries.count else { break }
+            guard case .separate(let bytes, let ends, let keys) = report, keys.count == ends.count else { break }
             var added = [Int](repeating: 0, count: parallel)
             for key in keys { added[Self.slot(of: key, parallel)] += 1 }
             if taken > 0, zip(counts, added).contains(where: { $0 + $1 > cap }) { break }
-            for (entry, key) in zip(entries, keys) { bodies[Self.slot(of: key, parallel)] += entry }
+            for (index, key) in keys.enumerated() {
+                bodies[Self.slot(of: key, parallel)] += bytes[ReportEntries.start(of: index, ends)..<ends[index]]
+            }
             for slot in 0..<parallel { counts[slot] += added[slot] }
             taken += 1
         }

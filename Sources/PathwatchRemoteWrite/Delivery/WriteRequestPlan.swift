@@ -49,7 +49,7 @@ struct WriteRequestPlan: PushRequest {
             } else {
                 let whole = Self.fitting(reports, cap: cap)
                 self.run = Array(run.prefix(whole))
-                body = reports.prefix(whole).flatMap(\.bytes)
+                body = whole == 1 ? first.bytes : Self.joined(reports.prefix(whole))
                 samples = reports.prefix(whole).reduce(0) { $0 + $1.count }
             }
             part = nil
@@ -61,6 +61,14 @@ struct WriteRequestPlan: PushRequest {
         body = bytes
         samples = end - from
         part = (end, series)
+    }
+
+    /// The entries of `reports` as one request's bytes, copied once.
+    private static func joined(_ reports: ArraySlice<ReportEntries>) -> [UInt8] {
+        var body: [UInt8] = []
+        body.reserveCapacity(reports.reduce(0) { $0 + $1.bytes.count })
+        for report in reports { body += report.bytes }
+        return body
     }
 
     /// How many of `reports`, from the first, one request takes: at least one, then more while

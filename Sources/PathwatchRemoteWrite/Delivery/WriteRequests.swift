@@ -104,16 +104,14 @@ struct WriteRequests: RequestReader {
             return ReportRecord.samples(in: head.record).map { .joined(head.record.body, count: $0) }
         case DenseReport.kind:
             var unknown = 0
-            guard let (entries, keys) = try table.keyedEntries(of: head, in: queue, unknown: &unknown) else {
-                return nil
-            }
+            guard let built = try table.keyedEntries(of: head, in: queue, unknown: &unknown) else { return nil }
             if unknown > 0 {
                 context.logRepeated(
                     .warning, kind: "unknown-series",
                     "a report names \(unknown) series its queue segment never defined (a record lost before the disk); sent without them"
                 )
             }
-            return .separate(entries, keys: keys)
+            return .separate(built.bytes, ends: built.ends, keys: built.keys)
         default:
             return nil
         }

@@ -9,7 +9,7 @@ import PathwatchQueue
 /// preamble that lists it. A record the queue refused, or one held in memory while the state
 /// disk failed, defines nothing; the next record to name its series defines them again (twice
 /// costs a few bytes, never a sample).
-struct SeriesBook {
+package struct SeriesBook: SeriesNumbering {
     private var numbers: [[TimeSeries.Label]: UInt64] = [:]
     private var labels: [UInt64: [TimeSeries.Label]] = [:]
     /// The segment (counted from this run's first) in which an accepted record last named
@@ -22,30 +22,40 @@ struct SeriesBook {
     private var pending: [(named: [UInt64], fresh: [UInt64])] = []
     private var segment = 0
 
+    package private(set) var forgettings = 0
+
     /// `series` (labels sorted, as sent) as a record's contents: defining those its segment has
     /// not, naming every one by number.
     mutating func contents(of series: [TimeSeries]) -> DenseReport.Contents {
+        contents(numbered: series.map { (number(of: $0.labels), $0.value) })
+    }
+
+    package mutating func number(of labels: [TimeSeries.Label]) -> UInt64 {
+        if let known = numbers[labels] { return known }
+        let number = next
+        next += 1
+        numbers[labels] = number
+        self.labels[number] = labels
+        return number
+    }
+
+    package func knows(_ number: UInt64) -> Bool { labels[number] != nil }
+
+    /// Samples of numbered series (`number(of:)`) as a record's contents: defining those its
+    /// segment has not.
+    mutating func contents(numbered samples: [(series: UInt64, value: Double)]) -> DenseReport.Contents {
         var contents = DenseReport.Contents()
-        contents.samples.reserveCapacity(series.count)
+        contents.samples = samples
         var named: [UInt64] = []
-        named.reserveCapacity(series.count)
+        named.reserveCapacity(samples.count)
         var fresh: [UInt64] = []
-        for one in series {
-            let number: UInt64
-            if let known = numbers[one.labels] {
-                number = known
-            } else {
-                number = next
-                next += 1
-                numbers[one.labels] = number
-                labels[number] = one.labels
-            }
+        for sample in samples {
+            let number = sample.series
             named.append(number)
-            if !defined.contains(number) {
-                contents.definitions.append(DenseReport.Definition(series: number, labels: one.labels))
+            if !defined.contains(number), let labels = labels[number] {
+                contents.definitions.append(DenseReport.Definition(series: number, labels: labels))
                 fresh.append(number)
             }
-            contents.samples.append((number, one.value))
         }
         pending.append((named, fresh))
         return contents
@@ -95,6 +105,7 @@ struct SeriesBook {
     /// label value gone, a refused report's): forgotten, so the book and the preambles stay the
     /// size of what the agent sends. One that comes back gets a new number.
     private mutating func forgetUnsent() {
+        let before = labels.count
         // What the new segment's preamble did not list: sent in neither of the two before it.
         for (number, series) in labels where (lastSent[number] ?? Int.min) < segment - 2 {
             labels[number] = nil
@@ -102,5 +113,6 @@ struct SeriesBook {
             lastSent[number] = nil
             defined.remove(number)
         }
+        if labels.count < before { forgettings += 1 }
     }
 }

@@ -15,24 +15,35 @@ struct SeriesTable {
     mutating func entries(of head: QueueHead, in queue: DurableQueue, unknown: inout Int) throws(QueueError)
         -> [[UInt8]]?
     {
-        try keyedEntries(of: head, in: queue, unknown: &unknown)?.entries
+        guard let built = try keyedEntries(of: head, in: queue, unknown: &unknown) else { return nil }
+        var start = 0
+        return built.ends.map { end in
+            defer { start = end }
+            return Array(built.bytes[start..<end])
+        }
     }
 
-    /// `entries(of:in:unknown:)`, with each entry's series key (`key(of:)`).
+    /// The entries of `entries(of:in:unknown:)` written one after another into one buffer, where
+    /// entry `i` ends at `ends[i]`, with each entry's series key (`key(of:)`).
     mutating func keyedEntries(of head: QueueHead, in queue: DurableQueue, unknown: inout Int) throws(QueueError)
-        -> (entries: [[UInt8]], keys: [UInt64])?
+        -> (bytes: [UInt8], ends: [Int], keys: [UInt64])?
     {
         guard let samples = try series.samples(of: head, in: queue, unknown: &unknown) else { return nil }
         let stamp = head.record.enqueuedAtMilliseconds
-        var entries: [[UInt8]] = []
+        var bytes: [UInt8] = []
+        var ends: [Int] = []
         var keys: [UInt64] = []
-        entries.reserveCapacity(samples.count)
+        // An entry is its labels and some 24 bytes of framing, sample and time.
+        bytes.reserveCapacity(samples.reduce(0) { $0 + $1.entry.bytes.count + 24 })
+        ends.reserveCapacity(samples.count)
         keys.reserveCapacity(samples.count)
         for sample in samples {
-            entries.append(WriteRequestEncoder.entry(labels: sample.entry.bytes, value: sample.value, timestamp: stamp))
+            WriteRequestEncoder.appendEntry(
+                labels: sample.entry.bytes, value: sample.value, timestamp: stamp, to: &bytes)
+            ends.append(bytes.count)
             keys.append(sample.entry.key)
         }
-        return (entries, keys)
+        return (bytes, ends, keys)
     }
 
     /// A series' key, which `SeriesShards` cuts a run by: FNV-1a of its encoded labels, which

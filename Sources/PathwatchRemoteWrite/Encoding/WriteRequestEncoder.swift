@@ -40,10 +40,17 @@ enum WriteRequestEncoder {
 
     /// One `timeseries` entry: a series' encoded `labels` and one sample.
     static func entry(labels: [UInt8], value: Double, timestamp: Int64) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(labels.count + 24)
+        appendEntry(labels: labels, value: value, timestamp: timestamp, to: &out)
+        return out
+    }
+
+    /// `entry(labels:value:timestamp:)` written at the end of `out`: a request's entries go
+    /// into one buffer (its room reserved by the caller), none made apart and copied in.
+    static func appendEntry(labels: [UInt8], value: Double, timestamp: Int64, to out: inout [UInt8]) {
         let sampleLength = 1 + 8 + 1 + Varint.length(UInt64(bitPattern: timestamp))
         let seriesLength = labels.count + 1 + Varint.length(UInt64(sampleLength)) + sampleLength
-        var out: [UInt8] = []
-        out.reserveCapacity(1 + Varint.length(UInt64(seriesLength)) + seriesLength)
         out.append(0x0A)  // WriteRequest.timeseries: field 1, length-delimited
         Varint.append(UInt64(seriesLength), to: &out)
         out += labels
@@ -53,7 +60,6 @@ enum WriteRequestEncoder {
         withUnsafeBytes(of: value.bitPattern.littleEndian) { out += $0 }
         out.append(0x10)  // Sample.timestamp: field 2, varint (two's complement)
         Varint.append(UInt64(bitPattern: timestamp), to: &out)
-        return out
     }
 
     /// A length-delimited field's size: tag, length, bytes.

@@ -40,9 +40,10 @@ package struct ReportEncoder<Source: ReportSeriesSource>: RecordEncoder {
         let timestamp = max(snapshot.time.milliseconds, lastTimestamp + 1)
         lastTimestamp = timestamp
         let agentSeries = pace.take(at: timestamp, path: snapshot.path)
-        let all = series.series(of: snapshot, probes: probes, withAgentSeries: agentSeries)
-        guard !all.isEmpty else { return nil }
-        return ReportRecord.make(book.contents(of: all), timestamp: timestamp)
+        let numbered = series.numberedSeries(
+            of: snapshot, probes: probes, withAgentSeries: agentSeries, book: &book)
+        guard !numbered.isEmpty else { return nil }
+        return ReportRecord.make(book.contents(numbered: numbered), timestamp: timestamp)
     }
 
     package func segmentPreamble() -> [UInt8] { book.preamble() }

@@ -28,21 +28,22 @@ package enum ReportRecord {
 enum ReportEntries {
     /// Kind 1: the entries as one run of bytes, `count` of them.
     case joined([UInt8], count: Int)
-    /// Kind 2: each entry built from the segment's series table, with its series' key
-    /// (`SeriesTable.key(of:)`) when known: only such reports are cut into parallel requests.
-    case separate([[UInt8]], keys: [UInt64] = [])
+    /// Kind 2: the entries built from the segment's series table, one after another in `bytes`
+    /// (entry `i` ends at `ends[i]`), each with its series' key (`SeriesTable.key(of:)`): only
+    /// such reports are cut into parallel requests.
+    case separate([UInt8], ends: [Int], keys: [UInt64])
 
     var count: Int {
         switch self {
         case .joined(_, let count): count
-        case .separate(let entries, _): entries.count
+        case .separate(_, let ends, _): ends.count
         }
     }
 
     var bytes: [UInt8] {
         switch self {
         case .joined(let bytes, _): bytes
-        case .separate(let entries, _): Array(entries.joined())
+        case .separate(let bytes, _, _): bytes
         }
     }
 
@@ -50,7 +51,16 @@ enum ReportEntries {
     func slice(_ range: Range<Int>) -> [UInt8]? {
         switch self {
         case .joined(let bytes, _): SeriesEntries.slice(bytes, entries: range).map(Array.init)
-        case .separate(let entries, _): range.upperBound <= entries.count ? Array(entries[range].joined()) : nil
+        case .separate(let bytes, let ends, _):
+            range.upperBound <= ends.count
+                ? Array(bytes[Self.start(of: range.lowerBound, ends)..<Self.end(of: range, ends)]) : nil
         }
+    }
+
+    /// Where entry `index` starts, of entries ending at `ends`.
+    static func start(of index: Int, _ ends: [Int]) -> Int { index == 0 ? 0 : ends[index - 1] }
+
+    private static func end(of range: Range<Int>, _ ends: [Int]) -> Int {
+        range.isEmpty ? start(of: range.lowerBound, ends) : ends[range.upperBound - 1]
     }
 }

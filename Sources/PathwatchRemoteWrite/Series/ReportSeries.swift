@@ -11,6 +11,8 @@ import PathwatchSinkKit
 struct ReportSeries: ReportSeriesSource {
     /// `name → value` added to every series; a series' own label of the same name is replaced.
     let externalLabels: [TimeSeries.Label]
+    /// The numbers each check's series had at its probe's last report.
+    private var known = CheckSeriesNumbers()
 
     init(externalLabels: [(String, String)]) {
         self.externalLabels = externalLabels.map { TimeSeries.Label(name: $0.0, value: $0.1) }
@@ -24,34 +26,98 @@ struct ReportSeries: ReportSeriesSource {
         } else {
             samples = PrometheusExposition.samples(snapshot)
         }
-        var all = samples.map { sample in
-            TimeSeries(
-                labels: [TimeSeries.Label(name: "__name__", value: sample.name)]
-                    + sample.labels.map { TimeSeries.Label(name: $0.name, value: $0.value) },
-                value: sample.value)
+        let added = Added(externalLabels, agent: snapshot.identity.name)
+        var all = samples.map { TimeSeries(labels: added.labels(of: $0), value: $0.value) }
+        if withAgentSeries || probes == nil { all.append(TimeSeries(labels: added.up, value: 1)) }
+        return all
+    }
+
+    /// `series`, numbered: a check whose series are those of its probe's last report (nearly
+    /// every one) is its values beside the numbers its series had then; only a check that is
+    /// new or changed (labels, metrics), a probe's own series and the agent's are labelled and
+    /// looked up in `book`.
+    mutating func numberedSeries<Book: SeriesNumbering>(
+        of snapshot: StatusSnapshot, probes: [String]?, withAgentSeries: Bool, book: inout Book
+    ) -> [(series: UInt64, value: Double)] {
+        guard let probes else {
+            return series(of: snapshot, probes: nil, withAgentSeries: withAgentSeries).map {
+                (book.number(of: $0.labels), $0.value)
+            }
         }
-        if withAgentSeries || probes == nil {
-            all.append(TimeSeries(labels: [TimeSeries.Label(name: "__name__", value: "pathwatch_up")], value: 1))
+        let added = Added(externalLabels, agent: snapshot.identity.name)
+        known.start(agent: snapshot.identity.name, book: book)
+        var out: [(series: UInt64, value: Double)] = []
+        out.reserveCapacity(known.lastCount)
+        func number(_ samples: [PrometheusSample]) {
+            for sample in samples { out.append((book.number(of: added.labels(of: sample)), sample.value)) }
         }
-        var added = externalLabels
-        if !added.contains(where: { $0.name == "instance" }) {
-            added.append(TimeSeries.Label(name: "instance", value: snapshot.identity.name))
+        if withAgentSeries { number(PrometheusExposition.agentSamples(snapshot)) }
+        var checks = PrometheusExposition.CheckSeries()
+        var values: [Double] = []
+        PrometheusExposition.forEachSource(of: snapshot, probes: probes) { check in
+            values.removeAll(keepingCapacity: true)
+            let finite = checks.values(of: check, into: &values)
+            if finite, let numbers = known.numbers(for: check), numbers.count == values.count {
+                for (series, value) in zip(numbers, values) { out.append((series, value)) }
+                known.keep(check, numbers: numbers)
+                return
+            }
+            var samples = PrometheusSamples()
+            checks.collect(check, into: &samples)
+            let numbers = samples.samples.map { book.number(of: added.labels(of: $0)) }
+            for (series, sample) in zip(numbers, samples.samples) { out.append((series, sample.value)) }
+            if finite && numbers.count == values.count { known.keep(check, numbers: numbers) }
+        } probe: { status in
+            number(PrometheusExposition.samples(of: status))
         }
-        let names = Set(added.map(\.name))
-        return all.map { series in
-            var labeled = series
-            labeled.labels.removeAll { names.contains($0.name) }
-            labeled.labels += added
-            return Self.sorted(labeled)
-        }
+        known.finish(count: out.count)
+        if withAgentSeries { out.append((book.number(of: added.up), 1)) }
+        return out
     }
 
     /// Sorted by name, without empty values: to Prometheus an empty label is no label (a scrape
     /// drops it too), and a receiver may refuse one.
     static func sorted(_ series: TimeSeries) -> TimeSeries {
         var copy = series
-        copy.labels.removeAll { $0.value.isEmpty }
-        copy.labels.sort { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+        copy.labels = sorted(copy.labels)
         return copy
+    }
+
+    static func sorted(_ labels: [TimeSeries.Label]) -> [TimeSeries.Label] {
+        var copy = labels
+        copy.removeAll { $0.value.isEmpty }
+        copy.sort { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+        return copy
+    }
+
+    /// The labels every series of a report gets: the external ones, and `instance`.
+    private struct Added {
+        let labels: [TimeSeries.Label]
+        let names: Set<String>
+
+        init(_ external: [TimeSeries.Label], agent: String) {
+            var added = external
+            if !added.contains(where: { $0.name == "instance" }) {
+                added.append(TimeSeries.Label(name: "instance", value: agent))
+            }
+            labels = added
+            names = Set(added.map(\.name))
+        }
+
+        /// A sample's labels as sent: its name as `__name__`, its own labels but those added
+        /// replace, the added ones, sorted.
+        func labels(of sample: PrometheusSample) -> [TimeSeries.Label] {
+            var all = [TimeSeries.Label(name: "__name__", value: sample.name)]
+            all.reserveCapacity(1 + sample.labels.count + labels.count)
+            for label in sample.labels where !names.contains(label.name) {
+                all.append(TimeSeries.Label(name: label.name, value: label.value))
+            }
+            return ReportSeries.sorted(all + labels)
+        }
+
+        /// `pathwatch_up`'s labels.
+        var up: [TimeSeries.Label] {
+            ReportSeries.sorted([TimeSeries.Label(name: "__name__", value: "pathwatch_up")] + labels)
+        }
     }
 }

@@ -9,7 +9,7 @@ extension PrometheusExposition {
         /// A plug-in's metric: the family it joins (placed with its first sample), its type and
         /// the factor to its base unit, by plug-in and metric name.
         private var metrics: [String: [String: Metric]] = [:]
-        private struct Metric {
+        struct Metric {
             var family: String
             var help: String
             var kind: PrometheusText.Kind
@@ -30,6 +30,8 @@ extension PrometheusExposition {
         private var statePlace: Int?
 
         private static let reserved: Set<String> = ["check", "probe", "plugin", "state"]
+
+        package init() {}
         /// `",state=\"ok\"} "`…: the end of each state series' labels, by state.
         private static let stateEndings: [(state: CheckState, text: [UInt8])] = PrometheusExposition.states.map {
             ($0, Array(",state=\"\($0.name)\"} ".utf8))
@@ -89,7 +91,7 @@ extension PrometheusExposition {
         /// Makes `recent[index]` what `metric`, the `index`th of `check`'s, joins: as the check
         /// before had it in that place when the name, kind and plug-in are the same, else from
         /// the cache by plug-in and name (or made).
-        private mutating func resolve(_ metric: PathwatchProbeKit.Metric, at index: Int, of check: CheckRecord) {
+        mutating func resolve(_ metric: PathwatchProbeKit.Metric, at index: Int, of check: CheckRecord) {
             if index < recent.count, recent[index].name == metric.name, recent[index].kind == metric.kind,
                 recentPlugin == check.plugin
             {
@@ -102,6 +104,15 @@ extension PrometheusExposition {
             let known = metrics[check.plugin]?[Self.key(metric)] ?? Self.metric(metric, of: check)
             let entry = (name: metric.name, kind: metric.kind, metric: known)
             if index < recent.count { recent[index] = entry } else { recent.append(entry) }
+        }
+
+        /// The scale of what `metric`, the `index`th of `check`'s, joins, and whether its family
+        /// has a predecessor still exported (a second sample of the same value).
+        mutating func resolvedScale(_ metric: PathwatchProbeKit.Metric, at index: Int, of check: CheckRecord)
+            -> (scale: Double, hasPredecessor: Bool)
+        {
+            resolve(metric, at: index, of: check)
+            return (recent[index].metric.scale, recent[index].metric.predecessor != nil)
         }
 
         /// Gives the family of `recent[index]` (and its predecessor's) its place in `out`, with

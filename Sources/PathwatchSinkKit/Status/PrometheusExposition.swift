@@ -58,6 +58,22 @@ package enum PrometheusExposition {
     /// Their reports changed these and no other, so a sink that pushes series sends them at
     /// those probes' cadence. One pass over the checks, however many probes are asked for.
     package static func samples(_ snapshot: StatusSnapshot, probes: [String]) -> [PrometheusSample] {
+        var out = PrometheusSamples()
+        var checks = CheckSeries()
+        forEachSource(of: snapshot, probes: probes) { check in
+            checks.collect(check, into: &out)
+        } probe: { status in
+            renderProbe(status, into: &out)
+        }
+        return out.samples
+    }
+
+    /// What the series of `probes` come from, in the order `samples(_:probes:)` has them: each
+    /// probe's checks in id order, then the probe's own status. A sink that keeps what it made
+    /// of each check (remote write's series numbers) walks the same order.
+    package static func forEachSource(
+        of snapshot: StatusSnapshot, probes: [String], check: (CheckRecord) -> Void, probe: (ProbeStatus) -> Void
+    ) {
         var place: [String: Int] = [:]
         for (position, probe) in probes.enumerated() where place[probe] == nil { place[probe] = position }
         var mine: [(place: Int, check: CheckRecord)] = []
@@ -67,18 +83,22 @@ package enum PrometheusExposition {
         mine.sort {
             $0.place != $1.place ? $0.place < $1.place : $0.check.id.utf8.lexicographicallyPrecedes($1.check.id.utf8)
         }
-        var out = PrometheusSamples()
         var statuses: [Int: ProbeStatus] = [:]
         for status in snapshot.probes ?? [] { if let at = place[status.id] { statuses[at] = status } }
-        var checks = CheckSeries()
         for (index, entry) in mine.enumerated() {
-            checks.collect(entry.check, into: &out)
+            check(entry.check)
             // A probe's own series follow its last check's.
             let lastOfProbe = index == mine.count - 1 || mine[index + 1].place != entry.place
-            if lastOfProbe, let status = statuses.removeValue(forKey: entry.place) { renderProbe(status, into: &out) }
+            if lastOfProbe, let status = statuses.removeValue(forKey: entry.place) { probe(status) }
         }
         // Probes with no checks (yet) still have their own series.
-        for at in statuses.keys.sorted() { renderProbe(statuses[at]!, into: &out) }
+        for at in statuses.keys.sorted() { probe(statuses[at]!) }
+    }
+
+    /// The `pathwatch_probe_*` series of one probe, as `samples` has them.
+    package static func samples(of probe: ProbeStatus) -> [PrometheusSample] {
+        var out = PrometheusSamples()
+        renderProbe(probe, into: &out)
         return out.samples
     }
 

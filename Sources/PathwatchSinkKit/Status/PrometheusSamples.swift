@@ -23,6 +23,8 @@ package struct PrometheusSample: Sendable {
 package struct PrometheusSamples: PrometheusOutput {
     package private(set) var samples: [PrometheusSample] = []
 
+    package init() {}
+
     package mutating func add(
         _ name: String, _ help: String, _ kind: PrometheusText.Kind, labels: [(String, String)], value: Double
     ) {

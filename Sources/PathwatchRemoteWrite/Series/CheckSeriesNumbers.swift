@@ -1,0 +1,83 @@
+import PathwatchSinkKit
+
+/// The series numbers each check's series had at its probe's last report. A probe's checks
+/// nearly always report the same series again (their values change, their labels seldom), so a
+/// report is then the checks' values beside numbers already known: no label list made, sorted,
+/// hashed and compared per series per report, which was most of what a push cost. A check that
+/// is new, or whose series changed (`CheckSeries.sameSeries`), is numbered afresh and kept.
+/// Used on the intake thread only.
+struct CheckSeriesNumbers {
+    private struct Known {
+        var check: CheckRecord
+        var numbers: [UInt64]
+    }
+
+    /// By probe, its checks in the order of its last report.
+    private var byProbe: [String: [Known]] = [:]
+    /// The probe whose checks the report is at: what it had, how far the report got in it,
+    /// and what it has now.
+    private var probe: String?
+    private var earlier: [Known] = []
+    private var position = 0
+    private var kept: [Known] = []
+    /// The book's `forgettings` when every number kept was last found standing.
+    private var forgettings = 0
+    /// The agent's name the numbers were made with: `instance` is one of the labels.
+    private var agent: String?
+    /// Samples in the last report: room reserved for the next.
+    private(set) var lastCount = 0
+
+    /// Before a report: forgets what no longer holds (the agent renamed, numbers the book
+    /// forgot).
+    mutating func start(agent name: String, book: some SeriesNumbering) {
+        if agent != name {
+            byProbe = [:]
+            agent = name
+        }
+        if book.forgettings != forgettings {
+            for (probe, checks) in byProbe {
+                byProbe[probe] = checks.filter { $0.numbers.allSatisfy(book.knows) }
+            }
+            forgettings = book.forgettings
+        }
+    }
+
+    /// The numbers of `check`'s series, when its probe's last report had the same series for
+    /// it. Checks come in their report's order, a probe's together; each is then `keep`'s.
+    mutating func numbers(for check: CheckRecord) -> [UInt64]? {
+        if probe != check.probe {
+            finishProbe()
+            probe = check.probe
+            earlier = byProbe[check.probe] ?? []
+            position = 0
+        }
+        // In the same place as the last report, nearly always; else wherever it was.
+        if position >= earlier.count || earlier[position].check.id != check.id {
+            guard let found = earlier.firstIndex(where: { $0.check.id == check.id }) else { return nil }
+            position = found
+        }
+        let known = earlier[position]
+        position += 1
+        return PrometheusExposition.CheckSeries.sameSeries(check, as: known.check) ? known.numbers : nil
+    }
+
+    /// `check`'s series have `numbers` in this report (`numbers(for:)` was asked first): kept
+    /// for the next.
+    mutating func keep(_ check: CheckRecord, numbers: [UInt64]) {
+        kept.append(Known(check: check, numbers: numbers))
+    }
+
+    /// After a report of `count` samples.
+    mutating func finish(count: Int) {
+        finishProbe()
+        lastCount = count
+    }
+
+    /// The checks of the probe the report was at are those it had in this report.
+    private mutating func finishProbe() {
+        if let probe { byProbe[probe] = kept }
+        probe = nil
+        earlier = []
+        kept = []
+    }
+}
