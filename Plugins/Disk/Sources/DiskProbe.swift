@@ -115,16 +115,17 @@ final class DiskProbe: Probe {
         return config.listedMountPoints == nil && !seenWritable.contains(mountPoint)
     }
 
-    static func metricValues(_ usage: DiskUsage) -> [(name: String, value: Double)] {
+    /// The check's metrics, made as `Metric`s at once: pairs would be copied into a second array.
+    static func metricValues(_ usage: DiskUsage) -> [Metric] {
         [
-            ("size_bytes", Double(usage.sizeBytes)),
-            ("used_bytes", Double(usage.usedBytes)),
-            ("avail_bytes", Double(usage.availableBytes)),
-            ("used_pct", Double(usage.usedPercent)),
-            ("inodes_total", Double(usage.inodesTotal)),
-            ("inodes_free", Double(usage.inodesFree)),
-            ("inodes_used_pct", Double(usage.inodesUsedPercent)),
-            ("readonly", usage.readOnly ? 1 : 0),
+            Metric("size_bytes", Double(usage.sizeBytes)),
+            Metric("used_bytes", Double(usage.usedBytes)),
+            Metric("avail_bytes", Double(usage.availableBytes)),
+            Metric("used_pct", Double(usage.usedPercent)),
+            Metric("inodes_total", Double(usage.inodesTotal)),
+            Metric("inodes_free", Double(usage.inodesFree)),
+            Metric("inodes_used_pct", Double(usage.inodesUsedPercent)),
+            Metric("readonly", usage.readOnly ? 1 : 0),
         ]
     }
 }

@@ -110,29 +110,18 @@ public struct Emitter: @unchecked Sendable {
             // Every label, the observation's first and then each metric's in turn, in one array.
             return withUnsafeTemporaryAllocation(of: pw_label.self, capacity: labelCount) { labels in
                 var used = 0
-                func place(_ list: [(name: String, value: String)]) -> UnsafePointer<pw_label>? {
-                    guard !list.isEmpty else { return nil }
-                    let start = labels.baseAddress! + used
-                    for label in list {
-                        let name = Self.copy(label.name, into: text, at: &offset)
-                        let value = Self.copy(label.value, into: text, at: &offset)
-                        (labels.baseAddress! + used).initialize(
-                            to: pw_label(struct_size: MemoryLayout<pw_label>.size, name: name, value: value))
-                        used += 1
-                    }
-                    return UnsafePointer(start)
-                }
-                let observationLabels = place(observation.labels)
+                let observationLabels = Self.place(observation.labels, into: labels, at: &used, text: text, at: &offset)
                 return withUnsafeTemporaryAllocation(of: pw_metric.self, capacity: observation.metrics.count) {
                     metrics in
                     for (i, metric) in observation.metrics.enumerated() {
+                        let name = Self.copy(metric.name, into: text, at: &offset)
+                        let metricLabels = Self.place(metric.labels, into: labels, at: &used, text: text, at: &offset)
+                        let help = metric.help.map { Self.copy($0, into: text, at: &offset) }
                         (metrics.baseAddress! + i).initialize(
                             to: pw_metric(
-                                struct_size: MemoryLayout<pw_metric>.size,
-                                name: Self.copy(metric.name, into: text, at: &offset), value: metric.value,
-                                labels: place(metric.labels), label_count: metric.labels.count,
-                                kind: metric.kind.rawValue, reserved: 0,
-                                help: metric.help.map { Self.copy($0, into: text, at: &offset) }))
+                                struct_size: MemoryLayout<pw_metric>.size, name: name, value: metric.value,
+                                labels: metricLabels, label_count: metric.labels.count,
+                                kind: metric.kind.rawValue, reserved: 0, help: help))
                     }
                     var obs = pw_observation(
                         struct_size: MemoryLayout<pw_observation>.size, key: key, state: observation.state.rawValue,
@@ -144,6 +133,26 @@ public struct Emitter: @unchecked Sendable {
                 }
             }
         }
+    }
+
+    /// Writes `list` as `pw_label`s into `labels` from `used` on, their texts into `text` from
+    /// `offset` on, moving both past them; nil for no labels. Both places are `inout` to a
+    /// static function, not variables a nested function captures: Swift checks exclusive access
+    /// to a captured variable at run time, on every string (as much as a disk check's copying).
+    private static func place(
+        _ list: [(name: String, value: String)], into labels: UnsafeMutableBufferPointer<pw_label>,
+        at used: inout Int, text: UnsafeMutableBufferPointer<CChar>, at offset: inout Int
+    ) -> UnsafePointer<pw_label>? {
+        guard !list.isEmpty else { return nil }
+        let start = labels.baseAddress! + used
+        for label in list {
+            let name = copy(label.name, into: text, at: &offset)
+            let value = copy(label.value, into: text, at: &offset)
+            (labels.baseAddress! + used).initialize(
+                to: pw_label(struct_size: MemoryLayout<pw_label>.size, name: name, value: value))
+            used += 1
+        }
+        return UnsafePointer(start)
     }
 
     /// `text` with each NUL written as the two characters `\0`.

@@ -166,66 +166,6 @@ public struct CheckedObservation {
     }
 }
 
-/// The series an observation's metrics expose so far, to refuse a second metric of the same
-/// name and labels, or of another name with the same exposed name ("lat_ms" and "lat_seconds"
-/// are both `…_lat_seconds`). One name with other labels is another series of that metric.
-/// Exposed names are worked out only for observations with more than one metric.
-struct MetricSeriesNames {
-    let catalog: MetricCatalog
-    /// The exposed names so far and the metric names that took them, in the order kept: an
-    /// observation has a handful of metrics, and a look through them costs less than a
-    /// dictionary made and grown for each observation (a quarter of the disk probe's cost
-    /// a mount). Past `listLimit` names they move to a dictionary, so a plug-in's thousand metrics
-    /// in one observation cost no more than before.
-    private var listed: [(family: String, name: String)] = []
-    private var indexed: [String: String]?
-    private static let listLimit = 16
-
-    init(catalog: MetricCatalog) { self.catalog = catalog }
-
-    /// Why `metric` cannot join the metrics `kept`, or nil when it can (and it is then counted).
-    mutating func clash(_ metric: CheckedMetric, kept: [CheckedMetric]) -> String? {
-        guard let first = kept.first else { return nil }
-        if listed.isEmpty && indexed == nil { count(exposedName(first), first.name.string) }
-        let text = metric.name.string
-        let family = exposedName(metric)
-        if let other = name(exposing: family) {
-            guard other == text else {
-                return
-                    "metrics \(other) and \(text) would both be exposed as …_\(family): one series for two metrics; \(other) kept"
-            }
-            guard kept.contains(where: { $0.isSameSeries(as: metric) }) else { return nil }
-            let series = MetricLabelRule.seriesName(text, metric.labels)
-            return "metric \(series) is emitted twice in one observation; the first kept"
-        }
-        count(family, text)
-        return nil
-    }
-
-    private func name(exposing family: String) -> String? {
-        if let indexed { return indexed[family] }
-        return listed.first { $0.family == family }?.name
-    }
-
-    private mutating func count(_ family: String, _ name: String) {
-        if indexed != nil {
-            indexed![family] = name
-        } else if listed.count < Self.listLimit {
-            listed.append((family, name))
-        } else {
-            var all = Dictionary(listed.map { ($0.family, $0.name) }, uniquingKeysWith: { first, _ in first })
-            all[family] = name
-            indexed = all
-            listed = []
-        }
-    }
-
-    private func exposedName(_ metric: CheckedMetric) -> String {
-        let name = metric.name.string
-        return (catalog.declaredMeaning(of: name) ?? MetricMeaning(undeclared: name, kind: metric.kind)).exposedName
-    }
-}
-
 /// A text a plug-in handed over: its bytes, checked to be UTF-8, in the plug-in's memory; and
 /// whether it was cut at a limit (then it reads with `ObservationLimits.truncationMarker`).
 public struct PluginText {

@@ -1,5 +1,11 @@
 import PathwatchProbeKit
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 /// A plug-in's metric declarations, checked once when it is loaded: what each declared metric
 /// means, by the name it is emitted under. Every other name is read by its suffix
 /// (`MetricMeaning(undeclared:)`). Immutable and shared: the agent hands one reference to each
@@ -7,13 +13,20 @@ import PathwatchProbeKit
 public final class MetricCatalog: Sendable {
     public let declarations: [MetricDeclaration]
     private let declared: [String: MetricMeaning]
+    /// The declared names' bytes, in the order declared, for `declaredPlace(of:)`; empty past
+    /// `placedLimit` declarations.
+    private let placedNames: [[UInt8]]
 
     /// A plug-in that declares nothing.
     public static let undeclared = MetricCatalog(declarations: [], declared: [:])
 
+    /// Catalogs of at most this many declarations tell a name's place (a bit of a 64-bit word).
+    static let placedLimit = 64
+
     private init(declarations: [MetricDeclaration], declared: [String: MetricMeaning]) {
         self.declarations = declarations
         self.declared = declared
+        placedNames = declarations.count <= Self.placedLimit ? declarations.map { Array($0.name.utf8) } : []
     }
 
     public var isEmpty: Bool { declarations.isEmpty }
@@ -32,6 +45,19 @@ public final class MetricCatalog: Sendable {
     /// The declared meaning of `name`, nil when undeclared (no string work for a name a
     /// plug-in declared).
     public func declaredMeaning(of name: String) -> MetricMeaning? { declared[name] }
+
+    /// Where the metric named by `utf8` is in `declarations`, found by comparing bytes: no String
+    /// made, nothing hashed, as an emit's check of each metric needs it. Nil when the name is not
+    /// declared, or the catalog holds more than `placedLimit` declarations.
+    func declaredPlace(of utf8: UnsafeRawBufferPointer) -> Int? {
+        for (place, name) in placedNames.enumerated() where name.count == utf8.count {
+            let same = name.withUnsafeBytes { declared in
+                utf8.isEmpty || memcmp(declared.baseAddress!, utf8.baseAddress!, utf8.count) == 0
+            }
+            if same { return place }
+        }
+        return nil
+    }
 
     /// The catalog of `declarations`, or why the plug-in cannot be loaded with them: a name
     /// outside the rule, a kind or unit the agent does not know, a name declared twice, or two
