@@ -11,20 +11,9 @@ struct SeriesTable {
     }
 
     /// The `timeseries` entries of the dense record `head`, each stamped with the record's time
-    /// (`SegmentSeries.samples(of:in:unknown:)` says which are left out, and when it is nil).
-    mutating func entries(of head: QueueHead, in queue: DurableQueue, unknown: inout Int) throws(QueueError)
-        -> [[UInt8]]?
-    {
-        guard let built = try keyedEntries(of: head, in: queue, unknown: &unknown) else { return nil }
-        var start = 0
-        return built.ends.map { end in
-            defer { start = end }
-            return Array(built.bytes[start..<end])
-        }
-    }
-
-    /// The entries of `entries(of:in:unknown:)` written one after another into one buffer, where
-    /// entry `i` ends at `ends[i]`, with each entry's series key (`key(of:)`).
+    /// (`SegmentSeries.samples(of:in:unknown:)` says which are left out, and when it is nil),
+    /// written one after another into one buffer, where entry `i` ends at `ends[i]`, with each
+    /// entry's series key (`key(of:)`).
     mutating func keyedEntries(of head: QueueHead, in queue: DurableQueue, unknown: inout Int) throws(QueueError)
         -> (bytes: [UInt8], ends: [Int], keys: [UInt64])?
     {

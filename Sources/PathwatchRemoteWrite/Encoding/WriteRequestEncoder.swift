@@ -15,7 +15,7 @@ enum WriteRequestEncoder {
     static func entries(of series: [TimeSeries], timestamp: Int64) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(series.count * 128)
-        for one in series { out += entry(labels: labels(one.labels), value: one.value, timestamp: timestamp) }
+        for one in series { appendEntry(labels: labels(one.labels), value: one.value, timestamp: timestamp, to: &out) }
         return out
     }
 
@@ -38,16 +38,9 @@ enum WriteRequestEncoder {
         return body
     }
 
-    /// One `timeseries` entry: a series' encoded `labels` and one sample.
-    static func entry(labels: [UInt8], value: Double, timestamp: Int64) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(labels.count + 24)
-        appendEntry(labels: labels, value: value, timestamp: timestamp, to: &out)
-        return out
-    }
-
-    /// `entry(labels:value:timestamp:)` written at the end of `out`: a request's entries go
-    /// into one buffer (its room reserved by the caller), none made apart and copied in.
+    /// One `timeseries` entry, a series' encoded `labels` and one sample, written at the end of
+    /// `out`: a request's entries go into one buffer (its room reserved by the caller), none
+    /// made apart and copied in.
     static func appendEntry(labels: [UInt8], value: Double, timestamp: Int64, to out: inout [UInt8]) {
         let sampleLength = 1 + 8 + 1 + Varint.length(UInt64(bitPattern: timestamp))
         let seriesLength = labels.count + 1 + Varint.length(UInt64(sampleLength)) + sampleLength

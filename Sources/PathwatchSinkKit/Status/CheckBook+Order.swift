@@ -11,10 +11,9 @@ import Synchronization
 extension CheckBook {
     /// The checks in document order, each record copied once, into the result.
     package var orderedRecords: [CheckRecord] {
-        let ids = orderedIDs
         var ordered: [CheckRecord] = []
-        ordered.reserveCapacity(ids.count)
-        for id in ids { if let index = records.index(forKey: id) { ordered.append(records.values[index]) } }
+        ordered.reserveCapacity(records.count)
+        forEachInDocumentOrder { ordered.append($0) }
         return ordered
     }
 
