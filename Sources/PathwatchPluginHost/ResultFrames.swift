@@ -111,22 +111,26 @@ private struct RecordReader {
 
     /// A metric: its name and value, then its shape, help and labels (see `RecordMetric`).
     private mutating func metric(slot: Int) throws(Malformed) -> Metric {
-        var metric = Metric(try repeated(slot: slot, value: false), try number())
+        let name = try repeated(slot: slot, value: false)
+        let value = try number()
         let shape = try byte()
         guard shape & ~7 == 0 else { throw Malformed() }
-        if shape & 1 != 0 { metric.kind = .counter }
+        var help: String?
         if shape & 2 != 0 {
-            metric.help = try text()
-            guard metric.help!.utf8.count <= CheckedMetric.helpBytes else { throw Malformed() }
+            let text = try text()
+            guard text.utf8.count <= CheckedMetric.helpBytes else { throw Malformed() }
+            help = text
         }
+        var labels: [(name: String, value: String)] = []
         if shape & 4 != 0 {
             let count = Int(try byte())
             guard count > 0, count <= MetricLabelRule.maximumCount else { throw Malformed() }
-            for _ in 0..<count { metric.labels.append((try text(), try text())) }
+            labels.reserveCapacity(count)
+            for _ in 0..<count { labels.append((try text(), try text())) }
             // The child is not trusted: its labels are held to the rule again.
-            guard MetricLabelRule.problem(metric.labels) == nil else { throw Malformed() }
+            guard MetricLabelRule.problem(labels) == nil else { throw Malformed() }
         }
-        return metric
+        return Metric(name, value, labels: labels, kind: shape & 1 != 0 ? .counter : .gauge, help: help)
     }
 
     /// Metric and label names by place in the observation before: a probe's observations

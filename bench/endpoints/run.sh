@@ -9,6 +9,9 @@
 # core) per interval over ROUNDS intervals, and tree RSS/PSS, for each.
 # Usage: bash bench/endpoints/run.sh [endpoints, default 10000] [rounds, default 3] [interval s, default 60]
 # Root installs what is missing (nginx-light, prometheus, prometheus-blackbox-exporter).
+#   PRODUCTS=DIR bash bench/endpoints/run.sh …   measures an existing release build instead of
+#       running `make release`: DIR holds `pathwatch` and is the plug-in folder
+#       (libpathwatch_reachability.so)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ENDPOINTS=${1:-10000}
@@ -22,7 +25,14 @@ need prometheus-blackbox-exporter prometheus-blackbox-exporter
 need python3 python3
 need curl curl
 
-make --no-print-directory release >/dev/null
+if [ -z "${PRODUCTS:-}" ]; then
+    make --no-print-directory release >/dev/null
+    PRODUCTS="$PWD/.build/release"
+fi
+PRODUCTS=$(cd "$PRODUCTS" && pwd)
+for f in pathwatch libpathwatch_reachability.so; do
+    [ -e "$PRODUCTS/$f" ] || { echo "no $PRODUCTS/$f" >&2; exit 1; }
+done
 
 work=$(mktemp -d /tmp/pathwatch-bench-endpoints.XXXXXX)
 source bench/nginx.sh
@@ -36,5 +46,5 @@ chmod 755 "$work"
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 start_nginx 1 0
 
-python3 bench/endpoints/measure.py --pathwatch "$PWD/.build/release/pathwatch" --plugins "$PWD/.build/release" \
+python3 bench/endpoints/measure.py --pathwatch "$PRODUCTS/pathwatch" --plugins "$PRODUCTS" \
     --work "$work" --server "127.0.0.1:$port" --endpoints "$ENDPOINTS" --rounds "$ROUNDS" --interval "$INTERVAL"

@@ -49,6 +49,31 @@ import Testing
         #expect(MetricDeclaration.Kind.counter.rawValue == 1 && MetricDeclaration.Plot.usage.rawValue == 3)
     }
 
+    @Test func aMetricIsAValueWhateverItCarries() {
+        // A plain gauge keeps nothing beyond its name and value (every check's last observation
+        // is held by the agent, so the size is per metric per check).
+        #expect(MemoryLayout<Metric>.stride == 32)
+        var plain = Metric("latency", 0.25)
+        #expect(plain.labels.isEmpty && plain.kind == .gauge && plain.help == nil)
+        var counter = Metric("jobs", 3, kind: .counter)
+        let other = Metric("errors", 1, kind: .counter)
+        #expect(counter.kind == .counter && other.kind == .counter && counter.labels.isEmpty)
+        // Two metrics made alike share what they carry; changing one leaves the other as it was.
+        counter.labels = [("queue", "spam")]
+        #expect(counter.kind == .counter && counter.labels.map(\.value) == ["spam"])
+        #expect(other.labels.isEmpty && other.kind == .counter && other.help == nil)
+        var copy = counter
+        copy.help = "Jobs done."
+        copy.labels.append(("worker", "b"))
+        #expect(counter.help == nil && counter.labels.count == 1)
+        #expect(copy.help == "Jobs done." && copy.labels.map(\.name) == ["queue", "worker"] && copy.kind == .counter)
+        copy.kind = .gauge
+        #expect(copy.kind == .gauge && copy.help == "Jobs done." && copy.labels.count == 2)
+        plain.help = "Seconds."
+        plain.help = nil
+        #expect(plain.help == nil && plain.kind == .gauge && plain.isSameSeries(as: Metric("latency", 9)))
+    }
+
     @Test func aConfigErrorNamesThePathOfTheValue() {
         let error = ProbeConfigError("targets[2].url", "expected an http or https URL")
         #expect(error.description == "targets[2].url: expected an http or https URL")

@@ -33,7 +33,7 @@ extension ProbeReport {
                     let names = distinct(o.metrics[i].labels.map(\.name))
                     o.metrics[i].labels = zip(names, o.metrics[i].labels).map { ($0, redactor.redact($1.value)) }
                 }
-                o.metrics[i].help = o.metrics[i].help.map(redactor.redact)
+                if let help = o.metrics[i].help { o.metrics[i].help = redactor.redact(help) }
             }
             let labelNames = distinct(o.labels.map(\.name))
             o.labels = zip(labelNames, o.labels).map { ($0, redactor.redact($1.value)) }
