@@ -77,10 +77,16 @@ final class FileSink: SinkDelivery {
         }
     }
 
-    private func render(_ snapshot: StatusSnapshot) -> String {
+    /// The file's bytes as the renderers write them: a document of 10,000 checks is some 5 MB,
+    /// and each copy through a String (its check, its concatenation, its bytes again) was one
+    /// more of the agent's largest allocations.
+    private func render(_ snapshot: StatusSnapshot) -> [UInt8] {
         switch format {
-        case .json: snapshot.jsonText(pretty: pretty) + "\n"
-        case .prometheus: PrometheusExposition.render(snapshot)
+        case .json:
+            var bytes = pretty ? snapshot.prettyJSONBytes() : snapshot.jsonBytes()
+            bytes.append(UInt8(ascii: "\n"))
+            return bytes
+        case .prometheus: return PrometheusExposition.renderBytes(snapshot)
         }
     }
 
@@ -103,6 +109,12 @@ package enum AtomicFile {
     package static func write(_ text: String, to path: String, mode: UInt32? = nil, syncFolder: Bool = true)
         throws(WriteError)
     {
+        try write(Array(text.utf8), to: path, mode: mode, syncFolder: syncFolder)
+    }
+
+    package static func write(_ bytes: [UInt8], to path: String, mode: UInt32? = nil, syncFolder: Bool = true)
+        throws(WriteError)
+    {
         // A name of its own for every write: two writers of one path (an old and a new file
         // sink during a reload) must never share, truncate or rename each other's file.
         let temporary = "\(path).tmp.\(getpid()).\(temporarySerial.add(1, ordering: .relaxed).newValue)"
@@ -114,7 +126,7 @@ package enum AtomicFile {
             unlink(temporary)
             throw WriteError(description: "chmod \(temporary): \(why)")
         }
-        guard FileDescriptorWriter.writeAll(fd, text) else {
+        guard FileDescriptorWriter.writeAll(fd, bytes) else {
             let why = errnoText()
             close(fd)
             unlink(temporary)

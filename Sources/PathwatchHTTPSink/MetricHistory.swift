@@ -50,7 +50,8 @@ struct MetricHistory {
     static func sample(of snapshot: StatusSnapshot) -> Sample? {
         var byPlot: [MetricDeclaration.Plot: [(check: String, metrics: [(name: String, value: Double)])]] = [:]
         var checks = 0
-        for record in snapshot.checks where checks < maxChecks {
+        snapshot.forEachCheckInDocumentOrder { record in
+            guard checks < maxChecks else { return }
             var taken = false
             for metric in record.metrics {
                 let meaning = record.metricCatalog.meaning(of: metric)

@@ -31,18 +31,19 @@ package struct StatusDocumentWriter {
     }
 
     /// The document's UTF-8 bytes: two-space indented when `pretty`, one line otherwise.
+    /// The checks are visited where the snapshot holds them, not listed: a list of 10,000
+    /// records (1.6 MB) would stay with the snapshot as long as a sink keeps it.
     package static func bytes(of snapshot: StatusSnapshot, pretty: Bool) -> [UInt8] {
-        let checks = snapshot.checks
         var writer = StatusDocumentWriter(pretty: pretty)
         writer.silenced = snapshot.silenced
-        writer.out.reserveCapacity(512 + 640 * checks.count + 320 * (snapshot.probes?.count ?? 0))
-        writer.document(snapshot, checks: checks)
+        writer.out.reserveCapacity(512 + 640 * snapshot.checkCount + 320 * (snapshot.probes?.count ?? 0))
+        writer.document(snapshot)
         return writer.out
     }
 
     private init(pretty: Bool) { self.pretty = pretty }
 
-    private mutating func document(_ snapshot: StatusSnapshot, checks: [CheckRecord]) {
+    private mutating func document(_ snapshot: StatusSnapshot) {
         open(UInt8(ascii: "{"))
         key(Key.schema)
         JSONSerializer.writeNumber(Double(StatusDocument.schema), into: &out)
@@ -59,7 +60,16 @@ package struct StatusDocumentWriter {
         key(Key.path)
         path(snapshot.path)
         key(Key.checks)
-        array(checks) { $0.check($1) }
+        if snapshot.checkCount == 0 {
+            out += Literal.emptyArray
+        } else {
+            open(UInt8(ascii: "["))
+            snapshot.forEachCheckInDocumentOrder { record in
+                element()
+                check(record)
+            }
+            close(UInt8(ascii: "]"))
+        }
         if let probes = snapshot.probes {
             key(Key.probes)
             array(probes) { $0.probe($1) }

@@ -91,6 +91,14 @@ package final class StatusSnapshot: Sendable {
         return statesHash
     }
 
+    /// How many checks the snapshot holds.
+    package var checkCount: Int {
+        switch source {
+        case .book(let book): book.records.count
+        case .ordered(let checks): checks.count
+        }
+    }
+
     /// The check with `id`, as it stood.
     package func check(_ id: String) -> CheckRecord? {
         switch source {
