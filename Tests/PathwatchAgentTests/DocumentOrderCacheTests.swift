@@ -85,4 +85,35 @@ import Testing
         #expect(after.checks.map(\.id) == visited(after))
         #expect(before.checks.map(\.id) == ["a/k1", "a/k2"])
     }
+    /// One probe's checks by id (the view a sink taking every report gets), sorted once for each
+    /// change of which checks exist: every such change shows in the next view, values are the
+    /// latest, and a copy of the book taken before a change keeps its own checks.
+    @Test mutating func aProbesChecksByIDFollowEveryChangeOfMembership() {
+        func byID(_ book: CheckBook, _ probe: String) -> [String] {
+            (book.idsByProbe[probe] ?? []).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        }
+        sample("a", ["z", "m"])
+        #expect(book.records(ofProbe: "a").map(\.id) == ["a/m", "a/z"])
+        sample("a", ["z", "m"], value: 7)
+        let again = book.records(ofProbe: "a")
+        #expect(again.map(\.id) == ["a/m", "a/z"])
+        #expect(again.allSatisfy { $0.metrics.first?.value == 7 })
+
+        sample("a", ["z", "m", "b"])
+        sample("b", ["y"])
+        #expect(book.records(ofProbe: "a").map(\.id) == ["a/b", "a/m", "a/z"])
+        #expect(book.records(ofProbe: "b").map(\.id) == ["b/y"])
+        let before = book
+        sample("a", ["c"])
+        #expect(book.records(ofProbe: "a").map(\.id) == byID(book, "a"))
+        #expect(book.records(ofProbe: "a").map(\.id).contains("a/c"))
+        #expect(before.records(ofProbe: "a").map(\.id) == ["a/b", "a/m", "a/z"])
+        #expect(book.records(ofProbe: "a").map(\.id) == byID(book, "a"))
+        book.forget("a/m", of: "a")
+        #expect(book.records(ofProbe: "a").map(\.id) == byID(book, "a"))
+        #expect(!book.records(ofProbe: "a").map(\.id).contains("a/m"))
+        book.removeProbe("a")
+        #expect(book.records(ofProbe: "a").isEmpty)
+        #expect(book.records(ofProbe: "b").map(\.id) == ["b/y"])
+    }
 }

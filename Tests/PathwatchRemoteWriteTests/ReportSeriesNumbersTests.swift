@@ -118,4 +118,37 @@ import Testing
             #expect(built.keys.count == entries.count && built.ends.last == built.bytes.count)
         }
     }
+    /// One probe's report goes by check id whatever the order its snapshot holds the checks in:
+    /// in order (the agent's), they are visited where they are; out of order (or beside another
+    /// probe's), sorted. Either way the same series, numbered the same.
+    @Test func aProbesChecksGoByIDWhateverTheSnapshotsOrder() {
+        let ids = ["api/a", "api/b10", "api/b2", "api/c"]
+        let checks = ids.map { Self.check($0, metrics: [Metric("latency_ms", 1)]) }
+        let other = Self.check("db/d1", probe: "db", plugin: "linkstate", metrics: [Metric("rows", 3)])
+        let probes = [
+            ProbeStatus(
+                id: "api", plugin: "testprobe", isolation: .process,
+                health: ProbeHealth(
+                    state: .running, restarts: 0, pid: nil, lastError: nil, lastDurationMilliseconds: 1.5),
+                lastSampleAt: WallTime(milliseconds: 1))
+        ]
+        func series(_ checks: [CheckRecord]) -> [TimeSeries] {
+            let snapshot = StatusSnapshot(
+                identity: AgentIdentity(name: "kiosk"), time: WallTime(milliseconds: 1), checks: checks,
+                path: .unmonitored, probes: probes)
+            return ReportSeries(externalLabels: []).series(of: snapshot, probes: ["api"], withAgentSeries: false)
+        }
+        let inOrder = series(checks)
+        #expect(inOrder.compactMap { $0.labels.first { $0.name == "check" }?.value }.removingAdjacentRepeats == ids)
+        #expect(inOrder.last?.name.hasPrefix("pathwatch_probe_") == true, "the probe's own series last")
+        #expect(series(checks.reversed()) == inOrder)
+        #expect(series([checks[2], other, checks[0], checks[3], checks[1]]) == inOrder)
+        #expect(series([other] + checks) == inOrder)
+    }
+}
+
+extension Array where Element: Equatable {
+    fileprivate var removingAdjacentRepeats: [Element] {
+        reduce(into: []) { kept, one in if kept.last != one { kept.append(one) } }
+    }
 }

@@ -21,6 +21,11 @@ package struct SeriesBook: SeriesNumbering {
     /// The records made since the last `noteAppend`: every series each names, and those it defines.
     private var pending: [(named: [UInt64], fresh: [UInt64])] = []
     private var segment = 0
+    /// The series an accepted record of the append segment last named, every one defined in
+    /// the segment and noted as sent in it. A probe's next report nearly always names the same
+    /// ones: such a record defines nothing and notes nothing new, so it is made without looking
+    /// each of its series up twice (a set and a table, per series per report).
+    private var lastNamed: [UInt64] = []
 
     package private(set) var forgettings = 0
 
@@ -46,12 +51,13 @@ package struct SeriesBook: SeriesNumbering {
     mutating func contents(numbered samples: [(series: UInt64, value: Double)]) -> DenseReport.Contents {
         var contents = DenseReport.Contents()
         contents.samples = samples
-        var named: [UInt64] = []
-        named.reserveCapacity(samples.count)
+        let named = samples.map(\.series)
+        if !named.isEmpty && named == lastNamed {
+            pending.append((named, []))
+            return contents
+        }
         var fresh: [UInt64] = []
-        for sample in samples {
-            let number = sample.series
-            named.append(number)
+        for number in named {
             if !defined.contains(number), let labels = labels[number] {
                 contents.definitions.append(DenseReport.Definition(series: number, labels: labels))
                 fresh.append(number)
@@ -86,12 +92,16 @@ package struct SeriesBook: SeriesNumbering {
             // The preamble listed what `preamble()` gave.
             defined = listed()
             segment += 1
+            lastNamed = []
         }
         // Which records a refusal hit is not known: none of them defined anything, or was sent.
         if result.refused == 0 && result.accepted > 0 {
             for record in pending {
                 defined.formUnion(record.fresh)
+                guard record.named != lastNamed else { continue }
                 for number in record.named { lastSent[number] = segment }
+                // A number forgotten meanwhile is named but never defined: not a record to repeat.
+                lastNamed = record.named.allSatisfy(defined.contains) ? record.named : []
             }
         }
         if result.startedSegment { forgetUnsent() }

@@ -9,29 +9,34 @@ struct SeriesTable {
         let bytes = WriteRequestEncoder.labels(labels)
         return (bytes, SeriesTable.key(of: bytes))
     }
+    /// The bytes of the last report's entries: the next is nearly always as large.
+    private var lastBytes = 0
 
     /// The `timeseries` entries of the dense record `head`, each stamped with the record's time
-    /// (`SegmentSeries.samples(of:in:unknown:)` says which are left out, and when it is nil),
+    /// (`SegmentSeries.forEachSample` says which are left out, and when it is nil),
     /// written one after another into one buffer, where entry `i` ends at `ends[i]`, with each
     /// entry's series key (`key(of:)`).
     mutating func keyedEntries(of head: QueueHead, in queue: DurableQueue, unknown: inout Int) throws(QueueError)
         -> (bytes: [UInt8], ends: [Int], keys: [UInt64])?
     {
-        guard let samples = try series.samples(of: head, in: queue, unknown: &unknown) else { return nil }
         let stamp = head.record.enqueuedAtMilliseconds
         var bytes: [UInt8] = []
         var ends: [Int] = []
         var keys: [UInt64] = []
-        // An entry is its labels and some 24 bytes of framing, sample and time.
-        bytes.reserveCapacity(samples.reduce(0) { $0 + $1.entry.bytes.count + 24 })
-        ends.reserveCapacity(samples.count)
-        keys.reserveCapacity(samples.count)
-        for sample in samples {
-            WriteRequestEncoder.appendEntry(
-                labels: sample.entry.bytes, value: sample.value, timestamp: stamp, to: &bytes)
+        let room = lastBytes
+        let read = try series.forEachSample(of: head, in: queue, unknown: &unknown) { count in
+            // An entry is its labels and some 24 bytes of framing, sample and time: room for
+            // as many as the last report's, or a guess, grown once at most.
+            bytes.reserveCapacity(max(room, count * 128))
+            ends.reserveCapacity(count)
+            keys.reserveCapacity(count)
+        } sample: { entry, value in
+            WriteRequestEncoder.appendEntry(labels: entry.bytes, value: value, timestamp: stamp, to: &bytes)
             ends.append(bytes.count)
-            keys.append(sample.entry.key)
+            keys.append(entry.key)
         }
+        guard read else { return nil }
+        lastBytes = bytes.count
         return (bytes, ends, keys)
     }
 

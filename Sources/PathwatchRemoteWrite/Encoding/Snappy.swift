@@ -9,19 +9,20 @@ enum Snappy {
     static func compress(_ bytes: [UInt8]) -> [UInt8]? {
         let room = pw_snappy_max_compressed_length(bytes.count)
         guard room > 0 else { return nil }
-        var out = [UInt8](repeating: 0, count: room)
         var length = room
-        let status = bytes.withUnsafeBufferPointer { input in
-            out.withUnsafeMutableBufferPointer { output in
+        var status: Int32 = 0
+        // Written by snappy before it is read: not zeroed first (a request is some 150 KB).
+        let out = [UInt8](unsafeUninitializedCapacity: room) { output, initialized in
+            status = bytes.withUnsafeBufferPointer { input in
                 input.withMemoryRebound(to: CChar.self) { i in
                     output.withMemoryRebound(to: CChar.self) { o in
                         pw_snappy_compress(i.baseAddress, i.count, o.baseAddress, &length)
                     }
                 }
             }
+            initialized = status == 0 ? length : 0
         }
         guard status == 0 else { return nil }
-        out.removeLast(room - length)
         return out
     }
 

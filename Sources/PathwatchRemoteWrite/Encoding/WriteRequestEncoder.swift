@@ -7,7 +7,7 @@
 ///
 /// A repeated field's entries may be written one after another, so a `WriteRequest` is just
 /// its `timeseries` entries concatenated: a request is the entries of a run of queue records
-/// joined, each series' labels encoded once per segment the delivery reads (`SeriesTable`).
+/// joined, each series' labels encoded once while they stay the same (`SeriesTable`).
 /// Why by hand rather than swift-protobuf is in the module's README.
 enum WriteRequestEncoder {
     /// The `timeseries` entries (field 1 of `WriteRequest`) of `series`, each with one sample

@@ -62,6 +62,8 @@ extension CheckBook {
 /// takes it. Behind a lock: two sinks may ask at once, each from its own snapshot.
 package final class DocumentOrderCache: Sendable {
     private let kept = Mutex<(version: UInt64, ids: [String])?>(nil)
+    /// Each probe's check ids by id (`CheckBook.records(ofProbe:)`), at one membership version.
+    private let byProbe = Mutex<(version: UInt64, ids: [String: [String]])>((0, [:]))
 
     package init() {}
 
@@ -71,5 +73,17 @@ package final class DocumentOrderCache: Sendable {
 
     func keep(_ ids: [String], at version: UInt64) {
         kept.withLock { $0 = (version, ids) }
+    }
+
+    func ids(of probe: String, at version: UInt64) -> [String]? {
+        byProbe.withLock { $0.version == version ? $0.ids[probe] : nil }
+    }
+
+    /// Those kept at another version go: every probe's are sorted again at most once per version.
+    func keep(_ ids: [String], of probe: String, at version: UInt64) {
+        byProbe.withLock { kept in
+            if kept.version != version { kept = (version, [:]) }
+            kept.ids[probe] = ids
+        }
     }
 }

@@ -74,6 +74,14 @@ package enum PrometheusExposition {
     package static func forEachSource(
         of snapshot: StatusSnapshot, probes: [String], check: (CheckRecord) -> Void, probe: (ProbeStatus) -> Void
     ) {
+        if probes.count == 1, inIDOrder(snapshot, of: probes[0]) {
+            // One probe's report (what a sink taking every report gets), its checks already by
+            // id: visited where they are, none copied into a list and sorted.
+            let only = probes[0]
+            snapshot.forEachCheck { if $0.probe == only { check($0) } }
+            if let status = snapshot.probes?.last(where: { $0.id == only }) { probe(status) }
+            return
+        }
         var place: [String: Int] = [:]
         for (position, probe) in probes.enumerated() where place[probe] == nil { place[probe] = position }
         var mine: [(place: Int, check: CheckRecord)] = []
@@ -93,6 +101,19 @@ package enum PrometheusExposition {
         }
         // Probes with no checks (yet) still have their own series.
         for at in statuses.keys.sorted() { probe(statuses[at]!) }
+    }
+
+    /// Whether `snapshot.forEachCheck` visits the checks of `probe` in the order `forEachSource`
+    /// sorts them into.
+    private static func inIDOrder(_ snapshot: StatusSnapshot, of probe: String) -> Bool {
+        var last: String?
+        var ordered = true
+        snapshot.forEachCheck { check in
+            guard ordered, check.probe == probe else { return }
+            if let last, !last.utf8.lexicographicallyPrecedes(check.id.utf8) { ordered = false }
+            last = check.id
+        }
+        return ordered
     }
 
     /// The `pathwatch_probe_*` series of one probe, as `samples` has them.
