@@ -36,8 +36,9 @@ final class LiveHub: Sendable {
         var version: UInt64 = 0
         var documentText: (version: UInt64, text: String)?
         var metricsBody: (version: UInt64, body: ByteBuffer)?
-        /// The last `/metrics` rendering's text, whose buffers the next one writes again.
-        var metricsText: PrometheusText?
+        /// The last `/metrics` rendering, whose buffers the next one writes again and whose
+        /// checks' texts it copies where they still hold.
+        var metricsRendering: PrometheusExposition.Rendering?
         var ring = EventRing(capacity: LiveHub.ringCapacity)
         var history = MetricHistory()
         var subscribers: [ObjectIdentifier: Subscriber] = [:]
@@ -83,28 +84,31 @@ final class LiveHub: Sendable {
     /// `/metrics`: rendered once per report, so a scrape storm costs no render, and no copy
     /// either: every response shares the one buffer. Written straight from the families'
     /// samples into the buffer sent, never held as a String (whose UTF-8 check of hundreds of
-    /// kilobytes took a fifth of a rendering), into the family buffers of the rendering before.
+    /// kilobytes took a fifth of a rendering), into the family buffers of the rendering before,
+    /// copying what it wrote for each check that says the same.
     func metricsBody() -> ByteBuffer {
         let (snapshot, version, current, stale, earlier) = state.withLock {
-            s -> (StatusSnapshot?, UInt64, ByteBuffer?, ByteBuffer?, PrometheusText?) in
-            guard let cached = s.metricsBody else { return (s.snapshot, s.version, nil, nil, s.metricsText.take()) }
+            s -> (StatusSnapshot?, UInt64, ByteBuffer?, ByteBuffer?, PrometheusExposition.Rendering?) in
+            guard let cached = s.metricsBody else {
+                return (s.snapshot, s.version, nil, nil, s.metricsRendering.take())
+            }
             if cached.version == s.version { return (nil, s.version, cached.body, nil, nil) }
             // A stale rendering's buffer is written again (when no response still holds it):
             // its pages are already the process's, where a new one of hundreds of kilobytes is
             // mapped afresh and faulted in page by page. Its text's buffers likewise.
             s.metricsBody = nil
-            return (s.snapshot, s.version, nil, cached.body, s.metricsText.take())
+            return (s.snapshot, s.version, nil, cached.body, s.metricsRendering.take())
         }
         if let current { return current }
-        // Two scrapes rendering at once: one takes the text before, the other starts afresh.
-        // Taken out, so the text's buffers have one owner and are written in place.
-        var text = (consume earlier) ?? PrometheusText()
-        PrometheusExposition.renderText(snapshot, into: &text)
+        // Two scrapes rendering at once: one takes the rendering before, the other starts
+        // afresh. Taken out, so its buffers have one owner and are written in place.
+        var rendering = (consume earlier) ?? PrometheusExposition.Rendering()
+        PrometheusExposition.renderText(snapshot, into: &rendering)
         var body = (consume stale) ?? ByteBufferAllocator().buffer(capacity: 0)
-        body.clear(minimumCapacity: text.byteCountEstimate)
-        text.write { body.writeBytes($0) }
+        body.clear(minimumCapacity: rendering.text.byteCountEstimate)
+        rendering.text.write { body.writeBytes($0) }
         state.withLock {
-            $0.metricsText = text
+            $0.metricsRendering = rendering
             if $0.version == version { $0.metricsBody = (version, body) }
         }
         return body

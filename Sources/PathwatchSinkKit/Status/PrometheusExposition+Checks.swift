@@ -36,40 +36,75 @@ extension PrometheusExposition {
         private static let stateEndings: [(state: CheckState, text: [UInt8])] = PrometheusExposition.states.map {
             ($0, Array(",state=\"\($0.name)\"} ".utf8))
         }
+        private static let stateFamily = "pathwatch_check_state"
+        private static let stateFamilyBytes = Array(stateFamily.utf8)
 
-        /// The labels of the check being rendered, written again for each check into the same
-        /// buffers (three allocations a check, at a thousand checks a tenth of a rendering).
-        private var stateLabels: [UInt8] = []
-        private var labels: [UInt8] = []
+        /// Writes the series of `check`, the `position`th in document order, copying what
+        /// `texts` kept of it where it says the same (CheckTexts).
+        mutating func render(
+            _ check: CheckRecord, at position: Int, kept texts: inout CheckTexts, into out: inout PrometheusText
+        ) {
+            let entry = texts.entry(at: position)
+            render(check, text: &texts.entries[entry], into: &out)
+        }
 
-        package mutating func render(_ check: CheckRecord, into out: inout PrometheusText) {
-            // `{check="…",probe="…"`: the start of every series of this check.
-            stateLabels.removeAll(keepingCapacity: true)
-            stateLabels += "{check=".utf8
-            PrometheusText.writeQuoted(check.id, into: &stateLabels)
-            stateLabels += ",probe=".utf8
-            PrometheusText.writeQuoted(check.probe, into: &stateLabels)
-            let identityEnd = stateLabels.count
-            stateLabels += ",plugin=".utf8
-            PrometheusText.writeQuoted(check.plugin, into: &stateLabels)
+        /// Writes the series of `check` from `text`, written again first where it no longer
+        /// says what the check does. (The text is read in place: a copy of it out of the list
+        /// would count a reference for each of its buffers and strings.)
+        private mutating func render(_ check: CheckRecord, text: inout CheckText, into out: inout PrometheusText) {
+            if !text.describes(check) { write(check, into: &text) }
+            if text.state != check.state { Self.writeStateLines(check.state, into: &text) }
             let place =
                 statePlace
-                ?? out.family(
-                    "pathwatch_check_state", help: "The check's state: one series per state, 1 for the current one.")
+                ?? out.family(Self.stateFamily, help: "The check's state: one series per state, 1 for the current one.")
             statePlace = place
-            for (state, ending) in Self.stateEndings {
-                out.appendSample(to: place, labels: stateLabels, ending: ending, value: state == check.state ? 1 : 0)
-            }
-
+            out.appendLines(to: place, text.stateLines)
             let values = check.distinctMetrics
             guard !values.isEmpty else { return }
-            labels.removeAll(keepingCapacity: true)
-            labels += stateLabels[..<identityEnd]
+            renderMetrics(values, of: check, labels: text.labelText, into: &out)
+        }
+
+        /// Writes the labels of `check` into `text`'s buffers, and what they were written from.
+        private mutating func write(_ check: CheckRecord, into text: inout CheckText) {
+            text.id = check.id
+            text.probe = check.probe
+            text.plugin = check.plugin
+            text.labels = check.labels
+            text.state = nil
+            // `{check="…",probe="…"`: the start of every series of this check.
+            text.stateLabels.removeAll(keepingCapacity: true)
+            text.stateLabels += "{check=".utf8
+            PrometheusText.writeQuoted(check.id, into: &text.stateLabels)
+            text.stateLabels += ",probe=".utf8
+            PrometheusText.writeQuoted(check.probe, into: &text.stateLabels)
+            text.labelText.removeAll(keepingCapacity: true)
+            text.labelText += text.stateLabels
+            text.stateLabels += ",plugin=".utf8
+            PrometheusText.writeQuoted(check.plugin, into: &text.stateLabels)
             for label in check.distinctLabels {
-                labels.append(UInt8(ascii: ","))
-                PrometheusText.writeLabel(name: labelName(label.name), value: label.value, into: &labels)
+                text.labelText.append(UInt8(ascii: ","))
+                PrometheusText.writeLabel(name: labelName(label.name), value: label.value, into: &text.labelText)
             }
-            labels += "} ".utf8
+            text.labelText += "} ".utf8
+        }
+
+        /// The four state series of a check in `state`, as `PrometheusText.appendSample` writes them.
+        private static func writeStateLines(_ state: CheckState, into text: inout CheckText) {
+            text.state = state
+            text.stateLines.removeAll(keepingCapacity: true)
+            for (each, ending) in stateEndings {
+                text.stateLines += stateFamilyBytes
+                text.stateLines += text.stateLabels
+                text.stateLines += ending
+                PrometheusText.writeNumber(each == state ? 1 : 0, into: &text.stateLines)
+                text.stateLines.append(UInt8(ascii: "\n"))
+            }
+        }
+
+        /// The samples of a check's metrics, `labels` the check's (`{…} `).
+        private mutating func renderMetrics(
+            _ values: [PathwatchProbeKit.Metric], of check: CheckRecord, labels: [UInt8], into out: inout PrometheusText
+        ) {
             // Each metric's family is read where `recent` holds it: a copy of it (four strings)
             // for each sample was a tenth of a rendering in reference counting alone.
             for index in values.indices {

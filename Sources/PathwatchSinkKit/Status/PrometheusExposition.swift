@@ -24,20 +24,31 @@ package enum PrometheusExposition {
 
     /// The exposition as a text not yet joined.
     package static func renderText(_ snapshot: StatusSnapshot?) -> PrometheusText {
-        var out = PrometheusText()
-        renderText(snapshot, into: &out)
-        return out
+        var rendering = Rendering(keepingEachCheck: false)
+        renderText(snapshot, into: &rendering)
+        return rendering.text
     }
 
-    /// The exposition written into `out`, a text of an earlier rendering emptied first (its
-    /// buffers kept for the same families).
-    package static func renderText(_ snapshot: StatusSnapshot?, into out: inout PrometheusText) {
+    /// The exposition written into `rendering`, one made earlier (its text emptied first, its
+    /// buffers kept for the same families, and its checks' texts copied where they still hold).
+    package static func renderText(_ snapshot: StatusSnapshot?, into rendering: inout Rendering) {
+        renderText(snapshot, into: &rendering.text, kept: &rendering.checks)
+    }
+
+    private static func renderText(
+        _ snapshot: StatusSnapshot?, into out: inout PrometheusText, kept texts: inout CheckTexts
+    ) {
         out.clear()
         renderBuild(into: &out)
         guard let snapshot else { return }
         renderPath(snapshot.path, into: &out)
         var checks = CheckSeries()
-        snapshot.forEachCheckInDocumentOrder { checks.render($0, into: &out) }
+        var position = 0
+        snapshot.forEachCheckInDocumentOrder { check in
+            checks.render(check, at: position, kept: &texts, into: &out)
+            position += 1
+        }
+        texts.keep(position)
         renderHealth(of: snapshot, into: &out)
     }
 

@@ -87,6 +87,12 @@ package struct PrometheusText: Sendable {
 
     private static let space = [UInt8(ascii: " ")]
 
+    /// Adds sample lines to the family at `place` as they are: each written as `appendSample`
+    /// writes one (its name first, a finite value, a line feed).
+    package mutating func appendLines(to place: Int, _ lines: [UInt8]) {
+        lines.withUnsafeBufferPointer { families[place].samples.append(contentsOf: $0) }
+    }
+
     package var bytes: [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(byteCountEstimate)
