@@ -12,7 +12,7 @@ struct DenseBody {
     private(set) var definitions: [(series: UInt64, labels: Range<Int>)] = []
     private(set) var samples: [(series: UInt64, value: Double)] = []
 
-    /// Nil when `body` is not a whole body of the layout (as `DenseReport.contents(of:)`).
+    /// Nil when `body` is not a whole body of the layout; `DenseReport.contents(of:)` reads through it.
     init?(_ body: [UInt8], preamble: Bool = false) {
         guard let flags = body.first, flags & ~DenseReport.compressed == 0 else { return nil }
         if flags & DenseReport.compressed != 0 {

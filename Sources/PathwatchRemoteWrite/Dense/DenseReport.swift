@@ -63,60 +63,17 @@ enum DenseReport {
 
     /// What `body` holds; nil when it is not a body of this layout.
     static func contents(of body: [UInt8], preamble: Bool = false) -> Contents? {
-        guard let flags = body.first, flags & ~compressed == 0 else { return nil }
-        let payload: [UInt8]
-        if flags & compressed != 0 {
-            guard let unpacked = Snappy.uncompress(Array(body.dropFirst())) else { return nil }
-            payload = unpacked
-        } else {
-            payload = Array(body.dropFirst())
-        }
+        // One reader of the layout: the delivery's (`DenseBody`), its definitions' labels made.
+        guard let read = DenseBody(body, preamble: preamble) else { return nil }
         var contents = Contents()
-        guard let (count, start) = Varint.read(payload, at: 0), count <= UInt64(payload.count) else { return nil }
-        var offset = start
-        contents.definitions.reserveCapacity(Int(count))
-        for _ in 0..<count {
-            guard let (series, afterSeries) = Varint.read(payload, at: offset),
-                let (labels, afterCount) = Varint.read(payload, at: afterSeries), labels <= UInt64(payload.count)
-            else { return nil }
-            offset = afterCount
-            var definition = Definition(series: series, labels: [])
-            for _ in 0..<labels {
-                guard let (name, afterName) = readString(payload, at: offset),
-                    let (value, afterValue) = readString(payload, at: afterName)
-                else { return nil }
-                definition.labels.append(TimeSeries.Label(name: name, value: value))
-                offset = afterValue
-            }
-            contents.definitions.append(definition)
-        }
-        if preamble { return offset == payload.count ? contents : nil }
-        guard let (samples, afterCount) = Varint.read(payload, at: offset), samples <= UInt64(payload.count) else {
-            return nil
-        }
-        offset = afterCount
-        contents.samples.reserveCapacity(Int(samples))
-        for _ in 0..<samples {
-            guard let (series, afterSeries) = Varint.read(payload, at: offset),
-                let (value, afterValue) = SampleValue.read(payload, at: afterSeries)
-            else { return nil }
-            contents.samples.append((series, value))
-            offset = afterValue
-        }
-        return offset == payload.count ? contents : nil
+        contents.definitions = read.definitions.map { Definition(series: $0.series, labels: read.labels($0.labels)) }
+        contents.samples = read.samples
+        return contents
     }
 
     private static func appendString(_ text: String, to out: inout [UInt8]) {
         let bytes = text.utf8
         Varint.append(UInt64(bytes.count), to: &out)
         out += bytes
-    }
-
-    private static func readString(_ bytes: [UInt8], at offset: Int) -> (String, Int)? {
-        guard let (length, start) = Varint.read(bytes, at: offset), length <= UInt64(bytes.count - start) else {
-            return nil
-        }
-        let end = start + Int(length)
-        return (String(decoding: bytes[start..<end], as: UTF8.self), end)
     }
 }
