@@ -7,6 +7,7 @@ agent's fixed start-up (runtime, plug-in load) and df's cancel out."""
 import json
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -40,19 +41,26 @@ def main():
         json.dump({"agent": {"plugin_dirs": [plugins]},
                    "probes": [{"id": "disk", "plugin": "disk", "timeout": "30s", "config": {"mounts": "*"}}],
                    "sinks": []}, f)
-    base = mount_count()
-    rows = []
     made = 0
-    for n in sizes:
-        while base + made < n:
-            point = os.path.join(work, f"m{made}")
-            os.mkdir(point)
-            subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", f"pwbench{made}", point], check=True)
-            made += 1
-        agent = cpu_of([binary, "once", "--config", config], runs)
-        df = cpu_of(["df", "-B1"], runs)
-        rows.append((mount_count(), agent, df))
-        print(f"{mount_count():5d} mounts: pathwatch once {agent * 1e3:8.2f} ms CPU, df -B1 {df * 1e3:8.2f} ms CPU", flush=True)
+    try:
+        base = mount_count()
+        rows = []
+        for n in sizes:
+            while base + made < n:
+                point = os.path.join(work, f"m{made}")
+                os.mkdir(point)
+                subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", f"pwbench{made}", point], check=True)
+                made += 1
+            agent = cpu_of([binary, "once", "--config", config], runs)
+            df = cpu_of(["df", "-B1"], runs)
+            rows.append((mount_count(), agent, df))
+            print(f"{mount_count():5d} mounts: pathwatch once {agent * 1e3:8.2f} ms CPU, df -B1 {df * 1e3:8.2f} ms CPU", flush=True)
+    finally:
+        # The mounts end with run.sh's private mount namespace; their folders and the
+        # configuration are on the host's /tmp and are removed here.
+        for i in range(made):
+            subprocess.run(["umount", os.path.join(work, f"m{i}")], check=False)
+        shutil.rmtree(work, ignore_errors=True)
     (n0, a0, d0), (n1, a1, d1) = rows[0], rows[-1]
     per_agent = (a1 - a0) / (n1 - n0)
     per_df = (d1 - d0) / (n1 - n0)
