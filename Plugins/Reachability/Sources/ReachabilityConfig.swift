@@ -77,7 +77,7 @@ struct HeaderFields: Decodable {
 }
 
 /// Which address family to connect over.
-enum IPVersion: Decodable, Equatable {
+enum IPVersion: Decodable, Hashable {
     case any, v4, v6
 
     init(from decoder: any Decoder) throws {

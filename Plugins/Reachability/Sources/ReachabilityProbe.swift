@@ -52,6 +52,8 @@ final class ReachabilityProbe: Probe {
         guard !config.targets.isEmpty else { throw ProbeConfigError("targets", "expected at least one target") }
         var seen: [String: Int] = [:]
         var specs: [TargetSpec] = []
+        specs.reserveCapacity(config.targets.count)
+        var sharing = TargetSharing()
         for (index, target) in config.targets.enumerated() {
             let path = JSONPath([.key("targets"), .index(index)])
             if let first = seen[target.name] {
@@ -60,7 +62,7 @@ final class ReachabilityProbe: Probe {
                     message: "duplicate target name \"\(target.name)\" (also targets[\(first)])")
             }
             seen[target.name] = index
-            specs.append(try TargetSpec(target, at: path))
+            specs.append(try TargetSpec(target, at: path, sharing: &sharing))
         }
         return specs
     }

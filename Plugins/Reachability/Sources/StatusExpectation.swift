@@ -1,7 +1,7 @@
 import PathwatchProbeKit
 
 /// Which HTTP status codes count as success: `200`, `"2xx"`, `"200-204"`, or a list of them.
-struct StatusExpectation: Decodable, Equatable, CustomStringConvertible {
+struct StatusExpectation: Decodable, Hashable, CustomStringConvertible {
     var patterns: [StatusPattern]
 
     static let successful = StatusExpectation(patterns: [.range(200, 299, text: "2xx")])
@@ -30,7 +30,7 @@ struct StatusExpectation: Decodable, Equatable, CustomStringConvertible {
 }
 
 /// One accepted status: a code or an inclusive range.
-enum StatusPattern: Decodable, Equatable, CustomStringConvertible {
+enum StatusPattern: Decodable, Hashable, CustomStringConvertible {
     case code(Int)
     case range(Int, Int, text: String)
 

@@ -29,23 +29,35 @@ struct TargetSpec {
 
     let name: String
     let url: TargetURL
-    let method: Method
-    let body: String?
-    let headers: [String]
-    let expectStatus: StatusExpectation
-    let expectBodyContains: String?
-    let conditions: ResponseConditions
-    let maxLatency: LatencyLimits?
-    let timeout: ConfigDuration
-    let followRedirects: Bool
-    let tls: TLS
-    let certExpiryWarn: ConfigDuration
-    let ipVersion: IPVersion
-    let freshConnection: Bool
+    /// The rest of what the configuration says, shared with other targets where it is the same
+    /// (TargetSettings); read through the properties below.
+    let settings: TargetSettings
+
+    var method: Method { settings.method }
+    var body: String? { settings.body }
+    var headers: [String] { settings.headers }
+    var expectStatus: StatusExpectation { settings.expectStatus }
+    var expectBodyContains: String? { settings.expectBodyContains }
+    var conditions: ResponseConditions { settings.conditions }
+    var maxLatency: LatencyLimits? { settings.maxLatency }
+    var timeout: ConfigDuration { settings.timeout }
+    var followRedirects: Bool { settings.followRedirects }
+    var tls: TLS { settings.tls }
+    var certExpiryWarn: ConfigDuration { settings.certExpiryWarn }
+    var ipVersion: IPVersion { settings.ipVersion }
+    var freshConnection: Bool { settings.freshConnection }
 
     var isTCP: Bool { url.kind == .tcp }
 
+    /// A target of its own, sharing nothing with others (tests, and targets one at a time).
     init(_ config: TargetConfig, at path: JSONPath) throws(ProbeConfigError) {
+        var sharing = TargetSharing()
+        try self.init(config, at: path, sharing: &sharing)
+    }
+
+    /// A target of a probe's list: what it holds like the targets before it (`sharing`) is
+    /// the same storage, not a copy.
+    init(_ config: TargetConfig, at path: JSONPath, sharing: inout TargetSharing) throws(ProbeConfigError) {
         func fail(_ key: String, _ message: String) -> ProbeConfigError {
             ProbeConfigError(path: path.appending(key), message: message)
         }
@@ -57,123 +69,16 @@ struct TargetSpec {
             throw fail("name", "must not contain \"/\" (it becomes the check id <probe>/<name>)")
         }
         name = config.name
+        let url: TargetURL
         do {
             url = try TargetURL(parsing: config.url)
         } catch {
             throw fail("url", error.message)
         }
-
-        if url.kind == .tcp {
-            // A plain connect sends nothing and reads nothing: request options would be ignored.
-            let requestOnly: [(String, Bool)] = [
-                ("method", config.method != nil), ("body", config.body != nil),
-                ("content_type", config.contentType != nil), ("headers", config.headers != nil),
-                ("expect_status", config.expectStatus != nil),
-                ("expect_body_contains", config.expectBodyContains != nil),
-                ("expect_body", config.expectBody != nil), ("expect_json", config.expectJSON != nil),
-                ("expect_header", config.expectHeader != nil), ("max_body", config.maxBody != nil),
-                ("follow_redirects", config.followRedirects != nil), ("tls", config.tls != nil),
-                ("cert_expiry_warn", config.certExpiryWarn != nil),
-            ]
-            if let (key, _) = requestOnly.first(where: { $0.1 }) {
-                throw fail(key, "does not apply to a tcp:// target, which only connects")
-            }
+        self.url = sharing.url(url)
+        settings = try sharing.settings(for: config, kind: url.kind) { () throws(ProbeConfigError) in
+            try TargetSettings(config, url: url, at: path)
         }
-
-        let methodText = config.method ?? "GET"
-        guard let method = Method(rawValue: methodText.uppercased()) else {
-            throw fail("method", "unsupported method \"\(methodText)\"; expected GET, HEAD or POST")
-        }
-        self.method = method
-        if config.body != nil, method != .post {
-            throw fail("body", "a request body needs \"method\": \"POST\" (method is \(method.rawValue))")
-        }
-        if config.contentType != nil, method != .post {
-            throw fail("content_type", "a content type needs \"method\": \"POST\" (method is \(method.rawValue))")
-        }
-        body = method == .post ? (config.body ?? "") : nil
-        if config.expectBodyContains != nil, method == .head {
-            throw fail("expect_body_contains", "a HEAD request has no body to search")
-        }
-        if let needle = config.expectBodyContains, needle.isEmpty {
-            throw fail("expect_body_contains", "must not be empty")
-        }
-        expectBodyContains = config.expectBodyContains
-        conditions = try ResponseConditions(config, hasBody: method != .head, at: path)
-
-        var headers: [String] = []
-        for (name, value) in config.headers?.fields ?? [] {
-            let headerPath = path.appending("headers").appending(name)
-            guard Self.isToken(name) else {
-                throw ProbeConfigError(
-                    path: headerPath, message: "not a valid header name (letters, digits and !#$%&'*+-.^_`|~ only)")
-            }
-            guard !Self.breaksLine(value) else {
-                throw ProbeConfigError(path: headerPath, message: "header value must not contain line breaks or NUL")
-            }
-            if config.contentType != nil, name.lowercased() == "content-type" {
-                throw ProbeConfigError(path: headerPath, message: "Content-Type is set twice: here and in content_type")
-            }
-            // "Name;" is libcurl's way to send a header with an empty value.
-            headers.append(value.isEmpty ? "\(name);" : "\(name): \(value)")
-        }
-        if let contentType = config.contentType {
-            guard !contentType.isEmpty, !Self.breaksLine(contentType) else {
-                throw fail("content_type", "must be a non-empty media type on one line, like \"application/json\"")
-            }
-            headers.append("Content-Type: \(contentType)")
-        }
-        self.headers = headers
-
-        expectStatus = config.expectStatus ?? .successful
-        timeout = config.timeout ?? Self.defaultTimeout
-        guard timeout.nanoseconds >= 1_000_000 else { throw fail("timeout", "must be at least 1ms") }
-        maxLatency = try Self.checked(
-            config.maxLatency, url: url, followRedirects: config.followRedirects ?? false,
-            at: path.appending("max_latency"))
-        certExpiryWarn = config.certExpiryWarn ?? Self.defaultCertExpiryWarn
-        followRedirects = config.followRedirects ?? false
-        ipVersion = config.ipVersion ?? .any
-        freshConnection = config.freshConnection ?? true
-
-        var tls = TLS()
-        if let given = config.tls {
-            let tlsPath = path.appending("tls")
-            for (key, file) in [
-                ("ca_file", given.caFile), ("client_cert", given.clientCert), ("client_key", given.clientKey),
-            ] {
-                guard let file else { continue }
-                if let problem = TLSFile.problem(file) {
-                    throw ProbeConfigError(path: tlsPath.appending(key), message: problem)
-                }
-            }
-            if given.clientKey != nil, given.clientCert == nil {
-                throw ProbeConfigError(path: tlsPath.appending("client_key"), message: "a client key needs client_cert")
-            }
-            tls = TLS(
-                caFile: given.caFile, clientCert: given.clientCert, clientKey: given.clientKey,
-                insecure: given.insecure ?? false)
-        }
-        self.tls = tls
-    }
-
-    /// `max_latency` with every limit above zero and every phase one the target goes through.
-    static func checked(
-        _ limits: LatencyLimits?, url: TargetURL, followRedirects: Bool, at path: JSONPath
-    ) throws(ProbeConfigError) -> LatencyLimits? {
-        guard let limits else { return nil }
-        for (phase, limit) in limits.limits {
-            let phasePath = limits.perPhase ? path.appending(phase.rawValue) : path
-            guard limit.nanoseconds > 0 else { throw ProbeConfigError(path: phasePath, message: "must be more than 0") }
-            if url.kind == .tcp, phase == .ttfb || phase == .tls {
-                throw ProbeConfigError(
-                    path: phasePath, message: "a tcp:// target only connects: it has no \(phase.rawValue) phase")
-            }
-            if url.kind == .http, phase == .tls, !followRedirects {
-                throw ProbeConfigError(path: phasePath, message: "an http:// target makes no TLS handshake")
-            }
-        }
-        return limits
     }
 
     /// CR, LF or NUL anywhere (checked per scalar: Swift sees "\r\n" as one Character).

@@ -12,7 +12,7 @@ import CCurlShims
 /// The URL may carry secrets (userinfo, a token in the query or path), so nothing here ever
 /// puts the URL into text: `endpoint` keeps only scheme, host and port.
 struct TargetURL {
-    enum Kind: Equatable { case http, https, tcp }
+    enum Kind: Hashable { case http, https, tcp }
 
     let kind: Kind
     /// What libcurl is given. For `tcp://host:port` this is `http://host:port`, used with
