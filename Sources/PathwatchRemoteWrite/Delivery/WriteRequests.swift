@@ -24,6 +24,8 @@ struct WriteRequests: RequestReader {
     /// another share failed: its retry carries the others only. In memory: after a restart the
     /// run goes whole again, identical samples, which receivers accept.
     private var accepted: (first: QueueEntry, reports: Int, slots: Set<Int>)?
+    /// Snappy's output buffer, kept from one request to the next.
+    private let snappy = SnappyScratch()
 
     init(settings: RemoteWriteSinkSettings, context: PushContext) {
         self.settings = settings
@@ -118,14 +120,14 @@ struct WriteRequests: RequestReader {
     }
 
     func attempt(_ plan: WriteRequestPlan) throws(PushProblem) -> PushAttempt {
-        try Self.compressed(plan.body)
+        try compressed(plan.body)
     }
 
     /// One POST a share, when the plan was cut by series (`max_parallel`).
     func attempts(_ plan: WriteRequestPlan) throws(PushProblem) -> [PushAttempt] {
         guard !plan.shares.isEmpty else { return [try attempt(plan)] }
         var attempts: [PushAttempt] = []
-        for share in plan.shares { attempts.append(try Self.compressed(share.body)) }
+        for share in plan.shares { attempts.append(try compressed(share.body)) }
         return attempts
     }
 
@@ -138,8 +140,8 @@ struct WriteRequests: RequestReader {
         accepted?.slots.insert(plan.shares[index].slot)
     }
 
-    private static func compressed(_ body: [UInt8]) throws(PushProblem) -> PushAttempt {
-        guard let compressed = Snappy.compress(body) else {
+    private func compressed(_ body: [UInt8]) throws(PushProblem) -> PushAttempt {
+        guard let compressed = snappy.compress(body) else {
             throw PushProblem("libsnappy cannot compress; holding the queue")
         }
         return PushAttempt(body: compressed)

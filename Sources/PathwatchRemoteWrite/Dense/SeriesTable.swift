@@ -11,6 +11,12 @@ struct SeriesTable {
     }
     /// The bytes of the last report's entries: the next is nearly always as large.
     private var lastBytes = 0
+    /// The last report's entries, their buffer kept for the next report's: a request for 1,000
+    /// series is some 150 KB, past the heap's mmap threshold (`HeapSettings`), so a buffer made
+    /// afresh was mapped and faulted in page by page at every report. Written again only once
+    /// the request that carried it is gone (while it is still held, the buffer is copied on
+    /// write, as a fresh one would be made).
+    private var kept: [UInt8] = []
 
     /// The `timeseries` entries of the dense record `head`, each stamped with the record's time
     /// (`SegmentSeries.forEachSample` says which are left out, and when it is nil),
@@ -19,8 +25,8 @@ struct SeriesTable {
     mutating func keyedEntries(of head: QueueHead, in queue: DurableQueue, unknown: inout Int) throws(QueueError)
         -> (bytes: [UInt8], ends: [Int], keys: [UInt64])?
     {
-        let stamp = head.record.enqueuedAtMilliseconds
-        var bytes: [UInt8] = []
+        let tail = SampleTail(timestamp: head.record.enqueuedAtMilliseconds)
+        var bytes = reusedBuffer()
         var ends: [Int] = []
         var keys: [UInt64] = []
         let room = lastBytes
@@ -31,14 +37,29 @@ struct SeriesTable {
             ends.reserveCapacity(count)
             keys.reserveCapacity(count)
         } sample: { entry, value in
-            WriteRequestEncoder.appendEntry(labels: entry.bytes, value: value, timestamp: stamp, to: &bytes)
+            WriteRequestEncoder.appendEntry(labels: entry.bytes, value: value, tail: tail, to: &bytes)
             ends.append(bytes.count)
             keys.append(entry.key)
         }
         guard read else { return nil }
         lastBytes = bytes.count
+        kept = bytes
         return (bytes, ends, keys)
     }
+
+    /// The kept buffer emptied, its room kept; a fresh one when a large report grew it far
+    /// beyond what the last report took, so one burst does not hold its memory for good.
+    private mutating func reusedBuffer() -> [UInt8] {
+        var bytes: [UInt8] = []
+        // Taken out, not copied: the buffer's only owner once the last request is gone.
+        swap(&bytes, &kept)
+        guard bytes.capacity <= Self.keptAtMost(lastBytes) else { return [] }
+        bytes.removeAll(keepingCapacity: true)
+        return bytes
+    }
+
+    /// The most room kept for a report after one of `lastBytes`: four times that, or 1 MiB.
+    static func keptAtMost(_ lastBytes: Int) -> Int { max(4 * lastBytes, 1 << 20) }
 
     /// A series' key, which `SeriesShards` cuts a run by: FNV-1a of its encoded labels, which
     /// stay the same across segments and restarts (a series number does not).

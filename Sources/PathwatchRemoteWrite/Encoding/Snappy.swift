@@ -9,21 +9,30 @@ enum Snappy {
     static func compress(_ bytes: [UInt8]) -> [UInt8]? {
         let room = pw_snappy_max_compressed_length(bytes.count)
         guard room > 0 else { return nil }
-        var length = room
-        var status: Int32 = 0
-        // Written by snappy before it is read: not zeroed first (a request is some 150 KB).
+        var length: Int?
+        // Written by snappy before it is read: not zeroed first.
         let out = [UInt8](unsafeUninitializedCapacity: room) { output, initialized in
-            status = bytes.withUnsafeBufferPointer { input in
-                input.withMemoryRebound(to: CChar.self) { i in
-                    output.withMemoryRebound(to: CChar.self) { o in
-                        pw_snappy_compress(i.baseAddress, i.count, o.baseAddress, &length)
-                    }
+            length = compress(bytes, into: output)
+            initialized = length ?? 0
+        }
+        return length == nil ? nil : out
+    }
+
+    /// The room `compress(_:into:)` needs for `count` bytes; 0 when the library is missing.
+    static func maxCompressedLength(_ count: Int) -> Int { pw_snappy_max_compressed_length(count) }
+
+    /// Compresses `bytes` into `output` (at least `maxCompressedLength` bytes): the bytes
+    /// written, or nil when the library is missing or refused.
+    static func compress(_ bytes: [UInt8], into output: UnsafeMutableBufferPointer<UInt8>) -> Int? {
+        var length = output.count
+        let status = bytes.withUnsafeBufferPointer { input in
+            input.withMemoryRebound(to: CChar.self) { i in
+                output.withMemoryRebound(to: CChar.self) { o in
+                    pw_snappy_compress(i.baseAddress, i.count, o.baseAddress, &length)
                 }
             }
-            initialized = status == 0 ? length : 0
         }
-        guard status == 0 else { return nil }
-        return out
+        return status == 0 ? length : nil
     }
 
     /// A block decompressed, or nil when it is not one (the tests read requests back with it).

@@ -21,6 +21,20 @@ package enum Varint {
         out.append(UInt8(v))
     }
 
+    /// Writes `value` at `offset` of `buffer`, which has room for ten bytes from there; the
+    /// bytes written. For framing written in bulk rather than appended a byte at a time.
+    package static func write(_ value: UInt64, to buffer: UnsafeMutableBufferPointer<UInt8>, at offset: Int) -> Int {
+        var v = value
+        var i = offset
+        while v >= 0x80 {
+            buffer[i] = UInt8(v & 0x7F) | 0x80
+            v >>= 7
+            i += 1
+        }
+        buffer[i] = UInt8(v)
+        return i + 1 - offset
+    }
+
     /// The varint at `offset` and the offset after it; nil when it runs past the end or is
     /// longer than ten bytes.
     package static func read(_ bytes: [UInt8], at offset: Int) -> (UInt64, Int)? {
