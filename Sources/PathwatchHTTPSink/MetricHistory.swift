@@ -50,8 +50,16 @@ struct MetricHistory {
     static func sample(of snapshot: StatusSnapshot) -> Sample? {
         var byPlot: [MetricDeclaration.Plot: [(check: String, metrics: [(name: String, value: Double)])]] = [:]
         var checks = 0
+        // The last check that plotted nothing: a metric's plot is its catalog's word on its name,
+        // so a check of the same catalog with the same names plots nothing either. The checks of
+        // one plug-in repeat their names, and a thousand of them asked for each metric's meaning
+        // (an undeclared name taken apart into words) at every document.
+        var unplotted: (catalog: MetricCatalog, names: [String])?
         snapshot.forEachCheckInDocumentOrder { record in
             guard checks < maxChecks else { return }
+            if let unplotted, unplotted.catalog === record.metricCatalog, named(record.metrics, unplotted.names) {
+                return
+            }
             var taken = false
             for metric in record.metrics {
                 let meaning = record.metricCatalog.meaning(of: metric)
@@ -65,11 +73,18 @@ struct MetricHistory {
                 }
                 taken = true
             }
-            if taken { checks += 1 }
+            if taken { checks += 1 } else { unplotted = (record.metricCatalog, record.metrics.map(\.name)) }
         }
         guard !byPlot.isEmpty else { return nil }
         return Sample(
             at: snapshot.time, plots: plots.compactMap { entry in byPlot[entry.plot].map { (entry.plot, $0) } })
+    }
+
+    /// True when `metrics` are named `names`, in that order.
+    private static func named(_ metrics: [Metric], _ names: [String]) -> Bool {
+        guard metrics.count == names.count else { return false }
+        for index in names.indices where metrics[index].name != names[index] { return false }
+        return true
     }
 
     /// A value in the unit its plot shows: latency in milliseconds, throughput in bits per
