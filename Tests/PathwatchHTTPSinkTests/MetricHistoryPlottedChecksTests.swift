@@ -11,15 +11,10 @@ import Testing
 /// have its catalog and its metrics' names: a check of another catalog, or of the same catalog
 /// with other names, is still looked at.
 @Suite(.onItsOwnThread) struct MetricHistoryPlottedChecksTests {
-    static let declared: MetricCatalog = {
-        guard
-            case .success(let catalog) = MetricCatalog.checked([
-                .gauge("load1", unit: nil, help: "Load.", plot: .none),
-                .gauge("rtt", unit: "ms", help: "Round trip.", plot: .latency),
-            ])
-        else { fatalError("the declaration is refused") }
-        return catalog
-    }()
+    static let declared = MetricCatalog.declaring([
+        .gauge("load1", unit: nil, help: "Load.", plot: .none),
+        .gauge("rtt", unit: "ms", help: "Round trip.", plot: .latency),
+    ])
 
     static func check(_ id: String, _ names: [String], _ catalog: MetricCatalog) -> CheckRecord {
         CheckRecord(

@@ -12,14 +12,9 @@ import Testing
 /// keep every one: a document comes a moment early as often as late, and held to the whole
 /// spacing the history would drop every other one.
 @Suite(.onItsOwnThread) struct MetricHistorySpacingTests {
-    static let catalog: MetricCatalog = {
-        guard
-            case .success(let catalog) = MetricCatalog.checked([
-                .gauge("total_ms", unit: "ms", help: "Round trip.", plot: .latency)
-            ])
-        else { fatalError("the declaration is refused") }
-        return catalog
-    }()
+    static let catalog = MetricCatalog.declaring([
+        .gauge("total_ms", unit: "ms", help: "Round trip.", plot: .latency)
+    ])
 
     /// Where the documents' times count from (milliseconds since 1970).
     static let origin: Int64 = 1_795_294_260_000
