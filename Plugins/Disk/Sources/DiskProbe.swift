@@ -52,20 +52,26 @@ final class DiskProbe: Probe {
             if case .mounted(let entry) = target { return entry.mountPoint }
             return nil
         }
-        // Every call ends by the sample's deadline, less a margin to report in.
+        // Every call ends by the sample's deadline, less a margin to report in. One result for
+        // each mount point, in their order: the mounted targets' order.
         let results = runner.run(mountPoints, within: Deadline.current)
         // The first sample meets every mount: room for them at once, not grown step by step.
         seenWritable.reserveCapacity(mountPoints.count)
-        return targets.compactMap { target in
+        var observations: [Observation] = []
+        observations.reserveCapacity(targets.count)
+        var nextResult = 0
+        for target in targets {
             switch target {
             case .notMounted(let path):
-                return Observation(
-                    key: path, state: .critical, message: "not mounted", labels: [("mount", path)])
+                observations.append(
+                    Observation(key: path, state: .critical, message: "not mounted", labels: [("mount", path)]))
             case .mounted(let entry):
-                guard let result = results[entry.mountPoint] else { return nil }
-                return observation(of: entry, result: result)
+                let result = results[nextResult]
+                nextResult += 1
+                if let observation = observation(of: entry, result: result) { observations.append(observation) }
             }
         }
+        return observations
     }
 
     private func observation(of entry: MountEntry, result: StatvfsRunner.Result) -> Observation? {

@@ -14,18 +14,22 @@ struct MountEntry: Sendable, Equatable {
     /// The directory of the filesystem that is mounted here ("/" unless a bind mount of a subtree).
     var root: String
     var mountPoint: String
-    var mountOptions: [String]
+    /// The mount's options as the kernel writes them, comma-separated ("rw,noatime"): kept
+    /// whole, since the probe asks only one question of the superblock's (below) and none of
+    /// these, and a list of Strings for each was two arrays made per mount per sample.
+    var mountOptions: String
     var fsType: String
     /// What was mounted: a device path ("/dev/sda1"), a remote location, or a pseudo name ("tmpfs").
     var source: String
-    var superOptions: [String]
+    /// The superblock's options, comma-separated ("rw,errors=continue").
+    var superOptions: String
 
     /// The filesystem itself is read-only (its superblock options): what ext4's
     /// `errors=remount-ro` or a `mount -o remount,ro` does. A read-only *mount* of a writable
     /// filesystem is not: a service sandbox (`ProtectSystem=strict` remounts `/` read-only in the
     /// unit's own mount namespace) or a read-only bind mount changes how this process sees it,
     /// not the filesystem the host writes to. statvfs's ST_RDONLY mixes the two.
-    var isFilesystemReadOnly: Bool { superOptions.contains("ro") }
+    var isFilesystemReadOnly: Bool { MountInfoParser.hasOption("ro", in: superOptions) }
 }
 
 /// A line of mountinfo that does not have the documented shape.
@@ -83,7 +87,7 @@ enum MountInfoParser {
         let tailCount = fields.count - separator - 1
         guard tailCount >= 3 else { throw fail("expected 3 fields after \"-\", found \(tailCount)") }
 
-        guard let mountID = Int(text(field(0))), let parentID = Int(text(field(1))) else {
+        guard let mountID = decimal(field(0)), let parentID = decimal(field(1)) else {
             throw fail("mount ids \"\(text(field(0)))\" \"\(text(field(1)))\" are not numbers")
         }
         let device = text(field(2))
@@ -95,30 +99,47 @@ enum MountInfoParser {
         guard let source = unescape(field(separator + 2)) else { throw fail("bad octal escape in the source") }
         return MountEntry(
             mountID: mountID, parentID: parentID, device: device, root: root,
-            mountPoint: mountPoint, mountOptions: options(field(5)), fsType: text(field(separator + 1)),
-            source: source, superOptions: options(field(separator + 3)))
+            mountPoint: mountPoint, mountOptions: text(field(5)), fsType: text(field(separator + 1)),
+            source: source, superOptions: text(field(separator + 3)))
     }
 
     /// "major:minor": two numbers that fit 32 bits, one colon between them.
     private static func isMajorMinor(_ field: Bytes) -> Bool {
         guard let colon = field.firstIndex(of: UInt8(ascii: ":")) else { return false }
-        let major = field[..<colon]
-        let minor = field[(colon + 1)...]
-        guard !minor.contains(UInt8(ascii: ":")) else { return false }
-        return UInt32(text(major)) != nil && UInt32(text(minor)) != nil
+        guard let major = decimal(field[..<colon]), let minor = decimal(field[(colon + 1)...]) else { return false }
+        return major <= Int(UInt32.max) && minor <= Int(UInt32.max)
     }
 
-    /// Comma-separated options; empty ones (",,") are left out.
-    private static func options(_ field: Bytes) -> [String] {
-        var options: [String] = []
-        options.reserveCapacity(8)
-        var start = field.startIndex
-        for i in field.indices where field[i] == UInt8(ascii: ",") {
-            if i > start { options.append(text(field[start..<i])) }
-            start = i + 1
+    /// A decimal number of ASCII digits, read from the bytes (no String made for it): nil when
+    /// empty, not all digits, or past Int's range.
+    static func decimal(_ field: Bytes) -> Int? {
+        guard !field.isEmpty else { return nil }
+        var value = 0
+        for byte in field {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            let (times10, overflow) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflowAdding) = times10.addingReportingOverflow(Int(byte - UInt8(ascii: "0")))
+            guard !overflow, !overflowAdding else { return nil }
+            value = sum
         }
-        if field.endIndex > start { options.append(text(field[start..<field.endIndex])) }
-        return options
+        return value
+    }
+
+    /// Whether the comma-separated `options` hold `option` whole (not as a part of another:
+    /// "ro" is not in "errors=remount-ro"); empty options (",,") are no match.
+    static func hasOption(_ option: StaticString, in options: String) -> Bool {
+        let wanted = UnsafeBufferPointer(start: option.utf8Start, count: option.utf8CodeUnitCount)
+        var options = options
+        return options.withUTF8 { bytes in
+            var start = 0
+            while start <= bytes.count {
+                var end = start
+                while end < bytes.count, bytes[end] != UInt8(ascii: ",") { end += 1 }
+                if end - start == wanted.count, bytes[start..<end].elementsEqual(wanted) { return true }
+                start = end + 1
+            }
+            return false
+        }
     }
 
     /// A field as text: it came out of a String, so its bytes are UTF-8 already.

@@ -18,12 +18,16 @@ enum MountSelection {
     /// `"mounts": "*"`: every filesystem that holds storage, once each, the way `df` lists them.
     /// Pseudo filesystems and read-only images are skipped; of several mounts of one device
     /// (bind mounts) df's rules pick one; of a mount point mounted over, the topmost wins.
+    /// Every step works on positions in `entries`: each chosen entry is copied once, into its
+    /// target (four arrays of entries, one per step, were a copy of every mount's seven texts
+    /// each).
     static func all(_ entries: [MountEntry], ignoring ignore: [Glob]) -> [Target] {
-        let candidates = visible(entries).filter {
-            !FilesystemKinds.isPseudo($0.fsType) && !FilesystemKinds.isImage($0.fsType)
-                && !ignore.matchesAny($0.mountPoint)
+        // Fields are read in place (`entries[$0].fsType`): a `let` of the entry was a copy.
+        let candidates = visiblePositions(entries).filter {
+            !FilesystemKinds.isPseudo(entries[$0].fsType) && !FilesystemKinds.isImage(entries[$0].fsType)
+                && !ignore.matchesAny(entries[$0].mountPoint)
         }
-        return deduplicated(candidates).map(Target.mounted)
+        return deduplicatedPositions(candidates, of: entries).map { .mounted(entries[$0]) }
     }
 
     /// An explicit list: each path resolves to the mount currently visible there, or to "not
@@ -35,19 +39,25 @@ enum MountSelection {
         }
     }
 
-    /// Drops mounts hidden under another mount on the same mount point. A mount made over a
-    /// mount point has the covered mount as its parent, so a mount is hidden exactly when some
-    /// mount on the same path names it as parent.
+    /// Drops mounts hidden under another mount on the same mount point.
     static func visible(_ entries: [MountEntry]) -> [MountEntry] {
+        visiblePositions(entries).map { entries[$0] }
+    }
+
+    /// The positions of the mounts `visible` keeps, in order. A mount made over a mount point
+    /// has the covered mount as its parent, so a mount is hidden exactly when some mount on the
+    /// same path names it as parent.
+    static func visiblePositions(_ entries: [MountEntry]) -> [Int] {
         // Mount ids are unique in the table, so "a mount on my path has my parent's id" is "my
-        // parent's path is mine". Entries are handled by position: each is copied once, into
-        // the result, and each path hashed once.
-        var pathByID: [Int: String] = [:]
-        pathByID.reserveCapacity(entries.count)
-        for entry in entries { pathByID[entry.mountID] = entry.mountPoint }
+        // parent's path is mine". Each id is hashed as a number, and each path once.
+        var positionByID: [Int: Int] = [:]
+        positionByID.reserveCapacity(entries.count)
+        for (position, entry) in entries.enumerated() { positionByID[entry.mountID] = position }
         var covered: Set<Int> = []
-        for entry in entries where pathByID[entry.parentID] == entry.mountPoint {
-            covered.insert(entry.parentID)
+        for entry in entries {
+            if let parent = positionByID[entry.parentID], entries[parent].mountPoint == entry.mountPoint {
+                covered.insert(entry.parentID)
+            }
         }
         // Should two mounts still share a path (a table caught mid-change), the later one is
         // the newer: keep it, so every mount point is reported once. Walking the table from its
@@ -55,32 +65,40 @@ enum MountSelection {
         var paths = Set<String>(minimumCapacity: entries.count)
         var kept: [Int] = []
         kept.reserveCapacity(entries.count)
-        for index in entries.indices.reversed() where !covered.contains(entries[index].mountID) {
+        for index in entries.indices.reversed() where covered.isEmpty || !covered.contains(entries[index].mountID) {
             if paths.insert(entries[index].mountPoint).inserted { kept.append(index) }
         }
-        return kept.reversed().map { entries[$0] }
+        kept.reverse()
+        return kept
     }
 
     /// GNU df's rule for several mounts of one device (coreutils `filter_mount_list`), keyed on
     /// the device number mountinfo gives, so no mount is touched (a stat() on a dead NFS mount
     /// would hang). Order of first appearance is kept.
     static func deduplicated(_ entries: [MountEntry]) -> [MountEntry] {
-        var chosen: [MountEntry] = []
+        deduplicatedPositions(Array(entries.indices), of: entries).map { entries[$0] }
+    }
+
+    /// `deduplicated` on the mounts of `entries` at `positions`: the positions kept.
+    static func deduplicatedPositions(_ positions: [Int], of entries: [MountEntry]) -> [Int] {
+        var chosen: [Int] = []
+        chosen.reserveCapacity(positions.count)
         var slot: [String: Int] = [:]
-        for entry in entries {
-            guard let index = slot[entry.device] else {
-                slot[entry.device] = chosen.count
-                chosen.append(entry)
+        slot.reserveCapacity(positions.count)
+        for position in positions {
+            guard let index = slot[entries[position].device] else {
+                slot[entries[position].device] = chosen.count
+                chosen.append(position)
                 continue
             }
             let seen = chosen[index]
-            if FilesystemKinds.isRemote(entry.fsType), FilesystemKinds.isRemote(seen.fsType),
-                seen.source != entry.source
+            if FilesystemKinds.isRemote(entries[position].fsType), FilesystemKinds.isRemote(entries[seen].fsType),
+                entries[seen].source != entries[position].source
             {
                 // Different exports of one server: explicitly mounted, both kept (as df does).
-                chosen.append(entry)
-            } else if replaces(seen, with: entry) {
-                chosen[index] = entry
+                chosen.append(position)
+            } else if replaces(entries[seen], with: entries[position]) {
+                chosen[index] = position
             }
         }
         return chosen

@@ -62,25 +62,28 @@ final class StatvfsRunner {
     private(set) var lastWait = ConfigDuration(nanoseconds: 0)
 
     /// The calls for `mountPoints` under the timeout, cut to what `sampleDeadline` leaves (less
-    /// a margin to report in) when given.
-    func run(_ mountPoints: [String], within sampleDeadline: Deadline? = nil) -> [String: Result] {
+    /// a margin to report in) when given: one result for each, in the same order. The mount
+    /// points are distinct (the mount table's visible ones, or a configuration that refuses a
+    /// path listed twice), so results are placed by position and no mount point is hashed
+    /// unless a call is stuck.
+    func run(_ mountPoints: [String], within sampleDeadline: Deadline? = nil) -> [Result] {
         let now = MonotonicClock.nowNanoseconds()
         let timeout = ConfigDuration(nanoseconds: timeoutNanoseconds)
         lastWait = sampleDeadline?.allowing(timeout) ?? timeout
-        var results: [String: Result] = [:]
-        results.reserveCapacity(mountPoints.count)
+        // A mount never reached by the deadline timed out: every place is written below,
+        // this is only its value until then.
+        var results = [Result](repeating: .timedOut, count: mountPoints.count)
         workers.lock()
         defer { workers.unlock() }
         // A stuck call that returned since the last sample frees its mount point again.
-        stuck = stuck.filter { $0.value.current != nil }
-        var unassigned: [String] = []
-        // Each mount point once, in the order given (the mount table's, as df goes).
-        var seen = Set<String>(minimumCapacity: mountPoints.count)
-        for mountPoint in mountPoints where seen.insert(mountPoint).inserted {
-            if let blocked = stuck[mountPoint], let call = blocked.current {
-                results[mountPoint] = .stillBlocked(nanoseconds: now - call.startedAt)
+        if !stuck.isEmpty { stuck = stuck.filter { $0.value.current != nil } }
+        var unassigned: [Worker.Call] = []
+        unassigned.reserveCapacity(mountPoints.count)
+        for (index, mountPoint) in mountPoints.enumerated() {
+            if !stuck.isEmpty, let blocked = stuck[mountPoint], let call = blocked.current {
+                results[index] = .stillBlocked(nanoseconds: now - call.startedAt)
             } else {
-                unassigned.append(mountPoint)
+                unassigned.append(Worker.Call(index: index, mountPoint: mountPoint))
             }
         }
         let deadline = now + lastWait.nanoseconds
@@ -88,23 +91,22 @@ final class StatvfsRunner {
         while true {
             if !unassigned.isEmpty {
                 if let current = readyWorker(failing: unassigned, into: &results) {
-                    current.queue += unassigned
+                    current.enqueue(unassigned)
                     if !active.contains(where: { $0 === current }) { active.append(current) }
                     workers.broadcast()
                 }
                 unassigned = []
             }
             for w in active {
-                for done in w.finished { results[done.mountPoint] = done.outcome.result }
-                w.finished = []
+                for done in w.finished { results[done.index] = done.outcome.result }
+                w.finished.removeAll(keepingCapacity: true)
             }
-            guard active.contains(where: { !$0.queue.isEmpty || $0.current != nil }) else { break }
+            guard active.contains(where: { $0.hasWaiting || $0.current != nil }) else { break }
             let t = MonotonicClock.nowNanoseconds()
             if t >= deadline { break }
-            if let w = worker, let call = w.current, !w.queue.isEmpty, t - call.startedAt >= stallNanoseconds {
+            if let w = worker, let call = w.current, w.hasWaiting, t - call.startedAt >= stallNanoseconds {
                 // Leave this worker to its slow call; the mounts behind it go to a fresh one.
-                unassigned = w.queue
-                w.queue = []
+                unassigned = w.takeWaiting()
                 w.abandoned = true
                 worker = nil
                 continue
@@ -112,16 +114,16 @@ final class StatvfsRunner {
             // The worker wakes us when its queue runs empty, not after each call: while mounts
             // wait behind a call, look again when that call (or one not begun yet) would stall.
             var stallCheck = deadline
-            if let w = worker, !w.queue.isEmpty { stallCheck = (w.current?.startedAt ?? t) + stallNanoseconds }
+            if let w = worker, w.hasWaiting { stallCheck = (w.current?.startedAt ?? t) + stallNanoseconds }
             workers.wait(untilMonotonicNanoseconds: min(deadline, max(stallCheck, t + 1_000_000)))
         }
-        // At the deadline: a call still running is stuck; mounts never reached timed out too.
+        // At the deadline: a call still running is stuck; mounts never reached timed out (their
+        // places already say so).
         for w in active {
-            for mountPoint in w.queue { results[mountPoint] = .timedOut }
-            w.queue = []
+            _ = w.takeWaiting()
             guard let call = w.current else { continue }
-            results[call.mountPoint] = .timedOut
-            stuck[call.mountPoint] = w
+            results[call.call.index] = .timedOut
+            stuck[call.call.mountPoint] = w
             w.abandoned = true
             if w === worker { worker = nil }
         }
@@ -129,12 +131,12 @@ final class StatvfsRunner {
     }
 
     /// The healthy worker, started if needed (lock held). When no thread can be made, every
-    /// mount in `mountPoints` fails with the error and nil is returned.
-    private func readyWorker(failing mountPoints: [String], into results: inout [String: Result]) -> Worker? {
+    /// call in `calls` fails with the error and nil is returned.
+    private func readyWorker(failing calls: [Worker.Call], into results: inout [Result]) -> Worker? {
         if let worker { return worker }
         let fresh = Worker()
         if let error = workers.spawn(fresh) {
-            for mountPoint in mountPoints { results[mountPoint] = .failed(error) }
+            for call in calls { results[call.index] = .failed(error) }
             return nil
         }
         worker = fresh

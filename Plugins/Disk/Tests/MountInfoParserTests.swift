@@ -11,8 +11,8 @@ import Testing
             entries == [
                 MountEntry(
                     mountID: 36, parentID: 35, device: "98:0", root: "/mnt1", mountPoint: "/mnt2",
-                    mountOptions: ["rw", "noatime"], fsType: "ext3", source: "/dev/root",
-                    superOptions: ["rw", "errors=continue"])
+                    mountOptions: "rw,noatime", fsType: "ext3", source: "/dev/root",
+                    superOptions: "rw,errors=continue")
             ])
     }
 
@@ -49,12 +49,37 @@ import Testing
         #expect(failed.isFilesystemReadOnly)
     }
 
+    /// Read-only is the option "ro" whole, wherever it stands among the superblock's options:
+    /// never a part of another option, an empty one, or "rw".
+    @Test(arguments: [
+        ("ro", true), ("rw,ro", true), ("errors=continue,ro", true), ("rw,,ro", true), (",ro,", true),
+        ("rw", false), ("errors=remount-ro", false), ("rox", false), ("r,o", false), ("", false), (",,", false),
+        ("rw,errors=remount-ro,nfs_ro", false),
+    ])
+    func readOnlyIsTheWholeOption(superOptions: String, readOnly: Bool) throws {
+        let entry = try #require(
+            try MountInfoParser.parse("36 35 98:0 / /mnt rw - ext4 /dev/vda1 \(superOptions)").first)
+        #expect(entry.superOptions == superOptions)
+        #expect(entry.isFilesystemReadOnly == readOnly)
+    }
+
     @Test(arguments: [
         ("36 35 98:0 /mnt1 /mnt2 rw ext3 /dev/root rw", "no \"-\" separator"),
         ("36 35 98:0 /mnt1 - ext3 /dev/root rw", "expected 6 fields before \"-\", found 4"),
         ("36 35 98:0 / /mnt rw - ext3 /dev/root", "expected 3 fields after \"-\", found 2"),
         ("x 35 98:0 / /mnt rw - ext3 /dev/root rw", "mount ids \"x\" \"35\" are not numbers"),
         ("36 35 98 / /mnt rw - ext3 /dev/root rw", "device \"98\" is not major:minor"),
+        ("+36 35 98:0 / /mnt rw - ext3 /dev/root rw", "mount ids \"+36\" \"35\" are not numbers"),
+        ("36 -1 98:0 / /mnt rw - ext3 /dev/root rw", "mount ids \"36\" \"-1\" are not numbers"),
+        ("36  98:0 / /mnt rw - ext3 /dev/root rw x", "mount ids \"36\" \"\" are not numbers"),
+        (
+            "99999999999999999999 35 98:0 / /mnt rw - ext3 /dev/root rw",
+            "mount ids \"99999999999999999999\" \"35\" are not numbers"
+        ),
+        ("36 35 98:0:1 / /mnt rw - ext3 /dev/root rw", "device \"98:0:1\" is not major:minor"),
+        ("36 35 4294967296:0 / /mnt rw - ext3 /dev/root rw", "device \"4294967296:0\" is not major:minor"),
+        ("36 35 :0 / /mnt rw - ext3 /dev/root rw", "device \":0\" is not major:minor"),
+        ("36 35 98: / /mnt rw - ext3 /dev/root rw", "device \"98:\" is not major:minor"),
         (#"36 35 98:0 / /mnt\04 rw - ext3 /dev/root rw"#, "bad octal escape in a path"),
         (#"36 35 98:0 / /mnt\999 rw - ext3 /dev/root rw"#, "bad octal escape in a path"),
         (#"36 35 98:0 / /mnt\777 rw - ext3 /dev/root rw"#, "bad octal escape in a path"),

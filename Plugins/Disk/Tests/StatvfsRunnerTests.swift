@@ -12,9 +12,7 @@ import Testing
         defer { fake.release() }
         let runner = StatvfsRunner(timeoutNanoseconds: 100_000_000, statFunction: fake.function)
         let results = runner.run(["/a", "/stuck", "/b"])
-        #expect(results["/a"] == .stats(good))
-        #expect(results["/b"] == .failed(EACCES))
-        #expect(results["/stuck"] == .timedOut)
+        #expect(results == [.stats(good), .timedOut, .failed(EACCES)])
         #expect(runner.stuckMountPoints == ["/stuck"])
     }
 
@@ -25,12 +23,12 @@ import Testing
         _ = runner.run(["/a", "/stuck"])
         for _ in 0..<5 {
             let results = runner.run(["/a", "/stuck"])
-            guard case .stillBlocked(let nanoseconds)? = results["/stuck"] else {
-                Issue.record("expected stillBlocked, got \(String(describing: results["/stuck"]))")
+            guard results.count == 2, case .stillBlocked(let nanoseconds) = results[1] else {
+                Issue.record("expected stillBlocked, got \(results)")
                 return
             }
             #expect(nanoseconds > 0)
-            #expect(results["/a"] == .stats(good))
+            #expect(results[0] == .stats(good))
         }
         #expect(fake.calls("/stuck") == 1)
         #expect(fake.calls("/a") == 6)
@@ -44,7 +42,7 @@ import Testing
         let runner = StatvfsRunner(timeoutNanoseconds: 1_000_000_000, statFunction: fake.function)
         for _ in 0..<20 {
             let results = runner.run(mounts)
-            #expect(results.values.allSatisfy { $0 == .stats(good) } && results.count == 5)
+            #expect(results == Array(repeating: .stats(good), count: 5))
         }
         #expect(runner.threadsStarted == 1)
         #expect(mounts.allSatisfy { fake.calls($0) == 20 })
@@ -56,22 +54,53 @@ import Testing
         let runner = StatvfsRunner(timeoutNanoseconds: 200_000_000, statFunction: fake.function)
         for _ in 0..<5 {
             let results = runner.run(["/a", "/b", "/c"])
-            #expect(results["/a"] == .stats(good))
-            #expect(results["/c"] == .stats(good), "the mount queued behind the stuck one still reports")
+            #expect(results.count == 3)
+            #expect(results.first == .stats(good))
+            #expect(results.last == .stats(good), "the mount queued behind the stuck one still reports")
         }
         #expect(runner.threadsStarted == 2, "the worker left to the stuck call, and its replacement")
         #expect(fake.calls("/b") == 1)
     }
 
+    /// Results are placed by position: with many mounts, one stuck among them and the mounts
+    /// behind it moved to a fresh worker, each mount still gets its own answer, in its place,
+    /// in this sample and the next.
+    @Test func eachMountsResultStaysInItsPlace() {
+        let mounts = (0..<60).map { "/m\($0)" }
+        var answers: [String: StatOutcome] = [:]
+        for (i, mount) in mounts.enumerated() {
+            answers[mount] =
+                i % 3 == 0 ? .failed(Int32(i)) : .stats(DiskFixtures.stats(blocks: UInt64(100 + i), used: 1))
+        }
+        let fake = FakeStatvfs(answers, blocking: ["/m7"])
+        defer { fake.release() }
+        // A second for the sample: the stuck call stalls its worker after a quarter of it, and
+        // the 52 calls behind it have the rest however busy the machine is.
+        let runner = StatvfsRunner(timeoutNanoseconds: 1_000_000_000, statFunction: fake.function)
+        func expected(_ i: Int) -> StatvfsRunner.Result {
+            i % 3 == 0 ? .failed(Int32(i)) : .stats(DiskFixtures.stats(blocks: UInt64(100 + i), used: 1))
+        }
+        let first = runner.run(mounts)
+        #expect(first.count == 60)
+        for i in mounts.indices where i != 7 { #expect(first[i] == expected(i), "mount \(i)") }
+        #expect(first[7] == .timedOut)
+        let second = runner.run(mounts)
+        for i in mounts.indices where i != 7 { #expect(second[i] == expected(i), "mount \(i)") }
+        guard case .stillBlocked = second[7] else {
+            Issue.record("expected the stuck mount still blocked, got \(second[7])")
+            return
+        }
+    }
+
     @Test func aMountThatAnswersAgainIsCalledAgain() throws {
         let fake = FakeStatvfs(["/stuck": .stats(good)], blocking: ["/stuck"])
         let runner = StatvfsRunner(timeoutNanoseconds: 50_000_000, statFunction: fake.function)
-        #expect(runner.run(["/stuck"])["/stuck"] == .timedOut)
+        #expect(runner.run(["/stuck"]) == [.timedOut])
         fake.release()
         // The stuck worker finishes on its own thread; wait for it (bounded) before sampling.
         _ = waitUntil(timeout: 10, interval: 0.001) { runner.stuckMountPoints.isEmpty }
         #expect(runner.stuckMountPoints.isEmpty)
-        #expect(runner.run(["/stuck"])["/stuck"] == .stats(good))
+        #expect(runner.run(["/stuck"]) == [.stats(good)])
         #expect(fake.calls("/stuck") == 2)
     }
 }
