@@ -47,24 +47,66 @@ public struct ReadableMemory: Sendable {
     }
 
     /// Reads the lines of /proc/PID/maps: `start-end perms offset dev inode [path]`, hexadecimal
-    /// addresses, perms as `r-xp`.
+    /// addresses, perms as `r-xp`. A line of another shape is passed over.
+    ///
+    /// Read byte by byte, with no array or String made for a line: a process with the Swift
+    /// runtime and a few plug-ins maps some hundreds of regions, and splitting each line into
+    /// fields and its addresses into Strings cost about a million instructions at every plug-in
+    /// loaded, a sixth of `pathwatch once`.
     static func parse(_ text: [UInt8]) -> ReadableMemory {
         var regions: [Region] = []
-        for line in text.split(separator: UInt8(ascii: "\n")) {
-            let fields = line.split(separator: UInt8(ascii: " "), maxSplits: 2, omittingEmptySubsequences: true)
-            guard fields.count >= 2 else { continue }
-            let range = fields[0].split(separator: UInt8(ascii: "-"))
-            let perms = Array(fields[1])
-            guard range.count == 2, perms.count >= 3,
-                let start = UInt(String(decoding: range[0], as: UTF8.self), radix: 16),
-                let end = UInt(String(decoding: range[1], as: UTF8.self), radix: 16), start < end
-            else { continue }
-            regions.append(
-                Region(
-                    start: start, end: end, readable: perms[0] == UInt8(ascii: "r"),
-                    executable: perms[2] == UInt8(ascii: "x")))
+        regions.reserveCapacity(text.count / 64)
+        var sorted = true
+        text.withUnsafeBufferPointer { bytes in
+            var lineStart = 0
+            while lineStart < bytes.count {
+                var lineEnd = lineStart
+                while lineEnd < bytes.count, bytes[lineEnd] != UInt8(ascii: "\n") { lineEnd += 1 }
+                if let region = region(in: UnsafeBufferPointer(rebasing: bytes[lineStart..<lineEnd])) {
+                    if let last = regions.last, last.start > region.start { sorted = false }
+                    regions.append(region)
+                }
+                lineStart = lineEnd + 1
+            }
         }
-        return ReadableMemory(regions: regions.sorted { $0.start < $1.start })
+        // The kernel lists regions in address order; sorted only should a map not be.
+        return ReadableMemory(regions: sorted ? regions : regions.sorted { $0.start < $1.start })
+    }
+
+    /// The region a line of the map names: `start-end`, spaces, then at least three characters of
+    /// permissions. Nil for a line of another shape, or an empty or reversed range.
+    static func region(in line: UnsafeBufferPointer<UInt8>) -> Region? {
+        var i = 0
+        guard let start = hex(line, &i), i < line.count, line[i] == UInt8(ascii: "-") else { return nil }
+        i += 1
+        guard let end = hex(line, &i), start < end, i < line.count, line[i] == UInt8(ascii: " ") else { return nil }
+        while i < line.count, line[i] == UInt8(ascii: " ") { i += 1 }
+        var permissions = i
+        while permissions < line.count, line[permissions] != UInt8(ascii: " ") { permissions += 1 }
+        guard permissions - i >= 3 else { return nil }
+        return Region(
+            start: start, end: end, readable: line[i] == UInt8(ascii: "r"),
+            executable: line[i + 2] == UInt8(ascii: "x"))
+    }
+
+    /// The hexadecimal number at `i`, which is moved past it; nil when there is none or it does
+    /// not fit a UInt.
+    private static func hex(_ line: UnsafeBufferPointer<UInt8>, _ i: inout Int) -> UInt? {
+        var value: UInt = 0
+        let first = i
+        while i < line.count {
+            let digit: UInt8
+            switch line[i] {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = line[i] - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = line[i] - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = line[i] - UInt8(ascii: "A") + 10
+            default: return i > first ? value : nil
+            }
+            guard value >> (UInt.bitWidth - 4) == 0 else { return nil }
+            value = value << 4 | UInt(digit)
+            i += 1
+        }
+        return i > first ? value : nil
     }
 
     /// How many bytes from `address` on can be read: through every readable region that starts
