@@ -34,4 +34,16 @@ struct HeapSettingsTests {
         let tunable = ["GLIBC_TUNABLES": "glibc.malloc.tcache_count=0:glibc.malloc.mmap_threshold=65536"]
         #expect(HeapSettings.left(byEnvironment: { tunable[$0] }) == [.arenaMax])
     }
+
+    /// A tunable counts when it is given a value under its own name, wherever it stands among
+    /// the others; not a name inside another, nor a name with no value (glibc ignores both).
+    @Test(arguments: [
+        ("glibc.malloc.arena_max=4", true), ("a=1:glibc.malloc.arena_max=4", true),
+        ("glibc.malloc.arena_max=4:b=2", true), ("::glibc.malloc.arena_max=", true),
+        ("glibc.malloc.arena_max", false), ("glibc.malloc.arena_max_x=4", false), ("xglibc.malloc.arena_max=4", false),
+        ("glibc.malloc.mmap_threshold=1", false), ("", false), ("a=glibc.malloc.arena_max=4", false),
+    ])
+    func aTunableIsSetByItsWholeNameWithAValue(tunables: String, set: Bool) {
+        #expect(HeapSettings.sets("glibc.malloc.arena_max", in: tunables) == set)
+    }
 }

@@ -49,6 +49,17 @@ package enum HeapSettings {
     /// The settings an environment (`variable` → value) leaves to the agent.
     static func left(byEnvironment environment: (String) -> String?) -> [Setting] {
         let tunables = environment("GLIBC_TUNABLES") ?? ""
-        return Setting.allCases.filter { environment($0.variable) == nil && !tunables.contains($0.tunable) }
+        return Setting.allCases.filter { environment($0.variable) == nil && !sets($0.tunable, in: tunables) }
+    }
+
+    /// Whether `tunables` (`GLIBC_TUNABLES`: `name=value` pairs separated by colons) gives `name`
+    /// a value, as glibc reads it. Compared as bytes: `String.contains` of a String is the regex
+    /// library's, which every process paid for at start (some 350,000 instructions), and it
+    /// matched a name inside another.
+    static func sets(_ name: String, in tunables: String) -> Bool {
+        tunables.utf8.split(separator: UInt8(ascii: ":")).contains { pair in
+            guard let equals = pair.firstIndex(of: UInt8(ascii: "=")) else { return false }
+            return pair[..<equals].elementsEqual(name.utf8)
+        }
     }
 }
