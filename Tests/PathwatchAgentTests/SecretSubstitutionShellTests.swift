@@ -23,6 +23,17 @@ import Testing
         #expect(try substitute(text) == text)
     }
 
+    /// Text with no `${` is returned as it is without being looked at further; `$` and `{` apart,
+    /// or in the other order, are no opening.
+    @Test func anOpeningIsADollarRightBeforeABrace() {
+        for text in ["${", "a${b", "$${", "x ${env:A}", "é${"] {
+            #expect(SecretSubstitution.holdsOpening(text), "\(text)")
+        }
+        for text in ["", "$", "{", "$ {", "{$", "a$b{c", "$}{", "é$"] {
+            #expect(!SecretSubstitution.holdsOpening(text), "\(text)")
+        }
+    }
+
     @Test func aReferenceInsideAShellExpansionIsStillSubstituted() throws {
         setenv("PATHWATCH_TEST_SHELL_SECRET", "s3cret", 1)
         defer { unsetenv("PATHWATCH_TEST_SHELL_SECRET") }

@@ -51,8 +51,13 @@ package final class ProcNetDevSource: CounterSource {
     }
 
     /// 64-bit machines name themselves with "64" (x86_64, aarch64, ppc64le, riscv64, ...), except
-    /// s390x and alpha.
+    /// s390x and alpha. The "64" is looked for in the name's bytes: `String.contains` of a String
+    /// is the regex library's, set up at its first use, a cost the probe's first sample paid.
     static func machineHas64BitCounters(_ machine: String) -> Bool {
-        machine.contains("64") || machine == "s390x" || machine == "alpha"
+        let bytes = Array(machine.utf8)
+        let has64 = bytes.indices.dropLast().contains {
+            bytes[$0] == UInt8(ascii: "6") && bytes[$0 + 1] == UInt8(ascii: "4")
+        }
+        return has64 || machine == "s390x" || machine == "alpha"
     }
 }
