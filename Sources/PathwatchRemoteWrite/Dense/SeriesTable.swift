@@ -53,13 +53,10 @@ struct SeriesTable {
         var bytes: [UInt8] = []
         // Taken out, not copied: the buffer's only owner once the last request is gone.
         swap(&bytes, &kept)
-        guard bytes.capacity <= Self.keptAtMost(lastBytes) else { return [] }
+        guard bytes.capacity <= KeptRoom.atMost(lastBytes) else { return [] }
         bytes.removeAll(keepingCapacity: true)
         return bytes
     }
-
-    /// The most room kept for a report after one of `lastBytes`: four times that, or 1 MiB.
-    static func keptAtMost(_ lastBytes: Int) -> Int { max(4 * lastBytes, 1 << 20) }
 
     /// A series' key, which `SeriesShards` cuts a run by: FNV-1a of its encoded labels, which
     /// stay the same across segments and restarts (a series number does not).

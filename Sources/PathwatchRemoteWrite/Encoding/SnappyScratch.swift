@@ -12,7 +12,7 @@ final class SnappyScratch {
     func compress(_ bytes: [UInt8]) -> [UInt8]? {
         let needed = Snappy.maxCompressedLength(bytes.count)
         guard needed > 0 else { return nil }
-        if room.count < needed || room.count > Self.keptAtMost(needed) {
+        if room.count < needed || room.count > KeptRoom.atMost(needed) {
             // A quarter more, so a request a little larger than the last does not make it again.
             room = [UInt8](repeating: 0, count: needed + needed / 4)
         }
@@ -20,8 +20,4 @@ final class SnappyScratch {
             Snappy.compress(bytes, into: output).map { Array(UnsafeBufferPointer(rebasing: output[..<$0])) }
         }
     }
-
-    /// The most room kept for a request needing `needed`: after one far larger (a backlog's
-    /// request), the room goes back to what the usual request takes.
-    static func keptAtMost(_ needed: Int) -> Int { max(4 * needed, 1 << 20) }
 }
