@@ -71,63 +71,66 @@ import Testing
         return queue
     }
 
-    @Test func aKeptBufferWritesTheBytesOfAFreshOneAcrossReportsOfEverySize() throws {
+    /// Runs `body` on the reports queued in a folder of its own, removed after.
+    static func withQueuedReports(_ body: (DurableQueue) throws -> Void) throws {
         let dir = try TestEnvironment.makeTemporaryDirectory()
         defer { TestEnvironment.removeTemporaryDirectory(dir) }
-        let queue = try Self.queued(in: dir.path)
+        let queue = try queued(in: dir.path)
         defer { queue.close() }
-        let heads = try queue.heads(upTo: Self.reports.count)
-        #expect(heads.count == Self.reports.count)
-        var table = SeriesTable()
-        let snappy = SnappyScratch()
-        for (head, report) in zip(heads, Self.reports) {
-            var unknown = 0
-            let built = try #require(try table.keyedEntries(of: head, in: queue, unknown: &unknown))
-            let expected = Self.plainEntries(report.series, timestamp: report.timestamp)
-            #expect(unknown == 0 && built.bytes == expected, "report of \(report.series.count) series")
-            #expect(built.ends.count == report.series.count && built.ends.last == built.bytes.count)
-            let compressed = try #require(snappy.compress(built.bytes))
-            #expect(compressed == Snappy.compress(built.bytes) && Snappy.uncompress(compressed) == expected)
+        try body(queue)
+    }
+
+    @Test func aKeptBufferWritesTheBytesOfAFreshOneAcrossReportsOfEverySize() throws {
+        try Self.withQueuedReports { queue in
+            let heads = try queue.heads(upTo: Self.reports.count)
+            #expect(heads.count == Self.reports.count)
+            var table = SeriesTable()
+            let snappy = SnappyScratch()
+            for (head, report) in zip(heads, Self.reports) {
+                var unknown = 0
+                let built = try #require(try table.keyedEntries(of: head, in: queue, unknown: &unknown))
+                let expected = Self.plainEntries(report.series, timestamp: report.timestamp)
+                #expect(unknown == 0 && built.bytes == expected, "report of \(report.series.count) series")
+                #expect(built.ends.count == report.series.count && built.ends.last == built.bytes.count)
+                let compressed = try #require(snappy.compress(built.bytes))
+                #expect(compressed == Snappy.compress(built.bytes) && Snappy.uncompress(compressed) == expected)
+            }
         }
     }
 
     @Test func aRequestStillHeldIsNotWrittenOver() throws {
-        let dir = try TestEnvironment.makeTemporaryDirectory()
-        defer { TestEnvironment.removeTemporaryDirectory(dir) }
-        let queue = try Self.queued(in: dir.path)
-        defer { queue.close() }
-        var table = SeriesTable()
-        let snappy = SnappyScratch()
-        var held: [(bytes: [UInt8], compressed: [UInt8])] = []
-        for head in try queue.heads(upTo: Self.reports.count) {
-            var unknown = 0
-            let built = try #require(try table.keyedEntries(of: head, in: queue, unknown: &unknown))
-            held.append((built.bytes, try #require(snappy.compress(built.bytes))))
-        }
-        for (request, report) in zip(held, Self.reports) {
-            let expected = Self.plainEntries(report.series, timestamp: report.timestamp)
-            #expect(request.bytes == expected && Snappy.uncompress(request.compressed) == expected)
+        try Self.withQueuedReports { queue in
+            var table = SeriesTable()
+            let snappy = SnappyScratch()
+            var held: [(bytes: [UInt8], compressed: [UInt8])] = []
+            for head in try queue.heads(upTo: Self.reports.count) {
+                var unknown = 0
+                let built = try #require(try table.keyedEntries(of: head, in: queue, unknown: &unknown))
+                held.append((built.bytes, try #require(snappy.compress(built.bytes))))
+            }
+            for (request, report) in zip(held, Self.reports) {
+                let expected = Self.plainEntries(report.series, timestamp: report.timestamp)
+                #expect(request.bytes == expected && Snappy.uncompress(request.compressed) == expected)
+            }
         }
     }
 
     /// The 5,000 series of 300 bytes grow the buffer past 1 MiB: the small report after it
     /// still writes into that room, the one after that gets a buffer of its own size again.
     @Test func aBufferALargeReportGrewIsLetGo() throws {
-        let dir = try TestEnvironment.makeTemporaryDirectory()
-        defer { TestEnvironment.removeTemporaryDirectory(dir) }
-        let queue = try Self.queued(in: dir.path)
-        defer { queue.close() }
-        var table = SeriesTable()
-        var capacities: [Int] = []
-        for head in try queue.heads(upTo: Self.reports.count) {
-            var unknown = 0
-            // Each request let go before the next is built, as the delivery does.
-            capacities.append(
-                try #require(try table.keyedEntries(of: head, in: queue, unknown: &unknown)).bytes.capacity)
+        try Self.withQueuedReports { queue in
+            var table = SeriesTable()
+            var capacities: [Int] = []
+            for head in try queue.heads(upTo: Self.reports.count) {
+                var unknown = 0
+                // Each request let go before the next is built, as the delivery does.
+                capacities.append(
+                    try #require(try table.keyedEntries(of: head, in: queue, unknown: &unknown)).bytes.capacity)
+            }
+            #expect(capacities[3] > 1 << 20)
+            #expect(capacities[4] == capacities[3], "the room kept for the report after the large one")
+            #expect(capacities[5] < 1 << 20, "\(capacities)")
+            #expect(capacities[1] == capacities[0] && capacities[2] == capacities[0], "kept while reports stay usual")
         }
-        #expect(capacities[3] > 1 << 20)
-        #expect(capacities[4] == capacities[3], "the room kept for the report after the large one")
-        #expect(capacities[5] < 1 << 20, "\(capacities)")
-        #expect(capacities[1] == capacities[0] && capacities[2] == capacities[0], "kept while reports stay usual")
     }
 }
