@@ -30,6 +30,9 @@ import Testing
         defer { day.close() }
         let sink = day.sink
         try day.runDay()
+        // The status counts a report once its append returns, a moment after its record is on
+        // disk: wait for the count, then hold it to the day's reports exactly.
+        _ = waitUntil(timeout: 10, interval: 0.05) { sink.status().queued >= OfflineDaySink.dayReports }
         #expect(sink.status().queued == OfflineDaySink.dayReports, "\(sink.status())")
 
         let prometheus = try PrometheusServer(
