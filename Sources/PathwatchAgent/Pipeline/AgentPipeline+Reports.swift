@@ -122,6 +122,11 @@ extension AgentPipeline {
             logger.notice("\(event.check): owed to the notifiers now that no silence covers it: \(event.logLine)")
         }
         if let observer { observer.agentReported(state.summary(), ready: firstComplete) }
+        // A document that no report brought (a paced batch, the state after a reload) is the
+        // largest thing a round renders, megabytes at 10,000 checks, and is freed once the sinks
+        // have it: it counts toward the heap's trim as its checks do. A report's own document
+        // is counted with the report (`receive`).
+        if probe == nil, let wholeBatch { HeapTrim.consumed(observations: wholeBatch.snapshot.checkCount) }
     }
 
     /// Writes the states announced once the sinks have the batch that announced them (a crash
