@@ -21,12 +21,14 @@ import Testing
     }
 
     /// Every queued report read back through one table: the labels and values each was sent with.
-    static func drain(_ queue: DurableQueue, _ table: inout SegmentSeries<[TimeSeries.Label]>) throws -> [[TimeSeries]]
-    {
+    static func drain(
+        _ queue: DurableQueue, _ table: inout SegmentSeries<[TimeSeries.Label]>,
+        make: ([TimeSeries.Label]) -> [TimeSeries.Label] = { $0 }
+    ) throws -> [[TimeSeries]] {
         var read: [[TimeSeries]] = []
         while let head = try queue.head() {
             var unknown = 0
-            let samples = try #require(try table.samples(of: head, in: queue, unknown: &unknown))
+            let samples = try #require(try table.samples(of: head, in: queue, unknown: &unknown, make: make))
             #expect(unknown == 0)
             read.append(samples.map { TimeSeries(labels: $0.entry, value: $0.value) })
             try queue.complete(head.entry, as: .delivered)
@@ -42,7 +44,8 @@ import Testing
         let limits = DurableQueue.Limits(records: 100_000, bytes: 64 << 10)
         var queue = try DurableQueue(folder: folder, limits: limits)
         let made = Made()
-        var table = SegmentSeries<[TimeSeries.Label]> { labels in
+        var table = SegmentSeries<[TimeSeries.Label]>()
+        let make = { (labels: [TimeSeries.Label]) in
             made.count += 1
             return labels
         }
@@ -58,7 +61,7 @@ import Testing
                 if result.startedSegment { segments += 1 }
                 sent.append(series)
                 // Read as they come, as the delivery does: each segment's preamble is read.
-                #expect(try Self.drain(queue, &table) == [series])
+                #expect(try Self.drain(queue, &table, make: make) == [series])
             }
             return (sent, segments)
         }
@@ -91,10 +94,10 @@ import Testing
         var book = SeriesBook()
         let first = book.contents(of: Self.series(["a", "b"], value: 1))
         book.noteAppend(try queue.append([ReportRecord.make(first, timestamp: 1)]) { book.preamble() })
-        var table = SegmentSeries<[TimeSeries.Label]> { $0 }
+        var table = SegmentSeries<[TimeSeries.Label]>()
         var unknown = 0
         let head = try #require(try queue.head())
-        #expect(try table.samples(of: head, in: queue, unknown: &unknown)?.count == 2)
+        #expect(try table.samples(of: head, in: queue, unknown: &unknown, make: { $0 })?.count == 2)
         try queue.complete(head.entry, as: .delivered)
         // The next segment (after a reopen) names b by its number with no definition of it.
         queue.close()
@@ -103,7 +106,7 @@ import Testing
         let bare = DenseReport.Contents(definitions: [], samples: [(1, 2)])
         _ = try again.append([ReportRecord.make(bare, timestamp: 2)])
         let next = try #require(try again.head())
-        #expect(try table.samples(of: next, in: again, unknown: &unknown)?.isEmpty == true)
+        #expect(try table.samples(of: next, in: again, unknown: &unknown, make: { $0 })?.isEmpty == true)
         #expect(unknown == 1)
     }
 }

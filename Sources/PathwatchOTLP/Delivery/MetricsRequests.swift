@@ -15,7 +15,7 @@ struct MetricsRequests: RequestReader {
     /// receiver that refuses a request refuses all of it, and only the report it refuses alone
     /// is dropped.
     private var confirmed = false
-    private var table = SegmentSeries(OTLPSeriesLabels.identity(of:))
+    private var table = SegmentSeries<OTLPSeriesLabels.Identity>()
 
     init(settings: OTLPSinkSettings, context: PushContext) {
         self.settings = settings
@@ -43,7 +43,10 @@ struct MetricsRequests: RequestReader {
         var unknown = 0
         for head in run {
             // A record this release cannot read: dropped and counted, the reports before it first.
-            guard let samples = try table.samples(of: head, in: queue, unknown: &unknown) else { break }
+            guard
+                let samples = try table.samples(
+                    of: head, in: queue, unknown: &unknown, make: OTLPSeriesLabels.identity(of:))
+            else { break }
             let time = UInt64(max(head.record.enqueuedAtMilliseconds, 0)) * 1_000_000
             for sample in samples { gathering.add(sample.entry, value: sample.value, time: time) }
             taken.append(head.entry)

@@ -2,8 +2,9 @@ import PathwatchQueue
 
 /// The delivery's side of `DenseReport`, for any format: what each series number of one
 /// segment stands for, learned from the segment's preamble and its records in order, each
-/// definition turned once into what the format builds its requests from (`Entry`: remote
-/// write's encoded labels, OTLP's metric identity). Used on the delivery thread only.
+/// definition turned once, by the caller's `make`, into what the format builds its requests
+/// from (`Entry`: where remote write's encoded labels lie in `LabelBytes`, OTLP's metric
+/// identity). Used on the delivery thread only.
 ///
 /// A new segment's preamble defines again nearly every series of the segment before, with the
 /// same labels under the same numbers (the intake numbers a series once per run). What was made
@@ -12,31 +13,43 @@ import PathwatchQueue
 /// hash for every series) cost a sink pushing 1,000 series a second about a tenth of its CPU
 /// at the start of every segment.
 package struct SegmentSeries<Entry> {
+    /// What each sample's look-up reads: nothing counted by reference when `Entry` is not, so
+    /// handing a sample its entry retains and releases nothing.
     private struct Known {
-        /// The definition's labels as the queue keeps them (`DenseBody.definitions`).
-        var labels: [UInt8]
         var entry: Entry
         /// The reading it was last defined in: it stands only in the current one.
         var reading: UInt64
     }
 
-    private let make: ([TimeSeries.Label]) -> Entry
     /// The segment's record the table has read through (every record of the segment up to
     /// it, and its preamble); nil before the first.
     private var through: QueueEntry?
     private var known: [UInt64: Known] = [:]
+    /// Each known series' definition as the queue keeps it (`DenseBody.definitions`), compared
+    /// only when a series is defined again: apart from `known`, which every sample reads.
+    private var definitions: [UInt64: [UInt8]] = [:]
     /// Counts the times a segment was read from its start (its preamble).
     private var reading: UInt64 = 0
 
-    package init(_ make: @escaping ([TimeSeries.Label]) -> Entry) { self.make = make }
+    package init() {}
+
+    /// The entries the table holds: those of the current reading, and those of the reading
+    /// before that a definition may still keep.
+    package var entries: some Sequence<Entry> { known.values.lazy.map(\.entry) }
+
+    /// Changes every entry the table holds in place (a format that moves what its entries
+    /// point into).
+    package mutating func updateEntries(_ update: (inout Entry) -> Void) {
+        for index in known.values.indices { update(&known.values[index].entry) }
+    }
 
     /// The samples of the dense record `head`, each with its series' entry, in the order the
     /// record has them (`forEachSample`).
-    package mutating func samples(of head: QueueHead, in queue: DurableQueue, unknown: inout Int) throws(QueueError)
-        -> [(entry: Entry, value: Double)]?
-    {
+    package mutating func samples(
+        of head: QueueHead, in queue: DurableQueue, unknown: inout Int, make: ([TimeSeries.Label]) -> Entry
+    ) throws(QueueError) -> [(entry: Entry, value: Double)]? {
         var samples: [(entry: Entry, value: Double)] = []
-        let read = try forEachSample(of: head, in: queue, unknown: &unknown) { count in
+        let read = try forEachSample(of: head, in: queue, unknown: &unknown, make: make) { count in
             samples.reserveCapacity(count)
         } sample: { entry, value in
             samples.append((entry, value))
@@ -45,27 +58,28 @@ package struct SegmentSeries<Entry> {
     }
 
     /// Hands each sample of the dense record `head` with its series' entry to `sample`, in the
-    /// order the record has them, after `count` with how many the record has; a series whose
+    /// order the record has them, after `count` with how many the record has (once every
+    /// definition the record needs is made, by `make`); a series whose
     /// number the segment never defined (its record was lost before the disk) is left out and
     /// counted in `unknown`. Reads what the segment holds before `head` first when the table has
     /// not seen it. False when the record cannot be decoded, or its segment is gone (the bound
     /// dropped it while it was out).
     package mutating func forEachSample(
-        of head: QueueHead, in queue: DurableQueue, unknown: inout Int, count: (Int) -> Void,
-        sample: (Entry, Double) -> Void
+        of head: QueueHead, in queue: DurableQueue, unknown: inout Int, make: ([TimeSeries.Label]) -> Entry,
+        count: (Int) -> Void, sample: (Entry, Double) -> Void
     ) throws(QueueError) -> Bool {
         let entry = head.entry
         if !covers(entry) {
             through = nil
             startReading()
             guard let prologue = try queue.prologue(of: entry) else { return false }
-            if let preamble = prologue.preamble, let body = DenseBody(preamble, preamble: true) { learn(body) }
+            if let preamble = prologue.preamble, let body = DenseBody(preamble, preamble: true) { learn(body, make) }
             for record in prologue.records where record.kind == DenseReport.kind {
-                if let body = DenseBody(record.body) { learn(body) }
+                if let body = DenseBody(record.body) { learn(body, make) }
             }
         }
         guard let body = DenseBody(head.record.body) else { return false }
-        learn(body)
+        learn(body, make)
         through = entry
         count(body.samples.count)
         for (series, value) in body.samples {
@@ -88,22 +102,24 @@ package struct SegmentSeries<Entry> {
     /// definitions that repeat it, the rest goes.
     private mutating func startReading() {
         known = known.filter { $0.value.reading == reading }
+        definitions = definitions.filter { known[$0.key] != nil }
         reading += 1
     }
 
     /// A series keeps its first definition in a reading; one the reading before had with the
     /// same labels keeps what was made of them.
-    private mutating func learn(_ body: DenseBody) {
+    private mutating func learn(_ body: DenseBody, _ make: ([TimeSeries.Label]) -> Entry) {
         for (series, range) in body.definitions {
             let labels = body.payload[range]
             if let index = known.index(forKey: series) {
                 if known.values[index].reading == reading { continue }
-                if known.values[index].labels.elementsEqual(labels) {
+                if definitions[series]?.elementsEqual(labels) == true {
                     known.values[index].reading = reading
                     continue
                 }
             }
-            known[series] = Known(labels: Array(labels), entry: make(body.labels(range)), reading: reading)
+            known[series] = Known(entry: make(body.labels(range)), reading: reading)
+            definitions[series] = Array(labels)
         }
     }
 }

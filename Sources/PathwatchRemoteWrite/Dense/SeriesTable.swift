@@ -2,13 +2,11 @@ import PathwatchBase
 import PathwatchQueue
 
 /// Remote write's `SegmentSeries`: each series number of a segment as the protobuf bytes of
-/// its labels, so requests are built without encoding a label twice. Used on the delivery
-/// thread only.
+/// its labels, so requests are built without encoding a label twice. The bytes lie in one
+/// buffer (`LabelBytes`), the entries only say where. Used on the delivery thread only.
 struct SeriesTable {
-    private var series = SegmentSeries { labels -> (bytes: [UInt8], key: UInt64) in
-        let bytes = WriteRequestEncoder.labels(labels)
-        return (bytes, SeriesTable.key(of: bytes))
-    }
+    private var series = SegmentSeries<SeriesSpan>()
+    private var labels = LabelBytes()
     /// The bytes of the last report's entries: the next is nearly always as large.
     private var lastBytes = 0
     /// The last report's entries, their buffer kept for the next report's: a request for 1,000
@@ -30,21 +28,38 @@ struct SeriesTable {
         var ends: [Int] = []
         var keys: [UInt64] = []
         let room = lastBytes
-        let read = try series.forEachSample(of: head, in: queue, unknown: &unknown) { count in
+        var labels = LabelBytes()
+        swap(&labels, &self.labels)
+        defer { swap(&labels, &self.labels) }
+        let read = try series.forEachSample(of: head, in: queue, unknown: &unknown) { made in
+            let encoded = WriteRequestEncoder.labels(made)
+            return SeriesSpan(labels: labels.append(encoded), key: Self.key(of: encoded))
+        } count: { count in
             // An entry is its labels and some 24 bytes of framing, sample and time: room for
             // as many as the last report's, or a guess, grown once at most.
             bytes.reserveCapacity(max(room, count * 128))
             ends.reserveCapacity(count)
             keys.reserveCapacity(count)
         } sample: { entry, value in
-            WriteRequestEncoder.appendEntry(labels: entry.bytes, value: value, tail: tail, to: &bytes)
+            labels.withBytes(entry.labels) {
+                WriteRequestEncoder.appendEntry(labels: $0, value: value, tail: tail, to: &bytes)
+            }
             ends.append(bytes.count)
             keys.append(entry.key)
         }
+        compact(&labels)
         guard read else { return nil }
         lastBytes = bytes.count
         kept = bytes
         return (bytes, ends, keys)
+    }
+
+    /// Lets go of the labels of series the table no longer holds, every so often
+    /// (`LabelBytes.compact`).
+    private mutating func compact(_ labels: inout LabelBytes) {
+        guard labels.dueForCheck else { return }
+        let live = series.entries.reduce(0) { $0 + $1.labels.count }
+        labels.compact(live: live) { move in series.updateEntries { move(&$0.labels) } }
     }
 
     /// The kept buffer emptied, its room kept; a fresh one when a large report grew it far
@@ -57,6 +72,9 @@ struct SeriesTable {
         bytes.removeAll(keepingCapacity: true)
         return bytes
     }
+
+    /// The room the series' encoded labels take (the tests hold it to a bound).
+    var labelRoom: Int { labels.bytes.capacity }
 
     /// A series' key, which `SeriesShards` cuts a run by: FNV-1a of its encoded labels, which
     /// stay the same across segments and restarts (a series number does not).

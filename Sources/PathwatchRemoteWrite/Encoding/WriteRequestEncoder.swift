@@ -16,7 +16,11 @@ enum WriteRequestEncoder {
         var out: [UInt8] = []
         out.reserveCapacity(series.count * 128)
         let tail = SampleTail(timestamp: timestamp)
-        for one in series { appendEntry(labels: labels(one.labels), value: one.value, tail: tail, to: &out) }
+        for one in series {
+            labels(one.labels).withUnsafeBufferPointer {
+                appendEntry(labels: $0, value: one.value, tail: tail, to: &out)
+            }
+        }
         return out
     }
 
@@ -43,7 +47,9 @@ enum WriteRequestEncoder {
     /// timestamp, with `value` put in), written at the end of `out`: a request's entries go into
     /// one buffer (its room reserved by the caller), none made apart and copied in. Three copies
     /// an entry (framing, labels, sample), not a byte at a time.
-    static func appendEntry(labels: [UInt8], value: Double, tail: SampleTail, to out: inout [UInt8]) {
+    static func appendEntry(
+        labels: UnsafeBufferPointer<UInt8>, value: Double, tail: SampleTail, to out: inout [UInt8]
+    ) {
         // WriteRequest.timeseries: field 1, length-delimited; the tag and a varint of 10 bytes at most.
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 11) { head in
             head[0] = 0x0A
