@@ -28,6 +28,9 @@ struct SeriesTable {
         var ends: [Int] = []
         var keys: [UInt64] = []
         let room = lastBytes
+        // The buffer is taken out of `self` for the read: the closures below append to it and
+        // read from it while `series` is being changed, and two accesses to `self` may not
+        // overlap. Taken out, not copied, and put back whatever happens.
         var labels = LabelBytes()
         swap(&labels, &self.labels)
         defer { swap(&labels, &self.labels) }
