@@ -11,4 +11,18 @@ package enum FNV1a {
         }
         return hash
     }
+
+    /// The same for bytes in an array, in a loop of its own: a caller in another module gets
+    /// the generic version unspecialized, which steps through the bytes by protocol calls (some
+    /// 50,000 instructions for a series' 150 bytes of labels, where this takes a few hundred).
+    package static func hash(_ bytes: [UInt8]) -> UInt64 {
+        bytes.withUnsafeBufferPointer { buffer in
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            for byte in buffer {
+                hash ^= UInt64(byte)
+                hash = hash &* 0x100_0000_01b3
+            }
+            return hash
+        }
+    }
 }

@@ -51,6 +51,17 @@ import Testing
         for value in 0..<6 { reports.append(("kiosk-17", ["api"], [c1(Double(value), "us", .ok)], true)) }
         reports.append(("kiosk-17", both, [c1(9, "us", .ok), d1], false))
         reports.append(("kiosk-17", ["db", "api"], [c1(10, "us", .ok), d1], false))
+        // A probe's report that follows its last one check for check, then departs from it: a
+        // check added at the end, all the same, one gone from the end (the same ones before
+        // it), one changed in the middle, one gone from the middle (the next found further on).
+        let c0 = check("api/c0")
+        let c3 = check("api/c3", metrics: [Metric("depth", 1)])
+        for checks in [
+            [c0, c1(11, "us", .ok), c3], [c0, c1(12, "us", .ok), c3], [c0, c1(12, "us", .ok)],
+            [c0, c1(13, "eu", .ok), c3], [c0, c3], [c0, c3], [c0, c1(14, "eu", .warning), c3],
+        ] {
+            reports.append(("kiosk-17", ["api"], checks, false))
+        }
         return reports
     }()
 

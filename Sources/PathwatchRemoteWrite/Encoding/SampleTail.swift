@@ -3,11 +3,15 @@
 /// are made once a report, and each entry copies them in one append and puts its value in,
 /// instead of appending a dozen bytes one at a time (the framing and the timestamp's varint,
 /// once per series: most of the time spent writing entries).
+///
+/// The bytes are held in the value itself, not in an array: an array would be retained and
+/// released at every entry it is appended to, one pair of atomic operations per sample.
 struct SampleTail {
     /// `TimeSeries.samples`' tag and length, `Sample.value`'s tag and 8 bytes (zero here),
-    /// `Sample.timestamp`'s tag and varint: 13 to 22 bytes.
-    let bytes: [UInt8]
-    /// Where the value's 8 bytes (little-endian) start in `bytes`.
+    /// `Sample.timestamp`'s tag and varint: 13 to 22 bytes, the first `count` of these 24.
+    private var storage: (UInt64, UInt64, UInt64) = (0, 0, 0)
+    let count: Int
+    /// Where the value's 8 bytes (little-endian) start in the tail.
     static let valueOffset = 3
 
     init(timestamp: Int64) {
@@ -21,8 +25,14 @@ struct SampleTail {
         bytes += repeatElement(0, count: 8)
         bytes.append(0x10)  // Sample.timestamp: field 2, varint (two's complement)
         Varint.append(stamp, to: &bytes)
-        self.bytes = bytes
+        count = bytes.count
+        withUnsafeMutableBytes(of: &storage) { $0.copyBytes(from: bytes) }
     }
 
-    var count: Int { bytes.count }
+    /// The tail's bytes, for the length of `body`.
+    func withBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        withUnsafeBytes(of: storage) { raw in
+            UnsafeRawBufferPointer(rebasing: raw[..<count]).withMemoryRebound(to: UInt8.self, body)
+        }
+    }
 }

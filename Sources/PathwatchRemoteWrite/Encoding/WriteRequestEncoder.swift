@@ -45,22 +45,26 @@ enum WriteRequestEncoder {
 
     /// One `timeseries` entry, a series' encoded `labels` and one sample (`tail`, the report's
     /// timestamp, with `value` put in), written at the end of `out`: a request's entries go into
-    /// one buffer (its room reserved by the caller), none made apart and copied in. Three copies
-    /// an entry (framing, labels, sample), not a byte at a time.
+    /// one buffer (its room reserved by the caller), none made apart and copied in. The entry is
+    /// put together in a temporary buffer and appended whole: one append an entry, not one for
+    /// each of its three parts (each append checks the array's room and uniqueness again).
     static func appendEntry(
         labels: UnsafeBufferPointer<UInt8>, value: Double, tail: SampleTail, to out: inout [UInt8]
     ) {
         // WriteRequest.timeseries: field 1, length-delimited; the tag and a varint of 10 bytes at most.
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 11) { head in
-            head[0] = 0x0A
-            let count = 1 + Varint.write(UInt64(labels.count + tail.count), to: head, at: 1)
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: head[..<count]))
-        }
-        out += labels
-        let valueAt = out.count + SampleTail.valueOffset
-        out += tail.bytes
-        out.withUnsafeMutableBytes {
-            $0.storeBytes(of: value.bitPattern.littleEndian, toByteOffset: valueAt, as: UInt64.self)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 11 + labels.count + tail.count) { entry in
+            entry[0] = 0x0A
+            var at = 1 + Varint.write(UInt64(labels.count + tail.count), to: entry, at: 1)
+            let labelsAt = at
+            at += UnsafeMutableBufferPointer(rebasing: entry[labelsAt...]).initialize(fromContentsOf: labels)
+            let tailAt = at
+            at += tail.withBytes {
+                UnsafeMutableBufferPointer(rebasing: entry[tailAt...]).initialize(fromContentsOf: $0)
+            }
+            let valueAt = tailAt + SampleTail.valueOffset
+            UnsafeMutableRawBufferPointer(entry).storeBytes(
+                of: value.bitPattern.littleEndian, toByteOffset: valueAt, as: UInt64.self)
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: entry[..<at]))
         }
     }
 

@@ -19,6 +19,14 @@ struct CheckSeriesNumbers {
     private var probe: String?
     private var earlier: [Known] = []
     private var position = 0
+    /// Where in `earlier` the check `numbers(for:)` last found is.
+    private var found = 0
+    /// What the probe has now, while it is `earlier`'s first `sameSoFar` checks: nearly every
+    /// report, where each check is found where it was with the same series. Those are not
+    /// copied (a `CheckRecord` is some ten counted references, copied in and released out for
+    /// every check of every report); `kept` is only made once the report departs from them.
+    private var sameSoFar = 0
+    private var departed = false
     private var kept: [Known] = []
     /// The book's `forgettings` when every number kept was last found standing.
     private var forgettings = 0
@@ -43,7 +51,8 @@ struct CheckSeriesNumbers {
     }
 
     /// The numbers of `check`'s series, when its probe's last report had the same series for
-    /// it. Checks come in their report's order, a probe's together; each is then `keep`'s.
+    /// it. Checks come in their report's order, a probe's together; each is then `keepFound`'s
+    /// or `keep`'s.
     mutating func numbers(for check: CheckRecord) -> [UInt64]? {
         if probe != check.probe {
             finishProbe()
@@ -53,17 +62,31 @@ struct CheckSeriesNumbers {
         }
         // In the same place as the last report, nearly always; else wherever it was.
         if position >= earlier.count || earlier[position].check.id != check.id {
-            guard let found = earlier.firstIndex(where: { $0.check.id == check.id }) else { return nil }
-            position = found
+            guard let at = earlier.firstIndex(where: { $0.check.id == check.id }) else { return nil }
+            position = at
         }
-        let known = earlier[position]
+        found = position
         position += 1
-        return PrometheusExposition.CheckSeries.sameSeries(check, as: known.check) ? known.numbers : nil
+        guard PrometheusExposition.CheckSeries.sameSeries(check, as: earlier[found].check) else { return nil }
+        return earlier[found].numbers
     }
 
-    /// `check`'s series have `numbers` in this report (`numbers(for:)` was asked first): kept
-    /// for the next.
+    /// The check `numbers(for:)` just found keeps the numbers it gave, for the next report. What
+    /// is kept is the record it was found by: its series are the same as the check's
+    /// (`sameSeries` holds), which is all a later report is compared by.
+    mutating func keepFound() {
+        if !departed && found == sameSoFar {
+            sameSoFar += 1
+            return
+        }
+        depart()
+        kept.append(earlier[found])
+    }
+
+    /// `check`'s series have `numbers` in this report, new or changed since the last: kept for
+    /// the next.
     mutating func keep(_ check: CheckRecord, numbers: [UInt64]) {
+        depart()
         kept.append(Known(check: check, numbers: numbers))
     }
 
@@ -73,11 +96,28 @@ struct CheckSeriesNumbers {
         lastCount = count
     }
 
+    /// The report no longer follows the probe's last one check for check: what it kept so far
+    /// is copied out, once.
+    private mutating func depart() {
+        guard !departed else { return }
+        departed = true
+        kept = Array(earlier[..<sameSoFar])
+    }
+
     /// The checks of the probe the report was at are those it had in this report.
     private mutating func finishProbe() {
-        if let probe { byProbe[probe] = kept }
+        if let probe {
+            if departed {
+                byProbe[probe] = kept
+            } else if sameSoFar < earlier.count {
+                byProbe[probe] = Array(earlier[..<sameSoFar])
+            }
+            // Else every check was found where it was, the same: what the probe had stands.
+        }
         probe = nil
         earlier = []
         kept = []
+        sameSoFar = 0
+        departed = false
     }
 }

@@ -59,7 +59,7 @@ struct ReportSeries: ReportSeriesSource {
             let finite = checks.values(of: check, into: &values)
             if finite, let numbers = known.numbers(for: check), numbers.count == values.count {
                 for (series, value) in zip(numbers, values) { out.append((series, value)) }
-                known.keep(check, numbers: numbers)
+                known.keepFound()
                 return
             }
             var samples = PrometheusSamples()
