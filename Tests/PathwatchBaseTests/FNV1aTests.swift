@@ -2,10 +2,10 @@ import PathwatchBase
 import Testing
 
 /// FNV-1a names queue folders and cuts remote write's runs by series, so its values must never
-/// change: the array's own loop gives what the generic one gives, and both give the published
-/// test vectors.
+/// change: bytes in contiguous storage (hashed in place) and in a sequence without it (copied
+/// first) hash the same, and give the published test vectors.
 @Suite struct FNV1aTests {
-    @Test func theArraysLoopIsTheGenericOne() {
+    @Test func contiguousBytesAndOtherSequencesHashTheSame() {
         // The published FNV-1a 64-bit vectors: "" and "a" and "foobar".
         #expect(FNV1a.hash([UInt8]()) == 0xcbf2_9ce4_8422_2325)
         #expect(FNV1a.hash(Array("a".utf8)) == 0xaf63_dc4c_8601_ec8c)

@@ -18,16 +18,14 @@ struct CheckSeriesNumbers {
     /// and what it has now.
     private var probe: String?
     private var earlier: [Known] = []
+    /// Where in `earlier` the report is: just past the check `numbers(for:)` last found.
     private var position = 0
-    /// Where in `earlier` the check `numbers(for:)` last found is.
-    private var found = 0
     /// What the probe has now, while it is `earlier`'s first `sameSoFar` checks: nearly every
     /// report, where each check is found where it was with the same series. Those are not
     /// copied (a `CheckRecord` is some ten counted references, copied in and released out for
-    /// every check of every report); `kept` is only made once the report departs from them.
+    /// every check of every report); `kept` stays nil until the report departs from them.
     private var sameSoFar = 0
-    private var departed = false
-    private var kept: [Known] = []
+    private var kept: [Known]?
     /// The book's `forgettings` when every number kept was last found standing.
     private var forgettings = 0
     /// The agent's name the numbers were made with: `instance` is one of the labels.
@@ -65,29 +63,28 @@ struct CheckSeriesNumbers {
             guard let at = earlier.firstIndex(where: { $0.check.id == check.id }) else { return nil }
             position = at
         }
-        found = position
         position += 1
-        guard PrometheusExposition.CheckSeries.sameSeries(check, as: earlier[found].check) else { return nil }
-        return earlier[found].numbers
+        // Read in place: a copy of the entry would retain every reference of its record.
+        guard PrometheusExposition.CheckSeries.sameSeries(check, as: earlier[position - 1].check) else { return nil }
+        return earlier[position - 1].numbers
     }
 
     /// The check `numbers(for:)` just found keeps the numbers it gave, for the next report. What
     /// is kept is the record it was found by: its series are the same as the check's
     /// (`sameSeries` holds), which is all a later report is compared by.
     mutating func keepFound() {
-        if !departed && found == sameSoFar {
+        let found = position - 1
+        if kept == nil && found == sameSoFar {
             sameSoFar += 1
             return
         }
-        depart()
-        kept.append(earlier[found])
+        keepApart(earlier[found])
     }
 
     /// `check`'s series have `numbers` in this report, new or changed since the last: kept for
     /// the next.
     mutating func keep(_ check: CheckRecord, numbers: [UInt64]) {
-        depart()
-        kept.append(Known(check: check, numbers: numbers))
+        keepApart(Known(check: check, numbers: numbers))
     }
 
     /// After a report of `count` samples.
@@ -96,18 +93,17 @@ struct CheckSeriesNumbers {
         lastCount = count
     }
 
-    /// The report no longer follows the probe's last one check for check: what it kept so far
-    /// is copied out, once.
-    private mutating func depart() {
-        guard !departed else { return }
-        departed = true
-        kept = Array(earlier[..<sameSoFar])
+    /// `known` is kept where the report no longer follows the probe's last one check for check:
+    /// what it kept so far is copied out first, once.
+    private mutating func keepApart(_ known: Known) {
+        if kept == nil { kept = Array(earlier[..<sameSoFar]) }
+        kept?.append(known)
     }
 
     /// The checks of the probe the report was at are those it had in this report.
     private mutating func finishProbe() {
         if let probe {
-            if departed {
+            if let kept {
                 byProbe[probe] = kept
             } else if sameSoFar < earlier.count {
                 byProbe[probe] = Array(earlier[..<sameSoFar])
@@ -116,8 +112,7 @@ struct CheckSeriesNumbers {
         }
         probe = nil
         earlier = []
-        kept = []
+        kept = nil
         sameSoFar = 0
-        departed = false
     }
 }
