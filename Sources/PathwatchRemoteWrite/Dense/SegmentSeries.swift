@@ -30,6 +30,9 @@ package struct SegmentSeries<Entry> {
     private var definitions: [UInt64: [UInt8]] = [:]
     /// Counts the times a segment was read from its start (its preamble).
     private var reading: UInt64 = 0
+    /// Counts every change to what a number stands for (an entry made, a segment read from its
+    /// start): while it stands, a number names the entry it named before.
+    private(set) var changes: UInt64 = 0
 
     package init() {}
 
@@ -68,28 +71,43 @@ package struct SegmentSeries<Entry> {
         of head: QueueHead, in queue: DurableQueue, unknown: inout Int, make: ([TimeSeries.Label]) -> Entry,
         count: (Int) -> Void, sample: (Entry, Double) -> Void
     ) throws(QueueError) -> Bool {
+        guard let body = try body(of: head, in: queue, make: make) else { return false }
+        count(body.samples.count)
+        for (series, value) in body.samples {
+            guard let entry = entry(of: series) else {
+                unknown += 1
+                continue
+            }
+            sample(entry, value)
+        }
+        return true
+    }
+
+    /// The dense record `head`, once every definition it needs is made (`forEachSample`); nil
+    /// when it cannot be decoded, or its segment is gone.
+    mutating func body(
+        of head: QueueHead, in queue: DurableQueue, make: ([TimeSeries.Label]) -> Entry
+    ) throws(QueueError) -> DenseBody? {
         let entry = head.entry
         if !covers(entry) {
             through = nil
             startReading()
-            guard let prologue = try queue.prologue(of: entry) else { return false }
+            guard let prologue = try queue.prologue(of: entry) else { return nil }
             if let preamble = prologue.preamble, let body = DenseBody(preamble, preamble: true) { learn(body, make) }
             for record in prologue.records where record.kind == DenseReport.kind {
                 if let body = DenseBody(record.body) { learn(body, make) }
             }
         }
-        guard let body = DenseBody(head.record.body) else { return false }
+        guard let body = DenseBody(head.record.body) else { return nil }
         learn(body, make)
         through = entry
-        count(body.samples.count)
-        for (series, value) in body.samples {
-            guard let index = known.index(forKey: series), known.values[index].reading == reading else {
-                unknown += 1
-                continue
-            }
-            sample(known.values[index].entry, value)
-        }
-        return true
+        return body
+    }
+
+    /// What `series` stands for in the segment being read; nil when the segment never defined it.
+    func entry(of series: UInt64) -> Entry? {
+        guard let index = known.index(forKey: series), known.values[index].reading == reading else { return nil }
+        return known.values[index].entry
     }
 
     /// Whether every record of `entry`'s segment before it has been read.
@@ -104,6 +122,7 @@ package struct SegmentSeries<Entry> {
         known = known.filter { $0.value.reading == reading }
         definitions = definitions.filter { known[$0.key] != nil }
         reading += 1
+        changes += 1
     }
 
     /// A series keeps its first definition in a reading; one the reading before had with the
@@ -120,6 +139,7 @@ package struct SegmentSeries<Entry> {
             }
             known[series] = Known(entry: make(body.labels(range)), reading: reading)
             definitions[series] = Array(labels)
+            changes += 1
         }
     }
 }
