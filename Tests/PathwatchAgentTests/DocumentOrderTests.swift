@@ -26,6 +26,23 @@ import Testing
         }
     }
 
+    /// A probe's ids by their bytes: the order the generic comparison of two UTF-8 views gives,
+    /// for small strings held inline, long ones on the heap, and slices made into strings.
+    @Test func utf8PrecedesOrdersAsTheBytesDo() {
+        let long = String(repeating: "check-", count: 8)
+        let ids =
+            Self.ids + Self.ids.map { long + $0 } + [
+                long, long + "a", String(long.dropLast()), String("xcheck".dropFirst()),
+            ]
+        for a in ids {
+            for b in ids {
+                #expect(
+                    DocumentOrder.utf8Precedes(a, b) == a.utf8.lexicographicallyPrecedes(b.utf8),
+                    "\(Array(a.utf8)) against \(Array(b.utf8))")
+            }
+        }
+    }
+
     @Test func everyPositionComesOutOnce() {
         let keys = Self.ids.enumerated().map { (place: $0.offset % 4, id: $0.element) }
         #expect(DocumentOrder.positions(of: keys).sorted() == Array(keys.indices))

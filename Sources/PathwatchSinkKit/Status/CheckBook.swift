@@ -158,10 +158,14 @@ package struct CheckBook: Sendable {
         if let kept = orderCache.ids(of: probe, at: membershipVersion) {
             ids = kept
         } else {
-            ids = (idsByProbe[probe] ?? []).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+            ids = (idsByProbe[probe] ?? []).sorted(by: DocumentOrder.utf8Precedes)
             orderCache.keep(ids, of: probe, at: membershipVersion)
         }
-        return ids.compactMap { records[$0] }
+        // Room for every id at once: grown as it went, the list was copied some nine times a report.
+        var found: [CheckRecord] = []
+        found.reserveCapacity(ids.count)
+        for id in ids { if let record = records[id] { found.append(record) } }
+        return found
     }
 
     /// Drops one check and its place in the indexes.

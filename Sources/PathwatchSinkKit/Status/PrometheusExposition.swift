@@ -100,7 +100,7 @@ package enum PrometheusExposition {
             if let at = place[check.probe] { mine.append((at, check)) }
         }
         mine.sort {
-            $0.place != $1.place ? $0.place < $1.place : $0.check.id.utf8.lexicographicallyPrecedes($1.check.id.utf8)
+            $0.place != $1.place ? $0.place < $1.place : DocumentOrder.utf8Precedes($0.check.id, $1.check.id)
         }
         var statuses: [Int: ProbeStatus] = [:]
         for status in snapshot.probes ?? [] { if let at = place[status.id] { statuses[at] = status } }
@@ -121,7 +121,7 @@ package enum PrometheusExposition {
         var ordered = true
         snapshot.forEachCheck { check in
             guard ordered, check.probe == probe else { return }
-            if let last, !last.utf8.lexicographicallyPrecedes(check.id.utf8) { ordered = false }
+            if let last, !DocumentOrder.utf8Precedes(last, check.id) { ordered = false }
             last = check.id
         }
         return ordered
