@@ -21,6 +21,8 @@ PARTS = [
     ("  of it, numbering its series", "ReportSeries.numberedSeries<A>(of:probes:withAgentSeries:book:)", None),
     ("delivery: a request's entries (definitions learned left out)", "SeriesTable.keyedEntries(of:in:unknown:)",
      "specialized SegmentSeries.learn(_:_:)"),
+    ("pipeline: the reporting probe's checks listed for the sink (a sink taking every report)",
+     "CheckBook.records(ofProbe:)", None),
 ]
 
 

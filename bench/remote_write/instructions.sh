@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Remote write's per-report work in instructions: the agent pushing ~1,000 series every second
 # to a receiver that answers 204, under callgrind for a window; the intake (a report made into
-# its queue record, numbering its series) and the delivery (a request's entries) per report.
+# its queue record, numbering its series), the delivery (a request's entries) and the pipeline
+# (the reporting probe's checks listed for a sink taking every report), per report.
 # Instructions do not move with the machine's other work, so this separates changes smaller
 # than measure.py's CPU windows can (their runs of one build spread by a quarter).
 # Usage: PRODUCTS=DIR bash bench/remote_write/instructions.sh [seconds]   (default 60)
