@@ -121,7 +121,7 @@ package enum PrometheusExposition {
         var ordered = true
         snapshot.forEachCheck { check in
             guard ordered, check.probe == probe else { return }
-            if let last, !DocumentOrder.utf8Precedes(last, check.id) { ordered = false }
+            if let last, !last.utf8.lexicographicallyPrecedes(check.id.utf8) { ordered = false }
             last = check.id
         }
         return ordered

@@ -118,16 +118,10 @@ package final class StatusSnapshot: Sendable {
     }
 
     /// Visits every check in no particular order: for views that do not need the document's.
-    /// Each is handed over where it is stored, by its index: an iterator hands out a copy of each
-    /// record (some ten counted references retained and released), which a view reading only a
-    /// check's id and probe paid at every check of every report.
     package func forEachCheck(_ body: (CheckRecord) -> Void) {
         switch source {
-        case .book(let book):
-            let records = book.records.values
-            for index in records.indices { body(records[index]) }
-        case .ordered(let checks):
-            for index in checks.indices { body(checks[index]) }
+        case .book(let book): book.records.values.forEach(body)
+        case .ordered(let checks): checks.forEach(body)
         }
     }
 
