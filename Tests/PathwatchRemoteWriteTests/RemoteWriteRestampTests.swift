@@ -13,15 +13,9 @@ import Testing
 @Suite struct RemoteWriteRestampTests {
     typealias Report = (series: [TimeSeries], timestamp: Int64)
 
-    /// `count` series named `s0`… with a `pad` label, values varying with `salt`.
-    static func series(_ count: Int, salt: Int, pad: Int = 20) -> [TimeSeries] {
-        (0..<count).map {
-            TimeSeries(
-                labels: [
-                    .init(name: "__name__", value: "s\($0)"),
-                    .init(name: "pad", value: String(repeating: "x", count: pad)),
-                ], value: Double($0 * salt) / 3 - 1)
-        }
+    /// `count` series named `s0`… with a `pad` label of 20 bytes, values varying with `salt`.
+    static func series(_ count: Int, salt: Int) -> [TimeSeries] {
+        RemoteWriteKeptBufferTests.series(count, pad: 20, salt: salt)
     }
 
     /// Each report, and whether its entries may be the last report's restamped.
