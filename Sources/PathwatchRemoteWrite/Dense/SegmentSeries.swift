@@ -47,43 +47,28 @@ package struct SegmentSeries<Entry> {
     }
 
     /// The samples of the dense record `head`, each with its series' entry, in the order the
-    /// record has them (`forEachSample`).
+    /// record has them (once every definition the record needs is made, by `make`); a series
+    /// whose number the segment never defined (its record was lost before the disk) is left out
+    /// and counted in `unknown`. Reads what the segment holds before `head` first when the table
+    /// has not seen it. Nil when the record cannot be decoded, or its segment is gone (the bound
+    /// dropped it while it was out).
     package mutating func samples(
         of head: QueueHead, in queue: DurableQueue, unknown: inout Int, make: ([TimeSeries.Label]) -> Entry
     ) throws(QueueError) -> [(entry: Entry, value: Double)]? {
+        guard let body = try body(of: head, in: queue, make: make) else { return nil }
         var samples: [(entry: Entry, value: Double)] = []
-        let read = try forEachSample(of: head, in: queue, unknown: &unknown, make: make) { count in
-            samples.reserveCapacity(count)
-        } sample: { entry, value in
-            samples.append((entry, value))
-        }
-        return read ? samples : nil
-    }
-
-    /// Hands each sample of the dense record `head` with its series' entry to `sample`, in the
-    /// order the record has them, after `count` with how many the record has (once every
-    /// definition the record needs is made, by `make`); a series whose
-    /// number the segment never defined (its record was lost before the disk) is left out and
-    /// counted in `unknown`. Reads what the segment holds before `head` first when the table has
-    /// not seen it. False when the record cannot be decoded, or its segment is gone (the bound
-    /// dropped it while it was out).
-    package mutating func forEachSample(
-        of head: QueueHead, in queue: DurableQueue, unknown: inout Int, make: ([TimeSeries.Label]) -> Entry,
-        count: (Int) -> Void, sample: (Entry, Double) -> Void
-    ) throws(QueueError) -> Bool {
-        guard let body = try body(of: head, in: queue, make: make) else { return false }
-        count(body.samples.count)
+        samples.reserveCapacity(body.samples.count)
         for (series, value) in body.samples {
             guard let entry = entry(of: series) else {
                 unknown += 1
                 continue
             }
-            sample(entry, value)
+            samples.append((entry, value))
         }
-        return true
+        return samples
     }
 
-    /// The dense record `head`, once every definition it needs is made (`forEachSample`); nil
+    /// The dense record `head`, once every definition it needs is made (`samples(of:)`); nil
     /// when it cannot be decoded, or its segment is gone.
     mutating func body(
         of head: QueueHead, in queue: DurableQueue, make: ([TimeSeries.Label]) -> Entry

@@ -30,7 +30,7 @@ struct SeriesTable {
     }
 
     /// The `timeseries` entries of the dense record `head`, each stamped with the record's time
-    /// (`SegmentSeries.forEachSample` says which are left out, and when it is nil),
+    /// (`SegmentSeries.samples(of:)` says which are left out, and when it is nil),
     /// written one after another into one buffer, where entry `i` ends at `ends[i]`, with each
     /// entry's series key (`key(of:)`).
     mutating func keyedEntries(of head: QueueHead, in queue: DurableQueue, unknown: inout Int) throws(QueueError)

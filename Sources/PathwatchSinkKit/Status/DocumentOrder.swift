@@ -33,8 +33,7 @@ package enum DocumentOrder {
             entries.sort { a, b in
                 if a.place != b.place { return a.place < b.place }
                 guard a.ascii && b.ascii, let base else { return keys[a.position].id < keys[b.position].id }
-                let order = memcmp(base + a.start, base + b.start, min(a.length, b.length))
-                return order != 0 ? order < 0 : a.length < b.length
+                return bytesPrecede(base + a.start, a.length, base + b.start, b.length)
             }
         }
         return entries.map(\.position)
@@ -52,13 +51,21 @@ package enum DocumentOrder {
     package static func utf8Precedes(_ a: String, _ b: String) -> Bool {
         let compared = a.utf8.withContiguousStorageIfAvailable { x in
             b.utf8.withContiguousStorageIfAvailable { y in
-                let common = min(x.count, y.count)
-                let order = common == 0 ? 0 : memcmp(x.baseAddress!, y.baseAddress!, common)
-                return order != 0 ? order < 0 : x.count < y.count
+                // An empty string's buffer may have no address; it precedes any other.
+                guard let xBase = x.baseAddress, let yBase = y.baseAddress else { return x.count < y.count }
+                return bytesPrecede(xBase, x.count, yBase, y.count)
             }
         }
         if let compared, let compared { return compared }
         return a.utf8.lexicographicallyPrecedes(b.utf8)
+    }
+
+    /// Whether the `xCount` bytes at `x` sort before the `yCount` at `y`: by their common part,
+    /// then the shorter first.
+    private static func bytesPrecede(_ x: UnsafeRawPointer, _ xCount: Int, _ y: UnsafeRawPointer, _ yCount: Int) -> Bool
+    {
+        let order = memcmp(x, y, min(xCount, yCount))
+        return order != 0 ? order < 0 : xCount < yCount
     }
 
     private struct Entry {
