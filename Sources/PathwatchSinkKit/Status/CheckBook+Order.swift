@@ -20,7 +20,7 @@ extension CheckBook {
     /// Visits the checks in document order where they are stored, copying none: for a format
     /// written as it goes, which needs no list of them.
     package func forEachInDocumentOrder(_ body: (CheckRecord) -> Void) {
-        for id in orderedIDs { if let index = records.index(forKey: id) { body(records.values[index]) } }
+        for id in orderedIDs { if let place = records.place(of: id) { body(records.record(at: place)) } }
     }
 
     /// The check ids in document order, as sorted at the last change of which checks exist

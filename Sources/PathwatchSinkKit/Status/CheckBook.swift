@@ -30,7 +30,8 @@ package struct ProbePolicy: Sendable, Equatable {
 /// Not thread-safe: the agent owns it behind a lock.
 package struct CheckBook: Sendable {
     package let agentName: String
-    package private(set) var records: [String: CheckRecord] = [:]
+    /// Every check's record (`CheckTable`: a snapshot's copy is the records, not a hash table).
+    package private(set) var records = CheckTable()
     /// Each probe's check ids: a report visits its own probe's checks, never the whole book
     /// (with a thousand probes, every report walked every check, and cost grew with the square).
     package private(set) var idsByProbe: [String: Set<String>] = [:]
@@ -89,15 +90,18 @@ package struct CheckBook: Sendable {
         switch report {
         case .sample(let observations), .event(let observations):
             // Room for a first sample's checks at once, rather than growing (and rehashing) the
-            // table step by step; a no-op once the book holds them.
-            records.reserveCapacity(observations.count)
+            // table step by step.
+            if idsByProbe[probe] == nil { records.reserveRoom(forAdding: observations.count) }
             for observation in observations {
                 let id = "\(probe)/\(observation.key)"
-                if let index = records.index(forKey: id) {
+                if let place = records.place(of: id) {
                     // A key repeated within one report: the first is kept.
-                    guard records.values[index].reportSerial != serial else { continue }
-                    records.values[index].feed(observation, policy: policy, at: now, serial: serial)
-                    if !records.values[index].pathFacts.isEmpty { pathFactIDs.insert(id) }
+                    guard records.record(at: place).reportSerial != serial else { continue }
+                    let facts = records.update(at: place) { record in
+                        record.feed(observation, policy: policy, at: now, serial: serial)
+                        return !record.pathFacts.isEmpty
+                    }
+                    if facts { pathFactIDs.insert(id) }
                 } else {
                     insert(id: id, probe: probe, policy: policy, observation: observation, at: now, serial: serial)
                 }
@@ -140,12 +144,12 @@ package struct CheckBook: Sendable {
     }
 
     /// Visits the checks `ids` names (a probe's, or those with path facts) where they are stored:
-    /// changed through `records.values`, so no second reference to the storage makes the first
-    /// change copy the whole book.
+    /// changed in the table, so no second reference to the storage makes the first change copy
+    /// the whole book.
     private mutating func updateEach(of ids: Set<String>, _ body: (inout CheckRecord) -> Void) {
         for id in ids {
-            guard let index = records.index(forKey: id) else { continue }
-            body(&records.values[index])
+            guard let place = records.place(of: id) else { continue }
+            records.update(at: place, body)
         }
     }
 
@@ -170,7 +174,7 @@ package struct CheckBook: Sendable {
 
     /// Drops one check and its place in the indexes.
     package mutating func forget(_ id: String, of probe: String) {
-        records[id] = nil
+        records.remove(id)
         idsByProbe[probe]?.remove(id)
         pathFactIDs.remove(id)
         bumpMembershipVersion()
@@ -180,7 +184,7 @@ package struct CheckBook: Sendable {
     package mutating func removeProbe(_ probe: String) {
         heldOver[probe] = nil
         for id in idsByProbe.removeValue(forKey: probe) ?? [] {
-            records[id] = nil
+            records.remove(id)
             pathFactIDs.remove(id)
         }
         bumpMembershipVersion()
@@ -199,12 +203,12 @@ package struct CheckBook: Sendable {
         idsByProbe[probe, default: []].insert(id)
         bumpMembershipVersion()
         if !facts.isEmpty { pathFactIDs.insert(id) }
-        records[id] = CheckRecord(
+        records.store(CheckRecord(
             id: id, probe: probe, plugin: policy.plugin, metricCatalog: policy.metrics, state: observation.state,
             since: now,
             message: observation.message, metrics: observation.metrics, labels: published, pathFacts: facts,
             lastReported: now, fresh: true, debounce: Debounce(),
-            announced: announcedBefore.removeValue(forKey: id)?.state, reportSerial: serial)
+            announced: announcedBefore.removeValue(forKey: id)?.state, reportSerial: serial))
     }
 
     /// Raises events for the checks whose state differs from the last one announced. While the

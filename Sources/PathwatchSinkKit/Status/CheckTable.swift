@@ -1,0 +1,74 @@
+/// The check book's records: stored side by side in one array, found by id through an index of
+/// places.
+///
+/// Every snapshot holds the book as it was, so the first report after a snapshot copies the
+/// records. Kept in a `Dictionary`, that copy was the whole hash table: at 10,000 checks 16,384
+/// buckets of an id and a record each, 2.9 MB, and a live snapshot or two held such a copy each
+/// (the agent's largest allocation, bench/endpoints). Here a copy is the records alone (1.6 MB at
+/// 10,000), and the index, which changes only when a check comes or goes, stays shared.
+///
+/// The order of `values` is the table's own, not the document's (`CheckBook+Order` says that):
+/// removing a check moves the last record into its place.
+package struct CheckTable: Sendable {
+    private var slots: [CheckRecord] = []
+    private var places: [String: Int] = [:]
+
+    package init() {}
+
+    package var count: Int { slots.count }
+    package var isEmpty: Bool { slots.isEmpty }
+
+    /// The records, in the table's order.
+    package var values: [CheckRecord] { slots }
+
+    /// The ids, in the table's order.
+    package var keys: [String] { slots.map(\.id) }
+
+    /// Where the check `id` is, for `update(at:)` and `record(at:)`.
+    package func place(of id: String) -> Int? { places[id] }
+
+    package func record(at place: Int) -> CheckRecord { slots[place] }
+
+    /// Changes a record where it is stored, without a copy of it.
+    package mutating func update<Result>(at place: Int, _ body: (inout CheckRecord) -> Result) -> Result {
+        body(&slots[place])
+    }
+
+    package subscript(id: String) -> CheckRecord? {
+        guard let place = places[id] else { return nil }
+        return slots[place]
+    }
+
+    /// Adds `record` under its id, or replaces the record of that id.
+    package mutating func store(_ record: CheckRecord) {
+        if let place = places[record.id] {
+            slots[place] = record
+        } else {
+            places[record.id] = slots.count
+            slots.append(record)
+        }
+    }
+
+    /// Removes the check `id`; the last record takes its place.
+    package mutating func remove(_ id: String) {
+        guard let place = places.removeValue(forKey: id) else { return }
+        let last = slots.count - 1
+        if place != last {
+            slots.swapAt(place, last)
+            places[slots[place].id] = place
+        }
+        slots.removeLast()
+    }
+
+    /// Room for `added` more checks, so that a first sample's checks do not grow the table step
+    /// by step; grown at least twofold, so that a thousand probes' first samples do not move it a
+    /// thousand times. Nothing when the table has the room already: it is asked at every report,
+    /// and a reservation on storage a snapshot shares would copy it.
+    package mutating func reserveRoom(forAdding added: Int) {
+        let needed = slots.count + added
+        guard needed > slots.capacity else { return }
+        let room = max(needed, slots.capacity * 2)
+        slots.reserveCapacity(room)
+        places.reserveCapacity(room)
+    }
+}
