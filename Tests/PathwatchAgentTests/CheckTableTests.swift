@@ -102,7 +102,18 @@ import Testing
                 #expect(book.records[id]?.message == record.message)
                 #expect(book.records[id]?.state == record.state)
             }
-            #expect(book.orderedRecords.map(\.id).sorted() == byID.keys.sorted())
+            // The document order reached by places in the table: by probe, then by id (ASCII here).
+            let rank = Dictionary(uniqueKeysWithValues: probes.enumerated().map { ($1, $0) })
+            let documentOrder = byID.values.sorted {
+                (rank[$0.probe] ?? .max, $0.id) < (rank[$1.probe] ?? .max, $1.id)
+            }
+            #expect(book.orderedRecords.map(\.id) == documentOrder.map(\.id))
+            #expect(book.orderedRecords.map(\.message) == documentOrder.map(\.message))
+            for probe in probes {
+                let own = documentOrder.filter { $0.probe == probe }
+                #expect(book.records(ofProbe: probe).map(\.id) == own.map(\.id))
+                #expect(book.records(ofProbe: probe).map(\.message) == own.map(\.message))
+            }
         }
     }
 }

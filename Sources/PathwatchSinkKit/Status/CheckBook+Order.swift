@@ -18,29 +18,37 @@ extension CheckBook {
     }
 
     /// Visits the checks in document order where they are stored, copying none: for a format
-    /// written as it goes, which needs no list of them.
+    /// written as it goes, which needs no list of them. Each is reached by its place in the
+    /// table, kept with the order, not found again by its id (a hash of each id at every
+    /// document and scrape).
     package func forEachInDocumentOrder(_ body: (CheckRecord) -> Void) {
-        for id in orderedIDs { if let place = records.place(of: id) { body(records.record(at: place)) } }
+        for place in documentOrder.places { body(records.record(at: place)) }
     }
 
-    /// The check ids in document order, as sorted at the last change of which checks exist
-    /// (`membershipVersion`), or sorted now and kept.
-    package var orderedIDs: [String] {
-        if let ids = orderCache.ids(at: membershipVersion) { return ids }
-        let ids = sortedIDs()
-        orderCache.keep(ids, at: membershipVersion)
-        return ids
+    /// The check ids in document order.
+    package var orderedIDs: [String] { documentOrder.ids }
+
+    /// The document order as sorted at the last change of which checks exist
+    /// (`membershipVersion`), or sorted now and kept: the ids, and each one's place in the table.
+    /// A place holds while the version does: only a check added or dropped moves one, and
+    /// either changes the version.
+    var documentOrder: DocumentOrderCache.Order {
+        if let kept = orderCache.order(at: membershipVersion) { return kept }
+        let order = sortedOrder()
+        orderCache.keep(order, at: membershipVersion)
+        return order
     }
 
-    /// Sort keys are taken once and sorted beside each check's position, and no check is looked
+    /// Sort keys are taken once and sorted beside each check's place, and no check is looked
     /// up by its id: a sort of n checks makes n log n comparisons, and reaching into the
     /// records for each cost more than comparing.
-    private func sortedIDs() -> [String] {
+    private func sortedOrder() -> DocumentOrderCache.Order {
         var rank: [String: Int] = [:]
         for (position, probe) in probeOrder.enumerated() where rank[probe] == nil { rank[probe] = position }
         var keys: [(place: Int, id: String)] = []
         keys.reserveCapacity(records.count)
         var last: (probe: String, place: Int)?
+        // In the table's order: a key's position is its check's place in the table.
         for record in records.values {
             // A probe's checks are many, its name the same string: hashed once per run of them.
             let place: Int
@@ -52,7 +60,8 @@ extension CheckBook {
             }
             keys.append((place, record.id))
         }
-        return DocumentOrder.positions(of: keys).map { keys[$0].id }
+        let places = DocumentOrder.positions(of: keys)
+        return DocumentOrderCache.Order(ids: places.map { keys[$0].id }, places: places)
     }
 }
 
@@ -61,29 +70,35 @@ extension CheckBook {
 /// (versions are drawn from one count for the process), so a copy whose checks differ never
 /// takes it. Behind a lock: two sinks may ask at once, each from its own snapshot.
 package final class DocumentOrderCache: Sendable {
-    private let kept = Mutex<(version: UInt64, ids: [String])?>(nil)
-    /// Each probe's check ids by id (`CheckBook.records(ofProbe:)`), at one membership version.
-    private let byProbe = Mutex<(version: UInt64, ids: [String: [String]])>((0, [:]))
+    /// Checks in document order: their ids, and their places in the book's table.
+    package struct Order: Sendable {
+        var ids: [String]
+        var places: [Int]
+    }
+
+    private let kept = Mutex<(version: UInt64, order: Order)?>(nil)
+    /// Each probe's checks by id (`CheckBook.records(ofProbe:)`), at one membership version.
+    private let byProbe = Mutex<(version: UInt64, orders: [String: Order])>((0, [:]))
 
     package init() {}
 
-    func ids(at version: UInt64) -> [String]? {
-        kept.withLock { kept in kept.flatMap { $0.version == version ? $0.ids : nil } }
+    func order(at version: UInt64) -> Order? {
+        kept.withLock { kept in kept.flatMap { $0.version == version ? $0.order : nil } }
     }
 
-    func keep(_ ids: [String], at version: UInt64) {
-        kept.withLock { $0 = (version, ids) }
+    func keep(_ order: Order, at version: UInt64) {
+        kept.withLock { $0 = (version, order) }
     }
 
-    func ids(of probe: String, at version: UInt64) -> [String]? {
-        byProbe.withLock { $0.version == version ? $0.ids[probe] : nil }
+    func order(of probe: String, at version: UInt64) -> Order? {
+        byProbe.withLock { $0.version == version ? $0.orders[probe] : nil }
     }
 
     /// Those kept at another version go: every probe's are sorted again at most once per version.
-    func keep(_ ids: [String], of probe: String, at version: UInt64) {
+    func keep(_ order: Order, of probe: String, at version: UInt64) {
         byProbe.withLock { kept in
             if kept.version != version { kept = (version, [:]) }
-            kept.ids[probe] = ids
+            kept.orders[probe] = order
         }
     }
 }

@@ -158,17 +158,19 @@ package struct CheckBook: Sendable {
     /// takes every report (remote write) asks at every report of every probe, and sorting a
     /// probe's 200 checks each time was a tenth of the agent's CPU while it pushed.
     package func records(ofProbe probe: String) -> [CheckRecord] {
-        let ids: [String]
-        if let kept = orderCache.ids(of: probe, at: membershipVersion) {
-            ids = kept
+        let order: DocumentOrderCache.Order
+        if let kept = orderCache.order(of: probe, at: membershipVersion) {
+            order = kept
         } else {
-            ids = (idsByProbe[probe] ?? []).sorted(by: DocumentOrder.utf8Precedes)
-            orderCache.keep(ids, of: probe, at: membershipVersion)
+            let ids = (idsByProbe[probe] ?? []).sorted(by: DocumentOrder.utf8Precedes)
+            // Every id of a probe's index is in the table; its place holds while the version does.
+            order = DocumentOrderCache.Order(ids: ids, places: ids.compactMap { records.place(of: $0) })
+            orderCache.keep(order, of: probe, at: membershipVersion)
         }
-        // Room for every id at once: grown as it went, the list was copied some nine times a report.
+        // Room for every check at once: grown as it went, the list was copied some nine times a report.
         var found: [CheckRecord] = []
-        found.reserveCapacity(ids.count)
-        for id in ids { if let record = records[id] { found.append(record) } }
+        found.reserveCapacity(order.places.count)
+        for place in order.places { found.append(records.record(at: place)) }
         return found
     }
 
@@ -203,12 +205,13 @@ package struct CheckBook: Sendable {
         idsByProbe[probe, default: []].insert(id)
         bumpMembershipVersion()
         if !facts.isEmpty { pathFactIDs.insert(id) }
-        records.store(CheckRecord(
+        let record = CheckRecord(
             id: id, probe: probe, plugin: policy.plugin, metricCatalog: policy.metrics, state: observation.state,
             since: now,
             message: observation.message, metrics: observation.metrics, labels: published, pathFacts: facts,
             lastReported: now, fresh: true, debounce: Debounce(),
-            announced: announcedBefore.removeValue(forKey: id)?.state, reportSerial: serial))
+            announced: announcedBefore.removeValue(forKey: id)?.state, reportSerial: serial)
+        records.store(record)
     }
 
     /// Raises events for the checks whose state differs from the last one announced. While the
