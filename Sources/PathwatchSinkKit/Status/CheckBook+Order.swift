@@ -22,27 +22,26 @@ extension CheckBook {
     /// table, kept with the order, not found again by its id (a hash of each id at every
     /// document and scrape).
     package func forEachInDocumentOrder(_ body: (CheckRecord) -> Void) {
-        for place in documentOrder.places { body(records.record(at: place)) }
+        for place in documentPlaces { body(records.record(at: place)) }
     }
 
     /// The check ids in document order.
-    package var orderedIDs: [String] { documentOrder.ids }
+    package var orderedIDs: [String] { documentPlaces.map { records.record(at: $0).id } }
 
-    /// The document order as sorted at the last change of which checks exist
-    /// (`membershipVersion`), or sorted now and kept: the ids, and each one's place in the table.
-    /// A place holds while the version does: only a check added or dropped moves one, and
-    /// either changes the version.
-    var documentOrder: DocumentOrderCache.Order {
-        if let kept = orderCache.order(at: membershipVersion) { return kept }
-        let order = sortedOrder()
-        orderCache.keep(order, at: membershipVersion)
-        return order
+    /// Each check's place in the table, in document order: as sorted at the last change of which
+    /// checks exist (`membershipVersion`), or sorted now and kept. A place holds while the
+    /// version does: only a check added or dropped moves one, and either changes the version.
+    private var documentPlaces: [Int] {
+        if let kept = orderCache.places(at: membershipVersion) { return kept }
+        let places = sortedPlaces()
+        orderCache.keep(places, at: membershipVersion)
+        return places
     }
 
     /// Sort keys are taken once and sorted beside each check's place, and no check is looked
     /// up by its id: a sort of n checks makes n log n comparisons, and reaching into the
     /// records for each cost more than comparing.
-    private func sortedOrder() -> DocumentOrderCache.Order {
+    private func sortedPlaces() -> [Int] {
         var rank: [String: Int] = [:]
         for (position, probe) in probeOrder.enumerated() where rank[probe] == nil { rank[probe] = position }
         var keys: [(place: Int, id: String)] = []
@@ -60,8 +59,7 @@ extension CheckBook {
             }
             keys.append((place, record.id))
         }
-        let places = DocumentOrder.positions(of: keys)
-        return DocumentOrderCache.Order(ids: places.map { keys[$0].id }, places: places)
+        return DocumentOrder.positions(of: keys)
     }
 }
 
@@ -70,35 +68,31 @@ extension CheckBook {
 /// (versions are drawn from one count for the process), so a copy whose checks differ never
 /// takes it. Behind a lock: two sinks may ask at once, each from its own snapshot.
 package final class DocumentOrderCache: Sendable {
-    /// Checks in document order: their ids, and their places in the book's table.
-    package struct Order: Sendable {
-        var ids: [String]
-        var places: [Int]
-    }
-
-    private let kept = Mutex<(version: UInt64, order: Order)?>(nil)
-    /// Each probe's checks by id (`CheckBook.records(ofProbe:)`), at one membership version.
-    private let byProbe = Mutex<(version: UInt64, orders: [String: Order])>((0, [:]))
+    /// Each check's place in the book's table, in document order.
+    private let kept = Mutex<(version: UInt64, places: [Int])?>(nil)
+    /// Each probe's checks' places, by id (`CheckBook.records(ofProbe:)`), at one membership
+    /// version.
+    private let byProbe = Mutex<(version: UInt64, places: [String: [Int]])>((0, [:]))
 
     package init() {}
 
-    func order(at version: UInt64) -> Order? {
-        kept.withLock { kept in kept.flatMap { $0.version == version ? $0.order : nil } }
+    func places(at version: UInt64) -> [Int]? {
+        kept.withLock { kept in kept.flatMap { $0.version == version ? $0.places : nil } }
     }
 
-    func keep(_ order: Order, at version: UInt64) {
-        kept.withLock { $0 = (version, order) }
+    func keep(_ places: [Int], at version: UInt64) {
+        kept.withLock { $0 = (version, places) }
     }
 
-    func order(of probe: String, at version: UInt64) -> Order? {
-        byProbe.withLock { $0.version == version ? $0.orders[probe] : nil }
+    func places(of probe: String, at version: UInt64) -> [Int]? {
+        byProbe.withLock { $0.version == version ? $0.places[probe] : nil }
     }
 
     /// Those kept at another version go: every probe's are sorted again at most once per version.
-    func keep(_ order: Order, of probe: String, at version: UInt64) {
+    func keep(_ places: [Int], of probe: String, at version: UInt64) {
         byProbe.withLock { kept in
             if kept.version != version { kept = (version, [:]) }
-            kept.orders[probe] = order
+            kept.places[probe] = places
         }
     }
 }

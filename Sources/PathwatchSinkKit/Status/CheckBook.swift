@@ -154,23 +154,23 @@ package struct CheckBook: Sendable {
     }
 
     /// The checks of `probe`, by id: a view of the one probe that reported. The ids are sorted
-    /// once for each change of which checks exist and kept (`DocumentOrderCache`): a sink that
-    /// takes every report (remote write) asks at every report of every probe, and sorting a
-    /// probe's 200 checks each time was a tenth of the agent's CPU while it pushed.
+    /// once for each change of which checks exist, and their places kept (`DocumentOrderCache`):
+    /// a sink that takes every report (remote write) asks at every report of every probe, and
+    /// sorting a probe's 200 checks each time was a tenth of the agent's CPU while it pushed.
     package func records(ofProbe probe: String) -> [CheckRecord] {
-        let order: DocumentOrderCache.Order
-        if let kept = orderCache.order(of: probe, at: membershipVersion) {
-            order = kept
+        let places: [Int]
+        if let kept = orderCache.places(of: probe, at: membershipVersion) {
+            places = kept
         } else {
             let ids = (idsByProbe[probe] ?? []).sorted(by: DocumentOrder.utf8Precedes)
             // Every id of a probe's index is in the table; its place holds while the version does.
-            order = DocumentOrderCache.Order(ids: ids, places: ids.compactMap { records.place(of: $0) })
-            orderCache.keep(order, of: probe, at: membershipVersion)
+            places = ids.compactMap { records.place(of: $0) }
+            orderCache.keep(places, of: probe, at: membershipVersion)
         }
         // Room for every check at once: grown as it went, the list was copied some nine times a report.
         var found: [CheckRecord] = []
-        found.reserveCapacity(order.places.count)
-        for place in order.places { found.append(records.record(at: place)) }
+        found.reserveCapacity(places.count)
+        for place in places { found.append(records.record(at: place)) }
         return found
     }
 

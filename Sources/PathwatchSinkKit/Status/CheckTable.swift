@@ -62,8 +62,9 @@ package struct CheckTable: Sendable {
 
     /// Room for `added` more checks, so that a first sample's checks do not grow the table step
     /// by step; grown at least twofold, so that a thousand probes' first samples do not move it a
-    /// thousand times. Nothing when the table has the room already: it is asked at every report,
-    /// and a reservation on storage a snapshot shares would copy it.
+    /// thousand times. Nothing when the table has the room already. For checks not yet in the
+    /// table only: a copy made for a snapshot is exactly as long as the records, so asking for
+    /// checks it holds already would double it.
     package mutating func reserveRoom(forAdding added: Int) {
         let needed = slots.count + added
         guard needed > slots.capacity else { return }
