@@ -31,12 +31,21 @@ package enum RunCommand {
         AgentOutput.claim()
         let hangups = signals.stream(SIGHUP)
         let stops = signals.stream(SIGTERM, SIGINT)
-        let loaded = options.loadConfig(sinks: sinks)
-        let logger = options.makeLogger(redactor: loaded.redactor)
-        options.prepareDescriptors(for: loaded, logger: logger)
-        let systemd = systemdNotifier(logger: logger)
-        let reporter = systemd.map(SystemdStatusReporter.init)
-        let agent = Agent(config: loaded, logger: logger, observer: reporter)
+        let logger: AgentLogger
+        let systemd: SystemdNotifier?
+        let reporter: SystemdStatusReporter?
+        let agent: Agent
+        do {
+            // In a scope of its own: the configuration as loaded holds every probe's settings as
+            // a parsed tree, which the agent lets go once its probes run (ProbeSettings); held
+            // here, it would live as long as the agent.
+            let loaded = options.loadConfig(sinks: sinks)
+            logger = options.makeLogger(redactor: loaded.redactor)
+            options.prepareDescriptors(for: loaded, logger: logger)
+            systemd = systemdNotifier(logger: logger)
+            reporter = systemd.map(SystemdStatusReporter.init)
+            agent = Agent(config: loaded, logger: logger, observer: reporter)
+        }
         // The sinks first: a group shuts down in reverse order, so they drain once the probes stopped.
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: agent.sinkGroup),

@@ -55,11 +55,11 @@ import Testing
         #expect(disk.interval == .milliseconds(250))
         #expect(disk.timeout == .milliseconds(1500))
         #expect(disk.failAfter == 3 && disk.recoverAfter == 2)
-        #expect(disk.config["min_free"] == "600MB")
+        #expect(disk.config.tree["min_free"] == "600MB")
         let link = c.config.probes[1]
         #expect(c.interval(of: link) == .seconds(120))
         #expect(c.timeout(of: link) == .seconds(120))
-        #expect(link.config == .object(JSONObject()))
+        #expect(link.config.tree == .object(JSONObject()))
         #expect(
             c.config.sinks[0]
                 == SinkConfig(type: "stdout", settings: StdoutSinkSettings(format: .json), on: [.change, .every]))
@@ -210,9 +210,9 @@ import Testing
             {"probes": [{"id": "a", "plugin": "x", "config": {
               "h": "Bearer ${env:PATHWATCH_TEST_SECRET}", "f": "${file:\(secretFile)}", "n": "plain $text {x}" }}]}
             """)
-        #expect(c.config.probes[0].config["h"] == "Bearer hunter2-token")
-        #expect(c.config.probes[0].config["f"] == "file-secret-value")
-        #expect(c.config.probes[0].config["n"] == "plain $text {x}")
+        #expect(c.config.probes[0].config.tree["h"] == "Bearer hunter2-token")
+        #expect(c.config.probes[0].config.tree["f"] == "file-secret-value")
+        #expect(c.config.probes[0].config.tree["n"] == "plain $text {x}")
         #expect(c.redactor.redact("got hunter2-token and file-secret-value") == "got [redacted] and [redacted]")
     }
 

@@ -96,7 +96,7 @@ package struct ProbeConfig: Sendable, Decodable, Equatable {
     /// Consecutive samples a better state must hold before the check changes to it.
     package var recoverAfter: Int = 1
     /// Handed to the plug-in as JSON text.
-    package var config: JSONValue = .object(JSONObject())
+    package var config = ProbeSettings(.object(JSONObject()))
     /// Nil means the agent's isolation.
     package var isolation: Isolation?
     /// Heap limit of the plug-in's child (process isolation).
@@ -147,11 +147,12 @@ package struct ProbeConfig: Sendable, Decodable, Equatable {
                 forKey: .maxObservations, in: c,
                 debugDescription: "expected a whole number from 1 to 100000, found \(maxObservations)")
         }
-        config = try c.decodeIfPresent(JSONValue.self, forKey: .config) ?? .object(JSONObject())
-        guard case .object = config else {
+        let tree = try c.decodeIfPresent(JSONValue.self, forKey: .config) ?? .object(JSONObject())
+        guard case .object = tree else {
             throw DecodingError.dataCorruptedError(
-                forKey: .config, in: c, debugDescription: "expected an object, found \(config.kindName)")
+                forKey: .config, in: c, debugDescription: "expected an object, found \(tree.kindName)")
         }
+        config = ProbeSettings(tree)
     }
 }
 

@@ -30,7 +30,7 @@ package enum ConfigBounds {
         var targetCount = 0
         var checkCount = 0
         for (i, probe) in config.probes.enumerated() {
-            let listed = targetList(in: probe.config)
+            let listed = targetList(in: probe.config.tree)
             if listed > targetsPerProbe {
                 throw ConfigError(
                     file: file, location: "probes[\(i)].config.targets[\(targetsPerProbe)]",

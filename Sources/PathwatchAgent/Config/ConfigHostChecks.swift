@@ -44,7 +44,7 @@ package enum ConfigHostChecks {
         for (i, probe) in loaded.config.probes.enumerated() {
             let budget = loaded.timeout(of: probe)
             let base = JSONPath([.key("probes"), .index(i), .key("config")])
-            if let (path, found) = firstTimeout(in: probe.config, at: base, notBelow: budget) {
+            if let (path, found) = firstTimeout(in: probe.config.tree, at: base, notBelow: budget) {
                 let source =
                     probe.timeout != nil
                     ? "probes[\(i)].timeout" : probe.interval != nil ? "probes[\(i)].interval" : "agent.interval"

@@ -39,7 +39,7 @@ package enum DescriptorLimit {
     /// socket), and each sink.
     package static func estimate(_ config: AgentConfig) -> Int {
         var total = base
-        for probe in config.probes { total += perProbe + targets(in: probe.config) }
+        for probe in config.probes { total += perProbe + targets(in: probe.config.tree) }
         for sink in config.sinks { total += sink.settings.descriptorEstimate }
         return total
     }
@@ -49,7 +49,7 @@ package enum DescriptorLimit {
         let needed = estimate(config)
         guard limit > 0, UInt64(needed) > limit else { return nil }
         return "the configuration needs about \(needed) file descriptors (\(config.probes.count) probes, "
-            + "\(config.probes.reduce(0) { $0 + targets(in: $1.config) }) targets, \(config.sinks.count) sinks), "
+            + "\(config.probes.reduce(0) { $0 + targets(in: $1.config.tree) }) targets, \(config.sinks.count) sinks), "
             + "but the limit (RLIMIT_NOFILE) is \(limit): raise it (ulimit -n, or LimitNOFILE= in the unit) "
             + "or checks will fail as \"agent out of file descriptors\""
     }

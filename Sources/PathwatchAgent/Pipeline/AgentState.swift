@@ -99,6 +99,18 @@ struct AgentState {
         return (stopped, removed)
     }
 
+    /// Holds each running probe's settings in the configuration as the text its plug-in was
+    /// given, in place of the tree the configuration was parsed into (ProbeSettings says why):
+    /// called once the probes of a start or reload are added, so the tree goes with the
+    /// configuration that brought it.
+    mutating func keepRunningSettingsAsText() {
+        for i in loaded.config.probes.indices {
+            if let running = probes[loaded.config.probes[i].id]?.config.config {
+                loaded.config.probes[i].config = running
+            }
+        }
+    }
+
     /// A probe removed before its first sample is awaited no more (nor named in STATUS=).
     mutating func awaitFirstReports(onlyFrom kept: Set<String>) {
         guard let awaiting = awaitingFirstReport?.intersection(kept) else { return }

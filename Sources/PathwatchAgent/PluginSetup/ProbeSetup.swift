@@ -33,8 +33,11 @@ package enum ProbeSetup {
     ) throws(ConfigError) -> [Created] {
         let logger = logger ?? AgentLogger(logger: Logger(label: "pathwatch"), redactor: loaded.redactor)
         var created: [Created] = []
-        for (i, probe) in loaded.config.probes.enumerated() where indices?.contains(i) ?? true {
+        for (i, var probe) in loaded.config.probes.enumerated() where indices?.contains(i) ?? true {
             if cancelled() { break }
+            // Written once: the plug-in is given this text, and the running agent keeps it
+            // (ProbeSettings) in place of the tree.
+            probe.config = probe.config.keptAsText
             do {
                 let host = try instantiate(
                     probe, index: i, loaded: loaded, catalog: catalog, logger: logger, children: children)
@@ -60,7 +63,7 @@ package enum ProbeSetup {
             if !refusals.isEmpty { message += "; refused: " + refusals.joined(separator: "; ") }
             throw ConfigError(file: loaded.file, location: "probes[\(i)].plugin", message: message)
         }
-        let configJSON = JSONSerializer.serialize(probe.config)
+        let configJSON = probe.config.text
         let timeout = loaded.timeout(of: probe)
         let result: Result<any ProbeHost, JSONPathError>
         switch loaded.isolation(of: probe) {
