@@ -89,8 +89,7 @@ package final class Agent: Sendable {
             p.state.keepAnnouncedStates(in: loaded.stateDirectory, logger: logger)
             p.watchSilences()
             let runners = created.map { self.add($0, loaded: loaded, into: &p.state) }
-            p.state.keepRunningSettingsAsText()
-            p.state.arrangeProbeStatuses(started: runners)
+            p.state.probesAdded(started: runners)
             return runners
         }
         sinks.forEach { $0.start() }
@@ -172,8 +171,7 @@ package final class Agent: Sendable {
             p.state.catalog = merged
             p.state.book.probeOrder = next.config.probes.map(\.id)
             let started = created.map { self.add($0, loaded: next, into: &p.state) }
-            p.state.keepRunningSettingsAsText()
-            p.state.arrangeProbeStatuses(started: started)
+            p.state.probesAdded(started: started)
             // In the pipeline, so no batch is made between the swap and the hand-over: the
             // replaced sinks have had their last, and the new ones are started before their first.
             if let replacement {

@@ -99,11 +99,17 @@ struct AgentState {
         return (stopped, removed)
     }
 
+    /// What follows adding the probes of a start or reload: the running probes' settings held as
+    /// text, and the probes' statuses laid out.
+    mutating func probesAdded(started: [ProbeRunner]) {
+        keepRunningSettingsAsText()
+        arrangeProbeStatuses(started: started)
+    }
+
     /// Holds each running probe's settings in the configuration as the text its plug-in was
-    /// given, in place of the tree the configuration was parsed into (ProbeSettings says why):
-    /// called once the probes of a start or reload are added, so the tree goes with the
-    /// configuration that brought it.
-    mutating func keepRunningSettingsAsText() {
+    /// given, in place of the tree the configuration was parsed into (ProbeSettings says why),
+    /// so the tree goes with the configuration that brought it.
+    private mutating func keepRunningSettingsAsText() {
         for i in loaded.config.probes.indices {
             if let running = probes[loaded.config.probes[i].id]?.config.config {
                 loaded.config.probes[i].config = running
