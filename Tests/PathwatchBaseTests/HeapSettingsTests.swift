@@ -46,4 +46,41 @@ struct HeapSettingsTests {
     func aTunableIsSetByItsWholeNameWithAValue(tunables: String, set: Bool) {
         #expect(HeapSettings.sets("glibc.malloc.arena_max", in: tunables) == set)
     }
+
+    /// A plug-in child is handed the cache limit ahead of the operator's own tunables, and finds
+    /// the operator's value again, byte for byte, however it began.
+    @Test(arguments: [
+        "a=1", "glibc.malloc.tcache_max=200", HeapSettings.childTunable, HeapSettings.childTunable + ":b=2", ":",
+    ])
+    func aChildFindsTheOperatorsTunablesAgain(given: String) {
+        let entry = HeapSettings.childTunables(given: given)
+        #expect(entry == "GLIBC_TUNABLES=" + HeapSettings.childTunable + ":" + given)
+        let value = String(entry.dropFirst("GLIBC_TUNABLES=".count))
+        #expect(HeapSettings.inherited(from: value) == given)
+    }
+
+    @Test func withoutTunablesOfItsOwnTheAgentHandsTheLimitAlone() {
+        #expect(HeapSettings.childTunables(given: nil) == "GLIBC_TUNABLES=" + HeapSettings.childTunable)
+        #expect(HeapSettings.childTunables(given: "") == "GLIBC_TUNABLES=" + HeapSettings.childTunable)
+        #expect(HeapSettings.inherited(from: HeapSettings.childTunable) == nil)
+        #expect(HeapSettings.inherited(from: "a=1") == nil)
+    }
+
+    /// In a process of its own (the environment is the process's): restored to the operator's
+    /// value, unset when the operator had none, left alone when the agent did not set it.
+    @Test func aChildRestoresTheEnvironmentItWasStartedFrom() async {
+        await #expect(processExitsWith: .success) {
+            func restored(from value: String) -> String? {
+                setenv("GLIBC_TUNABLES", value, 1)
+                HeapSettings.restoreTunables()
+                return getenv("GLIBC_TUNABLES").map { String(cString: $0) }
+            }
+            let results = [
+                restored(from: HeapSettings.childTunable + ":glibc.malloc.arena_max=3") == "glibc.malloc.arena_max=3",
+                restored(from: HeapSettings.childTunable) == nil,
+                restored(from: "glibc.malloc.arena_max=3") == "glibc.malloc.arena_max=3",
+            ]
+            exit(results.allSatisfy { $0 } ? EXIT_SUCCESS : EXIT_FAILURE)
+        }
+    }
 }

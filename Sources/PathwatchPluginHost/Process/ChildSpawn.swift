@@ -44,8 +44,13 @@ package enum ChildSpawn {
     /// The agent's environment, with Swift's crash backtracer off: a plug-in that crashes would
     /// otherwise hold its child (and every sibling instance in it) frozen while a backtrace of
     /// the agent's own binary is symbolicated, and that backtrace process would keep the child's
-    /// descriptors open after the child is killed. The crash is reported from its signal.
-    private static func childEnvironment() -> [String] {
-        ProcessSpawn.environment(removing: ["SWIFT_BACKTRACE"], adding: ["SWIFT_BACKTRACE=enable=no"])
+    /// descriptors open after the child is killed. The crash is reported from its signal. And
+    /// with glibc's per-thread cache limited (HeapSettings.childTunable), which the child takes
+    /// back out of its environment as it starts.
+    static func childEnvironment() -> [String] {
+        let tunables = getenv("GLIBC_TUNABLES").map { String(cString: $0) }
+        return ProcessSpawn.environment(
+            removing: ["SWIFT_BACKTRACE", "GLIBC_TUNABLES"],
+            adding: ["SWIFT_BACKTRACE=enable=no", HeapSettings.childTunables(given: tunables)])
     }
 }

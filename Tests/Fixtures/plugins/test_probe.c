@@ -17,6 +17,8 @@
  *   "fail_path": "a.b"  create() fails with this JSON path and a message
  *   "fail_message": s   ... and this message (cut to the header's 768-byte buffer like any other)
  *   "echo": "text"      put this text in every check's message (secret-redaction tests)
+ *   "echo_env": "NAME"  put the value of environment variable NAME, as the plug-in sees it when
+ *                       created, in every check's message ("(unset)" without one)
  *   "metric_echo": "text"   give every check a metric with this text as its name (value 1)
  *   "message_bytes": N  every check's message is N bytes of 'x' (large documents; the host cuts at 4096)
  *   "duplicate": true   emits c0 a second time, critical, after the checks (the host refuses it)
@@ -136,6 +138,10 @@ static int tp_create(const char *json, size_t len, void **out, pw_error *e) {
     }
     if (json_object_object_get_ex(root, "counter", &v)) p->counter = json_object_get_boolean(v);
     if (json_object_object_get_ex(root, "echo", &v)) snprintf(p->echo, sizeof p->echo, "%s", json_object_get_string(v));
+    if (json_object_object_get_ex(root, "echo_env", &v)) {
+        const char *value = getenv(json_object_get_string(v));
+        snprintf(p->echo, sizeof p->echo, "%s", value ? value : "(unset)");
+    }
     if (json_object_object_get_ex(root, "metric_echo", &v)) snprintf(p->metric_echo, sizeof p->metric_echo, "%s", json_object_get_string(v));
     json_object_put(root);
     if (p->state < 0) { free(p->long_message); free(p); return fail(e, "state", "expected ok, warning, critical or unknown"); }
