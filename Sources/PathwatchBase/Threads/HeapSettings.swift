@@ -70,10 +70,17 @@ package enum HeapSettings {
         return "GLIBC_TUNABLES=" + childTunable + ":" + given
     }
 
+    /// A plug-in child's heap setup, first thing: the agent's settings (`apply`), and its
+    /// environment as the agent had it (`restoreTunables`).
+    package static func applyInChild() {
+        apply()
+        restoreTunables()
+    }
+
     /// In a plug-in child, at its start: `GLIBC_TUNABLES` as the agent had it (unset when it
     /// had none). Once the child's own threads run, setting the environment would race their
     /// reads of it.
-    package static func restoreTunables() {
+    static func restoreTunables() {
         guard let value = getenv("GLIBC_TUNABLES").map({ String(cString: $0) }) else { return }
         switch inherited(from: value) {
         case .some(let given): setenv("GLIBC_TUNABLES", given, 1)

@@ -37,10 +37,8 @@ package enum PluginChild {
 
     /// Serves until the agent closes the socket; returns the exit status.
     package static func serve(_ options: Options) -> Int32 {
-        // The agent's heap settings, before the plug-ins' threads allocate (HeapSettings), and
-        // the environment as the agent had it, before any thread reads it.
-        HeapSettings.apply()
-        HeapSettings.restoreTunables()
+        // The agent's heap settings, before the plug-ins' threads allocate (HeapSettings).
+        HeapSettings.applyInChild()
         let fd = socketDescriptor
         let agentPidfd = options.describeOnly ? -1 : AgentSignalGuard.openAgentPidfd()
         AgentSignalGuard.install(supervision: supervisionDescriptor)
