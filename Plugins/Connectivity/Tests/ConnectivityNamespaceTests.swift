@@ -78,9 +78,11 @@ import Testing
         // Carrier and route stayed: only what lies behind the link is gone.
         #expect(agent.check("link/isp0")?["state"] as? String == "ok")
         #expect(try topology.host.ip("route show default").contains("via \(ISPTopology.ispAddress) dev isp0"))
+        // After the check's 800 ms, or sooner when a busy machine left less of the probe's
+        // deadline for the sample ("timed out after 752 ms (connect): ran out of time …").
         #expect(
             (agent.check("net/internet")?["message"] as? String)?.hasPrefix(
-                "no internet access: timed out after 800 ms") == true,
+                "no internet access: timed out after ") == true,
             "\(String(describing: agent.check("net/internet")))")
         // The endpoint fails too, and says why instead of alerting on its own.
         let silenced = agent.waitFor(timeout: 15) {
