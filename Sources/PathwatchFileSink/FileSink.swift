@@ -12,10 +12,11 @@ import Synchronization
 /// agent writes again within an interval of starting, and it cost a fifth of each write.
 ///
 /// Only the newest document matters, and each write costs an fsync: run by a SinkRunner that
-/// keeps the latest document alone and writes at most once per `spacing` (the agent's
-/// interval, less the tenth that is the documents' jitter: `DocumentSpacing`). A report that
-/// changed a check's state, or added or removed a check, is written at once: a change never
-/// waits.
+/// keeps the latest document alone and writes the documents of one tick at most once per
+/// `spacing` (the agent's interval, less the tenth that is the documents' jitter:
+/// `DocumentSpacing`). A later document of the tick last written (a slower probe's reports,
+/// which the agent's pacing already spaces) is written at once, as is a report that changed a
+/// check's state or added or removed a check: a change never waits.
 final class FileSink: SinkDelivery {
     let path: String
     let pretty: Bool
@@ -57,7 +58,7 @@ final class FileSink: SinkDelivery {
             defer { states = fingerprint }
             return changed || fingerprint != states
         }
-        return SinkIntake([batch.snapshot], urgent: moved)
+        return SinkIntake([batch.snapshot], urgent: moved, tick: batch.tick)
     }
 
     func deliver(_ snapshot: StatusSnapshot) -> SinkDeliveryResult {

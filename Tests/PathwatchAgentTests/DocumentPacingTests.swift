@@ -5,8 +5,9 @@ import Testing
 @testable import PathwatchSinkKit
 
 /// The pacing of whole-state batches, on instants given by the test: a tick's reports go in one
-/// batch once they pause, at most one batch per window, events never wait, and no report is
-/// replaced by its probe's next one before a batch carried it.
+/// batch once they pause, a tick's later reports in a few more that grow apart, the next tick's
+/// without waiting on them, events never wait, and no report is replaced by its probe's next one
+/// before a batch carried it.
 @Suite struct DocumentPacingTests {
     static let second: UInt64 = 1_000_000_000
     static let ms: UInt64 = 1_000_000
@@ -35,23 +36,79 @@ import Testing
         #expect(pacing.timerFired(at: last + 100 * Self.ms) == .publish)
         let batch = pacing.takePending(at: last + 100 * Self.ms)
         #expect(batch.count == 1000 && batch.first == "p0" && batch.last == "p999")
-        // The next tick's burst: one batch again, a window after this one at the soonest, less
-        // the tenth that is scheduling's.
+        // The next tick's burst: one batch again, once it pauses.
         let next = tick + 10 * Self.second
         #expect(pacing.report("p0", at: next, urgent: false) == .later(next + 100 * Self.ms))
     }
 
-    @Test func reportsInsideTheWindowWaitForItsEnd() {
-        var pacing = DocumentPacing(window: 10 * Self.second)
-        _ = pacing.report("a", at: 0, urgent: false)
-        #expect(pacing.timerFired(at: 100 * Self.ms) == .publish)
-        _ = pacing.takePending(at: 100 * Self.ms)
-        // A probe of another phase reports 3 s later: held until a window after the last batch
-        // (less scheduling's tenth), not sent as a second document in this window.
-        #expect(pacing.report("b", at: 3 * Self.second, urgent: false) == .later(100 * Self.ms + 9 * Self.second))
-        #expect(pacing.report("c", at: 4 * Self.second, urgent: false) == .held)
-        #expect(pacing.timerFired(at: 100 * Self.ms + 9 * Self.second) == .publish)
-        #expect(pacing.takePending(at: 100 * Self.ms + 9 * Self.second) == ["b", "c"])
+    /// A pacing of `window` whose first report, at `at`, went in its document a settle later.
+    static func documented(window: UInt64, at: UInt64 = 0) -> DocumentPacing {
+        var pacing = DocumentPacing(window: window)
+        _ = pacing.report("first", at: at, urgent: false)
+        #expect(pacing.timerFired(at: at + pacing.settle) == .publish)
+        #expect(pacing.takePending(at: at + pacing.settle) == ["first"])
+        return pacing
+    }
+
+    @Test func aLaterReportOfATickThatHadItsDocumentGoesASettleAfterIt() {
+        var pacing = Self.documented(window: 10 * Self.second)
+        // A probe whose sample took 3 s: its report is not held for the next window (where it
+        // waited until 9.1 s, and showed the tick before meanwhile).
+        #expect(pacing.report("b", at: 3 * Self.second, urgent: false) == .later(3 * Self.second + 100 * Self.ms))
+        #expect(pacing.report("c", at: 3 * Self.second + 50 * Self.ms, urgent: false) == .held)
+        #expect(pacing.timerFired(at: 3 * Self.second + 100 * Self.ms) == .wait(until: 3 * Self.second + 150 * Self.ms))
+        #expect(pacing.timerFired(at: 3 * Self.second + 150 * Self.ms) == .publish)
+        #expect(pacing.takePending(at: 3 * Self.second + 150 * Self.ms) == ["b", "c"])
+    }
+
+    @Test func aTicksLaterDocumentsGrowApartSoATrickleMakesFew() {
+        let tick = 600 * Self.second
+        var pacing = Self.documented(window: 60 * Self.second, at: tick)
+        // The next report of the tick waits as long again as the tick had taken: 100 ms.
+        #expect(pacing.report("p1", at: tick + 110 * Self.ms, urgent: false) == .later(tick + 210 * Self.ms))
+        #expect(pacing.timerFired(at: tick + 210 * Self.ms) == .publish)
+        _ = pacing.takePending(at: tick + 210 * Self.ms)
+        #expect(pacing.report("p2", at: tick + 220 * Self.ms, urgent: false) == .later(tick + 420 * Self.ms))
+        // A report every 150 ms (reports pause between them) for the rest of the window, each
+        // documented when its timer fires: some ten documents, not one per report, and none
+        // held longer than its tick had taken.
+        var documents = 2
+        var due: UInt64? = tick + 420 * Self.ms
+        var reports = 0
+        var now = tick + 370 * Self.ms
+        while now < tick + 60 * Self.second {
+            if let at = due, at <= now {
+                switch pacing.timerFired(at: now) {
+                case .publish:
+                    _ = pacing.takePending(at: now)
+                    documents += 1
+                    due = nil
+                case .wait(let until): due = until
+                case .idle: due = nil
+                }
+            }
+            if (now - tick - 370 * Self.ms) % (150 * Self.ms) == 0 {
+                reports += 1
+                if case .later(let at) = pacing.report("p\(reports)", at: now, urgent: false) {
+                    #expect(at - now <= now - tick, "held \(at - now) ns at \(now - tick) ns into the tick")
+                    due = at
+                }
+            }
+            now += 10 * Self.ms
+        }
+        #expect(documents >= 8 && documents <= 12, "\(documents) documents for \(reports) reports")
+    }
+
+    @Test func theNextTicksBurstIsNotHeldByTheTickBeforesLaterDocument() {
+        var pacing = Self.documented(window: 10 * Self.second)
+        #expect(pacing.report("slow", at: 8 * Self.second, urgent: false) == .later(8 * Self.second + 100 * Self.ms))
+        #expect(pacing.timerFired(at: 8 * Self.second + 100 * Self.ms) == .publish)
+        _ = pacing.takePending(at: 8 * Self.second + 100 * Self.ms)
+        #expect(pacing.currentTick == 0)
+        // The next tick's first report goes a settle after it, not a window after 8.1 s.
+        let next = 10 * Self.second + 200 * Self.ms
+        #expect(pacing.report("a", at: next, urgent: false) == .later(next + 100 * Self.ms))
+        #expect(pacing.currentTick == 10 * Self.second)
     }
 
     @Test func reportsThatNeverPauseAreHeldNoLongerThanAWindow() {

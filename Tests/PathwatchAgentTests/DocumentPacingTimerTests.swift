@@ -14,15 +14,15 @@ private final class DocumentCounter: AgentObserver {
 }
 
 /// The agent's paced documents on its clock: a tick's reports go together once they pause, and a
-/// report later in the window is held until the timer armed on that clock fires at the window's
-/// end, and not an instant before. The reports are handed to the agent directly and the clock is
+/// later report of the same tick is held until the timer armed on that clock fires a settle
+/// after it, and not an instant before. The reports are handed to the agent directly and the clock is
 /// moved by hand, so the ten-second window of the test takes no time at all (DocumentPacingTests
 /// has the rule itself).
 @Suite struct DocumentPacingTimerTests {
     static let window: UInt64 = 10_000_000_000
     static let settle: UInt64 = 100_000_000
 
-    @Test func aTicksReportsGoTogetherOnceTheyPauseAndALaterOneAtTheWindowsEnd() throws {
+    @Test func aTicksReportsGoTogetherOnceTheyPauseAndALaterOneASettleAfterIt() throws {
         let loaded = try ConfigLoader.load(
             text: #"{"agent": {"interval": "10s"}, "probes": [], "sinks": []}"#, file: "/nonexistent/pathwatch.json",
             sinks: SinkRegistry([], whenNoneConfigured: []))
@@ -49,23 +49,30 @@ private final class DocumentCounter: AgentObserver {
         clock.advance(to: ManualClock.start + 60_000_000 + Self.settle)
         agent.settle()
         #expect(documents.documents == 1, "one document for the tick")
-        let published = ManualClock.start + 60_000_000 + Self.settle
-        // Another probe, of another phase, reports within the window: held until a window after
-        // that document, less the tenth that is scheduling's.
+        // Another probe of the tick, whose sample took 3 s, reports: it goes a settle later in
+        // a document of its own, not at the next window's end (it once waited until then, and
+        // showed the tick before meanwhile).
         clock.advance(by: 3_000_000_000)
         agent.settle()
         agent.receive(.sample([]), from: "c")
         agent.settle()
-        let due = published + Self.window - Self.window / 10
+        let due = clock.monotonicNow + Self.settle
         #expect(clock.deadlines == [due])
         // Jobs due run on the thread that moves the clock and hand their work to the agent's
         // pipeline: `settle` returns once it has run, so the counts below wait for no time.
         clock.advance(to: due - 1)
         agent.settle()
-        #expect(documents.documents == 1, "held until the window's end")
+        #expect(documents.documents == 1, "held until reports pause")
         clock.advance(to: due)
         agent.settle()
-        #expect(documents.documents == 2, "the held report went at the window's end")
+        #expect(documents.documents == 2, "the later report went in a document of its own")
         #expect(clock.deadlines.isEmpty)
+        // The next tick's first report goes a settle after it: the tick before's later document
+        // holds nothing back.
+        clock.advance(to: ManualClock.start + Self.window + 200_000_000)
+        agent.settle()
+        agent.receive(.sample([]), from: "a")
+        agent.settle()
+        #expect(clock.deadlines == [ManualClock.start + Self.window + 200_000_000 + Self.settle])
     }
 }

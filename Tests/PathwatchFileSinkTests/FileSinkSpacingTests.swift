@@ -50,17 +50,37 @@ import Testing
 @Suite(.onItsOwnThread) struct FileSinkSpacingClockTests {
     static let second: UInt64 = 1_000_000_000
 
-    @Test func aDocumentThatChangedNothingWaitsForTheSpacingOnTheSinksClock() throws {
-        let dir = try TestEnvironment.makeTemporaryDirectory("pathwatch-file-spacing")
-        defer { TestEnvironment.removeTemporaryDirectory(dir) }
-        let path = dir.appendingPathComponent("status.json").path
+    /// A file sink of `spacing` seconds in a folder of its own, run on a clock the test moves,
+    /// and what its file says.
+    struct Fixture {
+        let dir: URL
         let clock = ManualClock()
-        let logger = AgentLogger(logger: Logger(label: "file-spacing"), redactor: SecretRedactor())
-        let file = FileSink(
-            path: path, pretty: false, triggers: [.every], spacing: .seconds(10), logger: logger, clock: clock)
-        let sink = SinkRunner(file, clock: clock)
-        defer { sink.close(handingOverTo: nil) }
+        let sink: SinkRunner<FileSink>
+        let path: String
+
+        init(spacing: Int64) throws {
+            dir = try TestEnvironment.makeTemporaryDirectory("pathwatch-file-spacing")
+            path = dir.appendingPathComponent("status.json").path
+            let logger = AgentLogger(logger: Logger(label: "file-spacing"), redactor: SecretRedactor())
+            let file = FileSink(
+                path: path, pretty: false, triggers: [.every], spacing: .seconds(spacing), logger: logger,
+                clock: clock)
+            sink = SinkRunner(file, clock: clock)
+        }
+
         func written() -> String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
+
+        func close() {
+            sink.close(handingOverTo: nil)
+            TestEnvironment.removeTemporaryDirectory(dir)
+        }
+    }
+
+    @Test func aDocumentThatChangedNothingWaitsForTheSpacingOnTheSinksClock() throws {
+        let fixture = try Fixture(spacing: 10)
+        defer { fixture.close() }
+        let (sink, clock) = (fixture.sink, fixture.clock)
+        func written() -> String { fixture.written() }
         let start = ManualClock.start
         sink.submit(.named("first"))
         try #require(waitUntil(timeout: 10) { written().contains("\"first\"") }, "the first document was not written")
@@ -79,5 +99,34 @@ import Testing
             waitUntil(timeout: 10) { sink.status().lastDelivery == ManualClock.wall(at: start + 9 * Self.second) },
             "\(sink.status())")
         #expect(waitUntil(timeout: 10) { sink.status().queued == 0 }, "\(sink.status())")
+    }
+
+    /// Ticks of 10 s and a spacing of 60 s (an agent whose fastest probe is six times as fast):
+    /// a later document of the tick last written (a slower probe's reports) is written at once,
+    /// not a spacing after the write, and the next ticks' documents wait for the spacing after
+    /// the tick written, the newest of them written then.
+    @Test func aLaterDocumentOfTheTickWrittenGoesAtOnceAndOtherTicksWaitForTheSpacing() throws {
+        let fixture = try Fixture(spacing: 60)
+        defer { fixture.close() }
+        let (sink, clock) = (fixture.sink, fixture.clock)
+        func written() -> String { fixture.written() }
+        let tick = ManualClock.start
+        sink.submit(.named("first", tick: tick))
+        try #require(waitUntil(timeout: 10) { written().contains("\"first\"") }, "the first document was not written")
+        try #require(waitUntil(timeout: 10) { sink.status().queued == 0 && sink.status().lastDelivery != nil })
+        clock.advance(by: 3 * Self.second)
+        sink.submit(.named("slower", tick: tick))
+        #expect(clock.deadlines.isEmpty, "held: \(clock.deadlines)")
+        try #require(waitUntil(timeout: 10) { written().contains("\"slower\"") }, "written: \(written())")
+        try #require(waitUntil(timeout: 10) { sink.status().queued == 0 })
+        clock.advance(to: tick + 10 * Self.second + 100_000_000)
+        sink.submit(.named("next", tick: tick + 10 * Self.second))
+        clock.advance(to: tick + 20 * Self.second + 100_000_000)
+        sink.submit(.named("after", tick: tick + 20 * Self.second))
+        #expect(clock.deadlines == [tick + 54 * Self.second])
+        clock.advance(to: tick + 54 * Self.second - 1)
+        #expect(sink.status().queued == 1 && written().contains("\"slower\""))
+        clock.advance(to: tick + 54 * Self.second)
+        try #require(waitUntil(timeout: 10) { written().contains("\"after\"") }, "written: \(written())")
     }
 }

@@ -105,6 +105,7 @@ extension AgentPipeline {
                 firstComplete: firstComplete, reportingProbes: state.pacing.takePending(at: clock.monotonicNow))
             : nil
         wholeBatch?.owed = owed
+        wholeBatch?.tick = state.pacing.currentTick
         let singleBatch = probe.flatMap { probe in
             takesEach
                 ? singleProbeBatch(

@@ -43,7 +43,7 @@ package struct PushSpec: Sendable {
     /// are dropped and counted.
     package var maxHeldRecords = 10_000
     /// The sink wants every report as it comes (`Sink.takesEveryReport`), not the whole state
-    /// at most once a pacing window.
+    /// about once a tick (DocumentPacing).
     package var takesEveryReport = false
     /// What carries a request to the receiver, when not HTTP (`SMTPSender.connector` for mail).
     package var connect: HTTPConnector?

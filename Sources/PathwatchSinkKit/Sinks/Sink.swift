@@ -5,7 +5,7 @@ import ServiceLifecycle
 /// What the agent's latest reports produced, as sinks receive it: the change events they raised
 /// (often none), the complete snapshot after them, which each sink renders in its own format,
 /// and which probes reported. A report that raises events makes a batch at once; others are
-/// folded into one batch per pacing window (DocumentPacing).
+/// folded into about one batch per tick (DocumentPacing).
 package struct SinkBatch: Sendable {
     package var events: [ChangeEvent]
     package var snapshot: StatusSnapshot
@@ -21,6 +21,11 @@ package struct SinkBatch: Sendable {
     /// whose state is not the one they were last sent, one change from that state to this one.
     /// Notifiers send these as changes; every other sink has shown the silenced changes already.
     package var owed: [ChangeEvent] = []
+    /// The tick whose reports made this batch (its instant on the monotonic clock, a multiple
+    /// of the pacing window: DocumentPacing); nil when no report has come yet. A sink that
+    /// spaces its deliveries counts between ticks, so a later document of the tick it last
+    /// delivered (a slower probe's reports) is not held for a whole spacing.
+    package var tick: UInt64?
 
     package init(
         events: [ChangeEvent], snapshot: StatusSnapshot, firstComplete: Bool = false, reportingProbes: [String]? = nil
@@ -62,9 +67,9 @@ package protocol Sink: Service, AnyObject {
     /// sink never searches the new sinks itself. Called after `drain`, or when a reload
     /// replaces the sink.
     func close(handingOverTo successor: (any Sink)?)
-    /// True for a sink that wants every report, as it comes, rather than the whole state at
-    /// most once a pacing window (DocumentPacing): one that sends each probe's series at that
-    /// probe's cadence. Its batches carry a snapshot of the reporting probe alone (its checks,
+    /// True for a sink that wants every report, as it comes, rather than the whole state about
+    /// once a tick (DocumentPacing): one that sends each probe's series at that probe's
+    /// cadence. Its batches carry a snapshot of the reporting probe alone (its checks,
     /// its health, the path and the sinks), never the whole estate.
     var takesEveryReport: Bool { get }
 }

@@ -7,7 +7,8 @@ package protocol SinkDelivery: AnyObject, Sendable {
 
     /// How its intake keeps what waits for delivery.
     var intakePolicy: SinkIntakePolicy { get }
-    /// The least time between deliveries; nil: each item goes as soon as its thread is free.
+    /// The least time between deliveries of different ticks (`SinkIntake.tick`); nil: each item
+    /// goes as soon as its thread is free.
     var spacing: DocumentSpacing? { get }
     /// Its thread's name (at most 15 bytes show).
     var threadName: String { get }
@@ -104,10 +105,15 @@ package struct SinkIntake<Item: Sendable>: Sendable {
     package var items: [Item]
     /// Goes at once, without waiting for the spacing (once per delivery: a change never waits).
     package var urgent: Bool
+    /// The tick its batch carries (`SinkBatch.tick`), for a sink with a `spacing`: the spacing
+    /// counts from the tick last delivered, and an item of that same tick goes at once. Nil:
+    /// the spacing counts from the last delivery's start.
+    package var tick: UInt64?
 
-    package init(_ items: [Item], urgent: Bool = false) {
+    package init(_ items: [Item], urgent: Bool = false, tick: UInt64? = nil) {
         self.items = items
         self.urgent = urgent
+        self.tick = tick
     }
 
     /// The batch is not for this sink.

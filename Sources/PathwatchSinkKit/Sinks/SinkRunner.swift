@@ -11,7 +11,8 @@ import Synchronization
 ///    asks, and open to jobs of the delivery's own;
 ///  - deliveries of several waiting items at once (one fdatasync for a group), and retries of
 ///    what the delivery could not take yet (a queue folder still held by a replaced sink);
-///  - pacing: at most one delivery per `DocumentSpacing`, an urgent item excepted;
+///  - pacing: at most one delivery per `DocumentSpacing` between ticks, an urgent item and
+///    a later document of the tick last delivered excepted;
 ///  - draining at a stop, bounded by a timeout, after which no new item starts;
 ///  - what it dropped, and the status built from it;
 ///  - at a reload, handing what it holds to its successor (`SinkDelivery.closeWait`).
@@ -34,8 +35,8 @@ package final class SinkRunner<Delivery: SinkDelivery>: Sink {
         var delivering = false
         /// The delivery did not take what waits, and a retry waits on the clock.
         var retrying = false
-        /// When the last delivery began (monotonic): what the spacing counts from.
-        var lastStart: UInt64?
+        /// What the spacing counts from.
+        var pace = SinkPace()
         /// The drain is over, or the sink closed: nothing submitted is taken any more.
         var refusing = false
         /// The drain is over: no new item starts.
@@ -104,6 +105,7 @@ package final class SinkRunner<Delivery: SinkDelivery>: Sink {
         }
         let before = s.queue.dropped
         s.queue.put(intake.items)
+        s.pace.queued(tick: intake.tick)
         let lost = s.queue.dropped - before
         if intake.urgent && !s.urgentQueued {
             s.urgentQueued = true
@@ -112,8 +114,8 @@ package final class SinkRunner<Delivery: SinkDelivery>: Sink {
         }
         if s.scheduled { return .kept(due: nil, lost: lost) }
         s.scheduled = true
-        guard let spacing = delivery.spacing, let last = s.lastStart else { return .kept(due: 0, lost: lost) }
-        return .kept(due: spacing.earliestNext(after: last), lost: lost)
+        guard let spacing = delivery.spacing else { return .kept(due: 0, lost: lost) }
+        return .kept(due: s.pace.due(spacing, tick: intake.tick), lost: lost)
     }
 
     /// Delivers what waits on the submitting thread, when nothing is being delivered and the
@@ -124,7 +126,7 @@ package final class SinkRunner<Delivery: SinkDelivery>: Sink {
         let taken = state.withLock { s -> [Delivery.Item]? in
             guard !s.closing, !s.delivering, !s.queue.isEmpty else { return nil }
             s.delivering = true
-            s.lastStart = now
+            s.pace.started(at: now)
             return s.queue.takeAll()
         }
         guard let taken else { return false }
@@ -155,7 +157,7 @@ package final class SinkRunner<Delivery: SinkDelivery>: Sink {
             let items = s.queue.takeAll()
             if !items.isEmpty {
                 s.delivering = true
-                s.lastStart = now
+                s.pace.started(at: now)
             }
             return items
         }
