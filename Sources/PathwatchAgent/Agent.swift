@@ -215,8 +215,10 @@ package final class Agent: Sendable {
     /// orphans). A thousand children end in the time the host needs to end a thousand
     /// processes, about 3 s on two cores. Inline probes are not waited for: a hung inline call
     /// keeps its destroy for as long as it hangs.
-    /// The sinks deliver what they hold when the service group shuts their SinkGroup down.
+    /// The sinks deliver what they hold when the service group shuts their SinkGroup down; a
+    /// line in progress then is finished within its time counted from here (`stopAsked`).
     package func stop() {
+        sinkGroup.stopAsked(at: clock.monotonicNow)
         // What the last reports said, if their batch was still held, goes first, while every
         // probe's health (its child's pid, its restarts) still says what was known; a report
         // that comes in while the probes stop goes at once.

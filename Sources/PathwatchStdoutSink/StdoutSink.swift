@@ -11,11 +11,12 @@ import PathwatchSinkKit
 ///
 /// A line is written whole or not at all: at a stop, queued lines get the drain's time, then no
 /// new line starts, and the line being written (a document of 100 MB to a slow reader takes
-/// seconds) is finished, for up to `lineCompletionSeconds` from the start of the drain.
+/// seconds) is finished, for up to `lineCompletionSeconds` from SIGTERM.
 final class StdoutSink: SinkDelivery {
     static let maxQueuedLines = 10_000
-    /// How long a stop waits for the line in progress, counted from the start of the drain:
-    /// inside the service unit's TimeoutStopSec (20 s), after which systemd kills the agent.
+    /// How long a stop waits for the line in progress, counted from SIGTERM (not from the
+    /// drain, which begins once the probes stopped): inside the service unit's TimeoutStopSec
+    /// (20 s), after which systemd kills the agent.
     static let lineCompletionSeconds: Double = 15
     /// Lines the caller may write itself: at most what a pipe takes in one atomic write.
     static let callerWriteLimit = 4096

@@ -23,7 +23,7 @@ private final class SequenceSink: Sink {
         seen.withLock { $0.append(numbers) }
     }
     func status() -> SinkStatus { SinkStatus(type: "test", target: "sequence", queued: 0, dropped: 0) }
-    func drain(timeout: Double) {}
+    func drain(timeout: Double, stopAskedAt: UInt64?) {}
 }
 
 /// The pipeline keeps the order of reports by construction: what is sent to it runs one piece at

@@ -33,11 +33,11 @@ private final class RecordingSink: Sink {
     func submit(_ batch: SinkBatch) {}
     func status() -> SinkStatus { SinkStatus(type: "test", target: name, queued: 0, dropped: 0) }
 
-    func drain(timeout: Double) {
+    func drain(timeout: Double, stopAskedAt: UInt64?) {
         _ = log.drainsStarted.add(1, ordering: .relaxed)
         // A drain runs on a thread of its own: it may block while it waits.
         let met = waitUntil(timeout: 10) { log.drainsStarted.load(ordering: .relaxed) >= meet }
-        log.add("\(name) drained\(met ? "" : " alone")")
+        log.add("\(name) drained\(met ? "" : " alone")\(stopAskedAt.map { ", stop asked at \($0)" } ?? "")")
     }
 
     func close(handingOverTo successor: (any Sink)?) { log.add("\(name) closed") }
@@ -93,6 +93,18 @@ private final class RecordingSink: Sink {
             group.join([RecordingSink("late", log: log)])
         }
         #expect(Set(log.all) == ["early drained", "early closed", "late drained", "late closed"])
+    }
+
+    @Test func aDrainIsToldWhenTheStopWasFirstAskedFor() async throws {
+        let log = SinkLog()
+        let group = SinkGroup()
+        group.join([RecordingSink("a", log: log)])
+        try await runUntilShutdown(group) {
+            await waitUntil(group, serves: 1)
+            group.stopAsked(at: 42)
+            group.stopAsked(at: 50)
+        }
+        #expect(log.all == ["a drained, stop asked at 42", "a closed"])
     }
 
     /// Waits (up to 10 s) until the group runs that many sinks: it is running and has applied

@@ -174,7 +174,7 @@ private final class RecordingSink: SinkDelivery {
         sink.submit(.named("a"))
         try #require(waitUntil { recorder.delivered == ["a"] })
         sink.submit(.named("b"))
-        let drained = Self.inBackground { sink.drain(timeout: 5) }
+        let drained = Self.inBackground { sink.drain(timeout: 5, stopAskedAt: nil) }
         try #require(waitUntil { drained.done }, "the drain waited for the spacing")
         #expect(recorder.delivered == ["a", "b"] && sink.status().dropped == 0)
     }
@@ -185,7 +185,7 @@ private final class RecordingSink: SinkDelivery {
         defer { sink.close(handingOverTo: nil) }
         sink.submit(.named("b"))
         sink.submit(.named("c"))
-        let drained = Self.inBackground { sink.drain(timeout: 5) }
+        let drained = Self.inBackground { sink.drain(timeout: 5, stopAskedAt: nil) }
         try #require(waitUntil { clock.deadlines == [ManualClock.start + 5 * Self.second] })
         #expect(!drained.done)
         clock.advance(by: 5 * Self.second)
@@ -202,7 +202,7 @@ private final class RecordingSink: SinkDelivery {
         let (recorder, sink) = try Self.busy(.keepAll(max: 10), finishWithin: 15, clock: clock)
         defer { sink.close(handingOverTo: nil) }
         sink.submit(.named("b"))
-        let drained = Self.inBackground { sink.drain(timeout: 5) }
+        let drained = Self.inBackground { sink.drain(timeout: 5, stopAskedAt: nil) }
         try #require(waitUntil { !clock.deadlines.isEmpty })
         clock.advance(by: 5 * Self.second)
         // The drain's time is over: "b" will not start, and "a" gets until 15 s to end whole.
@@ -211,6 +211,36 @@ private final class RecordingSink: SinkDelivery {
         recorder.release()
         try #require(waitUntil { drained.done })
         #expect(recorder.delivered == ["a"] && sink.status().dropped == 1)
+    }
+
+    @Test func theItemInProgressIsWaitedForUpToItsFinishingTimeFromWhenTheStopWasAsked() throws {
+        let clock = ManualClock()
+        let (recorder, sink) = try Self.busy(.keepAll(max: 10), finishWithin: 15, clock: clock)
+        defer { sink.close(handingOverTo: nil) }
+        sink.submit(.named("b"))
+        // The stop was asked for 10 s before the drain: the probes took that long to stop.
+        let asked = clock.monotonicNow
+        clock.advance(by: 10 * Self.second)
+        let drained = Self.inBackground { sink.drain(timeout: 5, stopAskedAt: asked) }
+        try #require(waitUntil { clock.deadlines == [asked + 15 * Self.second] }, "\(clock.deadlines)")
+        clock.advance(by: 5 * Self.second)
+        try #require(waitUntil { drained.done }, "waited past 15 s from the stop for \"a\"")
+        #expect(sink.status().dropped == 1, "\"b\" did not start")
+        recorder.release()
+        try #require(waitUntil { recorder.delivered == ["a"] })
+    }
+
+    @Test func aDrainThatBeginsPastTheFinishingTimeStartsNothingAndWaitsForNothing() throws {
+        let clock = ManualClock()
+        let (recorder, sink) = try Self.busy(.keepAll(max: 10), finishWithin: 15, clock: clock)
+        defer { sink.close(handingOverTo: nil) }
+        sink.submit(.named("b"))
+        let asked = clock.monotonicNow
+        clock.advance(by: 20 * Self.second)
+        let drained = Self.inBackground { sink.drain(timeout: 5, stopAskedAt: asked) }
+        try #require(waitUntil { drained.done }, "\(clock.deadlines)")
+        #expect(sink.status().dropped == 1 && recorder.delivered.isEmpty)
+        recorder.release()
     }
 
     @Test func aSinkThatCanDeliversOnTheSubmittersThreadAndItsOwnWhenItDeclines() throws {

@@ -31,7 +31,7 @@ private final class LockedRenderingSink: Sink {
     func status() -> SinkStatus {
         state.withLock { SinkStatus(type: "test", target: "locked", queued: 0, dropped: $0.renders) }
     }
-    func drain(timeout: Double) {}
+    func drain(timeout: Double, stopAskedAt: UInt64?) {}
 
     var last: (document: String, metrics: String) { state.withLock { ($0.document, $0.metrics) } }
 }

@@ -82,7 +82,7 @@ final class OfflineDaySink {
 
     /// Stops the sink, leaving what it queued on disk.
     func close() {
-        sink.drain(timeout: 0)
+        sink.drain(timeout: 0, stopAskedAt: nil)
         sink.close(handingOverTo: nil)
     }
 }

@@ -51,8 +51,11 @@ package protocol Sink: Service, AnyObject {
     /// Hands over a batch; returns at once (it is called in the agent's pipeline, which every
     /// other sink and report wait for). The sink picks what its triggers ask for.
     func submit(_ batch: SinkBatch)
-    /// Delivers what is queued, waiting at most `timeout` seconds.
-    func drain(timeout: Double)
+    /// Delivers what is queued, waiting at most `timeout` seconds. `stopAskedAt`, on the agent's
+    /// monotonic clock, is when the agent was asked to stop, if known: a sink that finishes the
+    /// item in progress (`SinkDelivery.finishWithin`) counts that time from then, so the stop
+    /// before the drain does not add to it.
+    func drain(timeout: Double, stopAskedAt: UInt64?)
     /// Its queue and delivery state, taken into every snapshot as a value: called in the agent's
     /// pipeline as each batch is made, so it takes only the sink's own locks for a moment
     /// and never waits on the sink's delivery.
@@ -85,18 +88,20 @@ extension Sink {
     /// on a thread of its own. Cancelled (a reload replaced and closed it, or the group is
     /// failing), it returns at once; so does one that `left` says a reload closed by the time
     /// the shutdown came (the cancel may not have reached it yet: `run(unless:)`).
-    package func run() async throws { try await run(unless: { false }) }
+    package func run() async throws { try await run(unless: { false }, stopAskedAt: { nil }) }
 
-    /// `run()`, for a sink that `left` may say a reload closed.
-    package func run(unless left: @Sendable () -> Bool) async throws {
+    /// `run()`, for a sink that `left` may say a reload closed, in a group that knows when the
+    /// stop was asked for (`stopAskedAt`, read as the drain begins).
+    package func run(unless left: @Sendable () -> Bool, stopAskedAt: @Sendable () -> UInt64?) async throws {
         do {
             try await gracefulShutdown()
         } catch {
             return
         }
         guard !left() else { return }
+        let asked = stopAskedAt()
         await onThreadOfItsOwn(named: "pw-sink-drain") {
-            self.drain(timeout: SinkGroup.drainSeconds)
+            self.drain(timeout: SinkGroup.drainSeconds, stopAskedAt: asked)
             self.close(handingOverTo: nil)
         }
     }

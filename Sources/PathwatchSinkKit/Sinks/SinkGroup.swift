@@ -40,6 +40,7 @@ package final class SinkGroup: Service {
     private let changes: AsyncStream<Change>
     private let continuation: AsyncStream<Change>.Continuation
     private let running = Atomic<Int>(0)
+    private let stopAsked = Mutex<UInt64?>(nil)
 
     /// How many sinks are being run now: those that joined (counted as their join is applied,
     /// before their run begins), less those whose run ended (they left or finished).
@@ -52,6 +53,13 @@ package final class SinkGroup: Service {
     /// Sinks the agent started.
     package func join(_ sinks: [any Sink]) {
         for sink in sinks { continuation.yield(.join(sink)) }
+    }
+
+    /// The agent was asked to stop at `instant` (its monotonic clock): a line in progress at the
+    /// drain is finished within its time counted from then, so the whole stop stays inside the
+    /// service unit's TimeoutStopSec however long the probes took to stop.
+    package func stopAsked(at instant: UInt64) {
+        stopAsked.withLock { $0 = $0 ?? instant }
     }
 
     /// Sinks a reload replaced and closed: their services end without a drain.
@@ -92,7 +100,10 @@ package final class SinkGroup: Service {
         defer { running.subtract(1, ordering: .relaxed) }
         guard !member.left.load(ordering: .acquiring) else { return }
         await withTaskGroup(of: Void.self) { race in
-            race.addTask { try? await member.sink.run { member.left.load(ordering: .acquiring) } }
+            race.addTask {
+                try? await member.sink.run(
+                    unless: { member.left.load(ordering: .acquiring) }, stopAskedAt: { self.stopAsked.withLock { $0 } })
+            }
             race.addTask { for await _ in member.departure {} }
             await race.next()
             race.cancelAll()

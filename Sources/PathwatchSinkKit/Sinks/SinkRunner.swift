@@ -219,13 +219,17 @@ package final class SinkRunner<Delivery: SinkDelivery>: Sink {
 
     /// Delivers what waits at once (the spacing does not hold it back at a stop), waiting at
     /// most `timeout` seconds on the agent's clock; then starts no new item, drops what is left
-    /// (counted), and waits for the item in progress until `finishWithin` from the start: the
-    /// process may end after this, and an item cut there would be torn.
-    package func drain(timeout: Double) {
+    /// (counted), and waits for the item in progress until `finishWithin` from when the stop was
+    /// asked for (`stopAskedAt`; the drain's start when unknown): the process may end after
+    /// this, and an item cut there would be torn. Counted from the drain instead, the probes'
+    /// stop before it would add to the whole stop, past the unit's TimeoutStopSec under load.
+    package func drain(timeout: Double, stopAskedAt: UInt64?) {
         let started = clock.monotonicNow
         state.withLock { $0.watched = true }
         deliverOnThread()
-        let deadline = started &+ Self.nanoseconds(timeout)
+        // The last moment an item may still be in progress; no new one starts after it either.
+        let lastChance = delivery.finishWithin.map { min(stopAskedAt ?? started, started) &+ Self.nanoseconds($0) }
+        let deadline = min(started &+ Self.nanoseconds(timeout), max(started, lastChance ?? .max))
         wait(until: deadline) { $0.queue.isEmpty && !$0.delivering }
         delivery.drain(until: deadline)
         let left = state.withLock { s -> Int in
@@ -235,8 +239,7 @@ package final class SinkRunner<Delivery: SinkDelivery>: Sink {
             return s.queue.count
         }
         if left > 0 { delivery.noteDropped(left, .atStop) }
-        let lastChance = max(timeout, delivery.finishWithin ?? 0)
-        wait(until: started &+ Self.nanoseconds(lastChance)) { !$0.delivering }
+        wait(until: max(deadline, lastChance ?? deadline)) { !$0.delivering }
         state.withLock { $0.watched = false }
     }
 
