@@ -81,7 +81,7 @@ struct MetricHistory {
     }
 
     /// True when `metrics` are named `names`, in that order.
-    private static func named(_ metrics: [Metric], _ names: [String]) -> Bool {
+    private static func named(_ metrics: MetricList, _ names: [String]) -> Bool {
         guard metrics.count == names.count else { return false }
         for index in names.indices where metrics[index].name != names[index] { return false }
         return true

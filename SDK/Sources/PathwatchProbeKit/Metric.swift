@@ -12,8 +12,8 @@ public struct Metric: Sendable {
     public var name: String
     public var value: Double
     /// Labels, a kind other than gauge, or help: most metrics have none of them, so they live in
-    /// one shared box and a metric is 32 bytes, not 56. An agent holds every check's last
-    /// observation (and a report's in flight): at 10,000 checks of ten metrics that is 2.4 MB.
+    /// one shared box and a metric is 32 bytes, not 56. A report the agent reads holds every
+    /// check's observation: at 10,000 checks of ten metrics, 3.2 MB where it was 5.6 MB.
     private var extra: Extra?
 
     public var labels: [(name: String, value: String)] {

@@ -89,23 +89,7 @@ package struct CheckBook: Sendable {
         let serial = reportSerial
         switch report {
         case .sample(let observations), .event(let observations):
-            // Room for a first sample's checks at once, rather than growing (and rehashing) the
-            // table step by step.
-            if idsByProbe[probe] == nil { records.reserveRoom(forAdding: observations.count) }
-            for observation in observations {
-                let id = "\(probe)/\(observation.key)"
-                if let place = records.place(of: id) {
-                    // A key repeated within one report: the first is kept.
-                    guard records.record(at: place).reportSerial != serial else { continue }
-                    let facts = records.update(at: place) { record in
-                        record.feed(observation, policy: policy, at: now, serial: serial)
-                        return !record.pathFacts.isEmpty
-                    }
-                    if facts { pathFactIDs.insert(id) }
-                } else {
-                    insert(id: id, probe: probe, policy: policy, observation: observation, at: now, serial: serial)
-                }
-            }
+            feed(observations, of: probe, policy: policy, at: now, serial: serial)
             if case .sample = report {
                 // A check the probe stopped reporting is not silently dropped: it goes unknown.
                 updateEach(of: idsByProbe[probe] ?? []) { record in
@@ -127,12 +111,47 @@ package struct CheckBook: Sendable {
                 found = true
                 record.feed(failed, policy: policy, at: now, serial: serial, stillFresh: record.fresh)
             }
-            if !found { insert(id: probe, probe: probe, policy: policy, observation: failed, at: now, serial: serial) }
+            if !found {
+                insert(
+                    id: probe, probe: probe, policy: policy, observation: failed, metrics: MetricList(), at: now,
+                    serial: serial)
+            }
         }
         refreshPath()
         let events = announce(serial: serial, probe: probe, policy: policy, at: now)
         if lastReportChangedState { bumpStatesVersion() }
         return events
+    }
+
+    /// Feeds each observation to its check, making the checks seen for the first time.
+    private mutating func feed(
+        _ observations: [Observation], of probe: String, policy: ProbePolicy, at now: WallTime, serial: UInt64
+    ) {
+        // Room for a first sample's checks at once, rather than growing (and rehashing) the
+        // table step by step.
+        if idsByProbe[probe] == nil { records.reserveRoom(forAdding: observations.count) }
+        // A probe's checks mostly have the same metrics: each check's share the series of the
+        // check before it in the report.
+        var series: MetricList.Series?
+        for observation in observations {
+            let id = "\(probe)/\(observation.key)"
+            if let place = records.place(of: id) {
+                // A key repeated within one report: the first is kept.
+                guard records.record(at: place).reportSerial != serial else { continue }
+                let facts = records.update(at: place) { record in
+                    record.feed(observation, policy: policy, at: now, serial: serial, sharing: series)
+                    series = record.metrics.sharedSeries ?? series
+                    return !record.pathFacts.isEmpty
+                }
+                if facts { pathFactIDs.insert(id) }
+            } else {
+                let metrics = MetricList(observation.metrics, sharing: series)
+                series = metrics.sharedSeries ?? series
+                insert(
+                    id: id, probe: probe, policy: policy, observation: observation, metrics: metrics, at: now,
+                    serial: serial)
+            }
+        }
     }
 
     private mutating func bumpStatesVersion() {
@@ -199,7 +218,8 @@ package struct CheckBook: Sendable {
 
     /// A check seen for the first time.
     private mutating func insert(
-        id: String, probe: String, policy: ProbePolicy, observation: Observation, at now: WallTime, serial: UInt64
+        id: String, probe: String, policy: ProbePolicy, observation: Observation, metrics: MetricList, at now: WallTime,
+        serial: UInt64
     ) {
         let (published, facts) = ObservationLabels.split(observation.labels)
         idsByProbe[probe, default: []].insert(id)
@@ -208,7 +228,7 @@ package struct CheckBook: Sendable {
         let record = CheckRecord(
             id: id, probe: probe, plugin: policy.plugin, metricCatalog: policy.metrics, state: observation.state,
             since: now,
-            message: observation.message, metrics: observation.metrics, labels: published, pathFacts: facts,
+            message: observation.message, metrics: metrics, labels: published, pathFacts: facts,
             lastReported: now, fresh: true, debounce: Debounce(),
             announced: announcedBefore.removeValue(forKey: id)?.state, reportSerial: serial)
         records.store(record)

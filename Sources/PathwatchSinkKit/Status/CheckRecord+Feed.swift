@@ -2,9 +2,11 @@ import PathwatchProbeKit
 
 extension CheckRecord {
     /// Feeds one observation of this known check to it, in place: its debounced state, its
-    /// message, and (while it is still reported) its metrics, labels and path facts.
+    /// message, and (while it is still reported) its metrics, labels and path facts. Its metrics
+    /// share `series` (the check before's in the report) when they are the same series.
     package mutating func feed(
-        _ observation: Observation, policy: ProbePolicy, at now: WallTime, serial: UInt64, stillFresh: Bool = true
+        _ observation: Observation, policy: ProbePolicy, at now: WallTime, serial: UInt64, stillFresh: Bool = true,
+        sharing series: MetricList.Series? = nil
     ) {
         var (published, facts) = ObservationLabels.split(observation.labels)
         // A connectivity check that failed or timed out still says something about the path:
@@ -32,7 +34,7 @@ extension CheckRecord {
             message += message.isEmpty ? progress : " \(progress)"
         }
         if stillFresh {
-            metrics = observation.metrics
+            metrics = MetricList(observation.metrics, sharing: series, or: metrics.sharedSeries)
             // Labels seldom change between samples: the ones held already stay, and so keep
             // sharing their storage with the snapshots that hold this check (at 10,000 checks,
             // a second copy of every check's labels while a snapshot lived).
@@ -43,7 +45,7 @@ extension CheckRecord {
             lastReported = now
         } else {
             // A stale check keeps its last labels, but its metrics no longer describe anything.
-            metrics = []
+            metrics = MetricList()
             pathFacts = [:]
         }
         fresh = stillFresh

@@ -4,7 +4,7 @@ import PathwatchProbeKit
 /// once, so a name given twice keeps its first place and its last value. Every format says
 /// what the document says, so they all read these.
 extension CheckRecord {
-    package var distinctMetrics: [Metric] { Self.distinct(metrics) }
+    package var distinctMetrics: MetricList { metrics.distinct }
     package var distinctLabels: [(name: String, value: String)] { Self.distinct(labels) }
 
     /// `items` with each name once. A check has a handful of metrics and labels: comparing each

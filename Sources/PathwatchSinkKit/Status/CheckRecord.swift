@@ -11,7 +11,8 @@ package struct CheckRecord: Sendable {
     package var state: CheckState
     package var since: WallTime
     package var message: String
-    package var metrics: [Metric]
+    /// The metrics of its last observation, their series shared with the probe's other checks.
+    package var metrics: MetricList
     /// Labels as published: the reserved `pathwatch.*` labels are taken out into `pathFacts`.
     package var labels: [(name: String, value: String)]
     /// The well-known connectivity labels of the header (PW_LABEL_*), read by PathSummary.
@@ -49,7 +50,7 @@ extension CheckRecord {
         self.init(
             id: id, probe: probe, plugin: plugin, metricCatalog: metricCatalog, state: state, since: since,
             message: message,
-            metrics: metrics, labels: labels,
+            metrics: MetricList(metrics), labels: labels,
             pathFacts: [:], lastReported: since, fresh: true, debounce: Debounce(), announced: state)
     }
 }

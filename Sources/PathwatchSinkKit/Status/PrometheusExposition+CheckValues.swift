@@ -28,6 +28,8 @@ extension PrometheusExposition.CheckSeries {
             check.metricCatalog === earlier.metricCatalog, check.metrics.count == earlier.metrics.count,
             samePairs(check.labels, earlier.labels)
         else { return false }
+        // One list of what the metrics are, shared: the same series without reading them.
+        if check.metrics.sharedSeries === earlier.metrics.sharedSeries { return true }
         for (metric, before) in zip(check.metrics, earlier.metrics) {
             guard metric.name == before.name, metric.kind == before.kind, samePairs(metric.labels, before.labels)
             else { return false }

@@ -103,19 +103,20 @@ extension PrometheusExposition {
 
         /// The samples of a check's metrics, `labels` the check's (`{…} `).
         private mutating func renderMetrics(
-            _ values: [PathwatchProbeKit.Metric], of check: CheckRecord, labels: [UInt8], into out: inout PrometheusText
+            _ values: MetricList, of check: CheckRecord, labels: [UInt8], into out: inout PrometheusText
         ) {
             // Each metric's family is read where `recent` holds it: a copy of it (four strings)
             // for each sample was a tenth of a rendering in reference counting alone.
             for index in values.indices {
-                resolve(values[index], at: index, of: check)
-                let value = values[index].value * recent[index].metric.scale
+                let metric = values[index]
+                resolve(metric, at: index, of: check)
+                let value = metric.value * recent[index].metric.scale
                 // A family takes its place in the text with its first sample that is written.
                 guard value.isFinite else { continue }
                 if recent[index].metric.place == nil {
-                    givePlace(recent: index, key: Self.key(values[index]), in: &out)
+                    givePlace(recent: index, key: Self.key(metric), in: &out)
                 }
-                let ending = values[index].labels.isEmpty ? labels : Self.ending(labels, with: values[index].labels)
+                let ending = metric.labels.isEmpty ? labels : Self.ending(labels, with: metric.labels)
                 out.appendSample(to: recent[index].metric.place!, labels: [], ending: ending, value: value)
                 if let place = recent[index].metric.predecessorPlace {
                     out.appendSample(to: place, labels: [], ending: ending, value: value)
