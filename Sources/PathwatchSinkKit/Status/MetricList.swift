@@ -70,8 +70,10 @@ package struct MetricList: Sendable, RandomAccessCollection {
     package var endIndex: Int { values.count }
 
     package subscript(position: Int) -> Metric {
-        // Only a list with values has a series (see init): the copy shares its name and labels.
-        var metric = series.unsafelyUnwrapped.metrics[position]
+        // Only a list with values has a series (see init), so reading past the end of an empty
+        // list traps here as an array would. The copy shares its name and labels.
+        guard let series else { preconditionFailure("MetricList: position \(position) of an empty list") }
+        var metric = series.metrics[position]
         metric.value = values[position]
         return metric
     }
