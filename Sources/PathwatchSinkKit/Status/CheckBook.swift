@@ -113,8 +113,8 @@ package struct CheckBook: Sendable {
             }
             if !found {
                 insert(
-                    id: probe, probe: probe, policy: policy, observation: failed, metrics: MetricList(), at: now,
-                    serial: serial)
+                    id: probe, origin: CheckOrigin.of(probe: probe, policy: policy, sharing: nil), observation: failed,
+                    metrics: MetricList(), at: now, serial: serial)
             }
         }
         refreshPath()
@@ -133,23 +133,25 @@ package struct CheckBook: Sendable {
         // A probe's checks mostly have the same metrics: each check's share the series of the
         // check before it in the report.
         var series: MetricList.Series?
+        var origin: CheckOrigin?
         for observation in observations {
             let id = "\(probe)/\(observation.key)"
             if let place = records.place(of: id) {
                 // A key repeated within one report: the first is kept.
                 guard records.record(at: place).reportSerial != serial else { continue }
                 let facts = records.update(at: place) { record in
-                    record.feed(observation, policy: policy, at: now, serial: serial, sharing: series)
+                    record.feed(observation, policy: policy, at: now, serial: serial, sharing: series, origin: origin)
                     series = record.metrics.sharedSeries ?? series
+                    origin = record.origin
                     return !record.pathFacts.isEmpty
                 }
                 if facts { pathFactIDs.insert(id) }
             } else {
                 let metrics = MetricList(observation.metrics, sharing: series)
                 series = metrics.sharedSeries ?? series
-                insert(
-                    id: id, probe: probe, policy: policy, observation: observation, metrics: metrics, at: now,
-                    serial: serial)
+                let made = CheckOrigin.of(probe: probe, policy: policy, sharing: origin)
+                origin = made
+                insert(id: id, origin: made, observation: observation, metrics: metrics, at: now, serial: serial)
             }
         }
     }
@@ -218,19 +220,17 @@ package struct CheckBook: Sendable {
 
     /// A check seen for the first time.
     private mutating func insert(
-        id: String, probe: String, policy: ProbePolicy, observation: Observation, metrics: MetricList, at now: WallTime,
+        id: String, origin: CheckOrigin, observation: Observation, metrics: MetricList, at now: WallTime,
         serial: UInt64
     ) {
         let (published, facts) = ObservationLabels.split(observation.labels)
-        idsByProbe[probe, default: []].insert(id)
+        idsByProbe[origin.probe, default: []].insert(id)
         bumpMembershipVersion()
         if !facts.isEmpty { pathFactIDs.insert(id) }
         let record = CheckRecord(
-            id: id, probe: probe, plugin: policy.plugin, metricCatalog: policy.metrics, state: observation.state,
-            since: now,
-            message: observation.message, metrics: metrics, labels: published, pathFacts: facts,
-            lastReported: now, fresh: true, debounce: Debounce(),
-            announced: announcedBefore.removeValue(forKey: id)?.state, reportSerial: serial)
+            id: id, origin: origin, since: now, message: observation.message, metrics: metrics, labels: published,
+            pathFacts: facts, lastReported: now, reportSerial: serial, debounce: Debounce(), state: observation.state,
+            fresh: true, announced: announcedBefore.removeValue(forKey: id)?.state)
         records.store(record)
     }
 

@@ -3,10 +3,11 @@ import PathwatchProbeKit
 extension CheckRecord {
     /// Feeds one observation of this known check to it, in place: its debounced state, its
     /// message, and (while it is still reported) its metrics, labels and path facts. Its metrics
-    /// share `series` (the check before's in the report) when they are the same series.
+    /// share `series` (the check before's in the report) when they are the same series, and its origin
+    /// `candidate` when the policy changed what the probe's checks come from.
     package mutating func feed(
         _ observation: Observation, policy: ProbePolicy, at now: WallTime, serial: UInt64, stillFresh: Bool = true,
-        sharing series: MetricList.Series? = nil
+        sharing series: MetricList.Series? = nil, origin candidate: CheckOrigin? = nil
     ) {
         var (published, facts) = ObservationLabels.split(observation.labels)
         // A connectivity check that failed or timed out still says something about the path:
@@ -27,7 +28,7 @@ extension CheckRecord {
             since = now
         }
         message = observation.message
-        metricCatalog = policy.metrics
+        keepOrigin(under: policy, sharing: candidate)
         if let progress = debounce.progress(
             failAfter: policy.failAfter, recoverAfter: policy.recoverAfter, current: state)
         {

@@ -3,12 +3,11 @@ import PathwatchProbeRules
 
 /// Everything the agent knows about one check: its debounced state and its latest observation.
 package struct CheckRecord: Sendable {
+    // Stored in this order so the one-byte fields share the last word: a snapshot's copy of
+    // the check book's table is these records, 112 bytes each.
     package let id: String
-    package let probe: String
-    package let plugin: String
-    /// What the plug-in's metrics are (declared, or read by suffix): every exposition asks it.
-    package var metricCatalog: MetricCatalog
-    package var state: CheckState
+    /// The probe, its plug-in and what its metrics are, shared by the probe's checks.
+    package private(set) var origin: CheckOrigin
     package var since: WallTime
     package var message: String
     /// The metrics of its last observation, their series shared with the probe's other checks.
@@ -18,15 +17,27 @@ package struct CheckRecord: Sendable {
     /// The well-known connectivity labels of the header (PW_LABEL_*), read by PathSummary.
     package var pathFacts: [String: String]
     package var lastReported: WallTime
-    /// False once the probe stopped reporting the check (it is then `unknown`).
-    package var fresh: Bool
-    package var debounce: Debounce
-    /// The last state a change event was raised for; nil before the first one. The check
-    /// book's to keep: formats ask the snapshot which checks are firing.
-    package var announced: CheckState?
     /// The check book's serial of the last report that touched this check: a key repeated
     /// within one report, and the checks a sample left out, are told by it without a set.
     package var reportSerial: UInt64 = 0
+    package var debounce: Debounce
+    package var state: CheckState
+    /// False once the probe stopped reporting the check (it is then `unknown`).
+    package var fresh: Bool
+    /// The last state a change event was raised for; nil before the first one. The check
+    /// book's to keep: formats ask the snapshot which checks are firing.
+    package var announced: CheckState?
+
+    package var probe: String { origin.probe }
+    package var plugin: String { origin.plugin }
+    /// What the plug-in's metrics are (declared, or read by suffix): every exposition asks it.
+    package var metricCatalog: MetricCatalog { origin.metricCatalog }
+
+    /// The check's origin under `policy`: kept while it matches, else `candidate` or a new one.
+    package mutating func keepOrigin(under policy: ProbePolicy, sharing candidate: CheckOrigin?) {
+        guard !origin.matches(probe: origin.probe, policy: policy) else { return }
+        origin = CheckOrigin.of(probe: origin.probe, policy: policy, sharing: candidate)
+    }
 }
 
 extension CheckRecord {
@@ -48,18 +59,19 @@ extension CheckRecord {
         metrics: [Metric], labels: [(name: String, value: String)] = [], metricCatalog: MetricCatalog = .undeclared
     ) {
         self.init(
-            id: id, probe: probe, plugin: plugin, metricCatalog: metricCatalog, state: state, since: since,
-            message: message,
-            metrics: MetricList(metrics), labels: labels,
-            pathFacts: [:], lastReported: since, fresh: true, debounce: Debounce(), announced: state)
+            id: id, origin: CheckOrigin(probe: probe, plugin: plugin, metricCatalog: metricCatalog), since: since,
+            message: message, metrics: MetricList(metrics), labels: labels, pathFacts: [:], lastReported: since,
+            debounce: Debounce(), state: state, fresh: true, announced: state)
     }
 }
 
 /// The fail_after / recover_after state machine of one check: a check changes state only after
 /// the new state held for that many consecutive samples.
 package struct Debounce: Sendable {
-    package var pending: CheckState?
+    // The count first: the one-byte `pending` then ends the struct, and a record's own one-byte
+    // fields follow it in the same word.
     package var count = 0
+    package var pending: CheckState?
 
     /// Feeds one observed state; returns the state the check should now be in.
     package mutating func feed(_ observed: CheckState, current: CheckState, failAfter: Int, recoverAfter: Int)
