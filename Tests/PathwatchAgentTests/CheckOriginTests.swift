@@ -54,6 +54,17 @@ import Testing
         #expect(after !== before && after.metricCatalog === catalog)
         #expect(try origin("p/b") === after, "the check before's new origin, not one of its own")
         #expect(after.probe == "p" && after.plugin == "disk")
+
+        // Checks a sample leaves out, and a failure of the probe, share the new origin too.
+        sample("p", ["a", "b", "c"])
+        let withC = try origin("p/a")
+        book.policies["p"]?.metrics = .undeclared
+        sample("p", ["a"])
+        #expect(try origin("p/b") === origin("p/c") && origin("p/b") !== withC, "not reported: one new origin")
+        book.policies["p"]?.metrics = catalog
+        _ = book.apply(.failure("cannot read"), probe: "p", at: WallTime(milliseconds: clock))
+        let failed = try origin("p/a")
+        #expect(try failed.metricCatalog === catalog && origin("p/b") === failed && origin("p/c") === failed)
     }
 
     /// The saving the shared origin is for: what a snapshot's copy of the table holds per check.

@@ -92,11 +92,13 @@ package struct CheckBook: Sendable {
             feed(observations, of: probe, policy: policy, at: now, serial: serial)
             if case .sample = report {
                 // A check the probe stopped reporting is not silently dropped: it goes unknown.
+                var origin: CheckOrigin?
                 updateEach(of: idsByProbe[probe] ?? []) { record in
                     guard record.reportSerial != serial, record.fresh else { return }
                     let stale = Observation(
                         key: "", state: .unknown, message: "not reported since \(record.lastReported.rfc3339)")
-                    record.feed(stale, policy: policy, at: now, serial: serial, stillFresh: false)
+                    record.feed(stale, policy: policy, at: now, serial: serial, stillFresh: false, origin: origin)
+                    origin = record.origin
                 }
                 // A probe-level failure check is dropped once the probe reports real checks again.
                 if !observations.isEmpty, records[probe] != nil {
@@ -106,12 +108,12 @@ package struct CheckBook: Sendable {
             }
         case .failure(let message):
             let failed = Observation(key: "", state: .unknown, message: message)
-            var found = false
+            var origin: CheckOrigin?
             updateEach(of: idsByProbe[probe] ?? []) { record in
-                found = true
-                record.feed(failed, policy: policy, at: now, serial: serial, stillFresh: record.fresh)
+                record.feed(failed, policy: policy, at: now, serial: serial, stillFresh: record.fresh, origin: origin)
+                origin = record.origin
             }
-            if !found {
+            if origin == nil {
                 insert(
                     id: probe, origin: CheckOrigin.of(probe: probe, policy: policy, sharing: nil), observation: failed,
                     metrics: MetricList(), at: now, serial: serial)
