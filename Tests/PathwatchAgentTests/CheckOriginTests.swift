@@ -52,7 +52,7 @@ import Testing
         sample("p", ["a", "b"])
         let after = try origin("p/a")
         #expect(after !== before && after.metricCatalog === catalog)
-        #expect(try origin("p/b") === after, "the check before's new origin, not one of its own")
+        #expect(try origin("p/b") === after, "the probe's one new origin, not one of its own")
         #expect(after.probe == "p" && after.plugin == "disk")
 
         // Checks a sample leaves out, and a failure of the probe, share the new origin too.

@@ -35,6 +35,9 @@ package struct CheckBook: Sendable {
     /// Each probe's check ids: a report visits its own probe's checks, never the whole book
     /// (with a thousand probes, every report walked every check, and cost grew with the square).
     package private(set) var idsByProbe: [String: Set<String>] = [:]
+    /// Each probe's one origin (probe, plug-in, metric catalog), which all its checks share;
+    /// made anew when the probe's policy names another plug-in or catalog.
+    private var origins: [String: CheckOrigin] = [:]
     /// The checks that carry path facts (a link's, a connectivity or DNS verdict): the few the
     /// path summary is computed from, so a report need not look through every check for them.
     private var pathFactIDs: Set<String> = []
@@ -87,18 +90,17 @@ package struct CheckBook: Sendable {
         if !heldOver.isEmpty { endHoldOver(probe, by: report) }
         reportSerial &+= 1
         let serial = reportSerial
+        let origin = origin(of: probe, under: policy)
         switch report {
         case .sample(let observations), .event(let observations):
-            feed(observations, of: probe, policy: policy, at: now, serial: serial)
+            feed(observations, origin: origin, policy: policy, at: now, serial: serial)
             if case .sample = report {
                 // A check the probe stopped reporting is not silently dropped: it goes unknown.
-                var origin: CheckOrigin?
                 updateEach(of: idsByProbe[probe] ?? []) { record in
                     guard record.reportSerial != serial, record.fresh else { return }
                     let stale = Observation(
                         key: "", state: .unknown, message: "not reported since \(record.lastReported.rfc3339)")
-                    record.feed(stale, policy: policy, at: now, serial: serial, stillFresh: false, origin: origin)
-                    origin = record.origin
+                    record.feed(stale, origin: origin, policy: policy, at: now, serial: serial, stillFresh: false)
                 }
                 // A probe-level failure check is dropped once the probe reports real checks again.
                 if !observations.isEmpty, records[probe] != nil {
@@ -108,15 +110,13 @@ package struct CheckBook: Sendable {
             }
         case .failure(let message):
             let failed = Observation(key: "", state: .unknown, message: message)
-            var origin: CheckOrigin?
+            var found = false
             updateEach(of: idsByProbe[probe] ?? []) { record in
-                record.feed(failed, policy: policy, at: now, serial: serial, stillFresh: record.fresh, origin: origin)
-                origin = record.origin
+                found = true
+                record.feed(failed, origin: origin, policy: policy, at: now, serial: serial, stillFresh: record.fresh)
             }
-            if origin == nil {
-                insert(
-                    id: probe, origin: CheckOrigin.of(probe: probe, policy: policy, sharing: nil), observation: failed,
-                    metrics: MetricList(), at: now, serial: serial)
+            if !found {
+                insert(id: probe, origin: origin, observation: failed, metrics: MetricList(), at: now, serial: serial)
             }
         }
         refreshPath()
@@ -125,35 +125,41 @@ package struct CheckBook: Sendable {
         return events
     }
 
+    /// The origin every check of `probe` shares under `policy`: the one they hold while it
+    /// still matches, else a new one, which each check takes as it is next fed.
+    private mutating func origin(of probe: String, under policy: ProbePolicy) -> CheckOrigin {
+        if let held = origins[probe], held.matches(policy) { return held }
+        let made = CheckOrigin(probe: probe, plugin: policy.plugin, metricCatalog: policy.metrics)
+        origins[probe] = made
+        return made
+    }
+
     /// Feeds each observation to its check, making the checks seen for the first time.
     private mutating func feed(
-        _ observations: [Observation], of probe: String, policy: ProbePolicy, at now: WallTime, serial: UInt64
+        _ observations: [Observation], origin: CheckOrigin, policy: ProbePolicy, at now: WallTime, serial: UInt64
     ) {
+        let probe = origin.probe
         // Room for a first sample's checks at once, rather than growing (and rehashing) the
         // table step by step.
         if idsByProbe[probe] == nil { records.reserveRoom(forAdding: observations.count) }
         // A probe's checks mostly have the same metrics: each check's share the series of the
         // check before it in the report.
         var series: MetricList.Series?
-        var origin: CheckOrigin?
         for observation in observations {
             let id = "\(probe)/\(observation.key)"
             if let place = records.place(of: id) {
                 // A key repeated within one report: the first is kept.
                 guard records.record(at: place).reportSerial != serial else { continue }
                 let facts = records.update(at: place) { record in
-                    record.feed(observation, policy: policy, at: now, serial: serial, sharing: series, origin: origin)
+                    record.feed(observation, origin: origin, policy: policy, at: now, serial: serial, sharing: series)
                     series = record.metrics.sharedSeries ?? series
-                    origin = record.origin
                     return !record.pathFacts.isEmpty
                 }
                 if facts { pathFactIDs.insert(id) }
             } else {
                 let metrics = MetricList(observation.metrics, sharing: series)
                 series = metrics.sharedSeries ?? series
-                let made = CheckOrigin.of(probe: probe, policy: policy, sharing: origin)
-                origin = made
-                insert(id: id, origin: made, observation: observation, metrics: metrics, at: now, serial: serial)
+                insert(id: id, origin: origin, observation: observation, metrics: metrics, at: now, serial: serial)
             }
         }
     }
@@ -214,6 +220,7 @@ package struct CheckBook: Sendable {
         }
         bumpMembershipVersion()
         policies[probe] = nil
+        origins[probe] = nil
         announcedBefore = announcedBefore.filter { $0.value.probe != probe }
         probeOrder.removeAll { $0 == probe }
         refreshPath()

@@ -16,15 +16,8 @@ package final class CheckOrigin: Sendable {
         self.metricCatalog = metricCatalog
     }
 
-    /// Whether a check of `probe` under `policy` comes from this origin.
-    package func matches(probe: String, policy: ProbePolicy) -> Bool {
-        metricCatalog === policy.metrics && plugin == policy.plugin && self.probe == probe
-    }
-
-    /// The origin of a check of `probe` under `policy`: `candidate` (the check before's in the
-    /// report, or the check's own) when it matches, else a new one.
-    package static func of(probe: String, policy: ProbePolicy, sharing candidate: CheckOrigin?) -> CheckOrigin {
-        if let candidate, candidate.matches(probe: probe, policy: policy) { return candidate }
-        return CheckOrigin(probe: probe, plugin: policy.plugin, metricCatalog: policy.metrics)
+    /// Whether the checks of a probe under `policy` come from this origin.
+    package func matches(_ policy: ProbePolicy) -> Bool {
+        metricCatalog === policy.metrics && plugin == policy.plugin
     }
 }

@@ -2,12 +2,12 @@ import PathwatchProbeKit
 
 extension CheckRecord {
     /// Feeds one observation of this known check to it, in place: its debounced state, its
-    /// message, and (while it is still reported) its metrics, labels and path facts. Its metrics
-    /// share `series` (the check before's in the report) when they are the same series, and its origin
-    /// `candidate` when the policy changed what the probe's checks come from.
+    /// message, its probe's `origin`, and (while it is still reported) its metrics, labels and
+    /// path facts. Its metrics share `series` (the check before's in the report) when they are
+    /// the same series.
     package mutating func feed(
-        _ observation: Observation, policy: ProbePolicy, at now: WallTime, serial: UInt64, stillFresh: Bool = true,
-        sharing series: MetricList.Series? = nil, origin candidate: CheckOrigin? = nil
+        _ observation: Observation, origin: CheckOrigin, policy: ProbePolicy, at now: WallTime, serial: UInt64,
+        stillFresh: Bool = true, sharing series: MetricList.Series? = nil
     ) {
         var (published, facts) = ObservationLabels.split(observation.labels)
         // A connectivity check that failed or timed out still says something about the path:
@@ -28,7 +28,7 @@ extension CheckRecord {
             since = now
         }
         message = observation.message
-        keepOrigin(under: policy, sharing: candidate)
+        if self.origin !== origin { self.origin = origin }
         if let progress = debounce.progress(
             failAfter: policy.failAfter, recoverAfter: policy.recoverAfter, current: state)
         {

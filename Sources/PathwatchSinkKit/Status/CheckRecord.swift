@@ -7,7 +7,7 @@ package struct CheckRecord: Sendable {
     // the check book's table is these records, 112 bytes each.
     package let id: String
     /// The probe, its plug-in and what its metrics are, shared by the probe's checks.
-    package private(set) var origin: CheckOrigin
+    package internal(set) var origin: CheckOrigin
     package var since: WallTime
     package var message: String
     /// The metrics of its last observation, their series shared with the probe's other checks.
@@ -32,12 +32,6 @@ package struct CheckRecord: Sendable {
     package var plugin: String { origin.plugin }
     /// What the plug-in's metrics are (declared, or read by suffix): every exposition asks it.
     package var metricCatalog: MetricCatalog { origin.metricCatalog }
-
-    /// The check's origin under `policy`: kept while it matches, else `candidate` or a new one.
-    package mutating func keepOrigin(under policy: ProbePolicy, sharing candidate: CheckOrigin?) {
-        guard !origin.matches(probe: origin.probe, policy: policy) else { return }
-        origin = CheckOrigin.of(probe: origin.probe, policy: policy, sharing: candidate)
-    }
 }
 
 extension CheckRecord {
