@@ -32,6 +32,10 @@ public enum Unprivileged {
         return ok
     }()
 
+    /// Whether an agent started through `command` runs as root: the tests run as root and the
+    /// products are out of `nobody`'s reach.
+    public static var agentRunsAsRoot: Bool { TestEnvironment.isRoot && !productsReachable }
+
     /// The agent binary's command line (`pathwatch` plus `arguments`) as the unprivileged user.
     public static func pathwatch(_ arguments: [String]) -> [String] {
         command([TestEnvironment.pathwatchBinary.path] + arguments)
