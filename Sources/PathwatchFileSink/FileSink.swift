@@ -70,7 +70,7 @@ final class FileSink: SinkDelivery {
         }
         // Rendered here, on the sink's thread, once per write.
         do {
-            try AtomicFile.write(render(snapshot), to: path, mode: mode, syncFolder: false)
+            try AtomicFile.write(to: path, mode: mode, syncFolder: false) { put in render(snapshot, to: put) }
             return .delivered
         } catch {
             repeated.log(.error, kind: "cannot-write", "file sink: cannot write \(path): \(error)")
@@ -78,18 +78,25 @@ final class FileSink: SinkDelivery {
         }
     }
 
-    /// The file's bytes as the renderers write them: a document of 10,000 checks is some 5 MB,
-    /// and each copy through a String (its check, its concatenation, its bytes again) was one
-    /// more of the agent's largest allocations.
-    private func render(_ snapshot: StatusSnapshot) -> [UInt8] {
+    /// The file's bytes as the renderers write them, handed to `put` in order. The pretty
+    /// document is written in pieces as it is rendered: whole, at 10,000 checks it is some 5 MB,
+    /// the largest allocation of the agent's round, made afresh (its pages faulted in and
+    /// cleared) at every write. The compact one is the snapshot's, which other sinks share.
+    private func render(_ snapshot: StatusSnapshot, to put: (_ piece: [UInt8]) -> Void) {
         switch format {
+        case .json where pretty:
+            StatusDocumentWriter.write(snapshot, pretty: true, inPiecesOf: Self.piece, endingWithNewline: true, to: put)
         case .json:
-            var bytes = pretty ? snapshot.prettyJSONBytes() : snapshot.jsonBytes()
-            bytes.append(UInt8(ascii: "\n"))
-            return bytes
-        case .prometheus: return PrometheusExposition.renderBytes(snapshot)
+            put(snapshot.jsonBytes())
+            put(Self.newline)
+        case .prometheus: put(PrometheusExposition.renderBytes(snapshot))
         }
     }
+
+    /// How much of a document is rendered before it is written (the piece ends with the check
+    /// or probe that fills it): the memory a write holds, whatever the number of checks.
+    static let piece = 64 * 1024
+    private static let newline: [UInt8] = [UInt8(ascii: "\n")]
 
     func status() -> SinkStatus { SinkStatus(type: "file", target: path, queued: 0, dropped: 0) }
 
@@ -116,6 +123,16 @@ package enum AtomicFile {
     package static func write(_ bytes: [UInt8], to path: String, mode: UInt32? = nil, syncFolder: Bool = true)
         throws(WriteError)
     {
+        try write(to: path, mode: mode, syncFolder: syncFolder) { put in put(bytes) }
+    }
+
+    /// Writes the file from the pieces `produce` hands to `put`, in order, so that a large
+    /// document need not be held whole. After a piece fails to be written the rest are not
+    /// written, and the temporary file is removed: the target keeps its last whole document.
+    package static func write(
+        to path: String, mode: UInt32? = nil, syncFolder: Bool = true,
+        producing produce: (_ put: (_ piece: [UInt8]) -> Void) -> Void
+    ) throws(WriteError) {
         // A name of its own for every write: two writers of one path (an old and a new file
         // sink during a reload) must never share, truncate or rename each other's file.
         let temporary = "\(path).tmp.\(getpid()).\(temporarySerial.add(1, ordering: .relaxed).newValue)"
@@ -127,11 +144,15 @@ package enum AtomicFile {
             unlink(temporary)
             throw WriteError(description: "chmod \(temporary): \(why)")
         }
-        guard FileDescriptorWriter.writeAll(fd, bytes) else {
-            let why = errnoText()
+        var failure: String?
+        produce { piece in
+            guard failure == nil, !FileDescriptorWriter.writeAll(fd, piece) else { return }
+            failure = errnoText()
+        }
+        if let failure {
             close(fd)
             unlink(temporary)
-            throw WriteError(description: "write \(temporary): \(why)")
+            throw WriteError(description: "write \(temporary): \(failure)")
         }
         if fsync(fd) != 0 {
             let why = errnoText()

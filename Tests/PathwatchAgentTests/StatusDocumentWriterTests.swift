@@ -186,4 +186,40 @@ import Testing
         #expect(given.jsonText() == compact)
         #expect(given.jsonText(pretty: true) == JSONSerializer.serialize(tree, pretty: true))
     }
+
+    /// Written in pieces (a file sink's document), the text is the same, byte for byte, in both
+    /// forms and with the newline after it; each piece but the last holds at least the size
+    /// asked, and ends where a check, probe or sink ends, so none holds much more.
+    @Test func piecesMakeTheSameTextAndStaySmall() {
+        var book = CheckBook(agentName: "host")
+        book.probeOrder = ["disk"]
+        book.policies["disk"] = ProbePolicy(failAfter: 1, recoverAfter: 1, needsNetwork: false, plugin: "disk")
+        let observations = (0..<400).map { (i: Int) -> Observation in
+            Observation(
+                key: "/m\(i)", state: i % 9 == 0 ? .critical : .ok, message: "\(i)% used",
+                metrics: [("used_pct", Double(i % 100)), ("avail_bytes", Double(i) * 1_048_576.5)],
+                labels: [("mount", "/m\(i)")])
+        }
+        _ = book.apply(.sample(observations), probe: "disk", at: Self.time)
+        for agentParts in [false, true] {
+            let snapshot = Self.snapshot(book, agentParts: agentParts)
+            for pretty in [false, true] {
+                for size in [1, 700, 4096, 1 << 20] {
+                    var pieces: [[UInt8]] = []
+                    StatusDocumentWriter.write(snapshot, pretty: pretty, inPiecesOf: size, endingWithNewline: true) {
+                        pieces.append($0)
+                    }
+                    let whole = StatusDocumentWriter.bytes(of: snapshot, pretty: pretty) + [UInt8(ascii: "\n")]
+                    #expect(pieces.flatMap { $0 } == whole, "pretty \(pretty), pieces of \(size)")
+                    #expect(pieces.dropLast().allSatisfy { $0.count >= size })
+                    // After the document's head, which the first piece holds, a piece ends with the
+                    // check that filled it: one of this book is under 400 bytes in either form.
+                    #expect(
+                        pieces.dropFirst().dropLast().allSatisfy { $0.count < size + 400 }, "\(pieces.map(\.count))")
+                    if size == 4096 { #expect(pieces.count > 10, "\(whole.count) bytes in \(pieces.count) pieces") }
+                    if size == 1 << 20 { #expect(pieces.count == 1) }
+                }
+            }
+        }
+    }
 }

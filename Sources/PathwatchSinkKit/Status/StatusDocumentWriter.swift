@@ -41,7 +41,36 @@ package struct StatusDocumentWriter {
         return writer.out
     }
 
+    /// The same document handed to `put` in pieces as it is written, each once it holds `piece`
+    /// bytes or more (ending with the check, probe or sink that filled it), the last with a
+    /// newline after the document when asked: a writer to a file need not hold the whole
+    /// document, some 5 MB at 10,000 checks, made afresh at every write.
+    package static func write(
+        _ snapshot: StatusSnapshot, pretty: Bool, inPiecesOf piece: Int, endingWithNewline: Bool = false,
+        to put: (_ piece: [UInt8]) -> Void
+    ) {
+        withoutActuallyEscaping(put) { put in
+            var writer = StatusDocumentWriter(pretty: pretty)
+            writer.silenced = snapshot.silenced
+            writer.spill = (piece, put)
+            writer.out.reserveCapacity(piece + piece / 4)
+            writer.document(snapshot)
+            if endingWithNewline { writer.out.append(UInt8(ascii: "\n")) }
+            put(writer.out)
+        }
+    }
+
     private init(pretty: Bool) { self.pretty = pretty }
+
+    /// Where a writer in pieces hands each piece, and how large a piece grows first.
+    private var spill: (size: Int, put: ([UInt8]) -> Void)?
+
+    /// Hands what is written so far on, once it is a piece: called between elements.
+    private mutating func spillIfFull() {
+        guard let spill, out.count >= spill.size else { return }
+        spill.put(out)
+        out.removeAll(keepingCapacity: true)
+    }
 
     private mutating func document(_ snapshot: StatusSnapshot) {
         open(UInt8(ascii: "{"))
@@ -67,6 +96,7 @@ package struct StatusDocumentWriter {
             snapshot.forEachCheckInDocumentOrder { record in
                 element()
                 check(record)
+                spillIfFull()
             }
             close(UInt8(ascii: "]"))
         }
@@ -228,6 +258,7 @@ package struct StatusDocumentWriter {
         for item in items {
             element()
             write(&self, item)
+            spillIfFull()
         }
         close(UInt8(ascii: "]"))
     }
