@@ -95,7 +95,7 @@ final class FileSink: SinkDelivery {
 
     /// How much of a document is rendered before it is written (the piece ends with the check
     /// or probe that fills it): the memory a write holds, whatever the number of checks.
-    static let piece = 64 * 1024
+    private static let piece = 64 * 1024
     private static let newline: [UInt8] = [UInt8(ascii: "\n")]
 
     func status() -> SinkStatus { SinkStatus(type: "file", target: path, queued: 0, dropped: 0) }

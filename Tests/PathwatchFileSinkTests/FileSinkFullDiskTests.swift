@@ -25,18 +25,16 @@ import Testing
             "mount -t tmpfs -o size=256k pathwatch-out \(out.path) && exec \(TestEnvironment.pathwatchBinary.path) run --config \(config.path)"
         let agent = try BackgroundProcess(["unshare", "--mount", "--propagation", "private", "sh", "-c", script])
         defer { _ = agent.stop() }
-        // The tmpfs is the agent's own: read the file through its mount namespace.
-        let statusPath = "/proc/\(agent.processIdentifier)/root\(out.path)/status.json"
+        // The tmpfs is the agent's own: read the folder through its mount namespace.
+        let mounted = "/proc/\(agent.processIdentifier)/root\(out.path)"
         func checks() -> [[String: Any]]? {
-            guard let text = try? String(contentsOfFile: statusPath, encoding: .utf8),
+            guard let text = try? String(contentsOfFile: mounted + "/status.json", encoding: .utf8),
                 let document = try? parseJSONObject(text)
             else { return nil }
             return document["checks"] as? [[String: Any]]
         }
         func leftovers() -> [String] {
-            ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(agent.processIdentifier)/root\(out.path)"))
-                ?? [])
-                .filter { $0.contains(".tmp.") }
+            ((try? FileManager.default.contentsOfDirectory(atPath: mounted)) ?? []).filter { $0.contains(".tmp.") }
         }
         try #require(waitUntil(timeout: 20) { checks()?.count == 5 }, "\(agent.errorOutput.suffix(2000))")
 
