@@ -100,13 +100,39 @@ private struct RecordReader {
         var metrics: [Metric] = []
         metrics.reserveCapacity(metricCount)
         for slot in 0..<metricCount { metrics.append(try metric(slot: slot)) }
-        let labelCount = try count(atLeast: 8)
-        var labels: [(name: String, value: String)] = []
-        labels.reserveCapacity(labelCount)
-        for slot in 0..<labelCount {
-            labels.append((try repeated(slot: metricCount + slot, value: false), try repeated(slot: slot, value: true)))
-        }
+        let labels = try labels(count: try count(atLeast: 8), namesFrom: metricCount)
         return Observation(key: key, state: state, message: message, metrics: metrics, labels: labels)
+    }
+
+    /// The labels of the observation before, which the next one shares when its are the same.
+    private(set) var previousLabels: [(name: String, value: String)] = []
+
+    /// An observation's labels: the array of the observation before when every name and value in
+    /// it is the same, so that a probe's checks that carry the same labels (a thousand endpoints
+    /// of one server, each `endpoint` and `method` alike) share one array, not one each (96
+    /// bytes a check, kept by the check book as long as the labels do not change). Label names
+    /// come after the metrics' names in the places of `names` (from `namesFrom`).
+    private mutating func labels(count: Int, namesFrom first: Int) throws(Malformed) -> [(name: String, value: String)]
+    {
+        var labels: [(name: String, value: String)] = []
+        var asBefore = count == previousLabels.count
+        for slot in 0..<count {
+            let label = (
+                name: try repeated(slot: first + slot, value: false), value: try repeated(slot: slot, value: true)
+            )
+            // Texts repeated in their places are the same Strings as before: `==` finds that
+            // from their storage, without comparing bytes.
+            if asBefore, previousLabels[slot].name == label.name, previousLabels[slot].value == label.value { continue }
+            if asBefore {
+                asBefore = false
+                labels.reserveCapacity(count)
+                labels.append(contentsOf: previousLabels[..<slot])
+            }
+            labels.append(label)
+        }
+        if asBefore { return previousLabels }
+        previousLabels = labels
+        return labels
     }
 
     /// A metric: its name and value, then its shape, help and labels (see `RecordMetric`).

@@ -70,6 +70,19 @@ import Testing
         expectHolds(table, ["a/1": "old", "a/2": "new", "a/3": "old", "a/4": "old", "b/9": "added"])
     }
 
+    /// Ten probes' first samples of a thousand checks each: the records are grown twofold, the
+    /// index only as its buckets need (which double by themselves), so that it keeps no room for
+    /// twice the checks it holds for as long as they live.
+    @Test func theIndexHasRoomForItsChecksNotForTwiceThem() {
+        var table = CheckTable()
+        for probe in 0..<10 {
+            table.reserveRoom(forAdding: 1000)
+            for i in 0..<1000 { table.store(record("p\(probe)/\(i)", "ok")) }
+        }
+        #expect(table.count == 10_000)
+        #expect(table.indexRoom >= 10_000 && table.indexRoom < 20_000, "index room \(table.indexRoom)")
+    }
+
     /// A book whose checks come and go, report after report: its table answers as a dictionary
     /// kept beside it does, through the book's own changes (new checks, a check gone unknown, a
     /// probe-level failure dropped, a probe removed).

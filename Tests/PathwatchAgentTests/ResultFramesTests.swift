@@ -107,6 +107,39 @@ import Testing
         #expect(storage(result.observations[2].labels[0].value) != first)
     }
 
+    /// Observations whose labels are all the same as the one's before share its array: a
+    /// thousand checks of one server hold one array of labels, not one each. A label that
+    /// differs anywhere (its name, its value, one more or one fewer) gets an array of its own,
+    /// with the labels as sent, and the next observation is compared with that one.
+    @Test func labelsThatRepeatWholeShareOneArray() throws {
+        let same: [(String, String)] = [("endpoint", "http://127.0.0.1:8080"), ("method", "GET")]
+        let sent = [
+            Observation(key: "a", state: .ok, labels: same),
+            Observation(key: "b", state: .ok, labels: same),
+            Observation(key: "c", state: .ok, labels: [("endpoint", "http://127.0.0.1:8080"), ("method", "PUT")]),
+            Observation(key: "d", state: .ok, labels: [("endpoint", "http://127.0.0.1:8080"), ("method", "PUT")]),
+            Observation(key: "e", state: .ok, labels: [("endpoint", "http://127.0.0.1:8080"), ("verb", "PUT")]),
+            Observation(key: "f", state: .ok, labels: Array(same.prefix(1))),
+            Observation(key: "g", state: .ok, labels: same),
+            Observation(key: "h", state: .ok),
+            Observation(key: "i", state: .ok),
+        ]
+        let result = try #require(
+            Self.decoded(ResultFrames.encode(.sampled, CallResult(observations: sent, error: nil, problems: []))))
+        let got = result.observations
+        for (got, sent) in zip(got, sent) {
+            #expect(
+                got.labels.map(\.name) == sent.labels.map(\.name) && got.labels.map(\.value) == sent.labels.map(\.value)
+            )
+        }
+        func storage(_ index: Int) -> UnsafeRawPointer? {
+            got[index].labels.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
+        }
+        #expect(storage(1) == storage(0), "labels repeated whole were not shared")
+        #expect(storage(3) == storage(2), "labels repeated after a change were not shared")
+        #expect(Set([0, 2, 4, 5, 6].map(storage)).count == 5, "labels that differ shared an array")
+    }
+
     @Test func theObservationCountIsReadFromTheRecordsHeader() {
         #expect(ResultFrames.observationCount(of: ResultFrames.encode(.sampled, Self.result)) == 2)
         let many = CallResult(
