@@ -192,6 +192,34 @@ import Testing
         #expect(inline.finishedRecord(error: nil) == nil)
     }
 
+    /// Checks whose labels are all alike share one array of them, inline as in the record the
+    /// agent reads from a child; labels that differ in a value keep their own.
+    @Test func labelsAlikeShareOneArrayInlineAndFromAChild() throws {
+        let emits: [Emit] = ["a", "b", "c"].map { key in
+            { m in
+                Self.observation(
+                    key: m.text(key), message: m.text("HTTP 200 in 11 ms"),
+                    labels: [
+                        Self.label(m.text("endpoint"), m.text("http://127.0.0.1:8080")),
+                        Self.label(m.text("method"), m.text(key == "c" ? "HEAD" : "GET")),
+                    ], in: m)
+            }
+        }
+        let inline = ObservationCollector(maxObservations: 3)
+        let child = ObservationCollector(maxObservations: 3, record: .sampled)
+        #expect(Self.emit(emits, into: inline) == [PW_OK, PW_OK, PW_OK])
+        #expect(Self.emit(emits, into: child) == [PW_OK, PW_OK, PW_OK])
+        let record = try #require(child.finishedRecord(error: nil))
+        let read = try #require(ResultFramesTests.decoded(record))
+        for observations in [inline.observations, read.observations] {
+            #expect(observations.map(Self.describe) == inline.observations.map(Self.describe))
+            let storage = observations.map { $0.labels.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) } }
+            #expect(storage[0] == storage[1], "labels alike were not shared")
+            #expect(storage[2] != storage[1], "labels that differ were shared")
+            #expect(observations[2].labels.map(\.value) == ["http://127.0.0.1:8080", "HEAD"])
+        }
+    }
+
     @Test func whatTheChecksKeepAndRefuse() {
         let byName = Dictionary(uniqueKeysWithValues: Self.cases)
         func run(_ name: String) -> (answers: [Int32], collector: ObservationCollector) {

@@ -13,7 +13,21 @@ public protocol ObservationKeeping: Sendable {
 public struct KeptObservations: ObservationKeeping {
     public private(set) var observations: [Observation] = []
     public init() {}
-    public mutating func keep(_ observation: CheckedObservation) { observations.append(observation.observation) }
+
+    /// Keeps `observation`, sharing the labels of the one before when they are all the same:
+    /// a probe's checks of one server (a thousand endpoints with the same `endpoint` and
+    /// `method`) then hold one array of labels, not one each, for as long as the agent keeps
+    /// them. The agent's reader of a child's records does the same.
+    public mutating func keep(_ observation: CheckedObservation) {
+        var kept = observation.observation
+        if let before = observations.last?.labels, !before.isEmpty,
+            before.elementsEqual(kept.labels, by: { $0.name == $1.name && $0.value == $1.value })
+        {
+            kept.labels = before
+        }
+        observations.append(kept)
+    }
+
     public var count: Int { observations.count }
 }
 
