@@ -128,6 +128,14 @@ public enum JSONSerializer {
             var copied = 0
             var i = 0
             while i < bytes.count {
+                // Eight bytes at a time while none needs a look (most text needs no escape).
+                if i + 8 <= bytes.count,
+                    needsNoLook(
+                        UInt64(littleEndian: UnsafeRawPointer(bytes.baseAddress! + i).loadUnaligned(as: UInt64.self)))
+                {
+                    i += 8
+                    continue
+                }
                 let b = bytes[i]
                 let width: Int
                 if b >= 0x20 && b != UInt8(ascii: "\"") && b != UInt8(ascii: "\\") {
@@ -148,6 +156,20 @@ public enum JSONSerializer {
             out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[copied..<i]))
         }
         out.append(UInt8(ascii: "\""))
+    }
+
+    /// True when none of a word's eight bytes is one `writeString` looks at: a control
+    /// character, `"`, `\`, or 0xE2 (the lead byte of U+2028 and U+2029). A byte below `n` sets
+    /// its high bit in `w - n` in every byte, with `w`'s own high bit clear (so not a byte of
+    /// 0x80 or more); a borrow only starts at such a byte, so there is no false answer of
+    /// "none", and a byte equal to `c` is a zero byte of `w ^ c`, below 1.
+    @inline(__always)
+    private static func needsNoLook(_ w: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        func anyBelow(_ v: UInt64, _ n: UInt64) -> Bool { (v &- ones &* n) & ~v & highs != 0 }
+        return !anyBelow(w, 0x20) && !anyBelow(w ^ (ones &* 0x22), 1) && !anyBelow(w ^ (ones &* 0x5C), 1)
+            && !anyBelow(w ^ (ones &* 0xE2), 1)
     }
 
     /// The escape of the character starting at `i`, one that `writeString` found needs one.

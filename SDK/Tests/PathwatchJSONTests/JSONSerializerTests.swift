@@ -15,6 +15,55 @@ import Testing
         #expect(JSONSerializer.serialize(.string("\u{2028}")) == #""\u2028""#)
     }
 
+    /// Text is passed over eight bytes at a time where no byte needs a look: every character
+    /// that needs an escape (and 0xE2's neighbours, which do not) is found at each place in a
+    /// word and across words, in texts of every length around a word's, as a plain
+    /// character-by-character escaper finds it.
+    @Test func everyEscapeIsFoundAtEveryPlaceOfAWord() {
+        func reference(_ text: String) -> String {
+            var out = "\""
+            for scalar in text.unicodeScalars {
+                switch scalar {
+                case "\"": out += #"\""#
+                case "\\": out += #"\\"#
+                case "\n": out += #"\n"#
+                case "\r": out += #"\r"#
+                case "\t": out += #"\t"#
+                case "\u{08}": out += #"\b"#
+                case "\u{0C}": out += #"\f"#
+                case "\u{2028}": out += #"\u2028"#
+                case "\u{2029}": out += #"\u2029"#
+                case _ where scalar.value < 0x20:
+                    let hex = String(scalar.value, radix: 16)
+                    out += #"\u"# + String(repeating: "0", count: 4 - hex.count) + hex
+                default: out.unicodeScalars.append(scalar)
+                }
+            }
+            return out + "\""
+        }
+        let specials = [
+            "\"", "\\", "\n", "\u{0}", "\u{1F}", "\u{2028}", "\u{2029}", "\u{2027}", "€", "\u{7F}", " ", "~",
+        ]
+        for length in 0...19 {
+            for place in 0...length {
+                for special in specials {
+                    var text = String(repeating: "a", count: length)
+                    text.insert(contentsOf: special, at: text.index(text.startIndex, offsetBy: place))
+                    #expect(JSONSerializer.serialize(.string(text)) == reference(text), "\(Array(text.utf8))")
+                }
+            }
+        }
+        var generator = SystemRandomNumberGenerator()
+        let pool = Array("ab \"\\\n\t\u{1}\u{1F}é€\u{2028}\u{2029}\u{2030}😀".unicodeScalars)
+        for _ in 0..<500 {
+            var text = ""
+            for _ in 0..<Int.random(in: 0...40, using: &generator) {
+                text.unicodeScalars.append(pool.randomElement(using: &generator)!)
+            }
+            #expect(JSONSerializer.serialize(.string(text)) == reference(text), "\(Array(text.utf8))")
+        }
+    }
+
     @Test func prettyLayout() {
         let value: JSONValue = ["a": [1, ["b": nil, "c": []]], "d": [:], "e": "x"]
         #expect(
