@@ -123,6 +123,11 @@ import Testing
             Observation(key: "g", state: .ok, labels: same),
             Observation(key: "h", state: .ok),
             Observation(key: "i", state: .ok),
+            // The same labels after another count of metrics: their names sit in other places.
+            Observation(key: "j", state: .ok, metrics: [("x", 1)], labels: same),
+            Observation(key: "k", state: .ok, metrics: [("y", 2)], labels: same),
+            Observation(key: "l", state: .ok, metrics: [("x", 1), ("endpoint", 3)], labels: [("method", "GET")]),
+            Observation(key: "m", state: .ok, metrics: [("x", 1)], labels: [("endpoint", "GET"), ("method", "GET")]),
         ]
         let result = try #require(
             Self.decoded(ResultFrames.encode(.sampled, CallResult(observations: sent, error: nil, problems: []))))
@@ -137,7 +142,8 @@ import Testing
         }
         #expect(storage(1) == storage(0), "labels repeated whole were not shared")
         #expect(storage(3) == storage(2), "labels repeated after a change were not shared")
-        #expect(Set([0, 2, 4, 5, 6].map(storage)).count == 5, "labels that differ shared an array")
+        #expect(Set([0, 2, 4, 5, 6, 9, 11, 12].map(storage)).count == 8, "labels that differ shared an array")
+        #expect(storage(10) == storage(9), "labels repeated after other metrics were not shared")
     }
 
     @Test func theObservationCountIsReadFromTheRecordsHeader() {
