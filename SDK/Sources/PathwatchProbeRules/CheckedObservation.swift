@@ -158,11 +158,14 @@ public struct CheckedObservation {
     }
 
     /// The observation as Swift values, copied out of the plug-in's memory.
-    public var observation: Observation {
+    public var observation: Observation { observation(labels: labels.map { ($0.name.string, $0.value.string) }) }
+
+    /// The observation with `labels` (this one's, already made into Strings).
+    func observation(labels: [(name: String, value: String)]) -> Observation {
         Observation(
             key: key, state: state, message: message.string,
             metrics: metrics.map { Metric($0.name.string, $0.value, labels: $0.labels, kind: $0.kind, help: $0.help) },
-            labels: labels.map { ($0.name.string, $0.value.string) })
+            labels: labels)
     }
 }
 
@@ -175,6 +178,16 @@ public struct PluginText {
     public static var empty: PluginText { PluginText(bytes: UnsafeRawBufferPointer(start: nil, count: 0)) }
 
     public var isEmpty: Bool { bytes.isEmpty && !truncated }
+
+    /// True when `text` is this text: the same bytes, and not cut.
+    func holds(_ text: String) -> Bool {
+        guard !truncated else { return false }
+        var text = text
+        return text.withUTF8 { utf8 in
+            utf8.count == bytes.count
+                && (bytes.isEmpty || memcmp(utf8.baseAddress!, bytes.baseAddress!, bytes.count) == 0)
+        }
+    }
 
     /// The text copied into a String (its bytes were checked, so nothing is repaired).
     public var string: String {

@@ -17,15 +17,17 @@ public struct KeptObservations: ObservationKeeping {
     /// Keeps `observation`, sharing the labels of the one before when they are all the same:
     /// a probe's checks of one server (a thousand endpoints with the same `endpoint` and
     /// `method`) then hold one array of labels, not one each, for as long as the agent keeps
-    /// them. The agent's reader of a child's records does the same.
+    /// them. The agent's reader of a child's records does the same. The plug-in's bytes are
+    /// compared with the labels kept, before any String is made of them: Strings made only to be
+    /// compared cost the disk probe's every mount, whose labels all differ.
     public mutating func keep(_ observation: CheckedObservation) {
-        var kept = observation.observation
-        if let before = observations.last?.labels, !before.isEmpty,
-            before.elementsEqual(kept.labels, by: { $0.name == $1.name && $0.value == $1.value })
+        if let before = observations.last?.labels, !before.isEmpty, before.count == observation.labels.count,
+            zip(before, observation.labels).allSatisfy({ $1.name.holds($0.name) && $1.value.holds($0.value) })
         {
-            kept.labels = before
+            observations.append(observation.observation(labels: before))
+        } else {
+            observations.append(observation.observation)
         }
-        observations.append(kept)
     }
 
     public var count: Int { observations.count }
