@@ -18,8 +18,7 @@ public struct KeptObservations: ObservationKeeping {
     /// a probe's checks of one server (a thousand endpoints with the same `endpoint` and
     /// `method`) then hold one array of labels, not one each, for as long as the agent keeps
     /// them. The agent's reader of a child's records does the same. The plug-in's bytes are
-    /// compared with the labels kept, before any String is made of them: Strings made only to be
-    /// compared cost the disk probe's every mount, whose labels all differ.
+    /// compared with the labels kept, so that labels found alike are never made into Strings.
     public mutating func keep(_ observation: CheckedObservation) {
         if let before = observations.last?.labels, !before.isEmpty, before.count == observation.labels.count,
             zip(before, observation.labels).allSatisfy({ $1.name.holds($0.name) && $1.value.holds($0.value) })
