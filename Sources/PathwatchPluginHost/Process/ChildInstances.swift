@@ -56,6 +56,10 @@ package final class ChildInstances: Sendable {
     /// The agent gone, there is no one left to serve: the child ends at once (`_exit`: other
     /// threads may be inside the plug-in).
     private let outbox: FrameOutbox
+    /// Samples taken from the agent and not yet answered. A sample's answer is held while
+    /// others run (a tick's calls), to go with theirs in one write; the last one's goes at
+    /// once, and a held one waits no longer than the outbox's bound (a hung sibling).
+    private let samplesRunning = Atomic<Int>(0)
 
     package init(plugin: LoadedPlugin, socket: Int32, defaultMaxObservations: Int) {
         self.plugin = plugin
@@ -76,13 +80,15 @@ package final class ChildInstances: Sendable {
                 send(ResultFrames.encode(.sampled, missing), for: id)
                 return true
             }
+            samplesRunning.add(1, ordering: .relaxed)
             slot.async { [self] in
                 let record = slot.instance.withLock { $0 }?.sampleRecord(by: deadline)
+                let othersRunning = samplesRunning.subtract(1, ordering: .relaxed).newValue > 0
                 send(
                     record
                         ?? ResultFrames.encode(
                             .sampled, CallResult(observations: [], error: "instance \(id) not created", problems: [])),
-                    for: id)
+                    for: id, held: othersRunning)
                 // What the sample made is freed once its record is sent: a large one's heap goes back.
                 HeapTrim.consumed(observations: record.map(ResultFrames.observationCount) ?? 0)
             }
@@ -166,9 +172,14 @@ package final class ChildInstances: Sendable {
         done.wait()
     }
 
-    /// A frame for instance `id`; one too long for a frame ends the child, as a failed write does.
-    private func send(_ body: [UInt8], for id: UInt32) {
+    /// A frame for instance `id`, held to go with the next write when `held`; one too long for
+    /// a frame ends the child, as a failed write does.
+    private func send(_ body: [UInt8], for id: UInt32, held: Bool = false) {
         guard let header = Frames.header(body: body, instance: id) else { _exit(1) }
-        outbox.enqueue(header, body)
+        if held {
+            outbox.enqueueHeld(header, body)
+        } else {
+            outbox.enqueue(header, body)
+        }
     }
 }

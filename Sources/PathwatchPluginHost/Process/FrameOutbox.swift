@@ -1,3 +1,4 @@
+import PathwatchBase
 import PathwatchSinkKit
 import Synchronization
 
@@ -9,6 +10,13 @@ import Synchronization
 /// added to do it, so an idle agent wakes no more than before, and a child whose `max_memory`
 /// leaves no room for another thread's stack needs none.
 ///
+/// A frame may also be held (`enqueueHeld`): queued without a write of its own, it goes with the
+/// next frame written, or `holdNanoseconds` after the first frame held at the latest. A child's
+/// instances answer one at a time as their lanes finish, so at a tick each of a thousand answers
+/// found no write in progress and went alone (a write and a wake-up of the agent's reader each);
+/// held while sibling calls still run, they go in a few writes. The bound is what a hung sibling
+/// can delay an answer by.
+///
 /// Writing fails when the other end is gone: `failed` runs once, and later frames are dropped
 /// (the other end's death reaches the callers by its own path).
 package final class FrameOutbox: Sendable {
@@ -18,6 +26,8 @@ package final class FrameOutbox: Sendable {
         var writing = false
         var broken = false
         var finishing = false
+        /// A write of what is held is due on the timer thread.
+        var flushDue = false
         /// What runs once the frames queued before `finish` are written.
         var then: [@Sendable () -> Void] = []
     }
@@ -29,10 +39,19 @@ package final class FrameOutbox: Sendable {
     private let queue = Mutex(Queue())
     private let socket: Int32
     private let failed: @Sendable () -> Void
+    /// How long a held frame may wait for a write to go with.
+    private let holdNanoseconds: UInt64
+    /// Where a held frame's own write runs when its time is up: never on the timer thread, which
+    /// a write to a full socket would hold.
+    private let flushLane: WorkLane
 
-    package init(socket: Int32, failed: @escaping @Sendable () -> Void) {
+    /// `holdNanoseconds`: how long `enqueueHeld` may keep a frame back (a millisecond: at a
+    /// tick, a child's two lanes answer some sixty calls in it).
+    package init(socket: Int32, holdNanoseconds: UInt64 = 1_000_000, failed: @escaping @Sendable () -> Void) {
         self.socket = socket
         self.failed = failed
+        self.holdNanoseconds = holdNanoseconds
+        flushLane = WorkerPool.shared.lane()
     }
 
     /// Queues one frame, made of `parts` sent back to back, and writes it (with whatever else is
@@ -51,16 +70,60 @@ package final class FrameOutbox: Sendable {
         return true
     }
 
-    /// No frame after those queued; `then` runs once they are written (at once, here, when
-    /// no write is in progress).
-    package func finish(then: @escaping @Sendable () -> Void) {
-        let now = queue.withLock { q -> Bool in
-            q.finishing = true
-            if q.writing { q.then.append(then) }
-            return !q.writing
+    /// Queues one frame to go with the next write: one in progress, the next `enqueue`, or its
+    /// own `holdNanoseconds` after the first frame held, whichever comes first; false once the
+    /// outbox is finishing.
+    @discardableResult
+    package func enqueueHeld(_ parts: [UInt8]...) -> Bool {
+        let armTimer = queue.withLock { q -> Bool? in
+            guard !q.finishing else { return nil }
+            q.chunks.append(contentsOf: parts)
+            if q.writing || q.flushDue { return false }
+            q.flushDue = true
+            return true
         }
-        if now { then() }
+        guard let armTimer else { return false }
+        if armTimer {
+            TimerThread.shared.schedule(afterNanoseconds: holdNanoseconds) { [self] in
+                flushLane.async { [self] in flushHeld() }
+            }
+        }
+        return true
     }
+
+    /// Writes what is held, unless a write is in progress (which takes it) or nothing is left.
+    private func flushHeld() {
+        let writer = queue.withLock { q -> Bool in
+            q.flushDue = false
+            guard !q.writing, !q.chunks.isEmpty else { return false }
+            q.writing = true
+            return true
+        }
+        if writer { drain() }
+    }
+
+    /// No frame after those queued; `then` runs once they are written (at once, here, when
+    /// nothing is queued and no write is in progress; held frames are written first, here).
+    package func finish(then: @escaping @Sendable () -> Void) {
+        let step = queue.withLock { q -> FinishStep in
+            q.finishing = true
+            if q.writing {
+                q.then.append(then)
+                return .afterTheWriter
+            }
+            if q.chunks.isEmpty { return .now }
+            q.writing = true
+            q.then.append(then)
+            return .writeHeld
+        }
+        switch step {
+        case .now: then()
+        case .writeHeld: drain()
+        case .afterTheWriter: break
+        }
+    }
+
+    private enum FinishStep { case now, writeHeld, afterTheWriter }
 
     /// Writes until nothing is queued, then lets the next caller write.
     private func drain() {
