@@ -125,6 +125,16 @@ import Testing
         }
     }
 
+    /// Finishes `outbox` with the end of `write`'s side as its last job: whether that job ran.
+    static func finished(_ outbox: FrameOutbox, endingWith write: Int32) -> Bool {
+        let closed = DispatchSemaphore(value: 0)
+        outbox.finish {
+            _ = shutdown(write, Int32(SHUT_WR))
+            closed.signal()
+        }
+        return closed.wait(timeout: .now() + 10) == .success
+    }
+
     static func frame(_ n: Int) -> ([UInt8], [UInt8]) {
         let body = Frames.body(["n": .number(Double(n))])
         return (Frames.header(body: body, instance: 1)!, body)
@@ -160,12 +170,7 @@ import Testing
         // Nothing else is written: the bound sends them (waited for far beyond it, for a busy machine).
         var pending = pollfd(fd: read, events: Int16(POLLIN), revents: 0)
         try #require(poll(&pending, 1, 10_000) == 1, "held frames were never written")
-        let closed = DispatchSemaphore(value: 0)
-        outbox.finish {
-            _ = shutdown(write, Int32(SHUT_WR))
-            closed.signal()
-        }
-        #expect(closed.wait(timeout: .now() + 10) == .success)
+        #expect(Self.finished(outbox, endingWith: write))
         #expect(Self.records(from: read).compactMap { $0 }.flatMap { $0 } == [0, 1, 2])
         close(write)
     }
@@ -178,12 +183,7 @@ import Testing
             let (header, body) = Self.frame(n)
             outbox.enqueueHeld(header, body)
         }
-        let closed = DispatchSemaphore(value: 0)
-        outbox.finish {
-            _ = shutdown(write, Int32(SHUT_WR))
-            closed.signal()
-        }
-        #expect(closed.wait(timeout: .now() + 10) == .success, "the job after the held frames never ran")
+        #expect(Self.finished(outbox, endingWith: write), "the job after the held frames never ran")
         #expect(Self.records(from: read) == [[0, 1, 2, 3, 4]])
         #expect(!outbox.enqueueHeld([0, 0, 0, 0]), "a finished outbox held a frame")
         close(write)

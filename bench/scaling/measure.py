@@ -95,12 +95,13 @@ def span(values, fmt):
     return f"{fmt.format(m)} ({fmt.format(min(values))}–{fmt.format(max(values))})" if len(values) > 1 else fmt.format(m)
 
 
-print(f"| row | agent CPU % | tree CPU % | CPU per check, µs/min | tree PSS MiB | tree RSS MiB | threads agent / tree |")
-print("|---|---|---|---|---|---|---|")
-for row in rows:
-    results = [one_round(row) for _ in range(rounds)]
-    per_check = [r["tree_cpu"] / 100 * 60e6 / r["checks"] for r in results]
-    print(f"| {row} | {span([r['agent_cpu'] for r in results], '{:.3f}')} | {span([r['tree_cpu'] for r in results], '{:.3f}')} "
-          f"| {span(per_check, '{:.0f}')} | {span([r['pss'] for r in results], '{:.1f}')} "
-          f"| {span([r['rss'] for r in results], '{:.1f}')} "
-          f"| {max(r['threads_agent'] for r in results)} / {max(r['threads_tree'] for r in results)} |", flush=True)
+if __name__ == "__main__":
+    print(f"| row | agent CPU % | tree CPU % | CPU per check, µs/min | tree PSS MiB | tree RSS MiB | threads agent / tree |")
+    print("|---|---|---|---|---|---|---|")
+    for row in rows:
+        results = [one_round(row) for _ in range(rounds)]
+        per_check = [r["tree_cpu"] / 100 * 60e6 / r["checks"] for r in results]
+        print(f"| {row} | {span([r['agent_cpu'] for r in results], '{:.3f}')} | {span([r['tree_cpu'] for r in results], '{:.3f}')} "
+              f"| {span(per_check, '{:.0f}')} | {span([r['pss'] for r in results], '{:.1f}')} "
+              f"| {span([r['rss'] for r in results], '{:.1f}')} "
+              f"| {max(r['threads_agent'] for r in results)} / {max(r['threads_tree'] for r in results)} |", flush=True)

@@ -58,7 +58,7 @@ package final class ChildInstances: Sendable {
     private let outbox: FrameOutbox
     /// Samples taken from the agent and not yet answered. A sample's answer is held while
     /// others run (a tick's calls), to go with theirs in one write; the last one's goes at
-    /// once, and a held one waits no longer than the outbox's bound (a hung sibling).
+    /// once, and one held longer than the outbox's bound goes with the next (a hung sibling).
     private let samplesRunning = Atomic<Int>(0)
 
     package init(plugin: LoadedPlugin, socket: Int32, defaultMaxObservations: Int) {

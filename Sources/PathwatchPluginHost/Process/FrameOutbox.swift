@@ -11,11 +11,12 @@ import Synchronization
 /// leaves no room for another thread's stack needs none.
 ///
 /// A frame may also be held (`enqueueHeld`): queued without a write of its own, it goes with the
-/// next frame written, or `holdNanoseconds` after the first frame held at the latest. A child's
-/// instances answer one at a time as their lanes finish, so at a tick each of a thousand answers
-/// found no write in progress and went alone (a write and a wake-up of the agent's reader each);
-/// held while sibling calls still run, they go in a few writes. The bound is what a hung sibling
-/// can delay an answer by.
+/// next frame written. Once the first frame held is `holdNanoseconds` old, the next frame held
+/// writes them all, and a timer does so when none comes. A child's instances answer one at a
+/// time as their lanes finish, so at a tick each of a thousand answers found no write in
+/// progress and went alone (a write and a wake-up of the agent's reader each); held while
+/// sibling calls still run, they go in a few writes. The bound is what a hung sibling can
+/// delay the others' answers by.
 ///
 /// Writing fails when the other end is gone: `failed` runs once, and later frames are dropped
 /// (the other end's death reaches the callers by its own path).
@@ -26,8 +27,8 @@ package final class FrameOutbox: Sendable {
         var writing = false
         var broken = false
         var finishing = false
-        /// A write of what is held is due on the timer thread.
-        var flushDue = false
+        /// When the oldest frame held and not yet taken by a write was queued (monotonic ns).
+        var heldSince: UInt64?
         /// What runs once the frames queued before `finish` are written.
         var then: [@Sendable () -> Void] = []
     }
@@ -70,20 +71,32 @@ package final class FrameOutbox: Sendable {
         return true
     }
 
-    /// Queues one frame to go with the next write: one in progress, the next `enqueue`, or its
-    /// own `holdNanoseconds` after the first frame held, whichever comes first; false once the
-    /// outbox is finishing.
+    /// Queues one frame to go with the next write: one in progress, the next `enqueue`, or the
+    /// next `enqueueHeld` once the first frame held is `holdNanoseconds` old, or a timer then
+    /// when none comes; false once the outbox is finishing.
     @discardableResult
     package func enqueueHeld(_ parts: [UInt8]...) -> Bool {
-        let armTimer = queue.withLock { q -> Bool? in
+        let now = monotonicNanoseconds()
+        let step = queue.withLock { q -> HeldStep? in
             guard !q.finishing else { return nil }
             q.chunks.append(contentsOf: parts)
-            if q.writing || q.flushDue { return false }
-            q.flushDue = true
-            return true
+            if q.writing { return .queued }
+            guard let since = q.heldSince else {
+                q.heldSince = now
+                return .firstHeld
+            }
+            guard now &- since >= holdNanoseconds else { return .queued }
+            q.writing = true
+            return .write
         }
-        guard let armTimer else { return false }
-        if armTimer {
+        switch step {
+        case nil: return false
+        case .queued?: break
+        case .write?: drain()
+        case .firstHeld?:
+            // Fires only when no frame comes to write them first (a hung sibling, the tick's
+            // last answers): the write runs on a lane, never on the timer thread, which a full
+            // socket would hold.
             TimerThread.shared.schedule(afterNanoseconds: holdNanoseconds) { [self] in
                 flushLane.async { [self] in flushHeld() }
             }
@@ -91,10 +104,11 @@ package final class FrameOutbox: Sendable {
         return true
     }
 
+    private enum HeldStep { case queued, firstHeld, write }
+
     /// Writes what is held, unless a write is in progress (which takes it) or nothing is left.
     private func flushHeld() {
         let writer = queue.withLock { q -> Bool in
-            q.flushDue = false
             guard !q.writing, !q.chunks.isEmpty else { return false }
             q.writing = true
             return true
@@ -132,6 +146,8 @@ package final class FrameOutbox: Sendable {
             let (chunks, broken, then) = queue.withLock { q -> ([[UInt8]], Bool, [@Sendable () -> Void]) in
                 var taken: [[UInt8]] = []
                 swap(&taken, &q.chunks)
+                // What was held goes now: the next frame held starts its own wait.
+                q.heldSince = nil
                 if taken.isEmpty {
                     q.writing = false
                     defer { q.then = [] }
