@@ -135,6 +135,14 @@ import Testing
         return closed.wait(timeout: .now() + 10) == .success
     }
 
+    /// Holds a frame for each of `numbers`, in order.
+    static func hold(_ numbers: Range<Int>, in outbox: FrameOutbox) {
+        for n in numbers {
+            let (header, body) = frame(n)
+            #expect(outbox.enqueueHeld(header, body))
+        }
+    }
+
     static func frame(_ n: Int) -> ([UInt8], [UInt8]) {
         let body = Frames.body(["n": .number(Double(n))])
         return (Frames.header(body: body, instance: 1)!, body)
@@ -145,10 +153,7 @@ import Testing
         defer { close(read) }
         // A bound no test waits for: only the next write sends them.
         let outbox = FrameOutbox(socket: write, holdNanoseconds: 600_000_000_000) { Issue.record("writing failed") }
-        for n in 0..<100 {
-            let (header, body) = Self.frame(n)
-            #expect(outbox.enqueueHeld(header, body))
-        }
+        Self.hold(0..<100, in: outbox)
         var pending = pollfd(fd: read, events: Int16(POLLIN), revents: 0)
         #expect(poll(&pending, 1, 50) == 0, "a held frame was written on its own")
         let (header, body) = Self.frame(100)
@@ -163,10 +168,7 @@ import Testing
         let (write, read) = try Self.packetPair()
         defer { close(read) }
         let outbox = FrameOutbox(socket: write, holdNanoseconds: 20_000_000) { Issue.record("writing failed") }
-        for n in 0..<3 {
-            let (header, body) = Self.frame(n)
-            outbox.enqueueHeld(header, body)
-        }
+        Self.hold(0..<3, in: outbox)
         // Nothing else is written: the bound sends them (waited for far beyond it, for a busy machine).
         var pending = pollfd(fd: read, events: Int16(POLLIN), revents: 0)
         try #require(poll(&pending, 1, 10_000) == 1, "held frames were never written")
@@ -179,10 +181,7 @@ import Testing
         let (write, read) = try Self.packetPair()
         defer { close(read) }
         let outbox = FrameOutbox(socket: write, holdNanoseconds: 600_000_000_000) { Issue.record("writing failed") }
-        for n in 0..<5 {
-            let (header, body) = Self.frame(n)
-            outbox.enqueueHeld(header, body)
-        }
+        Self.hold(0..<5, in: outbox)
         #expect(Self.finished(outbox, endingWith: write), "the job after the held frames never ran")
         #expect(Self.records(from: read) == [[0, 1, 2, 3, 4]])
         #expect(!outbox.enqueueHeld([0, 0, 0, 0]), "a finished outbox held a frame")
