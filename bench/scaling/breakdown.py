@@ -43,7 +43,7 @@ import measure  # noqa: E402
 def deepest_own(frames):
     """The frame nearest the leaf that is Pathwatch's Swift code, or a plug-in's."""
     for f in frames:
-        if "Pathwatch" in f or f.startswith(("loadavg_", "tp_", "pw_probe")):
+        if "Pathwatch" in f or f.startswith(("loadavg_", "tp_")):
             return f
     return ""
 
