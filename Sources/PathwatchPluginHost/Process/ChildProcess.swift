@@ -112,11 +112,12 @@ package final class ChildProcess: Sendable {
         outbox = FrameOutbox(socket: socket) { childPID.kill() }
     }
 
-    /// Queues a call for the child; false once the child's end has been seen.
-    package func send(_ value: JSONValue) -> Bool {
+    /// Queues a call for the child; false once the child's end has been seen. A `held` call may
+    /// wait up to a millisecond for other calls to go in the same write (FrameOutbox).
+    package func send(_ value: JSONValue, held: Bool = false) -> Bool {
         let body = Frames.body(value)
         guard let header = Frames.header(body: body) else { return false }
-        return outbox.enqueue(header, body)
+        return held ? outbox.enqueueHeld(header, body) : outbox.enqueue(header, body)
     }
 
     /// The next reply or the child's end; nil after `seconds` (nil: wait as long as it takes).

@@ -64,7 +64,7 @@ extension SharedChild {
             maxObservations: limits.maxObservations)
         if !child.send(frame) { child.kill() }
         let reply = member.mailbox.next(within: limits.createTimeout.seconds + CallDeadlines.grace.seconds)
-        state.withLock { $0.members[id]?.call = nil }
+        state.withLock { $0.setCall(nil, of: id) }
         switch reply {
         case .frame(let frame)?:
             if let refusal = CallFrames.configRefusal(in: frame, plugin: plugin.name) { return .refused(refusal) }

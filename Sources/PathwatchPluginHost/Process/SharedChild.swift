@@ -75,15 +75,16 @@ package final class SharedChild: Sendable {
         // A thousand probes share this child and its lock: each call takes it twice, once to
         // send and once with the answer.
         let ready = state.withLock { $0.beginSample(id) }
-        let (child, mailbox): (ChildProcess, Mailbox)
+        let sending: SharedChildState.SampleSending
         switch ready {
         case .failure(let refusal):
             let took = Double(MonotonicClock.nowNanoseconds() - started) / 1e6
             state.withLock { $0.members[id]?.health.lastDurationMilliseconds = took }
             return done(CallResult(observations: [], error: refusal.cause, problems: []))
-        case .success(let pair): (child, mailbox) = pair
+        case .success(let ready): sending = ready
         }
-        mailbox.whenAnswered { [self] reply in
+        let child = sending.child
+        sending.mailbox.whenAnswered { [self] reply in
             let took = Double(MonotonicClock.nowNanoseconds() - started) / 1e6
             state.withLock { $0.endSample(id, answered: reply.sampled, from: child, took: took) }
             guard let result = reply.sampleResult else {
@@ -94,8 +95,9 @@ package final class SharedChild: Sendable {
             }
             done(result)
         }
-        // A child that cannot take the call is dying: its end reaches the mailbox.
-        if !child.send(CallFrames.sample(instance: id, by: deadline)) { child.kill() }
+        // A child that cannot take the call is dying: its end reaches the mailbox. At a tick a
+        // thousand probes' calls find each other in flight, and cross in tens of writes.
+        if !child.send(CallFrames.sample(instance: id, by: deadline), held: sending.held) { child.kill() }
     }
 
     package func probeID(_ id: UInt32) -> String { state.withLock { $0.members[id]?.probeID ?? "?" } }
@@ -140,7 +142,7 @@ package final class SharedChild: Sendable {
         if child.send(CallFrames.destroy(instance: id)) {
             switch mailbox.answerPastSamples(within: 2) {
             case .frame?:
-                state.withLock { $0.members[id]?.call = nil }
+                state.withLock { $0.setCall(nil, of: id) }
                 return
             case .ended?: return
             case .sampled?, nil: break

@@ -16,8 +16,9 @@ package struct SharedChildState {
         package var everCreated = false
         /// The plug-in refused the configuration it had accepted, on a restart: no more calls.
         package var refused: String?
-        /// The call in flight ("sample", "create", "destroy"), to name in a crash's cause.
-        package var call: String?
+        /// The call in flight ("sample", "create", "destroy"), to name in a crash's cause; set
+        /// through `setCall`, which counts the samples in flight.
+        package fileprivate(set) var call: String?
         package var health: ProbeHealth {
             get { healthCell.current }
             nonmutating set { healthCell.current = newValue }
@@ -46,6 +47,9 @@ package struct SharedChildState {
     package var nextID: UInt32 = 1
     /// The last instance left: the child's end is expected, and not followed by a restart.
     package var closed = false
+    /// Samples sent and not over: a sample that finds another in flight is a tick's call among
+    /// others, and is held a moment to cross with them (FrameOutbox.enqueueHeld).
+    package private(set) var samplesInFlight = 0
 
     /// Adds `member`, not yet created; the number it gets names it on the wire.
     package mutating func reserve(_ member: Member) -> UInt32 {
@@ -56,9 +60,10 @@ package struct SharedChildState {
         return id
     }
 
-    /// Marks instance `id`'s sample in flight: the child to send it to and the mailbox its
-    /// answer comes to; or why it cannot go.
-    package mutating func beginSample(_ id: UInt32) -> Result<(ChildProcess, Mailbox), SampleRefusal> {
+    /// Marks instance `id`'s sample in flight: the child to send it to, the mailbox its answer
+    /// comes to, and whether another sample is in flight (the call is then held to go with the
+    /// next); or why it cannot go.
+    package mutating func beginSample(_ id: UInt32) -> Result<SampleSending, SampleRefusal> {
         guard let index = members.index(forKey: id) else {
             return .failure(SampleRefusal(cause: "plug-in not running"))
         }
@@ -70,15 +75,35 @@ package struct SharedChildState {
         }
         let mailbox = members.values[index].mailbox
         mailbox.reset()
-        members.values[index].call = "sample"
-        return .success((child, mailbox))
+        setCall("sample", at: index)
+        return .success(SampleSending(child: child, mailbox: mailbox, held: samplesInFlight > 1))
+    }
+
+    /// Where a sample goes, and how.
+    package struct SampleSending {
+        package let child: ChildProcess
+        package let mailbox: Mailbox
+        /// Another sample is in flight: this one may wait a moment for a write to go with.
+        package let held: Bool
+    }
+
+    /// Marks instance `id`'s call in flight (nil: none), keeping the count of samples.
+    package mutating func setCall(_ call: String?, of id: UInt32) {
+        guard let index = members.index(forKey: id) else { return }
+        setCall(call, at: index)
+    }
+
+    private mutating func setCall(_ call: String?, at index: [UInt32: Member].Index) {
+        if members.values[index].call == "sample" { samplesInFlight -= 1 }
+        if call == "sample" { samplesInFlight += 1 }
+        members.values[index].call = call
     }
 
     /// Instance `id`'s sample sent to `child` is over after `took` milliseconds, `answered` with
     /// a result or not.
     package mutating func endSample(_ id: UInt32, answered: CallResult?, from child: ChildProcess, took: Double) {
         guard let index = members.index(forKey: id) else { return }
-        members.values[index].call = nil
+        setCall(nil, at: index)
         members.values[index].health.lastDurationMilliseconds = took
         // An answer the child sent just before it ended can be taken in after its end was:
         // the cause of that end, which the next sample reports, must stand.
@@ -92,7 +117,7 @@ package struct SharedChildState {
     package mutating func beginCreate(_ id: UInt32) -> (ChildProcess, Member)? {
         guard let child, loaded, let member = members[id], member.refused == nil else { return nil }
         member.mailbox.reset()
-        members[id]?.call = "create"
+        setCall("create", of: id)
         return (child, member)
     }
 
@@ -101,7 +126,7 @@ package struct SharedChildState {
     package mutating func beginDestroy(_ id: UInt32) -> (ChildProcess, Mailbox)? {
         guard let child, let member = members[id], member.created else { return nil }
         member.mailbox.reset()
-        members[id]?.call = "destroy"
+        setCall("destroy", of: id)
         return (child, member.mailbox)
     }
 
@@ -124,6 +149,7 @@ package struct SharedChildState {
 
     /// Forgets instance `id`; true when it was the last.
     package mutating func remove(_ id: UInt32) -> Bool {
+        setCall(nil, of: id)
         members[id] = nil
         if members.isEmpty { closed = true }
         return members.isEmpty
