@@ -8,7 +8,8 @@ import Testing
 @Suite struct SharedChildStateTests {
     static func state(members: Int) -> SharedChildState {
         var state = SharedChildState()
-        let limits = ProcessProbeHost.ChildLimits(maxMemoryBytes: 64 << 20, maxObservations: 10, probeTimeout: .seconds(5))
+        let limits = ProcessProbeHost.ChildLimits(
+            maxMemoryBytes: 64 << 20, maxObservations: 10, probeTimeout: .seconds(5))
         for n in 1...members {
             _ = state.reserve(.init(probeID: "p\(n)", configJSON: "{}", limits: limits))
         }
