@@ -96,7 +96,7 @@ package final class SharedChild: Sendable {
             done(result)
         }
         // A child that cannot take the call is dying: its end reaches the mailbox. At a tick a
-        // thousand probes' calls find each other in flight, and cross in tens of writes.
+        // thousand probes' calls find each other in flight, and cross in a few writes (FrameOutbox).
         if !child.send(CallFrames.sample(instance: id, by: deadline), held: sending.held) { child.kill() }
     }
 
