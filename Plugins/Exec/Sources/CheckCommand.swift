@@ -4,9 +4,19 @@ import PathwatchProbeKit
 /// One configured command, checked: what to run, with which environment, for how long.
 struct CheckCommand: Sendable {
     /// Every command starts with these; `env` adds to them or replaces them.
+    ///
+    /// UTF-8 characters through `LC_CTYPE` alone, not `LANG`: C.UTF-8's other categories are the
+    /// C locale's, but named through `LANG` each is a file a command that calls `setlocale` opens
+    /// and maps, and its messages a catalogue it looks for: 61 system calls more than with
+    /// `LC_CTYPE` for each run of `check_dummy` (58 for `check_tcp`), and 100,000 instructions,
+    /// a third of what `check_dummy` ran.
     static let baseEnvironment: [(String, String)] = [
-        ("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"), ("LANG", "C.UTF-8"),
+        ("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"), ("LC_CTYPE", "C.UTF-8"),
     ]
+
+    /// Variables that name a command's locale as a whole: given one, the base `LC_CTYPE` goes, as
+    /// it would outrank that locale's character set.
+    static let wholeLocaleVariables: Set<String> = ["LANG", "LC_ALL"]
 
     let name: String
     let argv: [String]
@@ -72,6 +82,9 @@ struct CheckCommand: Sendable {
             }
             environment.removeAll { $0.0 == key }
             environment.append((key, value))
+        }
+        if let env = config.env, env["LC_CTYPE"] == nil, env.keys.contains(where: Self.wholeLocaleVariables.contains) {
+            environment.removeAll { $0.0 == "LC_CTYPE" }
         }
         if let timeout = config.timeout, timeout.nanoseconds <= 0 {
             throw ProbeConfigError(path: path.appending("timeout"), message: "expected a duration above zero")

@@ -22,7 +22,8 @@ import Testing
     }
 
     /// The agent on the fixture script, with `/metrics` and, when `prometheus` is given, a
-    /// remote_write sink to it.
+    /// remote_write sink to it. The probe's timeout is seconds: on a loaded machine python3 took
+    /// over the 200 ms a 300 ms interval leaves before SIGTERM, and the check read `unknown`.
     static func agentOnScript(in dir: URL, prometheus: String? = nil) throws -> LiveAgent {
         let script = dir.appendingPathComponent("prometheus.py")
         try FileManager.default.copyItem(
@@ -33,7 +34,7 @@ import Testing
         return try LiveAgent(in: dir) { port in
             """
             {"agent": {"name": "exec-labels", "plugin_dirs": ["."], "interval": "300ms", "state_dir": "queues"},
-             "probes": [{"id": "vendor", "plugin": "exec", "config": {"commands": [
+             "probes": [{"id": "vendor", "plugin": "exec", "interval": "5s", "timeout": "4s", "config": {"commands": [
                  {"name": "queues", "command": ["/usr/bin/python3", "\(script.path)"], "format": "prometheus"}]}}],
              "sinks": [{"type": "http", "listen": "127.0.0.1:\(port)"}\(push)]}
             """

@@ -101,7 +101,7 @@ import Testing
         // ls sees its own directory descriptor besides 0, 1, 2; `wc` reads nothing from /dev/null.
         #expect(
             check.message.hasPrefix(
-                "LANG=C.UTF-8 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin PWD="),
+                "LC_CTYPE=C.UTF-8 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin PWD="),
             "\(check.message)")
         #expect(check.metrics["fds"] == 4)
         #expect(check.metrics["stdin"] == 0)
