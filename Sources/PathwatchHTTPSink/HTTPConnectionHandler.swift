@@ -206,11 +206,19 @@ final class HTTPConnectionHandler: ChannelInboundHandler {
         let channel = context.channel
         done.whenComplete { _ in
             channel.close(mode: .output, promise: nil)
-            channel.eventLoop.scheduleTask(in: Self.lingerTime) { channel.close(promise: nil) }
+            Self.closeAfterLinger(channel)
         }
     }
 
     static let lingerTime = TimeAmount.seconds(2)
+
+    /// Closes `channel` once `lingerTime` has passed, unless the client closed it first: the
+    /// timer is cancelled then, since until it fired it held the closed channel and its pipeline
+    /// (two seconds of every refused request in a flood of them).
+    static func closeAfterLinger(_ channel: any Channel) {
+        let linger = channel.eventLoop.scheduleTask(in: lingerTime) { channel.close(promise: nil) }
+        channel.closeFuture.whenComplete { _ in linger.cancel() }
+    }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         // After a reply that ends the connection, what still arrives is discarded, errors too.
@@ -225,8 +233,24 @@ final class HTTPConnectionHandler: ChannelInboundHandler {
                 : HTTPReply.plain(.badRequest, "malformed request\n")
             respond(context, reply, close: true)
         } else {
-            context.close(promise: nil)
+            closeUnlessClosing(context)
         }
+    }
+
+    /// Closes after an error the parser did not raise, unless the channel is closing already.
+    ///
+    /// Why not at once: a reset or a broken pipe reaches here just before NIO closes the socket
+    /// itself. A close from here would pass through the TLS handler while it still counts the
+    /// connection open, so it starts an orderly shutdown and arms its `shutdownTimeout` timer,
+    /// which swift-nio-ssl does not cancel when the socket goes: the timer kept the handler, its
+    /// SSL object and its 48 KiB of buffers alive after the socket closed. In a flood of
+    /// handshakes that hang up at once, some 300 connections at a time (57 KiB each), and the
+    /// heap that peak left behind was torn into free runs that live blocks held resident. So the
+    /// close waits for the event loop's next turn, by which NIO has closed a broken socket, and
+    /// closes only a channel still open.
+    private func closeUnlessClosing(_ context: ChannelHandlerContext) {
+        let channel = context.channel
+        context.eventLoop.execute { if channel.isActive { channel.close(promise: nil) } }
     }
 
     private func armDeadline(_ context: ChannelHandlerContext) {

@@ -90,7 +90,7 @@ final class HTTPServer: Sendable {
             // with unread input would reset the connection and could lose the 503.
             channel.writeAndFlush(ByteBuffer(string: busy)).whenComplete { _ in
                 channel.close(mode: .output, promise: nil)
-                channel.eventLoop.scheduleTask(in: HTTPConnectionHandler.lingerTime) { channel.close(promise: nil) }
+                HTTPConnectionHandler.closeAfterLinger(channel)
             }
             return
         }

@@ -16,8 +16,6 @@ PLUGINS=${PLUGINS:-$PWD/.build/release}
 NAME=flood source bench/tls/servers.sh
 sleep 2
 
-rss() { awk '/^VmRSS/ { r = $2 } /^RssAnon/ { a = $2 } END { printf "%.1f MiB (anonymous %.1f MiB)", r / 1024, a / 1024 }' "/proc/$1/status"; }
-
 flood() { # name pid port
     local name=$1 pid=$2 port=$3 total=0 n
     echo "$name before the flood: $(rss "$pid")"

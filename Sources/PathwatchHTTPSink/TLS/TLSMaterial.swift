@@ -41,11 +41,13 @@ struct TLSMaterial {
         var configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
         configuration.minimumTLSVersion = settings.minVersion == .tls13 ? .tlsv13 : .tlsv12
-        // How long a closing connection waits for the client's close_notify. swift-nio-ssl's
-        // 5 s timer keeps the connection's handler and SSL object alive until it fires, even
-        // once the socket is gone: a flood of handshakes that hang up at once kept some 7,500
-        // of them (80 MiB) alive at a time, and glibc kept the high-water mark resident. Half
-        // a second is plenty for a client on a network that can carry a scrape.
+        // How long a connection the sink closes waits for the client's close_notify.
+        // swift-nio-ssl's 5 s timer keeps the connection's handler and SSL object alive until
+        // it fires, even once the socket is gone: a flood of handshakes that hang up at once
+        // kept some 7,500 of them (80 MiB) alive at a time, and glibc kept the high-water mark
+        // resident. Half a second is plenty for a client on a network that can carry a
+        // scrape. (A connection that breaks is no longer closed through this path at all:
+        // HTTPConnectionHandler's `closeUnlessClosing`.)
         configuration.shutdownTimeout = .milliseconds(500)
         configuration.maximumTLSVersion = .tlsv13
         configuration.cipherSuites = cipherSuites
