@@ -118,6 +118,24 @@ import Testing
         #expect(events.allSatisfy { $0.to == .unknown && $0.message == "timed out after 5s" })
     }
 
+    /// A report's checks are announced where it fed them, and found by id again once the
+    /// probe-level failure check they replace is gone (its place taken by one of them): each
+    /// check that changed says so once, whether the report fed every check of the probe (no
+    /// stale ones to look for) or left one out.
+    @Test mutating func aSampleReplacingAFailureAnnouncesEachOfItsChecksOnce() {
+        _ = apply(.sample([obs("x", .ok)]), "api")
+        _ = apply(.failure("timed out after 5s"), "disk")
+        let first = apply(.sample([obs("/", .critical, "full"), obs("/var", .warning), obs("/tmp", .ok)]), "disk")
+        #expect(first.map(\.check) == ["disk//", "disk//var"])
+        #expect(book.records["disk"] == nil)
+        #expect(book.records["disk//tmp"]?.state == .ok && book.records["api/x"]?.state == .ok)
+        let left = apply(.sample([obs("/", .critical, "full"), obs("/var", .warning)]), "disk")
+        #expect(left.map(\.check) == ["disk//tmp"] && left.first?.to == .unknown)
+        let all = apply(.sample([obs("/", .ok), obs("/var", .warning), obs("/tmp", .ok)]), "disk")
+        #expect(all.map(\.check) == ["disk//", "disk//tmp"])
+        #expect(all.allSatisfy { $0.to == .ok })
+    }
+
     @Test mutating func duplicateKeysInOneReportCountOnce() {
         _ = apply(.sample([obs("/", .critical, "first"), obs("/", .ok, "second")]), "disk")
         #expect(book.records["disk//"]?.message == "first")

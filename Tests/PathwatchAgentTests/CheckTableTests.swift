@@ -27,6 +27,19 @@ import Testing
         }
     }
 
+    /// `add` puts a new check last and says where; given an id the table holds, it replaces that
+    /// record where it is, as `store` does, and the index keeps one place for the id.
+    @Test func addSaysWhereAndReplacesAnIdItHolds() {
+        var table = CheckTable()
+        #expect(table.add(record("a/0", "zero")) == 0)
+        #expect(table.add(record("a/1", "one")) == 1)
+        #expect(table.add(record("a/0", "again")) == 0)
+        expectHolds(table, ["a/0": "again", "a/1": "one"])
+        table.remove("a/0")
+        #expect(table.add(record("a/2", "two")) == 1)
+        expectHolds(table, ["a/1": "one", "a/2": "two"])
+    }
+
     @Test func storesReplacesAndRemovesFromAnyPlace() {
         var table = CheckTable()
         var expected: [String: String] = [:]

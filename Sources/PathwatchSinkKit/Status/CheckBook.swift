@@ -91,21 +91,30 @@ package struct CheckBook: Sendable {
         reportSerial &+= 1
         let serial = reportSerial
         let origin = origin(of: probe, under: policy)
+        // Where the checks this report fed are, for `announce` to visit without finding each by
+        // id again; nil when the report fed none by place, others were fed as stale, or a check
+        // was removed since.
+        var fed: [Int]?
         switch report {
         case .sample(let observations), .event(let observations):
-            feed(observations, origin: origin, policy: policy, at: now, serial: serial)
+            fed = feed(observations, origin: origin, policy: policy, at: now, serial: serial)
             if case .sample = report {
                 // A check the probe stopped reporting is not silently dropped: it goes unknown.
-                updateEach(of: idsByProbe[probe] ?? []) { record in
-                    guard record.reportSerial != serial, record.fresh else { return }
-                    let stale = Observation(
-                        key: "", state: .unknown, message: "not reported since \(record.lastReported.rfc3339)")
-                    record.feed(stale, origin: origin, policy: policy, at: now, serial: serial, stillFresh: false)
+                // Only looked for when the report fed fewer checks than the probe has.
+                if let ids = idsByProbe[probe], ids.count != fed?.count {
+                    updateEach(of: ids) { record in
+                        guard record.reportSerial != serial, record.fresh else { return }
+                        let stale = Observation(
+                            key: "", state: .unknown, message: "not reported since \(record.lastReported.rfc3339)")
+                        record.feed(stale, origin: origin, policy: policy, at: now, serial: serial, stillFresh: false)
+                    }
+                    fed = nil
                 }
                 // A probe-level failure check is dropped once the probe reports real checks again.
                 if !observations.isEmpty, records[probe] != nil {
                     forget(probe, of: probe)
                     lastReportChangedState = true
+                    fed = nil
                 }
             }
         case .failure(let message):
@@ -120,7 +129,7 @@ package struct CheckBook: Sendable {
             }
         }
         refreshPath()
-        let events = announce(serial: serial, probe: probe, policy: policy, at: now)
+        let events = announce(serial: serial, probe: probe, fed: fed, policy: policy, at: now)
         if lastReportChangedState { bumpStatesVersion() }
         return events
     }
@@ -134,10 +143,11 @@ package struct CheckBook: Sendable {
         return made
     }
 
-    /// Feeds each observation to its check, making the checks seen for the first time.
+    /// Feeds each observation to its check, making the checks seen for the first time; returns
+    /// the places of the checks fed, each once.
     private mutating func feed(
         _ observations: [Observation], origin: CheckOrigin, policy: ProbePolicy, at now: WallTime, serial: UInt64
-    ) {
+    ) -> [Int] {
         let probe = origin.probe
         // Room for a first sample's checks at once, rather than growing (and rehashing) the
         // table step by step.
@@ -145,6 +155,8 @@ package struct CheckBook: Sendable {
         // A probe's checks mostly have the same metrics: each check's share the series of the
         // check before it in the report.
         var series: MetricList.Series?
+        var fed: [Int] = []
+        fed.reserveCapacity(observations.count)
         for observation in observations {
             let id = "\(probe)/\(observation.key)"
             if let place = records.place(of: id) {
@@ -156,12 +168,16 @@ package struct CheckBook: Sendable {
                     return !record.pathFacts.isEmpty
                 }
                 if facts { pathFactIDs.insert(id) }
+                fed.append(place)
             } else {
                 let metrics = MetricList(observation.metrics, sharing: series)
                 series = metrics.sharedSeries ?? series
-                insert(id: id, origin: origin, observation: observation, metrics: metrics, at: now, serial: serial)
+                let place = insert(
+                    id: id, origin: origin, observation: observation, metrics: metrics, at: now, serial: serial)
+                fed.append(place)
             }
         }
+        return fed
     }
 
     private mutating func bumpStatesVersion() {
@@ -180,6 +196,12 @@ package struct CheckBook: Sendable {
             guard let place = records.place(of: id) else { continue }
             records.update(at: place, body)
         }
+    }
+
+    /// Visits the checks at `places`, or when there are none to go by, every check of `probe`.
+    private mutating func updateEach(at places: [Int]?, elseOf probe: String, _ body: (inout CheckRecord) -> Void) {
+        guard let places else { return updateEach(of: idsByProbe[probe] ?? [], body) }
+        for place in places { records.update(at: place, body) }
     }
 
     /// The checks of `probe`, by id: a view of the one probe that reported. The ids are sorted
@@ -227,11 +249,12 @@ package struct CheckBook: Sendable {
         bumpStatesVersion()
     }
 
-    /// A check seen for the first time.
+    /// A check seen for the first time; returns its place.
+    @discardableResult
     private mutating func insert(
         id: String, origin: CheckOrigin, observation: Observation, metrics: MetricList, at now: WallTime,
         serial: UInt64
-    ) {
+    ) -> Int {
         let (published, facts) = ObservationLabels.split(observation.labels)
         idsByProbe[origin.probe, default: []].insert(id)
         bumpMembershipVersion()
@@ -239,8 +262,8 @@ package struct CheckBook: Sendable {
         let record = CheckRecord(
             id: id, origin: origin, since: now, message: observation.message, metrics: metrics, labels: published,
             pathFacts: facts, lastReported: now, reportSerial: serial, debounce: Debounce(), state: observation.state,
-            fresh: true, announced: announcedBefore.removeValue(forKey: id)?.state)
-        records.store(record)
+            fresh: true, announced: announcedBefore.isEmpty ? nil : announcedBefore.removeValue(forKey: id)?.state)
+        return records.add(record)
     }
 
     /// Raises events for the checks whose state differs from the last one announced. While the
@@ -251,7 +274,9 @@ package struct CheckBook: Sendable {
     /// satisfied again.
     ///
     /// Events come out in document order; only the few checks that raise one are sorted.
-    private mutating func announce(serial: UInt64, probe: String, policy: ProbePolicy, at now: WallTime)
+    /// `fed` are the places of the checks the report fed, when they still hold: visited there,
+    /// else the probe's checks are found by id.
+    private mutating func announce(serial: UInt64, probe: String, fed: [Int]?, policy: ProbePolicy, at now: WallTime)
         -> [ChangeEvent]
     {
         var raised: [(id: String, from: CheckState?)] = []
@@ -259,7 +284,7 @@ package struct CheckBook: Sendable {
         let linkSatisfied = path.linkSatisfied
         let reason = linkSatisfied ? path.offlineReason : "(host offline)"
         var changed = false
-        updateEach(of: idsByProbe[probe] ?? []) { record in
+        updateEach(at: fed, elseOf: probe) { record in
             // Only the checks this report touched.
             guard record.reportSerial == serial else { return }
             // A check that is new, or whose state changed now, whether or not it is announced.

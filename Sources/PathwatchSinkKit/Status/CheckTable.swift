@@ -52,6 +52,19 @@ package struct CheckTable: Sendable {
         }
     }
 
+    /// Stores `record` as `store` does and returns its place, with one look-up in the index
+    /// where `store` takes two: for a check `place(of:)` just said is not there.
+    package mutating func add(_ record: CheckRecord) -> Int {
+        let place = slots.count
+        if let held = places.updateValue(place, forKey: record.id) {
+            places[record.id] = held
+            slots[held] = record
+            return held
+        }
+        slots.append(record)
+        return place
+    }
+
     /// Removes the check `id`; the last record takes its place.
     package mutating func remove(_ id: String) {
         guard let place = places.removeValue(forKey: id) else { return }
