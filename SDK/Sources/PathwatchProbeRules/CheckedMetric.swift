@@ -12,16 +12,17 @@ public struct CheckedMetric {
     /// is there. Held apart, they were three references (and 80 bytes a metric, not 48) retained
     /// and released at every copy of a metric, from its check into the observation's list and on
     /// into the result record: the disk probe's child spent some 4k instructions a mount on them.
-    private let extra: Extra?
+    /// Inlinable, so that the record writer in the agent's module reads them without a call.
+    @usableFromInline let extra: Extra?
 
-    public var labels: [(name: String, value: String)] { extra?.labels ?? [] }
-    public var help: String? { extra?.help }
+    @inlinable public var labels: [(name: String, value: String)] { extra?.labels ?? [] }
+    @inlinable public var help: String? { extra?.help }
     /// What was left out of a metric that is kept (its help), and why.
     var note: String? { extra?.note }
 
-    private final class Extra: Sendable {
-        let labels: [(name: String, value: String)]
-        let help: String?
+    @usableFromInline final class Extra: Sendable {
+        @usableFromInline let labels: [(name: String, value: String)]
+        @usableFromInline let help: String?
         let note: String?
 
         init(labels: [(name: String, value: String)], help: String?, note: String?) {
