@@ -33,8 +33,8 @@ public struct CheckedMetric {
     }
 
     init(
-        name: PluginText, value: Double, kind: MetricDeclaration.Kind, labels: [(name: String, value: String)] = [],
-        help: String? = nil, note: String? = nil
+        name: PluginText, value: Double, kind: MetricDeclaration.Kind, labels: [(name: String, value: String)],
+        help: String?, note: String?
     ) {
         self.name = name
         self.value = value

@@ -40,7 +40,7 @@ public struct KeptObservations: ObservationKeeping {
 /// `accept` is inlinable, with the state it touches: a caller in another module (the agent's
 /// collector, `ProbeTester`) then gets it specialised for its keeper. Unspecialised, every emit
 /// looked up the metadata of `Mutex<State>` and called `keep` through its witness table, about
-/// a thousand instructions an observation, as much as the rest of the gate's work.
+/// a thousand instructions an observation.
 public final class ObservationGate<Kept: ObservationKeeping>: Sendable {
     @usableFromInline struct State {
         @usableFromInline var kept: Kept
