@@ -2,18 +2,24 @@
 /// reorder what a person reads: control characters (C0, DEL, C1), the Unicode bidirectional
 /// controls and the line and paragraph separators (U+2028, U+2029) are refused where a value is an identifier, and escaped wherever text is logged.
 public enum TextSafety {
-    /// Bidirectional formatting characters (Unicode's "Trojan Source" set) and the marks.
-    static let bidiControls: Set<UInt32> = [
-        0x061C, 0x200E, 0x200F, 0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069,
-    ]
+    /// Bidirectional formatting characters (Unicode's "Trojan Source" set) and the marks. A
+    /// switch, not a set: it is asked of every character of every text logged, and a set of
+    /// `UInt32` hashed each one (its first use also looked `UInt32: Hashable` up across every
+    /// loaded image, on the way to the first sample).
+    static func isBidiControl(_ v: UInt32) -> Bool {
+        switch v {
+        case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: true
+        default: false
+        }
+    }
 
     /// LINE SEPARATOR and PARAGRAPH SEPARATOR: a new line to many viewers and to JavaScript
     /// source, though not a control character.
-    static let lineSeparators: Set<UInt32> = [0x2028, 0x2029]
+    static func isLineSeparator(_ v: UInt32) -> Bool { v == 0x2028 || v == 0x2029 }
 
     public static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
         let v = scalar.value
-        return v < 0x20 || (v >= 0x7F && v < 0xA0) || bidiControls.contains(v) || lineSeparators.contains(v)
+        return v < 0x20 || (v >= 0x7F && v < 0xA0) || isBidiControl(v) || isLineSeparator(v)
     }
 
     /// Why `text` cannot be an identifier, or nil when it can: names the first unsafe character
@@ -21,9 +27,9 @@ public enum TextSafety {
     public static func problem(in text: String) -> String? {
         for (i, scalar) in text.unicodeScalars.enumerated() where isUnsafe(scalar) {
             let kind =
-                bidiControls.contains(scalar.value)
+                isBidiControl(scalar.value)
                 ? "a bidirectional control character"
-                : lineSeparators.contains(scalar.value) ? "a line separator" : "a control character"
+                : isLineSeparator(scalar.value) ? "a line separator" : "a control character"
             return "\(kind) \(codePoint(scalar)) at character \(i + 1)"
         }
         return nil

@@ -92,28 +92,23 @@ public enum ProbeExport {
 
 /// Type-erased construction of a probe from config text.
 protocol ProbeFactory {
-    static func make(configJSON: String) throws -> any ProbeInstance
+    static func make(configJSON: String) throws -> ProbeBox
 }
 
 enum ProbeFactoryFor<P: Probe>: ProbeFactory {
-    static func make(configJSON: String) throws -> any ProbeInstance {
+    static func make(configJSON: String) throws -> ProbeBox {
         let config = try ProbeExport.decodeConfig(P.Config.self, from: configJSON)
         return ProbeBox(probe: try P(config: config))
     }
 }
 
-protocol ProbeInstance: AnyObject {
-    func sample(into emitter: Emitter) throws
-    var eventFileDescriptor: Int32? { get }
-    func handleEvent(into emitter: Emitter) throws
-}
-
-final class ProbeBox<P: Probe>: ProbeInstance {
-    let probe: P
-    init(probe: P) { self.probe = probe }
-    func sample(into emitter: Emitter) throws { try probe.sample(into: emitter) }
-    var eventFileDescriptor: Int32? { probe.eventFileDescriptor }
-    func handleEvent(into emitter: Emitter) throws { try probe.handleEvent(into: emitter) }
+/// What the instance pointer the host holds, and hands back at every call, points to. One class
+/// for every probe type, so a call reads it back as what it is: a generic box read back through
+/// `as? any ProbeInstance` looked its conformance up at every call (across every loaded image,
+/// the first time).
+final class ProbeBox {
+    let probe: any Probe
+    init(probe: any Probe) { self.probe = probe }
 }
 
 /// Copies a Swift string into a fixed C char array, truncated on a UTF-8 boundary, NUL-ended.
@@ -149,9 +144,9 @@ func report(_ error: any Error, into out: UnsafeMutablePointer<pw_error>?) {
     }
 }
 
-private func instance(_ raw: UnsafeMutableRawPointer?) -> (any ProbeInstance)? {
+private func instance(_ raw: UnsafeMutableRawPointer?) -> ProbeBox? {
     guard let raw else { return nil }
-    return Unmanaged<AnyObject>.fromOpaque(raw).takeUnretainedValue() as? any ProbeInstance
+    return Unmanaged<ProbeBox>.fromOpaque(raw).takeUnretainedValue()
 }
 
 typealias CreateFunction =
@@ -198,7 +193,7 @@ private func create(
     }
     do {
         let made = try Deadline.binding(from: errorOut) { try type.make(configJSON: text) }
-        out.pointee = Unmanaged.passRetained(made as AnyObject).toOpaque()
+        out.pointee = Unmanaged.passRetained(made).toOpaque()
         return PW_OK
     } catch {
         report(error, into: errorOut)
@@ -208,23 +203,23 @@ private func create(
 
 private let cSample:
     @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<pw_emitter>?, UnsafeMutablePointer<pw_error>?) -> Int32 = {
-        raw, emitter, error in call(raw, emitter, error) { try $0.sample(into: $1) }
+        raw, emitter, error in call(raw, emitter, error) { try $0.probe.sample(into: $1) }
     }
 
 private let cEventFD: @convention(c) (UnsafeMutableRawPointer?) -> Int32 = { raw in
-    instance(raw)?.eventFileDescriptor ?? -1
+    instance(raw)?.probe.eventFileDescriptor ?? -1
 }
 
 private let cHandleEvent:
     @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<pw_emitter>?, UnsafeMutablePointer<pw_error>?) -> Int32 = {
-        raw, emitter, error in call(raw, emitter, error) { try $0.handleEvent(into: $1) }
+        raw, emitter, error in call(raw, emitter, error) { try $0.probe.handleEvent(into: $1) }
     }
 
 /// One call of the host's into the probe `raw` (`sample`, `handle_event`): within the deadline
 /// the host set, a thrown error written to `error` for the host to read.
 private func call(
     _ raw: UnsafeMutableRawPointer?, _ emitter: UnsafePointer<pw_emitter>?, _ error: UnsafeMutablePointer<pw_error>?,
-    _ body: (any ProbeInstance, Emitter) throws -> Void
+    _ body: (ProbeBox, Emitter) throws -> Void
 ) -> Int32 {
     guard let probe = instance(raw), let emitter else { return PW_ERR }
     do {
@@ -238,5 +233,5 @@ private func call(
 
 private let cDestroy: @convention(c) (UnsafeMutableRawPointer?) -> Void = { raw in
     guard let raw else { return }
-    Unmanaged<AnyObject>.fromOpaque(raw).release()
+    Unmanaged<ProbeBox>.fromOpaque(raw).release()
 }

@@ -9,7 +9,7 @@ public protocol ObservationAccepting: AnyObject, Sendable {
     func close()
 }
 
-extension ObservationGate: ObservationAccepting {}
+extension ObservationGate: ObservationAccepting where Kept: ObservationKeeping {}
 
 /// The emitters handed to plug-ins, and the calls they belong to — the agent's and
 /// ProbeTester's alike.

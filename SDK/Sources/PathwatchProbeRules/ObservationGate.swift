@@ -41,7 +41,12 @@ public struct KeptObservations: ObservationKeeping {
 /// collector, `ProbeTester`) then gets it specialised for its keeper. Unspecialised, every emit
 /// looked up the metadata of `Mutex<State>` and called `keep` through its witness table, about
 /// a thousand instructions an observation.
-public final class ObservationGate<Kept: ObservationKeeping>: Sendable {
+///
+/// `Kept` is only required to be a keeper where a keeper is used (`accept`, `acceptedCount`):
+/// a requirement on the class itself made the runtime look `Kept`'s conformance up across every
+/// loaded image the first time a gate was made (in the agent, on each thread of the first samples
+/// at once), some 165,000 instructions each.
+public final class ObservationGate<Kept: Sendable>: Sendable {
     @usableFromInline struct State {
         @usableFromInline var kept: Kept
         @usableFromInline var keys: Set<String> = []
@@ -69,7 +74,6 @@ public final class ObservationGate<Kept: ObservationKeeping>: Sendable {
     public var problems: [String] { state.withLock { $0.problems } }
     /// How many observations were refused whole (not counting parts left out of kept ones).
     public var refusedCount: Int { state.withLock { $0.refused } }
-    public var acceptedCount: Int { state.withLock { $0.kept.count } }
 
     /// Reads what was kept, under the lock.
     public func withKept<T>(_ body: (inout Kept, _ problems: [String]) -> T) -> T {
@@ -82,6 +86,10 @@ public final class ObservationGate<Kept: ObservationKeeping>: Sendable {
     /// Says a problem of the plug-in's found outside this call's emits (emits refused after an
     /// earlier call returned, LateEmits), among this call's.
     public func note(_ problem: String) { state.withLock { $0.problems.append(problem) } }
+}
+
+extension ObservationGate where Kept: ObservationKeeping {
+    public var acceptedCount: Int { state.withLock { $0.kept.count } }
 
     /// emit(): PW_OK when the observation was kept (perhaps without some of its parts), PW_ERR
     /// when it was refused.

@@ -83,18 +83,17 @@ package struct PluginCatalog: Sendable {
         var catalog = PluginCatalog()
         catalog.refused = found.refusedFolders
         let candidates = found.paths
-        // The same file reached twice is described once.
+        // The same file reached twice is loaded or described once, under its first name.
         var seen: Set<String> = []
         let unique = candidates.filter { seen.insert(PluginVetting.realPath($0) ?? $0).inserted }
-        let described = describer?(unique)
+        guard let described = describer?(unique) else {
+            // Loaded here, all together (`PluginLoader.load` says why).
+            PluginLoader.load(unique) { catalog.consider($0, outcome: $1) }
+            return catalog
+        }
         for path in candidates {
-            if let described {
-                // Described under another name (the same file reached twice): never loaded here.
-                guard let outcome = described[path] else { continue }
-                catalog.consider(path, outcome: outcome)
-            } else {
-                catalog.consider(path)
-            }
+            guard let outcome = described[path] else { continue }
+            catalog.consider(path, outcome: outcome)
         }
         return catalog
     }
@@ -118,11 +117,11 @@ package struct PluginCatalog: Sendable {
         loadedFiles.insert(PluginVetting.realPath(plugin.path) ?? plugin.path)
     }
 
-    /// `outcome`: the file as a child described it; nil to load it in this process.
-    mutating func consider(_ path: String, outcome: Result<LoadedPlugin, PluginLoader.Refusal>? = nil) {
+    /// `outcome`: the file as it was loaded here or described by a child.
+    mutating func consider(_ path: String, outcome: Result<LoadedPlugin, PluginLoader.Refusal>) {
         let canonical = PluginVetting.realPath(path) ?? path
         if loadedFiles.contains(canonical) { return }
-        switch outcome ?? PluginLoader.load(path) {
+        switch outcome {
         case .failure(let refusal):
             refused.append(RefusedPlugin(path: path, reason: refusal.reason))
         case .success(let plugin):
