@@ -15,7 +15,8 @@ public struct JSONValueDecoder {
     {
         let tracker = KeyTracker()
         let decoder = ValueDecoder(
-            value: value, path: base.components.map(PathKey.init), tracker: tracker, userInfo: userInfo)
+            value: value, path: base.components.map(PathKey.init), tracker: tracker,
+            userInfo: ValueDecoder.UserInfo(userInfo))
         let result: T
         do {
             result = try T(from: decoder)
@@ -114,16 +115,25 @@ struct ValueDecoder: Decoder {
     let value: JSONValue
     let codingPath: [any CodingKey]
     let tracker: KeyTracker
-    let userInfoStore: [CodingUserInfoKey: any Sendable]
+    let userInfoStore: UserInfo
 
-    init(value: JSONValue, path: [any CodingKey], tracker: KeyTracker, userInfo: [CodingUserInfoKey: any Sendable]) {
+    /// The decode's `userInfo`, shared by every decoder and container of it. Held in a class:
+    /// a decoder is copied into each container it makes, and a dictionary field made each copy
+    /// go through the dictionary's type metadata, whose first use looked `CodingUserInfoKey:
+    /// Hashable` up across every loaded image (again in each plug-in, after it was opened).
+    final class UserInfo {
+        let values: [CodingUserInfoKey: any Sendable]
+        init(_ values: [CodingUserInfoKey: any Sendable]) { self.values = values }
+    }
+
+    init(value: JSONValue, path: [any CodingKey], tracker: KeyTracker, userInfo: UserInfo) {
         self.value = value
         self.codingPath = path
         self.tracker = tracker
         self.userInfoStore = userInfo
     }
 
-    var userInfo: [CodingUserInfoKey: Any] { userInfoStore }
+    var userInfo: [CodingUserInfoKey: Any] { userInfoStore.values }
 
     func mismatch(_ expected: String) -> DecodingError {
         DecodingError.typeMismatch(
