@@ -22,7 +22,7 @@ final class FileSink: SinkDelivery {
     let pretty: Bool
     let format: FileSinkSettings.Format
     let mode: UInt32?
-    let triggers: Set<SinkTrigger>
+    let triggers: SinkTriggers
     let spacing: DocumentSpacing?
     /// A file that cannot be written fails every write, one per report: logged once per kind
     /// and ten minutes (its `last_error` is in the status document meanwhile).
@@ -33,7 +33,7 @@ final class FileSink: SinkDelivery {
 
     init(
         path: String, pretty: Bool, format: FileSinkSettings.Format = .json, mode: UInt32? = nil,
-        triggers: Set<SinkTrigger>,
+        triggers: SinkTriggers,
         spacing: ConfigDuration = .seconds(0), logger: AgentLogger, clock: any AgentClock = SystemClock()
     ) {
         self.path = path

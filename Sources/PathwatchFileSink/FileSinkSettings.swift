@@ -20,7 +20,7 @@ package struct FileSinkSettings: SinkMaking, Decodable, Equatable {
     enum CodingKeys: String, CodingKey { case path, pretty, format, mode }
 
     package init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let c = try decoder.configObject(keyedBy: CodingKeys.self)
         path = try c.decode(String.self, forKey: .path)
         guard !path.isEmpty, !path.hasSuffix("/") else {
             throw DecodingError.dataCorruptedError(

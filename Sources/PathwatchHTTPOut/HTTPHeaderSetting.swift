@@ -1,3 +1,5 @@
+import PathwatchSinkKit
+
 /// A pushing sink's `headers` setting: an object of header names to values, read in the order
 /// written. Names must be HTTP tokens (RFC 9110) and none the sink sets itself; values must not
 /// break the line. Values are never quoted back in an error: they may be secrets.
@@ -12,7 +14,7 @@ package enum HTTPHeaderSetting {
     /// The headers under `key`, none when there is no such object. `reserved`: lowercased names
     /// the sink sets itself. `refusal`: why another name may not be given here (nil: it may).
     package static func read<K: CodingKey>(
-        _ key: K, in container: KeyedDecodingContainer<K>, reserved: Set<String>,
+        _ key: K, in container: ConfigObject<K>, reserved: Set<String>,
         refusal: (String) -> String? = { _ in nil }
     ) throws -> [(name: String, value: String)] {
         guard container.contains(key) else { return [] }
@@ -35,7 +37,7 @@ package enum HTTPHeaderSetting {
     }
 
     /// A header value (a header's, a token's) that does not break the request's lines.
-    package static func requireLine<C: CodingKey>(_ value: String, key: C, in c: KeyedDecodingContainer<C>) throws {
+    package static func requireLine<C: CodingKey>(_ value: String, key: C, in c: ConfigObject<C>) throws {
         guard !value.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else {
             throw DecodingError.dataCorruptedError(
                 forKey: key, in: c, debugDescription: "a header value must not contain CR, LF or NUL")

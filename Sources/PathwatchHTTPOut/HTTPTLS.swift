@@ -19,7 +19,7 @@ package struct HTTPTLS: Sendable, Equatable, Decodable {
     package init() {}
 
     package init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let c = try decoder.configObject(keyedBy: CodingKeys.self)
         caFile = try c.decodeIfPresent(String.self, forKey: .caFile)
         clientCert = try c.decodeIfPresent(String.self, forKey: .clientCert)
         clientKey = try c.decodeIfPresent(String.self, forKey: .clientKey)

@@ -18,7 +18,7 @@ package struct RetrySettings: Sendable, Equatable {
     /// These settings with the `retry` object under `key` of `container` read over them; the same
     /// when there is none. A step under 1 ms, or a ceiling below the first step, is refused with
     /// its path.
-    package func reading<K: CodingKey>(_ key: K, in container: KeyedDecodingContainer<K>) throws -> RetrySettings {
+    package func reading<K: CodingKey>(_ key: K, in container: ConfigObject<K>) throws -> RetrySettings {
         guard container.contains(key) else { return self }
         let c = try container.nestedContainer(keyedBy: CodingKeys.self, forKey: key)
         var read = self

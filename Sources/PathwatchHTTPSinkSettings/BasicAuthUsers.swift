@@ -1,3 +1,5 @@
+import PathwatchSinkKit
+
 /// `basic_auth_users`: user name → bcrypt hash, as Prometheus's exporter-toolkit takes them.
 /// Decoded with the hashes checked for form (never echoed: a hash is a secret too, it can be
 /// attacked offline).
@@ -7,7 +9,7 @@ package struct BasicAuthUsers: Sendable, Decodable, Equatable {
     package init(_ hashes: [String: String]) { self.hashes = hashes }
 
     package init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: UserKey.self)
+        let c = try decoder.configObject(keyedBy: UserKey.self)
         guard Bcrypt.isAvailable else {
             throw DecodingError.dataCorrupted(
                 .init(

@@ -33,7 +33,7 @@ package struct HTTPSinkSettings: SinkSettings, Decodable, Equatable {
     }
 
     package init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let c = try decoder.configObject(keyedBy: CodingKeys.self)
         let text = try c.decode(String.self, forKey: .listen)
         guard let listen = ListenAddress(text) else {
             throw DecodingError.dataCorruptedError(

@@ -1,3 +1,5 @@
+import PathwatchSinkKit
+
 /// The http sink's `tls` object (contract §8): the server's certificate chain and key (PEM), an
 /// optional CA for client certificates with its policy, and the lowest protocol version. The
 /// files are read and checked when a configuration is read by the program that serves them (the
@@ -44,7 +46,7 @@ package struct HTTPTLSSettings: Sendable, Decodable, Equatable {
     }
 
     package init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let c = try decoder.configObject(keyedBy: CodingKeys.self)
         certFile = try c.decode(String.self, forKey: .certFile)
         keyFile = try c.decode(String.self, forKey: .keyFile)
         clientCAFile = try c.decodeIfPresent(String.self, forKey: .clientCAFile)
@@ -62,7 +64,7 @@ package struct HTTPTLSSettings: Sendable, Decodable, Equatable {
     /// One of `T`'s values, or nil when the key is absent; anything else is refused naming the
     /// values allowed (what was found is quoted, shortened: it may be long).
     private static func choice<T: RawRepresentable & CaseIterable>(
-        _ c: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys, note: String
+        _ c: ConfigObject<CodingKeys>, _ key: CodingKeys, note: String
     ) throws -> T? where T.RawValue == String {
         guard let text = try c.decodeIfPresent(String.self, forKey: key) else { return nil }
         if let value = T(rawValue: text) { return value }

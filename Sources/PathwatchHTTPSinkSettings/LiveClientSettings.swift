@@ -35,7 +35,7 @@ package struct LiveClientSettings: Sendable, Decodable, Equatable {
     }
 
     package init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let c = try decoder.configObject(keyedBy: CodingKeys.self)
         caFile = try c.decodeIfPresent(String.self, forKey: .caFile)
         certFile = try c.decodeIfPresent(String.self, forKey: .certFile)
         keyFile = try c.decodeIfPresent(String.self, forKey: .keyFile)

@@ -22,9 +22,9 @@ final class StdoutSink: SinkDelivery {
     static let callerWriteLimit = 4096
 
     let format: OutputFormat
-    let triggers: Set<SinkTrigger>
+    let triggers: SinkTriggers
 
-    init(format: OutputFormat, triggers: Set<SinkTrigger>) {
+    init(format: OutputFormat, triggers: SinkTriggers) {
         self.format = format
         self.triggers = triggers
     }

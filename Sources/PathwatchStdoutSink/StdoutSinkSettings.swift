@@ -15,7 +15,7 @@ package struct StdoutSinkSettings: SinkMaking, Decodable, Equatable {
     package init(format: OutputFormat = .text) { self.format = format }
 
     package init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let c = try decoder.configObject(keyedBy: CodingKeys.self)
         if let text = try c.decodeIfPresent(String.self, forKey: .format) {
             guard let format = OutputFormat(rawValue: text) else {
                 throw DecodingError.dataCorruptedError(

@@ -13,7 +13,7 @@ package struct EmailSinkSettings: SinkMaking, Decodable, Equatable {
 
     package var exclusiveClaim: SinkClaim? { webhook.exclusiveClaim }
     package var descriptorEstimate: Int { webhook.descriptorEstimate }
-    package func refusal(of triggers: Set<SinkTrigger>) -> String? { webhook.refusal(of: triggers) }
+    package func refusal(of triggers: SinkTriggers) -> String? { webhook.refusal(of: triggers) }
     package func checkHost(_ context: SinkHostContext) throws(SinkProblem) -> SinkClaim? {
         try webhook.checkHost(context)
     }

@@ -8,7 +8,7 @@ import PathwatchSinkKit
 /// signed requests.
 struct WebhookPush: PushFormat {
     let settings: WebhookSinkSettings
-    let triggers: Set<SinkTrigger>
+    let triggers: SinkTriggers
 
     var spec: PushSpec {
         var spec = PushSpec(

@@ -15,7 +15,7 @@ extension WebhookSinkSettings {
     package var descriptorEstimate: Int { 8 }
 
     /// Slack and Alertmanager are told of changes; only the pathwatch format carries documents.
-    package func refusal(of triggers: Set<SinkTrigger>) -> String? {
+    package func refusal(of triggers: SinkTriggers) -> String? {
         guard triggers.contains(.every), format != .pathwatch else { return nil }
         return "the \"\(format.rawValue)\" format sends changes only; expected \"change\""
     }

@@ -8,7 +8,7 @@ import Testing
 /// The `otlp` sink's configuration: defaults, every key, each bad value reported with its JSON
 /// path and without repeating anything that could be a secret.
 @Suite struct OTLPConfigTests {
-    func settings(_ sink: String) throws -> (OTLPSinkSettings, Set<SinkTrigger>) {
+    func settings(_ sink: String) throws -> (OTLPSinkSettings, SinkTriggers) {
         let config = try SinkConfigFixture.load(sink).config.sinks[1]
         return (try #require(config.settings as? OTLPSinkSettings), config.on)
     }

@@ -13,7 +13,7 @@ import Testing
 @Suite struct RemoteWriteConfigTests {
     func load(_ sink: String) throws(ConfigError) -> LoadedConfig { try SinkConfigFixture.load(sink) }
 
-    func settings(_ sink: String) throws -> (RemoteWriteSinkSettings, Set<SinkTrigger>) {
+    func settings(_ sink: String) throws -> (RemoteWriteSinkSettings, SinkTriggers) {
         let config = try load(sink).config.sinks[1]
         let settings = try #require(config.settings as? RemoteWriteSinkSettings)
         return (settings, config.on)

@@ -13,7 +13,7 @@ import Testing
 
     func load(_ sink: String) throws(ConfigError) -> LoadedConfig { try SinkConfigFixture.load(sink) }
 
-    func webhook(_ sink: String) throws -> (WebhookSinkSettings, Set<SinkTrigger>) {
+    func webhook(_ sink: String) throws -> (WebhookSinkSettings, SinkTriggers) {
         let config = try load(sink).config.sinks[1]
         guard let settings = config.settings as? WebhookSinkSettings else {
             throw ConfigError(file: "", location: "", message: "not a webhook")

@@ -23,13 +23,11 @@ final class LinkStateProbe: Probe {
     /// Requests only, so dump replies never mix with events.
     private let requests: RouteNetlinkSocket
     private var network = NetworkState()
-    /// Types never change for the life of an interface; keyed by index and name so a new
-    /// interface reusing either is classified afresh.
-    private var types: [TypeKey: InterfaceType] = [:]
-    private struct TypeKey: Hashable {
-        var index: Int32
-        var name: String
-    }
+    /// Types never change for the life of an interface; by index, with the name it was read
+    /// under, so a new interface reusing either is classified afresh. (Keyed by the index alone:
+    /// a key type of its own made the first sample search every loaded image's conformances
+    /// for its `Hashable`, some 150,000 instructions.)
+    private var types: [Int32: (name: String, type: InterfaceType)] = [:]
     /// `require`'s literal names (no glob characters) that are not ignored, sorted: reported
     /// even when absent.
     private let requiredLiterals: [String]
@@ -145,7 +143,7 @@ final class LinkStateProbe: Probe {
         lastReported = next
         // Each reported link has one type; more means some belong to links gone or renamed.
         if types.count > links.count {
-            types = types.filter { network.links[$0.key.index]?.name == $0.key.name }
+            types = types.filter { network.links[$0.key]?.name == $0.value.name }
         }
         return gone + current
     }
@@ -166,10 +164,9 @@ final class LinkStateProbe: Probe {
     }
 
     private func classify(_ link: Link) -> InterfaceType {
-        let key = TypeKey(index: link.index, name: link.name)
-        if let known = types[key] { return known }
+        if let known = types[link.index], known.name == link.name { return known.type }
         let type = InterfaceType.classify(name: link.name, hardwareType: link.hardwareType, sysfs: sysfs)
-        types[key] = type
+        types[link.index] = (link.name, type)
         return type
     }
 

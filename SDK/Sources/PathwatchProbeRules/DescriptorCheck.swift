@@ -160,9 +160,10 @@ public enum DescriptorCheck {
                     "descriptor.metric_count \(UInt(bitPattern: count)) is more than \(maximumDeclarations)"))
         }
         let array: PluginArray<pw_metric_info>
-        switch PluginArray<pw_metric_info>.open(table, count: count, memory: memory) {
-        case .failure(let why): return .failure(MetricRefusal("descriptor.metrics: \(why)"))
-        case .success(let opened): array = opened
+        do {
+            array = try PluginArray<pw_metric_info>.open(table, count: count, memory: memory)
+        } catch {
+            return .failure(MetricRefusal("descriptor.metrics: \(error)"))
         }
         var list: [MetricDeclaration] = []
         for i in 0..<array.count {

@@ -14,41 +14,39 @@ public struct PluginArray<Element> {
     public let count: Int
     public let stride: Int
 
-    /// Nil with the reason when the array cannot be walked safely. With `memory`, the array
+    /// Throws the reason when the array cannot be walked safely. With `memory`, the array
     /// (its first element's size, then every element) must lie in readable memory.
     /// `minimumSize` is the element's size in the first layout of the header (`pw_metric` grew).
     public static func open(
         _ pointer: UnsafePointer<Element>?, count: Int, minimumSize: Int = MemoryLayout<Element>.size,
         memory: ReadableMemory? = nil
-    ) -> Result<PluginArray, ArrayProblem> {
+    ) throws(ArrayProblem) -> PluginArray {
         // A size_t count past Int.max (SIZE_MAX for one) arrives negative: no array is that long.
         guard count >= 0 else {
-            return .failure(ArrayProblem(description: "count \(UInt(bitPattern: count)) is not a count"))
+            throw ArrayProblem(description: "count \(UInt(bitPattern: count)) is not a count")
         }
         guard count > 0 else {
-            return .success(PluginArray(base: UnsafeRawPointer(bitPattern: 1)!, count: 0, stride: 0))
+            return PluginArray(base: UnsafeRawPointer(bitPattern: 1)!, count: 0, stride: 0)
         }
-        guard let pointer else { return .failure(ArrayProblem(description: "array is null but its count is \(count)")) }
+        guard let pointer else { throw ArrayProblem(description: "array is null but its count is \(count)") }
         let base = UnsafeRawPointer(pointer)
         if let memory, !memory.canRead(base, count: MemoryLayout<Int>.size) {
-            return .failure(ArrayProblem(description: "array points outside the library's memory"))
+            throw ArrayProblem(description: "array points outside the library's memory")
         }
         let stride = base.load(as: Int.self)
         guard stride >= minimumSize, stride <= maximumStride, stride % MemoryLayout<Element>.alignment == 0 else {
-            return .failure(
-                ArrayProblem(
-                    description:
-                        "element struct_size \(stride) is not a size between \(minimumSize) and \(maximumStride) bytes, aligned to \(MemoryLayout<Element>.alignment)"
-                ))
+            throw ArrayProblem(
+                description:
+                    "element struct_size \(stride) is not a size between \(minimumSize) and \(maximumStride) bytes, aligned to \(MemoryLayout<Element>.alignment)"
+            )
         }
         // count × stride cannot overflow for the counts callers allow, but is checked anyway.
         let (bytes, overflow) = count.multipliedReportingOverflow(by: stride)
         if let memory, overflow || !memory.canRead(base, count: bytes) {
-            return .failure(
-                ArrayProblem(
-                    description: "array of \(count) elements of \(stride) bytes reaches outside the library's memory"))
+            throw ArrayProblem(
+                description: "array of \(count) elements of \(stride) bytes reaches outside the library's memory")
         }
-        return .success(PluginArray(base: base, count: count, stride: stride))
+        return PluginArray(base: base, count: count, stride: stride)
     }
 
     /// Element `i`, or nil when its struct_size differs from the first element's.

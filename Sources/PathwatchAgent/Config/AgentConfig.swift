@@ -11,7 +11,7 @@ package struct AgentConfig: Sendable, Decodable {
     enum CodingKeys: String, CodingKey { case agent, probes, sinks }
 
     package init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let c = try decoder.configObject(keyedBy: CodingKeys.self)
         agent = try c.decodeIfPresent(AgentSettings.self, forKey: .agent) ?? AgentSettings()
         probes = try c.decodeIfPresent([ProbeConfig].self, forKey: .probes) ?? []
         let registry = decoder.userInfo[SinkRegistry.userInfoKey] as? SinkRegistry
@@ -46,7 +46,7 @@ package struct AgentSettings: Sendable, Decodable {
     package init() {}
 
     package init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let c = try decoder.configObject(keyedBy: CodingKeys.self)
         if let name = try c.decodeIfPresent(String.self, forKey: .name) {
             guard !name.isEmpty else {
                 throw DecodingError.dataCorruptedError(
@@ -113,7 +113,7 @@ package struct ProbeConfig: Sendable, Decodable, Equatable {
     }
 
     package init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let c = try decoder.configObject(keyedBy: CodingKeys.self)
         id = try c.decode(String.self, forKey: .id)
         try requireSafeText(id, key: .id, in: c)
         guard !id.isEmpty, !id.contains("/"), id.allSatisfy({ !$0.isWhitespace }) else {
@@ -162,7 +162,7 @@ package let maximumNameLength = 256
 
 /// Names and ids reach terminals and log lines: no control, bidirectional or line-separator
 /// characters, and at most `maximumNameLength` characters.
-func requireSafeText<K: CodingKey>(_ text: String, key: K, in c: KeyedDecodingContainer<K>) throws {
+func requireSafeText<K: CodingKey>(_ text: String, key: K, in c: ConfigObject<K>) throws {
     if let problem = TextSafety.problem(in: text) {
         throw DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: "must not contain \(problem)")
     }
@@ -174,7 +174,7 @@ func requireSafeText<K: CodingKey>(_ text: String, key: K, in c: KeyedDecodingCo
     }
 }
 
-func requirePositive<K: CodingKey>(_ d: ConfigDuration, key: K, in c: KeyedDecodingContainer<K>) throws {
+func requirePositive<K: CodingKey>(_ d: ConfigDuration, key: K, in c: ConfigObject<K>) throws {
     guard d.nanoseconds > 0 else {
         throw DecodingError.dataCorruptedError(
             forKey: key, in: c, debugDescription: "expected a duration greater than zero, found \"\(d)\"")

@@ -57,7 +57,7 @@ struct FragmentContent: Decodable {
     enum CodingKeys: String, CodingKey { case probes, sinks }
 
     init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let c = try decoder.configObject(keyedBy: CodingKeys.self)
         probes = try c.decodeIfPresent([ProbeConfig].self, forKey: .probes) ?? []
         sinks = try c.decodeIfPresent([SinkConfig].self, forKey: .sinks) ?? []
         hasSinks = c.contains(.sinks)

@@ -16,7 +16,7 @@ package struct QuietWindow: Sendable, Equatable, Decodable {
     enum CodingKeys: String, CodingKey { case checks, weekly, from, until, comment }
 
     package init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let c = try decoder.configObject(keyedBy: CodingKeys.self)
         guard let checks = try c.decodeIfPresent([String].self, forKey: .checks) else {
             throw DecodingError.dataCorruptedError(
                 forKey: .checks, in: c, debugDescription: "is missing: a window names the checks it silences (globs)")

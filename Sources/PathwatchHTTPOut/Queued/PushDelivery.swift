@@ -13,7 +13,7 @@ import PathwatchSinkKit
 package final class PushDelivery<Format: PushFormat>: SinkDelivery {
     package typealias Item = SinkBatch
 
-    package let triggers: Set<SinkTrigger>
+    package let triggers: SinkTriggers
     /// `<state_dir>/<type>-<hash of the folder key>` (`QueueFolder`).
     package let folder: String
     private let spec: PushSpec
@@ -29,7 +29,7 @@ package final class PushDelivery<Format: PushFormat>: SinkDelivery {
     /// `secrets` are what the redactor must hide besides the URL's own credentials; `clock` is
     /// what its timing reads (a test's, to run it in virtual time).
     package init(
-        format: Format, triggers: Set<SinkTrigger>, stateDirectory: String, secrets: [String], logger: AgentLogger,
+        format: Format, triggers: SinkTriggers, stateDirectory: String, secrets: [String], logger: AgentLogger,
         clock: any AgentClock = SystemClock()
     ) {
         let spec = format.spec

@@ -60,7 +60,7 @@ package struct OTLPSinkSettings: SinkMaking, Decodable, Equatable {
     package init(url: String) { self.url = url }
 
     package init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let c = try decoder.configObject(keyedBy: CodingKeys.self)
         let push = try QueuedPushSettings(from: c, reserved: Self.reservedHeaders)
         (url, headers, secretValues) = (push.url, push.headers, push.secretValues)
         (maxAge, maxBytes, timeout, tls, retry) = (push.maxAge, push.maxBytes, push.timeout, push.tls, push.retry)
@@ -76,7 +76,7 @@ package struct OTLPSinkSettings: SinkMaking, Decodable, Equatable {
     }
 
     private static func choice<Value: RawRepresentable & CaseIterable>(
-        _ key: CodingKeys, in c: KeyedDecodingContainer<CodingKeys>
+        _ key: CodingKeys, in c: ConfigObject<CodingKeys>
     ) throws -> Value? where Value.RawValue == String {
         guard let text = try c.decodeIfPresent(String.self, forKey: key) else { return nil }
         guard let value = Value(rawValue: text) else {

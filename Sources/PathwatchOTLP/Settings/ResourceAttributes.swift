@@ -1,4 +1,5 @@
 import PathwatchRemoteWrite
+import PathwatchSinkKit
 
 /// `resource_attributes`: an object of attribute keys to non-empty string values, added to the
 /// agent's resource (`deployment.environment.name`, `cloud.region`, a team's own), replacing
@@ -12,7 +13,7 @@ enum ResourceAttributes {
 
     typealias Keys = OTLPSinkSettings.CodingKeys
 
-    static func decode(_ c: KeyedDecodingContainer<Keys>) throws -> [OTLPAttribute] {
+    static func decode(_ c: ConfigObject<Keys>) throws -> [OTLPAttribute] {
         guard c.contains(.resourceAttributes) else { return [] }
         let nested = try c.nestedContainer(keyedBy: AttributeKey.self, forKey: .resourceAttributes)
         guard nested.allKeys.count <= maxCount else {

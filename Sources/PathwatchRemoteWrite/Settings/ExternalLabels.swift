@@ -1,3 +1,5 @@
+import PathwatchSinkKit
+
 /// `external_labels`: an object of Prometheus label names to non-empty values, added to every
 /// series of every report. Bounded, because every series carries all of them: 10,000 labels or
 /// a megabyte of value would make each report hundreds of megabytes to encode and queue. The
@@ -14,7 +16,7 @@ enum ExternalLabels {
 
     typealias Keys = RemoteWriteSinkSettings.CodingKeys
 
-    static func decode(_ c: KeyedDecodingContainer<Keys>) throws -> [RemoteWriteSinkSettings.Label] {
+    static func decode(_ c: ConfigObject<Keys>) throws -> [RemoteWriteSinkSettings.Label] {
         guard c.contains(.externalLabels) else { return [] }
         let nested = try c.nestedContainer(keyedBy: NameKey.self, forKey: .externalLabels)
         guard nested.allKeys.count <= maxCount else {
@@ -49,7 +51,7 @@ enum ExternalLabels {
         return labels.sorted { $0.name < $1.name }
     }
 
-    private static func check(name: String, value: String, key: NameKey, in nested: KeyedDecodingContainer<NameKey>)
+    private static func check(name: String, value: String, key: NameKey, in nested: ConfigObject<NameKey>)
         throws
     {
         guard isLabelName(name) else {

@@ -18,7 +18,7 @@ package struct PushAuth {
     enum BasicKeys: String, CodingKey { case username, password }
 
     /// `reserved`: the headers the sink sets itself, which the configuration may not replace.
-    package init<Keys: PushAuthKeys>(from c: KeyedDecodingContainer<Keys>, reserved: Set<String>) throws {
+    package init<Keys: PushAuthKeys>(from c: ConfigObject<Keys>, reserved: Set<String>) throws {
         let hasAuthorization = c.contains(.bearerToken) || c.contains(.basicAuth)
         let headers = try HTTPHeaderSetting.read(.headers, in: c, reserved: reserved) { name in
             hasAuthorization && name.lowercased() == "authorization"

@@ -28,7 +28,7 @@ package struct QueuedPushSettings {
     package var retry = RetrySettings(initial: .seconds(1), max: .seconds(60))
 
     /// `reserved`: the headers the sink sets itself.
-    package init<Keys: QueuedPushKeys>(from c: KeyedDecodingContainer<Keys>, reserved: Set<String>) throws {
+    package init<Keys: QueuedPushKeys>(from c: ConfigObject<Keys>, reserved: Set<String>) throws {
         url = try c.decode(String.self, forKey: .url)
         if let problem = HTTPTarget.problem(with: url) {
             throw DecodingError.dataCorruptedError(forKey: .url, in: c, debugDescription: problem)

@@ -69,7 +69,7 @@ package struct RemoteWriteSinkSettings: SinkMaking, Decodable, Equatable {
     package init(url: String) { self.url = url }
 
     package init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let c = try decoder.configObject(keyedBy: CodingKeys.self)
         let push = try QueuedPushSettings(from: c, reserved: Self.reservedHeaders)
         (url, headers, secretValues) = (push.url, push.headers, push.secretValues)
         (maxAge, maxBytes, timeout, tls, retry) = (push.maxAge, push.maxBytes, push.timeout, push.tls, push.retry)

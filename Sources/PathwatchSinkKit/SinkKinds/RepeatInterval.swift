@@ -4,7 +4,7 @@ import PathwatchJSON
 /// took 14 s of CPU in 10 s and flapped thousands of times).
 package let minimumRepeatInterval = ConfigDuration.milliseconds(100)
 
-package func requireInterval<K: CodingKey>(_ d: ConfigDuration, key: K, in c: KeyedDecodingContainer<K>) throws {
+package func requireInterval<K: CodingKey>(_ d: ConfigDuration, key: K, in c: ConfigObject<K>) throws {
     guard d >= minimumRepeatInterval else {
         throw DecodingError.dataCorruptedError(
             forKey: key, in: c, debugDescription: "expected at least \(minimumRepeatInterval), found \"\(d)\"")

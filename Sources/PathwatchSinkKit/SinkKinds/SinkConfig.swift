@@ -1,7 +1,34 @@
-/// When a sink receives something: on a check's change, on every sample, or both.
+/// When a sink receives something: on a check's change, on every sample, or both (the words
+/// of `on`).
 package enum SinkTrigger: String, Sendable, Hashable, Decodable, CaseIterable {
     case change
     case every
+}
+
+/// The triggers a sink takes: two flags, not a `Set<SinkTrigger>`, which hashed at every look
+/// (a sink looks at each report), and whose first set made (a sink kind's default, as the
+/// program starts) searched every loaded image's conformances for `SinkTrigger: Hashable`,
+/// some 150,000 instructions.
+package struct SinkTriggers: OptionSet, Sendable, Hashable {
+    package let rawValue: UInt8
+    package init(rawValue: UInt8) { self.rawValue = rawValue }
+    package init(_ trigger: SinkTrigger) {
+        switch trigger {
+        case .change: self = .change
+        case .every: self = .every
+        }
+    }
+
+    package static let change = SinkTriggers(rawValue: 1)
+    package static let every = SinkTriggers(rawValue: 2)
+
+    /// `[.change, .every]` as a loop here: the standard library's literal (through
+    /// `SetAlgebra.init(_:)`) runs unspecialised, and its first use searched every loaded
+    /// image's conformances for `Array: Collection`.
+    package init(arrayLiteral triggers: SinkTriggers...) {
+        self.init(rawValue: 0)
+        for trigger in triggers { formUnion(trigger) }
+    }
 }
 
 /// One entry of `sinks`: its type, that kind's settings, and its triggers. The kinds come from
@@ -9,14 +36,14 @@ package enum SinkTrigger: String, Sendable, Hashable, Decodable, CaseIterable {
 package struct SinkConfig: Sendable, Decodable, Equatable {
     package let type: String
     package let settings: any SinkSettings
-    package var on: Set<SinkTrigger>
+    package var on: SinkTriggers
     /// How this entry's sink runs: its kind's, from the registry that read it; nil in a program
     /// that reads the kind but cannot run it.
     package let running: SinkRunning?
 
     package enum CodingKeys: String, CodingKey { case type, on }
 
-    package init(type: String, settings: any SinkSettings, on: Set<SinkTrigger>, running: SinkRunning?) {
+    package init(type: String, settings: any SinkSettings, on: SinkTriggers, running: SinkRunning?) {
         self.type = type
         self.settings = settings
         self.on = on
@@ -24,7 +51,7 @@ package struct SinkConfig: Sendable, Decodable, Equatable {
     }
 
     /// The entry of a sink whose settings make it.
-    package init<Settings: SinkMaking>(type: String, settings: Settings, on: Set<SinkTrigger>) {
+    package init<Settings: SinkMaking>(type: String, settings: Settings, on: SinkTriggers) {
         self.init(type: type, settings: settings, on: on, running: SinkRunning(Settings.self))
     }
 
@@ -37,7 +64,7 @@ package struct SinkConfig: Sendable, Decodable, Equatable {
     }
 
     package init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let c = try decoder.configObject(keyedBy: CodingKeys.self)
         type = try c.decode(String.self, forKey: .type)
         guard let registry = decoder.userInfo[SinkRegistry.userInfoKey] as? SinkRegistry else {
             throw DecodingError.dataCorruptedError(
@@ -65,10 +92,8 @@ package struct SinkConfig: Sendable, Decodable, Equatable {
     }
 
     /// `"change"`, `"every"`, or a list of them.
-    package static func decodeTriggers(_ c: KeyedDecodingContainer<CodingKeys>, default value: Set<SinkTrigger>) throws
-        -> Set<
-            SinkTrigger
-        >
+    package static func decodeTriggers(_ c: ConfigObject<CodingKeys>, default value: SinkTriggers) throws
+        -> SinkTriggers
     {
         guard c.contains(.on) else { return value }
         let expected = "expected \"change\", \"every\" or a list of them"
@@ -77,18 +102,18 @@ package struct SinkConfig: Sendable, Decodable, Equatable {
                 throw DecodingError.dataCorruptedError(
                     forKey: .on, in: c, debugDescription: "\(expected), found \"\(one)\"")
             }
-            return [trigger]
+            return SinkTriggers(trigger)
         }
         guard let list = try? c.decode([String].self, forKey: .on), !list.isEmpty else {
             throw DecodingError.dataCorruptedError(forKey: .on, in: c, debugDescription: expected)
         }
-        var set = Set<SinkTrigger>()
+        var set = SinkTriggers()
         for item in list {
             guard let trigger = SinkTrigger(rawValue: item) else {
                 throw DecodingError.dataCorruptedError(
                     forKey: .on, in: c, debugDescription: "\(expected), found \"\(item)\"")
             }
-            set.insert(trigger)
+            set.insert(SinkTriggers(trigger))
         }
         return set
     }

@@ -5,9 +5,9 @@ package struct SinkKind: Sendable {
     /// How a kind treats the `on` key.
     package enum Triggers: Sendable {
         /// `on` may be given; absent, it is this set.
-        case configurable(default: Set<SinkTrigger>)
+        case configurable(default: SinkTriggers)
         /// The sink takes all it is handed and has no `on` key (the strict decoder refuses one).
-        case fixed(Set<SinkTrigger>)
+        case fixed(SinkTriggers)
     }
 
     package let type: String

@@ -10,7 +10,7 @@ package protocol SinkSettings: Sendable {
     /// About how many file descriptors the sink holds at once (`DescriptorLimit`).
     var descriptorEstimate: Int { get }
     /// Why this sink cannot take these triggers, or nil (a format that sends changes only).
-    func refusal(of triggers: Set<SinkTrigger>) -> String?
+    func refusal(of triggers: SinkTriggers) -> String?
     /// Checks that need the host, not just the file: folders it will write to, libraries it
     /// loads. Returns what it holds under its one canonical spelling (a file reached through a
     /// link), which no other sink may hold either.
@@ -25,7 +25,7 @@ package protocol SinkSettings: Sendable {
 extension SinkSettings {
     package var exclusiveClaim: SinkClaim? { nil }
     package var descriptorEstimate: Int { 1 }
-    package func refusal(of triggers: Set<SinkTrigger>) -> String? { nil }
+    package func refusal(of triggers: SinkTriggers) -> String? { nil }
     package func checkHost(_ context: SinkHostContext) throws(SinkProblem) -> SinkClaim? { nil }
     package var checkNotes: [String] { [] }
 }
@@ -81,7 +81,7 @@ package struct SinkHostContext: Sendable {
 
 /// What making a sink may need.
 package struct SinkContext: Sendable {
-    package var triggers: Set<SinkTrigger>
+    package var triggers: SinkTriggers
     package var baseDirectory: String
     package var stateDirectory: String
     /// The agent's probe interval (a sink may space its writes by it).
@@ -91,7 +91,7 @@ package struct SinkContext: Sendable {
     package var clock: any AgentClock
 
     package init(
-        triggers: Set<SinkTrigger>, baseDirectory: String, stateDirectory: String, interval: ConfigDuration,
+        triggers: SinkTriggers, baseDirectory: String, stateDirectory: String, interval: ConfigDuration,
         logger: AgentLogger, clock: any AgentClock
     ) {
         self.triggers = triggers

@@ -41,7 +41,7 @@ struct AlertmanagerFormat: PayloadFormat {
         self.resendEvery = UInt64(resendEvery.nanoseconds)
     }
 
-    mutating func payloads(for batch: SinkBatch, triggers: Set<SinkTrigger>) -> [QueuedPayload] {
+    mutating func payloads(for batch: SinkBatch, triggers: SinkTriggers) -> [QueuedPayload] {
         latest = batch.snapshot
         if batch.firstComplete { resendSoon = true }
         var out: [QueuedPayload] = []

@@ -7,7 +7,7 @@ import PathwatchSinkKit
 /// encoder keeps changes to ok from the format).
 struct IncidentFormat: PayloadFormat {
 
-    func payloads(for batch: SinkBatch, triggers: Set<SinkTrigger>) -> [QueuedPayload] {
+    func payloads(for batch: SinkBatch, triggers: SinkTriggers) -> [QueuedPayload] {
         guard triggers.contains(.change) else { return [] }
         return batch.events.map {
             QueuedPayload(kind: .event, id: $0.id, enqueuedAt: batch.time, body: $0.jsonBytes)

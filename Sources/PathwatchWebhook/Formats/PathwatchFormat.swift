@@ -4,7 +4,7 @@ import PathwatchSinkKit
 /// own id; with `on: every`, also each status document (contract §3) under an id made when it is
 /// queued.
 struct PathwatchFormat: PayloadFormat {
-    func payloads(for batch: SinkBatch, triggers: Set<SinkTrigger>) -> [QueuedPayload] {
+    func payloads(for batch: SinkBatch, triggers: SinkTriggers) -> [QueuedPayload] {
         var out: [QueuedPayload] = []
         if triggers.contains(.change) {
             out += batch.events.map {

@@ -4,7 +4,7 @@ import PathwatchSinkKit
 /// Turns what the agent reports into the HTTP bodies one receiver understands, each with the id
 /// it is delivered (and signed) under. Used only on the sink's intake queue, in batch order.
 protocol PayloadFormat: Sendable {
-    mutating func payloads(for batch: SinkBatch, triggers: Set<SinkTrigger>) -> [QueuedPayload]
+    mutating func payloads(for batch: SinkBatch, triggers: SinkTriggers) -> [QueuedPayload]
     /// Payloads owed without a new batch (Alertmanager's re-sends of firing alerts); usually none.
     mutating func duePayloads(at now: WallTime, monotonic: UInt64) -> [QueuedPayload]
     /// Monotonic time when `duePayloads` will next have something, or nil.

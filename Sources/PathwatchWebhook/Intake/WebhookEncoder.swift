@@ -9,7 +9,7 @@ import PathwatchSinkKit
 /// `send_resolved` false, the recoveries; `repeat_every` adds reminders (none of a silenced check).
 struct WebhookEncoder: RecordEncoder {
     var format: any PayloadFormat
-    let triggers: Set<SinkTrigger>
+    let triggers: SinkTriggers
     let maxQueue: WebhookSinkSettings.QueueLimits
     let context: PushContext
     var match: WebhookMatch? = nil

@@ -1,4 +1,5 @@
 import PathwatchJSON
+import PathwatchSinkKit
 
 /// The settings that shape requests: how many queued payloads one request carries
 /// (`max_batch`) and how often requests may start (`min_interval`), with defaults per format.
@@ -46,7 +47,7 @@ enum Batching {
     }
 
     static func decode(
-        from c: KeyedDecodingContainer<WebhookSinkSettings.CodingKeys>, format: WebhookSinkSettings.Format
+        from c: ConfigObject<WebhookSinkSettings.CodingKeys>, format: WebhookSinkSettings.Format
     ) throws -> (maxBatch: Int, minInterval: ConfigDuration) {
         let maxBatch = try c.decodeIfPresent(Int.self, forKey: .maxBatch) ?? defaultMaxBatch(format)
         guard (1...maxBatchLimit).contains(maxBatch) else {

@@ -1,3 +1,5 @@
+import PathwatchSinkKit
+
 /// The `email` sink's own keys: `from` (an address), `to` (1 to 20 addresses), `username` and
 /// `password` (AUTH; the password a secret), `starttls` (default true: `smtp://` must upgrade
 /// to TLS before anything is sent; false only for a relay on the host itself), `subject` (a
@@ -15,7 +17,7 @@ package struct MailSettings: Sendable, Equatable {
 
     typealias Keys = WebhookSinkSettings.CodingKeys
 
-    init(from c: KeyedDecodingContainer<Keys>) throws {
+    init(from c: ConfigObject<Keys>) throws {
         guard let from = try c.decodeIfPresent(String.self, forKey: .from) else {
             throw DecodingError.dataCorruptedError(
                 forKey: .from, in: c, debugDescription: "is missing: the \"email\" format needs the sender's address")

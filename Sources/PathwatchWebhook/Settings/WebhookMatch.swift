@@ -22,7 +22,7 @@ struct WebhookMatch: Sendable, Equatable, Decodable {
     init() {}
 
     init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let c = try decoder.configObject(keyedBy: CodingKeys.self)
         checks = try Self.patterns(.checks, in: c) ?? checks
         path = try c.decodeIfPresent(Bool.self, forKey: .path) ?? path
         if let names = try c.decodeIfPresent([String].self, forKey: .states) {
@@ -45,7 +45,7 @@ struct WebhookMatch: Sendable, Equatable, Decodable {
         }
     }
 
-    private static func patterns(_ key: CodingKeys, in c: KeyedDecodingContainer<CodingKeys>) throws -> [String]? {
+    private static func patterns(_ key: CodingKeys, in c: ConfigObject<CodingKeys>) throws -> [String]? {
         guard let patterns = try c.decodeIfPresent([String].self, forKey: key) else { return nil }
         guard (1...maxPatterns).contains(patterns.count),
             patterns.allSatisfy({ !$0.isEmpty && $0.utf8.count <= maxPatternBytes && !$0.utf8.contains(0) })

@@ -7,7 +7,7 @@ import PathwatchSinkKit
 /// `repeat_every`.
 extension WebhookSinkSettings {
     /// `format`: one of `Format` but `email`, which is a sink of its own.
-    static func format(in c: KeyedDecodingContainer<CodingKeys>) throws -> Format {
+    static func format(in c: ConfigObject<CodingKeys>) throws -> Format {
         guard let text = try c.decodeIfPresent(String.self, forKey: .format) else { return .pathwatch }
         guard let format = Format(rawValue: text), format != .email else {
             let names = Format.allCases.filter { $0 != .email }.map { "\"\($0.rawValue)\"" }
@@ -20,7 +20,7 @@ extension WebhookSinkSettings {
     }
 
     /// `resend_every` and `alertname`: the `alertmanager` format's only.
-    mutating func decodeAlertmanagerKeys(_ c: KeyedDecodingContainer<CodingKeys>) throws {
+    mutating func decodeAlertmanagerKeys(_ c: ConfigObject<CodingKeys>) throws {
         for key in [CodingKeys.resendEvery, .alertName] where c.contains(key) && format != .alertmanager {
             throw DecodingError.dataCorruptedError(
                 forKey: key, in: c,
@@ -41,7 +41,7 @@ extension WebhookSinkSettings {
 
     /// Each format's own keys: `routing_key` (required by, and only for, `pagerduty`), `api_key`
     /// and `region` (`opsgenie`), the bot's and the push services' tokens, mail's envelope.
-    mutating func decodeIncidentKeys(_ c: KeyedDecodingContainer<CodingKeys>) throws {
+    mutating func decodeIncidentKeys(_ c: ConfigObject<CodingKeys>) throws {
         let owners: [(CodingKeys, [Format])] = [
             (.routingKey, [.pagerduty]), (.apiKey, [.opsgenie]),
             (.botToken, [.telegram]), (.chatID, [.telegram]), (.topic, [.ntfy]), (.token, [.gotify, .pushover]),
@@ -89,7 +89,7 @@ extension WebhookSinkSettings {
     /// `match`, `send_resolved` and `repeat_every`: every format but `alertmanager`, which
     /// routes, resolves and repeats itself (its route tree, `send_resolved` and
     /// `repeat_interval`), from the firing alerts this sink keeps sending it.
-    mutating func decodeNotificationKeys(_ c: KeyedDecodingContainer<CodingKeys>) throws {
+    mutating func decodeNotificationKeys(_ c: ConfigObject<CodingKeys>) throws {
         for key in [CodingKeys.match, .sendResolved, .repeatEvery] where c.contains(key) && format == .alertmanager {
             throw DecodingError.dataCorruptedError(
                 forKey: key, in: c,
@@ -108,7 +108,7 @@ extension WebhookSinkSettings {
 
     /// `url`, or the provider's public endpoint where it has one (PagerDuty, Opsgenie by
     /// `region`, Telegram, ntfy, Pushover); the others' URLs are each channel's own.
-    static func url(format: Format, in c: KeyedDecodingContainer<CodingKeys>) throws -> String {
+    static func url(format: Format, in c: ConfigObject<CodingKeys>) throws -> String {
         let region = try c.decodeIfPresent(String.self, forKey: .region)
         if let region, !["us", "eu"].contains(region) {
             throw DecodingError.dataCorruptedError(
@@ -132,7 +132,7 @@ extension WebhookSinkSettings {
 
     /// A format that adds a path to the URL (Opsgenie's close, Telegram's method) needs one a
     /// path can follow.
-    private static func requireBareURL(_ url: String, format: Format, in c: KeyedDecodingContainer<CodingKeys>) throws {
+    private static func requireBareURL(_ url: String, format: Format, in c: ConfigObject<CodingKeys>) throws {
         guard url.contains("?") || url.contains("#") else { return }
         throw DecodingError.dataCorruptedError(
             forKey: .url, in: c,
@@ -141,7 +141,7 @@ extension WebhookSinkSettings {
 
     /// Telegram's `chat_id`: a chat's number (negative for a group) or a channel's `@name`, as
     /// a string or a number.
-    private static func chatID(in c: KeyedDecodingContainer<CodingKeys>) throws -> String {
+    private static func chatID(in c: ConfigObject<CodingKeys>) throws -> String {
         let text: String
         if let number = try? c.decode(Int64.self, forKey: .chatID) {
             text = String(number)
@@ -165,7 +165,7 @@ extension WebhookSinkSettings {
     }
 
     /// The `template` format's body and `content_type`.
-    private static func template(in c: KeyedDecodingContainer<CodingKeys>) throws -> BodyTemplate {
+    private static func template(in c: ConfigObject<CodingKeys>) throws -> BodyTemplate {
         var escaping = BodyTemplate.Escaping.json
         if let text = try c.decodeIfPresent(String.self, forKey: .contentType) {
             guard let value = BodyTemplate.Escaping(rawValue: text) else {
@@ -188,7 +188,7 @@ extension WebhookSinkSettings {
     }
 
     /// ntfy's topic: 1 to 64 letters, digits, `-` and `_`, as ntfy takes them.
-    private static func topic(in c: KeyedDecodingContainer<CodingKeys>) throws -> String {
+    private static func topic(in c: ConfigObject<CodingKeys>) throws -> String {
         guard let topic = try c.decodeIfPresent(String.self, forKey: .topic) else {
             throw DecodingError.dataCorruptedError(
                 forKey: .topic, in: c, debugDescription: "is missing: the \"ntfy\" format needs the topic")
@@ -206,7 +206,7 @@ extension WebhookSinkSettings {
     }
 
     /// An integration's key, required: never quoted back (it is a secret).
-    private static func integrationKey(_ key: CodingKeys, in c: KeyedDecodingContainer<CodingKeys>) throws -> String {
+    private static func integrationKey(_ key: CodingKeys, in c: ConfigObject<CodingKeys>) throws -> String {
         guard let value = try c.decodeIfPresent(String.self, forKey: key) else {
             throw DecodingError.dataCorruptedError(
                 forKey: key, in: c, debugDescription: "is missing: this format needs the integration's \(key.rawValue)")

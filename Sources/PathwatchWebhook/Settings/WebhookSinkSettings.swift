@@ -41,7 +41,7 @@ package struct WebhookSinkSettings: SinkMaking, Decodable, Equatable {
         package init() {}
 
         package init(from decoder: any Decoder) throws {
-            let c = try decoder.container(keyedBy: CodingKeys.self)
+            let c = try decoder.configObject(keyedBy: CodingKeys.self)
             events = try c.decodeIfPresent(Int.self, forKey: .events) ?? Self.defaultEvents
             guard events >= 1 else {
                 throw DecodingError.dataCorruptedError(
@@ -145,7 +145,7 @@ package struct WebhookSinkSettings: SinkMaking, Decodable, Equatable {
     /// The settings of a sink whose kind fixes the format (`email`: no `format` key), or of a
     /// `webhook` sink (`format` nil: read from the `format` key, `pathwatch` by default).
     init(from decoder: any Decoder, format fixed: Format?) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let c = try decoder.configObject(keyedBy: CodingKeys.self)
         url = ""
         maxBatch = Batching.defaultMaxBatch(.pathwatch)
         minInterval = Batching.defaultMinInterval(.pathwatch)
@@ -183,7 +183,7 @@ package struct WebhookSinkSettings: SinkMaking, Decodable, Equatable {
 
     /// An object of header names to values, kept in the order written. Names must be HTTP
     /// tokens; values must not break the line. Values are never quoted back (they may be secrets).
-    static func decodeHeaders(_ c: KeyedDecodingContainer<CodingKeys>) throws -> [HTTPHeader] {
+    static func decodeHeaders(_ c: ConfigObject<CodingKeys>) throws -> [HTTPHeader] {
         try HTTPHeaderSetting.read(.headers, in: c, reserved: reservedHeaders).map {
             HTTPHeader(name: $0.name, value: $0.value)
         }
