@@ -47,29 +47,28 @@ public struct CheckedMetric {
     /// Bytes of help for a metric not declared ahead.
     public static let helpBytes = 1_024
 
-    /// Checks `metrics[index]`, or throws why it is dropped.
-    static func check(_ m: pw_metric, index i: Int) throws(ArrayProblem) -> CheckedMetric {
-        func refused(_ why: String) -> ArrayProblem { ArrayProblem(description: why) }
-        guard let namePointer = m.name else { throw refused("metrics[\(i)]: name is NULL") }
+    /// Checks `metrics[index]`, or says why it is dropped.
+    static func check(_ m: pw_metric, index i: Int) -> PluginCheck<CheckedMetric> {
+        func refused(_ why: String) -> PluginCheck<CheckedMetric> { .refused(ArrayProblem(description: why)) }
+        guard let namePointer = m.name else { return refused("metrics[\(i)]: name is NULL") }
         let limit = ObservationLimits.textBytes
         guard let name = PluginText.checked(namePointer, limit: limit), !name.isEmpty,
             MetricNameRule.accepts(name.bytes)
         else {
             let shown =
                 PluginText.checked(namePointer, limit: limit).map { MetricNameRule.quoted($0.string) } ?? "(not UTF-8)"
-            throw refused("metrics[\(i)]: name \(shown) is not \(MetricNameRule.text)")
+            return refused("metrics[\(i)]: name \(shown) is not \(MetricNameRule.text)")
         }
         // Metric values in the document are finite numbers: others are dropped.
-        guard m.value.isFinite else { throw refused("metric \(name.string) is not finite (\(m.value))") }
+        guard m.value.isFinite else { return refused("metric \(name.string) is not finite (\(m.value))") }
         guard let kind = MetricDeclaration.Kind(rawValue: m.kind) else {
-            throw refused("metric \(name.string): kind \(m.kind) is not PW_METRIC_GAUGE (0) or PW_METRIC_COUNTER (1)")
+            return refused("metric \(name.string): kind \(m.kind) is not PW_METRIC_GAUGE (0) or PW_METRIC_COUNTER (1)")
         }
         var labels: [(name: String, value: String)] = []
         if m.label_count != 0 {
-            do {
-                labels = try Self.labels(m)
-            } catch {
-                throw refused("metric \(name.string): \(error)")
+            switch Self.labels(m) {
+            case .refused(let why): return refused("metric \(name.string): \(why)")
+            case .accepted(let checked): labels = checked
             }
         }
         var help: String?
@@ -81,37 +80,38 @@ public struct CheckedMetric {
                 note = "metric \(name.string): help is not UTF-8 or longer than \(helpBytes) bytes; left out"
             }
         }
-        return CheckedMetric(name: name, value: m.value, kind: kind, labels: labels, help: help, note: note)
+        return .accepted(CheckedMetric(name: name, value: m.value, kind: kind, labels: labels, help: help, note: note))
     }
 
-    /// The metric's own labels, in the order of their names, or throws why they cannot be.
-    private static func labels(_ m: pw_metric) throws(ArrayProblem) -> [(name: String, value: String)] {
+    /// The metric's own labels, in the order of their names, or why they cannot be.
+    private static func labels(_ m: pw_metric) -> PluginCheck<[(name: String, value: String)]> {
         let count = UInt(bitPattern: m.label_count)
         guard count <= MetricLabelRule.maximumCount else {
-            throw ArrayProblem(description: "\(count) labels, more than \(MetricLabelRule.maximumCount)")
+            return .refused(ArrayProblem(description: "\(count) labels, more than \(MetricLabelRule.maximumCount)"))
         }
         let array: PluginArray<pw_label>
-        do {
-            array = try PluginArray<pw_label>.open(m.labels, count: m.label_count)
-        } catch {
-            throw ArrayProblem(description: "labels: \(error)")
+        switch PluginArray<pw_label>.open(m.labels, count: m.label_count) {
+        case .refused(let why): return .refused(ArrayProblem(description: "labels: \(why)"))
+        case .accepted(let opened): array = opened
         }
         var labels: [(name: String, value: String)] = []
         for i in 0..<array.count {
             guard let l = array.element(i) else {
-                throw ArrayProblem(
-                    description: "labels[\(i)]: struct_size differs from the first element's \(array.stride)")
+                return .refused(
+                    ArrayProblem(
+                        description: "labels[\(i)]: struct_size differs from the first element's \(array.stride)"))
             }
             guard let n = l.name, let name = PluginText.checked(n, limit: MetricLabelRule.nameBytes * 4) else {
-                throw ArrayProblem(description: "labels[\(i)]: name is NULL, not UTF-8 or too long")
+                return .refused(ArrayProblem(description: "labels[\(i)]: name is NULL, not UTF-8 or too long"))
             }
             guard let v = l.value, let value = PluginText.checked(v, limit: ObservationLimits.textBytes) else {
-                throw ArrayProblem(description: "labels[\(i)] (\(name.string)): value is NULL or not UTF-8")
+                return .refused(
+                    ArrayProblem(description: "labels[\(i)] (\(name.string)): value is NULL or not UTF-8"))
             }
             labels.append((name.string, value.string))
         }
-        if let why = MetricLabelRule.problem(labels) { throw ArrayProblem(description: why) }
-        return MetricLabelRule.sorted(labels)
+        if let why = MetricLabelRule.problem(labels) { return .refused(ArrayProblem(description: why)) }
+        return .accepted(MetricLabelRule.sorted(labels))
     }
 
     /// True when `other` is the same series: the same name and the same labels.

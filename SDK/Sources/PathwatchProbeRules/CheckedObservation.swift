@@ -26,18 +26,17 @@ public struct CheckedObservation {
 
     typealias Limits = ObservationLimits
 
-    /// Checks one observation, or throws what is wrong with it, reading metric names by
-    /// `catalog`. A typed throw, not a `Result`: the result's type would be made at run time on
-    /// each thread's first check (its `Failure: Error` searched for across every loaded image's
-    /// conformances, some 150,000 instructions, on every thread of the first samples at once).
+    /// Checks one observation, or says what is wrong with it, reading metric names by `catalog`.
     public static func check(_ raw: UnsafePointer<pw_observation>?, catalog: MetricCatalog = .undeclared)
-        throws(ArrayProblem) -> CheckedObservation
+        -> PluginCheck<CheckedObservation>
     {
-        func problem(_ text: String) -> ArrayProblem { ArrayProblem(description: text) }
-        guard let raw else { throw problem("observation: the pointer is NULL") }
+        func problem(_ text: String) -> PluginCheck<CheckedObservation> {
+            .refused(ArrayProblem(description: text))
+        }
+        guard let raw else { return problem("observation: the pointer is NULL") }
         let size = UnsafeRawPointer(raw).load(as: Int.self)
         guard size >= MemoryLayout<pw_observation>.size else {
-            throw problem(
+            return problem(
                 "observation: struct_size \(size) is smaller than the \(MemoryLayout<pw_observation>.size) bytes of pw_observation"
             )
         }
@@ -47,89 +46,84 @@ public struct CheckedObservation {
         // is counted in Characters, which takes grapheme breaking. Printable means no control
         // character; in UTF-8 those are exactly the bytes below 0x20 and 0x7F.
         guard let keyPointer = o.key else {
-            throw problem("observation: key is NULL; a key is 1 to \(Limits.keyLength) characters of printable UTF-8")
+            return problem("observation: key is NULL; a key is 1 to \(Limits.keyLength) characters of printable UTF-8")
         }
         guard let keyText = PluginText.checked(keyPointer, limit: Limits.textBytes), !keyText.isEmpty,
             keyText.bytes.allSatisfy({ $0 >= 0x20 && $0 != 0x7F })
         else {
-            throw problem(
+            return problem(
                 "observation: key is empty, not UTF-8 or not printable; a key is 1 to \(Limits.keyLength) characters of printable UTF-8"
             )
         }
         let key = keyText.string
         guard keyText.bytes.count <= Limits.keyLength || key.count <= Limits.keyLength else {
-            throw problem("observation: key is \(key.count) characters, more than \(Limits.keyLength)")
+            return problem("observation: key is \(key.count) characters, more than \(Limits.keyLength)")
         }
         guard let state = CheckState(rawValue: o.state) else {
-            throw problem(
+            return problem(
                 "check \"\(key)\": state \(o.state) is not one of ok(0), warning(1), critical(2), unknown(3)")
         }
         // size_t counts: one past Int.max (SIZE_MAX) arrives negative, and is no smaller for it.
         guard UInt(bitPattern: o.metric_count) <= Limits.itemsPerObservation else {
-            throw problem(
+            return problem(
                 "check \"\(key)\": metric_count \(UInt(bitPattern: o.metric_count)) is more than \(Limits.itemsPerObservation)"
             )
         }
         guard UInt(bitPattern: o.label_count) <= Limits.itemsPerObservation else {
-            throw problem(
+            return problem(
                 "check \"\(key)\": label_count \(UInt(bitPattern: o.label_count)) is more than \(Limits.itemsPerObservation)"
             )
         }
         var dropped: [String] = []
         var metrics: [CheckedMetric] = []
         metrics.reserveCapacity(o.metric_count)
-        let metricArray: PluginArray<pw_metric>
-        do {
-            metricArray = try PluginArray<pw_metric>.open(
-                o.metrics, count: o.metric_count, minimumSize: CheckedMetric.firstLayoutSize)
-        } catch {
-            throw problem("check \"\(key)\": metrics: \(error)")
-        }
-        var exposed = MetricSeriesNames(catalog: catalog)
-        for i in 0..<metricArray.count {
-            guard let m = metricArray.element(i) else {
-                throw problem(
-                    "check \"\(key)\": metrics[\(i)]: struct_size differs from the first element's \(metricArray.stride)"
-                )
+        switch PluginArray<pw_metric>.open(o.metrics, count: o.metric_count, minimumSize: CheckedMetric.firstLayoutSize)
+        {
+        case .refused(let why):
+            return problem("check \"\(key)\": metrics: \(why)")
+        case .accepted(let array):
+            var exposed = MetricSeriesNames(catalog: catalog)
+            for i in 0..<array.count {
+                guard let m = array.element(i) else {
+                    return problem(
+                        "check \"\(key)\": metrics[\(i)]: struct_size differs from the first element's \(array.stride)")
+                }
+                switch CheckedMetric.check(m, index: i) {
+                case .refused(let why):
+                    dropped.append("check \"\(key)\": \(why); dropped")
+                case .accepted(let metric):
+                    if let clash = exposed.clash(metric, kept: metrics) {
+                        dropped.append("check \"\(key)\": \(clash); dropped")
+                        continue
+                    }
+                    if let note = metric.note { dropped.append("check \"\(key)\": \(note)") }
+                    metrics.append(metric)
+                }
             }
-            let metric: CheckedMetric
-            do {
-                metric = try CheckedMetric.check(m, index: i)
-            } catch {
-                dropped.append("check \"\(key)\": \(error); dropped")
-                continue
-            }
-            if let clash = exposed.clash(metric, kept: metrics) {
-                dropped.append("check \"\(key)\": \(clash); dropped")
-                continue
-            }
-            if let note = metric.note { dropped.append("check \"\(key)\": \(note)") }
-            metrics.append(metric)
         }
         var labels: [(name: PluginText, value: PluginText)] = []
         labels.reserveCapacity(o.label_count)
-        let labelArray: PluginArray<pw_label>
-        do {
-            labelArray = try PluginArray<pw_label>.open(o.labels, count: o.label_count)
-        } catch {
-            throw problem("check \"\(key)\": labels: \(error)")
-        }
-        for i in 0..<labelArray.count {
-            guard let l = labelArray.element(i) else {
-                throw problem(
-                    "check \"\(key)\": labels[\(i)]: struct_size differs from the first element's \(labelArray.stride)")
+        switch PluginArray<pw_label>.open(o.labels, count: o.label_count) {
+        case .refused(let why):
+            return problem("check \"\(key)\": labels: \(why)")
+        case .accepted(let array):
+            for i in 0..<array.count {
+                guard let l = array.element(i) else {
+                    return problem(
+                        "check \"\(key)\": labels[\(i)]: struct_size differs from the first element's \(array.stride)")
+                }
+                guard let n = l.name, let name = PluginText.checked(n, limit: Limits.textBytes), !name.isEmpty else {
+                    return problem(
+                        "check \"\(key)\": labels[\(i)]: name is NULL, empty, not UTF-8 or longer than \(Limits.textBytes) bytes"
+                    )
+                }
+                guard let v = l.value, let value = PluginText.checked(v, limit: Limits.textBytes) else {
+                    return problem(
+                        "check \"\(key)\": labels[\(i)] (\(name.string)): value is NULL, not UTF-8 or longer than \(Limits.textBytes) bytes"
+                    )
+                }
+                labels.append((name, value))
             }
-            guard let n = l.name, let name = PluginText.checked(n, limit: Limits.textBytes), !name.isEmpty else {
-                throw problem(
-                    "check \"\(key)\": labels[\(i)]: name is NULL, empty, not UTF-8 or longer than \(Limits.textBytes) bytes"
-                )
-            }
-            guard let v = l.value, let value = PluginText.checked(v, limit: Limits.textBytes) else {
-                throw problem(
-                    "check \"\(key)\": labels[\(i)] (\(name.string)): value is NULL, not UTF-8 or longer than \(Limits.textBytes) bytes"
-                )
-            }
-            labels.append((name, value))
         }
         if metrics.contains(where: { !$0.labels.isEmpty }) {
             dropClashingLabels(&metrics, checkLabels: labels, key: key, dropped: &dropped)
@@ -137,12 +131,13 @@ public struct CheckedObservation {
         var message = PluginText.empty
         if let pointer = o.message {
             guard let text = PluginText.message(pointer) else {
-                throw problem("check \"\(key)\": message is not UTF-8")
+                return problem("check \"\(key)\": message is not UTF-8")
             }
             message = text
         }
-        return CheckedObservation(
-            key: key, state: state, message: message, metrics: metrics, labels: labels, dropped: dropped)
+        return .accepted(
+            CheckedObservation(
+                key: key, state: state, message: message, metrics: metrics, labels: labels, dropped: dropped))
     }
 
     /// Drops each metric with a label of the same name as one of the check's: one series cannot

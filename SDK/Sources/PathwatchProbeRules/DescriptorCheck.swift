@@ -160,10 +160,9 @@ public enum DescriptorCheck {
                     "descriptor.metric_count \(UInt(bitPattern: count)) is more than \(maximumDeclarations)"))
         }
         let array: PluginArray<pw_metric_info>
-        do {
-            array = try PluginArray<pw_metric_info>.open(table, count: count, memory: memory)
-        } catch {
-            return .failure(MetricRefusal("descriptor.metrics: \(error)"))
+        switch PluginArray<pw_metric_info>.open(table, count: count, memory: memory) {
+        case .refused(let why): return .failure(MetricRefusal("descriptor.metrics: \(why)"))
+        case .accepted(let opened): array = opened
         }
         var list: [MetricDeclaration] = []
         for i in 0..<array.count {

@@ -94,38 +94,37 @@ extension ObservationGate where Kept: ObservationKeeping {
     /// emit(): PW_OK when the observation was kept (perhaps without some of its parts), PW_ERR
     /// when it was refused.
     @inlinable public func accept(_ raw: UnsafePointer<pw_observation>?) -> Int32 {
-        let checked: CheckedObservation
-        do {
-            checked = try CheckedObservation.check(raw, catalog: catalog)
-        } catch {
+        switch CheckedObservation.check(raw, catalog: catalog) {
+        case .refused(let problem):
             return state.withLock { s in
                 guard !s.closed else { return PW_ERR }
-                s.problems.append(error.description + "; refused")
+                s.problems.append(problem.description + "; refused")
                 s.refused += 1
                 return PW_ERR
             }
-        }
-        return state.withLock { s in
-            guard !s.closed else { return PW_ERR }
-            s.problems += checked.dropped
-            guard s.kept.count < maxObservations else {
-                if !s.overLimit {
-                    s.problems.append("more than \(maxObservations) observations in one call; the rest refused")
+        case .accepted(let checked):
+            return state.withLock { s in
+                guard !s.closed else { return PW_ERR }
+                s.problems += checked.dropped
+                guard s.kept.count < maxObservations else {
+                    if !s.overLimit {
+                        s.problems.append("more than \(maxObservations) observations in one call; the rest refused")
+                    }
+                    s.overLimit = true
+                    s.refused += 1
+                    return PW_ERR
                 }
-                s.overLimit = true
-                s.refused += 1
-                return PW_ERR
+                guard s.keys.insert(checked.key).inserted else {
+                    s.problems.append(
+                        "check \"\(checked.key)\": a second observation with this key in one call; refused, the first kept"
+                    )
+                    s.refused += 1
+                    return PW_ERR
+                }
+                // Copied while the plug-in's emit call still holds its texts.
+                s.kept.keep(checked)
+                return PW_OK
             }
-            guard s.keys.insert(checked.key).inserted else {
-                s.problems.append(
-                    "check \"\(checked.key)\": a second observation with this key in one call; refused, the first kept"
-                )
-                s.refused += 1
-                return PW_ERR
-            }
-            // Copied while the plug-in's emit call still holds its texts.
-            s.kept.keep(checked)
-            return PW_OK
         }
     }
 }
