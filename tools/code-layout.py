@@ -5,7 +5,8 @@ with its extensions (without the assets it carries as multi-line strings), and w
 target of Package.swift declares exactly the modules its files import. Exits 1 when a module or
 a folder depends on itself through others (a loop), a function of Sources/ is 60 lines or longer,
 the core names a sink kind, a sink module reaches the core (it depends on PathwatchSinkKit
-instead), the command-line companion reaches SwiftNIO through its dependencies, or a target imports a module it does not declare or declares one it
+instead), the command-line companion reaches SwiftNIO through its dependencies, code of Sources/
+reads a configuration object with `container(keyedBy:)` instead of `configObject(keyedBy:)`, or a target imports a module it does not declare or declares one it
 never imports; prints the graph either way.
 
 A type's size is a signal, not a rule: a type longer than 300 lines with its extensions is
@@ -221,6 +222,20 @@ def sinks_reaching_core(modules, module_edges):
     return found
 
 
+def keyed_containers():
+    """Configuration types read their objects through `ConfigObject` (PathwatchSinkKit): each
+    `KeyedDecodingContainer` of a key type of its own costs a search of every loaded image's
+    conformances at start (see ConfigObject.swift)."""
+    found = []
+    for path in swift_files(os.path.join(ROOT, "Sources")):
+        for number, text in enumerate(open(path, encoding="utf-8").read().split("\n"), 1):
+            line = code_only(text)
+            if re.search(r"\.container\(keyedBy:", line) and not re.search(r"\bConfigKey\.self", line):
+                found.append(f"{os.path.relpath(path, ROOT)}:{number}: reads an object with container(keyedBy:); "
+                             f"a configuration type reads it with configObject(keyedBy:)")
+    return found
+
+
 def companion_reaching(root):
     """The path from the companion to a module it must not link, through declared dependencies."""
     manifest = open(os.path.join(root, "Package.swift"), encoding="utf-8").read()
@@ -285,6 +300,7 @@ def main():
         print("longest functions: " + ", ".join(f"{path}:{line} {count}" for path, _, line, count in longest))
     problems += package_targets.problems(ROOT)
     problems += companion_reaching(ROOT)
+    problems += keyed_containers()
     for line in information + problems:
         print(line)
     return 1 if problems else 0

@@ -4,7 +4,8 @@ import Testing
 
 /// The shape of the code holds: no module or folder depends on itself through others, no function
 /// of Sources/ is 60 lines or more, no sink kind is named in the core, no sink module reaches the
-/// core, the command-line companion reaches no SwiftNIO, and each target of
+/// core, the command-line companion reaches no SwiftNIO, configuration objects are read through
+/// `configObject(keyedBy:)`, and each target of
 /// Package.swift declares exactly the modules its files import (tools/code-layout.py). A type over
 /// 300 lines with its extensions is reported as information, never as a failure.
 @Suite struct CodeLayoutTests {
@@ -134,6 +135,30 @@ import Testing
         #expect(
             result.stdout
                 == "PathwatchCLI reaches NIOCore: PathwatchCLI -> Between -> NIOCore (the companion links no SwiftNIO)\n"
+        )
+    }
+
+    /// An object read with `container(keyedBy:)` is named with its file and line; the same words
+    /// in a comment or a string, and `configObject(keyedBy:)`, pass.
+    @Test func anObjectReadWithItsOwnKeyedContainerIsNamed() throws {
+        let result = try findings([
+            "F.swift": """
+            struct S: Decodable {
+                enum CodingKeys: String, CodingKey { case a }
+                init(from decoder: any Decoder) throws {
+                    // not decoder.container(keyedBy: CodingKeys.self)
+                    _ = "decoder.container(keyedBy: CodingKeys.self)"
+                    _ = try decoder.configObject(keyedBy: CodingKeys.self)
+                    _ = try decoder.container(keyedBy: CodingKeys.self)
+                }
+            }
+
+            """
+        ])
+        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+        #expect(
+            result.stdout
+                == "Sources/M/F.swift:7: reads an object with container(keyedBy:); a configuration type reads it with configObject(keyedBy:)\n"
         )
     }
 
